@@ -1,0 +1,99 @@
+/** Time as an injected dependency, so debounce, backoff and lease tests never sleep. */
+export interface TimerHandle {
+  cancel(): void;
+}
+
+export interface Clock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+  /** Runs `fn` once after `delayMs`; the handle cancels it. */
+  setTimer(fn: () => void, delayMs: number): TimerHandle;
+  /** Resolves after `delayMs`, or rejects with the signal's reason once it aborts. */
+  sleep(delayMs: number, signal?: AbortSignal): Promise<void>;
+}
+
+export function newRealClock(): Clock {
+  return {
+    now: () => Date.now(),
+    setTimer: realTimer,
+    sleep: (delayMs, signal) => sleepWith(realTimer, delayMs, signal),
+  };
+}
+
+function realTimer(fn: () => void, delayMs: number): TimerHandle {
+  const timer = setTimeout(fn, Math.max(0, delayMs));
+  return { cancel: () => clearTimeout(timer) };
+}
+
+function sleepWith(
+  setTimer: (fn: () => void, delayMs: number) => TimerHandle,
+  delayMs: number,
+  signal?: AbortSignal,
+): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) {
+      reject(signal.reason);
+      return;
+    }
+    const onAbort = (): void => {
+      handle.cancel();
+      reject(signal?.reason);
+    };
+    const handle = setTimer(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, delayMs);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+interface PendingTimer {
+  id: number;
+  dueAt: number;
+  fn: () => void;
+}
+
+/** A clock that moves only when a test calls `advance()`; timers fire in due order. */
+export class FakeClock implements Clock {
+  private current: number;
+  private nextId = 0;
+  private pending: PendingTimer[] = [];
+
+  constructor(startMs = 1_700_000_000_000) {
+    this.current = startMs;
+  }
+
+  now(): number {
+    return this.current;
+  }
+
+  setTimer(fn: () => void, delayMs: number): TimerHandle {
+    const timer: PendingTimer = { id: this.nextId++, dueAt: this.current + Math.max(0, delayMs), fn };
+    this.pending.push(timer);
+    return { cancel: () => (this.pending = this.pending.filter((t) => t.id !== timer.id)) };
+  }
+
+  sleep(delayMs: number, signal?: AbortSignal): Promise<void> {
+    return sleepWith((fn, ms) => this.setTimer(fn, ms), delayMs, signal);
+  }
+
+  /** Number of timers not yet fired. */
+  pendingTimers(): number {
+    return this.pending.length;
+  }
+
+  /** Moves time forward, firing every timer that falls due, earliest first. */
+  advance(ms: number): void {
+    const target = this.current + ms;
+    for (;;) {
+      const due = this.pending
+        .filter((t) => t.dueAt <= target)
+        .sort((a, b) => a.dueAt - b.dueAt || a.id - b.id)[0];
+      if (!due) break;
+      this.pending = this.pending.filter((t) => t.id !== due.id);
+      this.current = Math.max(this.current, due.dueAt);
+      due.fn();
+    }
+    this.current = target;
+  }
+}

@@ -1,0 +1,29 @@
+/**
+ * The one error base class of the project. Errors carry data (a stable `code`, a `cause`);
+ * the edges (CLI, gRPC, webhook) decide how to render them.
+ */
+export class MeshError<Code extends string = string> extends Error {
+  readonly code: Code;
+
+  constructor(code: Code, message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.code = code;
+    this.name = new.target.name;
+  }
+}
+
+/** A reconcile error that retrying cannot fix (an invalid spec): logged and counted, never requeued. */
+export class TerminalError extends MeshError<'terminal'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('terminal', message, options);
+  }
+}
+
+/** Bad user input at start-up (a flag or a setting): the CLI prints it and exits with code 2. */
+export class UsageError extends MeshError<'usage'> {
+  readonly exitCode = 2;
+
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('usage', message, options);
+  }
+}
