@@ -18,4 +18,5 @@ export default {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/testing/summary-reporter.js'],
 };
