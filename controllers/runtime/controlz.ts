@@ -6,7 +6,7 @@ import { UsageError } from './errors.js';
 import { ALL_INTERFACES } from './listen-address.js';
 import type { LoggingControl, ScopeInfo, ScopePatch } from './log/control.js';
 import { LOG_LEVELS, type Logger, type LogLevel } from './log/logger.js';
-import { newFastifyRunnable, type HttpServerRunnable } from './monitoring-server.js';
+import { newFastifyRunnable, type HttpServerRunnable } from './http-server.js';
 import type { SettingInfo } from './settings-info.js';
 
 export interface ControlZOptions {

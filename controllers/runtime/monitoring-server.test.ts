@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { MeshError } from './errors.js';
 import { newNopLogger } from './log/logger.js';
 import { newMetrics } from './metrics.js';
-import { newMonitoringServer, type HttpServerRunnable } from './monitoring-server.js';
+import type { HttpServerRunnable } from './http-server.js';
+import { newMonitoringServer } from './monitoring-server.js';
 
 const BUILD_INFO = { version: '0.1.0', gitRevision: 'abc123', nodeVersion: process.version, buildStatus: 'Clean', gitTag: '0.1.0' };
 

@@ -1,0 +1,37 @@
+import { Command, Option } from 'commander';
+import { loadProcessSettings, readBuildInfo, type Settings } from '../controllers/runtime/index.js';
+import { intFlag } from './flags.js';
+import { readMeshctlDefaults } from './meshctl-defaults.js';
+import { newMeshctlVersionCommand } from './meshctl-version.js';
+import { processIo, type CliIo } from './run-cli.js';
+
+/** The global flags of every meshctl command (seed 3). */
+export interface MeshctlGlobalFlags {
+  context: string;
+  meshNamespace: string;
+  orchconfig: string;
+  namespace: string;
+  vklog: number;
+}
+
+export function buildMeshctl(
+  io: CliIo = processIo,
+  loadSettings: () => Settings<'meshctl'> = () => loadProcessSettings('meshctl'),
+): Command {
+  const settings = loadSettings();
+  const fileDefaults = readMeshctlDefaults(settings.get('MESHCONFIG'));
+  // MESHCTL_MESHNAMESPACE overrides the config file, which overrides the built-in default.
+  const meshNamespace = settings.isSet('MESHCTL_MESHNAMESPACE')
+    ? settings.get('MESHCTL_MESHNAMESPACE')
+    : (fileDefaults.meshNamespace ?? settings.get('MESHCTL_MESHNAMESPACE'));
+  const program = new Command('meshctl')
+    .description('Mesh configuration command line utility for service operators to debug and diagnose their mesh.')
+    .helpCommand(false)
+    .option('--context <string>', 'The name of the orchestrator config context to use', fileDefaults.context ?? '')
+    .option('-i, --meshNamespace <string>', 'Mesh system namespace', meshNamespace)
+    .option('-c, --orchconfig <string>', 'Orchestrator configuration file', fileDefaults.orchconfig ?? '')
+    .option('-n, --namespace <string>', 'Config namespace', fileDefaults.namespace ?? '')
+    .addOption(new Option('--vklog <Level>', 'number for the log level verbosity. Like -v flag. ex: --vklog=9').argParser(intFlag).default(0));
+  program.addCommand(newMeshctlVersionCommand({ io, settings, buildInfo: readBuildInfo }));
+  return program;
+}

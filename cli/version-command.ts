@@ -1,0 +1,32 @@
+import { Command, Option } from 'commander';
+import { formatBuildInfo, readBuildInfo, type BuildInfo } from '../controllers/runtime/index.js';
+import type { CliIo } from './run-cli.js';
+
+export interface VersionOptions {
+  output?: 'yaml' | 'json';
+  short: boolean;
+}
+
+export function versionOptions(command: Command): Command {
+  return command
+    .addOption(new Option('-o, --output <format>', 'One of \'yaml\' or \'json\'.').choices(['yaml', 'json']))
+    .option('-s, --short', 'Use --short=false to generate full version information', false);
+}
+
+export function renderVersion(info: BuildInfo, options: VersionOptions): string {
+  if (options.output) return formatBuildInfo(info, options.output);
+  return formatBuildInfo(info, options.short ? 'short' : 'long');
+}
+
+/** `version` for pilot-discovery and pilot-agent: local build information only. */
+export function newVersionCommand(io: CliIo): Command {
+  return versionOptions(new Command('version').description('Prints out build version information')).action(
+    (options: VersionOptions) => {
+      io.stdout(ensureNewline(renderVersion(readBuildInfo(), options)));
+    },
+  );
+}
+
+export function ensureNewline(text: string): string {
+  return text.endsWith('\n') ? text : `${text}\n`;
+}

@@ -1,0 +1,107 @@
+import type { AddressInfo } from 'node:net';
+import { fastify, type FastifyInstance } from 'fastify';
+import { MeshError } from './errors.js';
+import type { ListenAddress } from './listen-address.js';
+import type { Logger } from './log/logger.js';
+import type { Runnable } from './runnable.js';
+
+/** An HTTP server in the manager's first start group; ready once it listens. */
+export interface HttpServerRunnable extends Runnable {
+  readonly group: 'httpServer';
+  waitForReady(signal?: AbortSignal): Promise<void>;
+  /** Where the server listens (the real port when asked for port 0); throws before it listens. */
+  boundAddress(): ListenAddress;
+}
+
+export interface FastifyRunnableOptions {
+  name: string;
+  host: string;
+  port: number;
+  log: Logger;
+  /** Registers routes and hooks on the fresh instance. */
+  configure: (app: FastifyInstance) => void | Promise<void>;
+}
+
+/**
+ * The lifecycle shared by our fastify servers: build and bind in start(), serve until the
+ * signal aborts, then close. Nothing is allocated before start().
+ */
+export function newFastifyRunnable(options: FastifyRunnableOptions): HttpServerRunnable {
+  const { name, host, port, log } = options;
+  let bound: ListenAddress | undefined;
+  let started = false;
+  let markReady!: () => void;
+  let markFailed!: (error: unknown) => void;
+  const ready = new Promise<void>((resolve, reject) => {
+    markReady = resolve;
+    markFailed = reject;
+  });
+  // A failure is reported by start(); waiting is optional, so an unobserved rejection is fine.
+  ready.catch(() => undefined);
+
+  return {
+    name,
+    group: 'httpServer',
+
+    async start(signal: AbortSignal): Promise<void> {
+      if (started) throw new MeshError('already-started', `${name} server: start() called twice`);
+      started = true;
+      if (signal.aborted) {
+        markFailed(new MeshError('stopped-before-start', `${name} server: stopped before it listened`));
+        return;
+      }
+      const app = fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
+      try {
+        await options.configure(app);
+        await app.listen({ host, port });
+      } catch (error) {
+        await app.close().catch(() => undefined);
+        const failure = new MeshError('listen-failed', `${name} server: cannot listen on ${formatHostPort(host, port)}: ${describeListenError(error)}`, {
+          cause: error,
+        });
+        markFailed(failure);
+        throw failure;
+      }
+      const address = app.server.address() as AddressInfo;
+      bound = { host: address.address, port: address.port };
+      log.info({ server: name, address: formatHostPort(bound.host, bound.port) }, 'listening');
+      markReady();
+      try {
+        await abortion(signal);
+      } finally {
+        await app.close();
+        bound = undefined;
+        log.info({ server: name }, 'stopped');
+      }
+    },
+
+    waitForReady(signal?: AbortSignal): Promise<void> {
+      if (!signal) return ready;
+      if (signal.aborted) return Promise.reject(signal.reason);
+      return new Promise((resolve, reject) => {
+        const onAbort = (): void => reject(signal.reason);
+        signal.addEventListener('abort', onAbort, { once: true });
+        ready.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+      });
+    },
+
+    boundAddress(): ListenAddress {
+      if (!bound) throw new MeshError('not-listening', `${name} server is not listening`);
+      return bound;
+    },
+  };
+}
+
+function abortion(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+function formatHostPort(host: string, port: number): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function describeListenError(error: unknown): string {
+  const { code, message } = error as { code?: string; message?: string };
+  return code ?? message ?? String(error);
+}

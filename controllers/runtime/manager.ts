@@ -1,0 +1,257 @@
+import { newRealClock, type Clock } from './clock.js';
+import { MeshError } from './errors.js';
+import { newHealthChecks, type HealthChecks } from './health.js';
+import { newLeaderElector, type LeaderElector, type LeaderElectorOptions } from './leader-election.js';
+import type { Logger } from './log/logger.js';
+import type { Runnable, RunnableGroup } from './runnable.js';
+
+/** Leader election as the manager takes it: clock and log default to the manager's own. */
+export type ManagerLeaderElectionOptions = Omit<LeaderElectorOptions, 'clock' | 'log'> &
+  Partial<Pick<LeaderElectorOptions, 'clock' | 'log'>>;
+
+export interface ManagerOptions {
+  log: Logger;
+  /** Default: the real clock. Bounds shutdown and drives leader election. */
+  clock?: Clock;
+  /** `--shutdownDuration`: the whole graceful stop. Default 10 s. */
+  shutdownDurationMs?: number;
+  /** When set, leader-elected runnables start only once this candidate holds the Lease. */
+  leaderElection?: ManagerLeaderElectionOptions | undefined;
+  /** An elector built elsewhere (another lock, a test); takes precedence over `leaderElection`. */
+  leaderElector?: LeaderElector | undefined;
+  /** Checks to register the `manager` readiness check with. Default: a fresh set. */
+  health?: HealthChecks;
+}
+
+export interface Manager {
+  readonly health: HealthChecks;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /**
+   * Registers a runnable (a second add of the same one is ignored). After start it is started at
+   * once if its group already runs.
+   */
+  add(runnable: Runnable): void;
+  /**
+   * Starts every group in order and runs until the signal aborts or a runnable fails, then stops
+   * the groups in reverse order. Resolves after a clean stop; rejects with the runnable's error,
+   * with `leader_election_lost`, or with `shutdown_timeout` when the stop outlasts the duration.
+   */
+  start(signal: AbortSignal): Promise<void>;
+  /** True while leader-elected runnables may run (always, once started, without leader election). */
+  isLeader(): boolean;
+}
+
+/** Start order; shutdown runs it backwards. `leader` is the default group's leader-elected part. */
+type Phase = RunnableGroup | 'leader';
+const PHASES: readonly Phase[] = ['httpServer', 'webhook', 'cache', 'default', 'leader'];
+
+interface PhaseState {
+  runnables: Runnable[];
+  abort: AbortController;
+  started: boolean;
+}
+
+interface Running {
+  runnable: Runnable;
+  done: Promise<void>;
+  settled: boolean;
+}
+
+export function newManager(options: ManagerOptions): Manager {
+  const { log } = options;
+  const clock = options.clock ?? newRealClock();
+  const shutdownDurationMs = options.shutdownDurationMs ?? 10_000;
+  const health = options.health ?? newHealthChecks();
+
+  const phases = new Map<Phase, PhaseState>(
+    PHASES.map((phase) => [phase, { runnables: [], abort: new AbortController(), started: false }]),
+  );
+  const known = new Set<Runnable>();
+  const running: Running[] = [];
+  let elector: LeaderElector | undefined = options.leaderElector;
+  let started = false;
+  let ready = false;
+  let stopping = false;
+  let leader = false;
+  let failure: unknown;
+  let requestStop: () => void = () => undefined;
+  const stopRequested = new Promise<void>((resolve) => (requestStop = resolve));
+
+  health.addReadinessCheck('manager', () => {
+    if (stopping) throw new Error('manager is shutting down');
+    if (!ready) throw new Error('manager has not started all runnables and synced its caches yet');
+  });
+
+  const phaseOf = (runnable: Runnable): Phase => {
+    const group = runnable.group ?? ('waitForSync' in runnable ? 'cache' : 'default');
+    if (group === 'default' && runnable.needLeaderElection?.() === true) return 'leader';
+    return group;
+  };
+
+  const state = (phase: Phase): PhaseState => phases.get(phase) as PhaseState;
+
+  const fail = (runnable: string, error: unknown): void => {
+    if (stopping) {
+      log.error({ runnable, error: describe(error) }, 'runnable failed while stopping');
+      return;
+    }
+    log.error({ runnable, error: describe(error) }, 'runnable failed, stopping the manager');
+    failure ??= error;
+    requestStop();
+  };
+
+  const launch = (runnable: Runnable, phase: Phase): void => {
+    const entry: Running = { runnable, done: Promise.resolve(), settled: false };
+    entry.done = Promise.resolve()
+      .then(() => runnable.start(state(phase).abort.signal))
+      .then(
+        () => undefined,
+        (error: unknown) => fail(runnable.name, error),
+      )
+      .finally(() => {
+        entry.settled = true;
+      });
+    running.push(entry);
+  };
+
+  /** Starts a phase and waits until each of its runnables is ready; false if stopped meanwhile. */
+  const startPhase = async (phase: Phase): Promise<boolean> => {
+    const current = state(phase);
+    current.started = true;
+    if (current.runnables.length === 0) return true;
+    log.info({ group: phase, runnables: current.runnables.map((r) => r.name) }, 'starting runnables');
+    for (const runnable of current.runnables) launch(runnable, phase);
+    const readies = current.runnables.map((runnable) => waitReady(runnable, current.abort.signal));
+    await Promise.race([Promise.all(readies), stopRequested]);
+    return !stopping && failure === undefined;
+  };
+
+  const waitReady = async (runnable: Runnable, signal: AbortSignal): Promise<void> => {
+    try {
+      const source = runnable as Runnable & { waitForSync?: (signal?: AbortSignal) => Promise<void> };
+      if (typeof source.waitForSync === 'function') await source.waitForSync(signal);
+      else await runnable.waitForReady?.(signal);
+    } catch (error) {
+      if (!signal.aborted) fail(runnable.name, error);
+    }
+  };
+
+  const startLeaderElected = async (): Promise<void> => {
+    leader = true;
+    await startPhase('leader');
+  };
+
+  const stopPhase = async (phase: Phase): Promise<void> => {
+    const current = state(phase);
+    current.abort.abort(new MeshError('stopping', 'manager is stopping'));
+    const members = new Set(current.runnables);
+    await Promise.all(running.filter((r) => members.has(r.runnable)).map((r) => r.done));
+  };
+
+  const shutdown = async (stopElector: () => Promise<void>): Promise<void> => {
+    log.info({ shutdownDurationMs }, 'stopping runnables');
+    await stopPhase('leader');
+    leader = false;
+    // Only now, with no leader-elected work running, may another candidate take over.
+    await stopElector();
+    for (const phase of ['default', 'cache', 'webhook', 'httpServer'] as const) await stopPhase(phase);
+  };
+
+  const manager: Manager = {
+    health,
+    clock,
+    log,
+
+    add(runnable) {
+      if (known.has(runnable)) return;
+      known.add(runnable);
+      const phase = phaseOf(runnable);
+      const current = state(phase);
+      current.runnables.push(runnable);
+      if (current.started && !stopping) {
+        launch(runnable, phase);
+        void waitReady(runnable, current.abort.signal);
+      }
+    },
+
+    isLeader: () => leader,
+
+    async start(signal) {
+      if (started) throw new MeshError('already-started', 'manager: start() called twice');
+      started = true;
+      const onAbort = (): void => requestStop();
+      if (signal.aborted) requestStop();
+      else signal.addEventListener('abort', onAbort, { once: true });
+
+      let electorDone: Promise<void> | undefined;
+      const electorAbort = new AbortController();
+      try {
+        let ok = true;
+        for (const phase of ['httpServer', 'webhook', 'cache', 'default'] as const) {
+          if (stopping || signal.aborted || failure !== undefined) {
+            ok = false;
+            break;
+          }
+          ok = await startPhase(phase);
+          if (!ok) break;
+        }
+        if (ok && !signal.aborted) {
+          ready = true;
+          log.info('all non-leader runnables started and caches synced');
+          if (!elector && options.leaderElection) {
+            elector = newLeaderElector({ clock, log, ...options.leaderElection });
+          }
+          if (elector) {
+            const candidate = elector;
+            candidate.onStartedLeading(() => {
+              if (!stopping) void startLeaderElected();
+            });
+            candidate.onStoppedLeading(() => {
+              if (!stopping) fail('leader-election', new MeshError('leader_election_lost', 'leader election lost'));
+            });
+            electorDone = candidate.run(electorAbort.signal).catch((error: unknown) => fail('leader-election', error));
+          } else {
+            void startLeaderElected();
+          }
+        }
+        await stopRequested;
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+
+      stopping = true;
+      const stop = shutdown(async () => {
+        electorAbort.abort();
+        await electorDone;
+      });
+
+      let timer: { cancel(): void } | undefined;
+      const timedOut = new Promise<'timeout'>((resolve) => {
+        timer = clock.setTimer(() => resolve('timeout'), shutdownDurationMs);
+      });
+      const outcome = await Promise.race([stop.then(() => 'stopped' as const), timedOut]);
+      timer?.cancel();
+
+      if (outcome === 'timeout') {
+        for (const current of phases.values()) current.abort.abort(new MeshError('stopping', 'manager is stopping'));
+        electorAbort.abort();
+        const stuck = running.filter((r) => !r.settled).map((r) => r.runnable.name);
+        const timeout = new MeshError(
+          'shutdown_timeout',
+          `runnables still running after the shutdown duration of ${shutdownDurationMs}ms: ${stuck.join(', ')}`,
+        );
+        log.error({ shutdownDurationMs, stuck }, 'shutdown timed out');
+        if (failure !== undefined) throw failure;
+        throw timeout;
+      }
+      log.info('all runnables stopped');
+      if (failure !== undefined) throw failure;
+    },
+  };
+  return manager;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

@@ -1,0 +1,119 @@
+import { clone, deepEqual, isPlainObject } from './object-util.js';
+import type { JsonObject } from './object-util.js';
+import type { ListStrategyResolver } from './resource-type.js';
+
+const SET_ORDER = '$setElementOrder/';
+const DELETE_FROM_PRIMITIVE = '$deleteFromPrimitiveList/';
+
+/**
+ * Strategic merge patch as kubectl apply sends it for built-in kinds: maps merge, lists with a
+ * merge key merge element by element, `$patch` (replace/delete/merge), `$retainKeys`,
+ * `$setElementOrder/<list>` and `$deleteFromPrimitiveList/<list>` directives.
+ */
+export function applyStrategicMergePatch(original: unknown, patch: unknown, lists: ListStrategyResolver): unknown {
+  return mergeMap(isPlainObject(original) ? original : {}, isPlainObject(patch) ? patch : {}, [], lists);
+}
+
+function mergeMap(original: JsonObject, patch: JsonObject, path: string[], lists: ListStrategyResolver): JsonObject | undefined {
+  const directive = patch['$patch'];
+  if (directive === 'delete') return undefined;
+  if (directive === 'replace') return stripDirectives(patch) as JsonObject;
+  const result: JsonObject = { ...original };
+  const orders = new Map<string, unknown[]>();
+  for (const [key, value] of Object.entries(patch)) {
+    if (key === '$patch' || key === '$retainKeys') continue;
+    if (key.startsWith(SET_ORDER)) {
+      if (Array.isArray(value)) orders.set(key.slice(SET_ORDER.length), value);
+      continue;
+    }
+    if (key.startsWith(DELETE_FROM_PRIMITIVE)) {
+      const field = key.slice(DELETE_FROM_PRIMITIVE.length);
+      const current = result[field];
+      if (Array.isArray(current) && Array.isArray(value)) {
+        result[field] = current.filter((v) => !value.some((d) => deepEqual(d, v)));
+      }
+      continue;
+    }
+    if (value === null) {
+      delete result[key];
+      continue;
+    }
+    const childPath = [...path, key];
+    if (Array.isArray(value)) {
+      const current = result[key];
+      result[key] = mergeList(Array.isArray(current) ? current : [], value, childPath, lists);
+    } else if (isPlainObject(value)) {
+      const current = result[key];
+      const merged = mergeMap(isPlainObject(current) ? current : {}, value, childPath, lists);
+      if (merged === undefined) delete result[key];
+      else result[key] = merged;
+    } else {
+      result[key] = value;
+    }
+  }
+  for (const [field, order] of orders) {
+    const current = result[field];
+    if (Array.isArray(current)) result[field] = reorder(current, order, lists([...path, field]));
+  }
+  const retain = patch['$retainKeys'];
+  if (Array.isArray(retain)) {
+    for (const key of Object.keys(result)) if (!retain.includes(key)) delete result[key];
+  }
+  return result;
+}
+
+function mergeList(original: unknown[], patch: unknown[], path: string[], lists: ListStrategyResolver): unknown[] {
+  const strategy = lists(path);
+  if (patch.some((e) => isPlainObject(e) && e['$patch'] === 'replace')) {
+    return patch.filter((e) => !(isPlainObject(e) && e['$patch'] === 'replace')).map(stripDirectives);
+  }
+  if (strategy.type === 'set') {
+    const result = [...original];
+    for (const value of patch) if (!result.some((v) => deepEqual(v, value))) result.push(clone(value));
+    return result;
+  }
+  if (strategy.type !== 'map') return patch.map(stripDirectives);
+  const mergeKey = strategy.keys[0] as string;
+  const result = [...original];
+  for (const element of patch) {
+    if (!isPlainObject(element)) continue;
+    const at = result.findIndex((e) => isPlainObject(e) && deepEqual(e[mergeKey], element[mergeKey]));
+    if (element['$patch'] === 'delete') {
+      if (at >= 0) result.splice(at, 1);
+      continue;
+    }
+    if (at >= 0) {
+      const merged = mergeMap(result[at] as JsonObject, element, path, lists);
+      if (merged === undefined) result.splice(at, 1);
+      else result[at] = merged;
+    } else {
+      result.push(stripDirectives(element));
+    }
+  }
+  return result;
+}
+
+/** Puts the listed elements first, in the given order; the others keep their relative order. */
+function reorder(list: unknown[], order: unknown[], strategy: ReturnType<ListStrategyResolver>): unknown[] {
+  const key = strategy.type === 'map' ? strategy.keys[0] : undefined;
+  const same = (a: unknown, b: unknown): boolean =>
+    key !== undefined && isPlainObject(a) && isPlainObject(b) ? deepEqual(a[key], b[key]) : deepEqual(a, b);
+  const ordered: unknown[] = [];
+  for (const wanted of order) {
+    const found = list.find((e) => same(e, wanted) && !ordered.includes(e));
+    if (found !== undefined) ordered.push(found);
+  }
+  return [...ordered, ...list.filter((e) => !ordered.includes(e))];
+}
+
+function stripDirectives(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(stripDirectives);
+  if (!isPlainObject(value)) return clone(value);
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k === '$patch' || k === '$retainKeys' || k.startsWith(SET_ORDER) || k.startsWith(DELETE_FROM_PRIMITIVE)) continue;
+    if (v === null) continue;
+    out[k] = stripDirectives(v);
+  }
+  return out;
+}
