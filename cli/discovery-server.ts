@@ -33,8 +33,9 @@ export interface DiscoveryContext {
  */
 export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryContext): Promise<void> {
   const startedAt = Date.now();
+  const loggingOptions = loggingOptionsFrom(flags);
   await checkConfigDir(flags.configDir);
-  const logging = newLogging(loggingOptionsFrom(flags), DAEMON_SCOPES);
+  const logging = newLogging(loggingOptions, DAEMON_SCOPES);
   const log = logging.scope('default');
   const metrics = newMetrics('pilot-discovery');
   const buildInfo = readBuildInfo();

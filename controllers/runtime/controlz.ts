@@ -100,7 +100,7 @@ function configureRoutes(app: FastifyInstance, options: ControlZOptions, clock: 
     const parsed = parseScopePatch(request.body);
     if (!parsed.ok) return sendError(reply, 400, parsed.message);
     const updated = toScopeJson(logging.setScope(name, parsed.patch));
-    options.log.info({ scope: name, ...parsed.patch }, 'logging scope changed');
+    options.log.info({ changedScope: name, ...parsed.patch }, 'logging scope changed');
     return updated;
   });
 

@@ -1,6 +1,5 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, test } from '@jest/globals';
-import { KubeConfig } from '@kubernetes/client-node';
 import { startApiServerDouble } from '../../testing/kube-apiserver/index.js';
 import type { ApiServerDouble } from '../../testing/kube-apiserver/index.js';
 import { FakeClock, newRealClock } from './clock.js';
@@ -45,21 +44,6 @@ async function waitFor(what: string, predicate: () => boolean, timeoutMs = 5000)
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
-}
-
-/** client-node refuses plain http unless the cluster skips TLS verification. */
-function kubeConfigOf(double: ApiServerDouble): KubeConfig {
-  const original = double.kubeConfig();
-  const cluster = original.getCurrentCluster();
-  if (!cluster) throw new Error('the double gave no cluster');
-  const config = new KubeConfig();
-  config.loadFromOptions({
-    clusters: [{ ...cluster, skipTLSVerify: true }],
-    users: original.getUsers(),
-    contexts: original.getContexts(),
-    currentContext: original.getCurrentContext(),
-  });
-  return config;
 }
 
 /** Writes ConfigMaps in `default` over plain HTTP, one connection per call. */
@@ -144,7 +128,7 @@ async function harness(
   const clock = options.clock ?? newRealClock();
   const source = newInformerSource<KubeObject>({
     name: 'configmaps',
-    kubeConfig: kubeConfigOf(double),
+    kubeConfig: double.kubeConfig(),
     path: CONFIGMAPS,
     log: newRecordingLogger(logs),
     backoff: { initialMs: 1000, maxMs: 8000, factor: 2, jitter: 0, resetAfterMs: 60_000 },

@@ -8,6 +8,9 @@ import { newRestartBackoff } from './restart-backoff.js';
 import type { RestartBackoffOptions } from './restart-backoff.js';
 import type { KubeObject, Source, SourceEvent, SourceHandler } from './source.js';
 
+export type { KubeList, KubeTransport } from './kube-list-watch.js';
+export type { RestartBackoffOptions } from './restart-backoff.js';
+
 export interface InformerBackoffOptions extends RestartBackoffOptions {
   /** A watch open this long counts as healthy: the backoff starts again from `initialMs`. Default 60 s. */
   resetAfterMs?: number;

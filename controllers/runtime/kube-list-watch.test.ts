@@ -1,6 +1,6 @@
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { KubeConfig } from '@kubernetes/client-node';
 import { isResourceExpired, KubeRequestError, listAll, needsRelist, watchOnce } from './kube-list-watch.js';
@@ -29,7 +29,7 @@ describe('kube list and watch over a KubeConfig', () => {
   let route: Route = (_request, response) => response.end();
   let config: KubeConfig;
   const seen: URL[] = [];
-  const sockets = new Set<import('node:net').Socket>();
+  const sockets = new Set<Socket>();
 
   beforeAll(async () => {
     server = createServer((request, response) => {
