@@ -1,2 +1,4 @@
 #!/usr/bin/env node
-import '../dist/cli/pilot-discovery.js';
+// Log caller info and stack traces point at the TypeScript sources.
+process.setSourceMapsEnabled(true);
+await import('../dist/cli/pilot-discovery.js');
