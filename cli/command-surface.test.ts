@@ -213,3 +213,23 @@ describe('version', () => {
     expect(io.out()).toMatch(/^\d+\.\d+\.\d+\n$/);
   });
 });
+
+describe('Go-style bool flags', () => {
+  test.each([
+    [['version', '--remote=false', '--short'], false],
+    [['version', '--remote', 'false', '--short'], false],
+    [['version', '--remote', '--short'], true],
+  ])('meshctl %j', async (args, remote) => {
+    const program = meshctl();
+    const version = program.commands.find((c) => c.name() === 'version') as Command;
+    version.action(() => undefined);
+    await program.parseAsync(args, { from: 'user' });
+    expect(version.opts().remote).toBe(remote);
+  });
+
+  test('a bad bool value is a usage error', async () => {
+    const io = captureIo();
+    expect(await runProgram(meshctl(io), ['version', '--remote=maybe'], io)).toBe(2);
+    expect(io.err()).toContain('expected true or false, got "maybe"');
+  });
+});

@@ -89,12 +89,13 @@ export function listenAddressFlag(value: string): string {
 export function boolOption(flags: string, description: string, defaultValue: boolean): Option {
   return new Option(`${flags} [bool]`, description)
     .argParser(parseBoolFlag)
-    .preset(true)
+    .preset('true')
     .default(defaultValue);
 }
 
 function parseBoolFlag(value: string): boolean {
-  const normalized = value.trim();
+  // A short flag written `-x=false` reaches us with its `=`, which pflag accepts.
+  const normalized = value.trim().replace(/^=/, '');
   if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(normalized)) return true;
   if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(normalized)) return false;
   throw new InvalidArgumentError(`expected true or false, got "${value}"`);

@@ -78,7 +78,7 @@ interface Watch {
   mapFn: MapFn<KubeObject>;
 }
 
-export function objectKeyString(key: ObjectKey): string {
+function objectKeyString(key: ObjectKey): string {
   return `${key.namespace}/${key.name}`;
 }
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { CoordinationV1Api, type V1Lease } from '@kubernetes/client-node';
+import { CoordinationV1Api, CoreV1Api, type V1Lease } from '@kubernetes/client-node';
 import { startApiServerDouble, type ApiServerDouble } from '../../testing/kube-apiserver/index.js';
 import { newRealClock } from './clock.js';
 import { MeshError } from './errors.js';
@@ -22,6 +22,7 @@ let leaseCounter = 0;
 beforeAll(async () => {
   api = await startApiServerDouble({ host: '127.0.0.1' });
   coordination = api.kubeConfig().makeApiClient(CoordinationV1Api);
+  await api.kubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
 });
 
 afterAll(async () => {
@@ -104,6 +105,11 @@ function startCandidate(lease: string, identity: string, work: LeaderWork, extra
   return { manager, abort, result };
 }
 
+async function stopAll(...candidates: (Candidate | undefined)[]): Promise<void> {
+  for (const candidate of candidates) candidate?.abort.abort();
+  await Promise.all(candidates.map((candidate) => candidate?.result));
+}
+
 function newLeaseName(): string {
   leaseCounter += 1;
   return `meshd-leader-${leaseCounter}`;
@@ -147,15 +153,35 @@ describe('leader election on a Lease', () => {
     expect(released?.spec?.leaseTransitions).toBe(0);
   });
 
+  test('two candidates racing for a missing lease: exactly one wins', async () => {
+    const lease = newLeaseName();
+    const electors = ['meshd-a', 'meshd-b'].map((id) => newLeaderElector(electionOptions(lease, id)));
+    const abort = new AbortController();
+    const runs = electors.map((e) => e.run(abort.signal));
+    try {
+      await waitFor(() => electors.some((e) => e.isLeader()), 'a leader');
+      const settleUntil = Date.now() + 3 * RETRY_MS;
+      await waitFor(() => Date.now() > settleUntil, 'a few retry periods', 2000);
+      const leaders = electors.filter((e) => e.isLeader()).map((e) => e.identity);
+      expect(leaders).toHaveLength(1);
+      expect(await holderOf(lease)).toBe(leaders[0]);
+      expect(electors.map((e) => e.getLeader())).toEqual([leaders[0], leaders[0]]);
+    } finally {
+      abort.abort();
+      await Promise.all(runs);
+    }
+  });
+
   test('hand-over between two managers when the leader stops and releases: one leader at a time', async () => {
     const lease = newLeaseName();
     const work = new LeaderWork();
     const a = startCandidate(lease, 'meshd-a', work);
-    await waitFor(() => work.active.has('meshd-a'), 'a leads');
-    expect(await holderOf(lease)).toBe('meshd-a');
-
-    const b = startCandidate(lease, 'meshd-b', work);
+    let b: Candidate | undefined;
     try {
+      await waitFor(() => work.active.has('meshd-a'), 'a leads');
+      expect(await holderOf(lease)).toBe('meshd-a');
+      b = startCandidate(lease, 'meshd-b', work);
+
       // b stays a follower for longer than a lease duration while a keeps renewing.
       const followerUntil = Date.now() + LEASE_MS + 2 * RETRY_MS;
       await waitFor(() => Date.now() > followerUntil, 'one lease duration to pass', LEASE_MS * 3);
@@ -174,9 +200,7 @@ describe('leader election on a Lease', () => {
       expect(taken?.spec?.leaseTransitions).toBe(1);
       expect(work.maxActive).toBe(1);
     } finally {
-      a.abort.abort();
-      b.abort.abort();
-      await Promise.all([a.result, b.result]);
+      await stopAll(a, b);
     }
   });
 
@@ -184,10 +208,11 @@ describe('leader election on a Lease', () => {
     const lease = newLeaseName();
     const work = new LeaderWork();
     const a = startCandidate(lease, 'meshd-a', work, { releaseOnCancel: false });
-    await waitFor(() => work.active.has('meshd-a'), 'a leads');
-    // No jitter, so the bound below is exact: last change seen + lease duration + one retry.
-    const b = startCandidate(lease, 'meshd-b', work, { jitterFactor: 0 });
+    let b: Candidate | undefined;
     try {
+      await waitFor(() => work.active.has('meshd-a'), 'a leads');
+      // No jitter, so the bound below is tight: last change seen + lease duration + one retry.
+      b = startCandidate(lease, 'meshd-b', work, { jitterFactor: 0 });
       const diedAt = Date.now();
       a.abort.abort();
       expect(await a.result).toBeUndefined();
@@ -203,9 +228,7 @@ describe('leader election on a Lease', () => {
       expect(taken?.spec?.leaseTransitions).toBe(1);
       expect(work.maxActive).toBe(1);
     } finally {
-      a.abort.abort();
-      b.abort.abort();
-      await Promise.all([a.result, b.result]);
+      await stopAll(a, b);
     }
   });
 
@@ -230,8 +253,7 @@ describe('leader election on a Lease', () => {
       expect(work.active.size).toBe(0);
       expect(await holderOf(lease)).toBe('intruder');
     } finally {
-      a.abort.abort();
-      await a.result;
+      await stopAll(a);
     }
   });
 

@@ -1,4 +1,12 @@
-import type { ConfigurationOptions, CoordinationV1Api, KubeConfig, V1Lease, V1LeaseSpec } from '@kubernetes/client-node';
+import type {
+  ConfigurationOptions,
+  CoordinationV1Api,
+  KubeConfig,
+  Observable,
+  ObservableMiddleware,
+  V1Lease,
+  V1LeaseSpec,
+} from '@kubernetes/client-node';
 import type { Clock } from './clock.js';
 import { MeshError } from './errors.js';
 import type { Logger } from './log/logger.js';
@@ -11,7 +19,10 @@ export interface LeaderElectorOptions {
   name: string;
   /** This candidate's identity (unique: a pod name plus a random suffix). */
   identity: string;
-  /** How long a non-leader waits after the last observed change before taking over. Default 15 s. */
+  /**
+   * How long a non-leader waits after the last observed change before taking over. Default 15 s.
+   * Written to the Lease in whole seconds (rounded up).
+   */
   leaseDurationMs?: number;
   /** How long the leader keeps retrying a failing renewal before it gives up. Default 10 s. */
   renewDeadlineMs?: number;
@@ -54,6 +65,7 @@ interface ObservedLease {
 }
 
 const HTTP_NOT_FOUND = 404;
+const HTTP_CONFLICT = 409;
 
 export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
   const { namespace, name, identity, clock, log } = options;
@@ -77,6 +89,7 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
   let ran = false;
   let api: CoordinationV1Api | undefined;
   let microTime: (ms: number) => Date = (ms) => new Date(ms);
+  let signalOptions: (signal: AbortSignal) => ConfigurationOptions = () => ({});
 
   const fields = { lease: `${namespace}/${name}`, identity };
 
@@ -117,13 +130,14 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
     }
   };
 
-  const specFor = (now: number, previous: V1LeaseSpec | undefined, keepAcquire: boolean): V1LeaseSpec => ({
+  /** Our record: a renewal keeps the acquire time and count; a change of holder counts a transition. */
+  const specFor = (now: number, previous: V1LeaseSpec | undefined, renewal: boolean): V1LeaseSpec => ({
     holderIdentity: identity,
     leaseDurationSeconds,
     // Kept as read back (a string with microseconds) so the holder's acquire time never drifts.
-    acquireTime: keepAcquire && previous?.acquireTime ? previous.acquireTime : microTime(now),
+    acquireTime: renewal && previous?.acquireTime ? previous.acquireTime : microTime(now),
     renewTime: microTime(now),
-    leaseTransitions: keepAcquire ? (previous?.leaseTransitions ?? 0) : (previous?.leaseTransitions ?? 0) + 1,
+    leaseTransitions: (previous?.leaseTransitions ?? 0) + (renewal ? 0 : 1),
   });
 
   const replace = (lease: V1Lease, spec: V1LeaseSpec, timeoutMs: number, signal?: AbortSignal): Promise<V1Lease> =>
@@ -158,13 +172,14 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
         apiVersion: 'coordination.k8s.io/v1',
         kind: 'Lease',
         metadata: { name, namespace },
-        spec: { ...specFor(now, undefined, true), leaseTransitions: 0 },
+        spec: specFor(now, undefined, true),
       };
       try {
         setObserved(await withTimeout(timeoutMs, signal, (opts) => client.createNamespacedLease({ namespace, body }, opts)));
         return true;
       } catch (createError) {
-        log.debug({ ...fields, error: describe(createError) }, 'cannot create lease');
+        const level = statusOf(createError) === HTTP_CONFLICT ? 'debug' : 'warn';
+        log[level]({ ...fields, error: describe(createError) }, 'cannot create lease');
         return false;
       }
     }
@@ -183,7 +198,8 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
       setObserved(await replace(current, specFor(now, spec, holder === identity), timeoutMs, signal));
       return true;
     } catch (error) {
-      log.debug({ ...fields, error: describe(error), status: statusOf(error) }, 'cannot update lease');
+      const level = statusOf(error) === HTTP_CONFLICT ? 'debug' : 'warn';
+      log[level]({ ...fields, error: describe(error) }, 'cannot update lease');
       return false;
     }
   };
@@ -233,7 +249,8 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
       leaseTransitions: observed.lease.spec?.leaseTransitions ?? 0,
     };
     try {
-      setObserved(await replace(observed.lease, spec, renewDeadlineMs));
+      // One retry period at most: an unreleased lease merely expires, and shutdown is bounded.
+      setObserved(await replace(observed.lease, spec, retryPeriodMs));
       log.info(fields, 'released leader lease');
     } catch (error) {
       log.warn({ ...fields, error: describe(error) }, 'cannot release leader lease');
@@ -259,6 +276,7 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
       const k8s = await import('@kubernetes/client-node');
       api = options.kubeConfig.makeApiClient(k8s.CoordinationV1Api);
       microTime = (ms) => new k8s.V1MicroTime(ms);
+      signalOptions = (requestSignal) => attachSignal(requestSignal, k8s.Observable);
 
       if (!(await acquire(signal))) return;
       leading = true;
@@ -307,17 +325,16 @@ function validate(v: {
   if (v.renewDeadlineMs <= v.jitterFactor * v.retryPeriodMs) fail('renewDeadline must be greater than jitterFactor * retryPeriod');
 }
 
-/** Promise middleware that attaches an abort signal to the request (client-node has no timeout option). */
-function signalOptions(signal: AbortSignal): ConfigurationOptions {
-  const middleware = {
-    pre: (context: { setSignal(signal: AbortSignal): void }) => {
+/** Middleware that attaches an abort signal to the request (client-node has no timeout option). */
+function attachSignal(signal: AbortSignal, ObservableClass: typeof Observable): ConfigurationOptions {
+  const middleware: ObservableMiddleware = {
+    pre: (context) => {
       context.setSignal(signal);
-      return Promise.resolve(context);
+      return new ObservableClass(Promise.resolve(context));
     },
-    post: (response: unknown) => Promise.resolve(response),
+    post: (response) => new ObservableClass(Promise.resolve(response)),
   };
-  // The object-parameter API takes promise middleware; its declared type names the observable kind.
-  return { middleware: [middleware], middlewareMergeStrategy: 'append' } as unknown as ConfigurationOptions;
+  return { middleware: [middleware], middlewareMergeStrategy: 'append' };
 }
 
 /** The record fields client-go compares; times read back as strings, written as Dates. */

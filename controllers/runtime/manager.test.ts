@@ -340,6 +340,7 @@ describe('manager shutdown on failure and timeout', () => {
     expect((error as MeshError).code).toBe('shutdown_timeout');
     expect((error as MeshError).message).toContain('stubborn');
     expect((error as MeshError).message).not.toContain('worker');
+    expect((error as MeshError).message).not.toContain('monitoring');
     expect(elapsed).toBeGreaterThanOrEqual(shutdownDurationMs - 5);
     expect(elapsed).toBeLessThan(shutdownDurationMs + 700);
     // Groups not yet reached when time ran out are told to stop as well.

@@ -53,7 +53,8 @@ interface PhaseState {
 }
 
 interface Running {
-  runnable: Runnable;
+  name: string;
+  phase: Phase | 'election';
   done: Promise<void>;
   settled: boolean;
 }
@@ -69,7 +70,10 @@ export function newManager(options: ManagerOptions): Manager {
   );
   const known = new Set<Runnable>();
   const running: Running[] = [];
-  let elector: LeaderElector | undefined = options.leaderElector;
+  // Built now so invalid options fail at construction; it does no work before run().
+  const elector: LeaderElector | undefined =
+    options.leaderElector ??
+    (options.leaderElection ? newLeaderElector({ clock, log, ...options.leaderElection }) : undefined);
   let started = false;
   let ready = false;
   let stopping = false;
@@ -101,18 +105,24 @@ export function newManager(options: ManagerOptions): Manager {
     requestStop();
   };
 
-  const launch = (runnable: Runnable, phase: Phase): void => {
-    const entry: Running = { runnable, done: Promise.resolve(), settled: false };
+  /** Runs `work`, tracked for the shutdown report; a rejection fails the manager. */
+  const track = (name: string, phase: Running['phase'], work: () => Promise<void>): Promise<void> => {
+    const entry: Running = { name, phase, done: Promise.resolve(), settled: false };
     entry.done = Promise.resolve()
-      .then(() => runnable.start(state(phase).abort.signal))
+      .then(work)
       .then(
         () => undefined,
-        (error: unknown) => fail(runnable.name, error),
+        (error: unknown) => fail(name, error),
       )
       .finally(() => {
         entry.settled = true;
       });
     running.push(entry);
+    return entry.done;
+  };
+
+  const launch = (runnable: Runnable, phase: Phase): void => {
+    void track(runnable.name, phase, () => runnable.start(state(phase).abort.signal));
   };
 
   /** Starts a phase and waits until each of its runnables is ready; false if stopped meanwhile. */
@@ -142,11 +152,12 @@ export function newManager(options: ManagerOptions): Manager {
     await startPhase('leader');
   };
 
+  const stopRequestedFor = new Set<Running['phase']>();
+
   const stopPhase = async (phase: Phase): Promise<void> => {
-    const current = state(phase);
-    current.abort.abort(new MeshError('stopping', 'manager is stopping'));
-    const members = new Set(current.runnables);
-    await Promise.all(running.filter((r) => members.has(r.runnable)).map((r) => r.done));
+    stopRequestedFor.add(phase);
+    state(phase).abort.abort(new MeshError('stopping', 'manager is stopping'));
+    await Promise.all(running.filter((r) => r.phase === phase).map((r) => r.done));
   };
 
   const shutdown = async (stopElector: () => Promise<void>): Promise<void> => {
@@ -199,9 +210,6 @@ export function newManager(options: ManagerOptions): Manager {
         if (ok && !signal.aborted) {
           ready = true;
           log.info('all non-leader runnables started and caches synced');
-          if (!elector && options.leaderElection) {
-            elector = newLeaderElector({ clock, log, ...options.leaderElection });
-          }
           if (elector) {
             const candidate = elector;
             candidate.onStartedLeading(() => {
@@ -210,7 +218,7 @@ export function newManager(options: ManagerOptions): Manager {
             candidate.onStoppedLeading(() => {
               if (!stopping) fail('leader-election', new MeshError('leader_election_lost', 'leader election lost'));
             });
-            electorDone = candidate.run(electorAbort.signal).catch((error: unknown) => fail('leader-election', error));
+            electorDone = track('leader-election', 'election', () => candidate.run(electorAbort.signal));
           } else {
             void startLeaderElected();
           }
@@ -222,6 +230,7 @@ export function newManager(options: ManagerOptions): Manager {
 
       stopping = true;
       const stop = shutdown(async () => {
+        stopRequestedFor.add('election');
         electorAbort.abort();
         await electorDone;
       });
@@ -234,9 +243,10 @@ export function newManager(options: ManagerOptions): Manager {
       timer?.cancel();
 
       if (outcome === 'timeout') {
+        // Those asked to stop that have not: later groups were never asked, so they are not named.
+        const stuck = running.filter((r) => !r.settled && stopRequestedFor.has(r.phase)).map((r) => r.name);
         for (const current of phases.values()) current.abort.abort(new MeshError('stopping', 'manager is stopping'));
         electorAbort.abort();
-        const stuck = running.filter((r) => !r.settled).map((r) => r.runnable.name);
         const timeout = new MeshError(
           'shutdown_timeout',
           `runnables still running after the shutdown duration of ${shutdownDurationMs}ms: ${stuck.join(', ')}`,

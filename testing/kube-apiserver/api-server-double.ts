@@ -73,7 +73,9 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
   );
   server.on('connection', (socket) => {
     if (faultState.refusing) {
-      socket.destroy();
+      // A reset rather than a plain close: undici's fetch on Node 20 never settles when the
+      // socket closes before it has written anything.
+      socket.resetAndDestroy();
       return;
     }
     faultState.sockets.add(socket);

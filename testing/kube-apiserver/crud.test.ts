@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { AppsV1Api, CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, AppsV1Api, CertificatesV1Api, CoordinationV1Api, CoreV1Api, DiscoveryV1Api } from '@kubernetes/client-node';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { startApiServerDouble } from './index.js';
 import type { ApiServerDouble } from './index.js';
@@ -167,5 +167,74 @@ describe('API server double: create, read, update, delete', () => {
     expect(read?.metadata?.['managedFields']).toEqual([
       expect.objectContaining({ manager: 'mesh-test', operation: 'Update', apiVersion: 'v1', fieldsV1: { 'f:data': { 'f:a': {} } } }),
     ]);
+  });
+
+  test('every built-in kind is served at its group and version', async () => {
+    const expected: [string, string, boolean][] = [
+      ['/api/v1', 'namespaces', false],
+      ['/api/v1', 'configmaps', true],
+      ['/api/v1', 'secrets', true],
+      ['/api/v1', 'services', true],
+      ['/api/v1', 'pods', true],
+      ['/api/v1', 'endpoints', true],
+      ['/api/v1', 'serviceaccounts', true],
+      ['/apis/discovery.k8s.io/v1', 'endpointslices', true],
+      ['/apis/coordination.k8s.io/v1', 'leases', true],
+      ['/apis/apiextensions.k8s.io/v1', 'customresourcedefinitions', false],
+      ['/apis/authentication.k8s.io/v1', 'tokenreviews', false],
+      ['/apis/certificates.k8s.io/v1', 'certificatesigningrequests', false],
+      ['/apis/admissionregistration.k8s.io/v1', 'mutatingwebhookconfigurations', false],
+      ['/apis/admissionregistration.k8s.io/v1', 'validatingwebhookconfigurations', false],
+      ['/apis/apps/v1', 'deployments', true],
+    ];
+    for (const [path, plural, namespaced] of expected) {
+      const list = (await (await fetch(`${server.url}${path}`)).json()) as { resources: { name: string; namespaced: boolean }[] };
+      expect(list.resources.find((r) => r.name === plural)).toMatchObject({ name: plural, namespaced });
+    }
+    const csrSubresources = (await (await fetch(`${server.url}/apis/certificates.k8s.io/v1`)).json()) as { resources: { name: string }[] };
+    expect(csrSubresources.resources.map((r) => r.name)).toEqual(['certificatesigningrequests', 'certificatesigningrequests/status', 'certificatesigningrequests/approval']);
+    const review = await fetch(`${server.url}/apis/authentication.k8s.io/v1/tokenreviews`);
+    expect(review.status).toBe(405);
+  });
+
+  test('CertificateSigningRequest: requestor from the bearer token, approval and status subresources', async () => {
+    const token = server.issueToken({ namespace: 'mesh-system', serviceAccount: 'meshd' });
+    const response = await fetch(`${server.url}/apis/certificates.k8s.io/v1/certificatesigningrequests`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ metadata: { name: 'csr-1' }, spec: { request: 'UEVN', signerName: 'mesh.io/signer', usages: ['digital signature'] } }),
+    });
+    expect(response.status).toBe(201);
+    const certificates = server.kubeConfig().makeApiClient(CertificatesV1Api);
+    const csr = await certificates.readCertificateSigningRequest({ name: 'csr-1' });
+    expect(csr.spec.username).toBe('system:serviceaccount:mesh-system:meshd');
+    expect(csr.spec.groups).toContain('system:serviceaccounts');
+    const approved = await certificates.replaceCertificateSigningRequestApproval({
+      name: 'csr-1',
+      body: { ...csr, spec: { ...csr.spec, username: 'forged' }, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: 'ok' }] } },
+    });
+    expect(approved.status?.conditions?.[0]?.type).toBe('Approved');
+    expect(approved.spec.username).toBe('system:serviceaccount:mesh-system:meshd');
+    const issued = await certificates.replaceCertificateSigningRequestStatus({ name: 'csr-1', body: { ...approved, status: { ...approved.status, certificate: 'Q0VSVA==' } } });
+    expect(issued.status?.certificate).toBe('Q0VSVA==');
+    expect(issued.status?.conditions?.[0]?.type).toBe('Approved');
+  });
+
+  test('webhook configurations, endpoint slices and deletecollection', async () => {
+    const admission = server.kubeConfig().makeApiClient(AdmissionregistrationV1Api);
+    await admission.createMutatingWebhookConfiguration({
+      body: { metadata: { name: 'mesh-sidecar-injector' }, webhooks: [{ name: 'sidecar.mesh.io', admissionReviewVersions: ['v1'], sideEffects: 'None', clientConfig: { service: { name: 'meshd', namespace: 'mesh-system' } } }] },
+    });
+    const patched = await admission.readMutatingWebhookConfiguration({ name: 'mesh-sidecar-injector' });
+    expect(patched.webhooks?.[0]?.name).toBe('sidecar.mesh.io');
+    const discovery = server.kubeConfig().makeApiClient(DiscoveryV1Api);
+    for (const name of ['reviews-a', 'reviews-b', 'ratings-a']) {
+      await discovery.createNamespacedEndpointSlice({
+        namespace: 'default',
+        body: { metadata: { name, labels: { 'kubernetes.io/service-name': name.split('-')[0]! } }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }] },
+      });
+    }
+    await discovery.deleteCollectionNamespacedEndpointSlice({ namespace: 'default', labelSelector: 'kubernetes.io/service-name=reviews' });
+    expect(server.objects('discovery.k8s.io/v1', 'EndpointSlice', 'default').map((o) => o.metadata?.name)).toEqual(['ratings-a']);
   });
 });

@@ -9,6 +9,7 @@ import type { RequestUser } from './kind-defaults.js';
 import { isPlainObject, kubeTimestamp } from './object-util.js';
 import type { JsonObject } from './object-util.js';
 import { openApiV3Document, openApiV3Root } from './openapi.js';
+import { decodeProtobufBody, PROTOBUF_CONTENT_TYPE } from './protobuf-body.js';
 import { routeOf } from './request-path.js';
 import type { ResourceRoute } from './request-path.js';
 import { PATCH_CONTENT_TYPES, parseRevision } from './resource-service.js';
@@ -55,7 +56,7 @@ export function newRequestHandler(deps: HandlerDeps): (req: IncomingMessage, res
 async function handle(deps: HandlerDeps, req: IncomingMessage, res: ServerResponse): Promise<void> {
   const { faults } = deps;
   if (faults.refusing) {
-    req.socket.destroy();
+    req.socket.resetAndDestroy();
     return;
   }
   const failure = faults.takeFailure();
@@ -120,7 +121,7 @@ async function handleResource(
   method: string,
   query: URLSearchParams,
   req: IncomingMessage,
-  body: string,
+  body: Buffer,
   res: ServerResponse,
 ): Promise<Reply | undefined> {
   const { service } = deps;
@@ -201,12 +202,12 @@ async function handleResource(
       );
     }
     const existed = patchType === 'apply' && service.store.get(storageKey(type), type.namespaced ? namespace : '', name) !== undefined;
-    const patched = service.patch(type, version, namespace, name, patchType, body, writeOptions());
+    const patched = service.patch(type, version, namespace, name, patchType, body.toString('utf8'), writeOptions());
     return { status: patchType === 'apply' && !existed ? 201 : 200, body: patched };
   }
 
   if (method === 'DELETE') {
-    const options = body.trim() ? parseBody(req, body) : {};
+    const options = body.length > 0 ? parseBody(req, body) : {};
     const preconditions = isPlainObject(options['preconditions']) ? (options['preconditions'] as { uid?: string; resourceVersion?: string }) : undefined;
     const dryRun = query.get('dryRun') === 'All' || (Array.isArray(options['dryRun']) && options['dryRun'].includes('All'));
     if (name === undefined) {
@@ -367,14 +368,16 @@ function optional<K extends string>(key: K, value: string | null): Partial<Recor
   return value === null || value === '' ? {} : ({ [key]: value } as Record<K, string>);
 }
 
-function parseBody(req: IncomingMessage, body: string): JsonObject {
+function parseBody(req: IncomingMessage, body: Buffer): JsonObject {
   const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
+  if (contentType === PROTOBUF_CONTENT_TYPE) return decodeProtobufBody(body);
   if (contentType.includes('protobuf') || contentType.includes('cbor')) {
-    throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml`);
+    throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, ${PROTOBUF_CONTENT_TYPE}`);
   }
   let parsed: unknown;
   try {
-    parsed = contentType === 'application/yaml' ? parseYaml(body) : JSON.parse(body);
+    const text = body.toString('utf8');
+    parsed = contentType === 'application/yaml' ? parseYaml(text) : JSON.parse(text);
   } catch (err) {
     throw badRequest(`error decoding request body: ${(err as Error).message}`);
   }
@@ -399,7 +402,7 @@ function send(res: ServerResponse, reply: Reply): void {
   res.end(text);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
@@ -412,7 +415,7 @@ function readBody(req: IncomingMessage): Promise<string> {
       }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });
 }

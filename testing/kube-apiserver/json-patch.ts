@@ -33,7 +33,7 @@ export function applyJsonPatch(document: unknown, operations: unknown): unknown 
         break;
       case 'replace':
         get(doc, op.path);
-        doc = add(remove(doc, op.path).doc, op.path, clone(requireValue(op)));
+        doc = op.path === '' ? clone(requireValue(op)) : add(remove(doc, op.path).doc, op.path, clone(requireValue(op)));
         break;
       case 'move': {
         const from = requireFrom(op);

@@ -190,7 +190,7 @@ describe('API server double: history limits and bookmarks', () => {
       await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'one' } } });
       await informer.start();
       await waitFor(() => names().length === 1, 3000, 'informer sync');
-      const oldRv = informer.latestResourceVersion();
+      const oldRv = (await core.listNamespacedConfigMap({ namespace: 'default' })).metadata!.resourceVersion!;
       await informer.stop();
       await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'two' } } });
       server.faults.compactHistory();

@@ -91,15 +91,18 @@ export class ObjectStore {
     return stored;
   }
 
-  /** Deletes an object under a new revision; the DELETED event carries that revision. */
-  remove(resource: string, namespace: string, name: string): KubeObject | undefined {
+  /**
+   * Deletes an object under a new revision; the DELETED event carries that revision and the
+   * object's last state (`finalState`, when the deleting write also changed it).
+   */
+  remove(resource: string, namespace: string, name: string, finalState?: KubeObject): KubeObject | undefined {
     const bucket = this.buckets.get(resource);
     const key = objectKey(namespace, name);
     const previous = bucket?.get(key);
     if (!bucket || !previous) return undefined;
     bucket.delete(key);
     const revision = ++this.revision;
-    const deleted = withRevision(previous, revision);
+    const deleted = withRevision(finalState ?? previous, revision);
     this.record({ revision, type: 'DELETED', resource, object: deleted, previous });
     return deleted;
   }

@@ -366,7 +366,7 @@ export class ResourceService {
         throw new StatusError(403, 'Forbidden', `${type.plural} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`);
       }
     }
-    if (hasStatus(type) && !(type.group === 'apiextensions.k8s.io')) delete object['status'];
+    if (hasStatus(type)) delete object['status'];
     for (const field of ['resourceVersion', 'uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'managedFields', 'selfLink']) {
       delete metadata[field];
     }
@@ -425,8 +425,7 @@ export class ResourceService {
     const finalizers = metadata['finalizers'];
     const ns = type.namespaced ? String(metadata['namespace']) : '';
     if (metadata['deletionTimestamp'] && (!Array.isArray(finalizers) || finalizers.length === 0)) {
-      this.store.put(key, next);
-      return this.present(this.store.remove(key, ns, String(metadata['name'])) as KubeObject, type, version);
+      return this.present(this.store.remove(key, ns, String(metadata['name']), next as KubeObject) as KubeObject, type, version);
     }
     const written = this.store.put(key, next);
     if (isCrd) this.registry.register(crdResourceType(next));

@@ -1,0 +1,39 @@
+import { describe, expect, test } from '@jest/globals';
+import { builtinListStrategy } from './list-strategy.js';
+import { applyStrategicMergePatch } from './strategic-merge-patch.js';
+
+const pod = {
+  metadata: { finalizers: ['a'], labels: { x: '1' } },
+  spec: {
+    containers: [
+      { name: 'app', image: 'app:1', ports: [{ containerPort: 80, name: 'http' }] },
+      { name: 'proxy', image: 'proxy:1' },
+    ],
+    tolerations: [{ key: 'k' }],
+  },
+};
+
+describe('applyStrategicMergePatch', () => {
+  test.each([
+    ['maps merge and null deletes', { metadata: { labels: { x: null, y: '2' } } }, (r: any) => expect(r.metadata.labels).toEqual({ y: '2' })],
+    ['keyed lists merge by key', { spec: { containers: [{ name: 'proxy', image: 'proxy:2' }] } }, (r: any) =>
+      expect(r.spec.containers).toEqual([pod.spec.containers[0], { name: 'proxy', image: 'proxy:2' }])],
+    ['new keyed elements are appended', { spec: { containers: [{ name: 'init', image: 'i' }] } }, (r: any) =>
+      expect(r.spec.containers.map((c: any) => c.name)).toEqual(['app', 'proxy', 'init'])],
+    ['$patch: delete removes an element', { spec: { containers: [{ name: 'app', $patch: 'delete' }] } }, (r: any) =>
+      expect(r.spec.containers.map((c: any) => c.name)).toEqual(['proxy'])],
+    ['$setElementOrder reorders', { spec: { '$setElementOrder/containers': [{ name: 'proxy' }, { name: 'app' }] } }, (r: any) =>
+      expect(r.spec.containers.map((c: any) => c.name)).toEqual(['proxy', 'app'])],
+    ['atomic lists are replaced', { spec: { tolerations: [{ key: 'other' }] } }, (r: any) => expect(r.spec.tolerations).toEqual([{ key: 'other' }])],
+    ['finalizers merge as a set', { metadata: { finalizers: ['b', 'a'] } }, (r: any) => expect(r.metadata.finalizers).toEqual(['a', 'b'])],
+    ['$deleteFromPrimitiveList', { metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] } }, (r: any) => expect(r.metadata.finalizers).toEqual([])],
+    ['$patch: replace on a map', { metadata: { labels: { $patch: 'replace', z: '3' } } }, (r: any) => expect(r.metadata.labels).toEqual({ z: '3' })],
+    ['$retainKeys drops the others', { spec: { $retainKeys: ['containers'], containers: [] } }, (r: any) => expect(Object.keys(r.spec)).toEqual(['containers'])],
+    ['nested keyed lists merge too', { spec: { containers: [{ name: 'app', ports: [{ containerPort: 80, protocol: 'TCP' }] }] } }, (r: any) =>
+      expect(r.spec.containers[0].ports).toEqual([{ containerPort: 80, name: 'http', protocol: 'TCP' }])],
+  ])('%s', (_name, patch, check) => {
+    const before = JSON.stringify(pod);
+    check(applyStrategicMergePatch(pod, patch, builtinListStrategy));
+    expect(JSON.stringify(pod)).toBe(before);
+  });
+});
