@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { X509Certificate, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
+import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
+import { newMetrics, newRealClock, type MeshMetrics } from '../controllers/runtime/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../testing/kube-apiserver/index.js';
+import { newCaAuthenticators } from './ca-authenticators.js';
+import { newCaServer, type CaServer } from './ca-server.js';
+import { newCertificateAuthority, type CertificateAuthority } from './certificate-authority.js';
+import { buildCsr } from './csr-builder.js';
+import { loadKeyCertBundle } from './key-cert-bundle.js';
+import { newMeshCertificateClient, type MeshCertificateClient } from './mesh-certificate-proto.js';
+import { decodePemBlocks, encodePem } from './pem.js';
+import { newSelfSignedMaterial } from './self-signed-root.js';
+import { daemonSettings, newCaptureLogger, opensslVerify, removeDir, tempDir } from './test-support.js';
+
+const HOUR = 3_600_000;
+const WEB = 'spiffe://cluster.local/ns/apps/sa/web';
+
+type Outcome = { chain: string[] } | { code: status; details: string };
+
+describe('the certificate service over TLS gRPC', () => {
+  const clock = newRealClock();
+  const log = newCaptureLogger('serverca');
+  let dir: string;
+  let kube: ApiServerDouble;
+  let oidc: HttpServer;
+  let oidcUrl: string;
+  let oidcKey: CryptoKey;
+  const oidcHits: string[] = [];
+  let metrics: MeshMetrics<'pilot-discovery'>;
+  let ca: CertificateAuthority;
+  let server: CaServer;
+  const abort = new AbortController();
+  let running: Promise<void>;
+  let client: MeshCertificateClient;
+  let workloadKey: KeyObject;
+
+  beforeAll(async () => {
+    dir = await tempDir();
+    kube = await startApiServerDouble({ bookmarkIntervalMs: 0 });
+    const keys = await generateKeyPair('ES256');
+    oidcKey = keys.privateKey;
+    const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+    oidc = createServer((req, res) => {
+      oidcHits.push(req.url ?? '');
+      res.setHeader('content-type', 'application/json');
+      if (req.url === '/.well-known/openid-configuration') res.end(JSON.stringify({ issuer: oidcUrl, jwks_uri: `${oidcUrl}/keys` }));
+      else if (req.url === '/keys') res.end(JSON.stringify({ keys: [jwk] }));
+      else res.writeHead(404).end('{}');
+    });
+    await new Promise<void>((resolve) => oidc.listen(0, '127.0.0.1', resolve));
+    oidcUrl = `http://127.0.0.1:${(oidc.address() as AddressInfo).port}`;
+
+    metrics = newMetrics('pilot-discovery');
+    const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 87600 * HOUR, nowMs: clock.now() });
+    ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: 24 * HOUR, maxTtlMs: 2160 * HOUR, metrics });
+    const settings = daemonSettings({ TOKEN_ISSUER: oidcUrl, AUDIENCE: 'mesh-oidc' });
+    server = newCaServer({
+      settings,
+      ca,
+      authenticators: newCaAuthenticators({ settings, ca, trustDomain: 'cluster.local', clock, kubeConfig: kube.kubeConfig() }),
+      metrics,
+      log,
+      host: '127.0.0.1',
+      port: 0,
+      clock,
+    });
+    running = server.start(abort.signal);
+    await server.waitForReady!(abort.signal);
+    client = newMeshCertificateClient(`127.0.0.1:${server.port()}`, credentials.createSsl(Buffer.from(ca.rootBundlePem())));
+    workloadKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+  });
+
+  afterAll(async () => {
+    client?.close();
+    abort.abort();
+    await running;
+    await kube?.close();
+    await new Promise((resolve) => oidc?.close(resolve));
+    await removeDir(dir);
+  });
+
+  const call = async (token: string | undefined, csr: string, ttlSeconds = 3600, via: MeshCertificateClient = client): Promise<Outcome> => {
+    const metadata = new Metadata();
+    if (token !== undefined) metadata.set('authorization', `Bearer ${token}`);
+    try {
+      return { chain: await via.createCertificate({ csr, validity_duration: ttlSeconds }, metadata, { deadline: new Date(Date.now() + 10_000) }) };
+    } catch (err) {
+      const e = err as ServiceError;
+      return { code: e.code, details: e.details };
+    }
+  };
+  const count = async (name: Parameters<MeshMetrics<'pilot-discovery'>['counter']>[0], labels: Record<string, string> = {}): Promise<number> => {
+    const values = (await metrics.counter(name).get()).values;
+    return values.filter((v) => Object.entries(labels).every(([k, l]) => (v.labels as Record<string, unknown>)[k] === l)).reduce((sum, v) => sum + v.value, 0);
+  };
+  const saToken = (audiences = ['mesh-ca'], expirationSeconds = 600): string =>
+    kube.issueToken({ namespace: 'apps', serviceAccount: 'web', audiences, expirationSeconds });
+  const unauthenticated = { code: status.UNAUTHENTICATED, details: 'request authentication failed' };
+
+  test('a service account token gets a chain for its identity that openssl verifies', async () => {
+    const before = { csr: await count('ca_server_csr_count'), ok: await count('ca_server_success_cert_issuance_count') };
+    const outcome = await call(saToken(), buildCsr({ key: workloadKey }));
+    if (!('chain' in outcome)) throw new Error(`refused: ${outcome.details}`);
+    expect(outcome.chain).toHaveLength(2);
+    expect(outcome.chain[1]).toBe(ca.rootBundlePem());
+    const leaf = new X509Certificate(outcome.chain[0]!);
+    expect(leaf.subjectAltName).toBe(`URI:${WEB}`);
+    expect(Date.parse(leaf.validTo) - Date.parse(leaf.validFrom)).toBe(HOUR);
+    expect(await opensslVerify(dir, { roots: outcome.chain[1]!, leaf: outcome.chain[0]! })).toMatchObject({ ok: true });
+    expect(await count('ca_server_csr_count')).toBe(before.csr + 1);
+    expect(await count('ca_server_success_cert_issuance_count')).toBe(before.ok + 1);
+  });
+
+  test('a CSR asking for another identity gets the caller identity', async () => {
+    const csr = buildCsr({ key: workloadKey, sans: { uris: ['spiffe://cluster.local/ns/kube-system/sa/admin'] } });
+    const outcome = await call(saToken(), csr);
+    expect('chain' in outcome && new X509Certificate(outcome.chain[0]!).subjectAltName).toBe(`URI:${WEB}`);
+  });
+
+  test.each([
+    ['no token', () => undefined, /no credential/],
+    ['a token for another audience', () => saToken(['someone-else']), /audiences/],
+    ['an expired token', () => saToken(['mesh-ca'], -60), /expired/],
+    ['a garbage token', () => 'not-a-jwt', /token/],
+  ])('refused with a generic UNAUTHENTICATED: %s', async (_name, token, logged) => {
+    const failures = await count('ca_server_authentication_failure_count');
+    log.entries.length = 0;
+    expect(await call(token(), buildCsr({ key: workloadKey }))).toEqual(unauthenticated);
+    expect(await count('ca_server_authentication_failure_count')).toBe(failures + 1);
+    const entry = log.entries.find((e) => e.message === 'certificate request authentication failed');
+    expect(JSON.stringify(entry?.fields)).toMatch(logged);
+  });
+
+  test('an OIDC token of a service account is accepted; the key set is fetched once', async () => {
+    const sign = (claims: Record<string, unknown>, exp = '10m') =>
+      new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(oidcUrl).setAudience('mesh-oidc').setIssuedAt().setExpirationTime(exp).sign(oidcKey);
+    const byClaims = await sign({ sub: 'x', 'kubernetes.io': { namespace: 'data', serviceaccount: { name: 'db' } } });
+    const bySubject = await sign({ sub: 'system:serviceaccount:data:cache' });
+    const first = await call(byClaims, buildCsr({ key: workloadKey }));
+    const second = await call(bySubject, buildCsr({ key: workloadKey }));
+    expect('chain' in first && new X509Certificate(first.chain[0]!).subjectAltName).toBe('URI:spiffe://cluster.local/ns/data/sa/db');
+    expect('chain' in second && new X509Certificate(second.chain[0]!).subjectAltName).toBe('URI:spiffe://cluster.local/ns/data/sa/cache');
+    expect(oidcHits.filter((h) => h === '/keys')).toHaveLength(1);
+
+    // A user (not a service account), an expired token, another audience: refused.
+    const user = await sign({ sub: 'alice@example.com' });
+    const expired = await new SignJWT({ sub: 'system:serviceaccount:data:db' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(oidcUrl).setAudience('mesh-oidc').setExpirationTime(Math.floor(Date.now() / 1000) - 120).sign(oidcKey);
+    const wrongAudience = await new SignJWT({ sub: 'system:serviceaccount:data:db' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(oidcUrl).setAudience('other').setExpirationTime('10m').sign(oidcKey);
+    for (const token of [user, expired, wrongAudience]) {
+      expect(await call(token, buildCsr({ key: workloadKey }))).toEqual(unauthenticated);
+    }
+  });
+
+  test('garbage, a bad signature and a too long TTL are INVALID_ARGUMENT, counted', async () => {
+    const parsing = await count('ca_server_csr_parsing_err_count');
+    const ttl = await count('ca_server_csr_sign_err_count', { error: 'ttl' });
+    const garbage = await call(saToken(), 'garbage');
+    expect(garbage).toMatchObject({ code: status.INVALID_ARGUMENT });
+    const der = decodePemBlocks(buildCsr({ key: workloadKey }))[0]!.der;
+    der[der.length - 3]! ^= 0x01;
+    expect(await call(saToken(), encodePem('CERTIFICATE REQUEST', der))).toEqual({ code: status.INVALID_ARGUMENT, details: 'the certificate request signature does not verify' });
+    expect(await count('ca_server_csr_parsing_err_count')).toBe(parsing + 2);
+    const tooLong = await call(saToken(), buildCsr({ key: workloadKey }), 2160 * 3600 + 1);
+    expect(tooLong).toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringContaining('above the maximum') });
+    expect(await count('ca_server_csr_sign_err_count', { error: 'ttl' })).toBe(ttl + 1);
+    // Non-positive TTLs get the default.
+    const defaulted = await call(saToken(), buildCsr({ key: workloadKey }), 0);
+    expect('chain' in defaulted && Date.parse(new X509Certificate(defaulted.chain[0]!).validTo) - Date.parse(new X509Certificate(defaulted.chain[0]!).validFrom)).toBe(24 * HOUR);
+  });
+
+  test('a workload renews with its current certificate, without a token', async () => {
+    const first = await call(saToken(), buildCsr({ key: workloadKey }));
+    if (!('chain' in first)) throw new Error(first.details);
+    const mtls = newMeshCertificateClient(
+      `127.0.0.1:${server.port()}`,
+      credentials.createSsl(Buffer.from(ca.rootBundlePem()), Buffer.from(workloadKey.export({ format: 'pem', type: 'pkcs8' })), Buffer.from(first.chain[0]!)),
+    );
+    try {
+      const newKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+      const renewed = await call(undefined, buildCsr({ key: newKey }), 3600, mtls);
+      expect('chain' in renewed && new X509Certificate(renewed.chain[0]!).subjectAltName).toBe(`URI:${WEB}`);
+    } finally {
+      mtls.close();
+    }
+    // A certificate of another CA is no credential.
+    const otherMaterial = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: HOUR, nowMs: clock.now() });
+    const other = newCertificateAuthority({ bundle: loadKeyCertBundle(otherMaterial), clock, defaultTtlMs: HOUR, maxTtlMs: HOUR });
+    const foreign = other.signCsr(buildCsr({ key: workloadKey }), WEB, HOUR);
+    const stranger = newMeshCertificateClient(
+      `127.0.0.1:${server.port()}`,
+      credentials.createSsl(Buffer.from(ca.rootBundlePem()), Buffer.from(workloadKey.export({ format: 'pem', type: 'pkcs8' })), Buffer.from(foreign.certPem)),
+    );
+    try {
+      expect(await call(undefined, buildCsr({ key: workloadKey }), 3600, stranger)).toEqual(unauthenticated);
+    } finally {
+      stranger.close();
+    }
+  });
+
+  test('the daemon serving certificate names the service, localhost and 127.0.0.1', () => {
+    const cert = new X509Certificate(server.daemonCertificate.current().certChainPem);
+    expect(cert.subjectAltName).toBe('DNS:meshd.mesh-system.svc, DNS:meshd.mesh-system.svc.cluster.local, DNS:localhost, IP Address:127.0.0.1');
+  });
+});

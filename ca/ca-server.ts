@@ -1,0 +1,86 @@
+import { Server, ServerCredentials, experimental } from '@grpc/grpc-js';
+import { newRealClock, type Clock, type Runnable, type Settings } from '../controllers/runtime/index.js';
+import type { CertificateServiceOptions } from './certificate-service.js';
+import { daemonServerNames, newDaemonCertificate, type DaemonCertificate } from './daemon-certificate.js';
+import { newCaGrpcService } from './grpc-service.js';
+
+export interface CaServerOptions extends CertificateServiceOptions {
+  readonly settings: Settings<'pilot-discovery'>;
+  /** Default `0.0.0.0`. */
+  readonly host?: string;
+  /** Default 15012; 0 picks a free port. */
+  readonly port?: number;
+  readonly clock?: Clock;
+  /** How long a graceful shutdown may take before calls are cut; default 5 s. */
+  readonly shutdownTimeoutMs?: number;
+}
+
+export interface CaServer extends Runnable {
+  /** The bound port, once ready. */
+  port(): number;
+  readonly daemonCertificate: DaemonCertificate;
+}
+
+/**
+ * A standalone TLS gRPC server with the certificate service, serving a certificate the CA
+ * issued for the daemon. Client certificates are requested, not required: a workload renewing
+ * its identity presents one, a new workload presents a token.
+ */
+export function newCaServer(options: CaServerOptions): CaServer {
+  const clock = options.clock ?? newRealClock();
+  const host = options.host ?? '0.0.0.0';
+  const daemonCertificate = newDaemonCertificate({
+    ca: options.ca,
+    ...daemonServerNames(options.settings),
+    ttlMs: options.settings.get('DEFAULT_WORKLOAD_CERT_TTL'),
+    clock,
+    log: options.log,
+  });
+  let boundPort: number | undefined;
+  let ready: (() => void) | undefined;
+  const readyPromise = new Promise<void>((resolve) => (ready = resolve));
+
+  return {
+    name: 'ca-server',
+    group: 'httpServer',
+    daemonCertificate,
+    port: () => {
+      if (boundPort === undefined) throw new Error('the CA server is not listening yet');
+      return boundPort;
+    },
+    waitForReady: (signal) =>
+      Promise.race([
+        readyPromise,
+        new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
+      ]),
+    start: async (signal) => {
+      const server = new Server();
+      newCaGrpcService(server, options);
+      const credentials: ServerCredentials = experimental.createCertificateProviderServerCredentials(daemonCertificate, daemonCertificate, false);
+      const address = `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 15012}`;
+      daemonCertificate.start();
+      try {
+        boundPort = await new Promise<number>((resolve, reject) => server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port))));
+        options.log.info({ address: `${host}:${boundPort}` }, 'CA gRPC server listening');
+        ready?.();
+        if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      } finally {
+        daemonCertificate.stop();
+        await shutdown(server, options.shutdownTimeoutMs ?? 5000);
+      }
+    },
+  };
+}
+
+function shutdown(server: Server, timeoutMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      server.forceShutdown();
+      resolve();
+    }, timeoutMs);
+    server.tryShutdown(() => {
+      clearTimeout(timer);
+      resolve();
+    });
+  });
+}

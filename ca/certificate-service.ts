@@ -1,0 +1,97 @@
+import type { Logger, MeshMetrics } from '../controllers/runtime/index.js';
+import { CaError } from './ca-error.js';
+import type { AuthContext, Authenticator, Caller } from './authenticator.js';
+import type { CertificateAuthority } from './certificate-authority.js';
+
+export interface CertificateServiceOptions {
+  readonly ca: CertificateAuthority;
+  /** Tried in order; the first that accepts the caller wins. */
+  readonly authenticators: readonly Authenticator[];
+  readonly metrics: MeshMetrics<'pilot-discovery'>;
+  /** The `serverca` scope. */
+  readonly log: Logger;
+}
+
+export interface CreateCertificateInput {
+  readonly csr: string;
+  /** Requested lifetime in seconds; non-positive asks for the default. */
+  readonly validityDurationSeconds: number;
+}
+
+/** The transport-free core of CreateCertificate: authenticate, sign, count each outcome. */
+export interface CertificateService {
+  /** The chain (leaf, intermediates, trust bundle); throws CaError, `unauthenticated` without detail. */
+  createCertificate(input: CreateCertificateInput, context: AuthContext): Promise<string[]>;
+}
+
+/** Bounded values of the `error` label of ca_server_csr_sign_err_count. */
+type SignErrorLabel = 'ttl' | 'ca-not-ready' | 'cert-gen';
+
+export function newCertificateService(options: CertificateServiceOptions): CertificateService {
+  const { ca, authenticators, metrics, log } = options;
+  const csrCount = metrics.counter('ca_server_csr_count');
+  const authFailures = metrics.counter('ca_server_authentication_failure_count');
+  const parseErrors = metrics.counter('ca_server_csr_parsing_err_count');
+  const idErrors = metrics.counter('ca_server_id_extraction_err_count');
+  const signErrors = metrics.counter('ca_server_csr_sign_err_count');
+  const issued = metrics.counter('ca_server_success_cert_issuance_count');
+
+  const authenticate = async (context: AuthContext): Promise<Caller> => {
+    const failures: string[] = [];
+    for (const authenticator of authenticators) {
+      try {
+        const caller = await authenticator.authenticate(context);
+        if (caller) return caller;
+      } catch (err) {
+        failures.push(`${authenticator.name}: ${(err as Error).message}`);
+      }
+    }
+    authFailures.inc();
+    log.warn({ reasons: failures.length > 0 ? failures : ['no credential'] }, 'certificate request authentication failed');
+    throw new CaError('unauthenticated', 'request authentication failed');
+  };
+
+  return {
+    createCertificate: async (input, context) => {
+      csrCount.inc();
+      const caller = await authenticate(context);
+      const identity = caller.identities[0];
+      if (identity === undefined) {
+        idErrors.inc();
+        throw new CaError('unauthenticated', 'request authentication failed');
+      }
+      try {
+        const result = ca.signCsr(input.csr, identity, input.validityDurationSeconds * 1000);
+        issued.inc();
+        if (log.isEnabled('debug')) log.debug({ identity, authenticator: caller.authenticator, notAfter: new Date(result.notAfterMs).toISOString() }, 'issued a certificate');
+        return [...result.certChainPem];
+      } catch (err) {
+        if (!(err instanceof CaError)) {
+          signErrors.inc({ error: 'cert-gen' });
+          log.error({ identity, error: (err as Error).message }, 'certificate signing failed');
+          throw new CaError('sign-failed', 'certificate signing failed', { cause: err });
+        }
+        const label = signErrorLabel(err);
+        if (label) signErrors.inc({ error: label });
+        else parseErrors.inc();
+        log.warn({ identity, code: err.code, error: err.message }, 'certificate request refused');
+        throw err;
+      }
+    },
+  };
+}
+
+function signErrorLabel(err: CaError): SignErrorLabel | undefined {
+  switch (err.code) {
+    case 'csr-malformed':
+    case 'csr-signature':
+    case 'csr-unsupported':
+      return undefined;
+    case 'ttl-too-long':
+      return 'ttl';
+    case 'ca-unavailable':
+      return 'ca-not-ready';
+    default:
+      return 'cert-gen';
+  }
+}

@@ -1,0 +1,61 @@
+// The certificate authority: root of trust (self-signed or plugged), signing, root rotation.
+export { CaError, type CaErrorCode } from './ca-error.js';
+export { CA_FILES, SELF_SIGNED_SECRET_NAME, type CaStore, type StoredCa } from './ca-store.js';
+export { newFolderCaStore } from './folder-ca-store.js';
+export { newKubeSecretCaStore, type KubeSecretCaStoreOptions } from './kube-secret-ca-store.js';
+export { readPluggedCa } from './plugged-ca.js';
+export { loadKeyCertBundle, type CaMaterial, type KeyCertBundle } from './key-cert-bundle.js';
+export { parseCertificate, parseCertificatesPem, type CertificateInfo } from './certificate-info.js';
+export { newCaSigner, type CaKeyType, type CaSigner } from './signer.js';
+export {
+  buildSelfSignedRoot,
+  generateCaKey,
+  newSelfSignedMaterial,
+  rotateSelfSignedMaterial,
+  type CaKeyOptions,
+  type RootCertOptions,
+  type RotateOptions,
+  type SelfSignedOptions,
+} from './self-signed-root.js';
+export { parseAndVerifyCsr, verifyCsrDer, type VerifiedCsr } from './csr.js';
+export { buildCsr, type CsrOptions } from './csr-builder.js';
+export type { SubjectAltNames } from './certificate-builder.js';
+export {
+  newCertificateAuthority,
+  recordExpiry,
+  type CertificateAuthority,
+  type CertificateAuthorityOptions,
+  type IssueRequest,
+  type IssuedCertificate,
+} from './certificate-authority.js';
+export { newRootRotator, type RootCheckResult, type RootRotator, type RootRotatorOptions } from './root-rotator.js';
+export { newMeshCa, type MeshCa, type MeshCaOptions } from './new-mesh-ca.js';
+export { parseServiceAccountUser, parseSpiffeId, spiffeId, type WorkloadIdentity } from './spiffe.js';
+export { decodePemBlocks, encodePem, type PemBlock } from './pem.js';
+// The certificate service: authenticators, the transport-free core, gRPC.
+export type { AuthContext, Authenticator, Caller } from './authenticator.js';
+export { newKubeTokenAuthenticator, hasAudienceClaim, type JwtPolicy, type KubeTokenAuthenticatorOptions } from './kube-token-authenticator.js';
+export { newJwtAuthenticator, parseJwtRule, jwtRuleFromSettings, type JwtAuthenticatorOptions, type JwtRule } from './jwt-authenticator.js';
+export { newClientCertAuthenticator, type ClientCertAuthenticatorOptions } from './client-cert-authenticator.js';
+export { newCaAuthenticators, type CaAuthenticatorsOptions } from './ca-authenticators.js';
+export { newCertificateService, type CertificateService, type CertificateServiceOptions, type CreateCertificateInput } from './certificate-service.js';
+export {
+  MESH_CERTIFICATE_SERVICE,
+  loadMeshCertificateService,
+  meshCertificateProtoPath,
+  meshCertificateServiceDefinition,
+  newMeshCertificateClient,
+  type MeshCertificateClient,
+  type MeshCertificateRequest,
+  type MeshCertificateResponse,
+} from './mesh-certificate-proto.js';
+export { newCaGrpcService } from './grpc-service.js';
+export {
+  daemonServerNames,
+  newDaemonCertificate,
+  type DaemonCertificate,
+  type DaemonCertificateOptions,
+  type DaemonKeyCertificate,
+  type DaemonServerNames,
+} from './daemon-certificate.js';
+export { newCaServer, type CaServer, type CaServerOptions } from './ca-server.js';

@@ -1,0 +1,81 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import {
+  loadPackageDefinition,
+  type ChannelCredentials,
+  type ChannelOptions,
+  type Client,
+  type Metadata,
+  type ServiceClientConstructor,
+  type ServiceDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
+import { loadSync } from '@grpc/proto-loader';
+import { MeshError } from '../controllers/runtime/index.js';
+
+export const MESH_CERTIFICATE_SERVICE = 'mesh.v1.auth.MeshCertificateService';
+
+export interface MeshCertificateRequest {
+  csr: string;
+  /** Seconds. */
+  validity_duration: number;
+  metadata?: { fields: Record<string, unknown> } | null;
+}
+
+export interface MeshCertificateResponse {
+  cert_chain: string[];
+}
+
+/**
+ * Where `mesh-certificate.proto` is: beside this module in the source tree; from the compiled
+ * `dist/ca/`, back in the source tree (the TypeScript build does not copy `.proto` files).
+ */
+export function meshCertificateProtoPath(): string {
+  const candidates = ['./proto/mesh-certificate.proto', '../../ca/proto/mesh-certificate.proto'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
+  const found = candidates.find((p) => existsSync(p));
+  if (!found) throw new MeshError('proto-missing', `mesh-certificate.proto not found in ${candidates.join(' or ')}`);
+  return found;
+}
+
+/** Loads the proto (at call time, never at import) and returns the service's client constructor. */
+export function loadMeshCertificateService(): ServiceClientConstructor {
+  const definition = loadSync(meshCertificateProtoPath(), { keepCase: true, longs: Number, defaults: true, oneofs: true });
+  const grpcObject = loadPackageDefinition(definition) as unknown as {
+    mesh: { v1: { auth: { MeshCertificateService: ServiceClientConstructor } } };
+  };
+  return grpcObject.mesh.v1.auth.MeshCertificateService;
+}
+
+export function meshCertificateServiceDefinition(): ServiceDefinition {
+  return loadMeshCertificateService().service;
+}
+
+/** A typed client of the certificate service (for the agent, tests and the bench). */
+export interface MeshCertificateClient {
+  createCertificate(request: MeshCertificateRequest, metadata: Metadata, options?: { deadline?: Date }): Promise<string[]>;
+  close(): void;
+  readonly raw: Client;
+}
+
+export function newMeshCertificateClient(target: string, credentials: ChannelCredentials, options?: ChannelOptions): MeshCertificateClient {
+  const Service = loadMeshCertificateService();
+  const client = new Service(target, credentials, options) as unknown as Client & {
+    CreateCertificate(
+      request: MeshCertificateRequest,
+      metadata: Metadata,
+      options: { deadline?: Date },
+      callback: (err: ServiceError | null, response?: MeshCertificateResponse) => void,
+    ): void;
+  };
+  return {
+    raw: client,
+    close: () => client.close(),
+    createCertificate: (request, metadata, callOptions = {}) =>
+      new Promise((resolve, reject) => {
+        client.CreateCertificate(request, metadata, callOptions, (err, response) => {
+          if (err) reject(err);
+          else resolve(response?.cert_chain ?? []);
+        });
+      }),
+  };
+}
