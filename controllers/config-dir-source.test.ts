@@ -7,32 +7,9 @@ import type { ConfigFileProblem } from './config-file-problem.js';
 import { newConfigDirSource, type ConfigDirSource, type ConfigDirSourceOptions } from './config-dir-source.js';
 import { FakeClock, controllerFor, newManager, newNopLogger } from './runtime/index.js';
 import type { KubeObject, LogFields, Logger, Source } from './runtime/index.js';
+import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 
-interface LogEntry {
-  level: string;
-  message: string;
-  fields: LogFields;
-}
 
-function recordingLogger(entries: LogEntry[]): Logger {
-  const method =
-    (level: string) =>
-    (fieldsOrMessage: LogFields | string, message?: string): void => {
-      if (typeof fieldsOrMessage === 'string') entries.push({ level, message: fieldsOrMessage, fields: {} });
-      else entries.push({ level, message: message ?? '', fields: fieldsOrMessage });
-    };
-  const logger: Logger = {
-    scope: 'test',
-    debug: method('debug'),
-    info: method('info'),
-    warn: method('warn'),
-    error: method('error'),
-    fatal: method('fatal'),
-    with: () => logger,
-    isEnabled: () => true,
-  };
-  return logger;
-}
 
 const roots: string[] = [];
 afterAll(async () => {
@@ -65,7 +42,7 @@ async function startWatching(dir: string, options: Partial<ConfigDirSourceOption
   const problems: ConfigFileProblem[] = [];
   const configDir = newConfigDirSource({
     dir,
-    log: recordingLogger(logs),
+    log: newRecordingLogger(logs),
     debounceMs: 10,
     rescanIntervalMs: 60_000,
     onProblem: (problem) => problems.push(problem),

@@ -8,32 +8,9 @@ import type { MeshConfig } from './mesh-config-schema.js';
 import { newMeshConfigWatcher, type MeshConfigWatcher, type MeshConfigWatcherOptions } from './mesh-config-watcher.js';
 import { FakeClock, newNopLogger } from './runtime/index.js';
 import type { LogFields, Logger } from './runtime/index.js';
+import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 
-interface LogEntry {
-  level: string;
-  message: string;
-  fields: LogFields;
-}
 
-function recordingLogger(entries: LogEntry[]): Logger {
-  const method =
-    (level: string) =>
-    (fieldsOrMessage: LogFields | string, message?: string): void => {
-      if (typeof fieldsOrMessage === 'string') entries.push({ level, message: fieldsOrMessage, fields: {} });
-      else entries.push({ level, message: message ?? '', fields: fieldsOrMessage });
-    };
-  const logger: Logger = {
-    scope: 'test',
-    debug: method('debug'),
-    info: method('info'),
-    warn: method('warn'),
-    error: method('error'),
-    fatal: method('fatal'),
-    with: () => logger,
-    isEnabled: () => true,
-  };
-  return logger;
-}
 
 const roots: string[] = [];
 afterAll(async () => {
@@ -61,7 +38,7 @@ function startWatching(file: string, options: Partial<MeshConfigWatcherOptions> 
   const errors: MeshConfigError[] = [];
   const watcher = newMeshConfigWatcher({
     file,
-    log: recordingLogger(logs),
+    log: newRecordingLogger(logs),
     debounceMs: 10,
     pollIntervalMs: 60_000,
     onError: (error) => errors.push(error),

@@ -2,35 +2,10 @@ import { describe, expect, test } from '@jest/globals';
 import { FakeClock } from './clock.js';
 import { newController, type Controller, type ReconcileRequest, type ReconcileResult } from './controller.js';
 import { MeshError, TerminalError } from './errors.js';
-import type { LogFields, Logger, LogLevel, LogMethod } from './log/logger.js';
 import type { KubeObject, ObjectKey, Source, SourceHandler } from './source.js';
 import { objectKeyOf } from './source.js';
+import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
 
-interface LogEntry {
-  level: LogLevel;
-  fields: LogFields;
-  message: string;
-}
-
-function recordingLogger(entries: LogEntry[], bound: LogFields = {}): Logger {
-  const method =
-    (level: LogLevel): LogMethod =>
-    ((a: LogFields | string, b?: string) => {
-      const fields = typeof a === 'string' ? {} : a;
-      const message = typeof a === 'string' ? a : (b ?? '');
-      entries.push({ level, fields: { ...bound, ...fields }, message });
-    }) as LogMethod;
-  return {
-    scope: 'test',
-    debug: method('debug'),
-    info: method('info'),
-    warn: method('warn'),
-    error: method('error'),
-    fatal: method('fatal'),
-    with: (fields) => recordingLogger(entries, { ...bound, ...fields }),
-    isEnabled: () => true,
-  };
-}
 
 /** An in-memory source: tests push events; the store follows them. */
 function memorySource(name = 'memory'): Source<KubeObject> & {
@@ -106,7 +81,7 @@ async function startController(behaviour: Behaviour, workers = 1, configure?: (c
     name: 'widgets',
     workers,
     clock,
-    log: recordingLogger(logs),
+    log: newRecordingLogger(logs),
     onError: { syncErrors: { inc: (labels) => errors.push(labels ?? {}) }, labels: { cluster: 'Kubernetes' } },
     reconcile: async (request) => {
       calls.push(request);

@@ -8,35 +8,12 @@ import { newInformerSource } from './informer-source.js';
 import type { InformerSourceOptions } from './informer-source.js';
 import type { LogFields, Logger, LogMethod } from './log/logger.js';
 import type { KubeObject, Source, SourceEvent } from './source.js';
+import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
 
 const CONFIGMAPS = '/api/v1/configmaps';
 const RESTART_MESSAGES = ['list/watch failed, restarting', 'resource version expired, relisting', 'watch closed, reconnecting'];
 
-interface LogEntry {
-  level: string;
-  fields: LogFields;
-  message: string;
-}
 
-function newRecordingLogger(entries: LogEntry[]): Logger {
-  const method =
-    (level: string): LogMethod =>
-    ((fieldsOrMessage: LogFields | string, message?: string) => {
-      if (typeof fieldsOrMessage === 'string') entries.push({ level, fields: {}, message: fieldsOrMessage });
-      else entries.push({ level, fields: fieldsOrMessage, message: message ?? '' });
-    }) as LogMethod;
-  const logger: Logger = {
-    scope: 'source',
-    debug: method('debug'),
-    info: method('info'),
-    warn: method('warn'),
-    error: method('error'),
-    fatal: method('fatal'),
-    with: () => logger,
-    isEnabled: () => true,
-  };
-  return logger;
-}
 
 async function waitFor(what: string, predicate: () => boolean, timeoutMs = 5000): Promise<void> {
   const deadline = Date.now() + timeoutMs;
