@@ -6,6 +6,7 @@ import { Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js'
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import { newMetrics, newRealClock, type MeshMetrics } from '../controllers/runtime/index.js';
 import { startApiServerDouble, type ApiServerDouble } from '../testing/kube-apiserver/index.js';
+import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 import { newCaAuthenticators } from './ca-authenticators.js';
 import { newCaServer, type CaServer } from './ca-server.js';
 import { newCertificateAuthority, type CertificateAuthority } from './certificate-authority.js';
@@ -14,7 +15,7 @@ import { loadKeyCertBundle } from './key-cert-bundle.js';
 import { newMeshCertificateClient, type MeshCertificateClient } from './mesh-certificate-proto.js';
 import { decodePemBlocks, encodePem } from './pem.js';
 import { newSelfSignedMaterial } from './self-signed-root.js';
-import { daemonSettings, newCaptureLogger, opensslVerify, removeDir, tempDir } from './test-support.js';
+import { daemonSettings, opensslVerify, removeDir, tempDir } from './test-support.js';
 
 const HOUR = 3_600_000;
 const WEB = 'spiffe://cluster.local/ns/apps/sa/web';
@@ -23,7 +24,8 @@ type Outcome = { chain: string[] } | { code: status; details: string };
 
 describe('the certificate service over TLS gRPC', () => {
   const clock = newRealClock();
-  const log = newCaptureLogger('serverca');
+  const logEntries: LogEntry[] = [];
+  const log = newRecordingLogger(logEntries, {}, 'serverca');
   let dir: string;
   let kube: ApiServerDouble;
   let oidc: HttpServer;
@@ -128,10 +130,10 @@ describe('the certificate service over TLS gRPC', () => {
     ['a garbage token', () => 'not-a-jwt', /token/],
   ])('refused with a generic UNAUTHENTICATED: %s', async (_name, token, logged) => {
     const failures = await count('ca_server_authentication_failure_count');
-    log.entries.length = 0;
+    logEntries.length = 0;
     expect(await call(token(), buildCsr({ key: workloadKey }))).toEqual(unauthenticated);
     expect(await count('ca_server_authentication_failure_count')).toBe(failures + 1);
-    const entry = log.entries.find((e) => e.message === 'certificate request authentication failed');
+    const entry = logEntries.find((e) => e.message === 'certificate request authentication failed');
     expect(JSON.stringify(entry?.fields)).toMatch(logged);
   });
 

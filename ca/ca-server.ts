@@ -59,12 +59,15 @@ export function newCaServer(options: CaServerOptions): CaServer {
       const credentials: ServerCredentials = experimental.createCertificateProviderServerCredentials(daemonCertificate, daemonCertificate, false);
       const address = `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 15012}`;
       daemonCertificate.start();
+      // Clients verified against the old bundle only would miss a rotated root: re-issue with the new one.
+      const unsubscribe = options.ca.onRootBundleChange(() => daemonCertificate.renew());
       try {
         boundPort = await new Promise<number>((resolve, reject) => server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port))));
         options.log.info({ address: `${host}:${boundPort}` }, 'CA gRPC server listening');
         ready?.();
         if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       } finally {
+        unsubscribe();
         daemonCertificate.stop();
         await shutdown(server, options.shutdownTimeoutMs ?? 5000);
       }

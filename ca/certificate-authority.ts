@@ -9,13 +9,14 @@ import {
   extKeyUsageExtension,
   keyIdentifier,
   keyUsageExtension,
-  randomSerial,
+  newSerialSource,
+  EXTENSION_OID,
   subjectAltNameExtension,
   subjectKeyIdExtension,
   type SubjectAltNames,
 } from './certificate-builder.js';
 import { parseAndVerifyCsr } from './csr.js';
-import { derSequence } from './der.js';
+import { derOid, derSequence } from './der.js';
 import type { KeyCertBundle } from './key-cert-bundle.js';
 import { encodePem } from './pem.js';
 
@@ -40,6 +41,8 @@ export interface CertificateAuthority {
   rootBundlePem(): string;
   /** Switches to new material (root rotation); certificates issued later use it. */
   setBundle(bundle: KeyCertBundle): void;
+  /** Calls `listener` after each `setBundle` whose trust bundle differs; returns the unsubscribe function. */
+  onRootBundleChange(listener: (rootBundlePem: string) => void): () => void;
   /**
    * Verifies the CSR and signs its key for `identity` (a SPIFFE URI) alone: names in the CSR
    * are ignored. Throws CaError: csr-malformed, csr-signature, csr-unsupported, ttl-too-long.
@@ -72,6 +75,11 @@ interface Prepared {
 export function newCertificateAuthority(options: CertificateAuthorityOptions): CertificateAuthority {
   const { clock, defaultTtlMs, maxTtlMs, metrics } = options;
   let prepared = prepare(options.bundle);
+  const nextSerial = newSerialSource();
+  const sanOid = derOid(EXTENSION_OID.subjectAltName);
+  const skiOid = derOid(EXTENSION_OID.subjectKeyId);
+  const emptyName = derSequence();
+  const listeners = new Set<(rootBundlePem: string) => void>();
   recordExpiry(metrics, prepared.bundle, clock.now());
 
   const resolveTtl = (requestedMs: number): number => {
@@ -93,16 +101,16 @@ export function newCertificateAuthority(options: CertificateAuthorityOptions): C
     try {
       der = buildCertificate(
         {
-          serial: randomSerial(),
+          serial: nextSerial(),
           issuer: bundle.signingCert.subject,
-          subject: EMPTY_NAME,
+          subject: emptyName,
           notBeforeMs: nowMs,
           notAfterMs,
           subjectPublicKeyInfo: request.subjectPublicKeyInfo,
           extensions: [
             ...fixedExtensions,
-            subjectKeyIdExtension(keyIdentifier(request.subjectPublicKeyInfo)),
-            subjectAltNameExtension(request.sans, true),
+            subjectKeyIdExtension(keyIdentifier(request.subjectPublicKeyInfo), skiOid),
+            subjectAltNameExtension(request.sans, true, sanOid),
           ],
         },
         bundle.signer,
@@ -119,8 +127,16 @@ export function newCertificateAuthority(options: CertificateAuthorityOptions): C
     bundle: () => prepared.bundle,
     rootBundlePem: () => prepared.bundle.rootBundlePem,
     setBundle: (bundle) => {
+      const previous = prepared.bundle.rootBundlePem;
       prepared = prepare(bundle);
       recordExpiry(metrics, bundle, clock.now());
+      if (bundle.rootBundlePem !== previous) {
+        for (const listener of [...listeners]) listener(bundle.rootBundlePem);
+      }
+    },
+    onRootBundleChange: (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
     },
     resolveTtl,
     issue,
@@ -132,8 +148,6 @@ export function newCertificateAuthority(options: CertificateAuthorityOptions): C
     },
   };
 }
-
-const EMPTY_NAME = derSequence();
 
 function prepare(bundle: KeyCertBundle): Prepared {
   return {

@@ -64,8 +64,10 @@ export function buildName(attributes: ReadonlyArray<{ readonly oid: string; read
 
 export const NAME_OID = { commonName: '2.5.4.3', organization: '2.5.4.10' } as const;
 
-export function buildExtension(oid: string, critical: boolean, value: Buffer): Buffer {
-  return critical ? derSequence(derOid(oid), derBoolean(true), derOctetString(value)) : derSequence(derOid(oid), derOctetString(value));
+/** An Extension; `oid` dotted or already DER-encoded (hot paths encode their OIDs once). */
+export function buildExtension(oid: string | Buffer, critical: boolean, value: Buffer): Buffer {
+  const id = typeof oid === 'string' ? derOid(oid) : oid;
+  return critical ? derSequence(id, derBoolean(true), derOctetString(value)) : derSequence(id, derOctetString(value));
 }
 
 export interface SubjectAltNames {
@@ -75,14 +77,14 @@ export interface SubjectAltNames {
 }
 
 /** The subjectAltName extension; critical when the subject is empty (RFC 5280 4.2.1.6). */
-export function subjectAltNameExtension(names: SubjectAltNames, critical: boolean): Buffer {
+export function subjectAltNameExtension(names: SubjectAltNames, critical: boolean, oid: string | Buffer = '2.5.29.17'): Buffer {
   const general = [
     ...(names.dnsNames ?? []).map((d) => derContextPrimitive(2, Buffer.from(d, 'ascii'))),
     ...(names.uris ?? []).map((u) => derContextPrimitive(6, Buffer.from(u, 'ascii'))),
     ...(names.ips ?? []).map((ip) => derContextPrimitive(7, ipBytes(ip))),
   ];
   if (general.length === 0) throw new CaError('identity-invalid', 'a certificate needs at least one subject alternative name');
-  return buildExtension('2.5.29.17', critical, derSequence(...general));
+  return buildExtension(oid, critical, derSequence(...general));
 }
 
 export const KEY_USAGE = {
@@ -112,8 +114,26 @@ export function basicConstraintsExtension(isCa: boolean, pathLength?: number): B
   return buildExtension('2.5.29.19', true, derSequence(...fields));
 }
 
-export function subjectKeyIdExtension(keyId: Buffer): Buffer {
-  return buildExtension('2.5.29.14', false, derOctetString(keyId));
+export function subjectKeyIdExtension(keyId: Buffer, oid: string | Buffer = '2.5.29.14'): Buffer {
+  return buildExtension(oid, false, derOctetString(keyId));
+}
+
+export const EXTENSION_OID = { subjectAltName: '2.5.29.17', subjectKeyId: '2.5.29.14' } as const;
+
+/** Random positive 128-bit serial numbers, cut from a pool refilled 4 KiB at a time. */
+export function newSerialSource(): () => Buffer {
+  let pool = Buffer.alloc(0);
+  let offset = 0;
+  return () => {
+    if (offset + 16 > pool.length) {
+      pool = randomBytes(4096);
+      offset = 0;
+    }
+    const serial = Buffer.from(pool.subarray(offset, offset + 16));
+    offset += 16;
+    serial[0] = (serial[0]! & 0x7f) | 0x01;
+    return serial;
+  };
 }
 
 export function authorityKeyIdExtension(keyId: Buffer): Buffer {

@@ -1,7 +1,8 @@
-import { createPublicKey, verify as cryptoVerify, type KeyObject } from 'node:crypto';
+import { verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { CaError } from './ca-error.js';
 import { DerError, TAG, decodeBitStringBytes, decodeOid, derChildren, derRaw, derReadWhole, expectTag } from './der.js';
 import { decodePemBlocks } from './pem.js';
+import { importSubjectPublicKeyInfo } from './public-key.js';
 
 /** What signing needs from a PKCS#10 request whose signature verified: the key, nothing else. */
 export interface VerifiedCsr {
@@ -54,8 +55,9 @@ export function verifyCsrDer(der: Buffer): VerifiedCsr {
   const alg = SIGNATURE_ALGORITHMS.get(algorithm);
   if (!alg) throw new CaError('csr-unsupported', `unsupported CSR signature algorithm ${algorithm}`);
   let publicKey: KeyObject;
+  let certificateSpki: Buffer;
   try {
-    publicKey = createPublicKey({ key: spki, format: 'der', type: 'spki' });
+    ({ key: publicKey, subjectPublicKeyInfo: certificateSpki } = importSubjectPublicKeyInfo(spki));
   } catch (err) {
     throw new CaError('csr-malformed', 'the certificate request carries an unreadable public key', { cause: err });
   }
@@ -72,5 +74,5 @@ export function verifyCsrDer(der: Buffer): VerifiedCsr {
     throw new CaError('csr-signature', 'the certificate request signature does not verify', { cause: err });
   }
   if (!valid) throw new CaError('csr-signature', 'the certificate request signature does not verify');
-  return { subjectPublicKeyInfo: spki, publicKey };
+  return { subjectPublicKeyInfo: certificateSpki, publicKey };
 }

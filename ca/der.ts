@@ -123,12 +123,13 @@ export function derOid(dotted: string): Buffer {
 
 /** RFC 5280 time: UTCTime through 2049, GeneralizedTime from 2050; whole seconds, UTC. */
 export function derTime(ms: number): Buffer {
-  const iso = new Date(Math.floor(ms / 1000) * 1000).toISOString(); // 2026-03-01T00:00:00.000Z
-  const digits = iso.slice(0, 19).replace(/[-:T]/g, '') + 'Z'; // 20260301000000Z
-  const year = Number(iso.slice(0, 4));
+  const d = new Date(ms);
+  const year = d.getUTCFullYear();
+  const two = (n: number): string => (n < 10 ? `0${n}` : `${n}`);
+  const rest = `${two(d.getUTCMonth() + 1)}${two(d.getUTCDate())}${two(d.getUTCHours())}${two(d.getUTCMinutes())}${two(d.getUTCSeconds())}Z`;
   return year >= 1950 && year < 2050
-    ? derTlv(TAG.utcTime, Buffer.from(digits.slice(2), 'ascii'))
-    : derTlv(TAG.generalizedTime, Buffer.from(digits, 'ascii'));
+    ? derTlv(TAG.utcTime, Buffer.from(`${two(year % 100)}${rest}`, 'latin1'))
+    : derTlv(TAG.generalizedTime, Buffer.from(`${String(year).padStart(4, '0')}${rest}`, 'latin1'));
 }
 
 /** Reads the element whose tag byte is at `offset`, bounded by `limit`. */

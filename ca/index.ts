@@ -59,3 +59,4 @@ export {
   type DaemonServerNames,
 } from './daemon-certificate.js';
 export { newCaServer, type CaServer, type CaServerOptions } from './ca-server.js';
+export { addRootCertPublisher, ROOT_CERT_CONFIG_MAP, ROOT_CERT_KEY, type RootCertPublisherOptions } from './root-cert-publisher.js';

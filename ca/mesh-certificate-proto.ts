@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
   loadPackageDefinition,
@@ -15,6 +16,8 @@ import { MeshError } from '../controllers/runtime/index.js';
 
 export const MESH_CERTIFICATE_SERVICE = 'mesh.v1.auth.MeshCertificateService';
 
+const PROTO_FILE = 'mesh-certificate.proto';
+
 export interface MeshCertificateRequest {
   csr: string;
   /** Seconds. */
@@ -27,13 +30,19 @@ export interface MeshCertificateResponse {
 }
 
 /**
- * Where `mesh-certificate.proto` is: beside this module in the source tree; from the compiled
- * `dist/ca/`, back in the source tree (the TypeScript build does not copy `.proto` files).
+ * Where `mesh-certificate.proto` is: beside this module in the source tree; from compiled
+ * output (`dist/ca/`, a bench build), the `ca/proto/` folder of the nearest ancestor that has
+ * one, since the TypeScript build does not copy `.proto` files.
  */
 export function meshCertificateProtoPath(): string {
-  const candidates = ['./proto/mesh-certificate.proto', '../../ca/proto/mesh-certificate.proto'].map((p) => fileURLToPath(new URL(p, import.meta.url)));
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [join(here, 'proto', PROTO_FILE)];
+  for (let dir = dirname(here); ; dir = dirname(dir)) {
+    candidates.push(join(dir, 'ca', 'proto', PROTO_FILE));
+    if (dirname(dir) === dir) break;
+  }
   const found = candidates.find((p) => existsSync(p));
-  if (!found) throw new MeshError('proto-missing', `mesh-certificate.proto not found in ${candidates.join(' or ')}`);
+  if (!found) throw new MeshError('proto-missing', `${PROTO_FILE} not found beside ${here} or in an ancestor's ca/proto/`);
   return found;
 }
 

@@ -7,8 +7,10 @@ export interface PemBlock {
 }
 
 export function encodePem(label: string, der: Buffer): string {
-  const body = der.toString('base64').replace(/.{64}/g, '$&\n').replace(/\n$/, '');
-  return `-----BEGIN ${label}-----\n${body}\n-----END ${label}-----\n`;
+  const base64 = der.toString('base64');
+  let body = '';
+  for (let i = 0; i < base64.length; i += 64) body += `${base64.slice(i, i + 64)}\n`;
+  return `-----BEGIN ${label}-----\n${body}-----END ${label}-----\n`;
 }
 
 const BLOCK = /-----BEGIN ([A-Z0-9 ]+)-----\r?\n([A-Za-z0-9+/=\r\n\t ]*?)-----END \1-----/g;

@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadSettings, type LogMethod, type Logger, type Settings } from '../controllers/runtime/index.js';
+import { loadSettings, type Settings } from '../controllers/runtime/index.js';
 
 const execFileAsync = promisify(execFile);
 
@@ -69,31 +69,4 @@ export async function opensslText(dir: string, pem: string): Promise<string> {
 
 export function daemonSettings(env: Record<string, string> = {}): Settings<'pilot-discovery'> {
   return loadSettings('pilot-discovery', env);
-}
-
-export interface CapturedEntry {
-  level: string;
-  message: string;
-  fields: Record<string, unknown>;
-}
-
-/** A logger that keeps what it is given, to check that details reach the log. */
-export function newCaptureLogger(scope: string): Logger & { entries: CapturedEntry[] } {
-  const entries: CapturedEntry[] = [];
-  const method = (level: string): LogMethod =>
-    ((a: Record<string, unknown> | string, b?: string) => {
-      entries.push(typeof a === 'string' ? { level, message: a, fields: {} } : { level, message: b ?? '', fields: a });
-    }) as LogMethod;
-  const logger: Logger & { entries: CapturedEntry[] } = {
-    scope,
-    entries,
-    debug: method('debug'),
-    info: method('info'),
-    warn: method('warn'),
-    error: method('error'),
-    fatal: method('fatal'),
-    with: () => logger,
-    isEnabled: () => true,
-  };
-  return logger;
 }
