@@ -1,8 +1,14 @@
 import { createServer, type Server } from 'node:http';
 import type { ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { credentials, Metadata } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { collect, runBin, startBin } from '../testing/run-bin.js';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { buildCsr, newMeshCertificateClient } from '../ca/index.js';
+import { collect, PROJECT_ROOT, runBin, startBin } from '../testing/run-bin.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 
 // The built programs, run as users run them. `pilot-discovery request` and `meshctl version
@@ -11,29 +17,66 @@ import { freePort, waitFor } from '../testing/wait-for.js';
 const DAEMON_HOST = '127.0.0.1';
 const SEED = readFileSync(new URL('../../shared/seeds/001_d18b38bb7ae60790.txt', import.meta.url), 'utf8');
 
+/** A local OIDC issuer: discovery document and key set, the way the local mesh issues tokens. */
+async function startIssuer(): Promise<{ server: Server; url: string; sign: (subject: string, audience: string) => Promise<string> }> {
+  const { privateKey, publicKey } = await generateKeyPair('ES256');
+  const jwk = { ...(await exportJWK(publicKey)), kid: 'test', alg: 'ES256', use: 'sig' };
+  let url = '';
+  const server = createServer((req, res) => {
+    const body = req.url === '/.well-known/openid-configuration' ? { issuer: url, jwks_uri: `${url}/jwks` } : req.url === '/jwks' ? { keys: [jwk] } : undefined;
+    res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(body ?? {}));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  const sign = (subject: string, audience: string): Promise<string> =>
+    new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256', kid: 'test' })
+      .setIssuer(url)
+      .setSubject(subject)
+      .setAudience(audience)
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(privateKey as CryptoKey);
+  return { server, url, sign };
+}
+
 describe('pilot-discovery discovery, meshctl version --remote and pilot-discovery request', () => {
   let daemon: ChildProcess;
   let httpPort: number;
   let ctrlzPort: number;
+  let securePort: number;
+  let workDir: string;
+  let issuer: Awaited<ReturnType<typeof startIssuer>>;
   let exited: Promise<{ code: number | null; stdout: string; stderr: string }>;
 
   beforeAll(async () => {
     httpPort = await freePort();
     ctrlzPort = await freePort();
+    securePort = await freePort();
+    issuer = await startIssuer();
+    // The daemon keeps its local CA under its working folder.
+    workDir = mkdtempSync(join(tmpdir(), 'daemon-'));
     daemon = startBin(
       'pilot-discovery',
       [
         'discovery',
-        '--configDir', 'deploy/samples/config',
+        '--configDir', join(PROJECT_ROOT, 'deploy/samples/config'),
         '--monitoringAddr', `${DAEMON_HOST}:15014`,
         '--httpAddr', `127.0.0.1:${httpPort}`,
+        '--secureGRPCAddr', `127.0.0.1:${securePort}`,
         '--ctrlz_address', '127.0.0.1',
         '--ctrlz_port', String(ctrlzPort),
         '--log_output_level', 'default:info,ads:debug',
         '--log_as_json',
         '--shutdownDuration', '5s',
       ],
-      { PILOT_DEBOUNCE_AFTER: '250ms' },
+      {
+        PILOT_DEBOUNCE_AFTER: '250ms',
+        TOKEN_ISSUER: issuer.url,
+        AUDIENCE: 'mesh-ca',
+        CASERVER_SELF_SIGNED_CA_RSA_KEY_SIZE: '2048',
+      },
+      workDir,
     );
     exited = collect(daemon, 30_000);
     await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/ready`)).status === 200, {
@@ -45,6 +88,33 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
   afterAll(async () => {
     if (daemon.exitCode === null) daemon.kill('SIGKILL');
     await exited.catch(() => undefined);
+    await new Promise<void>((resolve) => issuer.server.close(() => resolve()));
+    rmSync(workDir, { recursive: true, force: true });
+  });
+
+  test('the CA on --secureGRPCAddr issues a workload certificate for a token of the local issuer', async () => {
+    const root = readFileSync(join(workDir, 'var/lib/mesh/ca/root-cert.pem'));
+    const client = newMeshCertificateClient(
+      `127.0.0.1:${securePort}`,
+      credentials.createSsl(root),
+      { 'grpc.ssl_target_name_override': 'localhost' },
+    );
+    try {
+      const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const csr = buildCsr({ key: privateKey, sans: { uris: ['spiffe://cluster.local/ns/bar/sa/someone-else'] } });
+      const metadata = new Metadata();
+      metadata.set('authorization', `Bearer ${await issuer.sign('system:serviceaccount:foo:httpbin', 'mesh-ca')}`);
+      const chain = await client.createCertificate({ csr, validity_duration: 3600 }, metadata);
+      const leaf = new X509Certificate(chain[0] as string);
+      expect(leaf.subjectAltName).toBe('URI:spiffe://cluster.local/ns/foo/sa/httpbin');
+      expect(leaf.verify(new X509Certificate(root).publicKey)).toBe(true);
+
+      const wrongAudience = new Metadata();
+      wrongAudience.set('authorization', `Bearer ${await issuer.sign('system:serviceaccount:foo:httpbin', 'other')}`);
+      await expect(client.createCertificate({ csr, validity_duration: 3600 }, wrongAudience)).rejects.toMatchObject({ code: 16 });
+    } finally {
+      client.close();
+    }
   });
 
   test('every daemon metric of seed 2 is served on /metrics with its type', async () => {

@@ -11,11 +11,24 @@ import {
   newManager,
   newMetrics,
   newMonitoringServer,
+  parseListenAddress,
   readBuildInfo,
+  type Logging,
+  type Manager,
   type ManagerLeaderElectionOptions,
+  type MeshMetrics,
   type Runnable,
   type Settings,
 } from '../controllers/runtime/index.js';
+import type { KubeConfig } from '@kubernetes/client-node';
+import {
+  addRootCertPublisher,
+  newCaAuthenticators,
+  newCaServer,
+  newFolderCaStore,
+  newKubeSecretCaStore,
+  newMeshCa,
+} from '../ca/index.js';
 import type { DiscoveryFlags } from './discovery-command.js';
 import type { CliIo } from './run-cli.js';
 
@@ -41,10 +54,11 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
   const buildInfo = readBuildInfo();
   metrics.gauge('mesh_build').set({ component: 'pilot', tag: buildInfo.version }, 1);
 
+  const kubeConfig = await loadOrchConfig(flags.orchconfig);
   const manager = newManager({
     log,
     shutdownDurationMs: flags.shutdownDuration,
-    leaderElection: await leaderElectionFor(flags, context.settings),
+    leaderElection: kubeConfig ? leaderElectionFor(kubeConfig, flags, context.settings) : undefined,
   });
   manager.add(newMonitoringServer({ address: flags.monitoringAddr, metrics, buildInfo: { ...buildInfo }, log }));
   manager.add(
@@ -59,6 +73,7 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
     }),
   );
   manager.add(newHealthServer({ name: 'discovery-http', address: flags.httpAddr, health: manager.health, log }));
+  await addCertificateAuthority({ flags, settings: context.settings, kubeConfig, manager, metrics, logging });
   manager.add(
     startupTracker(() => {
       const startupSeconds = (Date.now() - startedAt) / 1000;
@@ -78,6 +93,51 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
   }
 }
 
+/** Where the self-signed CA is kept in local mode, so a restart keeps the same root. */
+const LOCAL_CA_DIR = './var/lib/mesh/ca';
+
+interface CaWiring {
+  flags: DiscoveryFlags;
+  settings: Settings<'pilot-discovery'>;
+  kubeConfig: KubeConfig | undefined;
+  manager: Manager;
+  metrics: MeshMetrics<'pilot-discovery'>;
+  logging: Logging;
+}
+
+/**
+ * The certificate authority on `--secureGRPCAddr`: self-signed (kept in the `mesh-ca-secret`
+ * secret, or a local folder without an orchestrator) or plugged from ROOT_CA_DIR.
+ */
+async function addCertificateAuthority({ flags, settings, kubeConfig, manager, metrics, logging }: CaWiring): Promise<void> {
+  const log = logging.scope('ca');
+  const selfSignedStore = kubeConfig
+    ? newKubeSecretCaStore({ kubeConfig, namespace: flags.namespace })
+    : newFolderCaStore(LOCAL_CA_DIR);
+  const meshCa = await newMeshCa({
+    settings,
+    log,
+    rotatorLog: logging.scope('rootcertrotator'),
+    metrics,
+    selfSignedStore,
+    trustDomain: flags.domain,
+  });
+  if (!meshCa) return;
+  if (meshCa.rotator) manager.add(meshCa.rotator);
+  const { host, port } = parseListenAddress(flags.secureGRPCAddr);
+  const authenticators = newCaAuthenticators({
+    settings,
+    ca: meshCa.authority,
+    trustDomain: meshCa.trustDomain,
+    clock: manager.clock,
+    ...(kubeConfig ? { kubeConfig } : {}),
+  });
+  manager.add(
+    newCaServer({ ca: meshCa.authority, authenticators, metrics, log: logging.scope('serverca'), settings, host, port }),
+  );
+  if (kubeConfig) addRootCertPublisher({ manager, kubeConfig, ca: meshCa.authority, log });
+}
+
 /** Runs once every group before it has started: the daemon is up. */
 function startupTracker(onStarted: () => void): Runnable {
   return {
@@ -93,22 +153,25 @@ function startupTracker(onStarted: () => void): Runnable {
   };
 }
 
-/**
- * With an orchestrator config, daemons elect a leader on a Lease in their namespace; in local
- * mode there is a single daemon and no election.
- */
-async function leaderElectionFor(
-  flags: DiscoveryFlags,
-  settings: Settings<'pilot-discovery'>,
-): Promise<ManagerLeaderElectionOptions | undefined> {
-  if (flags.orchconfig === '') return undefined;
+/** The orchestrator config of `--orchconfig`; none means local mode. */
+async function loadOrchConfig(path: string): Promise<KubeConfig | undefined> {
+  if (path === '') return undefined;
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kubeConfig = new KubeConfig();
   try {
-    kubeConfig.loadFromFile(flags.orchconfig);
+    kubeConfig.loadFromFile(path);
   } catch (error) {
-    throw new UsageError(`invalid --orchconfig "${flags.orchconfig}": ${(error as Error).message}`);
+    throw new UsageError(`invalid --orchconfig "${path}": ${(error as Error).message}`);
   }
+  return kubeConfig;
+}
+
+/** Daemons with an orchestrator elect a leader on a Lease in their namespace. */
+function leaderElectionFor(
+  kubeConfig: KubeConfig,
+  flags: DiscoveryFlags,
+  settings: Settings<'pilot-discovery'>,
+): ManagerLeaderElectionOptions {
   const podName = settings.get('POD_NAME') || hostname();
   return {
     kubeConfig,

@@ -16,16 +16,21 @@ export interface BinResult {
 export function runBin(
   program: ProgramName,
   args: readonly string[],
-  options: { env?: Record<string, string>; timeoutMs?: number } = {},
+  options: { env?: Record<string, string>; timeoutMs?: number; cwd?: string } = {},
 ): Promise<BinResult> {
-  const child = startBin(program, args, options.env);
+  const child = startBin(program, args, options.env, options.cwd);
   return collect(child, options.timeoutMs ?? 20_000);
 }
 
 /** Starts a built program in the background; the caller stops it. */
-export function startBin(program: ProgramName, args: readonly string[], env: Record<string, string> = {}): ChildProcess {
+export function startBin(
+  program: ProgramName,
+  args: readonly string[],
+  env: Record<string, string> = {},
+  cwd: string = PROJECT_ROOT,
+): ChildProcess {
   return spawn(process.execPath, [`${PROJECT_ROOT}bin/${program}.js`, ...args], {
-    cwd: PROJECT_ROOT,
+    cwd,
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
