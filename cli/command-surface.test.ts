@@ -96,6 +96,8 @@ describe('logging flags on every command of the daemon and the agent', () => {
     ['pilot-agent request', agent, ['request']],
     ['pilot-agent wait', agent, ['wait']],
     ['pilot-agent version', agent, ['version']],
+    ['pilot-agent mesh-iptables', agent, ['mesh-iptables']],
+    ['pilot-agent mesh-clean-iptables', agent, ['mesh-clean-iptables']],
   ];
 
   test('the seed lists nine logging flags', () => {

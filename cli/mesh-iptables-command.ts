@@ -77,7 +77,7 @@ export function newMeshIptablesCommand(io: CliIo, deps: MeshIptablesDeps = {}): 
   const serviceExclude = d.serviceExcludeCidr ?? '';
   const string = (flags: string, description: string): Option => new Option(`${flags} <string>`, description);
   return new Command('mesh-iptables')
-    .description('Set up port forwarding for the sidecar: mesh-iptables is responsible for setting up port forwarding for the mesh sidecar.')
+    .description('Set up port forwarding for the sidecar')
     .addOption(
       boolOption(
         '--capture-all-dns',

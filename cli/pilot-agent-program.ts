@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { addLoggingFlags, loadProcessSettings, type Settings } from '../controllers/runtime/index.js';
 import { intFlag } from './flags.js';
+import { newMeshCleanIptablesCommand, newMeshIptablesCommand } from './mesh-iptables-command.js';
 import { requestCommand, sendDebugRequest } from './request-command.js';
 import { processIo, type CliIo } from './run-cli.js';
 import { newVersionCommand } from './version-command.js';
@@ -10,7 +11,7 @@ export function buildPilotAgent(
   io: CliIo = processIo,
   loadSettings: () => Settings<'pilot-agent'> = () => loadProcessSettings('pilot-agent'),
 ): Command {
-  loadSettings();
+  const settings = loadSettings();
   const program = new Command('pilot-agent')
     .description('Mesh Pilot agent runs in the sidecar or gateway container and bootstraps Envoy.')
     .helpCommand(false);
@@ -22,6 +23,9 @@ export function buildPilotAgent(
   program.addCommand(request);
   program.addCommand(newWaitCommand(io));
   program.addCommand(newVersionCommand(io));
+  const iptablesDeps = { defaults: { redirectDns: settings.get('MESH_META_DNS_CAPTURE') } };
+  program.addCommand(newMeshIptablesCommand(io, iptablesDeps));
+  program.addCommand(newMeshCleanIptablesCommand(io, iptablesDeps));
   // Every command carries the logging flags, as the seed's table says.
   for (const command of program.commands) addLoggingFlags(command);
   return program;
