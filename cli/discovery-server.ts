@@ -29,6 +29,7 @@ import {
   newKubeSecretCaStore,
   newMeshCa,
 } from '../ca/index.js';
+import { loadMeshConfig } from '../controllers/index.js';
 import type { DiscoveryFlags } from './discovery-command.js';
 import type { CliIo } from './run-cli.js';
 
@@ -55,6 +56,7 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
   metrics.gauge('mesh_build').set({ component: 'pilot', tag: buildInfo.version }, 1);
 
   const kubeConfig = await loadOrchConfig(flags.orchconfig);
+  const meshConfig = loadMeshConfig({ file: flags.meshConfig });
   const manager = newManager({
     log,
     shutdownDurationMs: flags.shutdownDuration,
@@ -73,7 +75,15 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
     }),
   );
   manager.add(newHealthServer({ name: 'discovery-http', address: flags.httpAddr, health: manager.health, log }));
-  await addCertificateAuthority({ flags, settings: context.settings, kubeConfig, manager, metrics, logging });
+  await addCertificateAuthority({
+    flags,
+    settings: context.settings,
+    kubeConfig,
+    manager,
+    metrics,
+    logging,
+    trustDomain: meshConfig.trustDomain,
+  });
   manager.add(
     startupTracker(() => {
       const startupSeconds = (Date.now() - startedAt) / 1000;
@@ -103,13 +113,15 @@ interface CaWiring {
   manager: Manager;
   metrics: MeshMetrics<'pilot-discovery'>;
   logging: Logging;
+  /** From the mesh config: workload identities are `spiffe://<trust domain>/ns/<ns>/sa/<sa>`. */
+  trustDomain: string;
 }
 
 /**
  * The certificate authority on `--secureGRPCAddr`: self-signed (kept in the `mesh-ca-secret`
  * secret, or a local folder without an orchestrator) or plugged from ROOT_CA_DIR.
  */
-async function addCertificateAuthority({ flags, settings, kubeConfig, manager, metrics, logging }: CaWiring): Promise<void> {
+async function addCertificateAuthority({ flags, settings, kubeConfig, manager, metrics, logging, trustDomain }: CaWiring): Promise<void> {
   const log = logging.scope('ca');
   const selfSignedStore = kubeConfig
     ? newKubeSecretCaStore({ kubeConfig, namespace: flags.namespace })
@@ -120,7 +132,7 @@ async function addCertificateAuthority({ flags, settings, kubeConfig, manager, m
     rotatorLog: logging.scope('rootcertrotator'),
     metrics,
     selfSignedStore,
-    trustDomain: flags.domain,
+    trustDomain,
   });
   if (!meshCa) return;
   if (meshCa.rotator) manager.add(meshCa.rotator);
