@@ -5,11 +5,15 @@ import type { CertificateAuthority } from './certificate-authority.js';
 import { newClientCertAuthenticator } from './client-cert-authenticator.js';
 import { jwtRuleFromSettings, newJwtAuthenticator } from './jwt-authenticator.js';
 import { newKubeTokenAuthenticator, type JwtPolicy } from './kube-token-authenticator.js';
+import type { TrustBundleSet } from './trust-bundle-set.js';
 
 export interface CaAuthenticatorsOptions {
   readonly settings: Settings<'pilot-discovery'>;
-  readonly ca: CertificateAuthority;
+  /** Our CA; absent with external signing, where `trustBundles` holds the signer's roots. */
+  readonly ca?: CertificateAuthority;
   readonly trustDomain: string;
+  /** With SPIFFE_BUNDLE_ENDPOINTS: client certificates of federated domains verify against their own roots. */
+  readonly trustBundles?: TrustBundleSet;
   readonly clock: Clock;
   /** Kubernetes mode: service account tokens go to TokenReview. Absent in local mode. */
   readonly kubeConfig?: KubeConfig;
@@ -22,7 +26,14 @@ export interface CaAuthenticatorsOptions {
  */
 export function newCaAuthenticators(options: CaAuthenticatorsOptions): Authenticator[] {
   const { settings, trustDomain } = options;
-  const out: Authenticator[] = [newClientCertAuthenticator({ ca: options.ca, trustDomain, clock: options.clock })];
+  const out: Authenticator[] = [
+    newClientCertAuthenticator({
+      trustDomain,
+      clock: options.clock,
+      ...(options.ca ? { ca: options.ca } : {}),
+      ...(options.trustBundles ? { trustBundles: options.trustBundles } : {}),
+    }),
+  ];
   if (options.kubeConfig) {
     out.push(
       newKubeTokenAuthenticator({

@@ -1,10 +1,13 @@
 import { Server, ServerCredentials, experimental } from '@grpc/grpc-js';
 import { newRealClock, type Clock, type Runnable, type Settings } from '../controllers/runtime/index.js';
+import type { CertificateAuthority } from './certificate-authority.js';
 import type { CertificateServiceOptions } from './certificate-service.js';
 import { daemonServerNames, newDaemonCertificate, type DaemonCertificate } from './daemon-certificate.js';
 import { newCaGrpcService } from './grpc-service.js';
 
 export interface CaServerOptions extends CertificateServiceOptions {
+  /** Issues the daemon's serving certificate (and workload certificates, without `signer`). */
+  readonly ca: CertificateAuthority;
   readonly settings: Settings<'pilot-discovery'>;
   /** Default `0.0.0.0`. */
   readonly host?: string;

@@ -2,9 +2,13 @@ import type { Logger, MeshMetrics } from '../controllers/runtime/index.js';
 import { CaError } from './ca-error.js';
 import type { AuthContext, Authenticator, Caller } from './authenticator.js';
 import type { CertificateAuthority } from './certificate-authority.js';
+import type { CsrSigner } from './csr-signer.js';
 
 export interface CertificateServiceOptions {
-  readonly ca: CertificateAuthority;
+  /** Signs workload CSRs, unless `signer` is given. */
+  readonly ca?: CertificateAuthority;
+  /** Signs workload CSRs instead of `ca`: the registration authority of EXTERNAL_CA. */
+  readonly signer?: CsrSigner;
   /** Tried in order; the first that accepts the caller wins. */
   readonly authenticators: readonly Authenticator[];
   readonly metrics: MeshMetrics<'pilot-discovery'>;
@@ -28,7 +32,9 @@ export interface CertificateService {
 type SignErrorLabel = 'ttl' | 'ca-not-ready' | 'cert-gen';
 
 export function newCertificateService(options: CertificateServiceOptions): CertificateService {
-  const { ca, authenticators, metrics, log } = options;
+  const { authenticators, metrics, log } = options;
+  const signer: CsrSigner | undefined = options.signer ?? options.ca;
+  if (!signer) throw new CaError('ca-unavailable', 'the certificate service needs a CA or a signer');
   const csrCount = metrics.counter('ca_server_csr_count');
   const authFailures = metrics.counter('ca_server_authentication_failure_count');
   const parseErrors = metrics.counter('ca_server_csr_parsing_err_count');
@@ -61,7 +67,7 @@ export function newCertificateService(options: CertificateServiceOptions): Certi
         throw new CaError('unauthenticated', 'request authentication failed');
       }
       try {
-        const result = ca.signCsr(input.csr, identity, input.validityDurationSeconds * 1000);
+        const result = await signer.signCsr(input.csr, identity, input.validityDurationSeconds * 1000);
         issued.inc();
         if (log.isEnabled('debug')) log.debug({ identity, authenticator: caller.authenticator, notAfter: new Date(result.notAfterMs).toISOString() }, 'issued a certificate');
         return [...result.certChainPem];

@@ -60,3 +60,31 @@ export {
 } from './daemon-certificate.js';
 export { newCaServer, type CaServer, type CaServerOptions } from './ca-server.js';
 export { addRootCertPublisher, ROOT_CERT_CONFIG_MAP, ROOT_CERT_KEY, type RootCertPublisherOptions } from './root-cert-publisher.js';
+// Federation (SPIFFE_BUNDLE_ENDPOINTS) and external signing (EXTERNAL_CA).
+export type { CsrSigner } from './csr-signer.js';
+export { csrRequestedNames, type RequestedName } from './csr-requested-names.js';
+export { chainProblem, type ChainInput } from './verify-chain.js';
+export {
+  newTrustBundleSet,
+  type RootBundleSource,
+  type TrustBundleSet,
+  type TrustBundleSetOptions,
+  type TrustBundleSnapshot,
+} from './trust-bundle-set.js';
+export { parseSpiffeBundleEndpoints, type BundleEndpoint } from './spiffe-bundle-endpoints.js';
+export { buildSpiffeBundle, parseSpiffeBundle, type BuildSpiffeBundleOptions, type SpiffeBundle } from './spiffe-bundle.js';
+export {
+  fetchBundleText,
+  newBundleFetcher,
+  type BundleFetchStatus,
+  type BundleFetcher,
+  type BundleFetcherOptions,
+  type FetchBundleOptions,
+} from './bundle-fetcher.js';
+export {
+  WORKLOAD_CSR_USAGES,
+  newKubeRegistrationAuthority,
+  type KubeRegistrationAuthority,
+  type KubeRegistrationAuthorityOptions,
+} from './kube-registration-authority.js';
+export { DEFAULT_SIGNER_ROOT_FILE, newMeshSigner, type MeshSigner, type MeshSignerOptions } from './new-mesh-signer.js';
