@@ -27,7 +27,10 @@ import {
   newCaServer,
   newFolderCaStore,
   newKubeSecretCaStore,
+  newBundleFetcher,
   newMeshCa,
+  newTrustBundleSet,
+  parseSpiffeBundleEndpoints,
 } from '../ca/index.js';
 import { loadMeshConfig } from '../controllers/index.js';
 import type { DiscoveryFlags } from './discovery-command.js';
@@ -137,11 +140,18 @@ async function addCertificateAuthority({ flags, settings, kubeConfig, manager, m
   if (!meshCa) return;
   if (meshCa.rotator) manager.add(meshCa.rotator);
   const { host, port } = parseListenAddress(flags.secureGRPCAddr);
+  // Client certificates of federated trust domains verify against their own fetched roots.
+  const trustBundles = newTrustBundleSet({ trustDomain: meshCa.trustDomain, localRoots: meshCa.authority, log });
+  const bundleEndpoints = parseSpiffeBundleEndpoints(settings.get('SPIFFE_BUNDLE_ENDPOINTS'));
+  if (bundleEndpoints.length > 0) {
+    manager.add(newBundleFetcher({ endpoints: bundleEndpoints, trustBundles, clock: manager.clock, log: logging.scope('trustBundle') }));
+  }
   const authenticators = newCaAuthenticators({
     settings,
     ca: meshCa.authority,
     trustDomain: meshCa.trustDomain,
     clock: manager.clock,
+    trustBundles,
     ...(kubeConfig ? { kubeConfig } : {}),
   });
   manager.add(
