@@ -1,0 +1,173 @@
+import { status, type Server, type ServerDuplexStream, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import { MeshError, type Logger } from '../controllers/runtime/index.js';
+import type { DiscoveryServer } from './discovery-server.js';
+import { ADS_SERVICE, CSDS_SERVICE } from './envoy-protos.js';
+import { parseProxy, type NodeMessage } from './proxy.js';
+import type { DeltaRequestView, SotwRequestView } from './should-respond.js';
+import { authenticateStream, checkProxyIdentity, type XdsAuthContext, type XdsAuthenticator } from './xds-auth.js';
+import type { StreamKind, XdsConnection } from './xds-connection.js';
+
+/** Who may connect: XDS_AUTH, XDS_AUTH_PLAINTEXT, PILOT_ENABLE_XDS_IDENTITY_CHECK and the authenticators. */
+export interface XdsAuthPolicy {
+  readonly authenticators: readonly XdsAuthenticator[];
+  /** XDS_AUTH: authenticate streams on the TLS listener (when an authenticator is configured). */
+  readonly xdsAuth: boolean;
+  /** XDS_AUTH_PLAINTEXT: authenticate streams on the plaintext listener too. */
+  readonly xdsAuthPlaintext: boolean;
+  /** PILOT_ENABLE_XDS_IDENTITY_CHECK: an authenticated identity must match the namespace and service account the proxy claims. */
+  readonly identityCheck: boolean;
+}
+
+type AnyRequest = (SotwRequestView | DeltaRequestView) & { node?: NodeMessage | null };
+type StreamCall = ServerDuplexStream<AnyRequest, object>;
+
+/**
+ * Registers `StreamAggregatedResources` and `DeltaAggregatedResources` on a grpc-js server.
+ * `secure` says whether the server is the TLS listener (authentication applies there).
+ */
+export function addAdsService<C>(server: Server, discovery: DiscoveryServer<C>, policy: XdsAuthPolicy, secure: boolean, log: Logger): void {
+  server.addService(discovery.protos.serviceDefinition(ADS_SERVICE), {
+    StreamAggregatedResources: (call: StreamCall) => serveStream('sotw', call, discovery, policy, secure, log),
+    DeltaAggregatedResources: (call: StreamCall) => serveStream('delta', call, discovery, policy, secure, log),
+  });
+}
+
+/** CSDS: per-proxy sync status, for the same callers as the debug type. */
+export function addCsdsService<C>(server: Server, discovery: DiscoveryServer<C>, policy: XdsAuthPolicy, secure: boolean): void {
+  const allowed = async (call: { metadata: StreamCall['metadata']; getAuthContext: StreamCall['getAuthContext'] }): Promise<boolean> => {
+    if (!needsAuthentication(policy, secure)) return true;
+    const result = await authenticateStream(policy.authenticators, authContextOf(call));
+    return 'caller' in result && discovery.mayReadDebug(result.caller.identities);
+  };
+  const response = (): object => ({ config: discovery.clientConfigs() });
+  server.addService(discovery.protos.serviceDefinition(CSDS_SERVICE), {
+    StreamClientStatus: (call: ServerDuplexStream<object, object>) => {
+      const permitted = allowed(call);
+      call.on('data', () => {
+        void permitted.then((ok) => {
+          if (ok) call.write(response());
+          else call.emit('error', { code: status.PERMISSION_DENIED, details: 'client status is only available to the system namespace' });
+        });
+      });
+      call.on('end', () => call.end());
+      call.on('error', () => undefined);
+    },
+    FetchClientStatus: (call: ServerUnaryCall<object, object>, callback: sendUnaryData<object>) => {
+      void allowed(call).then((ok) =>
+        ok ? callback(null, response()) : callback({ code: status.PERMISSION_DENIED, details: 'client status is only available to the system namespace' }),
+      );
+    },
+  });
+}
+
+function serveStream<C>(kind: StreamKind, call: StreamCall, discovery: DiscoveryServer<C>, policy: XdsAuthPolicy, secure: boolean, log: Logger): void {
+  let ended = false;
+  let con: XdsConnection | undefined;
+  const cleanup = (): void => {
+    if (con) discovery.disconnect(con);
+  };
+  const fail = (code: number, details: string): void => {
+    if (ended) return;
+    ended = true;
+    cleanup();
+    call.emit('error', { code, details });
+  };
+  call.on('error', () => {
+    ended = true;
+    cleanup();
+  });
+  call.on('cancelled', () => {
+    ended = true;
+    cleanup();
+  });
+
+  if (!discovery.isReady()) {
+    fail(status.UNAVAILABLE, 'server is not ready to serve discovery information');
+    return;
+  }
+
+  const identities: Promise<readonly string[] | undefined> = needsAuthentication(policy, secure)
+    ? authenticateStream(policy.authenticators, authContextOf(call)).then((result) => {
+        if ('caller' in result) return result.caller.identities;
+        log.warn({ peer: call.getPeer(), reasons: result.reasons }, 'unauthenticated xDS stream');
+        throw result.error;
+      })
+    : Promise.resolve(undefined);
+  identities.catch(() => undefined);
+
+  const write = (message: object): Promise<void> =>
+    new Promise((resolve, reject) => {
+      if (ended) {
+        reject(new MeshError('stream-closed', 'the stream is closed'));
+        return;
+      }
+      call.write(message, (error?: Error | null) => (error ? reject(error) : resolve()));
+    });
+
+  const onRequest = async (request: AnyRequest): Promise<void> => {
+    if (ended) return;
+    if (!con) {
+      let callerIdentities: readonly string[] | undefined;
+      try {
+        callerIdentities = await identities;
+      } catch {
+        fail(status.UNAUTHENTICATED, 'authentication failure');
+        return;
+      }
+      let proxy;
+      try {
+        proxy = parseProxy(request.node);
+      } catch (error) {
+        fail(status.INVALID_ARGUMENT, (error as Error).message);
+        return;
+      }
+      if (callerIdentities !== undefined && policy.identityCheck) {
+        const check = checkProxyIdentity(proxy, callerIdentities);
+        if (!check.ok) {
+          log.warn({ peer: call.getPeer(), proxy: proxy.id, reason: check.reason }, 'unauthorized xDS stream');
+          fail(status.PERMISSION_DENIED, `authorization failed: ${check.reason}`);
+          return;
+        }
+      }
+      if (ended) return;
+      con = discovery.connect({ proxy, kind, peerAddress: call.getPeer(), identities: callerIdentities, write, abort: fail });
+    }
+    const connection = con;
+    await connection.run(() =>
+      kind === 'sotw' ? discovery.handleSotwRequest(connection, request as SotwRequestView) : discovery.handleDeltaRequest(connection, request as DeltaRequestView),
+    );
+  };
+
+  let chain: Promise<void> = Promise.resolve();
+  call.on('data', (request: AnyRequest) => {
+    chain = chain
+      .then(() => onRequest(request))
+      .catch((error: unknown) => {
+        log.error({ peer: call.getPeer(), error: (error as Error).message }, 'request failed');
+        fail(status.INTERNAL, 'internal error');
+      });
+  });
+  call.on('end', () => {
+    void chain.then(() => {
+      cleanup();
+      if (!ended) {
+        ended = true;
+        call.end();
+      }
+    });
+  });
+}
+
+function needsAuthentication(policy: XdsAuthPolicy, secure: boolean): boolean {
+  return policy.xdsAuth && policy.authenticators.length > 0 && (secure || policy.xdsAuthPlaintext);
+}
+
+function authContextOf(call: { metadata: StreamCall['metadata']; getAuthContext: StreamCall['getAuthContext'] }): XdsAuthContext {
+  const header = call.metadata.get('authorization')[0];
+  const bearer = typeof header === 'string' ? /^Bearer\s+(.+)$/i.exec(header.trim())?.[1] : undefined;
+  const certificate = call.getAuthContext().sslPeerCertificate?.raw;
+  return {
+    ...(bearer ? { bearerToken: bearer } : {}),
+    ...(certificate ? { peerCertificates: [certificate] } : {}),
+  };
+}

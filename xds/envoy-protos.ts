@@ -1,0 +1,186 @@
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import protobuf from 'protobufjs';
+import type { ServiceDefinition } from '@grpc/grpc-js';
+import { MeshError } from '../controllers/runtime/index.js';
+import { grpcServiceDefinition } from './grpc-service-definition.js';
+import { verifyMessage } from './strict-verify.js';
+import { messageNameOf } from './type-urls.js';
+
+/** The Envoy v3 entry files the daemon needs; their imports load with them. */
+export const ENVOY_PROTO_FILES = [
+  'envoy/service/discovery/v3/ads.proto',
+  'envoy/config/listener/v3/listener.proto',
+  'envoy/config/cluster/v3/cluster.proto',
+  'envoy/config/route/v3/route.proto',
+  'envoy/config/endpoint/v3/endpoint.proto',
+  'envoy/extensions/filters/network/http_connection_manager/v3/http_connection_manager.proto',
+  'envoy/extensions/filters/http/jwt_authn/v3/config.proto',
+  'envoy/extensions/filters/http/rbac/v3/rbac.proto',
+  'envoy/extensions/filters/network/rbac/v3/rbac.proto',
+  'envoy/extensions/filters/http/router/v3/router.proto',
+  'envoy/extensions/filters/http/fault/v3/fault.proto',
+  'envoy/extensions/transport_sockets/tls/v3/tls.proto',
+  'envoy/extensions/filters/listener/tls_inspector/v3/tls_inspector.proto',
+  'envoy/extensions/filters/listener/original_dst/v3/original_dst.proto',
+  'envoy/extensions/filters/listener/http_inspector/v3/http_inspector.proto',
+  'envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto',
+  'envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer.proto',
+  'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
+  'envoy/service/secret/v3/sds.proto',
+  'envoy/service/status/v3/csds.proto',
+  'envoy/admin/v3/config_dump.proto',
+] as const;
+
+export const ADS_SERVICE = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
+export const CSDS_SERVICE = 'envoy.service.status.v3.ClientStatusDiscoveryService';
+
+/** An `Any` as it travels: the type URL and the encoded message. */
+export interface EncodedAny {
+  type_url: string;
+  value: Uint8Array;
+}
+
+/** Options of `toObject` for messages shown to people: Envoy's snake_case names, enums by name, nested `Any` as `@type`. */
+const JSON_OPTIONS: protobuf.IConversionOptions = { enums: String, longs: String, bytes: String, json: true };
+
+/**
+ * The Envoy protos, loaded once per process by whoever builds the daemon and passed down.
+ * Messages are plain objects with Envoy's snake_case field names (`keepCase`); a nested `Any`
+ * is written `{ '@type': '<type URL>', ...fields }`.
+ */
+export interface EnvoyProtos {
+  readonly root: protobuf.Root;
+  /** A message type by its full name; throws for an unknown name. */
+  lookupType(fullName: string): protobuf.Type;
+  /**
+   * Verifies `message` against the type the URL names (an unknown field, a wrong scalar, an
+   * unknown enum value or two members of one oneof are errors, nested `Any` included) and
+   * encodes it. Throws a MeshError with code `invalid-xds-resource`.
+   */
+  encodeAny(typeUrl: string, message: object): EncodedAny;
+  /** Decodes an `Any` back to the plain-object form `encodeAny` takes (enums by name, longs as strings). */
+  decodeAny(any: { type_url: string; value: Uint8Array }): Record<string, unknown>;
+  /** A gRPC service definition for grpc-js servers and clients, from the loaded protos. */
+  serviceDefinition(fullName: string): ServiceDefinition;
+}
+
+export interface LoadEnvoyProtosOptions {
+  /** Further entry files (paths relative to the include folders). */
+  extraFiles?: readonly string[];
+}
+
+/** Loads the Envoy protos shipped in `@grpc/grpc-js-xds` (about 0.2 s): call once per process. */
+export function loadEnvoyProtos(options: LoadEnvoyProtosOptions = {}): EnvoyProtos {
+  const includeDirs = protoIncludeDirs();
+  const root = new protobuf.Root();
+  root.resolvePath = (origin, target) => {
+    for (const dir of includeDirs) {
+      const candidate = join(dir, target);
+      if (existsSync(candidate)) return candidate;
+    }
+    // Relative to the importing file as a last resort; protobufjs reports the miss.
+    return protobuf.util.path.resolve(origin, target);
+  };
+  defineSnakeCaseStruct(root);
+  try {
+    root.loadSync([...ENVOY_PROTO_FILES, ...(options.extraFiles ?? [])], { keepCase: true });
+    root.resolveAll();
+  } catch (error) {
+    throw new MeshError('proto-load-failed', `cannot load the Envoy protos: ${(error as Error).message}`, { cause: error });
+  }
+  const types = new Map<string, protobuf.Type>();
+  const lookupType = (fullName: string): protobuf.Type => {
+    let type = types.get(fullName);
+    if (!type) {
+      try {
+        type = root.lookupType(fullName);
+      } catch (error) {
+        throw new MeshError('unknown-proto-type', `unknown message type ${fullName}`, { cause: error });
+      }
+      types.set(fullName, type);
+    }
+    return type;
+  };
+  const services = new Map<string, ServiceDefinition>();
+
+  return {
+    root,
+    lookupType,
+    encodeAny(typeUrl, message) {
+      const type = lookupType(messageNameOf(typeUrl));
+      const issues = verifyMessage(type, message);
+      if (issues.length === 0) {
+        const instance = type.fromObject(message);
+        const problem = type.verify(instance);
+        if (problem) issues.push(problem);
+        else return { type_url: typeUrl, value: type.encode(instance).finish() };
+      }
+      const shown = issues.slice(0, 5).join('; ');
+      const more = issues.length > 5 ? ` (and ${issues.length - 5} more)` : '';
+      throw new MeshError('invalid-xds-resource', `invalid ${type.fullName.slice(1)}: ${shown}${more}`);
+    },
+    decodeAny(any) {
+      const type = lookupType(messageNameOf(any.type_url));
+      return type.toObject(type.decode(any.value), JSON_OPTIONS);
+    },
+    serviceDefinition(fullName) {
+      let definition = services.get(fullName);
+      if (!definition) {
+        definition = grpcServiceDefinition(root.lookupService(fullName));
+        services.set(fullName, definition);
+      }
+      return definition;
+    },
+  };
+}
+
+/**
+ * protobufjs bundles `google/protobuf/struct.proto` with camelCase field names (`stringValue`)
+ * whatever `keepCase` says; Envoy's metadata then would not read like Envoy's. This root gets
+ * the same messages (same wire format) with the proto's own snake_case names instead, and the
+ * bundled file is marked as loaded so that imports use them.
+ */
+function defineSnakeCaseStruct(root: protobuf.Root): void {
+  // protobufjs' IField type lacks `keyType`, which map fields need.
+  root.addJSON({
+    google: {
+      nested: {
+        protobuf: {
+          nested: {
+            Struct: { fields: { fields: { keyType: 'string', type: 'Value', id: 1 } as protobuf.IField } },
+            Value: {
+              oneofs: { kind: { oneof: ['null_value', 'number_value', 'string_value', 'bool_value', 'struct_value', 'list_value'] } },
+              fields: {
+                null_value: { type: 'NullValue', id: 1 },
+                number_value: { type: 'double', id: 2 },
+                string_value: { type: 'string', id: 3 },
+                bool_value: { type: 'bool', id: 4 },
+                struct_value: { type: 'Struct', id: 5 },
+                list_value: { type: 'ListValue', id: 6 },
+              },
+            },
+            NullValue: { values: { NULL_VALUE: 0 } },
+            ListValue: { fields: { values: { rule: 'repeated', type: 'Value', id: 1 } } },
+          },
+        },
+      },
+    },
+  });
+  root.files.push('google/protobuf/struct.proto');
+}
+
+/** The include folders: Envoy's API and its dependencies from grpc-js-xds, protobufjs's `google/protobuf`. */
+export function protoIncludeDirs(): string[] {
+  const require = createRequire(import.meta.url);
+  const xdsDeps = join(dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
+  const protobufjsDir = dirname(require.resolve('protobufjs/package.json'));
+  return [
+    join(xdsDeps, 'envoy-api'),
+    join(xdsDeps, 'xds'),
+    join(xdsDeps, 'googleapis'),
+    join(xdsDeps, 'protoc-gen-validate'),
+    protobufjsDir,
+  ];
+}

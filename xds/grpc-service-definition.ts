@@ -1,0 +1,48 @@
+import type protobuf from 'protobufjs';
+import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
+
+/**
+ * How received messages look: Envoy's field names, enums by name, empty repeated fields as
+ * arrays, unset strings as '' and unset messages as null, the set oneof member named.
+ */
+const RECEIVE_OPTIONS: protobuf.IConversionOptions = {
+  enums: String,
+  longs: Number,
+  defaults: true,
+  arrays: true,
+  objects: true,
+  oneofs: true,
+};
+
+/** A grpc-js service definition (servers and clients) for a protobufjs service. */
+export function grpcServiceDefinition(service: protobuf.Service): ServiceDefinition {
+  const definition: Record<string, MethodDefinition<object, object>> = {};
+  for (const method of service.methodsArray) {
+    method.resolve();
+    const requestType = method.resolvedRequestType;
+    const responseType = method.resolvedResponseType;
+    if (!requestType || !responseType) continue;
+    definition[method.name] = {
+      path: `/${service.fullName.slice(1)}/${method.name}`,
+      requestStream: method.requestStream === true,
+      responseStream: method.responseStream === true,
+      requestSerialize: serializer(requestType),
+      requestDeserialize: deserializer(requestType),
+      responseSerialize: serializer(responseType),
+      responseDeserialize: deserializer(responseType),
+      originalName: method.name.charAt(0).toLowerCase() + method.name.slice(1),
+    };
+  }
+  return definition as ServiceDefinition;
+}
+
+function serializer(type: protobuf.Type): (value: object) => Buffer {
+  return (value) => {
+    const bytes = type.encode(type.fromObject(value)).finish();
+    return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  };
+}
+
+function deserializer(type: protobuf.Type): (bytes: Buffer) => object {
+  return (bytes) => type.toObject(type.decode(bytes), RECEIVE_OPTIONS);
+}

@@ -1,0 +1,42 @@
+// The xDS server: Envoy protos, ADS (state of the world and delta), the push pipeline, the cache, debug.
+export * from './type-urls.js';
+export { ENVOY_PROTO_FILES, ADS_SERVICE, CSDS_SERVICE, loadEnvoyProtos, protoIncludeDirs, type EncodedAny, type EnvoyProtos, type LoadEnvoyProtosOptions } from './envoy-protos.js';
+export { verifyMessage } from './strict-verify.js';
+export { structToJson, jsonToStruct, valueToJson, jsonToValue, type JsonValue, type StructMessage, type ValueMessage } from './struct-json.js';
+export { parseProxy, type NodeMessage, type Proxy, type ProxyLocality, type ProxyMetadata, type ProxyType } from './proxy.js';
+export {
+  configKeyString,
+  mergePushRequests,
+  toMerged,
+  toPushRequest,
+  type ConfigKey,
+  type ConfigUpdater,
+  type MergedPushRequest,
+  type PushReason,
+  type PushRequest,
+} from './push-request.js';
+export type { EncodedResource, GenerateRequest, GenerateResult, Generator, NamedResource } from './generator.js';
+export { newWatchState, syncStatus, type SyncStatus, type WatchState, type Watches } from './watch-state.js';
+export { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, type RequestEvent, type SotwRequestView } from './should-respond.js';
+export { newDebouncer, type Debouncer, type DebouncerOptions } from './debouncer.js';
+export { newPushQueue, type PushQueue } from './push-queue.js';
+export { startPushWorkers, type PushWorkers } from './push-workers.js';
+export { newXdsCache, type XdsCache, type XdsCacheMetrics } from './xds-cache.js';
+export {
+  authenticateStream,
+  checkProxyIdentity,
+  parseWorkloadIdentity,
+  type WorkloadIdentity,
+  type XdsAuthContext,
+  type XdsAuthenticator,
+  type XdsCaller,
+} from './xds-auth.js';
+export { XdsConnection, type HeldResource, type StreamKind, type XdsConnectionOptions } from './xds-connection.js';
+export { DiscoveryServer, type DiscoveryServerOptions, type PushSnapshot, type PushStatus, type XdsTuning } from './discovery-server.js';
+export { addAdsService, addCsdsService, type XdsAuthPolicy } from './ads-service.js';
+export { grpcServerOptions, newGrpcListener, type GrpcListener, type GrpcListenerOptions, type GrpcTransportOptions } from './grpc-listener.js';
+export { buildClientConfig, proxySyncStatus, type ProxySyncStatus, type TypeSyncStatus } from './sync-status.js';
+export { buildConfigDump, redactSecrets } from './config-dump.js';
+export { registerXdsDebugRoutes } from './debug-routes.js';
+export { grpcTransportFromSettings, xdsAuthPolicyFromSettings, xdsTuningFromSettings, type KeepaliveFlags } from './xds-settings.js';
+export { newXdsServer, type XdsServer, type XdsServerOptions, type XdsTlsMaterial } from './xds-server.js';

@@ -1,0 +1,135 @@
+import { describe, expect, test } from '@jest/globals';
+import { decideDelta, decideSotw, type DeltaRequestView, type SotwRequestView } from './should-respond.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from './type-urls.js';
+import { newWatchState, syncStatus, type WatchState, type Watches } from './watch-state.js';
+
+function sent(typeUrl: string, names: string[], nonce: string, extra: Partial<WatchState> = {}): WatchState {
+  return { ...newWatchState(typeUrl, names, names.length === 0 && (typeUrl === CLUSTER_TYPE || typeUrl === LISTENER_TYPE)), nonceSent: nonce, versionSent: 'v1', ...extra };
+}
+
+function watches(...states: WatchState[]): Watches {
+  return new Map(states.map((state) => [state.typeUrl, state]));
+}
+
+describe('decideSotw', () => {
+  test.each<[string, Watches, SotwRequestView, { event: string; respond: boolean; subscribed?: string[] }]>([
+    ['first request of a wildcard type', watches(), { type_url: CLUSTER_TYPE }, { event: 'init', respond: true }],
+    ['first request with names', watches(), { type_url: ENDPOINT_TYPE, resource_names: ['a', 'b'] }, { event: 'init', respond: true }],
+    ['reconnect: a nonce the stream never sent', watches(), { type_url: CLUSTER_TYPE, response_nonce: 'old', version_info: 'v0' }, { event: 'init', respond: true }],
+    ['an empty nonce again', watches(sent(CLUSTER_TYPE, [], 'n1')), { type_url: CLUSTER_TYPE }, { event: 'init', respond: true }],
+    ['ACK', watches(sent(CLUSTER_TYPE, [], 'n1')), { type_url: CLUSTER_TYPE, response_nonce: 'n1', version_info: 'v1' }, { event: 'ack', respond: false }],
+    ['ACK with the same names', watches(sent(ENDPOINT_TYPE, ['a'], 'n1')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a'] }, { event: 'ack', respond: false }],
+    ['NACK', watches(sent(CLUSTER_TYPE, [], 'n1')), { type_url: CLUSTER_TYPE, response_nonce: 'n1', error_detail: { code: 3, message: 'bad' } }, { event: 'nack', respond: false }],
+    ['NACK with a stale nonce', watches(sent(CLUSTER_TYPE, [], 'n2')), { type_url: CLUSTER_TYPE, response_nonce: 'n1', error_detail: { message: 'bad' } }, { event: 'nack', respond: false }],
+    ['stale nonce', watches(sent(CLUSTER_TYPE, [], 'n2')), { type_url: CLUSTER_TYPE, response_nonce: 'n1' }, { event: 'stale', respond: false }],
+    ['stale nonce with new names', watches(sent(ENDPOINT_TYPE, ['a'], 'n2')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a', 'b'] }, { event: 'stale', respond: false }],
+    ['a name added', watches(sent(ENDPOINT_TYPE, ['a'], 'n1')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a', 'b'] }, { event: 'subscription-change', respond: true, subscribed: ['b'] }],
+    ['a name dropped', watches(sent(ENDPOINT_TYPE, ['a', 'b'], 'n1')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a'] }, { event: 'subscription-change', respond: false, subscribed: [] }],
+    ['a name added to a wildcard-capable type', watches(sent(LISTENER_TYPE, ['x'], 'n1')), { type_url: LISTENER_TYPE, response_nonce: 'n1', resource_names: ['x', 'y'] }, { event: 'subscription-change', respond: true }],
+    ['no names left on EDS', watches(sent(ENDPOINT_TYPE, ['a'], 'n1')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: [] }, { event: 'unsubscribe', respond: false }],
+    ['an ACK after a new CDS watch (warming)', watches(sent(ENDPOINT_TYPE, ['a'], 'n1', { alwaysRespond: true })), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a'] }, { event: 'force', respond: true }],
+  ])('%s', (_case, before, request, expected) => {
+    const decision = decideSotw(before, request);
+    expect(decision).toMatchObject({ event: expected.event, respond: expected.respond });
+    if ('subscribed' in expected) expect(decision.subscribed).toEqual(expected.subscribed);
+    else expect(decision.subscribed).toBeUndefined();
+  });
+
+  test('an ACK records the nonce and version and clears the last error', () => {
+    const before = watches(sent(CLUSTER_TYPE, [], 'n1', { lastError: 'old problem' }));
+    const after = decideSotw(before, { type_url: CLUSTER_TYPE, response_nonce: 'n1', version_info: 'v1' }).watches.get(CLUSTER_TYPE);
+    expect(after).toMatchObject({ nonceAcked: 'n1', versionAcked: 'v1', lastError: '' });
+    expect(syncStatus(after)).toBe('SYNCED');
+  });
+
+  test('a NACK keeps what was acknowledged and records the error', () => {
+    const before = watches(sent(CLUSTER_TYPE, [], 'n2', { nonceAcked: 'n1', versionAcked: 'v0' }));
+    const decision = decideSotw(before, { type_url: CLUSTER_TYPE, response_nonce: 'n2', version_info: 'v0', error_detail: { code: 3, message: 'cluster a: bad' } });
+    expect(decision.error).toBe('cluster a: bad');
+    expect(decision.watches.get(CLUSTER_TYPE)).toMatchObject({ nonceAcked: 'n1', versionAcked: 'v0', lastError: 'cluster a: bad' });
+    expect(syncStatus(decision.watches.get(CLUSTER_TYPE))).toBe('ERROR');
+  });
+
+  test('a new CDS watch makes the next EDS ACK answer (warming)', () => {
+    const before = watches(sent(ENDPOINT_TYPE, ['a'], 'n1'));
+    const decision = decideSotw(before, { type_url: CLUSTER_TYPE });
+    expect(decision.watches.get(ENDPOINT_TYPE)?.alwaysRespond).toBe(true);
+    expect(decision.watches.get(CLUSTER_TYPE)).toMatchObject({ wildcard: true, names: [] });
+  });
+
+  test('unsubscribe forgets the type and says which names went', () => {
+    const decision = decideSotw(watches(sent(ROUTE_TYPE, ['r1', 'r2'], 'n1')), { type_url: ROUTE_TYPE, response_nonce: 'n1', resource_names: [] });
+    expect(decision.watches.has(ROUTE_TYPE)).toBe(false);
+    expect(decision.unsubscribed).toEqual(['r1', 'r2']);
+  });
+
+  test('the decision does not change the watches it was given', () => {
+    const before = watches(sent(CLUSTER_TYPE, [], 'n1'));
+    const snapshot = structuredClone([...before.entries()]);
+    decideSotw(before, { type_url: CLUSTER_TYPE, response_nonce: 'n1', error_detail: { message: 'x' } });
+    decideSotw(before, { type_url: CLUSTER_TYPE, response_nonce: 'n1' });
+    expect([...before.entries()]).toEqual(snapshot);
+  });
+});
+
+describe('syncStatus', () => {
+  test.each<[string, WatchState | undefined, string]>([
+    ['no watch', undefined, 'NOT_SENT'],
+    ['nothing sent', newWatchState(CLUSTER_TYPE, [], true), 'NOT_SENT'],
+    ['sent, not acknowledged', sent(CLUSTER_TYPE, [], 'n1'), 'STALE'],
+    ['acknowledged', sent(CLUSTER_TYPE, [], 'n1', { nonceAcked: 'n1' }), 'SYNCED'],
+    ['an older response acknowledged', sent(CLUSTER_TYPE, [], 'n2', { nonceAcked: 'n1' }), 'STALE'],
+    ['rejected', sent(CLUSTER_TYPE, [], 'n2', { nonceAcked: 'n1', lastError: 'bad' }), 'ERROR'],
+  ])('%s', (_case, state, expected) => {
+    expect(syncStatus(state)).toBe(expected);
+  });
+});
+
+describe('decideDelta', () => {
+  test.each<[string, Watches, DeltaRequestView, { event: string; respond: boolean; names?: string[]; wildcard?: boolean; subscribed?: string[]; unsubscribed?: string[] }]>([
+    ['first wildcard request (legacy, no names)', watches(), { type_url: CLUSTER_TYPE }, { event: 'init', respond: true, names: [], wildcard: true }],
+    ['first wildcard request with *', watches(), { type_url: LISTENER_TYPE, resource_names_subscribe: ['*'] }, { event: 'init', respond: true, names: [], wildcard: true }],
+    ['first request with names', watches(), { type_url: ENDPOINT_TYPE, resource_names_subscribe: ['a', 'b'] }, { event: 'init', respond: true, names: ['a', 'b'], wildcard: false }],
+    [
+      'reconnect with initial versions (they count as subscribed)',
+      watches(),
+      { type_url: ENDPOINT_TYPE, resource_names_subscribe: ['a'], initial_resource_versions: { b: 'v' } },
+      { event: 'init', respond: true, names: ['a', 'b'] },
+    ],
+    ['ACK', watches(sent(ENDPOINT_TYPE, ['a'], 'n1')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1' }, { event: 'ack', respond: false, names: ['a'] }],
+    ['NACK', watches(sent(ENDPOINT_TYPE, ['a'], 'n1')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', error_detail: { message: 'bad' } }, { event: 'nack', respond: false }],
+    ['stale nonce', watches(sent(ENDPOINT_TYPE, ['a'], 'n2')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1' }, { event: 'stale', respond: false }],
+    [
+      'subscribe more (spontaneous)',
+      watches(sent(ENDPOINT_TYPE, ['a'], 'n1')),
+      { type_url: ENDPOINT_TYPE, resource_names_subscribe: ['b'] },
+      { event: 'subscription-change', respond: true, names: ['a', 'b'], subscribed: ['b'], unsubscribed: [] },
+    ],
+    [
+      'unsubscribe only: nothing to send',
+      watches(sent(ENDPOINT_TYPE, ['a', 'b'], 'n1')),
+      { type_url: ENDPOINT_TYPE, resource_names_unsubscribe: ['b'] },
+      { event: 'subscription-change', respond: false, names: ['a'], subscribed: [], unsubscribed: ['b'] },
+    ],
+    [
+      'unsubscribing a name never subscribed is an ACK',
+      watches(sent(ENDPOINT_TYPE, ['a'], 'n1')),
+      { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names_unsubscribe: ['zz'] },
+      { event: 'ack', respond: false, names: ['a'] },
+    ],
+    ['warming after a new CDS watch', watches(sent(ENDPOINT_TYPE, ['a'], 'n1', { alwaysRespond: true })), { type_url: ENDPOINT_TYPE, response_nonce: 'n1' }, { event: 'force', respond: true }],
+  ])('%s', (_case, before, request, expected) => {
+    const decision = decideDelta(before, request);
+    expect(decision).toMatchObject({ event: expected.event, respond: expected.respond });
+    const watch = decision.watches.get(request.type_url);
+    if (expected.names) expect(watch?.names).toEqual(expected.names);
+    if (expected.wildcard !== undefined) expect(watch?.wildcard).toBe(expected.wildcard);
+    if (expected.subscribed) expect(decision.subscribed).toEqual(expected.subscribed);
+    if (expected.unsubscribed) expect(decision.unsubscribed).toEqual(expected.unsubscribed);
+  });
+
+  test('an ACK takes the version that was sent with the nonce', () => {
+    const decision = decideDelta(watches(sent(CLUSTER_TYPE, [], 'n1', { versionSent: 'v7' })), { type_url: CLUSTER_TYPE, response_nonce: 'n1' });
+    expect(decision.watches.get(CLUSTER_TYPE)).toMatchObject({ nonceAcked: 'n1', versionAcked: 'v7' });
+  });
+});

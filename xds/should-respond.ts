@@ -1,0 +1,165 @@
+import { isWildcardType, warmingDependencies } from './type-urls.js';
+import { newWatchState, sortedUnique, type WatchState, type Watches } from './watch-state.js';
+
+/** The fields of a DiscoveryRequest the decision reads. */
+export interface SotwRequestView {
+  readonly type_url: string;
+  readonly version_info?: string | null;
+  readonly response_nonce?: string | null;
+  readonly resource_names?: readonly string[] | null;
+  readonly error_detail?: { readonly code?: number | null; readonly message?: string | null } | null;
+}
+
+/** The fields of a DeltaDiscoveryRequest the decision reads. */
+export interface DeltaRequestView {
+  readonly type_url: string;
+  readonly response_nonce?: string | null;
+  readonly resource_names_subscribe?: readonly string[] | null;
+  readonly resource_names_unsubscribe?: readonly string[] | null;
+  readonly initial_resource_versions?: Readonly<Record<string, string>> | null;
+  readonly error_detail?: { readonly code?: number | null; readonly message?: string | null } | null;
+}
+
+/**
+ * - `init`: first request of the type (or a reconnect): respond with everything subscribed.
+ * - `ack`: the nonce matches the last response and nothing changed: record it, no response.
+ * - `nack`: error_detail set: record the error, no response (the proxy keeps its last good config).
+ * - `stale`: the nonce is not the last one sent: ignore.
+ * - `unsubscribe`: no names left on a non-wildcard type: forget the type.
+ * - `subscription-change`: names were added or removed.
+ * - `force`: an ACK answered anyway so that the proxy can finish warming.
+ */
+export type RequestEvent = 'init' | 'ack' | 'nack' | 'stale' | 'unsubscribe' | 'subscription-change' | 'force';
+
+export interface RequestDecision {
+  readonly event: RequestEvent;
+  readonly respond: boolean;
+  /** The stream's watches after the request. */
+  readonly watches: Watches;
+  /** When set, the response covers only these newly subscribed names; otherwise all subscribed names. */
+  readonly subscribed?: readonly string[];
+  /** Names the request dropped from the subscription. */
+  readonly unsubscribed?: readonly string[];
+  /** The NACK's message. */
+  readonly error?: string;
+}
+
+/** The reference's `ShouldRespond` for state-of-the-world streams, as a pure function. */
+export function decideSotw(watches: Watches, request: SotwRequestView): RequestDecision {
+  const typeUrl = request.type_url;
+  const previous = watches.get(typeUrl);
+  if (request.error_detail) return nack(watches, previous, request.error_detail.message ?? '');
+
+  const names = sortedUnique((request.resource_names ?? []).filter((name) => name !== '*'));
+  const wildcard = isWildcardType(typeUrl) && (names.length === 0 || (request.resource_names ?? []).includes('*'));
+  if (names.length === 0 && !isWildcardType(typeUrl)) {
+    if (!previous) return { event: 'unsubscribe', respond: false, watches };
+    const next = new Map(watches);
+    next.delete(typeUrl);
+    return { event: 'unsubscribe', respond: false, watches: next, unsubscribed: previous.names };
+  }
+
+  const nonce = request.response_nonce ?? '';
+  if (nonce === '' || !previous) {
+    return { event: 'init', respond: true, watches: withNewWatch(watches, newWatchState(typeUrl, names, wildcard)) };
+  }
+  if (nonce !== previous.nonceSent) return { event: 'stale', respond: false, watches };
+
+  const acked: WatchState = {
+    ...previous,
+    names,
+    wildcard,
+    lastError: '',
+    nonceAcked: nonce,
+    versionAcked: request.version_info ?? '',
+    alwaysRespond: false,
+  };
+  const next = new Map(watches).set(typeUrl, acked);
+  const added = difference(names, previous.names);
+  const removed = difference(previous.names, names);
+  if (previous.alwaysRespond) return { event: 'force', respond: true, watches: next };
+  if (added.length === 0 && removed.length === 0 && wildcard === previous.wildcard) {
+    return { event: 'ack', respond: false, watches: next };
+  }
+  // Dropped names need no response; a wildcard type is answered in full, others with the new names only.
+  if (isWildcardType(typeUrl)) {
+    return { event: 'subscription-change', respond: added.length > 0 || wildcard !== previous.wildcard, watches: next, unsubscribed: removed };
+  }
+  return { event: 'subscription-change', respond: added.length > 0, watches: next, subscribed: added, unsubscribed: removed };
+}
+
+/** The reference's `shouldRespondDelta`, as a pure function. */
+export function decideDelta(watches: Watches, request: DeltaRequestView): RequestDecision {
+  const typeUrl = request.type_url;
+  const previous = watches.get(typeUrl);
+  if (request.error_detail) return nack(watches, previous, request.error_detail.message ?? '');
+
+  const subscribe = request.resource_names_subscribe ?? [];
+  const unsubscribe = request.resource_names_unsubscribe ?? [];
+  if (!previous) {
+    const names = new Set([...subscribe, ...Object.keys(request.initial_resource_versions ?? {})]);
+    for (const name of unsubscribe) names.delete(name);
+    const explicitWildcard = names.delete('*');
+    // Envoy's legacy wildcard: the first request of a wildcard type names nothing.
+    const wildcard = isWildcardType(typeUrl) && (explicitWildcard || subscribe.length === 0);
+    return { event: 'init', respond: true, watches: withNewWatch(watches, newWatchState(typeUrl, [...names], wildcard)) };
+  }
+
+  const nonce = request.response_nonce ?? '';
+  if (nonce !== '' && nonce !== previous.nonceSent) return { event: 'stale', respond: false, watches };
+
+  const names = new Set(previous.names);
+  let wildcard = previous.wildcard;
+  for (const name of subscribe) {
+    if (name === '*') wildcard = isWildcardType(typeUrl);
+    else names.add(name);
+  }
+  for (const name of unsubscribe) {
+    if (name === '*') wildcard = false;
+    else names.delete(name);
+  }
+  const current = sortedUnique(names);
+  const added = difference(current, previous.names);
+  const removed = difference(previous.names, current);
+  const next = new Map(watches).set(typeUrl, {
+    ...previous,
+    names: current,
+    wildcard,
+    lastError: '',
+    ...(nonce !== '' ? { nonceAcked: nonce, versionAcked: previous.versionSent } : {}),
+    alwaysRespond: false,
+  });
+  const wildcardAdded = wildcard && !previous.wildcard;
+  if (added.length === 0 && removed.length === 0 && !wildcardAdded && wildcard === previous.wildcard) {
+    if (previous.alwaysRespond) return { event: 'force', respond: true, watches: next };
+    return { event: 'ack', respond: false, watches: next };
+  }
+  return {
+    event: 'subscription-change',
+    respond: added.length > 0 || wildcardAdded,
+    watches: next,
+    ...(wildcardAdded ? {} : { subscribed: added }),
+    unsubscribed: removed,
+  };
+}
+
+function nack(watches: Watches, previous: WatchState | undefined, message: string): RequestDecision {
+  const error = message || 'rejected without a message';
+  if (!previous) return { event: 'nack', respond: false, watches, error };
+  return { event: 'nack', respond: false, watches: new Map(watches).set(previous.typeUrl, { ...previous, lastError: error }), error };
+}
+
+/** A new watch; the dependent types already watched answer their next ACK so that warming completes. */
+function withNewWatch(watches: Watches, state: WatchState): Watches {
+  const next = new Map(watches).set(state.typeUrl, state);
+  for (const dependent of warmingDependencies(state.typeUrl)) {
+    const watch = next.get(dependent);
+    if (watch) next.set(dependent, { ...watch, alwaysRespond: true });
+  }
+  return next;
+}
+
+function difference(a: readonly string[], b: readonly string[]): string[] {
+  const other = new Set(b);
+  return a.filter((name) => !other.has(name));
+}

@@ -1,0 +1,46 @@
+/** What a stream knows about one type: subscription, and what was sent and acknowledged. */
+export interface WatchState {
+  readonly typeUrl: string;
+  /** Subscribed resource names, sorted, without `*`. */
+  readonly names: readonly string[];
+  /** Subscribed to every resource of the type (CDS and LDS without names, or `*`). */
+  readonly wildcard: boolean;
+  /** '' until a response was sent. */
+  readonly nonceSent: string;
+  readonly versionSent: string;
+  readonly nonceAcked: string;
+  readonly versionAcked: string;
+  /** The last NACK's message; '' after an ACK. */
+  readonly lastError: string;
+  /** Respond to the next ACK anyway, so that the proxy can finish warming (set by a new CDS or LDS watch). */
+  readonly alwaysRespond: boolean;
+}
+
+export type Watches = ReadonlyMap<string, WatchState>;
+
+export type SyncStatus = 'SYNCED' | 'STALE' | 'NOT_SENT' | 'ERROR';
+
+export function newWatchState(typeUrl: string, names: readonly string[], wildcard: boolean): WatchState {
+  return {
+    typeUrl,
+    names: sortedUnique(names),
+    wildcard,
+    nonceSent: '',
+    versionSent: '',
+    nonceAcked: '',
+    versionAcked: '',
+    lastError: '',
+    alwaysRespond: false,
+  };
+}
+
+/** As the reference's syncz: ERROR on a NACK, NOT_SENT before the first response, SYNCED when the last one was ACKed. */
+export function syncStatus(state: WatchState | undefined): SyncStatus {
+  if (!state || state.nonceSent === '') return state?.lastError ? 'ERROR' : 'NOT_SENT';
+  if (state.lastError !== '') return 'ERROR';
+  return state.nonceAcked === state.nonceSent ? 'SYNCED' : 'STALE';
+}
+
+export function sortedUnique(names: Iterable<string>): string[] {
+  return [...new Set(names)].sort();
+}
