@@ -7,6 +7,7 @@ import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import { newMetrics, newRealClock, type MeshMetrics } from '../controllers/runtime/index.js';
 import { startApiServerDouble, type ApiServerDouble } from '../testing/kube-apiserver/index.js';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
+import { waitFor } from '../testing/wait-for.js';
 import { newCaAuthenticators } from './ca-authenticators.js';
 import { newCaServer, type CaServer } from './ca-server.js';
 import { newCertificateAuthority, type CertificateAuthority } from './certificate-authority.js';
@@ -208,5 +209,67 @@ describe('the certificate service over TLS gRPC', () => {
   test('the daemon serving certificate names the service, localhost and 127.0.0.1', () => {
     const cert = new X509Certificate(server.daemonCertificate.current().certChainPem);
     expect(cert.subjectAltName).toBe('DNS:meshd.mesh-system.svc, DNS:meshd.mesh-system.svc.cluster.local, DNS:localhost, IP Address:127.0.0.1');
+  });
+});
+
+describe('the certificate service with --tlsCertFile and --tlsKeyFile', () => {
+  test('serves the certificate from the files, not one the CA issues', async () => {
+    const clock = newRealClock();
+    const dir = await tempDir();
+    const abort = new AbortController();
+    try {
+      const metrics = newMetrics('pilot-discovery');
+      const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 87600 * HOUR, nowMs: clock.now() });
+      const ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: 24 * HOUR, maxTtlMs: 2160 * HOUR, metrics });
+      // A serving certificate from an unrelated CA, as an operator would mount it.
+      const other = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'example.org', ttlMs: 24 * HOUR, nowMs: clock.now() });
+      const otherCa = newCertificateAuthority({ bundle: loadKeyCertBundle(other), clock, defaultTtlMs: HOUR, maxTtlMs: HOUR });
+      const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+      const issued = otherCa.issue({
+        subjectPublicKeyInfo: publicKey.export({ format: 'der', type: 'spki' }),
+        sans: { dnsNames: ['meshd.example.org'] },
+        ttlMs: HOUR,
+      });
+      const { writeFile } = await import('node:fs/promises');
+      await writeFile(`${dir}/tls.crt`, issued.certPem);
+      await writeFile(`${dir}/tls.key`, privateKey.export({ format: 'pem', type: 'pkcs8' }));
+      const settings = daemonSettings({});
+      const server = newCaServer({
+        settings,
+        ca,
+        authenticators: newCaAuthenticators({ settings, ca, trustDomain: 'cluster.local', clock }),
+        metrics,
+        log: newRecordingLogger([]),
+        host: '127.0.0.1',
+        port: 0,
+        clock,
+        tlsFiles: { certFile: `${dir}/tls.crt`, keyFile: `${dir}/tls.key` },
+      });
+      const running = server.start(abort.signal);
+      await server.waitForReady!(abort.signal);
+      const viaFileRoot = newMeshCertificateClient(`127.0.0.1:${server.port()}`, credentials.createSsl(Buffer.from(otherCa.rootBundlePem())), {
+        'grpc.ssl_target_name_override': 'meshd.example.org',
+      });
+      const viaMeshRoot = newMeshCertificateClient(`127.0.0.1:${server.port()}`, credentials.createSsl(Buffer.from(ca.rootBundlePem())), {
+        'grpc.ssl_target_name_override': 'localhost',
+      });
+      const csr = buildCsr({ key: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey });
+      const deadline = { deadline: new Date(Date.now() + 5000) };
+      // No token: the TLS handshake succeeded when the service itself answers UNAUTHENTICATED.
+      // The files are read asynchronously after the listener binds, so the first handshakes may fail.
+      await waitFor(async () => {
+        const outcome = await viaFileRoot.createCertificate({ csr, validity_duration: 60 }, new Metadata(), deadline).catch((e: ServiceError) => e);
+        return (outcome as ServiceError).code === status.UNAUTHENTICATED;
+      }, { timeoutMs: 5000, description: 'a handshake with the certificate from the files' });
+      await expect(viaFileRoot.createCertificate({ csr, validity_duration: 60 }, new Metadata(), deadline)).rejects.toMatchObject({ code: status.UNAUTHENTICATED });
+      await expect(viaMeshRoot.createCertificate({ csr, validity_duration: 60 }, new Metadata(), deadline)).rejects.toMatchObject({ code: status.UNAVAILABLE });
+      viaFileRoot.close();
+      viaMeshRoot.close();
+      abort.abort();
+      await running;
+    } finally {
+      abort.abort();
+      await removeDir(dir);
+    }
   });
 });

@@ -16,6 +16,11 @@ export interface CaServerOptions extends CertificateServiceOptions {
   readonly clock?: Clock;
   /** How long a graceful shutdown may take before calls are cut; default 5 s. */
   readonly shutdownTimeoutMs?: number;
+  /**
+   * `--tlsCertFile`/`--tlsKeyFile` (and `--caCertFile` for the roots that verify client
+   * certificates): serve these files, re-read as they change, instead of a CA-issued certificate.
+   */
+  readonly tlsFiles?: { certFile: string; keyFile: string; caCertFile?: string };
 }
 
 export interface CaServer extends Runnable {
@@ -59,7 +64,7 @@ export function newCaServer(options: CaServerOptions): CaServer {
     start: async (signal) => {
       const server = new Server();
       newCaGrpcService(server, options);
-      const credentials: ServerCredentials = experimental.createCertificateProviderServerCredentials(daemonCertificate, daemonCertificate, false);
+      const credentials: ServerCredentials = serverCredentials(daemonCertificate, options.tlsFiles);
       const address = `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 15012}`;
       daemonCertificate.start();
       // Clients verified against the old bundle only would miss a rotated root: re-issue with the new one.
@@ -76,6 +81,19 @@ export function newCaServer(options: CaServerOptions): CaServer {
       }
     },
   };
+}
+
+function serverCredentials(daemonCertificate: DaemonCertificate, files: CaServerOptions['tlsFiles']): ServerCredentials {
+  if (!files) return experimental.createCertificateProviderServerCredentials(daemonCertificate, daemonCertificate, false);
+  const identity = new experimental.FileWatcherCertificateProvider({
+    certificateFile: files.certFile,
+    privateKeyFile: files.keyFile,
+    refreshIntervalMs: 60_000,
+  });
+  const roots = files.caCertFile
+    ? new experimental.FileWatcherCertificateProvider({ caCertificateFile: files.caCertFile, refreshIntervalMs: 60_000 })
+    : daemonCertificate;
+  return experimental.createCertificateProviderServerCredentials(identity, roots, false);
 }
 
 function shutdown(server: Server, timeoutMs: number): Promise<void> {

@@ -155,9 +155,33 @@ async function addCertificateAuthority({ flags, settings, kubeConfig, manager, m
     ...(kubeConfig ? { kubeConfig } : {}),
   });
   manager.add(
-    newCaServer({ ca: meshCa.authority, authenticators, metrics, log: logging.scope('serverca'), settings, host, port }),
+    newCaServer({
+      ca: meshCa.authority,
+      authenticators,
+      metrics,
+      log: logging.scope('serverca'),
+      settings,
+      host,
+      port,
+      ...tlsFilesOf(flags),
+    }),
   );
   if (kubeConfig) addRootCertPublisher({ manager, kubeConfig, ca: meshCa.authority, log });
+}
+
+/** `--tlsCertFile` and `--tlsKeyFile` go together; `--caCertFile` adds client-certificate roots. */
+function tlsFilesOf(flags: DiscoveryFlags): { tlsFiles?: { certFile: string; keyFile: string; caCertFile?: string } } {
+  if (flags.tlsCertFile === '' && flags.tlsKeyFile === '') return {};
+  if (flags.tlsCertFile === '' || flags.tlsKeyFile === '') {
+    throw new UsageError('--tlsCertFile and --tlsKeyFile must be given together');
+  }
+  return {
+    tlsFiles: {
+      certFile: flags.tlsCertFile,
+      keyFile: flags.tlsKeyFile,
+      ...(flags.caCertFile === '' ? {} : { caCertFile: flags.caCertFile }),
+    },
+  };
 }
 
 /** Runs once every group before it has started: the daemon is up. */
