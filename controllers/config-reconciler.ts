@@ -1,0 +1,139 @@
+import { validateResource, type KindName, type TypedResource, type ValidationIssue } from '../crds/index.js';
+import type { ConfigOutcome } from './config-status.js';
+import type { ConfigOutcomeSink } from './config-status-controller.js';
+import { describeIssues } from './config-status.js';
+import type { InitialSyncTracker } from './initial-sync-tracker.js';
+import { configContentOf } from './model/config-store.js';
+import type { MeshModelWriter } from './model/mesh-model.js';
+import type { PushEmitter } from './push-emitter.js';
+import { TerminalError, formatObjectKey } from './runtime/index.js';
+import type { Clock, KubeObject, Logger, MeshMetrics, ObjectKey, Reconciler, Source } from './runtime/index.js';
+
+export interface ConfigReconcilerOptions {
+  kind: KindName;
+  source: Source<KubeObject>;
+  model: MeshModelWriter;
+  push: PushEmitter;
+  /** Scope `model`: what changed in the model. */
+  log: Logger;
+  /** Scope `validation`: what was rejected and why. */
+  validationLog: Logger;
+  metrics: MeshMetrics<'pilot-discovery'>;
+  clock: Clock;
+  /** Receives every verdict, for status writes (Kubernetes mode with PILOT_ENABLE_STATUS or _ANALYSIS). */
+  outcomes?: ConfigOutcomeSink;
+  tracker?: InitialSyncTracker;
+}
+
+interface Seen {
+  /** The object last judged for the key, valid or not, and its content once computed. */
+  object: KubeObject;
+  content?: string;
+  outcome: ConfigOutcome;
+}
+
+/**
+ * The reconciler of one mesh kind. Level-based: it reads the key's object from the source's store
+ * and makes the config store match. A valid object replaces the stored one (no push when the
+ * content is the same); a missing one is deleted. An invalid one stays out of the model, so the
+ * last good version keeps serving; it is logged, counted in `pilot_total_rejected_configs` and
+ * reported as a `TerminalError` (counted by the runtime, not retried) once per distinct content.
+ */
+export function newConfigReconciler(options: ConfigReconcilerOptions): Reconciler {
+  const { kind, source, model, push, log, validationLog, metrics, clock, outcomes } = options;
+  const seen = new Map<string, Seen>();
+  const rejected = metrics.counter('pilot_total_rejected_configs');
+  const events = metrics.counter('pilot_orch_cfg_events');
+  const validateOptions = {
+    servicePortsForWorkload: (namespace: string | undefined, selector: Readonly<Record<string, string>>) =>
+      model.registry.servicePortsForWorkload(namespace, selector),
+  };
+
+  const servingOf = (key: ObjectKey): ConfigOutcome['serving'] => {
+    const entry = model.configStore.get(kind, key.namespace, key.name);
+    return entry ? { resourceVersion: entry.resourceVersion, generation: entry.resource.metadata.generation } : undefined;
+  };
+
+  return async ({ key }) => {
+    const startedAt = clock.now();
+    const id = formatObjectKey(key);
+    const object = source.store.get(key);
+    if (!object) {
+      seen.delete(id);
+      outcomes?.forget(key);
+      if (model.configStore.delete(kind, key.namespace, key.name)) {
+        events.inc({ type: kind, event: 'delete' });
+        push.push({ full: true, reason: 'config', configsUpdated: [{ kind, ...key }], startedAt });
+        log.debug({ kind, namespace: key.namespace, name: key.name }, 'config deleted');
+      }
+      return;
+    }
+
+    const generation = object.metadata?.generation;
+    const resourceVersion = object.metadata?.resourceVersion ?? '';
+    const previous = seen.get(id);
+    // The very version judged last time (a resync): nothing to do.
+    if (previous && resourceVersion !== '' && previous.outcome.resourceVersion === resourceVersion) return;
+    let content: string | undefined;
+    if (previous) {
+      previous.content ??= configContentOf(previous.object);
+      content = configContentOf(object);
+    }
+    if (previous && previous.content === content) {
+      // Same config (a status write, a resync): already judged; only the version it is about moved.
+      const outcome = { ...previous.outcome, generation, resourceVersion, serving: servingOf(key) };
+      previous.outcome = outcome;
+      outcomes?.record(key, outcome);
+      return;
+    }
+
+    const result = validateResource(withoutServerFields(object), validateOptions);
+    const fields = { kind, namespace: key.namespace, name: key.name, resourceVersion };
+    if (result.resource) {
+      const existed = model.configStore.get(kind, key.namespace, key.name) !== undefined;
+      const changed = model.configStore.apply(result.resource as TypedResource);
+      if (result.warnings.length > 0) validationLog.warn({ ...fields, warnings: formatIssues(result.warnings) }, 'config accepted with warnings');
+      if (previous && !previous.outcome.accepted) validationLog.info(fields, 'config valid again');
+      const outcome: ConfigOutcome = { generation, resourceVersion, accepted: true, errors: [], warnings: result.warnings, serving: servingOf(key) };
+      seen.set(id, { object, ...(content !== undefined ? { content } : {}), outcome });
+      outcomes?.record(key, outcome);
+      if (changed) {
+        events.inc({ type: kind, event: existed ? 'update' : 'add' });
+        push.push({ full: true, reason: 'config', configsUpdated: [{ kind, ...key }], startedAt });
+        log.debug(fields, 'config updated');
+      }
+      return;
+    }
+
+    const serving = servingOf(key);
+    const outcome: ConfigOutcome = {
+      generation,
+      resourceVersion,
+      accepted: false,
+      errors: result.errors,
+      warnings: result.warnings,
+      ...(serving ? { serving } : {}),
+    };
+    seen.set(id, { object, ...(content !== undefined ? { content } : {}), outcome });
+    outcomes?.record(key, outcome);
+    rejected.inc({ type: kind });
+    validationLog.error(
+      { ...fields, errors: formatIssues(result.errors), servingResourceVersion: serving?.resourceVersion },
+      serving ? 'config rejected, the last good version keeps serving' : 'config rejected',
+    );
+    throw new TerminalError(`${kind} ${id} is invalid: ${describeIssues(result.errors)}`);
+  };
+}
+
+/** The object as validation sees it: what the server adds on its own (status, managed fields) left out. */
+function withoutServerFields(object: KubeObject): KubeObject {
+  const { status: _status, ...rest } = object;
+  const metadata = object.metadata;
+  if (!metadata || !('managedFields' in metadata)) return rest;
+  const { managedFields: _managed, ...kept } = metadata;
+  return { ...rest, metadata: kept };
+}
+
+function formatIssues(issues: readonly ValidationIssue[]): string[] {
+  return issues.map((issue) => (issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`));
+}

@@ -1,0 +1,71 @@
+import { KINDS, KIND_NAMES } from '../crds/index.js';
+import { groupKindOf } from './group-kind.js';
+import { MeshError, newInformerSource } from './runtime/index.js';
+import type { Clock, InformerBackoffOptions, KubeObject, KubeTransport, Logger, Source } from './runtime/index.js';
+import type { SourceSet } from './source-set.js';
+
+export interface KubeSourceSetOptions {
+  /** A client-node KubeConfig, possibly wrapped by `throttledTransport`. */
+  kubeConfig: KubeTransport;
+  log: Logger;
+  clock: Clock;
+  /** `--resync`: every stored object is reconciled again this often; 0 turns it off. */
+  resyncMs?: number;
+  backoff?: InformerBackoffOptions;
+}
+
+/** The collection paths (all namespaces) of the kinds the daemon watches, by group-kind. */
+const PATHS: ReadonlyMap<string, { name: string; path: string }> = new Map([
+  ...KIND_NAMES.map((kind): [string, { name: string; path: string }] => {
+    const info = KINDS[kind];
+    return [groupKindOf(`${info.group}/${info.version}`, kind), { name: info.plural, path: `/apis/${info.group}/${info.version}/${info.plural}` }];
+  }),
+  ['Namespace', { name: 'namespaces', path: '/api/v1/namespaces' }],
+  ['Service', { name: 'services', path: '/api/v1/services' }],
+  ['Pod', { name: 'pods', path: '/api/v1/pods' }],
+  ['EndpointSlice.discovery.k8s.io', { name: 'endpointslices', path: '/apis/discovery.k8s.io/v1/endpointslices' }],
+]);
+
+/**
+ * Kubernetes informers for the six mesh kinds and Namespace, Service, Pod, EndpointSlice, and the
+ * mesh ConfigMaps (one informer per ConfigMap, narrowed by a field selector). Each source is made
+ * on first use and shared after.
+ */
+export function newKubeSourceSet(options: KubeSourceSetOptions): SourceSet {
+  const sources = new Map<string, Source<KubeObject>>();
+  const make = (id: string, name: string, path: string, fieldSelector?: string): Source<KubeObject> => {
+    let source = sources.get(id);
+    if (!source) {
+      source = newInformerSource<KubeObject>({
+        name,
+        kubeConfig: options.kubeConfig,
+        path,
+        log: options.log,
+        clock: options.clock,
+        ...(fieldSelector !== undefined ? { fieldSelector } : {}),
+        ...(options.resyncMs ? { resyncMs: options.resyncMs } : {}),
+        ...(options.backoff ? { backoff: options.backoff } : {}),
+      });
+      sources.set(id, source);
+    }
+    return source;
+  };
+  return {
+    sourceFor(apiVersion, kind) {
+      const groupKind = groupKindOf(apiVersion, kind);
+      const known = PATHS.get(groupKind);
+      if (!known) throw new MeshError('unknown-kind', `no Kubernetes source for ${groupKind}`);
+      return make(groupKind, known.name, known.path);
+    },
+    configMapSource(namespace, name) {
+      return make(
+        `ConfigMap/${namespace}/${name}`,
+        `configmaps:${namespace}/${name}`,
+        `/api/v1/namespaces/${encodeURIComponent(namespace)}/configmaps`,
+        `metadata.name=${name}`,
+      );
+    },
+    runnables: [],
+    isKubernetes: true,
+  };
+}

@@ -1,0 +1,19 @@
+import type { KindName } from '../../crds/index.js';
+
+/**
+ * What a push request can name as changed: a mesh policy kind, or a part of the service registry
+ * (`Service` also stands for its endpoints), or the mesh config.
+ */
+export type ConfigKind = KindName | 'Service' | 'Pod' | 'Namespace' | 'MeshConfig';
+
+/** A changed object: `namespace` is empty for cluster-scoped kinds (Namespace). */
+export interface ConfigKey {
+  readonly kind: ConfigKind;
+  readonly namespace: string;
+  readonly name: string;
+}
+
+/** `Kind/namespace/name` (or `Kind/name` without a namespace), for maps and logs. */
+export function formatConfigKey(key: ConfigKey): string {
+  return key.namespace === '' ? `${key.kind}/${key.name}` : `${key.kind}/${key.namespace}/${key.name}`;
+}

@@ -1,0 +1,58 @@
+import { DEFAULT_MESH_CONFIG } from '../mesh-config-defaults.js';
+import type { MeshConfig } from '../mesh-config-schema.js';
+import { stableJson } from '../stable-json.js';
+import { newConfigStore, type ConfigStore, type ConfigStoreWriter } from './config-store.js';
+import { newServiceRegistry, type ServiceRegistry, type ServiceRegistryWriter } from './service-registry.js';
+
+/** The in-memory model the push pipeline reads: policies, the service registry and the mesh config. */
+export interface MeshModel {
+  readonly configStore: ConfigStore;
+  readonly registry: ServiceRegistry;
+  /** The current mesh config (the last good one). */
+  meshConfig(): MeshConfig;
+  /** The DNS suffix of service host names (`--domain`). */
+  readonly domain: string;
+  /** `--clusterID`: the cluster every workload of this registry belongs to. */
+  readonly clusterId: string;
+}
+
+/** The model as the reconcilers hold it: the same object with its write sides. */
+export interface MeshModelWriter extends MeshModel {
+  readonly configStore: ConfigStoreWriter;
+  readonly registry: ServiceRegistryWriter;
+  /** False when the new config equals the current one. */
+  setMeshConfig(config: MeshConfig): boolean;
+}
+
+export interface MeshModelOptions {
+  domain: string;
+  clusterId: string;
+  /** Endpoints from EndpointSlices instead of the pods Services select (`PILOT_USE_ENDPOINT_SLICE`). */
+  useEndpointSlices: boolean;
+  /** Default: the built-in defaults. */
+  meshConfig?: MeshConfig;
+}
+
+export function newMeshModel(options: MeshModelOptions): MeshModelWriter {
+  let meshConfig = options.meshConfig ?? DEFAULT_MESH_CONFIG;
+  let meshConfigJson = stableJson(meshConfig);
+  const configStore = newConfigStore();
+  const registry = newServiceRegistry({
+    endpointSource: options.useEndpointSlices ? 'endpoint-slices' : 'pods',
+    clusterId: options.clusterId,
+  });
+  return {
+    configStore,
+    registry,
+    domain: options.domain,
+    clusterId: options.clusterId,
+    meshConfig: () => meshConfig,
+    setMeshConfig(config) {
+      const json = stableJson(config);
+      if (json === meshConfigJson) return false;
+      meshConfig = config;
+      meshConfigJson = json;
+      return true;
+    },
+  };
+}

@@ -1,0 +1,166 @@
+import type { KubeConfig } from '@kubernetes/client-node';
+import { KINDS, KIND_NAMES, apiVersionOf } from '../crds/index.js';
+import { newConfigReconciler } from './config-reconciler.js';
+import { newConfigStatusController, type ConfigOutcomeSink } from './config-status-controller.js';
+import { newEndpointSliceReconciler } from './endpoint-slice-reconciler.js';
+import type { InitialSyncTracker } from './initial-sync-tracker.js';
+import type { KubeThrottle } from './kube-throttle.js';
+import { scopedLogger, type LoggerSource } from './logger-source.js';
+import { newMeshConfigReconciler } from './mesh-config-reconciler.js';
+import type { MeshConfigWatcher } from './mesh-config-watcher.js';
+import type { ConfigUpdater } from './model/config-updater.js';
+import type { MeshModelWriter } from './model/mesh-model.js';
+import { newNamespaceReconciler, type RegistryReconcilerOptions } from './namespace-reconciler.js';
+import { newPodReconciler } from './pod-reconciler.js';
+import { newPushEmitter } from './push-emitter.js';
+import { wireController, type ControllerWiring } from './reconciler-wiring.js';
+import { newServiceReconciler } from './service-reconciler.js';
+import type { SourceSet } from './source-set.js';
+import type { Controller, Manager, MeshMetrics, Settings } from './runtime/index.js';
+
+export interface RegisterConfigControllersOptions {
+  manager: Manager;
+  /** Where the six mesh kinds come from. */
+  sources: SourceSet;
+  /** Where Namespaces, Services, Pods, EndpointSlices and the mesh ConfigMaps come from. Default: `sources`. */
+  registrySources?: SourceSet;
+  model: MeshModelWriter;
+  updater: ConfigUpdater;
+  log: LoggerSource;
+  metrics: MeshMetrics<'pilot-discovery'>;
+  settings: Settings<'pilot-discovery'>;
+  /** `--namespace`: where the mesh ConfigMaps live. */
+  rootNamespace: string;
+  /** The `--meshConfig` file, already loaded. */
+  meshConfigWatcher: MeshConfigWatcher;
+  /** `--registries` includes `orch`: Services, Pods (and EndpointSlices) fill the registry. Default true. */
+  readRegistry?: boolean;
+  /** For status writes, when the mesh kinds come from Kubernetes. */
+  kubeConfig?: KubeConfig;
+  /** Every Kubernetes write waits on these (`--orchApiQPS`/`--orchApiBurst`). */
+  kubeThrottles?: readonly KubeThrottle[];
+}
+
+export interface ConfigControllers {
+  readonly controllers: readonly Controller[];
+  /** True once every source has synced and every object it held at start has been reconciled once. */
+  hasSynced(): boolean;
+  waitForSync(signal?: AbortSignal): Promise<void>;
+}
+
+/**
+ * One controller per kind, registered with the manager: the six mesh kinds, Namespace, Service,
+ * Pod, EndpointSlice (with `PILOT_USE_ENDPOINT_SLICE`) and the mesh ConfigMap; plus, in
+ * Kubernetes mode with `PILOT_ENABLE_STATUS` or `PILOT_ENABLE_ANALYSIS`, a leader-elected status
+ * writer per mesh kind. Model controllers run on every replica (each keeps its own model).
+ */
+export function registerConfigControllers(options: RegisterConfigControllersOptions): ConfigControllers {
+  const { manager, sources, model, metrics, settings } = options;
+  const registrySources = options.registrySources ?? sources;
+  const clock = manager.clock;
+  const modelLog = scopedLogger(options.log, 'model');
+  const push = newPushEmitter(options.updater, modelLog);
+  const syncErrorCounter = metrics.counter('controller_sync_errors_total');
+  const wiring: ControllerWiring = {
+    manager,
+    log: modelLog,
+    syncErrors: { counter: { inc: (labels) => syncErrorCounter.inc(labels ?? {}) }, labels: { cluster: model.clusterId } },
+  };
+  for (const runnable of [...sources.runnables, ...registrySources.runnables]) manager.add(runnable);
+  manager.add(options.meshConfigWatcher);
+
+  const controllers: Controller[] = [];
+  const trackers: InitialSyncTracker[] = [];
+  const add = (wired: { controller: Controller; tracker: InitialSyncTracker }): void => {
+    controllers.push(wired.controller);
+    trackers.push(wired.tracker);
+  };
+
+  const writeConditions = settings.get('PILOT_ENABLE_STATUS');
+  const writeAnalysis = settings.get('PILOT_ENABLE_ANALYSIS');
+  const statusEnabled = sources.isKubernetes && options.kubeConfig !== undefined && (writeConditions || writeAnalysis);
+  const statusThrottles = options.kubeThrottles ?? [];
+  const statusWorkers = Math.max(1, Math.floor(settings.get('PILOT_STATUS_MAX_WORKERS') / KIND_NAMES.length));
+
+  for (const kind of KIND_NAMES) {
+    const source = sources.sourceFor(apiVersionOf(kind), kind);
+    let outcomes: ConfigOutcomeSink | undefined;
+    if (statusEnabled && options.kubeConfig) {
+      const status = newConfigStatusController({
+        manager,
+        kind,
+        source,
+        kubeConfig: options.kubeConfig,
+        throttles: statusThrottles,
+        status: { conditions: writeConditions, analysis: writeAnalysis },
+        workers: statusWorkers,
+        log: scopedLogger(options.log, 'status'),
+        clock,
+        ...(wiring.syncErrors ? { syncErrors: wiring.syncErrors } : {}),
+      });
+      controllers.push(status.controller);
+      outcomes = status.sink;
+    }
+    const reconcile = newConfigReconciler({
+      kind,
+      source,
+      model,
+      push,
+      log: modelLog,
+      validationLog: scopedLogger(options.log, 'validation'),
+      metrics,
+      clock,
+      ...(outcomes ? { outcomes } : {}),
+    });
+    add(wireController(wiring, KINDS[kind].plural, [{ source }], reconcile));
+  }
+
+  const registryOptions = (apiVersion: string, kind: string): RegistryReconcilerOptions => ({
+    source: registrySources.sourceFor(apiVersion, kind),
+    model,
+    push,
+    log: modelLog,
+    metrics,
+    clock,
+  });
+  const namespaces = registryOptions('v1', 'Namespace');
+  add(wireController(wiring, 'namespaces', [{ source: namespaces.source }], newNamespaceReconciler(namespaces)));
+  if (options.readRegistry ?? true) {
+    const services = registryOptions('v1', 'Service');
+    add(wireController(wiring, 'services', [{ source: services.source }], newServiceReconciler(services)));
+    const pods = registryOptions('v1', 'Pod');
+    add(wireController(wiring, 'pods', [{ source: pods.source }], newPodReconciler(pods)));
+    if (settings.get('PILOT_USE_ENDPOINT_SLICE')) {
+      const slices = registryOptions('discovery.k8s.io/v1', 'EndpointSlice');
+      add(wireController(wiring, 'endpointslices', [{ source: slices.source }], newEndpointSliceReconciler(slices)));
+    }
+  }
+
+  const sharedName = settings.get('SHARED_MESH_CONFIG');
+  const meshSource = registrySources.configMapSource(options.rootNamespace, 'mesh');
+  const sharedSource = sharedName !== '' ? registrySources.configMapSource(options.rootNamespace, sharedName) : undefined;
+  const meshConfig = newMeshConfigReconciler({
+    source: meshSource,
+    ...(sharedSource ? { sharedSource, sharedName } : {}),
+    rootNamespace: options.rootNamespace,
+    watcher: options.meshConfigWatcher,
+    model,
+    push,
+    log: modelLog,
+    metrics,
+    clock,
+  });
+  const watched = [{ source: meshSource, mapFn: meshConfig.mapFn }, ...(sharedSource && sharedSource !== meshSource ? [{ source: sharedSource, mapFn: meshConfig.mapFn }] : [])];
+  const meshWired = wireController(wiring, 'mesh-config', watched, meshConfig.reconcile);
+  add(meshWired);
+  options.meshConfigWatcher.subscribe(() => meshWired.controller.enqueue(meshConfig.key));
+
+  const hasSynced = (): boolean => trackers.every((tracker) => tracker.hasSynced());
+  return {
+    controllers,
+    hasSynced,
+    waitForSync: async (signal) => {
+      await Promise.all(trackers.map((tracker) => tracker.waitForSync(signal)));
+    },
+  };
+}
