@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, Metadata } from '@grpc/grpc-js';
@@ -56,11 +56,12 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
     issuer = await startIssuer();
     // The daemon keeps its local CA under its working folder.
     workDir = mkdtempSync(join(tmpdir(), 'daemon-'));
+    cpSync(join(PROJECT_ROOT, 'deploy/samples/config'), join(workDir, 'config'), { recursive: true });
     daemon = startBin(
       'pilot-discovery',
       [
         'discovery',
-        '--configDir', join(PROJECT_ROOT, 'deploy/samples/config'),
+        '--configDir', join(workDir, 'config'),
         '--monitoringAddr', `${DAEMON_HOST}:15014`,
         '--httpAddr', `127.0.0.1:${httpPort}`,
         '--secureGRPCAddr', `127.0.0.1:${securePort}`,
@@ -115,6 +116,35 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
     } finally {
       client.close();
     }
+  });
+
+  test('the model holds the samples and follows the config folder', async () => {
+    const base = `http://127.0.0.1:${httpPort}`;
+    const registry = (await (await fetch(`${base}/debug/registryz`)).json()) as Array<{ hostname: string; endpoints: unknown[] }>;
+    expect(registry.map((s) => s.hostname).sort()).toEqual([
+      'httpbin.bar.svc.cluster.local',
+      'httpbin.foo.svc.cluster.local',
+      'httpbin.legacy.svc.cluster.local',
+    ]);
+    expect(registry.every((s) => s.endpoints.length === 1)).toBe(true);
+    writeFileSync(
+      join(workDir, 'config', 'strict.yaml'),
+      'apiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata:\n  name: default\n  namespace: mesh-system\nspec:\n  mtls:\n    mode: STRICT\n',
+    );
+    writeFileSync(
+      join(workDir, 'config', 'bad.yaml'),
+      'apiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata:\n  name: bad\n  namespace: foo\nspec:\n  mtls:\n    mode: SOMETIMES\n',
+    );
+    const configz = await waitFor(async () => {
+      const entries = (await (await fetch(`${base}/debug/configz`)).json()) as Array<{ kind: string; name: string }>;
+      return entries.some((e) => e.kind === 'PeerAuthentication' && e.name === 'default') ? entries : undefined;
+    }, { timeoutMs: 10_000, description: 'the PeerAuthentication in /debug/configz' });
+    expect(configz.some((e) => e.name === 'bad')).toBe(false);
+    expect(configz.some((e) => e.kind === 'Gateway' && e.name === 'httpbin-gateway')).toBe(true);
+    await waitFor(async () => {
+      const text = await (await fetch(`http://${DAEMON_HOST}:15014/metrics`)).text();
+      return /pilot_total_rejected_configs\{type="PeerAuthentication"\} 1/.test(text);
+    }, { description: 'the rejected config counted' });
   });
 
   test('every daemon metric of seed 2 is served on /metrics with its type', async () => {

@@ -13,6 +13,7 @@ import {
   newMonitoringServer,
   parseListenAddress,
   readBuildInfo,
+  type Logger,
   type Logging,
   type Manager,
   type ManagerLeaderElectionOptions,
@@ -32,7 +33,7 @@ import {
   newTrustBundleSet,
   parseSpiffeBundleEndpoints,
 } from '../ca/index.js';
-import { loadMeshConfig } from '../controllers/index.js';
+import { modelDebugRoutes, newConfigPipeline, type ConfigUpdater } from '../controllers/index.js';
 import type { DiscoveryFlags } from './discovery-command.js';
 import type { CliIo } from './run-cli.js';
 
@@ -59,13 +60,31 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
   metrics.gauge('mesh_build').set({ component: 'pilot', tag: buildInfo.version }, 1);
 
   const kubeConfig = await loadOrchConfig(flags.orchconfig);
-  const meshConfig = loadMeshConfig({ file: flags.meshConfig });
   const manager = newManager({
     log,
     shutdownDurationMs: flags.shutdownDuration,
     leaderElection: kubeConfig ? leaderElectionFor(kubeConfig, flags, context.settings) : undefined,
   });
-  manager.add(newMonitoringServer({ address: flags.monitoringAddr, metrics, buildInfo: { ...buildInfo }, log }));
+  const pipeline = newConfigPipeline({
+    ...(flags.configDir === '' ? {} : { configDir: flags.configDir }),
+    ...(kubeConfig ? { kubeConfig } : {}),
+    registries: flags.registries,
+    clusterId: flags.clusterID,
+    domain: flags.domain,
+    resyncMs: flags.resync,
+    qps: flags.orchApiQPS,
+    burst: flags.orchApiBurst,
+    meshConfigFile: flags.meshConfig,
+    rootNamespace: flags.namespace,
+    settings: context.settings,
+    log: logging,
+    metrics,
+    updater: pushRequestLogger(logging.scope('model')),
+  });
+  const debugRoutes = modelDebugRoutes(pipeline.model);
+  manager.add(
+    newMonitoringServer({ address: flags.monitoringAddr, metrics, buildInfo: { ...buildInfo }, log, extraRoutes: debugRoutes }),
+  );
   manager.add(
     newControlZ({
       address: flags.ctrlz_address,
@@ -77,7 +96,19 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
       log,
     }),
   );
-  manager.add(newHealthServer({ name: 'discovery-http', address: flags.httpAddr, health: manager.health, log }));
+  manager.add(
+    newHealthServer({
+      name: 'discovery-http',
+      address: flags.httpAddr,
+      health: manager.health,
+      log,
+      ...(context.settings.get('ENABLE_DEBUG_ON_HTTP') ? { extraRoutes: debugRoutes } : {}),
+    }),
+  );
+  for (const runnable of pipeline.runnables) manager.add(runnable);
+  manager.health.addReadinessCheck('config', () => {
+    if (!pipeline.sourcesSynced()) throw new Error('config sources have not synced yet');
+  });
   await addCertificateAuthority({
     flags,
     settings: context.settings,
@@ -85,7 +116,7 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
     manager,
     metrics,
     logging,
-    trustDomain: meshConfig.trustDomain,
+    trustDomain: pipeline.model.meshConfig().trustDomain,
   });
   manager.add(
     startupTracker(() => {
@@ -104,6 +135,20 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
     release();
     await logging.close();
   }
+}
+
+/**
+ * Until the xDS server consumes them, push requests are only logged: the model is complete and
+ * inspectable, nothing is pushed.
+ */
+function pushRequestLogger(log: Logger): ConfigUpdater {
+  return {
+    configUpdate(request) {
+      if (log.isEnabled('debug')) {
+        log.debug({ full: request.full, reason: request.reason, configs: request.configsUpdated.length }, 'push requested');
+      }
+    },
+  };
 }
 
 /** Where the self-signed CA is kept in local mode, so a restart keeps the same root. */

@@ -99,3 +99,4 @@ export {
 } from './register-config-controllers.js';
 export { newRunnableCollector, type RunnableCollector } from './runnable-collector.js';
 export { newConfigPipeline, type ConfigPipeline, type ConfigPipelineOptions } from './config-pipeline.js';
+export { modelDebugRoutes } from './model-debug-routes.js';

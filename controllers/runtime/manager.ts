@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { newRealClock, type Clock } from './clock.js';
 import { MeshError } from './errors.js';
 import { newHealthChecks, type HealthChecks } from './health.js';
@@ -66,7 +67,7 @@ export function newManager(options: ManagerOptions): Manager {
   const health = options.health ?? newHealthChecks();
 
   const phases = new Map<Phase, PhaseState>(
-    PHASES.map((phase) => [phase, { runnables: [], abort: new AbortController(), started: false }]),
+    PHASES.map((phase) => [phase, { runnables: [], abort: unboundedAbortController(), started: false }]),
   );
   const known = new Set<Runnable>();
   const running: Running[] = [];
@@ -264,4 +265,11 @@ export function newManager(options: ManagerOptions): Manager {
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/** Every runnable of a group listens on the group's signal: more than Node's default of ten. */
+function unboundedAbortController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
