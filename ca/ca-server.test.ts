@@ -207,7 +207,7 @@ describe('the certificate service over TLS gRPC', () => {
   });
 
   test('the daemon serving certificate names the service, localhost and 127.0.0.1', () => {
-    const cert = new X509Certificate(server.daemonCertificate.current().certChainPem);
+    const cert = new X509Certificate(server.daemonCertificate!.current().certChainPem);
     expect(cert.subjectAltName).toBe('DNS:meshd.mesh-system.svc, DNS:meshd.mesh-system.svc.cluster.local, DNS:localhost, IP Address:127.0.0.1');
   });
 });

@@ -3,11 +3,15 @@ import { newRealClock, type Clock, type Runnable, type Settings } from '../contr
 import type { CertificateAuthority } from './certificate-authority.js';
 import type { CertificateServiceOptions } from './certificate-service.js';
 import { daemonServerNames, newDaemonCertificate, type DaemonCertificate } from './daemon-certificate.js';
+import { CaError } from './ca-error.js';
 import { newCaGrpcService } from './grpc-service.js';
 
 export interface CaServerOptions extends CertificateServiceOptions {
-  /** Issues the daemon's serving certificate (and workload certificates, without `signer`). */
-  readonly ca: CertificateAuthority;
+  /**
+   * Issues the daemon's serving certificate (and workload certificates, without `signer`).
+   * Absent with external signing, where `tlsFiles` must give the serving certificate.
+   */
+  readonly ca?: CertificateAuthority;
   readonly settings: Settings<'pilot-discovery'>;
   /** Default `0.0.0.0`. */
   readonly host?: string;
@@ -26,7 +30,8 @@ export interface CaServerOptions extends CertificateServiceOptions {
 export interface CaServer extends Runnable {
   /** The bound port, once ready. */
   port(): number;
-  readonly daemonCertificate: DaemonCertificate;
+  /** The CA-issued serving certificate; absent when the certificate comes from files. */
+  readonly daemonCertificate: DaemonCertificate | undefined;
 }
 
 /**
@@ -37,13 +42,19 @@ export interface CaServer extends Runnable {
 export function newCaServer(options: CaServerOptions): CaServer {
   const clock = options.clock ?? newRealClock();
   const host = options.host ?? '0.0.0.0';
-  const daemonCertificate = newDaemonCertificate({
-    ca: options.ca,
-    ...daemonServerNames(options.settings),
-    ttlMs: options.settings.get('DEFAULT_WORKLOAD_CERT_TTL'),
-    clock,
-    log: options.log,
-  });
+  const ca = options.ca;
+  if (!ca && !options.tlsFiles) {
+    throw new CaError('ca-material-invalid', 'without a CA of its own the daemon needs --tlsCertFile and --tlsKeyFile');
+  }
+  const daemonCertificate = ca
+    ? newDaemonCertificate({
+        ca,
+        ...daemonServerNames(options.settings),
+        ttlMs: options.settings.get('DEFAULT_WORKLOAD_CERT_TTL'),
+        clock,
+        log: options.log,
+      })
+    : undefined;
   let boundPort: number | undefined;
   let ready: (() => void) | undefined;
   const readyPromise = new Promise<void>((resolve) => (ready = resolve));
@@ -66,9 +77,9 @@ export function newCaServer(options: CaServerOptions): CaServer {
       newCaGrpcService(server, options);
       const credentials: ServerCredentials = serverCredentials(daemonCertificate, options.tlsFiles);
       const address = `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 15012}`;
-      daemonCertificate.start();
+      daemonCertificate?.start();
       // Clients verified against the old bundle only would miss a rotated root: re-issue with the new one.
-      const unsubscribe = options.ca.onRootBundleChange(() => daemonCertificate.renew());
+      const unsubscribe = daemonCertificate && ca ? ca.onRootBundleChange(() => daemonCertificate.renew()) : () => undefined;
       try {
         boundPort = await new Promise<number>((resolve, reject) => server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port))));
         options.log.info({ address: `${host}:${boundPort}` }, 'CA gRPC server listening');
@@ -76,15 +87,18 @@ export function newCaServer(options: CaServerOptions): CaServer {
         if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       } finally {
         unsubscribe();
-        daemonCertificate.stop();
+        daemonCertificate?.stop();
         await shutdown(server, options.shutdownTimeoutMs ?? 5000);
       }
     },
   };
 }
 
-function serverCredentials(daemonCertificate: DaemonCertificate, files: CaServerOptions['tlsFiles']): ServerCredentials {
-  if (!files) return experimental.createCertificateProviderServerCredentials(daemonCertificate, daemonCertificate, false);
+function serverCredentials(daemonCertificate: DaemonCertificate | undefined, files: CaServerOptions['tlsFiles']): ServerCredentials {
+  if (!files) {
+    if (!daemonCertificate) throw new CaError('ca-material-invalid', 'no serving certificate');
+    return experimental.createCertificateProviderServerCredentials(daemonCertificate, daemonCertificate, false);
+  }
   const identity = new experimental.FileWatcherCertificateProvider({
     certificateFile: files.certFile,
     privateKeyFile: files.keyFile,
@@ -92,7 +106,7 @@ function serverCredentials(daemonCertificate: DaemonCertificate, files: CaServer
   });
   const roots = files.caCertFile
     ? new experimental.FileWatcherCertificateProvider({ caCertificateFile: files.caCertFile, refreshIntervalMs: 60_000 })
-    : daemonCertificate;
+    : (daemonCertificate ?? null);
   return experimental.createCertificateProviderServerCredentials(identity, roots, false);
 }
 

@@ -8,7 +8,7 @@ import {
   type Logger,
   type Manager,
 } from '../controllers/runtime/index.js';
-import type { CertificateAuthority } from './certificate-authority.js';
+import type { RootBundleSource } from './trust-bundle-set.js';
 
 export const ROOT_CERT_CONFIG_MAP = 'mesh-ca-root-cert';
 export const ROOT_CERT_KEY = 'root-cert.pem';
@@ -16,7 +16,8 @@ export const ROOT_CERT_KEY = 'root-cert.pem';
 export interface RootCertPublisherOptions {
   readonly manager: Manager;
   readonly kubeConfig: KubeConfig;
-  readonly ca: CertificateAuthority;
+  /** Our trust bundle: the CA's roots, or the external signer's. */
+  readonly ca: RootBundleSource;
   /** The `ca` scope. */
   readonly log: Logger;
   readonly clock?: Clock;

@@ -29,7 +29,7 @@ import {
   newFolderCaStore,
   newKubeSecretCaStore,
   newBundleFetcher,
-  newMeshCa,
+  newMeshSigner,
   newTrustBundleSet,
   parseSpiffeBundleEndpoints,
 } from '../ca/index.js';
@@ -174,44 +174,52 @@ async function addCertificateAuthority({ flags, settings, kubeConfig, manager, m
   const selfSignedStore = kubeConfig
     ? newKubeSecretCaStore({ kubeConfig, namespace: flags.namespace })
     : newFolderCaStore(LOCAL_CA_DIR);
-  const meshCa = await newMeshCa({
+  // EXTERNAL_CA=MESHD_RA_ORCH_API: a registration authority hands CSRs to the orchestrator's signer.
+  const meshSigner = await newMeshSigner({
     settings,
     log,
     rotatorLog: logging.scope('rootcertrotator'),
     metrics,
     selfSignedStore,
     trustDomain,
+    ...(kubeConfig ? { kubeConfig } : {}),
   });
-  if (!meshCa) return;
-  if (meshCa.rotator) manager.add(meshCa.rotator);
-  const { host, port } = parseListenAddress(flags.secureGRPCAddr);
+  if (!meshSigner) return;
+  const ca = meshSigner.kind === 'ca' ? meshSigner.ca.authority : undefined;
+  if (meshSigner.kind === 'ca' && meshSigner.ca.rotator) manager.add(meshSigner.ca.rotator);
+  const tlsFiles = tlsFilesOf(flags);
+  if (!ca && !tlsFiles.tlsFiles) {
+    throw new UsageError('EXTERNAL_CA=MESHD_RA_ORCH_API needs the daemon\'s serving certificate: give --tlsCertFile and --tlsKeyFile');
+  }
   // Client certificates of federated trust domains verify against their own fetched roots.
-  const trustBundles = newTrustBundleSet({ trustDomain: meshCa.trustDomain, localRoots: meshCa.authority, log });
+  const trustBundles = newTrustBundleSet({ trustDomain: meshSigner.trustDomain, localRoots: meshSigner.localRoots, log });
   const bundleEndpoints = parseSpiffeBundleEndpoints(settings.get('SPIFFE_BUNDLE_ENDPOINTS'));
   if (bundleEndpoints.length > 0) {
     manager.add(newBundleFetcher({ endpoints: bundleEndpoints, trustBundles, clock: manager.clock, log: logging.scope('trustBundle') }));
   }
   const authenticators = newCaAuthenticators({
     settings,
-    ca: meshCa.authority,
-    trustDomain: meshCa.trustDomain,
+    ...(ca ? { ca } : {}),
+    trustDomain: meshSigner.trustDomain,
     clock: manager.clock,
     trustBundles,
     ...(kubeConfig ? { kubeConfig } : {}),
   });
+  const { host, port } = parseListenAddress(flags.secureGRPCAddr);
   manager.add(
     newCaServer({
-      ca: meshCa.authority,
+      ...(ca ? { ca } : {}),
+      signer: meshSigner.signer,
       authenticators,
       metrics,
       log: logging.scope('serverca'),
       settings,
       host,
       port,
-      ...tlsFilesOf(flags),
+      ...tlsFiles,
     }),
   );
-  if (kubeConfig) addRootCertPublisher({ manager, kubeConfig, ca: meshCa.authority, log });
+  if (kubeConfig) addRootCertPublisher({ manager, kubeConfig, ca: meshSigner.localRoots, log });
 }
 
 /** `--tlsCertFile` and `--tlsKeyFile` go together; `--caCertFile` adds client-certificate roots. */
