@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { X509Certificate, generateKeyPairSync, type KeyObject } from 'node:crypto';
+import { execFile } from 'node:child_process';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
@@ -14,6 +15,7 @@ import { newCertificateAuthority, type CertificateAuthority } from './certificat
 import { buildCsr } from './csr-builder.js';
 import { loadKeyCertBundle } from './key-cert-bundle.js';
 import { newMeshCertificateClient, type MeshCertificateClient } from './mesh-certificate-proto.js';
+import { openSslCipherList } from './tls-cipher-suites.js';
 import { decodePemBlocks, encodePem } from './pem.js';
 import { newSelfSignedMaterial } from './self-signed-root.js';
 import { daemonSettings, opensslVerify, removeDir, tempDir } from './test-support.js';
@@ -271,5 +273,58 @@ describe('the certificate service with --tlsCertFile and --tlsKeyFile', () => {
       abort.abort();
       await removeDir(dir);
     }
+  });
+});
+
+describe('the certificate service with --tls-cipher-suites', () => {
+  /** Runs `openssl s_client` against the server, with no input so it exits after the handshake. */
+  const handshake = (port: number, args: string[]): Promise<string> =>
+    new Promise((resolve) => {
+      const child = execFile('openssl', ['s_client', '-connect', `127.0.0.1:${port}`, '-alpn', 'h2', ...args], { timeout: 10_000 }, (_err, stdout, stderr) =>
+        resolve(`${stdout}\n${stderr}`),
+      );
+      child.stdin?.end();
+    });
+
+  test('offers only the listed TLS 1.2 suites, and keeps TLS 1.3', async () => {
+    const clock = newRealClock();
+    const abort = new AbortController();
+    const metrics = newMetrics('pilot-discovery');
+    const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 87600 * HOUR, nowMs: clock.now() });
+    const ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: 24 * HOUR, maxTtlMs: 2160 * HOUR, metrics });
+    const settings = daemonSettings({});
+    const server = newCaServer({
+      settings,
+      ca,
+      authenticators: newCaAuthenticators({ settings, ca, trustDomain: 'cluster.local', clock }),
+      metrics,
+      log: newRecordingLogger([]),
+      host: '127.0.0.1',
+      port: 0,
+      clock,
+      cipherSuites: ['TLS_ECDHE_ECDSA_WITH_AES_128_GCM_SHA256', 'TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256'],
+    });
+    const running = server.start(abort.signal);
+    try {
+      await server.waitForReady!(abort.signal);
+      const port = server.port();
+      const listed = await waitFor(async () => {
+        const out = await handshake(port, ['-tls1_2', '-cipher', 'ECDHE-ECDSA-AES128-GCM-SHA256']);
+        return /Cipher is ECDHE-ECDSA-AES128-GCM-SHA256/.test(out) ? out : undefined;
+      }, { timeoutMs: 8000, description: 'a TLS 1.2 handshake with a listed suite' });
+      expect(listed).toContain('Protocol  : TLSv1.2');
+      const unlisted = await handshake(port, ['-tls1_2', '-cipher', 'ECDHE-ECDSA-AES256-GCM-SHA384']);
+      expect(unlisted).not.toMatch(/Cipher is ECDHE-ECDSA-AES256-GCM-SHA384/);
+      expect(unlisted).toMatch(/handshake failure|alert|no cipher/i);
+      const tls13 = await handshake(port, ['-tls1_3']);
+      expect(tls13).toMatch(/TLSv1\.3/);
+    } finally {
+      abort.abort();
+      await running;
+    }
+  });
+
+  test('an unknown name is a usage error naming the flag', () => {
+    expect(() => openSslCipherList(['TLS_NULL_WITH_NULL_NULL'])).toThrow('unknown cipher suite "TLS_NULL_WITH_NULL_NULL" in --tls-cipher-suites');
   });
 });

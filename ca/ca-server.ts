@@ -5,6 +5,7 @@ import type { CertificateServiceOptions } from './certificate-service.js';
 import { daemonServerNames, newDaemonCertificate, type DaemonCertificate } from './daemon-certificate.js';
 import { CaError } from './ca-error.js';
 import { newCaGrpcService } from './grpc-service.js';
+import { withCipherSuites } from './tls-cipher-suites.js';
 
 export interface CaServerOptions extends CertificateServiceOptions {
   /**
@@ -25,6 +26,8 @@ export interface CaServerOptions extends CertificateServiceOptions {
    * certificates): serve these files, re-read as they change, instead of a CA-issued certificate.
    */
   readonly tlsFiles?: { certFile: string; keyFile: string; caCertFile?: string };
+  /** `--tls-cipher-suites`: the TLS 1.2 suites offered (IANA names); empty means the defaults. */
+  readonly cipherSuites?: readonly string[];
 }
 
 export interface CaServer extends Runnable {
@@ -75,7 +78,7 @@ export function newCaServer(options: CaServerOptions): CaServer {
     start: async (signal) => {
       const server = new Server();
       newCaGrpcService(server, options);
-      const credentials: ServerCredentials = serverCredentials(daemonCertificate, options.tlsFiles);
+      const credentials: ServerCredentials = withCipherSuites(serverCredentials(daemonCertificate, options.tlsFiles), options.cipherSuites ?? []);
       const address = `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 15012}`;
       daemonCertificate?.start();
       // Clients verified against the old bundle only would miss a rotated root: re-issue with the new one.

@@ -88,3 +88,4 @@ export {
   type KubeRegistrationAuthorityOptions,
 } from './kube-registration-authority.js';
 export { DEFAULT_SIGNER_ROOT_FILE, newMeshSigner, type MeshSigner, type MeshSignerOptions } from './new-mesh-signer.js';
+export { openSslCipherList, withCipherSuites } from './tls-cipher-suites.js';

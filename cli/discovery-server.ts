@@ -216,6 +216,7 @@ async function addCertificateAuthority({ flags, settings, kubeConfig, manager, m
       settings,
       host,
       port,
+      cipherSuites: flags.tlsCipherSuites,
       ...tlsFiles,
     }),
   );
