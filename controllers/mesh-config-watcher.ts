@@ -188,7 +188,9 @@ export function newMeshConfigWatcher(options: MeshConfigWatcherOptions): MeshCon
             watcher = undefined;
           });
         } catch (error) {
-          log.warn({ file, error: (error as Error).message }, 'mesh config watch failed, relying on the periodic re-read');
+          // No folder is the usual case of a daemon without a mesh config file: defaults apply.
+          const level = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'debug' : 'warn';
+          log[level]({ file, error: (error as Error).message }, 'mesh config watch failed, relying on the periodic re-read');
         }
       }
       schedulePoll();
