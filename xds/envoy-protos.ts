@@ -31,6 +31,7 @@ export const ENVOY_PROTO_FILES = [
   'envoy/service/secret/v3/sds.proto',
   'envoy/service/status/v3/csds.proto',
   'envoy/admin/v3/config_dump.proto',
+  'envoy/extensions/path/match/uri_template/v3/uri_template_match.proto',
 ] as const;
 
 export const ADS_SERVICE = 'envoy.service.discovery.v3.AggregatedDiscoveryService';

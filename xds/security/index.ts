@@ -1,0 +1,30 @@
+// Security builders: peer authentication composition and AuthorizationPolicy → Envoy RBAC. Pure functions.
+export {
+  DEFAULT_MTLS_MODE,
+  composePeerAuthentication,
+  mtlsModeForPort,
+  type ComposePeerAuthenticationInput,
+  type ComposedPeerAuthentication,
+  type EffectiveMtlsMode,
+} from './peer-authentication.js';
+export {
+  DRY_RUN_ANNOTATION,
+  RBAC_HTTP_FILTER_NAME,
+  RBAC_HTTP_TYPE_URL,
+  RBAC_NETWORK_FILTER_NAME,
+  RBAC_NETWORK_TYPE_URL,
+  SHADOW_ALLOW_STAT_PREFIX,
+  SHADOW_DENY_STAT_PREFIX,
+  TCP_STAT_PREFIX,
+  buildRbac,
+  rbacPolicyName,
+  type BuildRbacOptions,
+  type BuiltRbac,
+  type RbacFilter,
+  type RbacFilterConfig,
+  type SkippedRule,
+} from './rbac-builder.js';
+export { JWT_FILTER_NAME, JWT_PAYLOAD_KEY, URI_TEMPLATE_TYPE_URL, buildRulePolicy, type RuleContext, type RuleResult } from './authz-rule-model.js';
+export { DEFAULT_TRUST_DOMAIN, expandTrustDomainAliases } from './trust-domain-aliases.js';
+export type { RbacAction, RbacPermission, RbacPolicy, RbacPrincipal, RbacRules } from './rbac-types.js';
+export type { CidrRange, HeaderMatcher, MetadataMatcher, StringMatcher, ValueMatcher } from './envoy-matchers.js';
