@@ -1,0 +1,50 @@
+import { matchesLabels, type Endpoint } from '../../controllers/index.js';
+import { jsonToStruct } from '../struct-json.js';
+import type { Proxy } from '../proxy.js';
+import { parseClusterName } from './cluster-names.js';
+import { destinationRuleFor, subsetOf } from './destination-rule-policy.js';
+import { servicePortKey, type PushContext } from './push-context.js';
+
+/** An Envoy `ClusterLoadAssignment` message in snake_case. */
+export type ClusterLoadAssignmentResource = { readonly cluster_name: string } & Readonly<Record<string, unknown>>;
+
+/** The metadata key Envoy's `transport_socket_matches` read, and the value meshed endpoints carry. */
+export const TRANSPORT_SOCKET_MATCH_KEY = 'envoy.transport_socket_match';
+export const MESH_TLS_MODE = 'mesh';
+
+/** The endpoints behind an outbound cluster name for this proxy: ready ones, a subset's labels applied. */
+export function endpointsForCluster(push: PushContext, proxy: Proxy, clusterName: string): readonly Endpoint[] {
+  const parsed = parseClusterName(clusterName);
+  if (!parsed || parsed.direction !== 'outbound') return [];
+  const service = push.serviceByHost.get(parsed.hostname);
+  if (!service) return [];
+  const endpoints = (push.endpointsByServicePort.get(servicePortKey(service.hostname, parsed.port)) ?? []).filter((endpoint) => endpoint.ready);
+  if (parsed.subset === '') return endpoints;
+  const subset = subsetOf(destinationRuleFor(push, proxy, service)?.rule, parsed.subset);
+  if (!subset) return [];
+  const labels = subset.labels ?? {};
+  return endpoints.filter((endpoint) => matchesLabels(labels, endpoint.labels));
+}
+
+/**
+ * The load assignment of one EDS cluster: its endpoints (address and target port) in one
+ * locality weighted by their count. Endpoints with a sidecar carry `{tlsMode: mesh}` for the
+ * cluster's transport socket matches. An unknown cluster gets an empty assignment, so Envoy
+ * does not wait for it.
+ */
+export function buildClusterLoadAssignment(push: PushContext, proxy: Proxy, clusterName: string): ClusterLoadAssignmentResource {
+  const endpoints = endpointsForCluster(push, proxy, clusterName);
+  if (endpoints.length === 0) return { cluster_name: clusterName, endpoints: [] };
+  const lbEndpoints = endpoints.map((endpoint) => ({
+    endpoint: { address: { socket_address: { address: endpoint.address, port_value: endpoint.port } } },
+    health_status: 'HEALTHY',
+    ...(endpoint.hasSidecar
+      ? { metadata: { filter_metadata: { [TRANSPORT_SOCKET_MATCH_KEY]: jsonToStruct({ tlsMode: MESH_TLS_MODE }) } } }
+      : {}),
+    load_balancing_weight: { value: 1 },
+  }));
+  return {
+    cluster_name: clusterName,
+    endpoints: [{ lb_endpoints: lbEndpoints, load_balancing_weight: { value: lbEndpoints.length } }],
+  };
+}

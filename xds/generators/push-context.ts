@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import type { DestinationRule } from '../../crds/index.js';
+import type { Endpoint, InboundTrafficMode, MeshModel, Service, Workload } from '../../controllers/index.js';
+
+/** A DestinationRule as the push context holds it: the resolved host and where it came from. */
+export interface IndexedDestinationRule {
+  readonly namespace: string;
+  readonly name: string;
+  /** The FQDN (or wildcard) the rule's `spec.host` names, short names resolved in the rule's namespace. */
+  readonly host: string;
+  readonly rule: DestinationRule;
+}
+
+/**
+ * One immutable snapshot of the model for one push. Generators read it and never the model, so
+ * every proxy of a push sees the same world.
+ */
+export interface PushContext {
+  /** Changes whenever policies, the registry or the mesh config change. */
+  readonly version: string;
+  readonly domain: string;
+  readonly rootNamespace: string;
+  /** Mesh `connectTimeout`, as a duration string (`10s`). */
+  readonly connectTimeout: string;
+  readonly inboundTrafficMode: InboundTrafficMode;
+  /** Sorted by hostname. */
+  readonly services: readonly Service[];
+  readonly serviceByHost: ReadonlyMap<string, Service>;
+  /** By `servicePortKey(hostname, port)`; ready and not-ready endpoints, sorted by address. */
+  readonly endpointsByServicePort: ReadonlyMap<string, readonly Endpoint[]>;
+  /** By resolved host; within a host sorted by namespace, then name. */
+  readonly destinationRulesByHost: ReadonlyMap<string, readonly IndexedDestinationRule[]>;
+  /** By `<namespace>/<name>`. */
+  readonly workloads: ReadonlyMap<string, Workload>;
+  readonly workloadsByAddress: ReadonlyMap<string, readonly Workload[]>;
+}
+
+export function servicePortKey(hostname: string, port: number): string {
+  return `${hostname}:${port}`;
+}
+
+/** A DestinationRule host resolved as the reference does: a name without dots is short for `<name>.<ns>.svc.<domain>`. */
+export function resolveRuleHost(host: string, namespace: string, domain: string): string {
+  return host.includes('.') || host === '*' ? host : `${host}.${namespace}.svc.${domain}`;
+}
+
+/** Builds the frozen push context from the model's current state. Pure: reads the model, writes nothing. */
+export function buildPushContext(model: MeshModel): PushContext {
+  const meshConfig = model.meshConfig();
+  const services = [...model.registry.services()].sort((a, b) => compare(a.hostname, b.hostname));
+  const serviceByHost = new Map<string, Service>();
+  const endpointsByServicePort = new Map<string, readonly Endpoint[]>();
+  for (const service of services) {
+    serviceByHost.set(service.hostname, service);
+    for (const port of service.ports) {
+      endpointsByServicePort.set(servicePortKey(service.hostname, port.port), freezeAll(model.registry.endpoints(service.namespace, service.name, port.port)));
+    }
+  }
+
+  const destinationRulesByHost = new Map<string, IndexedDestinationRule[]>();
+  for (const entry of model.configStore.list('DestinationRule')) {
+    const rule = entry.resource;
+    const host = resolveRuleHost(rule.spec.host, entry.namespace, model.domain);
+    let list = destinationRulesByHost.get(host);
+    if (!list) destinationRulesByHost.set(host, (list = []));
+    list.push(Object.freeze({ namespace: entry.namespace, name: entry.name, host, rule }));
+  }
+  for (const list of destinationRulesByHost.values()) Object.freeze(list);
+
+  const workloads = new Map<string, Workload>();
+  const workloadsByAddress = new Map<string, Workload[]>();
+  for (const workload of model.registry.workloads()) {
+    workloads.set(`${workload.namespace}/${workload.name}`, workload);
+    if (workload.address === '') continue;
+    let list = workloadsByAddress.get(workload.address);
+    if (!list) workloadsByAddress.set(workload.address, (list = []));
+    list.push(workload);
+  }
+  for (const list of workloadsByAddress.values()) Object.freeze(list);
+
+  const meshDigest = createHash('sha256').update(JSON.stringify(meshConfig)).digest('hex').slice(0, 8);
+  return Object.freeze({
+    version: `${model.configStore.version()}.${model.registry.version()}.${meshDigest}`,
+    domain: model.domain,
+    rootNamespace: meshConfig.rootNamespace,
+    connectTimeout: meshConfig.connectTimeout,
+    inboundTrafficMode: meshConfig.inboundTrafficPolicy.mode,
+    services: Object.freeze(services),
+    serviceByHost,
+    endpointsByServicePort,
+    destinationRulesByHost,
+    workloads,
+    workloadsByAddress,
+  });
+}
+
+function freezeAll<T>(list: readonly T[]): readonly T[] {
+  return Object.freeze([...list]);
+}
+
+function compare(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}

@@ -1,0 +1,143 @@
+import { isIPv6 } from 'node:net';
+import type { DestinationRule, LoadBalancerSettings, Subset } from '../../crds/index.js';
+import type { Service, ServicePort } from '../../controllers/index.js';
+import type { Proxy } from '../proxy.js';
+import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName } from './cluster-names.js';
+import { destinationRuleFor, loadBalancerFor } from './destination-rule-policy.js';
+import { envoyDuration } from './envoy-duration.js';
+import { inboundPortsOf, workloadOfProxy } from './proxy-workload.js';
+import type { PushContext } from './push-context.js';
+
+/** An Envoy `Cluster` message in snake_case. */
+export type ClusterResource = { readonly name: string } & Readonly<Record<string, unknown>>;
+
+/** What the transport-socket hook is told about one cluster. */
+export interface ClusterTransportSocketInput {
+  readonly proxy: Proxy;
+  readonly push: PushContext;
+  readonly clusterName: string;
+  readonly direction: 'outbound' | 'inbound';
+  readonly service: Service;
+  readonly servicePort: ServicePort;
+  /** Outbound only: the subset of a subset cluster. */
+  readonly subset?: Subset;
+  /** Outbound only: the DestinationRule that applies. */
+  readonly destinationRule?: DestinationRule;
+  /** Inbound only: the container port. */
+  readonly targetPort?: number;
+}
+
+/** Transport-socket fields merged into a cluster (the security issue builds them). */
+export interface ClusterTransportSocket {
+  readonly transport_socket?: object;
+  readonly transport_socket_matches?: readonly object[];
+}
+
+export type ClusterTransportSocketHook = (input: ClusterTransportSocketInput) => ClusterTransportSocket | undefined;
+
+export interface BuildSidecarClustersOptions {
+  /** Adds TLS (or any transport socket) to service clusters; none without it. */
+  readonly clusterTransportSocket?: ClusterTransportSocketHook;
+}
+
+const ADS_CONFIG_SOURCE = { ads: {}, resource_api_version: 'V3' } as const;
+const DEFAULT_CONNECT_TIMEOUT = { seconds: 10 } as const;
+
+/**
+ * The clusters of a sidecar: per service port an EDS cluster and one per DestinationRule
+ * subset, an ORIGINAL_DST (or, in LOCALHOST mode, STATIC) inbound cluster per container port
+ * the proxy's own workload serves, `PassthroughCluster` and `BlackHoleCluster`. Sorted by name.
+ */
+export function buildSidecarClusters(proxy: Proxy, push: PushContext, options: BuildSidecarClustersOptions = {}): ClusterResource[] {
+  const connectTimeout = envoyDuration(push.connectTimeout) ?? DEFAULT_CONNECT_TIMEOUT;
+  const hook = options.clusterTransportSocket;
+  const clusters: ClusterResource[] = [];
+
+  for (const service of push.services) {
+    const entry = destinationRuleFor(push, proxy, service);
+    const rule = entry?.rule;
+    for (const servicePort of service.ports) {
+      const variants: (Subset | undefined)[] = [undefined, ...(rule?.spec.subsets ?? [])];
+      for (const subset of variants) {
+        const name = outboundClusterName(servicePort.port, subset?.name ?? '', service.hostname);
+        const { lb_policy, ...discovery } = discoveryOf(name, loadBalancerFor(rule, servicePort.port, subset));
+        const cluster: Record<string, unknown> = { name, ...discovery, connect_timeout: connectTimeout, lb_policy };
+        const socket = hook?.({
+          proxy,
+          push,
+          clusterName: name,
+          direction: 'outbound',
+          service,
+          servicePort,
+          ...(subset ? { subset } : {}),
+          ...(rule ? { destinationRule: rule } : {}),
+        });
+        clusters.push({ ...cluster, ...socket, name });
+      }
+    }
+  }
+
+  const workload = workloadOfProxy(push, proxy);
+  if (workload) {
+    const bindAddress = proxy.ipAddresses.some((address) => isIPv6(address)) && !proxy.ipAddresses.some((address) => !isIPv6(address)) ? '::6' : '127.0.0.6';
+    for (const { targetPort, service, servicePort } of inboundPortsOf(push, workload)) {
+      const name = inboundClusterName(targetPort);
+      const cluster: Record<string, unknown> =
+        push.inboundTrafficMode === 'LOCALHOST'
+          ? {
+              name,
+              type: 'STATIC',
+              connect_timeout: connectTimeout,
+              load_assignment: {
+                cluster_name: name,
+                endpoints: [{ lb_endpoints: [{ endpoint: { address: socketAddress('127.0.0.1', targetPort) } }] }],
+              },
+            }
+          : {
+              name,
+              type: 'ORIGINAL_DST',
+              connect_timeout: connectTimeout,
+              lb_policy: 'CLUSTER_PROVIDED',
+              // The source address keeps the redirect rules from sending the traffic back into the proxy.
+              upstream_bind_config: { source_address: { address: bindAddress, port_value: 0 } },
+            };
+      const socket = hook?.({ proxy, push, clusterName: name, direction: 'inbound', service, servicePort, targetPort });
+      clusters.push({ ...cluster, ...socket, name });
+    }
+  }
+
+  clusters.push(
+    { name: PASSTHROUGH_CLUSTER, type: 'ORIGINAL_DST', connect_timeout: connectTimeout, lb_policy: 'CLUSTER_PROVIDED' },
+    { name: BLACKHOLE_CLUSTER, type: 'STATIC', connect_timeout: connectTimeout, load_assignment: { cluster_name: BLACKHOLE_CLUSTER } },
+  );
+  return clusters.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** True for clusters whose endpoints come over EDS (what CDS/EDS consistency checks). */
+export function isEdsCluster(cluster: ClusterResource): boolean {
+  return cluster['type'] === 'EDS';
+}
+
+/** Discovery type and load balancing from the DestinationRule's settings, as the reference maps them. */
+function discoveryOf(name: string, lb: LoadBalancerSettings | undefined): { type: string; lb_policy: string; eds_cluster_config?: object } {
+  const eds = { type: 'EDS', eds_cluster_config: { eds_config: ADS_CONFIG_SOURCE, service_name: name } };
+  if (lb?.consistentHash) {
+    return { ...eds, lb_policy: lb.consistentHash.maglev ? 'MAGLEV' : 'RING_HASH' };
+  }
+  switch (lb?.simple) {
+    case 'ROUND_ROBIN':
+      return { ...eds, lb_policy: 'ROUND_ROBIN' };
+    case 'RANDOM':
+      return { ...eds, lb_policy: 'RANDOM' };
+    case 'PASSTHROUGH':
+      // Straight to the address the caller dialled: no endpoints to discover.
+      return { type: 'ORIGINAL_DST', lb_policy: 'CLUSTER_PROVIDED' };
+    default:
+      // LEAST_CONN, LEAST_REQUEST, UNSPECIFIED and no rule: the reference's default.
+      return { ...eds, lb_policy: 'LEAST_REQUEST' };
+  }
+}
+
+function socketAddress(address: string, port: number): object {
+  return { socket_address: { address, port_value: port } };
+}

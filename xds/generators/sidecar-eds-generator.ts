@@ -1,0 +1,35 @@
+import type { Generator } from '../generator.js';
+import type { Proxy } from '../proxy.js';
+import { ENDPOINT_TYPE } from '../type-urls.js';
+import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
+import { parseClusterName } from './cluster-names.js';
+import type { PushContext } from './push-context.js';
+import { buildSidecarClusters, isEdsCluster } from './sidecar-clusters.js';
+
+/**
+ * EDS for sidecars: a load assignment per requested cluster (every EDS cluster of the proxy on
+ * a wildcard request). An endpoint-only push naming Services answers only their clusters, and
+ * nothing when the proxy holds none of them.
+ */
+export function newSidecarEdsGenerator(): Generator<PushContext> {
+  return {
+    typeUrl: ENDPOINT_TYPE,
+    generate(proxy, push, request) {
+      let names = request.names.length > 0 ? [...request.names] : edsClusterNames(proxy, push);
+      if (!request.full && request.configsUpdated.length > 0) {
+        const changedHosts = new Set(
+          request.configsUpdated.filter((key) => key.kind === 'Service').map((key) => `${key.name}.${key.namespace}.svc.${push.domain}`),
+        );
+        names = names.filter((name) => changedHosts.has(parseClusterName(name)?.hostname ?? ''));
+        if (names.length === 0) return undefined;
+      }
+      return {
+        resources: [...new Set(names)].sort().map((name) => ({ name, resource: buildClusterLoadAssignment(push, proxy, name) })),
+      };
+    },
+  };
+}
+
+function edsClusterNames(proxy: Proxy, push: PushContext): string[] {
+  return buildSidecarClusters(proxy, push).filter(isEdsCluster).map((cluster) => cluster.name);
+}

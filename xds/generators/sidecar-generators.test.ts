@@ -1,0 +1,192 @@
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { parseAllDocuments, stringify } from 'yaml';
+import { validateResource, type TypedResource } from '../../crds/index.js';
+import { newMeshModel, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../../controllers/index.js';
+import type { KubeObject } from '../../controllers/runtime/index.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest, type JsonValue, type Proxy } from '../index.js';
+import { buildPushContext, newSidecarCdsGenerator, newSidecarEdsGenerator, type PushContext } from './index.js';
+
+const TESTDATA = fileURLToPath(new URL('./testdata/', import.meta.url));
+const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
+const DOMAIN = 'cluster.local';
+const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
+
+let protos: EnvoyProtos;
+beforeAll(() => {
+  protos = loadEnvoyProtos();
+});
+
+interface TestCase {
+  model: MeshModelWriter;
+  proxy: Proxy;
+}
+
+/** Fills a model through its own writers, as the reconcilers do; the `ProxyNode` document names the proxy. */
+function loadCase(file: string): TestCase {
+  const model = newMeshModel({ domain: DOMAIN, clusterId: 'cluster-a', useEndpointSlices: false });
+  let proxy: Proxy | undefined;
+  for (const document of parseAllDocuments(readFileSync(join(TESTDATA, file), 'utf8'))) {
+    const object = document.toJS() as KubeObject & { id?: string; metadata?: Record<string, JsonValue> };
+    switch (object.kind) {
+      case 'ProxyNode':
+        proxy = parseProxy({ id: object.id ?? '', metadata: jsonToStruct((object.metadata ?? {}) as Record<string, JsonValue>) });
+        break;
+      case 'Service':
+        model.registry.applyService(serviceFromObject(object, DOMAIN) ?? fail(`bad Service in ${file}`));
+        break;
+      case 'Pod':
+        model.registry.applyWorkload(workloadFromPod(object, 'cluster-a') ?? fail(`bad Pod in ${file}`));
+        break;
+      default: {
+        const result = validateResource(object);
+        expect(result.errors).toEqual([]);
+        model.configStore.apply(result.resource as TypedResource);
+      }
+    }
+  }
+  return { model, proxy: proxy ?? fail(`${file} has no ProxyNode`) };
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+function resourcesOf(result: ReturnType<ReturnType<typeof newSidecarCdsGenerator>['generate']>): Record<string, unknown>[] {
+  expect(result).toBeDefined();
+  return (result?.resources ?? []).map((named) => {
+    const resource = (typeof named.resource === 'function' ? named.resource() : named.resource) as Record<string, unknown>;
+    return resource;
+  });
+}
+
+const cases = readdirSync(TESTDATA)
+  .filter((file) => file.endsWith('.in.yaml'))
+  .map((file) => file.slice(0, -'.in.yaml'.length))
+  .sort();
+
+describe('sidecar CDS and EDS golden files', () => {
+  test('there are at least 5 cases', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(5);
+  });
+
+  test.each(cases)('%s', (name) => {
+    const { model, proxy } = loadCase(`${name}.in.yaml`);
+    const push = buildPushContext(model);
+    const clusters = resourcesOf(newSidecarCdsGenerator().generate(proxy, push, FULL));
+    const edsNames = clusters.filter((cluster) => cluster['type'] === 'EDS').map((cluster) => cluster['name'] as string);
+    const eds = newSidecarEdsGenerator();
+    const assignments = resourcesOf(eds.generate(proxy, push, { ...FULL, names: edsNames }));
+
+    // Every resource is a valid Envoy message (unknown fields fail).
+    for (const cluster of clusters) protos.encodeAny(CLUSTER_TYPE, cluster);
+    for (const assignment of assignments) protos.encodeAny(ENDPOINT_TYPE, assignment);
+
+    // Consistency: every EDS cluster has its load assignment, under the name CDS gives EDS.
+    const assigned = new Set(assignments.map((assignment) => assignment['cluster_name']));
+    for (const cluster of clusters.filter((c) => c['type'] === 'EDS')) {
+      const serviceName = (cluster['eds_cluster_config'] as { service_name: string }).service_name;
+      expect(serviceName).toBe(cluster['name']);
+      expect(assigned.has(serviceName)).toBe(true);
+    }
+    // A wildcard EDS request gives the same set.
+    expect(resourcesOf(eds.generate(proxy, push, FULL))).toEqual(assignments);
+
+    const actual = stringify({ clusters, endpoints: assignments }, { lineWidth: 0, aliasDuplicateObjects: false });
+    const golden = join(TESTDATA, `${name}.golden.yaml`);
+    if (refreshGolden) writeFileSync(golden, actual);
+    else expect(actual).toBe(readFileSync(golden, 'utf8'));
+  });
+});
+
+describe('sidecar generators', () => {
+  function load(name: string): TestCase & { push: PushContext } {
+    const loaded = loadCase(`${name}.in.yaml`);
+    return { ...loaded, push: buildPushContext(loaded.model) };
+  }
+
+  test('the transport socket hook adds its fields to service clusters only', () => {
+    const { proxy, push } = load('inbound');
+    const seen: string[] = [];
+    const cds = newSidecarCdsGenerator({
+      clusterTransportSocket: (input) => {
+        seen.push(`${input.direction} ${input.clusterName} ${input.service.name}:${input.servicePort.port}`);
+        return input.direction === 'outbound'
+          ? { transport_socket: { name: 'envoy.transport_sockets.raw_buffer', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer' } } }
+          : undefined;
+      },
+    });
+    const clusters = resourcesOf(cds.generate(proxy, push, FULL));
+    for (const cluster of clusters) protos.encodeAny(CLUSTER_TYPE, cluster);
+    const withSocket = clusters.filter((cluster) => 'transport_socket' in cluster).map((cluster) => cluster['name']);
+    expect(withSocket).toEqual([
+      'outbound|8000||httpbin.foo.svc.cluster.local',
+      'outbound|80||httpbin-v1.foo.svc.cluster.local',
+      'outbound|9000||httpbin.foo.svc.cluster.local',
+    ]);
+    expect(seen).toContain('inbound inbound|9090|| httpbin:9000');
+    expect(seen).not.toContain(expect.stringContaining('PassthroughCluster'));
+  });
+
+  test('CDS ignores endpoint-only pushes', () => {
+    const { proxy, push } = load('one-service');
+    expect(newSidecarCdsGenerator().generate(proxy, push, { names: [], full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name: 'httpbin' }] })).toBeUndefined();
+  });
+
+  test('an endpoint-only push answers the changed services the proxy holds, and nothing otherwise', () => {
+    const { proxy, push } = load('two-ports');
+    const eds = newSidecarEdsGenerator();
+    const names = ['outbound|80||api.foo.svc.cluster.local', 'outbound|9000||api.foo.svc.cluster.local', 'outbound|80||other.foo.svc.cluster.local'];
+    const changed = (name: string): GenerateRequest => ({ names, full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name }] });
+    expect(eds.generate(proxy, push, changed('api'))?.resources.map((r) => r.name)).toEqual(names.slice(0, 2));
+    expect(eds.generate(proxy, push, changed('unrelated'))).toBeUndefined();
+  });
+
+  test.each([
+    ['an unknown service', 'outbound|80||missing.foo.svc.cluster.local'],
+    ['an unknown port', 'outbound|81||api.foo.svc.cluster.local'],
+    ['an unknown subset', 'outbound|80|v9|api.foo.svc.cluster.local'],
+    ['a name that is no cluster name', 'PassthroughCluster'],
+  ])('%s gets an empty load assignment', (_label, name) => {
+    const { proxy, push } = load('two-ports');
+    const [assignment] = resourcesOf(newSidecarEdsGenerator().generate(proxy, push, { ...FULL, names: [name] }));
+    expect(assignment).toEqual({ cluster_name: name, endpoints: [] });
+    protos.encodeAny(ENDPOINT_TYPE, assignment as object);
+  });
+
+  test('LOCALHOST inbound mode gives STATIC inbound clusters to 127.0.0.1', () => {
+    const { model, proxy } = loadCase('inbound.in.yaml');
+    model.setMeshConfig({ ...model.meshConfig(), inboundTrafficPolicy: { mode: 'LOCALHOST' } });
+    const clusters = resourcesOf(newSidecarCdsGenerator().generate(proxy, buildPushContext(model), FULL));
+    const inbound = clusters.find((cluster) => cluster['name'] === 'inbound|80||');
+    expect(inbound).toMatchObject({
+      type: 'STATIC',
+      load_assignment: { cluster_name: 'inbound|80||', endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: 80 } } } }] }] },
+    });
+    protos.encodeAny(CLUSTER_TYPE, inbound as object);
+  });
+});
+
+describe('buildPushContext', () => {
+  test('is a frozen snapshot: later model writes do not show, and the version moves', () => {
+    const { model } = loadCase('one-service.in.yaml');
+    const before = buildPushContext(model);
+    expect(Object.isFrozen(before)).toBe(true);
+    expect(Object.isFrozen(before.services)).toBe(true);
+    model.registry.applyService(serviceFromObject({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'aaa', namespace: 'foo' }, spec: { ports: [{ port: 1 }] } }, DOMAIN) ?? fail('bad'));
+    expect(before.services.map((service) => service.name)).toEqual(['httpbin']);
+    const after = buildPushContext(model);
+    expect(after.services.map((service) => service.hostname)).toEqual(['aaa.foo.svc.cluster.local', 'httpbin.foo.svc.cluster.local']);
+    expect(after.version).not.toBe(before.version);
+    expect(buildPushContext(model).version).toBe(after.version);
+  });
+
+  test('indexes endpoints per service port and rules by resolved host', () => {
+    const { model } = loadCase('subsets.in.yaml');
+    const push = buildPushContext(model);
+    expect(push.endpointsByServicePort.get('reviews.bookinfo.svc.cluster.local:9080')?.map((e) => `${e.address}:${e.port}`)).toEqual(['10.0.2.1:9080', '10.0.2.2:9080']);
+    expect(push.destinationRulesByHost.get('reviews.bookinfo.svc.cluster.local')?.map((entry) => entry.name)).toEqual(['reviews']);
+  });
+});
