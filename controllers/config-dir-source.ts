@@ -7,7 +7,7 @@ import { parseConfigFile, type ParsedDocument } from './config-file-parser.js';
 import type { ConfigFileProblem } from './config-file-problem.js';
 import { newConfigKindSource, type ConfigKindSource } from './config-kind-source.js';
 import { newConfigObjectIndex } from './config-object-index.js';
-import { resolveConfigObjects } from './config-object-resolver.js';
+import { resolveConfigObjects, type NormalizedCache } from './config-object-resolver.js';
 import { groupKindOf } from './group-kind.js';
 import { MeshError, newRealClock } from './runtime/index.js';
 import type { Clock, KubeObject, Logger, Runnable, Source, TimerHandle } from './runtime/index.js';
@@ -112,6 +112,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
 
   // ---- scanning ------------------------------------------------------------------------------
 
+  const normalizedCache: NormalizedCache = new WeakMap();
   let lastUnreadable = '[]';
   let folderFailed = false;
 
@@ -191,7 +192,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
     const ordered = [...files.entries()]
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([path, state]) => ({ path, documents: state.documents }));
-    const resolved = resolveConfigObjects(ordered, clusterScoped);
+    const resolved = resolveConfigObjects(ordered, clusterScoped, normalizedCache);
     const events = index.replace(resolved.objects);
 
     const current: ConfigFileProblem[] = [

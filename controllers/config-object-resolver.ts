@@ -11,6 +11,12 @@ export interface FileObjects {
   documents: readonly ParsedDocument[];
 }
 
+/**
+ * Normalized objects and their canonical JSON by parsed document, so that a rescan does not redo
+ * them for files that did not change. Valid for one `clusterScoped` set only.
+ */
+export type NormalizedCache = WeakMap<ParsedDocument, { object: KubeObject; content: string }>;
+
 /** An object as the folder defines it, before synthetic metadata is added. */
 export interface DesiredObject {
   groupKind: string;
@@ -37,12 +43,22 @@ export interface ResolvedObjects {
  * an earlier document of the same file), and each later one is reported as a conflict.
  * Namespaced kinds without `metadata.namespace` get `default`; cluster-scoped kinds get none.
  */
-export function resolveConfigObjects(files: readonly FileObjects[], clusterScoped?: ReadonlySet<string>): ResolvedObjects {
+export function resolveConfigObjects(
+  files: readonly FileObjects[],
+  clusterScoped?: ReadonlySet<string>,
+  cache?: NormalizedCache,
+): ResolvedObjects {
   const objects = new Map<string, Map<string, DesiredObject>>();
   const conflicts: ConfigFileProblem[] = [];
   for (const file of files) {
     for (const document of file.documents) {
-      const object = normalize(document.object, clusterScoped);
+      let normalized = cache?.get(document);
+      if (!normalized) {
+        const object = normalize(document.object, clusterScoped);
+        normalized = { object, content: stableJson(object) };
+        cache?.set(document, normalized);
+      }
+      const { object, content } = normalized;
       const apiVersion = object.apiVersion ?? '';
       const kind = object.kind ?? '';
       const groupKind = groupKindOf(apiVersion, kind);
@@ -60,7 +76,7 @@ export function resolveConfigObjects(files: readonly FileObjects[], clusterScope
         });
         continue;
       }
-      byKey.set(key, { groupKind, key, object, content: stableJson(object), path: file.path, line: document.line, column: document.column });
+      byKey.set(key, { groupKind, key, object, content, path: file.path, line: document.line, column: document.column });
     }
   }
   return { objects, conflicts };
