@@ -1,5 +1,5 @@
 import { Server, ServerCredentials, experimental } from '@grpc/grpc-js';
-import { newRealClock, type Clock, type Runnable, type Settings } from '../controllers/runtime/index.js';
+import { newRealClock, shutdownGrpcServer, type Clock, type Runnable, type Settings } from '../controllers/runtime/index.js';
 import type { CertificateAuthority } from './certificate-authority.js';
 import type { CertificateServiceOptions } from './certificate-service.js';
 import { daemonServerNames, newDaemonCertificate, type DaemonCertificate } from './daemon-certificate.js';
@@ -91,7 +91,7 @@ export function newCaServer(options: CaServerOptions): CaServer {
       } finally {
         unsubscribe();
         daemonCertificate?.stop();
-        await shutdown(server, options.shutdownTimeoutMs ?? 5000);
+        await shutdownGrpcServer(server, options.shutdownTimeoutMs ?? 5000);
       }
     },
   };
@@ -113,15 +113,3 @@ function serverCredentials(daemonCertificate: DaemonCertificate | undefined, fil
   return experimental.createCertificateProviderServerCredentials(identity, roots, false);
 }
 
-function shutdown(server: Server, timeoutMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      server.forceShutdown();
-      resolve();
-    }, timeoutMs);
-    server.tryShutdown(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}

@@ -1,5 +1,5 @@
 import { Server, type ChannelOptions, type ServerCredentials } from '@grpc/grpc-js';
-import { MeshError, parseListenAddress, type Logger, type Runnable } from '../controllers/runtime/index.js';
+import { MeshError, parseListenAddress, shutdownGrpcServer, type Logger, type Runnable } from '../controllers/runtime/index.js';
 
 /** The gRPC transport settings of the xDS listeners (flags and settings of the seed). */
 export interface GrpcTransportOptions {
@@ -89,7 +89,7 @@ export function newGrpcListener(options: GrpcListenerOptions): GrpcListener {
       try {
         if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       } finally {
-        await shutdown(server, options.shutdownTimeoutMs ?? 5000);
+        await shutdownGrpcServer(server, options.shutdownTimeoutMs ?? 5000);
         bound = undefined;
         options.log.info({ server: options.name }, 'stopped');
       }
@@ -111,15 +111,3 @@ export function newGrpcListener(options: GrpcListenerOptions): GrpcListener {
   };
 }
 
-function shutdown(server: Server, timeoutMs: number): Promise<void> {
-  return new Promise((resolve) => {
-    const timer = setTimeout(() => {
-      server.forceShutdown();
-      resolve();
-    }, timeoutMs);
-    server.tryShutdown(() => {
-      clearTimeout(timer);
-      resolve();
-    });
-  });
-}

@@ -23,3 +23,4 @@ export * from './builder.js';
 export * from './leader-election.js';
 export * from './manager.js';
 export * from './informer-source.js';
+export * from './grpc-shutdown.js';
