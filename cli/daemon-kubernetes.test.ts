@@ -123,6 +123,25 @@ describe('pilot-discovery discovery with an orchestrator and an external signer'
     expect(configMap.data?.['root-cert.pem']).toBe(signerCa.rootPem);
   });
 
+  test('without --configDir and --orchconfig, the daemon finds its cluster through KUBECONFIG', async () => {
+    const port = await freePort();
+    const second = startBin(
+      'pilot-discovery',
+      ['discovery', '--httpAddr', `127.0.0.1:${port}`, '--monitoringAddr', '127.0.0.1:0', '--secureGRPCAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
+      { KUBECONFIG: join(workDir, 'kubeconfig'), ENABLE_CA_SERVER: 'false', POD_NAME: 'meshd-second' },
+      workDir,
+    );
+    const done = collect(second, 30_000);
+    try {
+      await waitFor(async () => (await fetch(`http://127.0.0.1:${port}/ready`)).status === 200, { timeoutMs: 15_000, description: 'the second daemon' });
+      const registry = (await (await fetch(`http://127.0.0.1:${port}/debug/registryz`)).json()) as Array<{ hostname: string }>;
+      expect(registry.map((s) => s.hostname)).toEqual(['httpbin.foo.svc.cluster.local']);
+    } finally {
+      second.kill('SIGTERM');
+      await done;
+    }
+  });
+
   test('a service-account token gets a certificate from the external signer', async () => {
     const client = newMeshCertificateClient(`127.0.0.1:${securePort}`, credentials.createSsl(Buffer.from(signerCa.rootPem)), {
       'grpc.ssl_target_name_override': 'localhost',

@@ -59,7 +59,7 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
   const buildInfo = readBuildInfo();
   metrics.gauge('mesh_build').set({ component: 'pilot', tag: buildInfo.version }, 1);
 
-  const kubeConfig = await loadOrchConfig(flags.orchconfig);
+  const kubeConfig = await loadOrchConfig(flags.orchconfig, flags.configDir === '');
   const manager = newManager({
     log,
     shutdownDurationMs: flags.shutdownDuration,
@@ -253,11 +253,23 @@ function startupTracker(onStarted: () => void): Runnable {
   };
 }
 
-/** The orchestrator config of `--orchconfig`; none means local mode. */
-async function loadOrchConfig(path: string): Promise<KubeConfig | undefined> {
-  if (path === '') return undefined;
+/**
+ * The orchestrator config: `--orchconfig`; without it and without `--configDir`, what client-node
+ * finds on its own (KUBECONFIG, ~/.kube/config, or the in-cluster service account). None means
+ * local mode.
+ */
+async function loadOrchConfig(path: string, needsCluster: boolean): Promise<KubeConfig | undefined> {
+  if (path === '' && !needsCluster) return undefined;
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kubeConfig = new KubeConfig();
+  if (path === '') {
+    kubeConfig.loadFromDefault();
+    // client-node falls back to an unauthenticated localhost:8080 when it found nothing.
+    if (kubeConfig.getCurrentContext() === 'loaded-context' && kubeConfig.getCurrentCluster()?.server === 'http://localhost:8080') {
+      throw new UsageError('no config source: give --configDir, or --orchconfig (or KUBECONFIG, or run in a cluster)');
+    }
+    return kubeConfig;
+  }
   try {
     kubeConfig.loadFromFile(path);
   } catch (error) {
