@@ -1,5 +1,13 @@
 // Sidecar xDS generators: pure functions of (proxy, push context, request) over an immutable push context.
-export { buildPushContext, resolveRuleHost, servicePortKey, type IndexedDestinationRule, type PushContext } from './push-context.js';
+export {
+  buildPushContext,
+  resolveRuleHost,
+  servicePortKey,
+  type IndexedDestinationRule,
+  type IndexedGateway,
+  type IndexedVirtualService,
+  type PushContext,
+} from './push-context.js';
 export {
   BLACKHOLE_CLUSTER,
   PASSTHROUGH_CLUSTER,
@@ -29,3 +37,16 @@ export {
 } from './cluster-load-assignment.js';
 export { newSidecarCdsGenerator } from './sidecar-cds-generator.js';
 export { newSidecarEdsGenerator } from './sidecar-eds-generator.js';
+export { newSidecarRdsGenerator } from './sidecar-rds-generator.js';
+export {
+  buildDefaultRoute,
+  buildSidecarRouteConfiguration,
+  parseSidecarRouteName,
+  type RouteConfigurationResource,
+} from './sidecar-route-configuration.js';
+export { buildVirtualServiceRoutes, type RouteResource, type VirtualServiceRouteInput } from './virtual-service-routes.js';
+export { isBoundToMesh, isVisibleTo, virtualServiceFor } from './virtual-service-selection.js';
+export { buildVirtualHostDomains } from './virtual-host-domains.js';
+export { buildRouteMatch, envoyHeaderMatcher, envoyStringMatcher, matchAppliesTo } from './route-match.js';
+export { buildRetryPolicy, defaultRetryPolicy } from './route-retry-policy.js';
+export { isHttpRoutable, servicePortProtocol, type ServicePortProtocol } from './service-port-protocol.js';

@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { DestinationRule } from '../../crds/index.js';
+import type { DestinationRule, Gateway, VirtualService } from '../../crds/index.js';
 import type { Endpoint, InboundTrafficMode, MeshModel, Service, Workload } from '../../controllers/index.js';
 
 /** A DestinationRule as the push context holds it: the resolved host and where it came from. */
@@ -9,6 +9,21 @@ export interface IndexedDestinationRule {
   /** The FQDN (or wildcard) the rule's `spec.host` names, short names resolved in the rule's namespace. */
   readonly host: string;
   readonly rule: DestinationRule;
+}
+
+/** A VirtualService as the push context holds it: hosts resolved to FQDNs (or wildcards) in its namespace. */
+export interface IndexedVirtualService {
+  readonly namespace: string;
+  readonly name: string;
+  readonly hosts: readonly string[];
+  readonly virtualService: VirtualService;
+}
+
+/** A Gateway as the push context holds it. */
+export interface IndexedGateway {
+  readonly namespace: string;
+  readonly name: string;
+  readonly gateway: Gateway;
 }
 
 /**
@@ -33,6 +48,10 @@ export interface PushContext {
   /** By `<namespace>/<name>`. */
   readonly workloads: ReadonlyMap<string, Workload>;
   readonly workloadsByAddress: ReadonlyMap<string, readonly Workload[]>;
+  /** Sorted by namespace, then name. */
+  readonly virtualServices: readonly IndexedVirtualService[];
+  /** Sorted by namespace, then name. */
+  readonly gateways: readonly IndexedGateway[];
 }
 
 export function servicePortKey(hostname: string, port: number): string {
@@ -78,6 +97,24 @@ export function buildPushContext(model: MeshModel): PushContext {
   }
   for (const list of workloadsByAddress.values()) Object.freeze(list);
 
+  const byKey = (a: { namespace: string; name: string }, b: { namespace: string; name: string }): number =>
+    compare(a.namespace, b.namespace) || compare(a.name, b.name);
+  const virtualServices = model.configStore
+    .list('VirtualService')
+    .map((entry) =>
+      Object.freeze({
+        namespace: entry.namespace,
+        name: entry.name,
+        hosts: Object.freeze((entry.resource.spec.hosts ?? []).map((host) => resolveRuleHost(host, entry.namespace, model.domain))),
+        virtualService: entry.resource,
+      }),
+    )
+    .sort(byKey);
+  const gateways = model.configStore
+    .list('Gateway')
+    .map((entry) => Object.freeze({ namespace: entry.namespace, name: entry.name, gateway: entry.resource }))
+    .sort(byKey);
+
   const meshDigest = createHash('sha256').update(JSON.stringify(meshConfig)).digest('hex').slice(0, 8);
   return Object.freeze({
     version: `${model.configStore.version()}.${model.registry.version()}.${meshDigest}`,
@@ -91,6 +128,8 @@ export function buildPushContext(model: MeshModel): PushContext {
     destinationRulesByHost,
     workloads,
     workloadsByAddress,
+    virtualServices: Object.freeze(virtualServices),
+    gateways: Object.freeze(gateways),
   });
 }
 

@@ -1,0 +1,199 @@
+import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { parseAllDocuments, stringify } from 'yaml';
+import { validateResource, type TypedResource } from '../../crds/index.js';
+import { newMeshModel, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../../controllers/index.js';
+import type { KubeObject } from '../../controllers/runtime/index.js';
+import { ROUTE_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest, type JsonValue, type Proxy } from '../index.js';
+import { buildPushContext, buildRetryPolicy, newSidecarCdsGenerator, newSidecarRdsGenerator, type PushContext } from './index.js';
+
+const TESTDATA = fileURLToPath(new URL('./testdata/rds/', import.meta.url));
+const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
+const DOMAIN = 'cluster.local';
+
+let protos: EnvoyProtos;
+beforeAll(() => {
+  protos = loadEnvoyProtos();
+});
+
+interface TestCase {
+  model: MeshModelWriter;
+  proxy: Proxy;
+  routeNames: string[];
+}
+
+/** Fills a model through its own writers; the `ProxyNode` document names the proxy and the routes it asks for. */
+function loadCase(file: string): TestCase {
+  const model = newMeshModel({ domain: DOMAIN, clusterId: 'cluster-a', useEndpointSlices: false });
+  let proxy: Proxy | undefined;
+  let routeNames: string[] = [];
+  for (const document of parseAllDocuments(readFileSync(join(TESTDATA, file), 'utf8'))) {
+    const object = document.toJS() as KubeObject & { id?: string; metadata?: Record<string, JsonValue>; routeNames?: string[] };
+    switch (object.kind) {
+      case 'ProxyNode':
+        proxy = parseProxy({ id: object.id ?? '', metadata: jsonToStruct((object.metadata ?? {}) as Record<string, JsonValue>) });
+        routeNames = object.routeNames ?? [];
+        break;
+      case 'Service':
+        model.registry.applyService(serviceFromObject(object, DOMAIN) ?? fail(`bad Service in ${file}`));
+        break;
+      case 'Pod':
+        model.registry.applyWorkload(workloadFromPod(object, 'cluster-a') ?? fail(`bad Pod in ${file}`));
+        break;
+      default: {
+        const result = validateResource(object);
+        expect(result.errors).toEqual([]);
+        model.configStore.apply(result.resource as TypedResource);
+      }
+    }
+  }
+  return { model, proxy: proxy ?? fail(`${file} has no ProxyNode`), routeNames };
+}
+
+function fail(message: string): never {
+  throw new Error(message);
+}
+
+function full(names: readonly string[]): GenerateRequest {
+  return { names, full: true, configsUpdated: [] };
+}
+
+function routeConfigs(proxy: Proxy, push: PushContext, names: readonly string[]): Record<string, unknown>[] {
+  const result = newSidecarRdsGenerator().generate(proxy, push, full(names));
+  expect(result).toBeDefined();
+  return (result?.resources ?? []).map((named) => {
+    const resource = (typeof named.resource === 'function' ? named.resource() : named.resource) as Record<string, unknown>;
+    expect(resource['name']).toBe(named.name);
+    return resource;
+  });
+}
+
+type VirtualHost = { name: string; domains: string[]; routes: Record<string, unknown>[] };
+
+function clustersOf(config: Record<string, unknown>): string[] {
+  const names: string[] = [];
+  for (const host of config['virtual_hosts'] as VirtualHost[]) {
+    for (const route of host.routes) {
+      const action = route['route'] as { cluster?: string; weighted_clusters?: { clusters: { name: string }[] } } | undefined;
+      if (action?.cluster !== undefined) names.push(action.cluster);
+      for (const weighted of action?.weighted_clusters?.clusters ?? []) names.push(weighted.name);
+    }
+  }
+  return names;
+}
+
+const cases = readdirSync(TESTDATA)
+  .filter((file) => file.endsWith('.in.yaml'))
+  .map((file) => file.slice(0, -'.in.yaml'.length))
+  .sort();
+
+describe('sidecar RDS golden files', () => {
+  test('there are at least 4 cases', () => {
+    expect(cases.length).toBeGreaterThanOrEqual(4);
+  });
+
+  test.each(cases)('%s', (name) => {
+    const { model, proxy, routeNames } = loadCase(`${name}.in.yaml`);
+    const push = buildPushContext(model);
+    const configs = routeConfigs(proxy, push, routeNames);
+    expect(configs.map((config) => config['name'])).toEqual([...routeNames].sort());
+
+    // Every resource is a valid Envoy message (unknown fields fail).
+    for (const config of configs) protos.encodeAny(ROUTE_TYPE, config);
+
+    // Consistency: every cluster a route sends to is one CDS gives the proxy.
+    const cds = new Set((newSidecarCdsGenerator().generate(proxy, push, full([]))?.resources ?? []).map((named) => named.name));
+    for (const config of configs) for (const cluster of clustersOf(config)) expect([cluster, cds.has(cluster)]).toEqual([cluster, true]);
+
+    const actual = stringify({ routes: configs }, { lineWidth: 0, aliasDuplicateObjects: false });
+    const golden = join(TESTDATA, `${name}.golden.yaml`);
+    if (refreshGolden) writeFileSync(golden, actual);
+    else expect(actual).toBe(readFileSync(golden, 'utf8'));
+  });
+});
+
+describe('sidecar RDS generator', () => {
+  function load(name: string): TestCase & { push: PushContext } {
+    const loaded = loadCase(`${name}.in.yaml`);
+    return { ...loaded, push: buildPushContext(loaded.model) };
+  }
+
+  test('ignores endpoint-only pushes and answers nothing for a request naming nothing', () => {
+    const { proxy, push } = load('default-routes');
+    const rds = newSidecarRdsGenerator();
+    expect(rds.generate(proxy, push, { names: ['8000'], full: false, configsUpdated: [] })).toBeUndefined();
+    expect(rds.generate(proxy, push, full([]))?.resources).toEqual([]);
+  });
+
+  test('a name that is no port, or a port no service has, gets an empty route configuration', () => {
+    const { proxy, push } = load('default-routes');
+    const configs = routeConfigs(proxy, push, ['http.8080', '7777', '8000']);
+    expect(configs.map((config) => [config['name'], (config['virtual_hosts'] as unknown[]).length])).toEqual([
+      ['7777', 0],
+      ['8000', 3],
+      ['http.8080', 0],
+    ]);
+    for (const config of configs) protos.encodeAny(ROUTE_TYPE, config);
+  });
+
+  test('the second port of a service has its own virtual host and cluster', () => {
+    const { proxy, push } = load('default-routes');
+    const [config] = routeConfigs(proxy, push, ['9000']);
+    const hosts = (config?.['virtual_hosts'] ?? []) as VirtualHost[];
+    expect(hosts.map((host) => host.name)).toEqual(['reviews.foo.svc.cluster.local:9000']);
+    expect(hosts[0]?.domains).toContain('reviews:9000');
+    expect(clustersOf(config ?? {})).toEqual(['outbound|9000||reviews.foo.svc.cluster.local']);
+  });
+
+  test('a proxy in another namespace gets no short name', () => {
+    const { model } = loadCase('default-routes.in.yaml');
+    const proxy = parseProxy({ id: 'sidecar~10.0.0.7~x-1.bar~bar.svc.cluster.local', metadata: jsonToStruct({ NAMESPACE: 'bar' }) });
+    const [config] = routeConfigs(proxy, buildPushContext(model), ['8000']);
+    const hosts = (config?.['virtual_hosts'] ?? []) as VirtualHost[];
+    expect(hosts.find((host) => host.name.startsWith('reviews.'))?.domains).not.toContain('reviews');
+    expect(hosts.find((host) => host.name.startsWith('details.'))?.domains.slice(0, 4)).toEqual([
+      'details.bar.svc.cluster.local',
+      'details.bar.svc.cluster.local:8000',
+      'details',
+      'details:8000',
+    ]);
+  });
+
+  test('a VirtualService exported only to its own namespace does not route other namespaces', () => {
+    const { model } = loadCase('weighted-subsets.in.yaml');
+    const entry = model.configStore.list('VirtualService')[0] ?? fail('no VirtualService');
+    model.configStore.apply({ ...entry.resource, spec: { ...entry.resource.spec, exportTo: ['.'] } });
+    const inside = parseProxy({ id: 'sidecar~10.0.0.9~a-1.bookinfo~bookinfo.svc.cluster.local', metadata: jsonToStruct({ NAMESPACE: 'bookinfo' }) });
+    const outside = parseProxy({ id: 'sidecar~10.0.0.8~b-1.other~other.svc.cluster.local', metadata: jsonToStruct({ NAMESPACE: 'other' }) });
+    const push = buildPushContext(model);
+    const routeNamesOf = (proxy: Proxy): unknown[] =>
+      ((routeConfigs(proxy, push, ['9080'])[0]?.['virtual_hosts'] ?? []) as VirtualHost[]).flatMap((host) => host.routes.map((route) => route['name']));
+    expect(routeNamesOf(inside)).toEqual(['api.v2-api', 'ratings', 'rest']);
+    expect(routeNamesOf(outside)).toEqual(['default']);
+  });
+
+  test('the push context holds VirtualServices and Gateways, hosts resolved, sorted by namespace and name', () => {
+    const { model } = loadCase('header-redirect.in.yaml');
+    const push = buildPushContext(model);
+    expect(Object.isFrozen(push.virtualServices)).toBe(true);
+    expect(push.virtualServices.map((entry) => [entry.name, entry.hosts])).toEqual([
+      ['api-ingress', ['api.web.svc.cluster.local']],
+      ['web', ['web.web.svc.cluster.local']],
+    ]);
+    expect(push.gateways).toEqual([]);
+  });
+
+  test.each([
+    ['no retries given: the default policy', undefined, { retry_on: 'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes', num_retries: { value: 2 } }],
+    ['zero attempts: none', { attempts: 0 }, undefined],
+    ['conditions only: no status codes', { attempts: 4, retryOn: 'reset, connect-failure' }, { retry_on: 'reset,connect-failure', num_retries: { value: 4 } }],
+    ['codes only', { attempts: 1, retryOn: '502,504' }, { retry_on: 'retriable-status-codes', retriable_status_codes: [502, 504] }],
+  ] as const)('retries: %s', (_label, retries, expected) => {
+    const policy = buildRetryPolicy(retries === undefined ? undefined : { ...retries });
+    if (expected === undefined) expect(policy).toBeUndefined();
+    else expect(policy).toMatchObject(expected);
+    if (expected !== undefined && !('retriable_status_codes' in expected) && retries !== undefined) expect(policy).not.toHaveProperty('retriable_status_codes');
+  });
+});
