@@ -1,17 +1,15 @@
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { parseAllDocuments, stringify } from 'yaml';
-import { validateResource, type TypedResource } from '../../crds/index.js';
-import { newMeshModel, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../../controllers/index.js';
-import type { KubeObject } from '../../controllers/runtime/index.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest, type JsonValue, type Proxy } from '../index.js';
+import { stringify } from 'yaml';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../index.js';
+import { serviceFromObject } from '../../controllers/index.js';
+import { listCases, loadCase, required, TEST_DOMAIN, type GeneratorCase } from './test-cases.js';
 import { buildPushContext, newSidecarCdsGenerator, newSidecarEdsGenerator, type PushContext } from './index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/', import.meta.url));
 const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
-const DOMAIN = 'cluster.local';
 const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
 
 let protos: EnvoyProtos;
@@ -19,40 +17,8 @@ beforeAll(() => {
   protos = loadEnvoyProtos();
 });
 
-interface TestCase {
-  model: MeshModelWriter;
-  proxy: Proxy;
-}
 
-/** Fills a model through its own writers, as the reconcilers do; the `ProxyNode` document names the proxy. */
-function loadCase(file: string): TestCase {
-  const model = newMeshModel({ domain: DOMAIN, clusterId: 'cluster-a', useEndpointSlices: false });
-  let proxy: Proxy | undefined;
-  for (const document of parseAllDocuments(readFileSync(join(TESTDATA, file), 'utf8'))) {
-    const object = document.toJS() as KubeObject & { id?: string; metadata?: Record<string, JsonValue> };
-    switch (object.kind) {
-      case 'ProxyNode':
-        proxy = parseProxy({ id: object.id ?? '', metadata: jsonToStruct((object.metadata ?? {}) as Record<string, JsonValue>) });
-        break;
-      case 'Service':
-        model.registry.applyService(serviceFromObject(object, DOMAIN) ?? fail(`bad Service in ${file}`));
-        break;
-      case 'Pod':
-        model.registry.applyWorkload(workloadFromPod(object, 'cluster-a') ?? fail(`bad Pod in ${file}`));
-        break;
-      default: {
-        const result = validateResource(object);
-        expect(result.errors).toEqual([]);
-        model.configStore.apply(result.resource as TypedResource);
-      }
-    }
-  }
-  return { model, proxy: proxy ?? fail(`${file} has no ProxyNode`) };
-}
 
-function fail(message: string): never {
-  throw new Error(message);
-}
 
 function resourcesOf(result: ReturnType<ReturnType<typeof newSidecarCdsGenerator>['generate']>): Record<string, unknown>[] {
   expect(result).toBeDefined();
@@ -62,10 +28,7 @@ function resourcesOf(result: ReturnType<ReturnType<typeof newSidecarCdsGenerator
   });
 }
 
-const cases = readdirSync(TESTDATA)
-  .filter((file) => file.endsWith('.in.yaml'))
-  .map((file) => file.slice(0, -'.in.yaml'.length))
-  .sort();
+const cases = listCases(TESTDATA);
 
 describe('sidecar CDS and EDS golden files', () => {
   test('there are at least 5 cases', () => {
@@ -73,7 +36,7 @@ describe('sidecar CDS and EDS golden files', () => {
   });
 
   test.each(cases)('%s', (name) => {
-    const { model, proxy } = loadCase(`${name}.in.yaml`);
+    const { model, proxy } = loadCase(TESTDATA, `${name}.in.yaml`);
     const push = buildPushContext(model);
     const clusters = resourcesOf(newSidecarCdsGenerator().generate(proxy, push, FULL));
     const edsNames = clusters.filter((cluster) => cluster['type'] === 'EDS').map((cluster) => cluster['name'] as string);
@@ -102,8 +65,8 @@ describe('sidecar CDS and EDS golden files', () => {
 });
 
 describe('sidecar generators', () => {
-  function load(name: string): TestCase & { push: PushContext } {
-    const loaded = loadCase(`${name}.in.yaml`);
+  function load(name: string): GeneratorCase & { push: PushContext } {
+    const loaded = loadCase(TESTDATA, `${name}.in.yaml`);
     return { ...loaded, push: buildPushContext(loaded.model) };
   }
 
@@ -157,7 +120,7 @@ describe('sidecar generators', () => {
   });
 
   test('LOCALHOST inbound mode gives STATIC inbound clusters to 127.0.0.1', () => {
-    const { model, proxy } = loadCase('inbound.in.yaml');
+    const { model, proxy } = loadCase(TESTDATA, 'inbound.in.yaml');
     model.setMeshConfig({ ...model.meshConfig(), inboundTrafficPolicy: { mode: 'LOCALHOST' } });
     const clusters = resourcesOf(newSidecarCdsGenerator().generate(proxy, buildPushContext(model), FULL));
     const inbound = clusters.find((cluster) => cluster['name'] === 'inbound|80||');
@@ -171,11 +134,11 @@ describe('sidecar generators', () => {
 
 describe('buildPushContext', () => {
   test('is a frozen snapshot: later model writes do not show, and the version moves', () => {
-    const { model } = loadCase('one-service.in.yaml');
+    const { model } = loadCase(TESTDATA, 'one-service.in.yaml');
     const before = buildPushContext(model);
     expect(Object.isFrozen(before)).toBe(true);
     expect(Object.isFrozen(before.services)).toBe(true);
-    model.registry.applyService(serviceFromObject({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'aaa', namespace: 'foo' }, spec: { ports: [{ port: 1 }] } }, DOMAIN) ?? fail('bad'));
+    model.registry.applyService(required(serviceFromObject({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'aaa', namespace: 'foo' }, spec: { ports: [{ port: 1 }] } }, TEST_DOMAIN), 'the Service'));
     expect(before.services.map((service) => service.name)).toEqual(['httpbin']);
     const after = buildPushContext(model);
     expect(after.services.map((service) => service.hostname)).toEqual(['aaa.foo.svc.cluster.local', 'httpbin.foo.svc.cluster.local']);
@@ -184,7 +147,7 @@ describe('buildPushContext', () => {
   });
 
   test('indexes endpoints per service port and rules by resolved host', () => {
-    const { model } = loadCase('subsets.in.yaml');
+    const { model } = loadCase(TESTDATA, 'subsets.in.yaml');
     const push = buildPushContext(model);
     expect(push.endpointsByServicePort.get('reviews.bookinfo.svc.cluster.local:9080')?.map((e) => `${e.address}:${e.port}`)).toEqual(['10.0.2.1:9080', '10.0.2.2:9080']);
     expect(push.destinationRulesByHost.get('reviews.bookinfo.svc.cluster.local')?.map((entry) => entry.name)).toEqual(['reviews']);

@@ -1,60 +1,22 @@
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { parseAllDocuments, stringify } from 'yaml';
-import { validateResource, type TypedResource } from '../../crds/index.js';
-import { newMeshModel, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../../controllers/index.js';
-import type { KubeObject } from '../../controllers/runtime/index.js';
-import { ROUTE_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest, type JsonValue, type Proxy } from '../index.js';
+import { stringify } from 'yaml';
+import { ROUTE_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest, type Proxy } from '../index.js';
+import { listCases, loadCase, required, type GeneratorCase } from './test-cases.js';
 import { buildPushContext, buildRetryPolicy, newSidecarCdsGenerator, newSidecarRdsGenerator, type PushContext } from './index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/rds/', import.meta.url));
 const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
-const DOMAIN = 'cluster.local';
 
 let protos: EnvoyProtos;
 beforeAll(() => {
   protos = loadEnvoyProtos();
 });
 
-interface TestCase {
-  model: MeshModelWriter;
-  proxy: Proxy;
-  routeNames: string[];
-}
 
-/** Fills a model through its own writers; the `ProxyNode` document names the proxy and the routes it asks for. */
-function loadCase(file: string): TestCase {
-  const model = newMeshModel({ domain: DOMAIN, clusterId: 'cluster-a', useEndpointSlices: false });
-  let proxy: Proxy | undefined;
-  let routeNames: string[] = [];
-  for (const document of parseAllDocuments(readFileSync(join(TESTDATA, file), 'utf8'))) {
-    const object = document.toJS() as KubeObject & { id?: string; metadata?: Record<string, JsonValue>; routeNames?: string[] };
-    switch (object.kind) {
-      case 'ProxyNode':
-        proxy = parseProxy({ id: object.id ?? '', metadata: jsonToStruct((object.metadata ?? {}) as Record<string, JsonValue>) });
-        routeNames = object.routeNames ?? [];
-        break;
-      case 'Service':
-        model.registry.applyService(serviceFromObject(object, DOMAIN) ?? fail(`bad Service in ${file}`));
-        break;
-      case 'Pod':
-        model.registry.applyWorkload(workloadFromPod(object, 'cluster-a') ?? fail(`bad Pod in ${file}`));
-        break;
-      default: {
-        const result = validateResource(object);
-        expect(result.errors).toEqual([]);
-        model.configStore.apply(result.resource as TypedResource);
-      }
-    }
-  }
-  return { model, proxy: proxy ?? fail(`${file} has no ProxyNode`), routeNames };
-}
 
-function fail(message: string): never {
-  throw new Error(message);
-}
 
 function full(names: readonly string[]): GenerateRequest {
   return { names, full: true, configsUpdated: [] };
@@ -84,10 +46,7 @@ function clustersOf(config: Record<string, unknown>): string[] {
   return names;
 }
 
-const cases = readdirSync(TESTDATA)
-  .filter((file) => file.endsWith('.in.yaml'))
-  .map((file) => file.slice(0, -'.in.yaml'.length))
-  .sort();
+const cases = listCases(TESTDATA);
 
 describe('sidecar RDS golden files', () => {
   test('there are at least 4 cases', () => {
@@ -95,7 +54,7 @@ describe('sidecar RDS golden files', () => {
   });
 
   test.each(cases)('%s', (name) => {
-    const { model, proxy, routeNames } = loadCase(`${name}.in.yaml`);
+    const { model, proxy, routeNames } = loadCase(TESTDATA, `${name}.in.yaml`);
     const push = buildPushContext(model);
     const configs = routeConfigs(proxy, push, routeNames);
     expect(configs.map((config) => config['name'])).toEqual([...routeNames].sort());
@@ -115,8 +74,8 @@ describe('sidecar RDS golden files', () => {
 });
 
 describe('sidecar RDS generator', () => {
-  function load(name: string): TestCase & { push: PushContext } {
-    const loaded = loadCase(`${name}.in.yaml`);
+  function load(name: string): GeneratorCase & { push: PushContext } {
+    const loaded = loadCase(TESTDATA, `${name}.in.yaml`);
     return { ...loaded, push: buildPushContext(loaded.model) };
   }
 
@@ -148,7 +107,7 @@ describe('sidecar RDS generator', () => {
   });
 
   test('a proxy in another namespace gets no short name', () => {
-    const { model } = loadCase('default-routes.in.yaml');
+    const { model } = loadCase(TESTDATA, 'default-routes.in.yaml');
     const proxy = parseProxy({ id: 'sidecar~10.0.0.7~x-1.bar~bar.svc.cluster.local', metadata: jsonToStruct({ NAMESPACE: 'bar' }) });
     const [config] = routeConfigs(proxy, buildPushContext(model), ['8000']);
     const hosts = (config?.['virtual_hosts'] ?? []) as VirtualHost[];
@@ -162,8 +121,8 @@ describe('sidecar RDS generator', () => {
   });
 
   test('a VirtualService exported only to its own namespace does not route other namespaces', () => {
-    const { model } = loadCase('weighted-subsets.in.yaml');
-    const entry = model.configStore.list('VirtualService')[0] ?? fail('no VirtualService');
+    const { model } = loadCase(TESTDATA, 'weighted-subsets.in.yaml');
+    const entry = required(model.configStore.list('VirtualService')[0], 'a VirtualService');
     model.configStore.apply({ ...entry.resource, spec: { ...entry.resource.spec, exportTo: ['.'] } });
     const inside = parseProxy({ id: 'sidecar~10.0.0.9~a-1.bookinfo~bookinfo.svc.cluster.local', metadata: jsonToStruct({ NAMESPACE: 'bookinfo' }) });
     const outside = parseProxy({ id: 'sidecar~10.0.0.8~b-1.other~other.svc.cluster.local', metadata: jsonToStruct({ NAMESPACE: 'other' }) });
@@ -175,7 +134,7 @@ describe('sidecar RDS generator', () => {
   });
 
   test('the push context holds VirtualServices and Gateways, hosts resolved, sorted by namespace and name', () => {
-    const { model } = loadCase('header-redirect.in.yaml');
+    const { model } = loadCase(TESTDATA, 'header-redirect.in.yaml');
     const push = buildPushContext(model);
     expect(Object.isFrozen(push.virtualServices)).toBe(true);
     expect(push.virtualServices.map((entry) => [entry.name, entry.hosts])).toEqual([
