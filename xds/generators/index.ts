@@ -50,3 +50,4 @@ export { buildVirtualHostDomains } from './virtual-host-domains.js';
 export { buildRouteMatch, envoyHeaderMatcher, envoyStringMatcher, matchAppliesTo } from './route-match.js';
 export { buildRetryPolicy, defaultRetryPolicy } from './route-retry-policy.js';
 export { isHttpRoutable, servicePortProtocol, type ServicePortProtocol } from './service-port-protocol.js';
+export { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from './security-filters.js';

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import type { DestinationRule, Gateway, VirtualService } from '../../crds/index.js';
-import type { Endpoint, InboundTrafficMode, MeshModel, Service, Workload } from '../../controllers/index.js';
+import type { AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication, RequestAuthentication, VirtualService } from '../../crds/index.js';
+import type { Endpoint, InboundTrafficMode, MeshConfig, MeshModel, Service, Workload } from '../../controllers/index.js';
 
 /** A DestinationRule as the push context holds it: the resolved host and where it came from. */
 export interface IndexedDestinationRule {
@@ -52,6 +52,12 @@ export interface PushContext {
   readonly virtualServices: readonly IndexedVirtualService[];
   /** Sorted by namespace, then name. */
   readonly gateways: readonly IndexedGateway[];
+  /** The whole mesh config of this push (trust domain, aliases, path normalization, providers). */
+  readonly meshConfig: MeshConfig;
+  /** Security policies, each sorted by namespace, then name; selection is the consumer's. */
+  readonly peerAuthentications: readonly PeerAuthentication[];
+  readonly requestAuthentications: readonly RequestAuthentication[];
+  readonly authorizationPolicies: readonly AuthorizationPolicy[];
 }
 
 export function servicePortKey(hostname: string, port: number): string {
@@ -115,6 +121,9 @@ export function buildPushContext(model: MeshModel): PushContext {
     .map((entry) => Object.freeze({ namespace: entry.namespace, name: entry.name, gateway: entry.resource }))
     .sort(byKey);
 
+  const resourcesOf = <K extends 'PeerAuthentication' | 'RequestAuthentication' | 'AuthorizationPolicy'>(kind: K) =>
+    Object.freeze([...model.configStore.list(kind)].sort(byKey).map((entry) => entry.resource));
+
   const meshDigest = createHash('sha256').update(JSON.stringify(meshConfig)).digest('hex').slice(0, 8);
   return Object.freeze({
     version: `${model.configStore.version()}.${model.registry.version()}.${meshDigest}`,
@@ -130,6 +139,10 @@ export function buildPushContext(model: MeshModel): PushContext {
     workloadsByAddress,
     virtualServices: Object.freeze(virtualServices),
     gateways: Object.freeze(gateways),
+    meshConfig,
+    peerAuthentications: resourcesOf('PeerAuthentication'),
+    requestAuthentications: resourcesOf('RequestAuthentication'),
+    authorizationPolicies: resourcesOf('AuthorizationPolicy'),
   });
 }
 
