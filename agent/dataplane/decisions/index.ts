@@ -1,0 +1,32 @@
+// Decision functions of the embedded data plane: pure, no sockets. The data plane calls exactly these.
+export * from './facts.js';
+export { ConfigRejection, compiling } from './config-rejection.js';
+export { compileStringMatcher, compileFullMatchRegex, type StringMatcherConfig, type StringPredicate } from './string-matcher.js';
+export { compileHeaderMatcher, headerValue, type HeaderMatcherConfig } from './header-matcher.js';
+export { compileMetadataMatcher, compileValueMatcher, type MetadataMatcherConfig, type ValueMatcherConfig } from './metadata-matcher.js';
+export { compileCidrRanges, type CidrRangeConfig } from './cidr.js';
+export { compileUriTemplate } from './uri-template.js';
+export { compileRbacFilter, RbacConfigError, type RbacFilterConfig, type RbacInput, type RbacVerdict } from './rbac.js';
+export { selectFilterChain, type FilterChainLike, type FilterChainMatchConfig } from './filter-chain-match.js';
+export { compileJwtAuthn, type JwtAuthenticationConfig, type JwtFailure, type JwtProviderConfig, type JwtVerdict } from './jwt-authn.js';
+export { compileRouteMatch, splitPath, type RouteMatchConfig } from './route-match.js';
+export { compileRouteConfiguration, type RouteConfigurationConfig, type RouteContext, type RouteDecision } from './route-configuration.js';
+export { compilePathNormalization, type NormalizedPath, type PathNormalizationConfig } from './path-normalization.js';
+export { compileClientCertHeader, XFCC_HEADER, type ClientCertHeaderConfig } from './client-cert-header.js';
+export { compileUpstreamTls, decodeCommonTlsContext, TRANSPORT_SOCKET_MATCH_FILTER, type ClusterTlsConfig, type TlsContextSettings, type UpstreamTls } from './upstream-tls.js';
+export {
+  compileProxyDecisions,
+  type AcceptedChain,
+  type ClusterConfig,
+  type ClusterLoadAssignmentConfig,
+  type ConnectionDecision,
+  type DownstreamTls,
+  type FilterChainConfig,
+  type HttpDecision,
+  type ListenerConfig,
+  type ProxyDecisions,
+  type ProxyResources,
+  type RequestContext,
+  type TcpDecision,
+  type UpstreamDecision,
+} from './proxy-decisions.js';

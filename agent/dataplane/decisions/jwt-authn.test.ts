@@ -1,0 +1,93 @@
+import { beforeAll, describe, expect, test } from '@jest/globals';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey, type JWTPayload } from 'jose';
+import type { HttpRequestFacts } from './facts.js';
+import { compileJwtAuthn, type JwtAuthenticationConfig } from './jwt-authn.js';
+
+const ISSUER = 'testing@secure.mesh.io';
+const NOW = new Date('2026-11-22T12:00:00Z');
+const nowSeconds = NOW.getTime() / 1000;
+
+let privateKey: CryptoKey;
+let otherKey: CryptoKey;
+let run: ReturnType<typeof compileJwtAuthn>;
+
+async function token(claims: JWTPayload, key: CryptoKey = privateKey): Promise<string> {
+  return new SignJWT({ sub: 'alice', ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).sign(key);
+}
+
+const request = (headers: Record<string, string> = {}, path = '/ip'): HttpRequestFacts => ({ method: 'GET', host: 'gw', path, headers });
+
+beforeAll(async () => {
+  const pair = await generateKeyPair('RS256');
+  privateKey = pair.privateKey;
+  otherKey = (await generateKeyPair('RS256')).privateKey;
+  const jwks = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] };
+  // The shape the daemon generates for one issuer (XDS-FACTS §3).
+  const config: JwtAuthenticationConfig = {
+    providers: { 'origins-0': { issuer: ISSUER, local_jwks: { inline_string: JSON.stringify(jwks) }, payload_in_metadata: 'payload' } },
+    rules: [{ match: { prefix: '/' }, requires: { requires_any: { requirements: [{ provider_name: 'origins-0' }, { allow_missing: {} }] } } }],
+    bypass_cors_preflight: true,
+  };
+  run = compileJwtAuthn(config);
+});
+
+const bearer = (value: string): Record<string, string> => ({ authorization: `Bearer ${value}` });
+
+describe('jwt_authn verdicts (seed 1 JWT table)', () => {
+  test('no token passes, with no payload', async () => {
+    expect(await run(request(), NOW)).toEqual({ kind: 'allow', metadata: {}, headersToSet: {}, headersToRemove: [] });
+  });
+
+  test('an invalid token is 401; a token signed by another key is 401', async () => {
+    expect(await run(request(bearer('not.a.token')), NOW)).toMatchObject({ kind: 'deny', status: 401 });
+    expect(await run(request(bearer(await token({ exp: nowSeconds + 600 }, otherKey))), NOW)).toMatchObject({ kind: 'deny', status: 401, failure: 'verification-failed' });
+  });
+
+  test('a valid token passes, its payload kept for RBAC and the header removed', async () => {
+    const verdict = await run(request(bearer(await token({ exp: nowSeconds + 600 }))), NOW);
+    expect(verdict).toMatchObject({ kind: 'allow', headersToRemove: ['authorization'] });
+    expect(verdict.kind === 'allow' && verdict.metadata['payload']?.sub).toBe('alice');
+  });
+
+  test('60 s of clock skew on exp and nbf', async () => {
+    const expired = await token({ exp: nowSeconds });
+    expect((await run(request(bearer(expired)), new Date(NOW.getTime() + 59_000))).kind).toBe('allow');
+    expect(await run(request(bearer(expired)), new Date(NOW.getTime() + 61_000))).toMatchObject({ kind: 'deny', status: 401, failure: 'expired' });
+    const notYet = await token({ nbf: nowSeconds, exp: nowSeconds + 3600 });
+    expect((await run(request(bearer(notYet)), new Date(NOW.getTime() - 59_000))).kind).toBe('allow');
+    expect(await run(request(bearer(notYet)), new Date(NOW.getTime() - 61_000))).toMatchObject({ kind: 'deny', status: 401, failure: 'not-yet-valid' });
+  });
+
+  test('the access_token query parameter is read by default; CORS preflight bypasses', async () => {
+    expect(await run(request({}, '/ip?access_token=garbage'), NOW)).toMatchObject({ kind: 'deny', status: 401 });
+    expect((await run({ method: 'OPTIONS', host: 'gw', path: '/ip', headers: { origin: 'x', 'access-control-request-method': 'GET', ...bearer('bad') } }, NOW)).kind).toBe('allow');
+  });
+});
+
+describe('jwt_authn provider options', () => {
+  test('a wrong audience is 403; custom header locations and claim headers', async () => {
+    const jwks = { keys: [{ ...(await exportJWK((await generateKeyPair('ES256')).publicKey)), kid: 'x' }] };
+    const pair = await generateKeyPair('ES256');
+    const keys = { keys: [...jwks.keys, { ...(await exportJWK(pair.publicKey)), kid: 'e1', alg: 'ES256' }] };
+    const custom = compileJwtAuthn({
+      providers: {
+        'origins-0': {
+          issuer: ISSUER,
+          audiences: ['bookstore'],
+          local_jwks: { inline_string: JSON.stringify(keys) },
+          from_headers: [{ name: 'x-jwt', value_prefix: '' }],
+          forward: true,
+          claim_to_headers: [{ header_name: 'x-user', claim_name: 'sub' }],
+          payload_in_metadata: 'payload',
+        },
+      },
+      rules: [{ match: { prefix: '/' }, requires: { requires_any: { requirements: [{ provider_name: 'origins-0' }, { allow_missing: {} }] } } }],
+    });
+    const sign = (aud: string): Promise<string> =>
+      new SignJWT({ sub: 'bob', aud }).setProtectedHeader({ alg: 'ES256', kid: 'e1' }).setIssuer(ISSUER).setExpirationTime(nowSeconds + 60).sign(pair.privateKey);
+    expect(await custom(request({ 'x-jwt': await sign('elsewhere') }), NOW)).toMatchObject({ kind: 'deny', status: 403, failure: 'audience-not-allowed' });
+    expect(await custom(request({ 'x-jwt': await sign('bookstore') }), NOW)).toMatchObject({ kind: 'allow', headersToSet: { 'x-user': 'bob' }, headersToRemove: [] });
+    // The Authorization header is not a location of this provider: ignored, so the request passes.
+    expect((await custom(request(bearer('garbage')), NOW)).kind).toBe('allow');
+  });
+});

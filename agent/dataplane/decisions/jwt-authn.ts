@@ -1,0 +1,263 @@
+import { createLocalJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import type { HttpRequestFacts } from './facts.js';
+import { compileRouteMatch, type RouteMatchConfig } from './route-match.js';
+
+/** `envoy.extensions.filters.http.jwt_authn.v3.JwtProvider` (the fields the data plane implements). */
+export interface JwtProviderConfig {
+  issuer?: string;
+  audiences?: string[];
+  local_jwks?: { inline_string?: string };
+  remote_jwks?: unknown;
+  from_headers?: { name: string; value_prefix?: string }[];
+  from_params?: string[];
+  from_cookies?: string[];
+  forward?: boolean;
+  forward_payload_header?: string;
+  payload_in_metadata?: string;
+  claim_to_headers?: { header_name: string; claim_name: string }[];
+  clock_skew_seconds?: number;
+  normalize_payload_in_metadata?: unknown;
+}
+
+export type JwtRequirementConfig =
+  | { provider_name: string }
+  | { provider_and_audiences: { provider_name: string; audiences: string[] } }
+  | { requires_any: { requirements: JwtRequirementConfig[] } }
+  | { requires_all: { requirements: JwtRequirementConfig[] } }
+  | { allow_missing: object }
+  | { allow_missing_or_failed: object };
+
+/** `envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication`. */
+export interface JwtAuthenticationConfig {
+  providers?: Record<string, JwtProviderConfig>;
+  rules?: { match: RouteMatchConfig; requires?: JwtRequirementConfig }[];
+  bypass_cors_preflight?: boolean;
+}
+
+/** Why a token was refused, as Envoy's status names it. */
+export type JwtFailure = 'missing' | 'expired' | 'not-yet-valid' | 'audience-not-allowed' | 'unknown-issuer' | 'verification-failed' | 'malformed';
+
+export type JwtVerdict =
+  | {
+      readonly kind: 'allow';
+      /** `payload_in_metadata` → verified payload, for the RBAC filter's metadata matchers. */
+      readonly metadata: Readonly<Record<string, JWTPayload>>;
+      readonly headersToSet: Readonly<Record<string, string>>;
+      readonly headersToRemove: readonly string[];
+    }
+  | { readonly kind: 'deny'; readonly status: 401 | 403; readonly failure: JwtFailure; readonly message: string };
+
+const DEFAULT_SKEW_SECONDS = 60;
+
+interface Token {
+  readonly value: string;
+  /** The header the token came from (removed unless `forward`). */
+  readonly header?: string;
+}
+
+type Outcome = { ok: true; provider?: CompiledProvider; payload?: JWTPayload; token?: Token } | { ok: false; failure: JwtFailure };
+
+interface CompiledProvider {
+  readonly name: string;
+  readonly config: JwtProviderConfig;
+  readonly keys: JWTVerifyGetKey;
+  extract(request: HttpRequestFacts): Token[];
+}
+
+function cookieValue(header: string | undefined, name: string): string | undefined {
+  for (const part of (header ?? '').split(';')) {
+    const eq = part.indexOf('=');
+    if (eq > 0 && part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
+  }
+  return undefined;
+}
+
+function compileProvider(name: string, config: JwtProviderConfig): CompiledProvider {
+  const inline = config.local_jwks?.inline_string;
+  if (inline === undefined) throw new Error(`providers["${name}"]: only local_jwks.inline_string is supported`);
+  const keys = createLocalJWKSet(JSON.parse(inline) as Parameters<typeof createLocalJWKSet>[0]);
+  const useDefaults = (config.from_headers ?? []).length === 0 && (config.from_params ?? []).length === 0 && (config.from_cookies ?? []).length === 0;
+  const headers = useDefaults ? [{ name: 'authorization', value_prefix: 'Bearer ' }] : (config.from_headers ?? []);
+  const params = useDefaults ? ['access_token'] : (config.from_params ?? []);
+  const cookies = config.from_cookies ?? [];
+  return {
+    name,
+    config,
+    keys,
+    extract(request) {
+      const tokens: Token[] = [];
+      for (const { name: headerName, value_prefix: prefix = '' } of headers) {
+        const lower = headerName.toLowerCase();
+        const value = request.headers[lower];
+        if (value === undefined) continue;
+        const at = prefix === '' ? 0 : value.indexOf(prefix);
+        if (at < 0) continue;
+        const token = value.slice(at + prefix.length).trim().split(/[\s,]/)[0] ?? '';
+        if (token !== '') tokens.push({ value: token, header: lower });
+      }
+      const query = request.path.indexOf('?');
+      if (query >= 0 && params.length > 0) {
+        const search = new URLSearchParams(request.path.slice(query + 1));
+        for (const param of params) {
+          const value = search.get(param);
+          if (value) tokens.push({ value });
+        }
+      }
+      for (const cookie of cookies) {
+        const value = cookieValue(request.headers['cookie'], cookie);
+        if (value) tokens.push({ value });
+      }
+      return tokens;
+    },
+  };
+}
+
+function failureOf(error: unknown): JwtFailure {
+  if (error instanceof errors.JWTExpired) return 'expired';
+  if (error instanceof errors.JWTClaimValidationFailed) {
+    if (error.claim === 'nbf') return 'not-yet-valid';
+    if (error.claim === 'aud') return 'audience-not-allowed';
+    if (error.claim === 'iss') return 'unknown-issuer';
+    return 'verification-failed';
+  }
+  if (error instanceof errors.JWTInvalid || error instanceof errors.JWSInvalid) return 'malformed';
+  return 'verification-failed';
+}
+
+async function verify(provider: CompiledProvider, token: Token, now: Date, audiences?: string[]): Promise<Outcome> {
+  const wanted = audiences ?? provider.config.audiences ?? [];
+  try {
+    const { payload } = await jwtVerify(token.value, provider.keys, {
+      ...(provider.config.issuer ? { issuer: provider.config.issuer } : {}),
+      ...(wanted.length > 0 ? { audience: wanted } : {}),
+      clockTolerance: provider.config.clock_skew_seconds ?? DEFAULT_SKEW_SECONDS,
+      currentDate: now,
+    });
+    return { ok: true, provider, payload, token };
+  } catch (error) {
+    return { ok: false, failure: failureOf(error) };
+  }
+}
+
+/** Envoy reports the most telling failure of a group: anything beats "missing". */
+function worst(outcomes: Outcome[]): Outcome {
+  const failures = outcomes.filter((o): o is { ok: false; failure: JwtFailure } => !o.ok);
+  return failures.find((f) => f.failure !== 'missing') ?? failures[0] ?? { ok: false, failure: 'missing' };
+}
+
+type CompiledRequirement = (request: HttpRequestFacts, now: Date) => Promise<Outcome>;
+
+function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap<string, CompiledProvider>): CompiledRequirement {
+  const providerNamed = (name: string): CompiledProvider => {
+    const provider = providers.get(name);
+    if (!provider) throw new Error(`requirement names unknown provider "${name}"`);
+    return provider;
+  };
+  const one = (provider: CompiledProvider, audiences?: string[]): CompiledRequirement => async (request, now) => {
+    const [token] = provider.extract(request);
+    return token ? verify(provider, token, now, audiences) : { ok: false, failure: 'missing' };
+  };
+  if ('provider_name' in config) return one(providerNamed(config.provider_name));
+  if ('provider_and_audiences' in config) {
+    return one(providerNamed(config.provider_and_audiences.provider_name), config.provider_and_audiences.audiences);
+  }
+  if ('requires_any' in config) {
+    const children = config.requires_any.requirements.map((child) => compileRequirement(child, providers));
+    return async (request, now) => {
+      const outcomes: Outcome[] = [];
+      for (const child of children) {
+        const outcome = await child(request, now);
+        if (outcome.ok) return outcome;
+        outcomes.push(outcome);
+      }
+      return worst(outcomes);
+    };
+  }
+  if ('requires_all' in config) {
+    const children = config.requires_all.requirements.map((child) => compileRequirement(child, providers));
+    return async (request, now) => {
+      let last: Outcome = { ok: true };
+      for (const child of children) {
+        last = await child(request, now);
+        if (!last.ok) return last;
+      }
+      return last;
+    };
+  }
+  const allowFailed = 'allow_missing_or_failed' in config;
+  if (!allowFailed && !('allow_missing' in config)) throw new Error(`unsupported requirement ${JSON.stringify(Object.keys(config))}`);
+  // Every token any provider finds is tried against the providers that found it.
+  return async (request, now) => {
+    const outcomes: Outcome[] = [];
+    for (const provider of providers.values()) {
+      for (const token of provider.extract(request)) {
+        const outcome = await verify(provider, token, now);
+        if (outcome.ok) return outcome;
+        outcomes.push(outcome);
+      }
+    }
+    if (outcomes.length === 0 || allowFailed) return { ok: true };
+    return worst(outcomes);
+  };
+}
+
+const MESSAGES: Readonly<Record<JwtFailure, string>> = {
+  missing: 'Jwt is missing',
+  expired: 'Jwt is expired',
+  'not-yet-valid': 'Jwt not yet valid',
+  'audience-not-allowed': 'Audiences in Jwt are not allowed',
+  'unknown-issuer': 'Jwt issuer is not configured',
+  'verification-failed': 'Jwt verification fails',
+  malformed: 'Jwt is not in the form of Header.Payload.Signature with two dots and 3 sections',
+};
+
+function isCorsPreflight(request: HttpRequestFacts): boolean {
+  return request.method === 'OPTIONS' && request.headers['origin'] !== undefined && request.headers['access-control-request-method'] !== undefined;
+}
+
+function claimText(value: unknown): string | undefined {
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean') return String(value);
+  return undefined;
+}
+
+/**
+ * Compiles a jwt_authn filter: the first rule whose match fits the request names the
+ * requirement; no rule, no requirement. The verdict carries the verified payload for RBAC and the
+ * header edits (`forward: false` removes the token header, `claim_to_headers`, `forward_payload_header`).
+ */
+export function compileJwtAuthn(config: JwtAuthenticationConfig): (request: HttpRequestFacts, now: Date) => Promise<JwtVerdict> {
+  const providers = new Map(Object.entries(config.providers ?? {}).map(([name, provider]) => [name, compileProvider(name, provider)]));
+  const rules = (config.rules ?? []).map((rule) => ({
+    matches: compileRouteMatch(rule.match),
+    requires: rule.requires ? compileRequirement(rule.requires, providers) : undefined,
+  }));
+  const bypassCors = config.bypass_cors_preflight === true;
+  return async (request, now) => {
+    const allowNothingVerified: JwtVerdict = { kind: 'allow', metadata: {}, headersToSet: {}, headersToRemove: [] };
+    if (bypassCors && isCorsPreflight(request)) return allowNothingVerified;
+    const requires = rules.find((rule) => rule.matches(request))?.requires;
+    if (!requires) return allowNothingVerified;
+    const outcome = await requires(request, now);
+    if (!outcome.ok) {
+      return { kind: 'deny', status: outcome.failure === 'audience-not-allowed' ? 403 : 401, failure: outcome.failure, message: MESSAGES[outcome.failure] };
+    }
+    const { provider, payload, token } = outcome;
+    if (!provider || !payload || !token) return allowNothingVerified;
+    const headersToSet: Record<string, string> = {};
+    for (const { header_name: header, claim_name: claim } of provider.config.claim_to_headers ?? []) {
+      const text = claimText(payload[claim]);
+      if (text !== undefined) headersToSet[header.toLowerCase()] = text;
+    }
+    if (provider.config.forward_payload_header) {
+      headersToSet[provider.config.forward_payload_header.toLowerCase()] = Buffer.from(JSON.stringify(payload)).toString('base64url');
+    }
+    const key = provider.config.payload_in_metadata;
+    return {
+      kind: 'allow',
+      metadata: key ? { [key]: payload } : {},
+      headersToSet,
+      headersToRemove: provider.config.forward !== true && token.header ? [token.header] : [],
+    };
+  };
+}

@@ -1,0 +1,136 @@
+import { describe, expect, test } from '@jest/globals';
+import { compileClientCertHeader } from './client-cert-header.js';
+import type { HttpRequestFacts, PeerCertificate } from './facts.js';
+import { compileHeaderMatcher } from './header-matcher.js';
+import { compilePathNormalization } from './path-normalization.js';
+import { compileRbacFilter, type RbacInput } from './rbac.js';
+import { compileStringMatcher } from './string-matcher.js';
+import { compileUpstreamTls } from './upstream-tls.js';
+import { compileUriTemplate } from './uri-template.js';
+
+const request = (overrides: Partial<HttpRequestFacts> = {}): HttpRequestFacts => ({ method: 'GET', host: 'b.example.com', path: '/ip', headers: {}, ...overrides });
+const peer: PeerCertificate = { uriSans: ['spiffe://cluster.local/ns/foo/sa/sleep'], dnsSans: [], subject: '', sha256: 'ab12' };
+
+describe('string and header matchers', () => {
+  test('regexes match the whole value; ignore_case folds everything else', () => {
+    expect(compileStringMatcher({ safe_regex: { regex: 'a.c' } })('abc')).toBe(true);
+    expect(compileStringMatcher({ safe_regex: { regex: 'a.c' } })('xabcx')).toBe(false);
+    expect(compileStringMatcher({ prefix: '/API', ignore_case: true })('/api/v1')).toBe(true);
+    expect(compileStringMatcher({ exact: 'x' })('X')).toBe(false);
+    expect(() => compileStringMatcher({})).toThrow(/none of/);
+  });
+
+  test('a missing header never matches, inverted or not; present_match false matches its absence', () => {
+    expect(compileHeaderMatcher({ name: 'x-a', exact_match: '1', invert_match: true })(request())).toBe(false);
+    expect(compileHeaderMatcher({ name: 'x-a', exact_match: '1', invert_match: true })(request({ headers: { 'x-a': '2' } }))).toBe(true);
+    expect(compileHeaderMatcher({ name: 'x-a', present_match: false })(request())).toBe(true);
+    expect(compileHeaderMatcher({ name: ':method', string_match: { exact: 'GET' } })(request())).toBe(true);
+    expect(compileHeaderMatcher({ name: ':authority', string_match: { exact: 'B.EXAMPLE.COM', ignore_case: true } })(request())).toBe(true);
+  });
+
+  test('uri templates: one segment or the rest of the path', () => {
+    expect(compileUriTemplate('/foo/*/bar')('/foo/x/bar')).toBe(true);
+    expect(compileUriTemplate('/foo/*/bar')('/foo/x/y/bar')).toBe(false);
+    expect(compileUriTemplate('/foo/**')('/foo/a/b/c')).toBe(true);
+    expect(compileUriTemplate('/foo/{name=*}')('/foo/a')).toBe(true);
+    expect(() => compileUriTemplate('/**/x')).toThrow(/last segment/);
+  });
+});
+
+describe('RBAC', () => {
+  const input = (overrides: Partial<RbacInput> = {}): RbacInput => ({
+    connection: { destinationAddress: '127.10.0.2', destinationPort: 8080, sourceAddress: '127.10.0.9', transportProtocol: 'tls', peerCertificate: peer },
+    request: request(),
+    metadata: {},
+    ...overrides,
+  });
+  const noValidToken = { not_id: { metadata: { filter: 'envoy.filters.http.jwt_authn', path: [{ key: 'payload' }, { key: 'iss' }], value: { present_match: true } } } };
+
+  test('DENY notRequestPrincipals ["*"]: denied without a verified token, allowed with one', () => {
+    const filter = compileRbacFilter({ rules: { action: 'DENY', policies: { 'ns[foo]-policy[require-jwt]-rule[0]': { permissions: [{ any: true }], principals: [noValidToken] } } } });
+    expect(filter(input())).toEqual({ allowed: false, matchedPolicy: 'ns[foo]-policy[require-jwt]-rule[0]' });
+    expect(filter(input({ metadata: { 'envoy.filters.http.jwt_authn': { payload: { iss: 'i', sub: 's' } } } })).allowed).toBe(true);
+  });
+
+  test('ALLOW: only what a policy matches; principals from the peer certificate; paths without the query', () => {
+    const filter = compileRbacFilter({
+      rules: {
+        action: 'ALLOW',
+        policies: {
+          p: {
+            permissions: [{ and_rules: { rules: [{ url_path: { path: { exact: '/ip' } } }, { destination_port: 8080 }] } }],
+            principals: [{ authenticated: { principal_name: { exact: 'spiffe://cluster.local/ns/foo/sa/sleep' } } }],
+          },
+        },
+      },
+    });
+    expect(filter(input({ request: request({ path: '/ip?x=1' }) })).allowed).toBe(true);
+    expect(filter(input({ request: request({ path: '/headers' }) })).allowed).toBe(false);
+    const plain = input();
+    expect(filter({ ...plain, connection: { ...plain.connection, peerCertificate: undefined } as RbacInput['connection'] }).allowed).toBe(false);
+  });
+
+  test('no rules allows everything; shadow rules only report; unknown fields are refused at compile time', () => {
+    expect(compileRbacFilter({})(input()).allowed).toBe(true);
+    const shadowed = compileRbacFilter({ shadow_rules: { action: 'DENY', policies: { s: { permissions: [{ any: true }], principals: [{ any: true }] } } } });
+    expect(shadowed(input())).toEqual({ allowed: true, shadow: { allowed: false, matchedPolicy: 's' } });
+    expect(() => compileRbacFilter({ rules: { policies: { p: { permissions: [{ sourced_metadata: {} }], principals: [{ any: true }] } } } })).toThrow(/sourced_metadata/);
+  });
+});
+
+describe('HCM request handling', () => {
+  test('path normalization: dot segments, merged slashes, escaped slashes per action', () => {
+    const base = compilePathNormalization({ normalize_path: true });
+    expect(base('/a/./b/../c?x=/../')).toEqual({ ok: true, path: '/a/c?x=/../' });
+    expect(base('/%61dmin')).toEqual({ ok: true, path: '/admin' });
+    expect(compilePathNormalization({ normalize_path: true, merge_slashes: true })('//a///b')).toEqual({ ok: true, path: '/a/b' });
+    expect(compilePathNormalization({ path_with_escaped_slashes_action: 'REJECT_REQUEST' })('/a%2Fb')).toEqual({ ok: false, status: 400 });
+    expect(compilePathNormalization({ path_with_escaped_slashes_action: 'UNESCAPE_AND_FORWARD' })('/a%2fb')).toEqual({ ok: true, path: '/a/b' });
+  });
+
+  test('XFCC: appended for mutual TLS, dropped otherwise; sanitized on the outbound side', () => {
+    const inbound = compileClientCertHeader({ forward_client_cert_details: 'APPEND_FORWARD', set_current_client_cert_details: { subject: true, dns: true, uri: true } });
+    const value = inbound(undefined, { peerCertificate: peer, localUriSan: 'spiffe://cluster.local/ns/bar/sa/httpbin' });
+    expect(value).toBe('By=spiffe://cluster.local/ns/bar/sa/httpbin;Hash=ab12;Subject="";URI=spiffe://cluster.local/ns/foo/sa/sleep');
+    expect(inbound('By=x', {})).toBeUndefined();
+    expect(compileClientCertHeader({ forward_client_cert_details: 'SANITIZE' })('By=forged', { peerCertificate: peer })).toBeUndefined();
+  });
+});
+
+describe('upstream TLS', () => {
+  const tlsSocket = {
+    name: 'envoy.transport_sockets.tls',
+    typed_config: {
+      '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext',
+      sni: 'outbound_.8000_._.httpbin.bar.svc.cluster.local',
+      common_tls_context: {
+        alpn_protocols: ['h2', 'http/1.1'],
+        tls_certificate_sds_secret_configs: [{ name: 'default' }],
+        combined_validation_context: {
+          default_validation_context: { match_subject_alt_names: [{ exact: 'spiffe://cluster.local/ns/bar/sa/httpbin' }] },
+          validation_context_sds_secret_config: { name: 'ROOTCA' },
+        },
+      },
+    },
+  };
+  const cluster = {
+    name: 'outbound|8000||httpbin.bar.svc.cluster.local',
+    transport_socket_matches: [
+      { name: 'tlsMode-mesh', match: { tlsMode: 'mesh' }, transport_socket: tlsSocket },
+      { name: 'tlsMode-disabled', match: {}, transport_socket: { name: 'envoy.transport_sockets.raw_buffer', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer' } } },
+    ],
+  };
+
+  test('an endpoint with the sidecar label gets mutual TLS with SNI and an exact SAN check; one without gets plain text', () => {
+    const tlsFor = compileUpstreamTls(cluster);
+    const meshed = tlsFor({ 'envoy.transport_socket_match': { tlsMode: 'mesh' } });
+    expect(meshed.kind).toBe('tls');
+    if (meshed.kind !== 'tls') return;
+    expect(meshed.sni).toBe('outbound_.8000_._.httpbin.bar.svc.cluster.local');
+    expect(meshed.certificateSecrets).toEqual(['default']);
+    expect(meshed.validationSecret).toBe('ROOTCA');
+    expect(meshed.verifySubjectAltName?.('spiffe://cluster.local/ns/bar/sa/httpbin')).toBe(true);
+    expect(meshed.verifySubjectAltName?.('spiffe://cluster.local/ns/bar/sa/other')).toBe(false);
+    expect(tlsFor(undefined)).toEqual({ kind: 'plaintext', matchName: 'tlsMode-disabled' });
+  });
+});

@@ -1,0 +1,57 @@
+/** The HCM's path handling options (`normalize_path`, `merge_slashes`, `path_with_escaped_slashes_action`). */
+export interface PathNormalizationConfig {
+  normalize_path?: boolean | { value: boolean };
+  merge_slashes?: boolean;
+  path_with_escaped_slashes_action?: string | number;
+}
+
+export type NormalizedPath = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly status: 400 };
+
+const UNRESERVED = /%(2[dD]|2[eE]|3[0-9]|4[1-9a-fA-F]|5[0-9aA]|5[fF]|6[1-9a-fA-F]|7[0-9aA]|7[eE])/g;
+const ESCAPE_ACTIONS = ['IMPLEMENTATION_SPECIFIC_DEFAULT', 'KEEP_UNCHANGED', 'REJECT_REQUEST', 'UNESCAPE_AND_REDIRECT', 'UNESCAPE_AND_FORWARD'];
+
+function removeDotSegments(path: string): string | undefined {
+  const output: string[] = [];
+  const segments = path.split('/').slice(1);
+  for (const [index, segment] of segments.entries()) {
+    const last = index === segments.length - 1;
+    if (segment === '.') {
+      if (last) output.push('');
+    } else if (segment === '..') {
+      output.pop();
+      if (last) output.push('');
+    } else output.push(segment);
+  }
+  return `/${output.join('/')}`;
+}
+
+/**
+ * Envoy's path normalization before routing and filters: escaped slashes per the action,
+ * RFC 3986 normalization (unreserved percent-escapes decoded, backslashes turned into slashes,
+ * dot segments removed), then merged slashes. The query is left alone.
+ */
+export function compilePathNormalization(config: PathNormalizationConfig): (path: string) => NormalizedPath {
+  const normalize = typeof config.normalize_path === 'object' ? config.normalize_path.value : config.normalize_path === true;
+  const merge = config.merge_slashes === true;
+  const raw = config.path_with_escaped_slashes_action ?? 'KEEP_UNCHANGED';
+  const action = typeof raw === 'number' ? (ESCAPE_ACTIONS[raw] ?? 'KEEP_UNCHANGED') : raw;
+  return (full) => {
+    const mark = full.indexOf('?');
+    let path = mark < 0 ? full : full.slice(0, mark);
+    const query = mark < 0 ? '' : full.slice(mark);
+    if (!path.startsWith('/')) return { ok: false, status: 400 };
+    const hasEscapedSlash = /%2f|%5c/i.test(path);
+    if (hasEscapedSlash && action === 'REJECT_REQUEST') return { ok: false, status: 400 };
+    if (hasEscapedSlash && (action === 'UNESCAPE_AND_FORWARD' || action === 'UNESCAPE_AND_REDIRECT')) {
+      path = path.replace(/%2f/gi, '/').replace(/%5c/gi, '\\');
+    }
+    if (normalize) {
+      path = path.replace(UNRESERVED, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16))).replace(/\\/g, '/');
+      const cleaned = removeDotSegments(path);
+      if (cleaned === undefined) return { ok: false, status: 400 };
+      path = cleaned;
+    }
+    if (merge) path = path.replace(/\/{2,}/g, '/');
+    return { ok: true, path: path + query };
+  };
+}

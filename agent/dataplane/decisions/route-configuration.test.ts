@@ -1,0 +1,67 @@
+import { describe, expect, test } from '@jest/globals';
+import type { HttpRequestFacts } from './facts.js';
+import { compileRouteConfiguration } from './route-configuration.js';
+
+const request = (host: string, path = '/ip', headers: Record<string, string> = {}): HttpRequestFacts => ({ method: 'GET', host, path, headers });
+const ctx = { random: 0, scheme: 'http' };
+
+const decide = compileRouteConfiguration({
+  name: '8000',
+  virtual_hosts: [
+    {
+      name: 'httpbin.bar.svc.cluster.local:8000',
+      domains: ['httpbin.bar.svc.cluster.local', 'httpbin.bar.svc.cluster.local:8000', 'httpbin.bar', 'httpbin.bar:8000', '10.96.0.10:8000'],
+      routes: [
+        { name: 'canary', match: { prefix: '/', headers: [{ name: 'end-user', string_match: { exact: 'jason' } }] }, route: { cluster: 'outbound|8000|v2|httpbin.bar.svc.cluster.local' } },
+        { name: 'rewrite', match: { prefix: '/old/' }, route: { cluster: 'outbound|8000||httpbin.bar.svc.cluster.local', prefix_rewrite: '/new/', timeout: { seconds: 3 } } },
+        { name: 'moved', match: { path: '/moved' }, redirect: { path_redirect: '/here', response_code: 'FOUND' } },
+        {
+          name: 'split',
+          match: { prefix: '/' },
+          route: {
+            weighted_clusters: { clusters: [{ name: 'outbound|8000|v1|httpbin.bar.svc.cluster.local', weight: 75 }, { name: 'outbound|8000|v2|httpbin.bar.svc.cluster.local', weight: 25 }] },
+            retry_policy: { retry_on: 'connect-failure,503', num_retries: 2 },
+          },
+        },
+      ],
+    },
+    { name: 'wild', domains: ['*.example.com'], routes: [{ match: { prefix: '/' }, direct_response: { status: 418, body: { inline_string: 'teapot' } } }] },
+    { name: 'allow_any', domains: ['*'], routes: [{ name: 'allow_any', match: { prefix: '/' }, route: { cluster: 'PassthroughCluster', timeout: { seconds: 0 } } }] },
+  ],
+});
+
+describe('route configuration', () => {
+  test('virtual hosts by exact domain (port kept), wildcard suffix, then the catch-all', () => {
+    expect(decide(request('httpbin.bar:8000'), ctx)).toMatchObject({ kind: 'cluster', virtualHost: 'httpbin.bar.svc.cluster.local:8000' });
+    expect(decide(request('HTTPBIN.BAR.svc.cluster.local'), ctx)).toMatchObject({ virtualHost: 'httpbin.bar.svc.cluster.local:8000' });
+    expect(decide(request('a.example.com'), ctx)).toMatchObject({ kind: 'direct-response', status: 418, body: 'teapot' });
+    expect(decide(request('elsewhere:81'), ctx)).toMatchObject({ kind: 'cluster', cluster: 'PassthroughCluster', timeoutMs: 0 });
+  });
+
+  test('header matches, prefix rewrite with the query kept, timeouts, redirects', () => {
+    expect(decide(request('httpbin.bar', '/ip', { 'end-user': 'jason' }), ctx)).toMatchObject({ cluster: 'outbound|8000|v2|httpbin.bar.svc.cluster.local', timeoutMs: 15_000 });
+    expect(decide(request('httpbin.bar', '/old/x?y=1'), ctx)).toMatchObject({ route: 'rewrite', path: '/new/x?y=1', timeoutMs: 3000 });
+    expect(decide(request('httpbin.bar:8000', '/moved?q'), ctx)).toEqual({
+      kind: 'redirect',
+      virtualHost: 'httpbin.bar.svc.cluster.local:8000',
+      route: 'moved',
+      status: 302,
+      location: 'http://httpbin.bar:8000/here?q',
+    });
+  });
+
+  test('weighted clusters follow the weights; retries are reported', () => {
+    const pick = (random: number): unknown => (decide(request('httpbin.bar'), { random, scheme: 'http' }) as { cluster: string }).cluster;
+    expect(pick(0)).toBe('outbound|8000|v1|httpbin.bar.svc.cluster.local');
+    expect(pick(0.749)).toBe('outbound|8000|v1|httpbin.bar.svc.cluster.local');
+    expect(pick(0.75)).toBe('outbound|8000|v2|httpbin.bar.svc.cluster.local');
+    expect(decide(request('httpbin.bar'), ctx)).toMatchObject({ retry: { retryOn: ['connect-failure', '503'], numRetries: 2 } });
+  });
+
+  test('no virtual host or no route is a 404; a route without an action is refused at compile time', () => {
+    const none = compileRouteConfiguration({ virtual_hosts: [{ name: 'only', domains: ['a'], routes: [{ match: { path: '/x' }, route: { cluster: 'c' } }] }] });
+    expect(none(request('b'), ctx)).toEqual({ kind: 'no-route', status: 404 });
+    expect(none(request('a', '/y'), ctx)).toEqual({ kind: 'no-route', status: 404, virtualHost: 'only' });
+    expect(() => compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], routes: [{ match: { prefix: '/' } }] }] })).toThrow(/routes\[0\] has no action/);
+  });
+});

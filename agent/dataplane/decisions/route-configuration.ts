@@ -1,0 +1,238 @@
+import type { HttpRequestFacts } from './facts.js';
+import { compileRouteMatch, splitPath, type RouteMatchConfig } from './route-match.js';
+import { compileFullMatchRegex } from './string-matcher.js';
+
+interface DurationConfig {
+  seconds?: number | string;
+  nanos?: number;
+}
+
+export interface RouteActionConfig {
+  cluster?: string;
+  weighted_clusters?: { clusters: { name: string; weight: number | { value: number } }[]; total_weight?: number | { value: number } };
+  prefix_rewrite?: string;
+  regex_rewrite?: { pattern: { regex: string }; substitution: string };
+  host_rewrite_literal?: string;
+  timeout?: DurationConfig;
+  retry_policy?: { retry_on?: string; num_retries?: number | { value: number }; per_try_timeout?: DurationConfig };
+}
+
+export interface RedirectActionConfig {
+  scheme_redirect?: string;
+  https_redirect?: boolean;
+  host_redirect?: string;
+  port_redirect?: number;
+  path_redirect?: string;
+  prefix_rewrite?: string;
+  response_code?: string | number;
+  strip_query?: boolean;
+}
+
+export interface RouteConfig {
+  name?: string;
+  match: RouteMatchConfig;
+  route?: RouteActionConfig;
+  redirect?: RedirectActionConfig;
+  direct_response?: { status: number; body?: { inline_string?: string } };
+  non_forwarding_action?: object;
+}
+
+export interface VirtualHostConfig {
+  name: string;
+  domains: string[];
+  routes?: RouteConfig[];
+}
+
+/** `envoy.config.route.v3.RouteConfiguration`. */
+export interface RouteConfigurationConfig {
+  name?: string;
+  virtual_hosts?: VirtualHostConfig[];
+  ignore_port_in_host_matching?: boolean;
+}
+
+export interface RetryDecision {
+  readonly retryOn: readonly string[];
+  readonly numRetries: number;
+  readonly perTryTimeoutMs?: number;
+}
+
+export type RouteDecision =
+  | { readonly kind: 'no-route'; readonly status: 404; readonly virtualHost?: string }
+  | {
+      readonly kind: 'cluster';
+      readonly virtualHost: string;
+      readonly route: string;
+      readonly cluster: string;
+      /** The path and host the upstream sees, rewrites applied. */
+      readonly path: string;
+      readonly host: string;
+      /** 0 disables the timeout; Envoy's default is 15 s. */
+      readonly timeoutMs: number;
+      readonly retry?: RetryDecision;
+    }
+  | { readonly kind: 'redirect'; readonly virtualHost: string; readonly route: string; readonly status: number; readonly location: string }
+  | { readonly kind: 'direct-response'; readonly virtualHost: string; readonly route: string; readonly status: number; readonly body: string }
+  | { readonly kind: 'non-forwarding'; readonly virtualHost: string; readonly route: string };
+
+const DEFAULT_TIMEOUT_MS = 15_000;
+
+const REDIRECT_CODES: Readonly<Record<string, number>> = {
+  MOVED_PERMANENTLY: 301,
+  FOUND: 302,
+  SEE_OTHER: 303,
+  TEMPORARY_REDIRECT: 307,
+  PERMANENT_REDIRECT: 308,
+};
+const REDIRECT_CODE_BY_INDEX = [301, 302, 303, 307, 308];
+
+function durationMs(duration: DurationConfig | undefined): number | undefined {
+  if (!duration) return undefined;
+  return Number(duration.seconds ?? 0) * 1000 + Math.round((duration.nanos ?? 0) / 1e6);
+}
+
+function numberOf(value: number | { value: number } | undefined): number | undefined {
+  return value === undefined ? undefined : typeof value === 'number' ? value : value.value;
+}
+
+/**
+ * Envoy's virtual host choice: an exact domain, then the longest `*.suffix`, then the longest
+ * `prefix*`, then `*`. The host keeps its port unless the configuration ignores it.
+ */
+function compileDomains(virtualHosts: readonly VirtualHostConfig[]): (host: string) => number | undefined {
+  const exact = new Map<string, number>();
+  const suffixes: { suffix: string; index: number }[] = [];
+  const prefixes: { prefix: string; index: number }[] = [];
+  let catchAll: number | undefined;
+  virtualHosts.forEach((virtualHost, index) => {
+    for (const domain of virtualHost.domains.map((d) => d.toLowerCase())) {
+      if (domain === '*') catchAll ??= index;
+      else if (domain.startsWith('*')) suffixes.push({ suffix: domain.slice(1), index });
+      else if (domain.endsWith('*')) prefixes.push({ prefix: domain.slice(0, -1), index });
+      else if (!exact.has(domain)) exact.set(domain, index);
+    }
+  });
+  suffixes.sort((a, b) => b.suffix.length - a.suffix.length);
+  prefixes.sort((a, b) => b.prefix.length - a.prefix.length);
+  return (host) => {
+    const found = exact.get(host);
+    if (found !== undefined) return found;
+    // A wildcard never matches the empty string: `*.a.com` does not match `.a.com`.
+    const suffix = suffixes.find((entry) => host.length > entry.suffix.length && host.endsWith(entry.suffix));
+    if (suffix) return suffix.index;
+    const prefix = prefixes.find((entry) => host.length > entry.prefix.length && host.startsWith(entry.prefix));
+    if (prefix) return prefix.index;
+    return catchAll;
+  };
+}
+
+function stripPort(host: string): string {
+  if (host.startsWith('[')) {
+    const end = host.indexOf(']');
+    return end < 0 ? host : host.slice(0, end + 1);
+  }
+  const colon = host.lastIndexOf(':');
+  return colon >= 0 && host.indexOf(':') === colon ? host.slice(0, colon) : host;
+}
+
+function pickWeighted(action: NonNullable<RouteActionConfig['weighted_clusters']>, random: number): string {
+  const weights = action.clusters.map((cluster) => numberOf(cluster.weight) ?? 0);
+  const total = numberOf(action.total_weight) ?? weights.reduce((sum, weight) => sum + weight, 0);
+  let point = Math.floor(random * total);
+  for (const [index, cluster] of action.clusters.entries()) {
+    point -= weights[index] ?? 0;
+    if (point < 0) return cluster.name;
+  }
+  return action.clusters[action.clusters.length - 1]?.name ?? '';
+}
+
+function compileRouteAction(action: RouteActionConfig, match: RouteMatchConfig): (request: HttpRequestFacts, random: number) => { cluster: string; path: string; host: string } {
+  if (!action.cluster && !action.weighted_clusters) throw new Error('route sets neither cluster nor weighted_clusters');
+  const regexRewrite = action.regex_rewrite
+    ? { pattern: new RegExp(action.regex_rewrite.pattern.regex, 'gu'), substitution: action.regex_rewrite.substitution.replace(/\\(\d)/g, '$$$1') }
+    : undefined;
+  const matchedPrefix = match.prefix ?? match.path_separated_prefix;
+  return (request, random) => {
+    const cluster = action.cluster ?? pickWeighted(action.weighted_clusters as NonNullable<RouteActionConfig['weighted_clusters']>, random);
+    const { path, query } = splitPath(request.path);
+    let rewritten = path;
+    if (action.prefix_rewrite !== undefined && matchedPrefix !== undefined) rewritten = action.prefix_rewrite + path.slice(matchedPrefix.length);
+    else if (regexRewrite) rewritten = path.replace(regexRewrite.pattern, regexRewrite.substitution);
+    return { cluster, path: query === '' ? rewritten : `${rewritten}?${query}`, host: action.host_rewrite_literal ?? request.host };
+  };
+}
+
+function redirectLocation(redirect: RedirectActionConfig, match: RouteMatchConfig, request: HttpRequestFacts, scheme: string): string {
+  const { path, query } = splitPath(request.path);
+  const newScheme = redirect.https_redirect ? 'https' : (redirect.scheme_redirect ?? scheme);
+  let host = redirect.host_redirect ?? stripPort(request.host);
+  const originalPort = request.host.slice(stripPort(request.host).length + 1);
+  if (redirect.port_redirect) host = `${host}:${redirect.port_redirect}`;
+  else if (!redirect.https_redirect && !redirect.host_redirect && originalPort !== '') host = `${host}:${originalPort}`;
+  let newPath = path;
+  if (redirect.path_redirect !== undefined) newPath = redirect.path_redirect;
+  else if (redirect.prefix_rewrite !== undefined && match.prefix !== undefined) newPath = redirect.prefix_rewrite + path.slice(match.prefix.length);
+  const keepQuery = redirect.strip_query !== true && query !== '' && !newPath.includes('?');
+  return `${newScheme}://${host}${newPath}${keepQuery ? `?${query}` : ''}`;
+}
+
+function redirectStatus(code: string | number | undefined): number {
+  if (code === undefined) return 301;
+  if (typeof code === 'number') return REDIRECT_CODE_BY_INDEX[code] ?? 301;
+  return REDIRECT_CODES[code] ?? 301;
+}
+
+/** Inputs of a routing decision besides the request. */
+export interface RouteContext {
+  /** Uniform in [0, 1): picks among weighted clusters. */
+  readonly random: number;
+  /** `http` or `https`: the scheme redirects keep. */
+  readonly scheme: string;
+}
+
+/** Compiles a RouteConfiguration into the router's decision: virtual host, route, action. */
+export function compileRouteConfiguration(config: RouteConfigurationConfig): (request: HttpRequestFacts, context: RouteContext) => RouteDecision {
+  const virtualHosts = config.virtual_hosts ?? [];
+  const chooseHost = compileDomains(virtualHosts);
+  const ignorePort = config.ignore_port_in_host_matching === true;
+  const compiled = virtualHosts.map((virtualHost) => ({
+    name: virtualHost.name,
+    routes: (virtualHost.routes ?? []).map((route, index) => {
+      const name = route.name ?? `${virtualHost.name}/${index}`;
+      const matches = compileRouteMatch(route.match);
+      const forward = route.route ? compileRouteAction(route.route, route.match) : undefined;
+      const retry = route.route?.retry_policy;
+      if (!route.route && !route.redirect && !route.direct_response && !route.non_forwarding_action) {
+        throw new Error(`virtual_hosts["${virtualHost.name}"].routes[${index}] has no action (route, redirect, direct_response, non_forwarding_action)`);
+      }
+      return { name, matches, forward, route, retry };
+    }),
+  }));
+  return (request, context) => {
+    const host = request.host.toLowerCase();
+    const index = chooseHost(ignorePort ? stripPort(host) : host);
+    const virtualHost = index === undefined ? undefined : compiled[index];
+    if (!virtualHost) return { kind: 'no-route', status: 404 };
+    const chosen = virtualHost.routes.find((route) => route.matches(request));
+    if (!chosen) return { kind: 'no-route', status: 404, virtualHost: virtualHost.name };
+    const base = { virtualHost: virtualHost.name, route: chosen.name };
+    if (chosen.forward) {
+      const target = chosen.forward(request, context.random);
+      const timeoutMs = durationMs(chosen.route.route?.timeout) ?? DEFAULT_TIMEOUT_MS;
+      const retry = chosen.retry
+        ? {
+            retryOn: (chosen.retry.retry_on ?? '').split(',').filter((entry) => entry !== ''),
+            numRetries: numberOf(chosen.retry.num_retries) ?? 1,
+            ...(chosen.retry.per_try_timeout ? { perTryTimeoutMs: durationMs(chosen.retry.per_try_timeout) ?? 0 } : {}),
+          }
+        : undefined;
+      return { kind: 'cluster', ...base, ...target, timeoutMs, ...(retry ? { retry } : {}) };
+    }
+    if (chosen.route.redirect) {
+      return { kind: 'redirect', ...base, status: redirectStatus(chosen.route.redirect.response_code), location: redirectLocation(chosen.route.redirect, chosen.route.match, request, context.scheme) };
+    }
+    if (chosen.route.direct_response) {
+      return { kind: 'direct-response', ...base, status: chosen.route.direct_response.status, body: chosen.route.direct_response.body?.inline_string ?? '' };
+    }
+    return { kind: 'non-forwarding', ...base };
+  };
+}
