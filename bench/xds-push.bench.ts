@@ -1,0 +1,280 @@
+/**
+ * xDS benchmark: prints figures with their goals and anchors beside them, never passes or fails.
+ *
+ *   - memory with 1000 services and no proxies;
+ *   - 1000 proxies connecting at once, each receiving full config (CDS, EDS, LDS, RDS) for 1000
+ *     services: wall time to the last ACK, daemon CPU, refusals, and bytes pushed per daemon
+ *     CPU-second against a raw grpc-js fan-out of the same bytes measured in the same run;
+ *   - one endpoint change with 1000 proxies: event to each proxy's EDS ACK (the 100 ms debounce
+ *     included), p50/p99 over the proxies and over repeated changes;
+ *   - RSS per extra proxy between 1000 and 2000 connected proxies.
+ *
+ * The daemon side (model, push context, generators, ADS server) runs in this process; the
+ * simulated proxies are grpc-js ADS clients in a child process.
+ *
+ *   npm run bench:xds [-- proxies services changes]
+ */
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+import { Server, ServerCredentials, type ServerWritableStream } from '@grpc/grpc-js';
+import { newMeshModel, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../controllers/index.js';
+import { newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
+import { buildPushContext, newSidecarCdsGenerator, type PushContext } from '../xds/generators/index.js';
+import { newMeshGenerators } from '../xds/mesh-generators.js';
+import { loadEnvoyProtos, newXdsServer, parseProxy, jsonToStruct, LISTENER_TYPE, type Generator } from '../xds/index.js';
+import type { ConnectCommand, ProxiesCommand, ProxiesReport } from './xds-proxies.js';
+
+const PROXIES = Number(process.argv[2] ?? 1000);
+const SERVICES = Number(process.argv[3] ?? 1000);
+const CHANGES = Number(process.argv[4] ?? 20);
+const NAMESPACES = 20;
+const PORTS = [80, 8080, 9080, 5000, 3000, 8000, 7070, 15000 - 1, 443, 6379];
+const DOMAIN = 'cluster.local';
+
+const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const ms = (value: number): string => `${value.toFixed(0)} ms`;
+const now = (): number => performance.timeOrigin + performance.now();
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+}
+
+function gc(): void {
+  (globalThis as { gc?: () => void }).gc?.();
+}
+
+interface Pod {
+  name: string;
+  namespace: string;
+  ip: string;
+  app: string;
+}
+
+/** Service i in namespace i % 20 with one port, selecting two pods. */
+function fillModel(model: MeshModelWriter): Pod[] {
+  const pods: Pod[] = [];
+  for (let i = 0; i < SERVICES; i++) {
+    const namespace = `ns-${i % NAMESPACES}`;
+    const port = PORTS[i % PORTS.length] as number;
+    const app = `svc-${i}`;
+    const service = serviceFromObject(
+      {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name: app, namespace },
+        spec: { clusterIP: `10.96.${Math.floor(i / 250)}.${i % 250}`, selector: { app }, ports: [{ name: `http-${port}`, port, targetPort: 8000 + (i % 7) }] },
+      },
+      DOMAIN,
+    );
+    if (!service) throw new Error(`bad service ${app}`);
+    model.registry.applyService(service);
+    for (let replica = 0; replica < 2; replica++) {
+      const pod: Pod = { name: `${app}-${replica}`, namespace, ip: `10.${1 + replica}.${Math.floor(i / 250)}.${i % 250}`, app };
+      pods.push(pod);
+      applyPod(model, pod);
+    }
+  }
+  return pods;
+}
+
+function applyPod(model: MeshModelWriter, pod: Pod): ReturnType<MeshModelWriter['registry']['applyWorkload']> {
+  const workload = workloadFromPod(
+    {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name: pod.name, namespace: pod.namespace, labels: { app: pod.app }, annotations: { 'sidecar.mesh.io/status': '{}' } },
+      spec: { serviceAccountName: pod.app, containers: [{ name: 'app', ports: [{ containerPort: 8000 }] }] },
+      status: { podIP: pod.ip, phase: 'Running', conditions: [{ type: 'Ready', status: 'True' }] },
+    },
+    'cluster-a',
+  );
+  if (!workload) throw new Error(`bad pod ${pod.name}`);
+  return model.registry.applyWorkload(workload);
+}
+
+function startChild(): { child: ChildProcess; next(kind: ProxiesReport['kind']): Promise<ProxiesReport>; send(command: ProxiesCommand): void } {
+  const child = fork(fileURLToPath(new URL('./xds-proxies.js', import.meta.url)), [], { stdio: 'inherit', execArgv: ['--max-old-space-size=8192'] });
+  const waiting: { kind: string; resolve: (report: ProxiesReport) => void }[] = [];
+  child.on('message', (report: ProxiesReport) => {
+    const index = waiting.findIndex((entry) => entry.kind === report.kind);
+    if (index >= 0) waiting.splice(index, 1)[0]?.resolve(report);
+  });
+  return {
+    child,
+    next: (kind) => new Promise((resolve) => waiting.push({ kind, resolve })),
+    send: (command) => child.send(command),
+  };
+}
+
+/** Names a sidecar subscribes to by name: every EDS cluster of CDS, every route of LDS. */
+function subscriptionNames(generators: readonly Generator<PushContext>[], push: PushContext, pod: Pod): { edsNames: string[]; routeNames: string[] } {
+  const proxy = parseProxy({ id: `sidecar~${pod.ip}~${pod.name}.${pod.namespace}~${pod.namespace}.svc.${DOMAIN}`, metadata: jsonToStruct({ NAMESPACE: pod.namespace }) });
+  const request = { names: [], full: true, configsUpdated: [] };
+  const resolve = (resource: object | (() => object)): Record<string, unknown> => (typeof resource === 'function' ? resource() : resource) as Record<string, unknown>;
+  const clusters = (newSidecarCdsGenerator().generate(proxy, push, request)?.resources ?? []).map((named) => resolve(named.resource));
+  const edsNames = clusters.filter((cluster) => cluster['type'] === 'EDS').map((cluster) => cluster['name'] as string);
+  const lds = generators.find((generator) => generator.typeUrl === LISTENER_TYPE);
+  const listeners = (lds?.generate(proxy, push, request)?.resources ?? []).map((named) => resolve(named.resource));
+  const routeNames = new Set<string>();
+  const visit = (value: unknown): void => {
+    if (Array.isArray(value)) value.forEach(visit);
+    else if (value && typeof value === 'object') {
+      const rds = (value as { rds?: { route_config_name?: string } }).rds;
+      if (rds?.route_config_name) routeNames.add(rds.route_config_name);
+      Object.values(value).forEach(visit);
+    }
+  };
+  visit(listeners);
+  return { edsNames, routeNames: [...routeNames].sort() };
+}
+
+async function main(): Promise<void> {
+  console.log(`xDS benchmark: ${PROXIES} proxies, ${SERVICES} services, ${CHANGES} endpoint changes, Node ${process.version}`);
+  const protos = loadEnvoyProtos();
+  const model = newMeshModel({ domain: DOMAIN, clusterId: 'cluster-a', useEndpointSlices: false });
+  const pods = fillModel(model);
+  const generators = newMeshGenerators();
+  const clock = newRealClock();
+  const metrics = newMetrics('pilot-discovery');
+  const xds = newXdsServer<PushContext>({
+    protos,
+    generators,
+    buildPushContext: () => buildPushContext(model),
+    tuning: { debounceAfterMs: 100, debounceMaxMs: 10_000, enableEdsDebounce: true, pushThrottle: 100, enableCache: true, cacheSize: 200_000, sendTimeoutMs: 0 },
+    transport: { keepaliveIntervalMs: 30_000, keepaliveTimeoutMs: 10_000, maxConnectionAgeMs: 2 ** 53, maxRecvMsgSize: 4 * 1024 * 1024, maxStreams: 100_000 },
+    grpcAddr: '127.0.0.1:0',
+    clock,
+    metrics,
+    log: newNopLogger('ads'),
+  });
+  const controller = new AbortController();
+  const running = xds.runnables.map((runnable) => runnable.start(controller.signal));
+  await xds.plaintext.waitForReady();
+  const port = xds.plaintext.port();
+  const push = buildPushContext(model);
+  const names = subscriptionNames(generators, push, pods[0] as Pod);
+  console.log(`each proxy subscribes to ${names.edsNames.length} EDS clusters and ${names.routeNames.length} routes`);
+
+  gc();
+  const idleRss = process.memoryUsage().rss;
+  console.log(`\nmemory, ${SERVICES} services, no proxies: RSS ${mb(idleRss)} (goal ≤ 256 MB)`);
+
+  const proxies = startChild();
+  const proxyPods = (from: number, to: number): ConnectCommand['pods'] => {
+    const out: ConnectCommand['pods'] = [];
+    for (let i = 0; i < to; i++) {
+      const pod = pods[(i % SERVICES) * 2 + Math.floor(i / SERVICES)] as Pod;
+      out.push(i < from ? { name: '', namespace: '', ip: '' } : { name: pod.name, namespace: pod.namespace, ip: pod.ip });
+    }
+    return out;
+  };
+
+  // 1000 proxies at once.
+  const cpuBefore = process.cpuUsage();
+  const started = now();
+  const synced = proxies.next('synced');
+  proxies.send({ cmd: 'connect', from: 0, to: PROXIES, port, ...names, pods: proxyPods(0, PROXIES) });
+  const report = (await synced) as Extract<ProxiesReport, { kind: 'synced' }>;
+  const cpu = process.cpuUsage(cpuBefore);
+  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+  const wall = report.lastAckAt - started;
+  const bytesPerCpuSecond = report.bytes / cpuSeconds;
+  console.log(`\n${PROXIES} proxies connecting at once, full config for ${SERVICES} services:`);
+  console.log(`  all ACKed in ${ms(wall)} wall (goal ≤ 12,000 ms), daemon CPU ${cpuSeconds.toFixed(2)} s (goal ≤ 8 s), refused ${report.refused} (goal 0)`);
+  console.log(`  pushed ${mb(report.bytes)} (${mb(report.bytes / PROXIES)} per proxy), ${mb(bytesPerCpuSecond)} per daemon CPU-second`);
+  console.log(`  anchor: the reference admits 25 new streams per second on 2 cores, about ${(PROXIES / 25).toFixed(0)} s for ${PROXIES}`);
+
+  gc();
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  gc();
+  const rssAt1000 = process.memoryUsage().rss;
+
+  // Endpoint changes.
+  const perProxy: number[] = [];
+  const lastAck: number[] = [];
+  for (let change = 0; change < CHANGES; change++) {
+    const pod = pods[(PROXIES * 2 + change) % pods.length] as Pod;
+    const moved: Pod = { ...pod, ip: `10.200.${change % 250}.${(change * 7) % 250}` };
+    pods[(PROXIES * 2 + change) % pods.length] = moved;
+    proxies.send({ cmd: 'mark' });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const eds = proxies.next('eds');
+    const t0 = now();
+    const result = applyPod(model, moved);
+    xds.configUpdate({
+      full: false,
+      reason: 'endpoint',
+      configsUpdated: [...result.endpointsChanged.map((key) => ({ kind: 'Service' as const, ...key })), { kind: 'Pod', namespace: moved.namespace, name: moved.name }],
+      startedAt: clock.now(),
+    });
+    const times = ((await eds) as Extract<ProxiesReport, { kind: 'eds' }>).times.map((time) => time - t0);
+    perProxy.push(...times);
+    lastAck.push(Math.max(...times));
+  }
+  console.log(`\none endpoint change, ${PROXIES} proxies (debounce 100 ms included), ${CHANGES} changes:`);
+  console.log(`  event → a proxy's EDS ACK: p50 ${ms(percentile(perProxy, 50))}, p99 ${ms(percentile(perProxy, 99))}`);
+  console.log(`  event → last ACK of a change: p50 ${ms(percentile(lastAck, 50))} (goal ≤ 150 ms), p99 ${ms(percentile(lastAck, 99))} (goal ≤ 250 ms)`);
+  console.log('  anchor: the reference claims endpoint updates to 500 sidecars in under 1 s');
+
+  // 1000 more proxies: memory per proxy.
+  if (PROXIES * 2 <= SERVICES * 2) {
+    const more = proxies.next('synced');
+    proxies.send({ cmd: 'connect', from: PROXIES, to: PROXIES * 2, port, ...names, pods: proxyPods(PROXIES, PROXIES * 2) });
+    await more;
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    gc();
+    const rssAt2000 = process.memoryUsage().rss;
+    console.log(`\nmemory: RSS ${mb(rssAt1000)} at ${PROXIES} proxies, ${mb(rssAt2000)} at ${PROXIES * 2}: ${((rssAt2000 - rssAt1000) / PROXIES / 1024 / 1024).toFixed(3)} MB per extra proxy (goal ≤ 0.5 MB; the reference reports about 2 MB per sidecar at 1000 services)`);
+  }
+  proxies.send({ cmd: 'exit' });
+  await new Promise((resolve) => proxies.child.once('exit', resolve));
+  controller.abort();
+  await Promise.allSettled(running);
+
+  // Raw grpc-js fan-out of the same bytes per proxy, in this process, measured the same way.
+  await rawFanout(report.bytes / PROXIES, bytesPerCpuSecond);
+}
+
+async function rawFanout(bytesPerProxy: number, xdsBytesPerCpuSecond: number): Promise<void> {
+  const chunk = Buffer.alloc(Math.max(1, Math.floor(bytesPerProxy / 4)), 7);
+  const server = new Server({ 'grpc.max_concurrent_streams': 100_000 });
+  server.addService(
+    {
+      Stream: {
+        path: '/mesh.bench.Fanout/Stream',
+        requestStream: false,
+        responseStream: true,
+        requestSerialize: (value: Buffer) => value,
+        requestDeserialize: (bytes: Buffer) => bytes,
+        responseSerialize: (value: Buffer) => value,
+        responseDeserialize: (bytes: Buffer) => bytes,
+      },
+    },
+    {
+      Stream: (call: ServerWritableStream<Buffer, Buffer>) => {
+        for (let i = 0; i < 4; i++) call.write(chunk);
+        call.end();
+      },
+    },
+  );
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
+  const fanout = startChild();
+  const cpuBefore = process.cpuUsage();
+  const done = fanout.next('fanout-done');
+  fanout.send({ cmd: 'fanout', count: PROXIES, port });
+  const report = (await done) as Extract<ProxiesReport, { kind: 'fanout-done' }>;
+  const cpu = process.cpuUsage(cpuBefore);
+  const rawPerCpuSecond = report.bytes / ((cpu.user + cpu.system) / 1e6);
+  console.log(`\nraw grpc-js fan-out of the same bytes to ${PROXIES} streams: ${mb(rawPerCpuSecond)} per CPU-second`);
+  console.log(`  xDS bytes per daemon CPU-second / raw: ${(xdsBytesPerCpuSecond / rawPerCpuSecond).toFixed(2)} (goal ≥ 0.5)`);
+  fanout.send({ cmd: 'exit' });
+  server.forceShutdown();
+}
+
+await main();
+process.exit(0);
