@@ -8,7 +8,7 @@ const ROUTER = { name: 'envoy.filters.http.router', typed_config: { '@type': 'ty
 
 const peer: PeerCertificate = { uriSans: ['spiffe://cluster.local/ns/foo/sa/sleep'], dnsSans: [], subject: '', sha256: 'cafe' };
 
-function hcm(extra: Record<string, unknown> = {}, filters: object[] = []): object {
+function hcm(extra: Record<string, unknown> = {}, filters: object[] = []): { name: string; typed_config: { '@type': string } & Record<string, unknown> } {
   return {
     name: 'envoy.filters.network.http_connection_manager',
     typed_config: {

@@ -1,0 +1,27 @@
+/** Envoy-style counters of the embedded data plane (`/stats` and `/stats/prometheus`). */
+export interface DataPlaneStats {
+  inc(name: string, by?: number): void;
+  get(name: string): number;
+  entries(): [string, number][];
+  /** Prometheus text format, names prefixed `envoy_` with dots as underscores. */
+  prometheus(): string;
+}
+
+export function newDataPlaneStats(): DataPlaneStats {
+  const counters = new Map<string, number>();
+  return {
+    inc(name, by = 1) {
+      counters.set(name, (counters.get(name) ?? 0) + by);
+    },
+    get: (name) => counters.get(name) ?? 0,
+    entries: () => [...counters.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)),
+    prometheus() {
+      const lines: string[] = [];
+      for (const [name, value] of [...counters.entries()].sort(([a], [b]) => (a < b ? -1 : 1))) {
+        const metric = `envoy_${name.replace(/[^a-zA-Z0-9_]/g, '_')}`;
+        lines.push(`# TYPE ${metric} counter`, `${metric} ${value}`);
+      }
+      return `${lines.join('\n')}\n`;
+    },
+  };
+}

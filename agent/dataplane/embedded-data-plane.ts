@@ -1,0 +1,368 @@
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { TLSSocket } from 'node:tls';
+import type { Logger } from '../../controllers/runtime/index.js';
+import type { ConfigState } from './config-state.js';
+import type { AcceptedChain, ConnectionFacts, PeerCertificate, RequestContext, UpstreamDecision } from './decisions/index.js';
+import { newDataPlaneStats, type DataPlaneStats } from './data-plane-stats.js';
+import { forwardRequest, requestHeaderFacts, respond } from './http-forwarder.js';
+import { MAX_SNIFF_BYTES, sniffProtocol, type SniffResult } from './protocol-sniffer.js';
+import { PrefixedStream } from './prefixed-stream.js';
+import type { SecretSet } from './sds-subscriber.js';
+import { leafUriSan, MissingSecretError, newSecureContextCache, peerCertificateFacts, tlsMaterialFor } from './tls-material.js';
+import { connectUpstream, newUpstreamAgents, type UpstreamTarget } from './upstream-connector.js';
+
+export interface EmbeddedDataPlaneOptions {
+  state: ConfigState;
+  secrets: () => SecretSet;
+  /** The workload's pod address: inbound capture and gateway listeners bind here. */
+  podAddress: string;
+  /** Container ports whose inbound traffic is captured on the pod address (sidecars). */
+  inboundPorts?: readonly number[];
+  /** The outbound capture port on the pod address, taking HTTP proxy-form requests (sidecars; 15001). */
+  outboundPort?: number;
+  /** Where ORIGINAL_DST inbound traffic goes: the app's private address (what iptables bypass gives in a cluster). */
+  appAddress?: string;
+  /** Gateways: bind every listener with `bind_to_port` on the pod address. */
+  bindListeners?: boolean;
+  log: Logger;
+  /** How long the listener filters wait for the first bytes before deciding on what they have. */
+  sniffTimeoutMs?: number;
+  connectTimeoutMs?: number;
+}
+
+export interface EmbeddedDataPlane {
+  start(): Promise<void>;
+  /** Bound addresses by listener key (`inbound:<port>`, `outbound`, or a listener name). */
+  addresses(): ReadonlyMap<string, { address: string; port: number }>;
+  readonly stats: DataPlaneStats;
+  /** Stops accepting; in-flight requests finish (up to `graceMs`), then everything closes. */
+  drain(graceMs: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+interface ConnectionContext {
+  listener: string;
+  facts: ConnectionFacts;
+  direction: 'inbound' | 'outbound' | 'gateway';
+  tls: boolean;
+}
+
+/** Reads the first bytes of a connection (the listener filters' view); the stream gives them back. */
+async function sniff(socket: Socket, timeoutMs: number): Promise<{ result: Exclude<SniffResult, { kind: 'need-more' }>; stream: PrefixedStream }> {
+  let buffered = Buffer.alloc(0);
+  return new Promise((resolve) => {
+    const finish = (complete: boolean): void => {
+      const result = sniffProtocol(buffered, complete);
+      if (result.kind === 'need-more') return;
+      clearTimeout(timer);
+      socket.off('data', onData);
+      socket.off('end', onEnd);
+      socket.pause();
+      resolve({ result, stream: new PrefixedStream(socket, buffered) });
+    };
+    const onData = (chunk: Buffer): void => {
+      buffered = Buffer.concat([buffered, chunk]);
+      finish(buffered.length >= MAX_SNIFF_BYTES);
+    };
+    const onEnd = (): void => finish(true);
+    const timer = setTimeout(() => finish(true), timeoutMs);
+    socket.on('data', onData);
+    socket.once('end', onEnd);
+    socket.resume();
+  });
+}
+
+/**
+ * The embedded data plane: real listeners on the pod address that take the daemon's listeners,
+ * routes, clusters and endpoints and the agent's secrets, and serve traffic through the decision
+ * functions, as Envoy would.
+ */
+export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): EmbeddedDataPlane {
+  const { state, log } = options;
+  const stats = newDataPlaneStats();
+  const agents = newUpstreamAgents();
+  const secureContext = newSecureContextCache();
+  const sniffTimeoutMs = options.sniffTimeoutMs ?? 5000;
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const servers = new Map<string, Server>();
+  const bound = new Map<string, { address: string; port: number }>();
+  const sockets = new Set<Socket>();
+  const contexts = new WeakMap<object, ConnectionContext>();
+  let pick = 0;
+  let draining = false;
+
+  const localUriSan = (): string | undefined => {
+    const certificate = options.secrets().certificates.get('default');
+    return certificate ? leafUriSan(certificate.certificateChain) : undefined;
+  };
+
+  const target = (decision: UpstreamDecision, context: ConnectionContext, requestHost?: string): UpstreamTarget | { status: number; body: string } => {
+    switch (decision.kind) {
+      case 'endpoint':
+        return { address: decision.address, port: decision.port, tls: decision.tls };
+      case 'original-destination': {
+        if (context.direction === 'inbound') return { address: options.appAddress ?? context.facts.destinationAddress, port: context.facts.destinationPort, tls: decision.tls };
+        // Outbound passthrough of a proxy-form request: where the client asked to go.
+        const host = requestHost ?? context.facts.destinationAddress;
+        const colon = host.lastIndexOf(':');
+        const address = colon > 0 && !host.endsWith(']') ? host.slice(0, colon) : host;
+        return { address: address.replace(/^\[|\]$/g, ''), port: context.facts.destinationPort, tls: decision.tls };
+      }
+      case 'no-healthy-upstream':
+        return { status: 503, body: 'no healthy upstream' };
+      default:
+        return { status: 503, body: `cluster ${decision.cluster} not found` };
+    }
+  };
+
+  /** The chain for a request: chosen again from the current config, so route and cluster updates apply to open connections. */
+  const chainFor = (context: ConnectionContext): AcceptedChain | undefined => {
+    const decision = state.current().decisions.connection(context.listener, context.facts);
+    return decision.kind === 'accept' ? decision : undefined;
+  };
+
+  const requestContext = (context: ConnectionContext): RequestContext => {
+    const uri = localUriSan();
+    return { connection: context.facts, ...(uri ? { localUriSan: uri } : {}), now: new Date(), random: Math.random(), pick: pick++ };
+  };
+
+  const handleRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const socketContext = contexts.get(req.socket);
+    if (!socketContext) return respond(res, 500, 'no connection context');
+    stats.inc('http.downstream_rq_total');
+    let context = socketContext;
+    let path = req.url ?? '/';
+    let host = req.headers.host ?? '';
+    if (context.direction === 'outbound') {
+      // HTTP proxy form: the destination comes from the request, as the original destination would.
+      let url: URL;
+      try {
+        url = new URL(path);
+      } catch {
+        return respond(res, 400, 'outbound requests must use the absolute (proxy) form');
+      }
+      const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
+      host = url.port ? `${url.hostname}:${url.port}` : url.hostname;
+      path = `${url.pathname}${url.search}`;
+      const listener = state.current().decisions.listenerFor('outbound', '0.0.0.0', port);
+      if (!listener) return respond(res, 503, 'no listener for this destination');
+      context = { ...context, listener, facts: { ...context.facts, destinationAddress: '0.0.0.0', destinationPort: port } };
+    }
+    const chain = chainFor(context);
+    if (!chain || chain.protocol !== 'http') {
+      stats.inc('listener.no_filter_chain_match');
+      req.socket.destroy();
+      return;
+    }
+    const facts = { method: req.method ?? 'GET', host, path, headers: { ...requestHeaderFacts(req.headers), host } };
+    let decision;
+    try {
+      decision = await chain.http(facts, requestContext(context));
+    } catch (error) {
+      log.error({ error: (error as Error).message }, 'request decision failed');
+      return respond(res, 500, 'internal error');
+    }
+    if (decision.kind === 'respond') {
+      stats.inc(`http.${decision.by}.downstream_rq_${decision.status}`);
+      if (decision.by === 'rbac') stats.inc('http.rbac.denied');
+      if (decision.by === 'jwt') stats.inc('http.jwt_authn.denied');
+      return respond(res, decision.status, decision.body, decision.headers);
+    }
+    if (decision.rbac.length > 0) stats.inc('http.rbac.allowed');
+    const upstream = target(decision.upstream, context, decision.host);
+    if ('status' in upstream) return respond(res, upstream.status, upstream.body);
+    try {
+      forwardRequest(req, res, { decision, target: upstream, secrets: options.secrets(), downstreamTls: context.tls, stats, agents });
+    } catch (error) {
+      if (error instanceof MissingSecretError) return respond(res, 503, `upstream connect error: ${error.message}`);
+      throw error;
+    }
+  };
+
+  const httpServer = createHttpServer({ keepAlive: true }, (req, res) => {
+    handleRequest(req, res).catch((error: Error) => {
+      log.error({ error: error.message }, 'request failed');
+      respond(res, 500, 'internal error');
+    });
+  });
+
+  const handleTcp = (socket: Duplex, chain: AcceptedChain, context: ConnectionContext, raw: Socket): void => {
+    const decision = chain.tcp(requestContext(context));
+    if (decision.kind === 'reset') {
+      stats.inc('tcp.rbac.denied');
+      raw.resetAndDestroy();
+      return;
+    }
+    const upstream = target(decision.upstream, context);
+    if ('status' in upstream) {
+      socket.destroy();
+      return;
+    }
+    let remote: Socket;
+    try {
+      remote = connectUpstream(upstream, options.secrets(), connectTimeoutMs);
+    } catch {
+      socket.destroy();
+      return;
+    }
+    sockets.add(remote);
+    remote.on('close', () => sockets.delete(remote));
+    socket.pipe(remote).pipe(socket);
+    const destroyBoth = (): void => {
+      socket.destroy();
+      remote.destroy();
+    };
+    remote.on('error', destroyBoth);
+    socket.on('error', destroyBoth);
+  };
+
+  const terminateTls = (socket: Duplex, chain: AcceptedChain, context: ConnectionContext, raw: Socket): void => {
+    const tls = chain.downstreamTls;
+    if (!tls) return;
+    let material;
+    try {
+      material = tlsMaterialFor(tls, options.secrets());
+    } catch (error) {
+      log.warn({ error: (error as Error).message, listener: context.listener }, 'no certificate for TLS yet; closing');
+      socket.destroy();
+      return;
+    }
+    const alpn = tls.alpn.filter((protocol) => protocol !== 'h2');
+    const secure = new TLSSocket(socket, {
+      isServer: true,
+      secureContext: secureContext(material),
+      // OpenSSL verifies a required client certificate against the trust bundle during the
+      // handshake (a manual TLSSocket never sets `authorized`); optional ones are not asked for.
+      requestCert: tls.requireClientCertificate,
+      rejectUnauthorized: tls.requireClientCertificate,
+      ...(alpn.length > 0 ? { ALPNProtocols: alpn } : {}),
+    });
+    secure.on('error', () => secure.destroy());
+    secure.once('secure', () => {
+      const peer: PeerCertificate | undefined = tls.requireClientCertificate ? peerCertificateFacts(secure.getPeerCertificate()) : undefined;
+      if (tls.requireClientCertificate && !peer) {
+        secure.destroy();
+        return;
+      }
+      if (peer && tls.verifySubjectAltName && ![...peer.uriSans, ...peer.dnsSans].some((san) => tls.verifySubjectAltName?.(san))) {
+        stats.inc('ssl.fail_verify_san');
+        secure.destroy();
+        return;
+      }
+      const secured: ConnectionContext = { ...context, tls: true, facts: { ...context.facts, ...(peer ? { peerCertificate: peer } : {}) } };
+      if (chain.protocol === 'http') {
+        contexts.set(secure, secured);
+        httpServer.emit('connection', secure);
+      } else handleTcp(secure, chain, secured, raw);
+    });
+  };
+
+  const accept = async (socket: Socket, listener: string, direction: ConnectionContext['direction']): Promise<void> => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+    socket.on('error', () => socket.destroy());
+    stats.inc('downstream_cx_total');
+    const local = socket.address() as AddressInfo;
+    if (direction === 'outbound') {
+      contexts.set(socket, { listener, direction, tls: false, facts: { destinationAddress: local.address, destinationPort: local.port, sourceAddress: socket.remoteAddress ?? '', transportProtocol: 'raw_buffer' } });
+      httpServer.emit('connection', socket);
+      socket.resume();
+      return;
+    }
+    const { result: sniffed, stream } = await sniff(socket, sniffTimeoutMs);
+    const facts: ConnectionFacts = {
+      destinationAddress: local.address,
+      destinationPort: local.port,
+      sourceAddress: socket.remoteAddress ?? '',
+      transportProtocol: sniffed.kind === 'tls' ? 'tls' : 'raw_buffer',
+      ...(sniffed.kind === 'tls' && sniffed.serverName ? { serverName: sniffed.serverName } : {}),
+      applicationProtocols: sniffed.applicationProtocols,
+    };
+    const name = direction === 'inbound' ? (state.current().decisions.listenerFor('inbound', local.address, local.port) ?? 'virtualInbound') : listener;
+    const decision = state.current().decisions.connection(name, facts);
+    if (decision.kind === 'reset') {
+      stats.inc('listener.no_filter_chain_match');
+      socket.resetAndDestroy();
+      return;
+    }
+    const context: ConnectionContext = { listener: name, direction, tls: false, facts };
+    if (decision.downstreamTls) terminateTls(stream, decision, context, socket);
+    else if (decision.protocol === 'http') {
+      contexts.set(stream, context);
+      httpServer.emit('connection', stream);
+    } else handleTcp(stream, decision, context, socket);
+  };
+
+  const listen = async (key: string, port: number, onSocket: (socket: Socket) => void): Promise<void> => {
+    if (servers.has(key)) return;
+    const server = createTcpServer({ pauseOnConnect: true }, onSocket);
+    servers.set(key, server);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, options.podAddress, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address() as AddressInfo;
+    bound.set(key, { address: address.address, port: address.port });
+  };
+
+  const closeServer = (key: string): void => {
+    servers.get(key)?.close();
+    servers.delete(key);
+    bound.delete(key);
+  };
+
+  /** Gateways bind the listeners the config names; a listener that goes away stops accepting, its connections stay. */
+  const syncListeners = async (): Promise<void> => {
+    if (!options.bindListeners || draining) return;
+    const wanted = new Map<string, number>();
+    for (const listener of state.current().resources.listeners) {
+      const bindToPort = listener.bind_to_port === undefined || (typeof listener.bind_to_port === 'object' ? listener.bind_to_port.value : listener.bind_to_port);
+      const port = listener.address?.socket_address?.port_value;
+      if (bindToPort && port !== undefined) wanted.set(`listener:${listener.name}`, port);
+    }
+    for (const key of [...servers.keys()]) if (key.startsWith('listener:') && !wanted.has(key)) closeServer(key);
+    for (const [key, port] of wanted) {
+      const name = key.slice('listener:'.length);
+      await listen(key, port, (socket) => void accept(socket, name, 'gateway')).catch((error: Error) => {
+        log.error({ listener: name, port, error: error.message }, 'cannot bind listener');
+        servers.delete(key);
+      });
+    }
+  };
+
+  return {
+    stats,
+    async start() {
+      for (const port of options.inboundPorts ?? []) {
+        await listen(`inbound:${port}`, port, (socket) => void accept(socket, 'virtualInbound', 'inbound'));
+      }
+      if (options.outboundPort !== undefined) {
+        await listen('outbound', options.outboundPort, (socket) => void accept(socket, 'virtualOutbound', 'outbound'));
+      }
+      state.onChange(() => {
+        syncListeners().catch((error: Error) => log.error({ error: error.message }, 'listener update failed'));
+      });
+      await syncListeners();
+    },
+    addresses: () => bound,
+    async drain(graceMs) {
+      draining = true;
+      for (const key of [...servers.keys()]) closeServer(key);
+      httpServer.closeIdleConnections();
+      const deadline = Date.now() + graceMs;
+      while (sockets.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+    },
+    async stop() {
+      draining = true;
+      for (const key of [...servers.keys()]) closeServer(key);
+      for (const socket of sockets) socket.destroy();
+      httpServer.closeAllConnections();
+      agents.destroy();
+    },
+  };
+}

@@ -1,0 +1,140 @@
+import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { randomUUID } from 'node:crypto';
+import type { HttpDecision } from './decisions/index.js';
+import type { DataPlaneStats } from './data-plane-stats.js';
+import type { SecretSet } from './sds-subscriber.js';
+import { upstreamTlsOptions, type UpstreamTarget, newUpstreamAgents } from './upstream-connector.js';
+
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
+
+/** Request headers as the decision functions read them: lower-case names, repeated values joined. */
+export function requestHeaderFacts(headers: IncomingHttpHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(headers)) {
+    if (value === undefined) continue;
+    out[name] = Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ',') : value;
+  }
+  return out;
+}
+
+export function respond(res: ServerResponse, status: number, body: string, headers: Readonly<Record<string, string>> = {}): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  res.writeHead(status, { 'content-type': 'text/plain', 'content-length': Buffer.byteLength(body), server: 'envoy', ...headers });
+  res.end(body);
+}
+
+export interface ForwardOptions {
+  readonly decision: Extract<HttpDecision, { kind: 'forward' }>;
+  readonly target: UpstreamTarget;
+  readonly secrets: SecretSet;
+  readonly downstreamTls: boolean;
+  readonly stats: DataPlaneStats;
+  readonly agents: ReturnType<typeof newUpstreamAgents>;
+}
+
+function upstreamHeaders(req: IncomingMessage, options: ForwardOptions): OutgoingHttpHeaders {
+  const headers: OutgoingHttpHeaders = {};
+  for (const [name, value] of Object.entries(req.headers)) {
+    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    headers[name] = value;
+  }
+  for (const name of options.decision.headersToRemove) delete headers[name];
+  Object.assign(headers, options.decision.headersToSet);
+  headers['host'] = options.decision.host;
+  headers['x-forwarded-proto'] ??= options.downstreamTls ? 'https' : 'http';
+  headers['x-request-id'] ??= randomUUID();
+  return headers;
+}
+
+function isRetriable(retryOn: readonly string[], failure: 'connect' | 'reset' | number): boolean {
+  if (typeof failure === 'number') {
+    return (retryOn.includes('5xx') && failure >= 500) || (retryOn.includes('gateway-error') && failure >= 502 && failure <= 504) || retryOn.includes(String(failure));
+  }
+  if (failure === 'connect') return retryOn.some((on) => on === 'connect-failure' || on === '5xx' || on === 'gateway-error' || on === 'reset');
+  return retryOn.includes('reset') || retryOn.includes('5xx');
+}
+
+/**
+ * Sends one request upstream as the router filter does: the route's timeout (504), a failed
+ * connection or a reset before the response (503), retries per the route's policy for requests
+ * without a body, and the response streamed back without hop-by-hop headers.
+ */
+export function forwardRequest(req: IncomingMessage, res: ServerResponse, options: ForwardOptions): void {
+  const { decision, target, stats } = options;
+  const headers = upstreamHeaders(req, options);
+  const hasBody = req.headers['content-length'] !== undefined ? req.headers['content-length'] !== '0' : req.headers['transfer-encoding'] !== undefined;
+  const retry = decision.route.retry;
+  let attemptsLeft = hasBody ? 0 : (retry?.numRetries ?? 0);
+  const timeoutMs = decision.route.timeoutMs;
+  let finished = false;
+  const timer = timeoutMs > 0 ? setTimeout(() => fail(504, 'upstream request timeout'), timeoutMs) : undefined;
+  const fail = (status: number, body: string): void => {
+    if (finished) return;
+    finished = true;
+    if (timer) clearTimeout(timer);
+    stats.inc(`cluster.${decision.route.cluster}.upstream_rq_${status}`);
+    respond(res, status, body);
+  };
+
+  const attempt = (): void => {
+    const tls = target.tls.kind === 'tls' ? upstreamTlsOptions(target.tls, options.secrets) : undefined;
+    const send = tls ? httpsRequest : httpRequest;
+    const upstream = send({
+      host: target.address,
+      port: target.port,
+      method: req.method,
+      path: decision.path,
+      headers,
+      agent: tls ? options.agents.tls : options.agents.plain,
+      ...(tls ?? {}),
+    });
+    let responded = false;
+    upstream.on('response', (response) => {
+      responded = true;
+      const status = response.statusCode ?? 502;
+      if (attemptsLeft > 0 && retry && isRetriable(retry.retryOn, status)) {
+        attemptsLeft--;
+        response.resume();
+        attempt();
+        return;
+      }
+      if (finished) {
+        response.resume();
+        return;
+      }
+      finished = true;
+      if (timer) clearTimeout(timer);
+      stats.inc(`cluster.${decision.route.cluster}.upstream_rq_${status}`);
+      const outHeaders: OutgoingHttpHeaders = {};
+      for (const [name, value] of Object.entries(response.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) outHeaders[name] = value;
+      res.writeHead(status, outHeaders);
+      response.pipe(res);
+      response.on('error', () => res.destroy());
+    });
+    upstream.on('error', (error: NodeJS.ErrnoException) => {
+      if (responded) {
+        res.destroy();
+        return;
+      }
+      const connectFailure = error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EHOSTUNREACH' || (error.code === 'ECONNRESET' && !upstream.reusedSocket);
+      if (attemptsLeft > 0 && retry && isRetriable(retry.retryOn, connectFailure ? 'connect' : 'reset')) {
+        attemptsLeft--;
+        attempt();
+        return;
+      }
+      stats.inc(`cluster.${decision.route.cluster}.upstream_cx_connect_fail`);
+      const reason = connectFailure ? 'connection failure' : 'remote reset';
+      fail(503, `upstream connect error or disconnect/reset before headers. reset reason: ${reason}, transport failure reason: ${error.message}`);
+    });
+    if (hasBody && attemptsLeft === 0) req.pipe(upstream);
+    else upstream.end();
+  };
+  res.on('close', () => {
+    if (timer) clearTimeout(timer);
+  });
+  attempt();
+}

@@ -1,0 +1,64 @@
+import { Agent as HttpAgent, type Agent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { connect as netConnect, type Socket } from 'node:net';
+import { connect as tlsConnect, type ConnectionOptions, type PeerCertificate as NodePeerCertificate } from 'node:tls';
+import type { UpstreamTls } from './decisions/index.js';
+import type { SecretSet } from './sds-subscriber.js';
+import { tlsMaterialFor } from './tls-material.js';
+
+/** Where and how to reach one upstream. */
+export interface UpstreamTarget {
+  readonly address: string;
+  readonly port: number;
+  readonly tls: UpstreamTls;
+}
+
+function sanCheck(tls: Extract<UpstreamTls, { kind: 'tls' }>): ConnectionOptions['checkServerIdentity'] {
+  const verify = tls.verifySubjectAltName;
+  // The mesh checks SPIFFE URI SANs, not host names; without matchers only the chain is checked.
+  return (_host: string, certificate: NodePeerCertificate) => {
+    if (!verify) return undefined;
+    const sans = (certificate.subjectaltname ?? '').split(', ').filter((entry) => entry !== '');
+    const names = sans.map((entry) => entry.slice(entry.indexOf(':') + 1));
+    if (names.some((name) => verify(name))) return undefined;
+    return new Error(`upstream certificate SANs ${JSON.stringify(names)} match none of ${JSON.stringify(tls.sanMatchers)}`);
+  };
+}
+
+/** TLS options for a connection to an upstream (SNI, ALPN, the client certificate, the trust bundle and the SAN check). */
+export function upstreamTlsOptions(tls: Extract<UpstreamTls, { kind: 'tls' }>, secrets: SecretSet): ConnectionOptions {
+  const material = tlsMaterialFor(tls, secrets);
+  return {
+    ...material,
+    ...(tls.sni ? { servername: tls.sni } : {}),
+    // HTTP/1.1 upstream only: the embedded data plane speaks HTTP/1.1 to its peers.
+    ALPNProtocols: tls.alpn.includes('http/1.1') || tls.alpn.length === 0 ? ['http/1.1'] : [...tls.alpn],
+    rejectUnauthorized: material.ca !== undefined,
+    checkServerIdentity: sanCheck(tls),
+  };
+}
+
+/** Opens a raw (TCP proxy) connection to an upstream, originating TLS when the decision says so. */
+export function connectUpstream(target: UpstreamTarget, secrets: SecretSet, connectTimeoutMs: number): Socket {
+  const socket =
+    target.tls.kind === 'tls'
+      ? tlsConnect({ host: target.address, port: target.port, ...upstreamTlsOptions(target.tls, secrets) })
+      : netConnect({ host: target.address, port: target.port });
+  socket.setTimeout(connectTimeoutMs, () => socket.destroy(new Error('upstream connect timeout')));
+  socket.once(target.tls.kind === 'tls' ? 'secureConnect' : 'connect', () => socket.setTimeout(0));
+  return socket;
+}
+
+/** Keep-alive pools for HTTP upstreams; the HTTPS pool keys connections by their TLS options too. */
+export function newUpstreamAgents(): { plain: Agent; tls: Agent; destroy(): void } {
+  const plain = new HttpAgent({ keepAlive: true, maxSockets: 256 });
+  const tls = new HttpsAgent({ keepAlive: true, maxSockets: 256 });
+  return {
+    plain,
+    tls,
+    destroy() {
+      plain.destroy();
+      tls.destroy();
+    },
+  };
+}
