@@ -7,6 +7,7 @@ import { newNopLogger } from '../../controllers/runtime/index.js';
 import { newTestAuthority } from '../../ca/test-authority.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../xds/type-urls.js';
 import { keyResources, newConfigState, type ConfigState } from './config-state.js';
+import { newAdminServer, type AdminServer } from './admin-server.js';
 import { newEmbeddedDataPlane, type EmbeddedDataPlane } from './embedded-data-plane.js';
 import type { SecretSet } from './sds-subscriber.js';
 
@@ -102,6 +103,8 @@ let backend: Server;
 let serverState: ConfigState;
 let serverPlane: EmbeddedDataPlane;
 let clientPlane: EmbeddedDataPlane;
+let admin: AdminServer;
+let adminPort: number;
 
 /** The real curl: status code (000 when there was no response), exit status. */
 async function curl(args: string[]): Promise<{ code: string; exit: number }> {
@@ -147,10 +150,12 @@ beforeAll(async () => {
   const clientSecrets = secretsFor('spiffe://cluster.local/ns/foo/sa/sleep');
   clientPlane = newEmbeddedDataPlane({ state: clientState, secrets: () => clientSecrets, podAddress: CLIENT_POD, outboundPort: 0, log: newNopLogger('dataplane') });
   await Promise.all([serverPlane.start(), clientPlane.start()]);
+  admin = newAdminServer({ state: serverState, stats: serverPlane.stats, isReady: () => true, addresses: () => serverPlane.addresses() });
+  adminPort = await admin.listen('127.0.0.1', 0);
 });
 
 afterAll(async () => {
-  await Promise.all([serverPlane?.stop(), clientPlane?.stop()]);
+  await Promise.all([serverPlane?.stop(), clientPlane?.stop(), admin?.close()]);
   backend?.close();
 });
 
@@ -183,5 +188,14 @@ describe('embedded data plane with the real curl', () => {
     const rejected = serverState.apply(LISTENER_TYPE, '3', keyResources(LISTENER_TYPE, [{ name: 'virtualInbound', listener_filters: [{ name: 'envoy.filters.listener.proxy_protocol', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.proxy_protocol.v3.ProxyProtocol' } }] }]));
     expect(rejected).toMatchObject({ ok: false, error: expect.stringContaining('listener_filters[0] (envoy.filters.listener.proxy_protocol)') });
     expect((await curl([`http://${SERVER_POD}:8000/ip`])).code).toBe('200');
+  });
+
+  test('the admin API shows the rejection and the counters', async () => {
+    const dump = (await (await fetch(`http://127.0.0.1:${adminPort}/config_dump`)).json()) as { rejected: Record<string, string>; versions: Record<string, string> };
+    expect(dump.rejected[LISTENER_TYPE]).toContain('proxy_protocol');
+    expect(dump.versions[LISTENER_TYPE]).toBe('2');
+    const prometheus = await (await fetch(`http://127.0.0.1:${adminPort}/stats/prometheus`)).text();
+    expect(prometheus).toMatch(/envoy_listener_no_filter_chain_match [1-9]/);
+    expect((await fetch(`http://127.0.0.1:${adminPort}/nothing`)).status).toBe(404);
   });
 });

@@ -92,6 +92,14 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
   const contexts = new WeakMap<object, ConnectionContext>();
   let pick = 0;
   let draining = false;
+  const idleWaiters: (() => void)[] = [];
+  const track = (socket: Socket): void => {
+    sockets.add(socket);
+    socket.on('close', () => {
+      sockets.delete(socket);
+      if (sockets.size === 0) for (const wake of idleWaiters.splice(0)) wake();
+    });
+  };
 
   const localUriSan = (): string | undefined => {
     const certificate = options.secrets().certificates.get('default');
@@ -207,8 +215,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       socket.destroy();
       return;
     }
-    sockets.add(remote);
-    remote.on('close', () => sockets.delete(remote));
+    track(remote);
     socket.pipe(remote).pipe(socket);
     const destroyBoth = (): void => {
       socket.destroy();
@@ -260,8 +267,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
   };
 
   const accept = async (socket: Socket, listener: string, direction: ConnectionContext['direction']): Promise<void> => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
+    track(socket);
     socket.on('error', () => socket.destroy());
     stats.inc('downstream_cx_total');
     const local = socket.address() as AddressInfo;
@@ -354,8 +360,14 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       draining = true;
       for (const key of [...servers.keys()]) closeServer(key);
       httpServer.closeIdleConnections();
-      const deadline = Date.now() + graceMs;
-      while (sockets.size > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      if (sockets.size === 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        idleWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
     },
     async stop() {
       draining = true;
