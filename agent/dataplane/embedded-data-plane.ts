@@ -20,6 +20,11 @@ export interface EmbeddedDataPlaneOptions {
   podAddress: string;
   /** Container ports whose inbound traffic is captured on the pod address (sidecars). */
   inboundPorts?: readonly number[];
+  /**
+   * Also capture every port the `virtualInbound` chains match on, as they come and go (what
+   * iptables capturing all inbound ports gives in a cluster).
+   */
+  captureInboundFromConfig?: boolean;
   /** The outbound capture port on the pod address, taking HTTP proxy-form requests (sidecars; 15001). */
   outboundPort?: number;
   /** Where ORIGINAL_DST inbound traffic goes: the app's private address (what iptables bypass gives in a cluster). */
@@ -322,20 +327,39 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     bound.delete(key);
   };
 
-  /** Gateways bind the listeners the config names; a listener that goes away stops accepting, its connections stay. */
-  const syncListeners = async (): Promise<void> => {
-    if (!options.bindListeners || draining) return;
-    const wanted = new Map<string, number>();
+  /** The sockets the config asks for: gateway listeners with `bind_to_port`, captured inbound ports. */
+  const wantedServers = (): Map<string, { port: number; onSocket: (socket: Socket) => void }> => {
+    const wanted = new Map<string, { port: number; onSocket: (socket: Socket) => void }>();
     for (const listener of state.current().resources.listeners) {
-      const bindToPort = listener.bind_to_port === undefined || (typeof listener.bind_to_port === 'object' ? listener.bind_to_port.value : listener.bind_to_port);
-      const port = listener.address?.socket_address?.port_value;
-      if (bindToPort && port !== undefined) wanted.set(`listener:${listener.name}`, port);
+      if (options.bindListeners) {
+        const bindToPort = listener.bind_to_port === undefined || (typeof listener.bind_to_port === 'object' ? listener.bind_to_port.value : listener.bind_to_port);
+        const port = listener.address?.socket_address?.port_value;
+        if (bindToPort && port !== undefined) wanted.set(`listener:${listener.name}`, { port, onSocket: (socket) => void accept(socket, listener.name, 'gateway') });
+      }
+      if (options.captureInboundFromConfig && listener.name === 'virtualInbound') {
+        for (const chain of listener.filter_chains ?? []) {
+          const raw = chain.filter_chain_match?.destination_port;
+          const port = typeof raw === 'object' ? raw.value : raw;
+          if (port !== undefined && port !== listener.address?.socket_address?.port_value) {
+            wanted.set(`inbound:${port}`, { port, onSocket: (socket) => void accept(socket, 'virtualInbound', 'inbound') });
+          }
+        }
+      }
     }
-    for (const key of [...servers.keys()]) if (key.startsWith('listener:') && !wanted.has(key)) closeServer(key);
-    for (const [key, port] of wanted) {
-      const name = key.slice('listener:'.length);
-      await listen(key, port, (socket) => void accept(socket, name, 'gateway')).catch((error: Error) => {
-        log.error({ listener: name, port, error: error.message }, 'cannot bind listener');
+    return wanted;
+  };
+
+  /** Binds what the config names; a listener that goes away stops accepting, its connections stay. */
+  const syncListeners = async (): Promise<void> => {
+    if (draining || (!options.bindListeners && !options.captureInboundFromConfig)) return;
+    const fixed = new Set((options.inboundPorts ?? []).map((port) => `inbound:${port}`));
+    const wanted = wantedServers();
+    for (const key of [...servers.keys()]) {
+      if ((key.startsWith('listener:') || key.startsWith('inbound:')) && !wanted.has(key) && !fixed.has(key)) closeServer(key);
+    }
+    for (const [key, { port, onSocket }] of wanted) {
+      await listen(key, port, onSocket).catch((error: Error) => {
+        log.error({ key, port, error: error.message }, 'cannot bind listener');
         servers.delete(key);
       });
     }

@@ -1,0 +1,9 @@
+// The embedded data plane: consumes LDS/RDS/CDS/EDS and SDS as Envoy would and serves traffic.
+export { newEmbeddedRunner, APP_ADDRESS_METADATA, OUTBOUND_CAPTURE_PORT, type EmbeddedRunner, type EmbeddedRunnerOptions } from './embedded-runner.js';
+export { readBootstrap, BootstrapError, type BootstrapView } from './bootstrap-view.js';
+export { newEmbeddedDataPlane, type EmbeddedDataPlane, type EmbeddedDataPlaneOptions } from './embedded-data-plane.js';
+export { newConfigState, keyResources, type ConfigState, type ConfigSnapshot, type ApplyResult } from './config-state.js';
+export { newXdsSubscriber, type XdsSubscriber, type XdsSubscriberOptions } from './xds-subscriber.js';
+export { newSdsSubscriber, type SdsSubscriber, type SecretSet } from './sds-subscriber.js';
+export { newAdminServer, type AdminServer } from './admin-server.js';
+export { sniffProtocol, type SniffResult } from './protocol-sniffer.js';
