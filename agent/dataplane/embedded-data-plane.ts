@@ -106,9 +106,12 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     });
   };
 
+  let uriCache: { chain: string; uri: string | undefined } | undefined;
   const localUriSan = (): string | undefined => {
     const certificate = options.secrets().certificates.get('default');
-    return certificate ? leafUriSan(certificate.certificateChain) : undefined;
+    if (!certificate) return undefined;
+    if (uriCache?.chain !== certificate.certificateChain) uriCache = { chain: certificate.certificateChain, uri: leafUriSan(certificate.certificateChain) };
+    return uriCache.uri;
   };
 
   const target = (decision: UpstreamDecision, context: ConnectionContext, requestHost?: string): UpstreamTarget | { status: number; body: string } => {

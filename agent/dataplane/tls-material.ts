@@ -1,4 +1,4 @@
-import { X509Certificate } from 'node:crypto';
+import { constants, X509Certificate } from 'node:crypto';
 import { createSecureContext, type PeerCertificate as NodePeerCertificate, type SecureContext } from 'node:tls';
 import type { PeerCertificate, TlsContextSettings } from './decisions/index.js';
 import type { SecretSet } from './sds-subscriber.js';
@@ -36,7 +36,9 @@ export function newSecureContextCache(): (material: { cert?: string; key?: strin
     let context = cache.get(key);
     if (!context) {
       if (cache.size > 32) cache = new Map();
-      context = createSecureContext(material);
+      // No session tickets: a server socket made outside a tls.Server has no ticket keys, and a
+      // client resuming with a ticket would get an internal-error alert instead of a full handshake.
+      context = createSecureContext({ ...material, secureOptions: constants.SSL_OP_NO_TICKET });
       cache.set(key, context);
     }
     return context;
