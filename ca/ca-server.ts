@@ -38,13 +38,22 @@ export interface CaServer extends Runnable {
 }
 
 /**
- * A standalone TLS gRPC server with the certificate service, serving a certificate the CA
- * issued for the daemon. Client certificates are requested, not required: a workload renewing
- * its identity presents one, a new workload presents a token.
+ * The CA's part of a TLS gRPC listener: its service, the daemon's serving credentials (issued
+ * by the CA and renewed, or the `--tlsCertFile` files) and the renewal lifecycle. The daemon
+ * puts it on the xDS TLS listener (15012); `newCaServer` gives it a listener of its own.
  */
-export function newCaServer(options: CaServerOptions): CaServer {
+export interface CaEndpoint {
+  readonly daemonCertificate: DaemonCertificate | undefined;
+  /** Adds the certificate service to a server. */
+  register(server: Server): void;
+  /** Server credentials with the daemon certificate; client certificates requested, not required. */
+  credentials(): ServerCredentials;
+  /** Starts the serving certificate's renewal (and re-issue on root rotation); returns the stop. */
+  start(): () => void;
+}
+
+export function newCaEndpoint(options: CaServerOptions): CaEndpoint {
   const clock = options.clock ?? newRealClock();
-  const host = options.host ?? '0.0.0.0';
   const ca = options.ca;
   if (!ca && !options.tlsFiles) {
     throw new CaError('ca-material-invalid', 'without a CA of its own the daemon needs --tlsCertFile and --tlsKeyFile');
@@ -58,6 +67,26 @@ export function newCaServer(options: CaServerOptions): CaServer {
         log: options.log,
       })
     : undefined;
+  return {
+    daemonCertificate,
+    register: (server) => newCaGrpcService(server, options),
+    credentials: () => withCipherSuites(serverCredentials(daemonCertificate, options.tlsFiles), options.cipherSuites ?? []),
+    start() {
+      daemonCertificate?.start();
+      // Clients verified against the old bundle only would miss a rotated root: re-issue with the new one.
+      const unsubscribe = daemonCertificate && ca ? ca.onRootBundleChange(() => daemonCertificate.renew()) : () => undefined;
+      return () => {
+        unsubscribe();
+        daemonCertificate?.stop();
+      };
+    },
+  };
+}
+
+/** A standalone TLS gRPC server with the certificate service (the CA's endpoint on a listener of its own). */
+export function newCaServer(options: CaServerOptions): CaServer {
+  const host = options.host ?? '0.0.0.0';
+  const endpoint = newCaEndpoint(options);
   let boundPort: number | undefined;
   let ready: (() => void) | undefined;
   const readyPromise = new Promise<void>((resolve) => (ready = resolve));
@@ -65,7 +94,7 @@ export function newCaServer(options: CaServerOptions): CaServer {
   return {
     name: 'ca-server',
     group: 'httpServer',
-    daemonCertificate,
+    daemonCertificate: endpoint.daemonCertificate,
     port: () => {
       if (boundPort === undefined) throw new Error('the CA server is not listening yet');
       return boundPort;
@@ -77,20 +106,17 @@ export function newCaServer(options: CaServerOptions): CaServer {
       ]),
     start: async (signal) => {
       const server = new Server();
-      newCaGrpcService(server, options);
-      const credentials: ServerCredentials = withCipherSuites(serverCredentials(daemonCertificate, options.tlsFiles), options.cipherSuites ?? []);
+      endpoint.register(server);
+      const credentials = endpoint.credentials();
       const address = `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 15012}`;
-      daemonCertificate?.start();
-      // Clients verified against the old bundle only would miss a rotated root: re-issue with the new one.
-      const unsubscribe = daemonCertificate && ca ? ca.onRootBundleChange(() => daemonCertificate.renew()) : () => undefined;
+      const stop = endpoint.start();
       try {
         boundPort = await new Promise<number>((resolve, reject) => server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port))));
         options.log.info({ address: `${host}:${boundPort}` }, 'CA gRPC server listening');
         ready?.();
         if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
       } finally {
-        unsubscribe();
-        daemonCertificate?.stop();
+        stop();
         await shutdownGrpcServer(server, options.shutdownTimeoutMs ?? 5000);
       }
     },

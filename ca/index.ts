@@ -58,7 +58,7 @@ export {
   type DaemonKeyCertificate,
   type DaemonServerNames,
 } from './daemon-certificate.js';
-export { newCaServer, type CaServer, type CaServerOptions } from './ca-server.js';
+export { newCaEndpoint, type CaEndpoint, newCaServer, type CaServer, type CaServerOptions } from './ca-server.js';
 export { addRootCertPublisher, ROOT_CERT_CONFIG_MAP, ROOT_CERT_KEY, type RootCertPublisherOptions } from './root-cert-publisher.js';
 // Federation (SPIFFE_BUNDLE_ENDPOINTS) and external signing (EXTERNAL_CA).
 export type { CsrSigner } from './csr-signer.js';

@@ -65,6 +65,7 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
         '--monitoringAddr', `${DAEMON_HOST}:15014`,
         '--httpAddr', `127.0.0.1:${httpPort}`,
         '--secureGRPCAddr', `127.0.0.1:${securePort}`,
+        '--grpcAddr', '127.0.0.1:0',
         '--ctrlz_address', '127.0.0.1',
         '--ctrlz_port', String(ctrlzPort),
         '--log_output_level', 'default:info,ads:debug',

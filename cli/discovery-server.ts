@@ -25,15 +25,28 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import {
   addRootCertPublisher,
   newCaAuthenticators,
-  newCaServer,
+  newCaEndpoint,
   newFolderCaStore,
   newKubeSecretCaStore,
   newBundleFetcher,
+  type CaEndpoint,
   newMeshSigner,
   newTrustBundleSet,
   parseSpiffeBundleEndpoints,
 } from '../ca/index.js';
-import { modelDebugRoutes, newConfigPipeline, type ConfigUpdater } from '../controllers/index.js';
+import type { FastifyInstance } from 'fastify';
+import { modelDebugRoutes, newConfigPipeline, type ConfigUpdater, type MeshModel } from '../controllers/index.js';
+import {
+  grpcTransportFromSettings,
+  loadEnvoyProtos,
+  newXdsServer,
+  xdsAuthPolicyFromSettings,
+  xdsTuningFromSettings,
+  type XdsAuthenticator,
+  type XdsServer,
+} from '../xds/index.js';
+import { buildPushContext, type PushContext } from '../xds/generators/index.js';
+import { newMeshGenerators } from '../xds/mesh-generators.js';
 import type { DiscoveryFlags } from './discovery-command.js';
 import type { CliIo } from './run-cli.js';
 
@@ -65,6 +78,9 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
     shutdownDurationMs: flags.shutdownDuration,
     leaderElection: kubeConfig ? leaderElectionFor(kubeConfig, flags, context.settings) : undefined,
   });
+  // The xDS server needs the pipeline's model and the pipeline needs somewhere to send pushes.
+  let xds: XdsServer<PushContext> | undefined;
+  const pushes: ConfigUpdater = { configUpdate: (request) => xds?.configUpdate(request) };
   const pipeline = newConfigPipeline({
     ...(flags.configDir === '' ? {} : { configDir: flags.configDir }),
     ...(kubeConfig ? { kubeConfig } : {}),
@@ -79,9 +95,41 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
     settings: context.settings,
     log: logging,
     metrics,
-    updater: pushRequestLogger(logging.scope('model')),
+    updater: pushes,
   });
-  const debugRoutes = modelDebugRoutes(pipeline.model);
+  const security = await addCertificateAuthority({
+    flags,
+    settings: context.settings,
+    kubeConfig,
+    manager,
+    metrics,
+    logging,
+    trustDomain: pipeline.model.meshConfig().trustDomain,
+  });
+  const protos = loadEnvoyProtos();
+  xds = newXdsServer<PushContext>({
+    protos,
+    generators: newMeshGenerators(),
+    buildPushContext: () => buildPushContext(pipeline.model),
+    isReady: () => pipeline.sourcesSynced(),
+    tuning: xdsTuningFromSettings(context.settings),
+    transport: grpcTransportFromSettings(context.settings, flags),
+    grpcAddr: flags.grpcAddr,
+    ...(security ? { secureGrpcAddr: flags.secureGRPCAddr, tls: { credentials: security.endpoint.credentials }, extraServices: (server, secure) => secure && security.endpoint.register(server) } : {}),
+    auth: xdsAuthPolicyFromSettings(context.settings, security?.authenticators ?? []),
+    clock: manager.clock,
+    metrics,
+    log: logging.scope('ads'),
+    controlPlane: { id: hostname(), version: buildInfo.version },
+    systemNamespace: flags.namespace,
+  });
+  for (const runnable of xds.runnables) manager.add(runnable);
+  const served = xds;
+  const debugRoutes = (app: FastifyInstance): void => {
+    modelDebugRoutes(pipeline.model)(app);
+    served.debugRoutes(app);
+    endpointzRoute(pipeline.model)(app);
+  };
   manager.add(
     newMonitoringServer({ address: flags.monitoringAddr, metrics, buildInfo: { ...buildInfo }, log, extraRoutes: debugRoutes }),
   );
@@ -109,15 +157,6 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
   manager.health.addReadinessCheck('config', () => {
     if (!pipeline.sourcesSynced()) throw new Error('config sources have not synced yet');
   });
-  await addCertificateAuthority({
-    flags,
-    settings: context.settings,
-    kubeConfig,
-    manager,
-    metrics,
-    logging,
-    trustDomain: pipeline.model.meshConfig().trustDomain,
-  });
   manager.add(
     startupTracker(() => {
       const startupSeconds = (Date.now() - startedAt) / 1000;
@@ -137,17 +176,18 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
   }
 }
 
-/**
- * Until the xDS server consumes them, push requests are only logged: the model is complete and
- * inspectable, nothing is pushed.
- */
-function pushRequestLogger(log: Logger): ConfigUpdater {
-  return {
-    configUpdate(request) {
-      if (log.isEnabled('debug')) {
-        log.debug({ full: request.full, reason: request.reason, configs: request.configsUpdated.length }, 'push requested');
-      }
-    },
+/** `/debug/endpointz`: every service port's endpoints as the registry holds them (addresses, readiness, sidecar). */
+function endpointzRoute(model: MeshModel): (app: FastifyInstance) => void {
+  return (app) => {
+    app.get('/debug/endpointz', async () =>
+      model.registry.services().flatMap((service) =>
+        service.ports.map((port) => ({
+          service: service.hostname,
+          port: port.port,
+          endpoints: model.registry.endpoints(service.namespace, service.name, port.port),
+        })),
+      ),
+    );
   };
 }
 
@@ -169,7 +209,7 @@ interface CaWiring {
  * The certificate authority on `--secureGRPCAddr`: self-signed (kept in the `mesh-ca-secret`
  * secret, or a local folder without an orchestrator) or plugged from ROOT_CA_DIR.
  */
-async function addCertificateAuthority({ flags, settings, kubeConfig, manager, metrics, logging, trustDomain }: CaWiring): Promise<void> {
+async function addCertificateAuthority({ flags, settings, kubeConfig, manager, metrics, logging, trustDomain }: CaWiring): Promise<CaSecurity | undefined> {
   const log = logging.scope('ca');
   const selfSignedStore = kubeConfig
     ? newKubeSecretCaStore({ kubeConfig, namespace: flags.namespace })
@@ -184,7 +224,7 @@ async function addCertificateAuthority({ flags, settings, kubeConfig, manager, m
     trustDomain,
     ...(kubeConfig ? { kubeConfig } : {}),
   });
-  if (!meshSigner) return;
+  if (!meshSigner) return undefined;
   const ca = meshSigner.kind === 'ca' ? meshSigner.ca.authority : undefined;
   if (meshSigner.kind === 'ca' && meshSigner.ca.rotator) manager.add(meshSigner.ca.rotator);
   const tlsFiles = tlsFilesOf(flags);
@@ -205,22 +245,41 @@ async function addCertificateAuthority({ flags, settings, kubeConfig, manager, m
     trustBundles,
     ...(kubeConfig ? { kubeConfig } : {}),
   });
-  const { host, port } = parseListenAddress(flags.secureGRPCAddr);
-  manager.add(
-    newCaServer({
-      ...(ca ? { ca } : {}),
-      signer: meshSigner.signer,
-      authenticators,
-      metrics,
-      log: logging.scope('serverca'),
-      settings,
-      host,
-      port,
-      cipherSuites: flags.tlsCipherSuites,
-      ...tlsFiles,
-    }),
-  );
+  const endpoint = newCaEndpoint({
+    ...(ca ? { ca } : {}),
+    signer: meshSigner.signer,
+    authenticators,
+    metrics,
+    log: logging.scope('serverca'),
+    settings,
+    cipherSuites: flags.tlsCipherSuites,
+    ...tlsFiles,
+  });
+  manager.add(servingCertificateRenewal(endpoint));
   if (kubeConfig) addRootCertPublisher({ manager, kubeConfig, ca: meshSigner.localRoots, log });
+  return { endpoint, authenticators };
+}
+
+/** The CA on the xDS TLS listener: its service and serving credentials, and the callers it recognises. */
+interface CaSecurity {
+  readonly endpoint: CaEndpoint;
+  readonly authenticators: readonly XdsAuthenticator[];
+}
+
+/** Keeps the daemon's serving certificate renewed while the daemon runs (before the TLS listener binds). */
+function servingCertificateRenewal(endpoint: CaEndpoint): Runnable {
+  return {
+    name: 'serving-certificate',
+    group: 'httpServer',
+    async start(signal) {
+      const stop = endpoint.start();
+      try {
+        if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      } finally {
+        stop();
+      }
+    },
+  };
 }
 
 /** `--tlsCertFile` and `--tlsKeyFile` go together; `--caCertFile` adds client-certificate roots. */

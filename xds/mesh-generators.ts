@@ -1,0 +1,42 @@
+import type { Generator } from './generator.js';
+import type { Proxy } from './proxy.js';
+import {
+  newSidecarCdsGenerator,
+  newSidecarEdsGenerator,
+  newSidecarRdsGenerator,
+  type BuildSidecarClustersOptions,
+  type PushContext,
+} from './generators/index.js';
+
+/** What kind of client a proxy is, as the generators care: Envoy sidecar, Envoy gateway, proxyless gRPC. */
+export type ProxyKind = 'sidecar' | 'router' | 'grpc';
+
+export function proxyKindOf(proxy: Proxy): ProxyKind {
+  if (proxy.metadata.generator === 'grpc') return 'grpc';
+  return proxy.type === 'router' ? 'router' : 'sidecar';
+}
+
+export interface MeshGeneratorsOptions extends BuildSidecarClustersOptions {}
+
+/**
+ * One generator per type URL that hands each proxy to the generator of its kind; a kind without
+ * a generator for a type gets nothing of that type.
+ */
+export function byProxyKind(kinds: Readonly<Record<ProxyKind, readonly Generator<PushContext>[]>>): Generator<PushContext>[] {
+  const typeUrls = new Set(Object.values(kinds).flatMap((generators) => generators.map((generator) => generator.typeUrl)));
+  return [...typeUrls].map((typeUrl) => {
+    const forKind = Object.fromEntries(
+      (Object.keys(kinds) as ProxyKind[]).map((kind) => [kind, kinds[kind].find((generator) => generator.typeUrl === typeUrl)]),
+    ) as Record<ProxyKind, Generator<PushContext> | undefined>;
+    return {
+      typeUrl,
+      generate: (proxy, push, request) => forKind[proxyKindOf(proxy)]?.generate(proxy, push, request),
+    };
+  });
+}
+
+/** The generators the daemon serves, for every kind of proxy. */
+export function newMeshGenerators(options: MeshGeneratorsOptions = {}): Generator<PushContext>[] {
+  const sidecar = [newSidecarCdsGenerator(options), newSidecarEdsGenerator(), newSidecarRdsGenerator()];
+  return byProxyKind({ sidecar, router: sidecar, grpc: sidecar });
+}
