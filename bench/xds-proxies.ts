@@ -17,6 +17,8 @@ export interface ConnectCommand {
   port: number;
   edsNames: string[];
   routeNames: string[];
+  /** The types the daemon serves: a proxy is synced once it ACKed each. */
+  types: string[];
   /** The pod name and namespace of proxy i. */
   pods: { name: string; namespace: string; ip: string }[];
 }
@@ -118,7 +120,7 @@ function connect(command: ConnectCommand): void {
         edsTimes.push(now());
         if (--markedPending === 0) send({ kind: 'eds', times: edsTimes });
       }
-      if (!done && acked.size === 4) {
+      if (!done && acked.size === command.types.length) {
         done = true;
         synced++;
         lastAckAt = now();
@@ -133,7 +135,8 @@ function connect(command: ConnectCommand): void {
       }
     });
     call.write({ node, type_url: CLUSTER_TYPE, resource_names: [] });
-    call.write({ node, type_url: LISTENER_TYPE, resource_names: [] });
+    if (command.types.includes(LISTENER_TYPE)) call.write({ node, type_url: LISTENER_TYPE, resource_names: [] });
+    else if (command.types.includes(ROUTE_TYPE)) call.write({ node, type_url: ROUTE_TYPE, resource_names: command.routeNames });
   }
 }
 

@@ -117,7 +117,7 @@ function subscriptionNames(generators: readonly Generator<PushContext>[], push: 
   const edsNames = clusters.filter((cluster) => cluster['type'] === 'EDS').map((cluster) => cluster['name'] as string);
   const lds = generators.find((generator) => generator.typeUrl === LISTENER_TYPE);
   const listeners = (lds?.generate(proxy, push, request)?.resources ?? []).map((named) => resolve(named.resource));
-  const routeNames = new Set<string>();
+  const routeNames = new Set<string>(lds ? [] : PORTS.map(String));
   const visit = (value: unknown): void => {
     if (Array.isArray(value)) value.forEach(visit);
     else if (value && typeof value === 'object') {
@@ -154,7 +154,7 @@ async function main(): Promise<void> {
   await xds.plaintext.waitForReady();
   const port = xds.plaintext.port();
   const push = buildPushContext(model);
-  const names = subscriptionNames(generators, push, pods[0] as Pod);
+  const names = { ...subscriptionNames(generators, push, pods[0] as Pod), types: generators.map((generator) => generator.typeUrl) };
   console.log(`each proxy subscribes to ${names.edsNames.length} EDS clusters and ${names.routeNames.length} routes`);
 
   gc();
@@ -185,6 +185,9 @@ async function main(): Promise<void> {
   console.log(`  all ACKed in ${ms(wall)} wall (goal ≤ 12,000 ms), daemon CPU ${cpuSeconds.toFixed(2)} s (goal ≤ 8 s), refused ${report.refused} (goal 0)`);
   console.log(`  pushed ${mb(report.bytes)} (${mb(report.bytes / PROXIES)} per proxy), ${mb(bytesPerCpuSecond)} per daemon CPU-second`);
   console.log(`  anchor: the reference admits 25 new streams per second on 2 cores, about ${(PROXIES / 25).toFixed(0)} s for ${PROXIES}`);
+  const reads = (await metrics.registry.getSingleMetric('xds_cache_reads')?.get())?.values ?? [];
+  const count = (result: string): number => reads.filter((value) => value.labels['type'] === result).reduce((sum, value) => sum + value.value, 0);
+  console.log(`  encoded-resource cache: ${count('hit')} hits, ${count('miss')} misses`);
 
   gc();
   await new Promise((resolve) => setTimeout(resolve, 500));

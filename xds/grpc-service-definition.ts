@@ -1,5 +1,6 @@
 import type protobuf from 'protobufjs';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
+import { newDiscoveryResponseEncoder } from './discovery-response-encoder.js';
 
 /**
  * How received messages look: Envoy's field names, enums by name, empty repeated fields as
@@ -17,6 +18,14 @@ const RECEIVE_OPTIONS: protobuf.IConversionOptions = {
 /** A grpc-js service definition (servers and clients) for a protobufjs service. */
 export function grpcServiceDefinition(service: protobuf.Service): ServiceDefinition {
   const definition: Record<string, MethodDefinition<object, object>> = {};
+  const fast = newDiscoveryResponseEncoder();
+  const serializerFor = (type: protobuf.Type): ((value: object) => Buffer) => {
+    const generic = serializer(type);
+    // Responses of pre-encoded resources skip protobufjs: the hot path of every push.
+    if (type.fullName === '.envoy.service.discovery.v3.DiscoveryResponse') return (value) => fast.sotw(value as Record<string, unknown>) ?? generic(value);
+    if (type.fullName === '.envoy.service.discovery.v3.DeltaDiscoveryResponse') return (value) => fast.delta(value as Record<string, unknown>) ?? generic(value);
+    return generic;
+  };
   for (const method of service.methodsArray) {
     method.resolve();
     const requestType = method.resolvedRequestType;
@@ -28,7 +37,7 @@ export function grpcServiceDefinition(service: protobuf.Service): ServiceDefinit
       responseStream: method.responseStream === true,
       requestSerialize: serializer(requestType),
       requestDeserialize: deserializer(requestType),
-      responseSerialize: serializer(responseType),
+      responseSerialize: serializerFor(responseType),
       responseDeserialize: deserializer(responseType),
       originalName: method.name.charAt(0).toLowerCase() + method.name.slice(1),
     };

@@ -55,3 +55,15 @@ export function loadBalancerFor(rule: DestinationRule | undefined, port: number,
   const fromSubset = forPort(subset?.trafficPolicy, port)?.loadBalancer;
   return fromSubset ?? forPort(rule?.spec.trafficPolicy, port)?.loadBalancer;
 }
+
+/**
+ * What an outbound resource of `hostname` depends on besides the push context: the DestinationRule
+ * the proxy sees for it (none, or its namespace and name). Proxies that see the same rule share
+ * the encoded resource.
+ */
+export function destinationRuleKey(push: PushContext, proxy: Proxy, hostname: string): string {
+  const service = push.serviceByHost.get(hostname);
+  if (!service) return '-';
+  const rule = destinationRuleFor(push, proxy, service);
+  return rule ? `${rule.namespace}/${rule.name}` : '-';
+}

@@ -3,6 +3,7 @@ import type { Proxy } from '../proxy.js';
 import { ENDPOINT_TYPE } from '../type-urls.js';
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
 import { parseClusterName } from './cluster-names.js';
+import { destinationRuleKey } from './destination-rule-policy.js';
 import type { PushContext } from './push-context.js';
 import { buildSidecarClusters, isEdsCluster } from './sidecar-clusters.js';
 
@@ -24,7 +25,17 @@ export function newSidecarEdsGenerator(): Generator<PushContext> {
         if (names.length === 0) return undefined;
       }
       return {
-        resources: [...new Set(names)].sort().map((name) => ({ name, resource: buildClusterLoadAssignment(push, proxy, name) })),
+        resources: [...new Set(names)].sort().map((name) => {
+          const parsed = parseClusterName(name);
+          const service = parsed ? push.serviceByHost.get(parsed.hostname) : undefined;
+          return {
+            name,
+            // Subsets read the DestinationRules the proxy's namespace sees; plain clusters read nothing of the proxy.
+            cacheKey: parsed?.subset ? `${name}@${destinationRuleKey(push, proxy, parsed.hostname)}` : name,
+            ...(service ? { dependsOn: [{ kind: 'Service' as const, namespace: service.namespace, name: service.name }] } : {}),
+            resource: () => buildClusterLoadAssignment(push, proxy, name),
+          };
+        }),
       };
     },
   };

@@ -1,0 +1,46 @@
+import { describe, expect, test } from '@jest/globals';
+import { newDiscoveryResponseEncoder } from './discovery-response-encoder.js';
+import { loadEnvoyProtos } from './envoy-protos.js';
+import { CLUSTER_TYPE } from './type-urls.js';
+
+const protos = loadEnvoyProtos();
+const cluster = protos.encodeAny(CLUSTER_TYPE, { name: 'outbound|80||a.ns.svc.cluster.local', type: 'EDS', connect_timeout: { seconds: 1 } });
+const controlPlane = { identifier: '{"Component":"meshd"}' };
+
+function viaProtobufjs(typeName: string, message: object): Uint8Array {
+  const type = protos.lookupType(typeName);
+  return type.encode(type.fromObject(message)).finish();
+}
+
+describe('the discovery response fast path', () => {
+  const encoder = newDiscoveryResponseEncoder();
+
+  test('state of the world: the same message protobufjs would encode', () => {
+    const message = { version_info: '2026-11-22T10:00:00Z/7', resources: [cluster, cluster], type_url: CLUSTER_TYPE, nonce: 'n-1', control_plane: controlPlane };
+    const fast = encoder.sotw(message);
+    expect(fast).toBeDefined();
+    const type = protos.lookupType('envoy.service.discovery.v3.DiscoveryResponse');
+    expect(type.toObject(type.decode(fast as Buffer))).toEqual(type.toObject(type.decode(viaProtobufjs('envoy.service.discovery.v3.DiscoveryResponse', message))));
+    expect(Buffer.from(fast as Buffer).equals(Buffer.from(viaProtobufjs('envoy.service.discovery.v3.DiscoveryResponse', message)))).toBe(true);
+  });
+
+  test('delta: names, versions, removals', () => {
+    const message = {
+      system_version_info: 'v',
+      resources: [{ name: 'outbound|80||a.ns.svc.cluster.local', version: 'abc', resource: cluster }],
+      type_url: CLUSTER_TYPE,
+      removed_resources: ['gone'],
+      nonce: 'n-2',
+      control_plane: controlPlane,
+    };
+    const fast = encoder.delta(message);
+    const type = protos.lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse');
+    expect(type.toObject(type.decode(fast as Buffer))).toEqual(type.toObject(type.decode(viaProtobufjs('envoy.service.discovery.v3.DeltaDiscoveryResponse', message))));
+  });
+
+  test('anything else is left to protobufjs', () => {
+    expect(encoder.sotw({ version_info: 'v', resources: [], canary: true })).toBeUndefined();
+    expect(encoder.sotw({ resources: [{ type_url: 'x', value: 'not bytes' }] })).toBeUndefined();
+    expect(encoder.delta({ resources: [{ name: 'a', resource: cluster, ttl: { seconds: 1 } }] })).toBeUndefined();
+  });
+});

@@ -1,0 +1,137 @@
+import type { EncodedAny } from './envoy-protos.js';
+
+/**
+ * Protobuf wire encoding of (Delta)DiscoveryResponse messages whose resources are already-encoded
+ * `Any`s, without rebuilding message objects: the resources' bytes are copied once into the
+ * frame. Responses with fields outside this set return undefined and go through protobufjs.
+ */
+
+const LENGTH_DELIMITED = 2;
+
+function tag(field: number, wireType: number): number {
+  return (field << 3) | wireType;
+}
+
+class Frame {
+  private readonly parts: (Buffer | Uint8Array)[] = [];
+  private scratch: number[] = [];
+  length = 0;
+
+  private flush(): void {
+    if (this.scratch.length === 0) return;
+    this.parts.push(Buffer.from(this.scratch));
+    this.scratch = [];
+  }
+
+  varint(value: number): void {
+    while (value >= 0x80) {
+      this.scratch.push((value % 128) | 0x80);
+      value = Math.floor(value / 128);
+      this.length++;
+    }
+    this.scratch.push(value);
+    this.length++;
+  }
+
+  bytes(data: Uint8Array): void {
+    this.flush();
+    this.parts.push(data);
+    this.length += data.length;
+  }
+
+  /** A length-delimited field whose body is `body`. */
+  field(field: number, body: Uint8Array): void {
+    this.varint(tag(field, LENGTH_DELIMITED));
+    this.varint(body.length);
+    if (body.length > 0) this.bytes(body);
+  }
+
+  string(field: number, value: string | undefined): void {
+    if (value === undefined || value === '') return;
+    this.field(field, Buffer.from(value, 'utf8'));
+  }
+
+  finish(): Buffer {
+    this.flush();
+    return Buffer.concat(this.parts, this.length);
+  }
+}
+
+function anyBody(any: EncodedAny): Buffer {
+  const frame = new Frame();
+  frame.string(1, any.type_url);
+  frame.field(2, any.value);
+  return frame.finish();
+}
+
+function isEncodedAny(value: unknown): value is EncodedAny {
+  return typeof value === 'object' && value !== null && typeof (value as EncodedAny).type_url === 'string' && (value as EncodedAny).value instanceof Uint8Array;
+}
+
+function controlPlaneBody(value: unknown): Buffer | undefined {
+  if (value === undefined) return Buffer.alloc(0);
+  const identifier = (value as { identifier?: unknown }).identifier;
+  if (typeof identifier !== 'string' || Object.keys(value as object).length !== 1) return undefined;
+  const frame = new Frame();
+  frame.string(1, identifier);
+  return frame.finish();
+}
+
+const SOTW_FIELDS = new Set(['version_info', 'resources', 'type_url', 'nonce', 'control_plane']);
+const DELTA_FIELDS = new Set(['system_version_info', 'resources', 'type_url', 'removed_resources', 'nonce', 'control_plane']);
+const DELTA_RESOURCE_FIELDS = new Set(['name', 'version', 'resource']);
+
+/**
+ * Encodes the `Any` bytes of a resource once per object; the cached encodings are shared by
+ * every response that sends the same encoded resource.
+ */
+export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, unknown>): Buffer | undefined; delta(message: Record<string, unknown>): Buffer | undefined } {
+  const anyBodies = new WeakMap<EncodedAny, Buffer>();
+  const bodyOf = (any: EncodedAny): Buffer => {
+    let body = anyBodies.get(any);
+    if (!body) {
+      body = anyBody(any);
+      anyBodies.set(any, body);
+    }
+    return body;
+  };
+  return {
+    sotw(message) {
+      if (!Object.keys(message).every((key) => SOTW_FIELDS.has(key))) return undefined;
+      const resources = message['resources'];
+      if (!Array.isArray(resources) || !resources.every(isEncodedAny)) return undefined;
+      const controlPlane = controlPlaneBody(message['control_plane']);
+      if (!controlPlane) return undefined;
+      const frame = new Frame();
+      frame.string(1, message['version_info'] as string | undefined);
+      for (const resource of resources) frame.field(2, bodyOf(resource));
+      frame.string(4, message['type_url'] as string | undefined);
+      frame.string(5, message['nonce'] as string | undefined);
+      if (message['control_plane'] !== undefined) frame.field(6, controlPlane);
+      return frame.finish();
+    },
+    delta(message) {
+      if (!Object.keys(message).every((key) => DELTA_FIELDS.has(key))) return undefined;
+      const resources = message['resources'];
+      if (!Array.isArray(resources)) return undefined;
+      const controlPlane = controlPlaneBody(message['control_plane']);
+      if (!controlPlane) return undefined;
+      const frame = new Frame();
+      frame.string(1, message['system_version_info'] as string | undefined);
+      for (const resource of resources as Record<string, unknown>[]) {
+        if (!Object.keys(resource).every((key) => DELTA_RESOURCE_FIELDS.has(key)) || !isEncodedAny(resource['resource'])) return undefined;
+        const inner = new Frame();
+        inner.string(1, resource['version'] as string | undefined);
+        inner.field(2, bodyOf(resource['resource']));
+        inner.string(3, resource['name'] as string | undefined);
+        frame.field(2, inner.finish());
+      }
+      frame.string(4, message['type_url'] as string | undefined);
+      frame.string(5, message['nonce'] as string | undefined);
+      const removed = message['removed_resources'];
+      if (Array.isArray(removed)) for (const name of removed) frame.string(6, String(name));
+      if (message['control_plane'] !== undefined) frame.field(7, controlPlane);
+      return frame.finish();
+    },
+  };
+}
