@@ -3,8 +3,10 @@ import type { Proxy } from './proxy.js';
 import {
   newSidecarCdsGenerator,
   newSidecarEdsGenerator,
+  newSidecarLdsGenerator,
   newSidecarRdsGenerator,
   type BuildSidecarClustersOptions,
+  type BuildSidecarListenersOptions,
   type PushContext,
 } from './generators/index.js';
 
@@ -16,7 +18,7 @@ export function proxyKindOf(proxy: Proxy): ProxyKind {
   return proxy.type === 'router' ? 'router' : 'sidecar';
 }
 
-export interface MeshGeneratorsOptions extends BuildSidecarClustersOptions {}
+export interface MeshGeneratorsOptions extends BuildSidecarClustersOptions, BuildSidecarListenersOptions {}
 
 /**
  * One generator per type URL that hands each proxy to the generator of its kind; a kind without
@@ -37,6 +39,6 @@ export function byProxyKind(kinds: Readonly<Record<ProxyKind, readonly Generator
 
 /** The generators the daemon serves, for every kind of proxy. */
 export function newMeshGenerators(options: MeshGeneratorsOptions = {}): Generator<PushContext>[] {
-  const sidecar = [newSidecarCdsGenerator(options), newSidecarEdsGenerator(), newSidecarRdsGenerator()];
+  const sidecar = [newSidecarCdsGenerator(options), newSidecarEdsGenerator(), newSidecarLdsGenerator(options), newSidecarRdsGenerator()];
   return byProxyKind({ sidecar, router: sidecar, grpc: sidecar });
 }

@@ -51,3 +51,6 @@ export { buildRouteMatch, envoyHeaderMatcher, envoyStringMatcher, matchAppliesTo
 export { buildRetryPolicy, defaultRetryPolicy } from './route-retry-policy.js';
 export { isHttpRoutable, servicePortProtocol, type ServicePortProtocol } from './service-port-protocol.js';
 export { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from './security-filters.js';
+export { buildSidecarListeners, INBOUND_PORT, OUTBOUND_PORT, VIRTUAL_INBOUND, VIRTUAL_OUTBOUND, type BuildSidecarListenersOptions, type ListenerResource } from './sidecar-listeners.js';
+export { newSidecarLdsGenerator } from './sidecar-lds-generator.js';
+export { httpConnectionManager, pathNormalizationOptions, tcpProxy, ROUTER_FILTER } from './http-connection-manager.js';

@@ -1,0 +1,32 @@
+import { effectivePathNormalization, type MeshConfig } from '../../controllers/index.js';
+import type { TypedFilter } from './security-filters.js';
+
+export const HCM_FILTER = 'envoy.filters.network.http_connection_manager';
+export const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
+export const TCP_PROXY_FILTER = 'envoy.filters.network.tcp_proxy';
+export const TCP_PROXY_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
+export const ROUTER_FILTER: TypedFilter = { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } };
+export const ADS_SOURCE = { ads: {}, resource_api_version: 'V3' } as const;
+
+/** The HCM path options of the mesh config's `pathNormalization` (BASE by default). */
+export function pathNormalizationOptions(meshConfig: Pick<MeshConfig, 'pathNormalization'>): Record<string, unknown> {
+  switch (effectivePathNormalization(meshConfig)) {
+    case 'NONE':
+      return {};
+    case 'MERGE_SLASHES':
+      return { normalize_path: { value: true }, merge_slashes: true };
+    case 'DECODE_AND_MERGE_SLASHES':
+      return { normalize_path: { value: true }, merge_slashes: true, path_with_escaped_slashes_action: 'UNESCAPE_AND_FORWARD' };
+    default:
+      return { normalize_path: { value: true } };
+  }
+}
+
+/** A network filter carrying an HTTP connection manager. */
+export function httpConnectionManager(config: Record<string, unknown>): TypedFilter {
+  return { name: HCM_FILTER, typed_config: { '@type': HCM_TYPE, ...config } };
+}
+
+export function tcpProxy(statPrefix: string, cluster: string): TypedFilter {
+  return { name: TCP_PROXY_FILTER, typed_config: { '@type': TCP_PROXY_TYPE, stat_prefix: statPrefix, cluster } };
+}

@@ -1,0 +1,205 @@
+import type { Service, ServicePort } from '../../controllers/index.js';
+import type { Proxy } from '../proxy.js';
+import { composePeerAuthentication, mtlsModeForPort, type EffectiveMtlsMode } from '../security/peer-authentication.js';
+import { ROOT_SECRET, sdsSecretConfig, WORKLOAD_SECRET } from '../security/sds-secret-config.js';
+import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName } from './cluster-names.js';
+import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FILTER, tcpProxy } from './http-connection-manager.js';
+import { inboundPortsOf, workloadOfProxy, type InboundPort } from './proxy-workload.js';
+import type { PushContext } from './push-context.js';
+import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from './security-filters.js';
+import { isHttpRoutable } from './service-port-protocol.js';
+
+/** An Envoy `Listener` in snake_case. */
+export type ListenerResource = { readonly name: string } & Readonly<Record<string, unknown>>;
+
+export const VIRTUAL_OUTBOUND = 'virtualOutbound';
+export const VIRTUAL_INBOUND = 'virtualInbound';
+export const OUTBOUND_PORT = 15001;
+export const INBOUND_PORT = 15006;
+
+export interface BuildSidecarListenersOptions {
+  /** jwt_authn and RBAC on inbound ports; none without it. */
+  readonly securityFilters?: SecurityFilters;
+  /** PILOT_SKIP_VALIDATE_TRUST_DOMAIN: accept client certificates of any trust domain. */
+  readonly skipValidateTrustDomain?: boolean;
+}
+
+const TLS_INSPECTOR = { name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector' } };
+const HTTP_INSPECTOR = { name: 'envoy.filters.listener.http_inspector', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.http_inspector.v3.HttpInspector' } };
+const ORIGINAL_DST = { name: 'envoy.filters.listener.original_dst', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.original_dst.v3.OriginalDst' } };
+
+function socketAddress(address: string, port: number): object {
+  return { socket_address: { address, port_value: port } };
+}
+
+/** The DownstreamTlsContext of mesh mutual TLS: the workload certificate, a required client certificate of the trust domain. */
+function inboundTls(push: PushContext, options: BuildSidecarListenersOptions, alpn: readonly string[]): object {
+  const trustDomains = [push.meshConfig.trustDomain, ...push.meshConfig.trustDomainAliases];
+  return {
+    name: 'envoy.transport_sockets.tls',
+    typed_config: {
+      '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext',
+      require_client_certificate: { value: true },
+      common_tls_context: {
+        tls_params: { tls_minimum_protocol_version: 'TLSv1_2', tls_maximum_protocol_version: 'TLSv1_3' },
+        alpn_protocols: [...alpn],
+        tls_certificate_sds_secret_configs: [sdsSecretConfig(WORKLOAD_SECRET)],
+        combined_validation_context: {
+          default_validation_context: options.skipValidateTrustDomain ? {} : { match_subject_alt_names: trustDomains.map((domain) => ({ prefix: `spiffe://${domain}/` })) },
+          validation_context_sds_secret_config: sdsSecretConfig(ROOT_SECRET),
+        },
+      },
+    },
+  };
+}
+
+/** The HCM of an inbound HTTP port: the local app behind `inbound|<port>||`, XFCC appended, paths normalized, the policy filters first. */
+function inboundHttpFilters(push: PushContext, port: InboundPort, policy: readonly TypedFilter[]): TypedFilter[] {
+  const cluster = inboundClusterName(port.targetPort);
+  return [
+    httpConnectionManager({
+      stat_prefix: `inbound_0.0.0.0_${port.targetPort}`,
+      route_config: {
+        name: cluster,
+        virtual_hosts: [{ name: `inbound|http|${port.servicePort.port}`, domains: ['*'], routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster, timeout: { seconds: 0 } } }] }],
+        validate_clusters: { value: false },
+      },
+      http_filters: [...policy, ROUTER_FILTER],
+      forward_client_cert_details: 'APPEND_FORWARD',
+      set_current_client_cert_details: { subject: { value: true }, dns: true, uri: true },
+      use_remote_address: { value: false },
+      ...pathNormalizationOptions(push.meshConfig),
+    }),
+  ];
+}
+
+interface ChainSpec {
+  readonly name: string;
+  readonly port?: number;
+  readonly filters: readonly TypedFilter[];
+  readonly alpn: readonly string[];
+}
+
+/** The chains of one port (or the catch-all) for its mode: TLS only, both, or plain text only. */
+function chainsForMode(push: PushContext, options: BuildSidecarListenersOptions, mode: EffectiveMtlsMode, spec: ChainSpec): object[] {
+  const match = (transport: 'tls' | 'raw_buffer'): object => ({ ...(spec.port !== undefined ? { destination_port: { value: spec.port } } : {}), transport_protocol: transport });
+  const tls = { name: spec.name, filter_chain_match: match('tls'), transport_socket: inboundTls(push, options, spec.alpn), filters: spec.filters };
+  const plain = { name: spec.name, filter_chain_match: match('raw_buffer'), filters: spec.filters };
+  if (mode === 'STRICT') return [tls];
+  if (mode === 'DISABLE') return [plain];
+  return [tls, plain];
+}
+
+function virtualInbound(proxy: Proxy, push: PushContext, options: BuildSidecarListenersOptions): ListenerResource {
+  const security = options.securityFilters ?? NO_SECURITY_FILTERS;
+  const workload = workloadOfProxy(push, proxy);
+  const ports = workload ? inboundPortsOf(push, workload) : [];
+  const bound = new Set(ports.map((port) => port.targetPort));
+  const namespace = workload?.namespace ?? proxy.configNamespace;
+  const labels = workload?.labels ?? proxy.metadata.labels;
+  const composed = composePeerAuthentication({
+    rootNamespace: push.rootNamespace,
+    policies: push.peerAuthentications,
+    workload: { namespace, labels },
+    boundPorts: (port) => bound.has(port),
+  });
+  const input = (port: number): SecurityFilterInput => ({ proxy, push, ...(workload ? { workload } : {}), namespace, labels, port, kind: 'sidecar-inbound' });
+  const chains: object[] = [];
+  for (const port of ports) {
+    const mode = mtlsModeForPort(composed, port.targetPort);
+    const http = isHttpRoutable(port.servicePort);
+    const cluster = inboundClusterName(port.targetPort);
+    const filters = http
+      ? inboundHttpFilters(push, port, security.http(input(port.targetPort)))
+      : [...security.tcp(input(port.targetPort)), tcpProxy(cluster, cluster)];
+    chains.push(...chainsForMode(push, options, mode, { name: `0.0.0.0_${port.targetPort}`, port: port.targetPort, filters, alpn: http ? ['h2', 'http/1.1'] : [] }));
+  }
+  // Ports no service binds: passed through to the app under the workload-wide mode.
+  chains.push(...chainsForMode(push, options, composed.mode, { name: VIRTUAL_INBOUND, filters: [...security.tcp(input(0)), tcpProxy(PASSTHROUGH_CLUSTER, PASSTHROUGH_CLUSTER)], alpn: [] }));
+  return {
+    name: VIRTUAL_INBOUND,
+    address: socketAddress('0.0.0.0', INBOUND_PORT),
+    use_original_dst: { value: true },
+    traffic_direction: 'INBOUND',
+    continue_on_listener_filters_timeout: true,
+    listener_filters: [ORIGINAL_DST, TLS_INSPECTOR, HTTP_INSPECTOR],
+    filter_chains: chains,
+  };
+}
+
+function outboundHttpChain(port: number): object {
+  return {
+    filters: [
+      httpConnectionManager({
+        stat_prefix: `outbound_0.0.0.0_${port}`,
+        rds: { route_config_name: String(port), config_source: ADS_SOURCE },
+        http_filters: [ROUTER_FILTER],
+        // What the app sent is not trusted: the server side sets the header from the connection.
+        forward_client_cert_details: 'SANITIZE',
+        use_remote_address: { value: false },
+      }),
+    ],
+  };
+}
+
+function outboundTcpChain(service: Service, port: ServicePort): object | undefined {
+  const cluster = outboundClusterName(port.port, '', service.hostname);
+  const addresses = [service.clusterIp ?? ''].filter((address) => address !== '' && address !== 'None');
+  if (addresses.length === 0) return undefined;
+  return {
+    name: cluster,
+    filter_chain_match: { prefix_ranges: addresses.map((address) => ({ address_prefix: address, prefix_len: { value: address.includes(':') ? 128 : 32 } })) },
+    filters: [tcpProxy(cluster, cluster)],
+  };
+}
+
+/** Per service port `0.0.0.0_<port>`: HTTP ports route by RDS `<port>`; TCP services get a chain per VIP. */
+function outboundListeners(push: PushContext): ListenerResource[] {
+  const byPort = new Map<number, { http: boolean; tcp: object[] }>();
+  for (const service of push.services) {
+    for (const port of service.ports) {
+      if (port.port === OUTBOUND_PORT || port.port === INBOUND_PORT) continue;
+      let entry = byPort.get(port.port);
+      if (!entry) byPort.set(port.port, (entry = { http: false, tcp: [] }));
+      if (isHttpRoutable(port)) entry.http = true;
+      else {
+        const chain = outboundTcpChain(service, port);
+        if (chain) entry.tcp.push(chain);
+      }
+    }
+  }
+  const listeners: ListenerResource[] = [];
+  for (const [port, entry] of [...byPort.entries()].sort(([a], [b]) => a - b)) {
+    const chains = [...entry.tcp, ...(entry.http ? [outboundHttpChain(port)] : [])];
+    if (chains.length === 0) continue;
+    listeners.push({
+      name: `0.0.0.0_${port}`,
+      address: socketAddress('0.0.0.0', port),
+      bind_to_port: { value: false },
+      traffic_direction: 'OUTBOUND',
+      filter_chains: chains,
+    });
+  }
+  return listeners;
+}
+
+function virtualOutbound(push: PushContext): ListenerResource {
+  const registryOnly = push.meshConfig.outboundTrafficPolicy.mode === 'REGISTRY_ONLY';
+  const cluster = registryOnly ? BLACKHOLE_CLUSTER : PASSTHROUGH_CLUSTER;
+  return {
+    name: VIRTUAL_OUTBOUND,
+    address: socketAddress('0.0.0.0', OUTBOUND_PORT),
+    use_original_dst: { value: true },
+    traffic_direction: 'OUTBOUND',
+    filter_chains: [{ name: registryOnly ? 'virtualOutbound-blackhole' : 'virtualOutbound-catchall-tcp', filters: [tcpProxy(cluster, cluster)] }],
+  };
+}
+
+/**
+ * The listeners of a sidecar: `virtualOutbound` (15001) handing captured traffic to the
+ * `0.0.0.0_<port>` listener of its destination port, those outbound listeners, and
+ * `virtualInbound` (15006) with per-port chains for the mutual TLS mode of each container port.
+ */
+export function buildSidecarListeners(proxy: Proxy, push: PushContext, options: BuildSidecarListenersOptions = {}): ListenerResource[] {
+  return [virtualOutbound(push), ...outboundListeners(push), virtualInbound(proxy, push, options)];
+}
