@@ -47,6 +47,7 @@ import {
 } from '../xds/index.js';
 import { buildPushContext, type PushContext } from '../xds/generators/index.js';
 import { newMeshGenerators } from '../xds/mesh-generators.js';
+import { newInboundSecurityFilters, newJwksResolver } from '../xds/security/index.js';
 import type { DiscoveryFlags } from './discovery-command.js';
 import type { CliIo } from './run-cli.js';
 
@@ -107,9 +108,24 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
     trustDomain: pipeline.model.meshConfig().trustDomain,
   });
   const protos = loadEnvoyProtos();
+  // Key sets of RequestAuthentication issuers, fetched here and inlined; a change is a full push.
+  const jwks = newJwksResolver({
+    refreshIntervalMs: context.settings.get('PILOT_JWT_PUB_KEY_REFRESH_INTERVAL'),
+    onChange: () => xds?.configUpdate({ full: true, reason: 'config', configsUpdated: [], startedAt: manager.clock.now() }),
+    clock: manager.clock,
+    log: logging.scope('model'),
+    metrics,
+  });
+  manager.add({ name: 'jwks-resolver', group: 'default', start: async (signal) => {
+    if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    jwks.close();
+  } });
   xds = newXdsServer<PushContext>({
     protos,
-    generators: newMeshGenerators(),
+    generators: newMeshGenerators({
+      securityFilters: newInboundSecurityFilters({ jwks }),
+      skipValidateTrustDomain: context.settings.get('PILOT_SKIP_VALIDATE_TRUST_DOMAIN'),
+    }),
     buildPushContext: () => buildPushContext(pipeline.model),
     isReady: () => pipeline.sourcesSynced(),
     tuning: xdsTuningFromSettings(context.settings),

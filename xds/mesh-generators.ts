@@ -1,4 +1,5 @@
 import type { Generator } from './generator.js';
+import { newMeshClientTlsHook } from './security/client-tls.js';
 import type { Proxy } from './proxy.js';
 import {
   newSidecarCdsGenerator,
@@ -37,8 +38,9 @@ export function byProxyKind(kinds: Readonly<Record<ProxyKind, readonly Generator
   });
 }
 
-/** The generators the daemon serves, for every kind of proxy. */
+/** The generators the daemon serves, for every kind of proxy; client mutual TLS per DestinationRules and auto mTLS unless told otherwise. */
 export function newMeshGenerators(options: MeshGeneratorsOptions = {}): Generator<PushContext>[] {
-  const sidecar = [newSidecarCdsGenerator(options), newSidecarEdsGenerator(), newSidecarLdsGenerator(options), newSidecarRdsGenerator()];
+  const withTls = { ...options, clusterTransportSocket: options.clusterTransportSocket ?? newMeshClientTlsHook() };
+  const sidecar = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newSidecarLdsGenerator(withTls), newSidecarRdsGenerator()];
   return byProxyKind({ sidecar, router: sidecar, grpc: sidecar });
 }

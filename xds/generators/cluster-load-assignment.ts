@@ -4,6 +4,7 @@ import type { Proxy } from '../proxy.js';
 import { parseClusterName } from './cluster-names.js';
 import { destinationRuleFor, subsetOf } from './destination-rule-policy.js';
 import { servicePortKey, type PushContext } from './push-context.js';
+import { composePeerAuthentication, mtlsModeForPort } from '../security/peer-authentication.js';
 
 /** An Envoy `ClusterLoadAssignment` message in snake_case. */
 export type ClusterLoadAssignmentResource = { readonly cluster_name: string } & Readonly<Record<string, unknown>>;
@@ -35,10 +36,11 @@ export function endpointsForCluster(push: PushContext, proxy: Proxy, clusterName
 export function buildClusterLoadAssignment(push: PushContext, proxy: Proxy, clusterName: string): ClusterLoadAssignmentResource {
   const endpoints = endpointsForCluster(push, proxy, clusterName);
   if (endpoints.length === 0) return { cluster_name: clusterName, endpoints: [] };
+  const anyDisable = push.peerAuthentications.some(mentionsDisable);
   const lbEndpoints = endpoints.map((endpoint) => ({
     endpoint: { address: { socket_address: { address: endpoint.address, port_value: endpoint.port } } },
     health_status: 'HEALTHY',
-    ...(endpoint.hasSidecar
+    ...(acceptsMeshTls(push, endpoint, anyDisable)
       ? { metadata: { filter_metadata: { [TRANSPORT_SOCKET_MATCH_KEY]: jsonToStruct({ tlsMode: MESH_TLS_MODE }) } } }
       : {}),
     load_balancing_weight: { value: 1 },
@@ -47,4 +49,23 @@ export function buildClusterLoadAssignment(push: PushContext, proxy: Proxy, clus
     cluster_name: clusterName,
     endpoints: [{ lb_endpoints: lbEndpoints, load_balancing_weight: { value: lbEndpoints.length } }],
   };
+}
+
+/**
+ * Whether clients should originate mesh mutual TLS to an endpoint (auto mTLS reads this label):
+ * it has a sidecar, and its workload's PeerAuthentication (port level included) does not
+ * resolve to DISABLE on the endpoint's port — so a workload-level DISABLE works without a
+ * DestinationRule too.
+ */
+function acceptsMeshTls(push: PushContext, endpoint: Endpoint, anyDisable: boolean): boolean {
+  if (!endpoint.hasSidecar) return false;
+  if (!endpoint.workload || !anyDisable) return true;
+  const workload = push.workloads.get(`${endpoint.workload.namespace}/${endpoint.workload.name}`);
+  if (!workload) return true;
+  const composed = composePeerAuthentication({ rootNamespace: push.rootNamespace, policies: push.peerAuthentications, workload });
+  return mtlsModeForPort(composed, endpoint.port) !== 'DISABLE';
+}
+
+function mentionsDisable(policy: PushContext['peerAuthentications'][number]): boolean {
+  return policy.spec.mtls?.mode === 'DISABLE' || Object.values(policy.spec.portLevelMtls ?? {}).some((entry) => entry.mode === 'DISABLE');
 }

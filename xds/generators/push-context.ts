@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication, RequestAuthentication, VirtualService } from '../../crds/index.js';
-import type { Endpoint, InboundTrafficMode, MeshConfig, MeshModel, Service, Workload } from '../../controllers/index.js';
+import { selectsWorkload, type Endpoint, type InboundTrafficMode, type MeshConfig, type MeshModel, type Service, type Workload } from '../../controllers/index.js';
 
 /** A DestinationRule as the push context holds it: the resolved host and where it came from. */
 export interface IndexedDestinationRule {
@@ -47,6 +47,8 @@ export interface PushContext {
   readonly destinationRulesByHost: ReadonlyMap<string, readonly IndexedDestinationRule[]>;
   /** By `<namespace>/<name>`. */
   readonly workloads: ReadonlyMap<string, Workload>;
+  /** By service hostname: the sorted service accounts of the workloads it selects (the SANs clients check). */
+  readonly serviceAccountsByHost: ReadonlyMap<string, readonly string[]>;
   readonly workloadsByAddress: ReadonlyMap<string, readonly Workload[]>;
   /** Sorted by namespace, then name. */
   readonly virtualServices: readonly IndexedVirtualService[];
@@ -103,6 +105,21 @@ export function buildPushContext(model: MeshModel): PushContext {
   }
   for (const list of workloadsByAddress.values()) Object.freeze(list);
 
+  const workloadsByNamespace = new Map<string, Workload[]>();
+  for (const workload of workloads.values()) {
+    let list = workloadsByNamespace.get(workload.namespace);
+    if (!list) workloadsByNamespace.set(workload.namespace, (list = []));
+    list.push(workload);
+  }
+  const serviceAccountsByHost = new Map<string, readonly string[]>();
+  for (const service of services) {
+    const accounts = new Set<string>();
+    for (const workload of workloadsByNamespace.get(service.namespace) ?? []) {
+      if (workload.serviceAccount !== '' && selectsWorkload(service, workload)) accounts.add(workload.serviceAccount);
+    }
+    serviceAccountsByHost.set(service.hostname, Object.freeze([...accounts].sort()));
+  }
+
   const byKey = (a: { namespace: string; name: string }, b: { namespace: string; name: string }): number =>
     compare(a.namespace, b.namespace) || compare(a.name, b.name);
   const virtualServices = model.configStore
@@ -136,6 +153,7 @@ export function buildPushContext(model: MeshModel): PushContext {
     endpointsByServicePort,
     destinationRulesByHost,
     workloads,
+    serviceAccountsByHost,
     workloadsByAddress,
     virtualServices: Object.freeze(virtualServices),
     gateways: Object.freeze(gateways),

@@ -28,3 +28,9 @@ export { JWT_FILTER_NAME, JWT_PAYLOAD_KEY, URI_TEMPLATE_TYPE_URL, buildRulePolic
 export { DEFAULT_TRUST_DOMAIN, expandTrustDomainAliases } from './trust-domain-aliases.js';
 export type { RbacAction, RbacPermission, RbacPolicy, RbacPrincipal, RbacRules } from './rbac-types.js';
 export type { CidrRange, HeaderMatcher, MetadataMatcher, StringMatcher, ValueMatcher } from './envoy-matchers.js';
+export { newClientTlsHook, newMeshClientTlsHook, clientTlsSettingsFor, meshSni, type ClientTlsHookOptions } from './client-tls.js';
+export { sdsSecretConfig, SDS_CLUSTER, WORKLOAD_SECRET, ROOT_SECRET } from './sds-secret-config.js';
+export { policiesFor } from './policy-selection.js';
+export { buildJwtAuthnFilter, JWT_AUTHN_TYPE, type JwksSource } from './jwt-authn-builder.js';
+export { newInboundSecurityFilters } from './inbound-security-filters.js';
+export { newJwksResolver, JwksFetchError, type JwksResolver, type JwksResolverOptions } from './jwks-resolver.js';

@@ -1,3 +1,4 @@
+import { structValue } from './struct-value.js';
 import { compileStringMatcher, type StringMatcherConfig, type StringPredicate } from './string-matcher.js';
 
 /** The endpoint metadata key transport socket matches read. */
@@ -103,12 +104,12 @@ function decodeSocket(socket: TransportSocketConfig | undefined, matchName?: str
  */
 export function compileUpstreamTls(cluster: ClusterTlsConfig): (endpointMetadata: Readonly<Record<string, unknown>> | undefined) => UpstreamTls {
   const matches = (cluster.transport_socket_matches ?? []).map((candidate) => ({
-    wanted: Object.entries(candidate.match ?? {}),
+    wanted: Object.entries(structValue(candidate.match)),
     tls: decodeSocket(candidate.transport_socket, candidate.name),
   }));
   const fallback = decodeSocket(cluster.transport_socket);
   return (endpointMetadata) => {
-    const labels = (endpointMetadata?.[TRANSPORT_SOCKET_MATCH_FILTER] ?? {}) as Record<string, unknown>;
+    const labels = structValue(endpointMetadata?.[TRANSPORT_SOCKET_MATCH_FILTER]);
     return matches.find((candidate) => candidate.wanted.every(([key, value]) => labels[key] === value))?.tls ?? fallback;
   };
 }

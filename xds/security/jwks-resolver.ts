@@ -1,0 +1,174 @@
+import { generateKeyPairSync } from 'node:crypto';
+import { lookup } from 'node:dns/promises';
+import { BlockList, isIP } from 'node:net';
+import { importJWK, type JWK } from 'jose';
+import type { JwtRule } from '../../crds/index.js';
+import type { Clock, Logger, MeshMetrics } from '../../controllers/runtime/index.js';
+import type { JwksSource } from './jwt-authn-builder.js';
+
+export interface JwksResolverOptions {
+  /** PILOT_JWT_PUB_KEY_REFRESH_INTERVAL. */
+  readonly refreshIntervalMs: number;
+  /** First retry after a failed fetch; doubles up to `maxRetryMs`. Defaults 1 min and 60 min, as the reference. */
+  readonly retryMs?: number;
+  readonly maxRetryMs?: number;
+  readonly timeoutMs?: number;
+  /** A key set changed: the daemon pushes. */
+  readonly onChange: () => void;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics: MeshMetrics<'pilot-discovery'>;
+  /** Injected for tests. */
+  readonly fetch?: typeof fetch;
+  /** Name resolution, injected for tests. */
+  readonly resolve?: (host: string) => Promise<string[]>;
+}
+
+export interface JwksResolver extends JwksSource {
+  /** Fetches now (tests, and the first use). */
+  refresh(uriOrIssuer: string): Promise<void>;
+  close(): void;
+}
+
+export class JwksFetchError extends Error {
+  override readonly name = 'JwksFetchError';
+}
+
+const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
+
+function forbiddenAddresses(): BlockList {
+  const list = new BlockList();
+  list.addSubnet('169.254.0.0', 16, 'ipv4');
+  list.addSubnet('fe80::', 10, 'ipv6');
+  list.addAddress('fd00:ec2::254', 'ipv6');
+  list.addAddress('100.100.100.200', 'ipv4');
+  return list;
+}
+
+/** A key set with one public key whose private half was thrown away: it verifies no token (fail closed). */
+function failClosedKeySet(): string {
+  const { publicKey } = generateKeyPairSync('rsa', { modulusLength: 2048 });
+  const jwk = publicKey.export({ format: 'jwk' });
+  return JSON.stringify({ keys: [{ ...jwk, kid: 'mesh-fail-closed', alg: 'RS256', use: 'sig' }] });
+}
+
+interface Entry {
+  keySet?: string;
+  fetching?: Promise<void>;
+  timer?: { cancel(): void };
+  failures: number;
+}
+
+/**
+ * The daemon's JWKS resolver: fetches each rule's `jwksUri` (or the issuer's OpenID discovery
+ * document), caches it, refreshes it every interval, backs off after failures and calls
+ * `onChange` when a key set changes. Until a key set is known, or when it cannot be fetched, the
+ * inlined set verifies nothing: any token gets 401 while a request without one still passes.
+ * Link-local and cloud-metadata addresses are refused, and so is any answer that is not a key set.
+ */
+export function newJwksResolver(options: JwksResolverOptions): JwksResolver {
+  const fetchFn = options.fetch ?? fetch;
+  const resolveHost = options.resolve ?? (async (host: string) => (await lookup(host, { all: true })).map((entry) => entry.address));
+  const forbidden = forbiddenAddresses();
+  const failClosed = failClosedKeySet();
+  const entries = new Map<string, Entry>();
+  const retryMs = options.retryMs ?? 60_000;
+  const maxRetryMs = options.maxRetryMs ?? 3_600_000;
+  const timeoutMs = options.timeoutMs ?? 5000;
+  let closed = false;
+
+  const checkUrl = async (text: string): Promise<URL> => {
+    let url: URL;
+    try {
+      url = new URL(text);
+    } catch {
+      throw new JwksFetchError(`"${text}" is not a URL`);
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new JwksFetchError(`"${text}": only http and https are fetched`);
+    const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
+    if (METADATA_HOSTS.has(host)) throw new JwksFetchError(`"${text}": cloud metadata hosts are refused`);
+    const addresses = isIP(host) ? [host] : await resolveHost(host);
+    for (const address of addresses) {
+      if (forbidden.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')) throw new JwksFetchError(`"${text}": ${address} is a link-local or metadata address`);
+    }
+    return url;
+  };
+
+  const getJson = async (text: string): Promise<unknown> => {
+    const url = await checkUrl(text);
+    const response = await fetchFn(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
+    if (!response.ok) throw new JwksFetchError(`GET ${text}: status ${response.status}`);
+    try {
+      return await response.json();
+    } catch {
+      throw new JwksFetchError(`GET ${text}: the answer is not JSON`);
+    }
+  };
+
+  const fetchKeySet = async (key: string): Promise<string> => {
+    let jwksUri = key;
+    if (key.startsWith('issuer:')) {
+      const issuer = key.slice('issuer:'.length).replace(/\/$/, '');
+      const discovery = (await getJson(`${issuer}/.well-known/openid-configuration`)) as { jwks_uri?: unknown };
+      if (typeof discovery?.jwks_uri !== 'string') throw new JwksFetchError(`${issuer}: the discovery document names no jwks_uri`);
+      jwksUri = discovery.jwks_uri;
+    }
+    const body = (await getJson(jwksUri)) as { keys?: unknown };
+    if (!body || !Array.isArray(body.keys) || body.keys.length === 0) throw new JwksFetchError(`GET ${jwksUri}: the answer is not a key set`);
+    for (const jwk of body.keys as JWK[]) {
+      try {
+        await importJWK(jwk, typeof jwk.alg === 'string' ? jwk.alg : jwk.kty === 'EC' ? 'ES256' : 'RS256');
+      } catch (error) {
+        throw new JwksFetchError(`GET ${jwksUri}: a key cannot be used (${(error as Error).message})`);
+      }
+    }
+    return JSON.stringify({ keys: body.keys });
+  };
+
+  const schedule = (key: string, entry: Entry, delayMs: number): void => {
+    entry.timer?.cancel();
+    if (closed) return;
+    entry.timer = options.clock.setTimer(() => void refresh(key), delayMs);
+  };
+
+  const refresh = (key: string): Promise<void> => {
+    let entry = entries.get(key);
+    if (!entry) entries.set(key, (entry = { failures: 0 }));
+    const current = entry;
+    current.fetching ??= fetchKeySet(key)
+      .then((keySet) => {
+        options.metrics.counter('pilot_jwks_resolver_network_fetch_success_total').inc();
+        current.failures = 0;
+        const changed = keySet !== current.keySet;
+        current.keySet = keySet;
+        schedule(key, current, options.refreshIntervalMs);
+        if (changed) options.onChange();
+      })
+      .catch((error: Error) => {
+        options.metrics.counter('pilot_jwks_resolver_network_fetch_fail_total').inc();
+        current.failures++;
+        options.log.warn({ key, error: error.message, failures: current.failures }, 'cannot fetch the JWKS; tokens of this issuer are refused until it can');
+        schedule(key, current, Math.min(retryMs * 2 ** (current.failures - 1), maxRetryMs));
+      })
+      .finally(() => {
+        current.fetching = undefined;
+      });
+    return current.fetching;
+  };
+
+  return {
+    keySetFor(rule: JwtRule) {
+      if (rule.jwks) return rule.jwks;
+      const key = rule.jwksUri ?? (rule.issuer ? `issuer:${rule.issuer}` : undefined);
+      if (!key) return failClosed;
+      const entry = entries.get(key);
+      if (!entry) void refresh(key);
+      return entry?.keySet ?? failClosed;
+    },
+    refresh,
+    close() {
+      closed = true;
+      for (const entry of entries.values()) entry.timer?.cancel();
+    },
+  };
+}
