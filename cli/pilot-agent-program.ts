@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { addLoggingFlags, loadProcessSettings, type Settings } from '../controllers/runtime/index.js';
 import { intFlag } from './flags.js';
 import { newMeshCleanIptablesCommand, newMeshIptablesCommand } from './mesh-iptables-command.js';
+import { newProxyCommand } from './proxy-command.js';
 import { requestCommand, sendDebugRequest } from './request-command.js';
 import { processIo, type CliIo } from './run-cli.js';
 import { newVersionCommand } from './version-command.js';
@@ -21,6 +22,7 @@ export function buildPilotAgent(
       sendDebugRequest(`http://localhost:${options.debugPort}`, method, path, body, io),
     );
   program.addCommand(request);
+  program.addCommand(newProxyCommand(io, () => ({ settings })));
   program.addCommand(newWaitCommand(io));
   program.addCommand(newVersionCommand(io));
   const iptablesDeps = { defaults: { redirectDns: settings.get('MESH_META_DNS_CAPTURE') } };

@@ -1,4 +1,4 @@
-import { credentials } from '@grpc/grpc-js';
+import { credentials, type ChannelCredentials, type ChannelOptions, type Metadata } from '@grpc/grpc-js';
 import type { Logger } from '../../controllers/runtime/index.js';
 import type { EnvoyProtos } from '../../xds/envoy-protos.js';
 import { jsonToStruct, type JsonValue } from '../../xds/struct-json.js';
@@ -23,6 +23,11 @@ export interface EmbeddedRunnerOptions {
   setLogLevel?: (level: string) => boolean;
   /** `/quitquitquit`. */
   quit?: () => void;
+  /** How the ADS stream reaches the daemon (TLS with the mesh roots); plain text by default. */
+  xdsCredentials?: ChannelCredentials;
+  xdsChannelOptions?: ChannelOptions;
+  /** Per-stream metadata (the bearer token). */
+  xdsMetadata?: () => Promise<Metadata>;
 }
 
 /** The embedded data plane as the agent runs it in place of Envoy: same bootstrap, same xDS and SDS. */
@@ -61,7 +66,16 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
     ...(typeof appAddress === 'string' && appAddress !== '' ? { appAddress } : {}),
     log,
   });
-  const xds: XdsSubscriber = newXdsSubscriber({ protos, target: view.xdsTarget, credentials: credentials.createInsecure(), node, state, log });
+  const xds: XdsSubscriber = newXdsSubscriber({
+    protos,
+    target: view.xdsTarget,
+    credentials: options.xdsCredentials ?? credentials.createInsecure(),
+    ...(options.xdsChannelOptions ? { channelOptions: options.xdsChannelOptions } : {}),
+    ...(options.xdsMetadata ? { metadata: options.xdsMetadata } : {}),
+    node,
+    state,
+    log,
+  });
   const adminOptions = {
     state,
     stats: dataPlane.stats,

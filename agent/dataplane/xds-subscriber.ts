@@ -1,4 +1,4 @@
-import { Metadata, makeGenericClientConstructor, type ChannelCredentials, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
+import { Metadata, makeGenericClientConstructor, type ChannelCredentials, type ChannelOptions, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
 import type { Logger } from '../../controllers/runtime/index.js';
 import { ADS_SERVICE, type EnvoyProtos } from '../../xds/envoy-protos.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, shortType } from '../../xds/type-urls.js';
@@ -16,6 +16,7 @@ export interface XdsSubscriberOptions {
   /** `host:port` or `unix:///path`. */
   target: string;
   credentials: ChannelCredentials;
+  channelOptions?: ChannelOptions;
   /** Per-stream call metadata (a bearer token), read at every (re)connect. */
   metadata?: () => Promise<Metadata> | Metadata;
   /** The node, as a DiscoveryRequest carries it (snake_case, metadata as a Struct). */
@@ -71,7 +72,7 @@ function routeNamesOf(listeners: readonly Record<string, unknown>[]): string[] {
 export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
   const { protos, state, log } = options;
   const Ctor = makeGenericClientConstructor(protos.serviceDefinition(ADS_SERVICE), 'AggregatedDiscoveryService');
-  const client = new Ctor(options.target, options.credentials) as unknown as Client & {
+  const client = new Ctor(options.target, options.credentials, options.channelOptions ?? {}) as unknown as Client & {
     StreamAggregatedResources(metadata: Metadata): ClientDuplexStream<object, DiscoveryResponse>;
   };
   let closed = false;

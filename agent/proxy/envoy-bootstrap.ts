@@ -1,0 +1,104 @@
+import type { ProxyIdentity } from './proxy-identity.js';
+
+export interface BootstrapInput {
+  readonly identity: ProxyIdentity;
+  /** `host:port` of the xDS server the proxy's ADS stream reaches (through the agent). */
+  readonly xdsAddress: string;
+  /** The agent's SDS Unix socket. */
+  readonly sdsSocketPath: string;
+  /** Where admin, stats and readiness listen (the pod address in local mode, loopback in a pod). */
+  readonly listenAddress: string;
+  /** MESH_DELTA_XDS. */
+  readonly delta: boolean;
+  readonly concurrency: number;
+  readonly serviceCluster: string;
+  readonly logLevel: string;
+  readonly metricsPort: number;
+}
+
+function splitHostPort(address: string): { host: string; port: number } {
+  const colon = address.lastIndexOf(':');
+  return { host: address.slice(0, colon).replace(/^\[|\]$/g, '') || '127.0.0.1', port: Number(address.slice(colon + 1)) };
+}
+
+const HTTP2_OPTIONS = {
+  'envoy.extensions.upstreams.http.v3.HttpProtocolOptions': {
+    '@type': 'type.googleapis.com/envoy.extensions.upstreams.http.v3.HttpProtocolOptions',
+    explicit_http_config: { http2_protocol_options: {} },
+  },
+};
+
+/**
+ * The bootstrap Envoy would load, as JSON: the node, admin on the proxy admin port, ADS (state
+ * of the world or delta) to `xds-grpc`, secrets from `sds-grpc` on the agent's socket, and the
+ * Prometheus listener on the metrics port. The embedded data plane reads the same document.
+ */
+export function buildEnvoyBootstrap(input: BootstrapInput): Record<string, unknown> {
+  const { identity } = input;
+  const xds = splitHostPort(input.xdsAddress);
+  return {
+    node: { id: identity.nodeId, cluster: input.serviceCluster, metadata: identity.metadata, locality: {} },
+    admin: { address: { socket_address: { address: input.listenAddress, port_value: identity.proxyConfig.proxyAdminPort ?? 15000 } } },
+    dynamic_resources: {
+      ads_config: { api_type: input.delta ? 'DELTA_GRPC' : 'GRPC', transport_api_version: 'V3', set_node_on_first_message_only: true, grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }] },
+      cds_config: { ads: {}, resource_api_version: 'V3' },
+      lds_config: { ads: {}, resource_api_version: 'V3' },
+    },
+    static_resources: {
+      clusters: [
+        {
+          name: 'xds-grpc',
+          type: 'STATIC',
+          connect_timeout: '1s',
+          load_assignment: { cluster_name: 'xds-grpc', endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: xds.host, port_value: xds.port } } } }] }] },
+          typed_extension_protocol_options: HTTP2_OPTIONS,
+        },
+        {
+          name: 'sds-grpc',
+          type: 'STATIC',
+          connect_timeout: '1s',
+          load_assignment: { cluster_name: 'sds-grpc', endpoints: [{ lb_endpoints: [{ endpoint: { address: { pipe: { path: input.sdsSocketPath } } } }] }] },
+          typed_extension_protocol_options: HTTP2_OPTIONS,
+        },
+        { name: 'prometheus_stats', type: 'STATIC', connect_timeout: '0.250s', load_assignment: { cluster_name: 'prometheus_stats', endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: identity.proxyConfig.proxyAdminPort ?? 15000 } } } }] }] } },
+      ],
+      listeners: [
+        {
+          name: 'prometheus',
+          address: { socket_address: { address: input.listenAddress, port_value: input.metricsPort } },
+          filter_chains: [
+            {
+              filters: [
+                {
+                  name: 'envoy.filters.network.http_connection_manager',
+                  typed_config: {
+                    '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
+                    stat_prefix: 'stats',
+                    route_config: { virtual_hosts: [{ name: 'backend', domains: ['*'], routes: [{ match: { prefix: '/stats/prometheus' }, route: { cluster: 'prometheus_stats' } }] }] },
+                    http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } }],
+                  },
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    },
+    layered_runtime: { layers: [{ name: 'global config', static_layer: {} }] },
+    // What `--concurrency` and `--proxyLogLevel` would give Envoy on its command line.
+    'x-mesh-proxy-options': { concurrency: input.concurrency, logLevel: input.logLevel },
+  };
+}
+
+/** MESH_BOOTSTRAP_OVERRIDE: objects merge key by key, anything else replaces. */
+export function mergeBootstrap(base: Record<string, unknown>, override: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...base };
+  for (const [key, value] of Object.entries(override)) {
+    const current = out[key];
+    out[key] =
+      value !== null && typeof value === 'object' && !Array.isArray(value) && current !== null && typeof current === 'object' && !Array.isArray(current)
+        ? mergeBootstrap(current as Record<string, unknown>, value as Record<string, unknown>)
+        : value;
+  }
+  return out;
+}

@@ -1,0 +1,90 @@
+import { hostname } from 'node:os';
+import { parse } from 'yaml';
+import { DEFAULT_MESH_CONFIG, loadMeshConfig, proxyConfigInputSchema, type ProxyConfig } from '../../controllers/index.js';
+import { UsageError, type Settings } from '../../controllers/runtime/index.js';
+
+export type ProxyType = 'sidecar' | 'router';
+
+/** Who the proxy is: what its node id and metadata tell the daemon, and what its certificate carries. */
+export interface ProxyIdentity {
+  readonly type: ProxyType;
+  readonly podName: string;
+  readonly namespace: string;
+  readonly instanceIp: string;
+  readonly serviceAccount: string;
+  readonly trustDomain: string;
+  readonly domain: string;
+  readonly clusterId: string;
+  /** `<type>~<ip>~<pod>.<ns>~<domain>`. */
+  readonly nodeId: string;
+  /** `spiffe://<trust domain>/ns/<ns>/sa/<sa>`. */
+  readonly spiffeId: string;
+  readonly proxyConfig: ProxyConfig;
+  /** Node metadata, as JSON. */
+  readonly metadata: Record<string, string>;
+}
+
+/**
+ * The proxy config: the mesh config file's `defaultConfig` (defaults when the file is absent),
+ * under PROXY_CONFIG (YAML or JSON of a ProxyConfig), as injection sets it.
+ */
+export function loadProxyConfig(meshConfigFile: string, proxyConfigText: string): ProxyConfig {
+  let base: ProxyConfig;
+  try {
+    base = loadMeshConfig({ file: meshConfigFile }).defaultConfig;
+  } catch (error) {
+    throw new UsageError(`--meshConfig ${meshConfigFile}: ${(error as Error).message}`);
+  }
+  if (proxyConfigText.trim() === '') return base;
+  const parsed = proxyConfigInputSchema.safeParse(parse(proxyConfigText));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new UsageError(`PROXY_CONFIG: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
+  }
+  return { ...base, ...parsed.data, proxyMetadata: { ...base.proxyMetadata, ...(parsed.data.proxyMetadata ?? {}) } } as ProxyConfig;
+}
+
+export interface ProxyIdentityInput {
+  readonly type: ProxyType;
+  readonly settings: Settings<'pilot-agent'>;
+  /** `--domain`; empty means `<namespace>.svc.cluster.local`. */
+  readonly domain: string;
+  readonly proxyConfig: ProxyConfig;
+}
+
+/** The identity of the proxy from the agent's settings and proxy config (`POD_NAME` may come from `proxyMetadata`, as injected env does). */
+export function buildProxyIdentity(input: ProxyIdentityInput): ProxyIdentity {
+  const { settings, proxyConfig } = input;
+  const proxyMetadata = proxyConfig.proxyMetadata ?? {};
+  const namespace = settings.get('POD_NAMESPACE') || 'default';
+  const podName = proxyMetadata['POD_NAME'] || hostname();
+  const instanceIp = settings.get('INSTANCE_IP') || '127.0.0.1';
+  const serviceAccount = settings.get('SERVICE_ACCOUNT') || 'default';
+  const trustDomain = settings.get('TRUST_DOMAIN') || DEFAULT_MESH_CONFIG.trustDomain;
+  const domain = input.domain || `${namespace}.svc.cluster.local`;
+  const clusterId = settings.get('MESH_META_CLUSTER_ID');
+  const metadata: Record<string, string> = {
+    ...proxyMetadata,
+    NAMESPACE: namespace,
+    POD_NAME: podName,
+    INSTANCE_IPS: instanceIp,
+    SERVICE_ACCOUNT: serviceAccount,
+    MESH_VERSION: '1.0.0',
+    ...(clusterId ? { CLUSTER_ID: clusterId } : {}),
+    ...(settings.get('MESH_META_DNS_CAPTURE') ? { DNS_CAPTURE: 'true' } : {}),
+  };
+  return {
+    type: input.type,
+    podName,
+    namespace,
+    instanceIp,
+    serviceAccount,
+    trustDomain,
+    domain,
+    clusterId,
+    nodeId: `${input.type}~${instanceIp}~${podName}.${namespace}~${domain}`,
+    spiffeId: `spiffe://${trustDomain}/ns/${namespace}/sa/${serviceAccount}`,
+    proxyConfig,
+    metadata,
+  };
+}

@@ -1,0 +1,177 @@
+import { generateKeyPairSync, randomInt, X509Certificate, type KeyObject } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { credentials as grpcCredentials, Metadata } from '@grpc/grpc-js';
+import { buildCsr, newMeshCertificateClient, type MeshCertificateClient } from '../../ca/index.js';
+import type { Clock, Logger, MeshMetrics } from '../../controllers/runtime/index.js';
+
+/** The workload's key and certificate chain, and the roots that verify peers, in PEM. */
+export interface WorkloadSecrets {
+  readonly certificateChain: string;
+  readonly privateKey: string;
+  readonly roots: string;
+  readonly notAfter: number;
+}
+
+export interface WorkloadCertificatesOptions {
+  /** `host:port` of the CA (CA_ADDR, else the discovery address). */
+  readonly caAddress: string;
+  /** PEM roots that verify the CA's serving certificate. */
+  readonly caRoots: () => Promise<string>;
+  /** The bearer token presented to the CA, read fresh for every request (a rotating projected token). */
+  readonly token: () => Promise<string>;
+  readonly spiffeId: string;
+  /** SECRET_TTL. */
+  readonly ttlMs: number;
+  /** SECRET_GRACE_PERIOD_RATIO: renew when this fraction of the lifetime is left. */
+  readonly graceRatio: number;
+  /** ECC_SIGNATURE_ALGORITHM `ECDSA` → P-256; RSA 2048 otherwise. */
+  readonly keyType: 'ecdsa' | 'rsa';
+  /** PKCS8_KEY: PKCS#8 PEM instead of SEC1/PKCS#1. */
+  readonly pkcs8: boolean;
+  /** OUTPUT_CERTS: write `cert-chain.pem`, `key.pem` and `root-cert.pem` here. */
+  readonly outputDir?: string;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly metrics?: MeshMetrics<'pilot-agent'>;
+  /** The TLS name the CA's certificate carries; default `localhost` for loopback addresses. */
+  readonly caServerName?: string;
+}
+
+export interface WorkloadCertificates {
+  /** Fetches the first certificate (retrying with backoff) and keeps it renewed. */
+  start(): Promise<WorkloadSecrets>;
+  current(): WorkloadSecrets | undefined;
+  onChange(listener: (secrets: WorkloadSecrets) => void): void;
+  stop(): void;
+}
+
+function exportKey(key: KeyObject, keyType: 'ecdsa' | 'rsa', pkcs8: boolean): string {
+  const type = pkcs8 ? 'pkcs8' : keyType === 'ecdsa' ? 'sec1' : 'pkcs1';
+  return key.export({ format: 'pem', type }).toString();
+}
+
+/**
+ * The agent's workload identity: a key and CSR for the SPIFFE id, the chain from the CA over TLS
+ * with the token, renewed at the grace ratio of its lifetime (with jitter), retried with
+ * exponential backoff while the CA is unreachable; the current certificate keeps serving until
+ * it expires.
+ */
+export function newWorkloadCertificates(options: WorkloadCertificatesOptions): WorkloadCertificates {
+  const { clock, log } = options;
+  let current: WorkloadSecrets | undefined;
+  let timer: { cancel(): void } | undefined;
+  let stopped = false;
+  let client: MeshCertificateClient | undefined;
+  const listeners: ((secrets: WorkloadSecrets) => void)[] = [];
+
+  const connect = async (): Promise<MeshCertificateClient> => {
+    if (client) return client;
+    const roots = Buffer.from(await options.caRoots());
+    client = newMeshCertificateClient(options.caAddress, grpcCredentials.createSsl(roots), { 'grpc.ssl_target_name_override': options.caServerName ?? 'localhost' });
+    return client;
+  };
+
+  const fetchOnce = async (): Promise<WorkloadSecrets> => {
+    const { privateKey } =
+      options.keyType === 'ecdsa' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
+    const csr = buildCsr({ key: privateKey, sans: { uris: [options.spiffeId] } });
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${(await options.token()).trim()}`);
+    const ca = await connect();
+    const started = clock.now();
+    options.metrics?.counter('num_outgoing_requests').inc({ request_type: 'csr' });
+    let chain: string[];
+    try {
+      chain = await ca.createCertificate({ csr, validity_duration: Math.round(options.ttlMs / 1000) }, metadata, { deadline: new Date(Date.now() + 10_000) });
+    } catch (error) {
+      options.metrics?.counter('num_failed_outgoing_requests').inc({ request_type: 'csr' });
+      throw error;
+    } finally {
+      options.metrics?.counter('outgoing_latency').inc({ request_type: 'csr' }, clock.now() - started);
+    }
+    if (chain.length === 0) throw new Error('the CA returned no certificate');
+    const leaf = new X509Certificate(chain[0] as string);
+    return {
+      certificateChain: chain.slice(0, -1).join('') || (chain[0] as string),
+      privateKey: exportKey(privateKey, options.keyType, options.pkcs8),
+      roots: chain.length > 1 ? (chain[chain.length - 1] as string) : await options.caRoots(),
+      notAfter: Date.parse(leaf.validTo),
+    };
+  };
+
+  const publish = async (secrets: WorkloadSecrets): Promise<void> => {
+    current = secrets;
+    if (options.outputDir) {
+      await mkdir(options.outputDir, { recursive: true });
+      await Promise.all([
+        writeFile(join(options.outputDir, 'cert-chain.pem'), secrets.certificateChain),
+        writeFile(join(options.outputDir, 'key.pem'), secrets.privateKey, { mode: 0o600 }),
+        writeFile(join(options.outputDir, 'root-cert.pem'), secrets.roots),
+      ]);
+    }
+    for (const listener of listeners) listener(secrets);
+  };
+
+  const scheduleRenewal = (secrets: WorkloadSecrets): void => {
+    const lifetime = Math.max(0, secrets.notAfter - clock.now());
+    const grace = lifetime * options.graceRatio;
+    // Jitter spreads renewals of proxies that started together.
+    const jitter = grace > 10 ? randomInt(0, Math.max(1, Math.floor(grace * 0.1))) : 0;
+    schedule(Math.max(0, lifetime - grace - jitter), 0);
+  };
+
+  const schedule = (delayMs: number, failures: number): void => {
+    timer?.cancel();
+    if (stopped) return;
+    timer = clock.setTimer(() => void renew(failures), delayMs);
+  };
+
+  const renew = async (failures: number): Promise<void> => {
+    try {
+      const secrets = await fetchOnce();
+      await publish(secrets);
+      log.info({ notAfter: new Date(secrets.notAfter).toISOString() }, 'workload certificate renewed');
+      scheduleRenewal(secrets);
+    } catch (error) {
+      const delay = Math.min(1000 * 2 ** failures, 60_000);
+      log.warn({ error: (error as Error).message, retryMs: delay, expires: current ? new Date(current.notAfter).toISOString() : undefined }, 'cannot renew the workload certificate; retrying');
+      client?.close();
+      client = undefined;
+      schedule(delay, failures + 1);
+    }
+  };
+
+  return {
+    async start() {
+      let failures = 0;
+      for (;;) {
+        try {
+          const secrets = await fetchOnce();
+          await publish(secrets);
+          scheduleRenewal(secrets);
+          return secrets;
+        } catch (error) {
+          if (stopped) throw error;
+          const delay = Math.min(200 * 2 ** failures++, 10_000);
+          log.warn({ error: (error as Error).message, retryMs: delay }, 'cannot get a workload certificate yet');
+          client?.close();
+          client = undefined;
+          await new Promise<void>((resolve) => clock.setTimer(resolve, delay));
+        }
+      }
+    },
+    current: () => current,
+    onChange: (listener) => void listeners.push(listener),
+    stop() {
+      stopped = true;
+      timer?.cancel();
+      client?.close();
+    },
+  };
+}
+
+/** A token read from a file each time (a projected service-account token rotates on disk). */
+export function tokenFile(path: string): () => Promise<string> {
+  return async () => (await readFile(path, 'utf8')).trim();
+}

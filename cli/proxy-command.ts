@@ -1,0 +1,190 @@
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { isIP } from 'node:net';
+import { dirname, join } from 'node:path';
+import { credentials, Metadata } from '@grpc/grpc-js';
+import { Command } from 'commander';
+import {
+  AGENT_SCOPES,
+  UsageError,
+  loggingOptionsFrom,
+  newLogging,
+  newMetrics,
+  newRealClock,
+  parseDuration,
+  type Settings,
+} from '../controllers/runtime/index.js';
+import { newEmbeddedRunner } from '../agent/dataplane/index.js';
+import { buildEnvoyBootstrap, mergeBootstrap } from '../agent/proxy/envoy-bootstrap.js';
+import { buildProxyIdentity, loadProxyConfig, type ProxyType } from '../agent/proxy/proxy-identity.js';
+import { newStatusServer } from '../agent/proxy/status-server.js';
+import { newSdsServer } from '../agent/sds/sds-server.js';
+import { newWorkloadCertificates, tokenFile } from '../agent/secrets/workload-certificates.js';
+import { loadEnvoyProtos } from '../xds/envoy-protos.js';
+import { intFlag } from './flags.js';
+import type { CliIo } from './run-cli.js';
+
+/** Where a pod mounts what the agent reads and serves (relative to the working folder, as the reference's absolute paths). */
+export const AGENT_PATHS = {
+  token: './var/run/secrets/tokens/mesh-token',
+  meshRoot: './var/run/secrets/mesh/root-cert.pem',
+  sdsSocket: './var/run/secrets/workload-spiffe-uds/socket',
+  bootstrap: './etc/mesh/proxy/envoy-rev.json',
+} as const;
+
+interface ProxyFlags {
+  concurrency: number;
+  domain: string;
+  meshConfig: string;
+  outlierLogPath: string;
+  proxyComponentLogLevel: string;
+  proxyLogLevel: string;
+  serviceCluster: string;
+  stsPort: number;
+  templateFile: string;
+  tokenManagerPlugin: string;
+  [logFlag: `log_${string}`]: unknown;
+}
+
+export interface ProxyCommandDeps {
+  settings: Settings<'pilot-agent'>;
+  /** Stops the agent; SIGINT and SIGTERM when absent. */
+  signal?: AbortSignal;
+}
+
+function hostOf(address: string): string {
+  return address.slice(0, address.lastIndexOf(':')).replace(/^\[|\]$/g, '');
+}
+
+/** Runs the agent beside one proxy until the signal: identity, certificates over SDS, the data plane, readiness. */
+export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCommandDeps, io: CliIo): Promise<void> {
+  const { settings } = deps;
+  const logging = newLogging(loggingOptionsFrom(flags), AGENT_SCOPES);
+  const log = logging.scope('default');
+  const metrics = newMetrics('pilot-agent');
+  const clock = newRealClock();
+  const proxyConfig = loadProxyConfig(flags.meshConfig, settings.get('PROXY_CONFIG'));
+  const identity = buildProxyIdentity({ type, settings, domain: flags.domain, proxyConfig });
+  const discoveryAddress = proxyConfig.discoveryAddress ?? 'meshd.mesh-system.svc:15012';
+  const caAddress = settings.get('CA_ADDR') || discoveryAddress;
+  const rootsPath = settings.get('CA_ROOT_CA') || AGENT_PATHS.meshRoot;
+  const xdsRootsPath = settings.get('XDS_ROOT_CA') || rootsPath;
+  const readText = (path: string) => async (): Promise<string> => readFile(path, 'utf8');
+  const token = tokenFile(AGENT_PATHS.token);
+  const serverName = (address: string): string => (isIP(hostOf(address)) ? 'localhost' : hostOf(address));
+
+  const certificates = newWorkloadCertificates({
+    caAddress,
+    caRoots: readText(rootsPath),
+    token,
+    spiffeId: identity.spiffeId,
+    ttlMs: settings.get('SECRET_TTL'),
+    graceRatio: settings.get('SECRET_GRACE_PERIOD_RATIO'),
+    keyType: settings.get('ECC_SIGNATURE_ALGORITHM').toUpperCase() === 'ECDSA' ? 'ecdsa' : 'rsa',
+    pkcs8: settings.get('PKCS8_KEY'),
+    ...(settings.get('OUTPUT_CERTS') ? { outputDir: settings.get('OUTPUT_CERTS') } : {}),
+    clock,
+    log: logging.scope('cache'),
+    metrics,
+    caServerName: serverName(caAddress),
+  });
+  const protos = loadEnvoyProtos();
+  const sds = newSdsServer({ protos, socketPath: AGENT_PATHS.sdsSocket, current: () => certificates.current(), log: logging.scope('sds'), metrics });
+  certificates.onChange(() => sds.push());
+
+  let bootstrap = buildEnvoyBootstrap({
+    identity,
+    xdsAddress: discoveryAddress,
+    sdsSocketPath: AGENT_PATHS.sdsSocket,
+    listenAddress: identity.instanceIp,
+    delta: settings.get('MESH_DELTA_XDS'),
+    concurrency: flags.concurrency,
+    serviceCluster: flags.serviceCluster,
+    logLevel: flags.proxyLogLevel,
+    metricsPort: settings.get('PROXY_METRICS_PORT'),
+  });
+  if (flags.templateFile !== '') bootstrap = mergeBootstrap(JSON.parse(await readFile(flags.templateFile, 'utf8')) as Record<string, unknown>, bootstrap);
+  const override = settings.get('MESH_BOOTSTRAP_OVERRIDE');
+  if (override !== '') bootstrap = mergeBootstrap(bootstrap, JSON.parse(await readFile(override, 'utf8')) as Record<string, unknown>);
+  await mkdir(dirname(AGENT_PATHS.bootstrap), { recursive: true });
+  await writeFile(AGENT_PATHS.bootstrap, `${JSON.stringify(bootstrap, null, 2)}\n`);
+
+  const secureXds = proxyConfig.controlPlaneAuthPolicy !== 'NONE';
+  const runner = newEmbeddedRunner({
+    protos,
+    bootstrap,
+    log: logging.scope('ads'),
+    ...(secureXds
+      ? {
+          xdsCredentials: credentials.createSsl(Buffer.from(await readFile(xdsRootsPath, 'utf8'))),
+          xdsChannelOptions: { 'grpc.ssl_target_name_override': serverName(discoveryAddress) },
+          xdsMetadata: async () => {
+            const metadata = new Metadata();
+            metadata.set('authorization', `Bearer ${await token()}`);
+            return metadata;
+          },
+        }
+      : {}),
+  });
+  const status = newStatusServer({
+    notReady: () => (certificates.current() === undefined ? 'no workload certificate yet' : runner.isReady() ? undefined : 'listeners and clusters not accepted yet'),
+    metrics,
+  });
+
+  const { signal, release } = stopSignal(deps.signal);
+  try {
+    await sds.start();
+    await status.listen(identity.instanceIp, settings.get('PROXY_STATUS_PORT'));
+    await runner.start();
+    log.info({ node: identity.nodeId, discovery: discoveryAddress, ca: caAddress }, 'proxy agent started');
+    const started = certificates.start().then(() => sds.push());
+    started.catch((error: Error) => log.error({ error: error.message }, 'no workload certificate'));
+    if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    const drainMs = parseDuration(proxyConfig.terminationDrainDuration ?? '5s');
+    log.info({ drainMs }, 'draining');
+    await runner.drain(drainMs);
+  } finally {
+    release();
+    certificates.stop();
+    await runner.stop();
+    await sds.stop();
+    await status.close();
+    io.stdout('proxy agent stopped\n');
+    await logging.close();
+  }
+}
+
+function stopSignal(external?: AbortSignal): { signal: AbortSignal; release: () => void } {
+  if (external) return { signal: external, release: () => undefined };
+  const controller = new AbortController();
+  const stop = (): void => controller.abort();
+  process.once('SIGINT', stop);
+  process.once('SIGTERM', stop);
+  return {
+    signal: controller.signal,
+    release: () => {
+      process.off('SIGINT', stop);
+      process.off('SIGTERM', stop);
+    },
+  };
+}
+
+export function newProxyCommand(io: CliIo, deps: () => ProxyCommandDeps): Command {
+  const command = new Command('proxy')
+    .description('XDS proxy agent')
+    .argument('[type]', 'sidecar or router', 'sidecar')
+    .option('--concurrency <int>', 'number of worker threads to run', intFlag, 0)
+    .option('--domain <string>', 'DNS domain suffix. If not provided uses ${POD_NAMESPACE}.svc.cluster.local', '')
+    .option('--meshConfig <string>', 'File name for mesh configuration. If not specified, a default mesh will be used. This may be overridden by PROXY_CONFIG environment variable or proxy.mesh.io/config annotation.', './etc/mesh/config/mesh')
+    .option('--outlierLogPath <string>', 'The log path for outlier detection', '')
+    .option('--proxyComponentLogLevel <string>', 'The component log level used to start the Envoy proxy. Deprecated, use proxyLogLevel instead', '')
+    .option('--proxyLogLevel <string>', 'The log level used to start the Envoy proxy (choose from {trace, debug, info, warning, error, critical, off}). Level may also include one or more scopes, such as \'info,misc:error,upstream:debug\'', 'warning,misc:error')
+    .option('--serviceCluster <string>', 'Service cluster', 'mesh-proxy')
+    .option('--stsPort <int>', 'HTTP Port on which to serve Security Token Service (STS). If zero, STS service will not be provided.', intFlag, 0)
+    .option('--templateFile <string>', 'Go template bootstrap config', '')
+    .option('--tokenManagerPlugin <string>', 'Token provider specific plugin name.', 'CloudTokenExchange')
+    .action(async (type: string, flags: ProxyFlags) => {
+      if (type !== 'sidecar' && type !== 'router') throw new UsageError(`proxy type must be sidecar or router, got "${type}"`);
+      await runProxy(type, flags, deps(), io);
+    });
+  return command;
+}
