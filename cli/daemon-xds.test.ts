@@ -116,7 +116,7 @@ describe('the daemon serves xDS', () => {
 
       writeFileSync(
         join(workDir, 'config', 'second-httpbin.yaml'),
-        'apiVersion: v1\nkind: Pod\nmetadata:\n  name: httpbin-foo-2\n  namespace: foo\n  labels: { app: httpbin, version: v1 }\nspec:\n  serviceAccountName: httpbin\n  containers: [{ name: httpbin, ports: [{ containerPort: 80 }] }]\nstatus: { podIP: 127.0.1.11 }\n',
+        'apiVersion: v1\nkind: Pod\nmetadata:\n  name: httpbin-foo-2\n  namespace: foo\n  labels: { app: httpbin, version: v1 }\nspec:\n  serviceAccountName: httpbin\n  containers: [{ name: httpbin, ports: [{ containerPort: 8080 }] }]\nstatus: { podIP: 127.0.1.11 }\n',
       );
       const pushed = await waitFor(async () => {
         const response = await stream.next(5000);

@@ -19,8 +19,8 @@ export interface EndUserTokenOptions {
 
 /**
  * The local mesh's token issuer, one HTTP server with two roles: workload tokens the CA accepts
- * (`sub: system:serviceaccount:<ns>:<sa>`, OIDC discovery and a key set), and end-user tokens
- * for RequestAuthentication (issuer `testing@secure.mesh.io`, key set at `/enduser/jwks.json`).
+ * (`sub: system:serviceaccount:<ns>:<sa>`, OIDC discovery, key set at `/workload/jwks.json`), and
+ * end-user tokens for RequestAuthentication (issuer `testing@secure.mesh.io`, key set at `/jwks.json`).
  * `GET /token` hands out an end-user token, for trying the mesh by hand.
  */
 export interface TokenIssuer {
@@ -60,9 +60,9 @@ export async function startTokenIssuer(host = '127.0.0.1', port = 0): Promise<To
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify(body));
     };
-    if (url.pathname === '/.well-known/openid-configuration') return json({ issuer: base, jwks_uri: `${base}/jwks.json` });
-    if (url.pathname === '/jwks.json') return json({ keys: [workload.jwk] });
-    if (url.pathname === '/enduser/jwks.json') return json({ keys: [endUser.jwk] });
+    if (url.pathname === '/.well-known/openid-configuration') return json({ issuer: base, jwks_uri: `${base}/workload/jwks.json` });
+    if (url.pathname === '/workload/jwks.json') return json({ keys: [workload.jwk] });
+    if (url.pathname === '/jwks.json') return json({ keys: [endUser.jwk] });
     if (url.pathname === '/token') {
       const exp = url.searchParams.get('exp');
       const nbf = url.searchParams.get('nbf');
@@ -79,8 +79,8 @@ export async function startTokenIssuer(host = '127.0.0.1', port = 0): Promise<To
   base = `http://${host}:${(server.address() as AddressInfo).port}`;
   return {
     url: base,
-    jwtRule: JSON.stringify({ issuer: base, audiences: [WORKLOAD_AUDIENCE], jwks_uri: `${base}/jwks.json` }),
-    endUserJwksUri: `${base}/enduser/jwks.json`,
+    jwtRule: JSON.stringify({ issuer: base, audiences: [WORKLOAD_AUDIENCE], jwks_uri: `${base}/workload/jwks.json` }),
+    endUserJwksUri: `${base}/jwks.json`,
     async workloadToken(namespace, serviceAccount) {
       const now = Math.floor(Date.now() / 1000);
       return new SignJWT({ sub: `system:serviceaccount:${namespace}:${serviceAccount}` })

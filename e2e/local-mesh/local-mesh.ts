@@ -1,0 +1,229 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type AddressInfo } from 'node:net';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseAllDocuments } from 'yaml';
+import { startSampleBackend, type SampleBackend } from './sample-backend.js';
+import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
+
+/** The project folder, from the sources (`e2e/local-mesh`) or the build (`dist/e2e/local-mesh`). */
+const HERE = fileURLToPath(new URL('.', import.meta.url));
+const PROJECT_ROOT = resolve(HERE, HERE.includes('/dist/') ? '../../..' : '../..');
+
+/** A pod of the samples, as the local mesh runs it. */
+export interface LocalWorkload {
+  readonly name: string;
+  readonly namespace: string;
+  readonly podIp: string;
+  /** Where its app listens: a private address behind the sidecar, or the pod address without one. */
+  readonly appIp: string;
+  readonly serviceAccount: string;
+  readonly ports: readonly number[];
+  readonly kind: 'sidecar' | 'router' | 'none';
+  /** A backend answering `/ip` and `/headers` (the clients have no server). */
+  readonly serves: boolean;
+}
+
+export interface LocalMeshOptions {
+  /** A fresh folder for the config folder, the daemon's and the agents' files. */
+  readonly workDir: string;
+  /** The config folder to start from; default `deploy/samples/config`. */
+  readonly samples?: string;
+  /** The token issuer's port; default a free one (the sample policies name 15080). */
+  readonly issuerPort?: number;
+  /** Fixed daemon ports (15010, 15012, 8080, 15014 by hand); free ones by default. */
+  readonly fixedPorts?: boolean;
+  /** Daemon debounce (PILOT_DEBOUNCE_AFTER); default 50ms so policy changes apply fast. */
+  readonly debounce?: string;
+  readonly log?: (line: string) => void;
+}
+
+export interface LocalMesh {
+  readonly configDir: string;
+  readonly issuer: TokenIssuer;
+  readonly workloads: readonly LocalWorkload[];
+  readonly daemon: { readonly httpPort: number; readonly securePort: number; readonly grpcPort: number; readonly monitoringPort: number };
+  /** The meshed client's sidecar outbound (HTTP proxy) address: `http://<sleep pod>:15001`. */
+  proxyOf(namespace: string): string;
+  /** Writes a policy file into the config folder (apply) or removes it (delete). */
+  apply(name: string, yaml: string): void;
+  remove(name: string): void;
+  /** Waits until every proxy's readiness answers 200. */
+  waitReady(timeoutMs?: number): Promise<void>;
+  stop(): Promise<void>;
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const port = (server.address() as AddressInfo).port;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+/** `127.A.B.C` → `127.(A+100).B.C`: the app's private address beside the pod address. */
+export function appAddressOf(podIp: string): string {
+  const [first, second, ...rest] = podIp.split('.');
+  return [first, String(Number(second) + 100), ...rest].join('.');
+}
+
+function readWorkloads(configDir: string): LocalWorkload[] {
+  const workloads: LocalWorkload[] = [];
+  for (const file of readdirSync(configDir).filter((name) => name.endsWith('.yaml')).sort()) {
+    for (const document of parseAllDocuments(readFileSync(join(configDir, file), 'utf8'))) {
+      const object = document.toJS() as { kind?: string; metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { serviceAccountName?: string; containers?: { ports?: { containerPort: number }[] }[] }; status?: { podIP?: string } };
+      if (object?.kind !== 'Pod' || !object.status?.podIP) continue;
+      const labels = object.metadata?.labels ?? {};
+      const meshed = object.metadata?.annotations?.['sidecar.mesh.io/status'] !== undefined || labels['security.mesh.io/tlsMode'] === 'mesh';
+      const router = labels['mesh'] === 'ingressgateway';
+      const kind = router ? 'router' : meshed ? 'sidecar' : 'none';
+      const podIp = object.status.podIP;
+      const ports = (object.spec?.containers ?? []).flatMap((container) => (container.ports ?? []).map((port) => port.containerPort));
+      workloads.push({
+        name: object.metadata?.name ?? '',
+        namespace: object.metadata?.namespace ?? 'default',
+        podIp,
+        appIp: kind === 'sidecar' ? appAddressOf(podIp) : podIp,
+        serviceAccount: object.spec?.serviceAccountName ?? 'default',
+        ports,
+        kind,
+        serves: !router && ports.length > 0,
+      });
+    }
+  }
+  return workloads;
+}
+
+function startProgram(program: string, args: readonly string[], env: Record<string, string>, cwd: string, log: (line: string) => void, tag: string): ChildProcess {
+  const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', `${program}.js`), ...args], {
+    cwd,
+    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const forward = (chunk: Buffer): void => {
+    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') log(`[${tag}] ${line}`);
+  };
+  child.stdout?.on('data', forward);
+  child.stderr?.on('data', forward);
+  return child;
+}
+
+async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    if (await check().catch(() => false)) return;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
+    await new Promise((done) => setTimeout(done, 50));
+  }
+}
+
+/**
+ * The whole mesh on one machine: the daemon on a config folder, a backend and a sidecar agent
+ * (with its embedded data plane) per meshed pod of the samples, unmeshed backends on their pod
+ * addresses, the ingress gateway, and a token issuer for workload and end-user tokens.
+ */
+export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMesh> {
+  const log = options.log ?? (() => undefined);
+  const configDir = join(options.workDir, 'config');
+  cpSync(options.samples ?? join(PROJECT_ROOT, 'deploy/samples/config'), configDir, { recursive: true });
+  const workloads = readWorkloads(configDir);
+  const issuer = await startTokenIssuer('127.0.0.1', options.issuerPort ?? 0);
+  const processes: ChildProcess[] = [];
+  const backends: SampleBackend[] = [];
+  const ports = options.fixedPorts
+    ? { grpcPort: 15010, securePort: 15012, httpPort: 8080, monitoringPort: 15014 }
+    : { grpcPort: await freePort(), securePort: await freePort(), httpPort: await freePort(), monitoringPort: await freePort() };
+  const stop = async (): Promise<void> => {
+    await Promise.all(
+      processes.map(
+        (child) =>
+          new Promise<void>((done) => {
+            if (child.exitCode !== null || child.signalCode !== null) return done();
+            child.once('exit', () => done());
+            child.kill('SIGTERM');
+            setTimeout(() => child.kill('SIGKILL'), 8000).unref();
+          }),
+      ),
+    );
+    await Promise.all(backends.map((backend) => backend.close()));
+    await issuer.close();
+  };
+  try {
+    const daemonDir = join(options.workDir, 'daemon');
+    mkdirSync(daemonDir, { recursive: true });
+    processes.push(
+      startProgram(
+        'pilot-discovery',
+        [
+          'discovery',
+          '--configDir', configDir,
+          '--grpcAddr', `127.0.0.1:${ports.grpcPort}`,
+          '--secureGRPCAddr', `127.0.0.1:${ports.securePort}`,
+          '--httpAddr', `127.0.0.1:${ports.httpPort}`,
+          '--monitoringAddr', `127.0.0.1:${ports.monitoringPort}`,
+          '--ctrlz_port', '0',
+        ],
+        { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' },
+        daemonDir,
+        log,
+        'meshd',
+      ),
+    );
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.httpPort}/ready`)).status === 200, 20_000, 'the daemon');
+    const root = readFileSync(join(daemonDir, 'var/lib/mesh/ca/root-cert.pem'), 'utf8');
+
+    for (const workload of workloads) {
+      if (workload.serves) backends.push(...(await startSampleBackend(workload.appIp, workload.ports)));
+      if (workload.kind === 'none') continue;
+      const dir = join(options.workDir, 'pods', `${workload.namespace}-${workload.name}`);
+      mkdirSync(join(dir, 'var/run/secrets/tokens'), { recursive: true });
+      mkdirSync(join(dir, 'var/run/secrets/mesh'), { recursive: true });
+      writeFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), await issuer.workloadToken(workload.namespace, workload.serviceAccount));
+      writeFileSync(join(dir, 'var/run/secrets/mesh/root-cert.pem'), root);
+      const proxyConfig = {
+        discoveryAddress: `127.0.0.1:${ports.securePort}`,
+        proxyMetadata: { POD_NAME: workload.name, ...(workload.kind === 'sidecar' ? { APP_ADDRESS: workload.appIp } : {}) },
+      };
+      processes.push(
+        startProgram(
+          'pilot-agent',
+          ['proxy', workload.kind],
+          {
+            INSTANCE_IP: workload.podIp,
+            POD_NAMESPACE: workload.namespace,
+            SERVICE_ACCOUNT: workload.serviceAccount,
+            PROXY_CONFIG: JSON.stringify(proxyConfig),
+            ECC_SIGNATURE_ALGORITHM: 'ECDSA',
+          },
+          dir,
+          log,
+          `${workload.namespace}/${workload.name}`,
+        ),
+      );
+    }
+    const mesh: LocalMesh = {
+      configDir,
+      issuer,
+      workloads,
+      daemon: ports,
+      proxyOf(namespace) {
+        const client = workloads.find((workload) => workload.namespace === namespace && workload.kind === 'sidecar' && !workload.serves);
+        if (!client) throw new Error(`no meshed client in ${namespace}`);
+        return `http://${client.podIp}:15001`;
+      },
+      apply: (name, yaml) => writeFileSync(join(configDir, name), yaml),
+      remove: (name) => rmSync(join(configDir, name), { force: true }),
+      async waitReady(timeoutMs = 30_000) {
+        for (const workload of workloads.filter((candidate) => candidate.kind !== 'none')) {
+          await waitFor(async () => (await fetch(`http://${workload.podIp}:15021/healthz/ready`)).status === 200, timeoutMs, `the proxy of ${workload.namespace}/${workload.name}`);
+        }
+      },
+      stop,
+    };
+    return mesh;
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+}
