@@ -1,0 +1,202 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
+
+// Seed 1's behaviour tables, end to end: the built daemon and agents with embedded data planes on
+// loopback, the real curl as client. Policies are applied and removed as files of the config folder.
+const run = promisify(execFile);
+let mesh: LocalMesh;
+let workDir: string;
+const changeTimes: { scenario: string; ms: number }[] = [];
+
+interface CurlResult {
+  code: string;
+  exit: number;
+  body: string;
+}
+
+async function curl(args: readonly string[]): Promise<CurlResult> {
+  try {
+    const { stdout } = await run('curl', ['-sS', '-m', '5', '-w', '\n%{http_code}', ...args], { encoding: 'utf8' });
+    const cut = stdout.lastIndexOf('\n');
+    return { body: stdout.slice(0, cut), code: stdout.slice(cut + 1), exit: 0 };
+  } catch (error) {
+    const failed = error as { stdout?: string; code?: number };
+    const out = failed.stdout ?? '';
+    return { body: out.slice(0, out.lastIndexOf('\n')), code: out.slice(out.lastIndexOf('\n') + 1), exit: failed.code ?? -1 };
+  }
+}
+
+const SERVERS = ['foo', 'bar', 'legacy'] as const;
+type Namespace = (typeof SERVERS)[number];
+
+function podOf(namespace: string): string {
+  const pod = mesh.workloads.find((workload) => workload.namespace === namespace && workload.serves);
+  if (!pod) throw new Error(`no backend in ${namespace}`);
+  return pod.podIp;
+}
+
+/** A request from a client namespace to a server namespace's backend, as seed 1 sends it. */
+function call(from: Namespace, to: Namespace, path = '/ip', extra: readonly string[] = []): Promise<CurlResult> {
+  if (from === 'legacy') return curl([...extra, `http://${podOf(to)}:8080${path}`]);
+  return curl([...extra, '-x', mesh.proxyOf(from), `http://httpbin.${to}:8000${path}`]);
+}
+
+/** Applies a policy and waits until `settled` holds, recording how long the change took to take effect. */
+async function applyAndWait(scenario: string, files: Record<string, string>, settled: () => Promise<boolean>): Promise<void> {
+  const started = Date.now();
+  for (const [name, yaml] of Object.entries(files)) mesh.apply(name, yaml);
+  for (;;) {
+    if (await settled()) break;
+    if (Date.now() - started > 10_000) throw new Error(`${scenario}: the policy did not take effect within 10 s`);
+  }
+  changeTimes.push({ scenario, ms: Date.now() - started });
+}
+
+async function removeAndWait(files: readonly string[]): Promise<void> {
+  for (const name of files) mesh.remove(name);
+  const started = Date.now();
+  for (;;) {
+    const results = await Promise.all(SERVERS.map((to) => call('legacy', to)));
+    if (results.every((result) => result.code === '200')) return;
+    if (Date.now() - started > 10_000) throw new Error('the policies were not removed within 10 s');
+  }
+}
+
+const peerAuthentication = (namespace: string, mode: string, extra = ''): string =>
+  `apiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata: { name: default, namespace: ${namespace} }\nspec:\n  mtls: { mode: ${mode} }\n${extra}`;
+const workloadPolicy = (mode: string, portLevel = ''): string =>
+  `apiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata: { name: httpbin, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  mtls: { mode: ${mode} }\n${portLevel}`;
+const destinationRule = (tls: string): string =>
+  `apiVersion: networking.mesh.io/v1alpha3\nkind: DestinationRule\nmetadata: { name: httpbin, namespace: foo }\nspec:\n  host: httpbin.foo.svc.cluster.local\n  trafficPolicy:\n${tls}`;
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), 'seed-scenarios-'));
+  mesh = await startLocalMesh({ workDir });
+  await mesh.waitReady(30_000);
+}, 60_000);
+
+afterAll(async () => {
+  await mesh?.stop();
+  rmSync(workDir, { recursive: true, force: true });
+  if (changeTimes.length > 0) {
+    const worst = Math.max(...changeTimes.map((entry) => entry.ms));
+    console.log(`policy change → effect (goal ≤ 2000 ms): ${changeTimes.map((entry) => `${entry.scenario} ${entry.ms} ms`).join(', ')}; worst ${worst} ms`);
+  }
+});
+
+describe('mutual TLS (seed 1 table)', () => {
+  test('no policy: every client reaches every server', async () => {
+    for (const from of SERVERS) {
+      for (const to of SERVERS) expect({ from, to, code: (await call(from, to)).code }).toEqual({ from, to, code: '200' });
+    }
+  });
+
+  test('mesh-wide STRICT: unmeshed → meshed fails (000, exit 56); unmeshed → unmeshed and meshed → anything succeed', async () => {
+    await applyAndWait('mesh-wide STRICT', { 'pa-mesh.yaml': peerAuthentication('mesh-system', 'STRICT') }, async () => (await call('legacy', 'foo')).code === '000');
+    for (const to of ['foo', 'bar'] as const) expect(await call('legacy', to)).toMatchObject({ code: '000', exit: 56 });
+    expect((await call('legacy', 'legacy')).code).toBe('200');
+    for (const from of ['foo', 'bar'] as const) for (const to of SERVERS) expect({ from, to, code: (await call(from, to)).code }).toEqual({ from, to, code: '200' });
+    await removeAndWait(['pa-mesh.yaml']);
+  });
+
+  test('namespace STRICT: only that namespace refuses unmeshed clients', async () => {
+    await applyAndWait('namespace STRICT', { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT') }, async () => (await call('legacy', 'foo')).code === '000');
+    expect(await call('legacy', 'foo')).toMatchObject({ code: '000', exit: 56 });
+    expect((await call('legacy', 'bar')).code).toBe('200');
+    expect((await call('bar', 'foo')).code).toBe('200');
+    await removeAndWait(['pa-foo.yaml']);
+  });
+
+  test('workload STRICT with its DestinationRule', async () => {
+    await applyAndWait(
+      'workload STRICT',
+      { 'pa-httpbin.yaml': workloadPolicy('STRICT'), 'dr-httpbin.yaml': destinationRule('    tls: { mode: MESH_MUTUAL }\n') },
+      async () => (await call('legacy', 'foo')).code === '000',
+    );
+    expect(await call('legacy', 'foo')).toMatchObject({ code: '000', exit: 56 });
+    expect((await call('bar', 'foo')).code).toBe('200');
+    expect((await call('legacy', 'bar')).code).toBe('200');
+    await removeAndWait(['pa-httpbin.yaml', 'dr-httpbin.yaml']);
+  });
+
+  test('workload STRICT with container port 8080 DISABLE (DestinationRule DISABLE on service port 8000): the disabled port serves unmeshed clients', async () => {
+    await applyAndWait('namespace STRICT first', { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT') }, async () => (await call('legacy', 'foo')).code === '000');
+    await applyAndWait(
+      'port-level DISABLE',
+      {
+        'pa-httpbin.yaml': workloadPolicy('STRICT', '  portLevelMtls:\n    8080: { mode: DISABLE }\n'),
+        'dr-httpbin.yaml': destinationRule('    tls: { mode: MESH_MUTUAL }\n    portLevelSettings:\n      - port: { number: 8000 }\n        tls: { mode: DISABLE }\n'),
+      },
+      async () => (await call('legacy', 'foo')).code === '200',
+    );
+    expect((await call('legacy', 'foo')).code).toBe('200');
+    expect((await call('bar', 'foo')).code).toBe('200');
+    await removeAndWait(['pa-httpbin.yaml', 'dr-httpbin.yaml', 'pa-foo.yaml']);
+  });
+
+  test('workload DISABLE overrides namespace STRICT (DestinationRule DISABLE)', async () => {
+    await applyAndWait(
+      'workload DISABLE',
+      { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT'), 'pa-httpbin.yaml': workloadPolicy('DISABLE'), 'dr-httpbin.yaml': destinationRule('    tls: { mode: DISABLE }\n') },
+      async () => (await call('bar', 'foo')).code === '200' && (await call('legacy', 'foo')).code === '200',
+    );
+    expect((await call('legacy', 'foo')).code).toBe('200');
+    expect((await call('bar', 'foo')).code).toBe('200');
+    await removeAndWait(['pa-httpbin.yaml', 'dr-httpbin.yaml', 'pa-foo.yaml']);
+  });
+});
+
+describe('X-Forwarded-Client-Cert', () => {
+  test('a meshed backend sees By, Hash, Subject and URI with both identities; an unmeshed one sees none', async () => {
+    const meshed = await call('foo', 'bar', '/headers');
+    expect(meshed.code).toBe('200');
+    const xfcc = (JSON.parse(meshed.body) as { headers: Record<string, string> }).headers['X-Forwarded-Client-Cert'];
+    expect(xfcc).toMatch(/^By=spiffe:\/\/cluster\.local\/ns\/bar\/sa\/httpbin;Hash=[0-9a-f]{64};Subject="[^"]*";URI=spiffe:\/\/cluster\.local\/ns\/foo\/sa\/sleep$/);
+    const unmeshed = await call('foo', 'legacy', '/headers', ['-H', 'X-Forwarded-Client-Cert: By=forged']);
+    expect(unmeshed.code).toBe('200');
+    expect((JSON.parse(unmeshed.body) as { headers: Record<string, string> }).headers['X-Forwarded-Client-Cert']).toBeUndefined();
+  });
+});
+
+describe('end-user JWT and authorization at a workload (seed 1)', () => {
+  const requestAuthentication = (): string =>
+    `apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt-example, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  jwtRules:\n    - issuer: testing@secure.mesh.io\n      jwksUri: ${mesh.issuer.endUserJwksUri}\n`;
+  const deny = (paths = ''): string =>
+    `apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: require-jwt, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  action: DENY\n  rules:\n    - from: [{ source: { notRequestPrincipals: ["*"] } }]\n${paths}`;
+  const bearer = async (options: Parameters<LocalMesh['issuer']['endUserToken']>[0] = {}): Promise<string[]> => ['-H', `Authorization: Bearer ${await mesh.issuer.endUserToken(options)}`];
+
+  test('no token 200, invalid token 401, valid token 200; expiry and not-before with 60 s of skew', async () => {
+    const invalid = ['-H', `Authorization: Bearer ${await mesh.issuer.endUserToken({ foreignKey: true })}`];
+    const valid = await bearer();
+    // In effect once the daemon fetched the key set: until then it inlines one that verifies nothing.
+    await applyAndWait(
+      'RequestAuthentication (key set fetched)',
+      { 'ra-httpbin.yaml': requestAuthentication() },
+      async () => (await call('bar', 'foo', '/headers', invalid)).code === '401' && (await call('bar', 'foo', '/headers', valid)).code === '200',
+    );
+    expect((await call('bar', 'foo', '/headers')).code).toBe('200');
+    expect((await call('bar', 'foo', '/headers', invalid)).code).toBe('401');
+    expect((await call('bar', 'foo', '/headers', await bearer())).code).toBe('200');
+    const now = Math.floor(Date.now() / 1000);
+    expect((await call('bar', 'foo', '/ip', await bearer({ exp: now - 30 }))).code).toBe('200');
+    expect((await call('bar', 'foo', '/ip', await bearer({ exp: now - 90 }))).code).toBe('401');
+    expect((await call('bar', 'foo', '/ip', await bearer({ nbf: now + 30 }))).code).toBe('200');
+    expect((await call('bar', 'foo', '/ip', await bearer({ nbf: now + 90 }))).code).toBe('401');
+  });
+
+  test('DENY notRequestPrincipals ["*"]: 403 without a token, 200 with one; limited to /headers, /ip stays open', async () => {
+    await applyAndWait('DENY without principal', { 'ap-httpbin.yaml': deny() }, async () => (await call('bar', 'foo', '/headers')).code === '403');
+    expect((await call('bar', 'foo', '/headers')).code).toBe('403');
+    expect((await call('bar', 'foo', '/headers', await bearer())).code).toBe('200');
+    await applyAndWait('DENY on /headers', { 'ap-httpbin.yaml': deny('      to: [{ operation: { paths: ["/headers"] } }]\n') }, async () => (await call('bar', 'foo', '/ip')).code === '200');
+    expect((await call('bar', 'foo', '/headers')).code).toBe('403');
+    expect((await call('bar', 'foo', '/ip')).code).toBe('200');
+    mesh.remove('ap-httpbin.yaml');
+    mesh.remove('ra-httpbin.yaml');
+  });
+});
