@@ -67,6 +67,14 @@ async function removeAndWait(files: readonly string[]): Promise<void> {
   }
 }
 
+async function removeAndSettle(files: readonly string[], settled: () => Promise<boolean>): Promise<void> {
+  for (const name of files) mesh.remove(name);
+  const started = Date.now();
+  while (!(await settled())) {
+    if (Date.now() - started > 10_000) throw new Error(`removing ${files.join(', ')} did not take effect within 10 s`);
+  }
+}
+
 const peerAuthentication = (namespace: string, mode: string, extra = ''): string =>
   `apiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata: { name: default, namespace: ${namespace} }\nspec:\n  mtls: { mode: ${mode} }\n${extra}`;
 const workloadPolicy = (mode: string, portLevel = ''): string =>
@@ -196,7 +204,52 @@ describe('end-user JWT and authorization at a workload (seed 1)', () => {
     await applyAndWait('DENY on /headers', { 'ap-httpbin.yaml': deny('      to: [{ operation: { paths: ["/headers"] } }]\n') }, async () => (await call('bar', 'foo', '/ip')).code === '200');
     expect((await call('bar', 'foo', '/headers')).code).toBe('403');
     expect((await call('bar', 'foo', '/ip')).code).toBe('200');
-    mesh.remove('ap-httpbin.yaml');
-    mesh.remove('ra-httpbin.yaml');
+    await removeAndSettle(['ap-httpbin.yaml', 'ra-httpbin.yaml'], async () => (await call('bar', 'foo', '/headers')).code === '200');
+  });
+});
+
+describe('the ingress gateway (seed 1 JWT table)', () => {
+  const gateway = (): string => {
+    const pod = mesh.workloads.find((workload) => workload.kind === 'router');
+    if (!pod) throw new Error('no gateway in the samples');
+    return `http://${pod.podIp}:8080`;
+  };
+  const viaGateway = (path: string, extra: readonly string[] = []): Promise<CurlResult> => curl([...extra, `${gateway()}${path}`]);
+  const bearer = async (options: Parameters<LocalMesh['issuer']['endUserToken']>[0] = {}): Promise<string[]> => ['-H', `Authorization: Bearer ${await mesh.issuer.endUserToken(options)}`];
+  const requestAuthentication = (): string =>
+    `apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt-example, namespace: mesh-system }\nspec:\n  selector: { matchLabels: { mesh: ingressgateway } }\n  jwtRules:\n    - issuer: testing@secure.mesh.io\n      jwksUri: ${mesh.issuer.endUserJwksUri}\n`;
+  const deny = (paths = ''): string =>
+    `apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: frontend-ingress, namespace: mesh-system }\nspec:\n  selector: { matchLabels: { mesh: ingressgateway } }\n  action: DENY\n  rules:\n    - from: [{ source: { notRequestPrincipals: ["*"] } }]\n${paths}`;
+
+  test('the gateway exposes the backend through its Gateway and VirtualService', async () => {
+    expect((await viaGateway('/ip')).code).toBe('200');
+  });
+
+  test('no token 200, invalid 401, valid 200, 60 s of skew on exp and nbf', async () => {
+    const valid = await bearer();
+    const invalid = await bearer({ foreignKey: true });
+    await applyAndWait(
+      'gateway RequestAuthentication',
+      { 'ra-gateway.yaml': requestAuthentication() },
+      async () => (await viaGateway('/headers', invalid)).code === '401' && (await viaGateway('/headers', valid)).code === '200',
+    );
+    expect((await viaGateway('/headers')).code).toBe('200');
+    expect((await viaGateway('/headers', invalid)).code).toBe('401');
+    expect((await viaGateway('/headers', valid)).code).toBe('200');
+    const now = Math.floor(Date.now() / 1000);
+    expect((await viaGateway('/ip', await bearer({ exp: now - 30 }))).code).toBe('200');
+    expect((await viaGateway('/ip', await bearer({ exp: now - 90 }))).code).toBe('401');
+    expect((await viaGateway('/ip', await bearer({ nbf: now + 30 }))).code).toBe('200');
+    expect((await viaGateway('/ip', await bearer({ nbf: now + 90 }))).code).toBe('401');
+  });
+
+  test('DENY notRequestPrincipals ["*"]: 403 without a token, 200 with one; with paths ["/headers"], /ip stays open', async () => {
+    await applyAndWait('gateway DENY', { 'ap-gateway.yaml': deny() }, async () => (await viaGateway('/headers')).code === '403');
+    expect((await viaGateway('/headers', await bearer())).code).toBe('200');
+    expect((await viaGateway('/ip')).code).toBe('403');
+    await applyAndWait('gateway DENY on /headers', { 'ap-gateway.yaml': deny('      to: [{ operation: { paths: ["/headers"] } }]\n') }, async () => (await viaGateway('/ip')).code === '200');
+    expect((await viaGateway('/headers')).code).toBe('403');
+    expect((await viaGateway('/headers', await bearer())).code).toBe('200');
+    await removeAndSettle(['ap-gateway.yaml', 'ra-gateway.yaml'], async () => (await viaGateway('/headers')).code === '200');
   });
 });

@@ -2,6 +2,8 @@ import type { Generator } from './generator.js';
 import { newMeshClientTlsHook } from './security/client-tls.js';
 import type { Proxy } from './proxy.js';
 import {
+  newGatewayLdsGenerator,
+  newGatewayRdsGenerator,
   newSidecarCdsGenerator,
   newSidecarEdsGenerator,
   newSidecarLdsGenerator,
@@ -42,5 +44,6 @@ export function byProxyKind(kinds: Readonly<Record<ProxyKind, readonly Generator
 export function newMeshGenerators(options: MeshGeneratorsOptions = {}): Generator<PushContext>[] {
   const withTls = { ...options, clusterTransportSocket: options.clusterTransportSocket ?? newMeshClientTlsHook() };
   const sidecar = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newSidecarLdsGenerator(withTls), newSidecarRdsGenerator()];
-  return byProxyKind({ sidecar, router: sidecar, grpc: sidecar });
+  const router = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newGatewayLdsGenerator(options), newGatewayRdsGenerator()];
+  return byProxyKind({ sidecar, router, grpc: sidecar });
 }

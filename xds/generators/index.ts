@@ -54,3 +54,6 @@ export { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, ty
 export { buildSidecarListeners, INBOUND_PORT, OUTBOUND_PORT, VIRTUAL_INBOUND, VIRTUAL_OUTBOUND, type BuildSidecarListenersOptions, type ListenerResource } from './sidecar-listeners.js';
 export { newSidecarLdsGenerator } from './sidecar-lds-generator.js';
 export { httpConnectionManager, pathNormalizationOptions, tcpProxy, ROUTER_FILTER } from './http-connection-manager.js';
+export { buildGatewayListeners, type BuildGatewayListenersOptions } from './gateway-listeners.js';
+export { newGatewayLdsGenerator, newGatewayRdsGenerator } from './gateway-generators.js';
+export { gatewayServersByPort, intersectHosts, virtualServicesOf } from './gateway-config.js';
