@@ -253,3 +253,24 @@ describe('the ingress gateway (seed 1 JWT table)', () => {
     await removeAndSettle(['ap-gateway.yaml', 'ra-gateway.yaml'], async () => (await viaGateway('/headers')).code === '200');
   });
 });
+
+describe('config the data plane cannot implement', () => {
+  test('is NACKed with the field named, traffic keeps flowing on the last good config, and /debug/syncz shows the error', async () => {
+    const hashing = `apiVersion: networking.mesh.io/v1alpha3\nkind: DestinationRule\nmetadata: { name: httpbin-hash, namespace: bar }\nspec:\n  host: httpbin.bar.svc.cluster.local\n  trafficPolicy:\n    loadBalancer:\n      consistentHash: { httpHeaderName: x-user }\n`;
+    mesh.apply('dr-hash.yaml', hashing);
+    const syncz = async (): Promise<{ proxy: string; types: { type: string; status: string; lastError?: string }[] }[]> =>
+      (await (await fetch(`http://127.0.0.1:${mesh.daemon.httpPort}/debug/syncz`)).json()) as never;
+    const started = Date.now();
+    let rejected: { type: string; status: string; lastError?: string } | undefined;
+    while (!rejected) {
+      rejected = (await syncz()).find((entry) => entry.proxy === 'sleep-foo.foo')?.types.find((type) => type.lastError);
+      if (Date.now() - started > 10_000) throw new Error('no NACK recorded within 10 s');
+    }
+    expect(rejected.status).toBe('ERROR');
+    expect(rejected.lastError).toContain('Cluster outbound|8000||httpbin.bar.svc.cluster.local: lb_policy: RING_HASH is not supported');
+    expect((await call('foo', 'bar')).code).toBe('200');
+    const metrics = await (await fetch(`http://127.0.0.1:${mesh.daemon.monitoringPort}/metrics`)).text();
+    expect(metrics).toMatch(/pilot_total_xds_rejects\{type="cds"\} [1-9]/);
+    await removeAndSettle(['dr-hash.yaml'], async () => !(await syncz()).find((entry) => entry.proxy === 'sleep-foo.foo')?.types.some((type) => type.lastError));
+  });
+});

@@ -111,6 +111,13 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
       stats.inc(`cluster.${decision.route.cluster}.upstream_rq_${status}`);
       const outHeaders: OutgoingHttpHeaders = {};
       for (const [name, value] of Object.entries(response.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) outHeaders[name] = value;
+      const edits = decision.route.responseHeaders;
+      for (const name of edits.remove) delete outHeaders[name];
+      Object.assign(outHeaders, edits.set);
+      for (const [name, value] of Object.entries(edits.append)) {
+        const existing = outHeaders[name];
+        outHeaders[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [String(existing)]), value];
+      }
       res.writeHead(status, outHeaders);
       response.pipe(res);
       response.on('error', () => res.destroy());

@@ -157,6 +157,11 @@ function compileUpstreams(resources: ProxyResources): (cluster: string, pick: nu
   for (const [name, cluster] of resources.clusters) {
     const tlsFor = compiling(`Cluster ${name}`, 'transport_socket', () => compileUpstreamTls(cluster));
     const type = cluster.type ?? 'EDS';
+    const lbPolicy = (cluster as { lb_policy?: string }).lb_policy ?? 'ROUND_ROBIN';
+    // Least-request is approximated by round robin; hashing policies are not implemented.
+    if (!['ROUND_ROBIN', 'LEAST_REQUEST', 'RANDOM', 'CLUSTER_PROVIDED'].includes(lbPolicy)) {
+      throw new ConfigRejection(`Cluster ${name}`, 'lb_policy', `${lbPolicy} is not supported (ROUND_ROBIN, LEAST_REQUEST, RANDOM)`);
+    }
     if (type === 'ORIGINAL_DST') {
       compiled.set(name, () => ({ kind: 'original-destination', cluster: name, tls: tlsFor(undefined) }));
       continue;
@@ -275,8 +280,8 @@ function compileHcm(where: string, config: HcmConfig, resources: ProxyResources,
           upstream: upstreams(route.cluster, context.pick),
           path: route.path,
           host: route.host,
-          headersToSet,
-          headersToRemove,
+          headersToSet: { ...headersToSet, ...route.requestHeaders.set, ...appended(request.headers, route.requestHeaders.append) },
+          headersToRemove: [...headersToRemove, ...route.requestHeaders.remove],
           ...optional,
           rbac,
           metadata,
@@ -291,6 +296,13 @@ function compileHcm(where: string, config: HcmConfig, resources: ProxyResources,
         return { kind: 'respond', status: 404, body: '', by: 'router', ...optional, rbac, route };
     }
   };
+}
+
+/** Values appended to what the request already carries (comma-joined, as one header line). */
+function appended(headers: Readonly<Record<string, string>>, append: Readonly<Record<string, string>>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(append)) out[name] = headers[name] !== undefined ? `${headers[name]},${value}` : value;
+  return out;
 }
 
 function compileTcp(where: string, filters: readonly TypedConfig[], upstreams: ReturnType<typeof compileUpstreams>): AcceptedChain['tcp'] {

@@ -64,4 +64,27 @@ describe('route configuration', () => {
     expect(none(request('a', '/y'), ctx)).toEqual({ kind: 'no-route', status: 404, virtualHost: 'only' });
     expect(() => compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], routes: [{ match: { prefix: '/' } }] }] })).toThrow(/routes\[0\] has no action/);
   });
+
+  test('header edits of a route; fields the data plane does not implement are refused, named', () => {
+    const edited = compileRouteConfiguration({
+      virtual_hosts: [
+        {
+          name: 'v',
+          domains: ['*'],
+          routes: [
+            {
+              match: { prefix: '/' },
+              route: { cluster: 'c' },
+              request_headers_to_add: [{ header: { key: 'X-Set', value: '1' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }, { header: { key: 'x-add', value: '2' }, append_action: 'APPEND_IF_EXISTS_OR_ADD' }],
+              request_headers_to_remove: ['X-Secret'],
+              response_headers_to_add: [{ header: { key: 'x-served-by', value: 'mesh' } }],
+            },
+          ],
+        },
+      ],
+    });
+    expect(edited(request('a'), ctx)).toMatchObject({ requestHeaders: { set: { 'x-set': '1' }, append: { 'x-add': '2' }, remove: ['x-secret'] }, responseHeaders: { set: { 'x-served-by': 'mesh' } } });
+    expect(() => compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: 'c' }, typed_per_filter_config: {} } as never] }] })).toThrow('virtual_hosts["v"].routes[0].typed_per_filter_config is not supported');
+    expect(() => compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: 'c', request_mirror_policies: [] } as never }] }] })).toThrow('routes[0].route.request_mirror_policies is not supported');
+  });
 });

@@ -28,6 +28,11 @@ export interface RedirectActionConfig {
   strip_query?: boolean;
 }
 
+interface HeaderValueOption {
+  header: { key: string; value?: string };
+  append_action?: string;
+}
+
 export interface RouteConfig {
   name?: string;
   match: RouteMatchConfig;
@@ -35,6 +40,31 @@ export interface RouteConfig {
   redirect?: RedirectActionConfig;
   direct_response?: { status: number; body?: { inline_string?: string } };
   non_forwarding_action?: object;
+  request_headers_to_add?: HeaderValueOption[];
+  request_headers_to_remove?: string[];
+  response_headers_to_add?: HeaderValueOption[];
+  response_headers_to_remove?: string[];
+}
+
+/** Header edits of a route: set (overwrite), append, remove. */
+export interface HeaderEdits {
+  readonly set: Readonly<Record<string, string>>;
+  readonly append: Readonly<Record<string, string>>;
+  readonly remove: readonly string[];
+}
+
+const ROUTE_FIELDS = new Set(['name', 'match', 'route', 'redirect', 'direct_response', 'non_forwarding_action', 'decorator', 'request_headers_to_add', 'request_headers_to_remove', 'response_headers_to_add', 'response_headers_to_remove']);
+const ACTION_FIELDS = new Set(['cluster', 'weighted_clusters', 'prefix_rewrite', 'regex_rewrite', 'host_rewrite_literal', 'timeout', 'retry_policy', 'max_grpc_timeout', 'cluster_not_found_response_code']);
+
+function headerEdits(add: readonly HeaderValueOption[] | undefined, remove: readonly string[] | undefined): HeaderEdits {
+  const set: Record<string, string> = {};
+  const append: Record<string, string> = {};
+  for (const option of add ?? []) {
+    const name = option.header.key.toLowerCase();
+    if (option.append_action === 'APPEND_IF_EXISTS_OR_ADD') append[name] = option.header.value ?? '';
+    else set[name] = option.header.value ?? '';
+  }
+  return { set, append, remove: (remove ?? []).map((name) => name.toLowerCase()) };
 }
 
 export interface VirtualHostConfig {
@@ -69,6 +99,8 @@ export type RouteDecision =
       /** 0 disables the timeout; Envoy's default is 15 s. */
       readonly timeoutMs: number;
       readonly retry?: RetryDecision;
+      readonly requestHeaders: HeaderEdits;
+      readonly responseHeaders: HeaderEdits;
     }
   | { readonly kind: 'redirect'; readonly virtualHost: string; readonly route: string; readonly status: number; readonly location: string }
   | { readonly kind: 'direct-response'; readonly virtualHost: string; readonly route: string; readonly status: number; readonly body: string }
@@ -201,10 +233,17 @@ export function compileRouteConfiguration(config: RouteConfigurationConfig): (re
       const matches = compileRouteMatch(route.match);
       const forward = route.route ? compileRouteAction(route.route, route.match) : undefined;
       const retry = route.route?.retry_policy;
+      const where = `virtual_hosts["${virtualHost.name}"].routes[${index}]`;
       if (!route.route && !route.redirect && !route.direct_response && !route.non_forwarding_action) {
-        throw new Error(`virtual_hosts["${virtualHost.name}"].routes[${index}] has no action (route, redirect, direct_response, non_forwarding_action)`);
+        throw new Error(`${where} has no action (route, redirect, direct_response, non_forwarding_action)`);
       }
-      return { name, matches, forward, route, retry };
+      const unknown = Object.keys(route).find((key) => !ROUTE_FIELDS.has(key));
+      if (unknown) throw new Error(`${where}.${unknown} is not supported`);
+      const unknownAction = Object.keys(route.route ?? {}).find((key) => !ACTION_FIELDS.has(key));
+      if (unknownAction) throw new Error(`${where}.route.${unknownAction} is not supported`);
+      const requestHeaders = headerEdits(route.request_headers_to_add, route.request_headers_to_remove);
+      const responseHeaders = headerEdits(route.response_headers_to_add, route.response_headers_to_remove);
+      return { name, matches, forward, route, retry, requestHeaders, responseHeaders };
     }),
   }));
   return (request, context) => {
@@ -225,7 +264,7 @@ export function compileRouteConfiguration(config: RouteConfigurationConfig): (re
             ...(chosen.retry.per_try_timeout ? { perTryTimeoutMs: durationMs(chosen.retry.per_try_timeout) ?? 0 } : {}),
           }
         : undefined;
-      return { kind: 'cluster', ...base, ...target, timeoutMs, ...(retry ? { retry } : {}) };
+      return { kind: 'cluster', ...base, ...target, timeoutMs, ...(retry ? { retry } : {}), requestHeaders: chosen.requestHeaders, responseHeaders: chosen.responseHeaders };
     }
     if (chosen.route.redirect) {
       return { kind: 'redirect', ...base, status: redirectStatus(chosen.route.redirect.response_code), location: redirectLocation(chosen.route.redirect, chosen.route.match, request, context.scheme) };
