@@ -3,6 +3,7 @@ import { newMeshClientTlsHook } from './security/client-tls.js';
 import type { Proxy } from './proxy.js';
 import {
   newGatewayLdsGenerator,
+  newGrpcGenerators,
   newGatewayRdsGenerator,
   newSidecarCdsGenerator,
   newSidecarEdsGenerator,
@@ -45,5 +46,5 @@ export function newMeshGenerators(options: MeshGeneratorsOptions = {}): Generato
   const withTls = { ...options, clusterTransportSocket: options.clusterTransportSocket ?? newMeshClientTlsHook() };
   const sidecar = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newSidecarLdsGenerator(withTls), newSidecarRdsGenerator()];
   const router = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newGatewayLdsGenerator(options), newGatewayRdsGenerator()];
-  return byProxyKind({ sidecar, router, grpc: sidecar });
+  return byProxyKind({ sidecar, router, grpc: newGrpcGenerators() });
 }

@@ -57,3 +57,4 @@ export { httpConnectionManager, pathNormalizationOptions, tcpProxy, ROUTER_FILTE
 export { buildGatewayListeners, type BuildGatewayListenersOptions } from './gateway-listeners.js';
 export { newGatewayLdsGenerator, newGatewayRdsGenerator } from './gateway-generators.js';
 export { gatewayServersByPort, intersectHosts, virtualServicesOf } from './gateway-config.js';
+export { newGrpcGenerators, GRPC_SERVER_LISTENER_PREFIX } from './grpc-generators.js';
