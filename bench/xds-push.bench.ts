@@ -132,7 +132,20 @@ function subscriptionNames(generators: readonly Generator<PushContext>[], push: 
 
 async function main(): Promise<void> {
   console.log(`xDS benchmark: ${PROXIES} proxies, ${SERVICES} services, ${CHANGES} endpoint changes, Node ${process.version}`);
-  const protos = loadEnvoyProtos();
+  const loaded = loadEnvoyProtos();
+  const encodes = new Map<string, { count: number; bytes: number }>();
+  // Counts what the daemon encodes (cache misses), by type.
+  const protos = {
+    ...loaded,
+    encodeAny(typeUrl: string, message: object) {
+      const encoded = loaded.encodeAny(typeUrl, message);
+      const entry = encodes.get(typeUrl) ?? { count: 0, bytes: 0 };
+      entry.count++;
+      entry.bytes += encoded.value.length;
+      encodes.set(typeUrl, entry);
+      return encoded;
+    },
+  };
   const model = newMeshModel({ domain: DOMAIN, clusterId: 'cluster-a', useEndpointSlices: false });
   const pods = fillModel(model);
   const generators = newMeshGenerators();
@@ -187,7 +200,7 @@ async function main(): Promise<void> {
   console.log(`  anchor: the reference admits 25 new streams per second on 2 cores, about ${(PROXIES / 25).toFixed(0)} s for ${PROXIES}`);
   const reads = (await metrics.registry.getSingleMetric('xds_cache_reads')?.get())?.values ?? [];
   const count = (result: string): number => reads.filter((value) => value.labels['type'] === result).reduce((sum, value) => sum + value.value, 0);
-  console.log(`  encoded-resource cache: ${count('hit')} hits, ${count('miss')} misses`);
+  console.log(`  encoded-resource cache: ${count('hit')} hits, ${count('miss')} misses; encoded: ${[...encodes.entries()].map(([type, entry]) => `${type.split('.').pop()} ${entry.count} (${mb(entry.bytes)})`).join(', ')}`);
 
   gc();
   await new Promise((resolve) => setTimeout(resolve, 500));

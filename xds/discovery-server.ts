@@ -108,6 +108,7 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater {
   private versionCounter = 0;
   private connectionCounter = 0;
   private lastPushStatus: PushStatus | undefined;
+  private readonly encodedShared = new WeakMap<NamedResource, { seq: number; encoded: EncodedResource }>();
 
   constructor(options: DiscoveryServerOptions<C>) {
     this.options = options;
@@ -509,6 +510,15 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater {
   }
 
   private encode(typeUrl: string, resource: NamedResource, push: PushSnapshot<C>): EncodedResource {
+    // A generator that hands the same resource object to many proxies of one push is answered without a lookup.
+    const shared = this.encodedShared.get(resource);
+    if (shared && shared.seq === push.seq) return shared.encoded;
+    const encoded = this.encodeUncached(typeUrl, resource, push);
+    if (resource.cacheKey !== undefined) this.encodedShared.set(resource, { seq: push.seq, encoded });
+    return encoded;
+  }
+
+  private encodeUncached(typeUrl: string, resource: NamedResource, push: PushSnapshot<C>): EncodedResource {
     const cacheable = this.cache !== undefined && resource.cacheKey !== undefined;
     if (cacheable) {
       const hit = this.cache?.get(typeUrl, push.version, resource.cacheKey as string);

@@ -42,5 +42,9 @@ export function syncStatus(state: WatchState | undefined): SyncStatus {
 }
 
 export function sortedUnique(names: Iterable<string>): string[] {
-  return [...new Set(names)].sort();
+  const list = Array.isArray(names) ? (names as string[]) : [...names];
+  // Proxies send the same sorted list with every ACK: check before sorting.
+  let ordered = true;
+  for (let i = 1; i < list.length && ordered; i++) ordered = (list[i - 1] as string) < (list[i] as string);
+  return ordered ? [...list] : [...new Set(list)].sort();
 }

@@ -58,3 +58,4 @@ export { buildGatewayListeners, type BuildGatewayListenersOptions } from './gate
 export { newGatewayLdsGenerator, newGatewayRdsGenerator } from './gateway-generators.js';
 export { gatewayServersByPort, intersectHosts, virtualServicesOf } from './gateway-config.js';
 export { newGrpcGenerators, GRPC_SERVER_LISTENER_PREFIX } from './grpc-generators.js';
+export { buildInboundClusters, buildOutboundClusters } from './sidecar-clusters.js';

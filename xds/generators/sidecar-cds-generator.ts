@@ -1,28 +1,52 @@
-import type { Generator } from '../generator.js';
+import type { Generator, NamedResource } from '../generator.js';
+import type { Proxy } from '../proxy.js';
 import { CLUSTER_TYPE } from '../type-urls.js';
 import { parseClusterName } from './cluster-names.js';
 import { destinationRuleKey } from './destination-rule-policy.js';
 import type { PushContext } from './push-context.js';
-import { buildSidecarClusters, type BuildSidecarClustersOptions } from './sidecar-clusters.js';
+import { buildInboundClusters, buildOutboundClusters, type BuildSidecarClustersOptions } from './sidecar-clusters.js';
+
+/** Which DestinationRules a sidecar sees: its namespace, and its labels when some rule selects workloads. */
+function visibilityKey(proxy: Proxy, push: PushContext): string {
+  let selecting = false;
+  for (const rules of push.destinationRulesByHost.values()) {
+    if (rules.some((entry) => entry.rule.spec.workloadSelector !== undefined)) selecting = true;
+  }
+  if (!selecting) return proxy.configNamespace;
+  const labels = Object.entries(proxy.metadata.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
+  return `${proxy.configNamespace}@${JSON.stringify(labels)}`;
+}
 
 /**
  * CDS for sidecars: every cluster each push (a wildcard type); endpoint-only pushes leave it
- * alone. Outbound clusters depend on the push and the DestinationRule the proxy sees for their
- * host, so their encoded bytes are shared by every proxy seeing the same rule; inbound ones are
- * the proxy's own.
+ * alone. The outbound clusters depend on the push and on which DestinationRules the proxy sees,
+ * so they are built once per push for every proxy that sees the same rules (and their encoded
+ * bytes shared); inbound ones are the proxy's own.
  */
 export function newSidecarCdsGenerator(options: BuildSidecarClustersOptions = {}): Generator<PushContext> {
+  const outboundByPush = new WeakMap<PushContext, Map<string, readonly NamedResource[]>>();
+  const outbound = (proxy: Proxy, push: PushContext): readonly NamedResource[] => {
+    let byKey = outboundByPush.get(push);
+    if (!byKey) outboundByPush.set(push, (byKey = new Map()));
+    const key = visibilityKey(proxy, push);
+    let resources = byKey.get(key);
+    if (!resources) {
+      // The encoded bytes depend on the one rule a cluster's host sees: shared across namespaces that see the same.
+      resources = buildOutboundClusters(proxy, push, options).map((cluster) => ({
+        name: cluster.name,
+        resource: cluster,
+        cacheKey: `${cluster.name}@${destinationRuleKey(push, proxy, parseClusterName(cluster.name)?.hostname ?? '')}`,
+      }));
+      byKey.set(key, resources);
+    }
+    return resources;
+  };
   return {
     typeUrl: CLUSTER_TYPE,
     generate(proxy, push, request) {
       if (!request.full) return undefined;
-      return {
-        resources: buildSidecarClusters(proxy, push, options).map((cluster) => ({
-          name: cluster.name,
-          resource: cluster,
-          ...(cluster.name.startsWith('inbound|') ? {} : { cacheKey: `${cluster.name}@${destinationRuleKey(push, proxy, parseClusterName(cluster.name)?.hostname ?? '')}` }),
-        })),
-      };
+      const inbound = buildInboundClusters(proxy, push, options).map((cluster) => ({ name: cluster.name, resource: cluster }));
+      return { resources: [...outbound(proxy, push), ...inbound].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
     },
   };
 }

@@ -49,6 +49,14 @@ const DEFAULT_CONNECT_TIMEOUT = { seconds: 10 } as const;
  * the proxy's own workload serves, `PassthroughCluster` and `BlackHoleCluster`. Sorted by name.
  */
 export function buildSidecarClusters(proxy: Proxy, push: PushContext, options: BuildSidecarClustersOptions = {}): ClusterResource[] {
+  return [...buildOutboundClusters(proxy, push, options), ...buildInboundClusters(proxy, push, options)].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/**
+ * The clusters every sidecar that sees the same DestinationRules shares: per service port an EDS
+ * cluster and one per subset, `PassthroughCluster` and `BlackHoleCluster`.
+ */
+export function buildOutboundClusters(proxy: Proxy, push: PushContext, options: BuildSidecarClustersOptions = {}): ClusterResource[] {
   const connectTimeout = envoyDuration(push.connectTimeout) ?? DEFAULT_CONNECT_TIMEOUT;
   const hook = options.clusterTransportSocket;
   const clusters: ClusterResource[] = [];
@@ -76,7 +84,18 @@ export function buildSidecarClusters(proxy: Proxy, push: PushContext, options: B
       }
     }
   }
+  clusters.push(
+    { name: PASSTHROUGH_CLUSTER, type: 'ORIGINAL_DST', connect_timeout: connectTimeout, lb_policy: 'CLUSTER_PROVIDED' },
+    { name: BLACKHOLE_CLUSTER, type: 'STATIC', connect_timeout: connectTimeout, load_assignment: { cluster_name: BLACKHOLE_CLUSTER } },
+  );
+  return clusters;
+}
 
+/** The proxy's own inbound clusters: one per container port its workload serves (ORIGINAL_DST, or STATIC in LOCALHOST mode). */
+export function buildInboundClusters(proxy: Proxy, push: PushContext, options: BuildSidecarClustersOptions = {}): ClusterResource[] {
+  const connectTimeout = envoyDuration(push.connectTimeout) ?? DEFAULT_CONNECT_TIMEOUT;
+  const hook = options.clusterTransportSocket;
+  const clusters: ClusterResource[] = [];
   const workload = workloadOfProxy(push, proxy);
   if (workload) {
     const bindAddress = proxy.ipAddresses.some((address) => isIPv6(address)) && !proxy.ipAddresses.some((address) => !isIPv6(address)) ? '::6' : '127.0.0.6';
@@ -105,12 +124,7 @@ export function buildSidecarClusters(proxy: Proxy, push: PushContext, options: B
       clusters.push({ ...cluster, ...socket, name });
     }
   }
-
-  clusters.push(
-    { name: PASSTHROUGH_CLUSTER, type: 'ORIGINAL_DST', connect_timeout: connectTimeout, lb_policy: 'CLUSTER_PROVIDED' },
-    { name: BLACKHOLE_CLUSTER, type: 'STATIC', connect_timeout: connectTimeout, load_assignment: { cluster_name: BLACKHOLE_CLUSTER } },
-  );
-  return clusters.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return clusters;
 }
 
 /** True for clusters whose endpoints come over EDS (what CDS/EDS consistency checks). */

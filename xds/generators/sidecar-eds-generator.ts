@@ -1,4 +1,4 @@
-import type { Generator } from '../generator.js';
+import type { Generator, NamedResource } from '../generator.js';
 import type { Proxy } from '../proxy.js';
 import { ENDPOINT_TYPE } from '../type-urls.js';
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
@@ -13,6 +13,8 @@ import { buildSidecarClusters, isEdsCluster } from './sidecar-clusters.js';
  * nothing when the proxy holds none of them.
  */
 export function newSidecarEdsGenerator(): Generator<PushContext> {
+  // Plain (subset-less) clusters read nothing of the proxy: one resource object per push and name, shared.
+  const sharedByPush = new WeakMap<PushContext, Map<string, NamedResource>>();
   return {
     typeUrl: ENDPOINT_TYPE,
     generate(proxy, push, request) {
@@ -21,20 +23,27 @@ export function newSidecarEdsGenerator(): Generator<PushContext> {
         const changedHosts = new Set(
           request.configsUpdated.filter((key) => key.kind === 'Service').map((key) => `${key.name}.${key.namespace}.svc.${push.domain}`),
         );
-        names = names.filter((name) => changedHosts.has(parseClusterName(name)?.hostname ?? ''));
+        // The host is what follows the last `|` of a cluster name: no full parse for every watched name.
+        names = names.filter((name) => changedHosts.has(name.slice(name.lastIndexOf('|') + 1)));
         if (names.length === 0) return undefined;
       }
       return {
         resources: [...new Set(names)].sort().map((name) => {
+          let shared = sharedByPush.get(push);
+          if (!shared) sharedByPush.set(push, (shared = new Map()));
+          const known = shared.get(name);
+          if (known) return known;
           const parsed = parseClusterName(name);
           const service = parsed ? push.serviceByHost.get(parsed.hostname) : undefined;
-          return {
+          const resource: NamedResource = {
             name,
             // Subsets read the DestinationRules the proxy's namespace sees; plain clusters read nothing of the proxy.
             cacheKey: parsed?.subset ? `${name}@${destinationRuleKey(push, proxy, parsed.hostname)}` : name,
             ...(service ? { dependsOn: [{ kind: 'Service' as const, namespace: service.namespace, name: service.name }] } : {}),
             resource: () => buildClusterLoadAssignment(push, proxy, name),
           };
+          if (parsed && !parsed.subset) shared.set(name, resource);
+          return resource;
         }),
       };
     },

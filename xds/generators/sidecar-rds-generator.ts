@@ -1,19 +1,48 @@
 import type { Generator } from '../generator.js';
+import type { Proxy } from '../proxy.js';
 import { ROUTE_TYPE } from '../type-urls.js';
 import type { PushContext } from './push-context.js';
 import { buildSidecarRouteConfiguration } from './sidecar-route-configuration.js';
 
 /**
+ * What a sidecar's route configuration depends on besides the push context: its DNS domain and
+ * namespace (short-name domains, VirtualService visibility), and its labels only when some
+ * VirtualService matches on source labels.
+ */
+function routeCacheKey(proxy: Proxy, usesSourceLabels: boolean): string {
+  const labels = usesSourceLabels
+    ? Object.entries(proxy.metadata.labels)
+        .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+        .map(([key, value]) => `${key}=${value}`)
+        .join(',')
+    : '';
+  return `${proxy.dnsDomain}@${proxy.configNamespace}@${labels}`;
+}
+
+/**
  * RDS for sidecars: a route configuration per requested name (RDS is not a wildcard type, so a
- * request naming nothing gets nothing); endpoint-only pushes leave it alone.
+ * request naming nothing gets nothing); endpoint-only pushes leave it alone. Encoded routes are
+ * shared by the sidecars of a namespace.
  */
 export function newSidecarRdsGenerator(): Generator<PushContext> {
+  const sourceLabelsUsed = new WeakMap<PushContext, boolean>();
+  const usesSourceLabels = (push: PushContext): boolean => {
+    let used = sourceLabelsUsed.get(push);
+    if (used === undefined) {
+      used = push.virtualServices.some((entry) => (entry.virtualService.spec.http ?? []).some((http) => (http.match ?? []).some((match) => match.sourceLabels !== undefined || match.sourceNamespace !== undefined)));
+      sourceLabelsUsed.set(push, used);
+    }
+    return used;
+  };
   return {
     typeUrl: ROUTE_TYPE,
     generate(proxy, push, request) {
       if (!request.full) return undefined;
       const names = request.delta?.subscribed ?? request.names;
-      return { resources: [...new Set(names)].sort().map((name) => ({ name, resource: () => buildSidecarRouteConfiguration(proxy, push, name) })) };
+      const key = routeCacheKey(proxy, usesSourceLabels(push));
+      return {
+        resources: [...new Set(names)].sort().map((name) => ({ name, cacheKey: `${name}@${key}`, resource: () => buildSidecarRouteConfiguration(proxy, push, name) })),
+      };
     },
   };
 }
