@@ -1,0 +1,179 @@
+import { X509Certificate } from 'node:crypto';
+import { existsSync, readFileSync } from 'node:fs';
+import { createServer, type Server as HttpServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { credentials, makeGenericClientConstructor, Metadata, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { newCaAuthenticators } from '../ca/ca-authenticators.js';
+import { newCaServer, type CaServer } from '../ca/ca-server.js';
+import { newCertificateAuthority, type CertificateAuthority } from '../ca/certificate-authority.js';
+import { loadKeyCertBundle } from '../ca/key-cert-bundle.js';
+import { newSelfSignedMaterial } from '../ca/self-signed-root.js';
+import { daemonSettings, removeDir, tempDir } from '../ca/test-support.js';
+import { newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
+import { waitFor } from '../testing/wait-for.js';
+import { loadEnvoyProtos } from '../xds/envoy-protos.js';
+import { SECRET_TYPE } from '../xds/type-urls.js';
+import { newSdsServer, type SdsServer } from './sds/sds-server.js';
+import { newWorkloadCertificates, type WorkloadCertificates } from './secrets/workload-certificates.js';
+
+// The agent's identity against a real CA on loopback: certificate fetched with a token, served
+// over SDS to a gRPC client on a Unix socket, rotated with the new secret pushed, CA outage and recovery.
+const HOUR = 3_600_000;
+const clock = newRealClock();
+const protos = loadEnvoyProtos();
+let dir: string;
+let oidc: HttpServer;
+let oidcUrl: string;
+let oidcKey: CryptoKey;
+let ca: CertificateAuthority;
+let caServer: CaServer;
+let caAbort: AbortController;
+let caRunning: Promise<void>;
+let caPort: number;
+
+function startCa(port: number): Promise<void> {
+  const settings = daemonSettings({ TOKEN_ISSUER: oidcUrl, AUDIENCE: 'mesh-ca' });
+  caAbort = new AbortController();
+  caServer = newCaServer({ settings, ca, authenticators: newCaAuthenticators({ settings, ca, trustDomain: 'cluster.local', clock }), metrics: newMetrics('pilot-discovery'), log: newNopLogger('serverca'), host: '127.0.0.1', port, clock, shutdownTimeoutMs: 200 });
+  caRunning = caServer.start(caAbort.signal);
+  return caServer.waitForReady!(caAbort.signal);
+}
+
+const token = (): Promise<string> =>
+  new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(oidcUrl).setSubject('system:serviceaccount:foo:sleep').setAudience('mesh-ca').setIssuedAt().setExpirationTime('10m').sign(oidcKey);
+
+function certificates(options: { ttlMs: number; keyType?: 'ecdsa' | 'rsa'; pkcs8?: boolean; outputDir?: string }): WorkloadCertificates {
+  return newWorkloadCertificates({
+    caAddress: `127.0.0.1:${caPort}`,
+    caRoots: async () => ca.rootBundlePem(),
+    token,
+    spiffeId: 'spiffe://cluster.local/ns/foo/sa/sleep',
+    ttlMs: options.ttlMs,
+    graceRatio: 0.5,
+    keyType: options.keyType ?? 'ecdsa',
+    pkcs8: options.pkcs8 ?? false,
+    ...(options.outputDir ? { outputDir: options.outputDir } : {}),
+    clock,
+    log: newNopLogger('cache'),
+  });
+}
+
+beforeAll(async () => {
+  dir = await tempDir('agent-identity-');
+  const keys = await generateKeyPair('ES256');
+  oidcKey = keys.privateKey;
+  const jwk = { ...(await exportJWK(keys.publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+  oidc = createServer((req, res) => {
+    res.setHeader('content-type', 'application/json');
+    if (req.url === '/.well-known/openid-configuration') res.end(JSON.stringify({ issuer: oidcUrl, jwks_uri: `${oidcUrl}/keys` }));
+    else if (req.url === '/keys') res.end(JSON.stringify({ keys: [jwk] }));
+    else res.writeHead(404).end('{}');
+  });
+  await new Promise<void>((resolve) => oidc.listen(0, '127.0.0.1', resolve));
+  oidcUrl = `http://127.0.0.1:${(oidc.address() as AddressInfo).port}`;
+  const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 1000 * HOUR, nowMs: clock.now() });
+  ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: HOUR, maxTtlMs: 2160 * HOUR });
+  await startCa(0);
+  caPort = caServer.port();
+});
+
+afterAll(async () => {
+  caAbort.abort();
+  await caRunning;
+  await new Promise((resolve) => oidc.close(resolve));
+  await removeDir(dir);
+});
+
+describe('workload certificates', () => {
+  test('an ECDSA key and a chain for the SPIFFE id, written to OUTPUT_CERTS', async () => {
+    const manager = certificates({ ttlMs: HOUR, outputDir: join(dir, 'out') });
+    try {
+      const secrets = await manager.start();
+      const leaf = new X509Certificate(secrets.certificateChain);
+      expect(leaf.subjectAltName).toBe('URI:spiffe://cluster.local/ns/foo/sa/sleep');
+      expect(leaf.verify(new X509Certificate(ca.rootBundlePem()).publicKey)).toBe(true);
+      expect(secrets.privateKey).toContain('BEGIN EC PRIVATE KEY');
+      for (const file of ['cert-chain.pem', 'key.pem', 'root-cert.pem']) expect(existsSync(join(dir, 'out', file))).toBe(true);
+      expect(readFileSync(join(dir, 'out', 'root-cert.pem'), 'utf8')).toBe(secrets.roots);
+    } finally {
+      manager.stop();
+    }
+  });
+
+  test('RSA 2048 with a PKCS#8 key', async () => {
+    const manager = certificates({ ttlMs: HOUR, keyType: 'rsa', pkcs8: true });
+    try {
+      const secrets = await manager.start();
+      expect(secrets.privateKey).toContain('BEGIN PRIVATE KEY');
+      expect(new X509Certificate(secrets.certificateChain).publicKey.asymmetricKeyDetails?.modulusLength).toBe(2048);
+    } finally {
+      manager.stop();
+    }
+  });
+});
+
+describe('SDS on a Unix socket', () => {
+  let manager: WorkloadCertificates;
+  let sds: SdsServer;
+  let client: Client;
+  let stream: ClientDuplexStream<object, { version_info: string; nonce: string; resources: { type_url: string; value: Buffer }[] }>;
+  const received: { version: string; secrets: Record<string, unknown>[] }[] = [];
+
+  beforeAll(async () => {
+    // A 4 s certificate renewed at half its life: rotation within the test.
+    manager = certificates({ ttlMs: 4000 });
+    const socketPath = join(dir, 'sds', 'socket');
+    sds = newSdsServer({ protos, socketPath, current: () => manager.current(), log: newNopLogger('sds') });
+    manager.onChange(() => sds.push());
+    await sds.start();
+    await manager.start();
+    const Ctor = makeGenericClientConstructor(protos.serviceDefinition('envoy.service.secret.v3.SecretDiscoveryService'), 'SecretDiscoveryService');
+    client = new Ctor(`unix:${socketPath}`, credentials.createInsecure());
+    stream = (client as unknown as { StreamSecrets(m: Metadata): typeof stream }).StreamSecrets(new Metadata());
+    stream.on('data', (response) => {
+      received.push({ version: response.version_info, secrets: response.resources.map((any: { type_url: string; value: Buffer }) => protos.decodeAny({ type_url: any.type_url, value: any.value })) });
+      stream.write({ type_url: SECRET_TYPE, resource_names: ['default', 'ROOTCA'], version_info: response.version_info, response_nonce: response.nonce });
+    });
+    stream.on('error', () => undefined);
+    stream.write({ node: { id: 'sidecar~127.0.0.1~sleep.foo~foo.svc.cluster.local' }, type_url: SECRET_TYPE, resource_names: ['default', 'ROOTCA'] });
+  });
+
+  afterAll(async () => {
+    stream?.cancel();
+    client?.close();
+    manager?.stop();
+    await sds?.stop();
+  });
+
+  const chainOf = (entry: { secrets: Record<string, unknown>[] }): string => {
+    const secret = entry.secrets.find((candidate) => candidate['name'] === 'default') as { tls_certificate: { certificate_chain: { inline_bytes: string } } };
+    return Buffer.from(secret.tls_certificate.certificate_chain.inline_bytes, 'base64').toString();
+  };
+
+  test('serves default (key and chain) and ROOTCA', async () => {
+    await waitFor(() => received.length > 0, { description: 'the first SDS response' });
+    const first = received[0] as (typeof received)[number];
+    expect(first.secrets.map((secret) => secret['name']).sort()).toEqual(['ROOTCA', 'default']);
+    expect(chainOf(first)).toBe(manager.current()?.certificateChain);
+    const root = first.secrets.find((secret) => secret['name'] === 'ROOTCA') as { validation_context: { trusted_ca: { inline_bytes: string } } };
+    expect(Buffer.from(root.validation_context.trusted_ca.inline_bytes, 'base64').toString()).toBe(ca.rootBundlePem());
+  });
+
+  test('a rotation pushes the new certificate to the open stream', async () => {
+    const first = chainOf(received[0] as (typeof received)[number]);
+    await waitFor(() => received.some((entry) => chainOf(entry) !== first), { timeoutMs: 10_000, description: 'a rotated certificate over SDS' });
+  });
+
+  test('a CA outage keeps the current certificate and the manager recovers when the CA is back', async () => {
+    caAbort.abort();
+    await caRunning;
+    const during = manager.current()?.certificateChain;
+    expect(during).toBeDefined();
+    const seen = received.length;
+    await startCa(caPort);
+    await waitFor(() => received.length > seen && chainOf(received[received.length - 1] as (typeof received)[number]) !== during, { timeoutMs: 15_000, description: 'a certificate after the CA came back' });
+  });
+});
