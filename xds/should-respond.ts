@@ -160,6 +160,8 @@ function withNewWatch(watches: Watches, state: WatchState): Watches {
 }
 
 function difference(a: readonly string[], b: readonly string[]): string[] {
+  // An ACK repeats the subscription: the same sorted list, compared without building a set.
+  if (a === b || (a.length === b.length && a.every((name, index) => name === b[index]))) return [];
   const other = new Set(b);
   return a.filter((name) => !other.has(name));
 }

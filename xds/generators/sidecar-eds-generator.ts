@@ -1,4 +1,5 @@
 import type { Generator, NamedResource } from '../generator.js';
+import { sortedUnique } from '../watch-state.js';
 import type { Proxy } from '../proxy.js';
 import { ENDPOINT_TYPE } from '../type-urls.js';
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
@@ -18,7 +19,7 @@ export function newSidecarEdsGenerator(): Generator<PushContext> {
   return {
     typeUrl: ENDPOINT_TYPE,
     generate(proxy, push, request) {
-      let names = request.names.length > 0 ? [...request.names] : edsClusterNames(proxy, push);
+      let names = request.names.length > 0 ? request.names : edsClusterNames(proxy, push);
       if (!request.full && request.configsUpdated.length > 0) {
         const changedHosts = new Set(
           request.configsUpdated.filter((key) => key.kind === 'Service').map((key) => `${key.name}.${key.namespace}.svc.${push.domain}`),
@@ -28,7 +29,7 @@ export function newSidecarEdsGenerator(): Generator<PushContext> {
         if (names.length === 0) return undefined;
       }
       return {
-        resources: [...new Set(names)].sort().map((name) => {
+        resources: sortedUnique(names).map((name) => {
           let shared = sharedByPush.get(push);
           if (!shared) sharedByPush.set(push, (shared = new Map()));
           const known = shared.get(name);
