@@ -311,7 +311,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
 
   const listen = async (key: string, port: number, onSocket: (socket: Socket) => void): Promise<void> => {
     if (servers.has(key)) return;
-    const server = createTcpServer({ pauseOnConnect: true }, onSocket);
+    const server = createTcpServer({ pauseOnConnect: true, noDelay: true }, onSocket);
     servers.set(key, server);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
