@@ -125,6 +125,11 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
     generators: newMeshGenerators({
       securityFilters: newInboundSecurityFilters({ jwks }),
       skipValidateTrustDomain: context.settings.get('PILOT_SKIP_VALIDATE_TRUST_DOMAIN'),
+      scopeToNamespace: context.settings.get('PILOT_SCOPE_GATEWAY_TO_NAMESPACE'),
+      useTargetPortForRoutes: context.settings.get('PILOT_USE_TARGET_PORT_FOR_GATEWAY_ROUTES'),
+      filterGatewayClusters: context.settings.get('PILOT_FILTER_GATEWAY_CLUSTER_CONFIG'),
+      collapseRoutes: context.settings.get('PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION'),
+      stripHostPort: context.settings.get('MESH_GATEWAY_STRIP_HOST_PORT'),
     }),
     buildPushContext: () => buildPushContext(pipeline.model),
     isReady: () => pipeline.sourcesSynced(),

@@ -2,6 +2,7 @@ import type { Generator } from './generator.js';
 import { newMeshClientTlsHook } from './security/client-tls.js';
 import type { Proxy } from './proxy.js';
 import {
+  newGatewayCdsGenerator,
   newGatewayLdsGenerator,
   newGrpcGenerators,
   newGatewayRdsGenerator,
@@ -9,7 +10,10 @@ import {
   newSidecarEdsGenerator,
   newSidecarLdsGenerator,
   newSidecarRdsGenerator,
+  type BuildGatewayClustersOptions,
+  type BuildGatewayListenersOptions,
   type BuildSidecarClustersOptions,
+  type GatewayRdsOptions,
   type BuildSidecarListenersOptions,
   type PushContext,
 } from './generators/index.js';
@@ -22,7 +26,7 @@ export function proxyKindOf(proxy: Proxy): ProxyKind {
   return proxy.type === 'router' ? 'router' : 'sidecar';
 }
 
-export interface MeshGeneratorsOptions extends BuildSidecarClustersOptions, BuildSidecarListenersOptions {}
+export interface MeshGeneratorsOptions extends BuildSidecarClustersOptions, BuildSidecarListenersOptions, BuildGatewayListenersOptions, BuildGatewayClustersOptions, GatewayRdsOptions {}
 
 /**
  * One generator per type URL that hands each proxy to the generator of its kind; a kind without
@@ -45,6 +49,6 @@ export function byProxyKind(kinds: Readonly<Record<ProxyKind, readonly Generator
 export function newMeshGenerators(options: MeshGeneratorsOptions = {}): Generator<PushContext>[] {
   const withTls = { ...options, clusterTransportSocket: options.clusterTransportSocket ?? newMeshClientTlsHook() };
   const sidecar = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newSidecarLdsGenerator(withTls), newSidecarRdsGenerator()];
-  const router = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newGatewayLdsGenerator(options), newGatewayRdsGenerator()];
+  const router = [newGatewayCdsGenerator(withTls), newSidecarEdsGenerator(), newGatewayLdsGenerator(options), newGatewayRdsGenerator(options)];
   return byProxyKind({ sidecar, router, grpc: newGrpcGenerators() });
 }

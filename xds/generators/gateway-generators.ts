@@ -1,63 +1,85 @@
 import type { Generator } from '../generator.js';
-import { LISTENER_TYPE, ROUTE_TYPE } from '../type-urls.js';
-import { gatewayServersByPort, httpsRouteName, serverKind, virtualServicesOf, type GatewayServerEntry } from './gateway-config.js';
-import { buildGatewayListeners, type BuildGatewayListenersOptions } from './gateway-listeners.js';
-import type { PushContext } from './push-context.js';
-import { buildVirtualServiceRoutes, type RouteResource } from './virtual-service-routes.js';
 import type { Proxy } from '../proxy.js';
+import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../type-urls.js';
+import { parseClusterName } from './cluster-names.js';
+import { destinationRuleKey } from './destination-rule-policy.js';
+import { buildGatewayClusters, type BuildGatewayClustersOptions } from './gateway-clusters.js';
+import { gatewayLabelsOf, labelsKey, mergeGateways, serversKey, type GatewaySelectionOptions } from './gateway-config.js';
+import { buildGatewayListenerSpecs, type BuildGatewayListenersOptions } from './gateway-listeners.js';
+import { buildGatewayRouteConfiguration, type BuildGatewayRoutesOptions } from './gateway-routes.js';
+import { workloadOfProxy } from './proxy-workload.js';
+import type { PushContext } from './push-context.js';
 
-/** LDS for gateways: every listener each full push. */
+/** What a gateway's output depends on besides the push context and its servers: its namespace and labels (policies, exportTo, source matches). */
+function proxyKey(push: PushContext, proxy: Proxy): string {
+  return `${proxy.configNamespace}@${workloadOfProxy(push, proxy)?.namespace ?? ''}@${labelsKey(gatewayLabelsOf(push, proxy))}@${labelsKey(proxy.metadata.labels)}`;
+}
+
+/**
+ * LDS for gateways: every listener each full push; endpoint-only pushes leave it alone. A
+ * listener's encoded bytes are shared by the gateway proxies with the same servers on that
+ * port, namespace and labels.
+ */
 export function newGatewayLdsGenerator(options: BuildGatewayListenersOptions = {}): Generator<PushContext> {
   return {
     typeUrl: LISTENER_TYPE,
     generate(proxy, push, request) {
       if (!request.full) return undefined;
-      return { resources: buildGatewayListeners(proxy, push, options).map((listener) => ({ name: listener.name, resource: listener })) };
+      const key = proxyKey(push, proxy);
+      const topology = JSON.stringify(proxy.metadata.raw['PROXY_CONFIG'] ?? null);
+      return {
+        resources: buildGatewayListenerSpecs(proxy, push, options).map(({ spec, listener }) => ({
+          name: listener.name,
+          resource: listener,
+          cacheKey: `${listener.name}@${serversKey(spec.servers)}@${key}@${topology}`,
+        })),
+      };
     },
   };
 }
 
-function routeConfiguration(proxy: Proxy, push: PushContext, name: string, port: number, entries: readonly GatewayServerEntry[]): object {
-  const hosts = new Map<string, RouteResource[]>();
-  for (const entry of entries) {
-    for (const { host, virtualService } of virtualServicesOf(push, entry)) {
-      const routes = buildVirtualServiceRoutes({ proxy, push, virtualService, port });
-      hosts.set(host, [...(hosts.get(host) ?? []), ...routes]);
-    }
-  }
-  const virtualHosts = [...hosts.entries()]
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([host, routes]) => ({ name: `${host}:${port}`, domains: [host], routes }));
-  return {
-    name,
-    virtual_hosts: virtualHosts.length > 0 ? virtualHosts : [{ name: `blackhole:${port}`, domains: ['*'] }],
-    validate_clusters: { value: false },
-    ignore_port_in_host_matching: true,
-  };
-}
+export interface GatewayRdsOptions extends GatewaySelectionOptions, BuildGatewayRoutesOptions {}
 
 /**
- * RDS for gateways: `http.<port>` from the VirtualServices bound to the HTTP servers of that port,
- * `https.<port>.<name>.<gateway>.<ns>` for one HTTPS server; a vhost per intersecting host, a
- * blackhole vhost (404) when nothing binds.
+ * RDS for gateways: the requested route configurations (`http.<port>`, `https.<port>.<name>.<gateway>.<ns>`;
+ * RDS is not a wildcard type, so a request naming nothing gets nothing). A name no server has
+ * any more gets an empty configuration, as Envoy may still ask while a listener drains.
  */
-export function newGatewayRdsGenerator(): Generator<PushContext> {
+export function newGatewayRdsGenerator(options: GatewayRdsOptions = {}): Generator<PushContext> {
   return {
     typeUrl: ROUTE_TYPE,
     generate(proxy, push, request) {
       if (!request.full) return undefined;
-      const byPort = gatewayServersByPort(push, proxy);
-      const resources = [];
-      for (const [port, entries] of byPort) {
-        const http = entries.filter((entry) => serverKind(entry.server) === 'http');
-        const name = `http.${port}`;
-        if (http.length > 0 && (request.names.length === 0 || request.names.includes(name))) resources.push({ name, resource: routeConfiguration(proxy, push, name, port, http) });
-        for (const entry of entries.filter((candidate) => serverKind(candidate.server) === 'https')) {
-          const httpsName = httpsRouteName(entry);
-          if (request.names.length === 0 || request.names.includes(httpsName)) resources.push({ name: httpsName, resource: routeConfiguration(proxy, push, httpsName, port, [entry]) });
-        }
-      }
-      return { resources };
+      const names = request.delta?.subscribed ?? request.names;
+      if (names.length === 0) return { resources: [] };
+      const merged = mergeGateways(push, proxy, options);
+      const key = proxyKey(push, proxy);
+      return {
+        resources: [...new Set(names)].sort().map((name) => {
+          const servers = merged.serversByRouteName.get(name) ?? [];
+          return { name, cacheKey: `${name}@${serversKey(servers)}@${key}`, resource: () => buildGatewayRouteConfiguration(proxy, push, name, servers, options) };
+        }),
+      };
+    },
+  };
+}
+
+/**
+ * CDS for gateways: the outbound clusters (the sidecar's, shared through the same cache keys)
+ * and BlackHoleCluster; no inbound or passthrough clusters.
+ */
+export function newGatewayCdsGenerator(options: BuildGatewayClustersOptions = {}): Generator<PushContext> {
+  return {
+    typeUrl: CLUSTER_TYPE,
+    generate(proxy, push, request) {
+      if (!request.full) return undefined;
+      return {
+        resources: buildGatewayClusters(proxy, push, options).map((cluster) => ({
+          name: cluster.name,
+          resource: cluster,
+          cacheKey: `${cluster.name}@${destinationRuleKey(push, proxy, parseClusterName(cluster.name)?.hostname ?? '')}`,
+        })),
+      };
     },
   };
 }

@@ -59,3 +59,9 @@ export { newGatewayLdsGenerator, newGatewayRdsGenerator } from './gateway-genera
 export { gatewayServersByPort, intersectHosts, virtualServicesOf } from './gateway-config.js';
 export { newGrpcGenerators, GRPC_SERVER_LISTENER_PREFIX } from './grpc-generators.js';
 export { buildInboundClusters, buildOutboundClusters } from './sidecar-clusters.js';
+export { mergeGateways, selectedGateways, serverKind, gatewayKey, type GatewayListenerSpec, type GatewaySelectionOptions, type GatewayServerEntry, type MergedGateway, type RejectedServer, type ServerKind } from './gateway-config.js';
+export { resolveGatewayName, virtualServiceForGateway, virtualServicesForGateway } from './gateway-virtual-services.js';
+export { buildServerTlsContext } from './gateway-tls.js';
+export { buildGatewayRouteConfiguration, type BuildGatewayRoutesOptions } from './gateway-routes.js';
+export { buildGatewayClusters, gatewayDestinationHosts, type BuildGatewayClustersOptions } from './gateway-clusters.js';
+export { newGatewayCdsGenerator, type GatewayRdsOptions } from './gateway-generators.js';

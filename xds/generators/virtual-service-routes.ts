@@ -115,7 +115,7 @@ function buildRouteAction(input: VirtualServiceRouteInput, http: HttpRoute): Rec
  * `outbound|<port>|<subset>|<fqdn>`, the port from the destination, else the destination
  * service's only port, else the port being routed (the reference's `GetDestinationCluster`).
  */
-function destinationCluster(input: VirtualServiceRouteInput, host: string, subset: string | undefined, port: number | undefined): string {
+export function destinationCluster(input: VirtualServiceRouteInput, host: string, subset: string | undefined, port: number | undefined): string {
   if (host === '') return UNKNOWN_SERVICE;
   const fqdn = resolveRuleHost(host, input.virtualService.namespace, input.push.domain);
   const service = input.push.serviceByHost.get(fqdn);
