@@ -49,7 +49,7 @@ function call(from: Namespace, to: Namespace, path = '/ip', extra: readonly stri
 /** Applies a policy and waits until `settled` holds, recording how long the change took to take effect. */
 async function applyAndWait(scenario: string, files: Record<string, string>, settled: () => Promise<boolean>): Promise<void> {
   const started = Date.now();
-  for (const [name, yaml] of Object.entries(files)) mesh.apply(name, yaml);
+  for (const [name, yaml] of Object.entries(files)) await mesh.apply(name, yaml);
   for (;;) {
     if (await settled()) break;
     if (Date.now() - started > 10_000) throw new Error(`${scenario}: the policy did not take effect within 10 s`);
@@ -58,7 +58,7 @@ async function applyAndWait(scenario: string, files: Record<string, string>, set
 }
 
 async function removeAndWait(files: readonly string[]): Promise<void> {
-  for (const name of files) mesh.remove(name);
+  for (const name of files) await mesh.remove(name);
   const started = Date.now();
   for (;;) {
     const results = await Promise.all(SERVERS.map((to) => call('legacy', to)));
@@ -68,7 +68,7 @@ async function removeAndWait(files: readonly string[]): Promise<void> {
 }
 
 async function removeAndSettle(files: readonly string[], settled: () => Promise<boolean>): Promise<void> {
-  for (const name of files) mesh.remove(name);
+  for (const name of files) await mesh.remove(name);
   const started = Date.now();
   while (!(await settled())) {
     if (Date.now() - started > 10_000) throw new Error(`removing ${files.join(', ')} did not take effect within 10 s`);
@@ -82,195 +82,202 @@ const workloadPolicy = (mode: string, portLevel = ''): string =>
 const destinationRule = (tls: string): string =>
   `apiVersion: networking.mesh.io/v1alpha3\nkind: DestinationRule\nmetadata: { name: httpbin, namespace: foo }\nspec:\n  host: httpbin.foo.svc.cluster.local\n  trafficPolicy:\n${tls}`;
 
-beforeAll(async () => {
-  workDir = mkdtempSync(join(tmpdir(), 'seed-scenarios-'));
-  mesh = await startLocalMesh({ workDir });
-  await mesh.waitReady(30_000);
-}, 60_000);
+/** Every scenario, against one local mesh: policies as files of the config folder, or `kubectl apply` to the API server double. */
+function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
+  beforeAll(async () => {
+    workDir = mkdtempSync(join(tmpdir(), `seed-scenarios-${orchestrator}-`));
+    mesh = await startLocalMesh({ workDir, orchestrator });
+    await mesh.waitReady(30_000);
+  }, 60_000);
 
-afterAll(async () => {
-  await mesh?.stop();
-  rmSync(workDir, { recursive: true, force: true });
-  if (changeTimes.length > 0) {
-    const worst = Math.max(...changeTimes.map((entry) => entry.ms));
-    console.log(`policy change → effect (goal ≤ 2000 ms): ${changeTimes.map((entry) => `${entry.scenario} ${entry.ms} ms`).join(', ')}; worst ${worst} ms`);
-  }
-});
-
-describe('mutual TLS (seed 1 table)', () => {
-  test('no policy: every client reaches every server', async () => {
-    for (const from of SERVERS) {
-      for (const to of SERVERS) expect({ from, to, code: (await call(from, to)).code }).toEqual({ from, to, code: '200' });
+  afterAll(async () => {
+    await mesh?.stop();
+    rmSync(workDir, { recursive: true, force: true });
+    if (changeTimes.length > 0) {
+      const worst = Math.max(...changeTimes.map((entry) => entry.ms));
+      console.log(`${orchestrator}: policy change → effect (goal ≤ 2000 ms): ${changeTimes.map((entry) => `${entry.scenario} ${entry.ms} ms`).join(', ')}; worst ${worst} ms`);
     }
+    changeTimes.length = 0;
   });
 
-  test('mesh-wide STRICT: unmeshed → meshed fails (000, exit 56); unmeshed → unmeshed and meshed → anything succeed', async () => {
-    await applyAndWait('mesh-wide STRICT', { 'pa-mesh.yaml': peerAuthentication('mesh-system', 'STRICT') }, async () => (await call('legacy', 'foo')).code === '000');
-    for (const to of ['foo', 'bar'] as const) expect(await call('legacy', to)).toMatchObject({ code: '000', exit: 56 });
-    expect((await call('legacy', 'legacy')).code).toBe('200');
-    for (const from of ['foo', 'bar'] as const) for (const to of SERVERS) expect({ from, to, code: (await call(from, to)).code }).toEqual({ from, to, code: '200' });
-    await removeAndWait(['pa-mesh.yaml']);
+  describe('mutual TLS (seed 1 table)', () => {
+    test('no policy: every client reaches every server', async () => {
+      for (const from of SERVERS) {
+        for (const to of SERVERS) expect({ from, to, code: (await call(from, to)).code }).toEqual({ from, to, code: '200' });
+      }
+    });
+
+    test('mesh-wide STRICT: unmeshed → meshed fails (000, exit 56); unmeshed → unmeshed and meshed → anything succeed', async () => {
+      await applyAndWait('mesh-wide STRICT', { 'pa-mesh.yaml': peerAuthentication('mesh-system', 'STRICT') }, async () => (await call('legacy', 'foo')).code === '000');
+      for (const to of ['foo', 'bar'] as const) expect(await call('legacy', to)).toMatchObject({ code: '000', exit: 56 });
+      expect((await call('legacy', 'legacy')).code).toBe('200');
+      for (const from of ['foo', 'bar'] as const) for (const to of SERVERS) expect({ from, to, code: (await call(from, to)).code }).toEqual({ from, to, code: '200' });
+      await removeAndWait(['pa-mesh.yaml']);
+    });
+
+    test('namespace STRICT: only that namespace refuses unmeshed clients', async () => {
+      await applyAndWait('namespace STRICT', { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT') }, async () => (await call('legacy', 'foo')).code === '000');
+      expect(await call('legacy', 'foo')).toMatchObject({ code: '000', exit: 56 });
+      expect((await call('legacy', 'bar')).code).toBe('200');
+      expect((await call('bar', 'foo')).code).toBe('200');
+      await removeAndWait(['pa-foo.yaml']);
+    });
+
+    test('workload STRICT with its DestinationRule', async () => {
+      await applyAndWait(
+        'workload STRICT',
+        { 'pa-httpbin.yaml': workloadPolicy('STRICT'), 'dr-httpbin.yaml': destinationRule('    tls: { mode: MESH_MUTUAL }\n') },
+        async () => (await call('legacy', 'foo')).code === '000',
+      );
+      expect(await call('legacy', 'foo')).toMatchObject({ code: '000', exit: 56 });
+      expect((await call('bar', 'foo')).code).toBe('200');
+      expect((await call('legacy', 'bar')).code).toBe('200');
+      await removeAndWait(['pa-httpbin.yaml', 'dr-httpbin.yaml']);
+    });
+
+    test('workload STRICT with container port 8080 DISABLE (DestinationRule DISABLE on service port 8000): the disabled port serves unmeshed clients', async () => {
+      await applyAndWait('namespace STRICT first', { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT') }, async () => (await call('legacy', 'foo')).code === '000');
+      await applyAndWait(
+        'port-level DISABLE',
+        {
+          'pa-httpbin.yaml': workloadPolicy('STRICT', '  portLevelMtls:\n    8080: { mode: DISABLE }\n'),
+          'dr-httpbin.yaml': destinationRule('    tls: { mode: MESH_MUTUAL }\n    portLevelSettings:\n      - port: { number: 8000 }\n        tls: { mode: DISABLE }\n'),
+        },
+        async () => (await call('legacy', 'foo')).code === '200',
+      );
+      expect((await call('legacy', 'foo')).code).toBe('200');
+      expect((await call('bar', 'foo')).code).toBe('200');
+      await removeAndWait(['pa-httpbin.yaml', 'dr-httpbin.yaml', 'pa-foo.yaml']);
+    });
+
+    test('workload DISABLE overrides namespace STRICT (DestinationRule DISABLE)', async () => {
+      await applyAndWait(
+        'workload DISABLE',
+        { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT'), 'pa-httpbin.yaml': workloadPolicy('DISABLE'), 'dr-httpbin.yaml': destinationRule('    tls: { mode: DISABLE }\n') },
+        async () => (await call('bar', 'foo')).code === '200' && (await call('legacy', 'foo')).code === '200',
+      );
+      expect((await call('legacy', 'foo')).code).toBe('200');
+      expect((await call('bar', 'foo')).code).toBe('200');
+      await removeAndWait(['pa-httpbin.yaml', 'dr-httpbin.yaml', 'pa-foo.yaml']);
+    });
   });
 
-  test('namespace STRICT: only that namespace refuses unmeshed clients', async () => {
-    await applyAndWait('namespace STRICT', { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT') }, async () => (await call('legacy', 'foo')).code === '000');
-    expect(await call('legacy', 'foo')).toMatchObject({ code: '000', exit: 56 });
-    expect((await call('legacy', 'bar')).code).toBe('200');
-    expect((await call('bar', 'foo')).code).toBe('200');
-    await removeAndWait(['pa-foo.yaml']);
+  describe('X-Forwarded-Client-Cert', () => {
+    test('a meshed backend sees By, Hash, Subject and URI with both identities; an unmeshed one sees none', async () => {
+      const meshed = await call('foo', 'bar', '/headers');
+      expect(meshed.code).toBe('200');
+      const xfcc = (JSON.parse(meshed.body) as { headers: Record<string, string> }).headers['X-Forwarded-Client-Cert'];
+      expect(xfcc).toMatch(/^By=spiffe:\/\/cluster\.local\/ns\/bar\/sa\/httpbin;Hash=[0-9a-f]{64};Subject="[^"]*";URI=spiffe:\/\/cluster\.local\/ns\/foo\/sa\/sleep$/);
+      const unmeshed = await call('foo', 'legacy', '/headers', ['-H', 'X-Forwarded-Client-Cert: By=forged']);
+      expect(unmeshed.code).toBe('200');
+      expect((JSON.parse(unmeshed.body) as { headers: Record<string, string> }).headers['X-Forwarded-Client-Cert']).toBeUndefined();
+    });
   });
 
-  test('workload STRICT with its DestinationRule', async () => {
-    await applyAndWait(
-      'workload STRICT',
-      { 'pa-httpbin.yaml': workloadPolicy('STRICT'), 'dr-httpbin.yaml': destinationRule('    tls: { mode: MESH_MUTUAL }\n') },
-      async () => (await call('legacy', 'foo')).code === '000',
-    );
-    expect(await call('legacy', 'foo')).toMatchObject({ code: '000', exit: 56 });
-    expect((await call('bar', 'foo')).code).toBe('200');
-    expect((await call('legacy', 'bar')).code).toBe('200');
-    await removeAndWait(['pa-httpbin.yaml', 'dr-httpbin.yaml']);
+  describe('end-user JWT and authorization at a workload (seed 1)', () => {
+    const requestAuthentication = (): string =>
+      `apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt-example, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  jwtRules:\n    - issuer: testing@secure.mesh.io\n      jwksUri: ${mesh.issuer.endUserJwksUri}\n`;
+    const deny = (paths = ''): string =>
+      `apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: require-jwt, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  action: DENY\n  rules:\n    - from: [{ source: { notRequestPrincipals: ["*"] } }]\n${paths}`;
+    const bearer = async (options: Parameters<LocalMesh['issuer']['endUserToken']>[0] = {}): Promise<string[]> => ['-H', `Authorization: Bearer ${await mesh.issuer.endUserToken(options)}`];
+
+    test('no token 200, invalid token 401, valid token 200; expiry and not-before with 60 s of skew', async () => {
+      const invalid = ['-H', `Authorization: Bearer ${await mesh.issuer.endUserToken({ foreignKey: true })}`];
+      const valid = await bearer();
+      // In effect once the daemon fetched the key set: until then it inlines one that verifies nothing.
+      await applyAndWait(
+        'RequestAuthentication (key set fetched)',
+        { 'ra-httpbin.yaml': requestAuthentication() },
+        async () => (await call('bar', 'foo', '/headers', invalid)).code === '401' && (await call('bar', 'foo', '/headers', valid)).code === '200',
+      );
+      expect((await call('bar', 'foo', '/headers')).code).toBe('200');
+      expect((await call('bar', 'foo', '/headers', invalid)).code).toBe('401');
+      expect((await call('bar', 'foo', '/headers', await bearer())).code).toBe('200');
+      const now = Math.floor(Date.now() / 1000);
+      expect((await call('bar', 'foo', '/ip', await bearer({ exp: now - 30 }))).code).toBe('200');
+      expect((await call('bar', 'foo', '/ip', await bearer({ exp: now - 90 }))).code).toBe('401');
+      expect((await call('bar', 'foo', '/ip', await bearer({ nbf: now + 30 }))).code).toBe('200');
+      expect((await call('bar', 'foo', '/ip', await bearer({ nbf: now + 90 }))).code).toBe('401');
+    });
+
+    test('DENY notRequestPrincipals ["*"]: 403 without a token, 200 with one; limited to /headers, /ip stays open', async () => {
+      await applyAndWait('DENY without principal', { 'ap-httpbin.yaml': deny() }, async () => (await call('bar', 'foo', '/headers')).code === '403');
+      expect((await call('bar', 'foo', '/headers')).code).toBe('403');
+      expect((await call('bar', 'foo', '/headers', await bearer())).code).toBe('200');
+      await applyAndWait('DENY on /headers', { 'ap-httpbin.yaml': deny('      to: [{ operation: { paths: ["/headers"] } }]\n') }, async () => (await call('bar', 'foo', '/ip')).code === '200');
+      expect((await call('bar', 'foo', '/headers')).code).toBe('403');
+      expect((await call('bar', 'foo', '/ip')).code).toBe('200');
+      await removeAndSettle(['ap-httpbin.yaml', 'ra-httpbin.yaml'], async () => (await call('bar', 'foo', '/headers')).code === '200');
+    });
   });
 
-  test('workload STRICT with container port 8080 DISABLE (DestinationRule DISABLE on service port 8000): the disabled port serves unmeshed clients', async () => {
-    await applyAndWait('namespace STRICT first', { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT') }, async () => (await call('legacy', 'foo')).code === '000');
-    await applyAndWait(
-      'port-level DISABLE',
-      {
-        'pa-httpbin.yaml': workloadPolicy('STRICT', '  portLevelMtls:\n    8080: { mode: DISABLE }\n'),
-        'dr-httpbin.yaml': destinationRule('    tls: { mode: MESH_MUTUAL }\n    portLevelSettings:\n      - port: { number: 8000 }\n        tls: { mode: DISABLE }\n'),
-      },
-      async () => (await call('legacy', 'foo')).code === '200',
-    );
-    expect((await call('legacy', 'foo')).code).toBe('200');
-    expect((await call('bar', 'foo')).code).toBe('200');
-    await removeAndWait(['pa-httpbin.yaml', 'dr-httpbin.yaml', 'pa-foo.yaml']);
+  describe('the ingress gateway (seed 1 JWT table)', () => {
+    const gateway = (): string => {
+      const pod = mesh.workloads.find((workload) => workload.kind === 'router');
+      if (!pod) throw new Error('no gateway in the samples');
+      return `http://${pod.podIp}:8080`;
+    };
+    const viaGateway = (path: string, extra: readonly string[] = []): Promise<CurlResult> => curl([...extra, `${gateway()}${path}`]);
+    const bearer = async (options: Parameters<LocalMesh['issuer']['endUserToken']>[0] = {}): Promise<string[]> => ['-H', `Authorization: Bearer ${await mesh.issuer.endUserToken(options)}`];
+    const requestAuthentication = (): string =>
+      `apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt-example, namespace: mesh-system }\nspec:\n  selector: { matchLabels: { mesh: ingressgateway } }\n  jwtRules:\n    - issuer: testing@secure.mesh.io\n      jwksUri: ${mesh.issuer.endUserJwksUri}\n`;
+    const deny = (paths = ''): string =>
+      `apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: frontend-ingress, namespace: mesh-system }\nspec:\n  selector: { matchLabels: { mesh: ingressgateway } }\n  action: DENY\n  rules:\n    - from: [{ source: { notRequestPrincipals: ["*"] } }]\n${paths}`;
+
+    test('the gateway exposes the backend through its Gateway and VirtualService', async () => {
+      expect((await viaGateway('/ip')).code).toBe('200');
+    });
+
+    test('no token 200, invalid 401, valid 200, 60 s of skew on exp and nbf', async () => {
+      const valid = await bearer();
+      const invalid = await bearer({ foreignKey: true });
+      await applyAndWait(
+        'gateway RequestAuthentication',
+        { 'ra-gateway.yaml': requestAuthentication() },
+        async () => (await viaGateway('/headers', invalid)).code === '401' && (await viaGateway('/headers', valid)).code === '200',
+      );
+      expect((await viaGateway('/headers')).code).toBe('200');
+      expect((await viaGateway('/headers', invalid)).code).toBe('401');
+      expect((await viaGateway('/headers', valid)).code).toBe('200');
+      const now = Math.floor(Date.now() / 1000);
+      expect((await viaGateway('/ip', await bearer({ exp: now - 30 }))).code).toBe('200');
+      expect((await viaGateway('/ip', await bearer({ exp: now - 90 }))).code).toBe('401');
+      expect((await viaGateway('/ip', await bearer({ nbf: now + 30 }))).code).toBe('200');
+      expect((await viaGateway('/ip', await bearer({ nbf: now + 90 }))).code).toBe('401');
+    });
+
+    test('DENY notRequestPrincipals ["*"]: 403 without a token, 200 with one; with paths ["/headers"], /ip stays open', async () => {
+      await applyAndWait('gateway DENY', { 'ap-gateway.yaml': deny() }, async () => (await viaGateway('/headers')).code === '403');
+      expect((await viaGateway('/headers', await bearer())).code).toBe('200');
+      expect((await viaGateway('/ip')).code).toBe('403');
+      await applyAndWait('gateway DENY on /headers', { 'ap-gateway.yaml': deny('      to: [{ operation: { paths: ["/headers"] } }]\n') }, async () => (await viaGateway('/ip')).code === '200');
+      expect((await viaGateway('/headers')).code).toBe('403');
+      expect((await viaGateway('/headers', await bearer())).code).toBe('200');
+      await removeAndSettle(['ap-gateway.yaml', 'ra-gateway.yaml'], async () => (await viaGateway('/headers')).code === '200');
+    });
   });
 
-  test('workload DISABLE overrides namespace STRICT (DestinationRule DISABLE)', async () => {
-    await applyAndWait(
-      'workload DISABLE',
-      { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT'), 'pa-httpbin.yaml': workloadPolicy('DISABLE'), 'dr-httpbin.yaml': destinationRule('    tls: { mode: DISABLE }\n') },
-      async () => (await call('bar', 'foo')).code === '200' && (await call('legacy', 'foo')).code === '200',
-    );
-    expect((await call('legacy', 'foo')).code).toBe('200');
-    expect((await call('bar', 'foo')).code).toBe('200');
-    await removeAndWait(['pa-httpbin.yaml', 'dr-httpbin.yaml', 'pa-foo.yaml']);
+  describe('config the data plane cannot implement', () => {
+    test('is NACKed with the field named, traffic keeps flowing on the last good config, and /debug/syncz shows the error', async () => {
+      const hashing = `apiVersion: networking.mesh.io/v1alpha3\nkind: DestinationRule\nmetadata: { name: httpbin-hash, namespace: bar }\nspec:\n  host: httpbin.bar.svc.cluster.local\n  trafficPolicy:\n    loadBalancer:\n      consistentHash: { httpHeaderName: x-user }\n`;
+      await mesh.apply('dr-hash.yaml', hashing);
+      const syncz = async (): Promise<{ proxy: string; types: { type: string; status: string; lastError?: string }[] }[]> =>
+        (await (await fetch(`http://127.0.0.1:${mesh.daemon.httpPort}/debug/syncz`)).json()) as never;
+      const started = Date.now();
+      let rejected: { type: string; status: string; lastError?: string } | undefined;
+      while (!rejected) {
+        rejected = (await syncz()).find((entry) => entry.proxy === 'sleep-foo.foo')?.types.find((type) => type.lastError);
+        if (Date.now() - started > 10_000) throw new Error('no NACK recorded within 10 s');
+      }
+      expect(rejected.status).toBe('ERROR');
+      expect(rejected.lastError).toContain('Cluster outbound|8000||httpbin.bar.svc.cluster.local: lb_policy: RING_HASH is not supported');
+      expect((await call('foo', 'bar')).code).toBe('200');
+      const metrics = await (await fetch(`http://127.0.0.1:${mesh.daemon.monitoringPort}/metrics`)).text();
+      expect(metrics).toMatch(/pilot_total_xds_rejects\{type="cds"\} [1-9]/);
+      await removeAndSettle(['dr-hash.yaml'], async () => !(await syncz()).find((entry) => entry.proxy === 'sleep-foo.foo')?.types.some((type) => type.lastError));
+    });
   });
-});
+}
 
-describe('X-Forwarded-Client-Cert', () => {
-  test('a meshed backend sees By, Hash, Subject and URI with both identities; an unmeshed one sees none', async () => {
-    const meshed = await call('foo', 'bar', '/headers');
-    expect(meshed.code).toBe('200');
-    const xfcc = (JSON.parse(meshed.body) as { headers: Record<string, string> }).headers['X-Forwarded-Client-Cert'];
-    expect(xfcc).toMatch(/^By=spiffe:\/\/cluster\.local\/ns\/bar\/sa\/httpbin;Hash=[0-9a-f]{64};Subject="[^"]*";URI=spiffe:\/\/cluster\.local\/ns\/foo\/sa\/sleep$/);
-    const unmeshed = await call('foo', 'legacy', '/headers', ['-H', 'X-Forwarded-Client-Cert: By=forged']);
-    expect(unmeshed.code).toBe('200');
-    expect((JSON.parse(unmeshed.body) as { headers: Record<string, string> }).headers['X-Forwarded-Client-Cert']).toBeUndefined();
-  });
-});
-
-describe('end-user JWT and authorization at a workload (seed 1)', () => {
-  const requestAuthentication = (): string =>
-    `apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt-example, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  jwtRules:\n    - issuer: testing@secure.mesh.io\n      jwksUri: ${mesh.issuer.endUserJwksUri}\n`;
-  const deny = (paths = ''): string =>
-    `apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: require-jwt, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  action: DENY\n  rules:\n    - from: [{ source: { notRequestPrincipals: ["*"] } }]\n${paths}`;
-  const bearer = async (options: Parameters<LocalMesh['issuer']['endUserToken']>[0] = {}): Promise<string[]> => ['-H', `Authorization: Bearer ${await mesh.issuer.endUserToken(options)}`];
-
-  test('no token 200, invalid token 401, valid token 200; expiry and not-before with 60 s of skew', async () => {
-    const invalid = ['-H', `Authorization: Bearer ${await mesh.issuer.endUserToken({ foreignKey: true })}`];
-    const valid = await bearer();
-    // In effect once the daemon fetched the key set: until then it inlines one that verifies nothing.
-    await applyAndWait(
-      'RequestAuthentication (key set fetched)',
-      { 'ra-httpbin.yaml': requestAuthentication() },
-      async () => (await call('bar', 'foo', '/headers', invalid)).code === '401' && (await call('bar', 'foo', '/headers', valid)).code === '200',
-    );
-    expect((await call('bar', 'foo', '/headers')).code).toBe('200');
-    expect((await call('bar', 'foo', '/headers', invalid)).code).toBe('401');
-    expect((await call('bar', 'foo', '/headers', await bearer())).code).toBe('200');
-    const now = Math.floor(Date.now() / 1000);
-    expect((await call('bar', 'foo', '/ip', await bearer({ exp: now - 30 }))).code).toBe('200');
-    expect((await call('bar', 'foo', '/ip', await bearer({ exp: now - 90 }))).code).toBe('401');
-    expect((await call('bar', 'foo', '/ip', await bearer({ nbf: now + 30 }))).code).toBe('200');
-    expect((await call('bar', 'foo', '/ip', await bearer({ nbf: now + 90 }))).code).toBe('401');
-  });
-
-  test('DENY notRequestPrincipals ["*"]: 403 without a token, 200 with one; limited to /headers, /ip stays open', async () => {
-    await applyAndWait('DENY without principal', { 'ap-httpbin.yaml': deny() }, async () => (await call('bar', 'foo', '/headers')).code === '403');
-    expect((await call('bar', 'foo', '/headers')).code).toBe('403');
-    expect((await call('bar', 'foo', '/headers', await bearer())).code).toBe('200');
-    await applyAndWait('DENY on /headers', { 'ap-httpbin.yaml': deny('      to: [{ operation: { paths: ["/headers"] } }]\n') }, async () => (await call('bar', 'foo', '/ip')).code === '200');
-    expect((await call('bar', 'foo', '/headers')).code).toBe('403');
-    expect((await call('bar', 'foo', '/ip')).code).toBe('200');
-    await removeAndSettle(['ap-httpbin.yaml', 'ra-httpbin.yaml'], async () => (await call('bar', 'foo', '/headers')).code === '200');
-  });
-});
-
-describe('the ingress gateway (seed 1 JWT table)', () => {
-  const gateway = (): string => {
-    const pod = mesh.workloads.find((workload) => workload.kind === 'router');
-    if (!pod) throw new Error('no gateway in the samples');
-    return `http://${pod.podIp}:8080`;
-  };
-  const viaGateway = (path: string, extra: readonly string[] = []): Promise<CurlResult> => curl([...extra, `${gateway()}${path}`]);
-  const bearer = async (options: Parameters<LocalMesh['issuer']['endUserToken']>[0] = {}): Promise<string[]> => ['-H', `Authorization: Bearer ${await mesh.issuer.endUserToken(options)}`];
-  const requestAuthentication = (): string =>
-    `apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt-example, namespace: mesh-system }\nspec:\n  selector: { matchLabels: { mesh: ingressgateway } }\n  jwtRules:\n    - issuer: testing@secure.mesh.io\n      jwksUri: ${mesh.issuer.endUserJwksUri}\n`;
-  const deny = (paths = ''): string =>
-    `apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: frontend-ingress, namespace: mesh-system }\nspec:\n  selector: { matchLabels: { mesh: ingressgateway } }\n  action: DENY\n  rules:\n    - from: [{ source: { notRequestPrincipals: ["*"] } }]\n${paths}`;
-
-  test('the gateway exposes the backend through its Gateway and VirtualService', async () => {
-    expect((await viaGateway('/ip')).code).toBe('200');
-  });
-
-  test('no token 200, invalid 401, valid 200, 60 s of skew on exp and nbf', async () => {
-    const valid = await bearer();
-    const invalid = await bearer({ foreignKey: true });
-    await applyAndWait(
-      'gateway RequestAuthentication',
-      { 'ra-gateway.yaml': requestAuthentication() },
-      async () => (await viaGateway('/headers', invalid)).code === '401' && (await viaGateway('/headers', valid)).code === '200',
-    );
-    expect((await viaGateway('/headers')).code).toBe('200');
-    expect((await viaGateway('/headers', invalid)).code).toBe('401');
-    expect((await viaGateway('/headers', valid)).code).toBe('200');
-    const now = Math.floor(Date.now() / 1000);
-    expect((await viaGateway('/ip', await bearer({ exp: now - 30 }))).code).toBe('200');
-    expect((await viaGateway('/ip', await bearer({ exp: now - 90 }))).code).toBe('401');
-    expect((await viaGateway('/ip', await bearer({ nbf: now + 30 }))).code).toBe('200');
-    expect((await viaGateway('/ip', await bearer({ nbf: now + 90 }))).code).toBe('401');
-  });
-
-  test('DENY notRequestPrincipals ["*"]: 403 without a token, 200 with one; with paths ["/headers"], /ip stays open', async () => {
-    await applyAndWait('gateway DENY', { 'ap-gateway.yaml': deny() }, async () => (await viaGateway('/headers')).code === '403');
-    expect((await viaGateway('/headers', await bearer())).code).toBe('200');
-    expect((await viaGateway('/ip')).code).toBe('403');
-    await applyAndWait('gateway DENY on /headers', { 'ap-gateway.yaml': deny('      to: [{ operation: { paths: ["/headers"] } }]\n') }, async () => (await viaGateway('/ip')).code === '200');
-    expect((await viaGateway('/headers')).code).toBe('403');
-    expect((await viaGateway('/headers', await bearer())).code).toBe('200');
-    await removeAndSettle(['ap-gateway.yaml', 'ra-gateway.yaml'], async () => (await viaGateway('/headers')).code === '200');
-  });
-});
-
-describe('config the data plane cannot implement', () => {
-  test('is NACKed with the field named, traffic keeps flowing on the last good config, and /debug/syncz shows the error', async () => {
-    const hashing = `apiVersion: networking.mesh.io/v1alpha3\nkind: DestinationRule\nmetadata: { name: httpbin-hash, namespace: bar }\nspec:\n  host: httpbin.bar.svc.cluster.local\n  trafficPolicy:\n    loadBalancer:\n      consistentHash: { httpHeaderName: x-user }\n`;
-    mesh.apply('dr-hash.yaml', hashing);
-    const syncz = async (): Promise<{ proxy: string; types: { type: string; status: string; lastError?: string }[] }[]> =>
-      (await (await fetch(`http://127.0.0.1:${mesh.daemon.httpPort}/debug/syncz`)).json()) as never;
-    const started = Date.now();
-    let rejected: { type: string; status: string; lastError?: string } | undefined;
-    while (!rejected) {
-      rejected = (await syncz()).find((entry) => entry.proxy === 'sleep-foo.foo')?.types.find((type) => type.lastError);
-      if (Date.now() - started > 10_000) throw new Error('no NACK recorded within 10 s');
-    }
-    expect(rejected.status).toBe('ERROR');
-    expect(rejected.lastError).toContain('Cluster outbound|8000||httpbin.bar.svc.cluster.local: lb_policy: RING_HASH is not supported');
-    expect((await call('foo', 'bar')).code).toBe('200');
-    const metrics = await (await fetch(`http://127.0.0.1:${mesh.daemon.monitoringPort}/metrics`)).text();
-    expect(metrics).toMatch(/pilot_total_xds_rejects\{type="cds"\} [1-9]/);
-    await removeAndSettle(['dr-hash.yaml'], async () => !(await syncz()).find((entry) => entry.proxy === 'sleep-foo.foo')?.types.some((type) => type.lastError));
-  });
-});
+describe('config folder (local mode)', () => scenarios('folder'));
+describe('Kubernetes mode: kubectl apply to the API server double', () => scenarios('kubernetes'));

@@ -4,6 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
+import { startKubernetesOrchestrator } from './kubernetes-orchestrator.js';
 import { startSampleBackend, type SampleBackend } from './sample-backend.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
 
@@ -37,6 +38,8 @@ export interface LocalMeshOptions {
   /** Daemon debounce (PILOT_DEBOUNCE_AFTER); default 50ms so policy changes apply fast. */
   readonly debounce?: string;
   readonly log?: (line: string) => void;
+  /** `folder` (default): policies are files of the config folder; `kubernetes`: the API server double, `kubectl apply`. */
+  readonly orchestrator?: 'folder' | 'kubernetes';
 }
 
 export interface LocalMesh {
@@ -46,9 +49,10 @@ export interface LocalMesh {
   readonly daemon: { readonly httpPort: number; readonly securePort: number; readonly grpcPort: number; readonly monitoringPort: number };
   /** The meshed client's sidecar outbound (HTTP proxy) address: `http://<sleep pod>:15001`. */
   proxyOf(namespace: string): string;
-  /** Writes a policy file into the config folder (apply) or removes it (delete). */
-  apply(name: string, yaml: string): void;
-  remove(name: string): void;
+  /** Applies a policy: a file written into the config folder, or `kubectl apply` in Kubernetes mode. */
+  apply(name: string, yaml: string): Promise<void>;
+  /** Removes it: the file deleted, or `kubectl delete`. */
+  remove(name: string): Promise<void>;
   /** Waits until every proxy's readiness answers 200. */
   waitReady(timeoutMs?: number): Promise<void>;
   stop(): Promise<void>;
@@ -126,8 +130,10 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: s
 export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMesh> {
   const log = options.log ?? (() => undefined);
   const configDir = join(options.workDir, 'config');
-  cpSync(options.samples ?? join(PROJECT_ROOT, 'deploy/samples/config'), configDir, { recursive: true });
+  const samples = options.samples ?? join(PROJECT_ROOT, 'deploy/samples/config');
+  cpSync(samples, configDir, { recursive: true });
   const workloads = readWorkloads(configDir);
+  const kubernetes = options.orchestrator === 'kubernetes' ? await startKubernetesOrchestrator(options.workDir, samples, PROJECT_ROOT) : undefined;
   const issuer = await startTokenIssuer('127.0.0.1', options.issuerPort ?? 0);
   const processes: ChildProcess[] = [];
   const backends: SampleBackend[] = [];
@@ -148,6 +154,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     );
     await Promise.all(backends.map((backend) => backend.close()));
     await issuer.close();
+    await kubernetes?.close();
   };
   try {
     const daemonDir = join(options.workDir, 'daemon');
@@ -157,21 +164,21 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         'pilot-discovery',
         [
           'discovery',
-          '--configDir', configDir,
+          ...(kubernetes ? ['--orchconfig', kubernetes.kubeconfigPath] : ['--configDir', configDir]),
           '--grpcAddr', `127.0.0.1:${ports.grpcPort}`,
           '--secureGRPCAddr', `127.0.0.1:${ports.securePort}`,
           '--httpAddr', `127.0.0.1:${ports.httpPort}`,
           '--monitoringAddr', `127.0.0.1:${ports.monitoringPort}`,
           '--ctrlz_port', '0',
         ],
-        { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' },
+        { ...(kubernetes ? { POD_NAME: 'meshd-local' } : { JWT_RULE: issuer.jwtRule }), PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' },
         daemonDir,
         log,
         'meshd',
       ),
     );
     await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.httpPort}/ready`)).status === 200, 20_000, 'the daemon');
-    const root = readFileSync(join(daemonDir, 'var/lib/mesh/ca/root-cert.pem'), 'utf8');
+    const root = kubernetes ? await kubernetes.root('foo', 20_000) : readFileSync(join(daemonDir, 'var/lib/mesh/ca/root-cert.pem'), 'utf8');
 
     for (const workload of workloads) {
       if (workload.serves) backends.push(...(await startSampleBackend(workload.appIp, workload.ports)));
@@ -179,7 +186,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       const dir = join(options.workDir, 'pods', `${workload.namespace}-${workload.name}`);
       mkdirSync(join(dir, 'var/run/secrets/tokens'), { recursive: true });
       mkdirSync(join(dir, 'var/run/secrets/mesh'), { recursive: true });
-      writeFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), await issuer.workloadToken(workload.namespace, workload.serviceAccount));
+      writeFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), kubernetes ? kubernetes.token(workload.namespace, workload.serviceAccount) : await issuer.workloadToken(workload.namespace, workload.serviceAccount));
       writeFileSync(join(dir, 'var/run/secrets/mesh/root-cert.pem'), root);
       const proxyConfig = {
         discoveryAddress: `127.0.0.1:${ports.securePort}`,
@@ -212,8 +219,8 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         if (!client) throw new Error(`no meshed client in ${namespace}`);
         return `http://${client.podIp}:15001`;
       },
-      apply: (name, yaml) => writeFileSync(join(configDir, name), yaml),
-      remove: (name) => rmSync(join(configDir, name), { force: true }),
+      apply: async (name, yaml) => (kubernetes ? kubernetes.apply(name, yaml) : writeFileSync(join(configDir, name), yaml)),
+      remove: async (name) => (kubernetes ? kubernetes.remove(name) : rmSync(join(configDir, name), { force: true })),
       async waitReady(timeoutMs = 30_000) {
         for (const workload of workloads.filter((candidate) => candidate.kind !== 'none')) {
           await waitFor(async () => (await fetch(`http://${workload.podIp}:15021/healthz/ready`)).status === 200, timeoutMs, `the proxy of ${workload.namespace}/${workload.name}`);
