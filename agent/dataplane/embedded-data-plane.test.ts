@@ -64,6 +64,10 @@ describe('embedded data plane with the real curl', () => {
     expect(plain.code).toBe('200');
     expect((JSON.parse(plain.body) as { headers: Record<string, string> }).headers['x-forwarded-client-cert']).toBeUndefined();
     expect((await curl(['-x', proxy(), 'http://httpbin.bar:8000/ip'])).code).toBe('200');
+    // HTTP/2 with prior knowledge: the sniffed preface goes to the HTTP/2 connection manager.
+    const h2 = await curlBody(['--http2-prior-knowledge', '-sS', `http://${SERVER_POD}:8000/headers`]);
+    expect(h2.code).toBe('200');
+    expect((JSON.parse(h2.body) as { headers: Record<string, string> }).headers['host']).toBe(`${SERVER_POD}:8000`);
   });
 
   test('a config the data plane cannot implement is refused, naming the field, and the last good one serves', async () => {

@@ -1,4 +1,5 @@
 import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { TLSSocket } from 'node:tls';
@@ -94,7 +95,12 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
   const servers = new Map<string, Server>();
   const bound = new Map<string, { address: string; port: number }>();
   const sockets = new Set<Socket>();
-  const contexts = new WeakMap<object, ConnectionContext>();
+  // Kept on the socket itself: HTTP/2 hands requests a proxy of the session socket, which reads through to it.
+  const CONTEXT = Symbol('mesh.connection-context');
+  const contexts = {
+    set: (socket: object, context: ConnectionContext): void => void ((socket as Record<symbol, unknown>)[CONTEXT] = context),
+    get: (socket: object | null | undefined): ConnectionContext | undefined => (socket ? ((socket as Record<symbol, unknown>)[CONTEXT] as ConnectionContext | undefined) : undefined),
+  };
   let pick = 0;
   let draining = false;
   const idleWaiters: (() => void)[] = [];
@@ -145,7 +151,12 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
   };
 
   const handleRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const socketContext = contexts.get(req.socket);
+    const socketContext = req.httpVersionMajor === 2 ? sessionContexts.get((req as unknown as Http2ServerRequest).stream.session as object) : contexts.get(req.socket);
+    if (req.httpVersionMajor === 2 && req.headers.host === undefined) {
+      // HTTP/2 carries the host as :authority; the decisions read Host.
+      const authority = (req as unknown as Http2ServerRequest).authority;
+      if (authority) req.headers.host = authority;
+    }
     if (!socketContext) return respond(res, 500, 'no connection context');
     stats.inc('http.downstream_rq_total');
     let context = socketContext;
@@ -197,12 +208,28 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     }
   };
 
-  const httpServer = createHttpServer({ keepAlive: true }, (req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
     handleRequest(req, res).catch((error: Error) => {
       log.error({ error: error.message }, 'request failed');
       respond(res, 500, 'internal error');
     });
+  };
+  const httpServer = createHttpServer({ keepAlive: true }, onRequest);
+  // HTTP/2 (negotiated with ALPN h2, or prior knowledge in plain text) through the same request path.
+  const http2Server = createHttp2Server({}, (req: Http2ServerRequest, res: Http2ServerResponse) => onRequest(req as unknown as IncomingMessage, res as unknown as ServerResponse));
+  // An HTTP/2 request reaches its connection through its session, created while the socket is handed over.
+  const sessionContexts = new WeakMap<object, ConnectionContext>();
+  let handingOver: ConnectionContext | undefined;
+  http2Server.on('session', (session) => {
+    if (handingOver) sessionContexts.set(session, handingOver);
   });
+  const serveHttp = (socket: Duplex, protocols: readonly string[]): void => {
+    if (protocols.includes('h2c') || protocols[0] === 'h2') {
+      handingOver = contexts.get(socket);
+      http2Server.emit('connection', socket);
+      handingOver = undefined;
+    } else httpServer.emit('connection', socket);
+  };
 
   const handleTcp = (socket: Duplex, chain: AcceptedChain, context: ConnectionContext, raw: Socket): void => {
     const decision = chain.tcp(requestContext(context));
@@ -244,7 +271,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       socket.destroy();
       return;
     }
-    const alpn = tls.alpn.filter((protocol) => protocol !== 'h2');
+    const alpn = [...tls.alpn];
     const secure = new TLSSocket(socket, {
       isServer: true,
       secureContext: secureContext(material),
@@ -269,7 +296,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       const secured: ConnectionContext = { ...context, tls: true, facts: { ...context.facts, ...(peer ? { peerCertificate: peer } : {}) } };
       if (chain.protocol === 'http') {
         contexts.set(secure, secured);
-        httpServer.emit('connection', secure);
+        serveHttp(secure, secure.alpnProtocol === 'h2' ? ['h2'] : []);
       } else handleTcp(secure, chain, secured, raw);
     });
   };
@@ -305,7 +332,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     if (decision.downstreamTls) terminateTls(stream, decision, context, socket);
     else if (decision.protocol === 'http') {
       contexts.set(stream, context);
-      httpServer.emit('connection', stream);
+      serveHttp(stream, sniffed.applicationProtocols);
     } else handleTcp(stream, decision, context, socket);
   };
 

@@ -39,7 +39,8 @@ export interface ForwardOptions {
 function upstreamHeaders(req: IncomingMessage, options: ForwardOptions): OutgoingHttpHeaders {
   const headers: OutgoingHttpHeaders = {};
   for (const [name, value] of Object.entries(req.headers)) {
-    if (value === undefined || HOP_BY_HOP.has(name)) continue;
+    // HTTP/2 pseudo-headers describe the request line; the HTTP/1.1 upstream gets a real one.
+    if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith(':')) continue;
     headers[name] = value;
   }
   for (const name of options.decision.headersToRemove) delete headers[name];
