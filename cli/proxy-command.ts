@@ -11,6 +11,7 @@ import {
   newMetrics,
   newRealClock,
   parseDuration,
+  type LogLevel,
   type Settings,
 } from '../controllers/runtime/index.js';
 import { newEmbeddedRunner } from '../agent/dataplane/index.js';
@@ -87,6 +88,9 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
     metrics,
     caServerName: serverName(caAddress),
   });
+  // The certificate is on the way while the Envoy protos load (the slowest part of starting).
+  const firstCertificate = certificates.start();
+  firstCertificate.catch(() => undefined);
   const protos = loadEnvoyProtos();
   const sds = newSdsServer({ protos, socketPath: AGENT_PATHS.sdsSocket, current: () => certificates.current(), log: logging.scope('sds'), metrics });
   certificates.onChange(() => sds.push());
@@ -109,10 +113,18 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   await writeFile(AGENT_PATHS.bootstrap, `${JSON.stringify(bootstrap, null, 2)}\n`);
 
   const secureXds = proxyConfig.controlPlaneAuthPolicy !== 'NONE';
+  // Envoy's level names on the admin `/logging` endpoint, onto the data plane's scope.
+  const ENVOY_LEVELS: Readonly<Record<string, LogLevel>> = { trace: 'debug', debug: 'debug', info: 'info', warning: 'warn', error: 'error', critical: 'fatal', off: 'none' };
   const runner = newEmbeddedRunner({
     protos,
     bootstrap,
     log: logging.scope('ads'),
+    setLogLevel: (level) => {
+      const mapped = ENVOY_LEVELS[level];
+      if (!mapped) return false;
+      logging.setScope('ads', { outputLevel: mapped });
+      return true;
+    },
     ...(secureXds
       ? {
           xdsCredentials: credentials.createSsl(Buffer.from(await readFile(xdsRootsPath, 'utf8'))),
@@ -136,8 +148,7 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
     await status.listen(identity.instanceIp, settings.get('PROXY_STATUS_PORT'));
     await runner.start();
     log.info({ node: identity.nodeId, discovery: discoveryAddress, ca: caAddress }, 'proxy agent started');
-    const started = certificates.start().then(() => sds.push());
-    started.catch((error: Error) => log.error({ error: error.message }, 'no workload certificate'));
+    firstCertificate.then(() => sds.push(), (error: Error) => log.error({ error: error.message }, 'no workload certificate'));
     if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     const drainMs = parseDuration(proxyConfig.terminationDrainDuration ?? '5s');
     log.info({ drainMs }, 'draining');

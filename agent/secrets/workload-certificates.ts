@@ -2,7 +2,8 @@ import { generateKeyPairSync, randomInt, X509Certificate, type KeyObject } from 
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { credentials as grpcCredentials, Metadata } from '@grpc/grpc-js';
-import { buildCsr, newMeshCertificateClient, type MeshCertificateClient } from '../../ca/index.js';
+import { buildCsr } from '../../ca/csr-builder.js';
+import { newMeshCertificateClient, type MeshCertificateClient } from '../../ca/mesh-certificate-proto.js';
 import type { Clock, Logger, MeshMetrics } from '../../controllers/runtime/index.js';
 
 /** The workload's key and certificate chain, and the roots that verify peers, in PEM. */

@@ -1,0 +1,120 @@
+/**
+ * Agent benchmark: start → first workload certificate served over SDS (ECDSA keys), over many
+ * starts against an idle daemon, and the agent's steady RSS. Prints figures, never passes or fails.
+ *
+ *   npm run bench:agent [-- starts]
+ */
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { fileURLToPath } from 'node:url';
+import { credentials, makeGenericClientConstructor, Metadata, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
+import { startTokenIssuer } from '../e2e/local-mesh/token-issuer.js';
+import { loadEnvoyProtos } from '../xds/envoy-protos.js';
+import { SECRET_TYPE } from '../xds/type-urls.js';
+
+const STARTS = Number(process.argv[2] ?? 50);
+const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
+const protos = loadEnvoyProtos();
+const SdsClient = makeGenericClientConstructor(protos.serviceDefinition('envoy.service.secret.v3.SecretDiscoveryService'), 'SecretDiscoveryService');
+
+function percentile(values: readonly number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+}
+
+async function until<T>(check: () => T | undefined, timeoutMs: number): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
+  for (;;) {
+    const value = check();
+    if (value !== undefined) return value;
+    if (performance.now() > deadline) throw new Error('timed out');
+    await new Promise((done) => setTimeout(done, 2));
+  }
+}
+
+/** Resolves when the SDS server on `socket` has served `default`. */
+function firstSecret(socket: string): Promise<void> {
+  const client = new SdsClient(`unix:${socket}`, credentials.createInsecure()) as unknown as Client & { StreamSecrets(m: Metadata): ClientDuplexStream<object, { resources: unknown[] }> };
+  const call = client.StreamSecrets(new Metadata());
+  return new Promise<void>((done, fail) => {
+    call.on('data', (response) => {
+      if (response.resources.length > 0) {
+        call.cancel();
+        client.close();
+        done();
+      }
+    });
+    call.on('error', (error: Error) => {
+      if (!/Cancelled/i.test(error.message)) fail(error);
+    });
+    call.write({ node: { id: 'bench' }, type_url: SECRET_TYPE, resource_names: ['default'] });
+  });
+}
+
+async function main(): Promise<void> {
+  const work = mkdtempSync(join(tmpdir(), 'agent-bench-'));
+  const issuer = await startTokenIssuer();
+  const daemonDir = join(work, 'daemon');
+  mkdirSync(join(daemonDir, 'config'), { recursive: true });
+  const daemon = spawn(process.execPath, [join(ROOT, 'bin/pilot-discovery.js'), 'discovery', '--configDir', join(daemonDir, 'config'), '--grpcAddr', '127.0.0.1:0', '--secureGRPCAddr', '127.0.0.1:15712', '--httpAddr', '127.0.0.1:15780', '--monitoringAddr', '127.0.0.1:0', '--ctrlz_port', '0'], {
+    cwd: daemonDir,
+    env: { PATH: process.env['PATH'] ?? '', JWT_RULE: issuer.jwtRule },
+    stdio: 'ignore',
+  });
+  try {
+    await until(() => (existsSync(join(daemonDir, 'var/lib/mesh/ca/root-cert.pem')) ? true : undefined), 20_000);
+    for (;;) {
+      const ready = await fetch('http://127.0.0.1:15780/ready').then((r) => r.status === 200, () => false);
+      if (ready) break;
+      await new Promise((done) => setTimeout(done, 20));
+    }
+    const root = readFileSync(join(daemonDir, 'var/lib/mesh/ca/root-cert.pem'), 'utf8');
+    const token = await issuer.workloadToken('foo', 'sleep');
+    const times: number[] = [];
+    let rssKb = NaN;
+    for (let i = 0; i < STARTS; i++) {
+      const dir = join(work, `agent-${i}`);
+      mkdirSync(join(dir, 'var/run/secrets/tokens'), { recursive: true });
+      mkdirSync(join(dir, 'var/run/secrets/mesh'), { recursive: true });
+      writeFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), token);
+      writeFileSync(join(dir, 'var/run/secrets/mesh/root-cert.pem'), root);
+      const socket = join(dir, 'var/run/secrets/workload-spiffe-uds/socket');
+      const started = performance.now();
+      const agent = spawn(process.execPath, [join(ROOT, 'bin/pilot-agent.js'), 'proxy', 'sidecar'], {
+        cwd: dir,
+        env: {
+          PATH: process.env['PATH'] ?? '',
+          INSTANCE_IP: `127.0.77.${(i % 250) + 1}`,
+          POD_NAMESPACE: 'foo',
+          SERVICE_ACCOUNT: 'sleep',
+          ECC_SIGNATURE_ALGORITHM: 'ECDSA',
+          PROXY_CONFIG: JSON.stringify({ discoveryAddress: '127.0.0.1:15712', proxyMetadata: { POD_NAME: `sleep-${i}` } }),
+        },
+        stdio: 'ignore',
+      });
+      await until(() => (existsSync(socket) ? true : undefined), 10_000);
+      await firstSecret(socket);
+      times.push(performance.now() - started);
+      if (i === STARTS - 1) {
+        await new Promise((done) => setTimeout(done, 3000));
+        const status = readFileSync(`/proc/${agent.pid}/status`, 'utf8');
+        rssKb = Number(/VmRSS:\s+(\d+)/.exec(status)?.[1]);
+      }
+      agent.kill('SIGKILL');
+      await new Promise((done) => agent.once('exit', done));
+      rmSync(dir, { recursive: true, force: true });
+    }
+    console.log(`agent benchmark: ${STARTS} starts against an idle daemon, ECDSA P-256 keys, Node ${process.version}`);
+    console.log(`  start → first workload certificate over SDS: p50 ${percentile(times, 50).toFixed(0)} ms, p99 ${percentile(times, 99).toFixed(0)} ms (goal p99 ≤ 300 ms); Node alone starts in about 40 ms`);
+    console.log(`  steady RSS of one agent with its embedded data plane: ${(rssKb / 1024).toFixed(1)} MB (goal ≤ 60 MB; Node alone about 39 MB, the reference agent about 50 MB without Envoy)`);
+  } finally {
+    daemon.kill('SIGTERM');
+    await issuer.close();
+    rmSync(work, { recursive: true, force: true });
+  }
+}
+
+await main();
