@@ -12,7 +12,7 @@
  * The daemon side (model, push context, generators, ADS server) runs in this process; the
  * simulated proxies are grpc-js ADS clients in a child process.
  *
- *   npm run bench:xds [-- proxies services changes]
+ *   npm run bench:xds [-- proxies services changes throttle]
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
@@ -28,6 +28,8 @@ import type { ConnectCommand, ProxiesCommand, ProxiesReport } from './xds-proxie
 const PROXIES = Number(process.argv[2] ?? 1000);
 const SERVICES = Number(process.argv[3] ?? 1000);
 const CHANGES = Number(process.argv[4] ?? 20);
+// PILOT_PUSH_THROTTLE; 100 is the setting's default.
+const PUSH_THROTTLE = Number(process.argv[5] ?? 100);
 const NAMESPACES = 20;
 const PORTS = [80, 8080, 9080, 5000, 3000, 8000, 7070, 15000 - 1, 443, 6379];
 const DOMAIN = 'cluster.local';
@@ -155,7 +157,7 @@ async function main(): Promise<void> {
     protos,
     generators,
     buildPushContext: () => buildPushContext(model),
-    tuning: { debounceAfterMs: 100, debounceMaxMs: 10_000, enableEdsDebounce: true, pushThrottle: 100, enableCache: true, cacheSize: 200_000, sendTimeoutMs: 0 },
+    tuning: { debounceAfterMs: 100, debounceMaxMs: 10_000, enableEdsDebounce: true, pushThrottle: PUSH_THROTTLE, enableCache: true, cacheSize: 200_000, sendTimeoutMs: 0 },
     transport: { keepaliveIntervalMs: 30_000, keepaliveTimeoutMs: 10_000, maxConnectionAgeMs: 2 ** 53, maxRecvMsgSize: 4 * 1024 * 1024, maxStreams: 100_000 },
     grpcAddr: '127.0.0.1:0',
     clock,
