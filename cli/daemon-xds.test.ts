@@ -173,6 +173,8 @@ describe('the daemon serves xDS', () => {
       const metrics = await (await fetch(`http://127.0.0.1:${ports.monitoring}/metrics`)).text();
       expect(metrics).toMatch(/pilot_xds_pushes\{type="cds"\} [1-9]/);
       expect(metrics).toMatch(/pilot_xds\{[^}]*\} [1-9]/);
+      expect(metrics).toMatch(/pilot_services 3/);
+      expect(metrics).toMatch(/pilot_virt_services 1/);
     } finally {
       stream.cancel();
     }

@@ -131,7 +131,12 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
       collapseRoutes: context.settings.get('PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION'),
       stripHostPort: context.settings.get('MESH_GATEWAY_STRIP_HOST_PORT'),
     }),
-    buildPushContext: () => buildPushContext(pipeline.model),
+    buildPushContext: () => {
+      const push = buildPushContext(pipeline.model);
+      metrics.gauge('pilot_services').set(push.services.length);
+      metrics.gauge('pilot_virt_services').set(push.virtualServices.length);
+      return push;
+    },
     isReady: () => pipeline.sourcesSynced(),
     tuning: xdsTuningFromSettings(context.settings),
     transport: grpcTransportFromSettings(context.settings, flags),
