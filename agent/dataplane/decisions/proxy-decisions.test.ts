@@ -119,4 +119,15 @@ describe('proxy decisions', () => {
     const optional: ListenerConfig = { ...virtualInbound, filter_chains: [{ name: 'c', filters: [hcm({}, [{ name: 'x', is_optional: true, typed_config: { '@type': 'type.googleapis.com/x.Y' } }])] }] };
     expect(() => compileProxyDecisions(resources([optional]))).not.toThrow();
   });
+
+  test('listener, chain, match, connection manager and cluster fields it does not implement are refused by name', () => {
+    const withField = (listener: Record<string, unknown>): ListenerConfig => ({ ...virtualInbound, ...listener }) as ListenerConfig;
+    expect(() => compileProxyDecisions(resources([withField({ per_connection_buffer_limit_bytes: 1024 })]))).toThrow('Listener virtualInbound: per_connection_buffer_limit_bytes: is not supported');
+    const chain = { name: 'c', filter_chain_match: { direct_source_prefix_ranges: [] }, filters: [hcm()] };
+    expect(() => compileProxyDecisions(resources([withField({ filter_chains: [chain] })]))).toThrow('filter chain c: filter_chain_match.direct_source_prefix_ranges: is not supported');
+    const fault = { name: 'c', filters: [hcm({ xff_num_trusted_hops: 2 })] };
+    expect(() => compileProxyDecisions(resources([withField({ filter_chains: [fault] })]))).toThrow('http_connection_manager.xff_num_trusted_hops: is not supported');
+    const breakers: ProxyResources = { ...resources(), clusters: new Map([['c', { name: 'c', type: 'EDS', circuit_breakers: {} } as never]]) };
+    expect(() => compileProxyDecisions(breakers)).toThrow('Cluster c: circuit_breakers: is not supported');
+  });
 });

@@ -131,6 +131,19 @@ export interface ProxyDecisions {
 }
 
 const UNHEALTHY = new Set(['UNHEALTHY', 'DRAINING', 'TIMEOUT', 2, 3, 4]);
+
+// The fields the data plane implements (or that change nothing it does): anything else is refused by name.
+const LISTENER_FIELDS = new Set(['name', 'address', 'traffic_direction', 'filter_chains', 'default_filter_chain', 'listener_filters', 'use_original_dst', 'bind_to_port', 'continue_on_listener_filters_timeout', 'listener_filters_timeout']);
+const CHAIN_FIELDS = new Set(['name', 'filters', 'filter_chain_match', 'transport_socket']);
+const MATCH_FIELDS = new Set(['server_names', 'prefix_ranges', 'destination_port', 'transport_protocol', 'application_protocols', 'source_prefix_ranges']);
+const HCM_FIELDS = new Set(['@type', 'stat_prefix', 'rds', 'route_config', 'http_filters', 'use_remote_address', 'internal_address_config', 'forward_client_cert_details', 'set_current_client_cert_details', 'normalize_path', 'merge_slashes', 'path_with_escaped_slashes_action', 'codec_type']);
+const CLUSTER_FIELDS = new Set(['name', 'type', 'eds_cluster_config', 'connect_timeout', 'lb_policy', 'load_assignment', 'upstream_bind_config', 'transport_socket_matches', 'transport_socket']);
+
+/** Refuses the first field of `value` outside `allowed`, naming it. */
+function onlyFields(resource: string, prefix: string, value: object | undefined, allowed: ReadonlySet<string>): void {
+  const unknown = Object.keys(value ?? {}).find((key) => !allowed.has(key));
+  if (unknown) throw new ConfigRejection(resource, `${prefix}${unknown}`, 'is not supported');
+}
 const VIRTUAL_INBOUND = 'virtualInbound';
 
 function flag(value: boolean | { value: boolean } | undefined, fallback: boolean): boolean {
@@ -155,6 +168,7 @@ function compileEndpoints(assignment: ClusterLoadAssignmentConfig | undefined): 
 function compileUpstreams(resources: ProxyResources): (cluster: string, pick: number) => UpstreamDecision {
   const compiled = new Map<string, (pick: number) => UpstreamDecision>();
   for (const [name, cluster] of resources.clusters) {
+    onlyFields(`Cluster ${name}`, '', cluster, CLUSTER_FIELDS);
     const tlsFor = compiling(`Cluster ${name}`, 'transport_socket', () => compileUpstreamTls(cluster));
     const type = cluster.type ?? 'EDS';
     const lbPolicy = (cluster as { lb_policy?: string }).lb_policy ?? 'ROUND_ROBIN';
@@ -335,6 +349,8 @@ function compileTcp(where: string, filters: readonly TypedConfig[], upstreams: R
 function compileChain(listener: string, index: number | 'default', chain: FilterChainConfig, resources: ProxyResources, upstreams: ReturnType<typeof compileUpstreams>): AcceptedChain {
   const chainName = chain.name ?? (index === 'default' ? 'default' : `#${index}`);
   const where = `Listener ${listener} filter chain ${chainName}`;
+  onlyFields(where, '', chain, CHAIN_FIELDS);
+  onlyFields(where, 'filter_chain_match.', chain.filter_chain_match, MATCH_FIELDS);
   const downstreamTls = compileDownstreamTls(where, chain.transport_socket);
   const filters = chain.filters ?? [];
   const last = filters[filters.length - 1];
@@ -343,6 +359,7 @@ function compileChain(listener: string, index: number | 'default', chain: Filter
   const notHttp = (): never => {
     throw new Error('not an HTTP chain');
   };
+  if (hcm) onlyFields(where, 'http_connection_manager.', last.typed_config, HCM_FIELDS);
   const http = hcm ? compileHcm(where, last.typed_config as HcmConfig, resources, upstreams) : async () => notHttp();
   const tcp = hcm ? (): TcpDecision => notHttp() : compileTcp(where, filters, upstreams);
   return { kind: 'accept', listener, chain: chainName, protocol: hcm ? 'http' : 'tcp', ...(downstreamTls ? { downstreamTls } : {}), http, tcp };
@@ -357,6 +374,7 @@ export function compileProxyDecisions(resources: ProxyResources): ProxyDecisions
   const listeners = new Map<string, { config: ListenerConfig; chains: { filter_chain_match: FilterChainMatchConfig; compiled: AcceptedChain }[]; fallback?: AcceptedChain }>();
   for (const listener of resources.listeners) {
     if ('api_listener' in listener) throw new ConfigRejection(`Listener ${listener.name}`, 'api_listener', 'API listeners are for proxyless clients');
+    onlyFields(`Listener ${listener.name}`, '', listener, LISTENER_FIELDS);
     listener.listener_filters?.forEach((filter, index) => {
       if (!INSPECTOR_TYPES.has(filter.typed_config?.['@type'] ?? '')) {
         throw new ConfigRejection(`Listener ${listener.name}`, `listener_filters[${index}] (${filter.name})`, `type ${filter.typed_config?.['@type'] ?? '(none)'} is not supported`);

@@ -87,4 +87,11 @@ describe('route configuration', () => {
     expect(() => compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: 'c' }, typed_per_filter_config: {} } as never] }] })).toThrow('virtual_hosts["v"].routes[0].typed_per_filter_config is not supported');
     expect(() => compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: 'c', request_mirror_policies: [] } as never }] }] })).toThrow('routes[0].route.request_mirror_policies is not supported');
   });
+
+  test('require_tls redirects plain-text requests to https; unknown virtual host fields are refused', () => {
+    const secure = compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], require_tls: 'ALL', routes: [{ match: { prefix: '/' }, route: { cluster: 'c' } }] }] });
+    expect(secure(request('a.example.com:8080', '/ip?x=1'), ctx)).toMatchObject({ kind: 'redirect', status: 301, location: 'https://a.example.com/ip?x=1' });
+    expect(secure(request('a.example.com', '/ip'), { random: 0, scheme: 'https' })).toMatchObject({ kind: 'cluster' });
+    expect(() => compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], cors: {} } as never] })).toThrow('virtual_hosts["v"].cors is not supported');
+  });
 });

@@ -71,7 +71,13 @@ export interface VirtualHostConfig {
   name: string;
   domains: string[];
   routes?: RouteConfig[];
+  /** `ALL` or `EXTERNAL_ONLY`: plain-text requests are redirected to https. */
+  require_tls?: string | number;
+  include_request_attempt_count?: boolean;
 }
+
+const VIRTUAL_HOST_FIELDS = new Set(['name', 'domains', 'routes', 'require_tls', 'include_request_attempt_count']);
+const ROUTE_CONFIGURATION_FIELDS = new Set(['name', 'virtual_hosts', 'validate_clusters', 'ignore_port_in_host_matching']);
 
 /** `envoy.config.route.v3.RouteConfiguration`. */
 export interface RouteConfigurationConfig {
@@ -223,11 +229,18 @@ export interface RouteContext {
 
 /** Compiles a RouteConfiguration into the router's decision: virtual host, route, action. */
 export function compileRouteConfiguration(config: RouteConfigurationConfig): (request: HttpRequestFacts, context: RouteContext) => RouteDecision {
+  const unknown = Object.keys(config).find((key) => !ROUTE_CONFIGURATION_FIELDS.has(key));
+  if (unknown) throw new Error(`${unknown} is not supported`);
   const virtualHosts = config.virtual_hosts ?? [];
+  for (const virtualHost of virtualHosts) {
+    const field = Object.keys(virtualHost).find((key) => !VIRTUAL_HOST_FIELDS.has(key));
+    if (field) throw new Error(`virtual_hosts["${virtualHost.name}"].${field} is not supported`);
+  }
   const chooseHost = compileDomains(virtualHosts);
   const ignorePort = config.ignore_port_in_host_matching === true;
   const compiled = virtualHosts.map((virtualHost) => ({
     name: virtualHost.name,
+    requireTls: virtualHost.require_tls !== undefined && virtualHost.require_tls !== 'NONE' && virtualHost.require_tls !== 0,
     routes: (virtualHost.routes ?? []).map((route, index) => {
       const name = route.name ?? `${virtualHost.name}/${index}`;
       const matches = compileRouteMatch(route.match);
@@ -251,6 +264,9 @@ export function compileRouteConfiguration(config: RouteConfigurationConfig): (re
     const index = chooseHost(ignorePort ? stripPort(host) : host);
     const virtualHost = index === undefined ? undefined : compiled[index];
     if (!virtualHost) return { kind: 'no-route', status: 404 };
+    if (virtualHost.requireTls && context.scheme !== 'https') {
+      return { kind: 'redirect', virtualHost: virtualHost.name, route: 'require_tls', status: 301, location: `https://${stripPort(request.host)}${request.path}` };
+    }
     const chosen = virtualHost.routes.find((route) => route.matches(request));
     if (!chosen) return { kind: 'no-route', status: 404, virtualHost: virtualHost.name };
     const base = { virtualHost: virtualHost.name, route: chosen.name };
