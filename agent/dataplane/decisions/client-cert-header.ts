@@ -29,11 +29,14 @@ export function compileClientCertHeader(config: ClientCertHeaderConfig): (incomi
   const raw = config.forward_client_cert_details ?? 'SANITIZE';
   const mode = typeof raw === 'number' ? (MODES[raw] ?? 'SANITIZE') : raw;
   const details = config.set_current_client_cert_details ?? {};
+  // The peer's chain is not carried into the decisions; its leaf is.
+  if (details.chain === true) throw new Error('set_current_client_cert_details.chain is not supported');
   const element = (connection: ClientCertConnection): string => {
     const cert = connection.peerCertificate as PeerCertificate;
     const parts: string[] = [];
     if (connection.localUriSan) parts.push(`By=${connection.localUriSan}`);
     parts.push(`Hash=${cert.sha256}`);
+    if (details.cert === true && cert.pem) parts.push(`Cert="${encodeURIComponent(cert.pem)}"`);
     if (flag(details.subject)) parts.push(`Subject="${cert.subject.replace(/"/g, '\\"')}"`);
     if (details.uri === true) for (const uri of cert.uriSans) parts.push(`URI=${uri}`);
     if (details.dns === true) for (const dns of cert.dnsSans) parts.push(`DNS=${dns}`);

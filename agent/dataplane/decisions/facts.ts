@@ -11,6 +11,8 @@ export interface PeerCertificate {
   readonly subject: string;
   /** Hex SHA-256 of the DER certificate. */
   readonly sha256: string;
+  /** The leaf in PEM (XFCC `Cert`). */
+  readonly pem?: string;
 }
 
 export interface ConnectionFacts {

@@ -94,6 +94,11 @@ describe('HCM request handling', () => {
     expect(value).toBe('By=spiffe://cluster.local/ns/bar/sa/httpbin;Hash=ab12;Subject="";URI=spiffe://cluster.local/ns/foo/sa/sleep');
     expect(inbound('By=x', {})).toBeUndefined();
     expect(compileClientCertHeader({ forward_client_cert_details: 'SANITIZE' })('By=forged', { peerCertificate: peer })).toBeUndefined();
+    const gateway = compileClientCertHeader({ forward_client_cert_details: 'SANITIZE_SET', set_current_client_cert_details: { cert: true, uri: true } });
+    expect(gateway('By=forged', { peerCertificate: { ...peer, pem: '-----BEGIN CERTIFICATE-----\nAB\n-----END CERTIFICATE-----\n' } })).toBe(
+      'Hash=ab12;Cert="-----BEGIN%20CERTIFICATE-----%0AAB%0A-----END%20CERTIFICATE-----%0A";URI=spiffe://cluster.local/ns/foo/sa/sleep',
+    );
+    expect(() => compileClientCertHeader({ set_current_client_cert_details: { chain: true } })).toThrow('chain is not supported');
   });
 });
 
