@@ -1,4 +1,5 @@
 import { constants, X509Certificate } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createSecureContext, type PeerCertificate as NodePeerCertificate, type SecureContext } from 'node:tls';
 import type { PeerCertificate, TlsContextSettings } from './decisions/index.js';
 import type { SecretSet } from './sds-subscriber.js';
@@ -7,7 +8,12 @@ export class MissingSecretError extends Error {
   override readonly name = 'MissingSecretError';
 }
 
-/** Key, certificate chain and trust bundle a TLS context names, taken from SDS secrets or inline data. */
+/** A data source as decoded: inline text, or `file:<path>` read when used (files rotate on disk). */
+function sourceText(value: string): string {
+  return value.startsWith('file:') ? readFileSync(value.slice('file:'.length), 'utf8') : value;
+}
+
+/** Key, certificate chain and trust bundle a TLS context names, taken from SDS secrets, inline data or files. */
 export function tlsMaterialFor(settings: TlsContextSettings, secrets: SecretSet): { cert?: string; key?: string; ca?: string } {
   const material: { cert?: string; key?: string; ca?: string } = {};
   const [secretName] = settings.certificateSecrets;
@@ -17,14 +23,14 @@ export function tlsMaterialFor(settings: TlsContextSettings, secrets: SecretSet)
     material.cert = certificate.certificateChain;
     material.key = certificate.privateKey;
   } else if (settings.inlineCertificates[0]) {
-    material.cert = settings.inlineCertificates[0].certificateChain;
-    material.key = settings.inlineCertificates[0].privateKey;
+    material.cert = sourceText(settings.inlineCertificates[0].certificateChain);
+    material.key = sourceText(settings.inlineCertificates[0].privateKey);
   }
   if (settings.validationSecret !== undefined) {
     const ca = secrets.trustedCas.get(settings.validationSecret);
     if (!ca) throw new MissingSecretError(`secret "${settings.validationSecret}" is not available yet`);
     material.ca = ca;
-  } else if (settings.trustedCa !== undefined) material.ca = settings.trustedCa;
+  } else if (settings.trustedCa !== undefined) material.ca = sourceText(settings.trustedCa);
   return material;
 }
 

@@ -4,7 +4,7 @@ import type { Proxy } from '../proxy.js';
 import { parseClusterName } from './cluster-names.js';
 import { destinationRuleFor, subsetOf } from './destination-rule-policy.js';
 import { servicePortKey, type PushContext } from './push-context.js';
-import { composePeerAuthentication, mtlsModeForPort } from '../security/peer-authentication.js';
+import { endpointMeshTlsOf } from '../security/client-tls-endpoints.js';
 
 /** An Envoy `ClusterLoadAssignment` message in snake_case. */
 export type ClusterLoadAssignmentResource = { readonly cluster_name: string } & Readonly<Record<string, unknown>>;
@@ -12,6 +12,7 @@ export type ClusterLoadAssignmentResource = { readonly cluster_name: string } & 
 /** The metadata key Envoy's `transport_socket_matches` read, and the value meshed endpoints carry. */
 export const TRANSPORT_SOCKET_MATCH_KEY = 'envoy.transport_socket_match';
 export const MESH_TLS_MODE = 'mesh';
+const MESH_TLS_METADATA = { filter_metadata: { [TRANSPORT_SOCKET_MATCH_KEY]: jsonToStruct({ tlsMode: MESH_TLS_MODE }) } };
 
 /** The endpoints behind an outbound cluster name for this proxy: ready ones, a subset's labels applied. */
 export function endpointsForCluster(push: PushContext, proxy: Proxy, clusterName: string): readonly Endpoint[] {
@@ -29,43 +30,24 @@ export function endpointsForCluster(push: PushContext, proxy: Proxy, clusterName
 
 /**
  * The load assignment of one EDS cluster: its endpoints (address and target port) in one
- * locality weighted by their count. Endpoints with a sidecar carry `{tlsMode: mesh}` for the
- * cluster's transport socket matches. An unknown cluster gets an empty assignment, so Envoy
- * does not wait for it.
+ * locality weighted by their count. Endpoints that take mesh mutual TLS carry `{tlsMode: mesh}`
+ * for the cluster's transport socket matches: those with a sidecar whose workload's
+ * PeerAuthentication (port level included) does not resolve to DISABLE on the endpoint's port,
+ * so a workload-level DISABLE works without a DestinationRule too. An unknown cluster gets an
+ * empty assignment, so Envoy does not wait for it.
  */
 export function buildClusterLoadAssignment(push: PushContext, proxy: Proxy, clusterName: string): ClusterLoadAssignmentResource {
   const endpoints = endpointsForCluster(push, proxy, clusterName);
   if (endpoints.length === 0) return { cluster_name: clusterName, endpoints: [] };
-  const anyDisable = push.peerAuthentications.some(mentionsDisable);
+  const meshTls = endpointMeshTlsOf(push);
   const lbEndpoints = endpoints.map((endpoint) => ({
     endpoint: { address: { socket_address: { address: endpoint.address, port_value: endpoint.port } } },
     health_status: 'HEALTHY',
-    ...(acceptsMeshTls(push, endpoint, anyDisable)
-      ? { metadata: { filter_metadata: { [TRANSPORT_SOCKET_MATCH_KEY]: jsonToStruct({ tlsMode: MESH_TLS_MODE }) } } }
-      : {}),
+    ...(meshTls.acceptsMeshTls(endpoint) ? { metadata: MESH_TLS_METADATA } : {}),
     load_balancing_weight: { value: 1 },
   }));
   return {
     cluster_name: clusterName,
     endpoints: [{ lb_endpoints: lbEndpoints, load_balancing_weight: { value: lbEndpoints.length } }],
   };
-}
-
-/**
- * Whether clients should originate mesh mutual TLS to an endpoint (auto mTLS reads this label):
- * it has a sidecar, and its workload's PeerAuthentication (port level included) does not
- * resolve to DISABLE on the endpoint's port — so a workload-level DISABLE works without a
- * DestinationRule too.
- */
-function acceptsMeshTls(push: PushContext, endpoint: Endpoint, anyDisable: boolean): boolean {
-  if (!endpoint.hasSidecar) return false;
-  if (!endpoint.workload || !anyDisable) return true;
-  const workload = push.workloads.get(`${endpoint.workload.namespace}/${endpoint.workload.name}`);
-  if (!workload) return true;
-  const composed = composePeerAuthentication({ rootNamespace: push.rootNamespace, policies: push.peerAuthentications, workload });
-  return mtlsModeForPort(composed, endpoint.port) !== 'DISABLE';
-}
-
-function mentionsDisable(policy: PushContext['peerAuthentications'][number]): boolean {
-  return policy.spec.mtls?.mode === 'DISABLE' || Object.values(policy.spec.portLevelMtls ?? {}).some((entry) => entry.mode === 'DISABLE');
 }

@@ -1,113 +1,105 @@
-import type { ClientTlsSettings, DestinationRule, Subset, TrafficPolicy } from '../../crds/index.js';
+import type { ClientTlsSettings } from '../../crds/index.js';
+import type { Service, ServicePort } from '../../controllers/index.js';
+import { MESH_TLS_MODE } from '../generators/cluster-load-assignment.js';
+import { loadBalancerFor } from '../generators/destination-rule-policy.js';
+import type { PushContext } from '../generators/push-context.js';
+import { servicePortProtocol } from '../generators/service-port-protocol.js';
 import type { ClusterTransportSocket, ClusterTransportSocketHook, ClusterTransportSocketInput } from '../generators/sidecar-clusters.js';
 import { jsonToStruct } from '../struct-json.js';
-import { ROOT_SECRET, sdsSecretConfig, WORKLOAD_SECRET } from './sds-secret-config.js';
+import { buildMeshTlsSocket, buildUserTlsSocket, RAW_BUFFER_SOCKET } from './client-tls-context.js';
+import { clientTlsSettingsFor } from './client-tls-settings.js';
 
-const UPSTREAM_TLS_TYPE = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext';
-const RAW_BUFFER = { name: 'envoy.transport_sockets.raw_buffer', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer' } };
-const TLS_PARAMS = { tls_minimum_protocol_version: 'TLSv1_2', tls_maximum_protocol_version: 'TLSv1_3' };
+export { clientTlsSettingsFor } from './client-tls-settings.js';
 
-/** `outbound_.<port>_.<subset>_.<fqdn>`: the SNI of mesh mutual TLS. */
+/** The operating system's CA bundle: what SIMPLE and MUTUAL trust when the DestinationRule names no CA. */
+export const SYSTEM_CA_CERTIFICATES = '/etc/ssl/certs/ca-certificates.crt';
+
+/** The transport socket match names of auto mutual TLS. */
+export const MESH_TLS_MATCH = 'tlsMode-mesh';
+export const DISABLED_TLS_MATCH = 'tlsMode-disabled';
+
+/** `outbound_.<port>_.<subset>_.<fqdn>`: the SNI of mesh mutual TLS (an empty subset stays empty). */
 export function meshSni(port: number, subset: string, hostname: string): string {
   return `outbound_.${port}_.${subset}_.${hostname}`;
 }
 
-/** The DestinationRule TLS settings for one port and subset: the subset's own policy first, port-level settings over the policy's. */
-export function clientTlsSettingsFor(rule: DestinationRule | undefined, port: number, subset?: Subset): ClientTlsSettings | undefined {
-  const forPort = (policy: TrafficPolicy | undefined): ClientTlsSettings | undefined =>
-    policy?.portLevelSettings?.find((settings) => settings.port?.number === port)?.tls ?? policy?.tls;
-  return forPort(subset?.trafficPolicy) ?? forPort(rule?.spec.trafficPolicy);
-}
-
-function meshTls(input: ClusterTransportSocketInput, trustDomain: string): object {
-  const accounts = input.push.serviceAccountsByHost.get(input.service.hostname) ?? [];
-  return {
-    name: 'envoy.transport_sockets.tls',
-    typed_config: {
-      '@type': UPSTREAM_TLS_TYPE,
-      sni: meshSni(input.servicePort.port, input.subset?.name ?? '', input.service.hostname),
-      common_tls_context: {
-        tls_params: TLS_PARAMS,
-        alpn_protocols: ['h2', 'http/1.1'],
-        tls_certificate_sds_secret_configs: [sdsSecretConfig(WORKLOAD_SECRET)],
-        combined_validation_context: {
-          default_validation_context: {
-            match_subject_alt_names: accounts.map((account) => ({ exact: `spiffe://${trustDomain}/ns/${input.service.namespace}/sa/${account}` })),
-          },
-          validation_context_sds_secret_config: sdsSecretConfig(ROOT_SECRET),
-        },
-      },
-    },
-  };
-}
-
-function dataSource(path: string | undefined): object | undefined {
-  return path ? { filename: path } : undefined;
-}
-
-/** SIMPLE and MUTUAL: the user's TLS, certificates from files or from the secret `credentialName` names over SDS. */
-function userTls(settings: ClientTlsSettings, input: ClusterTransportSocketInput): object {
-  const mutual = settings.mode === 'MUTUAL';
-  const credential = settings.credentialName;
-  const validation: Record<string, unknown> = {};
-  if (!settings.insecureSkipVerify) {
-    const ca = dataSource(settings.caCertificates);
-    if (ca) validation['trusted_ca'] = ca;
-    if (settings.subjectAltNames && settings.subjectAltNames.length > 0) validation['match_subject_alt_names'] = settings.subjectAltNames.map((san) => ({ exact: san }));
-  }
-  const common: Record<string, unknown> = { tls_params: TLS_PARAMS };
-  if (credential) {
-    if (mutual) common['tls_certificate_sds_secret_configs'] = [sdsSecretConfig(credential)];
-    if (!settings.insecureSkipVerify) common['combined_validation_context'] = { default_validation_context: validation, validation_context_sds_secret_config: sdsSecretConfig(`${credential}-cacert`) };
-  } else {
-    if (mutual && settings.clientCertificate && settings.privateKey) {
-      common['tls_certificates'] = [{ certificate_chain: dataSource(settings.clientCertificate), private_key: dataSource(settings.privateKey) }];
-    }
-    if (Object.keys(validation).length > 0) common['validation_context'] = validation;
-  }
-  return {
-    name: 'envoy.transport_sockets.tls',
-    typed_config: { '@type': UPSTREAM_TLS_TYPE, sni: settings.sni ?? input.service.hostname, common_tls_context: common },
-  };
-}
-
-export interface ClientTlsHookOptions {
-  /** The mesh trust domain (workload SANs are `spiffe://<trust domain>/ns/<ns>/sa/<sa>`). */
-  readonly trustDomain: (input: ClusterTransportSocketInput) => string;
-  /** Mesh config `enableAutoMtls`. */
-  readonly autoMtls: (input: ClusterTransportSocketInput) => boolean;
+/**
+ * The identities a client accepts from a service: `spiffe://<td>/ns/<ns>/sa/<sa>` for every
+ * service account of the workloads behind it, under the trust domain and each alias, sorted.
+ */
+export function serviceSubjectAltNames(push: PushContext, service: Pick<Service, 'hostname' | 'namespace'>): string[] {
+  const accounts = push.serviceAccountsByHost.get(service.hostname) ?? [];
+  const domains = [...new Set([push.meshConfig.trustDomain, ...push.meshConfig.trustDomainAliases])];
+  return accounts.flatMap((account) => domains.map((domain) => `spiffe://${domain}/ns/${service.namespace}/sa/${account}`)).sort();
 }
 
 /**
- * The client side of mutual TLS for outbound clusters: a DestinationRule's TLS mode when it sets
- * one (DISABLE, SIMPLE, MUTUAL, MESH_MUTUAL; port-level settings and subsets override), else
- * auto mutual TLS — mesh TLS to endpoints labelled `tlsMode: mesh`, plain text to the rest.
+ * ALPN offered upstream, matching the codec the cluster speaks: sidecar clusters carry no HTTP/2
+ * protocol options, so HTTP (declared or sniffed) goes as HTTP/1.1; opaque TCP offers none (the
+ * reference's peer-exchange names have no counterpart here).
  */
-export function newClientTlsHook(options: ClientTlsHookOptions): ClusterTransportSocketHook {
+export function upstreamAlpn(port: ServicePort): readonly string[] {
+  return servicePortProtocol(port) === 'opaque' ? [] : ['http/1.1'];
+}
+
+export interface ClientTlsHookOptions {
+  /** The CA bundle file SIMPLE and MUTUAL trust when the DestinationRule names none; default the system bundle. */
+  readonly systemCaCertificates?: string;
+}
+
+/**
+ * The client side of TLS for outbound service clusters. A DestinationRule TLS mode (port-level
+ * settings and subsets override, see `clientTlsSettingsFor`) is used as written: DISABLE is
+ * plain text, SIMPLE and MUTUAL the user's TLS, MESH_MUTUAL the mesh's certificates with the
+ * rule's `sni`/`subjectAltNames` if given. Without one, auto mutual TLS (mesh config
+ * `enableAutoMtls`) offers mesh TLS to endpoints labelled `tlsMode: mesh` by EDS and plain
+ * text to the rest. Trust domain and auto mTLS are read from each push's mesh config.
+ */
+export function newClientTlsHook(options: ClientTlsHookOptions = {}): ClusterTransportSocketHook {
+  const systemCaCertificates = options.systemCaCertificates ?? SYSTEM_CA_CERTIFICATES;
   return (input): ClusterTransportSocket | undefined => {
     if (input.direction !== 'outbound') return undefined;
     const settings = clientTlsSettingsFor(input.destinationRule, input.servicePort.port, input.subset);
     switch (settings?.mode) {
       case 'DISABLE':
-        return undefined;
-      case 'MESH_MUTUAL':
-        return { transport_socket: meshTls(input, options.trustDomain(input)) };
+        return { transport_socket: RAW_BUFFER_SOCKET };
       case 'SIMPLE':
       case 'MUTUAL':
-        return { transport_socket: userTls(settings, input) };
-      default:
-        if (!options.autoMtls(input)) return undefined;
         return {
-          transport_socket_matches: [
-            { name: 'tlsMode-mesh', match: jsonToStruct({ tlsMode: 'mesh' }), transport_socket: meshTls(input, options.trustDomain(input)) },
-            { name: 'tlsMode-disabled', match: jsonToStruct({}), transport_socket: RAW_BUFFER },
-          ],
+          transport_socket: buildUserTlsSocket({ settings, defaultSni: input.service.hostname, alpn: upstreamAlpn(input.servicePort), systemCaCertificates }),
         };
+      case 'MESH_MUTUAL':
+        return { transport_socket: meshTlsSocket(input, settings) };
+      default:
+        return autoMtls(input);
     }
   };
 }
 
-/** The hook as the daemon configures it: trust domain and auto mTLS from the push's mesh config. */
+/** The hook as the daemon configures it. */
 export function newMeshClientTlsHook(): ClusterTransportSocketHook {
-  return newClientTlsHook({ trustDomain: (input) => input.push.meshConfig.trustDomain, autoMtls: (input) => input.push.meshConfig.enableAutoMtls !== false });
+  return newClientTlsHook();
+}
+
+function autoMtls(input: ClusterTransportSocketInput): ClusterTransportSocket | undefined {
+  if (input.push.meshConfig.enableAutoMtls === false) return undefined;
+  // An ORIGINAL_DST cluster's hosts carry no EDS metadata, so the matches could only ever pick
+  // plain text; MESH_MUTUAL in the DestinationRule asks for TLS there.
+  const lb = loadBalancerFor(input.destinationRule, input.servicePort.port, input.subset);
+  if (!lb?.consistentHash && lb?.simple === 'PASSTHROUGH') return undefined;
+  return {
+    transport_socket_matches: [
+      { name: MESH_TLS_MATCH, match: jsonToStruct({ tlsMode: MESH_TLS_MODE }), transport_socket: meshTlsSocket(input) },
+      { name: DISABLED_TLS_MATCH, match: jsonToStruct({}), transport_socket: RAW_BUFFER_SOCKET },
+    ],
+  };
+}
+
+function meshTlsSocket(input: ClusterTransportSocketInput, settings?: ClientTlsSettings): object {
+  const sans = settings?.subjectAltNames ?? [];
+  return buildMeshTlsSocket({
+    sni: settings?.sni || meshSni(input.servicePort.port, input.subset?.name ?? '', input.service.hostname),
+    subjectAltNames: sans.length > 0 ? sans : serviceSubjectAltNames(input.push, input.service),
+    alpn: upstreamAlpn(input.servicePort),
+  });
 }

@@ -34,3 +34,6 @@ export { policiesFor } from './policy-selection.js';
 export { buildJwtAuthnFilter, JWT_AUTHN_TYPE, type JwksSource } from './jwt-authn-builder.js';
 export { newInboundSecurityFilters } from './inbound-security-filters.js';
 export { newJwksResolver, JwksFetchError, type JwksResolver, type JwksResolverOptions } from './jwks-resolver.js';
+export { serviceSubjectAltNames, upstreamAlpn, SYSTEM_CA_CERTIFICATES, MESH_TLS_MATCH, DISABLED_TLS_MATCH } from './client-tls.js';
+export { buildMeshTlsSocket, buildUserTlsSocket, RAW_BUFFER_SOCKET, UPSTREAM_TLS_TYPE, TLS_TRANSPORT_SOCKET, CREDENTIAL_CA_SUFFIX, type MeshTlsSocketInput, type UserTlsSocketInput } from './client-tls-context.js';
+export { endpointMeshTlsOf, type EndpointMeshTls } from './client-tls-endpoints.js';

@@ -3,17 +3,14 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
-import { buildPushContext, newSidecarCdsGenerator, newSidecarEdsGenerator } from '../generators/index.js';
+import { buildPushContext } from '../generators/index.js';
 import { listCases, loadCase } from '../generators/test-cases.js';
 import { workloadOfProxy } from '../generators/proxy-workload.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../index.js';
-import { newMeshClientTlsHook } from './client-tls.js';
+import { loadEnvoyProtos, type EnvoyProtos } from '../index.js';
 import { buildJwtAuthnFilter, JWT_AUTHN_TYPE } from './jwt-authn-builder.js';
 
 const JWT = fileURLToPath(new URL('./testdata/jwt/', import.meta.url));
-const CLIENT_TLS = fileURLToPath(new URL('./testdata/client-tls/', import.meta.url));
 const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
-const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
 
 let protos: EnvoyProtos;
 beforeAll(() => {
@@ -43,20 +40,5 @@ describe('jwt_authn from RequestAuthentication (golden)', () => {
       protos.encodeAny(JWT_AUTHN_TYPE, config);
     }
     golden(JWT, name, filter ?? null);
-  });
-});
-
-describe('client mutual TLS and endpoint labels (golden)', () => {
-  test.each(listCases(CLIENT_TLS))('%s', (name) => {
-    const { model, proxy } = loadCase(CLIENT_TLS, `${name}.in.yaml`);
-    const push = buildPushContext(model);
-    const resolve = (named: { resource: object | (() => object) }): Record<string, unknown> => (typeof named.resource === 'function' ? named.resource() : named.resource) as Record<string, unknown>;
-    const clusters = (newSidecarCdsGenerator({ clusterTransportSocket: newMeshClientTlsHook() }).generate(proxy, push, FULL)?.resources ?? [])
-      .map(resolve)
-      .filter((cluster) => String(cluster['name']).startsWith('outbound|'));
-    const endpoints = (newSidecarEdsGenerator().generate(proxy, push, { ...FULL, names: clusters.filter((cluster) => cluster['type'] === 'EDS').map((cluster) => cluster['name'] as string) })?.resources ?? []).map(resolve);
-    for (const cluster of clusters) protos.encodeAny(CLUSTER_TYPE, cluster);
-    for (const assignment of endpoints) protos.encodeAny(ENDPOINT_TYPE, assignment);
-    golden(CLIENT_TLS, name, { clusters, endpoints });
   });
 });
