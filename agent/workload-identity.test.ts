@@ -1,5 +1,5 @@
-import { X509Certificate } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
+import { generateKeyPairSync, X509Certificate } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { newCaAuthenticators } from '../ca/ca-authenticators.js';
 import { newCaServer, type CaServer } from '../ca/ca-server.js';
+import { buildCsr } from '../ca/csr-builder.js';
 import { newCertificateAuthority, type CertificateAuthority } from '../ca/certificate-authority.js';
 import { loadKeyCertBundle } from '../ca/key-cert-bundle.js';
 import { newSelfSignedMaterial } from '../ca/self-signed-root.js';
@@ -17,6 +18,7 @@ import { waitFor } from '../testing/wait-for.js';
 import { loadEnvoyProtos } from '../xds/envoy-protos.js';
 import { SECRET_TYPE } from '../xds/type-urls.js';
 import { newSdsServer, type SdsServer } from './sds/sds-server.js';
+import { newFileMountedCertificates } from './secrets/file-mounted-certificates.js';
 import { newWorkloadCertificates, type WorkloadCertificates } from './secrets/workload-certificates.js';
 
 // The agent's identity against a real CA on loopback: certificate fetched with a token, served
@@ -175,5 +177,31 @@ describe('SDS on a Unix socket', () => {
     const seen = received.length;
     await startCa(caPort);
     await waitFor(() => received.length > seen && chainOf(received[received.length - 1] as (typeof received)[number]) !== during, { timeoutMs: 15_000, description: 'a certificate after the CA came back' });
+  });
+});
+
+describe('FILE_MOUNTED_CERTS', () => {
+  test('certificates come from the mounted files, and a change on disk is published', async () => {
+    const mounted = join(dir, 'mounted');
+    mkdirSync(mounted, { recursive: true });
+    const write = (identity: string): string => {
+      const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
+      const issued = ca.signCsr(buildCsr({ key }), identity, HOUR);
+      writeFileSync(join(mounted, 'cert-chain.pem'), issued.certPem);
+      writeFileSync(join(mounted, 'key.pem'), key.export({ format: 'pem', type: 'pkcs8' }).toString());
+      writeFileSync(join(mounted, 'root-cert.pem'), ca.rootBundlePem());
+      return issued.certPem;
+    };
+    const first = write('spiffe://cluster.local/ns/vm/sa/legacy-app');
+    const manager = newFileMountedCertificates({ dir: mounted, pollMs: 20, clock, log: newNopLogger('cache') });
+    try {
+      const changes: string[] = [];
+      manager.onChange((secrets) => changes.push(secrets.certificateChain));
+      expect((await manager.start()).certificateChain).toBe(first);
+      const second = write('spiffe://cluster.local/ns/vm/sa/legacy-app');
+      await waitFor(() => changes.includes(second), { description: 'the rotated file published' });
+    } finally {
+      manager.stop();
+    }
   });
 });

@@ -19,6 +19,7 @@ import { buildEnvoyBootstrap, mergeBootstrap } from '../agent/proxy/envoy-bootst
 import { buildProxyIdentity, loadProxyConfig, type ProxyType } from '../agent/proxy/proxy-identity.js';
 import { newStatusServer } from '../agent/proxy/status-server.js';
 import { newSdsServer } from '../agent/sds/sds-server.js';
+import { newFileMountedCertificates } from '../agent/secrets/file-mounted-certificates.js';
 import { newWorkloadCertificates, tokenFile } from '../agent/secrets/workload-certificates.js';
 import { loadEnvoyProtos } from '../xds/envoy-protos.js';
 import { intFlag } from './flags.js';
@@ -30,6 +31,8 @@ export const AGENT_PATHS = {
   meshRoot: './var/run/secrets/mesh/root-cert.pem',
   sdsSocket: './var/run/secrets/workload-spiffe-uds/socket',
   bootstrap: './etc/mesh/proxy/envoy-rev.json',
+  /** FILE_MOUNTED_CERTS: `cert-chain.pem`, `key.pem`, `root-cert.pem`. */
+  mountedCerts: './etc/certs',
 } as const;
 
 interface ProxyFlags {
@@ -73,21 +76,23 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   const token = tokenFile(AGENT_PATHS.token);
   const serverName = (address: string): string => (isIP(hostOf(address)) ? 'localhost' : hostOf(address));
 
-  const certificates = newWorkloadCertificates({
-    caAddress,
-    caRoots: readText(rootsPath),
-    token,
-    spiffeId: identity.spiffeId,
-    ttlMs: settings.get('SECRET_TTL'),
-    graceRatio: settings.get('SECRET_GRACE_PERIOD_RATIO'),
-    keyType: settings.get('ECC_SIGNATURE_ALGORITHM').toUpperCase() === 'ECDSA' ? 'ecdsa' : 'rsa',
-    pkcs8: settings.get('PKCS8_KEY'),
-    ...(settings.get('OUTPUT_CERTS') ? { outputDir: settings.get('OUTPUT_CERTS') } : {}),
-    clock,
-    log: logging.scope('cache'),
-    metrics,
-    caServerName: serverName(caAddress),
-  });
+  const certificates = settings.get('FILE_MOUNTED_CERTS')
+    ? newFileMountedCertificates({ dir: AGENT_PATHS.mountedCerts, clock, log: logging.scope('cache') })
+    : newWorkloadCertificates({
+        caAddress,
+        caRoots: readText(rootsPath),
+        token,
+        spiffeId: identity.spiffeId,
+        ttlMs: settings.get('SECRET_TTL'),
+        graceRatio: settings.get('SECRET_GRACE_PERIOD_RATIO'),
+        keyType: settings.get('ECC_SIGNATURE_ALGORITHM').toUpperCase() === 'ECDSA' ? 'ecdsa' : 'rsa',
+        pkcs8: settings.get('PKCS8_KEY'),
+        ...(settings.get('OUTPUT_CERTS') ? { outputDir: settings.get('OUTPUT_CERTS') } : {}),
+        clock,
+        log: logging.scope('cache'),
+        metrics,
+        caServerName: serverName(caAddress),
+      });
   // The certificate is on the way while the Envoy protos load (the slowest part of starting).
   const firstCertificate = certificates.start();
   firstCertificate.catch(() => undefined);
