@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { dirname, join } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { Command } from 'commander';
 import {
@@ -16,6 +16,8 @@ import {
 } from '../controllers/runtime/index.js';
 import { newEmbeddedRunner } from '../agent/dataplane/index.js';
 import { buildEnvoyBootstrap, mergeBootstrap } from '../agent/proxy/envoy-bootstrap.js';
+import { buildGrpcBootstrap } from '../agent/proxy/grpc-bootstrap.js';
+import { newXdsProxy } from '../agent/xds-proxy/xds-proxy.js';
 import { buildProxyIdentity, loadProxyConfig, type ProxyType } from '../agent/proxy/proxy-identity.js';
 import { newStatusServer } from '../agent/proxy/status-server.js';
 import { newSdsServer } from '../agent/sds/sds-server.js';
@@ -33,6 +35,11 @@ export const AGENT_PATHS = {
   bootstrap: './etc/mesh/proxy/envoy-rev.json',
   /** FILE_MOUNTED_CERTS: `cert-chain.pem`, `key.pem`, `root-cert.pem`. */
   mountedCerts: './etc/certs',
+  /** The agent's xDS proxy (PROXY_XDS_VIA_AGENT). */
+  xdsSocket: './etc/mesh/proxy/XDS',
+  /** The bootstrap of proxyless gRPC applications, and where their certificates go without OUTPUT_CERTS. */
+  grpcBootstrap: './etc/mesh/proxy/grpc-bootstrap.json',
+  grpcCerts: './etc/mesh/proxy',
 } as const;
 
 interface ProxyFlags {
@@ -68,6 +75,10 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   const clock = newRealClock();
   const proxyConfig = loadProxyConfig(flags.meshConfig, settings.get('PROXY_CONFIG'));
   const identity = buildProxyIdentity({ type, settings, domain: flags.domain, proxyConfig });
+  // A proxyless gRPC application gets a bootstrap and certificate files instead of a data plane.
+  const proxyless = identity.metadata['GENERATOR'] === 'grpc';
+  const viaAgent = settings.get('PROXY_XDS_VIA_AGENT') || proxyless;
+  const outputCerts = settings.get('OUTPUT_CERTS') || (proxyless ? resolve(AGENT_PATHS.grpcCerts) : '');
   const discoveryAddress = proxyConfig.discoveryAddress ?? 'meshd.mesh-system.svc:15012';
   const caAddress = settings.get('CA_ADDR') || discoveryAddress;
   const rootsPath = settings.get('CA_ROOT_CA') || AGENT_PATHS.meshRoot;
@@ -87,7 +98,7 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
         graceRatio: settings.get('SECRET_GRACE_PERIOD_RATIO'),
         keyType: settings.get('ECC_SIGNATURE_ALGORITHM').toUpperCase() === 'ECDSA' ? 'ecdsa' : 'rsa',
         pkcs8: settings.get('PKCS8_KEY'),
-        ...(settings.get('OUTPUT_CERTS') ? { outputDir: settings.get('OUTPUT_CERTS') } : {}),
+        ...(outputCerts ? { outputDir: outputCerts } : {}),
         clock,
         log: logging.scope('cache'),
         metrics,
@@ -100,9 +111,21 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   const sds = newSdsServer({ protos, socketPath: AGENT_PATHS.sdsSocket, current: () => certificates.current(), log: logging.scope('sds'), metrics });
   certificates.onChange(() => sds.push());
 
+  const secureXds = proxyConfig.controlPlaneAuthPolicy !== 'NONE';
+  const xdsCredentials = secureXds ? credentials.createSsl(Buffer.from(await readFile(xdsRootsPath, 'utf8'))) : credentials.createInsecure();
+  const xdsChannelOptions = secureXds ? { 'grpc.ssl_target_name_override': serverName(discoveryAddress) } : {};
+  const xdsMetadata = async (): Promise<Metadata> => {
+    const metadata = new Metadata();
+    metadata.set('authorization', `Bearer ${await token()}`);
+    return metadata;
+  };
+  const xdsProxy = viaAgent
+    ? newXdsProxy({ socketPath: resolve(AGENT_PATHS.xdsSocket), upstream: discoveryAddress, credentials: xdsCredentials, channelOptions: xdsChannelOptions, metadata: xdsMetadata, log: logging.scope('adsc'), metrics })
+    : undefined;
+
   let bootstrap = buildEnvoyBootstrap({
     identity,
-    xdsAddress: discoveryAddress,
+    xdsAddress: viaAgent ? `unix:${resolve(AGENT_PATHS.xdsSocket)}` : discoveryAddress,
     sdsSocketPath: AGENT_PATHS.sdsSocket,
     listenAddress: identity.instanceIp,
     delta: settings.get('MESH_DELTA_XDS'),
@@ -116,8 +139,10 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   if (override !== '') bootstrap = mergeBootstrap(bootstrap, JSON.parse(await readFile(override, 'utf8')) as Record<string, unknown>);
   await mkdir(dirname(AGENT_PATHS.bootstrap), { recursive: true });
   await writeFile(AGENT_PATHS.bootstrap, `${JSON.stringify(bootstrap, null, 2)}\n`);
+  if (proxyless) {
+    await writeFile(AGENT_PATHS.grpcBootstrap, `${JSON.stringify(buildGrpcBootstrap(identity, resolve(AGENT_PATHS.xdsSocket), outputCerts), null, 2)}\n`);
+  }
 
-  const secureXds = proxyConfig.controlPlaneAuthPolicy !== 'NONE';
   // Envoy's level names on the admin `/logging` endpoint, onto the data plane's scope.
   const ENVOY_LEVELS: Readonly<Record<string, LogLevel>> = { trace: 'debug', debug: 'debug', info: 'info', warning: 'warn', error: 'error', critical: 'fatal', off: 'none' };
   const runner = newEmbeddedRunner({
@@ -130,28 +155,20 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
       logging.setScope('ads', { outputLevel: mapped });
       return true;
     },
-    ...(secureXds
-      ? {
-          xdsCredentials: credentials.createSsl(Buffer.from(await readFile(xdsRootsPath, 'utf8'))),
-          xdsChannelOptions: { 'grpc.ssl_target_name_override': serverName(discoveryAddress) },
-          xdsMetadata: async () => {
-            const metadata = new Metadata();
-            metadata.set('authorization', `Bearer ${await token()}`);
-            return metadata;
-          },
-        }
-      : {}),
+    // Through the agent's xDS proxy the data plane speaks plain text on a local socket, as Envoy would.
+    ...(viaAgent ? {} : { xdsCredentials, xdsChannelOptions, xdsMetadata }),
   });
   const status = newStatusServer({
-    notReady: () => (certificates.current() === undefined ? 'no workload certificate yet' : runner.isReady() ? undefined : 'listeners and clusters not accepted yet'),
+    notReady: () => (certificates.current() === undefined ? 'no workload certificate yet' : proxyless || runner.isReady() ? undefined : 'listeners and clusters not accepted yet'),
     metrics,
   });
 
   const { signal, release } = stopSignal(deps.signal);
   try {
     await sds.start();
+    await xdsProxy?.start();
     await status.listen(identity.instanceIp, settings.get('PROXY_STATUS_PORT'));
-    await runner.start();
+    if (!proxyless) await runner.start();
     log.info({ node: identity.nodeId, discovery: discoveryAddress, ca: caAddress }, 'proxy agent started');
     firstCertificate.then(() => sds.push(), (error: Error) => log.error({ error: error.message }, 'no workload certificate'));
     if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
@@ -162,6 +179,7 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
     release();
     certificates.stop();
     await runner.stop();
+    await xdsProxy?.stop();
     await sds.stop();
     await status.close();
     io.stdout('proxy agent stopped\n');

@@ -2,7 +2,7 @@ import type { ProxyIdentity } from './proxy-identity.js';
 
 export interface BootstrapInput {
   readonly identity: ProxyIdentity;
-  /** `host:port` of the xDS server the proxy's ADS stream reaches (through the agent). */
+  /** Where the proxy's ADS stream goes: the agent's xDS proxy (`unix:<path>`) or the daemon (`host:port`). */
   readonly xdsAddress: string;
   /** The agent's SDS Unix socket. */
   readonly sdsSocketPath: string;
@@ -35,7 +35,12 @@ const HTTP2_OPTIONS = {
  */
 export function buildEnvoyBootstrap(input: BootstrapInput): Record<string, unknown> {
   const { identity } = input;
-  const xds = splitHostPort(input.xdsAddress);
+  const xdsEndpoint = input.xdsAddress.startsWith('unix:')
+    ? { pipe: { path: input.xdsAddress.slice('unix:'.length) } }
+    : (() => {
+        const xds = splitHostPort(input.xdsAddress);
+        return { socket_address: { address: xds.host, port_value: xds.port } };
+      })();
   return {
     node: { id: identity.nodeId, cluster: input.serviceCluster, metadata: identity.metadata, locality: {} },
     admin: { address: { socket_address: { address: input.listenAddress, port_value: identity.proxyConfig.proxyAdminPort ?? 15000 } } },
@@ -50,7 +55,7 @@ export function buildEnvoyBootstrap(input: BootstrapInput): Record<string, unkno
           name: 'xds-grpc',
           type: 'STATIC',
           connect_timeout: '1s',
-          load_assignment: { cluster_name: 'xds-grpc', endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: xds.host, port_value: xds.port } } } }] }] },
+          load_assignment: { cluster_name: 'xds-grpc', endpoints: [{ lb_endpoints: [{ endpoint: { address: xdsEndpoint } }] }] },
           typed_extension_protocol_options: HTTP2_OPTIONS,
         },
         {

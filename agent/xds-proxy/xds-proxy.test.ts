@@ -1,0 +1,66 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { credentials, makeGenericClientConstructor, Metadata, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { newNopLogger } from '../../controllers/runtime/index.js';
+import { ADS_SERVICE, loadEnvoyProtos } from '../../xds/envoy-protos.js';
+import { AdsTestStream, nodeFor, startTestXds, type ResponseMessage, type TestXds } from '../../xds/test-support.js';
+import { CLUSTER_TYPE } from '../../xds/type-urls.js';
+import { newXdsProxy, type XdsProxy } from './xds-proxy.js';
+
+const protos = loadEnvoyProtos();
+let dir: string;
+let upstream: TestXds;
+let proxy: XdsProxy;
+let client: Client & { StreamAggregatedResources(m: Metadata): ClientDuplexStream<object, ResponseMessage> };
+const tokens: string[] = [];
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'xds-proxy-'));
+  upstream = await startTestXds(protos);
+  upstream.world.clusters = { 'outbound|80||a.ns.svc.cluster.local': [{ address: '127.0.0.1', port: 9 }] };
+  await upstream.sync();
+  proxy = newXdsProxy({
+    socketPath: join(dir, 'XDS'),
+    upstream: `127.0.0.1:${upstream.port}`,
+    credentials: credentials.createInsecure(),
+    metadata: async () => {
+      const metadata = new Metadata();
+      tokens.push('token');
+      metadata.set('authorization', 'Bearer token');
+      return metadata;
+    },
+    log: newNopLogger('ads'),
+  });
+  await proxy.start();
+  const Ctor = makeGenericClientConstructor(protos.serviceDefinition(ADS_SERVICE), 'AggregatedDiscoveryService');
+  client = new Ctor(`unix:${join(dir, 'XDS')}`, credentials.createInsecure()) as unknown as typeof client;
+});
+
+afterAll(async () => {
+  client?.close();
+  await proxy?.stop();
+  await upstream?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the agent xDS proxy', () => {
+  test('relays a stream to the daemon with the token and the answers back', async () => {
+    const stream = new AdsTestStream(client.StreamAggregatedResources(new Metadata()) as never);
+    stream.send({ node: nodeFor('app-1', 'ns'), type_url: CLUSTER_TYPE, resource_names: [] });
+    const response = await stream.next(5000);
+    expect(response.type_url).toBe(CLUSTER_TYPE);
+    expect(response.resources).toHaveLength(1);
+    expect(tokens.length).toBeGreaterThan(0);
+    stream.cancel();
+  });
+
+  test('losing the upstream ends the downstream stream with UNAVAILABLE, so the proxy starts over', async () => {
+    const stream = new AdsTestStream(client.StreamAggregatedResources(new Metadata()) as never);
+    stream.send({ node: nodeFor('app-2', 'ns'), type_url: CLUSTER_TYPE, resource_names: [] });
+    await stream.next(5000);
+    await upstream.close();
+    expect((await stream.status).code).toBe(14);
+  });
+});
