@@ -20,6 +20,7 @@ import { buildGrpcBootstrap } from '../agent/proxy/grpc-bootstrap.js';
 import { newXdsProxy } from '../agent/xds-proxy/xds-proxy.js';
 import { buildProxyIdentity, loadProxyConfig, type ProxyType } from '../agent/proxy/proxy-identity.js';
 import { newStatusServer } from '../agent/proxy/status-server.js';
+import { parseAppProbers } from '../agent/proxy/app-probers.js';
 import { newSdsServer } from '../agent/sds/sds-server.js';
 import { newFileMountedCertificates } from '../agent/secrets/file-mounted-certificates.js';
 import { newWorkloadCertificates, tokenFile } from '../agent/secrets/workload-certificates.js';
@@ -158,7 +159,16 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
     // Through the agent's xDS proxy the data plane speaks plain text on a local socket, as Envoy would.
     ...(viaAgent ? {} : { xdsCredentials, xdsChannelOptions, xdsMetadata }),
   });
+  let appProbes;
+  try {
+    appProbes = parseAppProbers(settings.get('MESH_ORCH_APP_PROBERS'));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const appAddress = identity.metadata['APP_ADDRESS'];
   const status = newStatusServer({
+    appProbes,
+    ...(appAddress ? { appHost: appAddress } : {}),
     notReady: () => (certificates.current() === undefined ? 'no workload certificate yet' : proxyless || runner.isReady() ? undefined : 'listeners and clusters not accepted yet'),
     metrics,
   });

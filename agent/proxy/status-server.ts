@@ -1,11 +1,16 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { MeshMetrics } from '../../controllers/runtime/index.js';
+import { runAppProbe, type AppProbe } from './app-probers.js';
 
 export interface StatusServerOptions {
   /** Why the proxy is not ready yet, or undefined when it is. */
   readonly notReady: () => string | undefined;
   readonly metrics: MeshMetrics<'pilot-agent'>;
+  /** MESH_ORCH_APP_PROBERS: the app's probes, answered on this port. */
+  readonly appProbes?: ReadonlyMap<string, AppProbe>;
+  /** Where the app listens (`127.0.0.1` in a pod; its private address in the local mesh). */
+  readonly appHost?: string;
 }
 
 /** The agent's status port (15021): `/healthz/ready` and the agent's own metrics. */
@@ -16,6 +21,14 @@ export function newStatusServer(options: StatusServerOptions): { listen(address:
       const reason = options.notReady();
       res.writeHead(reason ? 503 : 200, { 'content-type': 'text/plain' });
       res.end(reason ? `${reason}\n` : '');
+      return;
+    }
+    const probe = path === undefined ? undefined : options.appProbes?.get(path);
+    if (probe) {
+      void runAppProbe(probe, options.appHost ?? '127.0.0.1').then((code) => {
+        res.writeHead(code);
+        res.end();
+      });
       return;
     }
     if (path === '/stats/prometheus' || path === '/metrics') {
