@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { credentials, makeGenericClientConstructor, Metadata, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { newNopLogger } from '../../controllers/runtime/index.js';
+import { waitFor } from '../../testing/wait-for.js';
 import { ADS_SERVICE, loadEnvoyProtos } from '../../xds/envoy-protos.js';
 import { AdsTestStream, nodeFor, startTestXds, type ResponseMessage, type TestXds } from '../../xds/test-support.js';
 import { CLUSTER_TYPE } from '../../xds/type-urls.js';
@@ -54,6 +55,30 @@ describe('the agent xDS proxy', () => {
     expect(response.resources).toHaveLength(1);
     expect(tokens.length).toBeGreaterThan(0);
     stream.cancel();
+  });
+
+  test('a push flood against a proxy that stops reading neither deadlocks nor loses the stream', async () => {
+    const call = client.StreamAggregatedResources(new Metadata());
+    const received: ResponseMessage[] = [];
+    call.on('data', (response: ResponseMessage) => {
+      received.push(response);
+      call.write({ type_url: response.type_url, version_info: response.version_info, response_nonce: response.nonce, resource_names: [] });
+    });
+    call.on('error', () => undefined);
+    call.write({ node: nodeFor('app-3', 'ns'), type_url: CLUSTER_TYPE, resource_names: [] });
+    await waitFor(() => received.length === 1, { description: 'the first response' });
+    call.pause();
+    for (let i = 0; i < 50; i++) {
+      upstream.world.clusters = { [`outbound|80||flood-${i}.ns.svc.cluster.local`]: [{ address: '127.0.0.1', port: 9 }] };
+      upstream.push();
+    }
+    call.resume();
+    // The proxy keeps relaying: the last state arrives once the reader is back.
+    await waitFor(() => JSON.stringify(received[received.length - 1]?.resources.map((any) => protos.decodeAny({ type_url: any.type_url ?? CLUSTER_TYPE, value: any.value as Buffer }))).includes('flood-49'), {
+      timeoutMs: 10_000,
+      description: 'the newest clusters after the flood',
+    });
+    call.cancel();
   });
 
   test('losing the upstream ends the downstream stream with UNAVAILABLE, so the proxy starts over', async () => {
