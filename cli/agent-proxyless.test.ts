@@ -2,26 +2,16 @@ import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Server, ServerCredentials, credentials, makeGenericClientConstructor, type Client, type ServiceDefinition, type ServiceError, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import { Server, ServerCredentials, credentials, makeGenericClientConstructor, type Client, type ServiceError, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startTokenIssuer, type TokenIssuer } from '../e2e/local-mesh/token-issuer.js';
 import { collect, startBin } from '../testing/run-bin.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
+import { ECHO_SERVICE as ECHO } from '../testing/echo-service.js';
 
 // A proxyless gRPC application on the agent's bootstrap: the built agent (GENERATOR=grpc) gets a
 // certificate, writes the gRPC bootstrap and proxies xDS to the built daemon over TLS with its
 // token; @grpc/grpc-js-xds reads that bootstrap and reaches a backend the daemon knows.
-const ECHO: ServiceDefinition = {
-  Echo: {
-    path: '/mesh.test.Echo/Echo',
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (value: Buffer) => value,
-    requestDeserialize: (bytes: Buffer) => bytes,
-    responseSerialize: (value: Buffer) => value,
-    responseDeserialize: (bytes: Buffer) => bytes,
-  },
-};
 const BACKEND_IP = '127.0.91.1';
 
 let issuer: TokenIssuer;

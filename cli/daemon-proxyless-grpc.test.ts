@@ -2,24 +2,14 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Server, ServerCredentials, credentials, makeGenericClientConstructor, type Client, type ServiceDefinition, type ServiceError, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import { Server, ServerCredentials, credentials, makeGenericClientConstructor, type Client, type ServiceError, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { collect, startBin } from '../testing/run-bin.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
+import { ECHO_SERVICE as ECHO } from '../testing/echo-service.js';
 
 // A real third-party xDS client: @grpc/grpc-js-xds resolves xds:/// targets through the built
 // daemon, which reads Services and Pods for gRPC backends the test starts from its config folder.
-const ECHO: ServiceDefinition = {
-  Echo: {
-    path: '/mesh.test.Echo/Echo',
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (value: Buffer) => value,
-    requestDeserialize: (bytes: Buffer) => bytes,
-    responseSerialize: (value: Buffer) => value,
-    responseDeserialize: (bytes: Buffer) => bytes,
-  },
-};
 const BOOTSTRAP_KEY = 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config';
 const BACKENDS = [
   { id: 'a', ip: '127.0.81.1', version: 'v1' },

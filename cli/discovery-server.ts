@@ -3,6 +3,7 @@ import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import {
   DAEMON_SCOPES,
+  stopSignal,
   UsageError,
   loggingOptionsFrom,
   newControlZ,
@@ -386,17 +387,3 @@ async function checkConfigDir(configDir: string): Promise<void> {
   }
 }
 
-function stopSignal(external: AbortSignal | undefined): { signal: AbortSignal; release: () => void } {
-  if (external) return { signal: external, release: () => undefined };
-  const controller = new AbortController();
-  const stop = (): void => controller.abort(new Error('received a termination signal'));
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return {
-    signal: controller.signal,
-    release: () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-    },
-  };
-}

@@ -5,6 +5,7 @@ import { credentials, Metadata } from '@grpc/grpc-js';
 import { Command } from 'commander';
 import {
   AGENT_SCOPES,
+  stopSignal,
   UsageError,
   loggingOptionsFrom,
   newLogging,
@@ -197,20 +198,6 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   }
 }
 
-function stopSignal(external?: AbortSignal): { signal: AbortSignal; release: () => void } {
-  if (external) return { signal: external, release: () => undefined };
-  const controller = new AbortController();
-  const stop = (): void => controller.abort();
-  process.once('SIGINT', stop);
-  process.once('SIGTERM', stop);
-  return {
-    signal: controller.signal,
-    release: () => {
-      process.off('SIGINT', stop);
-      process.off('SIGTERM', stop);
-    },
-  };
-}
 
 export function newProxyCommand(io: CliIo, deps: () => ProxyCommandDeps): Command {
   const command = new Command('proxy')

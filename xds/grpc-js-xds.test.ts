@@ -13,19 +13,8 @@ import {
 import { waitFor } from '../testing/wait-for.js';
 import { loadEnvoyProtos } from './envoy-protos.js';
 import { serviceKey, startTestXds, type TestXds } from './test-support.js';
+import { ECHO_SERVICE as ECHO } from '../testing/echo-service.js';
 
-/** A service without a proto: the request and response are raw bytes. */
-const ECHO: ServiceDefinition = {
-  Echo: {
-    path: '/mesh.test.Echo/Echo',
-    requestStream: false,
-    responseStream: false,
-    requestSerialize: (value: Buffer) => value,
-    requestDeserialize: (bytes: Buffer) => bytes,
-    responseSerialize: (value: Buffer) => value,
-    responseDeserialize: (bytes: Buffer) => bytes,
-  },
-};
 
 const TARGET = 'echo.default.svc.cluster.local:7070';
 const CLUSTER = 'outbound|7070||echo.default.svc.cluster.local';

@@ -8,6 +8,7 @@ import type { GenerateRequest, Generator } from '../../xds/generator.js';
 import type { Proxy } from '../../xds/proxy.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../xds/type-urls.js';
 import { keyResources, newConfigState, type ConfigSnapshot } from './config-state.js';
+import { routeNamesOf } from './xds-subscriber.js';
 
 const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
 
@@ -19,20 +20,6 @@ function generate<C>(protos: EnvoyProtos, generators: readonly Generator<C>[], t
     const message = typeof named.resource === 'function' ? named.resource() : named.resource;
     return protos.decodeAny(protos.encodeAny(typeUrl, message));
   });
-}
-
-function routeNames(listeners: readonly Record<string, unknown>[]): string[] {
-  const names = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (value !== null && typeof value === 'object') {
-      const rds = (value as { rds?: { route_config_name?: unknown } }).rds;
-      if (typeof rds?.route_config_name === 'string') names.add(rds.route_config_name);
-      Object.values(value).forEach(visit);
-    }
-  };
-  visit(listeners);
-  return [...names].sort();
 }
 
 /**
@@ -53,7 +40,7 @@ export function simulateProxyConfig<C>(protos: EnvoyProtos, generators: readonly
   apply(ENDPOINT_TYPE, edsNames.length > 0 ? generate(protos, generators, ENDPOINT_TYPE, proxy, push, edsNames) : []);
   const listeners = generate(protos, generators, LISTENER_TYPE, proxy, push);
   apply(LISTENER_TYPE, listeners);
-  const routes = routeNames(listeners);
+  const routes = routeNamesOf(listeners);
   apply(ROUTE_TYPE, routes.length > 0 ? generate(protos, generators, ROUTE_TYPE, proxy, push, routes) : []);
   return state.current();
 }

@@ -47,8 +47,8 @@ function edsNamesOf(clusters: ReadonlyMap<string, Record<string, unknown>>): str
   return [...names].sort();
 }
 
-/** The RDS names of the accepted listeners' HTTP connection managers. */
-function routeNamesOf(listeners: readonly Record<string, unknown>[]): string[] {
+/** The RDS names of the listeners' HTTP connection managers. */
+export function routeNamesOf(listeners: readonly Record<string, unknown>[]): string[] {
   const names = new Set<string>();
   const visit = (value: unknown): void => {
     if (Array.isArray(value)) value.forEach(visit);

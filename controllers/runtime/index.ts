@@ -24,3 +24,4 @@ export * from './leader-election.js';
 export * from './manager.js';
 export * from './informer-source.js';
 export * from './grpc-shutdown.js';
+export { stopSignal } from './stop-signal.js';

@@ -7,7 +7,7 @@ import { compileRouteConfiguration, selectFilterChain, type FilterChainLike, typ
 import { simulateProxyConfig } from '../../agent/dataplane/simulation-support.js';
 import { newMeshGenerators } from '../mesh-generators.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, jsonToStruct, LISTENER_TYPE, loadEnvoyProtos, parseProxy, ROUTE_TYPE, type EnvoyProtos, type GenerateRequest, type JsonValue, type Proxy } from '../index.js';
-import { listCases, loadCase } from './test-cases.js';
+import { listCases, loadCase, valuesOf } from './test-cases.js';
 import {
   buildPushContext,
   mergeGateways,
@@ -42,16 +42,6 @@ function resources(result: { resources: readonly { resource: object | (() => obj
   return (result?.resources ?? []).map((named) => (typeof named.resource === 'function' ? named.resource() : named.resource) as Message);
 }
 
-function valuesOf(value: unknown, key: string, out = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) for (const item of value) valuesOf(item, key, out);
-  else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === key && typeof v === 'string') out.add(v);
-      else valuesOf(v, key, out);
-    }
-  }
-  return out;
-}
 
 /** Every cluster a route or tcp_proxy sends to, weighted ones included. */
 function routedClusters(value: unknown): Set<string> {

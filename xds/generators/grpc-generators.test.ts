@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, loadEnvoyProtos, ROUTE_TYPE, type EnvoyProtos, type GenerateRequest } from '../index.js';
-import { listCases, loadCase } from './test-cases.js';
+import { listCases, loadCase, valuesOf } from './test-cases.js';
 import { buildPushContext, newGrpcGenerators } from './index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/grpc/', import.meta.url));
@@ -16,16 +16,6 @@ beforeAll(() => {
   protos = loadEnvoyProtos();
 });
 
-function valuesOf(value: unknown, key: string, out = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) for (const item of value) valuesOf(item, key, out);
-  else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === key && typeof v === 'string') out.add(v);
-      else valuesOf(v, key, out);
-    }
-  }
-  return out;
-}
 
 describe('proxyless gRPC generators (golden)', () => {
   test.each(listCases(TESTDATA))('%s', (name) => {

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
 import { CLUSTER_TYPE, LISTENER_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../index.js';
-import { listCases, loadCase } from './test-cases.js';
+import { listCases, loadCase, valuesOf } from './test-cases.js';
 import { buildPushContext, newSidecarCdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from './index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/lds/', import.meta.url));
@@ -20,17 +20,6 @@ function resources(result: { resources: readonly { resource: object | (() => obj
   return (result?.resources ?? []).map((named) => (typeof named.resource === 'function' ? named.resource() : named.resource) as Record<string, unknown>);
 }
 
-/** Every string value under `key` anywhere in a message. */
-function valuesOf(value: unknown, key: string, out = new Set<string>()): Set<string> {
-  if (Array.isArray(value)) for (const item of value) valuesOf(item, key, out);
-  else if (value !== null && typeof value === 'object') {
-    for (const [k, v] of Object.entries(value)) {
-      if (k === key && typeof v === 'string') out.add(v);
-      else valuesOf(v, key, out);
-    }
-  }
-  return out;
-}
 
 describe('sidecar LDS golden files', () => {
   const cases = listCases(TESTDATA);

@@ -61,3 +61,15 @@ function fail(message: string): never {
 export function required<T>(value: T | undefined, what: string): T {
   return value ?? fail(`missing ${what}`);
 }
+
+/** Every string value under `key` anywhere in a message (route names, cluster names), for consistency checks. */
+export function valuesOf(value: unknown, key: string, out = new Set<string>()): Set<string> {
+  if (Array.isArray(value)) for (const item of value) valuesOf(item, key, out);
+  else if (value !== null && typeof value === 'object') {
+    for (const [k, v] of Object.entries(value)) {
+      if (k === key && typeof v === 'string') out.add(v);
+      else valuesOf(v, key, out);
+    }
+  }
+  return out;
+}
