@@ -1,14 +1,22 @@
 import type { ServiceDefinition } from '@grpc/grpc-js';
 
-/** A gRPC service without a proto for tests: one unary method whose messages are raw bytes. */
-export const ECHO_SERVICE: ServiceDefinition = {
-  Echo: {
-    path: '/mesh.test.Echo/Echo',
+function rawUnary(path: string): ServiceDefinition[string] {
+  return {
+    path,
     requestStream: false,
     responseStream: false,
     requestSerialize: (value: Buffer) => value,
     requestDeserialize: (bytes: Buffer) => bytes,
     responseSerialize: (value: Buffer) => value,
     responseDeserialize: (bytes: Buffer) => bytes,
-  },
+  };
+}
+
+/**
+ * A gRPC service without a proto for tests: unary methods whose messages are raw bytes. `Admin`
+ * exists so authorization can refuse one method of a service and not the other.
+ */
+export const ECHO_SERVICE: ServiceDefinition = {
+  Echo: rawUnary('/mesh.test.Echo/Echo'),
+  Admin: rawUnary('/mesh.test.Echo/Admin'),
 };

@@ -5,6 +5,7 @@ import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../type-
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
 import { outboundClusterName, parseClusterName } from './cluster-names.js';
 import { ADS_SOURCE, httpConnectionManager, ROUTER_FILTER } from './http-connection-manager.js';
+import { grpcAuthorizationFilters, grpcClusterTransportSocket, grpcServerMtlsMode, grpcServerTlsSocket } from './grpc-security.js';
 import { workloadOfProxy } from './proxy-workload.js';
 import { resolveRuleHost, type PushContext } from './push-context.js';
 import { buildSidecarClusters } from './sidecar-clusters.js';
@@ -37,40 +38,31 @@ function clientListener(name: string, routeName: string): object {
 }
 
 /**
- * A server listener for `<ip>:<port>`: exactly one chain and one HCM, an inline route that does not
- * forward (the gRPC server answers), as proxyless servers require. STRICT gives the chain mutual
- * TLS from the certificate-provider instance `default`; PERMISSIVE and DISABLE are plain text.
+ * A server listener for `<ip>:<port>`: exactly one chain and one HCM, as proxyless servers
+ * require, with the authorization filters of the workload before the router and an inline
+ * route that does not forward (the gRPC server answers). STRICT (or PERMISSIVE on a workload
+ * labelled for mesh TLS, see `grpcServerMtlsMode`) gives the chain mutual TLS.
  */
 function serverListener(proxy: Proxy, push: PushContext, name: string): object | undefined {
   const { host, port } = splitHostPort(name.slice(GRPC_SERVER_LISTENER_PREFIX.length));
   if (port === undefined) return undefined;
   const workload = workloadOfProxy(push, proxy);
-  const composed = composePeerAuthentication({ rootNamespace: push.rootNamespace, policies: push.peerAuthentications, workload: { namespace: workload?.namespace ?? proxy.configNamespace, labels: workload?.labels ?? proxy.metadata.labels } });
-  const mode = mtlsModeForPort(composed, port);
-  const strict = mode === 'STRICT';
+  const namespace = workload?.namespace ?? proxy.configNamespace;
+  const labels = workload?.labels ?? proxy.metadata.labels;
+  const composed = composePeerAuthentication({ rootNamespace: push.rootNamespace, policies: push.peerAuthentications, workload: { namespace, labels } });
+  const strict = grpcServerMtlsMode(mtlsModeForPort(composed, port), labels) === 'STRICT';
+  const suffix = strict ? 'mtls' : 'plaintext';
   const chain: Record<string, unknown> = {
-    name: strict ? 'inbound-mtls' : 'inbound-plaintext',
+    name: `inbound-${suffix}`,
     filters: [
       httpConnectionManager({
         stat_prefix: `inbound_${port}`,
         route_config: { name: 'inbound', virtual_hosts: [{ name: 'inbound', domains: ['*'], routes: [{ match: { prefix: '/' }, non_forwarding_action: {} }] }] },
-        http_filters: [ROUTER_FILTER],
+        http_filters: [...grpcAuthorizationFilters(push, namespace, labels), ROUTER_FILTER],
       }),
     ],
+    ...(strict ? { transport_socket: grpcServerTlsSocket() } : {}),
   };
-  if (strict) {
-    chain['transport_socket'] = {
-      name: 'envoy.transport_sockets.tls',
-      typed_config: {
-        '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext',
-        require_client_certificate: { value: true },
-        common_tls_context: {
-          tls_certificate_provider_instance: { instance_name: 'default', certificate_name: 'default' },
-          combined_validation_context: { default_validation_context: { ca_certificate_provider_instance: { instance_name: 'default', certificate_name: 'ROOTCA' } } },
-        },
-      },
-    };
-  }
   return { name, address: { socket_address: { address: host, port_value: port } }, filter_chains: [chain], traffic_direction: 'INBOUND' };
 }
 
@@ -130,7 +122,7 @@ export function newGrpcGenerators(): Generator<PushContext>[] {
       generate(proxy, push, request) {
         if (!request.full) return undefined;
         const wanted = new Set(request.names);
-        const clusters = buildSidecarClusters(proxy, push)
+        const clusters = buildSidecarClusters(proxy, push, { clusterTransportSocket: grpcClusterTransportSocket })
           .filter((cluster) => cluster['type'] === 'EDS' && (wanted.size === 0 || wanted.has(cluster.name)))
           .map((cluster) => ({ ...cluster, lb_policy: cluster['lb_policy'] === 'LEAST_REQUEST' ? 'ROUND_ROBIN' : cluster['lb_policy'] }));
         return { resources: clusters.map((cluster) => ({ name: cluster.name, resource: cluster })) };
