@@ -12,10 +12,10 @@ import {
   newMetrics,
   newRealClock,
   parseDuration,
-  type LogLevel,
   type Settings,
 } from '../controllers/runtime/index.js';
-import { newEmbeddedRunner } from '../agent/dataplane/index.js';
+import { dataPlaneLaunch } from '../agent/proxy/data-plane-launch.js';
+import { newDataPlaneProcess } from '../agent/proxy/data-plane-process.js';
 import { buildEnvoyBootstrap, mergeBootstrap } from '../agent/proxy/envoy-bootstrap.js';
 import { buildGrpcBootstrap } from '../agent/proxy/grpc-bootstrap.js';
 import { newXdsProxy } from '../agent/xds-proxy/xds-proxy.js';
@@ -25,7 +25,7 @@ import { parseAppProbers } from '../agent/proxy/app-probers.js';
 import { newSdsServer } from '../agent/sds/sds-server.js';
 import { newFileMountedCertificates } from '../agent/secrets/file-mounted-certificates.js';
 import { newWorkloadCertificates, tokenFile } from '../agent/secrets/workload-certificates.js';
-import { loadEnvoyProtos } from '../xds/envoy-protos.js';
+import { loadEnvoyProtos, SDS_PROTO_FILES } from '../xds/envoy-protos.js';
 import { intFlag } from './flags.js';
 import type { CliIo } from './run-cli.js';
 
@@ -62,6 +62,10 @@ export interface ProxyCommandDeps {
   settings: Settings<'pilot-agent'>;
   /** Stops the agent; SIGINT and SIGTERM when absent. */
   signal?: AbortSignal;
+}
+
+function hostForUrl(ip: string): string {
+  return ip.includes(':') ? `[${ip}]` : ip;
 }
 
 function hostOf(address: string): string {
@@ -106,10 +110,10 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
         metrics,
         caServerName: serverName(caAddress),
       });
-  // The certificate is on the way while the Envoy protos load (the slowest part of starting).
+  // The certificate is on the way while the SDS protos load (the slowest part of starting).
   const firstCertificate = certificates.start();
   firstCertificate.catch(() => undefined);
-  const protos = loadEnvoyProtos();
+  const protos = loadEnvoyProtos({ files: SDS_PROTO_FILES });
   const sds = newSdsServer({ protos, socketPath: AGENT_PATHS.sdsSocket, current: () => certificates.current(), log: logging.scope('sds'), metrics });
   certificates.onChange(() => sds.push());
 
@@ -131,9 +135,9 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
     sdsSocketPath: AGENT_PATHS.sdsSocket,
     listenAddress: identity.instanceIp,
     delta: settings.get('MESH_DELTA_XDS'),
-    concurrency: flags.concurrency,
+    // Straight to the daemon the data plane authenticates with the workload certificate, as the reference's MUTUAL_TLS policy.
+    ...(!viaAgent && secureXds ? { xdsTls: { caFile: resolve(xdsRootsPath), serverName: serverName(discoveryAddress) } } : {}),
     serviceCluster: flags.serviceCluster,
-    logLevel: flags.proxyLogLevel,
     metricsPort: settings.get('PROXY_METRICS_PORT'),
   });
   if (flags.templateFile !== '') bootstrap = mergeBootstrap(JSON.parse(await readFile(flags.templateFile, 'utf8')) as Record<string, unknown>, bootstrap);
@@ -145,21 +149,20 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
     await writeFile(AGENT_PATHS.grpcBootstrap, `${JSON.stringify(buildGrpcBootstrap(identity, resolve(AGENT_PATHS.xdsSocket), outputCerts), null, 2)}\n`);
   }
 
-  // Envoy's level names on the admin `/logging` endpoint, onto the data plane's scope.
-  const ENVOY_LEVELS: Readonly<Record<string, LogLevel>> = { trace: 'debug', debug: 'debug', info: 'info', warning: 'warn', error: 'error', critical: 'fatal', off: 'none' };
-  const runner = newEmbeddedRunner({
-    protos,
-    bootstrap,
-    log: logging.scope('ads'),
-    setLogLevel: (level) => {
-      const mapped = ENVOY_LEVELS[level];
-      if (!mapped) return false;
-      logging.setScope('ads', { outputLevel: mapped });
-      return true;
-    },
-    // Through the agent's xDS proxy the data plane speaks plain text on a local socket, as Envoy would.
-    ...(viaAgent ? {} : { xdsCredentials, xdsChannelOptions, xdsMetadata }),
-  });
+  // Envoy when an `envoy` binary is on the path, else the embedded data plane's program; none for proxyless apps.
+  const dataPlane = proxyless
+    ? undefined
+    : newDataPlaneProcess({
+        launch: await dataPlaneLaunch({
+          bootstrapPath: resolve(AGENT_PATHS.bootstrap),
+          proxyLogLevel: flags.proxyLogLevel,
+          proxyComponentLogLevel: flags.proxyComponentLogLevel,
+          concurrency: flags.concurrency || (proxyConfig.concurrency ?? 0),
+          drainDuration: proxyConfig.drainDuration ?? '45s',
+        }),
+        adminUrl: `http://${hostForUrl(identity.instanceIp)}:${proxyConfig.proxyAdminPort ?? 15000}`,
+        log: logging.scope('default'),
+      });
   let appProbes;
   try {
     appProbes = parseAppProbers(settings.get('MESH_ORCH_APP_PROBERS'));
@@ -170,7 +173,7 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   const status = newStatusServer({
     appProbes,
     ...(appAddress ? { appHost: appAddress } : {}),
-    notReady: () => (certificates.current() === undefined ? 'no workload certificate yet' : proxyless || runner.isReady() ? undefined : 'listeners and clusters not accepted yet'),
+    notReady: async () => (certificates.current() === undefined ? 'no workload certificate yet' : dataPlane?.notReady()),
     metrics,
   });
 
@@ -179,17 +182,17 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
     await sds.start();
     await xdsProxy?.start();
     await status.listen(identity.instanceIp, settings.get('PROXY_STATUS_PORT'));
-    if (!proxyless) await runner.start();
+    dataPlane?.start();
     log.info({ node: identity.nodeId, discovery: discoveryAddress, ca: caAddress }, 'proxy agent started');
     firstCertificate.then(() => sds.push(), (error: Error) => log.error({ error: error.message }, 'no workload certificate'));
     if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
     const drainMs = parseDuration(proxyConfig.terminationDrainDuration ?? '5s');
     log.info({ drainMs }, 'draining');
-    await runner.drain(drainMs);
+    await dataPlane?.drain(drainMs);
   } finally {
     release();
     certificates.stop();
-    await runner.stop();
+    await dataPlane?.stop();
     await xdsProxy?.stop();
     await sds.stop();
     await status.close();

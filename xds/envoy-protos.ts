@@ -68,9 +68,14 @@ export interface EnvoyProtos {
 }
 
 export interface LoadEnvoyProtosOptions {
+  /** The entry files to load instead of `ENVOY_PROTO_FILES` (a process that needs only a few types loads less). */
+  files?: readonly string[];
   /** Further entry files (paths relative to the include folders). */
   extraFiles?: readonly string[];
 }
+
+/** What the agent's SDS server needs: the secret service, `Secret` and the discovery messages. */
+export const SDS_PROTO_FILES = ['envoy/service/secret/v3/sds.proto', 'envoy/extensions/transport_sockets/tls/v3/secret.proto'] as const;
 
 /** Loads the Envoy protos shipped in `@grpc/grpc-js-xds` (about 0.2 s): call once per process. */
 export function loadEnvoyProtos(options: LoadEnvoyProtosOptions = {}): EnvoyProtos {
@@ -86,7 +91,7 @@ export function loadEnvoyProtos(options: LoadEnvoyProtosOptions = {}): EnvoyProt
   };
   defineSnakeCaseStruct(root);
   try {
-    root.loadSync([...ENVOY_PROTO_FILES, ...(options.extraFiles ?? [])], { keepCase: true });
+    root.loadSync([...(options.files ?? ENVOY_PROTO_FILES), ...(options.extraFiles ?? [])], { keepCase: true });
     root.resolveAll();
   } catch (error) {
     throw new MeshError('proto-load-failed', `cannot load the Envoy protos: ${(error as Error).message}`, { cause: error });

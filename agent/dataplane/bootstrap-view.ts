@@ -4,6 +4,8 @@ export interface BootstrapView {
   readonly node: { id: string; cluster?: string; metadata: Record<string, unknown>; locality?: Record<string, unknown> };
   /** `unix:<path>` or `<host>:<port>` of the `xds-grpc` static cluster. */
   readonly xdsTarget: string;
+  /** The `xds-grpc` cluster's TLS: the CA file and name that verify the daemon, the SDS secret of the client certificate. */
+  readonly xdsTls?: { readonly caFile: string; readonly serverName: string; readonly certificateSecret: string };
   /** Of the `sds-grpc` static cluster, when there is one. */
   readonly sdsTarget?: string;
   readonly admin?: { address: string; port: number };
@@ -41,6 +43,23 @@ function socketOf(address: Address | undefined): { address: string; port: number
   return { address: socket.address ?? '0.0.0.0', port: socket.port_value };
 }
 
+interface UpstreamTls {
+  sni?: string;
+  common_tls_context?: { tls_certificate_sds_secret_configs?: { name?: string }[]; validation_context?: { trusted_ca?: { filename?: string } } };
+}
+
+function xdsTlsOf(clusters: Json[], name: string): BootstrapView['xdsTls'] {
+  const socket = clusters.find((candidate) => candidate['name'] === name)?.['transport_socket'] as { typed_config?: UpstreamTls } | undefined;
+  if (!socket) return undefined;
+  const context = socket.typed_config?.common_tls_context;
+  const caFile = context?.validation_context?.trusted_ca?.filename;
+  const certificateSecret = context?.tls_certificate_sds_secret_configs?.[0]?.name;
+  if (!caFile || !certificateSecret) {
+    throw new BootstrapError(`static_resources.clusters["${name}"].transport_socket: needs validation_context.trusted_ca.filename and a tls_certificate_sds_secret_configs entry`);
+  }
+  return { caFile, serverName: socket.typed_config?.sni ?? '', certificateSecret };
+}
+
 /** Reads the parts of an Envoy bootstrap (JSON) the embedded data plane uses; names what is missing. */
 export function readBootstrap(bootstrap: Json): BootstrapView {
   const node = bootstrap['node'] as BootstrapView['node'] | undefined;
@@ -51,6 +70,8 @@ export function readBootstrap(bootstrap: Json): BootstrapView {
   const xdsTarget = clusterTarget(clusters, xdsCluster);
   if (!xdsTarget) throw new BootstrapError(`static_resources.clusters: no "${xdsCluster}" cluster for ADS`);
   const sdsTarget = clusterTarget(clusters, 'sds-grpc');
+  const xdsTls = xdsTlsOf(clusters, xdsCluster);
+  if (xdsTls && !sdsTarget) throw new BootstrapError('static_resources.clusters: the xDS client certificate needs an "sds-grpc" cluster');
   const listeners = ((bootstrap['static_resources'] as Json | undefined)?.['listeners'] as Json[] | undefined) ?? [];
   const prometheusListener = listeners.find((listener) => JSON.stringify(listener).includes('/stats/prometheus'));
   const admin = socketOf((bootstrap['admin'] as { address?: Address } | undefined)?.address);
@@ -58,6 +79,7 @@ export function readBootstrap(bootstrap: Json): BootstrapView {
   return {
     node: { ...node, metadata: node.metadata ?? {} },
     xdsTarget,
+    ...(xdsTls ? { xdsTls } : {}),
     ...(sdsTarget ? { sdsTarget } : {}),
     ...(admin ? { admin } : {}),
     ...(prometheus ? { prometheus } : {}),

@@ -1,4 +1,5 @@
-import { credentials, type ChannelCredentials, type ChannelOptions, type Metadata } from '@grpc/grpc-js';
+import { readFileSync } from 'node:fs';
+import { credentials, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import type { Logger } from '../../controllers/runtime/index.js';
 import type { EnvoyProtos } from '../../xds/envoy-protos.js';
 import { jsonToStruct, type JsonValue } from '../../xds/struct-json.js';
@@ -23,11 +24,6 @@ export interface EmbeddedRunnerOptions {
   setLogLevel?: (level: string) => boolean;
   /** `/quitquitquit`. */
   quit?: () => void;
-  /** How the ADS stream reaches the daemon (TLS with the mesh roots); plain text by default. */
-  xdsCredentials?: ChannelCredentials;
-  xdsChannelOptions?: ChannelOptions;
-  /** Per-stream metadata (the bearer token). */
-  xdsMetadata?: () => Promise<Metadata>;
 }
 
 /** The embedded data plane as the agent runs it in place of Envoy: same bootstrap, same xDS and SDS. */
@@ -52,8 +48,10 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
   const { log, protos } = options;
   const node = { ...view.node, metadata: jsonToStruct(view.node.metadata as Record<string, JsonValue>) };
   const state = newConfigState();
+  const xdsTls = view.xdsTls;
+  // Straight to the daemon, the ADS stream waits for the client certificate SDS delivers.
   const sds: SdsSubscriber | undefined = view.sdsTarget
-    ? newSdsSubscriber({ protos, target: view.sdsTarget, credentials: credentials.createInsecure(), node, names: ['default', 'ROOTCA'], log })
+    ? newSdsSubscriber({ protos, target: view.sdsTarget, credentials: credentials.createInsecure(), node, names: ['default', 'ROOTCA'], log, onChange: () => openTlsXds() })
     : undefined;
   const emptySecrets = { certificates: new Map(), trustedCas: new Map() };
   const isRouter = view.node.id.startsWith('router~');
@@ -66,20 +64,30 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
     ...(typeof appAddress === 'string' && appAddress !== '' ? { appAddress } : {}),
     log,
   });
-  const xds: XdsSubscriber = newXdsSubscriber({
-    protos,
-    target: view.xdsTarget,
-    credentials: options.xdsCredentials ?? credentials.createInsecure(),
-    ...(options.xdsChannelOptions ? { channelOptions: options.xdsChannelOptions } : {}),
-    ...(options.xdsMetadata ? { metadata: options.xdsMetadata } : {}),
-    node,
-    state,
-    log,
-  });
+  const newXds = (channelCredentials: ChannelCredentials, channelOptions: ChannelOptions = {}): XdsSubscriber =>
+    newXdsSubscriber({ protos, target: view.xdsTarget, credentials: channelCredentials, channelOptions, node, state, log, stats: dataPlane.stats });
+  let xds: XdsSubscriber | undefined = xdsTls ? undefined : newXds(credentials.createInsecure());
+  let started = false;
+  let stopped = false;
+  const openTlsXds = (): void => {
+    if (stopped) return;
+    const certificate = xdsTls ? sds?.current().certificates.get(xdsTls.certificateSecret) : undefined;
+    if (!xdsTls || xds || !certificate) return;
+    let roots: Buffer;
+    try {
+      roots = readFileSync(xdsTls.caFile);
+    } catch (error) {
+      log.error({ file: xdsTls.caFile, error: (error as Error).message }, 'cannot read the CA that verifies the control plane');
+      return;
+    }
+    const channelCredentials = credentials.createSsl(roots, Buffer.from(certificate.privateKey), Buffer.from(certificate.certificateChain));
+    xds = newXds(channelCredentials, xdsTls.serverName ? { 'grpc.ssl_target_name_override': xdsTls.serverName } : {});
+    if (started) xds.start();
+  };
   const adminOptions = {
     state,
     stats: dataPlane.stats,
-    isReady: () => xds.isSynced(),
+    isReady: () => xds?.isSynced() ?? false,
     addresses: () => dataPlane.addresses(),
     ...(options.setLogLevel ? { setLogLevel: options.setLogLevel } : {}),
     ...(options.quit ? { quit: options.quit } : {}),
@@ -90,8 +98,9 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
     view,
     dataPlane,
     async start() {
+      started = true;
       sds?.start();
-      xds.start();
+      xds?.start();
       await dataPlane.start();
       if (view.admin) {
         const admin = newAdminServer(adminOptions);
@@ -104,10 +113,11 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
         admins.push(prometheus);
       }
     },
-    isReady: () => xds.isSynced(),
+    isReady: () => xds?.isSynced() ?? false,
     drain: (graceMs) => dataPlane.drain(graceMs),
     async stop() {
-      xds.close();
+      stopped = true;
+      xds?.close();
       sds?.close();
       await dataPlane.stop();
       await Promise.all(admins.map((admin) => admin.close()));

@@ -25,7 +25,12 @@ export interface XdsSubscriberOptions {
   log: Logger;
   /** First retry after a broken stream; doubles up to 30 s. */
   retryMs?: number;
+  /** Counts Envoy's `cluster_manager.cds.*` and `listener_manager.lds.*` update stats, which readiness checks read. */
+  stats?: { inc(name: string): void };
 }
+
+/** Envoy's stat prefixes of the wildcard subscriptions. */
+const UPDATE_STAT_PREFIX: Readonly<Record<string, string>> = { [CLUSTER_TYPE]: 'cluster_manager.cds', [LISTENER_TYPE]: 'listener_manager.lds' };
 
 export interface XdsSubscriber {
   start(): void;
@@ -114,6 +119,11 @@ export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
         result = { ok: false as const, error: error instanceof Error ? error.message : String(error) };
       }
       const names = subscribed.get(response.type_url) ?? [];
+      const statPrefix = UPDATE_STAT_PREFIX[response.type_url];
+      if (statPrefix) {
+        options.stats?.inc(`${statPrefix}.update_attempt`);
+        options.stats?.inc(`${statPrefix}.${result.ok ? 'update_success' : 'update_rejected'}`);
+      }
       if (result.ok) {
         request(response.type_url, names);
         const current = state.current();

@@ -10,9 +10,12 @@ export interface BootstrapInput {
   readonly listenAddress: string;
   /** MESH_DELTA_XDS. */
   readonly delta: boolean;
-  readonly concurrency: number;
+  /**
+   * Straight to the daemon (PROXY_XDS_VIA_AGENT off): mutual TLS with the workload certificate
+   * from SDS `default`, the daemon's certificate checked against this CA file and name.
+   */
+  readonly xdsTls?: { readonly caFile: string; readonly serverName: string };
   readonly serviceCluster: string;
-  readonly logLevel: string;
   readonly metricsPort: number;
 }
 
@@ -27,6 +30,23 @@ const HTTP2_OPTIONS = {
     explicit_http_config: { http2_protocol_options: {} },
   },
 };
+
+function xdsTransportSocket(tls: NonNullable<BootstrapInput['xdsTls']>): object {
+  return {
+    name: 'envoy.transport_sockets.tls',
+    typed_config: {
+      '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext',
+      sni: tls.serverName,
+      common_tls_context: {
+        alpn_protocols: ['h2'],
+        tls_certificate_sds_secret_configs: [
+          { name: 'default', sds_config: { api_config_source: { api_type: 'GRPC', transport_api_version: 'V3', grpc_services: [{ envoy_grpc: { cluster_name: 'sds-grpc' } }] }, resource_api_version: 'V3' } },
+        ],
+        validation_context: { trusted_ca: { filename: tls.caFile } },
+      },
+    },
+  };
+}
 
 /**
  * The bootstrap Envoy would load, as JSON: the node, admin on the proxy admin port, ADS (state
@@ -57,6 +77,7 @@ export function buildEnvoyBootstrap(input: BootstrapInput): Record<string, unkno
           connect_timeout: '1s',
           load_assignment: { cluster_name: 'xds-grpc', endpoints: [{ lb_endpoints: [{ endpoint: { address: xdsEndpoint } }] }] },
           typed_extension_protocol_options: HTTP2_OPTIONS,
+          ...(input.xdsTls ? { transport_socket: xdsTransportSocket(input.xdsTls) } : {}),
         },
         {
           name: 'sds-grpc',
@@ -90,8 +111,6 @@ export function buildEnvoyBootstrap(input: BootstrapInput): Record<string, unkno
       ],
     },
     layered_runtime: { layers: [{ name: 'global config', static_layer: {} }] },
-    // What `--concurrency` and `--proxyLogLevel` would give Envoy on its command line.
-    'x-mesh-proxy-options': { concurrency: input.concurrency, logLevel: input.logLevel },
   };
 }
 

@@ -5,7 +5,7 @@ import { runAppProbe, type AppProbe } from './app-probers.js';
 
 export interface StatusServerOptions {
   /** Why the proxy is not ready yet, or undefined when it is. */
-  readonly notReady: () => string | undefined;
+  readonly notReady: () => string | undefined | Promise<string | undefined>;
   readonly metrics: MeshMetrics<'pilot-agent'>;
   /** MESH_ORCH_APP_PROBERS: the app's probes, answered on this port. */
   readonly appProbes?: ReadonlyMap<string, AppProbe>;
@@ -18,9 +18,16 @@ export function newStatusServer(options: StatusServerOptions): { listen(address:
   const server: Server = createServer((req, res) => {
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/healthz/ready') {
-      const reason = options.notReady();
-      res.writeHead(reason ? 503 : 200, { 'content-type': 'text/plain' });
-      res.end(reason ? `${reason}\n` : '');
+      void Promise.resolve(options.notReady()).then(
+        (reason) => {
+          res.writeHead(reason ? 503 : 200, { 'content-type': 'text/plain' });
+          res.end(reason ? `${reason}\n` : '');
+        },
+        (error: Error) => {
+          res.writeHead(503, { 'content-type': 'text/plain' });
+          res.end(`${error.message}\n`);
+        },
+      );
       return;
     }
     const probe = path === undefined ? undefined : options.appProbes?.get(path);

@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import { fastify, type FastifyInstance } from 'fastify';
+import type { FastifyInstance } from 'fastify';
 import { MeshError } from './errors.js';
 import type { ListenAddress } from './listen-address.js';
 import type { Logger } from './log/logger.js';
@@ -50,6 +50,8 @@ export function newFastifyRunnable(options: FastifyRunnableOptions): HttpServerR
         markFailed(new MeshError('stopped-before-start', `${name} server: stopped before it listened`));
         return;
       }
+      // Loaded on first use: processes that import the runtime without serving HTTP (the agent) skip its cost.
+      const { fastify } = await import('fastify');
       const app = fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
       try {
         await options.configure(app);

@@ -40,6 +40,8 @@ export interface LocalMeshOptions {
   readonly log?: (line: string) => void;
   /** `folder` (default): policies are files of the config folder; `kubernetes`: the API server double, `kubectl apply`. */
   readonly orchestrator?: 'folder' | 'kubernetes';
+  /** Further settings of every agent (PROXY_XDS_VIA_AGENT, for example). */
+  readonly agentEnv?: Readonly<Record<string, string>>;
 }
 
 export interface LocalMesh {
@@ -202,6 +204,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
             SERVICE_ACCOUNT: workload.serviceAccount,
             PROXY_CONFIG: JSON.stringify(proxyConfig),
             ECC_SIGNATURE_ALGORITHM: 'ECDSA',
+            ...options.agentEnv,
           },
           dir,
           log,
