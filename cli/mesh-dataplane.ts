@@ -32,8 +32,10 @@ async function runDataPlane(flags: DataPlaneFlags): Promise<void> {
   const log = logging.scope('ads');
   const quit = new AbortController();
   const { signal, release } = stopSignal(quit.signal);
-  // Started by the agent, stdin is a pipe from it: its end means the agent is gone, even killed, and the data plane goes with it.
-  if (fstatSync(0).isFIFO()) {
+  // Started by the agent, stdin is a pipe (a socket pair in Node) from it: its end means the agent
+  // is gone, even killed, and the data plane goes with it.
+  const stdin = fstatSync(0);
+  if (stdin.isFIFO() || stdin.isSocket()) {
     process.stdin.on('end', () => quit.abort()).resume();
   }
   const runner = newEmbeddedRunner({
