@@ -93,6 +93,12 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   const token = tokenFile(AGENT_PATHS.token);
   const serverName = (address: string): string => (isIP(hostOf(address)) ? 'localhost' : hostOf(address));
 
+  let appProbes;
+  try {
+    appProbes = parseAppProbers(settings.get('MESH_ORCH_APP_PROBERS'));
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   const certificates = settings.get('FILE_MOUNTED_CERTS')
     ? newFileMountedCertificates({ dir: AGENT_PATHS.mountedCerts, clock, log: logging.scope('cache') })
     : newWorkloadCertificates({
@@ -116,6 +122,9 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   const protos = loadEnvoyProtos({ files: SDS_PROTO_FILES });
   const sds = newSdsServer({ protos, socketPath: AGENT_PATHS.sdsSocket, current: () => certificates.current(), log: logging.scope('sds'), metrics });
   certificates.onChange(() => sds.push());
+  // Listening at once: the first certificate is served the moment it arrives, while the rest is set up.
+  const sdsListening = sds.start();
+  sdsListening.catch(() => undefined);
 
   const secureXds = proxyConfig.controlPlaneAuthPolicy !== 'NONE';
   const xdsCredentials = secureXds ? credentials.createSsl(Buffer.from(await readFile(xdsRootsPath, 'utf8'))) : credentials.createInsecure();
@@ -163,12 +172,6 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
         adminUrl: `http://${hostForUrl(identity.instanceIp)}:${proxyConfig.proxyAdminPort ?? 15000}`,
         log: logging.scope('default'),
       });
-  let appProbes;
-  try {
-    appProbes = parseAppProbers(settings.get('MESH_ORCH_APP_PROBERS'));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
   const appAddress = identity.metadata['APP_ADDRESS'];
   const status = newStatusServer({
     appProbes,
@@ -179,7 +182,7 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
 
   const { signal, release } = stopSignal(deps.signal);
   try {
-    await sds.start();
+    await sdsListening;
     await xdsProxy?.start();
     await status.listen(identity.instanceIp, settings.get('PROXY_STATUS_PORT'));
     dataPlane?.start();

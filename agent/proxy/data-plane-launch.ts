@@ -1,4 +1,6 @@
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseDuration } from '../../controllers/runtime/index.js';
 import type { DataPlaneCommand } from './data-plane-process.js';
@@ -17,8 +19,17 @@ export interface DataPlaneLaunchInput {
   readonly envoyBinary?: string;
 }
 
-/** The embedded data plane's program, beside this module's compiled form (`dist/agent/proxy` → `dist/cli`). */
-const EMBEDDED_PROGRAM = fileURLToPath(new URL('../../cli/mesh-dataplane.js', import.meta.url));
+/**
+ * The embedded data plane's program: `bin/mesh-dataplane.js` of the package this module is part
+ * of, found upwards from it (compiled in `dist/agent/proxy/`, or bundled in `dist/bundle/`).
+ */
+function embeddedProgram(): string {
+  for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
+    const candidate = join(dir, 'bin', 'mesh-dataplane.js');
+    if (existsSync(candidate)) return candidate;
+    if (dirname(dir) === dir) throw new Error(`bin/mesh-dataplane.js not found above ${fileURLToPath(import.meta.url)}`);
+  }
+}
 
 /** Whether `binary` runs (it is on the path and answers `--version`). */
 function runs(binary: string): Promise<boolean> {
@@ -59,5 +70,5 @@ export async function dataPlaneLaunch(input: DataPlaneLaunchInput): Promise<Data
       ],
     };
   }
-  return { command: process.execPath, args: ['--enable-source-maps', EMBEDDED_PROGRAM, '-c', input.bootstrapPath, '-l', level] };
+  return { command: process.execPath, args: [embeddedProgram(), '-c', input.bootstrapPath, '-l', level] };
 }

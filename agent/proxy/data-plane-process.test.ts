@@ -54,7 +54,7 @@ describe('how the data plane is launched', () => {
     expect(launch.command).toBe(process.execPath);
     expect(launch.args[launch.args.length - 4]).toBe('-c');
     expect(launch.args.slice(-3)).toEqual([bootstrapPath, '-l', 'warning']);
-    expect(launch.args.some((arg) => arg.endsWith('cli/mesh-dataplane.js'))).toBe(true);
+    expect(launch.args[0]).toMatch(/bin\/mesh-dataplane\.js$/);
   });
 });
 
