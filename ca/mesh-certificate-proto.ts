@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import {
-  loadPackageDefinition,
+  makeGenericClientConstructor,
   type ChannelCredentials,
   type ChannelOptions,
   type Client,
@@ -11,8 +11,9 @@ import {
   type ServiceDefinition,
   type ServiceError,
 } from '@grpc/grpc-js';
-import { loadSync } from '@grpc/proto-loader';
+import protobuf from 'protobufjs';
 import { MeshError } from '../controllers/runtime/index.js';
+import { grpcServiceDefinition } from '../xds/grpc-service-definition.js';
 
 export const MESH_CERTIFICATE_SERVICE = 'mesh.v1.auth.MeshCertificateService';
 
@@ -46,13 +47,16 @@ export function meshCertificateProtoPath(): string {
   return found;
 }
 
-/** Loads the proto (at call time, never at import) and returns the service's client constructor. */
+/**
+ * Loads the proto (at call time, never at import) with protobufjs, which the agent holds anyway
+ * for SDS, and returns the service's client constructor (its `service` serves the server side).
+ */
 export function loadMeshCertificateService(): ServiceClientConstructor {
-  const definition = loadSync(meshCertificateProtoPath(), { keepCase: true, longs: Number, defaults: true, oneofs: true });
-  const grpcObject = loadPackageDefinition(definition) as unknown as {
-    mesh: { v1: { auth: { MeshCertificateService: ServiceClientConstructor } } };
-  };
-  return grpcObject.mesh.v1.auth.MeshCertificateService;
+  const root = new protobuf.Root();
+  // `google/protobuf/struct.proto` comes from protobufjs's bundled common types.
+  root.loadSync(meshCertificateProtoPath(), { keepCase: true });
+  root.resolveAll();
+  return makeGenericClientConstructor(grpcServiceDefinition(root.lookupService(MESH_CERTIFICATE_SERVICE)), 'MeshCertificateService');
 }
 
 export function meshCertificateServiceDefinition(): ServiceDefinition {
