@@ -8,6 +8,9 @@ import { startTokenIssuer, type TokenIssuer } from '../e2e/local-mesh/token-issu
 import { collect, PROJECT_ROOT, startBin } from '../testing/run-bin.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { ECHO_SERVICE as ECHO } from '../testing/echo-service.js';
+import { loadEnvoyProtos } from '../xds/envoy-protos.js';
+import { newAdsTestClient } from '../xds/test-support.js';
+import { DEBUG_TYPE, LISTENER_TYPE } from '../xds/type-urls.js';
 
 // Proxyless gRPC applications on the agent's bootstrap: each built agent (GENERATOR=grpc) gets a
 // certificate, writes the gRPC bootstrap and proxies xDS to the built daemon over TLS with its
@@ -159,5 +162,30 @@ describe('proxyless gRPC applications through the agent', () => {
     // Through xDS but without the xDS credentials the client has no certificate either.
     const insecureXds = echoClient('xds:///greeter.grpc.svc.cluster.local:7070', credentials.createInsecure(), clientBootstrap);
     await expect(call(insecureXds, 'Echo', 'x')).rejects.toMatchObject({ code: status.UNAVAILABLE });
+  });
+});
+
+describe('the daemon debug API through the agent (PROXY_XDS_DEBUG_VIA_AGENT, port 15004)', () => {
+  test('a tool in the pod reads its proxy config dump with no credential of its own; other types and other namespaces are refused', async () => {
+    const debug = newAdsTestClient(loadEnvoyProtos(), 15004, CLIENT_IP);
+    try {
+      // No node and no token: the agent adds its node and its credential.
+      const own = debug.sotw();
+      own.send({ type_url: DEBUG_TYPE, resource_names: ['config_dump?proxyID=client-1.default'] });
+      const dump = await own.next();
+      expect(dump.type_url).toBe(DEBUG_TYPE);
+      expect(String(dump.resources[0]?.value)).toMatch(/"dynamic_listeners":\[\{"name":"\w+\.\w+\.svc\.cluster\.local:7070"/);
+      own.cancel();
+
+      const listeners = debug.sotw();
+      listeners.send({ type_url: LISTENER_TYPE });
+      expect(await listeners.status).toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringContaining(`not "${LISTENER_TYPE}"`) });
+
+      const other = debug.sotw();
+      other.send({ type_url: DEBUG_TYPE, resource_names: ['config_dump?proxyID=greeter-1.grpc'] });
+      expect(await other.status).toMatchObject({ code: status.PERMISSION_DENIED });
+    } finally {
+      debug.close();
+    }
   });
 });

@@ -18,6 +18,7 @@ import { dataPlaneLaunch } from '../agent/proxy/data-plane-launch.js';
 import { newDataPlaneProcess } from '../agent/proxy/data-plane-process.js';
 import { buildEnvoyBootstrap, mergeBootstrap } from '../agent/proxy/envoy-bootstrap.js';
 import { buildGrpcBootstrap } from '../agent/proxy/grpc-bootstrap.js';
+import { debugTapHost, debugTapInspector, DEBUG_TAP_PORT } from '../agent/xds-proxy/debug-tap.js';
 import { newXdsProxy } from '../agent/xds-proxy/xds-proxy.js';
 import { buildProxyIdentity, loadProxyConfig, type ProxyType } from '../agent/proxy/proxy-identity.js';
 import { newStatusServer } from '../agent/proxy/status-server.js';
@@ -135,7 +136,19 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
     return metadata;
   };
   const xdsProxy = viaAgent
-    ? newXdsProxy({ socketPath: resolve(AGENT_PATHS.xdsSocket), upstream: discoveryAddress, credentials: xdsCredentials, channelOptions: xdsChannelOptions, metadata: xdsMetadata, log: logging.scope('adsc'), metrics })
+    ? newXdsProxy({ listen: `unix:${resolve(AGENT_PATHS.xdsSocket)}`, upstream: discoveryAddress, credentials: xdsCredentials, channelOptions: xdsChannelOptions, metadata: xdsMetadata, log: logging.scope('adsc'), metrics })
+    : undefined;
+  // PROXY_XDS_DEBUG_VIA_AGENT: the daemon's debug views for tools in the pod, on the agent's credentials.
+  const debugTap = settings.get('PROXY_XDS_DEBUG_VIA_AGENT')
+    ? newXdsProxy({
+        listen: `${debugTapHost(identity.instanceIp)}:${DEBUG_TAP_PORT}`,
+        upstream: discoveryAddress,
+        credentials: xdsCredentials,
+        channelOptions: xdsChannelOptions,
+        metadata: xdsMetadata,
+        inspectRequest: debugTapInspector(protos, { id: identity.nodeId, metadata: identity.metadata }),
+        log: logging.scope('xdsproxy'),
+      })
     : undefined;
 
   let bootstrap = buildEnvoyBootstrap({
@@ -184,6 +197,7 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   try {
     await sdsListening;
     await xdsProxy?.start();
+    await debugTap?.start();
     await status.listen(identity.instanceIp, settings.get('PROXY_STATUS_PORT'));
     dataPlane?.start();
     log.info({ node: identity.nodeId, discovery: discoveryAddress, ca: caAddress }, 'proxy agent started');
@@ -197,6 +211,7 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
     certificates.stop();
     await dataPlane?.stop();
     await xdsProxy?.stop();
+    await debugTap?.stop();
     await sds.stop();
     await status.close();
     io.stdout('proxy agent stopped\n');

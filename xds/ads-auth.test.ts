@@ -9,7 +9,7 @@ import { Metadata, credentials, makeGenericClientConstructor, status, type Clien
 import { waitFor } from '../testing/wait-for.js';
 import { ADS_SERVICE, loadEnvoyProtos, type EnvoyProtos } from './envoy-protos.js';
 import { AdsTestStream, newAdsTestClient, nodeFor, startTestXds, type AdsTestClient, type RequestMessage, type ResponseMessage, type TestXds } from './test-support.js';
-import { CLUSTER_TYPE, DEBUG_SYNCZ_TYPE } from './type-urls.js';
+import { CLUSTER_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE } from './type-urls.js';
 import type { XdsAuthenticator } from './xds-auth.js';
 
 const run = promisify(execFile);
@@ -169,6 +169,32 @@ describe('xDS authentication and the identity check', () => {
     const admin = open(withToken('token:mesh-system:meshctl'));
     admin.send({ node: nodeFor('meshctl-1', 'mesh-system'), type_url: DEBUG_SYNCZ_TYPE });
     expect((await admin.next()).type_url).toBe(DEBUG_SYNCZ_TYPE);
+  });
+
+  test('debug views over xDS: the system namespace reads all, a workload the config dump of its own namespace only', async () => {
+    const proxy = open(withToken('token:default:app'));
+    proxy.send({ node: appNode(), type_url: CLUSTER_TYPE });
+    await proxy.next();
+    const json = (response: { resources: { value?: Buffer }[] }): Record<string, unknown> => JSON.parse(String(response.resources[0]?.value)) as Record<string, unknown>;
+
+    const own = open(withToken('token:default:app'));
+    own.send({ type_url: DEBUG_TYPE, resource_names: ['config_dump?proxyID=app-1.default'], node: appNode() });
+    const dump = await own.next();
+    expect(dump.type_url).toBe(DEBUG_TYPE);
+    expect(JSON.stringify(json(dump))).toContain('"name":"a"');
+
+    const stranger = open(withToken('token:other:app'));
+    stranger.send({ type_url: DEBUG_TYPE, resource_names: ['config_dump?proxyID=app-1.default'], node: nodeFor('app-9', 'other', { SERVICE_ACCOUNT: 'app' }) });
+    expect(await stranger.status).toMatchObject({ code: status.PERMISSION_DENIED, details: expect.stringContaining('not available for the current identity') });
+
+    const admin = open(withToken('token:mesh-system:meshctl'));
+    admin.send({ type_url: DEBUG_TYPE, resource_names: ['adsz'], node: nodeFor('meshctl-1', 'mesh-system') });
+    const adsz = json(await admin.next());
+    expect((adsz['clients'] as { proxy: string }[]).map((entry) => entry.proxy)).toContain('app-1.default');
+
+    const unknown = open(withToken('token:mesh-system:meshctl'));
+    unknown.send({ type_url: DEBUG_TYPE, resource_names: ['secrets'], node: nodeFor('meshctl-2', 'mesh-system') });
+    expect(await unknown.status).toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringContaining('unknown debug resource "secrets"') });
   });
 
   test('the TLS listener authenticates a client certificate', async () => {

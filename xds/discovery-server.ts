@@ -11,7 +11,8 @@ import { newPushQueue, type PushQueue } from './push-queue.js';
 import { startPushWorkers, type PushWorkers } from './push-workers.js';
 import { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, type SotwRequestView } from './should-respond.js';
 import { buildClientConfig } from './sync-status.js';
-import { CLIENT_CONFIG_TYPE, DEBUG_SYNCZ_TYPE, ENDPOINT_TYPE, PUSH_ORDER, isWildcardType, metricType, shortType } from './type-urls.js';
+import { debugView, isDebugPath } from './debug-views.js';
+import { CLIENT_CONFIG_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE, ENDPOINT_TYPE, PUSH_ORDER, isWildcardType, metricType, shortType } from './type-urls.js';
 import { parseWorkloadIdentity } from './xds-auth.js';
 import { newXdsCache, type XdsCache } from './xds-cache.js';
 import { XdsConnection, type XdsConnectionOptions } from './xds-connection.js';
@@ -300,9 +301,12 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater {
   findConnection(proxyId: string): XdsConnection | undefined {
     const direct = this.byId.get(proxyId);
     if (direct) return direct;
+    // The newest stream of the proxy that subscribes to something: a debug stream opened with the
+    // same node (the agent's debug port does that) holds no config.
     let found: XdsConnection | undefined;
     for (const con of this.byId.values()) {
-      if (con.proxy.id === proxyId || con.proxy.nodeId === proxyId) found = con;
+      if (con.proxy.id !== proxyId && con.proxy.nodeId !== proxyId) continue;
+      if (!found || con.watches.size > 0 || found.watches.size === 0) found = con;
     }
     return found;
   }
@@ -324,6 +328,10 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater {
   async handleSotwRequest(con: XdsConnection, request: SotwRequestView): Promise<void> {
     if (request.type_url === DEBUG_SYNCZ_TYPE) {
       await this.respondSyncz(con, request);
+      return;
+    }
+    if (request.type_url === DEBUG_TYPE) {
+      await this.respondDebug(con, request);
       return;
     }
     const decision = decideSotw(con.watches, request);
@@ -420,6 +428,38 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater {
       type_url: DEBUG_SYNCZ_TYPE,
       nonce: `${version}/${randomUUID()}`,
       ...(this.controlPlaneJson ? { control_plane: this.controlPlaneJson } : {}),
+    });
+  }
+
+  /**
+   * A debug view as one resource whose bytes are its JSON. The system namespace reads every view;
+   * another identity only the config dump of a proxy of its own namespace.
+   */
+  private async respondDebug(con: XdsConnection, request: SotwRequestView): Promise<void> {
+    if (request.error_detail || (request.response_nonce ?? '') !== '') return;
+    const name = request.resource_names?.[0] ?? '';
+    const question = name.indexOf('?');
+    const path = question < 0 ? name : name.slice(0, question);
+    const query = new URLSearchParams(question < 0 ? '' : name.slice(question + 1));
+    if (!isDebugPath(path)) {
+      con.abort(status.INVALID_ARGUMENT, `unknown debug resource "${name}": one of syncz, adsz, push_status, config_dump?proxyID=<pod>.<namespace>`);
+      return;
+    }
+    if (!this.mayReadDebug(con.identities)) {
+      const target = path === 'config_dump' ? this.findConnection(query.get('proxyID') ?? '') : undefined;
+      const callerNamespaces = (con.identities ?? []).map((identity) => parseWorkloadIdentity(identity)?.namespace);
+      if (!target || !callerNamespaces.includes(target.proxy.configNamespace)) {
+        con.abort(status.PERMISSION_DENIED, `the debug info is not available for the current identity: ${(con.identities ?? []).join(', ')}`);
+        return;
+      }
+    }
+    const view = debugView(this, path, query);
+    const version = this.current?.version ?? '';
+    await this.send(con, DEBUG_TYPE, {
+      version_info: version,
+      resources: [{ type_url: DEBUG_TYPE, value: Buffer.from(JSON.stringify(view.body)) }],
+      type_url: DEBUG_TYPE,
+      nonce: `${version}/${randomUUID()}`,
     });
   }
 

@@ -343,9 +343,9 @@ export interface AdsTestClient {
   close(): void;
 }
 
-export function newAdsTestClient(protos: EnvoyProtos, port: number): AdsTestClient {
+export function newAdsTestClient(protos: EnvoyProtos, port: number, host = '127.0.0.1'): AdsTestClient {
   const Ctor = makeGenericClientConstructor(protos.serviceDefinition(ADS_SERVICE), 'AggregatedDiscoveryService');
-  const client = new Ctor(`127.0.0.1:${port}`, credentials.createInsecure()) as unknown as Client &
+  const client = new Ctor(`${host}:${port}`, credentials.createInsecure()) as unknown as Client &
     Record<'StreamAggregatedResources' | 'DeltaAggregatedResources', (metadata?: Metadata) => ClientDuplexStream<RequestMessage, ResponseMessage>>;
   return {
     sotw: (metadata) => new AdsTestStream(client.StreamAggregatedResources(metadata ?? new Metadata())),

@@ -9,6 +9,8 @@ export const SECRET_TYPE = 'type.googleapis.com/envoy.extensions.transport_socke
 export const CLIENT_CONFIG_TYPE = 'type.googleapis.com/envoy.service.status.v3.ClientConfig';
 /** Per-proxy sync status over xDS (for `meshctl proxy-status`). */
 export const DEBUG_SYNCZ_TYPE = 'mesh.io/debug/syncz';
+/** The daemon's debug views over xDS: the resource name is the view (`syncz`, `config_dump?proxyID=<pod>.<ns>`…); the resource is its JSON. */
+export const DEBUG_TYPE = 'mesh.io/debug';
 
 export const XDS_TYPE_URLS = {
   cds: CLUSTER_TYPE,

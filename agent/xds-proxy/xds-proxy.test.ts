@@ -23,7 +23,7 @@ beforeAll(async () => {
   upstream.world.clusters = { 'outbound|80||a.ns.svc.cluster.local': [{ address: '127.0.0.1', port: 9 }] };
   await upstream.sync();
   proxy = newXdsProxy({
-    socketPath: join(dir, 'XDS'),
+    listen: `unix:${join(dir, 'XDS')}`,
     upstream: `127.0.0.1:${upstream.port}`,
     credentials: credentials.createInsecure(),
     metadata: async () => {

@@ -14,9 +14,14 @@ const ADS_BYTES: ServiceDefinition = Object.fromEntries(
   ]),
 );
 
+/** What a relay does with one downstream request: forward these bytes, or end the stream. */
+export type RequestVerdict = { readonly forward: Buffer } | { readonly refuse: string };
+
 export interface XdsProxyOptions {
-  /** The Unix socket the proxy (Envoy, a proxyless gRPC app) connects to. */
-  readonly socketPath: string;
+  /** Where the proxy (Envoy, a proxyless gRPC app, a debug client) connects: `unix:<path>` or `<host>:<port>`. */
+  readonly listen: string;
+  /** Looks at each downstream request before it goes upstream (the debug tap admits only debug types); all pass unchanged by default. */
+  readonly inspectRequest?: (message: Buffer) => RequestVerdict;
   /** The daemon: `host:port` over TLS with the mesh roots. */
   readonly upstream: string;
   readonly credentials: ChannelCredentials;
@@ -28,7 +33,8 @@ export interface XdsProxyOptions {
 }
 
 export interface XdsProxy {
-  start(): Promise<void>;
+  /** Listens; resolves the bound port (0 on a Unix socket). */
+  start(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -37,8 +43,8 @@ type Downstream = ServerDuplexStream<Buffer, Buffer>;
 /**
  * PROXY_XDS_VIA_AGENT: the proxy's ADS streams go through the agent, which adds TLS and the
  * token towards the daemon. Each downstream stream gets its own upstream stream; when the
- * upstream ends, the downstream stream ends with UNAVAILABLE so the proxy subscribes again from
- * scratch. Writes follow the receiver's pace (backpressure both ways), so a push flood cannot
+ * upstream ends, the downstream stream ends with its status (UNAVAILABLE when it just broke) so
+ * the proxy subscribes again from scratch. Writes follow the receiver's pace (backpressure both ways), so a push flood cannot
  * pile up in memory.
  */
 export function newXdsProxy(options: XdsProxyOptions): XdsProxy {
@@ -47,6 +53,7 @@ export function newXdsProxy(options: XdsProxyOptions): XdsProxy {
   const client = new Ctor(options.upstream, options.credentials, options.channelOptions ?? {}) as unknown as Client & Record<string, (metadata: Metadata) => ClientDuplexStream<Buffer, Buffer>>;
   const server = new Server();
   const open = new Set<Downstream>();
+  const socketPath = options.listen.startsWith('unix:') ? options.listen.slice('unix:'.length) : undefined;
 
   const relay = (method: 'StreamAggregatedResources' | 'DeltaAggregatedResources') => (downstream: Downstream): void => {
     open.add(downstream);
@@ -76,11 +83,15 @@ export function newXdsProxy(options: XdsProxyOptions): XdsProxy {
         });
         call.on('error', (error: Error & { code?: number }) => {
           options.metrics?.counter('meshd_connection_terminations').inc({ type: error.code === status.CANCELLED ? 'cancelled' : 'error' });
-          end(status.UNAVAILABLE, `upstream xDS stream ended: ${error.message}`);
+          // The daemon's verdict (PERMISSION_DENIED, INVALID_ARGUMENT…) reaches the client as given; a broken stream is UNAVAILABLE.
+          const relayed = error.code !== undefined && error.code !== status.OK && error.code !== status.CANCELLED ? error.code : status.UNAVAILABLE;
+          end(relayed, `upstream xDS stream ended: ${error.message}`);
         });
         call.on('end', () => end(status.UNAVAILABLE, 'upstream xDS stream ended'));
         downstream.on('data', (message: Buffer) => {
-          if (!call.write(message)) {
+          const verdict = options.inspectRequest?.(message) ?? { forward: message };
+          if ('refuse' in verdict) return end(status.INVALID_ARGUMENT, verdict.refuse);
+          if (!call.write(verdict.forward)) {
             downstream.pause();
             call.once('drain', () => downstream.resume());
           }
@@ -108,16 +119,19 @@ export function newXdsProxy(options: XdsProxyOptions): XdsProxy {
 
   return {
     async start() {
-      await mkdir(dirname(options.socketPath), { recursive: true });
-      await rm(options.socketPath, { force: true });
-      await new Promise<void>((resolve, reject) => server.bindAsync(`unix:${options.socketPath}`, ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())));
-      log.info({ socket: options.socketPath, upstream: options.upstream }, 'xDS proxy listening');
+      if (socketPath) {
+        await mkdir(dirname(socketPath), { recursive: true });
+        await rm(socketPath, { force: true });
+      }
+      const port = await new Promise<number>((resolve, reject) => server.bindAsync(options.listen, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+      log.info({ listen: options.listen, upstream: options.upstream }, 'xDS proxy listening');
+      return port;
     },
     async stop() {
       for (const downstream of open) downstream.destroy();
       server.forceShutdown();
       client.close();
-      await rm(options.socketPath, { force: true });
+      if (socketPath) await rm(socketPath, { force: true });
     },
   };
 }

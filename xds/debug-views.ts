@@ -1,0 +1,71 @@
+import { buildConfigDump } from './config-dump.js';
+import type { DiscoveryServer } from './discovery-server.js';
+import { proxySyncStatus } from './sync-status.js';
+import { shortType } from './type-urls.js';
+
+/** One debug answer: an HTTP-like status and a JSON body. */
+export interface DebugView {
+  readonly status: 200 | 400 | 404;
+  readonly body: unknown;
+}
+
+/** The debug paths served on the daemon's HTTP ports and, through the agents, over xDS (`mesh.io/debug`). */
+export const DEBUG_PATHS = ['syncz', 'adsz', 'push_status', 'config_dump'] as const;
+export type DebugPath = (typeof DEBUG_PATHS)[number];
+
+export function isDebugPath(path: string): path is DebugPath {
+  return (DEBUG_PATHS as readonly string[]).includes(path);
+}
+
+/** The xDS debug views: one implementation for `/debug/<path>` and the `mesh.io/debug` type. No key material in any. */
+export function debugView<C>(discovery: DiscoveryServer<C>, path: DebugPath, query: URLSearchParams): DebugView {
+  switch (path) {
+    case 'syncz':
+      return { status: 200, body: discovery.connections().map(proxySyncStatus) };
+    case 'adsz': {
+      const connections = discovery.connections();
+      return {
+        status: 200,
+        body: {
+          totalClients: connections.length,
+          clients: connections.map((con) => ({
+            connectionId: con.id,
+            proxy: con.proxy.id,
+            nodeId: con.proxy.nodeId,
+            proxyType: con.proxy.type,
+            peerAddress: con.peerAddress,
+            connectedAt: new Date(con.connectedAt).toISOString(),
+            stream: con.kind,
+            ...(con.proxy.metadata.meshVersion ? { meshVersion: con.proxy.metadata.meshVersion } : {}),
+            ...(con.proxy.metadata.clusterId ? { clusterId: con.proxy.metadata.clusterId } : {}),
+            namespace: con.proxy.configNamespace,
+            lastPushVersion: con.lastPushVersion,
+            watches: Object.fromEntries(
+              [...con.watches.values()].map((watch) => [shortType(watch.typeUrl), { typeUrl: watch.typeUrl, wildcard: watch.wildcard, names: watch.names }]),
+            ),
+          })),
+        },
+      };
+    }
+    case 'push_status': {
+      const last = discovery.lastPush();
+      if (!last) return { status: 200, body: {} };
+      return {
+        status: 200,
+        body: {
+          ...last,
+          triggeredAt: new Date(last.triggeredAt).toISOString(),
+          contextBuiltAt: new Date(last.contextBuiltAt).toISOString(),
+          pendingProxies: discovery.pendingPushes(),
+        },
+      };
+    }
+    case 'config_dump': {
+      const proxyId = query.get('proxyID');
+      if (!proxyId) return { status: 400, body: { error: 'you must provide a proxyID in the query string' } };
+      const con = discovery.findConnection(proxyId);
+      if (!con) return { status: 404, body: { error: 'proxy not connected to this daemon', proxyID: proxyId } };
+      return { status: 200, body: buildConfigDump(con, discovery.protos) };
+    }
+  }
+}
