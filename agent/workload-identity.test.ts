@@ -19,7 +19,9 @@ import { loadEnvoyProtos } from '../xds/envoy-protos.js';
 import { SECRET_TYPE } from '../xds/type-urls.js';
 import { newSdsServer, type SdsServer } from './sds/sds-server.js';
 import { newFileMountedCertificates } from './secrets/file-mounted-certificates.js';
-import { newWorkloadCertificates, type WorkloadCertificates } from './secrets/workload-certificates.js';
+import { newWorkloadCertificates, provisionedCertificateFiles, type WorkloadCertificates } from './secrets/workload-certificates.js';
+import { newTestAuthority } from '../ca/test-authority.js';
+import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 
 // The agent's identity against a real CA on loopback: certificate fetched with a token, served
 // over SDS to a gRPC client on a Unix socket, rotated with the new secret pushed, CA outage and recovery.
@@ -114,6 +116,63 @@ describe('workload certificates', () => {
     } finally {
       manager.stop();
     }
+  });
+});
+
+describe('PROV_CERT: a provisioned certificate instead of a token', () => {
+  const noToken = async (): Promise<string> => {
+    throw new Error('ENOENT: no token file');
+  };
+  const provisioned = (name: string, signer: { signCsr: CertificateAuthority['signCsr'] }): string => {
+    const folder = join(dir, name);
+    mkdirSync(folder, { recursive: true });
+    const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
+    writeFileSync(join(folder, 'key.pem'), privateKey.export({ format: 'pem', type: 'pkcs8' }));
+    writeFileSync(join(folder, 'cert-chain.pem'), signer.signCsr(buildCsr({ key: privateKey }), 'spiffe://cluster.local/ns/vm/sa/vm-app', HOUR).certPem);
+    return folder;
+  };
+  const manager = (folder: string, entries: LogEntry[] = []): WorkloadCertificates =>
+    newWorkloadCertificates({
+      caAddress: `127.0.0.1:${caPort}`,
+      caRoots: async () => ca.rootBundlePem(),
+      token: noToken,
+      provisionedCertificate: provisionedCertificateFiles(folder),
+      spiffeId: 'spiffe://cluster.local/ns/vm/sa/vm-app',
+      ttlMs: HOUR,
+      graceRatio: 0.5,
+      keyType: 'ecdsa',
+      pkcs8: false,
+      clock,
+      log: newRecordingLogger(entries),
+    });
+
+  test('the CA issues the workload certificate to the identity of the provisioned one, over mutual TLS, without a token', async () => {
+    const certificates = manager(provisioned('prov', ca));
+    try {
+      const secrets = await certificates.start();
+      expect(new X509Certificate(secrets.certificateChain).subjectAltName).toBe('URI:spiffe://cluster.local/ns/vm/sa/vm-app');
+    } finally {
+      certificates.stop();
+    }
+  });
+
+  test('a provisioned certificate of another CA is refused', async () => {
+    const entries: LogEntry[] = [];
+    const stranger = await newTestAuthority('cluster.local');
+    const certificates = manager(provisioned('prov-foreign', stranger.ca), entries);
+    const started = certificates.start();
+    started.catch(() => undefined);
+    try {
+      const refusal = await waitFor(() => entries.find((entry) => entry.message === 'cannot get a workload certificate yet'), { timeoutMs: 10_000, description: 'the refusal' });
+      expect(String(refusal.fields['error'])).toMatch(/UNAUTHENTICATED/);
+      expect(certificates.current()).toBeUndefined();
+    } finally {
+      certificates.stop();
+    }
+  });
+
+  test('a missing provisioned file is named', async () => {
+    await expect(provisionedCertificateFiles(join(dir, 'no-such-folder'))()).rejects.toThrow(/PROV_CERT .*no-such-folder: cannot read key\.pem/);
   });
 });
 

@@ -1,6 +1,6 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { Command } from 'commander';
 import {
@@ -25,7 +25,8 @@ import { newStatusServer } from '../agent/proxy/status-server.js';
 import { parseAppProbers } from '../agent/proxy/app-probers.js';
 import { newSdsServer } from '../agent/sds/sds-server.js';
 import { newFileMountedCertificates } from '../agent/secrets/file-mounted-certificates.js';
-import { newWorkloadCertificates, tokenFile } from '../agent/secrets/workload-certificates.js';
+import { credentialFetcher } from '../agent/secrets/credential-fetcher.js';
+import { newWorkloadCertificates, provisionedCertificateFiles } from '../agent/secrets/workload-certificates.js';
 import { loadEnvoyProtos, SDS_PROTO_FILES } from '../xds/envoy-protos.js';
 import { intFlag } from './flags.js';
 import type { CliIo } from './run-cli.js';
@@ -88,10 +89,26 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   const outputCerts = settings.get('OUTPUT_CERTS') || (proxyless ? resolve(AGENT_PATHS.grpcCerts) : '');
   const discoveryAddress = proxyConfig.discoveryAddress ?? 'meshd.mesh-system.svc:15012';
   const caAddress = settings.get('CA_ADDR') || discoveryAddress;
-  const rootsPath = settings.get('CA_ROOT_CA') || AGENT_PATHS.meshRoot;
+  // PROV_CERT (a VM): the provisioned certificate authenticates to the CA and the daemon, its folder's root verifies them.
+  const provisionedDir = settings.get('PROV_CERT');
+  const provisioned = provisionedDir !== '' ? provisionedCertificateFiles(provisionedDir) : undefined;
+  const provisionedAtStart = await provisioned?.().catch((error: Error) => {
+    throw new UsageError(error.message);
+  });
+  const rootsPath = settings.get('CA_ROOT_CA') || (provisionedDir !== '' ? join(provisionedDir, 'root-cert.pem') : AGENT_PATHS.meshRoot);
   const xdsRootsPath = settings.get('XDS_ROOT_CA') || rootsPath;
   const readText = (path: string) => async (): Promise<string> => readFile(path, 'utf8');
-  const token = tokenFile(AGENT_PATHS.token);
+  let token: () => Promise<string>;
+  try {
+    token = credentialFetcher({
+      type: settings.get('CREDENTIAL_FETCHER_TYPE'),
+      identityProvider: settings.get('CREDENTIAL_IDENTITY_PROVIDER'),
+      audience: new URL(identity.spiffeId).hostname,
+      tokenPath: AGENT_PATHS.token,
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
   const serverName = (address: string): string => (isIP(hostOf(address)) ? 'localhost' : hostOf(address));
 
   let appProbes;
@@ -106,6 +123,7 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
         caAddress,
         caRoots: readText(rootsPath),
         token,
+        ...(provisioned ? { provisionedCertificate: provisioned } : {}),
         spiffeId: identity.spiffeId,
         ttlMs: settings.get('SECRET_TTL'),
         graceRatio: settings.get('SECRET_GRACE_PERIOD_RATIO'),
@@ -128,11 +146,18 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   sdsListening.catch(() => undefined);
 
   const secureXds = proxyConfig.controlPlaneAuthPolicy !== 'NONE';
-  const xdsCredentials = secureXds ? credentials.createSsl(Buffer.from(await readFile(xdsRootsPath, 'utf8'))) : credentials.createInsecure();
+  const xdsRoots = secureXds ? Buffer.from(await readFile(xdsRootsPath, 'utf8')) : undefined;
+  const xdsCredentials = !xdsRoots
+    ? credentials.createInsecure()
+    : provisionedAtStart
+      ? credentials.createSsl(xdsRoots, Buffer.from(provisionedAtStart.privateKey), Buffer.from(provisionedAtStart.certificateChain))
+      : credentials.createSsl(xdsRoots);
   const xdsChannelOptions = secureXds ? { 'grpc.ssl_target_name_override': serverName(discoveryAddress) } : {};
   const xdsMetadata = async (): Promise<Metadata> => {
     const metadata = new Metadata();
-    metadata.set('authorization', `Bearer ${await token()}`);
+    // With a provisioned certificate the TLS client certificate is the credential; a token is added when there is one.
+    const bearer = provisioned ? await token().catch(() => undefined) : await token();
+    if (bearer) metadata.set('authorization', `Bearer ${bearer}`);
     return metadata;
   };
   const xdsProxy = viaAgent

@@ -19,8 +19,13 @@ export interface WorkloadCertificatesOptions {
   readonly caAddress: string;
   /** PEM roots that verify the CA's serving certificate. */
   readonly caRoots: () => Promise<string>;
-  /** The bearer token presented to the CA, read fresh for every request (a rotating projected token). */
+  /**
+   * The bearer token presented to the CA, read fresh for every request (a rotating projected
+   * token). With a provisioned certificate a missing token is no error: the certificate speaks.
+   */
   readonly token: () => Promise<string>;
+  /** PROV_CERT: a certificate the workload was provisioned with, presented to the CA over mutual TLS; read fresh for every request. */
+  readonly provisionedCertificate?: () => Promise<ProvisionedCertificate>;
   readonly spiffeId: string;
   /** SECRET_TTL. */
   readonly ttlMs: number;
@@ -37,6 +42,24 @@ export interface WorkloadCertificatesOptions {
   readonly metrics?: MeshMetrics<'pilot-agent'>;
   /** The TLS name the CA's certificate carries; default `localhost` for loopback addresses. */
   readonly caServerName?: string;
+}
+
+/** A provisioned key and chain, PEM. */
+export interface ProvisionedCertificate {
+  readonly privateKey: string;
+  readonly certificateChain: string;
+}
+
+/** PROV_CERT's files: `key.pem` and `cert-chain.pem` of the folder, read on each call (provisioned certificates rotate). */
+export function provisionedCertificateFiles(dir: string): () => Promise<ProvisionedCertificate> {
+  const read = async (file: string): Promise<string> => {
+    try {
+      return await readFile(join(dir, file), 'utf8');
+    } catch (error) {
+      throw new Error(`PROV_CERT ${dir}: cannot read ${file}: ${(error as Error).message}`);
+    }
+  };
+  return async () => ({ privateKey: await read('key.pem'), certificateChain: await read('cert-chain.pem') });
 }
 
 export interface WorkloadCertificates {
@@ -67,10 +90,25 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
   const listeners: ((secrets: WorkloadSecrets) => void)[] = [];
 
   const connect = async (): Promise<MeshCertificateClient> => {
-    if (client) return client;
+    // A provisioned certificate may have rotated on disk: each request connects with the current one.
+    if (client && !options.provisionedCertificate) return client;
+    client?.close();
     const roots = Buffer.from(await options.caRoots());
-    client = newMeshCertificateClient(options.caAddress, grpcCredentials.createSsl(roots), { 'grpc.ssl_target_name_override': options.caServerName ?? 'localhost' });
+    const provisioned = await options.provisionedCertificate?.();
+    const channelCredentials = provisioned
+      ? grpcCredentials.createSsl(roots, Buffer.from(provisioned.privateKey), Buffer.from(provisioned.certificateChain))
+      : grpcCredentials.createSsl(roots);
+    client = newMeshCertificateClient(options.caAddress, channelCredentials, { 'grpc.ssl_target_name_override': options.caServerName ?? 'localhost' });
     return client;
+  };
+
+  const bearer = async (): Promise<string | undefined> => {
+    try {
+      return (await options.token()).trim();
+    } catch (error) {
+      if (options.provisionedCertificate) return undefined;
+      throw error;
+    }
   };
 
   const fetchOnce = async (): Promise<WorkloadSecrets> => {
@@ -78,7 +116,8 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
       options.keyType === 'ecdsa' ? generateKeyPairSync('ec', { namedCurve: 'P-256' }) : generateKeyPairSync('rsa', { modulusLength: 2048 });
     const csr = buildCsr({ key: privateKey, sans: { uris: [options.spiffeId] } });
     const metadata = new Metadata();
-    metadata.set('authorization', `Bearer ${(await options.token()).trim()}`);
+    const token = await bearer();
+    if (token) metadata.set('authorization', `Bearer ${token}`);
     const ca = await connect();
     const started = clock.now();
     options.metrics?.counter('num_outgoing_requests').inc({ request_type: 'csr' });
