@@ -208,6 +208,7 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
           drainDuration: proxyConfig.drainDuration ?? '45s',
         }),
         adminUrl: `http://${hostForUrl(identity.instanceIp)}:${proxyConfig.proxyAdminPort ?? 15000}`,
+        inboundOnlyDrain: type === 'sidecar',
         log: logging.scope('default'),
       });
   const appAddress = identity.metadata['APP_ADDRESS'];

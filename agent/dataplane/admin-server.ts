@@ -15,8 +15,8 @@ export interface AdminServerOptions {
   setLogLevel?: (level: string) => boolean;
   /** `POST /quitquitquit`. */
   quit?: () => void;
-  /** `POST /drain_listeners`. */
-  drain?: () => void;
+  /** `POST /drain_listeners[?inboundonly]`. */
+  drain?: (inboundOnly: boolean) => void;
 }
 
 export interface AdminServer {
@@ -89,7 +89,7 @@ export function newAdminServer(options: AdminServerOptions, paths: 'admin' | 'pr
       }
       case '/drain_listeners':
         if (!post) return send(res, 405, 'POST only\n');
-        options.drain?.();
+        options.drain?.(url.searchParams.has('inboundonly'));
         return send(res, 200, 'OK\n');
       case '/quitquitquit':
         if (!post) return send(res, 405, 'POST only\n');

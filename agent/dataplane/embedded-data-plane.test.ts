@@ -1,6 +1,7 @@
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { waitFor } from '../../testing/wait-for.js';
 import { LISTENER_TYPE } from '../../xds/type-urls.js';
 import { keyResources, type ConfigState } from './config-state.js';
 import { newAdminServer, type AdminServer } from './admin-server.js';
@@ -31,7 +32,13 @@ async function curl(args: string[]): Promise<{ code: string; exit: number }> {
 
 beforeAll(async () => {
   mesh = await startTwoSidecars({ subnet: 61 });
-  admin = newAdminServer({ state: mesh.serverState, stats: mesh.serverPlane.stats, isReady: () => true, addresses: () => mesh.serverPlane.addresses() });
+  admin = newAdminServer({
+    state: mesh.serverState,
+    stats: mesh.serverPlane.stats,
+    isReady: () => true,
+    addresses: () => mesh.serverPlane.addresses(),
+    drain: (inboundOnly) => void mesh.serverPlane.drain(0, { inboundOnly }),
+  });
   adminPort = await admin.listen('127.0.0.1', 0);
 });
 
@@ -83,5 +90,20 @@ describe('embedded data plane with the real curl', () => {
     const prometheus = await (await fetch(`http://127.0.0.1:${adminPort}/stats/prometheus`)).text();
     expect(prometheus).toMatch(/envoy_listener_no_filter_chain_match [1-9]/);
     expect((await fetch(`http://127.0.0.1:${adminPort}/nothing`)).status).toBe(404);
+  });
+});
+
+// Last: it drains the server's sidecar for good.
+describe('graceful shutdown', () => {
+  test('a drain stops accepting on the inbound ports while a request in flight completes', async () => {
+    const before = mesh.serverPlane.stats.get('http.downstream_rq_total');
+    const inFlight = curlBody(['-x', proxy(), 'http://httpbin.bar:8000/delay/500']);
+    await waitFor(() => mesh.serverPlane.stats.get('http.downstream_rq_total') > before, { timeoutMs: 3_000, description: 'the request at the server sidecar' });
+    const drained = await fetch(`http://127.0.0.1:${adminPort}/drain_listeners?inboundonly&graceful`, { method: 'POST' });
+    expect(drained.status).toBe(200);
+    await waitFor(async () => (await curl([`http://${SERVER_POD}:8000/ip`])).exit === 7, { timeoutMs: 2_000, description: 'inbound port closed' });
+    const finished = await inFlight;
+    expect(finished.code).toBe('200');
+    expect(finished.body).toContain('/delay/500');
   });
 });

@@ -44,7 +44,12 @@ export interface EmbeddedDataPlane {
   addresses(): ReadonlyMap<string, { address: string; port: number }>;
   readonly stats: DataPlaneStats;
   /** Stops accepting; in-flight requests finish (up to `graceMs`), then everything closes. */
-  drain(graceMs: number): Promise<void>;
+  /**
+   * Stops accepting (on inbound ports only with `inboundOnly`, as Envoy's
+   * `/drain_listeners?inboundonly`), closes idle connections, and waits up to `graceMs` for the
+   * open ones to finish.
+   */
+  drain(graceMs: number, options?: { inboundOnly?: boolean }): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -410,9 +415,9 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       await syncListeners();
     },
     addresses: () => bound,
-    async drain(graceMs) {
+    async drain(graceMs, drainOptions = {}) {
       draining = true;
-      for (const key of [...servers.keys()]) closeServer(key);
+      for (const key of [...servers.keys()]) if (!drainOptions.inboundOnly || key.startsWith('inbound:')) closeServer(key);
       httpServer.closeIdleConnections();
       if (sockets.size === 0) return;
       await new Promise<void>((resolve) => {

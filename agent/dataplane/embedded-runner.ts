@@ -91,7 +91,7 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
     addresses: () => dataPlane.addresses(),
     ...(options.setLogLevel ? { setLogLevel: options.setLogLevel } : {}),
     ...(options.quit ? { quit: options.quit } : {}),
-    drain: () => void dataPlane.drain(0),
+    drain: (inboundOnly: boolean) => void dataPlane.drain(0, { inboundOnly }),
   };
   const admins: AdminServer[] = [];
   return {

@@ -142,7 +142,10 @@ export async function startTwoSidecars(options: TwoSidecarsOptions): Promise<Two
       trustedCas: new Map([['ROOTCA', authority.rootPem]]),
     };
   };
-  const backend: Server = createServer((req, res) => {
+  const backend: Server = createServer(async (req, res) => {
+    // `/delay/<ms>` answers late: a request in flight while the proxies drain.
+    const delay = /^\/delay\/(\d+)$/.exec(req.url ?? '')?.[1];
+    if (delay) await new Promise((resolve) => setTimeout(resolve, Number(delay)));
     const body = JSON.stringify({ headers: req.headers, url: req.url });
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);

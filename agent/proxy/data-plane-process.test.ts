@@ -66,6 +66,7 @@ describe('supervising the data plane process', () => {
     supervisor = newDataPlaneProcess({
       launch: await dataPlaneLaunch({ ...LAUNCH, bootstrapPath, envoyBinary: envoy }),
       adminUrl,
+      inboundOnlyDrain: true,
       log: newRecordingLogger(entries),
       initialRestartDelayMs: 50,
       maxRestartDelayMs: 400,

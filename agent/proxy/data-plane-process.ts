@@ -11,6 +11,8 @@ export interface DataPlaneProcessOptions {
   readonly launch: DataPlaneCommand;
   /** The data plane's admin API (`http://<address>:15000`): readiness, drain and quit go there. */
   readonly adminUrl: string;
+  /** A sidecar drains its inbound listeners only (its app may still call out while it stops); a gateway drains all. */
+  readonly inboundOnlyDrain: boolean;
   readonly log: Logger;
   /** The first restart waits this long; each further one twice as long, up to `maxRestartDelayMs`. */
   readonly initialRestartDelayMs?: number;
@@ -25,7 +27,7 @@ export interface DataPlaneProcess {
   start(): void;
   /** Why the data plane is not ready, or undefined: it is live and took its first listeners and clusters. */
   notReady(): Promise<string | undefined>;
-  /** Drains inbound listeners (gracefully, as Envoy's `/drain_listeners?inboundonly&graceful`) and waits `graceMs`. */
+  /** Drains the listeners (gracefully, inbound ones only for a sidecar, as Envoy's `/drain_listeners?inboundonly&graceful`) and waits `graceMs`. */
   drain(graceMs: number, signal?: AbortSignal): Promise<void>;
   /** Stops supervising and ends the process. */
   stop(): Promise<void>;
@@ -104,7 +106,7 @@ export function newDataPlaneProcess(options: DataPlaneProcessOptions): DataPlane
     async drain(graceMs, signal) {
       if (!child) return;
       try {
-        await admin('POST', '/drain_listeners?inboundonly&graceful');
+        await admin('POST', options.inboundOnlyDrain ? '/drain_listeners?inboundonly&graceful' : '/drain_listeners?graceful');
       } catch (error) {
         log.warn({ error: (error as Error).message }, 'data plane drain request failed');
       }
