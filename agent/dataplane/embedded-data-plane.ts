@@ -220,6 +220,9 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     });
   };
   const httpServer = createHttpServer({ keepAlive: true }, onRequest);
+  // Envoy keeps an idle downstream connection for an hour (idle_timeout); Node's 5 s would make
+  // every client pay a new (mutual TLS) handshake after a pause.
+  httpServer.keepAliveTimeout = 3_600_000;
   // HTTP/2 (negotiated with ALPN h2, or prior knowledge in plain text) through the same request path.
   const http2Server = createHttp2Server({}, (req: Http2ServerRequest, res: Http2ServerResponse) => onRequest(req as unknown as IncomingMessage, res as unknown as ServerResponse));
   // An HTTP/2 request reaches its connection through its session, created while the socket is handed over.
@@ -250,7 +253,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     }
     let remote: Socket;
     try {
-      remote = connectUpstream(upstream, options.secrets(), connectTimeoutMs);
+      remote = connectUpstream(upstream, options.secrets(), connectTimeoutMs, agents.secureContexts);
     } catch {
       socket.destroy();
       return;

@@ -82,7 +82,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
   };
 
   const attempt = (): void => {
-    const tls = target.tls.kind === 'tls' ? upstreamTlsOptions(target.tls, options.secrets) : undefined;
+    const tls = target.tls.kind === 'tls' ? upstreamTlsOptions(target.tls, options.secrets, options.agents.secureContexts) : undefined;
     const send = tls ? httpsRequest : httpRequest;
     const upstream = send({
       host: target.address,
