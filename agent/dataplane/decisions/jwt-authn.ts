@@ -61,8 +61,13 @@ interface CompiledProvider {
   readonly name: string;
   readonly config: JwtProviderConfig;
   readonly keys: JWTVerifyGetKey;
+  /** Tokens whose signature, issuer and audience were verified, by token and audiences (Envoy's jwt_cache). */
+  readonly verified: Map<string, JWTPayload>;
   extract(request: HttpRequestFacts): Token[];
 }
+
+/** Envoy's default `jwt_cache_config.jwt_cache_size`. */
+const JWT_CACHE_SIZE = 100;
 
 function cookieValue(header: string | undefined, name: string): string | undefined {
   for (const part of (header ?? '').split(';')) {
@@ -84,6 +89,7 @@ function compileProvider(name: string, config: JwtProviderConfig): CompiledProvi
     name,
     config,
     keys,
+    verified: new Map(),
     extract(request) {
       const tokens: Token[] = [];
       for (const { name: headerName, value_prefix: prefix = '' } of headers) {
@@ -124,15 +130,32 @@ function failureOf(error: unknown): JwtFailure {
   return 'verification-failed';
 }
 
+/** The time checks a cached token still needs: its signature and claims were verified, but time moves on. */
+function timeFailure(payload: JWTPayload, now: Date, skewSeconds: number): JwtFailure | undefined {
+  const seconds = now.getTime() / 1000;
+  if (typeof payload.exp === 'number' && seconds - skewSeconds >= payload.exp) return 'expired';
+  if (typeof payload.nbf === 'number' && seconds + skewSeconds < payload.nbf) return 'not-yet-valid';
+  return undefined;
+}
+
 async function verify(provider: CompiledProvider, token: Token, now: Date, audiences?: string[]): Promise<Outcome> {
   const wanted = audiences ?? provider.config.audiences ?? [];
+  const skew = provider.config.clock_skew_seconds ?? DEFAULT_SKEW_SECONDS;
+  const cacheKey = `${wanted.join(',')}\0${token.value}`;
+  const cached = provider.verified.get(cacheKey);
+  if (cached) {
+    const failure = timeFailure(cached, now, skew);
+    return failure ? { ok: false, failure } : { ok: true, provider, payload: cached, token };
+  }
   try {
     const { payload } = await jwtVerify(token.value, provider.keys, {
       ...(provider.config.issuer ? { issuer: provider.config.issuer } : {}),
       ...(wanted.length > 0 ? { audience: wanted } : {}),
-      clockTolerance: provider.config.clock_skew_seconds ?? DEFAULT_SKEW_SECONDS,
+      clockTolerance: skew,
       currentDate: now,
     });
+    if (provider.verified.size >= JWT_CACHE_SIZE) provider.verified.delete(provider.verified.keys().next().value as string);
+    provider.verified.set(cacheKey, payload);
     return { ok: true, provider, payload, token };
   } catch (error) {
     return { ok: false, failure: failureOf(error) };
