@@ -21,9 +21,9 @@ export function isDebugPath(path: string): path is DebugPath {
 export function debugView<C>(discovery: DiscoveryServer<C>, path: DebugPath, query: URLSearchParams): DebugView {
   switch (path) {
     case 'syncz':
-      return { status: 200, body: discovery.connections().map(proxySyncStatus) };
+      return { status: 200, body: discovery.proxyConnections().map(proxySyncStatus) };
     case 'adsz': {
-      const connections = discovery.connections();
+      const connections = discovery.proxyConnections();
       return {
         status: 200,
         body: {

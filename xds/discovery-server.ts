@@ -318,9 +318,14 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater {
     return identities.some((identity) => parseWorkloadIdentity(identity)?.namespace === systemNamespace);
   }
 
+  /** The streams of proxies: those that asked for config, not only for debug views. */
+  proxyConnections(): XdsConnection[] {
+    return this.connections().filter((con) => !con.debugOnly);
+  }
+
   /** Per-proxy sync status as CSDS ClientConfig messages (plain objects). */
   clientConfigs(): object[] {
-    return this.connections().map((con) => buildClientConfig(con));
+    return this.proxyConnections().map((con) => buildClientConfig(con));
   }
 
   // ---- Requests.
@@ -334,6 +339,7 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater {
       await this.respondDebug(con, request);
       return;
     }
+    con.debugOnly = false;
     const decision = decideSotw(con.watches, request);
     this.apply(con, request.type_url, decision, request.response_nonce ?? '');
     if (!decision.respond) return;
@@ -341,6 +347,7 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater {
   }
 
   async handleDeltaRequest(con: XdsConnection, request: DeltaRequestView): Promise<void> {
+    con.debugOnly = false;
     const decision = decideDelta(con.watches, request);
     if (decision.event === 'init') {
       // What the proxy already holds from an earlier stream: unchanged resources are not resent.

@@ -42,6 +42,8 @@ export class XdsConnection {
   readonly rejecting = new Set<string>();
   /** The push version of the last push or response. */
   lastPushVersion = '';
+  /** Only debug types asked so far (a tool, or an agent's debug port): not a proxy in the sync views. */
+  debugOnly = true;
   closed = false;
   private readonly writeFn: (message: object) => Promise<void>;
   private readonly abortFn: (code: number, details: string) => void;
