@@ -69,8 +69,10 @@ export function newDataPlaneProcess(options: DataPlaneProcessOptions): DataPlane
   const run = (): void => {
     if (stopped) return;
     const startedAt = Date.now();
-    // stdin stays an open pipe: the embedded data plane exits when it closes, so it never outlives the agent.
-    const spawned = spawn(launch.command, [...launch.args], { stdio: ['pipe', 'inherit', 'inherit'] });
+    // Its own process group: a Ctrl-C meant for the agent must not end the data plane under it (the
+    // agent drains and ends it). stdin stays an open pipe: the embedded data plane exits when it
+    // closes, so it never outlives the agent.
+    const spawned = spawn(launch.command, [...launch.args], { stdio: ['pipe', 'inherit', 'inherit'], detached: true });
     child = spawned;
     spawned.once('error', (error) => log.error({ command: launch.command, error: error.message }, 'data plane could not start'));
     spawned.once('exit', (code, signal) => {
