@@ -66,6 +66,15 @@ export interface ProxyCommandDeps {
   signal?: AbortSignal;
 }
 
+/** A setting read at start that cannot be used is a usage error (exit 2), with the reader's message. */
+function asUsageError<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 function hostForUrl(ip: string): string {
   return ip.includes(':') ? `[${ip}]` : ip;
 }
@@ -98,25 +107,17 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   const rootsPath = settings.get('CA_ROOT_CA') || (provisionedDir !== '' ? join(provisionedDir, 'root-cert.pem') : AGENT_PATHS.meshRoot);
   const xdsRootsPath = settings.get('XDS_ROOT_CA') || rootsPath;
   const readText = (path: string) => async (): Promise<string> => readFile(path, 'utf8');
-  let token: () => Promise<string>;
-  try {
-    token = credentialFetcher({
+  const token = asUsageError(() =>
+    credentialFetcher({
       type: settings.get('CREDENTIAL_FETCHER_TYPE'),
       identityProvider: settings.get('CREDENTIAL_IDENTITY_PROVIDER'),
       audience: new URL(identity.spiffeId).hostname,
       tokenPath: AGENT_PATHS.token,
-    });
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+    }),
+  );
   const serverName = (address: string): string => (isIP(hostOf(address)) ? 'localhost' : hostOf(address));
 
-  let appProbes;
-  try {
-    appProbes = parseAppProbers(settings.get('MESH_ORCH_APP_PROBERS'));
-  } catch (error) {
-    throw new UsageError((error as Error).message);
-  }
+  const appProbes = asUsageError(() => parseAppProbers(settings.get('MESH_ORCH_APP_PROBERS')));
   const certificates = settings.get('FILE_MOUNTED_CERTS')
     ? newFileMountedCertificates({ dir: AGENT_PATHS.mountedCerts, clock, log: logging.scope('cache') })
     : newWorkloadCertificates({
