@@ -4,9 +4,9 @@ import type { Logger } from '../../controllers/runtime/index.js';
 import type { EnvoyProtos } from '../../xds/envoy-protos.js';
 import { jsonToStruct, type JsonValue } from '../../xds/struct-json.js';
 import { newAdminServer, type AdminServer } from './admin-server.js';
-import { readBootstrap, type BootstrapView } from './bootstrap-view.js';
+import { readBootstrap } from './bootstrap-view.js';
 import { newConfigState } from './config-state.js';
-import { newEmbeddedDataPlane, type EmbeddedDataPlane } from './embedded-data-plane.js';
+import { newEmbeddedDataPlane } from './embedded-data-plane.js';
 import { newSdsSubscriber, type SdsSubscriber } from './sds-subscriber.js';
 import { newXdsSubscriber, type XdsSubscriber } from './xds-subscriber.js';
 
@@ -26,14 +26,12 @@ export interface EmbeddedRunnerOptions {
   quit?: () => void;
 }
 
-/** The embedded data plane as the agent runs it in place of Envoy: same bootstrap, same xDS and SDS. */
+/**
+ * The embedded data plane as `mesh-dataplane` runs it in place of Envoy: same bootstrap, same xDS
+ * and SDS; readiness and draining go through its admin API, as the agent asks Envoy.
+ */
 export interface EmbeddedRunner {
-  readonly view: BootstrapView;
-  readonly dataPlane: EmbeddedDataPlane;
   start(): Promise<void>;
-  /** The first listeners and clusters were accepted. */
-  isReady(): boolean;
-  drain(graceMs: number): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -95,8 +93,6 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
   };
   const admins: AdminServer[] = [];
   return {
-    view,
-    dataPlane,
     async start() {
       started = true;
       sds?.start();
@@ -113,8 +109,6 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
         admins.push(prometheus);
       }
     },
-    isReady: () => xds?.isSynced() ?? false,
-    drain: (graceMs) => dataPlane.drain(graceMs),
     async stop() {
       stopped = true;
       xds?.close();
