@@ -16,7 +16,7 @@ import { buildCsr } from './csr-builder.js';
 import { loadKeyCertBundle } from './key-cert-bundle.js';
 import { newMeshCertificateClient, type MeshCertificateClient } from './mesh-certificate-proto.js';
 import { openSslCipherList } from './tls-cipher-suites.js';
-import { decodePemBlocks, encodePem } from './pem.js';
+import { decodePemBlocks, encodePem } from '../pki/index.js';
 import { newSelfSignedMaterial } from './self-signed-root.js';
 import { daemonSettings, opensslVerify, removeDir, tempDir } from './test-support.js';
 

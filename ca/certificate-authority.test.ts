@@ -5,7 +5,7 @@ import { CaError } from './ca-error.js';
 import { newCertificateAuthority, type CertificateAuthority } from './certificate-authority.js';
 import { buildCsr } from './csr-builder.js';
 import { loadKeyCertBundle } from './key-cert-bundle.js';
-import { decodePemBlocks, encodePem } from './pem.js';
+import { decodePemBlocks, encodePem } from '../pki/index.js';
 import { newSelfSignedMaterial } from './self-signed-root.js';
 import { opensslText, opensslVerify, removeDir, tempDir } from './test-support.js';
 

@@ -18,7 +18,7 @@ import {
 import { parseAndVerifyCsr } from './csr.js';
 import { derOid, derSequence } from './der.js';
 import type { KeyCertBundle } from './key-cert-bundle.js';
-import { encodePem } from './pem.js';
+import { encodePem } from '../pki/index.js';
 
 export interface IssuedCertificate {
   readonly certPem: string;

@@ -13,7 +13,7 @@ import {
   type DerElement,
 } from './der.js';
 import { keyIdentifier } from './certificate-builder.js';
-import { decodeCertificates, encodePem } from './pem.js';
+import { decodeCertificates, encodePem } from '../pki/index.js';
 
 /** A parsed certificate of a CA chain: the raw pieces the signer reuses, and node's view of it. */
 export interface CertificateInfo {

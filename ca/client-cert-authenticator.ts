@@ -5,7 +5,7 @@ import type { Authenticator } from './authenticator.js';
 import type { CertificateAuthority } from './certificate-authority.js';
 import { parseSpiffeId } from './spiffe.js';
 import type { TrustBundleSet } from './trust-bundle-set.js';
-import { chainProblem } from './verify-chain.js';
+import { chainProblem } from '../pki/index.js';
 
 export interface ClientCertAuthenticatorOptions {
   /** Our CA: its roots, and the intermediates a workload need not present. Required without `trustBundles`. */

@@ -1,7 +1,7 @@
 import { createPublicKey, type KeyObject } from 'node:crypto';
 import { NAME_OID, buildName, subjectAltNameExtension, type SubjectAltNames } from './certificate-builder.js';
 import { derBitString, derContext, derOid, derSequence, derSet, derSmallInteger } from './der.js';
-import { encodePem } from './pem.js';
+import { encodePem } from '../pki/index.js';
 import { newCaSigner } from './signer.js';
 
 export interface CsrOptions {

@@ -1,6 +1,6 @@
 import { CaError } from './ca-error.js';
 import { DerError, TAG, decodeOid, derChildren, derContent, derRead, derReadWhole, expectTag, type DerElement } from './der.js';
-import { decodePemBlocks } from './pem.js';
+import { decodePemBlocks } from '../pki/index.js';
 
 /** One name of the subjectAltName a CSR asks for. */
 export interface RequestedName {

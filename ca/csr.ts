@@ -1,7 +1,7 @@
 import { verify as cryptoVerify, type KeyObject } from 'node:crypto';
 import { CaError } from './ca-error.js';
 import { DerError, TAG, decodeBitStringBytes, decodeOid, derChildren, derRaw, derReadWhole, expectTag } from './der.js';
-import { decodePemBlocks } from './pem.js';
+import { decodePemBlocks } from '../pki/index.js';
 import { importSubjectPublicKeyInfo } from './public-key.js';
 
 /** What signing needs from a PKCS#10 request whose signature verified: the key, nothing else. */

@@ -31,7 +31,7 @@ export {
 export { newRootRotator, type RootCheckResult, type RootRotator, type RootRotatorOptions } from './root-rotator.js';
 export { newMeshCa, type MeshCa, type MeshCaOptions } from './new-mesh-ca.js';
 export { parseServiceAccountUser, parseSpiffeId, spiffeId, type WorkloadIdentity } from './spiffe.js';
-export { decodePemBlocks, encodePem, type PemBlock } from './pem.js';
+export { decodePemBlocks, encodePem, type PemBlock } from '../pki/index.js';
 // The certificate service: authenticators, the transport-free core, gRPC.
 export type { AuthContext, Authenticator, Caller } from './authenticator.js';
 export { newKubeTokenAuthenticator, hasAudienceClaim, type JwtPolicy, type KubeTokenAuthenticatorOptions } from './kube-token-authenticator.js';
@@ -63,7 +63,7 @@ export { addRootCertPublisher, ROOT_CERT_CONFIG_MAP, ROOT_CERT_KEY, type RootCer
 // Federation (SPIFFE_BUNDLE_ENDPOINTS) and external signing (EXTERNAL_CA).
 export type { CsrSigner } from './csr-signer.js';
 export { csrRequestedNames, type RequestedName } from './csr-requested-names.js';
-export { chainProblem, type ChainInput } from './verify-chain.js';
+export { chainProblem, type ChainInput } from '../pki/index.js';
 export {
   newTrustBundleSet,
   type RootBundleSource,

@@ -7,9 +7,9 @@ import { parseCertificatesPem, type CertificateInfo } from './certificate-info.j
 import { csrRequestedNames } from './csr-requested-names.js';
 import type { CsrSigner } from './csr-signer.js';
 import { parseAndVerifyCsr } from './csr.js';
-import { decodePemBlocks, encodePem } from './pem.js';
+import { decodePemBlocks, encodePem } from '../pki/index.js';
 import type { RootBundleSource } from './trust-bundle-set.js';
-import { chainProblem } from './verify-chain.js';
+import { chainProblem } from '../pki/index.js';
 
 export interface KubeRegistrationAuthorityOptions {
   readonly kubeConfig: KubeConfig;

@@ -14,7 +14,7 @@ import {
 import { parseCertificatesPem } from './certificate-info.js';
 import type { CaMaterial } from './key-cert-bundle.js';
 import { parsePrivateKey } from './key-cert-bundle.js';
-import { encodePem } from './pem.js';
+import { encodePem } from '../pki/index.js';
 import { newCaSigner, type CaKeyType } from './signer.js';
 
 const generateKeyPairAsync = promisify(generateKeyPair);

@@ -1,6 +1,6 @@
 import { CaError } from './ca-error.js';
 import { parseCertificate, type CertificateInfo } from './certificate-info.js';
-import { decodePemBlocks } from './pem.js';
+import { decodePemBlocks } from '../pki/index.js';
 
 /** The X.509 part of a SPIFFE trust bundle. */
 export interface SpiffeBundle {

@@ -7,7 +7,7 @@ import { newRealClock, type Clock } from '../controllers/runtime/index.js';
 import { newCertificateAuthority, type CertificateAuthority } from './certificate-authority.js';
 import { buildCsr } from './csr-builder.js';
 import { loadKeyCertBundle } from './key-cert-bundle.js';
-import { decodePemBlocks } from './pem.js';
+import { decodePemBlocks } from '../pki/index.js';
 import { newSelfSignedMaterial } from './self-signed-root.js';
 
 export const HOUR = 3_600_000;

@@ -6,6 +6,7 @@ import { Server, ServerCredentials, credentials, makeGenericClientConstructor, s
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startTokenIssuer, type TokenIssuer } from '../e2e/local-mesh/token-issuer.js';
 import { collect, PROJECT_ROOT, startBin } from '../testing/run-bin.js';
+import { selfSignedCertificate, signedCertificate, type KeyAndCert } from '../testing/openssl.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { ECHO_SERVICE as ECHO } from '../testing/echo-service.js';
 import { loadEnvoyProtos } from '../xds/envoy-protos.js';
@@ -162,6 +163,23 @@ describe('proxyless gRPC applications through the agent', () => {
     // Through xDS but without the xDS credentials the client has no certificate either.
     const insecureXds = echoClient('xds:///greeter.grpc.svc.cluster.local:7070', credentials.createInsecure(), clientBootstrap);
     await expect(call(insecureXds, 'Echo', 'x')).rejects.toMatchObject({ code: status.UNAVAILABLE });
+  });
+});
+
+describe('the STRICT server application verifies client chains', () => {
+  const claimed = 'URI:spiffe://cluster.local/ns/default/sa/client';
+  const withCertificate = (cert: KeyAndCert): ChannelCredentials =>
+    credentials.createSsl(readFileSync(join(work, 'daemon/var/lib/mesh/ca/root-cert.pem')), readFileSync(cert.keyFile), readFileSync(cert.certFile), { checkServerIdentity: () => undefined });
+
+  test('a self-signed certificate claiming a mesh identity is refused; one of the mesh CA is served as that identity', async () => {
+    const certs = join(work, 'client-certs');
+    mkdirSync(certs, { recursive: true });
+    const forged = await selfSignedCertificate(certs, 'forged', claimed);
+    const meshRoot = { keyFile: join(work, 'daemon/var/lib/mesh/ca/ca-key.pem'), certFile: join(work, 'daemon/var/lib/mesh/ca/ca-cert.pem') };
+    const genuine = await signedCertificate(certs, 'genuine', claimed, meshRoot);
+    const target = `${SERVER_IP}:${serverPort}`;
+    await expect(call(echoClient(target, withCertificate(forged)), 'Echo', 'x')).rejects.toMatchObject({ code: status.UNAVAILABLE });
+    expect(await call(echoClient(target, withCertificate(genuine)), 'Echo', 'x')).toBe('echo:x from spiffe://cluster.local/ns/default/sa/client');
   });
 });
 

@@ -1,11 +1,12 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, makeGenericClientConstructor, Metadata, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
+import { selfSignedCertificate, signedCertificate, type KeyAndCert } from '../testing/openssl.js';
 import { collect, PROJECT_ROOT, startBin } from '../testing/run-bin.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { ADS_SERVICE, CLUSTER_TYPE, ENDPOINT_TYPE, loadEnvoyProtos, ROUTE_TYPE, type EnvoyProtos } from '../xds/index.js';
@@ -37,10 +38,11 @@ async function startIssuer(): Promise<typeof issuer> {
 }
 
 /** One ADS stream over TLS to --secureGRPCAddr, trusting the daemon's local root. */
-function secureStream(token?: string): { stream: AdsTestStream; client: Client } {
+function secureStream(token?: string, clientCertificate?: KeyAndCert): { stream: AdsTestStream; client: Client } {
   const Ctor = makeGenericClientConstructor(protos.serviceDefinition(ADS_SERVICE), 'AggregatedDiscoveryService');
   const root = readFileSync(join(workDir, 'var/lib/mesh/ca/root-cert.pem'));
-  const client = new Ctor(`127.0.0.1:${ports.secure}`, credentials.createSsl(root), { 'grpc.ssl_target_name_override': 'localhost' });
+  const tls = clientCertificate ? credentials.createSsl(root, readFileSync(clientCertificate.keyFile), readFileSync(clientCertificate.certFile)) : credentials.createSsl(root);
+  const client = new Ctor(`127.0.0.1:${ports.secure}`, tls, { 'grpc.ssl_target_name_override': 'localhost' });
   const metadata = new Metadata();
   if (token) metadata.set('authorization', `Bearer ${token}`);
   const call = (client as unknown as { StreamAggregatedResources(m: Metadata): ClientDuplexStream<object, ResponseMessage> }).StreamAggregatedResources(metadata);
@@ -150,6 +152,29 @@ describe('the daemon serves xDS', () => {
       expect((await none.stream.status).code).toBe(16);
     } finally {
       none.client.close();
+    }
+  });
+
+  test('over TLS with a client certificate: one of the mesh CA is served, a self-signed one claiming the same identity is refused', async () => {
+    const certs = join(workDir, 'client-certs');
+    mkdirSync(certs, { recursive: true });
+    const identity = 'URI:spiffe://cluster.local/ns/foo/sa/sleep';
+    const meshRoot = { keyFile: join(workDir, 'var/lib/mesh/ca/ca-key.pem'), certFile: join(workDir, 'var/lib/mesh/ca/ca-cert.pem') };
+    const [genuine, forged] = await Promise.all([signedCertificate(certs, 'genuine', identity, meshRoot), selfSignedCertificate(certs, 'forged', identity)]);
+    const good = secureStream(undefined, genuine);
+    try {
+      good.stream.send({ node: sleepFoo(), type_url: CLUSTER_TYPE, resource_names: [] });
+      expect((await good.stream.next(5000)).resources.length).toBeGreaterThan(0);
+    } finally {
+      good.stream.cancel();
+      good.client.close();
+    }
+    const bad = secureStream(undefined, forged);
+    try {
+      bad.stream.send({ node: sleepFoo(), type_url: CLUSTER_TYPE, resource_names: [] });
+      expect((await bad.stream.status).code).toBe(16);
+    } finally {
+      bad.client.close();
     }
   });
 

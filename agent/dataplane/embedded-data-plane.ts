@@ -9,6 +9,7 @@ import type { AcceptedChain, ConnectionFacts, PeerCertificate, RequestContext, U
 import { newDataPlaneStats, type DataPlaneStats } from './data-plane-stats.js';
 import { forwardRequest, requestHeaderFacts, respond } from './http-forwarder.js';
 import { MAX_SNIFF_BYTES, sniffProtocol, type SniffResult } from './protocol-sniffer.js';
+import { newPeerChainVerifier } from './peer-verification.js';
 import { PrefixedStream } from './prefixed-stream.js';
 import type { SecretSet } from './sds-subscriber.js';
 import { leafUriSan, MissingSecretError, newSecureContextCache, peerCertificateFacts, tlsMaterialFor } from './tls-material.js';
@@ -95,6 +96,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
   const stats = newDataPlaneStats();
   const agents = newUpstreamAgents();
   const secureContext = newSecureContextCache();
+  const verifyPeerChain = newPeerChainVerifier();
   const sniffTimeoutMs = options.sniffTimeoutMs ?? 5000;
   const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
   const servers = new Map<string, Server>();
@@ -280,27 +282,42 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       return;
     }
     const alpn = [...tls.alpn];
+    // As Envoy: a validation context (trust bundle or SAN matchers) asks the client for a
+    // certificate and verifies one presented; `require_client_certificate` also refuses none.
+    const verifiesPeer = tls.requireClientCertificate || material.ca !== undefined || tls.verifySubjectAltName !== undefined;
     const secure = new TLSSocket(socket, {
       isServer: true,
       secureContext: secureContext(material),
-      // OpenSSL verifies a required client certificate against the trust bundle during the
-      // handshake (a manual TLSSocket never sets `authorized`); optional ones are not asked for.
-      requestCert: tls.requireClientCertificate,
+      requestCert: verifiesPeer,
+      // OpenSSL then refuses a handshake without a certificate; the chain itself is checked below,
+      // since Node verifies nothing on a server socket made outside a tls.Server.
       rejectUnauthorized: tls.requireClientCertificate,
       ...(alpn.length > 0 ? { ALPNProtocols: alpn } : {}),
     });
     secure.on('error', () => secure.destroy());
     secure.once('secure', () => {
-      const peer: PeerCertificate | undefined = tls.requireClientCertificate ? peerCertificateFacts(secure.getPeerCertificate()) : undefined;
+      const presented = verifiesPeer ? secure.getPeerCertificate(true) : undefined;
+      const peer: PeerCertificate | undefined = presented ? peerCertificateFacts(presented) : undefined;
       if (tls.requireClientCertificate && !peer) {
         secure.destroy();
         return;
+      }
+      if (presented && peer && material.ca !== undefined) {
+        const problem = verifyPeerChain(presented, material.ca, Date.now());
+        if (problem) {
+          stats.inc('ssl.fail_verify_error');
+          log.debug({ listener: context.listener, problem }, 'client certificate refused');
+          secure.destroy();
+          return;
+        }
       }
       if (peer && tls.verifySubjectAltName && ![...peer.uriSans, ...peer.dnsSans].some((san) => tls.verifySubjectAltName?.(san))) {
         stats.inc('ssl.fail_verify_san');
         secure.destroy();
         return;
       }
+      // What a tls.Server does when it hands over a socket; HTTP/2 waits for it otherwise.
+      (secure as TLSSocket & { secureConnecting: boolean }).secureConnecting = false;
       const secured: ConnectionContext = { ...context, tls: true, facts: { ...context.facts, ...(peer ? { peerCertificate: peer } : {}) } };
       if (chain.protocol === 'http') {
         contexts.set(secure, secured);
