@@ -11,9 +11,13 @@ import { forwardRequest, requestHeaderFacts, respond } from './http-forwarder.js
 import { MAX_SNIFF_BYTES, sniffProtocol, type SniffResult } from './protocol-sniffer.js';
 import { newPeerChainVerifier } from './peer-verification.js';
 import { PrefixedStream } from './prefixed-stream.js';
+import { parseProxyForm } from './proxy-form.js';
 import type { SecretSet } from './sds-subscriber.js';
 import { leafUriSan, MissingSecretError, newSecureContextCache, peerCertificateFacts, tlsMaterialFor } from './tls-material.js';
 import { connectUpstream, newUpstreamAgents, type UpstreamTarget } from './upstream-connector.js';
+
+/** Envoy's default limit on the headers of a request or a response. */
+export const MAX_HEADER_BYTES = 60 * 1024;
 
 export interface EmbeddedDataPlaneOptions {
   state: ConfigState;
@@ -171,15 +175,11 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     let host = req.headers.host ?? '';
     if (context.direction === 'outbound') {
       // HTTP proxy form: the destination comes from the request, as the original destination would.
-      let url: URL;
-      try {
-        url = new URL(path);
-      } catch {
-        return respond(res, 400, 'outbound requests must use the absolute (proxy) form');
-      }
-      const port = Number(url.port || (url.protocol === 'https:' ? 443 : 80));
-      host = url.port ? `${url.hostname}:${url.port}` : url.hostname;
-      path = `${url.pathname}${url.search}`;
+      const target = parseProxyForm(path);
+      if (!target) return respond(res, 400, 'outbound requests must use the absolute (proxy) form');
+      const port = target.port;
+      host = target.host;
+      path = target.path;
       const listener = state.current().decisions.listenerFor('outbound', '0.0.0.0', port);
       if (!listener) return respond(res, 503, 'no listener for this destination');
       context = { ...context, listener, facts: { ...context.facts, destinationAddress: '0.0.0.0', destinationPort: port } };
@@ -190,7 +190,8 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       req.socket.destroy();
       return;
     }
-    const facts = { method: req.method ?? 'GET', host, path, headers: { ...requestHeaderFacts(req.headers), host } };
+    const received = requestHeaderFacts(req.rawHeaders);
+    const facts = { method: req.method ?? 'GET', host, path, headers: { ...received.headers, host }, ...(received.repeatedHeaders ? { repeatedHeaders: received.repeatedHeaders } : {}) };
     let decision;
     try {
       decision = await chain.http(facts, requestContext(context));
@@ -221,7 +222,8 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       respond(res, 500, 'internal error');
     });
   };
-  const httpServer = createHttpServer({ keepAlive: true }, onRequest);
+  // Envoy's default max_request_headers_kb: 60 KiB of request headers (Node's own limit is 16 KiB).
+  const httpServer = createHttpServer({ keepAlive: true, maxHeaderSize: MAX_HEADER_BYTES }, onRequest);
   // Envoy keeps an idle downstream connection for an hour (idle_timeout); Node's 5 s would make
   // every client pay a new (mutual TLS) handshake after a pause.
   httpServer.keepAliveTimeout = 3_600_000;

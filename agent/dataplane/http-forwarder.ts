@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import type { HttpDecision } from './decisions/index.js';
@@ -6,16 +6,39 @@ import type { DataPlaneStats } from './data-plane-stats.js';
 import type { SecretSet } from './sds-subscriber.js';
 import { upstreamTlsOptions, type UpstreamTarget, newUpstreamAgents } from './upstream-connector.js';
 
+/** Envoy's limit on upstream response headers (60 KiB), above Node's 16 KiB. */
+const MAX_RESPONSE_HEADER_BYTES = 60 * 1024;
 const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'te', 'trailer', 'transfer-encoding', 'upgrade']);
 
-/** Request headers as the decision functions read them: lower-case names, repeated values joined. */
-export function requestHeaderFacts(headers: IncomingHttpHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(headers)) {
-    if (value === undefined) continue;
-    out[name] = Array.isArray(value) ? value.join(name === 'cookie' ? '; ' : ',') : value;
+/** A request's headers as the decisions read them (see HttpRequestFacts). */
+export interface RequestHeaderFacts {
+  readonly headers: Record<string, string>;
+  readonly repeatedHeaders?: Record<string, string[]>;
+}
+
+/**
+ * Headers from the raw list Node received (its `headers` object drops repeated `authorization`,
+ * `host` and others, and joins the rest with `, `): lower-case names, repeated values joined with
+ * `,` as Envoy does (`; ` for cookies), and each value of a repeated header kept.
+ */
+export function requestHeaderFacts(rawHeaders: readonly string[]): RequestHeaderFacts {
+  const headers: Record<string, string> = Object.create(null) as Record<string, string>;
+  let repeatedHeaders: Record<string, string[]> | undefined;
+  for (let i = 0; i + 1 < rawHeaders.length; i += 2) {
+    const name = (rawHeaders[i] as string).toLowerCase();
+    const value = rawHeaders[i + 1] as string;
+    const existing = headers[name];
+    if (existing === undefined) {
+      headers[name] = value;
+      continue;
+    }
+    headers[name] = `${existing}${name === 'cookie' ? '; ' : ','}${value}`;
+    repeatedHeaders ??= Object.create(null) as Record<string, string[]>;
+    const values = repeatedHeaders[name];
+    if (values) values.push(value);
+    else repeatedHeaders[name] = [existing, value];
   }
-  return out;
+  return repeatedHeaders ? { headers, repeatedHeaders } : { headers };
 }
 
 export function respond(res: ServerResponse, status: number, body: string, headers: Readonly<Record<string, string>> = {}): void {
@@ -37,11 +60,18 @@ export interface ForwardOptions {
 }
 
 function upstreamHeaders(req: IncomingMessage, options: ForwardOptions): OutgoingHttpHeaders {
-  const headers: OutgoingHttpHeaders = {};
-  for (const [name, value] of Object.entries(req.headers)) {
+  const headers: OutgoingHttpHeaders = Object.create(null) as OutgoingHttpHeaders;
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = (raw[i] as string).toLowerCase();
+    const value = raw[i + 1] as string;
     // HTTP/2 pseudo-headers describe the request line; the HTTP/1.1 upstream gets a real one.
-    if (value === undefined || HOP_BY_HOP.has(name) || name.startsWith(':')) continue;
-    headers[name] = value;
+    if (HOP_BY_HOP.has(name) || name.startsWith(':')) continue;
+    const existing = headers[name];
+    // A repeated header goes upstream as it came, one line per value (cookies as one line).
+    if (existing === undefined) headers[name] = value;
+    else if (name === 'cookie') headers[name] = `${String(existing)}; ${value}`;
+    else headers[name] = [...(Array.isArray(existing) ? existing : [String(existing)]), value];
   }
   for (const name of options.decision.headersToRemove) delete headers[name];
   Object.assign(headers, options.decision.headersToSet);
@@ -90,6 +120,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
       method: req.method,
       path: decision.path,
       headers,
+      maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
       agent: tls ? options.agents.tls : options.agents.plain,
       ...(tls ?? {}),
     });

@@ -42,6 +42,11 @@ export interface LocalMeshOptions {
   readonly orchestrator?: 'folder' | 'kubernetes';
   /** Further settings of every agent (PROXY_XDS_VIA_AGENT, for example). */
   readonly agentEnv?: Readonly<Record<string, string>>;
+  /**
+   * The second octet of every pod address (`127.0.1.10` becomes `127.<block>.1.10`), so that
+   * meshes of tests running at the same time do not share addresses. Default 0; at most 154.
+   */
+  readonly addressBlock?: number;
 }
 
 export interface LocalMesh {
@@ -101,6 +106,15 @@ function readWorkloads(configDir: string): LocalWorkload[] {
   return workloads;
 }
 
+/** Rewrites the pod addresses of the config folder's files into `127.<block>.x.y`. */
+function moveToAddressBlock(configDir: string, block: number): void {
+  if (!Number.isInteger(block) || block < 0 || block > 154) throw new Error(`addressBlock must be an integer from 0 to 154, got ${block}`);
+  for (const file of readdirSync(configDir).filter((name) => name.endsWith('.yaml'))) {
+    const path = join(configDir, file);
+    writeFileSync(path, readFileSync(path, 'utf8').replace(/\b127\.0\.([1-9]\d*)\.(\d+)\b/g, `127.${block}.$1.$2`));
+  }
+}
+
 function startProgram(program: string, args: readonly string[], env: Record<string, string>, cwd: string, log: (line: string) => void, tag: string): ChildProcess {
   const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', `${program}.js`), ...args], {
     cwd,
@@ -134,8 +148,9 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   const configDir = join(options.workDir, 'config');
   const samples = options.samples ?? join(PROJECT_ROOT, 'deploy/samples/config');
   cpSync(samples, configDir, { recursive: true });
+  if (options.addressBlock) moveToAddressBlock(configDir, options.addressBlock);
   const workloads = readWorkloads(configDir);
-  const kubernetes = options.orchestrator === 'kubernetes' ? await startKubernetesOrchestrator(options.workDir, samples, PROJECT_ROOT) : undefined;
+  const kubernetes = options.orchestrator === 'kubernetes' ? await startKubernetesOrchestrator(options.workDir, configDir, PROJECT_ROOT) : undefined;
   const issuer = await startTokenIssuer('127.0.0.1', options.issuerPort ?? 0);
   const processes: ChildProcess[] = [];
   const backends: SampleBackend[] = [];

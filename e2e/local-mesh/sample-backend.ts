@@ -13,7 +13,8 @@ function headerCase(name: string): string {
 export async function startSampleBackend(host: string, ports: readonly number[]): Promise<SampleBackend[]> {
   const started: SampleBackend[] = [];
   for (const port of ports) {
-    const server = createServer((req, res) => {
+    // As large headers as the sidecar lets through (60 KiB): the app is not what limits them.
+    const server = createServer({ maxHeaderSize: 64 * 1024 }, (req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       const reply = (status: number, body: unknown): void => {
         res.writeHead(status, { 'content-type': 'application/json' });
@@ -25,7 +26,7 @@ export async function startSampleBackend(host: string, ports: readonly number[])
         for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[headerCase(name)] = Array.isArray(value) ? value.join(',') : value;
         return reply(200, { headers });
       }
-      return reply(404, { error: 'not found' });
+      return reply(404, { error: 'not found', url: req.url });
     });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);

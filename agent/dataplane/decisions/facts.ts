@@ -39,6 +39,8 @@ export interface HttpRequestFacts {
   readonly path: string;
   /** Lower-case names; repeated headers joined with `,` as Envoy's matchers see them. */
   readonly headers: Readonly<Record<string, string>>;
+  /** Headers the request carried more than once, each value as sent (authorization matches them one by one). */
+  readonly repeatedHeaders?: Readonly<Record<string, readonly string[]>>;
 }
 
 /** Dynamic metadata by filter name (`envoy.filters.http.jwt_authn` → `{ payload: {...} }`). */

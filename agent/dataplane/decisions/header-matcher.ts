@@ -52,10 +52,28 @@ function valuePredicate(config: HeaderMatcherConfig): StringPredicate | 'present
 }
 
 /**
+ * The values of a header sent more than once, one by one; undefined when it was sent once or when
+ * the filters changed it since (then the joined value is what the request carries).
+ */
+function individualValues(request: HttpRequestFacts, name: string, joined: string): readonly string[] | undefined {
+  const values = request.repeatedHeaders?.[name];
+  return values && values.join(',') === joined ? values : undefined;
+}
+
+export interface HeaderMatcherOptions {
+  /**
+   * Match each value of a repeated header on its own, the header matching when any value does
+   * (before `invert_match`), as Envoy's RBAC filter since CVE-2026-26308: a DENY on `admin` must
+   * see `x-user: guest` + `x-user: admin`, which joined read `guest,admin`. Routes keep the joined value.
+   */
+  readonly individually?: boolean;
+}
+
+/**
  * Compiles a HeaderMatcher. A missing header never matches (inverted or not), unless
  * `treat_missing_header_as_empty`; `present_match: false` matches an absent header.
  */
-export function compileHeaderMatcher(config: HeaderMatcherConfig): RequestPredicate {
+export function compileHeaderMatcher(config: HeaderMatcherConfig, options: HeaderMatcherOptions = {}): RequestPredicate {
   const name = config.name.toLowerCase();
   const invert = config.invert_match === true;
   const predicate = valuePredicate(config);
@@ -64,9 +82,12 @@ export function compileHeaderMatcher(config: HeaderMatcherConfig): RequestPredic
     return (request) => (headerValue(request, name) !== undefined) === wantPresent !== invert;
   }
   const missingAsEmpty = config.treat_missing_header_as_empty === true;
+  const individually = options.individually === true;
   return (request) => {
     const value = headerValue(request, name) ?? (missingAsEmpty ? '' : undefined);
     if (value === undefined) return false;
-    return predicate(value) !== invert;
+    const values = individually ? individualValues(request, name, value) : undefined;
+    const matched = values ? values.some(predicate) : predicate(value);
+    return matched !== invert;
   };
 }

@@ -91,3 +91,47 @@ describe('jwt_authn provider options', () => {
     expect((await custom(request(bearer('garbage')), NOW)).kind).toBe('allow');
   });
 });
+
+describe('key sets with several keys and requests with several tokens', () => {
+  let keys: CryptoKey[];
+  let several: ReturnType<typeof compileJwtAuthn>;
+  const signed = (key: CryptoKey, header: { kid?: string } = {}, claims: JWTPayload = {}): Promise<string> =>
+    new SignJWT({ sub: 'alice', exp: nowSeconds + 600, ...claims }).setProtectedHeader({ alg: 'RS256', ...header }).setIssuer(ISSUER).sign(key);
+
+  beforeAll(async () => {
+    const pairs = await Promise.all([generateKeyPair('RS256'), generateKeyPair('RS256'), generateKeyPair('RS256')]);
+    keys = pairs.map((pair) => pair.privateKey);
+    // Two keys of the same algorithm and a third with a kid: a token without kid may be signed by any of them.
+    const jwks = { keys: await Promise.all(pairs.map(async (pair, index) => ({ ...(await exportJWK(pair.publicKey)), alg: 'RS256', use: 'sig', ...(index === 2 ? { kid: 'named' } : {}) }))) };
+    several = compileJwtAuthn({
+      providers: { 'origins-0': { issuer: ISSUER, local_jwks: { inline_string: JSON.stringify(jwks) }, from_params: ['token', 'secondary_token'], from_headers: [{ name: 'authorization', value_prefix: 'Bearer ' }] } },
+      rules: [{ match: { prefix: '/' }, requires: { requires_any: { requirements: [{ provider_name: 'origins-0' }, { allow_missing: {} }] } } }],
+    });
+  });
+
+  test('a token without kid verifies with whichever key of the set signed it', async () => {
+    for (const key of keys) expect((await several(request(bearer(await signed(key))), NOW)).kind).toBe('allow');
+  });
+
+  test('a token without kid signed by no key of the set is 401 "Jwt verification fails"', async () => {
+    expect(await several(request(bearer(await signed(otherKey))), NOW)).toMatchObject({ kind: 'deny', status: 401, message: 'Jwt verification fails' });
+  });
+
+  test('a kid that names no key is 401 "Jwks doesn\'t have key to match kid or alg from Jwt"', async () => {
+    expect(await several(request(bearer(await signed(keys[0]!, { kid: 'nope' }))), NOW)).toMatchObject({
+      kind: 'deny',
+      status: 401,
+      failure: 'no-matching-key',
+      message: "Jwks doesn't have key to match kid or alg from Jwt",
+    });
+  });
+
+  test('one valid and one expired token in two configured locations: 401; two valid ones pass', async () => {
+    const good = await signed(keys[0]!);
+    const expired = await signed(keys[1]!, {}, { exp: nowSeconds - 3600 });
+    expect(await several(request({}, `/ip?token=${good}&secondary_token=${expired}`), NOW)).toMatchObject({ kind: 'deny', status: 401, failure: 'expired' });
+    expect(await several(request({}, `/ip?token=${expired}&secondary_token=${good}`), NOW)).toMatchObject({ kind: 'deny', status: 401, failure: 'expired' });
+    expect(await several(request(bearer(good), `/ip?token=${expired}`), NOW)).toMatchObject({ kind: 'deny', status: 401 });
+    expect((await several(request({}, `/ip?token=${good}&secondary_token=${await signed(keys[2]!, { kid: 'named' })}`), NOW)).kind).toBe('allow');
+  });
+});

@@ -1,4 +1,4 @@
-import { createLocalJWKSet, errors, jwtVerify, type JWTPayload, type JWTVerifyGetKey } from 'jose';
+import { createLocalJWKSet, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import type { HttpRequestFacts } from './facts.js';
 import { compileRouteMatch, type RouteMatchConfig } from './route-match.js';
 
@@ -35,7 +35,7 @@ export interface JwtAuthenticationConfig {
 }
 
 /** Why a token was refused, as Envoy's status names it. */
-export type JwtFailure = 'missing' | 'expired' | 'not-yet-valid' | 'audience-not-allowed' | 'unknown-issuer' | 'verification-failed' | 'malformed';
+export type JwtFailure = 'missing' | 'expired' | 'not-yet-valid' | 'audience-not-allowed' | 'unknown-issuer' | 'no-matching-key' | 'verification-failed' | 'malformed';
 
 export type JwtVerdict =
   | {
@@ -127,6 +127,7 @@ function failureOf(error: unknown): JwtFailure {
     return 'verification-failed';
   }
   if (error instanceof errors.JWTInvalid || error instanceof errors.JWSInvalid) return 'malformed';
+  if (error instanceof errors.JWKSNoMatchingKey) return 'no-matching-key';
   return 'verification-failed';
 }
 
@@ -147,18 +148,39 @@ async function verify(provider: CompiledProvider, token: Token, now: Date, audie
     const failure = timeFailure(cached, now, skew);
     return failure ? { ok: false, failure } : { ok: true, provider, payload: cached, token };
   }
+  const options = {
+    ...(provider.config.issuer ? { issuer: provider.config.issuer } : {}),
+    ...(wanted.length > 0 ? { audience: wanted } : {}),
+    clockTolerance: skew,
+    currentDate: now,
+  };
   try {
-    const { payload } = await jwtVerify(token.value, provider.keys, {
-      ...(provider.config.issuer ? { issuer: provider.config.issuer } : {}),
-      ...(wanted.length > 0 ? { audience: wanted } : {}),
-      clockTolerance: skew,
-      currentDate: now,
-    });
+    const { payload } = await verifyWithAnyKey(token.value, provider.keys, options);
     if (provider.verified.size >= JWT_CACHE_SIZE) provider.verified.delete(provider.verified.keys().next().value as string);
     provider.verified.set(cacheKey, payload);
     return { ok: true, provider, payload, token };
   } catch (error) {
     return { ok: false, failure: failureOf(error) };
+  }
+}
+
+/**
+ * Verifies with the key the token's `kid` names or, without one, with each key of the set whose
+ * algorithm fits until one verifies (as Envoy: a key set may hold several keys for one algorithm).
+ */
+async function verifyWithAnyKey(token: string, keys: JWTVerifyGetKey, options: JWTVerifyOptions): Promise<{ payload: JWTPayload }> {
+  try {
+    return await jwtVerify(token, keys, options);
+  } catch (error) {
+    if (!(error instanceof errors.JWKSMultipleMatchingKeys)) throw error;
+    for await (const key of error as errors.JWKSMultipleMatchingKeys & AsyncIterable<CryptoKey>) {
+      try {
+        return await jwtVerify(token, key, options);
+      } catch (attempt) {
+        if (!(attempt instanceof errors.JWSSignatureVerificationFailed)) throw attempt;
+      }
+    }
+    throw new errors.JWSSignatureVerificationFailed();
   }
 }
 
@@ -176,9 +198,18 @@ function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap
     if (!provider) throw new Error(`requirement names unknown provider "${name}"`);
     return provider;
   };
+  // Every token the provider finds must verify: a request carrying a good token and a bad one is
+  // refused, so that no backend reads the bad one as if it had been checked.
   const one = (provider: CompiledProvider, audiences?: string[]): CompiledRequirement => async (request, now) => {
-    const [token] = provider.extract(request);
-    return token ? verify(provider, token, now, audiences) : { ok: false, failure: 'missing' };
+    const tokens = provider.extract(request);
+    if (tokens.length === 0) return { ok: false, failure: 'missing' };
+    let first: Outcome | undefined;
+    for (const token of tokens) {
+      const outcome = await verify(provider, token, now, audiences);
+      if (!outcome.ok) return outcome;
+      first ??= outcome;
+    }
+    return first as Outcome;
   };
   if ('provider_name' in config) return one(providerNamed(config.provider_name));
   if ('provider_and_audiences' in config) {
@@ -209,18 +240,32 @@ function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap
   }
   const allowFailed = 'allow_missing_or_failed' in config;
   if (!allowFailed && !('allow_missing' in config)) throw new Error(`unsupported requirement ${JSON.stringify(Object.keys(config))}`);
-  // Every token any provider finds is tried against the providers that found it.
+  // Every token any provider finds is tried against the providers that found it; each must be
+  // accepted by one of them, unless failures are allowed.
   return async (request, now) => {
-    const outcomes: Outcome[] = [];
+    const finders = new Map<string, { token: Token; providers: CompiledProvider[] }>();
     for (const provider of providers.values()) {
       for (const token of provider.extract(request)) {
-        const outcome = await verify(provider, token, now);
-        if (outcome.ok) return outcome;
-        outcomes.push(outcome);
+        const entry = finders.get(token.value) ?? { token, providers: [] };
+        entry.providers.push(provider);
+        finders.set(token.value, entry);
       }
     }
-    if (outcomes.length === 0 || allowFailed) return { ok: true };
-    return worst(outcomes);
+    let accepted: Outcome | undefined;
+    const failures: Outcome[] = [];
+    for (const { token, providers: candidates } of finders.values()) {
+      const outcomes: Outcome[] = [];
+      for (const provider of candidates) {
+        const outcome = await verify(provider, token, now);
+        outcomes.push(outcome);
+        if (outcome.ok) break;
+      }
+      const ok = outcomes.find((outcome) => outcome.ok);
+      if (ok) accepted ??= ok;
+      else failures.push(worst(outcomes));
+    }
+    if (failures.length > 0 && !allowFailed) return worst(failures);
+    return accepted ?? { ok: true };
   };
 }
 
@@ -230,6 +275,7 @@ const MESSAGES: Readonly<Record<JwtFailure, string>> = {
   'not-yet-valid': 'Jwt not yet valid',
   'audience-not-allowed': 'Audiences in Jwt are not allowed',
   'unknown-issuer': 'Jwt issuer is not configured',
+  'no-matching-key': "Jwks doesn't have key to match kid or alg from Jwt",
   'verification-failed': 'Jwt verification fails',
   malformed: 'Jwt is not in the form of Header.Payload.Signature with two dots and 3 sections',
 };

@@ -70,6 +70,24 @@ describe('RBAC', () => {
     expect(filter({ ...plain, connection: { ...plain.connection, peerCertificate: undefined } as RbacInput['connection'] }).allowed).toBe(false);
   });
 
+  test('a repeated header is matched value by value: DENY on admin sees guest + admin; routes see the joined value', () => {
+    const deny = compileRbacFilter({
+      rules: { action: 'DENY', policies: { 'no-admin': { permissions: [{ any: true }], principals: [{ header: { name: 'x-user', string_match: { exact: 'admin' } } }] } } },
+    });
+    const twoValues = request({ headers: { 'x-user': 'guest,admin' }, repeatedHeaders: { 'x-user': ['guest', 'admin'] } });
+    expect(deny(input({ request: twoValues })).allowed).toBe(false);
+    expect(deny(input({ request: request({ headers: { 'x-user': 'admin' } }) })).allowed).toBe(false);
+    expect(deny(input({ request: request({ headers: { 'x-user': 'guest' } }) })).allowed).toBe(true);
+    // One header whose value holds a comma is one value, not two.
+    expect(deny(input({ request: request({ headers: { 'x-user': 'guest,admin' } }) })).allowed).toBe(true);
+    // A value the filters replaced since (the joined value no longer matches) is read as it is now.
+    expect(deny(input({ request: request({ headers: { 'x-user': 'guest' }, repeatedHeaders: { 'x-user': ['guest', 'admin'] } }) })).allowed).toBe(true);
+    // Inverted: the header is "not admin" only when no value is admin.
+    const notAdmin = compileHeaderMatcher({ name: 'x-user', exact_match: 'admin', invert_match: true }, { individually: true });
+    expect(notAdmin(twoValues)).toBe(false);
+    expect(compileHeaderMatcher({ name: 'x-user', exact_match: 'admin' })(twoValues)).toBe(false);
+  });
+
   test('no rules allows everything; shadow rules only report; unknown fields are refused at compile time', () => {
     expect(compileRbacFilter({})(input()).allowed).toBe(true);
     const shadowed = compileRbacFilter({ shadow_rules: { action: 'DENY', policies: { s: { permissions: [{ any: true }], principals: [{ any: true }] } } } });

@@ -26,7 +26,8 @@ function removeDotSegments(path: string): string | undefined {
 }
 
 /**
- * Envoy's path normalization before routing and filters: escaped slashes per the action,
+ * Envoy's path handling before routing and filters: the fragment stripped and `%00` refused
+ * always; then, as configured, escaped slashes per the action,
  * RFC 3986 normalization (unreserved percent-escapes decoded, backslashes turned into slashes,
  * dot segments removed), then merged slashes. The query is left alone.
  */
@@ -35,11 +36,16 @@ export function compilePathNormalization(config: PathNormalizationConfig): (path
   const merge = config.merge_slashes === true;
   const raw = config.path_with_escaped_slashes_action ?? 'KEEP_UNCHANGED';
   const action = typeof raw === 'number' ? (ESCAPE_ACTIONS[raw] ?? 'KEEP_UNCHANGED') : raw;
-  return (full) => {
+  return (received) => {
+    // The fragment never leaves the proxy, whatever the normalization.
+    const hash = received.indexOf('#');
+    const full = hash < 0 ? received : received.slice(0, hash);
     const mark = full.indexOf('?');
     let path = mark < 0 ? full : full.slice(0, mark);
     const query = mark < 0 ? '' : full.slice(mark);
     if (!path.startsWith('/')) return { ok: false, status: 400 };
+    // An escaped NUL is refused in every mode: backends written in C end the path there.
+    if (path.includes('%00')) return { ok: false, status: 400 };
     const hasEscapedSlash = /%2f|%5c/i.test(path);
     if (hasEscapedSlash && action === 'REJECT_REQUEST') return { ok: false, status: 400 };
     if (hasEscapedSlash && (action === 'UNESCAPE_AND_FORWARD' || action === 'UNESCAPE_AND_REDIRECT')) {

@@ -90,7 +90,7 @@ function compilePrincipal(config: RuleConfig): Predicate {
       return (input) => inRange(input.connection.sourceAddress);
     }
     case 'header': {
-      const matcher = compileHeaderMatcher(value as HeaderMatcherConfig);
+      const matcher = compileHeaderMatcher(value as HeaderMatcherConfig, { individually: true });
       return (input) => input.request !== undefined && matcher(input.request);
     }
     case 'url_path':
@@ -129,7 +129,7 @@ function compilePermission(config: RuleConfig): Predicate {
       return (input) => !inner(input);
     }
     case 'header': {
-      const matcher = compileHeaderMatcher(value as HeaderMatcherConfig);
+      const matcher = compileHeaderMatcher(value as HeaderMatcherConfig, { individually: true });
       return (input) => input.request !== undefined && matcher(input.request);
     }
     case 'url_path':

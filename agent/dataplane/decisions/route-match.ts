@@ -46,7 +46,7 @@ function pathPredicate(config: RouteMatchConfig): (path: string) => boolean {
 /** Compiles a RouteMatch: the path (without the query), every header matcher, every query parameter. */
 export function compileRouteMatch(config: RouteMatchConfig): (request: HttpRequestFacts) => boolean {
   const pathMatches = pathPredicate(config);
-  const headers = (config.headers ?? []).map(compileHeaderMatcher);
+  const headers = (config.headers ?? []).map((header) => compileHeaderMatcher(header));
   const params = (config.query_parameters ?? []).map((param) => {
     const matcher = param.string_match ? compileStringMatcher(param.string_match) : undefined;
     return (search: URLSearchParams): boolean => {
