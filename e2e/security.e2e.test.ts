@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { curl, echoedHeaders } from '../testing/curl.js';
-import { selfSignedCertificate, signedCertificate, type KeyAndCert } from '../testing/openssl.js';
+import { certificateAuthority, selfSignedCertificate, signedCertificate, type KeyAndCert } from '../testing/openssl.js';
 import { rawGet } from '../testing/raw-http.js';
 import { PROJECT_ROOT } from '../testing/run-bin.js';
 import { waitFor } from '../testing/wait-for.js';
@@ -20,6 +20,7 @@ const addr = (rest: string): string => `127.${BLOCK}.${rest}`;
 const HTTPBIN_BAR = addr('2.10');
 const HTTPBIN_FOO = addr('1.10');
 const IMPOSTOR_FOO = addr('1.30');
+const WILDCARD_FOO = addr('1.31');
 const GATEWAY = addr('9.10');
 const SLEEP_ID = 'URI:spiffe://cluster.local/ns/foo/sa/sleep';
 
@@ -50,6 +51,19 @@ metadata: { name: impostor, namespace: foo }
 spec:
   host: impostor.foo.svc.cluster.local
   trafficPolicy: { tls: { mode: MESH_MUTUAL } }
+---
+apiVersion: v1
+kind: Pod
+metadata: { name: wildcard-foo, namespace: foo, labels: { app: wildcard } }
+spec: { serviceAccountName: wildcard, containers: [{ name: wildcard }] }
+status: { podIP: 127.0.1.31 }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: wildcard, namespace: foo }
+spec:
+  selector: { app: wildcard }
+  ports: [{ name: http, port: 8000, targetPort: 9443, protocol: TCP }]
 ---
 apiVersion: networking.mesh.io/v1alpha3
 kind: Gateway
@@ -184,6 +198,44 @@ describe('0. mutual TLS verifies the peer chain: the client side and the gateway
     expect((await curl([...withCert(forged), `https://${GATEWAY}:8443/headers`])).code).toBe('000');
     expect((await curl(['-k', `https://${GATEWAY}:8443/headers`])).code).toBe('000');
     expect((await curl([...withCert(genuine), `https://${GATEWAY}:8443/headers`])).code).toBe('200');
+  });
+});
+
+describe('6. upstream SAN matching with a wildcard certificate (DestinationRule SIMPLE)', () => {
+  let server: HttpsServer;
+  let caFile: string;
+  const destinationRule = (san: string): string =>
+    `apiVersion: networking.mesh.io/v1alpha3\nkind: DestinationRule\nmetadata: { name: wildcard, namespace: foo }\nspec:\n  host: wildcard.foo.svc.cluster.local\n  trafficPolicy: { tls: { mode: SIMPLE, caCertificates: ${caFile}, subjectAltNames: [${san}] } }\n`;
+  const call = (): Promise<{ code: string }> => curl(['-x', mesh.proxyOf('foo'), 'http://wildcard.foo:8000/headers']);
+
+  beforeAll(async () => {
+    const certs = join(workDir, 'wildcard');
+    cpSync(join(workDir, 'certs'), certs, { recursive: true });
+    const ca = await certificateAuthority(certs, 'example-ca');
+    caFile = ca.certFile;
+    const leaf = await signedCertificate(certs, 'wildcard', 'DNS:*.example.com', ca);
+    server = createHttpsServer({ key: readFileSync(leaf.keyFile), cert: readFileSync(leaf.certFile) }, (_req, res) => res.end('{"headers":{}}'));
+    await new Promise<void>((resolve) => server.listen(9443, WILDCARD_FOO, resolve));
+  });
+
+  afterAll(async () => {
+    await mesh.remove('dr-wildcard.yaml');
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+  });
+
+  test('a name one label under the wildcard is accepted', async () => {
+    await mesh.apply('dr-wildcard.yaml', destinationRule('a.example.com'));
+    await waitFor(async () => (await call()).code === '200', { timeoutMs: 10_000, description: 'SIMPLE TLS to the wildcard upstream' });
+  });
+
+  test('a name two labels under it, or the bare domain, is refused', async () => {
+    for (const san of ['nested.sub.example.com', 'example.com']) {
+      await mesh.apply('dr-wildcard.yaml', destinationRule(san));
+      await waitFor(async () => (await call()).code === '503', { timeoutMs: 10_000, description: `the upstream refused for ${san}` });
+    }
+    await mesh.apply('dr-wildcard.yaml', destinationRule('b.example.com'));
+    await waitFor(async () => (await call()).code === '200', { timeoutMs: 10_000, description: 'accepted again' });
   });
 });
 

@@ -313,7 +313,8 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
           return;
         }
       }
-      if (peer && tls.verifySubjectAltName && ![...peer.uriSans, ...peer.dnsSans].some((san) => tls.verifySubjectAltName?.(san))) {
+      const verifySan = tls.verifySubjectAltName;
+      if (peer && verifySan && !peer.uriSans.some((san) => verifySan(san, 'URI')) && !peer.dnsSans.some((san) => verifySan(san, 'DNS'))) {
         stats.inc('ssl.fail_verify_san');
         secure.destroy();
         return;

@@ -4,7 +4,7 @@ import { randomUUID } from 'node:crypto';
 import type { HttpDecision } from './decisions/index.js';
 import type { DataPlaneStats } from './data-plane-stats.js';
 import type { SecretSet } from './sds-subscriber.js';
-import { upstreamTlsOptions, type UpstreamTarget, newUpstreamAgents } from './upstream-connector.js';
+import { upstreamTlsOptions, type UpstreamAgents, type UpstreamTarget } from './upstream-connector.js';
 
 /** Envoy's limit on upstream response headers (60 KiB), above Node's 16 KiB. */
 const MAX_RESPONSE_HEADER_BYTES = 60 * 1024;
@@ -56,7 +56,7 @@ export interface ForwardOptions {
   readonly secrets: SecretSet;
   readonly downstreamTls: boolean;
   readonly stats: DataPlaneStats;
-  readonly agents: ReturnType<typeof newUpstreamAgents>;
+  readonly agents: UpstreamAgents;
 }
 
 function upstreamHeaders(req: IncomingMessage, options: ForwardOptions): OutgoingHttpHeaders {
@@ -121,7 +121,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
       path: decision.path,
       headers,
       maxHeaderSize: MAX_RESPONSE_HEADER_BYTES,
-      agent: tls ? options.agents.tls : options.agents.plain,
+      agent: target.tls.kind === 'tls' ? options.agents.tlsFor(target.tls) : options.agents.plain,
       ...(tls ?? {}),
     });
     let responded = false;

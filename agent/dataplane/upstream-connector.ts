@@ -2,7 +2,7 @@ import { Agent as HttpAgent, type Agent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { connect as netConnect, type Socket } from 'node:net';
 import { connect as tlsConnect, type ConnectionOptions, type PeerCertificate as NodePeerCertificate } from 'node:tls';
-import type { UpstreamTls } from './decisions/index.js';
+import type { SanType, UpstreamTls } from './decisions/index.js';
 import type { SecretSet } from './sds-subscriber.js';
 import { newSecureContextCache, tlsMaterialFor } from './tls-material.js';
 
@@ -20,7 +20,8 @@ function sanCheck(tls: Extract<UpstreamTls, { kind: 'tls' }>): ConnectionOptions
     if (!verify) return undefined;
     const sans = (certificate.subjectaltname ?? '').split(', ').filter((entry) => entry !== '');
     const names = sans.map((entry) => entry.slice(entry.indexOf(':') + 1));
-    if (names.some((name) => verify(name))) return undefined;
+    const typed = sans.flatMap((entry): [string, SanType][] => (entry.startsWith('DNS:') ? [[entry.slice(4), 'DNS']] : entry.startsWith('URI:') ? [[entry.slice(4), 'URI']] : []));
+    if (typed.some(([name, type]) => verify(name, type))) return undefined;
     return new Error(`upstream certificate SANs ${JSON.stringify(names)} match none of ${JSON.stringify(tls.sanMatchers)}`);
   };
 }
@@ -57,21 +58,55 @@ export function connectUpstream(target: UpstreamTarget, secrets: SecretSet, conn
   return socket;
 }
 
-/** Keep-alive pools for HTTP upstreams; the HTTPS pool keys connections by their TLS options too. */
-export function newUpstreamAgents(): { plain: Agent; tls: Agent; secureContexts: SecureContextCache; destroy(): void } {
+/** Keep-alive pools for HTTP upstreams. */
+export interface UpstreamAgents {
+  readonly plain: Agent;
+  /**
+   * The TLS pool for an upstream's TLS settings. Node keys pooled connections by certificate,
+   * key and CA but not by the SAN rules or SNI-independent settings a connection was verified
+   * against, so each distinct set of them gets its own pool: a DestinationRule that tightens its
+   * SANs is never served by a connection verified under the old ones (Envoy drains a changed
+   * cluster's pools likewise).
+   */
+  tlsFor(tls: Extract<UpstreamTls, { kind: 'tls' }>): Agent;
+  readonly secureContexts: SecureContextCache;
+  destroy(): void;
+}
+
+/** Pools kept for distinct TLS settings; the least recently used beyond this are closed. */
+const MAX_TLS_POOLS = 32;
+
+export function newUpstreamAgents(): UpstreamAgents {
   // No Nagle: small request and response frames would wait for delayed ACKs (about 200 ms at p90).
   const plain = new HttpAgent({ keepAlive: true, maxSockets: 256, noDelay: true } as ConstructorParameters<typeof HttpAgent>[0]);
-  const tls = new HttpsAgent({ keepAlive: true, maxSockets: 256, noDelay: true } as ConstructorParameters<typeof HttpsAgent>[0]);
-  // tls.connect does not pass `noDelay` on to the TCP socket under the TLS one: set it once created.
-  const createTlsConnection = (tls as unknown as { createConnection: (options: object, callback?: unknown) => Socket }).createConnection.bind(tls);
-  (tls as unknown as { createConnection: (options: object, callback?: unknown) => Socket }).createConnection = (options, callback) => createTlsConnection(options, callback).setNoDelay(true);
+  const pools = new Map<string, Agent>();
+  const newTlsAgent = (): Agent => {
+    const agent = new HttpsAgent({ keepAlive: true, maxSockets: 256, noDelay: true } as ConstructorParameters<typeof HttpsAgent>[0]);
+    // tls.connect does not pass `noDelay` on to the TCP socket under the TLS one: set it once created.
+    const createTlsConnection = (agent as unknown as { createConnection: (options: object, callback?: unknown) => Socket }).createConnection.bind(agent);
+    (agent as unknown as { createConnection: (options: object, callback?: unknown) => Socket }).createConnection = (options, callback) => createTlsConnection(options, callback).setNoDelay(true);
+    return agent;
+  };
   return {
     plain,
-    tls,
+    tlsFor(tls) {
+      const key = JSON.stringify([tls.sni ?? '', tls.alpn, tls.sanMatchers, tls.validationSecret ?? '', tls.trustedCa ?? '']);
+      let agent = pools.get(key);
+      if (agent) pools.delete(key);
+      else agent = newTlsAgent();
+      pools.set(key, agent);
+      if (pools.size > MAX_TLS_POOLS) {
+        const [oldest, evicted] = pools.entries().next().value as [string, Agent];
+        pools.delete(oldest);
+        evicted.destroy();
+      }
+      return agent;
+    },
     secureContexts: newSecureContextCache(),
     destroy() {
       plain.destroy();
-      tls.destroy();
+      for (const agent of pools.values()) agent.destroy();
+      pools.clear();
     },
   };
 }

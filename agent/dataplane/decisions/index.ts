@@ -13,7 +13,7 @@ export { compileRouteMatch, splitPath, type RouteMatchConfig } from './route-mat
 export { compileRouteConfiguration, type RouteConfigurationConfig, type RouteContext, type RouteDecision } from './route-configuration.js';
 export { compilePathNormalization, type NormalizedPath, type PathNormalizationConfig } from './path-normalization.js';
 export { compileClientCertHeader, XFCC_HEADER, type ClientCertHeaderConfig } from './client-cert-header.js';
-export { compileUpstreamTls, decodeCommonTlsContext, TRANSPORT_SOCKET_MATCH_FILTER, type ClusterTlsConfig, type TlsContextSettings, type UpstreamTls } from './upstream-tls.js';
+export { compileUpstreamTls, decodeCommonTlsContext, dnsNameMatches, TRANSPORT_SOCKET_MATCH_FILTER, type ClusterTlsConfig, type SanType, type TlsContextSettings, type UpstreamTls } from './upstream-tls.js';
 export {
   compileProxyDecisions,
   type AcceptedChain,

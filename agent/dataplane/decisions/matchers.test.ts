@@ -5,7 +5,7 @@ import { compileHeaderMatcher } from './header-matcher.js';
 import { compilePathNormalization } from './path-normalization.js';
 import { compileRbacFilter, type RbacInput } from './rbac.js';
 import { compileStringMatcher } from './string-matcher.js';
-import { compileUpstreamTls } from './upstream-tls.js';
+import { compileUpstreamTls, decodeCommonTlsContext, dnsNameMatches } from './upstream-tls.js';
 import { compileUriTemplate } from './uri-template.js';
 
 const request = (overrides: Partial<HttpRequestFacts> = {}): HttpRequestFacts => ({ method: 'GET', host: 'b.example.com', path: '/ip', headers: {}, ...overrides });
@@ -155,5 +155,29 @@ describe('upstream TLS', () => {
     expect(meshed.verifySubjectAltName?.('spiffe://cluster.local/ns/bar/sa/httpbin')).toBe(true);
     expect(meshed.verifySubjectAltName?.('spiffe://cluster.local/ns/bar/sa/other')).toBe(false);
     expect(tlsFor(undefined)).toEqual({ kind: 'plaintext', matchName: 'tlsMode-disabled' });
+  });
+});
+
+describe('subject alternative names', () => {
+  test.each([
+    ['a.example.com', '*.example.com', true],
+    ['A.Example.COM', '*.example.com', true],
+    ['nested.sub.example.com', '*.example.com', false],
+    ['example.com', '*.example.com', false],
+    ['.example.com', '*.example.com', false],
+    ['a.example.com', 'a.example.com', true],
+    ['a.example.com', 'b.example.com', false],
+    ['a.example.com', 'a.*.com', false],
+  ])('expected %s against certificate SAN %s: %s', (expected, san, result) => {
+    expect(dnsNameMatches(expected, san)).toBe(result);
+  });
+
+  test('exact matchers follow DNS wildcards on DNS SANs only; typed matchers read their type only', () => {
+    const untyped = decodeCommonTlsContext({ validation_context: { match_subject_alt_names: [{ exact: 'a.example.com' }] } });
+    expect(untyped.verifySubjectAltName?.('*.example.com', 'DNS')).toBe(true);
+    expect(untyped.verifySubjectAltName?.('*.example.com', 'URI')).toBe(false);
+    const typed = decodeCommonTlsContext({ validation_context: { match_typed_subject_alt_names: [{ san_type: 'URI', matcher: { prefix: 'spiffe://' } }] } });
+    expect(typed.verifySubjectAltName?.('spiffe://cluster.local/ns/a/sa/b', 'URI')).toBe(true);
+    expect(typed.verifySubjectAltName?.('spiffe://cluster.local/ns/a/sa/b', 'DNS')).toBe(false);
   });
 });

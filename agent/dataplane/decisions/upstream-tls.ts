@@ -45,15 +45,50 @@ export interface CommonTlsContext {
     default_validation_context?: { match_subject_alt_names?: { san_type?: string; matcher: StringMatcherConfig }[] | StringMatcherConfig[] };
     validation_context_sds_secret_config?: { name: string };
   };
-  validation_context?: { trusted_ca?: DataSource; match_subject_alt_names?: StringMatcherConfig[]; match_typed_subject_alt_names?: { matcher: StringMatcherConfig }[] };
+  validation_context?: { trusted_ca?: DataSource; match_subject_alt_names?: StringMatcherConfig[]; match_typed_subject_alt_names?: { san_type?: string; matcher: StringMatcherConfig }[] };
   validation_context_sds_secret_config?: { name: string };
 }
 
-function sanMatchersOf(context: CommonTlsContext): StringMatcherConfig[] {
+/** The SAN kinds a certificate carries that SAN matchers read. */
+export type SanType = 'DNS' | 'URI';
+
+interface SanMatcherEntry {
+  /** Only SANs of this type (`match_typed_subject_alt_names`); any type when absent. */
+  readonly type?: string;
+  readonly matcher: StringMatcherConfig;
+}
+
+function sanMatchersOf(context: CommonTlsContext): SanMatcherEntry[] {
   const combined = context.combined_validation_context?.default_validation_context?.match_subject_alt_names ?? [];
   const plain = context.validation_context?.match_subject_alt_names ?? [];
   const typed = context.validation_context?.match_typed_subject_alt_names ?? [];
-  return [...combined, ...plain, ...typed].map((entry) => ('matcher' in entry ? entry.matcher : entry) as StringMatcherConfig);
+  return [...combined, ...plain, ...typed].map((entry) =>
+    'matcher' in entry ? { ...('san_type' in entry && typeof entry.san_type === 'string' ? { type: entry.san_type } : {}), matcher: entry.matcher } : { matcher: entry as StringMatcherConfig },
+  );
+}
+
+/**
+ * A DNS SAN of the certificate against a name the config expects, as Envoy's `dnsNameMatch`: equal
+ * ignoring case, or a `*.` wildcard SAN standing for exactly one leftmost label.
+ */
+export function dnsNameMatches(expected: string, certificateSan: string): boolean {
+  const name = expected.toLowerCase();
+  const pattern = certificateSan.toLowerCase();
+  if (name === pattern) return true;
+  if (!pattern.startsWith('*.') || name.length <= pattern.length - 1) return false;
+  const label = name.slice(0, name.length - (pattern.length - 1));
+  return label !== '' && !label.includes('.') && name.endsWith(pattern.slice(1));
+}
+
+function compileSanMatcher(entry: SanMatcherEntry): (san: string, type: SanType) => boolean {
+  const matches = compileStringMatcher(entry.matcher);
+  const exact = entry.matcher.exact;
+  return (san, type) => {
+    if (entry.type !== undefined && entry.type !== type) return false;
+    // An exact name against a DNS SAN follows DNS wildcard rules; every other matcher reads the SAN as text.
+    if (type === 'DNS' && exact !== undefined && entry.matcher.ignore_case !== true) return dnsNameMatches(exact, san);
+    return matches(san);
+  };
 }
 
 /** The certificate and validation settings shared by upstream and downstream TLS contexts. */
@@ -65,13 +100,15 @@ export interface TlsContextSettings {
   /** SDS name of the trust bundle (`ROOTCA`), or an inline/file CA. */
   readonly validationSecret?: string;
   readonly trustedCa?: string;
-  readonly verifySubjectAltName: StringPredicate | undefined;
+  /** Whether one SAN of the peer's certificate (URI when no type is given) satisfies the SAN matchers; undefined without matchers. */
+  readonly verifySubjectAltName: ((san: string, type?: SanType) => boolean) | undefined;
   readonly sanMatchers: readonly StringMatcherConfig[];
 }
 
 export function decodeCommonTlsContext(common: CommonTlsContext): TlsContextSettings {
-  const sanMatchers = sanMatchersOf(common);
-  const predicates = sanMatchers.map(compileStringMatcher);
+  const entries = sanMatchersOf(common);
+  const sanMatchers = entries.map((entry) => entry.matcher);
+  const predicates = entries.map(compileSanMatcher);
   const validationSecret = common.combined_validation_context?.validation_context_sds_secret_config?.name ?? common.validation_context_sds_secret_config?.name;
   const trustedCa = dataSourceText(common.validation_context?.trusted_ca);
   return {
@@ -83,7 +120,7 @@ export function decodeCommonTlsContext(common: CommonTlsContext): TlsContextSett
     })),
     ...(validationSecret ? { validationSecret } : {}),
     ...(trustedCa ? { trustedCa } : {}),
-    verifySubjectAltName: predicates.length === 0 ? undefined : (san) => predicates.some((matches) => matches(san)),
+    verifySubjectAltName: predicates.length === 0 ? undefined : (san, type = 'URI') => predicates.some((matches) => matches(san, type)),
     sanMatchers,
   };
 }
