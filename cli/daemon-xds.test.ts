@@ -9,7 +9,7 @@ import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { selfSignedCertificate, signedCertificate, type KeyAndCert } from '../testing/openssl.js';
 import { collect, PROJECT_ROOT, startBin } from '../testing/run-bin.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
-import { ADS_SERVICE, CLUSTER_TYPE, ENDPOINT_TYPE, loadEnvoyProtos, ROUTE_TYPE, type EnvoyProtos } from '../xds/index.js';
+import { ADS_SERVICE, CLUSTER_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE, ENDPOINT_TYPE, loadEnvoyProtos, ROUTE_TYPE, type EnvoyProtos } from '../xds/index.js';
 import { AdsTestStream, newAdsTestClient, nodeFor, type AdsTestClient, type ResponseMessage } from '../xds/test-support.js';
 
 // The built daemon on the bundled samples, with xDS served to raw ADS clients over plain text
@@ -175,6 +175,14 @@ describe('the daemon serves xDS', () => {
       expect((await bad.stream.status).code).toBe(16);
     } finally {
       bad.client.close();
+    }
+  });
+
+  test('debug information is refused on the plain-text port: syncz and config dumps need an authenticated stream', async () => {
+    for (const [type, names] of [[DEBUG_SYNCZ_TYPE, []], [DEBUG_TYPE, ['config_dump?proxyID=sleep-foo.foo']]] as const) {
+      const stream = plain.sotw();
+      stream.send({ node: sleepFoo(), type_url: type, resource_names: [...names] });
+      expect(await stream.status).toMatchObject({ code: 16, details: expect.stringContaining('authentication required') });
     }
   });
 

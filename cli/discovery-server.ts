@@ -149,12 +149,14 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
     log: logging.scope('ads'),
     controlPlane: { id: hostname(), version: buildInfo.version },
     systemNamespace: flags.namespace,
+    unsafeAdminEndpoints: context.settings.get('UNSAFE_ENABLE_ADMIN_ENDPOINTS'),
   });
   for (const runnable of xds.runnables) manager.add(runnable);
   const served = xds;
   const debugRoutes = (app: FastifyInstance): void => {
-    modelDebugRoutes(pipeline.model)(app);
+    // First: it installs the access check every `/debug/` route goes through.
     served.debugRoutes(app);
+    modelDebugRoutes(pipeline.model)(app);
     endpointzRoute(pipeline.model)(app);
   };
   manager.add(

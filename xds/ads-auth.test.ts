@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Metadata, credentials, makeGenericClientConstructor, status, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
 import { waitFor } from '../testing/wait-for.js';
-import { ADS_SERVICE, loadEnvoyProtos, type EnvoyProtos } from './envoy-protos.js';
+import { ADS_SERVICE, CSDS_SERVICE, loadEnvoyProtos, type EnvoyProtos } from './envoy-protos.js';
 import { AdsTestStream, newAdsTestClient, nodeFor, startTestXds, type AdsTestClient, type RequestMessage, type ResponseMessage, type TestXds } from './test-support.js';
 import { CLUSTER_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE } from './type-urls.js';
 import type { XdsAuthenticator } from './xds-auth.js';
@@ -196,6 +196,39 @@ describe('xDS authentication and the identity check', () => {
     const unknown = open(withToken('token:mesh-system:meshctl'));
     unknown.send({ type_url: DEBUG_TYPE, resource_names: ['secrets'], node: nodeFor('meshctl-2', 'mesh-system') });
     expect(await unknown.status).toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringContaining('unknown debug resource "secrets"') });
+  });
+
+  test('debug views, syncz and CSDS are refused to unauthenticated streams on the plain-text port (UNAUTHENTICATED), whatever they ask', async () => {
+    policy.xdsAuthPlaintext = false;
+    // The proxy's own stream is served (no authentication on this port), its debug requests are not.
+    const proxy = open();
+    proxy.send({ node: appNode(), type_url: CLUSTER_TYPE });
+    expect((await proxy.next()).resources).toHaveLength(1);
+    for (const [type, names] of [[DEBUG_SYNCZ_TYPE, []], [DEBUG_TYPE, ['config_dump?proxyID=app-1.default']], [DEBUG_TYPE, ['syncz']]] as const) {
+      const anonymous = open();
+      anonymous.send({ type_url: type, resource_names: [...names], node: nodeFor('tool-1', 'mesh-system') });
+      expect(await anonymous.status).toMatchObject({ code: status.UNAUTHENTICATED, details: expect.stringContaining('authentication required') });
+    }
+    const Csds = makeGenericClientConstructor(protos.serviceDefinition(CSDS_SERVICE), 'ClientStatusDiscoveryService');
+    const csds = new Csds(`127.0.0.1:${env.port}`, credentials.createInsecure()) as unknown as Client & { FetchClientStatus(request: object, callback: (error: { code: number } | null) => void): void };
+    try {
+      const error = await new Promise<{ code: number } | null>((resolve) => csds.FetchClientStatus({}, resolve));
+      expect(error?.code).toBe(status.PERMISSION_DENIED);
+    } finally {
+      csds.close();
+    }
+  });
+
+  test('an absent proxy and one of another namespace give a workload the same answer', async () => {
+    const ask = async (proxyId: string): Promise<unknown> => {
+      const stream = open(withToken('token:other:app'));
+      stream.send({ type_url: DEBUG_TYPE, resource_names: [`config_dump?proxyID=${proxyId}`], node: nodeFor('app-9', 'other', { SERVICE_ACCOUNT: 'app' }) });
+      return stream.status;
+    };
+    const proxy = open(withToken('token:default:app'));
+    proxy.send({ node: appNode(), type_url: CLUSTER_TYPE });
+    await proxy.next();
+    expect(await ask('app-1.default')).toEqual(await ask('nobody.default'));
   });
 
   test('the TLS listener authenticates a client certificate', async () => {

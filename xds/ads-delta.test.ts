@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import { waitFor } from '../testing/wait-for.js';
 import { loadEnvoyProtos, type EnvoyProtos } from './envoy-protos.js';
-import { metricValue, newAdsTestClient, nodeFor, serviceKey, startTestXds, type AdsTestClient, type AdsTestStream, type ResponseMessage, type TestXds } from './test-support.js';
+import { metricValue, newAdsTestClient, nodeFor, serviceKey, startTestXds, SYSTEM_CALLERS, type AdsTestClient, type AdsTestStream, type ResponseMessage, type TestXds } from './test-support.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, SECRET_TYPE } from './type-urls.js';
 
 let protos: EnvoyProtos;
@@ -12,7 +12,7 @@ let barriers = 0;
 
 beforeAll(async () => {
   protos = loadEnvoyProtos();
-  env = await startTestXds(protos);
+  env = await startTestXds(protos, { auth: SYSTEM_CALLERS });
   client = newAdsTestClient(protos, env.port);
 });
 

@@ -34,10 +34,11 @@ export function addAdsService<C>(server: Server, discovery: DiscoveryServer<C>, 
 
 /** CSDS: per-proxy sync status, for the same callers as the debug type. */
 export function addCsdsService<C>(server: Server, discovery: DiscoveryServer<C>, policy: XdsAuthPolicy, secure: boolean): void {
+  // As the debug type: an authenticated caller of the system namespace, never an anonymous one.
   const allowed = async (call: { metadata: StreamCall['metadata']; getAuthContext: StreamCall['getAuthContext'] }): Promise<boolean> => {
-    if (!needsAuthentication(policy, secure)) return true;
+    if (!needsAuthentication(policy, secure)) return false;
     const result = await authenticateStream(policy.authenticators, authContextOf(call));
-    return 'caller' in result && discovery.mayReadDebug(result.caller.identities);
+    return 'caller' in result && discovery.debugReader(result.caller.identities)?.all === true;
   };
   const response = (): object => ({ config: discovery.clientConfigs() });
   server.addService(discovery.protos.serviceDefinition(CSDS_SERVICE), {

@@ -11,6 +11,7 @@ import {
   nodeFor,
   serviceKey,
   startTestXds,
+  SYSTEM_CALLERS,
   type AdsTestClient,
   type AdsTestStream,
   type ResponseMessage,
@@ -33,7 +34,7 @@ async function get(path: string): Promise<{ status: number; body: string; json: 
 
 beforeAll(async () => {
   protos = loadEnvoyProtos();
-  env = await startTestXds(protos);
+  env = await startTestXds(protos, { auth: SYSTEM_CALLERS });
   client = newAdsTestClient(protos, env.port);
   app = fastify();
   env.xds.debugRoutes(app);

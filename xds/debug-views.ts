@@ -1,11 +1,12 @@
 import { buildConfigDump } from './config-dump.js';
+import { DEBUG_NOT_AVAILABLE, mayReadConfigDump, type DebugReader } from './debug-access.js';
 import type { DiscoveryServer } from './discovery-server.js';
 import { proxySyncStatus } from './sync-status.js';
 import { shortType } from './type-urls.js';
 
 /** One debug answer: an HTTP-like status and a JSON body. */
 export interface DebugView {
-  readonly status: 200 | 400 | 404;
+  readonly status: 200 | 400 | 403 | 404;
   readonly body: unknown;
 }
 
@@ -17,8 +18,13 @@ export function isDebugPath(path: string): path is DebugPath {
   return (DEBUG_PATHS as readonly string[]).includes(path);
 }
 
-/** The xDS debug views: one implementation for `/debug/<path>` and the `mesh.io/debug` type. No key material in any. */
-export function debugView<C>(discovery: DiscoveryServer<C>, path: DebugPath, query: URLSearchParams): DebugView {
+/**
+ * The xDS debug views: one implementation for `/debug/<path>` and the `mesh.io/debug` type. No key
+ * material in any. A reader outside the system namespace sees config dumps of its namespaces only,
+ * and an absent proxy answers as one of another namespace does.
+ */
+export function debugView<C>(discovery: DiscoveryServer<C>, path: DebugPath, query: URLSearchParams, reader: DebugReader): DebugView {
+  if (!reader.all && path !== 'config_dump') return { status: 403, body: { error: DEBUG_NOT_AVAILABLE } };
   switch (path) {
     case 'syncz':
       return { status: 200, body: discovery.proxyConnections().map(proxySyncStatus) };
@@ -64,6 +70,7 @@ export function debugView<C>(discovery: DiscoveryServer<C>, path: DebugPath, que
       const proxyId = query.get('proxyID');
       if (!proxyId) return { status: 400, body: { error: 'you must provide a proxyID in the query string' } };
       const con = discovery.findConnection(proxyId);
+      if (!mayReadConfigDump(reader, con?.proxy.configNamespace)) return { status: 403, body: { error: DEBUG_NOT_AVAILABLE } };
       if (!con) return { status: 404, body: { error: 'proxy not connected to this daemon', proxyID: proxyId } };
       return { status: 200, body: buildConfigDump(con, discovery.protos) };
     }

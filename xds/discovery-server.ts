@@ -11,10 +11,12 @@ import { newPushQueue, type PushQueue } from './push-queue.js';
 import { startPushWorkers, type PushWorkers } from './push-workers.js';
 import { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, type SotwRequestView } from './should-respond.js';
 import { buildClientConfig } from './sync-status.js';
+import { DEBUG_NOT_AVAILABLE, debugReaderFor, type DebugReader } from './debug-access.js';
 import { debugView, isDebugPath } from './debug-views.js';
 import { CLIENT_CONFIG_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE, ENDPOINT_TYPE, PUSH_ORDER, isWildcardType, metricType, shortType } from './type-urls.js';
-import { parseWorkloadIdentity } from './xds-auth.js';
 import { newXdsCache, type XdsCache } from './xds-cache.js';
+
+const DEBUG_AUTHENTICATION_REQUIRED = 'authentication required: debug information is served to authenticated streams only (the TLS port, or the plain-text one with XDS_AUTH_PLAINTEXT)';
 import { XdsConnection, type XdsConnectionOptions } from './xds-connection.js';
 
 /** The push tuning settings, read once from the settings registry (see `xdsTuningFromSettings`). */
@@ -311,11 +313,15 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater {
     return found;
   }
 
-  /** True when the stream may read debug information: unauthenticated (auth off) or from the system namespace. */
-  mayReadDebug(identities: readonly string[] | undefined): boolean {
-    if (identities === undefined) return true;
-    const systemNamespace = this.options.systemNamespace ?? 'mesh-system';
-    return identities.some((identity) => parseWorkloadIdentity(identity)?.namespace === systemNamespace);
+  /** What authenticated identities may read of the debug views; undefined when the stream is not authenticated. */
+  debugReader(identities: readonly string[] | undefined): DebugReader | undefined {
+    return debugReaderFor(identities, this.options.systemNamespace ?? 'mesh-system');
+  }
+
+  /** Ends a proxy's stream with UNAVAILABLE so that it reconnects (`/debug/force_disconnect`). */
+  forceDisconnect(con: XdsConnection): void {
+    this.log.info({ connection: con.id, proxy: con.proxy.id }, 'forced disconnect');
+    con.abort(status.UNAVAILABLE, 'disconnected by an administrator');
   }
 
   /** The streams of proxies: those that asked for config, not only for debug views. */
@@ -423,7 +429,12 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater {
   private async respondSyncz(con: XdsConnection, request: SotwRequestView): Promise<void> {
     // The ACK (or NACK) of a debug response needs no answer.
     if (request.error_detail || (request.response_nonce ?? '') !== '') return;
-    if (!this.mayReadDebug(con.identities)) {
+    const reader = this.debugReader(con.identities);
+    if (!reader) {
+      con.abort(status.UNAUTHENTICATED, DEBUG_AUTHENTICATION_REQUIRED);
+      return;
+    }
+    if (!reader.all) {
       con.abort(status.PERMISSION_DENIED, 'debug information is only available to the system namespace');
       return;
     }
@@ -452,15 +463,16 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater {
       con.abort(status.INVALID_ARGUMENT, `unknown debug resource "${name}": one of syncz, adsz, push_status, config_dump?proxyID=<pod>.<namespace>`);
       return;
     }
-    if (!this.mayReadDebug(con.identities)) {
-      const target = path === 'config_dump' ? this.findConnection(query.get('proxyID') ?? '') : undefined;
-      const callerNamespaces = (con.identities ?? []).map((identity) => parseWorkloadIdentity(identity)?.namespace);
-      if (!target || !callerNamespaces.includes(target.proxy.configNamespace)) {
-        con.abort(status.PERMISSION_DENIED, `the debug info is not available for the current identity: ${(con.identities ?? []).join(', ')}`);
-        return;
-      }
+    const reader = this.debugReader(con.identities);
+    if (!reader) {
+      con.abort(status.UNAUTHENTICATED, DEBUG_AUTHENTICATION_REQUIRED);
+      return;
     }
-    const view = debugView(this, path, query);
+    const view = debugView(this, path, query, reader);
+    if (view.status === 403) {
+      con.abort(status.PERMISSION_DENIED, `${DEBUG_NOT_AVAILABLE}: ${(con.identities ?? []).join(', ')}`);
+      return;
+    }
     const version = this.current?.version ?? '';
     await this.send(con, DEBUG_TYPE, {
       version_info: version,

@@ -11,6 +11,7 @@ import type { ConfigKey, PushRequest } from './push-request.js';
 import { jsonToStruct, type JsonValue } from './struct-json.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from './type-urls.js';
 import { newXdsServer, type XdsServer, type XdsServerOptions } from './xds-server.js';
+import type { XdsAuthPolicy } from './ads-service.js';
 import type { DiscoveryServer, XdsTuning } from './discovery-server.js';
 import { waitFor } from '../testing/wait-for.js';
 
@@ -210,6 +211,17 @@ export interface TestXds {
   sync(): Promise<void>;
   close(): Promise<void>;
 }
+
+/**
+ * An auth policy under which every stream, plain text included, is a caller of the system
+ * namespace: tests that read debug views (syncz as a barrier) on their own streams use it.
+ */
+export const SYSTEM_CALLERS: XdsAuthPolicy = {
+  authenticators: [{ name: 'test-system', authenticate: async () => ({ identities: ['spiffe://cluster.local/ns/mesh-system/sa/meshctl'] }) }],
+  xdsAuth: true,
+  xdsAuthPlaintext: true,
+  identityCheck: false,
+};
 
 export async function startTestXds(
   protos: EnvoyProtos,

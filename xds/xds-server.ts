@@ -2,6 +2,7 @@ import { ServerCredentials, experimental, type Server } from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import type { Clock, Logger, MeshMetrics, Runnable } from '../controllers/runtime/index.js';
 import { addAdsService, addCsdsService, type XdsAuthPolicy } from './ads-service.js';
+import { newDebugAccess } from './debug-access.js';
 import { registerXdsDebugRoutes } from './debug-routes.js';
 import { DiscoveryServer, type XdsTuning } from './discovery-server.js';
 import type { EnvoyProtos } from './envoy-protos.js';
@@ -37,6 +38,10 @@ export interface XdsServerOptions<C> {
   log: Logger;
   controlPlane?: { id: string; version: string };
   systemNamespace?: string;
+  /** UNSAFE_ENABLE_ADMIN_ENDPOINTS: serve `/debug/force_disconnect`. */
+  unsafeAdminEndpoints?: boolean;
+  /** Callers of the HTTP debug endpoints that read everything without a credential; default: loopback addresses. */
+  isLocalDebugCaller?: (address: string | undefined) => boolean;
   /** How long the listeners wait for calls to end at shutdown; default 5 s. */
   shutdownTimeoutMs?: number;
 }
@@ -51,7 +56,10 @@ export interface XdsServer<C> extends ConfigUpdater {
   readonly runnables: readonly Runnable[];
   readonly plaintext: GrpcListener;
   readonly secure: GrpcListener | undefined;
-  /** Registers the debug endpoints; pass to `newHealthServer`/`newMonitoringServer` as `extraRoutes`. */
+  /**
+   * Registers the debug endpoints and the access check of every `/debug/` route of the app
+   * (call it before registering other debug routes); pass to `newHealthServer`/`newMonitoringServer` as `extraRoutes`.
+   */
   debugRoutes(app: FastifyInstance): void;
 }
 
@@ -72,6 +80,12 @@ export function newXdsServer<C>(options: XdsServerOptions<C>): XdsServer<C> {
     ...(options.systemNamespace ? { systemNamespace: options.systemNamespace } : {}),
   });
   const auth = options.auth ?? NO_AUTH;
+  const debugAccess = newDebugAccess({
+    authenticators: auth.authenticators,
+    systemNamespace: options.systemNamespace ?? 'mesh-system',
+    log: options.log,
+    ...(options.isLocalDebugCaller ? { isLocalCaller: options.isLocalDebugCaller } : {}),
+  });
   const serverOptions = grpcServerOptions(options.transport);
   const register = (secure: boolean) => (server: Server) => {
     addAdsService(server, discovery, auth, secure, options.log);
@@ -116,7 +130,7 @@ export function newXdsServer<C>(options: XdsServerOptions<C>): XdsServer<C> {
     plaintext,
     secure,
     configUpdate: (request) => discovery.configUpdate(request),
-    debugRoutes: (app) => registerXdsDebugRoutes(app, discovery),
+    debugRoutes: (app) => registerXdsDebugRoutes(app, discovery, { access: debugAccess, unsafeAdminEndpoints: options.unsafeAdminEndpoints === true }),
   };
 }
 
