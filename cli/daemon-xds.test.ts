@@ -1,7 +1,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, makeGenericClientConstructor, Metadata, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -210,6 +210,29 @@ describe('the daemon serves xDS', () => {
       expect(metrics).toMatch(/pilot_virt_services 1/);
     } finally {
       stream.cancel();
+    }
+  });
+});
+
+describe('admission of new streams (last: it uses up the daemon\'s turns for about a second)', () => {
+  test('a storm of new streams is admitted at the reference rate; the rest are refused with RESOURCE_EXHAUSTED at once', async () => {
+    const perSecond = Math.min(15 + 5 * availableParallelism(), 100);
+    const storm = Array.from({ length: 150 }, () => plain.sotw());
+    try {
+      const outcomes = await Promise.all(
+        storm.map(async (stream) => {
+          stream.send({ node: sleepFoo(), type_url: CLUSTER_TYPE, resource_names: [] });
+          return Promise.race([stream.next(5000).then(() => 'served'), stream.status.then((end) => (end.code === 8 ? 'refused' : `ended ${end.code}`))]);
+        }),
+      );
+      const served = outcomes.filter((outcome) => outcome === 'served').length;
+      const refused = outcomes.filter((outcome) => outcome === 'refused').length;
+      expect(served + refused).toBe(150);
+      // One turn at once, then one per interval for at most a second.
+      expect(served).toBeGreaterThanOrEqual(1);
+      expect(served).toBeLessThanOrEqual(perSecond + 2);
+    } finally {
+      for (const stream of storm) stream.cancel();
     }
   });
 });

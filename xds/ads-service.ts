@@ -4,6 +4,7 @@ import type { DiscoveryServer } from './discovery-server.js';
 import { ADS_SERVICE, CSDS_SERVICE } from './envoy-protos.js';
 import { parseProxy, type NodeMessage } from './proxy.js';
 import type { DeltaRequestView, SotwRequestView } from './should-respond.js';
+import type { StreamAdmission } from './stream-admission.js';
 import { authenticateStream, checkProxyIdentity, type XdsAuthContext, type XdsAuthenticator } from './xds-auth.js';
 import type { StreamKind, XdsConnection } from './xds-connection.js';
 
@@ -25,11 +26,20 @@ type StreamCall = ServerDuplexStream<AnyRequest, object>;
  * Registers `StreamAggregatedResources` and `DeltaAggregatedResources` on a grpc-js server.
  * `secure` says whether the server is the TLS listener (authentication applies there).
  */
-export function addAdsService<C>(server: Server, discovery: DiscoveryServer<C>, policy: XdsAuthPolicy, secure: boolean, log: Logger): void {
+export function addAdsService<C>(server: Server, discovery: DiscoveryServer<C>, policy: XdsAuthPolicy, secure: boolean, log: Logger, admission: StreamAdmission): void {
+  const serve = (kind: StreamKind) => (call: StreamCall) => serveStream(kind, call, { discovery, policy, secure, log, admission });
   server.addService(discovery.protos.serviceDefinition(ADS_SERVICE), {
-    StreamAggregatedResources: (call: StreamCall) => serveStream('sotw', call, discovery, policy, secure, log),
-    DeltaAggregatedResources: (call: StreamCall) => serveStream('delta', call, discovery, policy, secure, log),
+    StreamAggregatedResources: serve('sotw'),
+    DeltaAggregatedResources: serve('delta'),
   });
+}
+
+interface StreamContext<C> {
+  readonly discovery: DiscoveryServer<C>;
+  readonly policy: XdsAuthPolicy;
+  readonly secure: boolean;
+  readonly log: Logger;
+  readonly admission: StreamAdmission;
 }
 
 /** CSDS: per-proxy sync status, for the same callers as the debug type. */
@@ -61,8 +71,10 @@ export function addCsdsService<C>(server: Server, discovery: DiscoveryServer<C>,
   });
 }
 
-function serveStream<C>(kind: StreamKind, call: StreamCall, discovery: DiscoveryServer<C>, policy: XdsAuthPolicy, secure: boolean, log: Logger): void {
+function serveStream<C>(kind: StreamKind, call: StreamCall, context: StreamContext<C>): void {
+  const { discovery, policy, secure, log } = context;
   let ended = false;
+  const gone = new AbortController();
   let con: XdsConnection | undefined;
   const cleanup = (): void => {
     if (con) discovery.disconnect(con);
@@ -79,6 +91,7 @@ function serveStream<C>(kind: StreamKind, call: StreamCall, discovery: Discovery
   });
   call.on('cancelled', () => {
     ended = true;
+    gone.abort();
     cleanup();
   });
 
@@ -87,13 +100,24 @@ function serveStream<C>(kind: StreamKind, call: StreamCall, discovery: Discovery
     return;
   }
 
-  const identities: Promise<readonly string[] | undefined> = needsAuthentication(policy, secure)
-    ? authenticateStream(policy.authenticators, authContextOf(call)).then((result) => {
-        if ('caller' in result) return result.caller.identities;
-        log.warn({ peer: call.getPeer(), reasons: result.reasons }, 'unauthenticated xDS stream');
-        throw result.error;
-      })
-    : Promise.resolve(undefined);
+  // New streams are admitted at a bounded rate, before any work is spent on them (a reconnect
+  // storm must not starve the pushes); a stream refused backs off and retries.
+  const admitted = context.admission.admit(gone.signal).then((admit) => {
+    if (!admit) {
+      log.debug({ peer: call.getPeer() }, 'xDS stream over the admission rate');
+      fail(status.RESOURCE_EXHAUSTED, 'request rate limit exceeded: too many new streams, retry with backoff');
+    }
+    return admit;
+  });
+  const identities: Promise<readonly string[] | undefined> = admitted.then((admit) =>
+    admit && needsAuthentication(policy, secure)
+      ? authenticateStream(policy.authenticators, authContextOf(call)).then((result) => {
+          if ('caller' in result) return result.caller.identities;
+          log.warn({ peer: call.getPeer(), reasons: result.reasons }, 'unauthenticated xDS stream');
+          throw result.error;
+        })
+      : undefined,
+  );
   identities.catch(() => undefined);
 
   const write = (message: object): Promise<void> =>
@@ -139,7 +163,7 @@ function serveStream<C>(kind: StreamKind, call: StreamCall, discovery: Discovery
     );
   };
 
-  let chain: Promise<void> = Promise.resolve();
+  let chain: Promise<void> = admitted.then(() => undefined);
   call.on('data', (request: AnyRequest) => {
     chain = chain
       .then(() => onRequest(request))

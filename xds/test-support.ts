@@ -249,6 +249,8 @@ export async function startTestXds(
     metrics,
     log: newNopLogger('ads'),
     shutdownTimeoutMs: 1000,
+    // The fake clock never moves by itself: tests that want the admission rate set it.
+    newStreamsPerSecond: 0,
     ...rest,
   });
   const controller = new AbortController();

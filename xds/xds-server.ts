@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { Clock, Logger, MeshMetrics, Runnable } from '../controllers/runtime/index.js';
 import { addAdsService, addCsdsService, type XdsAuthPolicy } from './ads-service.js';
 import { newDebugAccess } from './debug-access.js';
+import { defaultNewStreamsPerSecond, newStreamAdmission } from './stream-admission.js';
 import { registerXdsDebugRoutes } from './debug-routes.js';
 import { DiscoveryServer, type XdsTuning } from './discovery-server.js';
 import type { EnvoyProtos } from './envoy-protos.js';
@@ -38,6 +39,8 @@ export interface XdsServerOptions<C> {
   log: Logger;
   controlPlane?: { id: string; version: string };
   systemNamespace?: string;
+  /** New xDS streams admitted per second (each waits up to 1 s for its turn, else RESOURCE_EXHAUSTED); 0 admits all. Default `min(15 + 5 × cores, 100)`. */
+  newStreamsPerSecond?: number;
   /** UNSAFE_ENABLE_ADMIN_ENDPOINTS: serve `/debug/force_disconnect`. */
   unsafeAdminEndpoints?: boolean;
   /** Callers of the HTTP debug endpoints that read everything without a credential; default: loopback addresses. */
@@ -87,8 +90,10 @@ export function newXdsServer<C>(options: XdsServerOptions<C>): XdsServer<C> {
     ...(options.isLocalDebugCaller ? { isLocalCaller: options.isLocalDebugCaller } : {}),
   });
   const serverOptions = grpcServerOptions(options.transport);
+  // One admission for both listeners: the limit is the daemon's.
+  const admission = newStreamAdmission({ perSecond: options.newStreamsPerSecond ?? defaultNewStreamsPerSecond(), maxWaitMs: 1000, clock: options.clock });
   const register = (secure: boolean) => (server: Server) => {
-    addAdsService(server, discovery, auth, secure, options.log);
+    addAdsService(server, discovery, auth, secure, options.log, admission);
     addCsdsService(server, discovery, auth, secure);
     options.extraServices?.(server, secure);
   };

@@ -23,7 +23,7 @@ export interface XdsSubscriberOptions {
   node: object;
   state: ConfigState;
   log: Logger;
-  /** First retry after a broken stream; doubles up to 30 s. */
+  /** First retry after a broken stream (half to all of it, at random); doubles up to 30 s. */
   retryMs?: number;
   /** Counts Envoy's `cluster_manager.cds.*` and `listener_manager.lds.*` update stats, which readiness checks read. */
   stats?: { inc(name: string): void };
@@ -139,8 +139,10 @@ export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
       if (call !== stream) return;
       call = undefined;
       if (closed) return;
-      log.info({ reason, retryMs }, 'xDS stream ended; reconnecting');
-      retryTimer = setTimeout(() => void open(), retryMs);
+      // Jitter: proxies refused together (the daemon's admission rate, a restart) come back spread out.
+      const delayMs = Math.round(retryMs * (0.5 + Math.random() * 0.5));
+      log.info({ reason, retryMs: delayMs }, 'xDS stream ended; reconnecting');
+      retryTimer = setTimeout(() => void open(), delayMs);
       retryMs = Math.min(retryMs * 2, 30_000);
     };
     stream.on('error', (error: Error) => retry(error.message));
