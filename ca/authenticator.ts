@@ -4,6 +4,8 @@ export interface AuthContext {
   readonly bearerToken?: string;
   /** DER certificates the client presented over TLS, leaf first. */
   readonly peerCertificates?: readonly Buffer[];
+  /** The cluster the caller says it runs in (the `ClusterID` request metadata), when it says. */
+  readonly clusterId?: string;
 }
 
 /** Who asked: the identities (SPIFFE URIs) the issued certificate will carry. */

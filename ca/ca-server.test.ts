@@ -72,6 +72,7 @@ describe('the certificate service over TLS gRPC', () => {
       host: '127.0.0.1',
       port: 0,
       clock,
+      knownClusterIds: ['cluster-a'],
     });
     running = server.start(abort.signal);
     await server.waitForReady!(abort.signal);
@@ -118,6 +119,27 @@ describe('the certificate service over TLS gRPC', () => {
     expect(await opensslVerify(dir, { roots: outcome.chain[1]!, leaf: outcome.chain[0]! })).toMatchObject({ ok: true });
     expect(await count('ca_server_csr_count')).toBe(before.csr + 1);
     expect(await count('ca_server_success_cert_issuance_count')).toBe(before.ok + 1);
+  });
+
+  test('a caller claiming a cluster the daemon does not know is refused and counted; its own cluster, or none, is served', async () => {
+    const csr = buildCsr({ key: workloadKey, sans: { uris: ['spiffe://cluster.local/ns/apps/sa/web'] } });
+    const claiming = async (clusterId: string, where: 'header' | 'request'): Promise<Outcome> => {
+      const metadata = new Metadata();
+      metadata.set('authorization', `Bearer ${saToken()}`);
+      if (where === 'header') metadata.set('ClusterID', clusterId);
+      const metadataStruct = where === 'request' ? { fields: { ClusterID: { stringValue: clusterId } } } : null;
+      try {
+        return { chain: await client.createCertificate({ csr, validity_duration: 3600, metadata: metadataStruct }, metadata, { deadline: new Date(Date.now() + 10_000) }) };
+      } catch (err) {
+        return { code: (err as ServiceError).code, details: (err as ServiceError).details };
+      }
+    };
+    const failuresBefore = await count('ca_server_authentication_failure_count');
+    expect(await claiming('nope', 'header')).toEqual(unauthenticated);
+    expect(await claiming('nope', 'request')).toEqual(unauthenticated);
+    expect(await count('ca_server_authentication_failure_count')).toBe(failuresBefore + 2);
+    expect((await claiming('cluster-a', 'header')).chain).toBeDefined();
+    expect((await call(saToken(), csr)).chain).toBeDefined();
   });
 
   test('a CSR asking for another identity gets the caller identity', async () => {

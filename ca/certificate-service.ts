@@ -14,6 +14,12 @@ export interface CertificateServiceOptions {
   readonly metrics: MeshMetrics<'pilot-discovery'>;
   /** The `serverca` scope. */
   readonly log: Logger;
+  /**
+   * The clusters whose workloads this CA serves (the daemon's own, `CLUSTER_ID`): a caller
+   * claiming another is refused, as the reference refuses a cluster it holds no credentials for.
+   * Absent: any claim is accepted.
+   */
+  readonly knownClusterIds?: readonly string[];
 }
 
 export interface CreateCertificateInput {
@@ -43,6 +49,12 @@ export function newCertificateService(options: CertificateServiceOptions): Certi
   const issued = metrics.counter('ca_server_success_cert_issuance_count');
 
   const authenticate = async (context: AuthContext): Promise<Caller> => {
+    const known = options.knownClusterIds;
+    if (context.clusterId !== undefined && context.clusterId !== '' && known && !known.includes(context.clusterId)) {
+      authFailures.inc();
+      log.warn({ clusterId: context.clusterId, knownClusters: known }, 'certificate request refused: the caller claims a cluster this daemon does not know');
+      throw new CaError('unauthenticated', 'request authentication failed');
+    }
     const failures: string[] = [];
     for (const authenticator of authenticators) {
       try {

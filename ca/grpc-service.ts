@@ -14,7 +14,7 @@ export function newCaGrpcService(server: Server, options: CertificateServiceOpti
     CreateCertificate: (call: ServerUnaryCall<MeshCertificateRequest, MeshCertificateResponse>, callback: sendUnaryData<MeshCertificateResponse>) => {
       const request = call.request;
       service
-        .createCertificate({ csr: request.csr ?? '', validityDurationSeconds: Number(request.validity_duration ?? 0) }, authContextOf(call))
+        .createCertificate({ csr: request.csr ?? '', validityDurationSeconds: Number(request.validity_duration ?? 0) }, authContextOf(call, request))
         .then(
           (chain) => callback(null, { cert_chain: chain }),
           (err: unknown) => callback({ code: grpcCode(err), details: grpcMessage(err) }),
@@ -23,14 +23,23 @@ export function newCaGrpcService(server: Server, options: CertificateServiceOpti
   });
 }
 
-function authContextOf(call: ServerUnaryCall<unknown, unknown>): AuthContext {
+function authContextOf(call: ServerUnaryCall<unknown, unknown>, request: MeshCertificateRequest): AuthContext {
   const header = call.metadata.get('authorization').find((v): v is string => typeof v === 'string');
   const match = header === undefined ? null : /^Bearer\s+(\S+)\s*$/i.exec(header);
   const peer = call.getAuthContext?.()?.sslPeerCertificate;
+  // The cluster a caller claims: the `ClusterID` gRPC metadata (as the reference's agent sends it) or the request's metadata.
+  const clusterId = call.metadata.get('clusterid').find((v): v is string => typeof v === 'string') ?? structString(request.metadata, 'ClusterID');
   return {
     ...(match ? { bearerToken: match[1]! } : {}),
     ...(peer?.raw ? { peerCertificates: [peer.raw] } : {}),
+    ...(clusterId !== undefined ? { clusterId } : {}),
   };
+}
+
+/** A string field of a google.protobuf.Struct as grpc-js decodes it (`fields.<name>.string_value`). */
+function structString(struct: MeshCertificateRequest['metadata'], name: string): string | undefined {
+  const value = (struct as { fields?: Record<string, { string_value?: string; stringValue?: string }> } | null | undefined)?.fields?.[name];
+  return value?.string_value ?? value?.stringValue;
 }
 
 function grpcCode(err: unknown): status {

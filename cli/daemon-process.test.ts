@@ -114,6 +114,15 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
       const wrongAudience = new Metadata();
       wrongAudience.set('authorization', `Bearer ${await issuer.sign('system:serviceaccount:foo:httpbin', 'other')}`);
       await expect(client.createCertificate({ csr, validity_duration: 3600 }, wrongAudience)).rejects.toMatchObject({ code: 16 });
+
+      // A caller claiming a cluster the daemon does not know is refused; the daemon's own (CLUSTER_ID's default) is served.
+      const claiming = (clusterId: string): Metadata => {
+        const claim = metadata.clone();
+        claim.set('ClusterID', clusterId);
+        return claim;
+      };
+      await expect(client.createCertificate({ csr, validity_duration: 3600 }, claiming('nope'))).rejects.toMatchObject({ code: 16 });
+      expect(await client.createCertificate({ csr, validity_duration: 3600 }, claiming('Kubernetes'))).toHaveLength(2);
     } finally {
       client.close();
     }

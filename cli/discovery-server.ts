@@ -282,6 +282,7 @@ async function addCertificateAuthority({ flags, settings, kubeConfig, manager, m
     log: logging.scope('serverca'),
     settings,
     cipherSuites: flags.tlsCipherSuites,
+    knownClusterIds: [flags.clusterID],
     ...tlsFiles,
   });
   manager.add(servingCertificateRenewal(endpoint));

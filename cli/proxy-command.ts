@@ -135,6 +135,7 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
         log: logging.scope('cache'),
         metrics,
         caServerName: serverName(caAddress),
+        ...(identity.clusterId ? { clusterId: identity.clusterId } : {}),
       });
   // The certificate is on the way while the SDS protos load (the slowest part of starting).
   const firstCertificate = certificates.start();

@@ -42,6 +42,8 @@ export interface WorkloadCertificatesOptions {
   readonly metrics?: MeshMetrics<'pilot-agent'>;
   /** The TLS name the CA's certificate carries; default `localhost` for loopback addresses. */
   readonly caServerName?: string;
+  /** The cluster the workload runs in, sent as `ClusterID` (the CA refuses clusters it does not know). */
+  readonly clusterId?: string;
 }
 
 /** A provisioned key and chain, PEM. */
@@ -118,6 +120,7 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
     const metadata = new Metadata();
     const token = await bearer();
     if (token) metadata.set('authorization', `Bearer ${token}`);
+    if (options.clusterId) metadata.set('ClusterID', options.clusterId);
     const ca = await connect();
     const started = clock.now();
     options.metrics?.counter('num_outgoing_requests').inc({ request_type: 'csr' });
