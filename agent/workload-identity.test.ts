@@ -13,7 +13,7 @@ import { newCertificateAuthority, type CertificateAuthority } from '../ca/certif
 import { loadKeyCertBundle } from '../ca/key-cert-bundle.js';
 import { newSelfSignedMaterial } from '../ca/self-signed-root.js';
 import { daemonSettings, removeDir, tempDir } from '../ca/test-support.js';
-import { newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
+import { FakeClock, newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
 import { waitFor } from '../testing/wait-for.js';
 import { loadEnvoyProtos } from '../xds/envoy-protos.js';
 import { SECRET_TYPE } from '../xds/type-urls.js';
@@ -236,6 +236,40 @@ describe('SDS on a Unix socket', () => {
     const seen = received.length;
     await startCa(caPort);
     await waitFor(() => received.length > seen && chainOf(received[received.length - 1] as (typeof received)[number]) !== during, { timeoutMs: 15_000, description: 'a certificate after the CA came back' });
+  });
+});
+
+describe('renewal time', () => {
+  test('a certificate is renewed at SECRET_GRACE_PERIOD_RATIO of its lifetime within 1 %, never at 45 %', async () => {
+    // The agent on a fake clock: time moves only when the test says; the CA is real.
+    const fake = new FakeClock(Date.now());
+    const fetched: number[] = [];
+    const manager = newWorkloadCertificates({
+      caAddress: `127.0.0.1:${caPort}`,
+      caRoots: async () => ca.rootBundlePem(),
+      token,
+      spiffeId: 'spiffe://cluster.local/ns/foo/sa/sleep',
+      ttlMs: HOUR,
+      graceRatio: 0.5,
+      keyType: 'ecdsa',
+      pkcs8: false,
+      clock: fake,
+      log: newNopLogger('cache'),
+    });
+    try {
+      const first = await manager.start();
+      manager.onChange(() => fetched.push(fake.now()));
+      const lifetime = first.notAfter - (first.obtainedAt ?? 0);
+      fake.advance(Math.floor(lifetime * 0.45));
+      fake.advance(Math.floor(lifetime * 0.04) - 1);
+      // The renewal timer has not fired: it is still the one pending timer.
+      expect(fake.pendingTimers()).toBe(1);
+      expect(fetched).toHaveLength(0);
+      fake.advance(Math.ceil(lifetime * 0.02) + 2);
+      await waitFor(() => fetched.length > 0, { timeoutMs: 10_000, description: 'the renewal' });
+    } finally {
+      manager.stop();
+    }
   });
 });
 

@@ -1,10 +1,11 @@
-import { generateKeyPairSync, randomInt, X509Certificate, type KeyObject } from 'node:crypto';
+import { generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { credentials as grpcCredentials, Metadata } from '@grpc/grpc-js';
 import { buildCsr } from '../../ca/csr-builder.js';
 import { newMeshCertificateClient, type MeshCertificateClient } from '../../ca/mesh-certificate-proto.js';
 import type { Clock, Logger, MeshMetrics } from '../../controllers/runtime/index.js';
+import { graceRatioJitter, renewalDelayMs } from './renewal-time.js';
 
 /** The workload's key and certificate chain, and the roots that verify peers, in PEM. */
 export interface WorkloadSecrets {
@@ -12,6 +13,8 @@ export interface WorkloadSecrets {
   readonly privateKey: string;
   readonly roots: string;
   readonly notAfter: number;
+  /** When the agent received it; its lifetime for renewal counts from here. Absent for mounted files. */
+  readonly obtainedAt?: number;
 }
 
 export interface WorkloadCertificatesOptions {
@@ -140,6 +143,7 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
       privateKey: exportKey(privateKey, options.keyType, options.pkcs8),
       roots: chain.length > 1 ? (chain[chain.length - 1] as string) : await options.caRoots(),
       notAfter: Date.parse(leaf.validTo),
+      obtainedAt: clock.now(),
     };
   };
 
@@ -157,11 +161,8 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
   };
 
   const scheduleRenewal = (secrets: WorkloadSecrets): void => {
-    const lifetime = Math.max(0, secrets.notAfter - clock.now());
-    const grace = lifetime * options.graceRatio;
-    // Jitter spreads renewals of proxies that started together.
-    const jitter = grace > 10 ? randomInt(0, Math.max(1, Math.floor(grace * 0.1))) : 0;
-    schedule(Math.max(0, lifetime - grace - jitter), 0);
+    const now = clock.now();
+    schedule(renewalDelayMs({ obtainedAtMs: secrets.obtainedAt ?? now, notAfterMs: secrets.notAfter, nowMs: now, graceRatio: options.graceRatio, jitter: graceRatioJitter() }), 0);
   };
 
   const schedule = (delayMs: number, failures: number): void => {
