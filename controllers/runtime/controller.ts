@@ -60,6 +60,7 @@ export interface ControllerOptions {
 export interface Controller extends Runnable {
   readonly name: string;
   readonly group: 'default';
+  /** The work queue of the current run (a new one each time the controller starts). */
   readonly queue: WorkQueue<ObjectKey>;
   /** Queues the key for reconciling (deduplicated while it waits). */
   enqueue(key: ObjectKey): void;
@@ -89,10 +90,15 @@ export function newController(options: ControllerOptions): Controller {
     throw new MeshError('invalid-workers', `controller ${name}: workers must be a positive integer, got ${workers}`);
   }
   const rateLimiter = options.rateLimiter ?? newDefaultControllerRateLimiter<ObjectKey>(clock, objectKeyString);
-  const queue = newWorkQueue<ObjectKey>({ clock, rateLimiter, name, keyOf: objectKeyString });
+  const newQueue = (): WorkQueue<ObjectKey> => newWorkQueue<ObjectKey>({ clock, rateLimiter, name, keyOf: objectKeyString });
+  let queue = newQueue();
   const needLeaderElection = options.needLeaderElection ?? true;
   const watchList: Watch[] = [];
-  let started = false;
+  // Watches are fixed at the first start; a controller that stopped may start again (a leader
+  // that lost its lease and won it back), with a fresh queue filled from the stores.
+  let configured = false;
+  let running = false;
+  let runs = 0;
 
   const countError = (): void => {
     const labels = options.onError?.labels;
@@ -134,7 +140,7 @@ export function newController(options: ControllerOptions): Controller {
     bound.debug('reconciled');
   };
 
-  const worker = async (signal: AbortSignal): Promise<void> => {
+  const worker = async (queue: WorkQueue<ObjectKey>, signal: AbortSignal): Promise<void> => {
     for (;;) {
       const key = await queue.get();
       if (key === undefined) return;
@@ -162,7 +168,9 @@ export function newController(options: ControllerOptions): Controller {
   const controller: Controller = {
     name,
     group: 'default',
-    queue,
+    get queue() {
+      return queue;
+    },
 
     needLeaderElection: () => needLeaderElection,
 
@@ -171,7 +179,7 @@ export function newController(options: ControllerOptions): Controller {
     },
 
     watches<T extends KubeObject>(source: Source<T>, mapFn?: MapFn<T>): Controller {
-      if (started) throw new MeshError('already-started', `controller ${name}: watches() after start`);
+      if (configured) throw new MeshError('already-started', `controller ${name}: watches() after start`);
       watchList.push({
         source: source as unknown as Source<KubeObject>,
         mapFn: (mapFn ?? objectKeyOf) as MapFn<KubeObject>,
@@ -184,8 +192,11 @@ export function newController(options: ControllerOptions): Controller {
     },
 
     async start(signal: AbortSignal): Promise<void> {
-      if (started) throw new MeshError('already-started', `controller ${name}: start() called twice`);
-      started = true;
+      if (running) throw new MeshError('already-started', `controller ${name}: start() called while it runs`);
+      running = true;
+      configured = true;
+      if (runs++ > 0) queue = newQueue();
+      const current = queue;
       const unsubscribes = watchList.map((watch) => {
         const unsubscribe = watch.source.subscribe((event) => enqueueFor(watch, event.object));
         // Events delivered before this subscription are covered by the store's current content.
@@ -202,15 +213,16 @@ export function newController(options: ControllerOptions): Controller {
         }
         if (signal.aborted) return;
         log.info({ controller: name, workers }, 'starting workers');
-        const running = Array.from({ length: workers }, () => worker(signal));
+        const active = Array.from({ length: workers }, () => worker(current, signal));
         await abortion(signal);
         log.info({ controller: name }, 'stopping workers, waiting for reconciles in flight');
-        queue.shutDown();
-        await Promise.all(running);
+        current.shutDown();
+        await Promise.all(active);
         log.info({ controller: name }, 'all workers stopped');
       } finally {
-        queue.shutDown();
+        current.shutDown();
         for (const unsubscribe of unsubscribes) unsubscribe();
+        running = false;
       }
     },
   };

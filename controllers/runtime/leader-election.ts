@@ -44,7 +44,8 @@ export interface LeaderElector {
   readonly identity: string;
   /**
    * Campaigns until it acquires the lease, then renews it until the signal aborts (releasing it
-   * if `releaseOnCancel`) or a renewal fails for `renewDeadline`. Resolves when it no longer leads.
+   * if `releaseOnCancel`) or a renewal fails for `renewDeadline`. Resolves when it no longer leads;
+   * may then be called again to campaign for another term.
    */
   run(signal: AbortSignal): Promise<void>;
   isLeader(): boolean;
@@ -86,7 +87,7 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
   // Local time of the last observed change: expiry is judged on our clock, never the holder's.
   let observedTime = 0;
   let leading = false;
-  let ran = false;
+  let running = false;
   let api: CoordinationV1Api | undefined;
   let microTime: (ms: number) => Date = (ms) => new Date(ms);
   let signalOptions: (signal: AbortSignal) => ConfigurationOptions = () => ({});
@@ -267,31 +268,42 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
     }
   };
 
-  return {
-    identity,
-
-    async run(signal: AbortSignal): Promise<void> {
-      if (ran) throw new MeshError('already-started', `leader elector ${identity}: run() called twice`);
-      ran = true;
+  /** One term: campaign until the lease is ours, then renew it until the signal or a failed renewal. */
+  const campaign = async (signal: AbortSignal): Promise<void> => {
+    if (!api) {
       const k8s = await import('@kubernetes/client-node');
       api = options.kubeConfig.makeApiClient(k8s.CoordinationV1Api);
       microTime = (ms) => new k8s.V1MicroTime(ms);
       signalOptions = (requestSignal) => attachSignal(requestSignal, k8s.Observable);
+    }
+    if (!(await acquire(signal))) return;
+    leading = true;
+    notify(startedListeners);
+    const stoppedByUs = await renewLoop(signal);
+    leading = false;
+    if (stoppedByUs) {
+      if (releaseOnCancel) await release();
+    } else {
+      log.error({ ...fields, renewDeadlineMs }, 'failed to renew lease, leadership lost');
+    }
+    notify(stoppedListeners);
+  };
 
-      if (!(await acquire(signal))) return;
-      leading = true;
-      notify(startedListeners);
-      const stoppedByUs = await renewLoop(signal);
-      leading = false;
-      if (stoppedByUs) {
-        if (releaseOnCancel) await release();
-      } else {
-        log.error({ ...fields, renewDeadlineMs }, 'failed to renew lease, leadership lost');
+  return {
+    identity,
+
+    async run(signal: AbortSignal): Promise<void> {
+      if (running) throw new MeshError('already-started', `leader elector ${identity}: run() called while it runs`);
+      running = true;
+      try {
+        await campaign(signal);
+      } finally {
+        running = false;
       }
-      notify(stoppedListeners);
     },
 
     isLeader: () => leading,
+
     getLeader: () => observed?.holder ?? '',
 
     onStartedLeading(listener) {

@@ -285,6 +285,38 @@ describe('manager with leader election', () => {
   });
 });
 
+describe('manager with leader election that campaigns again (leadershipLoss: recampaign)', () => {
+  test('a lost lease stops only the leader-elected runnables; the rest keeps running, and a new term starts them again', async () => {
+    const events: string[] = [];
+    const elector = fakeElector(events);
+    const manager = newManager({ log, leaderElector: elector, leadershipLoss: 'recampaign' });
+    manager.add(recorded('leader-ctl', events, { leader: true }));
+    manager.add(recorded('worker', events));
+    const run = startManager(manager);
+    try {
+      await waitFor(() => events.includes('elector:run'), 'elector running');
+      elector.grant();
+      await waitFor(() => events.includes('start:leader-ctl'), 'leading');
+      elector.lose();
+      await waitFor(() => events.includes('stop:leader-ctl'), 'the leader-elected runnable stopped');
+      await waitFor(() => events.filter((event) => event === 'elector:run').length === 2, 'a second campaign');
+      expect(manager.isLeader()).toBe(false);
+      expect(run.settled()).toBe(false);
+      expect(events).not.toContain('stop:worker');
+      expect((await manager.health.check('readiness')).healthy).toBe(true);
+
+      elector.grant();
+      await waitFor(() => events.filter((event) => event === 'start:leader-ctl').length === 2, 'the leader-elected runnable started again');
+      expect(manager.isLeader()).toBe(true);
+    } finally {
+      run.abort.abort();
+      expect(await run.result).toBeUndefined();
+    }
+    expect(events.filter((event) => event === 'stop:leader-ctl')).toHaveLength(2);
+    expect(events).toContain('stop:worker');
+  });
+});
+
 describe('manager shutdown on failure and timeout', () => {
   test('a failing runnable stops the rest, and start rejects with its error', async () => {
     const events: string[] = [];

@@ -22,6 +22,13 @@ export interface ManagerOptions {
   leaderElector?: LeaderElector | undefined;
   /** Checks to register the `manager` readiness check with. Default: a fresh set. */
   health?: HealthChecks;
+  /**
+   * What losing the lease does. `exit` (default, controller-runtime's contract): the manager
+   * stops with `leader_election_lost`. `recampaign` (the reference daemon's): only the
+   * leader-elected runnables stop; everything else keeps serving, the candidate campaigns again,
+   * and the leader-elected runnables start again (their `start` called anew) once it wins.
+   */
+  leadershipLoss?: 'exit' | 'recampaign';
 }
 
 export interface Manager {
@@ -153,6 +160,18 @@ export function newManager(options: ManagerOptions): Manager {
     await startPhase('leader');
   };
 
+  /** After a lost lease: stops the leader-elected runnables and readies their phase for the next term. */
+  const stopLeaderElected = async (): Promise<void> => {
+    leader = false;
+    const current = state('leader');
+    current.abort.abort(new MeshError('leadership_lost', 'leadership lost'));
+    const stopping = running.filter((r) => r.phase === 'leader');
+    await Promise.all(stopping.map((r) => r.done));
+    for (const entry of stopping) running.splice(running.indexOf(entry), 1);
+    current.abort = unboundedAbortController();
+    current.started = false;
+  };
+
   const stopRequestedFor = new Set<Running['phase']>();
 
   const stopPhase = async (phase: Phase): Promise<void> => {
@@ -213,13 +232,27 @@ export function newManager(options: ManagerOptions): Manager {
           log.info('all non-leader runnables started and caches synced');
           if (elector) {
             const candidate = elector;
+            const recampaign = options.leadershipLoss === 'recampaign';
+            // A term's leader-elected runnables are stopped before the next term may start them.
+            let termEnded: Promise<void> = Promise.resolve();
             candidate.onStartedLeading(() => {
-              if (!stopping) void startLeaderElected();
+              if (!stopping) void termEnded.then(() => (stopping ? undefined : startLeaderElected()));
             });
             candidate.onStoppedLeading(() => {
-              if (!stopping) fail('leader-election', new MeshError('leader_election_lost', 'leader election lost'));
+              if (stopping) return;
+              if (!recampaign) {
+                fail('leader-election', new MeshError('leader_election_lost', 'leader election lost'));
+                return;
+              }
+              log.warn('leadership lost: leader-elected runnables stop, the rest keeps serving; campaigning again');
+              termEnded = stopLeaderElected();
             });
-            electorDone = track('leader-election', 'election', () => candidate.run(electorAbort.signal));
+            electorDone = track('leader-election', 'election', async () => {
+              // One term per run; with `recampaign` a lost term is followed by a new campaign.
+              do {
+                await candidate.run(electorAbort.signal);
+              } while (recampaign && !electorAbort.signal.aborted && !stopping);
+            });
           } else {
             void startLeaderElected();
           }
