@@ -9,6 +9,7 @@ import {
   newControlZ,
   newHealthServer,
   newLogging,
+  newInitializer,
   newManager,
   newMetrics,
   newMonitoringServer,
@@ -30,6 +31,7 @@ import {
   newFolderCaStore,
   newKubeSecretCaStore,
   newBundleFetcher,
+  type Authenticator,
   type CaEndpoint,
   newMeshSigner,
   newTrustBundleSet,
@@ -58,6 +60,8 @@ export interface DiscoveryContext {
   args: readonly string[];
   /** Stops the daemon; the process signals SIGINT and SIGTERM are wired when absent. */
   signal?: AbortSignal;
+  /** Lease timings of the leader election (in-process runs that need a short lease); client-go's defaults otherwise. */
+  leaderElectionTimings?: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
 }
 
 /**
@@ -78,7 +82,10 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
   const manager = newManager({
     log,
     shutdownDurationMs: flags.shutdownDuration,
-    leaderElection: kubeConfig ? leaderElectionFor(kubeConfig, flags, context.settings) : undefined,
+    leaderElection: kubeConfig ? { ...leaderElectionFor(kubeConfig, flags, context.settings), ...context.leaderElectionTimings } : undefined,
+    // As the reference: losing the lease stops the leader duties only; xDS, the CA and the
+    // caches keep serving while the candidate campaigns again.
+    leadershipLoss: 'recampaign',
   });
   // The xDS server needs the pipeline's model and the pipeline needs somewhere to send pushes.
   let xds: XdsServer<PushContext> | undefined;
@@ -99,7 +106,7 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
     metrics,
     updater: pushes,
   });
-  const security = await addCertificateAuthority({
+  const security = addCertificateAuthority({
     flags,
     settings: context.settings,
     kubeConfig,
@@ -142,7 +149,14 @@ export async function runDiscovery(flags: DiscoveryFlags, context: DiscoveryCont
     tuning: xdsTuningFromSettings(context.settings),
     transport: grpcTransportFromSettings(context.settings, flags),
     grpcAddr: flags.grpcAddr,
-    ...(security ? { secureGrpcAddr: flags.secureGRPCAddr, tls: { credentials: security.endpoint.credentials }, extraServices: (server, secure) => secure && security.endpoint.register(server) } : {}),
+    ...(security
+      ? {
+          secureGrpcAddr: flags.secureGRPCAddr,
+          tls: { credentials: () => security.endpoint().credentials() },
+          secureListenerReady: security.ready,
+          extraServices: (server, secure) => secure && security.endpoint().register(server),
+        }
+      : {}),
     auth: xdsAuthPolicyFromSettings(context.settings, security?.authenticators ?? []),
     clock: manager.clock,
     metrics,
@@ -236,64 +250,85 @@ interface CaWiring {
 
 /**
  * The certificate authority on `--secureGRPCAddr`: self-signed (kept in the `mesh-ca-secret`
- * secret, or a local folder without an orchestrator) or plugged from ROOT_CA_DIR.
+ * secret, or a local folder without an orchestrator) or plugged from ROOT_CA_DIR. Its material may
+ * need the API server: it is loaded by a start-up step that retries with backoff while the API
+ * server is away (the daemon stays up, not ready), and the TLS listener binds once it is there.
  */
-async function addCertificateAuthority({ flags, settings, kubeConfig, manager, metrics, logging, trustDomain }: CaWiring): Promise<CaSecurity | undefined> {
+function addCertificateAuthority({ flags, settings, kubeConfig, manager, metrics, logging, trustDomain }: CaWiring): CaSecurity | undefined {
   const log = logging.scope('ca');
-  const selfSignedStore = kubeConfig
-    ? newKubeSecretCaStore({ kubeConfig, namespace: flags.namespace })
-    : newFolderCaStore(LOCAL_CA_DIR);
-  // EXTERNAL_CA=MESHD_RA_ORCH_API: a registration authority hands CSRs to the orchestrator's signer.
-  const meshSigner = await newMeshSigner({
-    settings,
-    log,
-    rotatorLog: logging.scope('rootcertrotator'),
-    metrics,
-    selfSignedStore,
-    trustDomain,
-    ...(kubeConfig ? { kubeConfig } : {}),
-  });
-  if (!meshSigner) return undefined;
-  const ca = meshSigner.kind === 'ca' ? meshSigner.ca.authority : undefined;
-  if (meshSigner.kind === 'ca' && meshSigner.ca.rotator) manager.add(meshSigner.ca.rotator);
-  const tlsFiles = tlsFilesOf(flags);
-  if (!ca && !tlsFiles.tlsFiles) {
-    throw new UsageError('EXTERNAL_CA=MESHD_RA_ORCH_API needs the daemon\'s serving certificate: give --tlsCertFile and --tlsKeyFile');
+  if (!settings.get('ENABLE_CA_SERVER')) {
+    log.info('the CA server is disabled (ENABLE_CA_SERVER=false)');
+    return undefined;
   }
-  // Client certificates of federated trust domains verify against their own fetched roots.
-  const trustBundles = newTrustBundleSet({ trustDomain: meshSigner.trustDomain, localRoots: meshSigner.localRoots, log });
-  const bundleEndpoints = parseSpiffeBundleEndpoints(settings.get('SPIFFE_BUNDLE_ENDPOINTS'));
-  if (bundleEndpoints.length > 0) {
-    manager.add(newBundleFetcher({ endpoints: bundleEndpoints, trustBundles, clock: manager.clock, log: logging.scope('trustBundle') }));
-  }
-  const authenticators = newCaAuthenticators({
-    settings,
-    ...(ca ? { ca } : {}),
-    trustDomain: meshSigner.trustDomain,
+  // Filled once the CA has loaded; the xDS TLS listener, the only reader of a client certificate, binds after that.
+  const authenticators: Authenticator[] = [];
+  const bootstrap = newInitializer<CaEndpoint>({
+    name: 'certificate-authority',
+    group: 'httpServer',
     clock: manager.clock,
-    trustBundles,
-    ...(kubeConfig ? { kubeConfig } : {}),
+    log,
+    init: async () => {
+      const selfSignedStore = kubeConfig ? newKubeSecretCaStore({ kubeConfig, namespace: flags.namespace }) : newFolderCaStore(LOCAL_CA_DIR);
+      // EXTERNAL_CA=MESHD_RA_ORCH_API: a registration authority hands CSRs to the orchestrator's signer.
+      const meshSigner = await newMeshSigner({
+        settings,
+        log,
+        rotatorLog: logging.scope('rootcertrotator'),
+        metrics,
+        selfSignedStore,
+        trustDomain,
+        ...(kubeConfig ? { kubeConfig } : {}),
+      });
+      if (!meshSigner) throw new UsageError('the CA server is enabled but no signer is configured');
+      const ca = meshSigner.kind === 'ca' ? meshSigner.ca.authority : undefined;
+      const tlsFiles = tlsFilesOf(flags);
+      if (!ca && !tlsFiles.tlsFiles) {
+        throw new UsageError('EXTERNAL_CA=MESHD_RA_ORCH_API needs the daemon\'s serving certificate: give --tlsCertFile and --tlsKeyFile');
+      }
+      // Client certificates of federated trust domains verify against their own fetched roots.
+      const trustBundles = newTrustBundleSet({ trustDomain: meshSigner.trustDomain, localRoots: meshSigner.localRoots, log });
+      const bundleEndpoints = parseSpiffeBundleEndpoints(settings.get('SPIFFE_BUNDLE_ENDPOINTS'));
+      authenticators.push(
+        ...newCaAuthenticators({
+          settings,
+          ...(ca ? { ca } : {}),
+          trustDomain: meshSigner.trustDomain,
+          clock: manager.clock,
+          trustBundles,
+          ...(kubeConfig ? { kubeConfig } : {}),
+        }),
+      );
+      const endpoint = newCaEndpoint({
+        ...(ca ? { ca } : {}),
+        signer: meshSigner.signer,
+        authenticators,
+        metrics,
+        log: logging.scope('serverca'),
+        settings,
+        cipherSuites: flags.tlsCipherSuites,
+        knownClusterIds: [flags.clusterID],
+        ...tlsFiles,
+      });
+      if (meshSigner.kind === 'ca' && meshSigner.ca.rotator) manager.add(meshSigner.ca.rotator);
+      if (bundleEndpoints.length > 0) {
+        manager.add(newBundleFetcher({ endpoints: bundleEndpoints, trustBundles, clock: manager.clock, log: logging.scope('trustBundle') }));
+      }
+      manager.add(servingCertificateRenewal(endpoint));
+      if (kubeConfig) addRootCertPublisher({ manager, kubeConfig, ca: meshSigner.localRoots, log });
+      return endpoint;
+    },
   });
-  const endpoint = newCaEndpoint({
-    ...(ca ? { ca } : {}),
-    signer: meshSigner.signer,
-    authenticators,
-    metrics,
-    log: logging.scope('serverca'),
-    settings,
-    cipherSuites: flags.tlsCipherSuites,
-    knownClusterIds: [flags.clusterID],
-    ...tlsFiles,
-  });
-  manager.add(servingCertificateRenewal(endpoint));
-  if (kubeConfig) addRootCertPublisher({ manager, kubeConfig, ca: meshSigner.localRoots, log });
-  return { endpoint, authenticators };
+  manager.add(bootstrap);
+  return { authenticators, endpoint: () => bootstrap.value(), ready: (signal) => bootstrap.waitForReady(signal) };
 }
 
 /** The CA on the xDS TLS listener: its service and serving credentials, and the callers it recognises. */
 interface CaSecurity {
-  readonly endpoint: CaEndpoint;
+  /** Empty until the CA has loaded. */
   readonly authenticators: readonly XdsAuthenticator[];
+  /** Throws until the CA has loaded (`ready`). */
+  endpoint(): CaEndpoint;
+  ready(signal: AbortSignal): Promise<void>;
 }
 
 /** Keeps the daemon's serving certificate renewed while the daemon runs (before the TLS listener binds). */

@@ -46,6 +46,8 @@ export interface GrpcListenerOptions {
   log: Logger;
   /** How long a graceful shutdown may take before streams are cut; default 5 s. */
   shutdownTimeoutMs?: number;
+  /** Resolves when the listener may bind (its certificate exists); it binds at once when absent. */
+  waitBeforeBinding?: (signal: AbortSignal) => Promise<void>;
 }
 
 export interface GrpcListener extends Runnable {
@@ -71,6 +73,14 @@ export function newGrpcListener(options: GrpcListenerOptions): GrpcListener {
     name: options.name,
     group: 'httpServer',
     async start(signal) {
+      if (options.waitBeforeBinding) {
+        try {
+          await options.waitBeforeBinding(signal);
+        } catch (error) {
+          if (signal.aborted) return;
+          throw error;
+        }
+      }
       const server = new Server(options.serverOptions);
       options.register(server);
       const target = `${host.includes(':') ? `[${host}]` : host}:${port}`;

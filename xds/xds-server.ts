@@ -29,6 +29,8 @@ export interface XdsServerOptions<C> {
   /** --secureGRPCAddr; absent or '' serves no TLS listener. Needs `tls`. */
   secureGrpcAddr?: string;
   tls?: XdsTlsMaterial;
+  /** Resolves when the TLS listener's certificate exists (the CA has loaded); the listener binds then. */
+  secureListenerReady?: (signal: AbortSignal) => Promise<void>;
   /** Default: no authentication. */
   auth?: XdsAuthPolicy;
   /** Further services on the same listeners (the CA's certificate service on the TLS one). */
@@ -118,6 +120,7 @@ export function newXdsServer<C>(options: XdsServerOptions<C>): XdsServer<C> {
           register: register(true),
           log: options.log,
           shutdownTimeoutMs,
+          ...(options.secureListenerReady ? { waitBeforeBinding: options.secureListenerReady } : {}),
         })
       : undefined;
   const pushes: Runnable = {

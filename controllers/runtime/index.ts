@@ -25,3 +25,4 @@ export * from './manager.js';
 export * from './informer-source.js';
 export * from './grpc-shutdown.js';
 export { stopSignal } from './stop-signal.js';
+export * from './initializer.js';
