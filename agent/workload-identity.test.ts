@@ -19,6 +19,7 @@ import { loadEnvoyProtos } from '../xds/envoy-protos.js';
 import { SECRET_TYPE } from '../xds/type-urls.js';
 import { newSdsServer, type SdsServer } from './sds/sds-server.js';
 import { newFileMountedCertificates } from './secrets/file-mounted-certificates.js';
+import { newAgentTrustBundle } from './secrets/trust-bundle.js';
 import { newWorkloadCertificates, provisionedCertificateFiles, type WorkloadCertificates } from './secrets/workload-certificates.js';
 import { newTestAuthority } from '../ca/test-authority.js';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
@@ -52,7 +53,7 @@ const token = (): Promise<string> =>
 function certificates(options: { ttlMs: number; keyType?: 'ecdsa' | 'rsa'; pkcs8?: boolean; outputDir?: string }): WorkloadCertificates {
   return newWorkloadCertificates({
     caAddress: `127.0.0.1:${caPort}`,
-    caRoots: async () => ca.rootBundlePem(),
+    caTrust: newAgentTrustBundle({ initialPem: ca.rootBundlePem(), clock, log: newNopLogger('cache') }),
     token,
     spiffeId: 'spiffe://cluster.local/ns/foo/sa/sleep',
     ttlMs: options.ttlMs,
@@ -134,7 +135,7 @@ describe('PROV_CERT: a provisioned certificate instead of a token', () => {
   const manager = (folder: string, entries: LogEntry[] = []): WorkloadCertificates =>
     newWorkloadCertificates({
       caAddress: `127.0.0.1:${caPort}`,
-      caRoots: async () => ca.rootBundlePem(),
+      caTrust: newAgentTrustBundle({ initialPem: ca.rootBundlePem(), clock, log: newNopLogger('cache') }),
       token: noToken,
       provisionedCertificate: provisionedCertificateFiles(folder),
       spiffeId: 'spiffe://cluster.local/ns/vm/sa/vm-app',
@@ -246,7 +247,7 @@ describe('renewal time', () => {
     const fetched: number[] = [];
     const manager = newWorkloadCertificates({
       caAddress: `127.0.0.1:${caPort}`,
-      caRoots: async () => ca.rootBundlePem(),
+      caTrust: newAgentTrustBundle({ initialPem: ca.rootBundlePem(), clock, log: newNopLogger('cache') }),
       token,
       spiffeId: 'spiffe://cluster.local/ns/foo/sa/sleep',
       ttlMs: HOUR,

@@ -1,7 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { isIP } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
-import { credentials, Metadata } from '@grpc/grpc-js';
+import { credentials, experimental, Metadata } from '@grpc/grpc-js';
 import { Command } from 'commander';
 import {
   AGENT_SCOPES,
@@ -26,6 +26,7 @@ import { parseAppProbers } from '../agent/proxy/app-probers.js';
 import { newSdsServer } from '../agent/sds/sds-server.js';
 import { newFileMountedCertificates } from '../agent/secrets/file-mounted-certificates.js';
 import { credentialFetcher } from '../agent/secrets/credential-fetcher.js';
+import { newAgentTrustBundle, staticIdentity } from '../agent/secrets/trust-bundle.js';
 import { newWorkloadCertificates, provisionedCertificateFiles } from '../agent/secrets/workload-certificates.js';
 import { loadEnvoyProtos, SDS_PROTO_FILES } from '../xds/envoy-protos.js';
 import { intFlag } from './flags.js';
@@ -106,7 +107,10 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   });
   const rootsPath = settings.get('CA_ROOT_CA') || (provisionedDir !== '' ? join(provisionedDir, 'root-cert.pem') : AGENT_PATHS.meshRoot);
   const xdsRootsPath = settings.get('XDS_ROOT_CA') || rootsPath;
-  const readText = (path: string) => async (): Promise<string> => readFile(path, 'utf8');
+  // The roots of the agent's own connections follow the mounted file and the CA's answers, so
+  // that reconnections after a root rotation verify the daemon's new certificate.
+  const caTrust = newAgentTrustBundle({ file: rootsPath, clock, log: logging.scope('cache') });
+  const xdsTrust = xdsRootsPath === rootsPath ? caTrust : newAgentTrustBundle({ file: xdsRootsPath, clock, log: logging.scope('cache') });
   const token = asUsageError(() =>
     credentialFetcher({
       type: settings.get('CREDENTIAL_FETCHER_TYPE'),
@@ -122,7 +126,7 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
     ? newFileMountedCertificates({ dir: AGENT_PATHS.mountedCerts, clock, log: logging.scope('cache') })
     : newWorkloadCertificates({
         caAddress,
-        caRoots: readText(rootsPath),
+        caTrust,
         token,
         ...(provisioned ? { provisionedCertificate: provisioned } : {}),
         spiffeId: identity.spiffeId,
@@ -138,6 +142,8 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
         ...(identity.clusterId ? { clusterId: identity.clusterId } : {}),
       });
   // The certificate is on the way while the SDS protos load (the slowest part of starting).
+  await caTrust.start();
+  if (xdsTrust !== caTrust) await xdsTrust.start();
   const firstCertificate = certificates.start();
   firstCertificate.catch(() => undefined);
   const protos = loadEnvoyProtos({ files: SDS_PROTO_FILES });
@@ -148,12 +154,9 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   sdsListening.catch(() => undefined);
 
   const secureXds = proxyConfig.controlPlaneAuthPolicy !== 'NONE';
-  const xdsRoots = secureXds ? Buffer.from(await readFile(xdsRootsPath, 'utf8')) : undefined;
-  const xdsCredentials = !xdsRoots
+  const xdsCredentials = !secureXds
     ? credentials.createInsecure()
-    : provisionedAtStart
-      ? credentials.createSsl(xdsRoots, Buffer.from(provisionedAtStart.privateKey), Buffer.from(provisionedAtStart.certificateChain))
-      : credentials.createSsl(xdsRoots);
+    : experimental.createCertificateProviderChannelCredentials(xdsTrust, provisionedAtStart ? staticIdentity(provisionedAtStart) : null);
   const xdsChannelOptions = secureXds ? { 'grpc.ssl_target_name_override': serverName(discoveryAddress) } : {};
   const xdsMetadata = async (): Promise<Metadata> => {
     const metadata = new Metadata();
@@ -237,6 +240,8 @@ export async function runProxy(type: ProxyType, flags: ProxyFlags, deps: ProxyCo
   } finally {
     release();
     certificates.stop();
+    caTrust.stop();
+    xdsTrust.stop();
     await dataPlane?.stop();
     await xdsProxy?.stop();
     await debugTap?.stop();

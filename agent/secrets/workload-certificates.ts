@@ -1,11 +1,12 @@
 import { generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { credentials as grpcCredentials, Metadata } from '@grpc/grpc-js';
+import { experimental, Metadata } from '@grpc/grpc-js';
 import { buildCsr } from '../../ca/csr-builder.js';
 import { newMeshCertificateClient, type MeshCertificateClient } from '../../ca/mesh-certificate-proto.js';
 import type { Clock, Logger, MeshMetrics } from '../../controllers/runtime/index.js';
 import { graceRatioJitter, renewalDelayMs } from './renewal-time.js';
+import { staticIdentity, type AgentTrustBundle } from './trust-bundle.js';
 
 /** The workload's key and certificate chain, and the roots that verify peers, in PEM. */
 export interface WorkloadSecrets {
@@ -20,8 +21,8 @@ export interface WorkloadSecrets {
 export interface WorkloadCertificatesOptions {
   /** `host:port` of the CA (CA_ADDR, else the discovery address). */
   readonly caAddress: string;
-  /** PEM roots that verify the CA's serving certificate. */
-  readonly caRoots: () => Promise<string>;
+  /** The roots that verify the CA's serving certificate, following changes; told the bundle of each answer. */
+  readonly caTrust: AgentTrustBundle;
   /**
    * The bearer token presented to the CA, read fresh for every request (a rotating projected
    * token). With a provisioned certificate a missing token is no error: the certificate speaks.
@@ -98,11 +99,9 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
     // A provisioned certificate may have rotated on disk: each request connects with the current one.
     if (client && !options.provisionedCertificate) return client;
     client?.close();
-    const roots = Buffer.from(await options.caRoots());
     const provisioned = await options.provisionedCertificate?.();
-    const channelCredentials = provisioned
-      ? grpcCredentials.createSsl(roots, Buffer.from(provisioned.privateKey), Buffer.from(provisioned.certificateChain))
-      : grpcCredentials.createSsl(roots);
+    // The trust bundle as a provider: a new connection verifies the CA with the roots of the moment.
+    const channelCredentials = experimental.createCertificateProviderChannelCredentials(options.caTrust, provisioned ? staticIdentity(provisioned) : null);
     client = newMeshCertificateClient(options.caAddress, channelCredentials, { 'grpc.ssl_target_name_override': options.caServerName ?? 'localhost' });
     return client;
   };
@@ -138,10 +137,12 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
     }
     if (chain.length === 0) throw new Error('the CA returned no certificate');
     const leaf = new X509Certificate(chain[0] as string);
+    const roots = chain.length > 1 ? (chain[chain.length - 1] as string) : options.caTrust.current();
+    if (chain.length > 1) options.caTrust.learn(roots);
     return {
       certificateChain: chain.slice(0, -1).join('') || (chain[0] as string),
       privateKey: exportKey(privateKey, options.keyType, options.pkcs8),
-      roots: chain.length > 1 ? (chain[chain.length - 1] as string) : await options.caRoots(),
+      roots,
       notAfter: Date.parse(leaf.validTo),
       obtainedAt: clock.now(),
     };

@@ -1,9 +1,11 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { credentials, makeGenericClientConstructor, Metadata, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
+import { credentials, experimental, makeGenericClientConstructor, Metadata, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { newNopLogger } from '../../controllers/runtime/index.js';
+import { newNopLogger, newRealClock } from '../../controllers/runtime/index.js';
+import { certificateAuthority, selfSignedCertificate } from '../../testing/openssl.js';
+import { newAgentTrustBundle } from '../secrets/trust-bundle.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { ADS_SERVICE, loadEnvoyProtos } from '../../xds/envoy-protos.js';
 import { AdsTestStream, nodeFor, startTestXds, type ResponseMessage, type TestXds } from '../../xds/test-support.js';
@@ -87,5 +89,48 @@ describe('the agent xDS proxy', () => {
     await stream.next(5000);
     await upstream.close();
     expect((await stream.status).code).toBe(14);
+  });
+});
+
+describe('the agent xDS proxy against a daemon it must not trust', () => {
+  test('an upstream whose certificate does not chain to the trust bundle gets no stream and no token', async () => {
+    const certs = join(dir, 'impostor');
+    mkdirSync(certs, { recursive: true });
+    const meshRoot = await certificateAuthority(certs, 'mesh-root');
+    const forged = await selfSignedCertificate(certs, 'impostor', 'DNS:localhost,IP:127.0.0.1');
+    const seenTokens: string[] = [];
+    const impostor = await startTestXds(protos, {
+      secureGrpcAddr: '127.0.0.1:0',
+      tls: { keyPem: readFileSync(forged.keyFile, 'utf8'), certPem: readFileSync(forged.certFile, 'utf8') },
+      auth: { authenticators: [{ name: 'recording', authenticate: async ({ bearerToken }) => (bearerToken && seenTokens.push(bearerToken), undefined) }], xdsAuth: true, xdsAuthPlaintext: true, identityCheck: false },
+    });
+    await impostor.xds.secure?.waitForReady();
+    const trust = newAgentTrustBundle({ initialPem: readFileSync(meshRoot.certFile, 'utf8'), clock: newRealClock(), log: newNopLogger('cache') });
+    const guarded = newXdsProxy({
+      listen: `unix:${join(dir, 'XDS-guarded')}`,
+      upstream: `127.0.0.1:${impostor.xds.secure?.port() ?? 0}`,
+      credentials: experimental.createCertificateProviderChannelCredentials(trust, null),
+      channelOptions: { 'grpc.ssl_target_name_override': 'localhost' },
+      metadata: async () => {
+        const metadata = new Metadata();
+        metadata.set('authorization', 'Bearer the-workload-token');
+        return metadata;
+      },
+      log: newNopLogger('ads'),
+    });
+    await guarded.start();
+    const Ctor = makeGenericClientConstructor(protos.serviceDefinition(ADS_SERVICE), 'AggregatedDiscoveryService');
+    const downstream = new Ctor(`unix:${join(dir, 'XDS-guarded')}`, credentials.createInsecure()) as unknown as typeof client;
+    try {
+      const stream = new AdsTestStream(downstream.StreamAggregatedResources(new Metadata()) as never);
+      stream.send({ node: nodeFor('app-3', 'ns'), type_url: CLUSTER_TYPE, resource_names: [] });
+      expect((await stream.status).code).toBe(14);
+      expect(seenTokens).toEqual([]);
+      expect(impostor.discovery.connections()).toHaveLength(0);
+    } finally {
+      downstream.close();
+      await guarded.stop();
+      await impostor.close();
+    }
   });
 });
