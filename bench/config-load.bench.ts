@@ -141,7 +141,7 @@ async function main(): Promise<void> {
   const configDir = pipeline.configDir;
   if (!configDir) throw new Error('the pipeline has no config folder');
   // Subscribed before the manager starts, so this handler runs before the controller's.
-  let noticedAt = 0;
+  let noticedAt: number;
   configDir.sourceFor('security.mesh.io/v1beta1', 'PeerAuthentication').subscribe((event) => {
     if (event.object.metadata?.name === 'bench-change') noticedAt = performance.now();
   });

@@ -1,4 +1,4 @@
-import { Server, ServerCredentials, experimental } from '@grpc/grpc-js';
+import { Server, type ServerCredentials, experimental } from '@grpc/grpc-js';
 import { newRealClock, shutdownGrpcServer, type Clock, type Runnable, type Settings } from '../controllers/runtime/index.js';
 import type { CertificateAuthority } from './certificate-authority.js';
 import type { CertificateServiceOptions } from './certificate-service.js';

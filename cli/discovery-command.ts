@@ -3,7 +3,6 @@ import {
   describeList,
   durationFlag,
   floatFlag,
-  intFlag,
   listDefault,
   listenAddressFlag,
   nonNegativeIntFlag,

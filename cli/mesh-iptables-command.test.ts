@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from '@jest/globals';
+import { describeWithSeeds, readSeed } from '../testing/seeds.js';
 import { Command } from 'commander';
 import {
   buildIptablesRules,
@@ -18,7 +19,7 @@ import { freePort } from '../testing/wait-for.js';
 import { newMeshCleanIptablesCommand, newMeshIptablesCommand, type MeshIptablesDeps } from './mesh-iptables-command.js';
 import { runProgram, type CliIo } from './run-cli.js';
 
-const SEED = readFileSync(new URL('../../shared/seeds/001_d18b38bb7ae60790.txt', import.meta.url), 'utf8');
+const SEED = readSeed('daemon');
 const TESTDATA = new URL('../agent/iptables/testdata/', import.meta.url);
 const golden = (file: string): string => readFileSync(new URL(file, TESTDATA), 'utf8');
 
@@ -75,7 +76,7 @@ function recordingRunner(calls: string[], answer: (argv: string) => Partial<Comm
 const noResolvConf = (): Promise<string> => Promise.reject(new Error('resolv.conf must not be read'));
 const resolvConf = (servers: readonly string[] = []) => async (): Promise<string> => servers.map((s) => `nameserver ${s}\n`).join('');
 
-describe('mesh-iptables flags', () => {
+describeWithSeeds('mesh-iptables flags', () => {
   const start = SEED.indexOf('`mesh-iptables` flags:');
   const rows = SEED.slice(start)
     .split('\n')
@@ -85,6 +86,8 @@ describe('mesh-iptables flags', () => {
       const names = /^(--[\w-]+)(?: \((-\w)\))?$/.exec(cells[1] ?? '');
       return { flag: names?.[1] as string, short: names?.[2], defaultText: (cells[3] ?? '').replace(/`/g, '') };
     });
+  // Without the seeds the suite is skipped; a placeholder row keeps its table non-empty.
+  if (rows.length === 0) rows.push({ flag: '--seeds-absent', short: undefined, defaultText: '' });
 
   test('the seed lists 23 flags', () => {
     expect(rows).toHaveLength(23);

@@ -23,7 +23,7 @@ export async function sendDebugRequest(
     response = await fetch(url, { method: verb, body: body === undefined ? undefined : body });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`request to ${url.href} failed: ${cause?.code ?? cause?.message ?? String(error)}`);
+    throw new Error(`request to ${url.href} failed: ${cause?.code ?? cause?.message ?? String(error)}`, { cause: error });
   }
   const text = await response.text();
   if (!response.ok) {

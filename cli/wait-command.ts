@@ -13,7 +13,7 @@ export interface WaitOptions {
 /** Polls the readiness URL until it answers 200; throws a clear error when the time is up. */
 export async function waitForReady(options: WaitOptions, io: CliIo): Promise<void> {
   const deadline = Date.now() + options.timeoutSeconds * 1000;
-  let lastProblem = 'no attempt made';
+  let lastProblem: string;
   for (;;) {
     const problem = await probeOnce(options.url, options.requestTimeoutMillis);
     if (problem === undefined) {

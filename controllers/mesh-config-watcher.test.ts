@@ -3,11 +3,10 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { waitFor } from '../testing/wait-for.js';
-import { MeshConfigError } from './mesh-config.js';
+import { type MeshConfigError } from './mesh-config.js';
 import type { MeshConfig } from './mesh-config-schema.js';
 import { newMeshConfigWatcher, type MeshConfigWatcher, type MeshConfigWatcherOptions } from './mesh-config-watcher.js';
 import { FakeClock, newNopLogger } from './runtime/index.js';
-import type { LogFields, Logger } from './runtime/index.js';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 
 

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { toolPath } from '../testing/tools.js';
 import { execFile } from 'node:child_process';
-import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { readdirSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
@@ -19,8 +20,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 const repoRoot = join(here, '..');
 const manifestsPath = join(repoRoot, CRD_MANIFESTS_FILE);
 const corpusDir = join(here, 'testdata', 'corpus');
-const toolsBin = join(repoRoot, '.tools', 'bin');
-const kubectlPath = join(toolsBin, 'kubectl');
+let kubectlPath = '';
 
 type Resource = { apiVersion: string; kind: KindName; metadata: { name: string; namespace?: string }; spec: unknown };
 type CorpusCase = { label: string; file: string; resource: Resource };
@@ -177,16 +177,12 @@ describe('CRD manifests: the real kubectl against the API server double', () => 
       return stdout;
     } catch (err) {
       const e = err as { stderr?: string; message: string };
-      throw new Error(`kubectl ${args.join(' ')} failed: ${e.stderr ?? e.message}`);
+      throw new Error(`kubectl ${args.join(' ')} failed: ${e.stderr ?? e.message}`, { cause: err });
     }
   };
 
   beforeAll(async () => {
-    try {
-      await access(kubectlPath);
-    } catch {
-      await run('bash', [join(repoRoot, '..', 'shared', 'tools', 'get-helm-kubectl'), toolsBin], { timeout: 120_000 });
-    }
+    kubectlPath = await toolPath('kubectl');
     server = await startApiServerDouble({ bookmarkIntervalMs: 0 });
     work = await mkdtemp(join(tmpdir(), 'mesh-crds-'));
     kubeconfig = join(work, 'kubeconfig');

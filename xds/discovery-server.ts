@@ -6,7 +6,7 @@ import { newDebouncer, type Debouncer } from './debouncer.js';
 import type { EnvoyProtos } from './envoy-protos.js';
 import type { EncodedResource, GenerateRequest, GenerateResult, Generator, NamedResource } from './generator.js';
 import type { Proxy } from './proxy.js';
-import { mergePushRequests, toMerged, toPushRequest, type ConfigKey, type ConfigUpdater, type MergedPushRequest, type PushRequest } from './push-request.js';
+import { mergePushRequests, toPushRequest, type ConfigKey, type ConfigUpdater, type MergedPushRequest, type PushRequest } from './push-request.js';
 import { newPushQueue, type PushQueue } from './push-queue.js';
 import { startPushWorkers, type PushWorkers } from './push-workers.js';
 import { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, type SotwRequestView } from './should-respond.js';

@@ -5,7 +5,6 @@ import {
   credentials,
   makeGenericClientConstructor,
   type Client,
-  type ServiceDefinition,
   type ServiceError,
   type sendUnaryData,
   type ServerUnaryCall,

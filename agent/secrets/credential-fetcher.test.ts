@@ -13,7 +13,7 @@ let server: Server;
 let base: string;
 let dir: string;
 const requests: IncomingMessage[] = [];
-let lifetimeSeconds = 3600;
+const lifetimeSeconds = 3600;
 let failWith: number | undefined;
 
 beforeAll(async () => {

@@ -62,7 +62,7 @@ export function provisionedCertificateFiles(dir: string): () => Promise<Provisio
     try {
       return await readFile(join(dir, file), 'utf8');
     } catch (error) {
-      throw new Error(`PROV_CERT ${dir}: cannot read ${file}: ${(error as Error).message}`);
+      throw new Error(`PROV_CERT ${dir}: cannot read ${file}: ${(error as Error).message}`, { cause: error });
     }
   };
   return async () => ({ privateKey: await read('key.pem'), certificateChain: await read('cert-chain.pem') });

@@ -12,7 +12,7 @@ function startedSource(name: string, initial: KubeObject[], events: string[]): S
   const objects = new Map(initial.map((o) => [`${o.metadata?.namespace}/${o.metadata?.name}`, o]));
   const handlers = new Set<SourceHandler<KubeObject>>();
   let synced = false;
-  let onSync: (() => void)[] = [];
+  const onSync: (() => void)[] = [];
   return {
     name,
     store: { get: (k: ObjectKey) => objects.get(`${k.namespace}/${k.name}`), list: () => [...objects.values()] },

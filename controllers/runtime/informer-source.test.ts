@@ -6,7 +6,6 @@ import { FakeClock, newRealClock } from './clock.js';
 import type { Clock } from './clock.js';
 import { newInformerSource } from './informer-source.js';
 import type { InformerSourceOptions } from './informer-source.js';
-import type { LogFields, Logger, LogMethod } from './log/logger.js';
 import type { KubeObject, Source, SourceEvent } from './source.js';
 import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
 

@@ -107,7 +107,7 @@ function startCandidate(lease: string, identity: string, work: LeaderWork, extra
 
 async function stopAll(...candidates: (Candidate | undefined)[]): Promise<void> {
   for (const candidate of candidates) candidate?.abort.abort();
-  await Promise.all(candidates.map((candidate) => candidate?.result));
+  await Promise.all(candidates.flatMap((candidate) => (candidate ? [candidate.result] : [])));
 }
 
 function newLeaseName(): string {

@@ -1,14 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from '@jest/globals';
 import { register as globalRegister } from 'prom-client';
+import { describeWithSeeds, readSeed } from '../../testing/seeds.js';
 import { MeshError } from './errors.js';
 import { METRIC_CATALOG, metricsFor, type SeedMetricType } from './metrics-catalog.js';
 import { newMetrics } from './metrics.js';
 import type { Program } from './settings-info.js';
 
-const SEEDS_DIR = fileURLToPath(new URL('../../../shared/seeds/', import.meta.url));
 const PROM_TYPE: Record<SeedMetricType, string> = {
   Sum: 'counter',
   Count: 'counter',
@@ -18,12 +15,6 @@ const PROM_TYPE: Record<SeedMetricType, string> = {
 const PROGRAMS: readonly Program[] = ['pilot-discovery', 'pilot-agent', 'meshctl'];
 
 type SeedMetrics = Map<string, SeedMetricType>;
-
-function readSeed(prefix: string): string {
-  const file = readdirSync(SEEDS_DIR).find((name) => name.startsWith(prefix));
-  if (!file) throw new Error(`seed ${prefix}… not found in ${SEEDS_DIR}`);
-  return readFileSync(join(SEEDS_DIR, file), 'utf8');
-}
 
 /** `Sum: a, b (note), c and d.` → names with their seed type. */
 function addNames(into: SeedMetrics, type: string, list: string): void {
@@ -42,7 +33,7 @@ function addNames(into: SeedMetrics, type: string, list: string): void {
 
 /** The daemon and agent sets of document 2 (001_…): shared, daemon-only, agent-only. */
 function parseProcessSeed(): { shared: SeedMetrics; daemon: SeedMetrics; agent: SeedMetrics } {
-  const text = readSeed('001_');
+  const text = readSeed('daemon');
   const section = text.split('### Exported metrics')[1]?.split(/\n## /)[0];
   if (!section) throw new Error('no "Exported metrics" section in the daemon seed');
   const sets = { shared: new Map(), daemon: new Map(), agent: new Map() } as ReturnType<typeof parseProcessSeed>;
@@ -62,7 +53,7 @@ function parseProcessSeed(): { shared: SeedMetrics; daemon: SeedMetrics; agent: 
 
 /** The operator's own list in document 3 (002_…). */
 function parseOperatorSeed(): SeedMetrics {
-  const text = readSeed('002_');
+  const text = readSeed('meshctl');
   const line = text.split('\n').find((l) => l.includes('operator metrics'));
   const lists = line?.split('plus):')[1];
   if (!lists) throw new Error('no operator metric list in the utility seed');
@@ -87,7 +78,7 @@ function expectedFor(program: Program): SeedMetrics {
   }
 }
 
-describe('the seed metric lists', () => {
+describeWithSeeds('the seed metric lists', () => {
   test('parse into the expected number of metrics', () => {
     const { shared, daemon, agent } = parseProcessSeed();
     expect(shared.size).toBe(62);
@@ -97,10 +88,9 @@ describe('the seed metric lists', () => {
   });
 });
 
-describe.each(PROGRAMS)('newMetrics(%s)', (program) => {
-  const expected = expectedFor(program);
-
-  test('registers every seed metric under its exact name with the matching type', async () => {
+describeWithSeeds('newMetrics against the seed lists', () => {
+  test.each(PROGRAMS)('%s: registers every seed metric under its exact name with the matching type', async (program) => {
+    const expected = expectedFor(program);
     const metrics = newMetrics(program);
     const text = await metrics.registry.metrics();
     const missing = [...expected]
@@ -109,11 +99,17 @@ describe.each(PROGRAMS)('newMetrics(%s)', (program) => {
     expect(missing).toEqual([]);
   });
 
-  test('registers no catalogue metric the seeds do not list for the program', () => {
+  test.each(PROGRAMS)('%s: registers no catalogue metric the seeds do not list for the program', (program) => {
+    const expected = expectedFor(program);
     const names = metricsFor(program).map((spec) => spec.name);
     expect(new Set(names)).toEqual(new Set(expected.keys()));
     expect(names.length).toBe(new Set(names).size);
   });
+
+});
+
+describe.each(PROGRAMS)('newMetrics(%s)', (program) => {
+  const expected = new Set(metricsFor(program).map((spec) => spec.name));
 
   test('adds the Node.js process metrics on the same registry without clashing', async () => {
     const metrics = newMetrics(program);

@@ -1,5 +1,4 @@
-import { existsSync, readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { describeWithSeeds, readSeed } from '../../testing/seeds.js';
 import { describe, expect, test } from '@jest/globals';
 import { MeshError, UsageError } from './errors.js';
 import type { Program } from './settings-info.js';
@@ -13,23 +12,11 @@ import {
   type Settings,
 } from './settings.js';
 
-const SEEDS_DIR = fileURLToPath(new URL('../../../shared/seeds/', import.meta.url));
-const DAEMON_SEED = 'shared/seeds/001_d18b38bb7ae60790.txt';
-const MESHCTL_SEED = 'shared/seeds/002_a8acf18ccd0db79e.txt';
-
 interface SeedRow {
   name: string;
   type: string;
   default: string;
   meaning: string;
-}
-
-function readSeed(file: string): string {
-  const path = `${SEEDS_DIR}${file.slice('shared/seeds/'.length)}`;
-  if (!existsSync(path)) {
-    throw new Error(`seed file ${path} is missing: the tests need ../shared beside the checkout`);
-  }
-  return readFileSync(path, 'utf8');
 }
 
 /** Splits a Markdown table row on `|`, except inside backticks (SPIFFE_BUNDLE_ENDPOINTS has `||`). */
@@ -81,14 +68,19 @@ function registryDefault(seedDefault: string): string {
   return PLACEHOLDER_DEFAULTS[text] ?? text;
 }
 
-const SEED_TABLES: Record<SettingTable, SeedRow[]> = {
-  shared: seedTable(readSeed(DAEMON_SEED), 'Shared environment settings'),
-  daemon: seedTable(readSeed(DAEMON_SEED), 'Environment settings only of the daemon'),
-  agent: seedTable(readSeed(DAEMON_SEED), 'Environment settings only of the agent'),
-  meshctl: seedTable(readSeed(MESHCTL_SEED), 'Environment settings'),
-};
+let seedTables: Record<SettingTable, SeedRow[]> | undefined;
+/** The seed's setting tables, read when a comparison first needs them (only where the seeds are). */
+function seedTable_(table: SettingTable): SeedRow[] {
+  seedTables ??= {
+    shared: seedTable(readSeed('daemon'), 'Shared environment settings'),
+    daemon: seedTable(readSeed('daemon'), 'Environment settings only of the daemon'),
+    agent: seedTable(readSeed('daemon'), 'Environment settings only of the agent'),
+    meshctl: seedTable(readSeed('meshctl'), 'Environment settings'),
+  };
+  return seedTables[table];
+}
 
-const TABLE_NAMES = Object.keys(SEED_TABLES) as SettingTable[];
+const TABLE_NAMES = Object.keys(SETTING_TABLES) as SettingTable[];
 const PROGRAMS: Program[] = ['pilot-discovery', 'pilot-agent', 'meshctl'];
 const HOME = '/home/tester';
 
@@ -102,16 +94,16 @@ function settingsErrorOf(program: Program, env: Record<string, string>): Setting
   throw new Error('expected a SettingsError');
 }
 
-describe('the registry matches the seed tables', () => {
+describeWithSeeds('the registry matches the seed tables', () => {
   test.each(TABLE_NAMES)('%s: exactly the same names', (table) => {
-    const seedNames = SEED_TABLES[table].map((row) => row.name).sort();
+    const seedNames = seedTable_(table).map((row) => row.name).sort();
     expect(new Set(seedNames).size).toBe(seedNames.length);
     expect(Object.keys(SETTING_TABLES[table]).sort()).toEqual(seedNames);
   });
 
   test.each(TABLE_NAMES)('%s: same types, defaults and meanings', (table) => {
     const registry: Readonly<Record<string, { type: string; default: string; meaning: string }>> = SETTING_TABLES[table];
-    for (const row of SEED_TABLES[table]) {
+    for (const row of seedTable_(table)) {
       const spec = registry[row.name];
       expect({ name: row.name, type: spec?.type, default: spec?.default }).toEqual({
         name: row.name,
@@ -127,7 +119,7 @@ describe('the registry matches the seed tables', () => {
   });
 
   test('the seeds have the tables and sizes this registry was written from', () => {
-    expect(Object.fromEntries(TABLE_NAMES.map((table) => [table, SEED_TABLES[table].length]))).toEqual({
+    expect(Object.fromEntries(TABLE_NAMES.map((table) => [table, seedTable_(table).length]))).toEqual({
       shared: 87,
       daemon: 18,
       agent: 32,
@@ -143,7 +135,7 @@ describe('the registry matches the seed tables', () => {
     };
     for (const program of PROGRAMS) {
       expect(PROGRAM_TABLES[program]).toEqual(expected[program]);
-      const names = expected[program].flatMap((table) => SEED_TABLES[table].map((row) => row.name)).sort();
+      const names = expected[program].flatMap((table) => seedTable_(table).map((row) => row.name)).sort();
       expect([...programSettings(program).keys()].sort()).toEqual(names);
       expect(loadSettings(program, { HOME }).describe().map((info) => info.name)).toEqual(names);
     }
@@ -162,11 +154,11 @@ describe('the registry matches the seed tables', () => {
   });
 });
 
-describe('defaults', () => {
+describeWithSeeds('defaults as the seed writes them', () => {
   test.each(PROGRAMS)('%s: describe() renders every default as the seed writes it', (program) => {
     const tables = PROGRAM_TABLES[program] as readonly SettingTable[];
     const seedDefaults = new Map(
-      tables.flatMap((table) => SEED_TABLES[table].map((row) => [row.name, registryDefault(row.default)] as const)),
+      tables.flatMap((table) => seedTable_(table).map((row) => [row.name, registryDefault(row.default)] as const)),
     );
     for (const info of loadSettings(program, { HOME }).describe()) {
       const want = info.name === 'MESHCONFIG' ? `${HOME}/.meshctl/config.yaml` : seedDefaults.get(info.name);
@@ -179,6 +171,9 @@ describe('defaults', () => {
     }
   });
 
+});
+
+describe('defaults', () => {
   test('durations render as Go prints them', () => {
     const rendered = Object.fromEntries(loadSettings('pilot-discovery', {}).describe().map((info) => [info.name, info.default]));
     expect(rendered).toMatchObject({

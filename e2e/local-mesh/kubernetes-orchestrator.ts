@@ -46,7 +46,7 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
       await run(kubectl, [...args], { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', KUBECONFIG: kubeconfigPath } });
     } catch (error) {
       const failed = error as { stderr?: string; message: string };
-      throw new Error(`kubectl ${args.join(' ')}: ${failed.stderr ?? failed.message}`);
+      throw new Error(`kubectl ${args.join(' ')}: ${failed.stderr ?? failed.message}`, { cause: error });
     }
   };
   const files = join(workDir, 'applied');

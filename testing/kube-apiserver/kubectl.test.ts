@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { toolPath } from '../tools.js';
 import { execFile } from 'node:child_process';
-import { access, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,18 +12,7 @@ import type { ApiServerDouble } from './index.js';
 
 const run = promisify(execFile);
 const here = fileURLToPath(new URL('.', import.meta.url));
-const repoRoot = join(here, '..', '..');
-const toolsBin = join(repoRoot, '.tools', 'bin');
-const installer = join(repoRoot, '..', 'shared', 'tools', 'get-helm-kubectl');
-const kubectlPath = join(toolsBin, 'kubectl');
-
-async function ensureKubectl(): Promise<void> {
-  try {
-    await access(kubectlPath);
-  } catch {
-    await run('bash', [installer, toolsBin], { timeout: 120_000 });
-  }
-}
+let kubectlPath = '';
 
 describe('API server double: the real kubectl', () => {
   let server: ApiServerDouble;
@@ -38,13 +28,13 @@ describe('API server double: the real kubectl', () => {
       return stdout;
     } catch (err) {
       const e = err as { stderr?: string; message: string };
-      throw new Error(`kubectl ${args.join(' ')} failed: ${e.stderr ?? e.message}`);
+      throw new Error(`kubectl ${args.join(' ')} failed: ${e.stderr ?? e.message}`, { cause: err });
     }
   };
   const peerAuthentications = () => server.objects('security.mesh.io/v1beta1', 'PeerAuthentication', 'mesh-system');
 
   beforeAll(async () => {
-    await ensureKubectl();
+    kubectlPath = await toolPath('kubectl');
     server = await startApiServerDouble({ bookmarkIntervalMs: 0 });
     work = await mkdtemp(join(tmpdir(), 'mesh-kubectl-'));
     kubeconfig = join(work, 'kubeconfig');

@@ -8,7 +8,7 @@ export interface LabelRequirement {
   values: string[];
 }
 
-const KEY_CHAR = /[A-Za-z0-9._\/-]/;
+const KEY_CHAR = /[A-Za-z0-9._/-]/;
 const VALUE_CHAR = /[A-Za-z0-9._-]/;
 
 /**

@@ -100,7 +100,7 @@ describe('API server double: list and watch', () => {
     expect(first.metadata?.remainingItemCount).toBe(2);
     await make('sel', 'e');
     await core.deleteNamespacedConfigMap({ name: 'd', namespace: 'sel' });
-    const second = await core.listNamespacedConfigMap({ namespace: 'sel', limit: 2, _continue: first.metadata?._continue! });
+    const second = await core.listNamespacedConfigMap({ namespace: 'sel', limit: 2, _continue: first.metadata?._continue ?? '' });
     expect(second.items.map((i) => i.metadata?.name)).toEqual(['c', 'd']);
     expect(second.metadata?.resourceVersion).toBe(first.metadata?.resourceVersion);
     expect(second.metadata?._continue).toBeUndefined();

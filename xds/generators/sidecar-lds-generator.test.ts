@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
-import { CLUSTER_TYPE, LISTENER_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../index.js';
+import { LISTENER_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../index.js';
 import { listCases, loadCase, valuesOf } from './test-cases.js';
 import { buildPushContext, newSidecarCdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from './index.js';
 

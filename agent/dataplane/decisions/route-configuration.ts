@@ -1,6 +1,5 @@
 import type { HttpRequestFacts } from './facts.js';
 import { compileRouteMatch, splitPath, type RouteMatchConfig } from './route-match.js';
-import { compileFullMatchRegex } from './string-matcher.js';
 
 interface DurationConfig {
   seconds?: number | string;

@@ -1,5 +1,5 @@
 import { structValue } from './struct-value.js';
-import { compileStringMatcher, type StringMatcherConfig, type StringPredicate } from './string-matcher.js';
+import { compileStringMatcher, type StringMatcherConfig } from './string-matcher.js';
 
 /** The endpoint metadata key transport socket matches read. */
 export const TRANSPORT_SOCKET_MATCH_FILTER = 'envoy.transport_socket_match';

@@ -108,6 +108,8 @@ function consoleValue(value: unknown): string {
 }
 
 function quoteIfNeeded(text: string): string {
+  // Control characters are what must be quoted.
+  // eslint-disable-next-line no-control-regex
   return text === '' || /[\s"=\u0000-\u001f\u007f]/.test(text) ? JSON.stringify(text) : text;
 }
 

@@ -1,0 +1,83 @@
+/**
+ * The import rules of the house (CONTRIBUTING.md): packages talk through their index, nothing
+ * imports the command trees, test support never ships, and the layers point one way.
+ * `npm test` runs `depcruise` with this file; a violation fails the run.
+ */
+const PACKAGES = 'crds|pki|controllers|xds|ca|webhook|agent|dataplane|meshd';
+// The entry points of packages and of the documented sub-packages.
+const ENTRY_POINTS = [
+  `^(${PACKAGES})/index\\.ts$`,
+  '^controllers/runtime/index\\.ts$',
+  '^xds/envoy/index\\.ts$',
+  '^dataplane/decisions/index\\.ts$',
+];
+const PRODUCT = `^(${PACKAGES}|cli)/`;
+const TESTS = '\\.test\\.ts$';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'Import cycles make start-up order and reasoning fragile.',
+      from: { path: PRODUCT, pathNot: TESTS },
+      to: { circular: true },
+    },
+    {
+      name: 'through-the-index',
+      severity: 'error',
+      comment: 'A package is used through its index.ts (or a documented sub-package index), never its internals.',
+      from: { path: `^(${PACKAGES}|cli)/`, pathNot: TESTS },
+      to: { path: `^(${PACKAGES})/`, pathNot: ['^$1/', ...ENTRY_POINTS] },
+    },
+    {
+      name: 'nothing-imports-cli',
+      severity: 'error',
+      comment: 'cli/ holds the command trees; nothing depends on them.',
+      from: { pathNot: '^(cli|bin)/' },
+      to: { path: '^cli/' },
+    },
+    {
+      name: 'product-never-imports-test-support',
+      severity: 'error',
+      comment: 'Test support lives in testing/ folders and never ships.',
+      from: { path: PRODUCT, pathNot: TESTS },
+      to: { path: '(^|/)testing/' },
+    },
+    {
+      name: 'product-never-imports-the-api-server-double',
+      severity: 'error',
+      comment: 'The API server double serves tests and the local mesh only.',
+      from: { path: PRODUCT, pathNot: TESTS },
+      to: { path: '^apiserver-double/' },
+    },
+    {
+      name: 'runtime-stands-alone',
+      severity: 'error',
+      comment: 'controllers/runtime/ is the base every process plugs into: it imports no other package of ours.',
+      from: { path: '^controllers/runtime/', pathNot: TESTS },
+      to: { path: `^(${PACKAGES}|cli|e2e|bench)/`, pathNot: '^controllers/runtime/' },
+    },
+    {
+      name: 'controllers-never-import-xds',
+      severity: 'error',
+      comment: 'Config flows to xDS through the ConfigUpdater seam, not by import.',
+      from: { path: '^controllers/', pathNot: TESTS },
+      to: { path: '^xds/' },
+    },
+    {
+      name: 'ca-independent-of-xds-and-agent',
+      severity: 'error',
+      comment: 'The CA may use the Envoy plumbing (xds/envoy/) but not the xDS server, nor the agent.',
+      from: { path: '^ca/', pathNot: TESTS },
+      to: { path: '^(xds/(?!envoy/)|agent/|dataplane/)' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^(node_modules|dist|\\.tools)/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: { extensions: ['.ts', '.js'] },
+  },
+};

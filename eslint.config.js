@@ -1,0 +1,39 @@
+// The lint rules of the house (type-aware, typescript-eslint). `npm test` runs them; an error fails it.
+import js from '@eslint/js';
+import tseslint from 'typescript-eslint';
+
+export default tseslint.config(
+  { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'var/**', 'coverage/**', 'eslint.config.js', '.dependency-cruiser.cjs', 'jest.config.js', 'testing/summary-reporter.js', 'bin/**', 'scripts/**', '**/testdata/**'] },
+  js.configs.recommended,
+  ...tseslint.configs.recommended,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    linterOptions: { reportUnusedDisableDirectives: 'error' },
+    rules: {
+      // Promises are awaited, returned or explicitly voided: a dropped rejection crashes a daemon.
+      '@typescript-eslint/no-floating-promises': 'error',
+      '@typescript-eslint/no-misused-promises': ['error', { checksVoidReturn: false }],
+      '@typescript-eslint/await-thenable': 'error',
+      '@typescript-eslint/consistent-type-imports': ['error', { fixStyle: 'inline-type-imports', disallowTypeAnnotations: false }],
+      '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_', caughtErrors: 'none' }],
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-non-null-assertion': 'off',
+      'no-empty': ['error', { allowEmptyCatch: true }],
+      eqeqeq: ['error', 'always'],
+      'prefer-const': 'error',
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Settings are read through the settings registry (controllers/runtime/settings.ts), never process.env.' }],
+    },
+  },
+  {
+    // Tests build loosely typed fixtures (patch documents, API objects) on purpose.
+    files: ['**/*.test.ts'],
+    rules: { '@typescript-eslint/no-explicit-any': 'off' },
+  },
+  {
+    // The settings registry, the programs' entry points and test/bench harnesses may read the environment.
+    files: ['controllers/runtime/settings.ts', '**/*.test.ts', 'e2e/**', 'bench/**', 'testing/**'],
+    rules: { 'no-restricted-properties': 'off' },
+  },
+);
