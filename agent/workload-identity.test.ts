@@ -12,7 +12,7 @@ import { buildCsr } from '../ca/csr-builder.js';
 import { newCertificateAuthority, type CertificateAuthority } from '../ca/certificate-authority.js';
 import { loadKeyCertBundle } from '../ca/key-cert-bundle.js';
 import { newSelfSignedMaterial } from '../ca/self-signed-root.js';
-import { daemonSettings, removeDir, tempDir } from '../ca/test-support.js';
+import { daemonSettings, removeDir, tempDir } from '../ca/testing/test-support.js';
 import { FakeClock, newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
 import { waitFor } from '../testing/wait-for.js';
 import { loadEnvoyProtos } from '../xds/envoy-protos.js';
@@ -21,7 +21,7 @@ import { newSdsServer, type SdsServer } from './sds/sds-server.js';
 import { newFileMountedCertificates } from './secrets/file-mounted-certificates.js';
 import { newAgentTrustBundle } from './secrets/trust-bundle.js';
 import { newWorkloadCertificates, provisionedCertificateFiles, type WorkloadCertificates } from './secrets/workload-certificates.js';
-import { newTestAuthority } from '../ca/test-authority.js';
+import { newTestAuthority } from '../ca/testing/test-authority.js';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 
 // The agent's identity against a real CA on loopback: certificate fetched with a token, served

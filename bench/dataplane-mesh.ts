@@ -4,7 +4,7 @@
  * CPU time, over IPC.
  */
 import { exportJWK, generateKeyPair, SignJWT } from 'jose';
-import { startTwoSidecars } from '../agent/dataplane/two-sidecars-fixture.js';
+import { startTwoSidecars } from '../dataplane/testing/two-sidecars-fixture.js';
 
 export type MeshMessage = { kind: 'ready'; proxyUrl: string; directUrl: string; token: string } | { kind: 'cpu'; micros: number };
 

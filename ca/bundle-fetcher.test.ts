@@ -8,7 +8,7 @@ import { newBundleFetcher, type BundleFetcher } from './bundle-fetcher.js';
 import { parseCertificatesPem } from './certificate-info.js';
 import { newClientCertAuthenticator } from './client-cert-authenticator.js';
 import { buildSpiffeBundle } from './spiffe-bundle.js';
-import { newTestAuthority, type TestAuthority } from './test-authority.js';
+import { newTestAuthority, type TestAuthority } from './testing/test-authority.js';
 import { newTrustBundleSet, type TrustBundleSet } from './trust-bundle-set.js';
 
 interface Answer {

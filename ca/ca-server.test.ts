@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
 import { newMetrics, newRealClock, type MeshMetrics } from '../controllers/runtime/index.js';
-import { startApiServerDouble, type ApiServerDouble } from '../testing/kube-apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 import { waitFor } from '../testing/wait-for.js';
 import { newCaAuthenticators } from './ca-authenticators.js';
@@ -18,7 +18,7 @@ import { newMeshCertificateClient, type MeshCertificateClient } from './mesh-cer
 import { openSslCipherList } from './tls-cipher-suites.js';
 import { decodePemBlocks, encodePem } from '../pki/index.js';
 import { newSelfSignedMaterial } from './self-signed-root.js';
-import { daemonSettings, opensslVerify, removeDir, tempDir } from './test-support.js';
+import { daemonSettings, opensslVerify, removeDir, tempDir } from './testing/test-support.js';
 
 const HOUR = 3_600_000;
 const WEB = 'spiffe://cluster.local/ns/apps/sa/web';

@@ -7,7 +7,7 @@ import { buildCsr } from './csr-builder.js';
 import { loadKeyCertBundle } from './key-cert-bundle.js';
 import { decodePemBlocks, encodePem } from '../pki/index.js';
 import { newSelfSignedMaterial } from './self-signed-root.js';
-import { opensslText, opensslVerify, removeDir, tempDir } from './test-support.js';
+import { opensslText, opensslVerify, removeDir, tempDir } from './testing/test-support.js';
 
 const HOUR = 3_600_000;
 const WEB = 'spiffe://cluster.local/ns/apps/sa/web';

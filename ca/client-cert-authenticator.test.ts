@@ -3,7 +3,7 @@ import { FakeClock } from '../controllers/runtime/index.js';
 import type { Authenticator } from './authenticator.js';
 import { parseCertificatesPem } from './certificate-info.js';
 import { newClientCertAuthenticator } from './client-cert-authenticator.js';
-import { HOUR, newTestAuthority, type TestAuthority } from './test-authority.js';
+import { HOUR, newTestAuthority, type TestAuthority } from './testing/test-authority.js';
 import { newTrustBundleSet, type TrustBundleSet } from './trust-bundle-set.js';
 
 const OURS = 'spiffe://cluster.local/ns/apps/sa/web';

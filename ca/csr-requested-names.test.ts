@@ -4,7 +4,7 @@ import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { buildCsr } from './csr-builder.js';
 import { csrRequestedNames } from './csr-requested-names.js';
-import { openssl, removeDir, tempDir } from './test-support.js';
+import { openssl, removeDir, tempDir } from './testing/test-support.js';
 
 describe('the names a CSR asks for', () => {
   const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;

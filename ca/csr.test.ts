@@ -6,7 +6,7 @@ import { Pkcs10CertificateRequestGenerator, SubjectAlternativeNameExtension } fr
 import { CaError } from './ca-error.js';
 import { buildCsr } from './csr-builder.js';
 import { parseAndVerifyCsr } from './csr.js';
-import { openssl, removeDir, tempDir } from './test-support.js';
+import { openssl, removeDir, tempDir } from './testing/test-support.js';
 
 function errorCode(fn: () => unknown): string | undefined {
   try {

@@ -5,7 +5,7 @@ import { newCertificateAuthority } from './certificate-authority.js';
 import { daemonServerNames, newDaemonCertificate } from './daemon-certificate.js';
 import { loadKeyCertBundle } from './key-cert-bundle.js';
 import { newSelfSignedMaterial } from './self-signed-root.js';
-import { daemonSettings } from './test-support.js';
+import { daemonSettings } from './testing/test-support.js';
 
 const HOUR = 3_600_000;
 

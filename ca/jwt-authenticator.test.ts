@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { jwtRuleFromSettings, parseJwtRule } from './jwt-authenticator.js';
-import { daemonSettings } from './test-support.js';
+import { daemonSettings } from './testing/test-support.js';
 
 describe('OIDC rules', () => {
   test('JWT_RULE wins over TOKEN_ISSUER and AUDIENCE', () => {

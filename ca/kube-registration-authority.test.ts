@@ -11,15 +11,15 @@ import {
   type MeshMetrics,
   type Source,
 } from '../controllers/runtime/index.js';
-import { startApiServerDouble, type ApiServerDouble } from '../testing/kube-apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { waitFor } from '../testing/wait-for.js';
 import { CaError } from './ca-error.js';
 import { newCertificateService } from './certificate-service.js';
 import { buildCsr } from './csr-builder.js';
 import { csrRequestedNames } from './csr-requested-names.js';
 import { newKubeRegistrationAuthority, type KubeRegistrationAuthority } from './kube-registration-authority.js';
-import { HOUR, newTestAuthority, type TestAuthority } from './test-authority.js';
-import { opensslVerify, removeDir, tempDir } from './test-support.js';
+import { HOUR, newTestAuthority, type TestAuthority } from './testing/test-authority.js';
+import { opensslVerify, removeDir, tempDir } from './testing/test-support.js';
 
 const SIGNER = 'example.com/mesh-signer';
 const WEB = 'spiffe://cluster.local/ns/apps/sa/web';

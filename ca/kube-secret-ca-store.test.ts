@@ -2,12 +2,12 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { FakeClock, newNopLogger } from '../controllers/runtime/index.js';
-import { startApiServerDouble, type ApiServerDouble } from '../testing/kube-apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { CaError } from './ca-error.js';
 import { newKubeSecretCaStore } from './kube-secret-ca-store.js';
 import { newMeshCa } from './new-mesh-ca.js';
 import { newSelfSignedMaterial } from './self-signed-root.js';
-import { daemonSettings, removeDir, tempDir } from './test-support.js';
+import { daemonSettings, removeDir, tempDir } from './testing/test-support.js';
 
 describe('self-signed CA in the mesh-ca-secret secret', () => {
   let server: ApiServerDouble;

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { KubeConfig } from '@kubernetes/client-node';
-import { startApiServerDouble, type ApiServerDouble } from '../testing/kube-apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { hasAudienceClaim, newKubeTokenAuthenticator, type KubeTokenAuthenticatorOptions } from './kube-token-authenticator.js';
 
 const b64 = (value: unknown): string => Buffer.from(JSON.stringify(value)).toString('base64url');

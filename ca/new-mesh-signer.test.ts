@@ -5,8 +5,8 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { SettingsError, UsageError, newNopLogger } from '../controllers/runtime/index.js';
 import { newFolderCaStore } from './folder-ca-store.js';
 import { newMeshSigner, type MeshSignerOptions } from './new-mesh-signer.js';
-import { daemonSettings, removeDir, tempDir } from './test-support.js';
-import { newTestAuthority, type TestAuthority } from './test-authority.js';
+import { daemonSettings, removeDir, tempDir } from './testing/test-support.js';
+import { newTestAuthority, type TestAuthority } from './testing/test-authority.js';
 
 describe('choosing who signs workload certificates', () => {
   let dir: string;

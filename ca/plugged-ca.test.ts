@@ -9,7 +9,7 @@ import { newFolderCaStore } from './folder-ca-store.js';
 import { loadKeyCertBundle } from './key-cert-bundle.js';
 import { newMeshCa } from './new-mesh-ca.js';
 import { readPluggedCa } from './plugged-ca.js';
-import { daemonSettings, openssl, opensslVerify, removeDir, tempDir } from './test-support.js';
+import { daemonSettings, openssl, opensslVerify, removeDir, tempDir } from './testing/test-support.js';
 
 const WEB = 'spiffe://cluster.local/ns/apps/sa/web';
 

@@ -7,7 +7,7 @@ import type { CaStore } from './ca-store.js';
 import { buildCsr } from './csr-builder.js';
 import { newFolderCaStore } from './folder-ca-store.js';
 import { newMeshCa, type MeshCa, type MeshCaOptions } from './new-mesh-ca.js';
-import { daemonSettings, opensslVerify, removeDir, tempDir } from './test-support.js';
+import { daemonSettings, opensslVerify, removeDir, tempDir } from './testing/test-support.js';
 
 const HOUR = 3_600_000;
 const WEB = 'spiffe://cluster.local/ns/apps/sa/web';

@@ -4,7 +4,7 @@ import { CaError } from './ca-error.js';
 import { parseCertificatesPem, type CertificateInfo } from './certificate-info.js';
 import { parseSpiffeBundleEndpoints } from './spiffe-bundle-endpoints.js';
 import { buildSpiffeBundle, parseSpiffeBundle } from './spiffe-bundle.js';
-import { newTestAuthority, type TestAuthority } from './test-authority.js';
+import { newTestAuthority, type TestAuthority } from './testing/test-authority.js';
 
 describe('SPIFFE_BUNDLE_ENDPOINTS', () => {
   test.each([

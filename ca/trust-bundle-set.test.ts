@@ -4,7 +4,7 @@ import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.j
 import { parseCertificatesPem } from './certificate-info.js';
 import { loadKeyCertBundle } from './key-cert-bundle.js';
 import { rotateSelfSignedMaterial } from './self-signed-root.js';
-import { HOUR, newTestAuthority, type TestAuthority } from './test-authority.js';
+import { HOUR, newTestAuthority, type TestAuthority } from './testing/test-authority.js';
 import { newTrustBundleSet, type TrustBundleSnapshot } from './trust-bundle-set.js';
 
 describe('the trust bundle set', () => {

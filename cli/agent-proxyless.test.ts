@@ -10,7 +10,7 @@ import { selfSignedCertificate, signedCertificate, type KeyAndCert } from '../te
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { ECHO_SERVICE as ECHO } from '../testing/echo-service.js';
 import { loadEnvoyProtos } from '../xds/envoy-protos.js';
-import { newAdsTestClient } from '../xds/test-support.js';
+import { newAdsTestClient } from '../xds/testing/test-support.js';
 import { DEBUG_TYPE, LISTENER_TYPE } from '../xds/type-urls.js';
 
 // Proxyless gRPC applications on the agent's bootstrap: each built agent (GENERATOR=grpc) gets a

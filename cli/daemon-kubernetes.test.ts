@@ -7,9 +7,9 @@ import { credentials, Metadata } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ApiextensionsV1Api, CertificatesV1Api, CoordinationV1Api, CoreV1Api, type V1CertificateSigningRequest } from '@kubernetes/client-node';
 import { buildCsr, csrRequestedNames, newMeshCertificateClient } from '../ca/index.js';
-import { newTestAuthority, type TestAuthority } from '../ca/test-authority.js';
+import { newTestAuthority, type TestAuthority } from '../ca/testing/test-authority.js';
 import { buildCrdManifests } from '../crds/crd-manifests.js';
-import { startApiServerDouble, type ApiServerDouble } from '../testing/kube-apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { collect, startBin } from '../testing/run-bin.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 

@@ -5,10 +5,10 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ApiextensionsV1Api, CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { addLoggingFlags, loadSettings } from '../controllers/runtime/index.js';
 import { buildCrdManifests } from '../crds/crd-manifests.js';
-import { startApiServerDouble, type ApiServerDouble } from '../testing/kube-apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { CLUSTER_TYPE, loadEnvoyProtos } from '../xds/index.js';
-import { newAdsTestClient, nodeFor, type AdsTestClient } from '../xds/test-support.js';
+import { newAdsTestClient, nodeFor, type AdsTestClient } from '../xds/testing/test-support.js';
 import { newDiscoveryCommand } from './discovery-command.js';
 import { runDiscovery } from './discovery-server.js';
 

@@ -10,7 +10,7 @@ import { selfSignedCertificate, signedCertificate, type KeyAndCert } from '../te
 import { collect, PROJECT_ROOT, startBin } from '../testing/run-bin.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { ADS_SERVICE, CLUSTER_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE, ENDPOINT_TYPE, loadEnvoyProtos, ROUTE_TYPE, type EnvoyProtos } from '../xds/index.js';
-import { AdsTestStream, newAdsTestClient, nodeFor, type AdsTestClient, type ResponseMessage } from '../xds/test-support.js';
+import { AdsTestStream, newAdsTestClient, nodeFor, type AdsTestClient, type ResponseMessage } from '../xds/testing/test-support.js';
 
 // The built daemon on the bundled samples, with xDS served to raw ADS clients over plain text
 // (--grpcAddr) and TLS with a token (--secureGRPCAddr, shared with the CA).

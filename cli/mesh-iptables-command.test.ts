@@ -13,7 +13,7 @@ import {
   type CommandRunner,
 } from '../agent/iptables/index.js';
 // Test support for loading rules for real, kept out of the package's index.
-import { newPrivateNetns, privateNetnsUnavailable } from '../agent/iptables/private-netns.js';
+import { newPrivateNetns, privateNetnsUnavailable } from '../agent/iptables/testing/private-netns.js';
 import { addLoggingFlags } from '../controllers/runtime/index.js';
 import { freePort } from '../testing/wait-for.js';
 import { newMeshCleanIptablesCommand, newMeshIptablesCommand, type MeshIptablesDeps } from './mesh-iptables-command.js';
@@ -297,7 +297,7 @@ const describeReal = unavailable === undefined ? describe : describe.skip;
 if (unavailable) console.warn(`skipped: the mesh-iptables run in a private network namespace (${unavailable})`);
 
 describeReal(`in a private network namespace, for real${unavailable ? ` (skipped: ${unavailable})` : ''}`, () => {
-  const register = fileURLToPath(new URL('./testdata/ts-register.mjs', import.meta.url));
+  const register = fileURLToPath(new URL('../testing/ts-register.mjs', import.meta.url));
   const projectRoot = fileURLToPath(new URL('..', import.meta.url));
   // The agent run by another node process inside the namespace, through the same command code.
   const script = `

@@ -10,7 +10,7 @@ import {
   setHeaderOptions,
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
-import { startApiServerDouble, type ApiServerDouble } from '../testing/kube-apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 import { waitFor } from '../testing/wait-for.js';
 import { newConfigPipeline, type ConfigPipeline } from './config-pipeline.js';

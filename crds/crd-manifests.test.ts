@@ -8,7 +8,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { parse, parseAllDocuments } from 'yaml';
-import { startApiServerDouble, type ApiServerDouble } from '../testing/kube-apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { buildCrdManifests, renderCrdManifests, type CustomResourceDefinition } from './crd-manifests.js';
 import { CRD_MANIFESTS_FILE, writeCrdManifests } from './generate-crds.js';
 import { KIND_NAMES, KINDS, type KindName } from './kinds.js';

@@ -16,7 +16,7 @@ import {
   type AdsTestStream,
   type ResponseMessage,
   type TestXds,
-} from './test-support.js';
+} from './testing/test-support.js';
 import { CLIENT_CONFIG_TYPE, CLUSTER_TYPE, DEBUG_SYNCZ_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from './type-urls.js';
 
 let protos: EnvoyProtos;

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { selfSignedCertificate } from '../testing/openssl.js';
 import { waitFor } from '../testing/wait-for.js';
 import { ADS_SERVICE, loadEnvoyProtos, type EnvoyProtos } from './envoy-protos.js';
-import { AdsTestStream, metricValue, nodeFor, startTestXds, SYSTEM_CALLERS, type ResponseMessage, type TestXds } from './test-support.js';
+import { AdsTestStream, metricValue, nodeFor, startTestXds, SYSTEM_CALLERS, type ResponseMessage, type TestXds } from './testing/test-support.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE } from './type-urls.js';
 
 // Streams opened and closed by the hundred (a reconnect storm) leave nothing behind: the

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { fastify, type FastifyInstance } from 'fastify';
 import { waitFor } from '../testing/wait-for.js';
 import { loadEnvoyProtos, type EnvoyProtos } from './envoy-protos.js';
-import { newAdsTestClient, nodeFor, startTestXds, type AdsTestClient, type TestXds } from './test-support.js';
+import { newAdsTestClient, nodeFor, startTestXds, type AdsTestClient, type TestXds } from './testing/test-support.js';
 import { CLUSTER_TYPE } from './type-urls.js';
 import type { XdsAuthenticator } from './xds-auth.js';
 

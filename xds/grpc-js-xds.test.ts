@@ -11,7 +11,7 @@ import {
 } from '@grpc/grpc-js';
 import { waitFor } from '../testing/wait-for.js';
 import { loadEnvoyProtos } from './envoy-protos.js';
-import { serviceKey, startTestXds, type TestXds } from './test-support.js';
+import { serviceKey, startTestXds, type TestXds } from './testing/test-support.js';
 import { ECHO_SERVICE as ECHO } from '../testing/echo-service.js';
 
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { buildIptablesRules, type IptablesRules } from './build-rules.js';
 import { captureConfigFromFlags, type CaptureFlagValues } from './capture-config.js';
 import { MESH_CHAINS } from './constants.js';
-import { goldenCases, readGolden, restoreSections, writeGolden } from './golden.js';
+import { goldenCases, readGolden, restoreSections, writeGolden } from './testing/golden.js';
 import { renderCommandList, renderCommands, renderRestore, renderRestoreOutput } from './render.js';
 import type { RuleSet } from './rule-set.js';
 

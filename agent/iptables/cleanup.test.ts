@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { UsageError } from '../../controllers/runtime/index.js';
 import { buildCleanupCommands, cleanupConfigFromFlags, jumpsToMeshChains, runCleanup, type CleanupFlagValues } from './cleanup.js';
 import type { CommandResult, CommandRunner } from './command-runner.js';
-import { readGolden, writeGolden } from './golden.js';
+import { readGolden, writeGolden } from './testing/golden.js';
 import { formatArgs } from './render.js';
 
 const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';

@@ -5,8 +5,8 @@ import { applyIptablesRules } from './apply-rules.js';
 import { buildIptablesRules } from './build-rules.js';
 import { captureConfigFromFlags } from './capture-config.js';
 import { cleanupConfigFromFlags, runCleanup } from './cleanup.js';
-import { goldenCases, readGolden, restoreSections } from './golden.js';
-import { iptablesInstalled, newPrivateNetns, privateNetnsUnavailable, type PrivateNetns } from './private-netns.js';
+import { goldenCases, readGolden, restoreSections } from './testing/golden.js';
+import { iptablesInstalled, newPrivateNetns, privateNetnsUnavailable, type PrivateNetns } from './testing/private-netns.js';
 import { RuleSetBuilder } from './rule-set.js';
 
 const unavailable = privateNetnsUnavailable();

@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { UnsecuredJWT } from 'jose';
-import { removeDir, tempDir } from '../../ca/test-support.js';
+import { removeDir, tempDir } from '../../ca/testing/test-support.js';
 import { credentialFetcher } from './credential-fetcher.js';
 
 // The metadata server of a cloud VM, on loopback: it answers the identity token for the audience

@@ -8,7 +8,7 @@ import { certificateAuthority, selfSignedCertificate } from '../../testing/opens
 import { newAgentTrustBundle } from '../secrets/trust-bundle.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { ADS_SERVICE, loadEnvoyProtos } from '../../xds/envoy-protos.js';
-import { AdsTestStream, nodeFor, startTestXds, type ResponseMessage, type TestXds } from '../../xds/test-support.js';
+import { AdsTestStream, nodeFor, startTestXds, type ResponseMessage, type TestXds } from '../../xds/testing/test-support.js';
 import { CLUSTER_TYPE } from '../../xds/type-urls.js';
 import { newXdsProxy, type XdsProxy } from './xds-proxy.js';
 

@@ -1,7 +1,7 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, test } from '@jest/globals';
-import { startApiServerDouble } from '../../testing/kube-apiserver/index.js';
-import type { ApiServerDouble } from '../../testing/kube-apiserver/index.js';
+import { startApiServerDouble } from '../../apiserver-double/index.js';
+import type { ApiServerDouble } from '../../apiserver-double/index.js';
 import { FakeClock, newRealClock } from './clock.js';
 import type { Clock } from './clock.js';
 import { newInformerSource } from './informer-source.js';

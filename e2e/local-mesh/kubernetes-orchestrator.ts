@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { ApiextensionsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { buildCrdManifests } from '../../crds/crd-manifests.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../testing/kube-apiserver/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
 
 const run = promisify(execFile);
 

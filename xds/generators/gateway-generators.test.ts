@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, test } from '@jest/globals';
 import { stringify } from 'yaml';
-import { compileRouteConfiguration, selectFilterChain, type FilterChainLike, type RouteConfigurationConfig } from '../../agent/dataplane/decisions/index.js';
-import { simulateProxyConfig } from '../../agent/dataplane/simulation-support.js';
+import { compileRouteConfiguration, selectFilterChain, type FilterChainLike, type RouteConfigurationConfig } from '../../dataplane/decisions/index.js';
+import { simulateProxyConfig } from '../../dataplane/testing/simulation-support.js';
 import { newMeshGenerators } from '../mesh-generators.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, jsonToStruct, LISTENER_TYPE, loadEnvoyProtos, parseProxy, ROUTE_TYPE, type EnvoyProtos, type GenerateRequest, type JsonValue, type Proxy } from '../index.js';
-import { listCases, loadCase, valuesOf } from './test-cases.js';
+import { listCases, loadCase, valuesOf } from './testing/test-cases.js';
 import {
   buildPushContext,
   mergeGateways,

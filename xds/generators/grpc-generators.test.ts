@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, loadEnvoyProtos, ROUTE_TYPE, type EnvoyProtos, type GenerateRequest } from '../index.js';
-import { listCases, loadCase, valuesOf } from './test-cases.js';
+import { listCases, loadCase, valuesOf } from './testing/test-cases.js';
 import { buildPushContext, newGrpcGenerators } from './index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/grpc/', import.meta.url));

@@ -5,7 +5,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../index.js';
 import { serviceFromObject } from '../../controllers/index.js';
-import { listCases, loadCase, required, TEST_DOMAIN, type GeneratorCase } from './test-cases.js';
+import { listCases, loadCase, required, TEST_DOMAIN, type GeneratorCase } from './testing/test-cases.js';
 import { buildPushContext, newSidecarCdsGenerator, newSidecarEdsGenerator, type PushContext } from './index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/', import.meta.url));

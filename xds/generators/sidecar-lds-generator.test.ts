@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
 import { LISTENER_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../index.js';
-import { listCases, loadCase, valuesOf } from './test-cases.js';
+import { listCases, loadCase, valuesOf } from './testing/test-cases.js';
 import { buildPushContext, newSidecarCdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from './index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/lds/', import.meta.url));

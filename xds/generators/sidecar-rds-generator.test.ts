@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
 import { ROUTE_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest, type Proxy } from '../index.js';
-import { listCases, loadCase, required, type GeneratorCase } from './test-cases.js';
+import { listCases, loadCase, required, type GeneratorCase } from './testing/test-cases.js';
 import { buildPushContext, buildRetryPolicy, newSidecarCdsGenerator, newSidecarRdsGenerator, type PushContext } from './index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/rds/', import.meta.url));

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
 import { buildPushContext, newSidecarCdsGenerator, newSidecarEdsGenerator } from '../generators/index.js';
-import { listCases, loadCase } from '../generators/test-cases.js';
+import { listCases, loadCase } from '../generators/testing/test-cases.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest, type GenerateResult } from '../index.js';
 import { newClientTlsHook } from './client-tls.js';
 

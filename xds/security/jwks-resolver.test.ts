@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair } from 'jose';
 import { FakeClock, newMetrics, newNopLogger } from '../../controllers/runtime/index.js';
 import { waitFor } from '../../testing/wait-for.js';
-import { metricValue } from '../test-support.js';
+import { metricValue } from '../testing/test-support.js';
 import { newJwksResolver, type JwksResolver } from './jwks-resolver.js';
 
 let server: Server;

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
 import { buildPushContext } from '../generators/index.js';
-import { listCases, loadCase } from '../generators/test-cases.js';
+import { listCases, loadCase } from '../generators/testing/test-cases.js';
 import { workloadOfProxy } from '../generators/proxy-workload.js';
 import { loadEnvoyProtos, type EnvoyProtos } from '../index.js';
 import { buildJwtAuthnFilter, JWT_AUTHN_TYPE } from './jwt-authn-builder.js';

@@ -1,0 +1,138 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { writeFile } from 'node:fs/promises';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { newRealClock } from '../controllers/runtime/clock.js';
+import type { Clock } from '../controllers/runtime/clock.js';
+import type { KubeObject } from '../controllers/runtime/source.js';
+import { builtinResourceTypes } from './builtin-resources.js';
+import { FaultState } from './faults.js';
+import type { FaultControls } from './faults.js';
+import { newRequestHandler } from './http-handler.js';
+import { kubeconfigYaml, newKubeConfig } from './kubeconfig.js';
+import { ObjectStore } from './object-store.js';
+import { ResourceRegistry, storageKey } from './resource-registry.js';
+import { parseApiVersion } from './resource-type.js';
+import { ResourceService } from './resource-service.js';
+import { TokenAuthority } from './token-authority.js';
+import { WatchHub } from './watch-hub.js';
+
+export type { FaultControls } from './faults.js';
+
+export interface IssueTokenOptions {
+  namespace: string;
+  serviceAccount: string;
+  audiences?: string[];
+  expirationSeconds?: number;
+  podName?: string;
+}
+
+export interface ApiServerDouble {
+  /** `http://127.0.0.1:<port>` */
+  url: string;
+  /** A client-node KubeConfig for this server (cluster, user, context); a fresh one per call. */
+  kubeConfig(): KubeConfig;
+  /** The same as YAML, for `kubectl --kubeconfig`. */
+  kubeconfigYaml(): string;
+  writeKubeconfig(path: string): Promise<void>;
+  /** A signed service account token that this server's TokenReview accepts. */
+  issueToken(opts: IssueTokenOptions): string;
+  faults: FaultControls;
+  close(): Promise<void>;
+  /** The stored objects of a kind (optionally of one namespace), bypassing HTTP. */
+  objects(apiVersion: string, kind: string, namespace?: string): KubeObject[];
+}
+
+export interface ApiServerDoubleOptions {
+  host?: string;
+  port?: number;
+  /** How many writes the watch history keeps (default 10000); older resource versions get 410. */
+  historyLimit?: number;
+  /** Period of BOOKMARK events on watches that allow them (default 1000 ms; 0 turns them off). */
+  bookmarkIntervalMs?: number;
+  /** Drives timestamps, token lifetimes, bookmarks, watch timeouts and injected delays. */
+  clock?: Clock;
+}
+
+const ADMIN_TOKEN = 'mesh-double-admin-token';
+
+export async function startApiServerDouble(options: ApiServerDoubleOptions = {}): Promise<ApiServerDouble> {
+  const clock = options.clock ?? newRealClock();
+  const store = new ObjectStore(options.historyLimit ?? 10_000);
+  const registry = new ResourceRegistry(builtinResourceTypes());
+  const service = new ResourceService(store, registry, clock);
+  service.bootstrap();
+  const tokens = await TokenAuthority.create(clock);
+  const watches = new WatchHub(service, clock, options.bookmarkIntervalMs ?? 1000);
+  const faultState = new FaultState();
+  const host = options.host ?? '127.0.0.1';
+  let address = '';
+
+  const server = createServer(
+    newRequestHandler({ service, watches, tokens, faults: faultState, clock, serverAddress: () => address }),
+  );
+  server.on('connection', (socket) => {
+    if (faultState.refusing) {
+      // A reset rather than a plain close: undici's fetch on Node 20 never settles when the
+      // socket closes before it has written anything.
+      socket.resetAndDestroy();
+      return;
+    }
+    faultState.sockets.add(socket);
+    socket.on('close', () => faultState.sockets.delete(socket));
+  });
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const port = (server.address() as AddressInfo).port;
+  address = `${host.includes(':') ? `[${host}]` : host}:${port}`;
+  const url = `http://${address}`;
+
+  const faults: FaultControls = {
+    dropWatches: () => watches.dropAll(),
+    compactHistory: () => store.compact(),
+    refuseConnections: (on) => {
+      faultState.refusing = on;
+      if (on) {
+        watches.dropAll();
+        faultState.cutAll();
+      }
+    },
+    delayMs: (ms) => {
+      faultState.delay = Math.max(0, ms);
+    },
+    failNext: (count, status) => faultState.failNext(count, status),
+  };
+
+  let closed: Promise<void> | undefined;
+  return {
+    url,
+    kubeConfig: () => newKubeConfig(url, ADMIN_TOKEN),
+    kubeconfigYaml: () => kubeconfigYaml(url, ADMIN_TOKEN),
+    writeKubeconfig: (path) => writeFile(path, kubeconfigYaml(url, ADMIN_TOKEN), { mode: 0o600 }),
+    issueToken: (opts) => {
+      const uid = store.get('/serviceaccounts', opts.namespace, opts.serviceAccount)?.metadata?.uid;
+      return tokens.issue({ ...opts, ...(uid ? { serviceAccountUid: uid } : {}) });
+    },
+    faults,
+    close: () => {
+      closed ??= new Promise<void>((resolve) => {
+        watches.endAll();
+        server.close(() => resolve());
+        server.closeAllConnections();
+        faultState.cutAll();
+      });
+      return closed;
+    },
+    objects: (apiVersion, kind, namespace) => {
+      const { group, version } = parseApiVersion(apiVersion);
+      const type = registry.byKind(group, kind);
+      if (!type) return [];
+      return store.list(storageKey(type), namespace).map((o) => service.present(o, type, version));
+    },
+  };
+}

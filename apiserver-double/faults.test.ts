@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { CoreV1Api, Watch } from '@kubernetes/client-node';
+import { FakeClock } from '../controllers/runtime/clock.js';
+import { startApiServerDouble } from './index.js';
+import type { ApiServerDouble } from './index.js';
+import { expectStatus, waitFor } from './test-support.js';
+
+describe('API server double: fault controls', () => {
+  const clock = new FakeClock();
+  let server: ApiServerDouble;
+  let core: CoreV1Api;
+
+  beforeAll(async () => {
+    server = await startApiServerDouble({ clock, bookmarkIntervalMs: 0 });
+    core = server.kubeConfig().makeApiClient(CoreV1Api);
+  });
+
+  afterAll(async () => {
+    await server.close();
+  });
+
+  test('failNext answers the next N requests with that status, then recovers', async () => {
+    server.faults.failNext(2, 503);
+    const first = await expectStatus(() => core.listNamespace());
+    expect(first).toMatchObject({ httpCode: 503, code: 503, reason: 'ServiceUnavailable', kind: 'Status' });
+    expect((await expectStatus(() => core.readNamespace({ name: 'default' }))).code).toBe(503);
+    expect((await core.readNamespace({ name: 'default' })).metadata?.name).toBe('default');
+  });
+
+  test('delayMs holds every response until the delay has passed', async () => {
+    server.faults.delayMs(5000);
+    let answered = false;
+    const pending = core.readNamespace({ name: 'default' }).then((ns) => {
+      answered = true;
+      return ns;
+    });
+    await waitFor(() => clock.pendingTimers() === 1, 3000, 'delay timer');
+    clock.advance(4999);
+    expect(answered).toBe(false);
+    server.faults.delayMs(0);
+    clock.advance(1);
+    expect((await pending).metadata?.name).toBe('default');
+  });
+
+  test('dropWatches ends open watch streams abruptly', async () => {
+    const events: string[] = [];
+    let ended = false;
+    await new Watch(server.kubeConfig()).watch('/api/v1/namespaces', {}, (type) => events.push(type), () => {
+      ended = true;
+    });
+    await waitFor(() => events.length >= 4, 3000, 'initial events');
+    server.faults.dropWatches();
+    await waitFor(() => ended, 3000, 'watch end');
+    await core.createNamespace({ body: { metadata: { name: 'after-drop' } } });
+    expect(events.every((e) => e === 'ADDED')).toBe(true);
+    expect(events).toHaveLength(4);
+  });
+
+  test('compactHistory makes older resource versions expire', async () => {
+    const before = await core.listNamespace();
+    await core.createNamespace({ body: { metadata: { name: 'after-compact' } } });
+    server.faults.compactHistory();
+    let error: { type: string; code?: number } | undefined;
+    let ended = false;
+    await new Watch(server.kubeConfig()).watch(
+      '/api/v1/namespaces',
+      { resourceVersion: before.metadata?.resourceVersion },
+      (type, object: { code?: number }) => {
+        error = { type, ...(object.code !== undefined ? { code: object.code } : {}) };
+      },
+      () => {
+        ended = true;
+      },
+    );
+    await waitFor(() => ended, 3000, 'watch end');
+    expect(error).toEqual({ type: 'ERROR', code: 410 });
+  });
+
+  test('refuseConnections closes connections at once until turned off', async () => {
+    server.faults.refuseConnections(true);
+    await expect(fetch(`${server.url}/api/v1/namespaces`)).rejects.toThrow();
+    await expect(core.listNamespace()).rejects.toThrow();
+    server.faults.refuseConnections(false);
+    expect((await core.listNamespace()).items.length).toBeGreaterThan(0);
+  });
+});

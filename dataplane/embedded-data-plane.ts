@@ -1,0 +1,462 @@
+import { createServer as createHttpServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server, type Http2ServerRequest, type Http2ServerResponse } from 'node:http2';
+import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { TLSSocket } from 'node:tls';
+import type { Logger } from '../controllers/runtime/index.js';
+import type { ConfigState } from './config-state.js';
+import type { AcceptedChain, ConnectionFacts, PeerCertificate, RequestContext, UpstreamDecision } from './decisions/index.js';
+import { newDataPlaneStats, type DataPlaneStats } from './data-plane-stats.js';
+import { forwardRequest, requestHeaderFacts, respond } from './http-forwarder.js';
+import { MAX_SNIFF_BYTES, sniffProtocol, type SniffResult } from './protocol-sniffer.js';
+import { newPeerChainVerifier } from './peer-verification.js';
+import { PrefixedStream } from './prefixed-stream.js';
+import { parseProxyForm } from './proxy-form.js';
+import type { SecretSet } from './sds-subscriber.js';
+import { leafUriSan, MissingSecretError, newSecureContextCache, peerCertificateFacts, tlsMaterialFor } from './tls-material.js';
+import { connectUpstream, newUpstreamAgents, type UpstreamTarget } from './upstream-connector.js';
+
+/** Envoy's default limit on the headers of a request or a response. */
+export const MAX_HEADER_BYTES = 60 * 1024;
+
+export interface EmbeddedDataPlaneOptions {
+  state: ConfigState;
+  secrets: () => SecretSet;
+  /** The workload's pod address: inbound capture and gateway listeners bind here. */
+  podAddress: string;
+  /** Container ports whose inbound traffic is captured on the pod address (sidecars). */
+  inboundPorts?: readonly number[];
+  /**
+   * Also capture every port the `virtualInbound` chains match on, as they come and go (what
+   * iptables capturing all inbound ports gives in a cluster).
+   */
+  captureInboundFromConfig?: boolean;
+  /** The outbound capture port on the pod address, taking HTTP proxy-form requests (sidecars; 15001). */
+  outboundPort?: number;
+  /** Where ORIGINAL_DST inbound traffic goes: the app's private address (what iptables bypass gives in a cluster). */
+  appAddress?: string;
+  /** Gateways: bind every listener with `bind_to_port` on the pod address. */
+  bindListeners?: boolean;
+  log: Logger;
+  /** How long the listener filters wait for the first bytes before deciding on what they have. */
+  sniffTimeoutMs?: number;
+  connectTimeoutMs?: number;
+}
+
+export interface EmbeddedDataPlane {
+  start(): Promise<void>;
+  /** Bound addresses by listener key (`inbound:<port>`, `outbound`, or a listener name). */
+  addresses(): ReadonlyMap<string, { address: string; port: number }>;
+  readonly stats: DataPlaneStats;
+  /** Stops accepting; in-flight requests finish (up to `graceMs`), then everything closes. */
+  /**
+   * Stops accepting (on inbound ports only with `inboundOnly`, as Envoy's
+   * `/drain_listeners?inboundonly`), closes idle connections, and waits up to `graceMs` for the
+   * open ones to finish.
+   */
+  drain(graceMs: number, options?: { inboundOnly?: boolean }): Promise<void>;
+  stop(): Promise<void>;
+}
+
+interface ConnectionContext {
+  listener: string;
+  facts: ConnectionFacts;
+  direction: 'inbound' | 'outbound' | 'gateway';
+  tls: boolean;
+}
+
+/** Reads the first bytes of a connection (the listener filters' view); the stream gives them back. */
+async function sniff(socket: Socket, timeoutMs: number): Promise<{ result: Exclude<SniffResult, { kind: 'need-more' }>; stream: PrefixedStream }> {
+  let buffered = Buffer.alloc(0);
+  return new Promise((resolve) => {
+    const finish = (complete: boolean): void => {
+      const result = sniffProtocol(buffered, complete);
+      if (result.kind === 'need-more') return;
+      clearTimeout(timer);
+      socket.off('data', onData);
+      socket.off('end', onEnd);
+      socket.pause();
+      resolve({ result, stream: new PrefixedStream(socket, buffered) });
+    };
+    const onData = (chunk: Buffer): void => {
+      buffered = Buffer.concat([buffered, chunk]);
+      finish(buffered.length >= MAX_SNIFF_BYTES);
+    };
+    const onEnd = (): void => finish(true);
+    const timer = setTimeout(() => finish(true), timeoutMs);
+    socket.on('data', onData);
+    socket.once('end', onEnd);
+    socket.resume();
+  });
+}
+
+/**
+ * The embedded data plane: real listeners on the pod address that take the daemon's listeners,
+ * routes, clusters and endpoints and the agent's secrets, and serve traffic through the decision
+ * functions, as Envoy would.
+ */
+export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): EmbeddedDataPlane {
+  const { state, log } = options;
+  const stats = newDataPlaneStats();
+  const agents = newUpstreamAgents();
+  const secureContext = newSecureContextCache();
+  const verifyPeerChain = newPeerChainVerifier();
+  const sniffTimeoutMs = options.sniffTimeoutMs ?? 5000;
+  const connectTimeoutMs = options.connectTimeoutMs ?? 10_000;
+  const servers = new Map<string, Server>();
+  const bound = new Map<string, { address: string; port: number }>();
+  const sockets = new Set<Socket>();
+  // Kept on the socket itself: HTTP/2 hands requests a proxy of the session socket, which reads through to it.
+  const CONTEXT = Symbol('mesh.connection-context');
+  const contexts = {
+    set: (socket: object, context: ConnectionContext): void => void ((socket as Record<symbol, unknown>)[CONTEXT] = context),
+    get: (socket: object | null | undefined): ConnectionContext | undefined => (socket ? ((socket as Record<symbol, unknown>)[CONTEXT] as ConnectionContext | undefined) : undefined),
+  };
+  let pick = 0;
+  let draining = false;
+  const idleWaiters: (() => void)[] = [];
+  const track = (socket: Socket): void => {
+    sockets.add(socket);
+    socket.on('close', () => {
+      sockets.delete(socket);
+      if (sockets.size === 0) for (const wake of idleWaiters.splice(0)) wake();
+    });
+  };
+
+  let uriCache: { chain: string; uri: string | undefined } | undefined;
+  const localUriSan = (): string | undefined => {
+    const certificate = options.secrets().certificates.get('default');
+    if (!certificate) return undefined;
+    if (uriCache?.chain !== certificate.certificateChain) uriCache = { chain: certificate.certificateChain, uri: leafUriSan(certificate.certificateChain) };
+    return uriCache.uri;
+  };
+
+  const target = (decision: UpstreamDecision, context: ConnectionContext, requestHost?: string): UpstreamTarget | { status: number; body: string } => {
+    switch (decision.kind) {
+      case 'endpoint':
+        return { address: decision.address, port: decision.port, tls: decision.tls };
+      case 'original-destination': {
+        if (context.direction === 'inbound') return { address: options.appAddress ?? context.facts.destinationAddress, port: context.facts.destinationPort, tls: decision.tls };
+        // Outbound passthrough of a proxy-form request: where the client asked to go.
+        const host = requestHost ?? context.facts.destinationAddress;
+        const colon = host.lastIndexOf(':');
+        const address = colon > 0 && !host.endsWith(']') ? host.slice(0, colon) : host;
+        return { address: address.replace(/^\[|\]$/g, ''), port: context.facts.destinationPort, tls: decision.tls };
+      }
+      case 'no-healthy-upstream':
+        return { status: 503, body: 'no healthy upstream' };
+      default:
+        return { status: 503, body: `cluster ${decision.cluster} not found` };
+    }
+  };
+
+  /** The chain for a request: chosen again from the current config, so route and cluster updates apply to open connections. */
+  const chainFor = (context: ConnectionContext): AcceptedChain | undefined => {
+    const decision = state.current().decisions.connection(context.listener, context.facts);
+    return decision.kind === 'accept' ? decision : undefined;
+  };
+
+  const requestContext = (context: ConnectionContext): RequestContext => {
+    const uri = localUriSan();
+    return { connection: context.facts, ...(uri ? { localUriSan: uri } : {}), now: new Date(), random: Math.random(), pick: pick++ };
+  };
+
+  const handleRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const socketContext = req.httpVersionMajor === 2 ? sessionContexts.get((req as unknown as Http2ServerRequest).stream.session as object) : contexts.get(req.socket);
+    if (req.httpVersionMajor === 2 && req.headers.host === undefined) {
+      // HTTP/2 carries the host as :authority; the decisions read Host.
+      const authority = (req as unknown as Http2ServerRequest).authority;
+      if (authority) req.headers.host = authority;
+    }
+    if (!socketContext) return respond(res, 500, 'no connection context');
+    stats.inc('http.downstream_rq_total');
+    let context = socketContext;
+    let path = req.url ?? '/';
+    let host = req.headers.host ?? '';
+    if (context.direction === 'outbound') {
+      // HTTP proxy form: the destination comes from the request, as the original destination would.
+      const target = parseProxyForm(path);
+      if (!target) return respond(res, 400, 'outbound requests must use the absolute (proxy) form');
+      const port = target.port;
+      host = target.host;
+      path = target.path;
+      const listener = state.current().decisions.listenerFor('outbound', '0.0.0.0', port);
+      if (!listener) return respond(res, 503, 'no listener for this destination');
+      context = { ...context, listener, facts: { ...context.facts, destinationAddress: '0.0.0.0', destinationPort: port } };
+    }
+    const chain = chainFor(context);
+    if (!chain || chain.protocol !== 'http') {
+      stats.inc('listener.no_filter_chain_match');
+      req.socket.destroy();
+      return;
+    }
+    const received = requestHeaderFacts(req.rawHeaders);
+    const facts = { method: req.method ?? 'GET', host, path, headers: { ...received.headers, host }, ...(received.repeatedHeaders ? { repeatedHeaders: received.repeatedHeaders } : {}) };
+    let decision;
+    try {
+      decision = await chain.http(facts, requestContext(context));
+    } catch (error) {
+      log.error({ error: (error as Error).message }, 'request decision failed');
+      return respond(res, 500, 'internal error');
+    }
+    if (decision.kind === 'respond') {
+      stats.inc(`http.${decision.by}.downstream_rq_${decision.status}`);
+      if (decision.by === 'rbac') stats.inc('http.rbac.denied');
+      if (decision.by === 'jwt') stats.inc('http.jwt_authn.denied');
+      return respond(res, decision.status, decision.body, decision.headers);
+    }
+    if (decision.rbac.length > 0) stats.inc('http.rbac.allowed');
+    const upstream = target(decision.upstream, context, decision.host);
+    if ('status' in upstream) return respond(res, upstream.status, upstream.body);
+    try {
+      forwardRequest(req, res, { decision, target: upstream, secrets: options.secrets(), downstreamTls: context.tls, stats, agents });
+    } catch (error) {
+      if (error instanceof MissingSecretError) return respond(res, 503, `upstream connect error: ${error.message}`);
+      throw error;
+    }
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse): void => {
+    handleRequest(req, res).catch((error: Error) => {
+      log.error({ error: error.message }, 'request failed');
+      respond(res, 500, 'internal error');
+    });
+  };
+  // Envoy's default max_request_headers_kb: 60 KiB of request headers (Node's own limit is 16 KiB).
+  const httpServer = createHttpServer({ keepAlive: true, maxHeaderSize: MAX_HEADER_BYTES }, onRequest);
+  // Envoy keeps an idle downstream connection for an hour (idle_timeout); Node's 5 s would make
+  // every client pay a new (mutual TLS) handshake after a pause.
+  httpServer.keepAliveTimeout = 3_600_000;
+  // HTTP/2 (negotiated with ALPN h2, or prior knowledge in plain text) through the same request path.
+  const http2Server = createHttp2Server({}, (req: Http2ServerRequest, res: Http2ServerResponse) => onRequest(req as unknown as IncomingMessage, res as unknown as ServerResponse));
+  // An HTTP/2 request reaches its connection through its session, created while the socket is handed over.
+  const sessionContexts = new WeakMap<object, ConnectionContext>();
+  let handingOver: ConnectionContext | undefined;
+  http2Server.on('session', (session) => {
+    if (handingOver) sessionContexts.set(session, handingOver);
+  });
+  const serveHttp = (socket: Duplex, protocols: readonly string[]): void => {
+    if (protocols.includes('h2c') || protocols[0] === 'h2') {
+      handingOver = contexts.get(socket);
+      http2Server.emit('connection', socket);
+      handingOver = undefined;
+    } else httpServer.emit('connection', socket);
+  };
+
+  const handleTcp = (socket: Duplex, chain: AcceptedChain, context: ConnectionContext, raw: Socket): void => {
+    const decision = chain.tcp(requestContext(context));
+    if (decision.kind === 'reset') {
+      stats.inc('tcp.rbac.denied');
+      raw.resetAndDestroy();
+      return;
+    }
+    const upstream = target(decision.upstream, context);
+    if ('status' in upstream) {
+      socket.destroy();
+      return;
+    }
+    let remote: Socket;
+    try {
+      remote = connectUpstream(upstream, options.secrets(), connectTimeoutMs, agents.secureContexts);
+    } catch {
+      socket.destroy();
+      return;
+    }
+    track(remote);
+    socket.pipe(remote).pipe(socket);
+    const destroyBoth = (): void => {
+      socket.destroy();
+      remote.destroy();
+    };
+    remote.on('error', destroyBoth);
+    socket.on('error', destroyBoth);
+  };
+
+  const terminateTls = (socket: Duplex, chain: AcceptedChain, context: ConnectionContext, raw: Socket): void => {
+    const tls = chain.downstreamTls;
+    if (!tls) return;
+    let material;
+    try {
+      material = tlsMaterialFor(tls, options.secrets());
+    } catch (error) {
+      log.warn({ error: (error as Error).message, listener: context.listener }, 'no certificate for TLS yet; closing');
+      socket.destroy();
+      return;
+    }
+    const alpn = [...tls.alpn];
+    // As Envoy: a validation context (trust bundle or SAN matchers) asks the client for a
+    // certificate and verifies one presented; `require_client_certificate` also refuses none.
+    const verifiesPeer = tls.requireClientCertificate || material.ca !== undefined || tls.verifySubjectAltName !== undefined;
+    const secure = new TLSSocket(socket, {
+      isServer: true,
+      secureContext: secureContext(material),
+      requestCert: verifiesPeer,
+      // OpenSSL then refuses a handshake without a certificate; the chain itself is checked below,
+      // since Node verifies nothing on a server socket made outside a tls.Server.
+      rejectUnauthorized: tls.requireClientCertificate,
+      ...(alpn.length > 0 ? { ALPNProtocols: alpn } : {}),
+    });
+    secure.on('error', () => secure.destroy());
+    secure.once('secure', () => {
+      const presented = verifiesPeer ? secure.getPeerCertificate(true) : undefined;
+      const peer: PeerCertificate | undefined = presented ? peerCertificateFacts(presented) : undefined;
+      if (tls.requireClientCertificate && !peer) {
+        secure.destroy();
+        return;
+      }
+      if (presented && peer && material.ca !== undefined) {
+        const problem = verifyPeerChain(presented, material.ca, Date.now());
+        if (problem) {
+          stats.inc('ssl.fail_verify_error');
+          log.debug({ listener: context.listener, problem }, 'client certificate refused');
+          secure.destroy();
+          return;
+        }
+      }
+      const verifySan = tls.verifySubjectAltName;
+      if (peer && verifySan && !peer.uriSans.some((san) => verifySan(san, 'URI')) && !peer.dnsSans.some((san) => verifySan(san, 'DNS'))) {
+        stats.inc('ssl.fail_verify_san');
+        secure.destroy();
+        return;
+      }
+      // What a tls.Server does when it hands over a socket; HTTP/2 waits for it otherwise.
+      (secure as TLSSocket & { secureConnecting: boolean }).secureConnecting = false;
+      const secured: ConnectionContext = { ...context, tls: true, facts: { ...context.facts, ...(peer ? { peerCertificate: peer } : {}) } };
+      if (chain.protocol === 'http') {
+        contexts.set(secure, secured);
+        serveHttp(secure, secure.alpnProtocol === 'h2' ? ['h2'] : []);
+      } else handleTcp(secure, chain, secured, raw);
+    });
+  };
+
+  const accept = async (socket: Socket, listener: string, direction: ConnectionContext['direction']): Promise<void> => {
+    track(socket);
+    socket.on('error', () => socket.destroy());
+    stats.inc('downstream_cx_total');
+    const local = socket.address() as AddressInfo;
+    if (direction === 'outbound') {
+      contexts.set(socket, { listener, direction, tls: false, facts: { destinationAddress: local.address, destinationPort: local.port, sourceAddress: socket.remoteAddress ?? '', transportProtocol: 'raw_buffer' } });
+      httpServer.emit('connection', socket);
+      socket.resume();
+      return;
+    }
+    const { result: sniffed, stream } = await sniff(socket, sniffTimeoutMs);
+    const facts: ConnectionFacts = {
+      destinationAddress: local.address,
+      destinationPort: local.port,
+      sourceAddress: socket.remoteAddress ?? '',
+      transportProtocol: sniffed.kind === 'tls' ? 'tls' : 'raw_buffer',
+      ...(sniffed.kind === 'tls' && sniffed.serverName ? { serverName: sniffed.serverName } : {}),
+      applicationProtocols: sniffed.applicationProtocols,
+    };
+    const name = direction === 'inbound' ? (state.current().decisions.listenerFor('inbound', local.address, local.port) ?? 'virtualInbound') : listener;
+    const decision = state.current().decisions.connection(name, facts);
+    if (decision.kind === 'reset') {
+      stats.inc('listener.no_filter_chain_match');
+      socket.resetAndDestroy();
+      return;
+    }
+    const context: ConnectionContext = { listener: name, direction, tls: false, facts };
+    if (decision.downstreamTls) terminateTls(stream, decision, context, socket);
+    else if (decision.protocol === 'http') {
+      contexts.set(stream, context);
+      serveHttp(stream, sniffed.applicationProtocols);
+    } else handleTcp(stream, decision, context, socket);
+  };
+
+  const listen = async (key: string, port: number, onSocket: (socket: Socket) => void): Promise<void> => {
+    if (servers.has(key)) return;
+    const server = createTcpServer({ pauseOnConnect: true, noDelay: true }, onSocket);
+    servers.set(key, server);
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, options.podAddress, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    const address = server.address() as AddressInfo;
+    bound.set(key, { address: address.address, port: address.port });
+  };
+
+  const closeServer = (key: string): void => {
+    servers.get(key)?.close();
+    servers.delete(key);
+    bound.delete(key);
+  };
+
+  /** The sockets the config asks for: gateway listeners with `bind_to_port`, captured inbound ports. */
+  const wantedServers = (): Map<string, { port: number; onSocket: (socket: Socket) => void }> => {
+    const wanted = new Map<string, { port: number; onSocket: (socket: Socket) => void }>();
+    for (const listener of state.current().resources.listeners) {
+      if (options.bindListeners) {
+        const bindToPort = listener.bind_to_port === undefined || (typeof listener.bind_to_port === 'object' ? listener.bind_to_port.value : listener.bind_to_port);
+        const port = listener.address?.socket_address?.port_value;
+        if (bindToPort && port !== undefined) wanted.set(`listener:${listener.name}`, { port, onSocket: (socket) => void accept(socket, listener.name, 'gateway') });
+      }
+      if (options.captureInboundFromConfig && listener.name === 'virtualInbound') {
+        for (const chain of listener.filter_chains ?? []) {
+          const raw = chain.filter_chain_match?.destination_port;
+          const port = typeof raw === 'object' ? raw.value : raw;
+          if (port !== undefined && port !== listener.address?.socket_address?.port_value) {
+            wanted.set(`inbound:${port}`, { port, onSocket: (socket) => void accept(socket, 'virtualInbound', 'inbound') });
+          }
+        }
+      }
+    }
+    return wanted;
+  };
+
+  /** Binds what the config names; a listener that goes away stops accepting, its connections stay. */
+  const syncListeners = async (): Promise<void> => {
+    if (draining || (!options.bindListeners && !options.captureInboundFromConfig)) return;
+    const fixed = new Set((options.inboundPorts ?? []).map((port) => `inbound:${port}`));
+    const wanted = wantedServers();
+    for (const key of [...servers.keys()]) {
+      if ((key.startsWith('listener:') || key.startsWith('inbound:')) && !wanted.has(key) && !fixed.has(key)) closeServer(key);
+    }
+    for (const [key, { port, onSocket }] of wanted) {
+      await listen(key, port, onSocket).catch((error: Error) => {
+        log.error({ key, port, error: error.message }, 'cannot bind listener');
+        servers.delete(key);
+      });
+    }
+  };
+
+  return {
+    stats,
+    async start() {
+      for (const port of options.inboundPorts ?? []) {
+        await listen(`inbound:${port}`, port, (socket) => void accept(socket, 'virtualInbound', 'inbound'));
+      }
+      if (options.outboundPort !== undefined) {
+        await listen('outbound', options.outboundPort, (socket) => void accept(socket, 'virtualOutbound', 'outbound'));
+      }
+      state.onChange(() => {
+        syncListeners().catch((error: Error) => log.error({ error: error.message }, 'listener update failed'));
+      });
+      await syncListeners();
+    },
+    addresses: () => bound,
+    async drain(graceMs, drainOptions = {}) {
+      draining = true;
+      for (const key of [...servers.keys()]) if (!drainOptions.inboundOnly || key.startsWith('inbound:')) closeServer(key);
+      httpServer.closeIdleConnections();
+      if (sockets.size === 0) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, graceMs);
+        idleWaiters.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+      });
+    },
+    async stop() {
+      draining = true;
+      for (const key of [...servers.keys()]) closeServer(key);
+      for (const socket of sockets) socket.destroy();
+      httpServer.closeAllConnections();
+      agents.destroy();
+    },
+  };
+}
