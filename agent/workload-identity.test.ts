@@ -13,7 +13,8 @@ import { newCertificateAuthority, type CertificateAuthority } from '../ca/certif
 import { loadKeyCertBundle } from '../ca/key-cert-bundle.js';
 import { newSelfSignedMaterial } from '../ca/self-signed-root.js';
 import { daemonSettings, removeDir, tempDir } from '../ca/testing/test-support.js';
-import { FakeClock, newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
+import { newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
+import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
 import { waitFor } from '../testing/wait-for.js';
 import { loadEnvoyProtos } from '../xds/envoy-protos.js';
 import { SECRET_TYPE } from '../xds/type-urls.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { FakeClock } from '../controllers/runtime/index.js';
+import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
 import type { Authenticator } from './authenticator.js';
 import { parseCertificatesPem } from './certificate-info.js';
 import { newClientCertAuthenticator } from './client-cert-authenticator.js';

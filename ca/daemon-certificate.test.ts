@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
-import { FakeClock, newNopLogger } from '../controllers/runtime/index.js';
+import { newNopLogger } from '../controllers/runtime/index.js';
+import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
 import { newCertificateAuthority } from './certificate-authority.js';
 import { daemonServerNames, newDaemonCertificate } from './daemon-certificate.js';
 import { loadKeyCertBundle } from './key-cert-bundle.js';

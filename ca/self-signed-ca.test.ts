@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { X509Certificate, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import { FakeClock, newMetrics, newNopLogger } from '../controllers/runtime/index.js';
+import { newMetrics, newNopLogger } from '../controllers/runtime/index.js';
+import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
 import { waitFor } from '../testing/wait-for.js';
 import type { CaStore } from './ca-store.js';
 import { buildCsr } from './csr-builder.js';

@@ -115,7 +115,7 @@ beforeAll(async () => {
   const [client, server] = await Promise.all([startProxylessAgent('client-1', 'default', 'client', CLIENT_IP), startProxylessAgent('greeter-1', 'grpc', 'greeter', SERVER_IP)]);
   clientBootstrap = client;
   const app = start(
-    spawn(process.execPath, [join(PROJECT_ROOT, 'dist/testing/proxyless-echo-server.js'), `${SERVER_IP}:${serverPort}`], {
+    spawn(process.execPath, ['--import', join(PROJECT_ROOT, 'testing/ts-register.mjs'), join(PROJECT_ROOT, 'testing/proxyless-echo-server.ts'), `${SERVER_IP}:${serverPort}`], {
       env: { ...process.env, GRPC_XDS_BOOTSTRAP: server, GRPC_XDS_EXPERIMENTAL_RBAC: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),

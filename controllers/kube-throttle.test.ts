@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { newKubeThrottle, throttledTransport } from './kube-throttle.js';
-import { FakeClock } from './runtime/index.js';
+import { FakeClock } from './runtime/testing/fake-clock.js';
 import type { KubeTransport } from './runtime/index.js';
 
 /** Starts `count` waits at once and reports which have resolved after each advance. */

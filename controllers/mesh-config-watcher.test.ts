@@ -6,7 +6,8 @@ import { waitFor } from '../testing/wait-for.js';
 import { type MeshConfigError } from './mesh-config.js';
 import type { MeshConfig } from './mesh-config-schema.js';
 import { newMeshConfigWatcher, type MeshConfigWatcher, type MeshConfigWatcherOptions } from './mesh-config-watcher.js';
-import { FakeClock, newNopLogger } from './runtime/index.js';
+import { newNopLogger } from './runtime/index.js';
+import { FakeClock } from './runtime/testing/fake-clock.js';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 
 

@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { FakeClock, newNopLogger } from '../controllers/runtime/index.js';
+import { newNopLogger } from '../controllers/runtime/index.js';
+import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
 import { newDebouncer } from './debouncer.js';
 import { mergePushRequests, toMerged, type ConfigKey, type MergedPushRequest, type PushRequest } from './push-request.js';
 

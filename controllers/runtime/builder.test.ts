@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { controllerFor } from './builder.js';
-import { FakeClock } from './clock.js';
+import { FakeClock } from './testing/fake-clock.js';
 import type { ReconcileRequest } from './controller.js';
 import { newNopLogger } from './log/logger.js';
 import { newManager } from './manager.js';

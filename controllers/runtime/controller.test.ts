@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { FakeClock } from './clock.js';
+import { FakeClock } from './testing/fake-clock.js';
 import { newController, type Controller, type ReconcileRequest, type ReconcileResult } from './controller.js';
 import { MeshError, TerminalError } from './errors.js';
 import type { KubeObject, ObjectKey, Source, SourceHandler } from './source.js';

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { FakeClock } from './clock.js';
+import { FakeClock } from './testing/fake-clock.js';
 import { controlZListenHost, newControlZ } from './controlz.js';
 import { MeshError, UsageError } from './errors.js';
 import type { LoggingControl, ScopeInfo, ScopePatch } from './log/control.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { FakeClock } from './clock.js';
+import { FakeClock } from './testing/fake-clock.js';
 import {
   defaultKeyOf,
   newDefaultControllerRateLimiter,

@@ -4,7 +4,8 @@
  * exported from index.ts.
  */
 import { Metadata, credentials, makeGenericClientConstructor, type Client, type ClientDuplexStream, type StatusObject } from '@grpc/grpc-js';
-import { FakeClock, newMetrics, newNopLogger, type Logger, type MeshMetrics } from '../../controllers/runtime/index.js';
+import { newMetrics, newNopLogger, type Logger, type MeshMetrics } from '../../controllers/runtime/index.js';
+import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
 import { ADS_SERVICE, type EnvoyProtos } from '../envoy-protos.js';
 import type { GenerateRequest, Generator, NamedResource } from '../generator.js';
 import type { ConfigKey, PushRequest } from '../push-request.js';

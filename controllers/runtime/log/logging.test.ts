@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { FakeClock } from '../clock.js';
+import { FakeClock } from '../testing/fake-clock.js';
 import { MeshError, UsageError } from '../errors.js';
 import { parseLevelSpec } from './level-spec.js';
 import { newLogging, type LoggingDeps } from './logging.js';

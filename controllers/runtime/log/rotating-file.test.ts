@@ -2,7 +2,7 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, w
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { FakeClock } from '../clock.js';
+import { FakeClock } from '../testing/fake-clock.js';
 import { newLogging } from './logging.js';
 import { backupTimestamp, newRotatingFile } from './rotating-file.js';
 
