@@ -27,7 +27,7 @@ module.exports = {
       name: 'through-the-index',
       severity: 'error',
       comment: 'A package is used through its index.ts (or a documented sub-package index), never its internals.',
-      from: { path: `^(${PACKAGES}|cli)/`, pathNot: TESTS },
+      from: { path: `^(${PACKAGES}|cli)/`, pathNot: [TESTS, '(^|/)testing/'] },
       to: { path: `^(${PACKAGES})/`, pathNot: ['^$1/', ...ENTRY_POINTS] },
     },
     {
@@ -41,7 +41,7 @@ module.exports = {
       name: 'product-never-imports-test-support',
       severity: 'error',
       comment: 'Test support lives in testing/ folders and never ships.',
-      from: { path: PRODUCT, pathNot: TESTS },
+      from: { path: PRODUCT, pathNot: [TESTS, '(^|/)testing/'] },
       to: { path: '(^|/)testing/' },
     },
     {

@@ -16,8 +16,8 @@ import { daemonSettings, removeDir, tempDir } from '../ca/testing/test-support.j
 import { newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
 import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
 import { waitFor } from '../testing/wait-for.js';
-import { loadEnvoyProtos } from '../xds/envoy-protos.js';
-import { SECRET_TYPE } from '../xds/type-urls.js';
+import { loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
+import { SECRET_TYPE } from '../xds/envoy/type-urls.js';
 import { newSdsServer, type SdsServer } from './sds/sds-server.js';
 import { newFileMountedCertificates } from './secrets/file-mounted-certificates.js';
 import { newAgentTrustBundle } from './secrets/trust-bundle.js';

@@ -12,8 +12,8 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { credentials, makeGenericClientConstructor, Metadata, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
 import { startTokenIssuer } from '../e2e/local-mesh/token-issuer.js';
-import { loadEnvoyProtos } from '../xds/envoy-protos.js';
-import { SECRET_TYPE } from '../xds/type-urls.js';
+import { loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
+import { SECRET_TYPE } from '../xds/envoy/type-urls.js';
 
 const STARTS = Number(process.argv[2] ?? 50);
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');

@@ -5,9 +5,9 @@
  */
 import { credentials, makeGenericClientConstructor, type ClientDuplexStream, type ServiceDefinition } from '@grpc/grpc-js';
 import { performance } from 'node:perf_hooks';
-import { loadEnvoyProtos } from '../xds/envoy-protos.js';
-import { jsonToStruct } from '../xds/struct-json.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../xds/type-urls.js';
+import { loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
+import { jsonToStruct } from '../xds/envoy/struct-json.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../xds/envoy/type-urls.js';
 
 export interface ConnectCommand {
   cmd: 'connect';

@@ -13,7 +13,7 @@ import {
 } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
 import { MeshError } from '../controllers/runtime/index.js';
-import { grpcServiceDefinition } from '../xds/grpc-service-definition.js';
+import { grpcServiceDefinition } from '../xds/envoy/index.js';
 
 export const MESH_CERTIFICATE_SERVICE = 'mesh.v1.auth.MeshCertificateService';
 

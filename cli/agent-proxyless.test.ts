@@ -9,9 +9,9 @@ import { collect, PROJECT_ROOT, startBin } from '../testing/run-bin.js';
 import { selfSignedCertificate, signedCertificate, type KeyAndCert } from '../testing/openssl.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { ECHO_SERVICE as ECHO } from '../testing/echo-service.js';
-import { loadEnvoyProtos } from '../xds/envoy-protos.js';
+import { loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
 import { newAdsTestClient } from '../xds/testing/test-support.js';
-import { DEBUG_TYPE, LISTENER_TYPE } from '../xds/type-urls.js';
+import { DEBUG_TYPE, LISTENER_TYPE } from '../xds/envoy/type-urls.js';
 
 // Proxyless gRPC applications on the agent's bootstrap: each built agent (GENERATOR=grpc) gets a
 // certificate, writes the gRPC bootstrap and proxies xDS to the built daemon over TLS with its

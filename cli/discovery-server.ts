@@ -46,9 +46,9 @@ import {
   type XdsAuthenticator,
   type XdsServer,
 } from '../xds/index.js';
-import { buildPushContext, type PushContext } from '../xds/generators/index.js';
-import { newMeshGenerators } from '../xds/mesh-generators.js';
-import { newInboundSecurityFilters, newJwksResolver } from '../xds/security/index.js';
+import { buildPushContext, type PushContext } from '../xds/index.js';
+import { newMeshGenerators } from '../xds/index.js';
+import { newInboundSecurityFilters, newJwksResolver } from '../xds/index.js';
 import type { DiscoveryFlags } from './discovery-command.js';
 import type { CliIo } from './run-cli.js';
 

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
 import { AGENT_SCOPES, newLogging, stopSignal, UsageError, type LogLevel } from '../controllers/runtime/index.js';
 import { newEmbeddedRunner } from '../dataplane/index.js';
-import { loadEnvoyProtos } from '../xds/envoy-protos.js';
+import { loadEnvoyProtos } from '../xds/envoy/index.js';
 import { main } from './run-cli.js';
 
 /** Envoy's level names, as `-l` and the admin `/logging` take them, onto the data plane's scope. */

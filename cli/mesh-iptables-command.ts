@@ -24,7 +24,7 @@ import {
   type CaptureFlagValues,
   type CleanupFlagValues,
   type CommandRunner,
-} from '../agent/iptables/index.js';
+} from '../agent/index.js';
 import { boolOption, describeDuration, durationFlag } from './flags.js';
 import type { CliIo } from './run-cli.js';
 

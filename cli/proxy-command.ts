@@ -14,21 +14,21 @@ import {
   parseDuration,
   type Settings,
 } from '../controllers/runtime/index.js';
-import { dataPlaneLaunch } from '../agent/proxy/data-plane-launch.js';
-import { newDataPlaneProcess } from '../agent/proxy/data-plane-process.js';
-import { buildEnvoyBootstrap, mergeBootstrap } from '../agent/proxy/envoy-bootstrap.js';
-import { buildGrpcBootstrap } from '../agent/proxy/grpc-bootstrap.js';
-import { debugTapHost, debugTapInspector, DEBUG_TAP_PORT } from '../agent/xds-proxy/debug-tap.js';
-import { newXdsProxy } from '../agent/xds-proxy/xds-proxy.js';
-import { buildProxyIdentity, loadProxyConfig, type ProxyType } from '../agent/proxy/proxy-identity.js';
-import { newStatusServer } from '../agent/proxy/status-server.js';
-import { parseAppProbers } from '../agent/proxy/app-probers.js';
-import { newSdsServer } from '../agent/sds/sds-server.js';
-import { newFileMountedCertificates } from '../agent/secrets/file-mounted-certificates.js';
-import { credentialFetcher } from '../agent/secrets/credential-fetcher.js';
-import { newAgentTrustBundle, staticIdentity } from '../agent/secrets/trust-bundle.js';
-import { newWorkloadCertificates, provisionedCertificateFiles } from '../agent/secrets/workload-certificates.js';
-import { loadEnvoyProtos, SDS_PROTO_FILES } from '../xds/envoy-protos.js';
+import { dataPlaneLaunch } from '../agent/index.js';
+import { newDataPlaneProcess } from '../agent/index.js';
+import { buildEnvoyBootstrap, mergeBootstrap } from '../agent/index.js';
+import { buildGrpcBootstrap } from '../agent/index.js';
+import { debugTapHost, debugTapInspector, DEBUG_TAP_PORT } from '../agent/index.js';
+import { newXdsProxy } from '../agent/index.js';
+import { buildProxyIdentity, loadProxyConfig, type ProxyType } from '../agent/index.js';
+import { newStatusServer } from '../agent/index.js';
+import { parseAppProbers } from '../agent/index.js';
+import { newSdsServer } from '../agent/index.js';
+import { newFileMountedCertificates } from '../agent/index.js';
+import { credentialFetcher } from '../agent/index.js';
+import { newAgentTrustBundle, staticIdentity } from '../agent/index.js';
+import { newWorkloadCertificates, provisionedCertificateFiles } from '../agent/index.js';
+import { loadEnvoyProtos, SDS_PROTO_FILES } from '../xds/envoy/index.js';
 import { intFlag } from './flags.js';
 import type { CliIo } from './run-cli.js';
 

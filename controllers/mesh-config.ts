@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { Node } from 'yaml';
 import type { z } from 'zod';
-import { renderPath } from '../crds/validation-issue.js';
+import { renderPath } from '../crds/index.js';
 import { DEFAULT_MESH_CONFIG } from './mesh-config-defaults.js';
 import { meshConfigInputSchema, type ExtensionProvider, type MeshConfig, type MeshConfigInput } from './mesh-config-schema.js';
 import { MeshError, type KubeObject } from './runtime/index.js';

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { waitFor } from '../testing/wait-for.js';
-import { LISTENER_TYPE } from '../xds/type-urls.js';
+import { LISTENER_TYPE } from '../xds/envoy/type-urls.js';
 import { keyResources, type ConfigState } from './config-state.js';
 import { newAdminServer, type AdminServer } from './admin-server.js';
 import { serverListeners, startTwoSidecars, type TwoSidecars } from './testing/two-sidecars-fixture.js';

@@ -1,8 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { credentials, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import type { Logger } from '../controllers/runtime/index.js';
-import type { EnvoyProtos } from '../xds/envoy-protos.js';
-import { jsonToStruct, type JsonValue } from '../xds/struct-json.js';
+import type { EnvoyProtos } from '../xds/envoy/index.js';
+import { jsonToStruct, type JsonValue } from '../xds/envoy/index.js';
 import { newAdminServer, type AdminServer } from './admin-server.js';
 import { readBootstrap } from './bootstrap-view.js';
 import { newConfigState } from './config-state.js';

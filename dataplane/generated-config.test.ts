@@ -1,6 +1,6 @@
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { loadEnvoyProtos, type EnvoyProtos } from '../xds/envoy-protos.js';
+import { loadEnvoyProtos, type EnvoyProtos } from '../xds/envoy/envoy-protos.js';
 import { buildPushContext } from '../xds/generators/index.js';
 import { listCases, loadCase } from '../xds/generators/testing/test-cases.js';
 import { newMeshGenerators } from '../xds/mesh-generators.js';

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { newNopLogger } from '../controllers/runtime/index.js';
 import { curl } from '../testing/curl.js';
 import { certificateAuthority, intermediateAuthority, selfSignedCertificate, signedCertificate, type KeyAndCert } from '../testing/openssl.js';
-import { CLUSTER_TYPE, LISTENER_TYPE } from '../xds/type-urls.js';
+import { CLUSTER_TYPE, LISTENER_TYPE } from '../xds/envoy/type-urls.js';
 import { keyResources, newConfigState } from './config-state.js';
 import { newEmbeddedDataPlane, type EmbeddedDataPlane } from './embedded-data-plane.js';
 import type { SecretSet } from './sds-subscriber.js';

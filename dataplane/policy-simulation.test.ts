@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
-import { loadEnvoyProtos, type EnvoyProtos } from '../xds/envoy-protos.js';
+import { loadEnvoyProtos, type EnvoyProtos } from '../xds/envoy/envoy-protos.js';
 import { buildPushContext } from '../xds/generators/index.js';
 import { loadCase } from '../xds/generators/testing/test-cases.js';
 import { newMeshGenerators } from '../xds/mesh-generators.js';

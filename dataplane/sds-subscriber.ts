@@ -1,7 +1,7 @@
 import { Metadata, makeGenericClientConstructor, type ChannelCredentials, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
 import type { Logger } from '../controllers/runtime/index.js';
-import type { EnvoyProtos } from '../xds/envoy-protos.js';
-import { SECRET_TYPE } from '../xds/type-urls.js';
+import type { EnvoyProtos } from '../xds/envoy/index.js';
+import { SECRET_TYPE } from '../xds/envoy/index.js';
 
 const SDS_SERVICE = 'envoy.service.secret.v3.SecretDiscoveryService';
 

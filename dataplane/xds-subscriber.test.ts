@@ -2,10 +2,10 @@ import { credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { newNopLogger } from '../controllers/runtime/index.js';
 import { waitFor } from '../testing/wait-for.js';
-import { loadEnvoyProtos } from '../xds/envoy-protos.js';
-import { jsonToStruct } from '../xds/struct-json.js';
+import { loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
+import { jsonToStruct } from '../xds/envoy/struct-json.js';
 import { serviceKey, startTestXds, type TestXds } from '../xds/testing/test-support.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../xds/type-urls.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../xds/envoy/type-urls.js';
 import { newConfigState, type ConfigState } from './config-state.js';
 import { newXdsSubscriber, type XdsSubscriber } from './xds-subscriber.js';
 

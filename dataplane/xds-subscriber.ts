@@ -1,7 +1,7 @@
 import { Metadata, makeGenericClientConstructor, type ChannelCredentials, type ChannelOptions, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
 import type { Logger } from '../controllers/runtime/index.js';
-import { ADS_SERVICE, type EnvoyProtos } from '../xds/envoy-protos.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, shortType } from '../xds/type-urls.js';
+import { ADS_SERVICE, type EnvoyProtos } from '../xds/envoy/index.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, shortType } from '../xds/envoy/index.js';
 import { keyResources, type ConfigState } from './config-state.js';
 
 interface DiscoveryResponse {

@@ -7,9 +7,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Metadata, credentials, makeGenericClientConstructor, status, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
 import { waitFor } from '../testing/wait-for.js';
-import { ADS_SERVICE, CSDS_SERVICE, loadEnvoyProtos, type EnvoyProtos } from './envoy-protos.js';
+import { ADS_SERVICE, CSDS_SERVICE, loadEnvoyProtos, type EnvoyProtos } from './envoy/envoy-protos.js';
 import { AdsTestStream, newAdsTestClient, nodeFor, startTestXds, type AdsTestClient, type RequestMessage, type ResponseMessage, type TestXds } from './testing/test-support.js';
-import { CLUSTER_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE } from './type-urls.js';
+import { CLUSTER_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE } from './envoy/type-urls.js';
 import type { XdsAuthenticator } from './xds-auth.js';
 
 const run = promisify(execFile);

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { Metadata } from '@grpc/grpc-js';
 import { waitFor } from '../testing/wait-for.js';
-import { loadEnvoyProtos } from './envoy-protos.js';
+import { loadEnvoyProtos } from './envoy/envoy-protos.js';
 import { metricValue, newAdsTestClient, nodeFor, startTestXds, type AdsTestClient, type TestXds } from './testing/test-support.js';
-import { SECRET_TYPE } from './type-urls.js';
+import { SECRET_TYPE } from './envoy/type-urls.js';
 
 let env: TestXds;
 let client: AdsTestClient;

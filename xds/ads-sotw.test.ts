@@ -3,7 +3,7 @@ import { credentials, makeGenericClientConstructor, status, type Client } from '
 import type { AddressInfo } from 'node:net';
 import { fastify, type FastifyInstance } from 'fastify';
 import { waitFor } from '../testing/wait-for.js';
-import { CSDS_SERVICE, loadEnvoyProtos, type EnvoyProtos } from './envoy-protos.js';
+import { CSDS_SERVICE, loadEnvoyProtos, type EnvoyProtos } from './envoy/envoy-protos.js';
 import {
   histogramCount,
   metricValue,
@@ -17,7 +17,7 @@ import {
   type ResponseMessage,
   type TestXds,
 } from './testing/test-support.js';
-import { CLIENT_CONFIG_TYPE, CLUSTER_TYPE, DEBUG_SYNCZ_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from './type-urls.js';
+import { CLIENT_CONFIG_TYPE, CLUSTER_TYPE, DEBUG_SYNCZ_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from './envoy/type-urls.js';
 
 let protos: EnvoyProtos;
 let env: TestXds;

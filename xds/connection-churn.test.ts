@@ -7,9 +7,9 @@ import { credentials, makeGenericClientConstructor, Metadata, type Client, type 
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { selfSignedCertificate } from '../testing/openssl.js';
 import { waitFor } from '../testing/wait-for.js';
-import { ADS_SERVICE, loadEnvoyProtos, type EnvoyProtos } from './envoy-protos.js';
+import { ADS_SERVICE, loadEnvoyProtos, type EnvoyProtos } from './envoy/envoy-protos.js';
 import { AdsTestStream, metricValue, nodeFor, startTestXds, SYSTEM_CALLERS, type ResponseMessage, type TestXds } from './testing/test-support.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE } from './type-urls.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE } from './envoy/type-urls.js';
 
 // Streams opened and closed by the hundred (a reconnect storm) leave nothing behind: the
 // connection registry, the push queue and the per-version gauge return to zero, and the heap to

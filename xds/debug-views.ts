@@ -2,7 +2,7 @@ import { buildConfigDump } from './config-dump.js';
 import { DEBUG_NOT_AVAILABLE, mayReadConfigDump, type DebugReader } from './debug-access.js';
 import type { DiscoveryServer } from './discovery-server.js';
 import { proxySyncStatus } from './sync-status.js';
-import { shortType } from './type-urls.js';
+import { shortType } from './envoy/type-urls.js';
 
 /** One debug answer: an HTTP-like status and a JSON body. */
 export interface DebugView {

@@ -3,7 +3,7 @@ import { performance } from 'node:perf_hooks';
 import { status } from '@grpc/grpc-js';
 import type { Clock, Logger, MeshMetrics } from '../controllers/runtime/index.js';
 import { newDebouncer, type Debouncer } from './debouncer.js';
-import type { EnvoyProtos } from './envoy-protos.js';
+import type { EnvoyProtos } from './envoy/envoy-protos.js';
 import type { EncodedResource, GenerateRequest, GenerateResult, Generator, NamedResource } from './generator.js';
 import type { Proxy } from './proxy.js';
 import { mergePushRequests, toPushRequest, type ConfigKey, type ConfigUpdater, type MergedPushRequest, type PushRequest } from './push-request.js';
@@ -13,7 +13,7 @@ import { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, t
 import { buildClientConfig } from './sync-status.js';
 import { DEBUG_NOT_AVAILABLE, debugReaderFor, type DebugReader } from './debug-access.js';
 import { debugView, isDebugPath } from './debug-views.js';
-import { CLIENT_CONFIG_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE, ENDPOINT_TYPE, PUSH_ORDER, isWildcardType, metricType, shortType } from './type-urls.js';
+import { CLIENT_CONFIG_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE, ENDPOINT_TYPE, PUSH_ORDER, isWildcardType, metricType, shortType } from './envoy/type-urls.js';
 import { newXdsCache, type XdsCache } from './xds-cache.js';
 
 const DEBUG_AUTHENTICATION_REQUIRED = 'authentication required: debug information is served to authenticated streams only (the TLS port, or the plain-text one with XDS_AUTH_PLAINTEXT)';

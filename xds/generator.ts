@@ -1,4 +1,4 @@
-import type { EncodedAny } from './envoy-protos.js';
+import type { EncodedAny } from './envoy/envoy-protos.js';
 import type { Proxy } from './proxy.js';
 import type { ConfigKey } from './push-request.js';
 

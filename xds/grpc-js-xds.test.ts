@@ -10,7 +10,7 @@ import {
   type ServerUnaryCall,
 } from '@grpc/grpc-js';
 import { waitFor } from '../testing/wait-for.js';
-import { loadEnvoyProtos } from './envoy-protos.js';
+import { loadEnvoyProtos } from './envoy/envoy-protos.js';
 import { serviceKey, startTestXds, type TestXds } from './testing/test-support.js';
 import { ECHO_SERVICE as ECHO } from '../testing/echo-service.js';
 

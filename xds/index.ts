@@ -1,8 +1,5 @@
-// The xDS server: Envoy protos, ADS (state of the world and delta), the push pipeline, the cache, debug.
-export * from './type-urls.js';
-export { ENVOY_PROTO_FILES, ADS_SERVICE, CSDS_SERVICE, loadEnvoyProtos, protoIncludeDirs, type EncodedAny, type EnvoyProtos, type LoadEnvoyProtosOptions } from './envoy-protos.js';
-export { verifyMessage } from './strict-verify.js';
-export { structToJson, jsonToStruct, valueToJson, jsonToValue, type JsonValue, type StructMessage, type ValueMessage } from './struct-json.js';
+// The xDS server (and, through xds/envoy/, the Envoy plumbing): ADS (state of the world and delta), the push pipeline, the cache, debug.
+export * from './envoy/index.js';
 export { parseProxy, type NodeMessage, type Proxy, type ProxyLocality, type ProxyMetadata, type ProxyType } from './proxy.js';
 export {
   configKeyString,
@@ -40,3 +37,6 @@ export { buildConfigDump, redactSecrets } from './config-dump.js';
 export { registerXdsDebugRoutes } from './debug-routes.js';
 export { grpcTransportFromSettings, xdsAuthPolicyFromSettings, xdsTuningFromSettings, type KeepaliveFlags } from './xds-settings.js';
 export { newXdsServer, type XdsServer, type XdsServerOptions, type XdsTlsMaterial } from './xds-server.js';
+export { buildPushContext, type PushContext } from './generators/index.js';
+export { newMeshGenerators } from './mesh-generators.js';
+export { newInboundSecurityFilters, newJwksResolver } from './security/index.js';

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { parseProxy, type NodeMessage } from './proxy.js';
-import { jsonToStruct } from './struct-json.js';
+import { jsonToStruct } from './envoy/struct-json.js';
 
 describe('parseProxy', () => {
   test('parses a sidecar node id and its metadata', () => {

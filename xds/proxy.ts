@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { MeshError } from '../controllers/runtime/index.js';
-import { structToJson, type JsonValue, type StructMessage } from './struct-json.js';
+import { structToJson, type JsonValue, type StructMessage } from './envoy/struct-json.js';
 
 export type ProxyType = 'sidecar' | 'router';
 

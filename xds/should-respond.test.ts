@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { decideDelta, decideSotw, type DeltaRequestView, type SotwRequestView } from './should-respond.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from './type-urls.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from './envoy/type-urls.js';
 import { newWatchState, syncStatus, type WatchState, type Watches } from './watch-state.js';
 
 function sent(typeUrl: string, names: string[], nonce: string, extra: Partial<WatchState> = {}): WatchState {

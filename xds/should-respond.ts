@@ -1,4 +1,4 @@
-import { isWildcardType, warmingDependencies } from './type-urls.js';
+import { isWildcardType, warmingDependencies } from './envoy/type-urls.js';
 import { newWatchState, sortedUnique, type WatchState, type Watches } from './watch-state.js';
 
 /** The fields of a DiscoveryRequest the decision reads. */

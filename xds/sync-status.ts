@@ -1,5 +1,5 @@
-import { jsonToStruct, type JsonValue } from './struct-json.js';
-import { PUSH_ORDER, shortType } from './type-urls.js';
+import { jsonToStruct, type JsonValue } from './envoy/struct-json.js';
+import { PUSH_ORDER, shortType } from './envoy/type-urls.js';
 import { syncStatus, type SyncStatus } from './watch-state.js';
 import type { XdsConnection } from './xds-connection.js';
 

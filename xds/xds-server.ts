@@ -6,7 +6,7 @@ import { newDebugAccess } from './debug-access.js';
 import { defaultNewStreamsPerSecond, newStreamAdmission } from './stream-admission.js';
 import { registerXdsDebugRoutes } from './debug-routes.js';
 import { DiscoveryServer, type XdsTuning } from './discovery-server.js';
-import type { EnvoyProtos } from './envoy-protos.js';
+import type { EnvoyProtos } from './envoy/envoy-protos.js';
 import type { Generator } from './generator.js';
 import { grpcServerOptions, newGrpcListener, type GrpcListener, type GrpcTransportOptions } from './grpc-listener.js';
 import type { ConfigUpdater, PushRequest } from './push-request.js';

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { parse } from 'yaml';
-import { loadMeshConfig } from '../../controllers/mesh-config.js';
-import { DEFAULT_MESH_CONFIG } from '../../controllers/mesh-config-defaults.js';
-import { proxyConfigInputSchema, type ProxyConfig } from '../../controllers/mesh-config-schema.js';
+import { loadMeshConfig } from '../../controllers/index.js';
+import { DEFAULT_MESH_CONFIG } from '../../controllers/index.js';
+import { proxyConfigInputSchema, type ProxyConfig } from '../../controllers/index.js';
 import { UsageError, type Settings } from '../../controllers/runtime/index.js';
 
 export type ProxyType = 'sidecar' | 'router';

@@ -3,8 +3,8 @@ import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Server, ServerCredentials, type ServerDuplexStream } from '@grpc/grpc-js';
 import type { Logger, MeshMetrics } from '../../controllers/runtime/index.js';
-import type { EnvoyProtos } from '../../xds/envoy-protos.js';
-import { SECRET_TYPE } from '../../xds/type-urls.js';
+import type { EnvoyProtos } from '../../xds/envoy/index.js';
+import { SECRET_TYPE } from '../../xds/envoy/index.js';
 import type { WorkloadSecrets } from '../secrets/workload-certificates.js';
 
 const SDS_SERVICE = 'envoy.service.secret.v3.SecretDiscoveryService';

@@ -1,6 +1,6 @@
-import type { EnvoyProtos } from '../../xds/envoy-protos.js';
-import { jsonToStruct, type JsonValue } from '../../xds/struct-json.js';
-import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE } from '../../xds/type-urls.js';
+import type { EnvoyProtos } from '../../xds/envoy/index.js';
+import { jsonToStruct, type JsonValue } from '../../xds/envoy/index.js';
+import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE } from '../../xds/envoy/index.js';
 import type { RequestVerdict } from './xds-proxy.js';
 
 /** The port where the agent offers the daemon's debug API (PROXY_XDS_DEBUG_VIA_AGENT). */

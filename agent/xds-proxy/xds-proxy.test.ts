@@ -7,9 +7,9 @@ import { newNopLogger, newRealClock } from '../../controllers/runtime/index.js';
 import { certificateAuthority, selfSignedCertificate } from '../../testing/openssl.js';
 import { newAgentTrustBundle } from '../secrets/trust-bundle.js';
 import { waitFor } from '../../testing/wait-for.js';
-import { ADS_SERVICE, loadEnvoyProtos } from '../../xds/envoy-protos.js';
+import { ADS_SERVICE, loadEnvoyProtos } from '../../xds/envoy/envoy-protos.js';
 import { AdsTestStream, nodeFor, startTestXds, type ResponseMessage, type TestXds } from '../../xds/testing/test-support.js';
-import { CLUSTER_TYPE } from '../../xds/type-urls.js';
+import { CLUSTER_TYPE } from '../../xds/envoy/type-urls.js';
 import { newXdsProxy, type XdsProxy } from './xds-proxy.js';
 
 const protos = loadEnvoyProtos();

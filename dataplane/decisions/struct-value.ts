@@ -1,4 +1,4 @@
-import { structToJson, type StructMessage } from '../../xds/struct-json.js';
+import { structToJson, type StructMessage } from '../../xds/envoy/index.js';
 
 /**
  * A `google.protobuf.Struct` as the data plane reads it: decoded from the wire it arrives as

@@ -3,10 +3,10 @@
  * generators and round-tripped through the Envoy protos exactly as it travels, then compiled
  * into the data plane's decisions. Not exported from index.ts.
  */
-import type { EnvoyProtos } from '../../xds/envoy-protos.js';
-import type { GenerateRequest, Generator } from '../../xds/generator.js';
-import type { Proxy } from '../../xds/proxy.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../xds/type-urls.js';
+import type { EnvoyProtos } from '../../xds/envoy/index.js';
+import type { GenerateRequest, Generator } from '../../xds/index.js';
+import type { Proxy } from '../../xds/index.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../xds/envoy/index.js';
 import { keyResources, newConfigState, type ConfigSnapshot } from '../config-state.js';
 import { routeNamesOf } from '../xds-subscriber.js';
 

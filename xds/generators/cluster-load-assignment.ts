@@ -1,5 +1,5 @@
 import { matchesLabels, type Endpoint } from '../../controllers/index.js';
-import { jsonToStruct } from '../struct-json.js';
+import { jsonToStruct } from '../envoy/struct-json.js';
 import type { Proxy } from '../proxy.js';
 import { parseClusterName } from './cluster-names.js';
 import { destinationRuleFor, subsetOf } from './destination-rule-policy.js';

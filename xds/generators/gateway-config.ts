@@ -5,7 +5,6 @@ import { inboundPortsOf, workloadOfProxy } from './proxy-workload.js';
 import type { IndexedGateway, PushContext } from './push-context.js';
 
 // Host intersection and VirtualService binding live beside the VirtualService views.
-export { intersectHosts, virtualServicesOf } from './gateway-virtual-services.js';
 
 const HTTP_PROTOCOLS: ReadonlySet<string> = new Set(['HTTP', 'HTTP2', 'GRPC', 'GRPC-WEB']);
 export const WILDCARD_ADDRESS = '0.0.0.0';

@@ -1,6 +1,6 @@
 import type { Generator } from '../generator.js';
 import type { Proxy } from '../proxy.js';
-import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../type-urls.js';
+import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../envoy/type-urls.js';
 import { parseClusterName } from './cluster-names.js';
 import { destinationRuleKey } from './destination-rule-policy.js';
 import { buildGatewayClusters, type BuildGatewayClustersOptions } from './gateway-clusters.js';

@@ -1,7 +1,7 @@
 import type { Generator, NamedResource } from '../generator.js';
 import type { Proxy } from '../proxy.js';
 import { composePeerAuthentication, mtlsModeForPort } from '../security/peer-authentication.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../type-urls.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../envoy/type-urls.js';
 import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
 import { outboundClusterName, parseClusterName } from './cluster-names.js';
 import { ADS_SOURCE, httpConnectionManager, ROUTER_FILTER } from './http-connection-manager.js';

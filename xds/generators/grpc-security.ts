@@ -1,4 +1,4 @@
-import { TLS_MODE_LABEL } from '../../controllers/model/registry-conversion.js';
+import { TLS_MODE_LABEL } from '../../controllers/index.js';
 import { serviceSubjectAltNames } from '../security/client-tls.js';
 import { clientTlsSettingsFor } from '../security/client-tls-settings.js';
 import { TLS_TRANSPORT_SOCKET, UPSTREAM_TLS_TYPE } from '../security/client-tls-context.js';

@@ -1,5 +1,5 @@
 import type { Generator } from '../generator.js';
-import { LISTENER_TYPE } from '../type-urls.js';
+import { LISTENER_TYPE } from '../envoy/type-urls.js';
 import type { PushContext } from './push-context.js';
 import { buildSidecarListeners, VIRTUAL_INBOUND, type BuildSidecarListenersOptions } from './sidecar-listeners.js';
 

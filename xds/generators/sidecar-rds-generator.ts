@@ -1,6 +1,6 @@
 import type { Generator } from '../generator.js';
 import type { Proxy } from '../proxy.js';
-import { ROUTE_TYPE } from '../type-urls.js';
+import { ROUTE_TYPE } from '../envoy/type-urls.js';
 import type { PushContext } from './push-context.js';
 import { buildSidecarRouteConfiguration } from './sidecar-route-configuration.js';
 

@@ -1,5 +1,5 @@
 import type { MtlsMode, PeerAuthentication } from '../../crds/index.js';
-import { matchesLabels } from '../../controllers/model/label-selector.js';
+import { matchesLabels } from '../../controllers/index.js';
 
 /** The mutual TLS mode a workload's inbound side enforces (UNSET is resolved away). */
 export type EffectiveMtlsMode = 'STRICT' | 'PERMISSIVE' | 'DISABLE';

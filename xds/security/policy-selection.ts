@@ -1,4 +1,4 @@
-import { matchesLabels } from '../../controllers/model/label-selector.js';
+import { matchesLabels } from '../../controllers/index.js';
 
 interface SelectablePolicy {
   readonly metadata: { readonly namespace?: string | undefined };

@@ -6,11 +6,11 @@
 import { Metadata, credentials, makeGenericClientConstructor, type Client, type ClientDuplexStream, type StatusObject } from '@grpc/grpc-js';
 import { newMetrics, newNopLogger, type Logger, type MeshMetrics } from '../../controllers/runtime/index.js';
 import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
-import { ADS_SERVICE, type EnvoyProtos } from '../envoy-protos.js';
+import { ADS_SERVICE, type EnvoyProtos } from '../envoy/envoy-protos.js';
 import type { GenerateRequest, Generator, NamedResource } from '../generator.js';
 import type { ConfigKey, PushRequest } from '../push-request.js';
-import { jsonToStruct, type JsonValue } from '../struct-json.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from '../type-urls.js';
+import { jsonToStruct, type JsonValue } from '../envoy/struct-json.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from '../envoy/type-urls.js';
 import { newXdsServer, type XdsServer, type XdsServerOptions } from '../xds-server.js';
 import type { XdsAuthPolicy } from '../ads-service.js';
 import type { DiscoveryServer, XdsTuning } from '../discovery-server.js';

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { MeshError } from '../controllers/runtime/index.js';
+import { MeshError } from '../../controllers/runtime/index.js';
 import { grpcServiceDefinition } from './grpc-service-definition.js';
 import { verifyMessage } from './strict-verify.js';
 import { messageNameOf } from './type-urls.js';
@@ -37,11 +37,9 @@ export const ENVOY_PROTO_FILES = [
 export const ADS_SERVICE = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
 export const CSDS_SERVICE = 'envoy.service.status.v3.ClientStatusDiscoveryService';
 
-/** An `Any` as it travels: the type URL and the encoded message. */
-export interface EncodedAny {
-  type_url: string;
-  value: Uint8Array;
-}
+import type { EncodedAny } from './encoded-any.js';
+
+export type { EncodedAny } from './encoded-any.js';
 
 /** Options of `toObject` for messages shown to people: Envoy's snake_case names, enums by name, nested `Any` as `@type`. */
 const JSON_OPTIONS: protobuf.IConversionOptions = { enums: String, longs: String, bytes: String, json: true };

@@ -1,4 +1,4 @@
-import type { EncodedAny } from './envoy-protos.js';
+import type { EncodedAny } from './encoded-any.js';
 
 /**
  * Protobuf wire encoding of (Delta)DiscoveryResponse messages whose resources are already-encoded
