@@ -15,7 +15,8 @@ import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { newConfigPipeline, type PushRequest } from '../controllers/index.js';
+import type { PushRequest } from '../controllers/index.js';
+import { setupConfigPipeline } from '../controllers/testing/config-pipeline.js';
 import { loadSettings, newManager, newMetrics, newNopLogger } from '../controllers/runtime/index.js';
 
 const POLICIES = 10_000;
@@ -122,7 +123,8 @@ async function main(): Promise<void> {
 
   const pushes: { at: number; request: PushRequest }[] = [];
   const metrics = newMetrics('pilot-discovery');
-  const pipeline = newConfigPipeline({
+  const manager = newManager({ log: newNopLogger() });
+  const pipeline = setupConfigPipeline(manager, {
     configDir: dir,
     registries: ['orch'],
     clusterId: 'Kubernetes',
@@ -145,9 +147,6 @@ async function main(): Promise<void> {
   configDir.sourceFor('security.mesh.io/v1beta1', 'PeerAuthentication').subscribe((event) => {
     if (event.object.metadata?.name === 'bench-change') noticedAt = performance.now();
   });
-
-  const manager = newManager({ log: newNopLogger() });
-  for (const runnable of pipeline.runnables) manager.add(runnable);
   const stop = new AbortController();
   const cpuBefore = process.cpuUsage();
   const startedAt = performance.now();

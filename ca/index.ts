@@ -89,3 +89,4 @@ export {
 } from './kube-registration-authority.js';
 export { DEFAULT_SIGNER_ROOT_FILE, newMeshSigner, type MeshSigner, type MeshSignerOptions } from './new-mesh-signer.js';
 export { openSslCipherList, withCipherSuites } from './tls-cipher-suites.js';
+export { LOCAL_CA_DIR, setupCaWithManager, type CaSecurity, type CaSetupOptions } from './setup.js';

@@ -10,7 +10,7 @@ import { freePort, waitFor } from '../testing/wait-for.js';
 import { CLUSTER_TYPE, loadEnvoyProtos } from '../xds/index.js';
 import { newAdsTestClient, nodeFor, type AdsTestClient } from '../xds/testing/test-support.js';
 import { newDiscoveryCommand } from './discovery-command.js';
-import { runDiscovery } from './discovery-server.js';
+import { meshdOptionsFrom, runDiscovery } from './discovery-server.js';
 
 // The daemon in Kubernetes mode when the API server goes away, run in process with a short lease:
 // started while the API server refuses connections it stays up and not ready, then serves once it
@@ -64,7 +64,7 @@ describe('the daemon while the API server is unreachable', () => {
     daemonStop = new AbortController();
     const command = addLoggingFlags(
       newDiscoveryCommand({ namespace: 'mesh-system', clusterID: 'Kubernetes' }, (flags) =>
-        runDiscovery(flags, { settings, io: { stdout: () => undefined, stderr: () => undefined }, args: [], signal: daemonStop.signal, leaderElectionTimings: LEASE }),
+        runDiscovery({ ...meshdOptionsFrom(flags, { settings, args: [] }), leaderElectionTimings: LEASE }, daemonStop.signal),
       ),
     );
     const argv = ['--orchconfig', join(workDir, 'kubeconfig'), '--grpcAddr', `127.0.0.1:${grpcPort}`, '--secureGRPCAddr', '127.0.0.1:0', '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--ctrlz_port', '0', '--log_target', logFile];

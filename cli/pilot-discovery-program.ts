@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { addLoggingFlags, loadProcessSettings, type Settings } from '../controllers/runtime/index.js';
 import { newDiscoveryCommand } from './discovery-command.js';
-import { runDiscovery } from './discovery-server.js';
+import { meshdOptionsFrom, runDiscovery } from './discovery-server.js';
 import { requestCommand, sendDebugRequest } from './request-command.js';
 import { processIo, type CliIo } from './run-cli.js';
 import { newVersionCommand } from './version-command.js';
@@ -21,7 +21,7 @@ export function buildPilotDiscovery(
   program.addCommand(
     newDiscoveryCommand(
       { namespace: settings.get('POD_NAMESPACE'), clusterID: settings.get('CLUSTER_ID') },
-      (flags) => runDiscovery(flags, { settings, io, args: process.argv }),
+      (flags) => runDiscovery(meshdOptionsFrom(flags, { settings, args: process.argv })),
     ),
   );
   program.addCommand(

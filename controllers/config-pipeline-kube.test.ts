@@ -13,7 +13,7 @@ import {
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 import { waitFor } from '../testing/wait-for.js';
-import { newConfigPipeline, type ConfigPipeline } from './config-pipeline.js';
+import { setupConfigPipeline, type ConfigPipeline } from './testing/config-pipeline.js';
 import { formatConfigKey } from './model/config-key.js';
 import type { PushRequest } from './model/config-updater.js';
 import { loadSettings, newManager, newMetrics, newNopLogger } from './runtime/index.js';
@@ -99,7 +99,8 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
     await custom.createNamespacedCustomObject({ ...PA, namespace: 'foo', body: peerAuthentication('bad', { portLevelMtls: { '80': { mode: 'DISABLE' } } }) });
 
     metrics = newMetrics('pilot-discovery');
-    pipeline = newConfigPipeline({
+    const manager = newManager({ log: newNopLogger() });
+    pipeline = setupConfigPipeline(manager, {
       kubeConfig,
       registries: ['orch'],
       clusterId: 'cluster-k',
@@ -115,8 +116,6 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
       updater: { configUpdate: (request) => requests.push(request) },
       informerBackoff: { initialMs: 10, maxMs: 100 },
     });
-    const manager = newManager({ log: newNopLogger() });
-    for (const runnable of pipeline.runnables) manager.add(runnable);
     running = manager.start(stop.signal);
     await pipeline.waitForSync(AbortSignal.timeout(5000));
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 import { waitFor } from '../testing/wait-for.js';
-import { newConfigPipeline, type ConfigPipeline } from './config-pipeline.js';
+import { setupConfigPipeline, type ConfigPipeline } from './testing/config-pipeline.js';
 import { formatConfigKey } from './model/config-key.js';
 import type { PushRequest } from './model/config-updater.js';
 import { loadSettings, newManager, newMetrics, newNopLogger, UsageError } from './runtime/index.js';
@@ -95,7 +95,8 @@ describe('config pipeline, config folder mode', () => {
     await put('foo/workloads.yaml', WORKLOADS);
     await put('foo/policies/strict.yaml', peerAuthentication('strict', 'STRICT'));
     metrics = newMetrics('pilot-discovery');
-    pipeline = newConfigPipeline({
+    const manager = newManager({ log: newNopLogger() });
+    pipeline = setupConfigPipeline(manager, {
       configDir: dir,
       registries: ['orch'],
       clusterId: 'cluster-a',
@@ -111,8 +112,6 @@ describe('config pipeline, config folder mode', () => {
       updater: { configUpdate: (request) => requests.push(request) },
       configDirOptions: { debounceMs: 5, rescanIntervalMs: 60_000 },
     });
-    const manager = newManager({ log: newNopLogger() });
-    for (const runnable of pipeline.runnables) manager.add(runnable);
     running = manager.start(stop.signal);
     await pipeline.waitForSync(AbortSignal.timeout(5000));
   });
@@ -265,7 +264,7 @@ describe('config pipeline options', () => {
     ['an unknown registry', { configDir: '/tmp', registries: ['consul'] }, 'unknown registry "consul": expected orch or Mock'],
     ['no source at all', {}, /^no config source/],
   ])('%s is a usage error', (_name, overrides, message) => {
-    const attempt = (): unknown => newConfigPipeline({ ...base, ...overrides });
+    const attempt = (): unknown => setupConfigPipeline(newManager({ log: newNopLogger() }), { ...base, ...overrides });
     expect(attempt).toThrow(UsageError);
     expect(attempt).toThrow(message);
   });
@@ -288,7 +287,8 @@ describe('config pipeline, mesh config sources', () => {
     await mkdir(join(dir, 'config'));
     await writeFile(join(dir, 'config', 'shared.yaml'), configMap('shared-mesh', 'enableAutoMtls: false\ntrustDomain: shared.example'));
     await writeFile(join(dir, 'mesh'), 'trustDomain: file.example\n');
-    pipeline = newConfigPipeline({
+    const manager = newManager({ log: newNopLogger() });
+    pipeline = setupConfigPipeline(manager, {
       configDir: join(dir, 'config'),
       registries: ['orch'],
       clusterId: 'c',
@@ -304,8 +304,6 @@ describe('config pipeline, mesh config sources', () => {
       updater: { configUpdate: () => undefined },
       configDirOptions: { debounceMs: 5, rescanIntervalMs: 60_000 },
     });
-    const manager = newManager({ log: newNopLogger() });
-    for (const runnable of pipeline.runnables) manager.add(runnable);
     running = manager.start(stop.signal);
     await pipeline.waitForSync(AbortSignal.timeout(5000));
   });

@@ -5,50 +5,84 @@ import { newKubeThrottle, throttledTransport, type KubeThrottle } from './kube-t
 import { scopedLogger, type LoggerSource } from './logger-source.js';
 import { newMeshConfigWatcher } from './mesh-config-watcher.js';
 import type { ConfigUpdater } from './model/config-updater.js';
-import { newMeshModel, type MeshModel } from './model/mesh-model.js';
+import { newMeshModel, type MeshModelWriter } from './model/mesh-model.js';
 import { registerConfigControllers } from './register-config-controllers.js';
-import { newRunnableCollector } from './runnable-collector.js';
 import { newConfigDirSourceSet, type SourceSet } from './source-set.js';
 import { UsageError, newRealClock } from './runtime/index.js';
-import type { Clock, InformerBackoffOptions, MeshMetrics, Runnable, Settings } from './runtime/index.js';
+import type { Clock, InformerBackoffOptions, Manager, MeshMetrics, Settings } from './runtime/index.js';
+import type { MeshConfigWatcher } from './mesh-config-watcher.js';
 
-export interface ConfigPipelineOptions {
+/** What the model is built from: the mesh config (a file, then the ConfigMap) and the identity of the cluster. */
+export interface MeshEnvironmentOptions {
+  /** `--clusterID`. */
+  clusterId: string;
+  /** `--domain`: services are `<svc>.<ns>.svc.<domain>`. */
+  domain: string;
+  /** `--meshConfig`. */
+  meshConfigFile: string;
+  /** PILOT_USE_ENDPOINT_SLICE. */
+  useEndpointSlices: boolean;
+  /** The process's logging (scope `model`) or one logger. */
+  log: LoggerSource;
+  metrics: MeshMetrics<'pilot-discovery'>;
+  clock?: Clock;
+}
+
+/**
+ * The in-memory model and the mesh config that seeds it, built before anything reads or fills it
+ * (as the reference's Environment): the xDS server is created over it, then the config controllers
+ * that fill it. Throws a `MeshConfigError` when the `--meshConfig` file is invalid.
+ */
+export interface MeshEnvironment {
+  /** Written by the config controllers only; everyone else reads it as a `MeshModel`. */
+  readonly model: MeshModelWriter;
+  readonly meshConfigWatcher: MeshConfigWatcher;
+}
+
+export function newMeshEnvironment(options: MeshEnvironmentOptions): MeshEnvironment {
+  const meshConfigWatcher = newMeshConfigWatcher({
+    file: options.meshConfigFile,
+    log: scopedLogger(options.log, 'model'),
+    clock: options.clock ?? newRealClock(),
+    onError: () => options.metrics.counter('pilot_total_rejected_configs').inc({ type: 'MeshConfig' }),
+  });
+  const model = newMeshModel({
+    domain: options.domain,
+    clusterId: options.clusterId,
+    useEndpointSlices: options.useEndpointSlices,
+    meshConfig: meshConfigWatcher.current(),
+  });
+  return { model, meshConfigWatcher };
+}
+
+export interface ConfigSourcesOptions {
+  environment: MeshEnvironment;
   /** `--configDir`: the mesh kinds come from this folder (and, without `kubeConfig`, every other kind too). */
   configDir?: string;
   /** From `--orchconfig`, KUBECONFIG or in-cluster: without `configDir`, everything comes from informers. */
   kubeConfig?: KubeConfig;
   /** `--registries`: `orch` reads Services, Pods and EndpointSlices. */
   registries: readonly string[];
-  /** `--clusterID`. */
-  clusterId: string;
-  /** `--domain`: services are `<svc>.<ns>.svc.<domain>`. */
-  domain: string;
   /** `--resync`, in milliseconds (informers only). */
   resyncMs: number;
   /** `--orchApiQPS` and `--orchApiBurst`. */
   qps: number;
   burst: number;
-  /** `--meshConfig`. */
-  meshConfigFile: string;
   /** `--namespace`: where the mesh ConfigMaps live. */
   rootNamespace: string;
   settings: Settings<'pilot-discovery'>;
   /** The process's logging (scopes `model`, `validation`, `status`, `source`, `orch`) or one logger. */
   log: LoggerSource;
   metrics: MeshMetrics<'pilot-discovery'>;
+  /** Where model changes go: the xDS server. */
   updater: ConfigUpdater;
-  clock?: Clock;
   /** Tuning of the folder watcher (tests, benches). */
   configDirOptions?: { debounceMs?: number; rescanIntervalMs?: number; watch?: boolean };
   /** Tuning of the informers' restart backoff (tests). */
   informerBackoff?: InformerBackoffOptions;
 }
 
-export interface ConfigPipeline {
-  /** What the push pipeline reads. */
-  readonly model: MeshModel;
-  /** Add every one to the daemon's manager (groups and leader election are set on each). */
-  readonly runnables: readonly Runnable[];
+export interface ConfigSources {
   /** True once every source has synced and the model holds everything they held at start. */
   sourcesSynced(): boolean;
   waitForSync(signal?: AbortSignal): Promise<void>;
@@ -57,16 +91,15 @@ export interface ConfigPipeline {
 }
 
 /**
- * The daemon's config side: sources (the folder and/or informers), one reconciler per kind, and
- * the model they fill. With `configDir` and no `kubeConfig` the daemon needs no cluster; with a
- * `kubeConfig`, Namespaces, Services, Pods, EndpointSlices and the mesh ConfigMap come from
- * informers, and the mesh kinds too unless `configDir` is set.
- *
- * Throws a `UsageError` for a registry we do not implement or when there is no source at all, and
- * a `MeshConfigError` when the `--meshConfig` file is invalid.
+ * Registers the daemon's config side with the manager: sources (the folder and/or informers) and
+ * one reconciler per kind, filling the environment's model and telling the updater. With
+ * `configDir` and no `kubeConfig` the daemon needs no cluster; with a `kubeConfig`, Namespaces,
+ * Services, Pods, EndpointSlices and the mesh ConfigMap come from informers, and the mesh kinds too
+ * unless `configDir` is set. Throws a `UsageError` for a registry we do not implement or when there
+ * is no source at all.
  */
-export function newConfigPipeline(options: ConfigPipelineOptions): ConfigPipeline {
-  const clock = options.clock ?? newRealClock();
+export function setupConfigWithManager(manager: Manager, options: ConfigSourcesOptions): ConfigSources {
+  const clock = manager.clock;
   const configDirPath = options.configDir ?? '';
   for (const registry of options.registries) {
     if (registry === 'Mock') throw new UsageError('registry Mock is not supported yet');
@@ -93,49 +126,31 @@ export function newConfigPipeline(options: ConfigPipelineOptions): ConfigPipelin
   let configDir: ConfigDirSource | undefined;
   let folderSources: SourceSet | undefined;
   if (configDirPath !== '') {
-    configDir = newConfigDirSource({
-      dir: configDirPath,
-      log: sourceLog,
-      clock,
-      ...options.configDirOptions,
-    });
+    configDir = newConfigDirSource({ dir: configDirPath, log: sourceLog, clock, ...options.configDirOptions });
     folderSources = newConfigDirSourceSet(configDir);
   }
   const meshKindSources = (folderSources ?? kubeSources) as SourceSet;
   const registrySources = (kubeSources ?? folderSources) as SourceSet;
 
-  const meshConfigWatcher = newMeshConfigWatcher({
-    file: options.meshConfigFile,
-    log: scopedLogger(options.log, 'model'),
-    clock,
-    onError: () => options.metrics.counter('pilot_total_rejected_configs').inc({ type: 'MeshConfig' }),
-  });
-  const model = newMeshModel({
-    domain: options.domain,
-    clusterId: options.clusterId,
-    useEndpointSlices: options.settings.get('PILOT_USE_ENDPOINT_SLICE'),
-    meshConfig: meshConfigWatcher.current(),
-  });
-
-  const collector = newRunnableCollector({ log: scopedLogger(options.log, 'model'), clock });
   const controllers = registerConfigControllers({
-    manager: collector,
+    manager,
     sources: meshKindSources,
     registrySources,
-    model,
+    model: options.environment.model,
     updater: options.updater,
     log: options.log,
     metrics: options.metrics,
     settings: options.settings,
     rootNamespace: options.rootNamespace,
-    meshConfigWatcher,
+    meshConfigWatcher: options.environment.meshConfigWatcher,
     readRegistry: options.registries.includes('orch'),
     ...(options.kubeConfig ? { kubeConfig: options.kubeConfig, kubeThrottles: throttles } : {}),
   });
+  manager.health.addReadinessCheck('config', () => {
+    if (!controllers.hasSynced()) throw new Error('config sources have not synced yet');
+  });
 
   return {
-    model,
-    runnables: collector.runnables,
     sourcesSynced: () => controllers.hasSynced(),
     waitForSync: (signal) => controllers.waitForSync(signal),
     ...(configDir ? { configDir } : {}),

@@ -97,6 +97,12 @@ export {
   type ConfigControllers,
   type RegisterConfigControllersOptions,
 } from './register-config-controllers.js';
-export { newRunnableCollector, type RunnableCollector } from './runnable-collector.js';
-export { newConfigPipeline, type ConfigPipeline, type ConfigPipelineOptions } from './config-pipeline.js';
+export {
+  newMeshEnvironment,
+  setupConfigWithManager,
+  type ConfigSources,
+  type ConfigSourcesOptions,
+  type MeshEnvironment,
+  type MeshEnvironmentOptions,
+} from './config-pipeline.js';
 export { modelDebugRoutes } from './model-debug-routes.js';

@@ -3,8 +3,9 @@ import { KIND_NAMES } from '../crds/index.js';
 import type { MeshModel } from './model/mesh-model.js';
 
 /**
- * `/debug/configz` (the accepted mesh resources, last good versions) and `/debug/registryz` (the
- * services, workloads and endpoints of the registry), for the daemon's debug ports.
+ * `/debug/configz` (the accepted mesh resources, last good versions), `/debug/registryz` (the
+ * services, workloads and endpoints of the registry) and `/debug/endpointz` (every service port's
+ * endpoints: addresses, readiness, sidecar), for the daemon's debug ports.
  */
 export function modelDebugRoutes(model: MeshModel): (app: FastifyInstance) => void {
   return (app) => {
@@ -25,6 +26,15 @@ export function modelDebugRoutes(model: MeshModel): (app: FastifyInstance) => vo
         ...service,
         endpoints: model.registry.endpoints(service.namespace, service.name),
       })),
+    );
+    app.get('/debug/endpointz', async () =>
+      model.registry.services().flatMap((service) =>
+        service.ports.map((port) => ({
+          service: service.hostname,
+          port: port.port,
+          endpoints: model.registry.endpoints(service.namespace, service.name, port.port),
+        })),
+      ),
     );
   };
 }

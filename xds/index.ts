@@ -40,3 +40,4 @@ export { newXdsServer, type XdsServer, type XdsServerOptions, type XdsTlsMateria
 export { buildPushContext, type PushContext } from './generators/index.js';
 export { newMeshGenerators } from './mesh-generators.js';
 export { newInboundSecurityFilters, newJwksResolver } from './security/index.js';
+export { setupXdsWithManager, type XdsSetupOptions, type XdsTlsEndpoint } from './setup.js';

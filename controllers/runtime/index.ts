@@ -26,3 +26,4 @@ export * from './informer-source.js';
 export * from './grpc-shutdown.js';
 export { stopSignal } from './stop-signal.js';
 export * from './initializer.js';
+export * from './until-aborted.js';

@@ -1,0 +1,39 @@
+import type { Runnable, RunnableGroup } from './runnable.js';
+
+/** Resolves once `signal` aborts (at once if it already has): how a runnable waits out its life. */
+export function untilAborted(signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve();
+  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+}
+
+type Cleanup = () => void | Promise<void>;
+
+/**
+ * A runnable from a function, as controller-runtime's `RunnableFunc`: `run` starts the work (a
+ * server listening, a loop launched) and may return its clean-up, called once the signal aborts.
+ * The runnable is ready when `run` has returned, so the manager starts the next group only then.
+ */
+export function runnableOf(
+  name: string,
+  run: (signal: AbortSignal) => void | Cleanup | Promise<void | Cleanup>,
+  options: { group?: RunnableGroup; needLeaderElection?: boolean } = {},
+): Runnable {
+  let markReady!: () => void;
+  const ready = new Promise<void>((resolve) => (markReady = resolve));
+  return {
+    name,
+    ...(options.group ? { group: options.group } : {}),
+    ...(options.needLeaderElection !== undefined ? { needLeaderElection: () => options.needLeaderElection === true } : {}),
+    async start(signal) {
+      const cleanup = await run(signal);
+      markReady();
+      try {
+        await untilAborted(signal);
+      } finally {
+        await cleanup?.();
+      }
+    },
+    waitForReady: (signal) =>
+      Promise.race([ready, new Promise<void>((_, reject) => (signal.aborted ? reject(signal.reason) : signal.addEventListener('abort', () => reject(signal.reason), { once: true })))]),
+  };
+}

@@ -1,0 +1,130 @@
+import { hostname } from 'node:os';
+import type { FastifyInstance } from 'fastify';
+import { setupCaWithManager } from '../ca/index.js';
+import { modelDebugRoutes, newMeshEnvironment, setupConfigWithManager } from '../controllers/index.js';
+import {
+  DAEMON_SCOPES,
+  newControlZ,
+  newHealthServer,
+  newLogging,
+  newManager,
+  newMetrics,
+  newMonitoringServer,
+  readBuildInfo,
+  runnableOf,
+  type Logging,
+  type Manager,
+} from '../controllers/runtime/index.js';
+import { setupXdsWithManager } from '../xds/index.js';
+import { checkConfigDir, leaderElectionFor, loadOrchConfig, tlsFilesOf } from './orchestrator.js';
+import type { MeshdOptions } from './options.js';
+
+/** The assembled daemon: start its manager; close its logging once the manager has stopped. */
+export interface Meshd {
+  readonly manager: Manager;
+  readonly logging: Logging;
+}
+
+/**
+ * Assembles pilot-discovery: the manager with self-monitoring, introspection and health, and each
+ * part registered through its own `setup…WithManager`: the environment (model and mesh config),
+ * the certificate authority, the xDS server over the model, and the config controllers that fill
+ * it and tell the xDS server. Throws a `UsageError` for options that cannot work.
+ */
+export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
+  const startedAt = Date.now();
+  await checkConfigDir(options.configDir);
+  const logging = newLogging(options.logging, DAEMON_SCOPES);
+  const log = logging.scope('default');
+  const { settings } = options;
+  const metrics = newMetrics('pilot-discovery');
+  const buildInfo = readBuildInfo();
+  metrics.gauge('mesh_build').set({ component: 'pilot', tag: buildInfo.version }, 1);
+
+  const kubeConfig = await loadOrchConfig(options.orchConfigPath, options.configDir === '');
+  const manager = newManager({
+    log,
+    shutdownDurationMs: options.shutdownDurationMs,
+    leaderElection: kubeConfig ? leaderElectionFor(kubeConfig, options) : undefined,
+    // As the reference: losing the lease stops the leader duties only; xDS, the CA and the caches
+    // keep serving while the candidate campaigns again.
+    leadershipLoss: 'recampaign',
+  });
+
+  const environment = newMeshEnvironment({
+    clusterId: options.clusterId,
+    domain: options.domain,
+    meshConfigFile: options.meshConfigFile,
+    useEndpointSlices: settings.get('PILOT_USE_ENDPOINT_SLICE'),
+    log: logging,
+    metrics,
+    clock: manager.clock,
+  });
+  const tlsFiles = tlsFilesOf(options);
+  const ca = setupCaWithManager(manager, {
+    settings,
+    ...(kubeConfig ? { kubeConfig } : {}),
+    namespace: options.namespace,
+    clusterId: options.clusterId,
+    trustDomain: environment.model.meshConfig().trustDomain,
+    cipherSuites: options.tlsCipherSuites,
+    ...(tlsFiles ? { tlsFiles } : {}),
+    metrics,
+    logging,
+  });
+  const xds = setupXdsWithManager(manager, {
+    model: environment.model,
+    // Asked per new stream, once the manager runs: the config controllers below exist by then.
+    isReady: () => config.sourcesSynced(),
+    settings,
+    grpcAddr: options.grpcAddr,
+    secureGrpcAddr: options.secureGrpcAddr,
+    ...(ca ? { tls: { authenticators: ca.authenticators, credentials: () => ca.endpoint().credentials(), register: (server) => ca.endpoint().register(server), ready: ca.ready } } : {}),
+    keepalive: options.keepalive,
+    systemNamespace: options.namespace,
+    controlPlane: { id: hostname(), version: buildInfo.version },
+    metrics,
+    logging,
+  });
+  const config = setupConfigWithManager(manager, {
+    environment,
+    ...(options.configDir === '' ? {} : { configDir: options.configDir }),
+    ...(kubeConfig ? { kubeConfig } : {}),
+    registries: options.registries,
+    resyncMs: options.resyncMs,
+    qps: options.orchApiQps,
+    burst: options.orchApiBurst,
+    rootNamespace: options.namespace,
+    settings,
+    log: logging,
+    metrics,
+    updater: xds,
+  });
+
+  const debugRoutes = (app: FastifyInstance): void => {
+    // First: it installs the access check every `/debug/` route goes through.
+    xds.debugRoutes(app);
+    modelDebugRoutes(environment.model)(app);
+  };
+  manager.add(newMonitoringServer({ address: options.monitoringAddr, metrics, buildInfo: { ...buildInfo }, log, extraRoutes: debugRoutes }));
+  manager.add(newControlZ({ address: options.ctrlzAddress, port: options.ctrlzPort, logging, settings, buildInfo: { ...buildInfo }, args: options.args, log }));
+  manager.add(
+    newHealthServer({
+      name: 'discovery-http',
+      address: options.httpAddr,
+      health: manager.health,
+      log,
+      ...(settings.get('ENABLE_DEBUG_ON_HTTP') ? { extraRoutes: debugRoutes } : {}),
+    }),
+  );
+  // Started after every other group: the daemon is up.
+  manager.add(
+    runnableOf('startup-tracker', () => {
+      const startupSeconds = (Date.now() - startedAt) / 1000;
+      metrics.gauge('startup_duration_seconds').set(startupSeconds);
+      log.info({ startupSeconds }, 'discovery service ready');
+    }),
+  );
+  log.info({ version: buildInfo.version, configDir: options.configDir || undefined }, 'starting discovery service');
+  return { manager, logging };
+}

@@ -1,0 +1,40 @@
+import type { LoggingOptions, Settings } from '../controllers/runtime/index.js';
+
+/**
+ * Everything the daemon is assembled from, typed: the command line maps its flags here (cli/),
+ * tests and the local mesh build it directly.
+ */
+export interface MeshdOptions {
+  readonly settings: Settings<'pilot-discovery'>;
+  readonly logging: Partial<LoggingOptions>;
+  /** The command line as given, shown by ControlZ. */
+  readonly args: readonly string[];
+  /** `--configDir`: the mesh kinds (and, without an orchestrator, everything) from a folder; '' for none. */
+  readonly configDir: string;
+  /** `--orchconfig`; '' lets client-node look (KUBECONFIG, in-cluster) when there is no config folder. */
+  readonly orchConfigPath: string;
+  readonly registries: readonly string[];
+  readonly clusterId: string;
+  readonly domain: string;
+  readonly resyncMs: number;
+  readonly orchApiQps: number;
+  readonly orchApiBurst: number;
+  readonly meshConfigFile: string;
+  /** `--namespace`: the daemon's own namespace, the mesh's root namespace. */
+  readonly namespace: string;
+  readonly grpcAddr: string;
+  readonly secureGrpcAddr: string;
+  readonly httpAddr: string;
+  readonly monitoringAddr: string;
+  readonly ctrlzAddress: string;
+  readonly ctrlzPort: number;
+  readonly keepalive: { keepaliveInterval: number; keepaliveTimeout: number; keepaliveMaxServerConnectionAge: number };
+  readonly shutdownDurationMs: number;
+  readonly tlsCipherSuites: readonly string[];
+  /** `--tlsCertFile` and `--tlsKeyFile` (together), `--caCertFile`; '' for none. */
+  readonly tlsCertFile: string;
+  readonly tlsKeyFile: string;
+  readonly caCertFile: string;
+  /** Lease timings of the leader election (in-process runs that need a short lease); client-go's defaults otherwise. */
+  readonly leaderElectionTimings?: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
+}
