@@ -1,5 +1,5 @@
-import { buildMeshConfig, MESH_CONFIG_MAP_NAME, MeshConfigError, meshConfigTextOf } from './mesh-config.js';
-import type { MeshConfig } from './mesh-config-schema.js';
+import { buildMeshConfig, MESH_CONFIG_MAP_NAME, MeshConfigError, meshConfigTextOf } from '../crds/index.js';
+import type { MeshConfig } from '../crds/index.js';
 import type { MeshConfigWatcher } from './mesh-config-watcher.js';
 import type { MeshModelWriter } from './model/mesh-model.js';
 import type { PushEmitter } from './push-emitter.js';

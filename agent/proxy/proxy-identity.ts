@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { parse } from 'yaml';
-import { loadMeshConfig } from '../../controllers/index.js';
-import { DEFAULT_MESH_CONFIG } from '../../controllers/index.js';
-import { proxyConfigInputSchema, type ProxyConfig } from '../../controllers/index.js';
+import { loadMeshConfig } from '../../crds/index.js';
+import { DEFAULT_MESH_CONFIG } from '../../crds/index.js';
+import { proxyConfigInputSchema, type ProxyConfig } from '../../crds/index.js';
 import { UsageError, type Settings } from '../../controllers/runtime/index.js';
 
 export type ProxyType = 'sidecar' | 'router';

@@ -1,5 +1,5 @@
-import { DEFAULT_MESH_CONFIG } from '../mesh-config-defaults.js';
-import type { MeshConfig } from '../mesh-config-schema.js';
+import { DEFAULT_MESH_CONFIG } from '../../crds/index.js';
+import type { MeshConfig } from '../../crds/index.js';
 import { stableJson } from '../stable-json.js';
 import { newConfigStore, type ConfigStore, type ConfigStoreWriter } from './config-store.js';
 import { newServiceRegistry, type ServiceRegistry, type ServiceRegistryWriter } from './service-registry.js';

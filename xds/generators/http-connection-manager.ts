@@ -1,4 +1,4 @@
-import { effectivePathNormalization, type MeshConfig } from '../../controllers/index.js';
+import { effectivePathNormalization, type MeshConfig } from '../../crds/index.js';
 import type { TypedFilter } from './security-filters.js';
 
 export const HCM_FILTER = 'envoy.filters.network.http_connection_manager';

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication, RequestAuthentication, VirtualService } from '../../crds/index.js';
-import { selectsWorkload, type Endpoint, type InboundTrafficMode, type MeshConfig, type MeshModel, type Service, type Workload } from '../../controllers/index.js';
+import { selectsWorkload, type Endpoint, type MeshModel, type Service, type Workload } from '../../controllers/index.js';
+import { type InboundTrafficMode, type MeshConfig } from '../../crds/index.js';
 
 /** A DestinationRule as the push context holds it: the resolved host and where it came from. */
 export interface IndexedDestinationRule {

@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
 import { validateResource, type DestinationRule, type TypedResource } from '../../crds/index.js';
-import { DEFAULT_MESH_CONFIG } from '../../controllers/index.js';
+import { DEFAULT_MESH_CONFIG } from '../../crds/index.js';
 import { compileUpstreamTls, type ClusterTlsConfig } from '../../dataplane/decisions/index.js';
 import { buildClusterLoadAssignment, buildOutboundClusters, buildPushContext, type PushContext } from '../generators/index.js';
 import { loadCase } from '../generators/testing/test-cases.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { durationOrZeroSchema, durationSchema } from '../crds/index.js';
+import { durationOrZeroSchema, durationSchema } from '../common-schemas.js';
 
 /**
  * The mesh config as users write it (the `--meshConfig` file, the `mesh` key of the `mesh`

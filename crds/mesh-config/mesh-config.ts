@@ -2,10 +2,10 @@ import { readFileSync } from 'node:fs';
 import { isMap, isScalar, isSeq, LineCounter, parseDocument } from 'yaml';
 import type { Node } from 'yaml';
 import type { z } from 'zod';
-import { renderPath } from '../crds/index.js';
+import { renderPath } from '../validation-issue.js';
 import { DEFAULT_MESH_CONFIG } from './mesh-config-defaults.js';
 import { meshConfigInputSchema, type ExtensionProvider, type MeshConfig, type MeshConfigInput } from './mesh-config-schema.js';
-import { MeshError, type KubeObject } from './runtime/index.js';
+import { MeshError, type KubeObject } from '../../controllers/runtime/index.js';
 
 /** The name and key of the ConfigMap that holds the mesh config in the root namespace. */
 export const MESH_CONFIG_MAP_NAME = 'mesh';
