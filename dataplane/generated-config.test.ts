@@ -8,8 +8,8 @@ import type { ConnectionFacts } from './decisions/index.js';
 import { simulateProxyConfig } from './testing/simulation-support.js';
 import type { ConfigSnapshot } from './config-state.js';
 
-const SIDECAR_CASES = fileURLToPath(new URL('../xds/generators/testdata/', import.meta.url));
-const LDS_CASES = fileURLToPath(new URL('../xds/generators/testdata/lds/', import.meta.url));
+const SIDECAR_CASES = fileURLToPath(new URL('../xds/generators/sidecar/testdata/cds/', import.meta.url));
+const LDS_CASES = fileURLToPath(new URL('../xds/generators/sidecar/testdata/lds/', import.meta.url));
 
 let protos: EnvoyProtos;
 beforeAll(() => {

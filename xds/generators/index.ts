@@ -27,7 +27,7 @@ export {
   type ClusterTransportSocket,
   type ClusterTransportSocketHook,
   type ClusterTransportSocketInput,
-} from './sidecar-clusters.js';
+} from './sidecar/sidecar-clusters.js';
 export {
   MESH_TLS_MODE,
   TRANSPORT_SOCKET_MATCH_KEY,
@@ -35,15 +35,15 @@ export {
   endpointsForCluster,
   type ClusterLoadAssignmentResource,
 } from './cluster-load-assignment.js';
-export { newSidecarCdsGenerator } from './sidecar-cds-generator.js';
-export { newSidecarEdsGenerator } from './sidecar-eds-generator.js';
-export { newSidecarRdsGenerator } from './sidecar-rds-generator.js';
+export { newSidecarCdsGenerator } from './sidecar/sidecar-cds-generator.js';
+export { newSidecarEdsGenerator } from './sidecar/sidecar-eds-generator.js';
+export { newSidecarRdsGenerator } from './sidecar/sidecar-rds-generator.js';
 export {
   buildDefaultRoute,
   buildSidecarRouteConfiguration,
   parseSidecarRouteName,
   type RouteConfigurationResource,
-} from './sidecar-route-configuration.js';
+} from './sidecar/sidecar-route-configuration.js';
 export { buildVirtualServiceRoutes, type RouteResource, type VirtualServiceRouteInput } from './virtual-service-routes.js';
 export { isBoundToMesh, isVisibleTo, virtualServiceFor } from './virtual-service-selection.js';
 export { buildVirtualHostDomains } from './virtual-host-domains.js';
@@ -51,18 +51,18 @@ export { buildRouteMatch, envoyHeaderMatcher, envoyStringMatcher, matchAppliesTo
 export { buildRetryPolicy, defaultRetryPolicy } from './route-retry-policy.js';
 export { isHttpRoutable, servicePortProtocol, type ServicePortProtocol } from './service-port-protocol.js';
 export { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from './security-filters.js';
-export { buildSidecarListeners, INBOUND_PORT, OUTBOUND_PORT, VIRTUAL_INBOUND, VIRTUAL_OUTBOUND, type BuildSidecarListenersOptions, type ListenerResource } from './sidecar-listeners.js';
-export { newSidecarLdsGenerator } from './sidecar-lds-generator.js';
+export { buildSidecarListeners, INBOUND_PORT, OUTBOUND_PORT, VIRTUAL_INBOUND, VIRTUAL_OUTBOUND, type BuildSidecarListenersOptions, type ListenerResource } from './sidecar/sidecar-listeners.js';
+export { newSidecarLdsGenerator } from './sidecar/sidecar-lds-generator.js';
 export { httpConnectionManager, pathNormalizationOptions, tcpProxy, ROUTER_FILTER } from './http-connection-manager.js';
-export { buildGatewayListeners, type BuildGatewayListenersOptions } from './gateway-listeners.js';
-export { newGatewayLdsGenerator, newGatewayRdsGenerator } from './gateway-generators.js';
-export { gatewayServersByPort } from './gateway-config.js';
-export { intersectHosts, virtualServicesOf } from './gateway-virtual-services.js';
-export { newGrpcGenerators, GRPC_SERVER_LISTENER_PREFIX } from './grpc-generators.js';
-export { buildInboundClusters, buildOutboundClusters } from './sidecar-clusters.js';
-export { mergeGateways, selectedGateways, serverKind, gatewayKey, type GatewayListenerSpec, type GatewaySelectionOptions, type GatewayServerEntry, type MergedGateway, type RejectedServer, type ServerKind } from './gateway-config.js';
-export { resolveGatewayName, virtualServiceForGateway, virtualServicesForGateway } from './gateway-virtual-services.js';
-export { buildServerTlsContext } from './gateway-tls.js';
-export { buildGatewayRouteConfiguration, type BuildGatewayRoutesOptions } from './gateway-routes.js';
-export { buildGatewayClusters, gatewayDestinationHosts, type BuildGatewayClustersOptions } from './gateway-clusters.js';
-export { newGatewayCdsGenerator, type GatewayRdsOptions } from './gateway-generators.js';
+export { buildGatewayListeners, type BuildGatewayListenersOptions } from './gateway/gateway-listeners.js';
+export { newGatewayLdsGenerator, newGatewayRdsGenerator } from './gateway/gateway-generators.js';
+export { gatewayServersByPort } from './gateway/gateway-config.js';
+export { intersectHosts, virtualServicesOf } from './gateway/gateway-virtual-services.js';
+export { newGrpcGenerators, GRPC_SERVER_LISTENER_PREFIX } from './grpc/grpc-generators.js';
+export { buildInboundClusters, buildOutboundClusters } from './sidecar/sidecar-clusters.js';
+export { mergeGateways, selectedGateways, serverKind, gatewayKey, type GatewayListenerSpec, type GatewaySelectionOptions, type GatewayServerEntry, type MergedGateway, type RejectedServer, type ServerKind } from './gateway/gateway-config.js';
+export { resolveGatewayName, virtualServiceForGateway, virtualServicesForGateway } from './gateway/gateway-virtual-services.js';
+export { buildServerTlsContext } from './gateway/gateway-tls.js';
+export { buildGatewayRouteConfiguration, type BuildGatewayRoutesOptions } from './gateway/gateway-routes.js';
+export { buildGatewayClusters, gatewayDestinationHosts, type BuildGatewayClustersOptions } from './gateway/gateway-clusters.js';
+export { newGatewayCdsGenerator, type GatewayRdsOptions } from './gateway/gateway-generators.js';

@@ -4,7 +4,7 @@ import { MESH_TLS_MODE } from '../generators/cluster-load-assignment.js';
 import { loadBalancerFor } from '../generators/destination-rule-policy.js';
 import type { PushContext } from '../generators/push-context.js';
 import { servicePortProtocol } from '../generators/service-port-protocol.js';
-import type { ClusterTransportSocket, ClusterTransportSocketHook, ClusterTransportSocketInput } from '../generators/sidecar-clusters.js';
+import type { ClusterTransportSocket, ClusterTransportSocketHook, ClusterTransportSocketInput } from '../generators/sidecar/sidecar-clusters.js';
 import { jsonToStruct } from '../envoy/struct-json.js';
 import { buildMeshTlsSocket, buildUserTlsSocket, RAW_BUFFER_SOCKET } from './client-tls-context.js';
 import { clientTlsSettingsFor } from './client-tls-settings.js';

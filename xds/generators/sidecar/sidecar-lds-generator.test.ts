@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
-import { LISTENER_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../index.js';
-import { listCases, loadCase, valuesOf } from './testing/test-cases.js';
-import { buildPushContext, newSidecarCdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from './index.js';
+import { LISTENER_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../../index.js';
+import { listCases, loadCase, valuesOf } from '../testing/test-cases.js';
+import { buildPushContext, newSidecarCdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/lds/', import.meta.url));
 const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';

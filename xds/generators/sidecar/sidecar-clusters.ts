@@ -1,12 +1,12 @@
 import { isIPv6 } from 'node:net';
-import type { DestinationRule, LoadBalancerSettings, Subset } from '../../crds/index.js';
-import type { Service, ServicePort } from '../../controllers/index.js';
-import type { Proxy } from '../proxy.js';
-import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName } from './cluster-names.js';
-import { destinationRuleFor, loadBalancerFor } from './destination-rule-policy.js';
-import { envoyDuration } from './envoy-duration.js';
-import { inboundPortsOf, workloadOfProxy } from './proxy-workload.js';
-import type { PushContext } from './push-context.js';
+import type { DestinationRule, LoadBalancerSettings, Subset } from '../../../crds/index.js';
+import type { Service, ServicePort } from '../../../controllers/index.js';
+import type { Proxy } from '../../proxy.js';
+import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName } from '../cluster-names.js';
+import { destinationRuleFor, loadBalancerFor } from '../destination-rule-policy.js';
+import { envoyDuration } from '../envoy-duration.js';
+import { inboundPortsOf, workloadOfProxy } from '../proxy-workload.js';
+import type { PushContext } from '../push-context.js';
 
 /** An Envoy `Cluster` message in snake_case. */
 export type ClusterResource = { readonly name: string } & Readonly<Record<string, unknown>>;

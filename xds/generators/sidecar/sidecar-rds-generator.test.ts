@@ -3,9 +3,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
-import { ROUTE_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest, type Proxy } from '../index.js';
-import { listCases, loadCase, required, type GeneratorCase } from './testing/test-cases.js';
-import { buildPushContext, buildRetryPolicy, newSidecarCdsGenerator, newSidecarRdsGenerator, type PushContext } from './index.js';
+import { ROUTE_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest, type Proxy } from '../../index.js';
+import { listCases, loadCase, required, type GeneratorCase } from '../testing/test-cases.js';
+import { buildPushContext, buildRetryPolicy, newSidecarCdsGenerator, newSidecarRdsGenerator, type PushContext } from '../index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/rds/', import.meta.url));
 const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';

@@ -1,8 +1,8 @@
-import type { HttpRoute, RouteDestination, TcpRoute, TlsRoute, VirtualService } from '../../crds/index.js';
-import type { Proxy } from '../proxy.js';
+import type { HttpRoute, RouteDestination, TcpRoute, TlsRoute, VirtualService } from '../../../crds/index.js';
+import type { Proxy } from '../../proxy.js';
 import type { GatewayServerEntry } from './gateway-config.js';
-import type { IndexedVirtualService, PushContext } from './push-context.js';
-import { isVisibleTo } from './virtual-service-selection.js';
+import type { IndexedVirtualService, PushContext } from '../push-context.js';
+import { isVisibleTo } from '../virtual-service-selection.js';
 
 /**
  * A gateway name as a VirtualService writes it, resolved to `<namespace>/<name>`: `name` and

@@ -1,12 +1,12 @@
-import type { Service } from '../../controllers/index.js';
-import type { Proxy } from '../proxy.js';
-import { outboundClusterName } from './cluster-names.js';
-import type { PushContext } from './push-context.js';
-import { defaultRetryPolicy } from './route-retry-policy.js';
-import { isHttpRoutable } from './service-port-protocol.js';
-import { buildVirtualHostDomains } from './virtual-host-domains.js';
-import { buildVirtualServiceRoutes, type RouteResource } from './virtual-service-routes.js';
-import { virtualServiceFor } from './virtual-service-selection.js';
+import type { Service } from '../../../controllers/index.js';
+import type { Proxy } from '../../proxy.js';
+import { outboundClusterName } from '../cluster-names.js';
+import type { PushContext } from '../push-context.js';
+import { defaultRetryPolicy } from '../route-retry-policy.js';
+import { isHttpRoutable } from '../service-port-protocol.js';
+import { buildVirtualHostDomains } from '../virtual-host-domains.js';
+import { buildVirtualServiceRoutes, type RouteResource } from '../virtual-service-routes.js';
+import { virtualServiceFor } from '../virtual-service-selection.js';
 
 /** An Envoy `RouteConfiguration` message in snake_case. */
 export type RouteConfigurationResource = { readonly name: string } & Readonly<Record<string, unknown>>;

@@ -1,9 +1,9 @@
-import type { Proxy } from '../proxy.js';
+import type { Proxy } from '../../proxy.js';
 import { gatewayKey, type GatewayServerEntry } from './gateway-config.js';
 import { intersectingHosts, virtualServiceForGateway, virtualServicesForGateway } from './gateway-virtual-services.js';
-import type { PushContext } from './push-context.js';
-import type { RouteConfigurationResource } from './sidecar-route-configuration.js';
-import { buildVirtualServiceRoutes, type RouteResource } from './virtual-service-routes.js';
+import type { PushContext } from '../push-context.js';
+import type { RouteConfigurationResource } from '../sidecar/sidecar-route-configuration.js';
+import { buildVirtualServiceRoutes, type RouteResource } from '../virtual-service-routes.js';
 
 export interface BuildGatewayRoutesOptions {
   /** PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION (default true): hosts with identical routes share one virtual host. */

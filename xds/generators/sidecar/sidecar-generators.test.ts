@@ -3,12 +3,12 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../index.js';
-import { serviceFromObject } from '../../controllers/index.js';
-import { listCases, loadCase, required, TEST_DOMAIN, type GeneratorCase } from './testing/test-cases.js';
-import { buildPushContext, newSidecarCdsGenerator, newSidecarEdsGenerator, type PushContext } from './index.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../../index.js';
+import { serviceFromObject } from '../../../controllers/index.js';
+import { listCases, loadCase, required, TEST_DOMAIN, type GeneratorCase } from '../testing/test-cases.js';
+import { buildPushContext, newSidecarCdsGenerator, newSidecarEdsGenerator, type PushContext } from '../index.js';
 
-const TESTDATA = fileURLToPath(new URL('./testdata/', import.meta.url));
+const TESTDATA = fileURLToPath(new URL('./testdata/cds/', import.meta.url));
 const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
 const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
 

@@ -1,11 +1,11 @@
-import type { Generator, NamedResource } from '../generator.js';
-import { sortedUnique } from '../watch-state.js';
-import type { Proxy } from '../proxy.js';
-import { ENDPOINT_TYPE } from '../envoy/type-urls.js';
-import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
-import { parseClusterName } from './cluster-names.js';
-import { destinationRuleKey } from './destination-rule-policy.js';
-import type { PushContext } from './push-context.js';
+import type { Generator, NamedResource } from '../../generator.js';
+import { sortedUnique } from '../../watch-state.js';
+import type { Proxy } from '../../proxy.js';
+import { ENDPOINT_TYPE } from '../../envoy/type-urls.js';
+import { buildClusterLoadAssignment } from '../cluster-load-assignment.js';
+import { parseClusterName } from '../cluster-names.js';
+import { destinationRuleKey } from '../destination-rule-policy.js';
+import type { PushContext } from '../push-context.js';
 import { buildSidecarClusters, isEdsCluster } from './sidecar-clusters.js';
 
 /**

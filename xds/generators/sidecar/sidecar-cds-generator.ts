@@ -1,9 +1,9 @@
-import type { Generator, NamedResource } from '../generator.js';
-import type { Proxy } from '../proxy.js';
-import { CLUSTER_TYPE } from '../envoy/type-urls.js';
-import { parseClusterName } from './cluster-names.js';
-import { destinationRuleKey } from './destination-rule-policy.js';
-import type { PushContext } from './push-context.js';
+import type { Generator, NamedResource } from '../../generator.js';
+import type { Proxy } from '../../proxy.js';
+import { CLUSTER_TYPE } from '../../envoy/type-urls.js';
+import { parseClusterName } from '../cluster-names.js';
+import { destinationRuleKey } from '../destination-rule-policy.js';
+import type { PushContext } from '../push-context.js';
 import { buildInboundClusters, buildOutboundClusters, type BuildSidecarClustersOptions } from './sidecar-clusters.js';
 
 /** Which DestinationRules a sidecar sees: its namespace, and its labels when some rule selects workloads. */

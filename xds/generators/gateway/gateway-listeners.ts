@@ -1,14 +1,14 @@
-import type { RouteDestination } from '../../crds/index.js';
-import type { Proxy } from '../proxy.js';
+import type { RouteDestination } from '../../../crds/index.js';
+import type { Proxy } from '../../proxy.js';
 import { gatewayLabelsOf, mergeGateways, type GatewayListenerSpec, type GatewaySelectionOptions, type GatewayServerEntry } from './gateway-config.js';
 import { buildServerTlsContext } from './gateway-tls.js';
 import { tcpRouteFor, tlsRoutesFor, type TlsRouteTarget } from './gateway-virtual-services.js';
-import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FILTER, TCP_PROXY_FILTER, TCP_PROXY_TYPE, tcpProxy } from './http-connection-manager.js';
-import { workloadOfProxy } from './proxy-workload.js';
-import type { IndexedVirtualService, PushContext } from './push-context.js';
-import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from './security-filters.js';
-import type { ListenerResource } from './sidecar-listeners.js';
-import { destinationCluster } from './virtual-service-routes.js';
+import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FILTER, TCP_PROXY_FILTER, TCP_PROXY_TYPE, tcpProxy } from '../http-connection-manager.js';
+import { workloadOfProxy } from '../proxy-workload.js';
+import type { IndexedVirtualService, PushContext } from '../push-context.js';
+import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from '../security-filters.js';
+import type { ListenerResource } from '../sidecar/sidecar-listeners.js';
+import { destinationCluster } from '../virtual-service-routes.js';
 
 export interface BuildGatewayListenersOptions extends GatewaySelectionOptions {
   /** jwt_authn and RBAC in every HTTP connection manager of the gateway, network RBAC before every tcp_proxy. */

@@ -1,5 +1,5 @@
-import type { ServerTlsSettings } from '../../crds/index.js';
-import { ROOT_SECRET, sdsSecretConfig, WORKLOAD_SECRET } from '../security/sds-secret-config.js';
+import type { ServerTlsSettings } from '../../../crds/index.js';
+import { ROOT_SECRET, sdsSecretConfig, WORKLOAD_SECRET } from '../../security/sds-secret-config.js';
 
 export const DOWNSTREAM_TLS_TYPE = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext';
 const HTTP_ALPN = ['h2', 'http/1.1'] as const;

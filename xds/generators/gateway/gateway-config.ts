@@ -1,8 +1,8 @@
-import type { GatewayServer } from '../../crds/index.js';
-import { matchesLabels } from '../../controllers/index.js';
-import type { Proxy } from '../proxy.js';
-import { inboundPortsOf, workloadOfProxy } from './proxy-workload.js';
-import type { IndexedGateway, PushContext } from './push-context.js';
+import type { GatewayServer } from '../../../crds/index.js';
+import { matchesLabels } from '../../../controllers/index.js';
+import type { Proxy } from '../../proxy.js';
+import { inboundPortsOf, workloadOfProxy } from '../proxy-workload.js';
+import type { IndexedGateway, PushContext } from '../push-context.js';
 
 // Host intersection and VirtualService binding live beside the VirtualService views.
 

@@ -1,6 +1,6 @@
-import type { Generator } from '../generator.js';
-import { LISTENER_TYPE } from '../envoy/type-urls.js';
-import type { PushContext } from './push-context.js';
+import type { Generator } from '../../generator.js';
+import { LISTENER_TYPE } from '../../envoy/type-urls.js';
+import type { PushContext } from '../push-context.js';
 import { buildSidecarListeners, VIRTUAL_INBOUND, type BuildSidecarListenersOptions } from './sidecar-listeners.js';
 
 /**

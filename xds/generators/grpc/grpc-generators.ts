@@ -1,17 +1,17 @@
-import type { Generator, NamedResource } from '../generator.js';
-import type { Proxy } from '../proxy.js';
-import { composePeerAuthentication, mtlsModeForPort } from '../security/peer-authentication.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../envoy/type-urls.js';
-import { buildClusterLoadAssignment } from './cluster-load-assignment.js';
-import { outboundClusterName, parseClusterName } from './cluster-names.js';
-import { ADS_SOURCE, httpConnectionManager, ROUTER_FILTER } from './http-connection-manager.js';
+import type { Generator, NamedResource } from '../../generator.js';
+import type { Proxy } from '../../proxy.js';
+import { composePeerAuthentication, mtlsModeForPort } from '../../security/peer-authentication.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../envoy/type-urls.js';
+import { buildClusterLoadAssignment } from '../cluster-load-assignment.js';
+import { outboundClusterName, parseClusterName } from '../cluster-names.js';
+import { ADS_SOURCE, httpConnectionManager, ROUTER_FILTER } from '../http-connection-manager.js';
 import { grpcAuthorizationFilters, grpcClusterTransportSocket, grpcServerMtlsMode, grpcServerTlsSocket } from './grpc-security.js';
-import { workloadOfProxy } from './proxy-workload.js';
-import { resolveRuleHost, type PushContext } from './push-context.js';
-import { buildSidecarClusters } from './sidecar-clusters.js';
-import { buildDefaultRoute } from './sidecar-route-configuration.js';
-import { buildVirtualServiceRoutes } from './virtual-service-routes.js';
-import { virtualServiceFor } from './virtual-service-selection.js';
+import { workloadOfProxy } from '../proxy-workload.js';
+import { resolveRuleHost, type PushContext } from '../push-context.js';
+import { buildSidecarClusters } from '../sidecar/sidecar-clusters.js';
+import { buildDefaultRoute } from '../sidecar/sidecar-route-configuration.js';
+import { buildVirtualServiceRoutes } from '../virtual-service-routes.js';
+import { virtualServiceFor } from '../virtual-service-selection.js';
 
 /** The server listener names proxyless gRPC servers ask for (the bootstrap's `server_listener_resource_name_template`). */
 export const GRPC_SERVER_LISTENER_PREFIX = 'xds.mesh.io/grpc/lds/inbound/';

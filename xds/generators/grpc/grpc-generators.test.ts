@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { stringify } from 'yaml';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, loadEnvoyProtos, ROUTE_TYPE, type EnvoyProtos, type GenerateRequest } from '../index.js';
-import { listCases, loadCase, valuesOf } from './testing/test-cases.js';
-import { buildPushContext, newGrpcGenerators } from './index.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, loadEnvoyProtos, ROUTE_TYPE, type EnvoyProtos, type GenerateRequest } from '../../index.js';
+import { listCases, loadCase, valuesOf } from '../testing/test-cases.js';
+import { buildPushContext, newGrpcGenerators } from '../index.js';
 
-const TESTDATA = fileURLToPath(new URL('./testdata/grpc/', import.meta.url));
+const TESTDATA = fileURLToPath(new URL('./testdata/', import.meta.url));
 const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
 const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
 

@@ -3,11 +3,11 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, test } from '@jest/globals';
 import { stringify } from 'yaml';
-import { compileRouteConfiguration, selectFilterChain, type FilterChainLike, type RouteConfigurationConfig } from '../../dataplane/decisions/index.js';
-import { simulateProxyConfig } from '../../dataplane/testing/simulation-support.js';
-import { newMeshGenerators } from '../mesh-generators.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, jsonToStruct, LISTENER_TYPE, loadEnvoyProtos, parseProxy, ROUTE_TYPE, type EnvoyProtos, type GenerateRequest, type JsonValue, type Proxy } from '../index.js';
-import { listCases, loadCase, valuesOf } from './testing/test-cases.js';
+import { compileRouteConfiguration, selectFilterChain, type FilterChainLike, type RouteConfigurationConfig } from '../../../dataplane/decisions/index.js';
+import { simulateProxyConfig } from '../../../dataplane/testing/simulation-support.js';
+import { newMeshGenerators } from '../../mesh-generators.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, jsonToStruct, LISTENER_TYPE, loadEnvoyProtos, parseProxy, ROUTE_TYPE, type EnvoyProtos, type GenerateRequest, type JsonValue, type Proxy } from '../../index.js';
+import { listCases, loadCase, valuesOf } from '../testing/test-cases.js';
 import {
   buildPushContext,
   mergeGateways,
@@ -18,9 +18,9 @@ import {
   resolveGatewayName,
   type PushContext,
   type SecurityFilters,
-} from './index.js';
+} from '../index.js';
 
-const TESTDATA = fileURLToPath(new URL('./testdata/gateway/', import.meta.url));
+const TESTDATA = fileURLToPath(new URL('./testdata/', import.meta.url));
 const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
 const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
 const RBAC_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC';
