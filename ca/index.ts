@@ -1,12 +1,12 @@
 // The certificate authority: root of trust (self-signed or plugged), signing, root rotation.
 export { CaError, type CaErrorCode } from './ca-error.js';
-export { CA_FILES, SELF_SIGNED_SECRET_NAME, type CaStore, type StoredCa } from './ca-store.js';
-export { newFolderCaStore } from './folder-ca-store.js';
-export { newKubeSecretCaStore, type KubeSecretCaStoreOptions } from './kube-secret-ca-store.js';
-export { readPluggedCa } from './plugged-ca.js';
-export { loadKeyCertBundle, type CaMaterial, type KeyCertBundle } from './key-cert-bundle.js';
-export { parseCertificate, parseCertificatesPem, type CertificateInfo } from './certificate-info.js';
-export { newCaSigner, type CaKeyType, type CaSigner } from './signer.js';
+export { CA_FILES, SELF_SIGNED_SECRET_NAME, type CaStore, type StoredCa } from './store/ca-store.js';
+export { newFolderCaStore } from './store/folder-ca-store.js';
+export { newKubeSecretCaStore, type KubeSecretCaStoreOptions } from './store/kube-secret-ca-store.js';
+export { readPluggedCa } from './authority/plugged-ca.js';
+export { loadKeyCertBundle, type CaMaterial, type KeyCertBundle } from './authority/key-cert-bundle.js';
+export { parseCertificate, parseCertificatesPem, type CertificateInfo } from './x509/certificate-info.js';
+export { newCaSigner, type CaKeyType, type CaSigner } from './authority/signer.js';
 export {
   buildSelfSignedRoot,
   generateCaKey,
@@ -16,10 +16,10 @@ export {
   type RootCertOptions,
   type RotateOptions,
   type SelfSignedOptions,
-} from './self-signed-root.js';
-export { parseAndVerifyCsr, verifyCsrDer, type VerifiedCsr } from './csr.js';
-export { buildCsr, type CsrOptions } from './csr-builder.js';
-export type { SubjectAltNames } from './certificate-builder.js';
+} from './authority/self-signed-root.js';
+export { parseAndVerifyCsr, verifyCsrDer, type VerifiedCsr } from './x509/csr.js';
+export { buildCsr, type CsrOptions } from './x509/csr-builder.js';
+export type { SubjectAltNames } from './authority/certificate-builder.js';
 export {
   newCertificateAuthority,
   recordExpiry,
@@ -27,18 +27,18 @@ export {
   type CertificateAuthorityOptions,
   type IssueRequest,
   type IssuedCertificate,
-} from './certificate-authority.js';
-export { newRootRotator, type RootCheckResult, type RootRotator, type RootRotatorOptions } from './root-rotator.js';
-export { newMeshCa, type MeshCa, type MeshCaOptions } from './new-mesh-ca.js';
-export { parseServiceAccountUser, parseSpiffeId, spiffeId, type WorkloadIdentity } from './spiffe.js';
+} from './authority/certificate-authority.js';
+export { newRootRotator, type RootCheckResult, type RootRotator, type RootRotatorOptions } from './authority/root-rotator.js';
+export { newMeshCa, type MeshCa, type MeshCaOptions } from './authority/new-mesh-ca.js';
+export { parseServiceAccountUser, parseSpiffeId, spiffeId, type WorkloadIdentity } from './trust/spiffe.js';
 export { decodePemBlocks, encodePem, type PemBlock } from '../pki/index.js';
 // The certificate service: authenticators, the transport-free core, gRPC.
-export type { AuthContext, Authenticator, Caller } from './authenticator.js';
-export { newKubeTokenAuthenticator, hasAudienceClaim, type JwtPolicy, type KubeTokenAuthenticatorOptions } from './kube-token-authenticator.js';
-export { newJwtAuthenticator, parseJwtRule, jwtRuleFromSettings, type JwtAuthenticatorOptions, type JwtRule } from './jwt-authenticator.js';
-export { newClientCertAuthenticator, type ClientCertAuthenticatorOptions } from './client-cert-authenticator.js';
-export { newCaAuthenticators, type CaAuthenticatorsOptions } from './ca-authenticators.js';
-export { newCertificateService, type CertificateService, type CertificateServiceOptions, type CreateCertificateInput } from './certificate-service.js';
+export type { AuthContext, Authenticator, Caller } from './authn/authenticator.js';
+export { newKubeTokenAuthenticator, hasAudienceClaim, type JwtPolicy, type KubeTokenAuthenticatorOptions } from './authn/kube-token-authenticator.js';
+export { newJwtAuthenticator, parseJwtRule, jwtRuleFromSettings, type JwtAuthenticatorOptions, type JwtRule } from './authn/jwt-authenticator.js';
+export { newClientCertAuthenticator, type ClientCertAuthenticatorOptions } from './authn/client-cert-authenticator.js';
+export { newCaAuthenticators, type CaAuthenticatorsOptions } from './authn/ca-authenticators.js';
+export { newCertificateService, type CertificateService, type CertificateServiceOptions, type CreateCertificateInput } from './server/certificate-service.js';
 export {
   MESH_CERTIFICATE_SERVICE,
   loadMeshCertificateService,
@@ -48,8 +48,8 @@ export {
   type MeshCertificateClient,
   type MeshCertificateRequest,
   type MeshCertificateResponse,
-} from './mesh-certificate-proto.js';
-export { newCaGrpcService } from './grpc-service.js';
+} from './server/mesh-certificate-proto.js';
+export { newCaGrpcService } from './server/grpc-service.js';
 export {
   daemonServerNames,
   newDaemonCertificate,
@@ -57,12 +57,12 @@ export {
   type DaemonCertificateOptions,
   type DaemonKeyCertificate,
   type DaemonServerNames,
-} from './daemon-certificate.js';
-export { newCaEndpoint, type CaEndpoint, newCaServer, type CaServer, type CaServerOptions } from './ca-server.js';
-export { addRootCertPublisher, ROOT_CERT_CONFIG_MAP, ROOT_CERT_KEY, type RootCertPublisherOptions } from './root-cert-publisher.js';
+} from './server/daemon-certificate.js';
+export { newCaEndpoint, type CaEndpoint, newCaServer, type CaServer, type CaServerOptions } from './server/ca-server.js';
+export { addRootCertPublisher, ROOT_CERT_CONFIG_MAP, ROOT_CERT_KEY, type RootCertPublisherOptions } from './trust/root-cert-publisher.js';
 // Federation (SPIFFE_BUNDLE_ENDPOINTS) and external signing (EXTERNAL_CA).
-export type { CsrSigner } from './csr-signer.js';
-export { csrRequestedNames, type RequestedName } from './csr-requested-names.js';
+export type { CsrSigner } from './authority/csr-signer.js';
+export { csrRequestedNames, type RequestedName } from './x509/csr-requested-names.js';
 export { chainProblem, type ChainInput } from '../pki/index.js';
 export {
   newTrustBundleSet,
@@ -70,9 +70,9 @@ export {
   type TrustBundleSet,
   type TrustBundleSetOptions,
   type TrustBundleSnapshot,
-} from './trust-bundle-set.js';
-export { parseSpiffeBundleEndpoints, type BundleEndpoint } from './spiffe-bundle-endpoints.js';
-export { buildSpiffeBundle, parseSpiffeBundle, type BuildSpiffeBundleOptions, type SpiffeBundle } from './spiffe-bundle.js';
+} from './trust/trust-bundle-set.js';
+export { parseSpiffeBundleEndpoints, type BundleEndpoint } from './trust/spiffe-bundle-endpoints.js';
+export { buildSpiffeBundle, parseSpiffeBundle, type BuildSpiffeBundleOptions, type SpiffeBundle } from './trust/spiffe-bundle.js';
 export {
   fetchBundleText,
   newBundleFetcher,
@@ -80,13 +80,13 @@ export {
   type BundleFetcher,
   type BundleFetcherOptions,
   type FetchBundleOptions,
-} from './bundle-fetcher.js';
+} from './trust/bundle-fetcher.js';
 export {
   WORKLOAD_CSR_USAGES,
   newKubeRegistrationAuthority,
   type KubeRegistrationAuthority,
   type KubeRegistrationAuthorityOptions,
-} from './kube-registration-authority.js';
-export { DEFAULT_SIGNER_ROOT_FILE, newMeshSigner, type MeshSigner, type MeshSignerOptions } from './new-mesh-signer.js';
-export { openSslCipherList, withCipherSuites } from './tls-cipher-suites.js';
+} from './authority/kube-registration-authority.js';
+export { DEFAULT_SIGNER_ROOT_FILE, newMeshSigner, type MeshSigner, type MeshSignerOptions } from './authority/new-mesh-signer.js';
+export { openSslCipherList, withCipherSuites } from './server/tls-cipher-suites.js';
 export { LOCAL_CA_DIR, setupCaWithManager, type CaSecurity, type CaSetupOptions } from './setup.js';

@@ -1,15 +1,15 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { newInitializer, runnableOf, UsageError, type Logging, type Manager, type MeshMetrics, type Runnable, type Settings } from '../controllers/runtime/index.js';
-import type { Authenticator } from './authenticator.js';
-import { newBundleFetcher } from './bundle-fetcher.js';
-import { newCaAuthenticators } from './ca-authenticators.js';
-import { newCaEndpoint, type CaEndpoint } from './ca-server.js';
-import { newFolderCaStore } from './folder-ca-store.js';
-import { newKubeSecretCaStore } from './kube-secret-ca-store.js';
-import { newMeshSigner } from './new-mesh-signer.js';
-import { addRootCertPublisher } from './root-cert-publisher.js';
-import { parseSpiffeBundleEndpoints } from './spiffe-bundle-endpoints.js';
-import { newTrustBundleSet } from './trust-bundle-set.js';
+import type { Authenticator } from './authn/authenticator.js';
+import { newBundleFetcher } from './trust/bundle-fetcher.js';
+import { newCaAuthenticators } from './authn/ca-authenticators.js';
+import { newCaEndpoint, type CaEndpoint } from './server/ca-server.js';
+import { newFolderCaStore } from './store/folder-ca-store.js';
+import { newKubeSecretCaStore } from './store/kube-secret-ca-store.js';
+import { newMeshSigner } from './authority/new-mesh-signer.js';
+import { addRootCertPublisher } from './trust/root-cert-publisher.js';
+import { parseSpiffeBundleEndpoints } from './trust/spiffe-bundle-endpoints.js';
+import { newTrustBundleSet } from './trust/trust-bundle-set.js';
 
 /** Where the self-signed CA is kept in local mode, so a restart keeps the same root. */
 export const LOCAL_CA_DIR = './var/lib/mesh/ca';

@@ -4,11 +4,11 @@
  */
 import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { newRealClock, type Clock } from '../../controllers/runtime/index.js';
-import { newCertificateAuthority, type CertificateAuthority } from '../certificate-authority.js';
-import { buildCsr } from '../csr-builder.js';
-import { loadKeyCertBundle } from '../key-cert-bundle.js';
+import { newCertificateAuthority, type CertificateAuthority } from '../authority/certificate-authority.js';
+import { buildCsr } from '../x509/csr-builder.js';
+import { loadKeyCertBundle } from '../authority/key-cert-bundle.js';
 import { decodePemBlocks } from '../../pki/index.js';
-import { newSelfSignedMaterial } from '../self-signed-root.js';
+import { newSelfSignedMaterial } from '../authority/self-signed-root.js';
 
 export const HOUR = 3_600_000;
 

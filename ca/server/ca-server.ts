@@ -1,0 +1,141 @@
+import { Server, type ServerCredentials, experimental } from '@grpc/grpc-js';
+import { newRealClock, shutdownGrpcServer, type Clock, type Runnable, type Settings } from '../../controllers/runtime/index.js';
+import type { CertificateAuthority } from '../authority/certificate-authority.js';
+import type { CertificateServiceOptions } from './certificate-service.js';
+import { daemonServerNames, newDaemonCertificate, type DaemonCertificate } from './daemon-certificate.js';
+import { CaError } from '../ca-error.js';
+import { newCaGrpcService } from './grpc-service.js';
+import { withCipherSuites } from './tls-cipher-suites.js';
+
+export interface CaServerOptions extends CertificateServiceOptions {
+  /**
+   * Issues the daemon's serving certificate (and workload certificates, without `signer`).
+   * Absent with external signing, where `tlsFiles` must give the serving certificate.
+   */
+  readonly ca?: CertificateAuthority;
+  readonly settings: Settings<'pilot-discovery'>;
+  /** Default `0.0.0.0`. */
+  readonly host?: string;
+  /** Default 15012; 0 picks a free port. */
+  readonly port?: number;
+  readonly clock?: Clock;
+  /** How long a graceful shutdown may take before calls are cut; default 5 s. */
+  readonly shutdownTimeoutMs?: number;
+  /**
+   * `--tlsCertFile`/`--tlsKeyFile` (and `--caCertFile` for the roots that verify client
+   * certificates): serve these files, re-read as they change, instead of a CA-issued certificate.
+   */
+  readonly tlsFiles?: { certFile: string; keyFile: string; caCertFile?: string };
+  /** `--tls-cipher-suites`: the TLS 1.2 suites offered (IANA names); empty means the defaults. */
+  readonly cipherSuites?: readonly string[];
+}
+
+export interface CaServer extends Runnable {
+  /** The bound port, once ready. */
+  port(): number;
+  /** The CA-issued serving certificate; absent when the certificate comes from files. */
+  readonly daemonCertificate: DaemonCertificate | undefined;
+}
+
+/**
+ * The CA's part of a TLS gRPC listener: its service, the daemon's serving credentials (issued
+ * by the CA and renewed, or the `--tlsCertFile` files) and the renewal lifecycle. The daemon
+ * puts it on the xDS TLS listener (15012); `newCaServer` gives it a listener of its own.
+ */
+export interface CaEndpoint {
+  readonly daemonCertificate: DaemonCertificate | undefined;
+  /** Adds the certificate service to a server. */
+  register(server: Server): void;
+  /** Server credentials with the daemon certificate; client certificates requested, not required. */
+  credentials(): ServerCredentials;
+  /** Starts the serving certificate's renewal (and re-issue on root rotation); returns the stop. */
+  start(): () => void;
+}
+
+export function newCaEndpoint(options: CaServerOptions): CaEndpoint {
+  const clock = options.clock ?? newRealClock();
+  const ca = options.ca;
+  if (!ca && !options.tlsFiles) {
+    throw new CaError('ca-material-invalid', 'without a CA of its own the daemon needs --tlsCertFile and --tlsKeyFile');
+  }
+  const daemonCertificate = ca
+    ? newDaemonCertificate({
+        ca,
+        ...daemonServerNames(options.settings),
+        ttlMs: options.settings.get('DEFAULT_WORKLOAD_CERT_TTL'),
+        clock,
+        log: options.log,
+      })
+    : undefined;
+  return {
+    daemonCertificate,
+    register: (server) => newCaGrpcService(server, options),
+    credentials: () => withCipherSuites(serverCredentials(daemonCertificate, options.tlsFiles), options.cipherSuites ?? []),
+    start() {
+      daemonCertificate?.start();
+      // Clients verified against the old bundle only would miss a rotated root: re-issue with the new one.
+      const unsubscribe = daemonCertificate && ca ? ca.onRootBundleChange(() => daemonCertificate.renew()) : () => undefined;
+      return () => {
+        unsubscribe();
+        daemonCertificate?.stop();
+      };
+    },
+  };
+}
+
+/** A standalone TLS gRPC server with the certificate service (the CA's endpoint on a listener of its own). */
+export function newCaServer(options: CaServerOptions): CaServer {
+  const host = options.host ?? '0.0.0.0';
+  const endpoint = newCaEndpoint(options);
+  let boundPort: number | undefined;
+  let ready: (() => void) | undefined;
+  const readyPromise = new Promise<void>((resolve) => (ready = resolve));
+
+  return {
+    name: 'ca-server',
+    group: 'httpServer',
+    daemonCertificate: endpoint.daemonCertificate,
+    port: () => {
+      if (boundPort === undefined) throw new Error('the CA server is not listening yet');
+      return boundPort;
+    },
+    waitForReady: (signal) =>
+      Promise.race([
+        readyPromise,
+        new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
+      ]),
+    start: async (signal) => {
+      const server = new Server();
+      endpoint.register(server);
+      const credentials = endpoint.credentials();
+      const address = `${host.includes(':') ? `[${host}]` : host}:${options.port ?? 15012}`;
+      const stop = endpoint.start();
+      try {
+        boundPort = await new Promise<number>((resolve, reject) => server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port))));
+        options.log.info({ address: `${host}:${boundPort}` }, 'CA gRPC server listening');
+        ready?.();
+        if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      } finally {
+        stop();
+        await shutdownGrpcServer(server, options.shutdownTimeoutMs ?? 5000);
+      }
+    },
+  };
+}
+
+function serverCredentials(daemonCertificate: DaemonCertificate | undefined, files: CaServerOptions['tlsFiles']): ServerCredentials {
+  if (!files) {
+    if (!daemonCertificate) throw new CaError('ca-material-invalid', 'no serving certificate');
+    return experimental.createCertificateProviderServerCredentials(daemonCertificate, daemonCertificate, false);
+  }
+  const identity = new experimental.FileWatcherCertificateProvider({
+    certificateFile: files.certFile,
+    privateKeyFile: files.keyFile,
+    refreshIntervalMs: 60_000,
+  });
+  const roots = files.caCertFile
+    ? new experimental.FileWatcherCertificateProvider({ caCertificateFile: files.caCertFile, refreshIntervalMs: 60_000 })
+    : (daemonCertificate ?? null);
+  return experimental.createCertificateProviderServerCredentials(identity, roots, false);
+}
+
