@@ -1,11 +1,10 @@
-import type { Clock, Logger, MeshMetrics } from '../controllers/runtime/index.js';
-import { metricType } from './envoy/type-urls.js';
-import type { Proxy } from './proxy.js';
+import type { Clock, Logger } from '../controllers/runtime/index.js';
+import type { XdsCallbacks } from './xds-callbacks.js';
 import { XdsConnection, type XdsConnectionOptions } from './xds-connection.js';
 
 export interface ConnectionRegistryOptions {
   clock: Clock;
-  metrics: MeshMetrics<'pilot-discovery'>;
+  callbacks: XdsCallbacks;
   /** The `ads` scope. */
   log: Logger;
 }
@@ -27,34 +26,17 @@ export interface ConnectionRegistry {
 }
 
 export function newConnectionRegistry(options: ConnectionRegistryOptions): ConnectionRegistry {
-  const { clock, metrics, log } = options;
+  const { clock, callbacks, log } = options;
   const byId = new Map<string, XdsConnection>();
   let counter = 0;
 
   const connections = (): XdsConnection[] => [...byId.values()];
 
-  const rejectGauge = (typeUrl: string, delta: number): void => {
-    switch (metricType(typeUrl)) {
-      case 'cds':
-        metrics.gauge('pilot_xds_cds_reject').inc(delta);
-        break;
-      case 'eds':
-        metrics.gauge('pilot_xds_eds_reject').inc(delta);
-        break;
-      case 'lds':
-        metrics.gauge('pilot_xds_lds_reject').inc(delta);
-        break;
-      case 'rds':
-        metrics.gauge('pilot_xds_rds_reject').inc(delta);
-        break;
-    }
-  };
-
   return {
     connect(input) {
       const con = new XdsConnection({ ...input, id: `${input.proxy.id}-${++counter}`, connectedAt: clock.now() });
       byId.set(con.id, con);
-      metrics.gauge('pilot_xds').inc({ version: versionLabel(con.proxy) });
+      callbacks.onStreamOpen?.(con);
       log.info({ connection: con.id, peer: con.peerAddress, stream: con.kind }, 'new connection');
       return con;
     },
@@ -63,8 +45,8 @@ export function newConnectionRegistry(options: ConnectionRegistryOptions): Conne
       if (con.closed) return false;
       con.closed = true;
       byId.delete(con.id);
-      metrics.gauge('pilot_xds').dec({ version: versionLabel(con.proxy) });
-      for (const typeUrl of con.rejecting) rejectGauge(typeUrl, -1);
+      callbacks.onStreamClosed?.(con);
+      for (const typeUrl of con.rejecting) callbacks.onRejectingChange?.(typeUrl, -1);
       con.rejecting.clear();
       log.info({ connection: con.id }, 'connection closed');
       return true;
@@ -90,15 +72,11 @@ export function newConnectionRegistry(options: ConnectionRegistryOptions): Conne
     markRejecting(con, typeUrl) {
       if (con.rejecting.has(typeUrl)) return;
       con.rejecting.add(typeUrl);
-      rejectGauge(typeUrl, 1);
+      callbacks.onRejectingChange?.(typeUrl, 1);
     },
 
     clearRejecting(con, typeUrl) {
-      if (con.rejecting.delete(typeUrl)) rejectGauge(typeUrl, -1);
+      if (con.rejecting.delete(typeUrl)) callbacks.onRejectingChange?.(typeUrl, -1);
     },
   };
-}
-
-function versionLabel(proxy: Proxy): string {
-  return proxy.metadata.meshVersion ?? 'unknown';
 }

@@ -14,6 +14,7 @@ import { newResponseSender } from './response-sender.js';
 import type { DeltaRequestView, SotwRequestView } from './should-respond.js';
 import { buildClientConfig } from './sync-status.js';
 import type { XdsConnection, XdsConnectionOptions } from './xds-connection.js';
+import { buildMetricsCallbacks } from './xds-metrics.js';
 
 /** The push tuning settings, read once from the settings registry (see `xdsTuningFromSettings`). */
 export interface XdsTuning {
@@ -53,9 +54,9 @@ export interface DiscoveryServerOptions<C> {
 
 /**
  * The xDS core, free of gRPC: connected proxies (connection-registry.ts), request handling
- * (request-handler.ts, debug-requests.ts), the debounced push pipeline (push-pipeline.ts), and the
- * generation, cache of encoded resources and sending (response-sender.ts), each recording its
- * metrics. The gRPC services (ads-service.ts) feed it requests and give it a way to write.
+ * (request-handler.ts, debug-requests.ts), the debounced push pipeline (push-pipeline.ts), the
+ * generation, cache of encoded resources and sending (response-sender.ts) and the push metrics
+ * (xds-metrics.ts). The gRPC services (ads-service.ts) feed it requests and give it a way to write.
  */
 export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource {
   readonly protos: EnvoyProtos;
@@ -66,11 +67,12 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
   private readonly requests: RequestHandler;
 
   constructor(options: DiscoveryServerOptions<C>) {
-    const { tuning, clock, log, metrics } = options;
+    const { tuning, clock, log } = options;
     this.options = options;
     this.protos = options.protos;
     this.log = log;
-    this.registry = newConnectionRegistry({ clock, metrics, log });
+    const callbacks = buildMetricsCallbacks(options.metrics);
+    this.registry = newConnectionRegistry({ clock, callbacks, log });
     const sender = newResponseSender<C>({
       protos: options.protos,
       generators: options.generators,
@@ -79,7 +81,7 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
       current: () => this.pipeline.current(),
       ...(options.controlPlane ? { controlPlane: options.controlPlane } : {}),
       clock,
-      metrics,
+      callbacks,
       log,
     });
     this.pipeline = newPushPipeline<C>({
@@ -91,7 +93,7 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
       enableEdsDebounce: tuning.enableEdsDebounce,
       pushThrottle: tuning.pushThrottle,
       clock,
-      metrics,
+      callbacks,
       log,
     });
     const debug = newDebugRequests({
@@ -101,7 +103,7 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
       version: () => this.pipeline.current()?.version ?? '',
       sender,
     });
-    this.requests = newRequestHandler<C>({ registry: this.registry, sender, currentPush: () => this.pipeline.currentPush(), debug, metrics, log });
+    this.requests = newRequestHandler<C>({ registry: this.registry, sender, currentPush: () => this.pipeline.currentPush(), debug, callbacks, log });
   }
 
   // ---- The ConfigUpdater seam and the push pipeline.

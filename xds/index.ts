@@ -32,6 +32,7 @@ export { XdsConnection, type HeldResource, type StreamKind, type XdsConnectionOp
 export { DiscoveryServer, type DiscoveryServerOptions, type XdsTuning } from './discovery-server.js';
 export type { PushSnapshot, PushStatus } from './push-snapshot.js';
 export type { DebugSource } from './debug-source.js';
+export type { XdsCallbacks } from './xds-callbacks.js';
 export { addAdsService, addCsdsService, type XdsAuthPolicy } from './ads-service.js';
 export { grpcServerOptions, newGrpcListener, type GrpcListener, type GrpcListenerOptions, type GrpcTransportOptions } from './grpc-listener.js';
 export { buildClientConfig, proxySyncStatus, type ProxySyncStatus, type TypeSyncStatus } from './sync-status.js';

@@ -1,4 +1,4 @@
-import type { Clock, Logger, MeshMetrics } from '../controllers/runtime/index.js';
+import type { Clock, Logger } from '../controllers/runtime/index.js';
 import { newDebouncer } from './debouncer.js';
 import { ENDPOINT_TYPE, PUSH_ORDER } from './envoy/type-urls.js';
 import { mergePushRequests, toPushRequest, type MergedPushRequest, type PushRequest } from './push-request.js';
@@ -6,6 +6,7 @@ import { newPushQueue } from './push-queue.js';
 import type { PushSnapshot, PushStatus } from './push-snapshot.js';
 import { startPushWorkers, type PushWorkers } from './push-workers.js';
 import type { ResponseSender } from './response-sender.js';
+import type { XdsCallbacks } from './xds-callbacks.js';
 import type { XdsConnection } from './xds-connection.js';
 
 export interface PushPipelineOptions<C> {
@@ -23,7 +24,7 @@ export interface PushPipelineOptions<C> {
   /** PILOT_PUSH_THROTTLE. */
   pushThrottle: number;
   clock: Clock;
-  metrics: MeshMetrics<'pilot-discovery'>;
+  callbacks: XdsCallbacks;
   /** The `ads` scope. */
   log: Logger;
 }
@@ -49,7 +50,7 @@ export interface PushPipeline<C> {
 type QueueItem<C> = { request: MergedPushRequest; push: PushSnapshot<C>; enqueuedAt: number };
 
 export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipeline<C> {
-  const { clock, metrics, log, sender } = options;
+  const { clock, callbacks, log, sender } = options;
   let current: PushSnapshot<C> | undefined;
   let building: Promise<unknown> = Promise.resolve();
   let initial: Promise<PushSnapshot<C>> | undefined;
@@ -91,12 +92,12 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
   };
 
   const push = async (request: MergedPushRequest): Promise<void> => {
-    for (const [reason, count] of request.reasons) metrics.counter('pilot_push_triggers').inc({ type: reason }, count);
+    callbacks.onPush?.(request);
     let snapshot: PushSnapshot<C>;
     try {
       snapshot = await buildSnapshot(request);
     } catch (error) {
-      metrics.counter('pilot_xds_push_context_errors').inc();
+      callbacks.onPushContextError?.(error);
       log.error({ error: (error as Error).message }, 'cannot build the push context; the previous one stays');
       return;
     }
@@ -123,7 +124,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
   };
 
   const pushConnection = async (con: XdsConnection, item: QueueItem<C>): Promise<void> => {
-    metrics.histogram('pilot_proxy_queue_time').observe(Math.max(0, clock.now() - item.enqueuedAt) / 1000);
+    callbacks.onPushDequeued?.(con, clock.now() - item.enqueuedAt);
     await con.run(async () => {
       if (con.closed) return;
       // The newest context: a push queued behind a newer one must not send older config.
@@ -142,7 +143,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
         );
       }
       con.lastPushVersion = snapshot.version;
-      metrics.histogram('pilot_proxy_convergence_time').observe(Math.max(0, clock.now() - item.request.startedAt) / 1000);
+      callbacks.onPushDone?.(con, clock.now() - item.request.startedAt);
     });
   };
 
@@ -170,7 +171,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
       if (current) return Promise.resolve(current);
       initial ??= buildSnapshot({ full: true, configsUpdated: [], reasons: new Map([['unknown', 1]]), startedAt: clock.now() })
         .catch((error: unknown) => {
-          metrics.counter('pilot_xds_push_context_errors').inc();
+          callbacks.onPushContextError?.(error);
           throw error;
         })
         .finally(() => (initial = undefined));

@@ -1,11 +1,12 @@
-import type { Logger, MeshMetrics } from '../controllers/runtime/index.js';
+import type { Logger } from '../controllers/runtime/index.js';
 import type { ConnectionRegistry } from './connection-registry.js';
 import type { DebugRequests } from './debug-requests.js';
-import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE, metricType, shortType } from './envoy/type-urls.js';
+import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE, shortType } from './envoy/type-urls.js';
 import type { GenerateRequest } from './generator.js';
 import type { PushSnapshot } from './push-snapshot.js';
 import type { ResponseSender } from './response-sender.js';
 import { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, type SotwRequestView } from './should-respond.js';
+import type { XdsCallbacks } from './xds-callbacks.js';
 import type { XdsConnection } from './xds-connection.js';
 
 export interface RequestHandlerOptions<C> {
@@ -15,7 +16,7 @@ export interface RequestHandlerOptions<C> {
   currentPush: () => Promise<PushSnapshot<C>>;
   /** Answers the debug types (syncz and `mesh.io/debug`). */
   debug: DebugRequests;
-  metrics: MeshMetrics<'pilot-discovery'>;
+  callbacks: XdsCallbacks;
   /** The `ads` scope. */
   log: Logger;
 }
@@ -27,21 +28,20 @@ export interface RequestHandler {
 }
 
 export function newRequestHandler<C>(options: RequestHandlerOptions<C>): RequestHandler {
-  const { registry, sender, metrics, log } = options;
+  const { registry, sender, callbacks, log } = options;
 
   /** Records a decision: the new watches, the metrics and logs of NACKs and stale nonces. */
   const apply = (con: XdsConnection, typeUrl: string, decision: RequestDecision, nonce: string): void => {
     con.watches = decision.watches;
     const fields = { connection: con.id, type: shortType(typeUrl), nonce };
+    callbacks.onStreamRequest?.(con, typeUrl, decision.event);
     switch (decision.event) {
       case 'nack':
         log.warn({ ...fields, error: decision.error }, 'ACK ERROR');
-        metrics.counter('pilot_total_xds_rejects').inc({ type: metricType(typeUrl) });
         registry.markRejecting(con, typeUrl);
         return;
       case 'stale':
         log.debug(fields, 'expired nonce');
-        metrics.counter('pilot_xds_expired_nonce').inc({ type: metricType(typeUrl) });
         return;
       case 'unsubscribe':
         log.debug(fields, 'unsubscribe');

@@ -1,12 +1,13 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { status } from '@grpc/grpc-js';
-import type { Clock, Logger, MeshMetrics } from '../controllers/runtime/index.js';
+import type { Clock, Logger } from '../controllers/runtime/index.js';
 import type { EnvoyProtos } from './envoy/envoy-protos.js';
-import { isWildcardType, metricType, shortType } from './envoy/type-urls.js';
+import { isWildcardType, shortType } from './envoy/type-urls.js';
 import type { EncodedResource, GenerateRequest, GenerateResult, Generator, NamedResource } from './generator.js';
 import type { ConfigKey } from './push-request.js';
 import type { PushSnapshot } from './push-snapshot.js';
+import type { XdsCallbacks } from './xds-callbacks.js';
 import { newXdsCache } from './xds-cache.js';
 import type { XdsConnection } from './xds-connection.js';
 
@@ -29,7 +30,7 @@ export interface ResponseSenderOptions<C> {
   /** Sent in every response's `control_plane.identifier` (as JSON). */
   controlPlane?: { id: string; version: string };
   clock: Clock;
-  metrics: MeshMetrics<'pilot-discovery'>;
+  callbacks: XdsCallbacks;
   /** The `ads` scope. */
   log: Logger;
 }
@@ -49,7 +50,7 @@ export interface ResponseSender<C> {
 }
 
 export function newResponseSender<C>(options: ResponseSenderOptions<C>): ResponseSender<C> {
-  const { protos, clock, metrics, log, sendTimeoutMs } = options;
+  const { protos, clock, callbacks, log, sendTimeoutMs } = options;
   const generators: ReadonlyMap<string, Generator<C>> = new Map(options.generators.map((generator) => [generator.typeUrl, generator]));
   const controlPlane = options.controlPlane
     ? { identifier: JSON.stringify({ Component: 'meshd', ID: options.controlPlane.id, info: { version: options.controlPlane.version } }) }
@@ -58,15 +59,15 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
   const cache =
     options.cacheSize !== undefined
       ? newXdsCache<EncodedResource>(options.cacheSize, {
-          read: (result) => metrics.counter('xds_cache_reads').inc({ type: result }),
-          evicted: (count) => metrics.counter('xds_cache_evictions').inc(count),
-          size: (entries) => metrics.gauge('xds_cache_size').set(entries),
+          read: (result) => callbacks.onCacheRead?.(result),
+          evicted: (count) => callbacks.onCacheEvicted?.(count),
+          size: (entries) => callbacks.onCacheSize?.(entries),
         })
       : undefined;
   const encodedShared = new WeakMap<NamedResource, { seq: number; encoded: EncodedResource }>();
 
   const internalError = (con: XdsConnection, typeUrl: string, error: unknown, resource?: string): void => {
-    metrics.counter('pilot_total_xds_internal_errors').inc();
+    callbacks.onGeneratorError?.(con, typeUrl, error);
     log.error(
       { connection: con.id, type: shortType(typeUrl), ...(resource ? { resource } : {}), error: (error as Error).message },
       'generator failed; the other resources are still served',
@@ -110,19 +111,19 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
     writing.catch(() => undefined);
     try {
       if ((await outcome) === 'timeout') {
-        metrics.counter('pilot_xds_write_timeout').inc();
+        callbacks.onSendTimeout?.(con, typeUrl);
         log.info({ connection: con.id, type: shortType(typeUrl) }, 'timeout writing');
         con.abort(status.DEADLINE_EXCEEDED, 'timeout sending');
         return false;
       }
       return true;
     } catch (error) {
-      metrics.counter('pilot_xds_pushes').inc({ type: `${metricType(typeUrl)}_senderr` });
+      callbacks.onSendError?.(con, typeUrl, error);
       log.info({ connection: con.id, type: shortType(typeUrl), error: (error as Error).message }, 'send failed');
       return false;
     } finally {
       timer?.cancel();
-      metrics.histogram('pilot_xds_send_time').observe((performance.now() - started) / 1000);
+      callbacks.onSendDone?.(con, typeUrl, performance.now() - started);
     }
   };
 
@@ -196,10 +197,7 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
       held.set(resource.name, { version: resource.version, resource, sentAt: now });
       bytes += resource.any.value.byteLength;
     }
-    const type = metricType(typeUrl);
-    metrics.counter('pilot_xds_pushes').inc({ type });
-    metrics.histogram('pilot_xds_config_size_bytes').observe({ type }, bytes);
-    metrics.histogram('pilot_xds_push_time').observe({ type }, (performance.now() - started) / 1000);
+    callbacks.onStreamResponse?.(con, typeUrl, { bytes, durationMs: performance.now() - started });
     log.debug({ connection: con.id, type: shortType(typeUrl), resources: sending.length, removed: removed.length, nonce }, 'push');
   };
 
