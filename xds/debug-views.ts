@@ -1,6 +1,6 @@
 import { buildConfigDump } from './config-dump.js';
 import { DEBUG_NOT_AVAILABLE, mayReadConfigDump, type DebugReader } from './debug-access.js';
-import type { DiscoveryServer } from './discovery-server.js';
+import type { DebugSource } from './debug-source.js';
 import { proxySyncStatus } from './sync-status.js';
 import { shortType } from './envoy/type-urls.js';
 
@@ -23,13 +23,13 @@ export function isDebugPath(path: string): path is DebugPath {
  * material in any. A reader outside the system namespace sees config dumps of its namespaces only,
  * and an absent proxy answers as one of another namespace does.
  */
-export function debugView<C>(discovery: DiscoveryServer<C>, path: DebugPath, query: URLSearchParams, reader: DebugReader): DebugView {
+export function debugView(source: DebugSource, path: DebugPath, query: URLSearchParams, reader: DebugReader): DebugView {
   if (!reader.all && path !== 'config_dump') return { status: 403, body: { error: DEBUG_NOT_AVAILABLE } };
   switch (path) {
     case 'syncz':
-      return { status: 200, body: discovery.proxyConnections().map(proxySyncStatus) };
+      return { status: 200, body: source.proxyConnections().map(proxySyncStatus) };
     case 'adsz': {
-      const connections = discovery.proxyConnections();
+      const connections = source.proxyConnections();
       return {
         status: 200,
         body: {
@@ -54,7 +54,7 @@ export function debugView<C>(discovery: DiscoveryServer<C>, path: DebugPath, que
       };
     }
     case 'push_status': {
-      const last = discovery.lastPush();
+      const last = source.lastPush();
       if (!last) return { status: 200, body: {} };
       return {
         status: 200,
@@ -62,17 +62,17 @@ export function debugView<C>(discovery: DiscoveryServer<C>, path: DebugPath, que
           ...last,
           triggeredAt: new Date(last.triggeredAt).toISOString(),
           contextBuiltAt: new Date(last.contextBuiltAt).toISOString(),
-          pendingProxies: discovery.pendingPushes(),
+          pendingProxies: source.pendingPushes(),
         },
       };
     }
     case 'config_dump': {
       const proxyId = query.get('proxyID');
       if (!proxyId) return { status: 400, body: { error: 'you must provide a proxyID in the query string' } };
-      const con = discovery.findConnection(proxyId);
+      const con = source.findConnection(proxyId);
       if (!mayReadConfigDump(reader, con?.proxy.configNamespace)) return { status: 403, body: { error: DEBUG_NOT_AVAILABLE } };
       if (!con) return { status: 404, body: { error: 'proxy not connected to this daemon', proxyID: proxyId } };
-      return { status: 200, body: buildConfigDump(con, discovery.protos) };
+      return { status: 200, body: buildConfigDump(con, source.protos) };
     }
   }
 }

@@ -29,7 +29,10 @@ export {
   type XdsCaller,
 } from './xds-auth.js';
 export { XdsConnection, type HeldResource, type StreamKind, type XdsConnectionOptions } from './xds-connection.js';
-export { DiscoveryServer, type DiscoveryServerOptions, type PushSnapshot, type PushStatus, type XdsTuning } from './discovery-server.js';
+export { DiscoveryServer, type DiscoveryServerOptions, type XdsTuning } from './discovery-server.js';
+export type { PushSnapshot, PushStatus } from './push-snapshot.js';
+export type { DebugSource } from './debug-source.js';
+export type { XdsCallbacks } from './xds-callbacks.js';
 export { addAdsService, addCsdsService, type XdsAuthPolicy } from './ads-service.js';
 export { grpcServerOptions, newGrpcListener, type GrpcListener, type GrpcListenerOptions, type GrpcTransportOptions } from './grpc-listener.js';
 export { buildClientConfig, proxySyncStatus, type ProxySyncStatus, type TypeSyncStatus } from './sync-status.js';

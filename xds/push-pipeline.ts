@@ -1,0 +1,185 @@
+import type { Clock, Logger } from '../controllers/runtime/index.js';
+import { newDebouncer } from './debouncer.js';
+import { ENDPOINT_TYPE, PUSH_ORDER } from './envoy/type-urls.js';
+import { mergePushRequests, toPushRequest, type MergedPushRequest, type PushRequest } from './push-request.js';
+import { newPushQueue } from './push-queue.js';
+import type { PushSnapshot, PushStatus } from './push-snapshot.js';
+import { startPushWorkers, type PushWorkers } from './push-workers.js';
+import type { ResponseSender } from './response-sender.js';
+import type { XdsCallbacks } from './xds-callbacks.js';
+import type { XdsConnection } from './xds-connection.js';
+
+export interface PushPipelineOptions<C> {
+  /** Builds the immutable push context of a push from the previous one (undefined at first). */
+  buildPushContext: (previous: C | undefined, request: PushRequest) => C | Promise<C>;
+  /** The streams a push goes to. */
+  connections: () => readonly XdsConnection[];
+  sender: ResponseSender<C>;
+  /** PILOT_DEBOUNCE_AFTER. */
+  debounceAfterMs: number;
+  /** PILOT_DEBOUNCE_MAX. */
+  debounceMaxMs: number;
+  /** PILOT_ENABLE_EDS_DEBOUNCE. */
+  enableEdsDebounce: boolean;
+  /** PILOT_PUSH_THROTTLE. */
+  pushThrottle: number;
+  clock: Clock;
+  callbacks: XdsCallbacks;
+  /** The `ads` scope. */
+  log: Logger;
+}
+
+/** Config changes in, pushes out: the debouncer, the push contexts and the per-connection push queue with its workers. */
+export interface PushPipeline<C> {
+  configUpdate(request: PushRequest): void;
+  /** Starts the push workers (PILOT_PUSH_THROTTLE of them). */
+  startWorkers(): void;
+  /** Stops debouncing and pushing; resolves when the running pushes have finished. */
+  stop(): Promise<void>;
+  /** The push context in effect, built on first use. */
+  currentPush(): Promise<PushSnapshot<C>>;
+  /** The push context in effect, if one was built. */
+  current(): PushSnapshot<C> | undefined;
+  lastPush(): PushStatus | undefined;
+  /** Connections waiting in the push queue. */
+  pendingPushes(): number;
+  /** Drops a closed connection's pending push. */
+  remove(con: XdsConnection): void;
+}
+
+type QueueItem<C> = { request: MergedPushRequest; push: PushSnapshot<C>; enqueuedAt: number };
+
+export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipeline<C> {
+  const { clock, callbacks, log, sender } = options;
+  let current: PushSnapshot<C> | undefined;
+  let building: Promise<unknown> = Promise.resolve();
+  let initial: Promise<PushSnapshot<C>> | undefined;
+  let seq = 0;
+  let versionCounter = 0;
+  let lastPushStatus: PushStatus | undefined;
+  let workers: PushWorkers | undefined;
+
+  const queue = newPushQueue<XdsConnection, QueueItem<C>>((older, newer) => ({
+    request: mergePushRequests(older.request, newer.request),
+    push: newer.push.seq >= older.push.seq ? newer.push : older.push,
+    enqueuedAt: Math.min(older.enqueuedAt, newer.enqueuedAt),
+  }));
+
+  const nextVersion = (): string => {
+    const time = new Date(clock.now()).toISOString().replace(/\.\d+Z$/, 'Z');
+    return `${time}/${++versionCounter}`;
+  };
+
+  /** Builds contexts one at a time, each from the one before. */
+  const buildSnapshot = (request: MergedPushRequest): Promise<PushSnapshot<C>> => {
+    const result = building.then(async () => {
+      const previous = current;
+      const context = await options.buildPushContext(previous?.context, toPushRequest(request));
+      const full = request.full || !previous;
+      const snapshot: PushSnapshot<C> = {
+        seq: ++seq,
+        version: full ? nextVersion() : previous.version,
+        context,
+        request,
+        builtAt: clock.now(),
+      };
+      sender.invalidate(full ? 'all' : request.configsUpdated);
+      current = snapshot;
+      return snapshot;
+    });
+    building = result.catch(() => undefined);
+    return result;
+  };
+
+  const push = async (request: MergedPushRequest): Promise<void> => {
+    callbacks.onPush?.(request);
+    let snapshot: PushSnapshot<C>;
+    try {
+      snapshot = await buildSnapshot(request);
+    } catch (error) {
+      callbacks.onPushContextError?.(error);
+      log.error({ error: (error as Error).message }, 'cannot build the push context; the previous one stays');
+      return;
+    }
+    const enqueuedAt = clock.now();
+    const connections = [...options.connections()];
+    for (const con of connections) queue.enqueue(con, { request, push: snapshot, enqueuedAt });
+    lastPushStatus = {
+      version: snapshot.version,
+      full: request.full,
+      reasons: Object.fromEntries(request.reasons),
+      configsUpdated: request.configsUpdated.slice(0, 100),
+      triggeredAt: request.startedAt,
+      contextBuiltAt: snapshot.builtAt,
+      proxiesQueued: connections.length,
+    };
+    log.debug({ version: snapshot.version, full: request.full, proxies: connections.length }, 'push');
+  };
+
+  /** The watched types in push order: CDS, EDS, LDS, RDS, SDS, then the rest with a generator. */
+  const pushTypes = (con: XdsConnection): string[] => {
+    const known = PUSH_ORDER.filter((typeUrl) => con.watches.has(typeUrl));
+    const others = [...con.watches.keys()].filter((typeUrl) => !PUSH_ORDER.includes(typeUrl) && sender.generates(typeUrl)).sort();
+    return [...known, ...others];
+  };
+
+  const pushConnection = async (con: XdsConnection, item: QueueItem<C>): Promise<void> => {
+    callbacks.onPushDequeued?.(con, clock.now() - item.enqueuedAt);
+    await con.run(async () => {
+      if (con.closed) return;
+      // The newest context: a push queued behind a newer one must not send older config.
+      const snapshot = current && current.seq > item.push.seq ? current : item.push;
+      for (const typeUrl of pushTypes(con)) {
+        if (con.closed) return;
+        if (!item.request.full && typeUrl !== ENDPOINT_TYPE) continue;
+        const watch = con.watches.get(typeUrl);
+        if (!watch) continue;
+        await sender.respond(
+          con,
+          typeUrl,
+          snapshot,
+          { names: watch.wildcard ? [] : watch.names, full: item.request.full, configsUpdated: item.request.configsUpdated },
+          { always: false, forceAll: false },
+        );
+      }
+      con.lastPushVersion = snapshot.version;
+      callbacks.onPushDone?.(con, clock.now() - item.request.startedAt);
+    });
+  };
+
+  const debouncer = newDebouncer({
+    clock,
+    debounceAfterMs: options.debounceAfterMs,
+    debounceMaxMs: options.debounceMaxMs,
+    enableEdsDebounce: options.enableEdsDebounce,
+    push,
+    log,
+  });
+
+  return {
+    configUpdate: (request) => debouncer.add(request),
+    startWorkers() {
+      if (workers) return;
+      workers = startPushWorkers(queue, options.pushThrottle, pushConnection, log);
+    },
+    async stop() {
+      debouncer.stop();
+      queue.shutDown();
+      await workers?.done;
+    },
+    currentPush() {
+      if (current) return Promise.resolve(current);
+      initial ??= buildSnapshot({ full: true, configsUpdated: [], reasons: new Map([['unknown', 1]]), startedAt: clock.now() })
+        .catch((error: unknown) => {
+          callbacks.onPushContextError?.(error);
+          throw error;
+        })
+        .finally(() => (initial = undefined));
+      return initial;
+    },
+    current: () => current,
+    lastPush: () => lastPushStatus,
+    pendingPushes: () => queue.pending(),
+    remove: (con) => queue.remove(con),
+  };
+}

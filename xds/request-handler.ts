@@ -1,0 +1,102 @@
+import type { Logger } from '../controllers/runtime/index.js';
+import type { ConnectionRegistry } from './connection-registry.js';
+import type { DebugRequests } from './debug-requests.js';
+import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE, shortType } from './envoy/type-urls.js';
+import type { GenerateRequest } from './generator.js';
+import type { PushSnapshot } from './push-snapshot.js';
+import type { ResponseSender } from './response-sender.js';
+import { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, type SotwRequestView } from './should-respond.js';
+import type { XdsCallbacks } from './xds-callbacks.js';
+import type { XdsConnection } from './xds-connection.js';
+
+export interface RequestHandlerOptions<C> {
+  registry: Pick<ConnectionRegistry, 'markRejecting' | 'clearRejecting'>;
+  sender: ResponseSender<C>;
+  /** The push context in effect, built on first use. */
+  currentPush: () => Promise<PushSnapshot<C>>;
+  /** Answers the debug types (syncz and `mesh.io/debug`). */
+  debug: DebugRequests;
+  callbacks: XdsCallbacks;
+  /** The `ads` scope. */
+  log: Logger;
+}
+
+/** The requests of a stream: version, nonce, ACK and NACK, and the response a request calls for. */
+export interface RequestHandler {
+  handleSotwRequest(con: XdsConnection, request: SotwRequestView): Promise<void>;
+  handleDeltaRequest(con: XdsConnection, request: DeltaRequestView): Promise<void>;
+}
+
+export function newRequestHandler<C>(options: RequestHandlerOptions<C>): RequestHandler {
+  const { registry, sender, callbacks, log } = options;
+
+  /** Records a decision: the new watches, the metrics and logs of NACKs and stale nonces. */
+  const apply = (con: XdsConnection, typeUrl: string, decision: RequestDecision, nonce: string): void => {
+    con.watches = decision.watches;
+    const fields = { connection: con.id, type: shortType(typeUrl), nonce };
+    callbacks.onStreamRequest?.(con, typeUrl, decision.event);
+    switch (decision.event) {
+      case 'nack':
+        log.warn({ ...fields, error: decision.error }, 'ACK ERROR');
+        registry.markRejecting(con, typeUrl);
+        return;
+      case 'stale':
+        log.debug(fields, 'expired nonce');
+        return;
+      case 'unsubscribe':
+        log.debug(fields, 'unsubscribe');
+        con.held.delete(typeUrl);
+        break;
+      default:
+        log.debug({ ...fields, event: decision.event }, 'request');
+    }
+    registry.clearRejecting(con, typeUrl);
+    if (decision.unsubscribed && decision.unsubscribed.length > 0) {
+      const held = con.held.get(typeUrl);
+      for (const name of decision.unsubscribed) held?.delete(name);
+    }
+  };
+
+  const respondToRequest = async (con: XdsConnection, typeUrl: string, decision: RequestDecision): Promise<void> => {
+    const push = await options.currentPush();
+    const watch = con.watches.get(typeUrl);
+    if (!watch || con.closed) return;
+    const request: GenerateRequest = decision.subscribed
+      ? { names: decision.subscribed, full: true, configsUpdated: [], delta: { subscribed: decision.subscribed, unsubscribed: decision.unsubscribed ?? [] } }
+      : { names: watch.wildcard ? [] : watch.names, full: true, configsUpdated: [] };
+    await sender.respond(con, typeUrl, push, request, { always: true, forceAll: decision.event === 'force' });
+    con.lastPushVersion = push.version;
+  };
+
+  return {
+    async handleSotwRequest(con, request) {
+      if (request.type_url === DEBUG_SYNCZ_TYPE) {
+        await options.debug.respondSyncz(con, request);
+        return;
+      }
+      if (request.type_url === DEBUG_TYPE) {
+        await options.debug.respondDebug(con, request);
+        return;
+      }
+      con.debugOnly = false;
+      const decision = decideSotw(con.watches, request);
+      apply(con, request.type_url, decision, request.response_nonce ?? '');
+      if (!decision.respond) return;
+      await respondToRequest(con, request.type_url, decision);
+    },
+
+    async handleDeltaRequest(con, request) {
+      con.debugOnly = false;
+      const decision = decideDelta(con.watches, request);
+      if (decision.event === 'init') {
+        // What the proxy already holds from an earlier stream: unchanged resources are not resent.
+        const held = con.heldOf(request.type_url);
+        held.clear();
+        for (const [name, version] of Object.entries(request.initial_resource_versions ?? {})) held.set(name, { version, sentAt: 0 });
+      }
+      apply(con, request.type_url, decision, request.response_nonce ?? '');
+      if (!decision.respond) return;
+      await respondToRequest(con, request.type_url, decision);
+    },
+  };
+}

@@ -1,0 +1,232 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { status } from '@grpc/grpc-js';
+import type { Clock, Logger } from '../controllers/runtime/index.js';
+import type { EnvoyProtos } from './envoy/envoy-protos.js';
+import { isWildcardType, shortType } from './envoy/type-urls.js';
+import type { EncodedResource, GenerateRequest, GenerateResult, Generator, NamedResource } from './generator.js';
+import type { ConfigKey } from './push-request.js';
+import type { PushSnapshot } from './push-snapshot.js';
+import type { XdsCallbacks } from './xds-callbacks.js';
+import { newXdsCache } from './xds-cache.js';
+import type { XdsConnection } from './xds-connection.js';
+
+export interface RespondMode {
+  /** Answer even when the generator has nothing to say (a request always gets a response). */
+  always: boolean;
+  /** Delta: send every generated resource, also those the proxy already holds at that version. */
+  forceAll: boolean;
+}
+
+export interface ResponseSenderOptions<C> {
+  protos: EnvoyProtos;
+  generators: readonly Generator<C>[];
+  /** PILOT_XDS_CACHE_SIZE; undefined when PILOT_ENABLE_XDS_CACHE is off. */
+  cacheSize: number | undefined;
+  /** PILOT_XDS_SEND_TIMEOUT; 0 waits forever. */
+  sendTimeoutMs: number;
+  /** The push context in effect: only it may fill the cache. */
+  current: () => PushSnapshot<C> | undefined;
+  /** Sent in every response's `control_plane.identifier` (as JSON). */
+  controlPlane?: { id: string; version: string };
+  clock: Clock;
+  callbacks: XdsCallbacks;
+  /** The `ads` scope. */
+  log: Logger;
+}
+
+/** Generates, encodes and sends the responses of the streams. */
+export interface ResponseSender<C> {
+  /** The `control_plane` field of responses, when the control plane is named. */
+  readonly controlPlane: { identifier: string } | undefined;
+  /** True when a generator serves the type. */
+  generates(typeUrl: string): boolean;
+  /** Generates one type for one proxy and sends it; generator failures are counted and skipped. */
+  respond(con: XdsConnection, typeUrl: string, push: PushSnapshot<C>, request: GenerateRequest, mode: RespondMode): Promise<void>;
+  /** Writes one response, bounded by PILOT_XDS_SEND_TIMEOUT; false when it was not sent (the stream is then ended). */
+  send(con: XdsConnection, typeUrl: string, message: object): Promise<boolean>;
+  /** Drops the cached bytes a new push context makes stale: those depending on `configsUpdated`, or all. */
+  invalidate(configsUpdated: readonly ConfigKey[] | 'all'): void;
+}
+
+export function newResponseSender<C>(options: ResponseSenderOptions<C>): ResponseSender<C> {
+  const { protos, clock, callbacks, log, sendTimeoutMs } = options;
+  const generators: ReadonlyMap<string, Generator<C>> = new Map(options.generators.map((generator) => [generator.typeUrl, generator]));
+  const controlPlane = options.controlPlane
+    ? { identifier: JSON.stringify({ Component: 'meshd', ID: options.controlPlane.id, info: { version: options.controlPlane.version } }) }
+    : undefined;
+  const withControlPlane = controlPlane ? { control_plane: controlPlane } : {};
+  const cache =
+    options.cacheSize !== undefined
+      ? newXdsCache<EncodedResource>(options.cacheSize, {
+          read: (result) => callbacks.onCacheRead?.(result),
+          evicted: (count) => callbacks.onCacheEvicted?.(count),
+          size: (entries) => callbacks.onCacheSize?.(entries),
+        })
+      : undefined;
+  const encodedShared = new WeakMap<NamedResource, { seq: number; encoded: EncodedResource }>();
+
+  const internalError = (con: XdsConnection, typeUrl: string, error: unknown, resource?: string): void => {
+    callbacks.onGeneratorError?.(con, typeUrl, error);
+    log.error(
+      { connection: con.id, type: shortType(typeUrl), ...(resource ? { resource } : {}), error: (error as Error).message },
+      'generator failed; the other resources are still served',
+    );
+  };
+
+  const encodeUncached = (typeUrl: string, resource: NamedResource, push: PushSnapshot<C>): EncodedResource => {
+    const cacheable = cache !== undefined && resource.cacheKey !== undefined;
+    if (cacheable) {
+      const hit = cache?.get(typeUrl, push.version, resource.cacheKey as string);
+      if (hit) return hit.name === resource.name ? hit : { ...hit, name: resource.name };
+    }
+    const message = typeof resource.resource === 'function' ? (resource.resource as () => object)() : resource.resource;
+    const any = protos.encodeAny(typeUrl, message);
+    const built: EncodedResource = { name: resource.name, any, version: createHash('sha1').update(any.value).digest('base64url').slice(0, 16) };
+    // Only the newest context may fill the cache: an older one would store stale bytes under the same version.
+    if (cacheable && options.current()?.seq === push.seq) {
+      cache?.set(typeUrl, push.version, resource.cacheKey as string, built, resource.dependsOn);
+    }
+    return built;
+  };
+
+  const encode = (typeUrl: string, resource: NamedResource, push: PushSnapshot<C>): EncodedResource => {
+    // A generator that hands the same resource object to many proxies of one push is answered without a lookup.
+    const shared = encodedShared.get(resource);
+    if (shared && shared.seq === push.seq) return shared.encoded;
+    const encoded = encodeUncached(typeUrl, resource, push);
+    if (resource.cacheKey !== undefined) encodedShared.set(resource, { seq: push.seq, encoded });
+    return encoded;
+  };
+
+  const send = async (con: XdsConnection, typeUrl: string, message: object): Promise<boolean> => {
+    if (con.closed) return false;
+    const started = performance.now();
+    const writing = con.write(message).then(() => 'sent' as const);
+    let timer: { cancel(): void } | undefined;
+    const outcome =
+      sendTimeoutMs > 0
+        ? Promise.race([writing, new Promise<'timeout'>((resolve) => (timer = clock.setTimer(() => resolve('timeout'), sendTimeoutMs)))])
+        : writing;
+    writing.catch(() => undefined);
+    try {
+      if ((await outcome) === 'timeout') {
+        callbacks.onSendTimeout?.(con, typeUrl);
+        log.info({ connection: con.id, type: shortType(typeUrl) }, 'timeout writing');
+        con.abort(status.DEADLINE_EXCEEDED, 'timeout sending');
+        return false;
+      }
+      return true;
+    } catch (error) {
+      callbacks.onSendError?.(con, typeUrl, error);
+      log.info({ connection: con.id, type: shortType(typeUrl), error: (error as Error).message }, 'send failed');
+      return false;
+    } finally {
+      timer?.cancel();
+      callbacks.onSendDone?.(con, typeUrl, performance.now() - started);
+    }
+  };
+
+  const respond = async (con: XdsConnection, typeUrl: string, push: PushSnapshot<C>, request: GenerateRequest, mode: RespondMode): Promise<void> => {
+    const generator = generators.get(typeUrl);
+    const watch = con.watches.get(typeUrl);
+    if (!watch || con.closed) return;
+    if (!generator) {
+      log.debug({ connection: con.id, type: shortType(typeUrl) }, 'no generator for the type');
+      return;
+    }
+    const started = performance.now();
+    let result: GenerateResult | undefined;
+    try {
+      result = generator.generate(con.proxy, push.context, request);
+    } catch (error) {
+      internalError(con, typeUrl, error);
+      return;
+    }
+    if (!result) {
+      if (!mode.always) return;
+      result = { resources: [] };
+    }
+    const encoded: EncodedResource[] = [];
+    for (const resource of result.resources) {
+      try {
+        encoded.push(encode(typeUrl, resource, push));
+      } catch (error) {
+        internalError(con, typeUrl, error, resource.name);
+      }
+    }
+
+    const nonce = `${push.version}/${randomUUID()}`;
+    const held = con.heldOf(typeUrl);
+    let message: object;
+    let sending: EncodedResource[];
+    let removed: string[] = [];
+    if (con.kind === 'sotw') {
+      sending = encoded;
+      message = { version_info: push.version, resources: encoded.map((resource) => resource.any), type_url: typeUrl, nonce, ...withControlPlane };
+    } else {
+      sending = mode.forceAll ? encoded : encoded.filter((resource) => held.get(resource.name)?.version !== resource.version);
+      removed = result.removed ? [...result.removed] : removedNames(encoded, held, watch, request, mode.always);
+      if (!mode.always && sending.length === 0 && removed.length === 0) return;
+      message = {
+        system_version_info: push.version,
+        resources: sending.map((resource) => ({ name: resource.name, version: resource.version, resource: resource.any })),
+        type_url: typeUrl,
+        removed_resources: removed,
+        nonce,
+        ...withControlPlane,
+      };
+    }
+
+    if (!(await send(con, typeUrl, message))) return;
+
+    const now = clock.now();
+    const latest = con.watches.get(typeUrl);
+    if (latest) con.watches = new Map(con.watches).set(typeUrl, { ...latest, nonceSent: nonce, versionSent: push.version });
+    con.lastSentAt.set(typeUrl, now);
+    if (con.kind === 'sotw') {
+      if (isWildcardType(typeUrl) && request.delta === undefined) held.clear();
+      else if (latest && !latest.wildcard) {
+        const watched = new Set(latest.names);
+        for (const name of held.keys()) if (!watched.has(name)) held.delete(name);
+      }
+    }
+    for (const name of removed) held.delete(name);
+    let bytes = 0;
+    for (const resource of sending) {
+      held.set(resource.name, { version: resource.version, resource, sentAt: now });
+      bytes += resource.any.value.byteLength;
+    }
+    callbacks.onStreamResponse?.(con, typeUrl, { bytes, durationMs: performance.now() - started });
+    log.debug({ connection: con.id, type: shortType(typeUrl), resources: sending.length, removed: removed.length, nonce }, 'push');
+  };
+
+  return {
+    controlPlane,
+    generates: (typeUrl) => generators.has(typeUrl),
+    respond,
+    send,
+    invalidate(configsUpdated) {
+      if (configsUpdated === 'all') cache?.clearAll();
+      else cache?.clear(configsUpdated);
+    },
+  };
+}
+
+/**
+ * Delta removals when the generator does not list them: names the proxy holds (or has just
+ * asked for) that the generator no longer returns. Only a full generation can tell.
+ */
+function removedNames(
+  encoded: readonly EncodedResource[],
+  held: ReadonlyMap<string, unknown>,
+  watch: { wildcard: boolean; names: readonly string[] },
+  request: GenerateRequest,
+  answeringRequest: boolean,
+): string[] {
+  if (!request.full) return [];
+  const generated = new Set(encoded.map((resource) => resource.name));
+  if (request.delta) return request.delta.subscribed.filter((name) => !generated.has(name));
+  const candidates = watch.wildcard ? [...held.keys()] : watch.names.filter((name) => answeringRequest || held.has(name));
+  return candidates.filter((name) => !generated.has(name)).sort();
+}
