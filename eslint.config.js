@@ -27,6 +27,12 @@ export default tseslint.config(
     },
   },
   {
+    // Plain JavaScript helpers (the TypeScript loader of child processes) are linted without types.
+    files: ['**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: { ...tseslint.configs.disableTypeChecked.languageOptions, globals: { URL: 'readonly', process: 'readonly', console: 'readonly' } },
+  },
+  {
     // Tests build loosely typed fixtures (patch documents, API objects) on purpose.
     files: ['**/*.test.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
