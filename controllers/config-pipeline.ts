@@ -1,16 +1,16 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { newConfigDirSource, type ConfigDirSource } from './config-dir-source.js';
-import { newKubeSourceSet } from './kube-sources.js';
-import { newKubeThrottle, throttledTransport, type KubeThrottle } from './kube-throttle.js';
+import { newConfigDirSource, type ConfigDirSource } from './sources/config-dir-source.js';
+import { newKubeSourceSet } from './sources/kube-sources.js';
+import { newKubeThrottle, throttledTransport, type KubeThrottle } from './sources/kube-throttle.js';
 import { scopedLogger, type LoggerSource } from './logger-source.js';
-import { newMeshConfigWatcher } from './mesh-config-watcher.js';
+import { newMeshConfigWatcher } from './sources/mesh-config-watcher.js';
 import type { ConfigUpdater } from './model/config-updater.js';
 import { newMeshModel, type MeshModelWriter } from './model/mesh-model.js';
-import { registerConfigControllers } from './register-config-controllers.js';
-import { newConfigDirSourceSet, type SourceSet } from './source-set.js';
+import { registerConfigControllers } from './reconcilers/register-config-controllers.js';
+import { newConfigDirSourceSet, type SourceSet } from './sources/source-set.js';
 import { UsageError, newRealClock } from './runtime/index.js';
 import type { Clock, InformerBackoffOptions, Manager, MeshMetrics, Settings } from './runtime/index.js';
-import type { MeshConfigWatcher } from './mesh-config-watcher.js';
+import type { MeshConfigWatcher } from './sources/mesh-config-watcher.js';
 
 /** What the model is built from: the mesh config (a file, then the ConfigMap) and the identity of the cluster. */
 export interface MeshEnvironmentOptions {

@@ -1,11 +1,11 @@
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
-import { buildMeshConfig, MeshConfigError, readMeshConfigFile } from '../crds/index.js';
-import type { MeshConfig } from '../crds/index.js';
-import { MeshError, newRealClock } from './runtime/index.js';
-import type { Clock, Logger, Runnable, TimerHandle } from './runtime/index.js';
-import { stableJson } from './stable-json.js';
+import { buildMeshConfig, MeshConfigError, readMeshConfigFile } from '../../crds/index.js';
+import type { MeshConfig } from '../../crds/index.js';
+import { MeshError, newRealClock } from '../runtime/index.js';
+import type { Clock, Logger, Runnable, TimerHandle } from '../runtime/index.js';
+import { stableJson } from '../stable-json.js';
 
 export interface MeshConfigWatcherOptions {
   /** `--meshConfig`. */

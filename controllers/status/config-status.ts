@@ -1,5 +1,5 @@
-import type { ValidationIssue } from '../crds/index.js';
-import { stableJson } from './stable-json.js';
+import type { ValidationIssue } from '../../crds/index.js';
+import { stableJson } from '../stable-json.js';
 
 /** What the config reconciler concluded about one version of a policy object. */
 export interface ConfigOutcome {

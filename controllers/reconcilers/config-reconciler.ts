@@ -1,13 +1,13 @@
-import { validateResource, type KindName, type TypedResource, type ValidationIssue } from '../crds/index.js';
-import type { ConfigOutcome } from './config-status.js';
-import type { ConfigOutcomeSink } from './config-status-controller.js';
-import { describeIssues } from './config-status.js';
-import type { InitialSyncTracker } from './initial-sync-tracker.js';
-import { configContentOf } from './model/config-store.js';
-import type { MeshModelWriter } from './model/mesh-model.js';
+import { validateResource, type KindName, type TypedResource, type ValidationIssue } from '../../crds/index.js';
+import type { ConfigOutcome } from '../status/config-status.js';
+import type { ConfigOutcomeSink } from '../status/config-status-controller.js';
+import { describeIssues } from '../status/config-status.js';
+import type { InitialSyncTracker } from '../sources/initial-sync-tracker.js';
+import { configContentOf } from '../model/config-store.js';
+import type { MeshModelWriter } from '../model/mesh-model.js';
 import type { PushEmitter } from './push-emitter.js';
-import { TerminalError, formatObjectKey } from './runtime/index.js';
-import type { Clock, KubeObject, Logger, MeshMetrics, ObjectKey, Reconciler, Source } from './runtime/index.js';
+import { TerminalError, formatObjectKey } from '../runtime/index.js';
+import type { Clock, KubeObject, Logger, MeshMetrics, ObjectKey, Reconciler, Source } from '../runtime/index.js';
 
 export interface ConfigReconcilerOptions {
   kind: KindName;

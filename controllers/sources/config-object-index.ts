@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { DesiredObject } from './config-object-resolver.js';
-import { formatObjectKey, type Clock, type KubeObject, type ObjectKey, type SourceEvent } from './runtime/index.js';
+import { formatObjectKey, type Clock, type KubeObject, type ObjectKey, type SourceEvent } from '../runtime/index.js';
 
 /**
  * The objects the folder serves, by group-kind and key, with the metadata an API server would

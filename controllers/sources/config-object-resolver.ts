@@ -2,8 +2,8 @@ import { isClusterScoped } from './cluster-scoped-kinds.js';
 import type { ConfigFileProblem } from './config-file-problem.js';
 import type { ParsedDocument } from './config-file-parser.js';
 import { groupKindOf } from './group-kind.js';
-import { formatObjectKey, type KubeObject } from './runtime/index.js';
-import { stableJson } from './stable-json.js';
+import { formatObjectKey, type KubeObject } from '../runtime/index.js';
+import { stableJson } from '../stable-json.js';
 
 /** The objects one file currently contributes (its last good set when it is malformed). */
 export interface FileObjects {

@@ -1,22 +1,22 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { KINDS, KIND_NAMES, apiVersionOf } from '../crds/index.js';
+import { KINDS, KIND_NAMES, apiVersionOf } from '../../crds/index.js';
 import { newConfigReconciler } from './config-reconciler.js';
-import { newConfigStatusController, type ConfigOutcomeSink } from './config-status-controller.js';
+import { newConfigStatusController, type ConfigOutcomeSink } from '../status/config-status-controller.js';
 import { newEndpointSliceReconciler } from './endpoint-slice-reconciler.js';
-import type { InitialSyncTracker } from './initial-sync-tracker.js';
-import type { KubeThrottle } from './kube-throttle.js';
-import { scopedLogger, type LoggerSource } from './logger-source.js';
+import type { InitialSyncTracker } from '../sources/initial-sync-tracker.js';
+import type { KubeThrottle } from '../sources/kube-throttle.js';
+import { scopedLogger, type LoggerSource } from '../logger-source.js';
 import { newMeshConfigReconciler } from './mesh-config-reconciler.js';
-import type { MeshConfigWatcher } from './mesh-config-watcher.js';
-import type { ConfigUpdater } from './model/config-updater.js';
-import type { MeshModelWriter } from './model/mesh-model.js';
+import type { MeshConfigWatcher } from '../sources/mesh-config-watcher.js';
+import type { ConfigUpdater } from '../model/config-updater.js';
+import type { MeshModelWriter } from '../model/mesh-model.js';
 import { newNamespaceReconciler, type RegistryReconcilerOptions } from './namespace-reconciler.js';
 import { newPodReconciler } from './pod-reconciler.js';
 import { newPushEmitter } from './push-emitter.js';
 import { wireController, type ControllerWiring } from './reconciler-wiring.js';
 import { newServiceReconciler } from './service-reconciler.js';
-import type { SourceSet } from './source-set.js';
-import type { Controller, Manager, MeshMetrics, Settings } from './runtime/index.js';
+import type { SourceSet } from '../sources/source-set.js';
+import type { Controller, Manager, MeshMetrics, Settings } from '../runtime/index.js';
 
 export interface RegisterConfigControllersOptions {
   manager: Manager;
