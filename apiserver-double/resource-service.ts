@@ -4,12 +4,9 @@ import type { Clock } from '../controllers/runtime/clock.js';
 import type { KubeObject } from '../controllers/runtime/source.js';
 import { crdResourceType, crdStatus, defaultCrd, validateCrd } from './crd-registration.js';
 import { matchesFieldSelector, parseFieldSelector } from './field-selector.js';
-import type { FieldRequirement } from './field-selector.js';
 import { applyJsonPatch, JsonPatchError } from './json-patch.js';
 import { ADMIN_USER, KindDefaults } from './kind-defaults.js';
-import type { RequestUser } from './kind-defaults.js';
 import { matchesLabelSelector, parseLabelSelector } from './label-selector.js';
-import type { LabelRequirement } from './label-selector.js';
 import { readOwnership, trackUpdate } from './managed-fields.js';
 import type { ManagedFieldsEntry, WriteContext } from './managed-fields.js';
 import { applyMergePatch } from './merge-patch.js';
@@ -32,55 +29,12 @@ import {
   StatusError,
 } from './status-error.js';
 
-export type PatchType = 'merge' | 'json' | 'strategic' | 'apply';
+import { DEFAULT_NAMESPACES, type DeleteOptions, type DeleteResult, type ListQuery, type ListResult, type PatchType, type Selectors, type WriteOptions } from './resource-service-types.js';
 
-export const PATCH_CONTENT_TYPES: Record<string, PatchType> = {
-  'application/merge-patch+json': 'merge',
-  'application/json-patch+json': 'json',
-  'application/strategic-merge-patch+json': 'strategic',
-  'application/apply-patch+yaml': 'apply',
-};
+import { decodeContinue, encodeContinue, managerFromUserAgent, parseRevision } from './request-parameters.js';
 
-export interface WriteOptions {
-  /** `fieldManager` query parameter; otherwise derived from the user agent. */
-  fieldManager?: string;
-  userAgent?: string;
-  dryRun?: boolean;
-  force?: boolean;
-  subresource?: string;
-  user?: RequestUser;
-}
-
-export interface ListQuery {
-  labelSelector?: string;
-  fieldSelector?: string;
-  resourceVersion?: string;
-  resourceVersionMatch?: string;
-  limit?: number;
-  continue?: string;
-}
-
-export interface ListResult {
-  items: KubeObject[];
-  resourceVersion: string;
-  continue?: string;
-  remainingItemCount?: number;
-}
-
-export interface DeleteOptions {
-  preconditions?: { uid?: string; resourceVersion?: string };
-  dryRun?: boolean;
-}
-
-export type DeleteResult = { kind: 'deleted'; object: KubeObject } | { kind: 'pending'; object: KubeObject };
-
-/** Selectors of a list or watch, parsed once. */
-export interface Selectors {
-  labels: LabelRequirement[];
-  fields: FieldRequirement[];
-}
-
-export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+export { managerFromUserAgent, parseRevision } from './request-parameters.js';
+export { DEFAULT_NAMESPACES, PATCH_CONTENT_TYPES, type DeleteOptions, type DeleteResult, type ListQuery, type ListResult, type PatchType, type Selectors, type WriteOptions } from './resource-service-types.js';
 
 /**
  * The verbs over stored objects with the API server's semantics: names, uids, generations,
@@ -534,34 +488,8 @@ function withoutManagedTimes(object: JsonObject): JsonObject {
   return { ...object, metadata };
 }
 
-/** The manager name the API server derives from a user agent such as `kubectl/v1.35.2 (linux/amd64)`. */
-export function managerFromUserAgent(userAgent: string | undefined): string {
-  if (!userAgent) return 'unknown';
-  const slash = userAgent.indexOf('/');
-  return (slash < 0 ? userAgent : userAgent.slice(0, slash)).slice(0, 128) || 'unknown';
-}
-
 function objectOrderKey(object: KubeObject): string {
   return `${object.metadata?.namespace ?? ''}/${object.metadata?.name ?? ''}`;
-}
-
-function encodeContinue(rv: number, start: string): string {
-  return Buffer.from(JSON.stringify({ v: 'meta.k8s.io/v1', rv, start })).toString('base64url');
-}
-
-function decodeContinue(token: string): { rv: number; start: string } {
-  try {
-    const parsed = JSON.parse(Buffer.from(token, 'base64url').toString('utf8')) as { rv?: unknown; start?: unknown };
-    if (typeof parsed.rv === 'number' && typeof parsed.start === 'string') return { rv: parsed.rv, start: parsed.start };
-  } catch {
-    // falls through to the error below
-  }
-  throw badRequest('continue key is not valid: incorrect encoded start resourceVersion (version meta.k8s.io/v1)');
-}
-
-export function parseRevision(value: string): number {
-  if (!/^\d+$/.test(value)) throw badRequest(`invalid resource version: ${value}`);
-  return Number(value);
 }
 
 function tooLarge(requested: number, current: number): StatusError {

@@ -1,71 +1,19 @@
-import { readFile } from 'node:fs/promises';
 import { Command, Option } from 'commander';
-import { MeshError } from '../controllers/runtime/index.js';
 import {
   DEFAULT_INBOUND_CAPTURE_PORT,
   DEFAULT_INBOUND_TUNNEL_PORT,
   DEFAULT_PROBE_PORT,
   DEFAULT_PROBE_TIMEOUT_MS,
   DEFAULT_PROXY_PORT,
-  RESOLV_CONF_PATH,
-  applyIptablesRules,
-  buildCleanupCommands,
-  buildIptablesRules,
-  captureConfigFromFlags,
-  cleanupConfigFromFlags,
-  formatArgs,
-  newProcessRunner,
-  parsePort,
-  parseResolvConf,
-  renderCommandList,
-  renderRestoreOutput,
-  runCleanup,
-  validateInterception,
-  type CaptureFlagValues,
-  type CleanupFlagValues,
-  type CommandRunner,
+  runMeshCleanIptables,
+  runMeshIptables,
+  type MeshCleanIptablesOptions,
+  type MeshIptablesDeps,
+  type MeshIptablesOptions,
 } from '../agent/index.js';
+export type { MeshIptablesDefaults, MeshIptablesDeps } from '../agent/index.js';
 import { boolOption, describeDuration, durationFlag } from './flags.js';
 import type { CliIo } from './run-cli.js';
-
-/**
- * Defaults the seed takes from the environment (`$PROXY_PORT`, `$MESH_LOCAL_EXCLUDE_PORTS`, …).
- * Only the settings registry reads the environment, so whoever builds the command passes them.
- */
-export interface MeshIptablesDefaults {
-  proxyPort?: string;
-  inboundCapturePort?: string;
-  inboundTunnelPort?: string;
-  localExcludePorts?: string;
-  serviceExcludeCidr?: string;
-  redirectDns?: boolean;
-}
-
-export interface MeshIptablesDeps {
-  /** Runs `ip`, `iptables-restore` and `iptables`; real processes by default. */
-  run?: CommandRunner;
-  /** Reads resolv.conf for the name servers whose DNS is captured; `/etc/resolv.conf` by default. */
-  readResolvConf?: () => Promise<string>;
-  defaults?: MeshIptablesDefaults;
-}
-
-interface MeshIptablesOptions extends CaptureFlagValues {
-  dryRun: boolean;
-  iptablesProbePort: string;
-  probeTimeout: number;
-  restoreFormat: boolean;
-  runValidation: boolean;
-  skipRuleApply: boolean;
-  redirectDns: boolean;
-  captureAllDns: boolean;
-}
-
-interface MeshCleanIptablesOptions extends CleanupFlagValues {
-  dryRun: boolean;
-  redirectDns: boolean;
-}
-
-const readSystemResolvConf = (): Promise<string> => readFile(RESOLV_CONF_PATH, 'utf8');
 
 /** `pilot-agent mesh-iptables`: builds the capture rules, prints them, applies them, optionally validates. */
 export function newMeshIptablesCommand(io: CliIo, deps: MeshIptablesDeps = {}): Command {
@@ -153,42 +101,6 @@ export function newMeshIptablesCommand(io: CliIo, deps: MeshIptablesDeps = {}): 
     .action((options: MeshIptablesOptions) => runMeshIptables(options, io, deps));
 }
 
-async function runMeshIptables(options: MeshIptablesOptions, io: CliIo, deps: MeshIptablesDeps): Promise<void> {
-  // Every flag is checked before anything is read or run.
-  let config = captureConfigFromFlags(options);
-  const probePort = parsePort('--iptables-probe-port', options.iptablesProbePort);
-  if (config.redirectDns && !config.captureAllDns) {
-    const nameServers = await readNameServers(deps);
-    config = captureConfigFromFlags(options, nameServers);
-    if (nameServers.length === 0) {
-      io.stderr(`warning: --redirect-dns is set without --capture-all-dns, and ${RESOLV_CONF_PATH} lists no name server: DNS is not captured\n`);
-    }
-  }
-  if (!options.skipRuleApply) {
-    const rules = buildIptablesRules(config);
-    io.stdout(options.restoreFormat ? renderRestoreOutput(rules) : renderCommandList(rules));
-    if (!options.dryRun) await applyIptablesRules(rules, deps.run ?? newProcessRunner());
-  }
-  if (options.runValidation) {
-    await validateInterception({
-      listenPorts: [config.proxyPort, config.inboundCapturePort],
-      probePort,
-      timeoutMs: options.probeTimeout,
-    });
-    io.stdout('iptables validation passed\n');
-  }
-}
-
-async function readNameServers(deps: MeshIptablesDeps): Promise<string[]> {
-  try {
-    return parseResolvConf(await (deps.readResolvConf ?? readSystemResolvConf)());
-  } catch (error) {
-    throw new MeshError('resolv_conf_unreadable', `cannot read name servers from ${RESOLV_CONF_PATH}: ${(error as Error).message}`, {
-      cause: error,
-    });
-  }
-}
-
 /** `pilot-agent mesh-clean-iptables`: removes what `mesh-iptables` set up; absent rules are no error. */
 export function newMeshCleanIptablesCommand(io: CliIo, deps: MeshIptablesDeps = {}): Command {
   return new Command('mesh-clean-iptables')
@@ -204,22 +116,5 @@ export function newMeshCleanIptablesCommand(io: CliIo, deps: MeshIptablesDeps = 
       ),
     )
     .addOption(boolOption('--redirect-dns', 'Enable capture of dns traffic by the agent', deps.defaults?.redirectDns ?? false))
-    .action(async (options: MeshCleanIptablesOptions) => {
-      let config = cleanupConfigFromFlags(options);
-      if (config.redirectDns) {
-        try {
-          config = cleanupConfigFromFlags(options, parseResolvConf(await (deps.readResolvConf ?? readSystemResolvConf)()));
-        } catch (error) {
-          // Clean-up is best effort: the rules for all DNS are removed in any case.
-          io.stderr(`warning: cannot read name servers from ${RESOLV_CONF_PATH}: ${(error as Error).message}\n`);
-        }
-      }
-      const commands = buildCleanupCommands(config);
-      if (options.dryRun) {
-        io.stdout(commands.map((argv) => `${formatArgs(argv)}\n`).join(''));
-        return;
-      }
-      const { ran, failed } = await runCleanup(config, deps.run ?? newProcessRunner());
-      io.stdout(`mesh iptables rules removed (${failed} of ${ran} clean-up commands found nothing to remove)\n`);
-    });
+    .action((options: MeshCleanIptablesOptions) => runMeshCleanIptables(options, io, deps));
 }

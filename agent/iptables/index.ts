@@ -11,3 +11,4 @@ export * from './apply-rules.js';
 export * from './cleanup.js';
 export * from './resolv-conf.js';
 export * from './validate-interception.js';
+export * from './commands.js';

@@ -1,4 +1,4 @@
-import { renderPath, type Destination, type DestinationRule, type Gateway, type TypedResource, type ValidationIssue, type VirtualService } from '../crds/index.js';
+import { renderPath, type Destination, type DestinationRule, type Gateway, type TypedResource, type ValidationIssue, type VirtualService } from '../../crds/index.js';
 
 type Path = (string | number)[];
 
