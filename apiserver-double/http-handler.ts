@@ -22,6 +22,7 @@ import { partialMetadata, toTable } from './table.js';
 import type { IncludeObject } from './table.js';
 import type { TokenAuthority } from './token-authority.js';
 import type { WatchHub } from './watch-hub.js';
+import { errorMessage } from '../controllers/runtime/index.js';
 
 export interface HandlerDeps {
   service: ResourceService;
@@ -387,7 +388,7 @@ function parseBody(req: IncomingMessage, body: Buffer): JsonObject {
 
 function errorReply(err: unknown): Reply {
   if (err instanceof StatusError) return { status: err.httpCode, body: err.toStatus() };
-  const failure = new StatusError(500, 'InternalError', `Internal error occurred: ${err instanceof Error ? err.message : String(err)}`);
+  const failure = new StatusError(500, 'InternalError', `Internal error occurred: ${errorMessage(err)}`);
   return { status: 500, body: failure.toStatus() };
 }
 

@@ -1,4 +1,5 @@
 import type { KubeObject } from '../controllers/runtime/source.js';
+import { MeshError } from '../controllers/runtime/index.js';
 
 export type StoredEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 
@@ -16,16 +17,16 @@ export interface StoredEvent {
 export type StoreListener = (event: StoredEvent) => void;
 
 /** Asked for a revision the history no longer covers. */
-export class RevisionCompactedError extends Error {
+export class RevisionCompactedError extends MeshError<'revision-compacted'> {
   constructor(readonly requested: number, readonly oldest: number) {
-    super(`too old resource version: ${requested} (${oldest})`);
+    super('revision-compacted', `too old resource version: ${requested} (${oldest})`);
   }
 }
 
 /** Asked for a revision not reached yet. */
-export class RevisionTooLargeError extends Error {
+export class RevisionTooLargeError extends MeshError<'revision-too-large'> {
   constructor(readonly requested: number, readonly current: number) {
-    super(`Too large resource version: ${requested}, current: ${current}`);
+    super('revision-too-large', `Too large resource version: ${requested}, current: ${current}`);
   }
 }
 

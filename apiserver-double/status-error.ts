@@ -48,13 +48,15 @@ export interface KubeStatus {
 }
 
 /** An API failure that the HTTP edge renders as a `Status` body with `httpCode`. */
-export class StatusError extends MeshError<StatusReason> {
+export class StatusError extends MeshError<'api-status'> {
   readonly httpCode: number;
+  readonly reason: StatusReason;
   readonly details: StatusDetails | undefined;
 
   constructor(httpCode: number, reason: StatusReason, message: string, details?: StatusDetails) {
-    super(reason, message);
+    super('api-status', message);
     this.httpCode = httpCode;
+    this.reason = reason;
     this.details = details;
   }
 
@@ -65,7 +67,7 @@ export class StatusError extends MeshError<StatusReason> {
       metadata: {},
       status: 'Failure',
       message: this.message,
-      reason: this.code,
+      reason: this.reason,
       ...(this.details ? { details: this.details } : {}),
       code: this.httpCode,
     };

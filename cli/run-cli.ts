@@ -1,5 +1,5 @@
 import { CommanderError, type Command } from 'commander';
-import { MeshError, UsageError } from '../controllers/runtime/index.js';
+import { UsageError, errorMessage } from '../controllers/runtime/index.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -45,7 +45,7 @@ function exitCodeFor(error: unknown, io: CliIo): number {
     io.stderr(`Error: ${error.message}\n`);
     return error.exitCode;
   }
-  const message = error instanceof MeshError || error instanceof Error ? error.message : String(error);
+  const message = errorMessage(error);
   io.stderr(`Error: ${message}\n`);
   return 1;
 }

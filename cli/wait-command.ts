@@ -25,7 +25,7 @@ export async function waitForReady(options: WaitOptions, io: CliIo): Promise<voi
     await new Promise((resolve) => setTimeout(resolve, options.periodMillis));
   }
   throw new MeshError(
-    'wait_timeout',
+    'wait-timeout',
     `timed out after ${options.timeoutSeconds}s waiting for ${options.url} to answer 200: ${lastProblem}`,
   );
 }

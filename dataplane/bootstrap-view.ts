@@ -1,3 +1,4 @@
+import { MeshError } from '../controllers/runtime/index.js';
 /** What the embedded data plane reads from the Envoy bootstrap the agent writes. */
 export interface BootstrapView {
   /** The node as a DiscoveryRequest carries it (metadata as plain JSON). */
@@ -15,8 +16,10 @@ export interface BootstrapView {
   readonly delta: boolean;
 }
 
-export class BootstrapError extends Error {
-  override readonly name = 'BootstrapError';
+export class BootstrapError extends MeshError<'bootstrap-invalid'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('bootstrap-invalid', message, options);
+  }
 }
 
 interface Address {

@@ -9,6 +9,7 @@ import {
   type ProxyResources,
   type RouteConfigurationConfig,
 } from './decisions/index.js';
+import { errorMessage } from '../controllers/runtime/index.js';
 
 export type ResourceMap = ReadonlyMap<string, Record<string, unknown>>;
 
@@ -81,7 +82,7 @@ export function newConfigState(): ConfigState {
       try {
         decisions = compileProxyDecisions(candidate);
       } catch (error) {
-        const message = error instanceof Error ? error.message : String(error);
+        const message = errorMessage(error);
         rejected.set(typeUrl, message);
         return { ok: false, error: message };
       }

@@ -3,9 +3,12 @@ import { readFileSync } from 'node:fs';
 import { createSecureContext, type PeerCertificate as NodePeerCertificate, type SecureContext } from 'node:tls';
 import type { PeerCertificate, TlsContextSettings } from './decisions/index.js';
 import type { SecretSet } from './sds-subscriber.js';
+import { MeshError } from '../controllers/runtime/index.js';
 
-export class MissingSecretError extends Error {
-  override readonly name = 'MissingSecretError';
+export class MissingSecretError extends MeshError<'secret-missing'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('secret-missing', message, options);
+  }
 }
 
 /** A data source as decoded: inline text, or `file:<path>` read when used (files rotate on disk). */

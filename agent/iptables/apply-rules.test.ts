@@ -67,7 +67,7 @@ describe('applyIptablesRules', () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(MeshError);
-    expect((error as MeshError).code).toBe('iptables_command_failed');
+    expect((error as MeshError).code).toBe('iptables-command-failed');
     expect((error as Error).message).toBe(`"${command}" failed with exit code 2: ${stderr}`);
     expect(calls.at(-1)?.argv).toBe(command);
   });

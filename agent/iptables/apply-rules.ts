@@ -4,13 +4,13 @@ import type { CommandResult, CommandRunner } from './command-runner.js';
 import { formatArgs, renderRestore, restoreCommand } from './render.js';
 import type { RuleSet } from './rule-set.js';
 
-export class IptablesCommandError extends MeshError<'iptables_command_failed'> {
+export class IptablesCommandError extends MeshError<'iptables-command-failed'> {
   constructor(
     readonly argv: readonly string[],
     readonly result: CommandResult,
   ) {
     const stderr = result.stderr.trim();
-    super('iptables_command_failed', `"${formatArgs(argv)}" failed with exit code ${result.code}${stderr ? `: ${stderr}` : ''}`);
+    super('iptables-command-failed', `"${formatArgs(argv)}" failed with exit code ${result.code}${stderr ? `: ${stderr}` : ''}`);
   }
 }
 

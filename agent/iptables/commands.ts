@@ -85,7 +85,7 @@ async function readNameServers(deps: MeshIptablesDeps): Promise<string[]> {
   try {
     return parseResolvConf(await (deps.readResolvConf ?? readSystemResolvConf)());
   } catch (error) {
-    throw new MeshError('resolv_conf_unreadable', `cannot read name servers from ${RESOLV_CONF_PATH}: ${(error as Error).message}`, {
+    throw new MeshError('resolv-conf-unreadable', `cannot read name servers from ${RESOLV_CONF_PATH}: ${(error as Error).message}`, {
       cause: error,
     });
   }

@@ -87,7 +87,7 @@ describeReal(`real iptables in a private network namespace${unavailable ? ` (ski
         (e: unknown) => e,
       );
       expect(error).toBeInstanceOf(MeshError);
-      expect((error as MeshError).code).toBe('iptables_command_failed');
+      expect((error as MeshError).code).toBe('iptables-command-failed');
       expect((error as Error).message).toMatch(/^"iptables-restore --noflush" failed with exit code \d+: .*NO_SUCH_CHAIN/s);
       // Nothing was half applied.
       expect(ruleLines((await saved(netns)).ipv4)).toEqual([]);

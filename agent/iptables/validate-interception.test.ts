@@ -44,7 +44,7 @@ async function failure(promise: Promise<void>): Promise<Error> {
     (e: unknown) => e,
   );
   expect(error).toBeInstanceOf(MeshError);
-  expect((error as MeshError).code).toBe('iptables_validation_failed');
+  expect((error as MeshError).code).toBe('iptables-validation-failed');
   return error as Error;
 }
 

@@ -59,7 +59,7 @@ export async function validateInterception(options: InterceptionProbeOptions): P
   }
   const listening = options.listenPorts.map((port) => `${listenHost}:${port}`).join(', ');
   if (servers.length === 0) {
-    throw new MeshError('iptables_validation_failed', `iptables validation failed: cannot listen on ${listening}: ${listenErrors.join('; ')}`);
+    throw new MeshError('iptables-validation-failed', `iptables validation failed: cannot listen on ${listening}: ${listenErrors.join('; ')}`);
   }
 
   const probe = (): void => {
@@ -79,7 +79,7 @@ export async function validateInterception(options: InterceptionProbeOptions): P
           () =>
             reject(
               new MeshError(
-                'iptables_validation_failed',
+                'iptables-validation-failed',
                 `iptables validation failed: no connection to ${probeHost}:${options.probePort} was redirected to ${listening} within ${options.timeoutMs}ms; traffic is not being captured`,
               ),
             ),

@@ -1,4 +1,5 @@
 import { connect } from 'node:net';
+import { MeshError } from '../../controllers/runtime/index.js';
 
 /** One rewritten probe of MESH_ORCH_APP_PROBERS: the kubelet asks the agent, the agent asks the app. */
 export interface AppProbe {
@@ -7,8 +8,10 @@ export interface AppProbe {
   readonly timeoutSeconds?: number;
 }
 
-export class AppProbersError extends Error {
-  override readonly name = 'AppProbersError';
+export class AppProbersError extends MeshError<'app-probers-invalid'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('app-probers-invalid', message, options);
+  }
 }
 
 /** Parses MESH_ORCH_APP_PROBERS: a JSON map from the status-port path (`/app-health/<container>/livez`) to a probe. */

@@ -1,5 +1,6 @@
 import { decodeJwt } from 'jose';
 import { tokenFile } from './workload-certificates.js';
+import { MeshError } from '../../controllers/runtime/index.js';
 
 /** CREDENTIAL_FETCHER_TYPE values: the projected token file (empty), or a cloud VM's metadata server. */
 export const CREDENTIAL_FETCHER_TYPES = ['', 'GoogleComputeEngine'] as const;
@@ -9,8 +10,10 @@ const METADATA_SERVER = 'http://metadata.google.internal';
 /** A cached identity token is fetched again this long before it expires. */
 const REFRESH_BEFORE_EXPIRY_MS = 5 * 60_000;
 
-export class CredentialFetcherError extends Error {
-  override readonly name = 'CredentialFetcherError';
+export class CredentialFetcherError extends MeshError<'credential-fetcher-invalid'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('credential-fetcher-invalid', message, options);
+  }
 }
 
 export interface CredentialFetcherOptions {

@@ -1,6 +1,7 @@
 import type { ConfigKey } from '../model/config-key.js';
 import type { ConfigUpdater, PushReason } from '../model/config-updater.js';
 import type { Logger } from '../runtime/index.js';
+import { errorMessage } from '../runtime/index.js';
 
 /** How reconcilers hand a model change to the push pipeline; a failing updater never fails a reconcile. */
 export interface PushEmitter {
@@ -18,7 +19,7 @@ export function newPushEmitter(updater: ConfigUpdater, log: Logger): PushEmitter
           startedAt: request.startedAt,
         });
       } catch (error) {
-        log.error({ reason: request.reason, error: error instanceof Error ? error.message : String(error) }, 'config update handler failed');
+        log.error({ reason: request.reason, error: errorMessage(error) }, 'config update handler failed');
       }
     },
   };

@@ -177,7 +177,7 @@ describe('controller reconcile contract', () => {
 
   test.each([
     { name: 'a TerminalError', error: new TerminalError('spec.selector is invalid') },
-    { name: 'an error caused by a TerminalError', error: new MeshError('apply', 'apply failed', { cause: new TerminalError('bad') }) },
+    { name: 'an error caused by a TerminalError', error: new Error('apply failed', { cause: new TerminalError('bad') }) },
   ])('$name is logged and counted, never retried', async ({ error }) => {
     const h = await startController(async () => {
       throw error;

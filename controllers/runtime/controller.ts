@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { Clock } from './clock.js';
-import { MeshError, TerminalError } from './errors.js';
+import { MeshError, TerminalError, errorMessage } from './errors.js';
 import type { Logger } from './log/logger.js';
 import { newDefaultControllerRateLimiter, type RateLimiter } from './rate-limiter.js';
 import type { Runnable } from './runnable.js';
@@ -115,16 +115,16 @@ export function newController(options: ControllerOptions): Controller {
     } catch (error) {
       if (signal.aborted) {
         // Stopping: the reconcile was cut short, not failed; the queue takes no more keys anyway.
-        bound.debug({ error: describe(error) }, 'reconcile aborted');
+        bound.debug({ error: errorMessage(error) }, 'reconcile aborted');
         return;
       }
       countError();
       if (isTerminal(error)) {
-        bound.error({ error: describe(error) }, 'reconcile failed, terminal error, not retrying');
+        bound.error({ error: errorMessage(error) }, 'reconcile failed, terminal error, not retrying');
         queue.forget(key);
         return;
       }
-      bound.error({ error: describe(error), requeues: queue.numRequeues(key) }, 'reconcile failed, retrying');
+      bound.error({ error: errorMessage(error), requeues: queue.numRequeues(key) }, 'reconcile failed, retrying');
       queue.addRateLimited(key);
       return;
     }
@@ -157,7 +157,7 @@ export function newController(options: ControllerOptions): Controller {
     try {
       mapped = watch.mapFn(object);
     } catch (error) {
-      log.error({ controller: name, source: watch.source.name, error: describe(error) }, 'mapping an event failed');
+      log.error({ controller: name, source: watch.source.name, error: errorMessage(error) }, 'mapping an event failed');
       return;
     }
     if (mapped === undefined) return;
@@ -232,10 +232,6 @@ export function newController(options: ControllerOptions): Controller {
 function abortion(signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.resolve();
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** A TerminalError itself or anywhere in the `cause` chain (Go's errors.Is). */

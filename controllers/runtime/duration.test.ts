@@ -102,7 +102,7 @@ describe('parseDurationNs', () => {
       thrown = error;
     }
     expect(thrown).toBeInstanceOf(MeshError);
-    expect((thrown as MeshError).code).toBe('invalid_duration');
+    expect((thrown as MeshError).code).toBe('invalid-duration');
     expect((thrown as MeshError).message).toContain(JSON.stringify(text));
   });
 

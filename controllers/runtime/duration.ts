@@ -88,13 +88,13 @@ export function parseDurationNs(text: string): bigint {
 
     const unitText = /^[^0-9.]*/.exec(rest)?.[0] ?? '';
     if (unitText === '') {
-      throw new MeshError('invalid_duration', `missing unit in duration ${JSON.stringify(text)}`);
+      throw new MeshError('invalid-duration', `missing unit in duration ${JSON.stringify(text)}`);
     }
     rest = rest.slice(unitText.length);
     const unit = UNITS.get(unitText);
     if (unit === undefined) {
       throw new MeshError(
-        'invalid_duration',
+        'invalid-duration',
         `unknown unit ${JSON.stringify(unitText)} in duration ${JSON.stringify(text)} (units are ns, us, µs, ms, s, m, h)`,
       );
     }
@@ -148,7 +148,7 @@ function nsToMs(ns: bigint): number {
 }
 
 function msToNs(ms: number): bigint {
-  if (Number.isNaN(ms)) throw new MeshError('invalid_duration', 'cannot format NaN as a duration');
+  if (Number.isNaN(ms)) throw new MeshError('invalid-duration', 'cannot format NaN as a duration');
   if (ms >= MAX_DURATION_MS) return MAX_INT64;
   if (ms <= -MAX_DURATION_MS) return MIN_INT64;
   // Split so the whole milliseconds stay exact and only the sub-millisecond part is rounded.
@@ -156,6 +156,6 @@ function msToNs(ms: number): bigint {
   return BigInt(whole) * NS_PER_MS + BigInt(Math.round((ms - whole) * 1e6));
 }
 
-function invalidDuration(text: string): MeshError<'invalid_duration'> {
-  return new MeshError('invalid_duration', `invalid duration ${JSON.stringify(text)}`);
+function invalidDuration(text: string): MeshError<'invalid-duration'> {
+  return new MeshError('invalid-duration', `invalid duration ${JSON.stringify(text)}`);
 }

@@ -1,8 +1,11 @@
+import { types } from 'node:util';
+import type { MeshErrorCode } from './error-codes.js';
+
 /**
- * The one error base class of the project. Errors carry data (a stable `code`, a `cause`);
- * the edges (CLI, gRPC, webhook) decide how to render them.
+ * The one error base class of the project. Errors carry data (a stable `code` of the catalogue in
+ * error-codes.ts, a `cause`); the edges (CLI, gRPC, webhook) decide how to render them.
  */
-export class MeshError<Code extends string = string> extends Error {
+export class MeshError<Code extends MeshErrorCode = MeshErrorCode> extends Error {
   readonly code: Code;
 
   constructor(code: Code, message: string, options?: { cause?: unknown }) {
@@ -26,4 +29,14 @@ export class UsageError extends MeshError<'usage'> {
   constructor(message: string, options?: { cause?: unknown }) {
     super('usage', message, options);
   }
+}
+
+/** Errors from another realm (a VM context, a worker) fail `instanceof Error`; they are still errors. */
+function isError(value: unknown): value is Error {
+  return value instanceof Error || types.isNativeError(value);
+}
+
+/** What to say about a thrown value, for logs and messages: its message, or its text when it is no error. */
+export function errorMessage(error: unknown): string {
+  return isError(error) ? error.message : String(error);
 }

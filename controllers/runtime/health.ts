@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { MeshError } from './errors.js';
+import { MeshError, errorMessage } from './errors.js';
 import type { HealthCheck } from './runnable.js';
 
 export type HealthKind = 'liveness' | 'readiness';
@@ -43,7 +43,7 @@ export function newHealthChecks(): HealthChecks {
             await check();
             return undefined;
           } catch (error) {
-            return { name, reason: error instanceof Error ? error.message : String(error) };
+            return { name, reason: errorMessage(error) };
           }
         }),
       );

@@ -1,5 +1,6 @@
 // The controller runtime: what every process (daemon, agent, utility) plugs into.
 export * from './errors.js';
+export * from './error-codes.js';
 export * from './clock.js';
 export * from './runnable.js';
 export * from './source.js';

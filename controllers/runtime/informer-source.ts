@@ -1,5 +1,5 @@
 import type { Clock, TimerHandle } from './clock.js';
-import { MeshError } from './errors.js';
+import { MeshError, errorMessage } from './errors.js';
 import { newInformerStore } from './informer-store.js';
 import { isResourceExpired, listAll, needsRelist, watchOnce } from './kube-list-watch.js';
 import type { KubeList, KubeTransport, KubeWatchEvent } from './kube-list-watch.js';
@@ -72,7 +72,7 @@ export function newInformerSource<T extends KubeObject>(options: InformerSourceO
     try {
       handler(event);
     } catch (error) {
-      log.error({ source: name, event: event.type, error: errorText(error) }, 'subscriber failed');
+      log.error({ source: name, event: event.type, error: errorMessage(error) }, 'subscriber failed');
     }
   };
   const emit = (events: readonly SourceEvent<T>[]): void => {
@@ -185,7 +185,7 @@ export function newInformerSource<T extends KubeObject>(options: InformerSourceO
       const delayMs = backoff.next();
       if (outcome === 'failed') {
         failures++;
-        log.warn({ source: name, error: errorText(failure), failures, delayMs }, 'list/watch failed, restarting');
+        log.warn({ source: name, error: errorMessage(failure), failures, delayMs }, 'list/watch failed, restarting');
       } else if (outcome === 'expired') {
         log.info({ source: name, delayMs }, 'resource version expired, relisting');
       } else {
@@ -275,6 +275,3 @@ function withTypeMeta<T extends KubeObject>(listed: KubeList<T>): T[] {
   );
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

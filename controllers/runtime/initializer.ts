@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import { UsageError } from './errors.js';
+import { UsageError, errorMessage } from './errors.js';
 import type { Logger } from './log/logger.js';
 import { newRestartBackoff, type RestartBackoffOptions } from './restart-backoff.js';
 import type { Runnable, RunnableGroup } from './runnable.js';
@@ -52,7 +52,7 @@ export function newInitializer<T>(options: InitializerOptions<T>): Initializer<T
           // Bad flags or settings do not get better by waiting: they stop the program.
           if (error instanceof UsageError) throw error;
           const retryMs = backoff.next();
-          log.warn({ step: options.name, attempt, retryMs, error: error instanceof Error ? error.message : String(error) }, 'start-up step failed; retrying');
+          log.warn({ step: options.name, attempt, retryMs, error: errorMessage(error) }, 'start-up step failed; retrying');
           await clock.sleep(retryMs, signal).catch(() => undefined);
         }
       }

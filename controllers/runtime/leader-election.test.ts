@@ -232,7 +232,7 @@ describe('leader election on a Lease', () => {
     }
   });
 
-  test('a leader that cannot renew within the renew deadline gives up and its manager stops with leader_election_lost', async () => {
+  test('a leader that cannot renew within the renew deadline gives up and its manager stops with leader-election-lost', async () => {
     const lease = newLeaseName();
     const work = new LeaderWork();
     const a = startCandidate(lease, 'meshd-a', work);
@@ -248,7 +248,7 @@ describe('leader election on a Lease', () => {
       const lostAt = Date.now();
       const error = await a.result;
       expect(error).toBeInstanceOf(MeshError);
-      expect((error as MeshError).code).toBe('leader_election_lost');
+      expect((error as MeshError).code).toBe('leader-election-lost');
       expect(Date.now() - lostAt).toBeLessThan(RETRY_MS + RENEW_MS + SLACK_MS);
       expect(work.active.size).toBe(0);
       expect(await holderOf(lease)).toBe('intruder');

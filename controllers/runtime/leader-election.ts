@@ -8,7 +8,7 @@ import type {
   V1LeaseSpec,
 } from '@kubernetes/client-node';
 import type { Clock } from './clock.js';
-import { MeshError } from './errors.js';
+import { MeshError, errorMessage } from './errors.js';
 import type { Logger } from './log/logger.js';
 
 /** client-go's leader election on a `coordination.k8s.io/v1` Lease. */
@@ -157,7 +157,7 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
         setObserved(await replace(observed.lease, specFor(now, observed.lease.spec, true), timeoutMs, signal));
         return true;
       } catch (error) {
-        log.debug({ ...fields, error: describe(error) }, 'lease fast-path renewal failed, re-reading');
+        log.debug({ ...fields, error: errorMessage(error) }, 'lease fast-path renewal failed, re-reading');
       }
     }
 
@@ -166,7 +166,7 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
       current = await withTimeout(timeoutMs, signal, (opts) => client.readNamespacedLease({ name, namespace }, opts));
     } catch (error) {
       if (statusOf(error) !== HTTP_NOT_FOUND) {
-        log.warn({ ...fields, error: describe(error) }, 'cannot read lease');
+        log.warn({ ...fields, error: errorMessage(error) }, 'cannot read lease');
         return false;
       }
       const body: V1Lease = {
@@ -180,7 +180,7 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
         return true;
       } catch (createError) {
         const level = statusOf(createError) === HTTP_CONFLICT ? 'debug' : 'warn';
-        log[level]({ ...fields, error: describe(createError) }, 'cannot create lease');
+        log[level]({ ...fields, error: errorMessage(createError) }, 'cannot create lease');
         return false;
       }
     }
@@ -200,7 +200,7 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
       return true;
     } catch (error) {
       const level = statusOf(error) === HTTP_CONFLICT ? 'debug' : 'warn';
-      log[level]({ ...fields, error: describe(error) }, 'cannot update lease');
+      log[level]({ ...fields, error: errorMessage(error) }, 'cannot update lease');
       return false;
     }
   };
@@ -254,7 +254,7 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
       setObserved(await replace(observed.lease, spec, retryPeriodMs));
       log.info(fields, 'released leader lease');
     } catch (error) {
-      log.warn({ ...fields, error: describe(error) }, 'cannot release leader lease');
+      log.warn({ ...fields, error: errorMessage(error) }, 'cannot release leader lease');
     }
   };
 
@@ -263,7 +263,7 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
       try {
         listener();
       } catch (error) {
-        log.error({ ...fields, error: describe(error) }, 'leader election listener failed');
+        log.error({ ...fields, error: errorMessage(error) }, 'leader election listener failed');
       }
     }
   };
@@ -368,10 +368,6 @@ function timeString(value: unknown): string {
 function statusOf(error: unknown): number | undefined {
   const code = (error as { code?: unknown } | null)?.code;
   return typeof code === 'number' ? code : undefined;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Sleeps on the clock; false when the signal aborted first. */

@@ -267,7 +267,7 @@ describe('manager with leader election', () => {
     }
   });
 
-  test('losing leadership stops the manager with leader_election_lost', async () => {
+  test('losing leadership stops the manager with leader-election-lost', async () => {
     const events: string[] = [];
     const elector = fakeElector(events);
     const manager = newManager({ log, leaderElector: elector });
@@ -280,7 +280,7 @@ describe('manager with leader election', () => {
     elector.lose();
     const error = await run.result;
     expect(error).toBeInstanceOf(MeshError);
-    expect((error as MeshError).code).toBe('leader_election_lost');
+    expect((error as MeshError).code).toBe('leader-election-lost');
     expect(events).toEqual(expect.arrayContaining(['stop:leader-ctl', 'stop:worker']));
   });
 });
@@ -355,7 +355,7 @@ describe('manager shutdown on failure and timeout', () => {
     expect(events).toEqual(['start:monitoring', 'stop:monitoring']);
   });
 
-  test('a runnable that ignores the signal makes start reject with shutdown_timeout after the duration', async () => {
+  test('a runnable that ignores the signal makes start reject with shutdown-timeout after the duration', async () => {
     const events: string[] = [];
     const shutdownDurationMs = 300;
     const manager = newManager({ log, shutdownDurationMs });
@@ -369,7 +369,7 @@ describe('manager shutdown on failure and timeout', () => {
     const error = await run.result;
     const elapsed = Date.now() - stoppedAt;
     expect(error).toBeInstanceOf(MeshError);
-    expect((error as MeshError).code).toBe('shutdown_timeout');
+    expect((error as MeshError).code).toBe('shutdown-timeout');
     expect((error as MeshError).message).toContain('stubborn');
     expect((error as MeshError).message).not.toContain('worker');
     expect((error as MeshError).message).not.toContain('monitoring');

@@ -1,6 +1,6 @@
 import { setMaxListeners } from 'node:events';
 import { newRealClock, type Clock } from './clock.js';
-import { MeshError } from './errors.js';
+import { MeshError, errorMessage } from './errors.js';
 import { newHealthChecks, type HealthChecks } from './health.js';
 import { newLeaderElector, type LeaderElector, type LeaderElectorOptions } from './leader-election.js';
 import type { Logger } from './log/logger.js';
@@ -24,7 +24,7 @@ export interface ManagerOptions {
   health?: HealthChecks;
   /**
    * What losing the lease does. `exit` (default, controller-runtime's contract): the manager
-   * stops with `leader_election_lost`. `recampaign` (the reference daemon's): only the
+   * stops with `leader-election-lost`. `recampaign` (the reference daemon's): only the
    * leader-elected runnables stop; everything else keeps serving, the candidate campaigns again,
    * and the leader-elected runnables start again (their `start` called anew) once it wins.
    */
@@ -43,7 +43,7 @@ export interface Manager {
   /**
    * Starts every group in order and runs until the signal aborts or a runnable fails, then stops
    * the groups in reverse order. Resolves after a clean stop; rejects with the runnable's error,
-   * with `leader_election_lost`, or with `shutdown_timeout` when the stop outlasts the duration.
+   * with `leader-election-lost`, or with `shutdown-timeout` when the stop outlasts the duration.
    */
   start(signal: AbortSignal): Promise<void>;
   /** True while leader-elected runnables may run (always, once started, without leader election). */
@@ -105,10 +105,10 @@ export function newManager(options: ManagerOptions): Manager {
 
   const fail = (runnable: string, error: unknown): void => {
     if (stopping) {
-      log.error({ runnable, error: describe(error) }, 'runnable failed while stopping');
+      log.error({ runnable, error: errorMessage(error) }, 'runnable failed while stopping');
       return;
     }
-    log.error({ runnable, error: describe(error) }, 'runnable failed, stopping the manager');
+    log.error({ runnable, error: errorMessage(error) }, 'runnable failed, stopping the manager');
     failure ??= error;
     requestStop();
   };
@@ -164,7 +164,7 @@ export function newManager(options: ManagerOptions): Manager {
   const stopLeaderElected = async (): Promise<void> => {
     leader = false;
     const current = state('leader');
-    current.abort.abort(new MeshError('leadership_lost', 'leadership lost'));
+    current.abort.abort(new MeshError('leadership-lost', 'leadership lost'));
     const stopping = running.filter((r) => r.phase === 'leader');
     await Promise.all(stopping.map((r) => r.done));
     for (const entry of stopping) running.splice(running.indexOf(entry), 1);
@@ -241,7 +241,7 @@ export function newManager(options: ManagerOptions): Manager {
             candidate.onStoppedLeading(() => {
               if (stopping) return;
               if (!recampaign) {
-                fail('leader-election', new MeshError('leader_election_lost', 'leader election lost'));
+                fail('leader-election', new MeshError('leader-election-lost', 'leader election lost'));
                 return;
               }
               log.warn('leadership lost: leader-elected runnables stop, the rest keeps serving; campaigning again');
@@ -282,7 +282,7 @@ export function newManager(options: ManagerOptions): Manager {
         for (const current of phases.values()) current.abort.abort(new MeshError('stopping', 'manager is stopping'));
         electorAbort.abort();
         const timeout = new MeshError(
-          'shutdown_timeout',
+          'shutdown-timeout',
           `runnables still running after the shutdown duration of ${shutdownDurationMs}ms: ${stuck.join(', ')}`,
         );
         log.error({ shutdownDurationMs, stuck }, 'shutdown timed out');
@@ -294,10 +294,6 @@ export function newManager(options: ManagerOptions): Manager {
     },
   };
   return manager;
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Every runnable of a group listens on the group's signal: more than Node's default of ten. */

@@ -238,7 +238,7 @@ export class SettingsError extends UsageError {
 /** The specs a program reads, by name. */
 export function programSettings(program: Program): ReadonlyMap<string, SettingSpec> {
   const tables = PROGRAM_TABLES[program];
-  if (tables === undefined) throw new MeshError('unknown_program', `unknown program ${JSON.stringify(program)}`);
+  if (tables === undefined) throw new MeshError('unknown-program', `unknown program ${JSON.stringify(program)}`);
   const specs = new Map<string, SettingSpec>();
   for (const table of tables) {
     for (const [name, spec] of Object.entries(SETTING_TABLES[table] as Readonly<Record<string, SettingSpec>>)) {
@@ -284,7 +284,7 @@ export function loadSettings<P extends Program>(program: P, env: Readonly<Record
   const entryOf = (name: string): Entry => {
     const entry = entries.get(name);
     if (entry === undefined) {
-      throw new MeshError('unknown_setting', `${program} does not read the setting ${JSON.stringify(name)}`);
+      throw new MeshError('unknown-setting', `${program} does not read the setting ${JSON.stringify(name)}`);
     }
     return entry;
   };

@@ -9,7 +9,7 @@ import { newConfigKindSource, type ConfigKindSource } from './config-kind-source
 import { newConfigObjectIndex } from './config-object-index.js';
 import { resolveConfigObjects, type NormalizedCache } from './config-object-resolver.js';
 import { groupKindOf } from './group-kind.js';
-import { MeshError, newRealClock } from '../runtime/index.js';
+import { MeshError, newRealClock, errorMessage } from '../runtime/index.js';
 import type { Clock, KubeObject, Logger, Runnable, Source, TimerHandle } from '../runtime/index.js';
 import { newSyncLatch } from './sync-latch.js';
 
@@ -147,7 +147,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
           racy: false,
           hash: previous?.hash ?? '',
           documents: previous?.documents ?? [],
-          problems: [{ path: entry.path, line: 1, column: 1, reason: 'read', message: errorText(error) }],
+          problems: [{ path: entry.path, line: 1, column: 1, reason: 'read', message: errorMessage(error) }],
         });
         continue;
       }
@@ -225,7 +225,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
       try {
         options.onProblem?.(problem);
       } catch (error) {
-        log.error({ error: errorText(error) }, 'problem callback failed');
+        log.error({ error: errorMessage(error) }, 'problem callback failed');
       }
     }
     const stillBad = new Set([...next.values()].map((problem) => problem.path));
@@ -261,7 +261,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
       // follow the old folder; the periodic rescan opens a new one once it is back.
       folderFailed = true;
       closeWatcher();
-      const problem: ConfigFileProblem = { path: dir, line: 1, column: 1, reason: 'read', message: errorText(error) };
+      const problem: ConfigFileProblem = { path: dir, line: 1, column: 1, reason: 'read', message: errorMessage(error) };
       updateProblems([...problems.values()].filter((p) => p.path !== dir).concat(problem));
     }
   };
@@ -299,7 +299,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
   const watchFailed = (error: unknown): void => {
     if (watchFailureLogged) return;
     watchFailureLogged = true;
-    log.warn({ dir, error: errorText(error) }, 'config folder watch failed, relying on the periodic rescan');
+    log.warn({ dir, error: errorMessage(error) }, 'config folder watch failed, relying on the periodic rescan');
   };
 
   const closeWatcher = (): void => {
@@ -337,7 +337,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
     try {
       await scan();
     } catch (error) {
-      throw new MeshError('config-dir-unreadable', `cannot read config folder "${dir}": ${errorText(error)}`, { cause: error });
+      throw new MeshError('config-dir-unreadable', `cannot read config folder "${dir}": ${errorMessage(error)}`, { cause: error });
     }
     sync.markSynced();
     log.info({ dir, files: files.size, problems: problems.size }, 'config folder synced');
@@ -431,6 +431,3 @@ function abortion(signal: AbortSignal): Promise<void> {
   });
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

@@ -2,6 +2,7 @@ import type { BigIntStats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isConfigFileName } from './config-file-parser.js';
+import { errorMessage } from '../runtime/index.js';
 
 /** A config file found under the folder, with what tells whether it changed since the last look. */
 export interface ConfigFileEntry {
@@ -40,7 +41,7 @@ export async function listConfigFiles(root: string): Promise<ConfigDirListing> {
     } catch (error) {
       if (isRoot) throw error;
       if (isNotFound(error)) return;
-      unreadable.push({ path: dir, message: errorText(error) });
+      unreadable.push({ path: dir, message: errorMessage(error) });
       return;
     }
     await Promise.all(
@@ -51,7 +52,7 @@ export async function listConfigFiles(root: string): Promise<ConfigDirListing> {
           info = await stat(path, { bigint: true });
         } catch (error) {
           // Removed meanwhile, or a dangling link: nothing to read.
-          if (!isNotFound(error)) unreadable.push({ path, message: errorText(error) });
+          if (!isNotFound(error)) unreadable.push({ path, message: errorMessage(error) });
           return;
         }
         if (info.isDirectory()) return walk(path, false);
@@ -75,6 +76,3 @@ function isNotFound(error: unknown): boolean {
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
 
-function errorText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}

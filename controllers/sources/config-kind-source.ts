@@ -1,5 +1,5 @@
 import type { ConfigObjectIndex } from './config-object-index.js';
-import { MeshError } from '../runtime/index.js';
+import { MeshError, errorMessage } from '../runtime/index.js';
 import type { KubeObject, Logger, Source, SourceEvent, SourceHandler } from '../runtime/index.js';
 import type { SyncLatch } from './sync-latch.js';
 
@@ -28,7 +28,7 @@ export function newConfigKindSource(options: ConfigKindSourceOptions): ConfigKin
     try {
       handler(event);
     } catch (error) {
-      log.error({ source: name, event: event.type, error: error instanceof Error ? error.message : String(error) }, 'subscriber failed');
+      log.error({ source: name, event: event.type, error: errorMessage(error) }, 'subscriber failed');
     }
   };
 

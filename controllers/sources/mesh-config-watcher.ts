@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { buildMeshConfig, MeshConfigError, readMeshConfigFile } from '../../crds/index.js';
 import type { MeshConfig } from '../../crds/index.js';
-import { MeshError, newRealClock } from '../runtime/index.js';
+import { MeshError, newRealClock, errorMessage } from '../runtime/index.js';
 import type { Clock, Logger, Runnable, TimerHandle } from '../runtime/index.js';
 import { stableJson } from '../stable-json.js';
 
@@ -90,7 +90,7 @@ export function newMeshConfigWatcher(options: MeshConfigWatcherOptions): MeshCon
       try {
         handler(next);
       } catch (error) {
-        log.error({ error: error instanceof Error ? error.message : String(error) }, 'mesh config subscriber failed');
+        log.error({ error: errorMessage(error) }, 'mesh config subscriber failed');
       }
     }
   };

@@ -1,13 +1,14 @@
+import { errorMessage, MeshError } from '../../controllers/runtime/index.js';
+
 /** Configuration the data plane cannot implement: the NACK names the resource and the field. */
-export class ConfigRejection extends Error {
-  override readonly name = 'ConfigRejection';
+export class ConfigRejection extends MeshError<'config-rejected'> {
   constructor(
     readonly resource: string,
     readonly field: string,
     message: string,
     options?: { cause?: unknown },
   ) {
-    super(`${resource}: ${field}: ${message}`, options);
+    super('config-rejected', `${resource}: ${field}: ${message}`, options);
   }
 }
 
@@ -17,6 +18,6 @@ export function compiling<T>(resource: string, field: string, compile: () => T):
     return compile();
   } catch (error) {
     if (error instanceof ConfigRejection) throw error;
-    throw new ConfigRejection(resource, field, error instanceof Error ? error.message : String(error), { cause: error });
+    throw new ConfigRejection(resource, field, errorMessage(error), { cause: error });
   }
 }

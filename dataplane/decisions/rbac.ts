@@ -4,6 +4,7 @@ import { compileHeaderMatcher, type HeaderMatcherConfig } from './header-matcher
 import { compileMetadataMatcher, type MetadataMatcherConfig } from './metadata-matcher.js';
 import { compileStringMatcher, type StringMatcherConfig } from './string-matcher.js';
 import { compileUriTemplate } from './uri-template.js';
+import { MeshError } from '../../controllers/runtime/index.js';
 
 /** What RBAC rules are evaluated against. `request` is absent for the network filter. */
 export interface RbacInput {
@@ -38,8 +39,10 @@ export interface RbacVerdict {
   readonly shadow?: { readonly allowed: boolean; readonly matchedPolicy?: string };
 }
 
-export class RbacConfigError extends Error {
-  override readonly name = 'RbacConfigError';
+export class RbacConfigError extends MeshError<'rbac-config-invalid'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('rbac-config-invalid', message, options);
+  }
 }
 
 function pathWithoutQuery(path: string): string {

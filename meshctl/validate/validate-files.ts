@@ -2,7 +2,7 @@ import { readdir, readFile, stat } from 'node:fs/promises';
 import { extname, join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import type { TypedResource, ValidationIssue, ValidationResult } from '../../crds/index.js';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
 import { checkReferences } from './validate-references.js';
 
 const STDIN = '-';
@@ -112,7 +112,7 @@ function describeError(error: unknown): string {
   if (code === 'ENOENT') return 'no such file or directory';
   if (code === 'EACCES') return 'permission denied';
   if (code === 'EISDIR') return 'is a directory';
-  return error instanceof Error ? error.message : String(error);
+  return errorMessage(error);
 }
 
 /**

@@ -4,6 +4,7 @@ import { BlockList, isIP } from 'node:net';
 import { importJWK, type JWK } from 'jose';
 import type { JwtRule } from '../../crds/index.js';
 import type { Clock, Logger, MeshMetrics } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../controllers/runtime/index.js';
 import type { JwksSource } from './jwt-authn-builder.js';
 
 export interface JwksResolverOptions {
@@ -30,8 +31,10 @@ export interface JwksResolver extends JwksSource {
   close(): void;
 }
 
-export class JwksFetchError extends Error {
-  override readonly name = 'JwksFetchError';
+export class JwksFetchError extends MeshError<'jwks-fetch-failed'> {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super('jwks-fetch-failed', message, options);
+  }
 }
 
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal']);

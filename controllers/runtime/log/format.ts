@@ -117,7 +117,3 @@ function quoteIfNeeded(text: string): string {
 function isError(value: unknown): value is Error {
   return value instanceof Error || types.isNativeError(value);
 }
-
-export function errorMessage(error: unknown): string {
-  return isError(error) ? error.message : String(error);
-}

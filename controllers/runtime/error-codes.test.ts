@@ -1,0 +1,41 @@
+import { describe, expect, test } from '@jest/globals';
+import { ERROR_CODES } from './error-codes.js';
+import { errorMessage, MeshError, TerminalError, UsageError } from './errors.js';
+
+describe('the error catalogue', () => {
+  const all = Object.values(ERROR_CODES).flat();
+
+  test('every code is kebab-case', () => {
+    const misspelled = all.filter((code) => !/^[a-z]+(-[a-z0-9]+)*$/.test(code));
+    expect(misspelled).toEqual([]);
+  });
+
+  test('no code belongs to two areas', () => {
+    const repeated = all.filter((code, index) => all.indexOf(code) !== index);
+    expect(repeated).toEqual([]);
+  });
+
+  test('the base errors carry catalogue codes and their own class name', () => {
+    expect(new TerminalError('bad spec')).toMatchObject({ code: 'terminal', name: 'TerminalError' });
+    expect(new UsageError('bad flag')).toMatchObject({ code: 'usage', name: 'UsageError', exitCode: 2 });
+    expect(all).toEqual(expect.arrayContaining(['terminal', 'usage']));
+    const cause = new Error('disk full');
+    expect(new MeshError('listen-failed', 'cannot listen', { cause }).cause).toBe(cause);
+  });
+});
+
+describe('errorMessage', () => {
+  test('an error gives its message, anything else its text', () => {
+    expect(errorMessage(new Error('boom'))).toBe('boom');
+    expect(errorMessage('plain words')).toBe('plain words');
+    expect(errorMessage(42)).toBe('42');
+    expect(errorMessage(undefined)).toBe('undefined');
+  });
+
+  test('an error from another realm is still an error', async () => {
+    const { runInNewContext } = await import('node:vm');
+    const foreign: unknown = runInNewContext('new Error("from a VM")');
+    expect(foreign instanceof Error).toBe(false);
+    expect(errorMessage(foreign)).toBe('from a VM');
+  });
+});

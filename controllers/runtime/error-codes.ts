@@ -1,0 +1,56 @@
+/**
+ * Every error code of the mesh, in one spelling (kebab-case), grouped by the area that raises it
+ * (as fastify's lib/errors.js or jose's errors.ts). A code is never reused for another meaning;
+ * add new ones here, to the group of the package that raises them.
+ */
+export const ERROR_CODES = {
+  /** The manager, runnables, settings, logging, metrics and the Kubernetes client layer. */
+  runtime: [
+    'usage',
+    'terminal',
+    'already-started',
+    'already-stopped',
+    'stopping',
+    'shutdown-timeout',
+    'leader-election-lost',
+    'leadership-lost',
+    'invalid-leader-election',
+    'lease-request-timeout',
+    'listen-failed',
+    'not-listening',
+    'invalid-workers',
+    'duplicate-health-check',
+    'informer-timeout',
+    'stopped-before-start',
+    'stopped-before-sync',
+    'invalid-duration',
+    'unknown-setting',
+    'unknown-program',
+    'metric-not-registered',
+    'metric-type-mismatch',
+    'invalid-log-level',
+    'invalid-log-callers',
+    'invalid-scope',
+    'unknown-scope',
+    'kube-status',
+    'kube-bad-response',
+    'kube-stream-broken',
+    'kube-no-cluster',
+  ],
+  /** Config sources, the mesh config and the policy API. */
+  config: ['invalid-mesh-config', 'config-dir-unreadable', 'invalid-kind', 'unknown-kind'],
+  /** The xDS server and the Envoy plumbing. */
+  xds: ['invalid-node', 'invalid-xds-resource', 'unknown-proto-type', 'proto-missing', 'proto-load-failed', 'stream-closed', 'unauthenticated', 'permission-denied', 'jwks-fetch-failed'],
+  /** The certificate authority and X.509 handling. */
+  ca: ['csr-malformed', 'csr-signature', 'csr-unsupported', 'ttl-too-long', 'identity-invalid', 'ca-material-invalid', 'ca-store-conflict', 'ca-unavailable', 'sign-failed', 'der', 'pem'],
+  /** The agent and its capture rules. */
+  agent: ['iptables-command-failed', 'iptables-validation-failed', 'resolv-conf-unreadable', 'credential-fetcher-invalid', 'app-probers-invalid'],
+  /** The embedded data plane. */
+  dataplane: ['bootstrap-invalid', 'secret-missing', 'config-rejected', 'rbac-config-invalid'],
+  /** The API server double (the Kubernetes reason of a failure travels beside the code). */
+  apiserverDouble: ['api-status', 'json-patch', 'revision-compacted', 'revision-too-large'],
+  /** meshctl. */
+  meshctl: ['validation-failed', 'wait-timeout'],
+} as const;
+
+export type MeshErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES][number];
