@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { loadEnvoyProtos, type EnvoyProtos } from '../xds/envoy/envoy-protos.js';
 import { buildPushContext } from '../xds/generators/index.js';
-import { listCases, loadCase } from '../xds/generators/testing/test-cases.js';
+import { goldenCases } from '../testing/golden.js';
+import { loadCase } from '../xds/generators/testing/test-cases.js';
 import { newMeshGenerators } from '../xds/mesh-generators.js';
 import type { ConnectionFacts } from './decisions/index.js';
 import { simulateProxyConfig } from './testing/simulation-support.js';
@@ -34,7 +35,7 @@ function chainFor(snapshot: ConfigSnapshot, facts: ConnectionFacts): string {
 }
 
 describe('the embedded data plane accepts what the daemon generates', () => {
-  const cases = [...listCases(SIDECAR_CASES).map((name) => ({ label: `sidecar ${name}`, folder: SIDECAR_CASES, name })), ...listCases(LDS_CASES).map((name) => ({ label: `lds ${name}`, folder: LDS_CASES, name }))];
+  const cases = [...goldenCases(SIDECAR_CASES).map((name) => ({ label: `sidecar ${name}`, folder: SIDECAR_CASES, name })), ...goldenCases(LDS_CASES).map((name) => ({ label: `lds ${name}`, folder: LDS_CASES, name }))];
   test.each(cases)('$label', ({ folder, name }) => {
     const snapshot = simulate(folder, name);
     expect(snapshot.resources.clusters.size).toBeGreaterThan(0);

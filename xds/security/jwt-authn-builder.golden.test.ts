@@ -1,31 +1,21 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { stringify } from 'yaml';
+import { expectGolden, goldenCases } from '../../testing/golden.js';
 import { buildPushContext } from '../generators/index.js';
-import { listCases, loadCase } from '../generators/testing/test-cases.js';
+import { loadCase } from '../generators/testing/test-cases.js';
 import { workloadOfProxy } from '../generators/proxy-workload.js';
 import { loadEnvoyProtos, type EnvoyProtos } from '../index.js';
 import { buildJwtAuthnFilter, JWT_AUTHN_TYPE } from './jwt-authn-builder.js';
 
 const JWT = fileURLToPath(new URL('./testdata/jwt/', import.meta.url));
-const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
 
 let protos: EnvoyProtos;
 beforeAll(() => {
   protos = loadEnvoyProtos();
 });
 
-function golden(folder: string, name: string, value: unknown): void {
-  const actual = stringify(value, { lineWidth: 0, aliasDuplicateObjects: false });
-  const file = join(folder, `${name}.golden.yaml`);
-  if (refreshGolden) writeFileSync(file, actual);
-  else expect(actual).toBe(readFileSync(file, 'utf8'));
-}
-
 describe('jwt_authn from RequestAuthentication (golden)', () => {
-  test.each(listCases(JWT))('%s', (name) => {
+  test.each(goldenCases(JWT))('%s', (name) => {
     const { model, proxy } = loadCase(JWT, `${name}.in.yaml`);
     const push = buildPushContext(model);
     const workload = workloadOfProxy(push, proxy);
@@ -39,6 +29,6 @@ describe('jwt_authn from RequestAuthentication (golden)', () => {
       expect(type).toBe(JWT_AUTHN_TYPE);
       protos.encodeAny(JWT_AUTHN_TYPE, config);
     }
-    golden(JWT, name, filter ?? null);
+    expectGolden(JWT, name, filter ?? null);
   });
 });

@@ -1,8 +1,9 @@
-import { readFileSync, readdirSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { parseAllDocuments, stringify } from 'yaml';
+import { parseAllDocuments } from 'yaml';
+import { expectGolden, goldenCases } from '../../testing/golden.js';
 import { validateResource, type AuthorizationPolicy } from '../../crds/index.js';
 import { loadEnvoyProtos, type EnvoyProtos } from '../index.js';
 import {
@@ -15,8 +16,7 @@ import {
   type RbacFilter,
 } from './index.js';
 
-const TESTDATA = fileURLToPath(new URL('./testdata/', import.meta.url));
-const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
+const TESTDATA = fileURLToPath(new URL('./testdata/rbac/', import.meta.url));
 const HTTP_FILTER_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpFilter';
 const NETWORK_FILTER_TYPE = 'type.googleapis.com/envoy.config.listener.v3.Filter';
 const OPTIONS = { trustDomain: 'cluster.local' };
@@ -52,10 +52,7 @@ function build(policies: AuthorizationPolicy[], forTcp: boolean): BuiltRbac {
   return built;
 }
 
-const cases = readdirSync(TESTDATA)
-  .filter((file) => file.endsWith('.in.yaml'))
-  .map((file) => file.slice(0, -'.in.yaml'.length))
-  .sort();
+const cases = goldenCases(TESTDATA);
 
 describe('buildRbac golden files', () => {
   test('there are at least 10 cases', () => {
@@ -66,10 +63,7 @@ describe('buildRbac golden files', () => {
     const policies = readPolicies(`${name}.in.yaml`);
     const http = build(policies, false);
     const tcp = build(policies, true);
-    const actual = stringify({ http: http.filters, http_skipped: http.skipped, tcp: tcp.filters, tcp_skipped: tcp.skipped }, { lineWidth: 0, aliasDuplicateObjects: false });
-    const golden = join(TESTDATA, `${name}.golden.yaml`);
-    if (refreshGolden) writeFileSync(golden, actual);
-    else expect(actual).toBe(readFileSync(golden, 'utf8'));
+    expectGolden(TESTDATA, name, { http: http.filters, http_skipped: http.skipped, tcp: tcp.filters, tcp_skipped: tcp.skipped });
   });
 });
 

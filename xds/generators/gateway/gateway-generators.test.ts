@@ -1,13 +1,12 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, it, test } from '@jest/globals';
-import { stringify } from 'yaml';
+import { expectGolden, goldenCases } from '../../../testing/golden.js';
+import { consistent } from '../../testing/consistent.js';
 import { compileRouteConfiguration, selectFilterChain, type FilterChainLike, type RouteConfigurationConfig } from '../../../dataplane/decisions/index.js';
 import { simulateProxyConfig } from '../../../dataplane/testing/simulation-support.js';
 import { newMeshGenerators } from '../../mesh-generators.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, jsonToStruct, LISTENER_TYPE, loadEnvoyProtos, parseProxy, ROUTE_TYPE, type EnvoyProtos, type GenerateRequest, type JsonValue, type Proxy } from '../../index.js';
-import { listCases, loadCase, valuesOf } from '../testing/test-cases.js';
+import { jsonToStruct, LISTENER_TYPE, loadEnvoyProtos, parseProxy, ROUTE_TYPE, type EnvoyProtos, type GenerateRequest, type JsonValue, type Proxy } from '../../index.js';
+import { generateSnapshot, loadCase, valuesOf } from '../testing/test-cases.js';
 import {
   buildPushContext,
   mergeGateways,
@@ -20,8 +19,8 @@ import {
   type SecurityFilters,
 } from '../index.js';
 
-const TESTDATA = fileURLToPath(new URL('./testdata/', import.meta.url));
-const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
+const TESTDATA = fileURLToPath(new URL('./testdata/snapshot/', import.meta.url));
+const MERGING = fileURLToPath(new URL('./testdata/merging/', import.meta.url));
 const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
 const RBAC_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC';
 const NETWORK_RBAC_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.rbac.v3.RBAC';
@@ -42,13 +41,6 @@ function resources(result: { resources: readonly { resource: object | (() => obj
   return (result?.resources ?? []).map((named) => (typeof named.resource === 'function' ? named.resource() : named.resource) as Message);
 }
 
-
-/** Every cluster a route or tcp_proxy sends to, weighted ones included. */
-function routedClusters(value: unknown): Set<string> {
-  const out = valuesOf(value, 'cluster');
-  for (const weighted of objectsUnder(value, 'weighted_clusters')) for (const cluster of (weighted['clusters'] as { name: string }[]) ?? []) out.add(cluster.name);
-  return out;
-}
 
 function objectsUnder(value: unknown, key: string, out: Message[] = []): Message[] {
   if (Array.isArray(value)) for (const item of value) objectsUnder(item, key, out);
@@ -73,13 +65,8 @@ interface Generated {
 function generateCase(file: string): Generated {
   const { model, proxy } = loadCase(TESTDATA, file);
   const push = buildPushContext(model);
-  const listeners = resources(newGatewayLdsGenerator({ securityFilters: MARKER }).generate(proxy, push, FULL));
-  const routeNames = [...valuesOf(listeners, 'route_config_name')].sort();
-  const routes = resources(newGatewayRdsGenerator().generate(proxy, push, { ...FULL, names: routeNames }));
-  const clusters = resources(newGatewayCdsGenerator().generate(proxy, push, FULL));
-  const edsNames = clusters.filter((cluster) => cluster['type'] === 'EDS').map((cluster) => cluster['name'] as string);
-  const endpoints = edsNames.length > 0 ? resources(newSidecarEdsGenerator().generate(proxy, push, { ...FULL, names: edsNames })) : [];
-  return { push, proxy, listeners, routes, clusters, endpoints };
+  const generators = { lds: newGatewayLdsGenerator({ securityFilters: MARKER }), rds: newGatewayRdsGenerator(), cds: newGatewayCdsGenerator(), eds: newSidecarEdsGenerator() };
+  return { push, proxy, ...generateSnapshot(proxy, push, generators, protos) };
 }
 
 function chainsOf(listener: Message): (FilterChainLike & { name?: string; filters: { name: string; typed_config: Message }[] })[] {
@@ -101,18 +88,10 @@ function routerProxy(metadata: Record<string, JsonValue>): Proxy {
 }
 
 describe('gateway LDS, RDS, CDS and EDS golden files', () => {
-  test.each(listCases(TESTDATA))('%s', (name) => {
+  test.each(goldenCases(TESTDATA))('%s', (name) => {
     const { listeners, routes, clusters, endpoints } = generateCase(`${name}.in.yaml`);
-    // Every resource passes the strict encoder (unknown fields throw).
-    for (const listener of listeners) protos.encodeAny(LISTENER_TYPE, listener);
-    for (const route of routes) protos.encodeAny(ROUTE_TYPE, route);
-    for (const cluster of clusters) protos.encodeAny(CLUSTER_TYPE, cluster);
-    for (const endpoint of endpoints) protos.encodeAny(ENDPOINT_TYPE, endpoint);
-    // Consistency: every RDS name is served, every routed cluster exists, every EDS cluster has endpoints.
-    expect(routes.map((route) => route['name']).sort()).toEqual([...valuesOf(listeners, 'route_config_name')].sort());
-    const clusterNames = new Set(clusters.map((cluster) => cluster['name'] as string));
-    for (const cluster of routedClusters([routes, listeners])) expect(clusterNames).toContain(cluster);
-    expect(endpoints.map((endpoint) => endpoint['cluster_name'])).toEqual(clusters.filter((cluster) => cluster['type'] === 'EDS').map((cluster) => cluster['name']));
+    // Every resource passed the strict encoder (unknown fields throw); the snapshot hangs together.
+    expect(consistent({ listeners, routes, clusters, endpoints })).toEqual([]);
     // The policy filters are in every chain: before the router in each HCM, before tcp_proxy elsewhere.
     for (const listener of listeners) {
       for (const chain of chainsOf(listener)) {
@@ -126,10 +105,7 @@ describe('gateway LDS, RDS, CDS and EDS golden files', () => {
         }
       }
     }
-    const actual = stringify({ listeners, routes, clusters: clusters.map((cluster) => cluster['name']) }, { lineWidth: 0, aliasDuplicateObjects: false });
-    const golden = join(TESTDATA, `${name}.golden.yaml`);
-    if (refreshGolden) writeFileSync(golden, actual);
-    else expect(actual).toBe(readFileSync(golden, 'utf8'));
+    expectGolden(TESTDATA, name, { listeners, routes, clusters: clusters.map((cluster) => cluster['name']) });
   });
 });
 
@@ -141,7 +117,7 @@ describe('gateway selection and merging', () => {
   });
 
   it('merges HTTP servers of several Gateways on one port and leaves out servers that cannot share it', () => {
-    const { model, proxy } = loadCase(TESTDATA, 'conflicts.yaml');
+    const { model, proxy } = loadCase(MERGING, 'conflicts.in.yaml');
     const merged = mergeGateways(buildPushContext(model), proxy);
     expect(merged.listeners.map((listener) => [listener.name, listener.servers.map((entry) => `${entry.gateway.name}#${entry.index}:${entry.kind}`)])).toEqual([
       ['0.0.0.0_8080', ['a#0:http', 'b#1:http']],
@@ -158,7 +134,7 @@ describe('gateway selection and merging', () => {
   });
 
   it('takes only the Gateways of the proxy namespace with PILOT_SCOPE_GATEWAY_TO_NAMESPACE', () => {
-    const { model, proxy } = loadCase(TESTDATA, 'conflicts.yaml');
+    const { model, proxy } = loadCase(MERGING, 'conflicts.in.yaml');
     const merged = mergeGateways(buildPushContext(model), proxy, { scopeToNamespace: true });
     expect(merged.listeners.map((listener) => listener.name)).toEqual(['0.0.0.0_9000']);
   });

@@ -1,15 +1,13 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { stringify } from 'yaml';
+import { expectGolden, goldenCases } from '../../../testing/golden.js';
+import { consistent } from '../../testing/consistent.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../../index.js';
 import { serviceFromObject } from '../../../controllers/index.js';
-import { listCases, loadCase, required, TEST_DOMAIN, type GeneratorCase } from '../testing/test-cases.js';
-import { buildPushContext, newSidecarCdsGenerator, newSidecarEdsGenerator, type PushContext } from '../index.js';
+import { generateSnapshot, loadCase, required, TEST_DOMAIN, type GeneratorCase } from '../testing/test-cases.js';
+import { buildPushContext, newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator, type PushContext } from '../index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/cds/', import.meta.url));
-const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
 const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
 
 let protos: EnvoyProtos;
@@ -28,7 +26,7 @@ function resourcesOf(result: ReturnType<ReturnType<typeof newSidecarCdsGenerator
   });
 }
 
-const cases = listCases(TESTDATA);
+const cases = goldenCases(TESTDATA);
 
 describe('sidecar CDS and EDS golden files', () => {
   test('there are at least 5 cases', () => {
@@ -38,29 +36,16 @@ describe('sidecar CDS and EDS golden files', () => {
   test.each(cases)('%s', (name) => {
     const { model, proxy } = loadCase(TESTDATA, `${name}.in.yaml`);
     const push = buildPushContext(model);
-    const clusters = resourcesOf(newSidecarCdsGenerator().generate(proxy, push, FULL));
-    const edsNames = clusters.filter((cluster) => cluster['type'] === 'EDS').map((cluster) => cluster['name'] as string);
-    const eds = newSidecarEdsGenerator();
-    const assignments = resourcesOf(eds.generate(proxy, push, { ...FULL, names: edsNames }));
-
-    // Every resource is a valid Envoy message (unknown fields fail).
-    for (const cluster of clusters) protos.encodeAny(CLUSTER_TYPE, cluster);
-    for (const assignment of assignments) protos.encodeAny(ENDPOINT_TYPE, assignment);
-
-    // Consistency: every EDS cluster has its load assignment, under the name CDS gives EDS.
-    const assigned = new Set(assignments.map((assignment) => assignment['cluster_name']));
+    const generators = { lds: newSidecarLdsGenerator(), rds: newSidecarRdsGenerator(), cds: newSidecarCdsGenerator(), eds: newSidecarEdsGenerator() };
+    const snapshot = generateSnapshot(proxy, push, generators, protos);
+    expect(consistent(snapshot)).toEqual([]);
+    const { clusters, endpoints } = snapshot;
     for (const cluster of clusters.filter((c) => c['type'] === 'EDS')) {
-      const serviceName = (cluster['eds_cluster_config'] as { service_name: string }).service_name;
-      expect(serviceName).toBe(cluster['name']);
-      expect(assigned.has(serviceName)).toBe(true);
+      expect((cluster['eds_cluster_config'] as { service_name: string }).service_name).toBe(cluster['name']);
     }
     // A wildcard EDS request gives the same set.
-    expect(resourcesOf(eds.generate(proxy, push, FULL))).toEqual(assignments);
-
-    const actual = stringify({ clusters, endpoints: assignments }, { lineWidth: 0, aliasDuplicateObjects: false });
-    const golden = join(TESTDATA, `${name}.golden.yaml`);
-    if (refreshGolden) writeFileSync(golden, actual);
-    else expect(actual).toBe(readFileSync(golden, 'utf8'));
+    expect(resourcesOf(generators.eds.generate(proxy, push, FULL))).toEqual(endpoints);
+    expectGolden(TESTDATA, name, { clusters, endpoints });
   });
 });
 

@@ -1,14 +1,12 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { stringify } from 'yaml';
+import { expectGolden, goldenCases } from '../../../testing/golden.js';
+import { consistent } from '../../testing/consistent.js';
 import { ROUTE_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest, type Proxy } from '../../index.js';
-import { listCases, loadCase, required, type GeneratorCase } from '../testing/test-cases.js';
-import { buildPushContext, buildRetryPolicy, newSidecarCdsGenerator, newSidecarRdsGenerator, type PushContext } from '../index.js';
+import { generateSnapshot, loadCase, required, type GeneratorCase } from '../testing/test-cases.js';
+import { buildPushContext, buildRetryPolicy, newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator, type PushContext } from '../index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/rds/', import.meta.url));
-const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
 
 let protos: EnvoyProtos;
 beforeAll(() => {
@@ -46,7 +44,7 @@ function clustersOf(config: Record<string, unknown>): string[] {
   return names;
 }
 
-const cases = listCases(TESTDATA);
+const cases = goldenCases(TESTDATA);
 
 describe('sidecar RDS golden files', () => {
   test('there are at least 4 cases', () => {
@@ -62,14 +60,14 @@ describe('sidecar RDS golden files', () => {
     // Every resource is a valid Envoy message (unknown fields fail).
     for (const config of configs) protos.encodeAny(ROUTE_TYPE, config);
 
-    // Consistency: every cluster a route sends to is one CDS gives the proxy.
-    const cds = new Set((newSidecarCdsGenerator().generate(proxy, push, full([]))?.resources ?? []).map((named) => named.name));
-    for (const config of configs) for (const cluster of clustersOf(config)) expect([cluster, cds.has(cluster)]).toEqual([cluster, true]);
+    // Consistency: every cluster a requested route sends to is one CDS gives the proxy, and the
+    // proxy's whole snapshot hangs together.
+    const generators = { lds: newSidecarLdsGenerator(), rds: newSidecarRdsGenerator(), cds: newSidecarCdsGenerator(), eds: newSidecarEdsGenerator() };
+    const snapshot = generateSnapshot(proxy, push, generators, protos);
+    expect(consistent(snapshot)).toEqual([]);
+    expect(consistent({ routes: configs, clusters: snapshot.clusters })).toEqual([]);
 
-    const actual = stringify({ routes: configs }, { lineWidth: 0, aliasDuplicateObjects: false });
-    const golden = join(TESTDATA, `${name}.golden.yaml`);
-    if (refreshGolden) writeFileSync(golden, actual);
-    else expect(actual).toBe(readFileSync(golden, 'utf8'));
+    expectGolden(TESTDATA, name, { routes: configs });
   });
 });
 

@@ -1,11 +1,25 @@
 /** Test support for the generator golden cases (not exported from the package). */
-import { readFileSync, readdirSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { validateResource, type TypedResource } from '../../../crds/index.js';
 import { newMeshModel, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../../../controllers/index.js';
 import type { KubeObject } from '../../../controllers/runtime/index.js';
-import { jsonToStruct, parseProxy, type JsonValue, type Proxy } from '../../index.js';
+import {
+  CLUSTER_TYPE,
+  ENDPOINT_TYPE,
+  jsonToStruct,
+  LISTENER_TYPE,
+  parseProxy,
+  ROUTE_TYPE,
+  type EnvoyProtos,
+  type GenerateRequest,
+  type Generator,
+  type JsonValue,
+  type Proxy,
+} from '../../index.js';
+import type { PushContext } from '../index.js';
+import type { XdsSnapshot } from '../../testing/consistent.js';
 
 export const TEST_DOMAIN = 'cluster.local';
 const CLUSTER_ID = 'cluster-a';
@@ -15,14 +29,6 @@ export interface GeneratorCase {
   proxy: Proxy;
   /** The routes the `ProxyNode` document asks for (RDS cases). */
   routeNames: string[];
-}
-
-/** The case names of a folder: its `<case>.in.yaml` files, sorted. */
-export function listCases(folder: string): string[] {
-  return readdirSync(folder)
-    .filter((file) => file.endsWith('.in.yaml'))
-    .map((file) => file.slice(0, -'.in.yaml'.length))
-    .sort();
 }
 
 /** Fills a model through its own writers, as the reconcilers do; the `ProxyNode` document names the proxy. */
@@ -72,4 +78,49 @@ export function valuesOf(value: unknown, key: string, out = new Set<string>()): 
     }
   }
   return out;
+}
+
+export type Message = Record<string, unknown>;
+
+/** The generators of one proxy type, by xDS type. */
+export interface GeneratorSet {
+  readonly lds: Generator<PushContext>;
+  readonly rds: Generator<PushContext>;
+  readonly cds: Generator<PushContext>;
+  readonly eds: Generator<PushContext>;
+}
+
+export interface SnapshotRequest {
+  /** Listeners asked for by name (proxyless gRPC); all of them otherwise. */
+  readonly listenerNames?: readonly string[];
+  /** Clusters asked for by the names the routes send to (proxyless gRPC); all of them otherwise. */
+  readonly clustersFromRoutes?: boolean;
+}
+
+/**
+ * Everything a proxy would fetch, asked for as a proxy asks: LDS, then RDS for the route names the
+ * listeners reference, CDS, then EDS for the EDS clusters. Every resource passes the strict encoder
+ * (an unknown field throws).
+ */
+export function generateSnapshot(proxy: Proxy, push: PushContext, generators: GeneratorSet, protos: EnvoyProtos, request: SnapshotRequest = {}): Required<XdsSnapshot> & { listeners: Message[]; routes: Message[]; clusters: Message[]; endpoints: Message[] } {
+  const fetch = (generator: Generator<PushContext>, typeUrl: string, names: readonly string[]): Message[] => {
+    const ask: GenerateRequest = { names, full: true, configsUpdated: [] };
+    return (generator.generate(proxy, push, ask)?.resources ?? []).map((named) => {
+      const message = (typeof named.resource === 'function' ? named.resource() : named.resource) as Message;
+      protos.encodeAny(typeUrl, message);
+      return message;
+    });
+  };
+  const listeners = fetch(generators.lds, LISTENER_TYPE, request.listenerNames ?? []);
+  const routeNames = [...valuesOf(listeners, 'route_config_name')].sort();
+  const routes = routeNames.length > 0 ? fetch(generators.rds, ROUTE_TYPE, routeNames) : [];
+  const clusters = fetch(generators.cds, CLUSTER_TYPE, request.clustersFromRoutes ? [...valuesOf(routes, 'cluster')] : []);
+  const edsNames = clusters.filter((cluster) => cluster['type'] === 'EDS').map(edsServiceName);
+  const endpoints = edsNames.length > 0 ? fetch(generators.eds, ENDPOINT_TYPE, edsNames) : [];
+  return { listeners, routes, clusters, endpoints };
+}
+
+function edsServiceName(cluster: Message): string {
+  const config = cluster['eds_cluster_config'] as { service_name?: string } | undefined;
+  return config?.service_name || String(cluster['name']);
 }
