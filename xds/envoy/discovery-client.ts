@@ -187,7 +187,10 @@ export function newDiscoveryClient(options: DiscoveryClientOptions): DiscoveryCl
       write(response.type_url, response.nonce, { error_detail: { code: 3, message } }, options.nodeOnAcks ?? true);
     },
     decode: (response) => response.resources.map((any) => protos.decodeAny(any)),
-    stream: (streamOptions = {}) => (client[streamOptions.delta ? methods.delta : methods.sotw] as StreamMethod)(streamOptions.metadata ?? new Metadata()) as ClientDuplexStream<object, never>,
+    stream<Response>(streamOptions: { delta?: boolean; metadata?: Metadata } = {}) {
+      const method = streamOptions.delta ? methods.delta : methods.sotw;
+      return (client[method] as StreamMethod)(streamOptions.metadata ?? new Metadata()) as ClientDuplexStream<object, Response>;
+    },
     close() {
       closed = true;
       if (retryTimer) clearTimeout(retryTimer);
