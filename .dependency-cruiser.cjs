@@ -59,6 +59,13 @@ module.exports = {
       to: { path: `^(${PACKAGES}|cli|e2e|bench)/`, pathNot: '^controllers/runtime/' },
     },
     {
+      name: 'envoy-plumbing-stands-alone',
+      severity: 'error',
+      comment: 'xds/envoy/ is the plumbing importable without the xDS server: it imports no other part of xds/.',
+      from: { path: '^xds/envoy/', pathNot: TESTS },
+      to: { path: '^xds/(?!envoy/)' },
+    },
+    {
       name: 'controllers-never-import-xds',
       severity: 'error',
       comment: 'Config flows to xDS through the ConfigUpdater seam, not by import.',

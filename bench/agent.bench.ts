@@ -10,15 +10,13 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { credentials, makeGenericClientConstructor, Metadata, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
+import { credentials } from '@grpc/grpc-js';
 import { startTokenIssuer } from '../e2e/local-mesh/token-issuer.js';
-import { loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
-import { SECRET_TYPE } from '../xds/envoy/type-urls.js';
+import { loadEnvoyProtos, newDiscoveryClient, SECRET_TYPE } from '../xds/envoy/index.js';
 
 const STARTS = Number(process.argv[2] ?? 50);
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
 const protos = loadEnvoyProtos();
-const SdsClient = makeGenericClientConstructor(protos.serviceDefinition('envoy.service.secret.v3.SecretDiscoveryService'), 'SecretDiscoveryService');
 
 function percentile(values: readonly number[], p: number): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -37,20 +35,25 @@ async function until<T>(check: () => T | undefined, timeoutMs: number): Promise<
 
 /** Resolves when the SDS server on `socket` has served `default`. */
 function firstSecret(socket: string): Promise<void> {
-  const client = new SdsClient(`unix:${socket}`, credentials.createInsecure()) as unknown as Client & { StreamSecrets(m: Metadata): ClientDuplexStream<object, { resources: unknown[] }> };
-  const call = client.StreamSecrets(new Metadata());
   return new Promise<void>((done, fail) => {
-    call.on('data', (response) => {
-      if (response.resources.length > 0) {
-        call.cancel();
-        client.close();
-        done();
-      }
+    const client = newDiscoveryClient({
+      protos,
+      service: 'sds',
+      target: `unix:${socket}`,
+      credentials: credentials.createInsecure(),
+      node: { id: 'bench' },
+      initial: [[SECRET_TYPE, ['default']]],
+      onResponse(response) {
+        if (response.resources.length > 0) {
+          client.close();
+          done();
+        }
+      },
+      onStreamEnd({ error }) {
+        if (error) fail(error);
+      },
     });
-    call.on('error', (error: Error) => {
-      if (!/Cancelled/i.test(error.message)) fail(error);
-    });
-    call.write({ node: { id: 'bench' }, type_url: SECRET_TYPE, resource_names: ['default'] });
+    client.start();
   });
 }
 

@@ -1,9 +1,6 @@
-import { Metadata, makeGenericClientConstructor, type ChannelCredentials, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
+import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { Logger } from '../controllers/runtime/index.js';
-import type { EnvoyProtos } from '../xds/envoy/index.js';
-import { SECRET_TYPE } from '../xds/envoy/index.js';
-
-const SDS_SERVICE = 'envoy.service.secret.v3.SecretDiscoveryService';
+import { newDiscoveryClient, SECRET_TYPE, type DiscoveryClient, type EnvoyProtos } from '../xds/envoy/index.js';
 
 /** The secrets the data plane holds, in PEM. */
 export interface SecretSet {
@@ -44,32 +41,17 @@ function text(source: DataSource | undefined): string | undefined {
 /** Secrets over SDS, as Envoy takes them from the agent: one stream, ACK per response, reconnect on loss. */
 export function newSdsSubscriber(options: SdsSubscriberOptions): SdsSubscriber {
   const { protos, log } = options;
-  const Ctor = makeGenericClientConstructor(protos.serviceDefinition(SDS_SERVICE), 'SecretDiscoveryService');
-  const client = new Ctor(options.target, options.credentials) as unknown as Client & {
-    StreamSecrets(metadata: Metadata): ClientDuplexStream<object, { version_info: string; nonce: string; resources: { type_url: string; value: Uint8Array }[] }>;
-  };
   const certificates = new Map<string, { certificateChain: string; privateKey: string }>();
   const trustedCas = new Map<string, string>();
-  let closed = false;
-  let retryTimer: NodeJS.Timeout | undefined;
-  let call: ReturnType<typeof client.StreamSecrets> | undefined;
-  let version = '';
-
-  const open = (): void => {
-    if (closed) return;
-    const stream = client.StreamSecrets(new Metadata());
-    call = stream;
-    const request = (nonce: string, error?: string): void => {
-      stream.write({
-        node: options.node,
-        type_url: SECRET_TYPE,
-        resource_names: options.names,
-        version_info: version,
-        response_nonce: nonce,
-        ...(error ? { error_detail: { code: 3, message: error } } : {}),
-      });
-    };
-    stream.on('data', (response) => {
+  const client: DiscoveryClient = newDiscoveryClient({
+    protos,
+    service: 'sds',
+    target: options.target,
+    credentials: options.credentials,
+    node: options.node,
+    initial: [[SECRET_TYPE, options.names]],
+    reconnect: { firstMs: 500, maxMs: 500, jitter: false },
+    onResponse(response) {
       try {
         for (const any of response.resources) {
           const secret = protos.decodeAny(any) as { name: string; tls_certificate?: { certificate_chain?: DataSource; private_key?: DataSource }; validation_context?: { trusted_ca?: DataSource } };
@@ -82,32 +64,18 @@ export function newSdsSubscriber(options: SdsSubscriberOptions): SdsSubscriber {
           const ca = text(secret.validation_context?.trusted_ca);
           if (ca) trustedCas.set(secret.name, ca);
         }
-        version = response.version_info;
-        request(response.nonce);
+        client.ack(response);
         options.onChange?.({ certificates, trustedCas });
       } catch (error) {
-        request(response.nonce, (error as Error).message);
+        client.nack(response, (error as Error).message);
       }
-    });
-    const retry = (reason: string): void => {
-      if (call !== stream || closed) return;
-      call = undefined;
-      log.info({ reason }, 'SDS stream ended; reconnecting');
-      retryTimer = setTimeout(open, 500);
-    };
-    stream.on('error', (error: Error) => retry(error.message));
-    stream.on('end', () => retry('stream ended'));
-    request('');
-  };
+    },
+    onStreamEnd: ({ reason }) => log.info({ reason }, 'SDS stream ended; reconnecting'),
+  });
 
   return {
-    start: open,
+    start: () => client.start(),
     current: () => ({ certificates, trustedCas }),
-    close() {
-      closed = true;
-      if (retryTimer) clearTimeout(retryTimer);
-      call?.cancel();
-      client.close();
-    },
+    close: () => client.close(),
   };
 }

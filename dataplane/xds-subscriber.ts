@@ -1,15 +1,8 @@
-import { Metadata, makeGenericClientConstructor, type ChannelCredentials, type ChannelOptions, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
+import type { ChannelCredentials, ChannelOptions, Metadata } from '@grpc/grpc-js';
 import type { Logger } from '../controllers/runtime/index.js';
-import { ADS_SERVICE, type EnvoyProtos } from '../xds/envoy/index.js';
+import { newDiscoveryClient, type DiscoveryClient, type EnvoyProtos } from '../xds/envoy/index.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, shortType } from '../xds/envoy/index.js';
 import { keyResources, type ConfigState } from './config-state.js';
-
-interface DiscoveryResponse {
-  version_info: string;
-  type_url: string;
-  nonce: string;
-  resources: { type_url: string; value: Uint8Array }[];
-}
 
 export interface XdsSubscriberOptions {
   protos: EnvoyProtos;
@@ -75,89 +68,46 @@ export function routeNamesOf(listeners: readonly Record<string, unknown>[]): str
  * with backoff and subscribes from scratch.
  */
 export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
-  const { protos, state, log } = options;
-  const Ctor = makeGenericClientConstructor(protos.serviceDefinition(ADS_SERVICE), 'AggregatedDiscoveryService');
-  const client = new Ctor(options.target, options.credentials, options.channelOptions ?? {}) as unknown as Client & {
-    StreamAggregatedResources(metadata: Metadata): ClientDuplexStream<object, DiscoveryResponse>;
-  };
-  let closed = false;
+  const { state, log } = options;
   let synced = false;
-  let call: ClientDuplexStream<object, DiscoveryResponse> | undefined;
-  let retryMs = options.retryMs ?? 200;
-  let retryTimer: NodeJS.Timeout | undefined;
-
-  const open = async (): Promise<void> => {
-    if (closed) return;
-    const metadata = options.metadata ? await options.metadata() : new Metadata();
-    const stream = client.StreamAggregatedResources(metadata);
-    call = stream;
-    const subscribed = new Map<string, string[]>();
-    const nonces = new Map<string, string>();
-    const request = (typeUrl: string, names: string[], extra: object = {}): void => {
-      subscribed.set(typeUrl, names);
-      stream.write({
-        node: options.node,
-        type_url: typeUrl,
-        resource_names: names,
-        version_info: state.current().versions.get(typeUrl) ?? '',
-        response_nonce: nonces.get(typeUrl) ?? '',
-        ...extra,
-      });
-    };
-    const follow = (typeUrl: string, names: string[]): void => {
-      const before = subscribed.get(typeUrl);
-      if (!before || before.join('\n') !== names.join('\n')) request(typeUrl, names);
-    };
-    stream.on('data', (response: DiscoveryResponse) => {
-      retryMs = options.retryMs ?? 200;
-      nonces.set(response.type_url, response.nonce);
+  const client: DiscoveryClient = newDiscoveryClient({
+    protos: options.protos,
+    target: options.target,
+    credentials: options.credentials,
+    channelOptions: options.channelOptions ?? {},
+    ...(options.metadata ? { metadata: options.metadata } : {}),
+    node: options.node,
+    initial: SUBSCRIBE_ORDER.map((typeUrl) => [typeUrl, []] as const),
+    reconnect: { firstMs: options.retryMs ?? 200 },
+    onResponse(response) {
       let result;
       try {
-        const decoded = response.resources.map((any) => protos.decodeAny(any));
-        result = state.apply(response.type_url, response.version_info, keyResources(response.type_url, decoded));
+        result = state.apply(response.type_url, response.version_info, keyResources(response.type_url, client.decode(response)));
       } catch (error) {
         result = { ok: false as const, error: error instanceof Error ? error.message : String(error) };
       }
-      const names = subscribed.get(response.type_url) ?? [];
       const statPrefix = UPDATE_STAT_PREFIX[response.type_url];
       if (statPrefix) {
         options.stats?.inc(`${statPrefix}.update_attempt`);
         options.stats?.inc(`${statPrefix}.${result.ok ? 'update_success' : 'update_rejected'}`);
       }
       if (result.ok) {
-        request(response.type_url, names);
+        client.ack(response);
         const current = state.current();
-        if (response.type_url === CLUSTER_TYPE) follow(ENDPOINT_TYPE, edsNamesOf(current.resources.clusters as unknown as ReadonlyMap<string, Record<string, unknown>>));
-        if (response.type_url === LISTENER_TYPE) follow(ROUTE_TYPE, routeNamesOf(current.resources.listeners as unknown as Record<string, unknown>[]));
+        if (response.type_url === CLUSTER_TYPE) client.subscribe(ENDPOINT_TYPE, edsNamesOf(current.resources.clusters as unknown as ReadonlyMap<string, Record<string, unknown>>));
+        if (response.type_url === LISTENER_TYPE) client.subscribe(ROUTE_TYPE, routeNamesOf(current.resources.listeners as unknown as Record<string, unknown>[]));
         if (current.versions.has(CLUSTER_TYPE) && current.versions.has(LISTENER_TYPE)) synced = true;
       } else {
         log.warn({ type: shortType(response.type_url), version: response.version_info, error: result.error }, 'config rejected');
-        request(response.type_url, names, { error_detail: { code: 3, message: result.error } });
+        client.nack(response, result.error);
       }
-    });
-    const retry = (reason: string): void => {
-      if (call !== stream) return;
-      call = undefined;
-      if (closed) return;
-      // Jitter: proxies refused together (the daemon's admission rate, a restart) come back spread out.
-      const delayMs = Math.round(retryMs * (0.5 + Math.random() * 0.5));
-      log.info({ reason, retryMs: delayMs }, 'xDS stream ended; reconnecting');
-      retryTimer = setTimeout(() => void open(), delayMs);
-      retryMs = Math.min(retryMs * 2, 30_000);
-    };
-    stream.on('error', (error: Error) => retry(error.message));
-    stream.on('end', () => retry('stream ended'));
-    for (const typeUrl of SUBSCRIBE_ORDER) request(typeUrl, []);
-  };
+    },
+    onStreamEnd: ({ reason, retryMs }) => log.info({ reason, retryMs }, 'xDS stream ended; reconnecting'),
+  });
 
   return {
-    start: () => void open(),
+    start: () => client.start(),
     isSynced: () => synced,
-    close() {
-      closed = true;
-      if (retryTimer) clearTimeout(retryTimer);
-      call?.cancel();
-      client.close();
-    },
+    close: () => client.close(),
   };
 }

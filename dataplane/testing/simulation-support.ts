@@ -7,7 +7,7 @@ import type { EnvoyProtos } from '../../xds/envoy/index.js';
 import type { GenerateRequest, Generator } from '../../xds/index.js';
 import type { Proxy } from '../../xds/index.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../xds/envoy/index.js';
-import { keyResources, newConfigState, type ConfigSnapshot } from '../config-state.js';
+import { keyResources, newConfigState, type ConfigSnapshot, type ConfigState } from '../config-state.js';
 import { routeNamesOf } from '../xds-subscriber.js';
 
 const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
@@ -23,24 +23,35 @@ function generate<C>(protos: EnvoyProtos, generators: readonly Generator<C>[], t
 }
 
 /**
- * What a data plane holds after subscribing as Envoy does (CDS, EDS by the clusters' names, LDS,
- * RDS by the listeners' names). Throws when the data plane would NACK any of it.
+ * The config a data plane subscribing as Envoy does receives, by type URL in subscription order:
+ * CDS, EDS by the clusters' names, LDS, RDS by the listeners' names.
  */
-export function simulateProxyConfig<C>(protos: EnvoyProtos, generators: readonly Generator<C>[], proxy: Proxy, push: C): ConfigSnapshot {
-  const state = newConfigState();
-  const apply = (typeUrl: string, resources: Record<string, unknown>[]): void => {
-    const result = state.apply(typeUrl, 'simulated', keyResources(typeUrl, resources));
-    if (!result.ok) throw new Error(`the data plane rejects ${typeUrl}: ${result.error}`);
-  };
+export function generateProxyConfig<C>(protos: EnvoyProtos, generators: readonly Generator<C>[], proxy: Proxy, push: C): Map<string, Record<string, unknown>[]> {
   const clusters = generate(protos, generators, CLUSTER_TYPE, proxy, push);
-  apply(CLUSTER_TYPE, clusters);
   const edsNames = clusters
     .filter((cluster) => (cluster['type'] ?? 'EDS') === 'EDS')
     .map((cluster) => (cluster['eds_cluster_config'] as { service_name?: string } | undefined)?.service_name || (cluster['name'] as string));
-  apply(ENDPOINT_TYPE, edsNames.length > 0 ? generate(protos, generators, ENDPOINT_TYPE, proxy, push, edsNames) : []);
   const listeners = generate(protos, generators, LISTENER_TYPE, proxy, push);
-  apply(LISTENER_TYPE, listeners);
   const routes = routeNamesOf(listeners);
-  apply(ROUTE_TYPE, routes.length > 0 ? generate(protos, generators, ROUTE_TYPE, proxy, push, routes) : []);
+  return new Map([
+    [CLUSTER_TYPE, clusters],
+    [ENDPOINT_TYPE, edsNames.length > 0 ? generate(protos, generators, ENDPOINT_TYPE, proxy, push, edsNames) : []],
+    [LISTENER_TYPE, listeners],
+    [ROUTE_TYPE, routes.length > 0 ? generate(protos, generators, ROUTE_TYPE, proxy, push, routes) : []],
+  ]);
+}
+
+/** Applies generated config as the subscriber would, throwing when the data plane would NACK any of it. */
+export function applyProxyConfig(state: ConfigState, config: ReadonlyMap<string, Record<string, unknown>[]>, version: string): void {
+  for (const [typeUrl, resources] of config) {
+    const result = state.apply(typeUrl, version, keyResources(typeUrl, resources));
+    if (!result.ok) throw new Error(`the data plane rejects ${typeUrl}: ${result.error}`);
+  }
+}
+
+/** What a data plane holds after subscribing as Envoy does. Throws when the data plane would NACK any of it. */
+export function simulateProxyConfig<C>(protos: EnvoyProtos, generators: readonly Generator<C>[], proxy: Proxy, push: C): ConfigSnapshot {
+  const state = newConfigState();
+  applyProxyConfig(state, generateProxyConfig(protos, generators, proxy, push), 'simulated');
   return state.current();
 }

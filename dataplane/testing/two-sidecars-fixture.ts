@@ -1,112 +1,106 @@
 /**
  * Test and benchmark support: a client sidecar and a server sidecar (embedded data planes on
- * their own loopback pod addresses) with a backend behind the server, configured with the
- * shapes the daemon generates for mutual TLS. Not exported from index.ts.
+ * their own loopback pod addresses) with a backend behind the server, configured by the daemon's
+ * sidecar generators from a small mesh model. Not exported from index.ts.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { newNopLogger } from '../../controllers/runtime/index.js';
 import { newTestAuthority } from '../../ca/testing/test-authority.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../xds/envoy/index.js';
-import { keyResources, newConfigState, type ConfigState } from '../config-state.js';
+import { buildPushContext, CLUSTER_TYPE, LISTENER_TYPE, loadEnvoyProtos, newInboundSecurityFilters, newMeshGenerators, type EnvoyProtos } from '../../xds/index.js';
+import { buildCase, type CaseObject } from '../../xds/generators/testing/test-cases.js';
+import { newConfigState, type ConfigState } from '../config-state.js';
 import { newEmbeddedDataPlane, type EmbeddedDataPlane } from '../embedded-data-plane.js';
 import type { SecretSet } from '../sds-subscriber.js';
+import { applyProxyConfig, generateProxyConfig } from './simulation-support.js';
 
-const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
-const ROUTER = { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } };
-const TLS_CONTEXT = {
-  tls_certificate_sds_secret_configs: [{ name: 'default' }],
-  combined_validation_context: { default_validation_context: { match_subject_alt_names: [{ prefix: 'spiffe://cluster.local/' }] }, validation_context_sds_secret_config: { name: 'ROOTCA' } },
-};
 export const SERVER_CLUSTER = 'outbound|8000||httpbin.bar.svc.cluster.local';
 export const SERVER_PORT = 8000;
 
 export type ServerMode = 'STRICT' | 'PERMISSIVE';
 
-/** The server sidecar's `virtualInbound`: a TLS chain (and a plain one in PERMISSIVE) on port 8000, with extra HTTP filters before the router. */
-export function serverListeners(mode: ServerMode, httpFilters: readonly object[] = []): Record<string, unknown>[] {
-  const hcm = {
-    name: 'envoy.filters.network.http_connection_manager',
-    typed_config: {
-      '@type': HCM,
-      stat_prefix: 'inbound_0.0.0.0_8000',
-      route_config: { name: 'inbound|8000||', virtual_hosts: [{ name: 'inbound|http|8000', domains: ['*'], routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster: 'inbound|8000||' } }] }] },
-      http_filters: [...httpFilters, ROUTER],
-      forward_client_cert_details: 'APPEND_FORWARD',
-      set_current_client_cert_details: { subject: true, dns: true, uri: true },
-      normalize_path: true,
-    },
-  };
-  const tlsChain = {
-    name: '0.0.0.0_8000',
-    filter_chain_match: { destination_port: SERVER_PORT, transport_protocol: 'tls' },
-    transport_socket: {
-      name: 'envoy.transport_sockets.tls',
-      typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext', require_client_certificate: true, common_tls_context: { ...TLS_CONTEXT, alpn_protocols: ['h2', 'http/1.1'] } },
-    },
-    filters: [hcm],
-  };
-  const plainChain = { name: '0.0.0.0_8000', filter_chain_match: { destination_port: SERVER_PORT, transport_protocol: 'raw_buffer' }, filters: [hcm] };
-  return [{ name: 'virtualInbound', address: { socket_address: { address: '0.0.0.0', port_value: 15006 } }, use_original_dst: true, filter_chains: mode === 'STRICT' ? [tlsChain] : [tlsChain, plainChain] }];
+/** The pod addresses of a fixture: loopback addresses distinguished by `subnet`. */
+function podsOf(subnet: number): { serverPod: string; serverApp: string; clientPod: string } {
+  return { serverPod: `127.${subnet}.1.2`, serverApp: `127.${subnet}.2.2`, clientPod: `127.${subnet}.1.1` };
 }
 
-function applyAll(state: ConfigState, typeUrl: string, resources: Record<string, unknown>[]): void {
-  const result = state.apply(typeUrl, '1', keyResources(typeUrl, resources));
-  if (!result.ok) throw new Error(result.error);
+/**
+ * The mesh: `httpbin.bar:8000` served by one pod (service account httpbin) and a `sleep` pod in
+ * foo, both with sidecars and mutual TLS (`tlsMode: mesh`), bar's PeerAuthentication in `mode`.
+ */
+function meshObjects(subnet: number, mode: ServerMode, policies: readonly object[]): CaseObject[] {
+  const { serverPod, clientPod } = podsOf(subnet);
+  const pod = (name: string, namespace: string, app: string, ip: string, ports: object[]): CaseObject => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name, namespace, labels: { app, 'security.mesh.io/tlsMode': 'mesh' }, annotations: { 'sidecar.mesh.io/status': 'injected' } },
+    spec: { serviceAccountName: app, containers: [{ name: app, ports }] },
+    status: { podIP: ip },
+  });
+  return [
+    {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name: 'httpbin', namespace: 'bar' },
+      spec: { clusterIP: '10.96.0.10', selector: { app: 'httpbin' }, ports: [{ name: 'http', port: SERVER_PORT, targetPort: SERVER_PORT }] },
+    },
+    pod('httpbin-1', 'bar', 'httpbin', serverPod, [{ containerPort: SERVER_PORT }]),
+    pod('sleep-1', 'foo', 'sleep', clientPod, []),
+    { apiVersion: 'security.mesh.io/v1beta1', kind: 'PeerAuthentication', metadata: { name: 'default', namespace: 'bar' }, spec: { mtls: { mode } } },
+    ...(policies as CaseObject[]),
+  ];
 }
 
-/** The client sidecar's outbound side for `httpbin.bar:8000`: auto mutual TLS to the server pod. */
-function clientConfig(state: ConfigState, serverPod: string): void {
-  applyAll(state, CLUSTER_TYPE, [
+const proxyNode = (ip: string, pod: string, namespace: string, serviceAccount: string): CaseObject => ({
+  kind: 'ProxyNode',
+  id: `sidecar~${ip}~${pod}.${namespace}~${namespace}.svc.cluster.local`,
+  metadata: { NAMESPACE: namespace, SERVICE_ACCOUNT: serviceAccount },
+});
+
+/** The config the daemon's sidecar generators give each side, as it travels. */
+function generatedConfig(protos: EnvoyProtos, subnet: number, mode: ServerMode, policies: readonly object[]): Record<'server' | 'client', Map<string, Record<string, unknown>[]>> {
+  const { serverPod, clientPod } = podsOf(subnet);
+  // Policies carry their JWKS inline (nothing is fetched).
+  const generators = newMeshGenerators({ securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: (rule) => rule.jwks ?? '{"keys":[]}' } }) });
+  const configOf = (node: CaseObject): Map<string, Record<string, unknown>[]> => {
+    const { model, proxy } = buildCase([...meshObjects(subnet, mode, policies), node], 'the two-sidecar mesh');
+    return generateProxyConfig(protos, generators, proxy, buildPushContext(model));
+  };
+  return {
+    server: configOf(proxyNode(serverPod, 'httpbin-1', 'bar', 'httpbin')),
+    client: configOf(proxyNode(clientPod, 'sleep-1', 'foo', 'sleep')),
+  };
+}
+
+/**
+ * The server sidecar's listeners as generated: `virtualInbound` with a mutual TLS chain on port
+ * 8000 (and a plain one in PERMISSIVE), carrying the HTTP filters of `policies`
+ * (RequestAuthentication, AuthorizationPolicy objects in bar), and the outbound ones.
+ */
+export function serverListeners(mode: ServerMode, policies: readonly object[] = []): Record<string, unknown>[] {
+  // A sidecar's listeners do not name its pod address: any subnet gives the same.
+  return generatedConfig(loadEnvoyProtos(), 0, mode, policies).server.get(LISTENER_TYPE) ?? [];
+}
+
+/**
+ * A RequestAuthentication of `issuer` (its JWKS inline) and an AuthorizationPolicy allowing the
+ * sleep identity with a token of that issuer, both for httpbin: jwt_authn and RBAC on the server.
+ */
+export function jwtPolicies(issuer: string, jwks: string): object[] {
+  const selector = { matchLabels: { app: 'httpbin' } };
+  return [
+    { apiVersion: 'security.mesh.io/v1beta1', kind: 'RequestAuthentication', metadata: { name: 'jwt', namespace: 'bar' }, spec: { selector, jwtRules: [{ issuer, jwks }] } },
     {
-      name: SERVER_CLUSTER,
-      type: 'EDS',
-      eds_cluster_config: { service_name: SERVER_CLUSTER },
-      transport_socket_matches: [
-        {
-          name: 'tlsMode-mesh',
-          match: { tlsMode: 'mesh' },
-          transport_socket: {
-            name: 'envoy.transport_sockets.tls',
-            typed_config: {
-              '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext',
-              sni: 'outbound_.8000_._.httpbin.bar.svc.cluster.local',
-              common_tls_context: {
-                ...TLS_CONTEXT,
-                alpn_protocols: ['h2', 'http/1.1'],
-                combined_validation_context: { ...TLS_CONTEXT.combined_validation_context, default_validation_context: { match_subject_alt_names: [{ exact: 'spiffe://cluster.local/ns/bar/sa/httpbin' }] } },
-              },
-            },
-          },
-        },
-        { name: 'tlsMode-disabled', match: {}, transport_socket: { name: 'envoy.transport_sockets.raw_buffer', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer' } } },
-      ],
+      apiVersion: 'security.mesh.io/v1beta1',
+      kind: 'AuthorizationPolicy',
+      metadata: { name: 'require-jwt', namespace: 'bar' },
+      spec: {
+        selector,
+        action: 'ALLOW',
+        rules: [{ from: [{ source: { principals: ['cluster.local/ns/foo/sa/sleep'], requestPrincipals: [`${issuer}/*`] } }], to: [{ operation: { paths: ['/*'] } }] }],
+      },
     },
-    { name: 'PassthroughCluster', type: 'ORIGINAL_DST' },
-  ]);
-  applyAll(state, ENDPOINT_TYPE, [
-    {
-      cluster_name: SERVER_CLUSTER,
-      endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: serverPod, port_value: SERVER_PORT } } }, metadata: { filter_metadata: { 'envoy.transport_socket_match': { tlsMode: 'mesh' } } } }] }],
-    },
-  ]);
-  applyAll(state, LISTENER_TYPE, [
-    {
-      name: '0.0.0.0_8000',
-      address: { socket_address: { address: '0.0.0.0', port_value: SERVER_PORT } },
-      bind_to_port: { value: false },
-      filter_chains: [{ filters: [{ name: 'envoy.filters.network.http_connection_manager', typed_config: { '@type': HCM, stat_prefix: 'outbound_0.0.0.0_8000', rds: { route_config_name: '8000' }, http_filters: [ROUTER], forward_client_cert_details: 'SANITIZE' } }] }],
-    },
-    { name: 'virtualOutbound', address: { socket_address: { address: '0.0.0.0', port_value: 15001 } }, use_original_dst: true, filter_chains: [] },
-  ]);
-  applyAll(state, ROUTE_TYPE, [
-    {
-      name: '8000',
-      virtual_hosts: [
-        { name: 'httpbin.bar.svc.cluster.local:8000', domains: ['httpbin.bar.svc.cluster.local', 'httpbin.bar.svc.cluster.local:8000', 'httpbin.bar', 'httpbin.bar:8000'], routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster: SERVER_CLUSTER } }] },
-      ],
-    },
-  ]);
+  ];
 }
 
 export interface TwoSidecars {
@@ -127,13 +121,14 @@ export interface TwoSidecarsOptions {
   /** Loopback octet pair distinguishing fixtures that run in parallel. */
   readonly subnet: number;
   readonly mode?: ServerMode;
-  readonly serverHttpFilters?: readonly object[];
+  /** Policies of the server workload (RequestAuthentication, AuthorizationPolicy objects), in bar. */
+  readonly serverPolicies?: readonly object[];
 }
 
 export async function startTwoSidecars(options: TwoSidecarsOptions): Promise<TwoSidecars> {
-  const serverPod = `127.${options.subnet}.1.2`;
-  const serverApp = `127.${options.subnet}.2.2`;
-  const clientPod = `127.${options.subnet}.1.1`;
+  const { serverPod, serverApp, clientPod } = podsOf(options.subnet);
+  const config = generatedConfig(loadEnvoyProtos(), options.subnet, options.mode ?? 'STRICT', options.serverPolicies ?? []);
+  if (!config.client.get(CLUSTER_TYPE)?.some((cluster) => cluster['name'] === SERVER_CLUSTER)) throw new Error(`the client sidecar has no cluster ${SERVER_CLUSTER}`);
   const authority = await newTestAuthority('cluster.local');
   const secretsFor = (identity: string): SecretSet => {
     const { key, certPem } = authority.workload(identity);
@@ -153,13 +148,12 @@ export async function startTwoSidecars(options: TwoSidecarsOptions): Promise<Two
   await new Promise<void>((resolve) => backend.listen(SERVER_PORT, serverApp, resolve));
 
   const serverState = newConfigState();
-  applyAll(serverState, LISTENER_TYPE, serverListeners(options.mode ?? 'STRICT', options.serverHttpFilters));
-  applyAll(serverState, CLUSTER_TYPE, [{ name: 'inbound|8000||', type: 'ORIGINAL_DST' }]);
+  applyProxyConfig(serverState, config.server, '1');
   const serverSecrets = secretsFor('spiffe://cluster.local/ns/bar/sa/httpbin');
   const serverPlane = newEmbeddedDataPlane({ state: serverState, secrets: () => serverSecrets, podAddress: serverPod, inboundPorts: [SERVER_PORT], appAddress: serverApp, log: newNopLogger('dataplane') });
 
   const clientState = newConfigState();
-  clientConfig(clientState, serverPod);
+  applyProxyConfig(clientState, config.client, '1');
   const clientSecrets = secretsFor('spiffe://cluster.local/ns/foo/sa/sleep');
   const clientPlane = newEmbeddedDataPlane({ state: clientState, secrets: () => clientSecrets, podAddress: clientPod, outboundPort: 0, log: newNopLogger('dataplane') });
   await Promise.all([serverPlane.start(), clientPlane.start()]);

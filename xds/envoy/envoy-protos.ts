@@ -36,6 +36,7 @@ export const ENVOY_PROTO_FILES = [
 
 export const ADS_SERVICE = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
 export const CSDS_SERVICE = 'envoy.service.status.v3.ClientStatusDiscoveryService';
+export const SDS_SERVICE = 'envoy.service.secret.v3.SecretDiscoveryService';
 
 import type { EncodedAny } from './encoded-any.js';
 

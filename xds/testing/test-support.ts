@@ -1,12 +1,13 @@
 /**
  * Helpers for the xDS tests: a small mutable "world" with generators returning real Envoy
- * messages, a raw grpc-js ADS client built from the loaded protos, and metric readers. Not
+ * messages, raw ADS streams of the discovery client, and metric readers. Not
  * exported from index.ts.
  */
-import { Metadata, credentials, makeGenericClientConstructor, type Client, type ClientDuplexStream, type StatusObject } from '@grpc/grpc-js';
+import { credentials, type ClientDuplexStream, type Metadata, type StatusObject } from '@grpc/grpc-js';
 import { newMetrics, newNopLogger, type Logger, type MeshMetrics } from '../../controllers/runtime/index.js';
 import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
-import { ADS_SERVICE, type EnvoyProtos } from '../envoy/envoy-protos.js';
+import type { EnvoyProtos } from '../envoy/envoy-protos.js';
+import { newDiscoveryClient } from '../envoy/discovery-client.js';
 import type { GenerateRequest, Generator, NamedResource } from '../generator.js';
 import type { ConfigKey, PushRequest } from '../push-request.js';
 import { jsonToStruct, type JsonValue } from '../envoy/struct-json.js';
@@ -359,12 +360,10 @@ export interface AdsTestClient {
 }
 
 export function newAdsTestClient(protos: EnvoyProtos, port: number, host = '127.0.0.1'): AdsTestClient {
-  const Ctor = makeGenericClientConstructor(protos.serviceDefinition(ADS_SERVICE), 'AggregatedDiscoveryService');
-  const client = new Ctor(`${host}:${port}`, credentials.createInsecure()) as unknown as Client &
-    Record<'StreamAggregatedResources' | 'DeltaAggregatedResources', (metadata?: Metadata) => ClientDuplexStream<RequestMessage, ResponseMessage>>;
+  const client = newDiscoveryClient({ protos, target: `${host}:${port}`, credentials: credentials.createInsecure() });
   return {
-    sotw: (metadata) => new AdsTestStream(client.StreamAggregatedResources(metadata ?? new Metadata())),
-    delta: (metadata) => new AdsTestStream(client.DeltaAggregatedResources(metadata ?? new Metadata())),
+    sotw: (metadata) => new AdsTestStream(client.stream<ResponseMessage>(metadata ? { metadata } : {})),
+    delta: (metadata) => new AdsTestStream(client.stream<ResponseMessage>({ delta: true, ...(metadata ? { metadata } : {}) })),
     close: () => client.close(),
   };
 }

@@ -33,30 +33,40 @@ export interface GeneratorCase {
 
 /** Fills a model through its own writers, as the reconcilers do; the `ProxyNode` document names the proxy. */
 export function loadCase(folder: string, file: string): GeneratorCase {
+  return buildCase(
+    parseAllDocuments(readFileSync(join(folder, file), 'utf8')).map((document) => document.toJS() as CaseObject),
+    file,
+  );
+}
+
+/** A case document: a Kubernetes object, or the `ProxyNode` naming the proxy. */
+export type CaseObject = KubeObject & { id?: string; metadata?: Record<string, JsonValue>; routeNames?: string[] };
+
+/** `loadCase` over objects already parsed (`label` names them in errors). */
+export function buildCase(objects: readonly CaseObject[], label: string): GeneratorCase {
   const model = newMeshModel({ domain: TEST_DOMAIN, clusterId: CLUSTER_ID, useEndpointSlices: false });
   let proxy: Proxy | undefined;
   let routeNames: string[] = [];
-  for (const document of parseAllDocuments(readFileSync(join(folder, file), 'utf8'))) {
-    const object = document.toJS() as KubeObject & { id?: string; metadata?: Record<string, JsonValue>; routeNames?: string[] };
+  for (const object of objects) {
     switch (object.kind) {
       case 'ProxyNode':
         proxy = parseProxy({ id: object.id ?? '', metadata: jsonToStruct((object.metadata ?? {}) as Record<string, JsonValue>) });
         routeNames = object.routeNames ?? [];
         break;
       case 'Service':
-        model.registry.applyService(serviceFromObject(object, TEST_DOMAIN) ?? fail(`bad Service in ${file}`));
+        model.registry.applyService(serviceFromObject(object, TEST_DOMAIN) ?? fail(`bad Service in ${label}`));
         break;
       case 'Pod':
-        model.registry.applyWorkload(workloadFromPod(object, CLUSTER_ID) ?? fail(`bad Pod in ${file}`));
+        model.registry.applyWorkload(workloadFromPod(object, CLUSTER_ID) ?? fail(`bad Pod in ${label}`));
         break;
       default: {
         const result = validateResource(object);
-        if (result.errors.length > 0) fail(`invalid ${object.kind} in ${file}: ${JSON.stringify(result.errors)}`);
+        if (result.errors.length > 0) fail(`invalid ${object.kind} in ${label}: ${JSON.stringify(result.errors)}`);
         model.configStore.apply(result.resource as TypedResource);
       }
     }
   }
-  return { model, proxy: proxy ?? fail(`${file} has no ProxyNode`), routeNames };
+  return { model, proxy: proxy ?? fail(`${label} has no ProxyNode`), routeNames };
 }
 
 function fail(message: string): never {
