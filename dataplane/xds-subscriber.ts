@@ -3,6 +3,7 @@ import type { Logger } from '../controllers/runtime/index.js';
 import { newDiscoveryClient, type DiscoveryClient, type EnvoyProtos } from '../xds/envoy/index.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, shortType } from '../xds/envoy/index.js';
 import { keyResources, type ConfigState } from './config-state.js';
+import { errorMessage } from '../controllers/runtime/index.js';
 
 export interface XdsSubscriberOptions {
   protos: EnvoyProtos;
@@ -84,7 +85,7 @@ export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
       try {
         result = state.apply(response.type_url, response.version_info, keyResources(response.type_url, client.decode(response)));
       } catch (error) {
-        result = { ok: false as const, error: error instanceof Error ? error.message : String(error) };
+        result = { ok: false as const, error: errorMessage(error) };
       }
       const statPrefix = UPDATE_STAT_PREFIX[response.type_url];
       if (statPrefix) {

@@ -1,6 +1,7 @@
 import { Metadata, makeGenericClientConstructor, type ChannelCredentials, type ChannelOptions, type Client, type ClientDuplexStream, type ServiceDefinition } from '@grpc/grpc-js';
 import type { EncodedAny } from './encoded-any.js';
 import { ADS_SERVICE, SDS_SERVICE, type EnvoyProtos } from './envoy-protos.js';
+import { errorMessage } from '../../controllers/runtime/index.js';
 
 /** A state-of-the-world DiscoveryRequest as the client writes it. */
 export interface DiscoveryRequest {
@@ -158,7 +159,7 @@ export function newDiscoveryClient(options: DiscoveryClientOptions): DiscoveryCl
     try {
       metadata = options.metadata ? await options.metadata() : new Metadata();
     } catch (error) {
-      return ended(opening, `no call metadata: ${(error as Error).message}`, error as Error);
+      return ended(opening, `no call metadata: ${errorMessage(error)}`, error instanceof Error ? error : new Error(errorMessage(error)));
     }
     if (closed || session !== opening) return;
     const call = (client[methods.sotw] as StreamMethod)(metadata) as ClientDuplexStream<object, DiscoveryResponse>;
