@@ -1,29 +1,14 @@
-import { execFile } from 'node:child_process';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { curl as curlBody } from '../testing/curl.js';
 import { waitFor } from '../testing/wait-for.js';
 import { LISTENER_TYPE } from '../xds/envoy/type-urls.js';
 import { keyResources, type ConfigState } from './config-state.js';
 import { newAdminServer, type AdminServer } from './admin-server.js';
 import { serverListeners, startTwoSidecars, type TwoSidecars } from './testing/two-sidecars-fixture.js';
 
-const run = promisify(execFile);
-
 let mesh: TwoSidecars;
 let admin: AdminServer;
 let adminPort: number;
-
-/** The real curl: body, status code (000 when there was no response), exit status. */
-async function curlBody(args: string[]): Promise<{ code: string; exit: number; body: string }> {
-  try {
-    const { stdout } = await run('curl', ['-sS', '-m', '5', '-w', '\n%{http_code}', ...args], { encoding: 'utf8' });
-    const cut = stdout.lastIndexOf('\n');
-    return { body: stdout.slice(0, cut), code: stdout.slice(cut + 1), exit: 0 };
-  } catch (error) {
-    const failed = error as { stdout: string; code: number };
-    return { code: failed.stdout.slice(failed.stdout.lastIndexOf('\n') + 1), exit: failed.code, body: failed.stdout };
-  }
-}
 
 async function curl(args: string[]): Promise<{ code: string; exit: number }> {
   const result = await curlBody(args);

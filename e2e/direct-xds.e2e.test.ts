@@ -1,15 +1,13 @@
-import { execFile } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { curl } from '../testing/curl.js';
 import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
 
 // PROXY_XDS_VIA_AGENT=false: each embedded data plane opens its ADS stream straight to the
 // daemon's TLS port and authenticates with the workload certificate SDS gives it (no agent
 // socket, no token on the stream), and traffic flows as through the agent.
-const run = promisify(execFile);
 let mesh: LocalMesh;
 let workDir: string;
 
@@ -26,7 +24,7 @@ afterAll(async () => {
 
 describe('data planes connected straight to the daemon', () => {
   test('take their config over mutual TLS and carry mesh traffic', async () => {
-    const { stdout } = await run('curl', ['-sS', '-m', '5', '-x', mesh.proxyOf('foo'), 'http://httpbin.bar:8000/headers'], { encoding: 'utf8' });
+    const { body: stdout } = await curl(['-x', mesh.proxyOf('foo'), 'http://httpbin.bar:8000/headers']);
     expect(stdout).toContain('By=spiffe://cluster.local/ns/bar/sa/httpbin');
     expect(stdout).toContain('URI=spiffe://cluster.local/ns/foo/sa/sleep');
     expect(existsSync(join(workDir, 'pods/foo-sleep/etc/mesh/proxy/XDS'))).toBe(false);

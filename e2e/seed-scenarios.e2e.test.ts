@@ -1,35 +1,15 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { curl, type CurlResult } from '../testing/curl.js';
 import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
 
 // Seed 1's behaviour tables, end to end: the built daemon and agents with embedded data planes on
 // loopback, the real curl as client. Policies are applied and removed as files of the config folder.
-const run = promisify(execFile);
 let mesh: LocalMesh;
 let workDir: string;
 const changeTimes: { scenario: string; ms: number }[] = [];
-
-interface CurlResult {
-  code: string;
-  exit: number;
-  body: string;
-}
-
-async function curl(args: readonly string[]): Promise<CurlResult> {
-  try {
-    const { stdout } = await run('curl', ['-sS', '-m', '5', '-w', '\n%{http_code}', ...args], { encoding: 'utf8' });
-    const cut = stdout.lastIndexOf('\n');
-    return { body: stdout.slice(0, cut), code: stdout.slice(cut + 1), exit: 0 };
-  } catch (error) {
-    const failed = error as { stdout?: string; code?: number };
-    const out = failed.stdout ?? '';
-    return { body: out.slice(0, out.lastIndexOf('\n')), code: out.slice(out.lastIndexOf('\n') + 1), exit: failed.code ?? -1 };
-  }
-}
 
 const SERVERS = ['foo', 'bar', 'legacy'] as const;
 type Namespace = (typeof SERVERS)[number];
