@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs';
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from '@jest/globals';
@@ -8,11 +7,11 @@ import {
   buildIptablesRules,
   captureConfigFromFlags,
   renderRestore,
-  type CaptureFlagValues,
   type CommandResult,
   type CommandRunner,
 } from '../agent/iptables/index.js';
 // Test support for loading rules for real, kept out of the package's index.
+import { cleanupCases, cleanupGolden, rulesCases, rulesGolden } from '../agent/iptables/testing/golden.js';
 import { newPrivateNetns, privateNetnsUnavailable } from '../agent/iptables/testing/private-netns.js';
 import { addLoggingFlags } from '../controllers/runtime/index.js';
 import { freePort } from '../testing/wait-for.js';
@@ -20,16 +19,7 @@ import { newMeshCleanIptablesCommand, newMeshIptablesCommand, type MeshIptablesD
 import { runProgram, type CliIo } from './run-cli.js';
 
 const SEED = readSeed('daemon');
-const TESTDATA = new URL('../agent/iptables/testdata/', import.meta.url);
-const golden = (file: string): string => readFileSync(new URL(file, TESTDATA), 'utf8');
-
-interface GoldenCase {
-  name: string;
-  flags: CaptureFlagValues;
-  args: string[];
-  nameServers?: string[];
-}
-const cases = JSON.parse(golden('golden-cases.json')) as GoldenCase[];
+const cases = rulesCases();
 
 interface Outcome {
   code: number;
@@ -134,9 +124,9 @@ describe('mesh-iptables --dry-run prints what the golden files hold', () => {
   test.each(cases)('$name', async ({ name, args, nameServers }) => {
     const deps = { readResolvConf: resolvConf(nameServers) };
     const commands = await agent(['mesh-iptables', '-n', ...args], deps);
-    expect(commands).toEqual({ code: 0, out: golden(`${name}.golden`), err: '' });
+    expect(commands).toEqual({ code: 0, out: rulesGolden(name).commands, err: '' });
     const restore = await agent(['mesh-iptables', '--dry-run', '--restore-format', ...args], deps);
-    expect(restore).toEqual({ code: 0, out: golden(`${name}.restore.golden`), err: '' });
+    expect(restore).toEqual({ code: 0, out: rulesGolden(name).restore, err: '' });
   });
 });
 
@@ -263,13 +253,10 @@ describe('mesh-iptables --run-validation', () => {
 });
 
 describe('mesh-clean-iptables', () => {
-  test.each([
-    ['cleanup-defaults', ['-n'], []],
-    ['cleanup-redirect-dns', ['--dry-run', '-u', '1000', '-g', '2000', '--redirect-dns'], ['10.96.0.10', 'fd00::a']],
-  ])('--dry-run prints %s', async (name, args, servers) => {
-    expect(await agent(['mesh-clean-iptables', ...args], { readResolvConf: resolvConf(servers) })).toEqual({
+  test.each(cleanupCases())('--dry-run prints $name', async ({ name, args, nameServers }) => {
+    expect(await agent(['mesh-clean-iptables', ...args], { readResolvConf: resolvConf(nameServers) })).toEqual({
       code: 0,
-      out: golden(`${name}.golden`),
+      out: cleanupGolden(name).commands,
       err: '',
     });
   });

@@ -2,19 +2,12 @@ import { describe, expect, test } from '@jest/globals';
 import { buildIptablesRules, type IptablesRules } from './build-rules.js';
 import { captureConfigFromFlags, type CaptureFlagValues } from './capture-config.js';
 import { MESH_CHAINS } from './constants.js';
-import { goldenCases, readGolden, restoreSections, writeGolden } from './testing/golden.js';
+import { expectGolden } from '../../testing/golden.js';
+import { RULES_DIR, restoreSections, rulesCases } from './testing/golden.js';
 import { renderCommandList, renderCommands, renderRestore, renderRestoreOutput } from './render.js';
 import type { RuleSet } from './rule-set.js';
 
-const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
-
-/** Compares with `testdata/<file>`, or rewrites it when REFRESH_GOLDEN=1. */
-function expectGolden(file: string, actual: string): void {
-  if (refreshGolden) writeGolden(file, actual);
-  else expect(actual).toBe(readGolden(file));
-}
-
-const cases = goldenCases();
+const cases = rulesCases();
 
 function build(flags: CaptureFlagValues, nameServers: readonly string[] = []): IptablesRules {
   return buildIptablesRules(captureConfigFromFlags(flags, nameServers));
@@ -33,9 +26,7 @@ describe('golden outputs', () => {
   describe.each(cases)('$name', ({ name, flags, nameServers }) => {
     const rules = build(flags, nameServers);
 
-    test('dry-run command list', () => expectGolden(`${name}.golden`, renderCommandList(rules)));
-
-    test('restore format', () => expectGolden(`${name}.restore.golden`, renderRestoreOutput(rules)));
+    test('dry-run command list and restore format', () => expectGolden(RULES_DIR, name, { commands: renderCommandList(rules), restore: renderRestoreOutput(rules) }));
 
     test('every jump to one of our chains has the chain declared in that table', () => {
       for (const ruleSet of [rules.ipv4, rules.ipv6]) {

@@ -2,25 +2,15 @@ import { describe, expect, test } from '@jest/globals';
 import { UsageError } from '../../controllers/runtime/index.js';
 import { buildCleanupCommands, cleanupConfigFromFlags, jumpsToMeshChains, runCleanup, type CleanupFlagValues } from './cleanup.js';
 import type { CommandResult, CommandRunner } from './command-runner.js';
-import { readGolden, writeGolden } from './testing/golden.js';
+import { expectGolden } from '../../testing/golden.js';
+import { CLEANUP_DIR, cleanupCases } from './testing/golden.js';
 import { formatArgs } from './render.js';
-
-const refreshGolden = process.env['REFRESH_GOLDEN'] === '1';
-
-/** Compares with `testdata/<file>`, or rewrites it when REFRESH_GOLDEN=1. */
-function expectGolden(file: string, actual: string): void {
-  if (refreshGolden) writeGolden(file, actual);
-  else expect(actual).toBe(readGolden(file));
-}
 
 const render = (commands: string[][]): string => commands.map((argv) => `${formatArgs(argv)}\n`).join('');
 
 describe('buildCleanupCommands', () => {
-  test.each<[string, CleanupFlagValues, string[]]>([
-    ['cleanup-defaults', {}, []],
-    ['cleanup-redirect-dns', { proxyUid: '1000', proxyGid: '2000', redirectDns: true }, ['10.96.0.10', 'fd00::a']],
-  ])('%s', (name, flags, nameServers) => {
-    expectGolden(`${name}.golden`, render(buildCleanupCommands(cleanupConfigFromFlags(flags, nameServers))));
+  test.each(cleanupCases())('$name', ({ name, flags, nameServers }) => {
+    expectGolden(CLEANUP_DIR, name, { commands: render(buildCleanupCommands(cleanupConfigFromFlags(flags, nameServers))) });
   });
 
   test('jumps go first and the chains others jump to are deleted last, for iptables then ip6tables', () => {

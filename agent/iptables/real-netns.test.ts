@@ -5,14 +5,14 @@ import { applyIptablesRules } from './apply-rules.js';
 import { buildIptablesRules } from './build-rules.js';
 import { captureConfigFromFlags } from './capture-config.js';
 import { cleanupConfigFromFlags, runCleanup } from './cleanup.js';
-import { goldenCases, readGolden, restoreSections } from './testing/golden.js';
+import { restoreSections, rulesCases, rulesGolden } from './testing/golden.js';
 import { iptablesInstalled, newPrivateNetns, privateNetnsUnavailable, type PrivateNetns } from './testing/private-netns.js';
 import { RuleSetBuilder } from './rule-set.js';
 
 const unavailable = privateNetnsUnavailable();
 const describeReal = unavailable === undefined ? describe : describe.skip;
 if (unavailable) console.warn(`skipped: loading the golden rules for real (${unavailable})`);
-const cases = goldenCases();
+const cases = rulesCases();
 // A round trip through apply and clean-up costs a few hundred milliseconds: the plainest case, a
 // custom TPROXY mark, and the one with every feature (TPROXY, DNS servers, IPv6, virtual interfaces).
 const roundTripCases = cases.filter(({ name }) => ['defaults', 'tproxy-ports-mark-table', 'everything'].includes(name));
@@ -39,7 +39,7 @@ describeReal(`real iptables in a private network namespace${unavailable ? ` (ski
   });
 
   test.each(cases)('$name: every section of the golden restore file loads', ({ name }) => {
-    const sections = restoreSections(readGolden(`${name}.restore.golden`));
+    const sections = restoreSections(rulesGolden(name).restore);
     expect(sections.length).toBeGreaterThan(0);
     for (const { command, input } of sections) {
       const result = spawnSync('unshare', ['-n', command, '--noflush'], { input, encoding: 'utf8' });

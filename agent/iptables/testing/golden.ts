@@ -1,32 +1,52 @@
-import { readFileSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { goldenCases, readCaseInput, readGolden } from '../../../testing/golden.js';
 import type { CaptureFlagValues } from '../capture-config.js';
+import type { CleanupFlagValues } from '../cleanup.js';
 
-/** Test support: the golden cases of `testdata/golden-cases.json` and their files. */
+/**
+ * Test support: the golden cases of the capture rules (`testdata/rules/`) and of their clean-up
+ * (`testdata/cleanup/`), each `<case>.in.yaml` (flags, the same flags on the command line, the
+ * resolv.conf name servers) beside `<case>.golden.yaml` (what the commands print).
+ */
+export const RULES_DIR = fileURLToPath(new URL('../testdata/rules/', import.meta.url));
+export const CLEANUP_DIR = fileURLToPath(new URL('../testdata/cleanup/', import.meta.url));
 
-export const TESTDATA_DIR = fileURLToPath(new URL('../testdata/', import.meta.url));
-
-export interface GoldenCase {
-  readonly name: string;
-  readonly flags: CaptureFlagValues;
-  /** The same case on the `mesh-iptables` command line. */
+interface CaseInput<Flags> {
+  readonly flags: Flags;
+  /** The same case on the command line. */
   readonly args: readonly string[];
   /** resolv.conf name servers, for DNS capture of listed servers. */
   readonly nameServers?: readonly string[];
 }
 
-export function goldenCases(): GoldenCase[] {
-  return JSON.parse(readFileSync(join(TESTDATA_DIR, 'golden-cases.json'), 'utf8')) as GoldenCase[];
+export type RulesCase = CaseInput<CaptureFlagValues> & { readonly name: string };
+export type CleanupCase = CaseInput<CleanupFlagValues> & { readonly name: string };
+
+/** What `mesh-iptables --dry-run` prints: the command list, and the `--restore-format` input. */
+export interface RulesGolden {
+  readonly commands: string;
+  readonly restore: string;
 }
 
-export function readGolden(file: string): string {
-  return readFileSync(join(TESTDATA_DIR, file), 'utf8');
+/** What `mesh-clean-iptables --dry-run` prints. */
+export interface CleanupGolden {
+  readonly commands: string;
 }
 
-/** Rewrites `testdata/<file>` (tests do so when run with REFRESH_GOLDEN=1). */
-export function writeGolden(file: string, actual: string): void {
-  writeFileSync(join(TESTDATA_DIR, file), actual);
+export function rulesCases(): RulesCase[] {
+  return goldenCases(RULES_DIR).map((name) => ({ name, ...readCaseInput<CaseInput<CaptureFlagValues>>(RULES_DIR, name) }));
+}
+
+export function cleanupCases(): CleanupCase[] {
+  return goldenCases(CLEANUP_DIR).map((name) => ({ name, ...readCaseInput<CaseInput<CleanupFlagValues>>(CLEANUP_DIR, name) }));
+}
+
+export function rulesGolden(name: string): RulesGolden {
+  return readGolden<RulesGolden>(RULES_DIR, name);
+}
+
+export function cleanupGolden(name: string): CleanupGolden {
+  return readGolden<CleanupGolden>(CLEANUP_DIR, name);
 }
 
 /** Splits `--restore-format` output into what each restore command is fed. */
