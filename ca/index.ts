@@ -1,4 +1,9 @@
-// The certificate authority: root of trust (self-signed or plugged), signing, root rotation.
+// The certificate authority: CSR authenticators (authn/), the root of trust and signing,
+// self-signed or plugged, with root rotation and the Kubernetes registration authority
+// (authority/), where the CA material is kept (store/), X.509 and CSR handling (x509/), the gRPC
+// service and the daemon's serving certificate (server/), SPIFFE bundles and root publication
+// (trust/), and `setupCaWithManager`. Errors are data (CaError), mapped to gRPC status at the
+// edge. Imports neither xds/ (only xds/envoy/) nor agent/.
 export { CaError, type CaErrorCode } from './ca-error.js';
 export { CA_FILES, SELF_SIGNED_SECRET_NAME, type CaStore, type StoredCa } from './store/ca-store.js';
 export { newFolderCaStore } from './store/folder-ca-store.js';

@@ -1,4 +1,8 @@
-// Config sources and the model they fill. Other packages import from here only.
+// Config in, model out: the sources (sources/: the config folder, Kubernetes informers, the mesh
+// config watcher), one reconciler per kind and their wiring (reconcilers/), the in-memory model
+// they fill (model/), the status writer (status/), and `setupConfigWithManager`, which registers
+// the pipeline on a manager. Never imports xds/: pushes leave through a callback. Other packages
+// import from here only.
 export { newConfigDirSource, type ConfigDirSource, type ConfigDirSourceOptions } from './sources/config-dir-source.js';
 export { formatConfigFileProblem, type ConfigFileProblem, type ConfigFileProblemReason } from './sources/config-file-problem.js';
 export { isConfigFileName, parseConfigFile, type ParsedConfigFile, type ParsedDocument } from './sources/config-file-parser.js';

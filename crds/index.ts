@@ -1,3 +1,8 @@
+// The policy API: the kinds (PeerAuthentication, RequestAuthentication, AuthorizationPolicy,
+// DestinationRule, Gateway, VirtualService), their zod schemas and semantic validation with
+// field paths, the generated CRD manifests (generated/), and the mesh config schema and loader
+// (mesh-config/), read by the daemon and the agent alike. Depends on no other package of ours
+// but the runtime's error base.
 export {
   KINDS,
   KIND_NAMES,

@@ -1,4 +1,9 @@
-// The xDS server (and, through xds/envoy/, the Envoy plumbing): ADS (state of the world and delta), the push pipeline, the cache, debug.
+// The xDS server: ADS state of the world and delta behind one discovery-server front (connection
+// registry, request/ACK/NACK handling, push pipeline, generate-encode-send, debug views, metrics
+// through callbacks), the push queue and debouncer, the cache, stream admission and xDS
+// authentication, and `setupXdsWithManager`. The generators are in generators/, the security
+// filters in security/, the Envoy plumbing in envoy/ (re-exported here; import envoy/ alone where
+// the server is not wanted).
 export * from './envoy/index.js';
 export { parseProxy, type NodeMessage, type Proxy, type ProxyLocality, type ProxyMetadata, type ProxyType } from './proxy.js';
 export {

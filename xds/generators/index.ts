@@ -1,4 +1,7 @@
-// Sidecar xDS generators: pure functions of (proxy, push context, request) over an immutable push context.
+// The xDS generators: pure functions of (proxy, push context, request) over an immutable push
+// context, one folder per proxy type: sidecar/ (LDS, RDS, CDS, EDS), gateway/ (the ingress
+// gateway's listeners, routes and clusters) and grpc/ (proxyless gRPC). Each folder keeps its
+// golden cases in testdata/<area>/.
 export {
   buildPushContext,
   resolveRuleHost,
