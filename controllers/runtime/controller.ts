@@ -6,6 +6,7 @@ import { newDefaultControllerRateLimiter, type RateLimiter } from './rate-limite
 import type { Runnable } from './runnable.js';
 import { objectKeyOf, type KubeObject, type ObjectKey, type Source } from './source.js';
 import { newWorkQueue, type WorkQueue } from './work-queue.js';
+import { untilAborted } from './until-aborted.js';
 
 /** What a reconciler gets: the key only (level-based: never the event), plus per-call context. */
 export interface ReconcileRequest {
@@ -206,7 +207,7 @@ export function newController(options: ControllerOptions): Controller {
       try {
         try {
           // Raced with the signal too, in case a source does not honour it.
-          await Promise.race([Promise.all(watchList.map((w) => w.source.waitForSync(signal))), abortion(signal)]);
+          await Promise.race([Promise.all(watchList.map((w) => w.source.waitForSync(signal))), untilAborted(signal)]);
         } catch (error) {
           if (signal.aborted) return;
           throw error;
@@ -214,7 +215,7 @@ export function newController(options: ControllerOptions): Controller {
         if (signal.aborted) return;
         log.info({ controller: name, workers }, 'starting workers');
         const active = Array.from({ length: workers }, () => worker(current, signal));
-        await abortion(signal);
+        await untilAborted(signal);
         log.info({ controller: name }, 'stopping workers, waiting for reconciles in flight');
         current.shutDown();
         await Promise.all(active);
@@ -227,11 +228,6 @@ export function newController(options: ControllerOptions): Controller {
     },
   };
   return controller;
-}
-
-function abortion(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 /** A TerminalError itself or anywhere in the `cause` chain (Go's errors.Is). */

@@ -4,6 +4,7 @@ import { MeshError } from './errors.js';
 import type { ListenAddress } from './listen-address.js';
 import type { Logger } from './log/logger.js';
 import type { Runnable } from './runnable.js';
+import { untilAborted } from './until-aborted.js';
 
 /** An HTTP server in the manager's first start group; ready once it listens. */
 export interface HttpServerRunnable extends Runnable {
@@ -69,7 +70,7 @@ export function newFastifyRunnable(options: FastifyRunnableOptions): HttpServerR
       log.info({ server: name, address: formatHostPort(bound.host, bound.port) }, 'listening');
       markReady();
       try {
-        await abortion(signal);
+        await untilAborted(signal);
       } finally {
         await app.close();
         bound = undefined;
@@ -92,11 +93,6 @@ export function newFastifyRunnable(options: FastifyRunnableOptions): HttpServerR
       return bound;
     },
   };
-}
-
-function abortion(signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.resolve();
-  return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
 function formatHostPort(host: string, port: number): string {

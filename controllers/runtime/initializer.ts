@@ -3,6 +3,7 @@ import { UsageError, errorMessage } from './errors.js';
 import type { Logger } from './log/logger.js';
 import { newRestartBackoff, type RestartBackoffOptions } from './restart-backoff.js';
 import type { Runnable, RunnableGroup } from './runnable.js';
+import { rejectWhenAborted, untilAborted } from './until-aborted.js';
 
 export interface InitializerOptions<T> {
   readonly name: string;
@@ -32,11 +33,6 @@ export function newInitializer<T>(options: InitializerOptions<T>): Initializer<T
   let result: { value: T } | undefined;
   let markReady!: () => void;
   const ready = new Promise<void>((resolve) => (markReady = resolve));
-  const abortion = (signal: AbortSignal): Promise<void> =>
-    new Promise((_, reject) => {
-      if (signal.aborted) reject(signal.reason);
-      else signal.addEventListener('abort', () => reject(signal.reason), { once: true });
-    });
   return {
     name: options.name,
     group: options.group,
@@ -56,9 +52,9 @@ export function newInitializer<T>(options: InitializerOptions<T>): Initializer<T
           await clock.sleep(retryMs, signal).catch(() => undefined);
         }
       }
-      if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+      await untilAborted(signal);
     },
-    waitForReady: (signal) => (signal ? Promise.race([ready, abortion(signal)]) : ready),
+    waitForReady: (signal) => (signal ? Promise.race([ready, rejectWhenAborted(signal)]) : ready),
     value() {
       if (!result) throw new Error(`${options.name} has not completed yet`);
       return result.value;

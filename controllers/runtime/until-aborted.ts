@@ -6,6 +6,12 @@ export function untilAborted(signal: AbortSignal): Promise<void> {
   return new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 }
 
+/** Rejects with the signal's reason once it aborts: raced against readiness, so waiting stops with the run. */
+export function rejectWhenAborted(signal: AbortSignal): Promise<never> {
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+}
+
 type Cleanup = () => void | Promise<void>;
 
 /**
@@ -33,7 +39,6 @@ export function runnableOf(
         await cleanup?.();
       }
     },
-    waitForReady: (signal) =>
-      Promise.race([ready, new Promise<void>((_, reject) => (signal.aborted ? reject(signal.reason) : signal.addEventListener('abort', () => reject(signal.reason), { once: true })))]),
+    waitForReady: (signal) => Promise.race([ready, rejectWhenAborted(signal)]),
   };
 }

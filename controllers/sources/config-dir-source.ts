@@ -9,7 +9,7 @@ import { newConfigKindSource, type ConfigKindSource } from './config-kind-source
 import { newConfigObjectIndex } from './config-object-index.js';
 import { resolveConfigObjects, type NormalizedCache } from './config-object-resolver.js';
 import { groupKindOf } from './group-kind.js';
-import { MeshError, newRealClock, errorMessage } from '../runtime/index.js';
+import { MeshError, newRealClock, errorMessage, untilAborted } from '../runtime/index.js';
 import type { Clock, KubeObject, Logger, Runnable, Source, TimerHandle } from '../runtime/index.js';
 import { newSyncLatch } from './sync-latch.js';
 
@@ -343,7 +343,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
     log.info({ dir, files: files.size, problems: problems.size }, 'config folder synced');
     openWatcher();
     scheduleRescan();
-    await abortion(stop);
+    await untilAborted(stop);
   };
 
   // ---- holders: the runnable and every started per-kind source ---------------------------------
@@ -381,7 +381,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
     const running = loop;
     holders++;
     try {
-      await Promise.race([abortion(signal), running.failure]);
+      await Promise.race([untilAborted(signal), running.failure]);
     } finally {
       holders--;
       if (holders === 0) {
@@ -422,12 +422,5 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
     waitForSync: (signal) => sync.wait(signal),
     isSynced: () => sync.isSynced(),
   };
-}
-
-function abortion(signal: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal.aborted) resolve();
-    else signal.addEventListener('abort', () => resolve(), { once: true });
-  });
 }
 

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { buildMeshConfig, MeshConfigError, readMeshConfigFile } from '../../crds/index.js';
 import type { MeshConfig } from '../../crds/index.js';
-import { MeshError, newRealClock, errorMessage } from '../runtime/index.js';
+import { MeshError, newRealClock, errorMessage, untilAborted } from '../runtime/index.js';
 import type { Clock, Logger, Runnable, TimerHandle } from '../runtime/index.js';
 import { stableJson } from '../stable-json.js';
 
@@ -196,10 +196,7 @@ export function newMeshConfigWatcher(options: MeshConfigWatcherOptions): MeshCon
       schedulePoll();
       // Catch an edit made between construction and start.
       requestRead();
-      await new Promise<void>((resolve) => {
-        if (signal.aborted) resolve();
-        else signal.addEventListener('abort', () => resolve(), { once: true });
-      });
+      await untilAborted(signal);
       stopped = true;
       debounce?.cancel();
       poll?.cancel();
