@@ -1,6 +1,3 @@
-import type { LoggingOptions, Settings } from '../controllers/runtime/index.js';
-import type { ProxyType } from './proxy/proxy-identity.js';
-
 /** Where a pod mounts what the agent reads and serves (relative to the working folder, as the reference's absolute paths). */
 export const AGENT_PATHS = {
   token: './var/run/secrets/tokens/mesh-token',
@@ -15,21 +12,3 @@ export const AGENT_PATHS = {
   grpcBootstrap: './etc/mesh/proxy/grpc-bootstrap.json',
   grpcCerts: './etc/mesh/proxy',
 } as const;
-
-/** Everything the agent is assembled from, typed: the command line maps its flags here (cli/). */
-export interface AgentOptions {
-  readonly type: ProxyType;
-  readonly settings: Settings<'pilot-agent'>;
-  readonly logging: Partial<LoggingOptions>;
-  /** `--concurrency`: the data plane's worker threads (0: the proxy config's). */
-  readonly concurrency: number;
-  /** `--domain`; '' for `<namespace>.svc.cluster.local`. */
-  readonly domain: string;
-  /** `--meshConfig`: the mesh config file (its `defaultConfig` is the proxy config). */
-  readonly meshConfigFile: string;
-  readonly proxyLogLevel: string;
-  readonly proxyComponentLogLevel: string;
-  readonly serviceCluster: string;
-  /** `--templateFile`: a bootstrap merged under ours; '' for none. */
-  readonly templateFile: string;
-}
