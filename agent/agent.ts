@@ -1,8 +1,20 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { dirname, resolve } from 'node:path';
-import { AGENT_SCOPES, newLogging, newManager, newMetrics, parseDuration, runnableOf, type Logging, type Manager } from '../controllers/runtime/index.js';
+import {
+  AGENT_SCOPES,
+  newLogging,
+  newManager,
+  newMetrics,
+  parseDuration,
+  runnableOf,
+  type Logging,
+  type LoggingOptions,
+  type Manager,
+  type Settings,
+} from '../controllers/runtime/index.js';
 import { loadEnvoyProtos, SDS_PROTO_FILES, type EnvoyProtos } from '../xds/envoy/index.js';
-import { AGENT_PATHS, type AgentOptions } from './agent-options.js';
+import { AGENT_PATHS } from './agent-paths.js';
+import { agentSettingsFromSettings, type BootstrapSettings } from './agent-settings.js';
 import { asUsageError, newControlPlaneAccess, type ControlPlaneAccess } from './control-plane-access.js';
 import { parseAppProbers } from './proxy/app-probers.js';
 import { dataPlaneLaunch } from './proxy/data-plane-launch.js';
@@ -10,11 +22,30 @@ import { newDataPlaneProcess, type DataPlaneProcess } from './proxy/data-plane-p
 import { buildEnvoyBootstrap, mergeBootstrap } from './proxy/envoy-bootstrap.js';
 import { buildGrpcBootstrap } from './proxy/grpc-bootstrap.js';
 import type { ProxyConfig } from '../crds/index.js';
-import { buildProxyIdentity, loadProxyConfig, type ProxyIdentity } from './proxy/proxy-identity.js';
+import { buildProxyIdentity, loadProxyConfig, type ProxyIdentity, type ProxyType } from './proxy/proxy-identity.js';
 import { newStatusServer } from './proxy/status-server.js';
 import { newSdsServer } from './sds/sds-server.js';
 import { debugTapHost, debugTapInspector, DEBUG_TAP_PORT } from './xds-proxy/debug-tap.js';
 import { newXdsProxy } from './xds-proxy/xds-proxy.js';
+
+/** Everything the agent is assembled from, typed: the command line maps its flags here (cli/). */
+export interface AgentOptions {
+  readonly type: ProxyType;
+  /** Read through `agent-settings.ts` only. */
+  readonly settings: Settings<'pilot-agent'>;
+  readonly logging: Partial<LoggingOptions>;
+  /** `--concurrency`: the data plane's worker threads (0: the proxy config's). */
+  readonly concurrency: number;
+  /** `--domain`; '' for `<namespace>.svc.cluster.local`. */
+  readonly domain: string;
+  /** `--meshConfig`: the mesh config file (its `defaultConfig` is the proxy config). */
+  readonly meshConfigFile: string;
+  readonly proxyLogLevel: string;
+  readonly proxyComponentLogLevel: string;
+  readonly serviceCluster: string;
+  /** `--templateFile`: a bootstrap merged under ours; '' for none. */
+  readonly templateFile: string;
+}
 
 /** The assembled agent: start its manager; close its logging once the manager has stopped. */
 export interface Agent {
@@ -35,20 +66,20 @@ function hostForUrl(ip: string): string {
  * drains first. Throws a `UsageError` for settings that cannot be used.
  */
 export async function newAgent(options: AgentOptions): Promise<Agent> {
-  const { settings } = options;
+  const settings = agentSettingsFromSettings(options.settings);
   const logging = newLogging(options.logging, AGENT_SCOPES);
   const log = logging.scope('default');
   const metrics = newMetrics('pilot-agent');
-  const proxyConfig = loadProxyConfig(options.meshConfigFile, settings.get('PROXY_CONFIG'));
-  const identity = buildProxyIdentity({ type: options.type, settings, domain: options.domain, proxyConfig });
+  const proxyConfig = loadProxyConfig(options.meshConfigFile, settings.proxyConfig);
+  const identity = buildProxyIdentity({ type: options.type, pod: settings.pod, domain: options.domain, proxyConfig });
   // A proxyless gRPC application gets a bootstrap and certificate files instead of a data plane.
   const proxyless = identity.metadata['GENERATOR'] === 'grpc';
-  const viaAgent = settings.get('PROXY_XDS_VIA_AGENT') || proxyless;
-  const outputCerts = settings.get('OUTPUT_CERTS') || (proxyless ? resolve(AGENT_PATHS.grpcCerts) : '');
-  const appProbes = asUsageError(() => parseAppProbers(settings.get('MESH_ORCH_APP_PROBERS')));
+  const viaAgent = settings.xdsViaAgent || proxyless;
+  const outputCerts = settings.outputCerts || (proxyless ? resolve(AGENT_PATHS.grpcCerts) : '');
+  const appProbes = asUsageError(() => parseAppProbers(settings.appProbers));
   const drainMs = parseDuration(proxyConfig.terminationDrainDuration ?? '5s');
   const manager = newManager({ log, shutdownDurationMs: drainMs + 10_000 });
-  const access = await newControlPlaneAccess({ settings, identity, proxyConfig, outputCerts, clock: manager.clock, logging, metrics });
+  const access = await newControlPlaneAccess({ access: settings.access, identity, proxyConfig, outputCerts, clock: manager.clock, logging, metrics });
   const { certificates } = access;
   // Loaded once, by the first runnable that needs them (after the first certificate request is out).
   let protos: EnvoyProtos | undefined;
@@ -83,9 +114,9 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
   );
   if (viaAgent) manager.add(xdsProxyRunnable(access, logging, metrics));
   // PROXY_XDS_DEBUG_VIA_AGENT: the daemon's debug views for tools in the pod, on the agent's credentials.
-  if (settings.get('PROXY_XDS_DEBUG_VIA_AGENT')) manager.add(debugTapRunnable(access, identity, sdsProtos, logging));
+  if (settings.debugViaAgent) manager.add(debugTapRunnable(access, identity, sdsProtos, logging));
 
-  await writeBootstraps(options, { identity, proxyConfig, access, viaAgent, proxyless, outputCerts });
+  await writeBootstraps(options, { identity, proxyConfig, access, viaAgent, proxyless, outputCerts, bootstrapSettings: settings.bootstrap });
   // Envoy when an `envoy` binary is on the path, else the embedded data plane's program; none for proxyless apps.
   const dataPlane: DataPlaneProcess | undefined = proxyless
     ? undefined
@@ -112,7 +143,7 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
     runnableOf(
       'status-server',
       async () => {
-        await status.listen(identity.instanceIp, settings.get('PROXY_STATUS_PORT'));
+        await status.listen(identity.instanceIp, settings.statusPort);
         return () => status.close();
       },
       { group: 'httpServer' },
@@ -181,24 +212,25 @@ interface BootstrapInputs {
   readonly viaAgent: boolean;
   readonly proxyless: boolean;
   readonly outputCerts: string;
+  readonly bootstrapSettings: BootstrapSettings;
 }
 
 /** The data plane's bootstrap (with `--templateFile` under it and MESH_BOOTSTRAP_OVERRIDE over it), and a proxyless app's gRPC bootstrap. */
 async function writeBootstraps(options: AgentOptions, inputs: BootstrapInputs): Promise<void> {
-  const { identity, access, viaAgent } = inputs;
+  const { identity, access, viaAgent, bootstrapSettings } = inputs;
   let bootstrap = buildEnvoyBootstrap({
     identity,
     xdsAddress: viaAgent ? `unix:${resolve(AGENT_PATHS.xdsSocket)}` : access.discoveryAddress,
     sdsSocketPath: AGENT_PATHS.sdsSocket,
     listenAddress: identity.instanceIp,
-    delta: options.settings.get('MESH_DELTA_XDS'),
+    delta: bootstrapSettings.deltaXds,
     // Straight to the daemon the data plane authenticates with the workload certificate, as the reference's MUTUAL_TLS policy.
     ...(!viaAgent && access.secure ? { xdsTls: { caFile: resolve(access.xdsRootsPath), serverName: access.serverName(access.discoveryAddress) } } : {}),
     serviceCluster: options.serviceCluster,
-    metricsPort: options.settings.get('PROXY_METRICS_PORT'),
+    metricsPort: bootstrapSettings.metricsPort,
   });
   if (options.templateFile !== '') bootstrap = mergeBootstrap(JSON.parse(await readFile(options.templateFile, 'utf8')) as Record<string, unknown>, bootstrap);
-  const override = options.settings.get('MESH_BOOTSTRAP_OVERRIDE');
+  const override = bootstrapSettings.overrideFile;
   if (override !== '') bootstrap = mergeBootstrap(bootstrap, JSON.parse(await readFile(override, 'utf8')) as Record<string, unknown>);
   await mkdir(dirname(AGENT_PATHS.bootstrap), { recursive: true });
   await writeFile(AGENT_PATHS.bootstrap, `${JSON.stringify(bootstrap, null, 2)}\n`);

@@ -1,14 +1,20 @@
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { credentials, experimental, Metadata, type ChannelCredentials } from '@grpc/grpc-js';
-import { UsageError, type Clock, type Logging, type MeshMetrics, type Settings } from '../controllers/runtime/index.js';
-import { AGENT_PATHS } from './agent-options.js';
+import { UsageError, type Clock, type Logging, type MeshMetrics } from '../controllers/runtime/index.js';
+import { AGENT_PATHS } from './agent-paths.js';
 import type { ProxyConfig } from '../crds/index.js';
 import type { ProxyIdentity } from './proxy/proxy-identity.js';
 import { credentialFetcher } from './secrets/credential-fetcher.js';
 import { newFileMountedCertificates } from './secrets/file-mounted-certificates.js';
 import { newAgentTrustBundle, staticIdentity, type AgentTrustBundle } from './secrets/trust-bundle.js';
-import { newWorkloadCertificates, provisionedCertificateFiles, type ProvisionedCertificate, type WorkloadCertificates } from './secrets/workload-certificates.js';
+import {
+  newWorkloadCertificates,
+  provisionedCertificateFiles,
+  type ProvisionedCertificate,
+  type WorkloadCertificates,
+  type WorkloadCertificatesOptions,
+} from './secrets/workload-certificates.js';
 
 /** How the agent reaches the control plane: its address, its credentials, and the workload certificates it gets there. */
 export interface ControlPlaneAccess {
@@ -42,8 +48,28 @@ function hostOf(address: string): string {
   return address.slice(0, address.lastIndexOf(':')).replace(/^\[|\]$/g, '');
 }
 
+/** How the settings say the agent reaches the control plane (`agent-settings.ts` maps them); '' where unset. */
+export interface ControlPlaneAccessSettings {
+  /** CA_ADDR; '' for the discovery address. */
+  readonly caAddress: string;
+  /** PROV_CERT: the folder of a provisioned certificate (VMs). */
+  readonly provisionedCertDir: string;
+  /** CA_ROOT_CA: the roots that verify the CA; '' for the provisioned or the mounted root file. */
+  readonly caRootFile: string;
+  /** XDS_ROOT_CA: the roots that verify the daemon; '' for the CA's. */
+  readonly xdsRootFile: string;
+  /** CREDENTIAL_FETCHER_TYPE; '' for the mounted token. */
+  readonly credentialFetcherType: string;
+  /** CREDENTIAL_IDENTITY_PROVIDER. */
+  readonly credentialIdentityProvider: string;
+  /** FILE_MOUNTED_CERTS: workload certificates come from mounted files, not the CA. */
+  readonly fileMountedCerts: boolean;
+  /** SECRET_TTL, SECRET_GRACE_PERIOD_RATIO, ECC_SIGNATURE_ALGORITHM and PKCS8_KEY. */
+  readonly workloadCertificates: Pick<WorkloadCertificatesOptions, 'ttlMs' | 'graceRatio' | 'keyType' | 'pkcs8'>;
+}
+
 export interface ControlPlaneAccessOptions {
-  readonly settings: Settings<'pilot-agent'>;
+  readonly access: ControlPlaneAccessSettings;
   readonly identity: ProxyIdentity;
   readonly proxyConfig: ProxyConfig;
   /** OUTPUT_CERTS, or the proxyless application's certificate folder; '' for none. */
@@ -59,11 +85,11 @@ export interface ControlPlaneAccessOptions {
  * workload certificates (from the CA, or mounted files with FILE_MOUNTED_CERTS).
  */
 export async function newControlPlaneAccess(options: ControlPlaneAccessOptions): Promise<ControlPlaneAccess> {
-  const { settings, identity, clock, logging } = options;
+  const { access, identity, clock, logging } = options;
   const discoveryAddress = options.proxyConfig.discoveryAddress ?? 'meshd.mesh-system.svc:15012';
-  const caAddress = settings.get('CA_ADDR') || discoveryAddress;
+  const caAddress = access.caAddress || discoveryAddress;
   // PROV_CERT (a VM): the provisioned certificate authenticates to the CA and the daemon, its folder's root verifies them.
-  const provisionedDir = settings.get('PROV_CERT');
+  const provisionedDir = access.provisionedCertDir;
   const provisioned = provisionedDir !== '' ? provisionedCertificateFiles(provisionedDir) : undefined;
   let provisionedAtStart: ProvisionedCertificate | undefined;
   try {
@@ -71,22 +97,22 @@ export async function newControlPlaneAccess(options: ControlPlaneAccessOptions):
   } catch (error) {
     throw new UsageError((error as Error).message, { cause: error });
   }
-  const rootsPath = settings.get('CA_ROOT_CA') || (provisionedDir !== '' ? join(provisionedDir, 'root-cert.pem') : AGENT_PATHS.meshRoot);
-  const xdsRootsPath = settings.get('XDS_ROOT_CA') || rootsPath;
+  const rootsPath = access.caRootFile || (provisionedDir !== '' ? join(provisionedDir, 'root-cert.pem') : AGENT_PATHS.meshRoot);
+  const xdsRootsPath = access.xdsRootFile || rootsPath;
   // The roots of the agent's own connections follow the mounted file and the CA's answers, so
   // that reconnections after a root rotation verify the daemon's new certificate.
   const caTrust = newAgentTrustBundle({ file: rootsPath, clock, log: logging.scope('cache') });
   const xdsTrust = xdsRootsPath === rootsPath ? caTrust : newAgentTrustBundle({ file: xdsRootsPath, clock, log: logging.scope('cache') });
   const token = asUsageError(() =>
     credentialFetcher({
-      type: settings.get('CREDENTIAL_FETCHER_TYPE'),
-      identityProvider: settings.get('CREDENTIAL_IDENTITY_PROVIDER'),
+      type: access.credentialFetcherType,
+      identityProvider: access.credentialIdentityProvider,
       audience: new URL(identity.spiffeId).hostname,
       tokenPath: AGENT_PATHS.token,
     }),
   );
   const serverName = (address: string): string => (isIP(hostOf(address)) ? 'localhost' : hostOf(address));
-  const certificates = settings.get('FILE_MOUNTED_CERTS')
+  const certificates = access.fileMountedCerts
     ? newFileMountedCertificates({ dir: AGENT_PATHS.mountedCerts, clock, log: logging.scope('cache') })
     : newWorkloadCertificates({
         caAddress,
@@ -94,10 +120,7 @@ export async function newControlPlaneAccess(options: ControlPlaneAccessOptions):
         token,
         ...(provisioned ? { provisionedCertificate: provisioned } : {}),
         spiffeId: identity.spiffeId,
-        ttlMs: settings.get('SECRET_TTL'),
-        graceRatio: settings.get('SECRET_GRACE_PERIOD_RATIO'),
-        keyType: settings.get('ECC_SIGNATURE_ALGORITHM').toUpperCase() === 'ECDSA' ? 'ecdsa' : 'rsa',
-        pkcs8: settings.get('PKCS8_KEY'),
+        ...access.workloadCertificates,
         ...(options.outputCerts ? { outputDir: options.outputCerts } : {}),
         clock,
         log: logging.scope('cache'),

@@ -3,5 +3,5 @@
 // proxy and debug tap (xds-proxy/), the supervision of the data plane process, and the capture
 // rules of `mesh-iptables` (iptables/).
 export * from './iptables/index.js';
-export { newAgent, type Agent } from './agent.js';
-export { AGENT_PATHS, type AgentOptions } from './agent-options.js';
+export { newAgent, type Agent, type AgentOptions } from './agent.js';
+export { AGENT_PATHS } from './agent-paths.js';

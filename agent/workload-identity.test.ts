@@ -7,6 +7,7 @@ import { credentials, makeGenericClientConstructor, Metadata, type Client, type 
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { newCaAuthenticators } from '../ca/authn/ca-authenticators.js';
+import { caAuthenticationFromSettings, daemonServingFromSettings } from '../ca/ca-settings.js';
 import { newCaServer, type CaServer } from '../ca/server/ca-server.js';
 import { buildCsr } from '../ca/x509/csr-builder.js';
 import { newCertificateAuthority, type CertificateAuthority } from '../ca/authority/certificate-authority.js';
@@ -43,7 +44,7 @@ let caPort: number;
 function startCa(port: number): Promise<void> {
   const settings = daemonSettings({ TOKEN_ISSUER: oidcUrl, AUDIENCE: 'mesh-ca' });
   caAbort = new AbortController();
-  caServer = newCaServer({ settings, ca, authenticators: newCaAuthenticators({ settings, ca, trustDomain: 'cluster.local', clock }), metrics: newMetrics('pilot-discovery'), log: newNopLogger('serverca'), host: '127.0.0.1', port, clock, shutdownTimeoutMs: 200 });
+  caServer = newCaServer({ serving: daemonServingFromSettings(settings), ca, authenticators: newCaAuthenticators({ authentication: caAuthenticationFromSettings(settings), ca, trustDomain: 'cluster.local', clock }), metrics: newMetrics('pilot-discovery'), log: newNopLogger('serverca'), host: '127.0.0.1', port, clock, shutdownTimeoutMs: 200 });
   caRunning = caServer.start(caAbort.signal);
   return caServer.waitForReady!(caAbort.signal);
 }

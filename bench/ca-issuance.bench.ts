@@ -34,6 +34,7 @@ import {
   type CaKeyType,
   type CertificateAuthority,
 } from '../ca/index.js';
+import { daemonServingFromSettings } from '../ca/ca-settings.js';
 import { loadSettings, newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
 
 const BURST = 1000;
@@ -120,7 +121,7 @@ async function benchCa(keyType: CaKeyType, token: string, jwksUrl: string, issue
   await burst(WARMUP, 1, request);
   const inProcess = await burst(BURST, 1, request);
 
-  const server = newCaServer({ settings, ca, authenticators, metrics, log: newNopLogger('serverca'), host: '127.0.0.1', port: 0, clock });
+  const server = newCaServer({ serving: daemonServingFromSettings(settings), ca, authenticators, metrics, log: newNopLogger('serverca'), host: '127.0.0.1', port: 0, clock });
   const abort = new AbortController();
   const running = server.start(abort.signal);
   await server.waitForReady?.(abort.signal);

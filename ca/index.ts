@@ -40,7 +40,8 @@ export { decodePemBlocks, encodePem, type PemBlock } from '../pki/index.js';
 // The certificate service: authenticators, the transport-free core, gRPC.
 export type { AuthContext, Authenticator, Caller } from './authn/authenticator.js';
 export { newKubeTokenAuthenticator, hasAudienceClaim, type JwtPolicy, type KubeTokenAuthenticatorOptions } from './authn/kube-token-authenticator.js';
-export { newJwtAuthenticator, parseJwtRule, jwtRuleFromSettings, type JwtAuthenticatorOptions, type JwtRule } from './authn/jwt-authenticator.js';
+export { newJwtAuthenticator, parseJwtRule, type JwtAuthenticatorOptions, type JwtRule } from './authn/jwt-authenticator.js';
+export { jwtRuleFromSettings } from './ca-settings.js';
 export { newClientCertAuthenticator, type ClientCertAuthenticatorOptions } from './authn/client-cert-authenticator.js';
 export { newCaAuthenticators, type CaAuthenticatorsOptions } from './authn/ca-authenticators.js';
 export { newCertificateService, type CertificateService, type CertificateServiceOptions, type CreateCertificateInput } from './server/certificate-service.js';

@@ -7,14 +7,21 @@ import { newCaEndpoint, type CaEndpoint } from './server/ca-server.js';
 import { newFolderCaStore } from './store/folder-ca-store.js';
 import { newKubeSecretCaStore } from './store/kube-secret-ca-store.js';
 import { newMeshSigner } from './authority/new-mesh-signer.js';
+import {
+  caAuthenticationFromSettings,
+  daemonServingFromSettings,
+  externalSigningFromSettings,
+  meshCaSettingsFromSettings,
+  spiffeBundleEndpointsFromSettings,
+} from './ca-settings.js';
 import { addRootCertPublisher } from './trust/root-cert-publisher.js';
-import { parseSpiffeBundleEndpoints } from './trust/spiffe-bundle-endpoints.js';
 import { newTrustBundleSet } from './trust/trust-bundle-set.js';
 
 /** Where the self-signed CA is kept in local mode, so a restart keeps the same root. */
 export const LOCAL_CA_DIR = './var/lib/mesh/ca';
 
 export interface CaSetupOptions {
+  /** Read through `ca-settings.ts` only. */
   readonly settings: Settings<'pilot-discovery'>;
   /** Kubernetes mode: the self-signed CA lives in the `mesh-ca-secret` secret, roots are published, tokens reviewed. */
   readonly kubeConfig?: KubeConfig;
@@ -52,7 +59,8 @@ export interface CaSecurity {
 export function setupCaWithManager(manager: Manager, options: CaSetupOptions): CaSecurity | undefined {
   const { settings, kubeConfig, logging, metrics } = options;
   const log = logging.scope('ca');
-  if (!settings.get('ENABLE_CA_SERVER')) {
+  const caSettings = meshCaSettingsFromSettings(settings);
+  if (!caSettings.enabled) {
     log.info('the CA server is disabled (ENABLE_CA_SERVER=false)');
     return undefined;
   }
@@ -62,10 +70,14 @@ export function setupCaWithManager(manager: Manager, options: CaSetupOptions): C
     group: 'httpServer',
     clock: manager.clock,
     log,
+    // Settings that can be refused are mapped where the step first needs them, not up front: a bad
+    // value fails the step in its place among the step's other errors.
     init: async () => {
       const selfSignedStore = kubeConfig ? newKubeSecretCaStore({ kubeConfig, namespace: options.namespace }) : newFolderCaStore(LOCAL_CA_DIR);
+      const externalSigning = externalSigningFromSettings(settings);
       const meshSigner = await newMeshSigner({
-        settings,
+        caSettings,
+        ...(externalSigning ? { externalSigning } : {}),
         log,
         rotatorLog: logging.scope('rootcertrotator'),
         metrics,
@@ -80,9 +92,16 @@ export function setupCaWithManager(manager: Manager, options: CaSetupOptions): C
       }
       // Client certificates of federated trust domains verify against their own fetched roots.
       const trustBundles = newTrustBundleSet({ trustDomain: meshSigner.trustDomain, localRoots: meshSigner.localRoots, log });
-      const bundleEndpoints = parseSpiffeBundleEndpoints(settings.get('SPIFFE_BUNDLE_ENDPOINTS'));
+      const bundleEndpoints = spiffeBundleEndpointsFromSettings(settings);
       authenticators.push(
-        ...newCaAuthenticators({ settings, ...(ca ? { ca } : {}), trustDomain: meshSigner.trustDomain, clock: manager.clock, trustBundles, ...(kubeConfig ? { kubeConfig } : {}) }),
+        ...newCaAuthenticators({
+          authentication: caAuthenticationFromSettings(settings),
+          ...(ca ? { ca } : {}),
+          trustDomain: meshSigner.trustDomain,
+          clock: manager.clock,
+          trustBundles,
+          ...(kubeConfig ? { kubeConfig } : {}),
+        }),
       );
       const endpoint = newCaEndpoint({
         ...(ca ? { ca } : {}),
@@ -90,7 +109,7 @@ export function setupCaWithManager(manager: Manager, options: CaSetupOptions): C
         authenticators,
         metrics,
         log: logging.scope('serverca'),
-        settings,
+        serving: daemonServingFromSettings(settings),
         cipherSuites: options.cipherSuites,
         knownClusterIds: [options.clusterId],
         ...(options.tlsFiles ? { tlsFiles: options.tlsFiles } : {}),

@@ -7,6 +7,7 @@ import { newMeshConfigWatcher } from './sources/mesh-config-watcher.js';
 import type { ConfigUpdater } from './model/config-updater.js';
 import { newMeshModel, type MeshModelWriter } from './model/mesh-model.js';
 import { registerConfigControllers } from './reconcilers/register-config-controllers.js';
+import { configControllerSettingsFromSettings, statusWriteRateFromSettings } from './config-settings.js';
 import { newConfigDirSourceSet, type SourceSet } from './sources/source-set.js';
 import { UsageError, newRealClock } from './runtime/index.js';
 import type { Clock, InformerBackoffOptions, Manager, MeshMetrics, Settings } from './runtime/index.js';
@@ -70,6 +71,7 @@ export interface ConfigSourcesOptions {
   burst: number;
   /** `--namespace`: where the mesh ConfigMaps live. */
   rootNamespace: string;
+  /** Read through `config-settings.ts` only. */
   settings: Settings<'pilot-discovery'>;
   /** The process's logging (scopes `model`, `validation`, `status`, `source`, `orch`) or one logger. */
   log: LoggerSource;
@@ -114,7 +116,7 @@ export function setupConfigWithManager(manager: Manager, options: ConfigSourcesO
   let kubeSources: SourceSet | undefined;
   if (options.kubeConfig) {
     const throttle = newKubeThrottle({ qps: options.qps, burst: options.burst, clock });
-    throttles.push(newKubeThrottle({ qps: options.settings.get('PILOT_STATUS_QPS'), burst: options.settings.get('PILOT_STATUS_BURST'), clock }), throttle);
+    throttles.push(newKubeThrottle({ ...statusWriteRateFromSettings(options.settings), clock }), throttle);
     kubeSources = newKubeSourceSet({
       kubeConfig: throttledTransport(options.kubeConfig, throttle),
       log: scopedLogger(options.log, 'orch'),
@@ -140,7 +142,7 @@ export function setupConfigWithManager(manager: Manager, options: ConfigSourcesO
     updater: options.updater,
     log: options.log,
     metrics: options.metrics,
-    settings: options.settings,
+    controllerSettings: configControllerSettingsFromSettings(options.settings),
     rootNamespace: options.rootNamespace,
     meshConfigWatcher: options.environment.meshConfigWatcher,
     readRegistry: options.registries.includes('orch'),

@@ -28,6 +28,11 @@ export function proxyKindOf(proxy: Proxy): ProxyKind {
 
 export interface MeshGeneratorsOptions extends BuildSidecarClustersOptions, BuildSidecarListenersOptions, BuildGatewayListenersOptions, BuildGatewayClustersOptions, GatewayRdsOptions {}
 
+/** The generators' switches that the settings registry sets (`xds-settings.ts` maps them). */
+export type MeshGeneratorSettings = Required<
+  Pick<MeshGeneratorsOptions, 'skipValidateTrustDomain' | 'scopeToNamespace' | 'useTargetPortForRoutes' | 'filterGatewayClusters' | 'collapseRoutes' | 'stripHostPort'>
+>;
+
 /**
  * One generator per type URL that hands each proxy to the generator of its kind; a kind without
  * a generator for a type gets nothing of that type.

@@ -7,7 +7,15 @@ import { newMeshGenerators } from './mesh-generators.js';
 import { newInboundSecurityFilters, newJwksResolver } from './security/index.js';
 import type { XdsAuthenticator } from './xds-auth.js';
 import { newXdsServer, type XdsServer } from './xds-server.js';
-import { grpcTransportFromSettings, xdsAuthPolicyFromSettings, xdsTuningFromSettings, type KeepaliveFlags } from './xds-settings.js';
+import {
+  adminEndpointsFromSettings,
+  grpcTransportFromSettings,
+  jwksRefreshFromSettings,
+  meshGeneratorSettingsFromSettings,
+  xdsAuthPolicyFromSettings,
+  xdsTuningFromSettings,
+  type KeepaliveFlags,
+} from './xds-settings.js';
 
 /** What the TLS listener serves besides xDS (the CA): its credentials, its service, and who its callers are. */
 export interface XdsTlsEndpoint {
@@ -24,6 +32,7 @@ export interface XdsSetupOptions {
   readonly model: MeshModel;
   /** New streams are refused with UNAVAILABLE until the config sources have synced. */
   readonly isReady: () => boolean;
+  /** Read through `xds-settings.ts` only. */
   readonly settings: Settings<'pilot-discovery'>;
   /** `--grpcAddr` (plain text) and `--secureGRPCAddr` (TLS, with `tls`). */
   readonly grpcAddr: string;
@@ -48,7 +57,7 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
   // Key sets of RequestAuthentication issuers, fetched here and inlined; a change is a full push
   // (the resolver calls back only once the manager runs, when the server below exists).
   const jwks = newJwksResolver({
-    refreshIntervalMs: settings.get('PILOT_JWT_PUB_KEY_REFRESH_INTERVAL'),
+    ...jwksRefreshFromSettings(settings),
     onChange: () => server.configUpdate({ full: true, reason: 'config', configsUpdated: [], startedAt: manager.clock.now() }),
     clock: manager.clock,
     log: options.logging.scope('model'),
@@ -60,12 +69,7 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
     protos: loadEnvoyProtos(),
     generators: newMeshGenerators({
       securityFilters: newInboundSecurityFilters({ jwks }),
-      skipValidateTrustDomain: settings.get('PILOT_SKIP_VALIDATE_TRUST_DOMAIN'),
-      scopeToNamespace: settings.get('PILOT_SCOPE_GATEWAY_TO_NAMESPACE'),
-      useTargetPortForRoutes: settings.get('PILOT_USE_TARGET_PORT_FOR_GATEWAY_ROUTES'),
-      filterGatewayClusters: settings.get('PILOT_FILTER_GATEWAY_CLUSTER_CONFIG'),
-      collapseRoutes: settings.get('PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION'),
-      stripHostPort: settings.get('MESH_GATEWAY_STRIP_HOST_PORT'),
+      ...meshGeneratorSettingsFromSettings(settings),
     }),
     buildPushContext: () => {
       const push = buildPushContext(options.model);
@@ -91,7 +95,7 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
     log: options.logging.scope('ads'),
     controlPlane: options.controlPlane,
     systemNamespace: options.systemNamespace,
-    unsafeAdminEndpoints: settings.get('UNSAFE_ENABLE_ADMIN_ENDPOINTS'),
+    ...adminEndpointsFromSettings(settings),
   });
   for (const runnable of server.runnables) manager.add(runnable);
   return server;

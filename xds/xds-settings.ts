@@ -2,7 +2,10 @@ import type { Settings } from '../controllers/runtime/index.js';
 import type { XdsAuthPolicy } from './ads-service.js';
 import type { XdsTuning } from './discovery-server.js';
 import type { GrpcTransportOptions } from './grpc-listener.js';
+import type { MeshGeneratorSettings } from './mesh-generators.js';
+import type { JwksResolverOptions } from './security/index.js';
 import type { XdsAuthenticator } from './xds-auth.js';
+import type { XdsServerOptions } from './xds-server.js';
 
 /** The push tuning of the settings registry. */
 export function xdsTuningFromSettings(settings: Settings<'pilot-discovery'>): XdsTuning {
@@ -41,4 +44,25 @@ export function xdsAuthPolicyFromSettings(settings: Settings<'pilot-discovery'>,
     xdsAuthPlaintext: settings.get('XDS_AUTH_PLAINTEXT'),
     identityCheck: settings.get('PILOT_ENABLE_XDS_IDENTITY_CHECK'),
   };
+}
+
+export function meshGeneratorSettingsFromSettings(settings: Settings<'pilot-discovery'>): MeshGeneratorSettings {
+  return {
+    skipValidateTrustDomain: settings.get('PILOT_SKIP_VALIDATE_TRUST_DOMAIN'),
+    scopeToNamespace: settings.get('PILOT_SCOPE_GATEWAY_TO_NAMESPACE'),
+    useTargetPortForRoutes: settings.get('PILOT_USE_TARGET_PORT_FOR_GATEWAY_ROUTES'),
+    filterGatewayClusters: settings.get('PILOT_FILTER_GATEWAY_CLUSTER_CONFIG'),
+    collapseRoutes: settings.get('PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION'),
+    stripHostPort: settings.get('MESH_GATEWAY_STRIP_HOST_PORT'),
+  };
+}
+
+/** How often the key sets of RequestAuthentication issuers are fetched again. */
+export function jwksRefreshFromSettings(settings: Settings<'pilot-discovery'>): Pick<JwksResolverOptions, 'refreshIntervalMs'> {
+  return { refreshIntervalMs: settings.get('PILOT_JWT_PUB_KEY_REFRESH_INTERVAL') };
+}
+
+/** Whether the dangerous admin endpoints are served on the debug interface. */
+export function adminEndpointsFromSettings(settings: Settings<'pilot-discovery'>): Required<Pick<XdsServerOptions<unknown>, 'unsafeAdminEndpoints'>> {
+  return { unsafeAdminEndpoints: settings.get('UNSAFE_ENABLE_ADMIN_ENDPOINTS') };
 }

@@ -3,7 +3,7 @@ import { parse } from 'yaml';
 import { loadMeshConfig } from '../../crds/index.js';
 import { DEFAULT_MESH_CONFIG } from '../../crds/index.js';
 import { proxyConfigInputSchema, type ProxyConfig } from '../../crds/index.js';
-import { UsageError, type Settings } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../controllers/runtime/index.js';
 
 export type ProxyType = 'sidecar' | 'router';
 
@@ -46,25 +46,41 @@ export function loadProxyConfig(meshConfigFile: string, proxyConfigText: string)
   return { ...base, ...parsed.data, proxyMetadata: { ...base.proxyMetadata, ...(parsed.data.proxyMetadata ?? {}) } } as ProxyConfig;
 }
 
+/** What injection tells the agent about its pod (`agent-settings.ts` maps it); '' where unset. */
+export interface PodSettings {
+  /** POD_NAMESPACE. */
+  readonly namespace: string;
+  /** INSTANCE_IP. */
+  readonly instanceIp: string;
+  /** SERVICE_ACCOUNT. */
+  readonly serviceAccount: string;
+  /** TRUST_DOMAIN. */
+  readonly trustDomain: string;
+  /** MESH_META_CLUSTER_ID. */
+  readonly clusterId: string;
+  /** MESH_META_DNS_CAPTURE. */
+  readonly dnsCapture: boolean;
+}
+
 export interface ProxyIdentityInput {
   readonly type: ProxyType;
-  readonly settings: Settings<'pilot-agent'>;
+  readonly pod: PodSettings;
   /** `--domain`; empty means `<namespace>.svc.cluster.local`. */
   readonly domain: string;
   readonly proxyConfig: ProxyConfig;
 }
 
-/** The identity of the proxy from the agent's settings and proxy config (`POD_NAME` may come from `proxyMetadata`, as injected env does). */
+/** The identity of the proxy from what it knows of its pod and its proxy config (`POD_NAME` may come from `proxyMetadata`, as injected env does). */
 export function buildProxyIdentity(input: ProxyIdentityInput): ProxyIdentity {
-  const { settings, proxyConfig } = input;
+  const { pod, proxyConfig } = input;
   const proxyMetadata = proxyConfig.proxyMetadata ?? {};
-  const namespace = settings.get('POD_NAMESPACE') || 'default';
+  const namespace = pod.namespace || 'default';
   const podName = proxyMetadata['POD_NAME'] || hostname();
-  const instanceIp = settings.get('INSTANCE_IP') || '127.0.0.1';
-  const serviceAccount = settings.get('SERVICE_ACCOUNT') || 'default';
-  const trustDomain = settings.get('TRUST_DOMAIN') || DEFAULT_MESH_CONFIG.trustDomain;
+  const instanceIp = pod.instanceIp || '127.0.0.1';
+  const serviceAccount = pod.serviceAccount || 'default';
+  const trustDomain = pod.trustDomain || DEFAULT_MESH_CONFIG.trustDomain;
   const domain = input.domain || `${namespace}.svc.cluster.local`;
-  const clusterId = settings.get('MESH_META_CLUSTER_ID');
+  const clusterId = pod.clusterId;
   const metadata: Record<string, string> = {
     ...proxyMetadata,
     NAMESPACE: namespace,
@@ -73,7 +89,7 @@ export function buildProxyIdentity(input: ProxyIdentityInput): ProxyIdentity {
     SERVICE_ACCOUNT: serviceAccount,
     MESH_VERSION: '1.0.0',
     ...(clusterId ? { CLUSTER_ID: clusterId } : {}),
-    ...(settings.get('MESH_META_DNS_CAPTURE') ? { DNS_CAPTURE: 'true' } : {}),
+    ...(pod.dnsCapture ? { DNS_CAPTURE: 'true' } : {}),
   };
   return {
     type: input.type,

@@ -1,14 +1,22 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Clock, Settings } from '../../controllers/runtime/index.js';
+import type { Clock } from '../../controllers/runtime/index.js';
 import type { Authenticator } from './authenticator.js';
 import type { CertificateAuthority } from '../authority/certificate-authority.js';
 import { newClientCertAuthenticator } from './client-cert-authenticator.js';
-import { jwtRuleFromSettings, newJwtAuthenticator } from './jwt-authenticator.js';
-import { newKubeTokenAuthenticator, type JwtPolicy } from './kube-token-authenticator.js';
+import { newJwtAuthenticator, type JwtRule } from './jwt-authenticator.js';
+import { newKubeTokenAuthenticator, type KubeTokenAuthenticatorOptions } from './kube-token-authenticator.js';
 import type { TrustBundleSet } from '../trust/trust-bundle-set.js';
 
+/** How callers of the certificate service may prove who they are (`ca-settings.ts` maps it from the settings). */
+export interface CaAuthenticationSettings {
+  /** TOKEN_AUDIENCES, JWT_POLICY and REQUIRE_3P_TOKEN: how service account tokens are reviewed (Kubernetes mode). */
+  readonly serviceAccountTokens: Pick<KubeTokenAuthenticatorOptions, 'audiences' | 'jwtPolicy' | 'require3pToken'>;
+  /** JWT_RULE, or TOKEN_ISSUER with AUDIENCE: the OIDC issuer whose tokens are accepted; none when absent. */
+  readonly jwtRule?: JwtRule;
+}
+
 export interface CaAuthenticatorsOptions {
-  readonly settings: Settings<'pilot-discovery'>;
+  readonly authentication: CaAuthenticationSettings;
   /** Our CA; absent with external signing, where `trustBundles` holds the signer's roots. */
   readonly ca?: CertificateAuthority;
   readonly trustDomain: string;
@@ -25,7 +33,7 @@ export interface CaAuthenticatorsOptions {
  * JWT_RULE or TOKEN_ISSUER/AUDIENCE.
  */
 export function newCaAuthenticators(options: CaAuthenticatorsOptions): Authenticator[] {
-  const { settings, trustDomain } = options;
+  const { authentication, trustDomain } = options;
   const out: Authenticator[] = [
     newClientCertAuthenticator({
       trustDomain,
@@ -39,13 +47,11 @@ export function newCaAuthenticators(options: CaAuthenticatorsOptions): Authentic
       newKubeTokenAuthenticator({
         kubeConfig: options.kubeConfig,
         trustDomain,
-        audiences: settings.get('TOKEN_AUDIENCES').split(',').map((a) => a.trim()).filter((a) => a !== ''),
-        jwtPolicy: settings.get('JWT_POLICY') as JwtPolicy,
-        require3pToken: settings.get('REQUIRE_3P_TOKEN'),
+        ...authentication.serviceAccountTokens,
       }),
     );
   }
-  const rule = jwtRuleFromSettings(settings);
+  const rule = authentication.jwtRule;
   if (rule) out.push(newJwtAuthenticator({ rule, trustDomain, clock: options.clock }));
   return out;
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { jwtRuleFromSettings, parseJwtRule } from './jwt-authenticator.js';
+import { parseJwtRule } from './jwt-authenticator.js';
+import { jwtRuleFromSettings } from '../ca-settings.js';
 import { daemonSettings } from '../testing/test-support.js';
 
 describe('OIDC rules', () => {

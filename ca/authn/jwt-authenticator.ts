@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
-import type { Clock, Settings } from '../../controllers/runtime/index.js';
+import type { Clock } from '../../controllers/runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { Authenticator } from './authenticator.js';
 import { parseServiceAccountUser, spiffeId } from '../trust/spiffe.js';
@@ -31,17 +31,6 @@ export function parseJwtRule(text: string): JwtRule {
   }
   if (jwksUri !== undefined && typeof jwksUri !== 'string') throw new CaError('ca-material-invalid', 'JWT_RULE jwks_uri must be a string');
   return { issuer, audiences: audiences as string[], ...(jwksUri ? { jwksUri } : {}) };
-}
-
-/** The OIDC rule of the daemon's settings: JWT_RULE, else TOKEN_ISSUER with AUDIENCE; undefined when neither is set. */
-export function jwtRuleFromSettings(settings: Settings<'pilot-discovery'>): JwtRule | undefined {
-  const rule = settings.get('JWT_RULE');
-  if (rule !== '') return parseJwtRule(rule);
-  const issuer = settings.get('TOKEN_ISSUER');
-  if (issuer === '') return undefined;
-  const audiences = settings.get('AUDIENCE').split(',').map((a) => a.trim()).filter((a) => a !== '');
-  if (audiences.length === 0) throw new CaError('ca-material-invalid', 'TOKEN_ISSUER needs AUDIENCE');
-  return { issuer, audiences };
 }
 
 export interface JwtAuthenticatorOptions {

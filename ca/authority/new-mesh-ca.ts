@@ -1,4 +1,4 @@
-import { newRealClock, type Clock, type Logger, type MeshMetrics, type Settings } from '../../controllers/runtime/index.js';
+import { newRealClock, type Clock, type Logger, type MeshMetrics } from '../../controllers/runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { CaStore } from '../store/ca-store.js';
 import { newCertificateAuthority, type CertificateAuthority } from './certificate-authority.js';
@@ -8,8 +8,35 @@ import { newRootRotator, type RootRotator } from './root-rotator.js';
 import { newSelfSignedMaterial } from './self-signed-root.js';
 import type { CaKeyType } from './signer.js';
 
+/** What the daemon's own CA is told by the settings (`ca-settings.ts` maps them). */
+export interface MeshCaSettings {
+  /** ENABLE_CA_SERVER. */
+  readonly enabled: boolean;
+  /** ROOT_CA_DIR: plugged-in CA material there wins over the self-signed CA. */
+  readonly rootCaDir: string;
+  /** DEFAULT_WORKLOAD_CERT_TTL: the lifetime of a workload certificate whose CSR asks for none. */
+  readonly defaultWorkloadCertTtlMs: number;
+  /** MAX_WORKLOAD_CERT_TTL. */
+  readonly maxWorkloadCertTtlMs: number;
+  readonly selfSignedRoot: SelfSignedRootSettings;
+}
+
+/** The self-signed root: its key and lifetime, and how its expiry is checked (the CASERVER_* settings). */
+export interface SelfSignedRootSettings {
+  /** CASERVER_SELF_SIGNED_CA_RSA_KEY_SIZE. */
+  readonly rsaKeySize: number;
+  /** CASERVER_SELF_SIGNED_CA_CERT_TTL. */
+  readonly certTtlMs: number;
+  /** CASERVER_SELF_SIGNED_ROOT_CERT_CHECK_INTERVAL; zero or negative: no rotation. */
+  readonly checkIntervalMs: number;
+  /** CASERVER_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE. */
+  readonly gracePeriodPercentile: number;
+  /** CASERVER_ENABLE_JITTER_FOR_ROOT_CERT_ROTATOR. */
+  readonly enableJitter: boolean;
+}
+
 export interface MeshCaOptions {
-  readonly settings: Settings<'pilot-discovery'>;
+  readonly caSettings: MeshCaSettings;
   /** The `pkica` scope. */
   readonly log: Logger;
   /** The `rootcertrotator` scope; `log` when absent. */
@@ -42,8 +69,9 @@ export interface MeshCa {
  * ROOT_CA_DIR wins; otherwise the self-signed CA of the store, created on first start.
  */
 export async function newMeshCa(options: MeshCaOptions): Promise<MeshCa | undefined> {
-  const { settings, log } = options;
-  if (!settings.get('ENABLE_CA_SERVER')) {
+  const { caSettings, log } = options;
+  const { selfSignedRoot } = caSettings;
+  if (!caSettings.enabled) {
     log.info('the CA server is disabled (ENABLE_CA_SERVER=false)');
     return undefined;
   }
@@ -53,12 +81,12 @@ export async function newMeshCa(options: MeshCaOptions): Promise<MeshCa | undefi
     newCertificateAuthority({
       bundle,
       clock,
-      defaultTtlMs: settings.get('DEFAULT_WORKLOAD_CERT_TTL'),
-      maxTtlMs: settings.get('MAX_WORKLOAD_CERT_TTL'),
+      defaultTtlMs: caSettings.defaultWorkloadCertTtlMs,
+      maxTtlMs: caSettings.maxWorkloadCertTtlMs,
       ...(options.metrics ? { metrics: options.metrics } : {}),
     });
 
-  const rootCaDir = settings.get('ROOT_CA_DIR');
+  const rootCaDir = caSettings.rootCaDir;
   const plugged = await readPluggedCa(rootCaDir);
   if (plugged) {
     const bundle = loadKeyCertBundle(plugged);
@@ -73,9 +101,9 @@ export async function newMeshCa(options: MeshCaOptions): Promise<MeshCa | undefi
   } else {
     const material = await newSelfSignedMaterial({
       keyType: options.selfSignedKeyType ?? 'rsa',
-      rsaKeySize: settings.get('CASERVER_SELF_SIGNED_CA_RSA_KEY_SIZE'),
+      rsaKeySize: selfSignedRoot.rsaKeySize,
       trustDomain,
-      ttlMs: settings.get('CASERVER_SELF_SIGNED_CA_CERT_TTL'),
+      ttlMs: selfSignedRoot.certTtlMs,
       nowMs: clock.now(),
     });
     try {
@@ -90,7 +118,7 @@ export async function newMeshCa(options: MeshCaOptions): Promise<MeshCa | undefi
   }
   const ca = authority(loadKeyCertBundle(stored.material));
 
-  const checkIntervalMs = settings.get('CASERVER_SELF_SIGNED_ROOT_CERT_CHECK_INTERVAL');
+  const checkIntervalMs = selfSignedRoot.checkIntervalMs;
   let rotator: RootRotator | undefined;
   if (checkIntervalMs > 0) {
     rotator = newRootRotator({
@@ -99,9 +127,9 @@ export async function newMeshCa(options: MeshCaOptions): Promise<MeshCa | undefi
       clock,
       log: options.rotatorLog ?? log,
       checkIntervalMs,
-      gracePeriodPercentile: settings.get('CASERVER_SELF_SIGNED_ROOT_CERT_GRACE_PERIOD_PERCENTILE'),
-      caCertTtlMs: settings.get('CASERVER_SELF_SIGNED_CA_CERT_TTL'),
-      enableJitter: settings.get('CASERVER_ENABLE_JITTER_FOR_ROOT_CERT_ROTATOR'),
+      gracePeriodPercentile: selfSignedRoot.gracePeriodPercentile,
+      caCertTtlMs: selfSignedRoot.certTtlMs,
+      enableJitter: selfSignedRoot.enableJitter,
       trustDomain,
       ...(options.metrics ? { metrics: options.metrics } : {}),
       ...(options.random ? { random: options.random } : {}),

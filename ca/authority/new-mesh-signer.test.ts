@@ -6,6 +6,7 @@ import { SettingsError, UsageError, newNopLogger } from '../../controllers/runti
 import { newFolderCaStore } from '../store/folder-ca-store.js';
 import { newMeshSigner, type MeshSignerOptions } from './new-mesh-signer.js';
 import { daemonSettings, removeDir, tempDir } from '../testing/test-support.js';
+import { externalSigningFromSettings, meshCaSettingsFromSettings } from '../ca-settings.js';
 import { newTestAuthority, type TestAuthority } from '../testing/test-authority.js';
 
 describe('choosing who signs workload certificates', () => {
@@ -28,13 +29,20 @@ describe('choosing who signs workload certificates', () => {
     await removeDir(dir);
   });
 
-  const options = (env: Record<string, string>, extra: Partial<MeshSignerOptions> = {}): MeshSignerOptions => ({
-    settings: daemonSettings({ ROOT_CA_DIR: join(dir, 'no-cacerts'), ...env }),
-    log: newNopLogger('pkica'),
-    selfSignedStore: newFolderCaStore(join(dir, 'self-signed')),
-    selfSignedKeyType: 'ecdsa-p256',
-    ...extra,
-  });
+  const options = (env: Record<string, string>, extra: Partial<MeshSignerOptions> = {}): MeshSignerOptions => {
+    const settings = daemonSettings({ ROOT_CA_DIR: join(dir, 'no-cacerts'), ...env });
+    const externalSigning = externalSigningFromSettings(settings);
+    return {
+      caSettings: meshCaSettingsFromSettings(settings),
+      ...(externalSigning ? { externalSigning } : {}),
+      log: newNopLogger('pkica'),
+      selfSignedStore: newFolderCaStore(join(dir, 'self-signed')),
+      selfSignedKeyType: 'ecdsa-p256',
+      ...extra,
+    };
+  };
+  // The settings are refused while the options are mapped: a rejection, as from the start-up step.
+  const signerFor = async (env: Record<string, string>, extra: Partial<MeshSignerOptions> = {}) => newMeshSigner(options(env, extra));
   const errorOf = async (promise: Promise<unknown>): Promise<Error> => {
     try {
       await promise;
@@ -77,7 +85,7 @@ describe('choosing who signs workload certificates', () => {
     [{ EXTERNAL_CA: 'MESHD_RA_ORCH_API' }, SettingsError, 'invalid value "" for ORCH_SIGNER: expected a signer name such as example.com/mesh-signer when EXTERNAL_CA=MESHD_RA_ORCH_API'],
     [{ EXTERNAL_CA: 'MESHD_RA_ORCH_API', ORCH_SIGNER: 'mesh-signer' }, SettingsError, 'invalid value "mesh-signer" for ORCH_SIGNER'],
   ])('%j is refused at start-up', async (env, type, message) => {
-    const error = await errorOf(newMeshSigner(options(env, { kubeConfig, signerRootPem: signer.rootPem })));
+    const error = await errorOf(signerFor(env, { kubeConfig, signerRootPem: signer.rootPem }));
     expect(error).toBeInstanceOf(type);
     expect(error.message).toContain(message);
   });

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { SettingsError, UsageError, newRealClock, type Logger } from '../../controllers/runtime/index.js';
+import { UsageError, newRealClock, type Logger } from '../../controllers/runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { CsrSigner } from './csr-signer.js';
 import { newKubeRegistrationAuthority, type KubeRegistrationAuthority } from './kube-registration-authority.js';
@@ -10,7 +10,15 @@ import type { RootBundleSource } from '../trust/trust-bundle-set.js';
 /** Where the reference mounts the external signer's root certificate. */
 export const DEFAULT_SIGNER_ROOT_FILE = './etc/external-ca-cert/root-cert.pem';
 
+/** EXTERNAL_CA=MESHD_RA_ORCH_API: the Kubernetes signer that signs workload certificates (`ca-settings.ts` checks and maps it). */
+export interface ExternalSigning {
+  /** ORCH_SIGNER, such as `example.com/mesh-signer`. */
+  readonly signerName: string;
+}
+
 export interface MeshSignerOptions extends MeshCaOptions {
+  /** Absent: our own CA signs. */
+  readonly externalSigning?: ExternalSigning;
   /** Kubernetes mode; EXTERNAL_CA=MESHD_RA_ORCH_API needs it. */
   readonly kubeConfig?: KubeConfig;
   /** The external signer's CA certificates, PEM; read from `signerRootFile` when absent. */
@@ -42,28 +50,21 @@ export type MeshSigner =
     };
 
 /**
- * Chooses the signer from the settings: with EXTERNAL_CA=MESHD_RA_ORCH_API, a registration
- * authority sending CSRs to the ORCH_SIGNER signer through the Kubernetes API; otherwise our
- * own CA (plugged from ROOT_CA_DIR, else self-signed). Undefined when ENABLE_CA_SERVER is false.
- * Refuses MESHD_RA_MESH_API (not supported) and incomplete external-signing settings.
+ * Chooses the signer: with `externalSigning` (EXTERNAL_CA=MESHD_RA_ORCH_API), a registration
+ * authority sending CSRs to the ORCH_SIGNER signer through the Kubernetes API; otherwise our own
+ * CA (plugged from ROOT_CA_DIR, else self-signed). Undefined when ENABLE_CA_SERVER is false.
+ * Refuses external signing without a Kubernetes cluster or the signer's root certificate.
  */
 export async function newMeshSigner(options: MeshSignerOptions): Promise<MeshSigner | undefined> {
-  const { settings, log } = options;
-  const externalCa = settings.get('EXTERNAL_CA');
-  if (externalCa === 'MESHD_RA_MESH_API') {
-    throw new SettingsError([{ name: 'EXTERNAL_CA', value: externalCa, expected: 'empty or MESHD_RA_ORCH_API (MESHD_RA_MESH_API is not supported)' }]);
-  }
+  const { caSettings, externalSigning, log } = options;
   const trustDomain = options.trustDomain ?? 'cluster.local';
-  if (externalCa !== 'MESHD_RA_ORCH_API') {
+  if (!externalSigning) {
     const ca = await newMeshCa(options);
     return ca && { kind: 'ca', ca, signer: ca.authority, localRoots: ca.authority, trustDomain: ca.trustDomain };
   }
 
-  const signerName = settings.get('ORCH_SIGNER');
-  if (!/^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[^/\s]+(\/[^/\s]+)*$/.test(signerName)) {
-    throw new SettingsError([{ name: 'ORCH_SIGNER', value: signerName, expected: 'a signer name such as example.com/mesh-signer when EXTERNAL_CA=MESHD_RA_ORCH_API' }]);
-  }
-  if (!settings.get('ENABLE_CA_SERVER')) {
+  const { signerName } = externalSigning;
+  if (!caSettings.enabled) {
     log.info('the CA server is disabled (ENABLE_CA_SERVER=false)');
     return undefined;
   }
@@ -75,8 +76,8 @@ export async function newMeshSigner(options: MeshSignerOptions): Promise<MeshSig
     signerRootPem,
     clock: options.clock ?? newRealClock(),
     log: options.raLog ?? log,
-    defaultTtlMs: settings.get('DEFAULT_WORKLOAD_CERT_TTL'),
-    maxTtlMs: settings.get('MAX_WORKLOAD_CERT_TTL'),
+    defaultTtlMs: caSettings.defaultWorkloadCertTtlMs,
+    maxTtlMs: caSettings.maxWorkloadCertTtlMs,
     ...(options.raTimeoutMs === undefined ? {} : { timeoutMs: options.raTimeoutMs }),
   });
   log.info({ signerName }, 'signing workload certificates through the Kubernetes CertificateSigningRequest API');

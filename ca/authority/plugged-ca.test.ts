@@ -11,6 +11,7 @@ import { loadKeyCertBundle } from './key-cert-bundle.js';
 import { newMeshCa } from './new-mesh-ca.js';
 import { readPluggedCa } from './plugged-ca.js';
 import { daemonSettings, openssl, opensslVerify, removeDir, tempDir } from '../testing/test-support.js';
+import { meshCaSettingsFromSettings } from '../ca-settings.js';
 
 const WEB = 'spiffe://cluster.local/ns/apps/sa/web';
 
@@ -77,7 +78,7 @@ describe('plugged-in CA with an intermediate chain made by openssl', () => {
     const clock = new FakeClock(Date.now());
     const metrics = newMetrics('pilot-discovery');
     const mesh = await newMeshCa({
-      settings: daemonSettings({ ROOT_CA_DIR: cacerts }),
+      caSettings: meshCaSettingsFromSettings(daemonSettings({ ROOT_CA_DIR: cacerts })),
       log: newNopLogger('pkica'),
       metrics,
       clock,

@@ -9,6 +9,7 @@ import { buildCsr } from '../x509/csr-builder.js';
 import { newFolderCaStore } from '../store/folder-ca-store.js';
 import { newMeshCa, type MeshCa, type MeshCaOptions } from './new-mesh-ca.js';
 import { daemonSettings, opensslVerify, removeDir, tempDir } from '../testing/test-support.js';
+import { meshCaSettingsFromSettings } from '../ca-settings.js';
 
 const HOUR = 3_600_000;
 const WEB = 'spiffe://cluster.local/ns/apps/sa/web';
@@ -50,7 +51,7 @@ describe('self-signed CA', () => {
 
   const start = (folder: string, clock: FakeClock, env: Record<string, string> = ROTATION_ENV, extra: Partial<MeshCaOptions> = {}): Promise<MeshCa | undefined> =>
     newMeshCa({
-      settings: daemonSettings({ ROOT_CA_DIR: join(dir, 'no-cacerts'), ...env }),
+      caSettings: meshCaSettingsFromSettings(daemonSettings({ ROOT_CA_DIR: join(dir, 'no-cacerts'), ...env })),
       log: newNopLogger('pkica'),
       clock,
       selfSignedStore: newFolderCaStore(join(dir, folder)),

@@ -10,6 +10,7 @@ import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-doub
 import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { newCaAuthenticators } from '../authn/ca-authenticators.js';
+import { caAuthenticationFromSettings, daemonServingFromSettings } from '../ca-settings.js';
 import { newCaServer, type CaServer } from './ca-server.js';
 import { newCertificateAuthority, type CertificateAuthority } from '../authority/certificate-authority.js';
 import { buildCsr } from '../x509/csr-builder.js';
@@ -64,9 +65,9 @@ describe('the certificate service over TLS gRPC', () => {
     ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: 24 * HOUR, maxTtlMs: 2160 * HOUR, metrics });
     const settings = daemonSettings({ TOKEN_ISSUER: oidcUrl, AUDIENCE: 'mesh-oidc' });
     server = newCaServer({
-      settings,
+      serving: daemonServingFromSettings(settings),
       ca,
-      authenticators: newCaAuthenticators({ settings, ca, trustDomain: 'cluster.local', clock, kubeConfig: kube.kubeConfig() }),
+      authenticators: newCaAuthenticators({ authentication: caAuthenticationFromSettings(settings), ca, trustDomain: 'cluster.local', clock, kubeConfig: kube.kubeConfig() }),
       metrics,
       log,
       host: '127.0.0.1',
@@ -259,9 +260,9 @@ describe('the certificate service with --tlsCertFile and --tlsKeyFile', () => {
       await writeFile(`${dir}/tls.key`, privateKey.export({ format: 'pem', type: 'pkcs8' }));
       const settings = daemonSettings({});
       const server = newCaServer({
-        settings,
+        serving: daemonServingFromSettings(settings),
         ca,
-        authenticators: newCaAuthenticators({ settings, ca, trustDomain: 'cluster.local', clock }),
+        authenticators: newCaAuthenticators({ authentication: caAuthenticationFromSettings(settings), ca, trustDomain: 'cluster.local', clock }),
         metrics,
         log: newRecordingLogger([]),
         host: '127.0.0.1',
@@ -316,9 +317,9 @@ describe('the certificate service with --tls-cipher-suites', () => {
     const ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: 24 * HOUR, maxTtlMs: 2160 * HOUR, metrics });
     const settings = daemonSettings({});
     const server = newCaServer({
-      settings,
+      serving: daemonServingFromSettings(settings),
       ca,
-      authenticators: newCaAuthenticators({ settings, ca, trustDomain: 'cluster.local', clock }),
+      authenticators: newCaAuthenticators({ authentication: caAuthenticationFromSettings(settings), ca, trustDomain: 'cluster.local', clock }),
       metrics,
       log: newRecordingLogger([]),
       host: '127.0.0.1',

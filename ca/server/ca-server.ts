@@ -1,11 +1,17 @@
 import { Server, type ServerCredentials, experimental } from '@grpc/grpc-js';
-import { newRealClock, shutdownGrpcServer, type Clock, type Runnable, type Settings } from '../../controllers/runtime/index.js';
+import { newRealClock, shutdownGrpcServer, type Clock, type Runnable } from '../../controllers/runtime/index.js';
 import type { CertificateAuthority } from '../authority/certificate-authority.js';
 import type { CertificateServiceOptions } from './certificate-service.js';
-import { daemonServerNames, newDaemonCertificate, type DaemonCertificate } from './daemon-certificate.js';
+import { daemonServerNames, newDaemonCertificate, type DaemonCertificate, type DaemonHosts } from './daemon-certificate.js';
 import { CaError } from '../ca-error.js';
 import { newCaGrpcService } from './grpc-service.js';
 import { withCipherSuites } from './tls-cipher-suites.js';
+
+/** The daemon's CA-issued serving certificate: the hosts it names and its lifetime (`ca-settings.ts` maps them). */
+export interface DaemonServingSettings extends DaemonHosts {
+  /** DEFAULT_WORKLOAD_CERT_TTL. */
+  readonly certTtlMs: number;
+}
 
 export interface CaServerOptions extends CertificateServiceOptions {
   /**
@@ -13,7 +19,7 @@ export interface CaServerOptions extends CertificateServiceOptions {
    * Absent with external signing, where `tlsFiles` must give the serving certificate.
    */
   readonly ca?: CertificateAuthority;
-  readonly settings: Settings<'pilot-discovery'>;
+  readonly serving: DaemonServingSettings;
   /** Default `0.0.0.0`. */
   readonly host?: string;
   /** Default 15012; 0 picks a free port. */
@@ -61,8 +67,8 @@ export function newCaEndpoint(options: CaServerOptions): CaEndpoint {
   const daemonCertificate = ca
     ? newDaemonCertificate({
         ca,
-        ...daemonServerNames(options.settings),
-        ttlMs: options.settings.get('DEFAULT_WORKLOAD_CERT_TTL'),
+        ...daemonServerNames(options.serving),
+        ttlMs: options.serving.certTtlMs,
         clock,
         log: options.log,
       })

@@ -7,12 +7,13 @@ import { daemonServerNames, newDaemonCertificate } from './daemon-certificate.js
 import { loadKeyCertBundle } from '../authority/key-cert-bundle.js';
 import { newSelfSignedMaterial } from '../authority/self-signed-root.js';
 import { daemonSettings } from '../testing/test-support.js';
+import { daemonServingFromSettings } from '../ca-settings.js';
 
 const HOUR = 3_600_000;
 
 describe('the daemon serving certificate', () => {
   test('names: the service in its namespace, localhost, 127.0.0.1 and MESHD_CUSTOM_HOST', () => {
-    expect(daemonServerNames(daemonSettings({ POD_NAMESPACE: 'mesh-prod', MESHD_CUSTOM_HOST: 'meshd.example.com,10.1.2.3' }))).toEqual({
+    expect(daemonServerNames(daemonServingFromSettings(daemonSettings({ POD_NAMESPACE: 'mesh-prod', MESHD_CUSTOM_HOST: 'meshd.example.com,10.1.2.3' })))).toEqual({
       dnsNames: ['meshd.mesh-prod.svc', 'meshd.mesh-prod.svc.cluster.local', 'localhost', 'meshd.example.com'],
       ips: ['127.0.0.1', '10.1.2.3'],
     });

@@ -1,7 +1,7 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { experimental } from '@grpc/grpc-js';
-import type { Clock, Logger, Settings, TimerHandle } from '../../controllers/runtime/index.js';
+import type { Clock, Logger, TimerHandle } from '../../controllers/runtime/index.js';
 import type { CertificateAuthority } from '../authority/certificate-authority.js';
 
 type CertificateProvider = experimental.CertificateProvider;
@@ -13,16 +13,19 @@ export interface DaemonServerNames {
   readonly ips: readonly string[];
 }
 
+/** Where the daemon is reached: the namespace of its service, and further host names and IPs. */
+export interface DaemonHosts {
+  /** POD_NAMESPACE. */
+  readonly namespace: string;
+  /** MESHD_CUSTOM_HOST, split on commas. */
+  readonly customHosts: readonly string[];
+}
+
 /** The names the daemon's serving certificate carries: its service names, localhost, MESHD_CUSTOM_HOST. */
-export function daemonServerNames(settings: Settings<'pilot-discovery'>): DaemonServerNames {
-  const namespace = settings.get('POD_NAMESPACE');
-  const custom = settings
-    .get('MESHD_CUSTOM_HOST')
-    .split(',')
-    .map((h) => h.trim())
-    .filter((h) => h !== '');
-  const dnsNames = [`meshd.${namespace}.svc`, `meshd.${namespace}.svc.cluster.local`, 'localhost', ...custom.filter((h) => isIP(h) === 0)];
-  const ips = ['127.0.0.1', ...custom.filter((h) => isIP(h) !== 0)];
+export function daemonServerNames(hosts: DaemonHosts): DaemonServerNames {
+  const { namespace, customHosts } = hosts;
+  const dnsNames = [`meshd.${namespace}.svc`, `meshd.${namespace}.svc.cluster.local`, 'localhost', ...customHosts.filter((h) => isIP(h) === 0)];
+  const ips = ['127.0.0.1', ...customHosts.filter((h) => isIP(h) !== 0)];
   return { dnsNames: [...new Set(dnsNames)], ips: [...new Set(ips)] };
 }
 

@@ -9,6 +9,7 @@ import { newKubeSecretCaStore } from './kube-secret-ca-store.js';
 import { newMeshCa } from '../authority/new-mesh-ca.js';
 import { newSelfSignedMaterial } from '../authority/self-signed-root.js';
 import { daemonSettings, removeDir, tempDir } from '../testing/test-support.js';
+import { meshCaSettingsFromSettings } from '../ca-settings.js';
 
 describe('self-signed CA in the mesh-ca-secret secret', () => {
   let server: ApiServerDouble;
@@ -30,7 +31,7 @@ describe('self-signed CA in the mesh-ca-secret secret', () => {
     const clock = new FakeClock(Date.now());
     const start = () =>
       newMeshCa({
-        settings: daemonSettings({ ROOT_CA_DIR: join(dir, 'none') }),
+        caSettings: meshCaSettingsFromSettings(daemonSettings({ ROOT_CA_DIR: join(dir, 'none') })),
         log: newNopLogger('pkica'),
         clock,
         selfSignedStore: newKubeSecretCaStore({ kubeConfig: server.kubeConfig(), namespace: 'mesh-system' }),

@@ -16,7 +16,21 @@ import { newPushEmitter } from './push-emitter.js';
 import { wireController, type ControllerWiring } from './reconciler-wiring.js';
 import { newServiceReconciler } from './service-reconciler.js';
 import type { SourceSet } from '../sources/source-set.js';
-import type { Controller, Manager, MeshMetrics, Settings } from '../runtime/index.js';
+import type { Controller, Manager, MeshMetrics } from '../runtime/index.js';
+
+/** What the settings tell the config controllers (`config-settings.ts` maps them). */
+export interface ConfigControllerSettings {
+  /** PILOT_ENABLE_STATUS: reconciliation conditions are written to the status of mesh kinds (Kubernetes mode). */
+  readonly writeStatusConditions: boolean;
+  /** PILOT_ENABLE_ANALYSIS: analysis messages are written there too. */
+  readonly writeAnalysis: boolean;
+  /** PILOT_STATUS_MAX_WORKERS, shared by the status writers of all kinds. */
+  readonly statusMaxWorkers: number;
+  /** PILOT_USE_ENDPOINT_SLICE: EndpointSlices fill the registry's endpoints. */
+  readonly useEndpointSlices: boolean;
+  /** SHARED_MESH_CONFIG: a further mesh ConfigMap; '' for none. */
+  readonly sharedMeshConfigName: string;
+}
 
 export interface RegisterConfigControllersOptions {
   manager: Manager;
@@ -28,7 +42,7 @@ export interface RegisterConfigControllersOptions {
   updater: ConfigUpdater;
   log: LoggerSource;
   metrics: MeshMetrics<'pilot-discovery'>;
-  settings: Settings<'pilot-discovery'>;
+  controllerSettings: ConfigControllerSettings;
   /** `--namespace`: where the mesh ConfigMaps live. */
   rootNamespace: string;
   /** The `--meshConfig` file, already loaded. */
@@ -55,7 +69,7 @@ export interface ConfigControllers {
  * writer per mesh kind. Model controllers run on every replica (each keeps its own model).
  */
 export function registerConfigControllers(options: RegisterConfigControllersOptions): ConfigControllers {
-  const { manager, sources, model, metrics, settings } = options;
+  const { manager, sources, model, metrics, controllerSettings } = options;
   const registrySources = options.registrySources ?? sources;
   const clock = manager.clock;
   const modelLog = scopedLogger(options.log, 'model');
@@ -76,11 +90,11 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
     trackers.push(wired.tracker);
   };
 
-  const writeConditions = settings.get('PILOT_ENABLE_STATUS');
-  const writeAnalysis = settings.get('PILOT_ENABLE_ANALYSIS');
+  const writeConditions = controllerSettings.writeStatusConditions;
+  const writeAnalysis = controllerSettings.writeAnalysis;
   const statusEnabled = sources.isKubernetes && options.kubeConfig !== undefined && (writeConditions || writeAnalysis);
   const statusThrottles = options.kubeThrottles ?? [];
-  const statusWorkers = Math.max(1, Math.floor(settings.get('PILOT_STATUS_MAX_WORKERS') / KIND_NAMES.length));
+  const statusWorkers = Math.max(1, Math.floor(controllerSettings.statusMaxWorkers / KIND_NAMES.length));
 
   for (const kind of KIND_NAMES) {
     const source = sources.sourceFor(apiVersionOf(kind), kind);
@@ -130,13 +144,13 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
     add(wireController(wiring, 'services', [{ source: services.source }], newServiceReconciler(services)));
     const pods = registryOptions('v1', 'Pod');
     add(wireController(wiring, 'pods', [{ source: pods.source }], newPodReconciler(pods)));
-    if (settings.get('PILOT_USE_ENDPOINT_SLICE')) {
+    if (controllerSettings.useEndpointSlices) {
       const slices = registryOptions('discovery.k8s.io/v1', 'EndpointSlice');
       add(wireController(wiring, 'endpointslices', [{ source: slices.source }], newEndpointSliceReconciler(slices)));
     }
   }
 
-  const sharedName = settings.get('SHARED_MESH_CONFIG');
+  const sharedName = controllerSettings.sharedMeshConfigName;
   const meshSource = registrySources.configMapSource(options.rootNamespace, 'mesh');
   const sharedSource = sharedName !== '' ? registrySources.configMapSource(options.rootNamespace, sharedName) : undefined;
   const meshConfig = newMeshConfigReconciler({

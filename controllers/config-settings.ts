@@ -1,0 +1,24 @@
+/**
+ * The config side's one reader of the daemon's settings: each function maps the settings one part
+ * reads into that part's own options.
+ */
+import type { ConfigControllerSettings } from './reconcilers/register-config-controllers.js';
+import type { Settings } from './runtime/index.js';
+import type { KubeThrottleOptions } from './sources/kube-throttle.js';
+
+type DaemonSettings = Settings<'pilot-discovery'>;
+
+export function configControllerSettingsFromSettings(settings: DaemonSettings): ConfigControllerSettings {
+  return {
+    writeStatusConditions: settings.get('PILOT_ENABLE_STATUS'),
+    writeAnalysis: settings.get('PILOT_ENABLE_ANALYSIS'),
+    statusMaxWorkers: settings.get('PILOT_STATUS_MAX_WORKERS'),
+    useEndpointSlices: settings.get('PILOT_USE_ENDPOINT_SLICE'),
+    sharedMeshConfigName: settings.get('SHARED_MESH_CONFIG'),
+  };
+}
+
+/** PILOT_STATUS_QPS and PILOT_STATUS_BURST: the pace of status writes to the API server. */
+export function statusWriteRateFromSettings(settings: DaemonSettings): Pick<KubeThrottleOptions, 'qps' | 'burst'> {
+  return { qps: settings.get('PILOT_STATUS_QPS'), burst: settings.get('PILOT_STATUS_BURST') };
+}

@@ -1,0 +1,28 @@
+import { describe, expect, test } from '@jest/globals';
+import { loadSettings } from '../controllers/runtime/index.js';
+import { adminEndpointsFromSettings, jwksRefreshFromSettings, meshGeneratorSettingsFromSettings } from './xds-settings.js';
+
+const daemon = (env: Record<string, string>) => loadSettings('pilot-discovery', env);
+
+describe('the xDS settings', () => {
+  test("the generators' switches", () => {
+    expect(meshGeneratorSettingsFromSettings(daemon({ PILOT_SCOPE_GATEWAY_TO_NAMESPACE: 'true', PILOT_USE_TARGET_PORT_FOR_GATEWAY_ROUTES: 'false' }))).toEqual({
+      skipValidateTrustDomain: false,
+      scopeToNamespace: true,
+      useTargetPortForRoutes: false,
+      filterGatewayClusters: false,
+      collapseRoutes: true,
+      stripHostPort: false,
+    });
+  });
+
+  test('the key set refresh and the admin endpoints', () => {
+    const settings = daemon({ PILOT_JWT_PUB_KEY_REFRESH_INTERVAL: '5m', UNSAFE_ENABLE_ADMIN_ENDPOINTS: 'true' });
+    expect(jwksRefreshFromSettings(settings)).toEqual({ refreshIntervalMs: 300_000 });
+    expect(adminEndpointsFromSettings(settings)).toEqual({ unsafeAdminEndpoints: true });
+  });
+
+  test('a bad value is refused naming its setting', () => {
+    expect(() => jwksRefreshFromSettings(daemon({ PILOT_JWT_PUB_KEY_REFRESH_INTERVAL: '-1s' }))).toThrow(/for PILOT_JWT_PUB_KEY_REFRESH_INTERVAL/);
+  });
+});
