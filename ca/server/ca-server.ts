@@ -1,5 +1,5 @@
 import { Server, type ServerCredentials, experimental } from '@grpc/grpc-js';
-import { newRealClock, shutdownGrpcServer, type Clock, type Runnable } from '../../controllers/runtime/index.js';
+import { newRealClock, rejectWhenAborted, shutdownGrpcServer, untilAborted, type Clock, type Runnable } from '../../controllers/runtime/index.js';
 import type { CertificateAuthority } from '../authority/certificate-authority.js';
 import type { CertificateServiceOptions } from './certificate-service.js';
 import { daemonServerNames, newDaemonCertificate, type DaemonCertificate, type DaemonHosts } from './daemon-certificate.js';
@@ -105,11 +105,7 @@ export function newCaServer(options: CaServerOptions): CaServer {
       if (boundPort === undefined) throw new Error('the CA server is not listening yet');
       return boundPort;
     },
-    waitForReady: (signal) =>
-      Promise.race([
-        readyPromise,
-        new Promise<void>((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true })),
-      ]),
+    waitForReady: (signal) => Promise.race([readyPromise, rejectWhenAborted(signal)]),
     start: async (signal) => {
       const server = new Server();
       endpoint.register(server);
@@ -120,7 +116,7 @@ export function newCaServer(options: CaServerOptions): CaServer {
         boundPort = await new Promise<number>((resolve, reject) => server.bindAsync(address, credentials, (err, port) => (err ? reject(err) : resolve(port))));
         options.log.info({ address: `${host}:${boundPort}` }, 'CA gRPC server listening');
         ready?.();
-        if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+        await untilAborted(signal);
       } finally {
         stop();
         await shutdownGrpcServer(server, options.shutdownTimeoutMs ?? 5000);
