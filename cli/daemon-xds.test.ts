@@ -217,22 +217,27 @@ describe('the daemon serves xDS', () => {
 describe('admission of new streams (last: it uses up the daemon\'s turns for about a second)', () => {
   test('a storm of new streams is admitted at the reference rate; the rest are refused with RESOURCE_EXHAUSTED at once', async () => {
     const perSecond = Math.min(15 + 5 * availableParallelism(), 100);
+    const startedAt = performance.now();
     const storm = Array.from({ length: 150 }, () => plain.sotw());
     try {
       const outcomes = await Promise.all(
         storm.map(async (stream) => {
           stream.send({ node: sleepFoo(), type_url: CLUSTER_TYPE, resource_names: [] });
-          return Promise.race([stream.next(5000).then(() => 'served'), stream.status.then((end) => (end.code === 8 ? 'refused' : `ended ${end.code}`))]);
+          // A served stream's first answer may be slow on a loaded machine; the outcome, not its speed, is checked.
+          return Promise.race([stream.next(20_000).then(() => 'served'), stream.status.then((end) => (end.code === 8 ? 'refused' : `ended ${end.code}`))]);
         }),
       );
+      const elapsedSeconds = (performance.now() - startedAt) / 1000;
       const served = outcomes.filter((outcome) => outcome === 'served').length;
       const refused = outcomes.filter((outcome) => outcome === 'refused').length;
       expect(served + refused).toBe(150);
-      // One turn at once, then one per interval for at most a second.
+      // One turn at once, then one per interval while the storm lasted (about a second; longer when
+      // the machine is loaded and the daemon takes the streams in more slowly).
       expect(served).toBeGreaterThanOrEqual(1);
-      expect(served).toBeLessThanOrEqual(perSecond + 2);
+      expect(served).toBeLessThanOrEqual(2 + Math.ceil(perSecond * Math.max(1, elapsedSeconds)));
+      expect(refused).toBeGreaterThan(0);
     } finally {
       for (const stream of storm) stream.cancel();
     }
-  });
+  }, 60_000);
 });
