@@ -2,7 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { newNopLogger } from '../controllers/runtime/index.js';
 import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
 import { newDebouncer } from './debouncer.js';
-import { mergePushRequests, toMerged, type ConfigKey, type MergedPushRequest, type PushRequest } from './push-request.js';
+import { mergePushRequests, toMerged, type ConfigKey, type MergedPushRequest, type PushRequest } from './push/push-request.js';
 
 const key = (name: string): ConfigKey => ({ kind: 'Service', namespace: 'default', name });
 

@@ -1,5 +1,5 @@
 import type { Clock, Logger, TimerHandle } from '../controllers/runtime/index.js';
-import { mergePushRequests, toMerged, type MergedPushRequest, type PushRequest } from './push-request.js';
+import { mergePushRequests, toMerged, type MergedPushRequest, type PushRequest } from './push/push-request.js';
 
 export interface DebouncerOptions {
   clock: Clock;

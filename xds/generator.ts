@@ -1,6 +1,6 @@
 import type { EncodedAny } from './envoy/envoy-protos.js';
 import type { Proxy } from './proxy.js';
-import type { ConfigKey } from './push-request.js';
+import type { ConfigKey } from './push/push-request.js';
 
 /** What a generator is asked for. */
 export interface GenerateRequest {

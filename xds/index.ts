@@ -16,13 +16,13 @@ export {
   type MergedPushRequest,
   type PushReason,
   type PushRequest,
-} from './push-request.js';
+} from './push/push-request.js';
 export type { EncodedResource, GenerateRequest, GenerateResult, Generator, NamedResource } from './generator.js';
 export { newWatchState, syncStatus, type SyncStatus, type WatchState, type Watches } from './watch-state.js';
 export { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, type RequestEvent, type SotwRequestView } from './should-respond.js';
 export { newDebouncer, type Debouncer, type DebouncerOptions } from './debouncer.js';
-export { newPushQueue, type PushQueue } from './push-queue.js';
-export { startPushWorkers, type PushWorkers } from './push-workers.js';
+export { newPushQueue, type PushQueue } from './push/push-queue.js';
+export { startPushWorkers, type PushWorkers } from './push/push-workers.js';
 export { newXdsCache, type XdsCache, type XdsCacheMetrics } from './xds-cache.js';
 export {
   authenticateStream,
@@ -35,14 +35,14 @@ export {
 } from './xds-auth.js';
 export { XdsConnection, type HeldResource, type StreamKind, type XdsConnectionOptions } from './xds-connection.js';
 export { DiscoveryServer, type DiscoveryServerOptions, type XdsTuning } from './discovery-server.js';
-export type { PushSnapshot, PushStatus } from './push-snapshot.js';
-export type { DebugSource } from './debug-source.js';
+export type { PushSnapshot, PushStatus } from './push/push-snapshot.js';
+export type { DebugSource } from './debug/debug-source.js';
 export type { XdsCallbacks } from './xds-callbacks.js';
 export { addAdsService, addCsdsService, type XdsAuthPolicy } from './ads-service.js';
 export { grpcServerOptions, newGrpcListener, type GrpcListener, type GrpcListenerOptions, type GrpcTransportOptions } from './grpc-listener.js';
 export { buildClientConfig, proxySyncStatus, type ProxySyncStatus, type TypeSyncStatus } from './sync-status.js';
-export { buildConfigDump, redactSecrets } from './config-dump.js';
-export { registerXdsDebugRoutes } from './debug-routes.js';
+export { buildConfigDump, redactSecrets } from './debug/config-dump.js';
+export { registerXdsDebugRoutes } from './debug/debug-routes.js';
 export { grpcTransportFromSettings, xdsAuthPolicyFromSettings, xdsTuningFromSettings, type KeepaliveFlags } from './xds-settings.js';
 export { newXdsServer, type XdsServer, type XdsServerOptions, type XdsTlsMaterial } from './xds-server.js';
 export { buildPushContext, type PushContext } from './generators/index.js';

@@ -1,9 +1,9 @@
 import type { Logger } from '../controllers/runtime/index.js';
 import type { ConnectionRegistry } from './connection-registry.js';
-import type { DebugRequests } from './debug-requests.js';
+import type { DebugRequests } from './debug/debug-requests.js';
 import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE, shortType } from './envoy/type-urls.js';
 import type { GenerateRequest } from './generator.js';
-import type { PushSnapshot } from './push-snapshot.js';
+import type { PushSnapshot } from './push/push-snapshot.js';
 import type { ResponseSender } from './response-sender.js';
 import { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, type SotwRequestView } from './should-respond.js';
 import type { XdsCallbacks } from './xds-callbacks.js';

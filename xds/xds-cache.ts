@@ -1,4 +1,4 @@
-import { configKeyString, type ConfigKey } from './push-request.js';
+import { configKeyString, type ConfigKey } from './push/push-request.js';
 
 /** Counts the cache reports; wired to xds_cache_reads, xds_cache_evictions and xds_cache_size. */
 export interface XdsCacheMetrics {

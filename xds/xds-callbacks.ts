@@ -1,4 +1,4 @@
-import type { MergedPushRequest } from './push-request.js';
+import type { MergedPushRequest } from './push/push-request.js';
 import type { RequestEvent } from './should-respond.js';
 import type { XdsConnection } from './xds-connection.js';
 

@@ -2,14 +2,14 @@ import { ServerCredentials, experimental, type Server } from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
 import type { Clock, Logger, MeshMetrics, Runnable } from '../controllers/runtime/index.js';
 import { addAdsService, addCsdsService, type XdsAuthPolicy } from './ads-service.js';
-import { newDebugAccess } from './debug-access.js';
+import { newDebugAccess } from './debug/debug-access.js';
 import { defaultNewStreamsPerSecond, newStreamAdmission } from './stream-admission.js';
-import { registerXdsDebugRoutes } from './debug-routes.js';
+import { registerXdsDebugRoutes } from './debug/debug-routes.js';
 import { DiscoveryServer, type XdsTuning } from './discovery-server.js';
 import type { EnvoyProtos } from './envoy/envoy-protos.js';
 import type { Generator } from './generator.js';
 import { grpcServerOptions, newGrpcListener, type GrpcListener, type GrpcTransportOptions } from './grpc-listener.js';
-import type { ConfigUpdater, PushRequest } from './push-request.js';
+import type { ConfigUpdater, PushRequest } from './push/push-request.js';
 
 /** The daemon's serving certificate for --secureGRPCAddr: PEMs, or credentials built elsewhere (a rotating provider). */
 export type XdsTlsMaterial =

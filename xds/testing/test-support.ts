@@ -9,7 +9,7 @@ import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
 import type { EnvoyProtos } from '../envoy/envoy-protos.js';
 import { newDiscoveryClient } from '../envoy/discovery-client.js';
 import type { GenerateRequest, Generator, NamedResource } from '../generator.js';
-import type { ConfigKey, PushRequest } from '../push-request.js';
+import type { ConfigKey, PushRequest } from '../push/push-request.js';
 import { jsonToStruct, type JsonValue } from '../envoy/struct-json.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from '../envoy/type-urls.js';
 import { newXdsServer, type XdsServer, type XdsServerOptions } from '../xds-server.js';

@@ -3,10 +3,10 @@ import { status } from '@grpc/grpc-js';
 import { DEBUG_NOT_AVAILABLE, type DebugReader } from './debug-access.js';
 import type { DebugSource } from './debug-source.js';
 import { debugView, isDebugPath } from './debug-views.js';
-import { CLIENT_CONFIG_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE } from './envoy/type-urls.js';
-import type { ResponseSender } from './response-sender.js';
-import type { SotwRequestView } from './should-respond.js';
-import type { XdsConnection } from './xds-connection.js';
+import { CLIENT_CONFIG_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE } from '../envoy/type-urls.js';
+import type { ResponseSender } from '../response-sender.js';
+import type { SotwRequestView } from '../should-respond.js';
+import type { XdsConnection } from '../xds-connection.js';
 
 const DEBUG_AUTHENTICATION_REQUIRED = 'authentication required: debug information is served to authenticated streams only (the TLS port, or the plain-text one with XDS_AUTH_PLAINTEXT)';
 

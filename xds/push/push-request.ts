@@ -1,7 +1,7 @@
-import type { ConfigKey, PushReason, PushRequest } from '../controllers/index.js';
+import type { ConfigKey, PushReason, PushRequest } from '../../controllers/index.js';
 
 // The ConfigUpdater seam is the model's (controllers/model/config-updater.ts); re-exported for xDS users.
-export type { ConfigKey, ConfigUpdater, PushReason, PushRequest } from '../controllers/index.js';
+export type { ConfigKey, ConfigUpdater, PushReason, PushRequest } from '../../controllers/index.js';
 
 /** Several push requests merged into one: what the debouncer and the push queue carry. */
 export interface MergedPushRequest {

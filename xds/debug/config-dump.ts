@@ -1,6 +1,6 @@
-import type { EnvoyProtos } from './envoy/envoy-protos.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from './envoy/type-urls.js';
-import type { XdsConnection } from './xds-connection.js';
+import type { EnvoyProtos } from '../envoy/envoy-protos.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from '../envoy/type-urls.js';
+import type { XdsConnection } from '../xds-connection.js';
 
 const ADMIN = 'type.googleapis.com/envoy.admin.v3.';
 const REDACTED = '[redacted]';

@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import type { DebugAccess } from './debug-access.js';
 import { debugView, DEBUG_PATHS } from './debug-views.js';
-import type { DiscoveryServer } from './discovery-server.js';
+import type { DiscoveryServer } from '../discovery-server.js';
 
 export interface XdsDebugRouteOptions {
   readonly access: DebugAccess;

@@ -1,8 +1,8 @@
 import { buildConfigDump } from './config-dump.js';
 import { DEBUG_NOT_AVAILABLE, mayReadConfigDump, type DebugReader } from './debug-access.js';
 import type { DebugSource } from './debug-source.js';
-import { proxySyncStatus } from './sync-status.js';
-import { shortType } from './envoy/type-urls.js';
+import { proxySyncStatus } from '../sync-status.js';
+import { shortType } from '../envoy/type-urls.js';
 
 /** One debug answer: an HTTP-like status and a JSON body. */
 export interface DebugView {

@@ -3,11 +3,11 @@ import { status } from '@grpc/grpc-js';
 import { request as httpRequest } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fastify, type FastifyInstance } from 'fastify';
-import { waitFor } from '../testing/wait-for.js';
-import { loadEnvoyProtos, type EnvoyProtos } from './envoy/envoy-protos.js';
-import { newAdsTestClient, nodeFor, startTestXds, type AdsTestClient, type TestXds } from './testing/test-support.js';
-import { CLUSTER_TYPE } from './envoy/type-urls.js';
-import type { XdsAuthenticator } from './xds-auth.js';
+import { waitFor } from '../../testing/wait-for.js';
+import { loadEnvoyProtos, type EnvoyProtos } from '../envoy/envoy-protos.js';
+import { newAdsTestClient, nodeFor, startTestXds, type AdsTestClient, type TestXds } from '../testing/test-support.js';
+import { CLUSTER_TYPE } from '../envoy/type-urls.js';
+import type { XdsAuthenticator } from '../xds-auth.js';
 
 // The daemon's HTTP debug endpoints for callers off the machine: authenticated as xDS streams
 // are, the system namespace reads everything, a workload its own namespace's config dumps. Here

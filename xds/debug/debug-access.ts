@@ -1,6 +1,6 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from '../controllers/runtime/index.js';
-import { authenticateStream, parseWorkloadIdentity, type XdsAuthenticator } from './xds-auth.js';
+import type { Logger } from '../../controllers/runtime/index.js';
+import { authenticateStream, parseWorkloadIdentity, type XdsAuthenticator } from '../xds-auth.js';
 
 /**
  * Who reads the daemon's debug views: the system namespace (or a caller on the daemon's own

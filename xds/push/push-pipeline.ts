@@ -1,13 +1,13 @@
-import type { Clock, Logger } from '../controllers/runtime/index.js';
-import { newDebouncer } from './debouncer.js';
-import { ENDPOINT_TYPE, PUSH_ORDER } from './envoy/type-urls.js';
+import type { Clock, Logger } from '../../controllers/runtime/index.js';
+import { newDebouncer } from '../debouncer.js';
+import { ENDPOINT_TYPE, PUSH_ORDER } from '../envoy/type-urls.js';
 import { mergePushRequests, toPushRequest, type MergedPushRequest, type PushRequest } from './push-request.js';
 import { newPushQueue } from './push-queue.js';
 import type { PushSnapshot, PushStatus } from './push-snapshot.js';
 import { startPushWorkers, type PushWorkers } from './push-workers.js';
-import type { ResponseSender } from './response-sender.js';
-import type { XdsCallbacks } from './xds-callbacks.js';
-import type { XdsConnection } from './xds-connection.js';
+import type { ResponseSender } from '../response-sender.js';
+import type { XdsCallbacks } from '../xds-callbacks.js';
+import type { XdsConnection } from '../xds-connection.js';
 
 export interface PushPipelineOptions<C> {
   /** Builds the immutable push context of a push from the previous one (undefined at first). */

@@ -1,6 +1,6 @@
-import type { EnvoyProtos } from './envoy/envoy-protos.js';
-import type { PushStatus } from './push-snapshot.js';
-import type { XdsConnection } from './xds-connection.js';
+import type { EnvoyProtos } from '../envoy/envoy-protos.js';
+import type { PushStatus } from '../push/push-snapshot.js';
+import type { XdsConnection } from '../xds-connection.js';
 
 /** What the debug views read of the xDS server (the discovery server implements it). */
 export interface DebugSource {
