@@ -62,7 +62,7 @@ async function main(): Promise<void> {
   const issuer = await startTokenIssuer();
   const daemonDir = join(work, 'daemon');
   mkdirSync(join(daemonDir, 'config'), { recursive: true });
-  const daemon = spawn(process.execPath, [join(ROOT, 'bin/pilot-discovery.js'), 'discovery', '--configDir', join(daemonDir, 'config'), '--grpcAddr', '127.0.0.1:0', '--secureGRPCAddr', '127.0.0.1:15712', '--httpAddr', '127.0.0.1:15780', '--monitoringAddr', '127.0.0.1:0', '--ctrlz_port', '0'], {
+  const daemon = spawn(process.execPath, [join(ROOT, 'bin/pilot-discovery.js'), 'discovery', '--configDir', join(daemonDir, 'config'), '--grpcAddr', '127.0.0.1:0', '--secureGRPCAddr', '127.0.0.1:15712', '--httpAddr', '127.0.0.1:15780', '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--ctrlz_port', '0'], {
     cwd: daemonDir,
     env: { PATH: process.env['PATH'] ?? '', JWT_RULE: issuer.jwtRule },
     stdio: 'ignore',

@@ -64,7 +64,7 @@ export {
   type DaemonKeyCertificate,
   type DaemonServerNames,
 } from './server/daemon-certificate.js';
-export { newCaEndpoint, type CaEndpoint, newCaServer, type CaServer, type CaServerOptions } from './server/ca-server.js';
+export { newCaEndpoint, type CaEndpoint, newCaServer, type CaServer, type CaServerOptions, fileServingProviders, type ServingProviders } from './server/ca-server.js';
 export { addRootCertPublisher, ROOT_CERT_CONFIG_MAP, ROOT_CERT_KEY, type RootCertPublisherOptions } from './trust/root-cert-publisher.js';
 // Federation (SPIFFE_BUNDLE_ENDPOINTS) and external signing (EXTERNAL_CA).
 export type { CsrSigner } from './authority/csr-signer.js';

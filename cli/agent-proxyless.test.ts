@@ -105,7 +105,7 @@ beforeAll(async () => {
   start(
     startBin(
       'pilot-discovery',
-      ['discovery', '--configDir', config, '--grpcAddr', '127.0.0.1:0', '--secureGRPCAddr', `127.0.0.1:${securePort}`, '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
+      ['discovery', '--configDir', config, '--grpcAddr', '127.0.0.1:0', '--secureGRPCAddr', `127.0.0.1:${securePort}`, '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
       { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: '20ms' },
       join(work, 'daemon'),
     ),

@@ -49,7 +49,7 @@ function publishRoots(bundle: readonly KeyAndCert[]): void {
 async function startDaemon(): Promise<void> {
   daemon = startBin(
     'pilot-discovery',
-    ['discovery', '--configDir', join(dir, 'config'), '--grpcAddr', `127.0.0.1:${ports.grpc}`, '--secureGRPCAddr', `127.0.0.1:${ports.secure}`, '--httpAddr', `127.0.0.1:${ports.http}`, '--monitoringAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
+    ['discovery', '--configDir', join(dir, 'config'), '--grpcAddr', `127.0.0.1:${ports.grpc}`, '--secureGRPCAddr', `127.0.0.1:${ports.secure}`, '--httpAddr', `127.0.0.1:${ports.http}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
     { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: '20ms' },
     join(dir, 'daemon'),
   );

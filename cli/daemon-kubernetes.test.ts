@@ -78,7 +78,7 @@ describe('pilot-discovery discovery with an orchestrator and an external signer'
         'discovery',
         '--orchconfig', join(workDir, 'kubeconfig'),
         '--httpAddr', `127.0.0.1:${httpPort}`,
-        '--monitoringAddr', '127.0.0.1:0',
+        '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0',
         '--secureGRPCAddr', `127.0.0.1:${securePort}`,
         '--grpcAddr', '127.0.0.1:0',
         '--ctrlz_port', '0',
@@ -128,7 +128,7 @@ describe('pilot-discovery discovery with an orchestrator and an external signer'
     const port = await freePort();
     const second = startBin(
       'pilot-discovery',
-      ['discovery', '--httpAddr', `127.0.0.1:${port}`, '--monitoringAddr', '127.0.0.1:0', '--secureGRPCAddr', '127.0.0.1:0', '--grpcAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
+      ['discovery', '--httpAddr', `127.0.0.1:${port}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--secureGRPCAddr', '127.0.0.1:0', '--grpcAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
       { KUBECONFIG: join(workDir, 'kubeconfig'), ENABLE_CA_SERVER: 'false', POD_NAME: 'meshd-second' },
       workDir,
     );

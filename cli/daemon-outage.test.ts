@@ -67,7 +67,7 @@ describe('the daemon while the API server is unreachable', () => {
         runDiscovery({ ...meshdOptionsFrom(flags, { settings, args: [] }), leaderElectionTimings: LEASE }, daemonStop.signal),
       ),
     );
-    const argv = ['--orchconfig', join(workDir, 'kubeconfig'), '--grpcAddr', `127.0.0.1:${grpcPort}`, '--secureGRPCAddr', '127.0.0.1:0', '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--ctrlz_port', '0', '--log_target', logFile];
+    const argv = ['--orchconfig', join(workDir, 'kubeconfig'), '--grpcAddr', `127.0.0.1:${grpcPort}`, '--secureGRPCAddr', '127.0.0.1:0', '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--ctrlz_port', '0', '--log_target', logFile];
     daemonDone = command.parseAsync(argv, { from: 'user' }).then(
       () => (daemonSettled = true),
       (error: unknown) => {

@@ -64,6 +64,7 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
         'discovery',
         '--configDir', join(workDir, 'config'),
         '--monitoringAddr', `${DAEMON_HOST}:15014`,
+        '--httpsAddr', `${DAEMON_HOST}:15017`,
         '--httpAddr', `127.0.0.1:${httpPort}`,
         '--secureGRPCAddr', `127.0.0.1:${securePort}`,
         '--grpcAddr', '127.0.0.1:0',

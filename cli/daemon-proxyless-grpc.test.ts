@@ -61,7 +61,7 @@ beforeAll(async () => {
   writeFileSync(join(config, 'echo.yaml'), `apiVersion: v1\nkind: Service\nmetadata: { name: echo, namespace: default }\nspec: { clusterIP: 10.96.7.7, selector: { app: echo }, ports: [{ name: grpc, port: 7070, targetPort: ${echoPort} }] }\n---\n${pod(BACKENDS[0] as (typeof BACKENDS)[number])}`);
   daemon = startBin(
     'pilot-discovery',
-    ['discovery', '--configDir', config, '--grpcAddr', `127.0.0.1:${grpcPort}`, '--secureGRPCAddr', '127.0.0.1:0', '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
+    ['discovery', '--configDir', config, '--grpcAddr', `127.0.0.1:${grpcPort}`, '--secureGRPCAddr', '127.0.0.1:0', '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
     { PILOT_DEBOUNCE_AFTER: '20ms' },
     workDir,
   );

@@ -79,6 +79,7 @@ beforeAll(async () => {
       '--secureGRPCAddr', `127.0.0.1:${ports.secure}`,
       '--httpAddr', `127.0.0.1:${ports.http}`,
       '--monitoringAddr', `127.0.0.1:${ports.monitoring}`,
+      '--httpsAddr', '127.0.0.1:0',
       '--ctrlz_port', '0',
     ],
     { PILOT_DEBOUNCE_AFTER: '50ms', TOKEN_ISSUER: issuer.url, AUDIENCE: 'mesh-ca' },

@@ -27,6 +27,7 @@ export function meshdOptionsFrom(flags: DiscoveryFlags, context: DiscoveryContex
     grpcAddr: flags.grpcAddr,
     secureGrpcAddr: flags.secureGRPCAddr,
     httpAddr: flags.httpAddr,
+    httpsAddr: flags.httpsAddr,
     monitoringAddr: flags.monitoringAddr,
     ctrlzAddress: flags.ctrlz_address,
     ctrlzPort: flags.ctrlz_port,

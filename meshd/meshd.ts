@@ -11,12 +11,15 @@ import {
   newMetrics,
   newMonitoringServer,
   readBuildInfo,
+  parseListenAddress,
   runnableOf,
   type Logging,
   type Manager,
 } from '../controllers/runtime/index.js';
+import { setupWebhookWithManager } from '../webhook/index.js';
 import { setupXdsWithManager } from '../xds/index.js';
 import { checkConfigDir, leaderElectionFor, loadOrchConfig, tlsFilesOf } from './orchestrator.js';
+import { webhookServingOf } from './webhook-serving.js';
 import type { MeshdOptions } from './options.js';
 
 /** The assembled daemon: start its manager; close its logging once the manager has stopped. */
@@ -100,6 +103,21 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     metrics,
     updater: xds,
   });
+
+  const serving = webhookServingOf(ca, tlsFiles);
+  if (serving) {
+    setupWebhookWithManager(manager, {
+      settings,
+      address: parseListenAddress(options.httpsAddr),
+      serving,
+      ...(kubeConfig ? { kubeConfig } : {}),
+      namespace: options.namespace,
+      metrics,
+      logging,
+    });
+  } else {
+    log.warn('no serving certificate (the CA server is disabled and no --tlsCertFile): the admission webhooks are not served');
+  }
 
   const debugRoutes = (app: FastifyInstance): void => {
     // First: it installs the access check every `/debug/` route goes through.

@@ -25,6 +25,8 @@ export interface MeshdOptions {
   readonly grpcAddr: string;
   readonly secureGrpcAddr: string;
   readonly httpAddr: string;
+  /** `--httpsAddr`: the admission webhooks. */
+  readonly httpsAddr: string;
   readonly monitoringAddr: string;
   readonly ctrlzAddress: string;
   readonly ctrlzPort: number;

@@ -54,6 +54,8 @@ export interface CaEndpoint {
   register(server: Server): void;
   /** Server credentials with the daemon certificate; client certificates requested, not required. */
   credentials(): ServerCredentials;
+  /** What the credentials serve, for the daemon's other TLS servers (the admission webhooks). */
+  servingProviders(): ServingProviders;
   /** Starts the serving certificate's renewal (and re-issue on root rotation); returns the stop. */
   start(): () => void;
 }
@@ -73,10 +75,13 @@ export function newCaEndpoint(options: CaServerOptions): CaEndpoint {
         log: options.log,
       })
     : undefined;
+  let serving: ServingProviders | undefined;
+  const providers = (): ServingProviders => (serving ??= servingProvidersOf(daemonCertificate, options.tlsFiles));
   return {
     daemonCertificate,
     register: (server) => newCaGrpcService(server, options),
-    credentials: () => withCipherSuites(serverCredentials(daemonCertificate, options.tlsFiles), options.cipherSuites ?? []),
+    credentials: () => withCipherSuites(credentialsOf(providers()), options.cipherSuites ?? []),
+    servingProviders: () => providers(),
     start() {
       daemonCertificate?.start();
       // Clients verified against the old bundle only would miss a rotated root: re-issue with the new one.
@@ -125,11 +130,29 @@ export function newCaServer(options: CaServerOptions): CaServer {
   };
 }
 
-function serverCredentials(daemonCertificate: DaemonCertificate | undefined, files: CaServerOptions['tlsFiles']): ServerCredentials {
+/** The serving identity and the roots clients are verified with (and webhooks' `caBundle` holds). */
+export interface ServingProviders {
+  readonly identity: experimental.CertificateProvider;
+  readonly roots: experimental.CertificateProvider | null;
+}
+
+function credentialsOf(providers: ServingProviders): ServerCredentials {
+  return experimental.createCertificateProviderServerCredentials(providers.identity, providers.roots, false);
+}
+
+function servingProvidersOf(daemonCertificate: DaemonCertificate | undefined, files: CaServerOptions['tlsFiles']): ServingProviders {
   if (!files) {
     if (!daemonCertificate) throw new CaError('ca-material-invalid', 'no serving certificate');
-    return experimental.createCertificateProviderServerCredentials(daemonCertificate, daemonCertificate, false);
+    return { identity: daemonCertificate, roots: daemonCertificate };
   }
+  return fileServingProviders(files, daemonCertificate ?? null);
+}
+
+/** `--tlsCertFile`/`--tlsKeyFile` (and `--caCertFile`), re-read every minute. */
+export function fileServingProviders(
+  files: NonNullable<CaServerOptions['tlsFiles']>,
+  fallbackRoots: experimental.CertificateProvider | null = null,
+): ServingProviders {
   const identity = new experimental.FileWatcherCertificateProvider({
     certificateFile: files.certFile,
     privateKeyFile: files.keyFile,
@@ -137,7 +160,6 @@ function serverCredentials(daemonCertificate: DaemonCertificate | undefined, fil
   });
   const roots = files.caCertFile
     ? new experimental.FileWatcherCertificateProvider({ caCertificateFile: files.caCertFile, refreshIntervalMs: 60_000 })
-    : (daemonCertificate ?? null);
-  return experimental.createCertificateProviderServerCredentials(identity, roots, false);
+    : fallbackRoots;
+  return { identity, roots };
 }
-

@@ -186,6 +186,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
           '--secureGRPCAddr', `127.0.0.1:${ports.securePort}`,
           '--httpAddr', `127.0.0.1:${ports.httpPort}`,
           '--monitoringAddr', `127.0.0.1:${ports.monitoringPort}`,
+          '--httpsAddr', '127.0.0.1:0',
           '--ctrlz_port', '0',
         ],
         { ...(kubernetes ? { POD_NAME: 'meshd-local' } : { JWT_RULE: issuer.jwtRule }), PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' },
