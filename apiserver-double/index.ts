@@ -4,5 +4,5 @@
  * TokenReview. Built and shipped: the local mesh's Kubernetes mode runs on it, and tests drive
  * it with the real kubectl, helm and client-node. Product packages never import it.
  */
-export type { ApiServerDouble, ApiServerDoubleOptions, FaultControls, IssueTokenOptions } from './api-server-double.js';
+export type { ApiServerDouble, ApiServerDoubleOptions, FaultControls, IssueTokenOptions, WebhookServiceResolver } from './api-server-double.js';
 export { startApiServerDouble } from './api-server-double.js';
