@@ -124,11 +124,15 @@ describe('admission chain: which webhooks are called, and what their failures do
     expect(widget).toMatchObject({ status: 201, body: { spec: { colour: 'red', size: 3 } } });
     const patched = await send('PATCH', '/apis/example.io/v1/namespaces/custom/widgets/w', { spec: { colour: 'blue' } }, 'application/merge-patch+json');
     expect(patched).toMatchObject({ status: 200, body: { spec: { colour: 'blue', size: 3 } } });
-    expect(apiServer.objects('example.io/v1', 'Widget', 'custom').map((o) => o['spec'])).toEqual([{ colour: 'blue', size: 3 }]);
+    expect(apiServer.objects('example.io/v1', 'Widget', 'custom').map((o) => [o['spec'], o.metadata?.generation])).toEqual([[{ colour: 'blue', size: 3 }, 2]]);
+    webhooks.answer('/all', () => ({ allowed: true, patch: [{ op: 'replace', path: '/spec/size', value: 4 }] }));
+    const current = await send('GET', '/apis/example.io/v1/namespaces/custom/widgets/w', undefined);
+    expect((await send('PUT', '/apis/example.io/v1/namespaces/custom/widgets/w', current.body)).body).toMatchObject({ spec: { size: 4 }, metadata: { generation: 3 } });
     await configureWebhooks(apiServer.url, 'validating', 'not-reviewed', [webhookEntry('n.example.io', byUrl('/all'))]);
 
     expect(webhooks.reviewsAt('/all').map((r) => [(r['request'] as JsonObject)['operation'], ((r['request'] as JsonObject)['kind'] as JsonObject)['kind']])).toEqual([
       ['CREATE', 'Widget'],
+      ['UPDATE', 'Widget'],
       ['UPDATE', 'Widget'],
     ]);
     expect((webhooks.reviewsAt('/all')[1]?.['request'] as JsonObject)['options']).toMatchObject({ kind: 'PatchOptions' });

@@ -69,7 +69,7 @@ export async function admittedWrite(
       ...(opts.force ? { force: true } : {}),
     },
   });
-  const admitted = withIdentityOf(candidate, object);
+  const admitted = withGenerationFor(old, candidate, withIdentityOf(candidate, object));
   if (dryRun) return { object: admitted as KubeObject, warnings };
   return { object: commit(service, type, version, namespace, name, old, admitted), warnings };
 }
@@ -87,6 +87,19 @@ function withIdentityOf(candidate: JsonObject, admitted: JsonObject): JsonObject
     else metadata[field] = from[field];
   }
   return result;
+}
+
+/** The generation counts spec changes, a webhook's included: bumped once when only the webhook changed the spec. */
+function withGenerationFor(old: JsonObject | undefined, candidate: JsonObject, admitted: JsonObject): JsonObject {
+  const generationOf = (object: JsonObject): unknown => (object['metadata'] as JsonObject)['generation'];
+  if (!old || deepEqual(specPart(candidate), specPart(admitted)) || generationOf(candidate) !== generationOf(old)) return admitted;
+  (admitted['metadata'] as JsonObject)['generation'] = Number(generationOf(old) ?? 1) + 1;
+  return admitted;
+}
+
+function specPart(object: JsonObject): JsonObject {
+  const { metadata: _m, status: _s, apiVersion: _a, kind: _k, ...rest } = object;
+  return rest;
 }
 
 function commit(service: ResourceService, type: ResourceType, version: string, namespace: string, name: string, old: JsonObject | undefined, admitted: JsonObject): KubeObject {

@@ -41,10 +41,15 @@ export async function postToWebhook(config: WebhookClientConfig, body: unknown, 
       ...(target.servername ? { servername: target.servername } : {}),
       headers: { 'Content-Type': 'application/json', Accept: 'application/json', 'Content-Length': Buffer.byteLength(payload) },
     });
-    const timer = setTimeout(() => req.destroy(new DeadlineExceeded()), timeoutSeconds * 1000);
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      req.destroy();
+    }, timeoutSeconds * 1000);
     const fail = (err: Error): void => {
       clearTimeout(timer);
-      reject(new WebhookCallError(`failed to call webhook: Post "${target.displayUrl}": ${transportReason(err, target)}`));
+      const why = timedOut ? 'context deadline exceeded' : transportReason(err, target);
+      reject(new WebhookCallError(`failed to call webhook: Post "${target.displayUrl}": ${why}`));
     };
     req.on('error', fail);
     req.on('response', (res) => {
@@ -92,11 +97,8 @@ function targetOf(config: WebhookClientConfig, timeoutSeconds: number, resolveSe
   return { displayUrl, host: endpoint.host, port: endpoint.port, path, servername };
 }
 
-class DeadlineExceeded extends Error {}
-
 /** Node's socket and TLS errors in the words of Go's HTTP client, which kube's messages carry. */
 function transportReason(err: Error, target: Target): string {
-  if (err instanceof DeadlineExceeded) return 'context deadline exceeded';
   const code = (err as NodeJS.ErrnoException).code ?? '';
   const address = `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
   if (code === 'ECONNREFUSED') return `dial tcp ${address}: connect: connection refused`;
