@@ -5,6 +5,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { newRealClock } from '../controllers/runtime/clock.js';
 import type { Clock } from '../controllers/runtime/clock.js';
 import type { KubeObject } from '../controllers/runtime/source.js';
+import { AdmissionChain } from './admission/index.js';
+import type { WebhookServiceResolver } from './admission/index.js';
 import { builtinResourceTypes } from './builtin-resources.js';
 import { FaultState } from './faults.js';
 import type { FaultControls } from './faults.js';
@@ -18,6 +20,7 @@ import { TokenAuthority } from './token-authority.js';
 import { WatchHub } from './watch-hub.js';
 
 export type { FaultControls } from './faults.js';
+export type { WebhookServiceResolver } from './admission/index.js';
 
 export interface IssueTokenOptions {
   namespace: string;
@@ -52,6 +55,11 @@ export interface ApiServerDoubleOptions {
   bookmarkIntervalMs?: number;
   /** Drives timestamps, token lifetimes, bookmarks, watch timeouts and injected delays. */
   clock?: Clock;
+  /**
+   * Where admission webhooks given as `clientConfig.service` are dialled (TLS server name
+   * `<name>.<namespace>.svc`); without it, or when it answers `undefined`, such calls fail.
+   */
+  serviceResolver?: WebhookServiceResolver;
 }
 
 const ADMIN_TOKEN = 'mesh-double-admin-token';
@@ -65,11 +73,18 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
   const tokens = await TokenAuthority.create(clock);
   const watches = new WatchHub(service, clock, options.bookmarkIntervalMs ?? 1000);
   const faultState = new FaultState();
+  const admission = new AdmissionChain(
+    {
+      webhookConfigurations: (phase) => store.list(`admissionregistration.k8s.io/${phase}webhookconfigurations`),
+      namespace: (name) => store.get('/namespaces', '', name),
+    },
+    options.serviceResolver,
+  );
   const host = options.host ?? '127.0.0.1';
   let address = '';
 
   const server = createServer(
-    newRequestHandler({ service, watches, tokens, faults: faultState, clock, serverAddress: () => address }),
+    newRequestHandler({ service, watches, tokens, faults: faultState, clock, admission, serverAddress: () => address }),
   );
   server.on('connection', (socket) => {
     if (faultState.refusing) {

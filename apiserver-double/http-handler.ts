@@ -1,6 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
 import type { Clock } from '../controllers/runtime/clock.js';
+import { AdmissionRejection, admittedWrite, warningHeaderValue } from './admission/index.js';
+import type { AdmissionChain } from './admission/index.js';
 import type { KubeObject } from '../controllers/runtime/source.js';
 import { aggregatedDiscovery, AGGREGATED_DISCOVERY_V2, coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
 import type { FaultState } from './faults.js';
@@ -30,6 +32,7 @@ export interface HandlerDeps {
   tokens: TokenAuthority;
   faults: FaultState;
   clock: Clock;
+  admission: AdmissionChain;
   /** host:port as clients reach the server. */
   serverAddress: () => string;
 }
@@ -40,6 +43,8 @@ interface Reply {
   status: number;
   body: unknown;
   contentType?: string;
+  /** Sent as `Warning: 299 - "…"` headers. */
+  warnings?: string[];
 }
 
 const MAX_BODY_BYTES = 8 * 1024 * 1024;
@@ -180,14 +185,18 @@ async function handleResource(
     const object = parseBody(req, body);
     if (type.ephemeral) return review(deps, type, version, object);
     const user = type.kind === 'CertificateSigningRequest' ? await requestUser(deps, req) : ADMIN_USER;
-    const created = service.create(type, version, namespace, object, { ...writeOptions(), user });
-    return { status: 201, body: created };
+    const request = { type, version, namespace, name, opts: { ...writeOptions(), user }, optionsKind: 'CreateOptions' };
+    const created = await admittedWrite(deps.admission, service, request, (opts) => service.create(type, version, namespace, object, opts));
+    return { status: 201, body: created.object, warnings: created.warnings };
   }
 
   if (method === 'PUT') {
     if (name === undefined) throw methodNotAllowed();
     requireVerb('update');
-    return { status: 200, body: service.update(type, version, namespace, name, parseBody(req, body), writeOptions()) };
+    const object = parseBody(req, body);
+    const request = { type, version, namespace, name, opts: writeOptions(), optionsKind: 'UpdateOptions' };
+    const updated = await admittedWrite(deps.admission, service, request, (opts) => service.update(type, version, namespace, name, object, opts));
+    return { status: 200, body: updated.object, warnings: updated.warnings };
   }
 
   if (method === 'PATCH') {
@@ -203,8 +212,9 @@ async function handleResource(
       );
     }
     const existed = patchType === 'apply' && service.store.get(storageKey(type), type.namespaced ? namespace : '', name) !== undefined;
-    const patched = service.patch(type, version, namespace, name, patchType, body.toString('utf8'), writeOptions());
-    return { status: patchType === 'apply' && !existed ? 201 : 200, body: patched };
+    const request = { type, version, namespace, name, opts: writeOptions(), optionsKind: 'PatchOptions' };
+    const patched = await admittedWrite(deps.admission, service, request, (opts) => service.patch(type, version, namespace, name, patchType, body.toString('utf8'), opts));
+    return { status: patchType === 'apply' && !existed ? 201 : 200, body: patched.object, warnings: patched.warnings };
   }
 
   if (method === 'DELETE') {
@@ -387,6 +397,7 @@ function parseBody(req: IncomingMessage, body: Buffer): JsonObject {
 }
 
 function errorReply(err: unknown): Reply {
+  if (err instanceof AdmissionRejection) return { status: err.httpCode, body: err.toStatus(), warnings: err.warnings };
   if (err instanceof StatusError) return { status: err.httpCode, body: err.toStatus() };
   const failure = new StatusError(500, 'InternalError', `Internal error occurred: ${errorMessage(err)}`);
   return { status: 500, body: failure.toStatus() };
@@ -399,6 +410,7 @@ function send(res: ServerResponse, reply: Reply): void {
     'Content-Type': reply.contentType ?? 'application/json',
     'Content-Length': Buffer.byteLength(text),
     'Cache-Control': 'no-cache, private',
+    ...(reply.warnings?.length ? { Warning: reply.warnings.map(warningHeaderValue) } : {}),
   });
   res.end(text);
 }

@@ -48,7 +48,7 @@ export const ERROR_CODES = {
   /** The embedded data plane. */
   dataplane: ['bootstrap-invalid', 'secret-missing', 'config-rejected', 'rbac-config-invalid'],
   /** The API server double (the Kubernetes reason of a failure travels beside the code). */
-  apiserverDouble: ['api-status', 'json-patch', 'revision-compacted', 'revision-too-large'],
+  apiserverDouble: ['api-status', 'json-patch', 'revision-compacted', 'revision-too-large', 'webhook-call', 'webhook-response-invalid'],
   /** meshctl. */
   meshctl: ['validation-failed', 'wait-timeout'],
 } as const;
