@@ -72,6 +72,8 @@ export function addWebhookConfigPatcher(options: WebhookConfigPatcherOptions): C
   });
   let bundle: string | undefined;
   let readyForFailClose = false;
+  // The reference retries the probe from 1 s, doubling, up to 1 min.
+  let probeRetryMs = 1000;
   const keyOf = (prefix: string) => (object: KubeObject): ObjectKey => ({ namespace: '', name: `${prefix}${object.metadata?.name ?? ''}` });
 
   let builder = controllerFor(manager, 'webhook-config-patcher').watches(validating, keyOf(VALIDATING)).withLogger(log);
@@ -115,8 +117,11 @@ export function addWebhookConfigPatcher(options: WebhookConfigPatcherOptions): C
         )
       : undefined;
     if (result) return result;
-    // Not ready to fail closed yet: look again with backoff (the webhook may still be starting).
-    return readyForFailClose ? undefined : { requeue: true };
+    if (readyForFailClose) return undefined;
+    // Not ready to fail closed yet: look again later (the webhook may still be starting).
+    const retryMs = probeRetryMs;
+    probeRetryMs = Math.min(probeRetryMs * 2, 60_000);
+    return { requeueAfterMs: retryMs };
   });
 
   const enqueueAll = (): void => {

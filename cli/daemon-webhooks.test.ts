@@ -1,0 +1,166 @@
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { AdmissionregistrationV1Api, ApiextensionsV1Api, CoreV1Api, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
+import { addLoggingFlags, loadSettings } from '../controllers/runtime/index.js';
+import { buildCrdManifests } from '../crds/crd-manifests.js';
+import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
+import { toolPath } from '../testing/tools.js';
+import { freePort, waitFor } from '../testing/wait-for.js';
+import { newDiscoveryCommand } from './discovery-command.js';
+import { meshdOptionsFrom, runDiscovery } from './discovery-server.js';
+
+// The daemon's admission webhooks in Kubernetes mode, run in process against the API server
+// double's admission chain and driven with the real kubectl: the daemon patches caBundle into its
+// webhook configurations, switches validation to fail-closed once an invalid Gateway is denied,
+// and kubectl shows the daemon's denials and warnings.
+const run = promisify(execFile);
+
+let kube: ApiServerDouble;
+let workDir: string;
+let kubectlPath: string;
+let httpsPort: number;
+let httpPort: number;
+let daemonStop: AbortController | undefined;
+let daemonDone: Promise<unknown> | undefined;
+
+const kubectl = async (...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> => {
+  try {
+    const { stdout, stderr } = await run(kubectlPath, ['--kubeconfig', join(workDir, 'kubeconfig'), ...args], { env: { HOME: workDir }, timeout: 30_000 });
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string; code?: number };
+    return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: typeof failed.code === 'number' ? failed.code : -1 };
+  }
+};
+let manifests = 0;
+const apply = (yaml: string): Promise<{ stdout: string; stderr: string; code: number }> => {
+  const file = join(workDir, `manifest-${++manifests}.yaml`);
+  writeFileSync(file, yaml);
+  return kubectl('apply', '-f', file);
+};
+
+const service = (path: string) => ({ service: { name: 'meshd', namespace: 'mesh-system', path, port: 443 }, caBundle: '' });
+const validatingConfiguration = {
+  metadata: { name: 'mesh-validator-mesh-system', labels: { 'mesh.io/rev': 'default', app: 'meshd' } },
+  webhooks: [
+    {
+      name: 'validation.mesh.io',
+      clientConfig: service('/validate'),
+      rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: ['security.mesh.io', 'networking.mesh.io'], apiVersions: ['*'], resources: ['*'] }],
+      failurePolicy: 'Ignore',
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1beta1', 'v1'],
+      objectSelector: { matchExpressions: [{ key: 'mesh.io/rev', operator: 'DoesNotExist' }] },
+    },
+    {
+      name: 'rev.validation.mesh.io',
+      clientConfig: service('/validate'),
+      rules: [{ operations: ['CREATE', 'UPDATE'], apiGroups: ['security.mesh.io', 'networking.mesh.io'], apiVersions: ['*'], resources: ['*'] }],
+      failurePolicy: 'Ignore',
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1beta1', 'v1'],
+      objectSelector: { matchExpressions: [{ key: 'mesh.io/rev', operator: 'In', values: ['default'] }] },
+    },
+  ],
+};
+const mutatingConfiguration = {
+  metadata: { name: 'mesh-sidecar-injector', labels: { 'mesh.io/rev': 'default', app: 'sidecar-injector' } },
+  webhooks: [
+    {
+      name: 'namespace.sidecar-injector.mesh.io',
+      clientConfig: service('/inject'),
+      rules: [{ operations: ['CREATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods'] }],
+      failurePolicy: 'Fail',
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1beta1', 'v1'],
+      namespaceSelector: { matchLabels: { 'mesh-injection': 'enabled' } },
+    },
+    { name: 'someone-else.example.io', clientConfig: { url: 'https://127.0.0.1:1/x', caBundle: '' }, sideEffects: 'None', admissionReviewVersions: ['v1'], rules: [] },
+  ],
+};
+
+async function startDaemon(): Promise<void> {
+  const settings = loadSettings('pilot-discovery', { POD_NAME: 'meshd-webhooks', ECC_SIGNATURE_ALGORITHM: 'ECDSA' });
+  daemonStop = new AbortController();
+  const stop = daemonStop;
+  const command = addLoggingFlags(
+    newDiscoveryCommand({ namespace: 'mesh-system', clusterID: 'Kubernetes' }, (flags) => runDiscovery(meshdOptionsFrom(flags, { settings, args: [] }), stop.signal)),
+  );
+  const argv = ['--orchconfig', join(workDir, 'kubeconfig'), '--grpcAddr', '127.0.0.1:0', '--secureGRPCAddr', '127.0.0.1:0', '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', `127.0.0.1:${httpsPort}`, '--ctrlz_port', '0', '--log_target', join(workDir, 'meshd.log')];
+  daemonDone = command.parseAsync(argv, { from: 'user' }).catch((error: unknown) => error);
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, description: 'the daemon ready' });
+}
+
+beforeAll(async () => {
+  kubectlPath = await toolPath('kubectl');
+  [httpsPort, httpPort] = await Promise.all([freePort(), freePort()]);
+  kube = await startApiServerDouble({
+    bookmarkIntervalMs: 0,
+    serviceResolver: (namespace, name, port) => (namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: httpsPort } : undefined),
+  });
+  const kubeConfig = kube.kubeConfig();
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  for (const name of ['mesh-system', 'foo']) await core.createNamespace({ body: { metadata: { name } } });
+  const extensions = kubeConfig.makeApiClient(ApiextensionsV1Api);
+  for (const crd of buildCrdManifests()) await extensions.createCustomResourceDefinition({ body: crd as never });
+  const admission = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  await admission.createValidatingWebhookConfiguration({ body: validatingConfiguration as never });
+  await admission.createMutatingWebhookConfiguration({ body: mutatingConfiguration as never });
+  workDir = mkdtempSync(join(tmpdir(), 'daemon-webhooks-'));
+  await kube.writeKubeconfig(join(workDir, 'kubeconfig'));
+  await startDaemon();
+}, 60_000);
+
+afterAll(async () => {
+  daemonStop?.abort();
+  await daemonDone;
+  await kube?.close();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+const readValidating = async (): Promise<V1ValidatingWebhookConfiguration> =>
+  kube.kubeConfig().makeApiClient(AdmissionregistrationV1Api).readValidatingWebhookConfiguration({ name: 'mesh-validator-mesh-system' });
+
+describe('the daemon keeps its webhook configurations right', () => {
+  test('caBundle is patched into the validation webhook and the injection webhooks (only those), and validation switches to fail-closed', async () => {
+    await waitFor(async () => (await readValidating()).webhooks?.[0]?.failurePolicy === 'Fail', { timeoutMs: 30_000, description: 'validation switched to Fail' });
+    const validating = await readValidating();
+    const bundle = Buffer.from(validating.webhooks?.[0]?.clientConfig.caBundle ?? '', 'base64').toString();
+    expect(bundle).toMatch(/^-----BEGIN CERTIFICATE-----/);
+    const mutating = await kube.kubeConfig().makeApiClient(AdmissionregistrationV1Api).readMutatingWebhookConfiguration({ name: 'mesh-sidecar-injector' });
+    expect(mutating.webhooks?.[0]?.clientConfig.caBundle).toBe(validating.webhooks?.[0]?.clientConfig.caBundle);
+    expect(mutating.webhooks?.[1]?.clientConfig.caBundle ?? '').toBe('');
+  });
+});
+
+describe('kubectl against the daemon’s validation webhook', () => {
+  test('an invalid AuthorizationPolicy is refused with the daemon’s message naming the field', async () => {
+    const result = await apply(
+      'apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata:\n  name: bad\n  namespace: foo\nspec:\n  action: ALLOW\n  rules:\n  - to:\n    - operation:\n        methods: [""]\n',
+    );
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('admission webhook "validation.mesh.io" denied the request: configuration is invalid: spec.rules[0].to[0].operation.methods[0]: ');
+    expect((await kubectl('get', 'authorizationpolicies', '-n', 'foo', '-o', 'name')).stdout).not.toContain('bad');
+  });
+
+  test('a DENY rule with HTTP-only fields is accepted with a warning kubectl prints', async () => {
+    const result = await apply(
+      'apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata:\n  name: deny-get\n  namespace: foo\nspec:\n  action: DENY\n  rules:\n  - to:\n    - operation:\n        methods: ["GET"]\n',
+    );
+    expect(result.code).toBe(0);
+    expect(result.stderr).toMatch(/^Warning: spec\.rules\[0\].*DENY rule uses HTTP-only fields/m);
+    expect(result.stdout).toContain('authorizationpolicy.security.mesh.io/deny-get created');
+  });
+
+  test('with the daemon down, the fail-closed policy refuses what it cannot check', async () => {
+    daemonStop?.abort();
+    await daemonDone;
+    const result = await apply('apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata:\n  name: unchecked\n  namespace: foo\nspec: {}\n');
+    expect(result.code).toBe(1);
+    expect(result.stderr).toContain('failed calling webhook "validation.mesh.io"');
+  });
+});
