@@ -3,12 +3,13 @@
  * imports the command trees, test support never ships, and the layers point one way.
  * `npm test` runs `depcruise` with this file; a violation fails the run.
  */
-const PACKAGES = 'crds|pki|controllers|xds|ca|webhook|agent|dataplane|meshd|meshctl';
+const PACKAGES = 'crds|pki|kube-patch|controllers|xds|ca|webhook|agent|dataplane|meshd|meshctl';
 // The entry points of packages and of the documented sub-packages.
 const ENTRY_POINTS = [
   `^(${PACKAGES})/index\\.ts$`,
   '^controllers/runtime/index\\.ts$',
   '^xds/envoy/index\\.ts$',
+  '^webhook/inject/index\\.ts$',
   '^dataplane/decisions/index\\.ts$',
 ];
 const PRODUCT = `^(${PACKAGES}|cli)/`;
@@ -57,6 +58,13 @@ module.exports = {
       comment: 'controllers/runtime/ is the base every process plugs into: it imports no other package of ours.',
       from: { path: '^controllers/runtime/', pathNot: TESTS },
       to: { path: `^(${PACKAGES}|cli|e2e|bench)/`, pathNot: '^controllers/runtime/' },
+    },
+    {
+      name: 'kube-patch-stands-alone',
+      comment: 'kube-patch/ is shared by the API server double and the injector: it imports no other package of ours.',
+      severity: 'error',
+      from: { path: '^kube-patch/', pathNot: TESTS },
+      to: { path: `^(${PACKAGES}|cli|e2e|bench|testing|apiserver-double)/`, pathNot: '^kube-patch/' },
     },
     {
       name: 'envoy-plumbing-stands-alone',

@@ -1,4 +1,4 @@
-import { builtinListStrategy } from './list-strategy.js';
+import { builtinListStrategy } from '../kube-patch/index.js';
 import { STANDARD_VERBS } from './resource-type.js';
 import type { PrinterColumn, ResourceType } from './resource-type.js';
 

@@ -1,6 +1,6 @@
 import { isPlainObject } from './object-util.js';
 import type { JsonObject } from './object-util.js';
-import { schemaListStrategy } from './list-strategy.js';
+import { schemaListStrategy } from '../kube-patch/index.js';
 import { compareKubeVersions, STANDARD_VERBS } from './resource-type.js';
 import type { PrinterColumn, ResourceType } from './resource-type.js';
 import type { FieldError } from './status-error.js';

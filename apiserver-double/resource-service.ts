@@ -17,7 +17,7 @@ import { type ResourceRegistry, storageKey } from './resource-registry.js';
 import { apiVersionOf, hasStatus, parseApiVersion } from './resource-type.js';
 import type { ResourceType } from './resource-type.js';
 import { serverSideApply } from './server-side-apply.js';
-import { applyStrategicMergePatch } from './strategic-merge-patch.js';
+import { applyStrategicMergePatch } from '../kube-patch/index.js';
 import {
   alreadyExists,
   badRequest,

@@ -1,3 +1,7 @@
+import type { ListStrategyResolver } from '../kube-patch/index.js';
+
+export type { ListStrategy, ListStrategyResolver } from '../kube-patch/index.js';
+
 /** A column of the `Table` that `kubectl get` prints. */
 export interface PrinterColumn {
   name: string;
@@ -11,11 +15,6 @@ export interface PrinterColumn {
   compute?: (object: Record<string, unknown>) => unknown;
 }
 
-/** How a list-valued field merges in strategic merge patch and server-side apply. */
-export type ListStrategy = { type: 'map'; keys: string[] } | { type: 'set' } | { type: 'atomic' };
-
-/** Resolves the strategy of the list at a field path (names only, list indices left out). */
-export type ListStrategyResolver = (fieldPath: readonly string[]) => ListStrategy;
 
 /** One served kind: everything the routes, discovery and the storage need to know about it. */
 export interface ResourceType {

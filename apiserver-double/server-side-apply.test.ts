@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { fromFieldsV1, leafFields, toFieldsV1 } from './field-set.js';
-import { builtinListStrategy } from './list-strategy.js';
+import { builtinListStrategy } from '../kube-patch/index.js';
 import type { WriteContext } from './managed-fields.js';
 import { serverSideApply } from './server-side-apply.js';
 

@@ -43,6 +43,8 @@ export const ERROR_CODES = {
   xds: ['invalid-node', 'invalid-xds-resource', 'unknown-proto-type', 'proto-missing', 'proto-load-failed', 'stream-closed', 'unauthenticated', 'permission-denied', 'jwks-fetch-failed'],
   /** The certificate authority and X.509 handling. */
   ca: ['csr-malformed', 'csr-signature', 'csr-unsupported', 'ttl-too-long', 'identity-invalid', 'ca-material-invalid', 'ca-store-conflict', 'ca-unavailable', 'sign-failed', 'der', 'pem'],
+  /** The sidecar injector (webhook/inject/): its config, the pod's annotations, the templates. */
+  webhook: ['invalid-injector-config', 'invalid-injection-annotation', 'injection-template-not-found', 'injection-template-failed', 'invalid-injection-input'],
   /** The agent and its capture rules. */
   agent: ['iptables-command-failed', 'iptables-validation-failed', 'resolv-conf-unreadable', 'credential-fetcher-invalid', 'app-probers-invalid'],
   /** The embedded data plane. */

@@ -1,6 +1,6 @@
-import { clone, deepEqual, isPlainObject } from './object-util.js';
-import type { JsonObject } from './object-util.js';
-import type { ListStrategyResolver } from './resource-type.js';
+import { clone, deepEqual, isPlainObject } from './json-value.js';
+import type { JsonObject } from './json-value.js';
+import type { ListStrategyResolver } from './list-strategy.js';
 
 const SET_ORDER = '$setElementOrder/';
 const DELETE_FROM_PRIMITIVE = '$deleteFromPrimitiveList/';

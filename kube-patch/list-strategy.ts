@@ -1,10 +1,16 @@
-import type { ListStrategy, ListStrategyResolver } from './resource-type.js';
+/** How a list-valued field merges in strategic merge patch and server-side apply. */
+export type ListStrategy = { type: 'map'; keys: string[] } | { type: 'set' } | { type: 'atomic' };
+
+/** Resolves the strategy of the list at a field path (names only, list indices left out). */
+export type ListStrategyResolver = (fieldPath: readonly string[]) => ListStrategy;
 
 const ATOMIC: ListStrategy = { type: 'atomic' };
 
 /**
- * Merge keys of the built-in lists that kubectl apply and server-side apply merge element by
- * element (the `patchMergeKey`/`listMapKeys` markers of the Kubernetes types). Others are atomic.
+ * Merge keys of the built-in lists (a pod's containers and init containers, volumes, env and
+ * image pull secrets by name, volume mounts by mount path, container ports by port and protocol)
+ * that kubectl apply, server-side apply and the sidecar injector merge element by element (the
+ * `patchMergeKey`/`listMapKeys` markers of the Kubernetes types). Others are atomic.
  */
 export function builtinListStrategy(fieldPath: readonly string[]): ListStrategy {
   const last = fieldPath[fieldPath.length - 1];

@@ -1,0 +1,181 @@
+import Handlebars from 'handlebars';
+import { parse } from 'yaml';
+import { errorMessage } from '../../controllers/runtime/index.js';
+import type { MeshConfig } from '../../crds/index.js';
+import { applyStrategicMergePatch, builtinListStrategy, clone, isPlainObject } from '../../kube-patch/index.js';
+import { InjectionError } from './injection-error.js';
+import { injectionRequired, type InjectionDecision } from './injection-required.js';
+import { injectionStatusOf } from './injection-status.js';
+import type { InjectorConfig } from './injector-config.js';
+import { ANNOTATIONS } from './names.js';
+import { metadataOf, objectList, stringMap, type JsonObject, type Pod } from './pod.js';
+import { postProcessPod } from './post-process.js';
+import { buildTemplateData, type TemplateData } from './template-data.js';
+import { templateHelpers } from './template-helpers.js';
+import { uninjectPod } from './uninject.js';
+import { parseBool, validateAnnotations } from './validate-annotations.js';
+import type { WorkloadMeta } from './workload-meta.js';
+
+/** One injection: the pod and everything around it that shapes its sidecar. */
+export interface InjectParams {
+  readonly pod: Pod;
+  /** The request's namespace: fills `metadata.namespace` when the pod has none. */
+  readonly namespace: string;
+  readonly meshConfig: MeshConfig;
+  /** The injector's revision; '' is the default revision. */
+  readonly revision?: string;
+  /** ENABLE_LEGACY_FSGROUP_INJECTION (default true): the pod's fsGroup becomes 1337 when unset. */
+  readonly legacyFsGroup?: boolean;
+  /** REWRITE_PROBE_LEGACY_LOCALHOST_DESTINATION: the agent probes the app on localhost. */
+  readonly rewriteProbeLegacyLocalhost?: boolean;
+  /** Env from the webhook's URL path (`/inject/cluster/<id>/net/<network>` gives MESH_META_CLUSTER_ID, MESH_META_NETWORK). */
+  readonly urlEnv?: Readonly<Record<string, string>>;
+  /** The proxy image when the pod does not name one. */
+  readonly proxyImage?: string;
+  /** The workload that holds the pod, when the pod does not say (a kube-inject pod template has no owner references). */
+  readonly workload?: WorkloadMeta;
+}
+
+export interface Injector {
+  /** Whether the pod gets a sidecar (§1.3 order). */
+  required(pod: Pod, namespace: string): InjectionDecision;
+  /** The injected pod; throws an `InjectionError` the webhook turns into a denial. */
+  inject(params: InjectParams): Pod;
+  /** The template names, sorted. */
+  readonly templateNames: readonly string[];
+}
+
+export interface CompileOptions {
+  /** What the templates' `env` function reads (no process environment here). */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+type RenderTemplate = (data: TemplateData) => string;
+
+/** Compiles every template up front, each injector with its own Handlebars environment and helpers. */
+export function compileInjector(config: InjectorConfig, options: CompileOptions = {}): Injector {
+  const handlebars = Handlebars.create();
+  for (const [name, helper] of Object.entries(templateHelpers(options.env ?? {}))) handlebars.registerHelper(name, helper);
+  const templates = new Map<string, RenderTemplate>();
+  for (const [name, text] of Object.entries(config.templates)) {
+    try {
+      const compiled = handlebars.compile<TemplateData>(handlebars.parse(text), { noEscape: true, strict: false });
+      templates.set(name, (data) => compiled(data));
+    } catch (error) {
+      throw new InjectionError('injection-template-failed', `failed to run injection template: template "${name}": ${errorMessage(error)}`, { cause: error });
+    }
+  }
+  const templateNames = [...templates.keys()].sort();
+  return {
+    templateNames,
+    required: (pod, namespace) => injectionRequired(config, pod, namespace),
+    inject: (params) => injectPod(config, templates, templateNames, params),
+  };
+}
+
+function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, RenderTemplate>, templateNames: readonly string[], params: InjectParams): Pod {
+  const pod = clone(params.pod);
+  const metadata = metadataOf(pod);
+  if (typeof metadata['namespace'] !== 'string' || metadata['namespace'] === '') metadata['namespace'] = params.namespace;
+  const namespace = String(metadata['namespace']);
+  const annotations = stringMap(metadata['annotations']);
+  validateAnnotations(annotations);
+
+  // Re-injection starts from the app's own pod, so that injecting twice gives what injecting once does.
+  const appPod = uninjectPod(pod);
+  const revision = params.revision ?? '';
+  const urlEnv = params.urlEnv ?? {};
+  const data = buildTemplateData({
+    pod: appPod,
+    namespace,
+    meshConfig: params.meshConfig,
+    values: config.values,
+    revision,
+    urlEnv,
+    proxyImage: params.proxyImage,
+    workload: params.workload,
+    rewriteProbeLegacyLocalhost: params.rewriteProbeLegacyLocalhost ?? false,
+  });
+
+  let merged: Pod = clone(appPod);
+  let templatePod: Pod = {};
+  for (const name of selectTemplates(config, annotations, templateNames)) {
+    const render = templates.get(name) as RenderTemplate;
+    const overlay = renderOverlay(render, data);
+    templatePod = mergePod(templatePod, overlay);
+    merged = mergePod(merged, overlay);
+  }
+  merged = reapplyUserContainers(merged, appPod, templatePod);
+
+  const statusPort = Number(annotations[ANNOTATIONS.statusPort] ?? data.proxyConfig.statusPort);
+  const probeAnnotation = annotations[ANNOTATIONS.rewriteAppHTTPProbers];
+  const webhookValues = (data.values['sidecarInjectorWebhook'] ?? {}) as JsonObject;
+  const global = (data.values['global'] ?? {}) as JsonObject;
+  const proxyValues = (global['proxy'] ?? {}) as JsonObject;
+  postProcessPod(merged, {
+    meshConfig: params.meshConfig,
+    statusPort,
+    rewriteProbes: (probeAnnotation === undefined ? undefined : parseBool(probeAnnotation)) ?? webhookValues['rewriteAppHTTPProbe'] === true,
+    holdApplication: data.proxyConfig.holdApplicationUntilProxyStarts || proxyValues['holdApplicationUntilProxyStarts'] === true,
+    network: typeof global['network'] === 'string' ? global['network'] : '',
+    status: injectionStatusOf(templatePod, revision),
+    injectedAnnotations: config.injectedAnnotations,
+    urlEnv,
+    legacyFsGroup: params.legacyFsGroup ?? true,
+  });
+  return merged;
+}
+
+/** `inject.mesh.io/templates` (aliases expanded), else the config's defaults; an unknown name fails. */
+function selectTemplates(config: InjectorConfig, annotations: Readonly<Record<string, string>>, known: readonly string[]): string[] {
+  const requested = annotations[ANNOTATIONS.templates];
+  const names = requested === undefined ? [...config.defaultTemplates] : requested.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const resolved = names.flatMap((name) => config.aliases[name] ?? [name]);
+  for (const name of resolved) {
+    if (!known.includes(name)) throw new InjectionError('injection-template-not-found', `requested template "${name}" not found; have ${known.join(', ')}`);
+  }
+  return resolved;
+}
+
+function renderOverlay(render: RenderTemplate, data: TemplateData): JsonObject {
+  let overlay: unknown;
+  try {
+    overlay = parse(render(data));
+  } catch (error) {
+    throw new InjectionError('injection-template-failed', `failed to run injection template: ${errorMessage(error)}`, { cause: error });
+  }
+  if (overlay === null || overlay === undefined) return {};
+  if (!isPlainObject(overlay)) throw new InjectionError('injection-template-failed', 'failed to run injection template: the template did not render a YAML object');
+  return overlay;
+}
+
+function mergePod(pod: Pod, overlay: JsonObject): Pod {
+  return applyStrategicMergePatch(pod, overlay, builtinListStrategy) as Pod;
+}
+
+/**
+ * A container the user declared under a template container's name (a `mesh-proxy` with its own
+ * resources, a gateway's `image: auto`) keeps the user's fields over the template's; the user's
+ * declarations are kept in `proxy.mesh.io/overrides` so that re-injection and uninjection find them.
+ */
+function reapplyUserContainers(merged: Pod, appPod: Pod, templatePod: Pod): Pod {
+  const templateSpec = (templatePod['spec'] ?? {}) as JsonObject;
+  const appSpec = (appPod['spec'] ?? {}) as JsonObject;
+  const overrides: Record<string, JsonObject[]> = {};
+  let result = merged;
+  for (const field of ['containers', 'initContainers']) {
+    for (const templateContainer of objectList(templateSpec, field)) {
+      const user = objectList(appSpec, field).find((container) => container['name'] === templateContainer['name']);
+      if (!user) continue;
+      (overrides[field] ??= []).push(clone(user));
+      const overlay = clone(user);
+      if (overlay['image'] === 'auto') delete overlay['image'];
+      result = mergePod(result, { spec: { [field]: [overlay] } });
+    }
+  }
+  if (Object.keys(overrides).length > 0) {
+    const metadata = metadataOf(result);
+    metadata['annotations'] = { ...stringMap(metadata['annotations']), [ANNOTATIONS.overrides]: JSON.stringify(overrides) };
+  }
+  return result;
+}
