@@ -156,6 +156,49 @@ describe('kubectl against the daemon’s validation webhook', () => {
     expect(result.stdout).toContain('authorizationpolicy.security.mesh.io/deny-get created');
   });
 
+});
+
+const POD = (name: string, extra = ''): string =>
+  `apiVersion: v1\nkind: Pod\nmetadata:\n  name: ${name}\n  namespace: foo\n  labels:\n    app: httpbin\n${extra}spec:\n  containers:\n  - name: httpbin\n    image: kennethreitz/httpbin\n    ports:\n    - containerPort: 80\n    readinessProbe:\n      httpGet:\n        path: /status/200\n        port: 80\n`;
+
+describe('kubectl against the daemon’s injection webhook', () => {
+  test('a pod applied in a namespace labelled mesh-injection=enabled is stored with its sidecar', async () => {
+    expect((await kubectl('label', 'namespace', 'foo', 'mesh-injection=enabled')).code).toBe(0);
+    const applied = await apply(POD('httpbin-1'));
+    expect(applied.stderr).toBe('');
+    const pod = JSON.parse((await kubectl('get', 'pod', 'httpbin-1', '-n', 'foo', '-o', 'json')).stdout) as {
+      metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+      spec: { containers: { name: string; args?: string[]; readinessProbe?: { httpGet: { port: number; path: string } } }[]; initContainers?: { name: string; args?: string[] }[]; volumes: { name: string }[] };
+    };
+    expect(pod.spec.containers.map((c) => c.name)).toEqual(['httpbin', 'mesh-proxy']);
+    expect(pod.spec.initContainers?.map((c) => c.name)).toEqual(['mesh-init']);
+    expect(pod.spec.initContainers?.[0]?.args?.slice(0, 2)).toEqual(['mesh-iptables', '-p']);
+    expect(pod.metadata.labels['security.mesh.io/tlsMode']).toBe('mesh');
+    expect(pod.metadata.labels['service.mesh.io/canonical-name']).toBe('httpbin');
+    expect(JSON.parse(pod.metadata.annotations['sidecar.mesh.io/status'] ?? '{}')).toMatchObject({ containers: ['mesh-proxy'], initContainers: ['mesh-init'], revision: 'default' });
+    // The app's probe now goes through the agent's status port (15021 here: the mesh config's statusPort).
+    expect(pod.spec.containers[0]?.readinessProbe?.httpGet).toEqual({ path: '/app-health/httpbin/readyz', port: 15021 });
+  });
+
+  test('a pod that opts out is stored as applied; an invalid annotation is refused with the webhook’s message', async () => {
+    await apply(POD('opted-out', '  annotations:\n    sidecar.mesh.io/inject: "false"\n'));
+    const pod = JSON.parse((await kubectl('get', 'pod', 'opted-out', '-n', 'foo', '-o', 'json')).stdout) as { spec: { containers: { name: string }[] } };
+    expect(pod.spec.containers.map((c) => c.name)).toEqual(['httpbin']);
+    const refused = await apply(POD('bad-annotation', '  annotations:\n    sidecar.mesh.io/interceptionMode: BOGUS\n    status.sidecar.mesh.io/port: "70000"\n'));
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('admission webhook "namespace.sidecar-injector.mesh.io" denied the request: ');
+    expect(refused.stderr).toContain("invalid value 'BOGUS' for annotation 'sidecar.mesh.io/interceptionMode'");
+    expect(refused.stderr).toContain("invalid value '70000' for annotation 'status.sidecar.mesh.io/port'");
+  });
+
+  test('/debug/inject shows the active templates', async () => {
+    const active = (await (await fetch(`http://127.0.0.1:${httpPort}/debug/inject`)).json()) as { origin: string; templates: string[] };
+    expect(active.origin).toBe('built-in defaults');
+    expect(active.templates).toEqual(expect.arrayContaining(['gateway', 'grpc-agent', 'sidecar']));
+  });
+});
+
+describe('the daemon down', () => {
   test('with the daemon down, the fail-closed policy refuses what it cannot check', async () => {
     daemonStop?.abort();
     await daemonDone;

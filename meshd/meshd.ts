@@ -105,24 +105,25 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
   });
 
   const serving = webhookServingOf(ca, tlsFiles);
-  if (serving) {
-    setupWebhookWithManager(manager, {
-      settings,
-      address: parseListenAddress(options.httpsAddr),
-      serving,
-      ...(kubeConfig ? { kubeConfig } : {}),
-      namespace: options.namespace,
-      metrics,
-      logging,
-    });
-  } else {
-    log.warn('no serving certificate (the CA server is disabled and no --tlsCertFile): the admission webhooks are not served');
-  }
+  const webhooks = serving
+    ? setupWebhookWithManager(manager, {
+        settings,
+        address: parseListenAddress(options.httpsAddr),
+        serving,
+        ...(kubeConfig ? { kubeConfig } : {}),
+        namespace: options.namespace,
+        meshConfig: () => environment.model.meshConfig(),
+        metrics,
+        logging,
+      })
+    : undefined;
+  if (!webhooks) log.warn('no serving certificate (the CA server is disabled and no --tlsCertFile): the admission webhooks are not served');
 
   const debugRoutes = (app: FastifyInstance): void => {
     // First: it installs the access check every `/debug/` route goes through.
     xds.debugRoutes(app);
     modelDebugRoutes(environment.model)(app);
+    webhooks?.debugRoutes(app);
   };
   manager.add(newMonitoringServer({ address: options.monitoringAddr, metrics, buildInfo: { ...buildInfo }, log, extraRoutes: debugRoutes }));
   manager.add(newControlZ({ address: options.ctrlzAddress, port: options.ctrlzPort, logging, settings, buildInfo: { ...buildInfo }, args: options.args, log }));

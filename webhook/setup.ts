@@ -1,8 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { FastifyInstance } from 'fastify';
+import type { MeshConfig } from '../crds/index.js';
 import type { ListenAddress, Logging, Manager, MeshMetrics, Settings } from '../controllers/runtime/index.js';
 import type { AdmissionRoute } from './admission-http.js';
 import { newAdmissionServer, type AdmissionServer } from './admission-server.js';
 import type { CaBundleSource, ServingIdentity } from './serving-identity.js';
+import { newInjectionWebhook } from './injection-webhook.js';
+import { addInjectorConfigSource } from './injector-config-source.js';
 import { newValidationRoute } from './validation-webhook.js';
 import { addWebhookConfigPatcher } from './webhook-config-patcher.js';
 import { webhookSettingsFromSettings } from './webhook-settings.js';
@@ -25,13 +29,19 @@ export interface WebhookSetupOptions {
   readonly kubeConfig?: KubeConfig;
   /** `--namespace`. */
   readonly namespace: string;
+  /** The mesh config as it is now. */
+  readonly meshConfig: () => MeshConfig;
+  /** Local mode: the folder with the injector's `config` and `values`; default `./var/lib/mesh/inject`. */
+  readonly injectDir?: string;
   readonly metrics: MeshMetrics<'pilot-discovery'>;
-  /** Scopes `webhook` and `validation`. */
+  /** Scopes `default` (injection), `validationServer` and `validationController`. */
   readonly logging: Logging;
 }
 
 export interface Webhooks {
   readonly server: AdmissionServer;
+  /** `/debug/inject`, for the daemon's debug endpoints. */
+  debugRoutes(app: FastifyInstance): void;
 }
 
 /**
@@ -42,11 +52,30 @@ export interface Webhooks {
 export function setupWebhookWithManager(manager: Manager, options: WebhookSetupOptions): Webhooks {
   const { logging, metrics } = options;
   const settings = webhookSettingsFromSettings(options.settings);
-  const log = logging.scope('webhook');
+  const log = logging.scope('default');
   const routes = new Map<string, AdmissionRoute>();
-  const validation = newValidationRoute({ metrics, log: logging.scope('validation') });
+  const validation = newValidationRoute({ metrics, log: logging.scope('validationServer') });
   routes.set('/validate', validation);
   routes.set('/validate/', validation);
+  let debugRoutes: Webhooks['debugRoutes'] = () => undefined;
+  if (settings.injectEnabled) {
+    const injection = newInjectionWebhook({ settings, meshConfig: options.meshConfig, metrics, log });
+    routes.set('/inject', injection.route);
+    routes.set('/inject/', injection.route);
+    debugRoutes = (app) => injection.debugRoutes(app);
+    addInjectorConfigSource({
+      manager,
+      ...(options.kubeConfig ? { kubeConfig: options.kubeConfig } : {}),
+      namespace: options.namespace,
+      revision: settings.revision,
+      ...(options.injectDir ? { dir: options.injectDir } : {}),
+      log,
+      clock: manager.clock,
+      onVersion: (version) => injection.offer(version),
+    });
+  } else {
+    log.info('sidecar injection is disabled (INJECT_ENABLED=false): /inject is not served');
+  }
   const server = newAdmissionServer({ address: options.address, identity: async (signal) => (await options.serving(signal)).identity, routes, log });
   manager.add(server);
   if (options.kubeConfig) {
@@ -58,8 +87,8 @@ export function setupWebhookWithManager(manager: Manager, options: WebhookSetupO
       injectionWebhookConfigName: settings.injectionWebhookConfigName,
       caBundle: async (signal) => (await options.serving(signal)).caBundle,
       metrics,
-      log,
+      log: logging.scope('validationController'),
     });
   }
-  return { server };
+  return { server, debugRoutes: (app) => debugRoutes(app) };
 }

@@ -17,7 +17,7 @@ export {
   type InjectorConfigText,
 } from './injector-config.js';
 export { injectResources, kubeInjectTemplate, type InjectedResources, type InjectPodTemplate, type PodTemplateResult } from './inject-resources.js';
-export type { LabelSelector, LabelSelectorRequirement } from './label-selector.js';
+export { selectorMatches, type LabelSelector, type LabelSelectorRequirement } from './label-selector.js';
 export { IGNORED_NAMESPACES, PROXY_CONTAINER } from './names.js';
 export type { Pod } from './pod.js';
 export { uninjectPod } from './uninject.js';

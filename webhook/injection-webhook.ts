@@ -1,0 +1,121 @@
+import type { FastifyInstance } from 'fastify';
+import type { MeshConfig } from '../crds/index.js';
+import { errorMessage, type Logger, type MeshMetrics } from '../controllers/runtime/index.js';
+import type { AdmissionRoute } from './admission-http.js';
+import { isRecord, type AdmissionResponse } from './admission-review.js';
+import { compileInjector, injectionPatch, parseInjectorConfig, type Injector } from './inject/index.js';
+import type { InjectorConfigVersion } from './injector-config-source.js';
+import type { WebhookSettings } from './webhook-settings.js';
+
+export interface InjectionWebhookOptions {
+  readonly settings: WebhookSettings;
+  /** The mesh config as it is now (its `defaultConfig` is the proxy config injected pods get). */
+  readonly meshConfig: () => MeshConfig;
+  readonly metrics: MeshMetrics<'pilot-discovery'>;
+  readonly log: Logger;
+}
+
+/** `/inject` over the injector of the moment, swapped without a restart as its config changes. */
+export interface InjectionWebhook {
+  readonly route: AdmissionRoute;
+  /** Compiles a new version and serves it; a broken one is refused (logged) and the last good one keeps serving. */
+  offer(version: InjectorConfigVersion): boolean;
+  /** `/debug/inject`: the active templates and values. */
+  debugRoutes(app: FastifyInstance): void;
+}
+
+interface ActiveInjector {
+  readonly version: InjectorConfigVersion;
+  readonly injector: Injector;
+}
+
+export function newInjectionWebhook(options: InjectionWebhookOptions): InjectionWebhook {
+  const { metrics, log, settings } = options;
+  let active: ActiveInjector | undefined;
+
+  const handle = (object: unknown, namespace: string, path: string): AdmissionResponse => {
+    if (!active) return { allowed: false, message: 'the injector has no configuration yet' };
+    if (!isRecord(object)) return { allowed: false, message: 'could not decode pod: the request has no object' };
+    const metadata = isRecord(object['metadata']) ? object['metadata'] : {};
+    const pod = metadata['namespace'] === undefined && namespace !== '' ? { ...object, metadata: { ...metadata, namespace } } : object;
+    const podNamespace = typeof (pod['metadata'] as Record<string, unknown>)['namespace'] === 'string' ? String((pod['metadata'] as Record<string, unknown>)['namespace']) : namespace;
+    const decision = active.injector.required(pod, podNamespace);
+    if (!decision.inject) {
+      metrics.counter('sidecar_injection_skip_total').inc();
+      log.debug({ pod: podName(pod), namespace: podNamespace, reason: decision.reason }, 'skipping injection');
+      return { allowed: true };
+    }
+    try {
+      const injected = active.injector.inject({
+        pod,
+        namespace: podNamespace,
+        meshConfig: options.meshConfig(),
+        revision: settings.revision === '' ? 'default' : settings.revision,
+        legacyFsGroup: settings.legacyFsGroup,
+        rewriteProbeLegacyLocalhost: settings.rewriteProbeLegacyLocalhost,
+        urlEnv: injectEnvsOfPath(path),
+      });
+      metrics.counter('sidecar_injection_success_total').inc();
+      return { allowed: true, patch: injectionPatch(pod, injected) };
+    } catch (error) {
+      metrics.counter('sidecar_injection_failure_total').inc();
+      log.info({ pod: podName(pod), namespace: podNamespace, error: errorMessage(error) }, 'injection failed');
+      return { allowed: false, message: errorMessage(error) };
+    }
+  };
+
+  return {
+    route: {
+      handle: (request, path) => {
+        metrics.counter('sidecar_injection_requests_total').inc();
+        return handle(request.object, request.namespace, path);
+      },
+    },
+    offer(version) {
+      try {
+        const injector = compileInjector(parseInjectorConfig(version.text));
+        active = { version, injector };
+        log.info({ origin: version.origin, templates: injector.templateNames }, 'injector configuration loaded');
+        return true;
+      } catch (error) {
+        log.error({ origin: version.origin, error: errorMessage(error) }, 'refused a new injector configuration; the last good one keeps serving');
+        return false;
+      }
+    },
+    debugRoutes(app) {
+      app.get('/debug/inject', async () => (active ? { origin: active.version.origin, templates: active.injector.templateNames, config: active.version.text.config, values: active.version.text.values } : {}));
+    },
+  };
+}
+
+/**
+ * Extra proxy env from the URL, as the reference reads it: `/inject/cluster/<id>/net/<network>`
+ * (→ MESH_META_CLUSTER_ID, MESH_META_NETWORK, other pairs `UPPER(k)=v`), or `/inject/:ENV:K=V:ENV:K2=V2`.
+ */
+export function injectEnvsOfPath(path: string): Record<string, string> {
+  const rest = path.replace(/^\/inject\/?/, '');
+  const envs: Record<string, string> = {};
+  if (rest === '') return envs;
+  if (rest.startsWith(':ENV:')) {
+    for (const pair of rest.split(':ENV:').slice(1)) {
+      const at = pair.indexOf('=');
+      if (at > 0) envs[pair.slice(0, at)] = pair.slice(at + 1);
+    }
+    return envs;
+  }
+  const parts = rest.split('/').filter((part) => part !== '');
+  for (let i = 0; i + 1 < parts.length; i += 2) {
+    const key = parts[i] ?? '';
+    const value = parts[i + 1] ?? '';
+    if (key === 'cluster') envs['MESH_META_CLUSTER_ID'] = value;
+    else if (key === 'net') envs['MESH_META_NETWORK'] = value;
+    else envs[key.toUpperCase()] = value;
+  }
+  return envs;
+}
+
+function podName(pod: Record<string, unknown>): string {
+  const metadata = isRecord(pod['metadata']) ? pod['metadata'] : {};
+  if (typeof metadata['name'] === 'string' && metadata['name'] !== '') return metadata['name'];
+  return `${typeof metadata['generateName'] === 'string' ? metadata['generateName'] : ''}***** (actual name not yet known)`;
+}

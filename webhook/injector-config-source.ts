@@ -1,0 +1,86 @@
+import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
+import { join } from 'node:path';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { errorMessage, newInformerSource, runnableOf, type Clock, type KubeObject, type Logger, type Manager } from '../controllers/runtime/index.js';
+import { BUILTIN_INJECTOR_CONFIG, type InjectorConfigText } from './inject/index.js';
+
+/** The injector ConfigMap of a revision: `mesh-sidecar-injector`, or `mesh-sidecar-injector-<rev>`. */
+export function injectorConfigMapName(revision: string): string {
+  return revision === '' || revision === 'default' ? 'mesh-sidecar-injector' : `mesh-sidecar-injector-${revision}`;
+}
+
+/** Where local mode reads the injector's `config` and `values` files (the reference's injection folder). */
+export const LOCAL_INJECT_DIR = './var/lib/mesh/inject';
+
+/** The injector's templates and values as text, and where they came from (for logs and `/debug/inject`). */
+export interface InjectorConfigVersion {
+  readonly text: InjectorConfigText;
+  readonly origin: string;
+}
+
+export interface InjectorConfigSourceOptions {
+  readonly manager: Manager;
+  /** Kubernetes mode: the ConfigMap in `namespace`. */
+  readonly kubeConfig?: KubeConfig;
+  readonly namespace: string;
+  readonly revision: string;
+  /** Local mode: the folder with `config` and `values`. Default LOCAL_INJECT_DIR. */
+  readonly dir?: string;
+  readonly log: Logger;
+  readonly clock: Clock;
+  /** Told of every version, the first (the built-in defaults until something is read) at once. */
+  readonly onVersion: (version: InjectorConfigVersion) => void;
+}
+
+const BUILTIN: InjectorConfigVersion = { text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' };
+
+/**
+ * Feeds the injector its templates and values: the revision's ConfigMap (keys `config` and
+ * `values`) in Kubernetes mode, the files `config` and `values` of the local folder otherwise,
+ * each watched; the built-in defaults (the ones the Helm chart ships) when there are none.
+ */
+export function addInjectorConfigSource(options: InjectorConfigSourceOptions): void {
+  const { manager, log } = options;
+  options.onVersion(BUILTIN);
+  if (options.kubeConfig) {
+    const name = injectorConfigMapName(options.revision);
+    const configMaps = newInformerSource<KubeObject & { data?: Record<string, string> }>({
+      name: 'injector-configmap',
+      kubeConfig: options.kubeConfig,
+      path: `/api/v1/namespaces/${options.namespace}/configmaps`,
+      fieldSelector: `metadata.name=${name}`,
+      log,
+      clock: options.clock,
+    });
+    manager.add(configMaps);
+    configMaps.subscribe((event) => {
+      if (event.type === 'delete') {
+        log.warn({ configMap: name }, 'the injector ConfigMap was deleted; using the built-in defaults');
+        options.onVersion(BUILTIN);
+        return;
+      }
+      const data = event.object.data ?? {};
+      options.onVersion({ text: { config: data['config'] ?? '', values: data['values'] ?? '' }, origin: `ConfigMap ${options.namespace}/${name}` });
+    });
+    return;
+  }
+  const dir = options.dir ?? LOCAL_INJECT_DIR;
+  manager.add(
+    runnableOf('injector-config-files', () => {
+      const read = (): void => {
+        const configFile = join(dir, 'config');
+        if (!existsSync(configFile)) return;
+        try {
+          const valuesFile = join(dir, 'values');
+          options.onVersion({ text: { config: readFileSync(configFile, 'utf8'), values: existsSync(valuesFile) ? readFileSync(valuesFile, 'utf8') : '' }, origin: `folder ${dir}` });
+        } catch (error) {
+          log.error({ dir, error: errorMessage(error) }, 'could not read the injector config');
+        }
+      };
+      read();
+      if (!existsSync(dir)) return undefined;
+      const watcher: FSWatcher = watch(dir, { persistent: false }, () => read());
+      return () => watcher.close();
+    }),
+  );
+}
