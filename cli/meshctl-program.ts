@@ -2,9 +2,11 @@ import { Command, Option } from 'commander';
 import { loadProcessSettings, readBuildInfo, type Settings } from '../controllers/runtime/index.js';
 import { intFlag } from './flags.js';
 import { readMeshctlDefaults } from './meshctl-defaults.js';
+import { newMeshctlExperimentalCommand } from './meshctl-experimental.js';
+import { newMeshctlOrchInjectCommand } from './meshctl-inject.js';
 import { newMeshctlValidateCommand } from './meshctl-validate.js';
 import { newMeshctlVersionCommand } from './meshctl-version.js';
-import { processIo, type CliIo } from './run-cli.js';
+import { processIo, readProcessStdin, type CliIo } from './run-cli.js';
 
 /** The global flags of every meshctl command (seed 3). */
 export interface MeshctlGlobalFlags {
@@ -33,7 +35,10 @@ export function buildMeshctl(
     .option('-c, --orchconfig <string>', 'Orchestrator configuration file', fileDefaults.orchconfig ?? '')
     .option('-n, --namespace <string>', 'Config namespace', fileDefaults.namespace ?? '')
     .addOption(new Option('--vklog <Level>', 'number for the log level verbosity. Like -v flag. ex: --vklog=9').argParser(intFlag).default(0));
+  program.addCommand(newMeshctlExperimentalCommand(io, readProcessStdin));
+  program.addCommand(newMeshctlOrchInjectCommand(io, readProcessStdin));
   program.addCommand(newMeshctlValidateCommand(io));
   program.addCommand(newMeshctlVersionCommand({ io, settings, buildInfo: readBuildInfo }));
   return program;
 }
+

@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { UsageError } from '../controllers/runtime/index.js';
 import { boolOption, stringSliceFlag } from './flags.js';
-import type { CliIo } from './run-cli.js';
+import { readProcessStdin, type CliIo } from './run-cli.js';
 
 export interface MeshctlValidateDeps {
   /** What `-f -` reads; the process's standard input unless a test supplies it. */
@@ -44,10 +44,3 @@ export function newMeshctlValidateCommand(io: CliIo, deps: MeshctlValidateDeps =
       await validateFiles(inputs, options.referential, { io, readStdin: deps.readStdin ?? readProcessStdin });
     });
 }
-
-async function readProcessStdin(): Promise<string> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString('utf8');
-}
-

@@ -62,3 +62,10 @@ export async function main(build: () => Command): Promise<void> {
   // Flush stdout before exiting: a pipe would otherwise lose the tail of long output.
   process.stdout.write('', () => process.exit(code));
 }
+
+/** Standard input, whole: what `-f -` reads. */
+export async function readProcessStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString('utf8');
+}

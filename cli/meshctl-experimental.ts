@@ -1,0 +1,23 @@
+import { Command } from 'commander';
+import { newMeshctlOrchUninjectCommand } from './meshctl-inject.js';
+import type { MeshctlGlobalFlags } from './meshctl-program.js';
+import type { CliIo } from './run-cli.js';
+
+/** `meshctl experimental` (`x`): commands that may still change. */
+export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promise<string>): Command {
+  const experimental = new Command('experimental').alias('x').description('Experimental commands that may be modified or deprecated');
+  const injector = new Command('injector').description('List sidecar injector and sidecar versions');
+  injector.addCommand(
+    new Command('list')
+      .description('List sidecar injector and sidecar versions')
+      .addHelpText('after', '\nExamples:\n  meshctl experimental injector list\n')
+      .action(async (_options: unknown, command: Command) => {
+        const flags = command.optsWithGlobals<MeshctlGlobalFlags>();
+        const { listInjectors, loadOrchClient } = await import('../meshctl/index.js');
+        io.stdout(await listInjectors(loadOrchClient(flags), flags.meshNamespace));
+      }),
+  );
+  experimental.addCommand(injector);
+  experimental.addCommand(newMeshctlOrchUninjectCommand(io, readStdin));
+  return experimental;
+}
