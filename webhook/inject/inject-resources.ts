@@ -43,12 +43,13 @@ export function injectResources(yamlText: string, injectTemplate: InjectPodTempl
     if (document.errors.length > 0) throw document.errors[0];
     const resource: unknown = document.toJS();
     if (resource === null || resource === undefined) continue;
+    const asWritten = yamlText.slice(document.range[0], document.range[2]).replace(/^---[^\n]*\n/, '').trim();
     if (!isPlainObject(resource)) {
-      out.push(document.toString());
+      out.push(asWritten);
       continue;
     }
     const changed = injectResource(resource, injectTemplate, warnings);
-    out.push(changed ? stringify(resource, { lineWidth: 0 }) : document.toString());
+    out.push(changed ? stringify(resource, { lineWidth: 0 }) : asWritten);
   }
   return { text: out.map((doc) => `${doc.endsWith('\n') ? doc : `${doc}\n`}---\n`).join(''), warnings };
 }

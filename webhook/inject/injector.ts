@@ -59,6 +59,8 @@ export function compileInjector(config: InjectorConfig, options: CompileOptions 
   const templates = new Map<string, RenderTemplate>();
   for (const [name, text] of Object.entries(config.templates)) {
     try {
+      // Parsing now finds syntax errors at load; not strict, because templates test optional
+      // fields (a pod without annotations) that strict mode would refuse to look up.
       const compiled = handlebars.compile<TemplateData>(handlebars.parse(text), { noEscape: true, strict: false });
       templates.set(name, (data) => compiled(data));
     } catch (error) {

@@ -33,6 +33,7 @@ export const LABELS = {
   canonicalName: 'service.mesh.io/canonical-name',
   canonicalRevision: 'service.mesh.io/canonical-revision',
   network: 'topology.mesh.io/network',
+  revision: 'mesh.io/rev',
 } as const;
 
 export const PROXY_CONTAINER = 'mesh-proxy';

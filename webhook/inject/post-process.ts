@@ -24,7 +24,8 @@ export function postProcessPod(pod: Pod, input: PostProcessInput): void {
   const spec = specOf(pod);
   const containers = objectList(spec, 'containers');
   const proxy = containers.find((container) => container['name'] === PROXY_CONTAINER);
-  if (proxy) {
+  // Status port 0 means the agent serves no status port: nothing to scrape, nowhere to send probes.
+  if (proxy && input.statusPort !== 0) {
     for (const [name, value] of Object.entries(input.urlEnv)) {
       if (name !== ENV.clusterId && name !== ENV.network) setEnv(proxy, name, value);
     }

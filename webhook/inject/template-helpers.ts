@@ -40,11 +40,7 @@ export function templateHelpers(env: Readonly<Record<string, string>>): Record<s
       const [port, excluded] = withoutOptions(args);
       return excludeInboundPort(port, String(excluded ?? ''));
     },
-    joinPorts: (...args) =>
-      withoutOptions(args)
-        .map((list) => String(list ?? '').trim())
-        .filter((list) => list !== '')
-        .join(','),
+    joinPorts: (...args) => [...new Set(withoutOptions(args).flatMap((list) => splitList(String(list ?? ''))))].join(','),
     concat: (...args) =>
       withoutOptions(args)
         .map((part) => (part === undefined || part === null ? '' : String(part)))

@@ -27,6 +27,7 @@ export function uninjectPod(injected: Pod): Pod {
 
   restoreAppProbes(containers);
   restorePrometheusAnnotations(metadata, proxy);
+  const network = envValue(proxy, ENV.network);
 
   const overrides = parseOverrides(annotations[ANNOTATIONS.overrides]);
   spec['containers'] = [...without(containers, status.containers), ...overrides.containers];
@@ -35,7 +36,7 @@ export function uninjectPod(injected: Pod): Pod {
   spec['imagePullSecrets'] = without(objectList(spec, 'imagePullSecrets'), status.imagePullSecrets);
   for (const field of ['initContainers', 'volumes', 'imagePullSecrets']) dropIfEmpty(spec, field);
 
-  removeAddedLabels(pod, metadata);
+  removeAddedLabels(pod, metadata, network, status.revision);
   removeAddedAnnotations(metadata, objectList(spec, 'containers'));
 
   const securityContext = spec['securityContext'] as JsonObject | undefined;
@@ -75,10 +76,13 @@ function restorePrometheusAnnotations(metadata: JsonObject, proxy: JsonObject | 
   }
 }
 
-function removeAddedLabels(pod: Pod, metadata: JsonObject): void {
+function removeAddedLabels(pod: Pod, metadata: JsonObject, network: string | undefined, revision: string): void {
   const labels = metadata['labels'] as Record<string, string> | undefined;
   if (!labels) return;
+  // The gateway template labels its pod with the revision when the pod has no revision label.
+  if (labels[LABELS.revision] === revision) delete labels[LABELS.revision];
   if (labels[LABELS.tlsMode] === 'mesh') delete labels[LABELS.tlsMode];
+  if (network !== undefined && labels[LABELS.network] === network) delete labels[LABELS.network];
   const namespace = typeof metadata['namespace'] === 'string' ? metadata['namespace'] : '';
   if (labels[LABELS.canonicalName] === derivedCanonicalName(labels, workloadMetaOf(pod, namespace))) delete labels[LABELS.canonicalName];
   if (labels[LABELS.canonicalRevision] === derivedCanonicalRevision(labels)) delete labels[LABELS.canonicalRevision];
@@ -90,7 +94,8 @@ function removeAddedAnnotations(metadata: JsonObject, containers: readonly JsonO
   if (!annotations) return;
   delete annotations[ANNOTATIONS.status];
   delete annotations[ANNOTATIONS.overrides];
-  const only = containers.length === 1 ? String(containers[0]?.['name']) : undefined;
+  const apps = containers.filter((container) => container['name'] !== PROXY_CONTAINER);
+  const only = apps.length === 1 ? String(apps[0]?.['name']) : undefined;
   for (const name of [ANNOTATIONS.defaultContainer, ANNOTATIONS.defaultLogsContainer]) {
     if (only !== undefined && annotations[name] === only) delete annotations[name];
   }

@@ -7,7 +7,7 @@ export const GATEWAY_TEMPLATE = `metadata:
   labels:
     service.mesh.io/canonical-name: {{toJson (coalesce (lookup objectMeta.labels "service.mesh.io/canonical-name") (lookup objectMeta.labels "app.kubernetes.io/name") (lookup objectMeta.labels "app") deploymentMeta.name)}}
     service.mesh.io/canonical-revision: {{toJson (coalesce (lookup objectMeta.labels "service.mesh.io/canonical-revision") (lookup objectMeta.labels "app.kubernetes.io/version") (lookup objectMeta.labels "version") "latest")}}
-    mesh.io/rev: {{toJson (valueOrDefault revision "default")}}
+    mesh.io/rev: {{toJson (coalesce (lookup objectMeta.labels "mesh.io/rev") revision "default")}}
 spec:
   containers:
   - name: mesh-proxy

@@ -188,6 +188,10 @@ spec:
           fieldPath: status.hostIP
     - name: PROXY_CONFIG
       value: {{toJson (toJson proxyConfig)}}
+{{#if (and (isset objectMeta.annotations "status.sidecar.mesh.io/port") (ne (annotation objectMeta "status.sidecar.mesh.io/port" "") "0"))}}
+    - name: PROXY_STATUS_PORT
+      value: {{toJson (annotation objectMeta "status.sidecar.mesh.io/port" "")}}
+{{/if}}
     - name: MESH_META_POD_PORTS
       value: {{toJson (podPortsJson spec.containers)}}
     - name: MESH_META_APP_CONTAINERS
