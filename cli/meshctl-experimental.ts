@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { newMeshctlOrchUninjectCommand } from './meshctl-inject.js';
-import type { MeshctlGlobalFlags } from './meshctl-program.js';
+import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';
 
 /** `meshctl experimental` (`x`): commands that may still change. */

@@ -113,7 +113,7 @@ describe('meshctl orch-inject with files and with a cluster', () => {
       { env: NO_CLUSTER },
     );
     expect(result.code).toBe(0);
-    const proxy = templateSpec(docs(result.stdout)[0] ?? {}).containers.find((c) => c.name === 'mesh-proxy') as { image: string; env: { name: string; value?: string }[] };
+    const proxy = templateSpec(docs(result.stdout)[0] ?? {}).containers.find((c) => c.name === 'mesh-proxy') as unknown as { image: string; env: { name: string; value?: string }[] };
     expect(proxy.image).toBe('registry.example.com/offline/proxyv2:latest');
     expect(proxy.env.find((e) => e.name === 'TRUST_DOMAIN')?.value).toBe('offline.example');
   });

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { UsageError } from '../controllers/runtime/index.js';
-import type { MeshctlGlobalFlags } from './meshctl-program.js';
+import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';
 
 interface InjectFlags {

@@ -8,14 +8,8 @@ import { newMeshctlValidateCommand } from './meshctl-validate.js';
 import { newMeshctlVersionCommand } from './meshctl-version.js';
 import { processIo, readProcessStdin, type CliIo } from './run-cli.js';
 
-/** The global flags of every meshctl command (seed 3). */
-export interface MeshctlGlobalFlags {
-  context: string;
-  meshNamespace: string;
-  orchconfig: string;
-  namespace: string;
-  vklog: number;
-}
+export type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
+
 
 export function buildMeshctl(
   io: CliIo = processIo,
