@@ -1,0 +1,317 @@
+/**
+ * Admission benchmark: the real admission server (`newAdmissionServer` with the injection route
+ * over the built-in injector config) answering `/inject` for a typical pod (two app containers
+ * with ports, readiness and liveness HTTP probes, labels app/version, namespace `foo`), beside a
+ * bare `node:https` server with the same certificate that reads the whole body and answers the
+ * very bytes the admission server answered. Both are loaded the same way in the same run: 50
+ * requests in flight over 50 keep-alive connections, a warm-up, then measured rounds that
+ * alternate bare/admission to spread drift. Prints requests per second, p50 and p99 of each and
+ * the ratio admission/bare. Never passes or fails.
+ *
+ *   npm run bench:admission [-- seconds-per-server]
+ *
+ * The servers and the load generator share this one Node process (one core for the event loop):
+ * the admission rate is the rate per daemon core with the client's cost included, the same client
+ * cost the bare server pays, so the ratio is fair while both absolute rates are lower bounds.
+ */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { Agent, createServer, request } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { DEFAULT_MESH_CONFIG } from '../crds/index.js';
+import { newMetrics, newNopLogger } from '../controllers/runtime/index.js';
+import { newAdmissionServer, type AdmissionRoute, type ServingIdentity, type ServingKeyCertificate } from '../webhook/index.js';
+import { BUILTIN_INJECTOR_CONFIG } from '../webhook/inject/index.js';
+import { newInjectionWebhook } from '../webhook/injection-webhook.js';
+import type { WebhookSettings } from '../webhook/webhook-settings.js';
+import { certificateAuthority, signedCertificate } from '../testing/openssl.js';
+
+const IN_FLIGHT = 50;
+const WARMUP_SECONDS = 2;
+/** Measured seconds per server, split into ROUNDS alternating rounds. */
+const SECONDS = Number(process.argv[2] ?? 8);
+const ROUNDS = 4;
+
+const SETTINGS: WebhookSettings = {
+  injectEnabled: true,
+  injectionWebhookConfigName: 'mesh-sidecar-injector',
+  legacyFsGroup: true,
+  rewriteProbeLegacyLocalhost: false,
+  revision: '',
+};
+
+/** A typical pod of a Deployment: two app containers with ports and HTTP readiness and liveness probes. */
+function typicalPod(): Record<string, unknown> {
+  const container = (name: string, image: string, port: number): Record<string, unknown> => ({
+    name,
+    image,
+    imagePullPolicy: 'IfNotPresent',
+    ports: [{ name: 'http', containerPort: port, protocol: 'TCP' }],
+    env: [{ name: 'LOG_LEVEL', value: 'info' }],
+    resources: { requests: { cpu: '100m', memory: '128Mi' }, limits: { cpu: '500m', memory: '256Mi' } },
+    readinessProbe: { httpGet: { path: '/ready', port }, initialDelaySeconds: 2, periodSeconds: 5 },
+    livenessProbe: { httpGet: { path: '/healthz', port }, initialDelaySeconds: 10, periodSeconds: 10 },
+    volumeMounts: [{ name: 'kube-api-access', mountPath: '/var/run/secrets/kubernetes.io/serviceaccount', readOnly: true }],
+    terminationMessagePath: '/dev/termination-log',
+    terminationMessagePolicy: 'File',
+  });
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: {
+      generateName: 'productpage-v1-6b746f74dc-',
+      namespace: 'foo',
+      labels: { app: 'productpage', version: 'v1', 'pod-template-hash': '6b746f74dc' },
+      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'productpage-v1-6b746f74dc', uid: '0b9b2b1e-4bd4-4a5c-9a55-8d2f2c6c1f10', controller: true, blockOwnerDeletion: true }],
+    },
+    spec: {
+      serviceAccountName: 'bookinfo-productpage',
+      containers: [container('productpage', 'docker.io/example/productpage:1.20.2', 9080), container('cache', 'docker.io/example/cache:2.4.1', 6380)],
+      volumes: [{ name: 'kube-api-access', projected: { sources: [{ serviceAccountToken: { path: 'token', expirationSeconds: 3607 } }] } }],
+      restartPolicy: 'Always',
+      dnsPolicy: 'ClusterFirst',
+      terminationGracePeriodSeconds: 30,
+    },
+  };
+}
+
+function admissionReview(): string {
+  return JSON.stringify({
+    apiVersion: 'admission.k8s.io/v1',
+    kind: 'AdmissionReview',
+    request: {
+      uid: '5f1c2a8e-3b7d-4f60-9e1a-2c4d6b8a0f13',
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      requestKind: { group: '', version: 'v1', kind: 'Pod' },
+      requestResource: { group: '', version: 'v1', resource: 'pods' },
+      name: '',
+      namespace: 'foo',
+      operation: 'CREATE',
+      userInfo: { username: 'system:serviceaccount:kube-system:replicaset-controller', groups: ['system:serviceaccounts', 'system:authenticated'] },
+      object: typicalPod(),
+      oldObject: null,
+      dryRun: false,
+      options: { apiVersion: 'meta.k8s.io/v1', kind: 'CreateOptions' },
+    },
+  });
+}
+
+interface Target {
+  readonly name: string;
+  readonly port: number;
+  readonly agent: Agent;
+}
+
+interface Reply {
+  readonly status: number;
+  readonly contentType: string | undefined;
+  readonly body: Buffer;
+}
+
+function post(target: Target, ca: string, body: Buffer): Promise<Reply> {
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: '127.0.0.1',
+        port: target.port,
+        path: '/inject',
+        method: 'POST',
+        agent: target.agent,
+        ca,
+        headers: { 'content-type': 'application/json', accept: 'application/json', 'content-length': body.length },
+      },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (chunk: Buffer) => chunks.push(chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, contentType: res.headers['content-type'], body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+interface Round {
+  readonly count: number;
+  readonly seconds: number;
+  readonly cpuMicros: number;
+  readonly latencies: number[];
+}
+
+/** Closed loop, IN_FLIGHT workers for `seconds`; every answer must be 200 with the expected length. */
+async function round(target: Target, ca: string, body: Buffer, expectedLength: number, seconds: number): Promise<Round> {
+  const latencies: number[] = [];
+  const cpuBefore = process.cpuUsage();
+  const started = performance.now();
+  const end = started + seconds * 1000;
+  const worker = async (): Promise<void> => {
+    while (performance.now() < end) {
+      const t0 = performance.now();
+      const reply = await post(target, ca, body);
+      latencies.push(performance.now() - t0);
+      if (reply.status !== 200 || reply.body.length !== expectedLength) {
+        throw new Error(`${target.name}: status ${reply.status}, ${reply.body.length} bytes (expected 200, ${expectedLength} bytes): ${reply.body.toString('utf8').slice(0, 300)}`);
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: IN_FLIGHT }, worker));
+  const elapsed = (performance.now() - started) / 1000;
+  const cpu = process.cpuUsage(cpuBefore);
+  return { count: latencies.length, seconds: elapsed, cpuMicros: cpu.user + cpu.system, latencies };
+}
+
+interface Figures {
+  readonly count: number;
+  readonly rps: number;
+  readonly p50: number;
+  readonly p99: number;
+  readonly max: number;
+  readonly cpuPerRequestUs: number;
+  readonly roundRates: readonly number[];
+}
+
+function percentile(sorted: readonly number[], p: number): number {
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))] ?? NaN;
+}
+
+function figuresOf(rounds: readonly Round[]): Figures {
+  const count = rounds.reduce((sum, r) => sum + r.count, 0);
+  const seconds = rounds.reduce((sum, r) => sum + r.seconds, 0);
+  const cpu = rounds.reduce((sum, r) => sum + r.cpuMicros, 0);
+  const sorted = rounds.flatMap((r) => r.latencies).sort((a, b) => a - b);
+  return {
+    count,
+    rps: count / seconds,
+    p50: percentile(sorted, 50),
+    p99: percentile(sorted, 99),
+    max: percentile(sorted, 100),
+    cpuPerRequestUs: cpu / count,
+    roundRates: rounds.map((r) => r.count / r.seconds),
+  };
+}
+
+async function main(): Promise<void> {
+  process.stdout.write(`admission benchmark: node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}\n`);
+  const dir = await mkdtemp(join(tmpdir(), 'admission-bench-'));
+  const abort = new AbortController();
+  let running: Promise<void> = Promise.resolve();
+  const agents: Agent[] = [];
+  let bare: ReturnType<typeof createServer> | undefined;
+  try {
+    // A CA and a P-256 serving certificate for 127.0.0.1 (the client verifies it, as the API server would).
+    const caFiles = await certificateAuthority(dir, 'admission-bench-root');
+    const leaf = await signedCertificate(dir, 'meshd', 'DNS:meshd.mesh-system.svc,IP:127.0.0.1', caFiles);
+    const ca = await readFile(caFiles.certFile, 'utf8');
+    const current: ServingKeyCertificate = { certChainPem: await readFile(leaf.certFile, 'utf8'), keyPem: await readFile(leaf.keyFile, 'utf8') };
+    const identity: ServingIdentity = {
+      watch(listener) {
+        listener(current);
+        return () => undefined;
+      },
+    };
+
+    // The admission server as the daemon builds it: /inject over the built-in injector config.
+    const injection = newInjectionWebhook({ settings: SETTINGS, meshConfig: () => DEFAULT_MESH_CONFIG, metrics: newMetrics('pilot-discovery'), log: newNopLogger() });
+    if (!injection.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' })) throw new Error('the built-in injector config was refused');
+    const routes = new Map<string, AdmissionRoute>([
+      ['/inject', injection.route],
+      ['/inject/', injection.route],
+    ]);
+    const server = newAdmissionServer({ address: { host: '127.0.0.1', port: 0 }, identity: () => Promise.resolve(identity), routes, log: newNopLogger() });
+    running = server.start(abort.signal);
+    await server.waitForReady(abort.signal);
+
+    const newAgent = (): Agent => {
+      const agent = new Agent({ keepAlive: true, maxSockets: IN_FLIGHT });
+      agents.push(agent);
+      return agent;
+    };
+    const admission: Target = { name: 'admission server', port: server.boundAddress().port, agent: newAgent() };
+    const body = Buffer.from(admissionReview());
+
+    // One real answer, checked: an injected pod (allowed, with a JSON patch).
+    const sample = await post(admission, ca, body);
+    if (sample.status !== 200) throw new Error(`the admission server answered ${sample.status}: ${sample.body.toString('utf8')}`);
+    const review = JSON.parse(sample.body.toString('utf8')) as { response?: { allowed?: boolean; patchType?: string; patch?: string } };
+    if (review.response?.allowed !== true || review.response.patchType !== 'JSONPatch' || !review.response.patch) {
+      throw new Error(`the pod was not injected: ${sample.body.toString('utf8').slice(0, 500)}`);
+    }
+    const patchOps = (JSON.parse(Buffer.from(review.response.patch, 'base64').toString('utf8')) as unknown[]).length;
+    const answer = sample.body;
+
+    // The bare server: same certificate, reads the whole body, answers the same bytes.
+    const bareServer = createServer({ cert: current.certChainPem, key: current.keyPem, minVersion: 'TLSv1.2' }, (req, res) => {
+      const chunks: Buffer[] = [];
+      req.on('data', (chunk: Buffer) => chunks.push(chunk));
+      req.on('end', () => {
+        if (Buffer.concat(chunks).length === 0) {
+          res.writeHead(400, { 'content-type': 'text/plain; charset=utf-8' });
+          res.end('no body found\n');
+          return;
+        }
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(answer);
+      });
+    });
+    bare = bareServer;
+    await new Promise<void>((resolve) => bareServer.listen(0, '127.0.0.1', resolve));
+    const baseline: Target = { name: 'bare HTTPS server', port: (bareServer.address() as AddressInfo).port, agent: newAgent() };
+    const bareSample = await post(baseline, ca, body);
+    if (bareSample.status !== 200 || !bareSample.body.equals(answer) || bareSample.contentType !== sample.contentType) throw new Error('the bare server does not answer the same bytes');
+
+    process.stdout.write(
+      `request: AdmissionReview v1 CREATE pods, ${body.length} bytes (two app containers with ports, readiness and liveness HTTP probes); ` +
+        `answer: ${answer.length} bytes, allowed, JSON patch of ${patchOps} operations\n`,
+    );
+    process.stdout.write(`load: ${IN_FLIGHT} requests in flight over ${IN_FLIGHT} keep-alive TLS connections per server; warm-up ${WARMUP_SECONDS} s each, then ${SECONDS} s each in ${ROUNDS} alternating rounds\n`);
+
+    for (const target of [baseline, admission]) await round(target, ca, body, answer.length, WARMUP_SECONDS);
+    const rounds: Record<'bare' | 'admission', Round[]> = { bare: [], admission: [] };
+    for (let i = 0; i < ROUNDS; i++) {
+      // Alternate which goes first so neither always follows the other's garbage.
+      const order = i % 2 === 0 ? (['bare', 'admission'] as const) : (['admission', 'bare'] as const);
+      for (const which of order) rounds[which].push(await round(which === 'bare' ? baseline : admission, ca, body, answer.length, SECONDS / ROUNDS));
+    }
+    const b = figuresOf(rounds.bare);
+    const a = figuresOf(rounds.admission);
+
+    const f = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+    const row = (name: string, x: Figures): string =>
+      `| ${name} | ${f(x.count)} | ${f(x.rps)} | ${x.roundRates.map((r) => f(r)).join(' / ')} | ${f(x.p50, 2)} | ${f(x.p99, 2)} | ${f(x.max, 2)} | ${f(x.cpuPerRequestUs)} |`;
+    const ratio = a.rps / b.rps;
+    const lines = [
+      '',
+      `| server | requests | requests/s | per round | p50 ms | p99 ms | max ms | process CPU µs/request |`,
+      '|---|---:|---:|---:|---:|---:|---:|---:|',
+      row('bare HTTPS (same bytes)', b),
+      row('admission /inject', a),
+      '',
+      `Both servers and the load generator run in this one Node process (one event-loop core), so the admission rate is its rate per daemon core: ${f(a.rps)} admission requests/s/core,`,
+      `client cost included (the same client, same connections and in-flight count for both servers; the server alone would do more).`,
+      `Injection's own cost: about ${f(a.cpuPerRequestUs - b.cpuPerRequestUs)} µs of CPU per request beyond TLS, HTTP and the client (process CPU per request, admission minus bare).`,
+      '',
+      `admission/bare rate ratio ${f(ratio, 2)} (goal ≥ 0.5); admission p99 ${f(a.p99, 1)} ms (goal ≤ 20 ms)`,
+      '',
+    ];
+    process.stdout.write(lines.join('\n'));
+  } finally {
+    for (const agent of agents) agent.destroy();
+    if (bare) {
+      const closing = bare;
+      closing.closeAllConnections();
+      await new Promise<void>((resolve) => closing.close(() => resolve()));
+    }
+    abort.abort();
+    await running;
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((err: unknown) => {
+  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.exitCode = 1;
+});
