@@ -1,5 +1,5 @@
 import { generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypto';
-import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { experimental, Metadata } from '@grpc/grpc-js';
 import { buildCsr } from '../../ca/index.js';
@@ -153,9 +153,9 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
     if (options.outputDir) {
       await mkdir(options.outputDir, { recursive: true });
       await Promise.all([
-        writeFile(join(options.outputDir, 'cert-chain.pem'), secrets.certificateChain),
-        writeFile(join(options.outputDir, 'key.pem'), secrets.privateKey, { mode: 0o600 }),
-        writeFile(join(options.outputDir, 'root-cert.pem'), secrets.roots),
+        writeAtomically(join(options.outputDir, 'cert-chain.pem'), secrets.certificateChain),
+        writeAtomically(join(options.outputDir, 'key.pem'), secrets.privateKey, 0o600),
+        writeAtomically(join(options.outputDir, 'root-cert.pem'), secrets.roots),
       ]);
     }
     for (const listener of listeners) listener(secrets);
@@ -219,4 +219,11 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
 /** A token read from a file each time (a projected service-account token rotates on disk). */
 export function tokenFile(path: string): () => Promise<string> {
   return async () => (await readFile(path, 'utf8')).trim();
+}
+
+/** Readers of OUTPUT_CERTS (the app, a test) never see a half-written file: write aside, then rename. */
+async function writeAtomically(file: string, content: string, mode = 0o644): Promise<void> {
+  const aside = `${file}.${process.pid}.tmp`;
+  await writeFile(aside, content, { mode });
+  await rename(aside, file);
 }
