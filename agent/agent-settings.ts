@@ -38,6 +38,7 @@ export interface BootstrapSettings {
 export function agentSettingsFromSettings(settings: Settings<'pilot-agent'>): AgentSettings {
   return {
     pod: {
+      name: settings.get('POD_NAME'),
       namespace: settings.get('POD_NAMESPACE'),
       instanceIp: settings.get('INSTANCE_IP'),
       serviceAccount: settings.get('SERVICE_ACCOUNT'),

@@ -48,6 +48,8 @@ export function loadProxyConfig(meshConfigFile: string, proxyConfigText: string)
 
 /** What injection tells the agent about its pod (`agent-settings.ts` maps it); '' where unset. */
 export interface PodSettings {
+  /** POD_NAME (injected from the pod's metadata); proxyMetadata's POD_NAME, then the host name, stand in when unset. */
+  readonly name: string;
   /** POD_NAMESPACE. */
   readonly namespace: string;
   /** INSTANCE_IP. */
@@ -75,7 +77,7 @@ export function buildProxyIdentity(input: ProxyIdentityInput): ProxyIdentity {
   const { pod, proxyConfig } = input;
   const proxyMetadata = proxyConfig.proxyMetadata ?? {};
   const namespace = pod.namespace || 'default';
-  const podName = proxyMetadata['POD_NAME'] || hostname();
+  const podName = pod.name || proxyMetadata['POD_NAME'] || hostname();
   const instanceIp = pod.instanceIp || '127.0.0.1';
   const serviceAccount = pod.serviceAccount || 'default';
   const trustDomain = pod.trustDomain || DEFAULT_MESH_CONFIG.trustDomain;

@@ -4,6 +4,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
+import { prepareProxyContainer } from './kubelet.js';
 import { startKubernetesOrchestrator } from './kubernetes-orchestrator.js';
 import { startSampleBackend, type SampleBackend } from './sample-backend.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
@@ -53,7 +54,7 @@ export interface LocalMesh {
   readonly configDir: string;
   readonly issuer: TokenIssuer;
   readonly workloads: readonly LocalWorkload[];
-  readonly daemon: { readonly httpPort: number; readonly securePort: number; readonly grpcPort: number; readonly monitoringPort: number };
+  readonly daemon: { readonly httpPort: number; readonly securePort: number; readonly grpcPort: number; readonly monitoringPort: number; readonly httpsPort: number };
   /** The meshed client's sidecar outbound (HTTP proxy) address: `http://<sleep pod>:15001`. */
   proxyOf(namespace: string): string;
   /** Applies a policy: a file written into the config folder, or `kubectl apply` in Kubernetes mode. */
@@ -150,13 +151,13 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   cpSync(samples, configDir, { recursive: true });
   if (options.addressBlock) moveToAddressBlock(configDir, options.addressBlock);
   const workloads = readWorkloads(configDir);
-  const kubernetes = options.orchestrator === 'kubernetes' ? await startKubernetesOrchestrator(options.workDir, configDir, PROJECT_ROOT) : undefined;
+  const ports = options.fixedPorts
+    ? { grpcPort: 15010, securePort: 15012, httpPort: 8080, monitoringPort: 15014, httpsPort: 15017 }
+    : { grpcPort: await freePort(), securePort: await freePort(), httpPort: await freePort(), monitoringPort: await freePort(), httpsPort: await freePort() };
+  const kubernetes = options.orchestrator === 'kubernetes' ? await startKubernetesOrchestrator(options.workDir, configDir, PROJECT_ROOT, ports) : undefined;
   const issuer = await startTokenIssuer('127.0.0.1', options.issuerPort ?? 0);
   const processes: ChildProcess[] = [];
   const backends: SampleBackend[] = [];
-  const ports = options.fixedPorts
-    ? { grpcPort: 15010, securePort: 15012, httpPort: 8080, monitoringPort: 15014 }
-    : { grpcPort: await freePort(), securePort: await freePort(), httpPort: await freePort(), monitoringPort: await freePort() };
   const stop = async (): Promise<void> => {
     await Promise.all(
       processes.map(
@@ -186,7 +187,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
           '--secureGRPCAddr', `127.0.0.1:${ports.securePort}`,
           '--httpAddr', `127.0.0.1:${ports.httpPort}`,
           '--monitoringAddr', `127.0.0.1:${ports.monitoringPort}`,
-          '--httpsAddr', '127.0.0.1:0',
+          '--httpsAddr', `127.0.0.1:${ports.httpsPort}`,
           '--ctrlz_port', '0',
         ],
         { ...(kubernetes ? { POD_NAME: 'meshd-local' } : { JWT_RULE: issuer.jwtRule }), PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' },
@@ -196,15 +197,27 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       ),
     );
     await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.httpPort}/ready`)).status === 200, 20_000, 'the daemon');
-    const root = kubernetes ? await kubernetes.root('foo', 20_000) : readFileSync(join(daemonDir, 'var/lib/mesh/ca/root-cert.pem'), 'utf8');
+    // In Kubernetes mode the pods are applied now, through the daemon's injection webhook.
+    if (kubernetes) await kubernetes.waitForWebhooks(20_000);
+    const storedPods = kubernetes ? await kubernetes.applyWorkloads(appAddressOf) : [];
+    const root = kubernetes ? '' : readFileSync(join(daemonDir, 'var/lib/mesh/ca/root-cert.pem'), 'utf8');
 
     for (const workload of workloads) {
       if (workload.serves) backends.push(...(await startSampleBackend(workload.appIp, workload.ports)));
       if (workload.kind === 'none') continue;
       const dir = join(options.workDir, 'pods', `${workload.namespace}-${workload.name}`);
+      const tag = `${workload.namespace}/${workload.name}`;
+      if (kubernetes) {
+        // The kubelet's part: the proxy container as the API server stored it, injected.
+        const pod = storedPods.find((stored) => stored.metadata?.name === workload.name && stored.metadata?.namespace === workload.namespace);
+        const launch = pod ? await prepareProxyContainer(pod, dir, kubernetes.kubelet) : undefined;
+        if (!launch) throw new Error(`the pod ${tag} was not injected`);
+        processes.push(startProgram('pilot-agent', launch.args, { ...launch.env, ...options.agentEnv }, dir, log, tag));
+        continue;
+      }
       mkdirSync(join(dir, 'var/run/secrets/tokens'), { recursive: true });
       mkdirSync(join(dir, 'var/run/secrets/mesh'), { recursive: true });
-      writeFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), kubernetes ? kubernetes.token(workload.namespace, workload.serviceAccount) : await issuer.workloadToken(workload.namespace, workload.serviceAccount));
+      writeFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), await issuer.workloadToken(workload.namespace, workload.serviceAccount));
       writeFileSync(join(dir, 'var/run/secrets/mesh/root-cert.pem'), root);
       const proxyConfig = {
         discoveryAddress: `127.0.0.1:${ports.securePort}`,
@@ -224,7 +237,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
           },
           dir,
           log,
-          `${workload.namespace}/${workload.name}`,
+          tag,
         ),
       );
     }

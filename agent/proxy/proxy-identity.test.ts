@@ -1,0 +1,18 @@
+import { describe, expect, test } from '@jest/globals';
+import { loadSettings } from '../../controllers/runtime/index.js';
+import { agentSettingsFromSettings } from '../agent-settings.js';
+import { buildProxyIdentity, loadProxyConfig } from './proxy-identity.js';
+
+describe('the proxy identity', () => {
+  const identityWith = (env: Record<string, string>, proxyConfig: string) =>
+    buildProxyIdentity({ type: 'sidecar', pod: agentSettingsFromSettings(loadSettings('pilot-agent', { POD_NAMESPACE: 'foo', INSTANCE_IP: '10.0.0.7', ...env })).pod, domain: '', proxyConfig: loadProxyConfig('/nonexistent/mesh', proxyConfig) });
+
+  test('takes the pod name from POD_NAME, as injection sets it from the pod’s metadata', () => {
+    expect(identityWith({ POD_NAME: 'httpbin-7d4f' }, '{}').podName).toBe('httpbin-7d4f');
+    expect(identityWith({ POD_NAME: 'httpbin-7d4f' }, '{"proxyMetadata":{"POD_NAME":"other"}}').podName).toBe('httpbin-7d4f');
+  });
+
+  test('falls back to proxyMetadata’s POD_NAME without it', () => {
+    expect(identityWith({}, '{"proxyMetadata":{"POD_NAME":"from-metadata"}}').podName).toBe('from-metadata');
+  });
+});
