@@ -58,12 +58,13 @@ export function setupWebhookWithManager(manager: Manager, options: WebhookSetupO
   routes.set('/validate', validation);
   routes.set('/validate/', validation);
   let debugRoutes: Webhooks['debugRoutes'] = () => undefined;
+  let injectorLoaded: (signal: AbortSignal) => Promise<void> = () => Promise.resolve();
   if (settings.injectEnabled) {
     const injection = newInjectionWebhook({ settings, meshConfig: options.meshConfig, metrics, log });
     routes.set('/inject', injection.route);
     routes.set('/inject/', injection.route);
     debugRoutes = (app) => injection.debugRoutes(app);
-    addInjectorConfigSource({
+    const source = addInjectorConfigSource({
       manager,
       ...(options.kubeConfig ? { kubeConfig: options.kubeConfig } : {}),
       namespace: options.namespace,
@@ -73,10 +74,20 @@ export function setupWebhookWithManager(manager: Manager, options: WebhookSetupO
       clock: manager.clock,
       onVersion: (version) => injection.offer(version),
     });
+    injectorLoaded = (signal) => source.loaded(signal);
   } else {
     log.info('sidecar injection is disabled (INJECT_ENABLED=false): /inject is not served');
   }
-  const server = newAdmissionServer({ address: options.address, identity: async (signal) => (await options.serving(signal)).identity, routes, log });
+  const server = newAdmissionServer({
+    address: options.address,
+    identity: async (signal) => {
+      const { identity } = await options.serving(signal);
+      await injectorLoaded(signal);
+      return identity;
+    },
+    routes,
+    log,
+  });
   manager.add(server);
   if (options.kubeConfig) {
     addWebhookConfigPatcher({
