@@ -68,7 +68,7 @@ describe('the webhooks registered on a manager', () => {
     const injectDir = mkdtempSync(join(tmpdir(), 'inject-dir-'));
     dirs.push(injectDir);
     mkdirSync(injectDir, { recursive: true });
-    const withContainer = (name: string): string => `${BUILTIN_INJECTOR_CONFIG.config}\n`.replace('templates:', `templates:\n  marker: |\n    spec:\n      containers:\n      - name: ${name}\n        image: marker\n`).replace(/defaultTemplates:\n  - sidecar\n/, 'defaultTemplates: [sidecar, marker]\n');
+    const withContainer = (name: string): string => `${BUILTIN_INJECTOR_CONFIG.config}\n`.replace('templates:', `templates:\n  marker: |\n    spec:\n      containers:\n      - name: ${name}\n        image: marker\n`).replace(/defaultTemplates:\n {2}- sidecar\n/, 'defaultTemplates: [sidecar, marker]\n');
     writeFileSync(join(injectDir, 'values'), BUILTIN_INJECTOR_CONFIG.values);
     writeFileSync(join(injectDir, 'config'), withContainer('first-marker'));
     const target = await startWebhooks({}, injectDir);
