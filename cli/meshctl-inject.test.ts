@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -7,6 +7,11 @@ import { parseAllDocuments } from 'yaml';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { runBin } from '../testing/run-bin.js';
 import { BUILTIN_INJECTOR_CONFIG } from '../webhook/inject/index.js';
+import { newAdmissionServer } from '../webhook/admission-server.js';
+import { newInjectionWebhook } from '../webhook/injection-webhook.js';
+import { newMetrics, newNopLogger } from '../controllers/runtime/index.js';
+import { DEFAULT_MESH_CONFIG } from '../crds/index.js';
+import { certificateAuthority, signedCertificate } from '../testing/openssl.js';
 
 // meshctl orch-inject, x orch-uninject and x injector list, run as the built program.
 let dir: string;
@@ -85,7 +90,6 @@ describe('meshctl orch-inject with neither files nor a cluster (the built-in def
     writeFileSync(join(dir, 'injected.yaml'), injected.stdout);
     const uninjected = await runBin('meshctl', ['x', 'orch-uninject', '-f', join(dir, 'injected.yaml'), '-o', join(dir, 'uninjected.yaml')], { env: NO_CLUSTER });
     expect(uninjected.code).toBe(0);
-    const { readFileSync } = await import('node:fs');
     expect(docs(readFileSync(join(dir, 'uninjected.yaml'), 'utf8'))).toEqual(docs(APP));
   });
 
@@ -129,9 +133,48 @@ describe('meshctl orch-inject with files and with a cluster', () => {
     });
     const result = await runBin('meshctl', ['orch-inject', '-f', join(dir, 'app.yaml'), '-r', 'canary', '-c', join(dir, 'kubeconfig')], { env: NO_CLUSTER });
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('ConfigMap mesh-system/mesh-canary not found; using the built-in defaults\n');
+    expect(result.stderr).toBe('using the injector ConfigMaps: no MutatingWebhookConfiguration labelled mesh.io/rev=canary has a webhook named *sidecar-injector.mesh.io\nConfigMap mesh-system/mesh-canary not found; using the built-in defaults\n');
     const proxy = templateSpec(docs(result.stdout)[0] ?? {}).containers.find((c) => c.name === 'mesh-proxy');
     expect(proxy?.image).toBe('registry.example.com/canary/proxyv2:latest');
+  });
+});
+
+describe('meshctl orch-inject through the cluster’s live injection webhook', () => {
+  test('the webhook of the revision’s MutatingWebhookConfiguration (by URL, verified with its caBundle) injects', async () => {
+    const ca = await certificateAuthority(dir, 'live-root');
+    const pair = await signedCertificate(dir, 'live-meshd', 'IP:127.0.0.1', ca);
+    const identity = { certChainPem: readFileSync(pair.certFile, 'utf8'), keyPem: readFileSync(pair.keyFile, 'utf8') };
+    const webhook = newInjectionWebhook({
+      settings: { injectEnabled: true, injectionWebhookConfigName: 'mesh-sidecar-injector', legacyFsGroup: true, rewriteProbeLegacyLocalhost: false, revision: 'live' },
+      meshConfig: () => DEFAULT_MESH_CONFIG,
+      metrics: newMetrics('pilot-discovery'),
+      log: newNopLogger(),
+    });
+    const values = JSON.parse(BUILTIN_INJECTOR_CONFIG.values) as { global: { hub: string } };
+    values.global.hub = 'registry.example.com/live';
+    webhook.offer({ text: { config: BUILTIN_INJECTOR_CONFIG.config, values: JSON.stringify(values) }, origin: 'test' });
+    const server = newAdmissionServer({ address: { host: '127.0.0.1', port: 0 }, identity: () => Promise.resolve({ watch: (listener) => (listener(identity), () => undefined) }), routes: new Map([['/inject/', webhook.route]]), log: newNopLogger() });
+    const stop = new AbortController();
+    const running = server.start(stop.signal);
+    try {
+      await server.waitForReady();
+      await kube.kubeConfig().makeApiClient(AdmissionregistrationV1Api).createMutatingWebhookConfiguration({
+        body: {
+          metadata: { name: 'mesh-sidecar-injector-live', labels: { 'mesh.io/rev': 'live' } },
+          webhooks: [{ name: 'rev.namespace.sidecar-injector.mesh.io', admissionReviewVersions: ['v1'], sideEffects: 'None', clientConfig: { url: `https://127.0.0.1:${server.boundAddress().port}/inject`, caBundle: Buffer.from(readFileSync(ca.certFile)).toString('base64') } }],
+        },
+      });
+      const result = await runBin('meshctl', ['orch-inject', '-f', join(dir, 'app.yaml'), '-r', 'live', '-c', join(dir, 'kubeconfig')], { env: NO_CLUSTER });
+      expect(result.stderr).toBe('');
+      const out = docs(result.stdout);
+      expect(out.map((d) => d['kind'])).toEqual(['Deployment', 'Service', 'CronJob']);
+      const proxy = templateSpec(out[0] ?? {}).containers.find((c) => c.name === 'mesh-proxy');
+      expect(proxy?.image).toBe('registry.example.com/live/proxyv2:latest');
+    } finally {
+      stop.abort();
+      await running;
+      await kube.kubeConfig().makeApiClient(AdmissionregistrationV1Api).deleteMutatingWebhookConfiguration({ name: 'mesh-sidecar-injector-live' }).catch(() => undefined);
+    }
   });
 });
 

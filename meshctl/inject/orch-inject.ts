@@ -1,6 +1,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { UsageError, errorMessage } from '../../controllers/runtime/index.js';
-import { compileInjector, injectResources, kubeInjectTemplate, uninjectPod } from '../../webhook/inject/index.js';
+import { compileInjector, injectResources, kubeInjectTemplate, uninjectPod, type Pod } from '../../webhook/inject/index.js';
+import { findLiveInjector, injectThroughWebhook, type LiveInjector } from './live-injector.js';
 import { resolveInjectSources, type InjectSourceContext, type InjectSourceFlags } from './inject-sources.js';
 
 export interface ResourceIo {
@@ -16,6 +17,13 @@ export interface ResourceIo {
 /** `meshctl orch-inject`: the workloads of the input with their sidecars, other kinds unchanged, in order. */
 export async function orchInject(io: ResourceIo, flags: InjectSourceFlags, context: Omit<InjectSourceContext, 'warn'>): Promise<void> {
   const input = await readInput(io);
+  // Without templates given, the cluster's own injector answers, as the reference does; the
+  // ConfigMaps (or the built-in defaults) serve when it cannot be reached.
+  if (flags.injectConfigFile === '' && context.kubeConfig) {
+    const live = await findLiveInjector(context.kubeConfig, flags.revision === 'default' ? '' : flags.revision);
+    if (!('reason' in live)) return writeOutput(io, await injectWithWebhook(input, live));
+    io.stderr(`using the injector ConfigMaps: ${live.reason}\n`);
+  }
   const sources = await resolveInjectSources(flags, { ...context, warn: io.stderr });
   const injector = compileInjector(sources.config);
   const revision = flags.revision === '' ? 'default' : flags.revision;
@@ -44,4 +52,17 @@ async function readInput(io: ResourceIo): Promise<string> {
 function writeOutput(io: ResourceIo, text: string): void {
   if (io.output === '') io.stdout(text);
   else writeFileSync(io.output, text);
+}
+
+/** Two walks of the same documents: the first collects the pod templates, the second puts the webhook's answers in. */
+async function injectWithWebhook(input: string, live: LiveInjector): Promise<string> {
+  const templates: { pod: Pod; namespace: string }[] = [];
+  injectResources(input, (template, owner) => {
+    templates.push({ pod: template, namespace: owner.namespace === '' ? 'default' : owner.namespace });
+    return { injected: template };
+  });
+  const injected: Pod[] = [];
+  for (const { pod, namespace } of templates) injected.push(await injectThroughWebhook(live, pod, namespace));
+  let next = 0;
+  return injectResources(input, () => ({ injected: injected[next++] ?? {} })).text;
 }
