@@ -1,5 +1,4 @@
 import jsonPatch, { type Operation } from 'fast-json-patch';
-import { clone } from '../../kube-patch/index.js';
 import type { Pod } from './pod.js';
 
 /**
@@ -11,9 +10,10 @@ export function injectionPatch(original: Pod, injected: Pod): Operation[] {
   return jsonPatch.compare(withoutManagedFields(original), withoutManagedFields(injected));
 }
 
+/** `compare` only reads its inputs, so a shallow copy of the pod and its metadata is enough to leave the field out. */
 function withoutManagedFields(pod: Pod): Pod {
-  const copy = clone(pod);
-  const metadata = copy['metadata'];
-  if (typeof metadata === 'object' && metadata !== null) delete (metadata as Record<string, unknown>)['managedFields'];
-  return copy;
+  const metadata = pod['metadata'];
+  if (typeof metadata !== 'object' || metadata === null || !Object.hasOwn(metadata, 'managedFields')) return pod;
+  const { managedFields: _managedFields, ...rest } = metadata as Record<string, unknown>;
+  return { ...pod, metadata: rest };
 }
