@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import type { MeshConfig } from '../crds/index.js';
 import { errorMessage, type Logger, type MeshMetrics } from '../controllers/runtime/index.js';
 import type { AdmissionRoute } from './admission-http.js';
-import { isRecord, type AdmissionResponse } from './admission-review.js';
+import { encodePatch, isRecord, type AdmissionResponse } from './admission-review.js';
 import { compileInjector, injectionPatch, parseInjectorConfig, type Injector, type InjectorConfig } from './inject/index.js';
 import { injectionCacheKey, newInjectionCache } from './injection-cache.js';
 import type { InjectorConfigVersion } from './injector-config-source.js';
@@ -29,6 +29,8 @@ export interface InjectionWebhook {
   debugRoutes(app: FastifyInstance): void;
 }
 
+type InjectedAnswer = AdmissionResponse & { readonly allowed: true; readonly patch: readonly unknown[]; readonly encodedPatch: string };
+
 interface ActiveInjector {
   readonly version: InjectorConfigVersion;
   readonly injector: Injector;
@@ -40,8 +42,8 @@ export function newInjectionWebhook(options: InjectionWebhookOptions): Injection
   const { metrics, log, settings } = options;
   const compile = options.compile ?? compileInjector;
   let active: ActiveInjector | undefined;
-  // Patches of successful injections under the active injector and `patchesMeshConfig`.
-  const patches = newInjectionCache<readonly unknown[]>(options.cacheEntries ?? DEFAULT_CACHE_ENTRIES);
+  // Answers of successful injections (patch and its wire encoding) under the active injector and `patchesMeshConfig`.
+  const patches = newInjectionCache<InjectedAnswer>(options.cacheEntries ?? DEFAULT_CACHE_ENTRIES);
   let patchesMeshConfig: MeshConfig | undefined;
 
   const handle = (object: unknown, namespace: string, path: string): AdmissionResponse => {
@@ -57,7 +59,7 @@ export function newInjectionWebhook(options: InjectionWebhookOptions): Injection
     const cached = patches.get(key);
     if (cached !== undefined) {
       metrics.counter('sidecar_injection_success_total').inc();
-      return { allowed: true, patch: cached };
+      return cached;
     }
     const metadata = isRecord(object['metadata']) ? object['metadata'] : {};
     const pod = metadata['namespace'] === undefined && namespace !== '' ? { ...object, metadata: { ...metadata, namespace } } : object;
@@ -80,8 +82,9 @@ export function newInjectionWebhook(options: InjectionWebhookOptions): Injection
       });
       metrics.counter('sidecar_injection_success_total').inc();
       const patch = injectionPatch(pod, injected);
-      patches.set(key, patch);
-      return { allowed: true, patch };
+      const answer: InjectedAnswer = { allowed: true, patch, encodedPatch: encodePatch(patch) };
+      patches.set(key, answer);
+      return answer;
     } catch (error) {
       metrics.counter('sidecar_injection_failure_total').inc();
       log.info({ pod: podName(pod), namespace: podNamespace, error: errorMessage(error) }, 'injection failed');
