@@ -29,11 +29,15 @@ const CORE_SCALARS = [
 const SCHEMA = FAILSAFE_SCHEMA.extend({ implicit: CORE_SCALARS });
 
 function scalar(kind: string, ...forms: ScalarForm[]): Type {
-  const formOf = (data: string | null): ScalarForm | undefined => forms.find(([pattern]) => pattern.test(data ?? ''));
+  // Every plain scalar is tried against every type: one alternation turns most strings away at their first character.
+  const any = new RegExp(forms.map(([pattern]) => `(?:${pattern.source})`).join('|'));
   return new Type(`tag:yaml.org,2002:${kind}`, {
     kind: 'scalar',
-    resolve: (data: string | null) => formOf(data) !== undefined,
-    construct: (data: string | null) => (formOf(data) as ScalarForm)[1](data ?? ''),
+    resolve: (data: string | null) => any.test(data ?? ''),
+    construct: (data: string | null) => {
+      const text = data ?? '';
+      return (forms.find(([pattern]) => pattern.test(text)) as ScalarForm)[1](text);
+    },
   });
 }
 
