@@ -8,6 +8,12 @@
  * alternate bare/admission to spread drift. Prints requests per second, p50 and p99 of each and
  * the ratio admission/bare. Never passes or fails.
  *
+ * Two modes, each beside the bare server:
+ *  - identical pods: every request carries the same pod, as when a ReplicaSet scales up (one
+ *    template, no name yet); after the first, the webhook's patch cache answers.
+ *  - distinct pods: every request's pod has a label value of its own, so nothing is served from
+ *    the cache: the raw cost of injection.
+ *
  *   npm run bench:admission [-- seconds-per-server]
  *
  * The servers and the load generator share this one Node process (one core for the event loop):
@@ -43,7 +49,7 @@ const SETTINGS: WebhookSettings = {
 };
 
 /** A typical pod of a Deployment: two app containers with ports and HTTP readiness and liveness probes. */
-function typicalPod(): Record<string, unknown> {
+function typicalPod(uniqueLabel: string | undefined): Record<string, unknown> {
   const container = (name: string, image: string, port: number): Record<string, unknown> => ({
     name,
     image,
@@ -63,7 +69,7 @@ function typicalPod(): Record<string, unknown> {
     metadata: {
       generateName: 'productpage-v1-6b746f74dc-',
       namespace: 'foo',
-      labels: { app: 'productpage', version: 'v1', 'pod-template-hash': '6b746f74dc' },
+      labels: { app: 'productpage', version: 'v1', 'pod-template-hash': '6b746f74dc', ...(uniqueLabel === undefined ? {} : { 'bench-id': uniqueLabel }) },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'productpage-v1-6b746f74dc', uid: '0b9b2b1e-4bd4-4a5c-9a55-8d2f2c6c1f10', controller: true, blockOwnerDeletion: true }],
     },
     spec: {
@@ -77,7 +83,7 @@ function typicalPod(): Record<string, unknown> {
   };
 }
 
-function admissionReview(): string {
+function admissionReview(uniqueLabel?: string): string {
   return JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
@@ -91,7 +97,7 @@ function admissionReview(): string {
       namespace: 'foo',
       operation: 'CREATE',
       userInfo: { username: 'system:serviceaccount:kube-system:replicaset-controller', groups: ['system:serviceaccounts', 'system:authenticated'] },
-      object: typicalPod(),
+      object: typicalPod(uniqueLabel),
       oldObject: null,
       dryRun: false,
       options: { apiVersion: 'meta.k8s.io/v1', kind: 'CreateOptions' },
@@ -142,14 +148,21 @@ interface Round {
   readonly latencies: number[];
 }
 
+/** What one mode sends: the next request body (the same one for identical pods, a new pod each time for distinct ones). */
+interface Mode {
+  readonly title: string;
+  readonly nextBody: () => Buffer;
+}
+
 /** Closed loop, IN_FLIGHT workers for `seconds`; every answer must be 200 with the expected length. */
-async function round(target: Target, ca: string, body: Buffer, expectedLength: number, seconds: number): Promise<Round> {
+async function round(target: Target, ca: string, mode: Mode, expectedLength: number, seconds: number): Promise<Round> {
   const latencies: number[] = [];
   const cpuBefore = process.cpuUsage();
   const started = performance.now();
   const end = started + seconds * 1000;
   const worker = async (): Promise<void> => {
     while (performance.now() < end) {
+      const body = mode.nextBody();
       const t0 = performance.now();
       const reply = await post(target, ca, body);
       latencies.push(performance.now() - t0);
@@ -194,6 +207,72 @@ function figuresOf(rounds: readonly Round[]): Figures {
   };
 }
 
+interface Servers {
+  readonly admission: Target;
+  readonly baseline: Target;
+  readonly ca: string;
+  /** What the bare server answers; set to the admission server's answer of each mode. */
+  readonly bareAnswer: { body: Buffer };
+}
+
+/** One mode beside the bare server: a checked sample, a warm-up, alternating rounds; prints the table and returns the summary line. */
+async function measure(mode: Mode, servers: Servers): Promise<string> {
+  const { admission, baseline, ca } = servers;
+  // One real answer, checked: an injected pod (allowed, with a JSON patch).
+  const body = mode.nextBody();
+  const sample = await post(admission, ca, body);
+  if (sample.status !== 200) throw new Error(`the admission server answered ${sample.status}: ${sample.body.toString('utf8')}`);
+  const review = JSON.parse(sample.body.toString('utf8')) as { response?: { allowed?: boolean; patchType?: string; patch?: string } };
+  if (review.response?.allowed !== true || review.response.patchType !== 'JSONPatch' || !review.response.patch) {
+    throw new Error(`the pod was not injected: ${sample.body.toString('utf8').slice(0, 500)}`);
+  }
+  const patchOps = (JSON.parse(Buffer.from(review.response.patch, 'base64').toString('utf8')) as unknown[]).length;
+  const answer = sample.body;
+  servers.bareAnswer.body = answer;
+  const bareSample = await post(baseline, ca, body);
+  if (bareSample.status !== 200 || !bareSample.body.equals(answer) || bareSample.contentType !== sample.contentType) throw new Error('the bare server does not answer the same bytes');
+
+  process.stdout.write(
+    `\n== ${mode.title}\n` +
+      `request: AdmissionReview v1 CREATE pods, ${body.length} bytes (two app containers with ports, readiness and liveness HTTP probes); ` +
+      `answer: ${answer.length} bytes, allowed, JSON patch of ${patchOps} operations\n`,
+  );
+  for (const target of [baseline, admission]) await round(target, ca, mode, answer.length, WARMUP_SECONDS);
+  const rounds: Record<'bare' | 'admission', Round[]> = { bare: [], admission: [] };
+  for (let i = 0; i < ROUNDS; i++) {
+    // Alternate which goes first so neither always follows the other's garbage.
+    const order = i % 2 === 0 ? (['bare', 'admission'] as const) : (['admission', 'bare'] as const);
+    for (const which of order) rounds[which].push(await round(which === 'bare' ? baseline : admission, ca, mode, answer.length, SECONDS / ROUNDS));
+  }
+  const b = figuresOf(rounds.bare);
+  const a = figuresOf(rounds.admission);
+
+  const row = (name: string, x: Figures): string =>
+    `| ${name} | ${f(x.count)} | ${f(x.rps)} | ${x.roundRates.map((r) => f(r)).join(' / ')} | ${f(x.p50, 2)} | ${f(x.p99, 2)} | ${f(x.max, 2)} | ${f(x.cpuPerRequestUs)} |`;
+  const ratio = a.rps / b.rps;
+  const verdict = `admission/bare rate ratio ${f(ratio, 3)} (goal ≥ 0.5: ${ratio >= 0.5 ? 'met' : 'not met'}); admission p99 ${f(a.p99, 1)} ms (goal ≤ 20 ms: ${a.p99 <= 20 ? 'met' : 'not met'})`;
+  const lines = [
+    '',
+    `| server | requests | requests/s | per round | p50 ms | p99 ms | max ms | process CPU µs/request |`,
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    row('bare HTTPS (same bytes)', b),
+    row('admission /inject', a),
+    '',
+    `Both servers and the load generator run in this one Node process (one event-loop core), so the admission rate is its rate per daemon core: ${f(a.rps)} admission requests/s/core,`,
+    `client cost included (the same client, same connections and in-flight count for both servers; the server alone would do more).`,
+    `Admission's own cost: about ${f(a.cpuPerRequestUs - b.cpuPerRequestUs)} µs of CPU per request beyond TLS, HTTP and the client (process CPU per request, admission minus bare).`,
+    '',
+    verdict,
+    '',
+  ];
+  process.stdout.write(lines.join('\n'));
+  return `${mode.title.split(' (')[0] ?? mode.title}: ${verdict}`;
+}
+
+function f(n: number, digits = 0): string {
+  return n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
+}
+
 async function main(): Promise<void> {
   process.stdout.write(`admission benchmark: node ${process.version}, ${cpus()[0]?.model ?? 'unknown CPU'} x${cpus().length}\n`);
   const dir = await mkdtemp(join(tmpdir(), 'admission-bench-'));
@@ -231,19 +310,9 @@ async function main(): Promise<void> {
       return agent;
     };
     const admission: Target = { name: 'admission server', port: server.boundAddress().port, agent: newAgent() };
-    const body = Buffer.from(admissionReview());
 
-    // One real answer, checked: an injected pod (allowed, with a JSON patch).
-    const sample = await post(admission, ca, body);
-    if (sample.status !== 200) throw new Error(`the admission server answered ${sample.status}: ${sample.body.toString('utf8')}`);
-    const review = JSON.parse(sample.body.toString('utf8')) as { response?: { allowed?: boolean; patchType?: string; patch?: string } };
-    if (review.response?.allowed !== true || review.response.patchType !== 'JSONPatch' || !review.response.patch) {
-      throw new Error(`the pod was not injected: ${sample.body.toString('utf8').slice(0, 500)}`);
-    }
-    const patchOps = (JSON.parse(Buffer.from(review.response.patch, 'base64').toString('utf8')) as unknown[]).length;
-    const answer = sample.body;
-
-    // The bare server: same certificate, reads the whole body, answers the same bytes.
+    // The bare server: same certificate, reads the whole body, answers the bytes the admission server answered in the mode at hand.
+    const bareAnswer = { body: Buffer.alloc(0) };
     const bareServer = createServer({ cert: current.certChainPem, key: current.keyPem, minVersion: 'TLSv1.2' }, (req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -254,50 +323,24 @@ async function main(): Promise<void> {
           return;
         }
         res.writeHead(200, { 'content-type': 'application/json' });
-        res.end(answer);
+        res.end(bareAnswer.body);
       });
     });
     bare = bareServer;
     await new Promise<void>((resolve) => bareServer.listen(0, '127.0.0.1', resolve));
     const baseline: Target = { name: 'bare HTTPS server', port: (bareServer.address() as AddressInfo).port, agent: newAgent() };
-    const bareSample = await post(baseline, ca, body);
-    if (bareSample.status !== 200 || !bareSample.body.equals(answer) || bareSample.contentType !== sample.contentType) throw new Error('the bare server does not answer the same bytes');
 
-    process.stdout.write(
-      `request: AdmissionReview v1 CREATE pods, ${body.length} bytes (two app containers with ports, readiness and liveness HTTP probes); ` +
-        `answer: ${answer.length} bytes, allowed, JSON patch of ${patchOps} operations\n`,
-    );
-    process.stdout.write(`load: ${IN_FLIGHT} requests in flight over ${IN_FLIGHT} keep-alive TLS connections per server; warm-up ${WARMUP_SECONDS} s each, then ${SECONDS} s each in ${ROUNDS} alternating rounds\n`);
-
-    for (const target of [baseline, admission]) await round(target, ca, body, answer.length, WARMUP_SECONDS);
-    const rounds: Record<'bare' | 'admission', Round[]> = { bare: [], admission: [] };
-    for (let i = 0; i < ROUNDS; i++) {
-      // Alternate which goes first so neither always follows the other's garbage.
-      const order = i % 2 === 0 ? (['bare', 'admission'] as const) : (['admission', 'bare'] as const);
-      for (const which of order) rounds[which].push(await round(which === 'bare' ? baseline : admission, ca, body, answer.length, SECONDS / ROUNDS));
-    }
-    const b = figuresOf(rounds.bare);
-    const a = figuresOf(rounds.admission);
-
-    const f = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-    const row = (name: string, x: Figures): string =>
-      `| ${name} | ${f(x.count)} | ${f(x.rps)} | ${x.roundRates.map((r) => f(r)).join(' / ')} | ${f(x.p50, 2)} | ${f(x.p99, 2)} | ${f(x.max, 2)} | ${f(x.cpuPerRequestUs)} |`;
-    const ratio = a.rps / b.rps;
-    const lines = [
-      '',
-      `| server | requests | requests/s | per round | p50 ms | p99 ms | max ms | process CPU µs/request |`,
-      '|---|---:|---:|---:|---:|---:|---:|---:|',
-      row('bare HTTPS (same bytes)', b),
-      row('admission /inject', a),
-      '',
-      `Both servers and the load generator run in this one Node process (one event-loop core), so the admission rate is its rate per daemon core: ${f(a.rps)} admission requests/s/core,`,
-      `client cost included (the same client, same connections and in-flight count for both servers; the server alone would do more).`,
-      `Injection's own cost: about ${f(a.cpuPerRequestUs - b.cpuPerRequestUs)} µs of CPU per request beyond TLS, HTTP and the client (process CPU per request, admission minus bare).`,
-      '',
-      `admission/bare rate ratio ${f(ratio, 2)} (goal ≥ 0.5); admission p99 ${f(a.p99, 1)} ms (goal ≤ 20 ms)`,
-      '',
+    process.stdout.write(`load: ${IN_FLIGHT} requests in flight over ${IN_FLIGHT} keep-alive TLS connections per server; warm-up ${WARMUP_SECONDS} s each, then ${SECONDS} s each in ${ROUNDS} alternating rounds, per mode\n`);
+    const identicalBody = Buffer.from(admissionReview());
+    let podNumber = 0;
+    const modes: Mode[] = [
+      { title: 'identical pods (a ReplicaSet scale-up: after the first request the patch cache answers)', nextBody: () => identicalBody },
+      // Fixed-width ids keep every body, and so every patch, the same length.
+      { title: 'distinct pods (a label value of its own per request: never cached, the raw injection cost)', nextBody: () => Buffer.from(admissionReview(String(podNumber++).padStart(9, '0'))) },
     ];
-    process.stdout.write(lines.join('\n'));
+    const summary: string[] = [];
+    for (const mode of modes) summary.push(await measure(mode, { admission, baseline, ca, bareAnswer }));
+    process.stdout.write(['', 'summary:', ...summary, ''].join('\n'));
   } finally {
     for (const agent of agents) agent.destroy();
     if (bare) {

@@ -19,6 +19,30 @@ export function deepEqual(a: unknown, b: unknown): boolean {
   return false;
 }
 
+/**
+ * A deep copy of a JSON value. Arrays and plain objects are copied by hand, several times faster
+ * than `structuredClone` on pod-sized objects (the injector clones on every request); anything
+ * else that is not a primitive still goes through `structuredClone`, so it copies or throws as before.
+ */
 export function clone<T>(value: T): T {
-  return structuredClone(value);
+  return copyJson(value) as T;
+}
+
+function copyJson(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) return typeof value === 'function' || typeof value === 'symbol' ? structuredClone(value) : value;
+  if (Array.isArray(value)) {
+    const out = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) out[i] = copyJson(value[i]);
+    return out;
+  }
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (prototype !== Object.prototype && prototype !== null) return structuredClone(value);
+  const out: JsonObject = {};
+  for (const key of Object.keys(value)) {
+    const copied = copyJson((value as JsonObject)[key]);
+    // A JSON `__proto__` field is data: assigning it would set the copy's prototype instead.
+    if (key === '__proto__') Object.defineProperty(out, key, { value: copied, enumerable: true, writable: true, configurable: true });
+    else out[key] = copied;
+  }
+  return out;
 }

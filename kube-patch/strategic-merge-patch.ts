@@ -4,6 +4,7 @@ import type { ListStrategyResolver } from './list-strategy.js';
 
 const SET_ORDER = '$setElementOrder/';
 const DELETE_FROM_PRIMITIVE = '$deleteFromPrimitiveList/';
+const DOLLAR = 0x24;
 
 /**
  * Strategic merge patch as kubectl apply sends it for built-in kinds: maps merge, lists with a
@@ -107,13 +108,19 @@ function reorder(list: unknown[], order: unknown[], strategy: ReturnType<ListStr
 }
 
 function stripDirectives(value: unknown): unknown {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
   if (Array.isArray(value)) return value.map(stripDirectives);
   if (!isPlainObject(value)) return clone(value);
   const out: JsonObject = {};
-  for (const [k, v] of Object.entries(value)) {
-    if (k === '$patch' || k === '$retainKeys' || k.startsWith(SET_ORDER) || k.startsWith(DELETE_FROM_PRIMITIVE)) continue;
-    if (v === null) continue;
+  for (const k of Object.keys(value)) {
+    const v = value[k];
+    if (v === null || isDirective(k)) continue;
     out[k] = stripDirectives(v);
   }
   return out;
+}
+
+/** Every directive starts with `$`: the one character looked at for the (many) fields that are not. */
+function isDirective(key: string): boolean {
+  return key.charCodeAt(0) === DOLLAR && (key === '$patch' || key === '$retainKeys' || key.startsWith(SET_ORDER) || key.startsWith(DELETE_FROM_PRIMITIVE));
 }

@@ -34,6 +34,8 @@ export interface AdmissionResponse {
   readonly warnings?: readonly string[];
   /** RFC 6902 operations for the API server to apply (mutating webhooks only). */
   readonly patch?: readonly unknown[];
+  /** `patch` already encoded for the wire (base64 of its JSON), when the route keeps it so (a cached answer). */
+  readonly encodedPatch?: string;
 }
 
 export type DecodedReview = { readonly version: AdmissionReviewVersion; readonly request: AdmissionRequest } | { readonly error: string };
@@ -82,9 +84,14 @@ export function encodeAdmissionReview(version: AdmissionReviewVersion, uid: stri
   if (response.warnings && response.warnings.length > 0) wire['warnings'] = response.warnings;
   if (response.patch) {
     wire['patchType'] = 'JSONPatch';
-    wire['patch'] = Buffer.from(JSON.stringify(response.patch)).toString('base64');
+    wire['patch'] = response.encodedPatch ?? encodePatch(response.patch);
   }
   return JSON.stringify({ apiVersion: version, kind: 'AdmissionReview', response: wire });
+}
+
+/** A JSON patch as an AdmissionReview carries it: base64 of its JSON. */
+export function encodePatch(patch: readonly unknown[]): string {
+  return Buffer.from(JSON.stringify(patch)).toString('base64');
 }
 
 export function isRecord(value: unknown): value is Record<string, unknown> {

@@ -1,8 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
 import { newMetrics, newNopLogger } from '../controllers/runtime/index.js';
-import { DEFAULT_MESH_CONFIG } from '../crds/index.js';
+import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../crds/index.js';
 import type { AdmissionRequest } from './admission-review.js';
-import { BUILTIN_INJECTOR_CONFIG } from './inject/index.js';
+import { BUILTIN_INJECTOR_CONFIG, compileInjector, type Injector, type InjectorConfig } from './inject/index.js';
 import { injectEnvsOfPath, newInjectionWebhook } from './injection-webhook.js';
 
 const settings = { injectEnabled: true, injectionWebhookConfigName: 'mesh-sidecar-injector', legacyFsGroup: true, rewriteProbeLegacyLocalhost: false, revision: '' };
@@ -60,5 +60,78 @@ describe('the injection webhook', () => {
     expect(injectEnvsOfPath('/inject')).toEqual({});
     expect(injectEnvsOfPath('/inject/cluster/c1/net/n1/foo/bar')).toEqual({ MESH_META_CLUSTER_ID: 'c1', MESH_META_NETWORK: 'n1', FOO: 'bar' });
     expect(injectEnvsOfPath('/inject/:ENV:MESH_META_CLUSTER_ID=c2:ENV:X=y')).toEqual({ MESH_META_CLUSTER_ID: 'c2', X: 'y' });
+  });
+
+  describe('the patch cache', () => {
+    /** The real injector, counting the injections it runs. */
+    const countingCompile = () => {
+      const counts = { compiled: 0, injected: 0 };
+      const compile = (config: InjectorConfig): Injector => {
+        counts.compiled++;
+        const injector = compileInjector(config);
+        return { ...injector, inject: (params) => (counts.injected++, injector.inject(params)) };
+      };
+      return { counts, compile };
+    };
+    const labelled = (app: string) => ({ ...pod(2), metadata: { generateName: 'httpbin-', labels: { app } } });
+    const patchOf = async (webhook: ReturnType<typeof newInjectionWebhook>, object: Record<string, unknown>, path = '/inject') => {
+      const response = await webhook.route.handle(podRequest(object), path);
+      expect(response.allowed).toBe(true);
+      return JSON.stringify(response.patch);
+    };
+
+    test('the same pod twice gets the same patch from one injection; every request still counts', async () => {
+      const { counts, compile } = countingCompile();
+      const metrics = newMetrics('pilot-discovery');
+      const webhook = newInjectionWebhook({ settings, meshConfig: () => DEFAULT_MESH_CONFIG, metrics, log: newNopLogger(), compile });
+      webhook.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' });
+      const first = await patchOf(webhook, labelled('httpbin'));
+      const second = await patchOf(webhook, labelled('httpbin'));
+      expect(second).toBe(first);
+      expect(counts.injected).toBe(1);
+      const counted = async (name: string) => (await metrics.registry.getSingleMetric(name)?.get())?.values[0]?.value;
+      expect(await counted('sidecar_injection_requests_total')).toBe(2);
+      expect(await counted('sidecar_injection_success_total')).toBe(2);
+    });
+
+    test('a changed label or URL is injected anew', async () => {
+      const { counts, compile } = countingCompile();
+      const webhook = newInjectionWebhook({ settings, meshConfig: () => DEFAULT_MESH_CONFIG, metrics: newMetrics('pilot-discovery'), log: newNopLogger(), compile });
+      webhook.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' });
+      const httpbin = await patchOf(webhook, labelled('httpbin'));
+      const other = await patchOf(webhook, labelled('other'));
+      expect(other).not.toBe(httpbin);
+      expect(other).toContain('other');
+      const withEnv = await patchOf(webhook, labelled('httpbin'), '/inject/cluster/east');
+      expect(withEnv).not.toBe(httpbin);
+      expect(withEnv).toContain('east');
+      expect(counts.injected).toBe(3);
+    });
+
+    test('a new injector configuration, or a new mesh config, recomputes', async () => {
+      const { counts, compile } = countingCompile();
+      let meshConfig: MeshConfig = DEFAULT_MESH_CONFIG;
+      const webhook = newInjectionWebhook({ settings, meshConfig: () => meshConfig, metrics: newMetrics('pilot-discovery'), log: newNopLogger(), compile });
+      webhook.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' });
+      const before = await patchOf(webhook, labelled('httpbin'));
+      const values = JSON.stringify({ ...(JSON.parse(BUILTIN_INJECTOR_CONFIG.values) as Record<string, unknown>), global: { ...(JSON.parse(BUILTIN_INJECTOR_CONFIG.values) as { global: Record<string, unknown> }).global, hub: 'registry.example/mesh' } });
+      expect(webhook.offer({ text: { config: BUILTIN_INJECTOR_CONFIG.config, values }, origin: 'ConfigMap mesh-system/mesh-sidecar-injector' })).toBe(true);
+      const after = await patchOf(webhook, labelled('httpbin'));
+      expect(counts).toEqual({ compiled: 2, injected: 2 });
+      expect(after).not.toBe(before);
+      expect(after).toContain('registry.example/mesh/proxyv2');
+      meshConfig = { ...DEFAULT_MESH_CONFIG, enablePrometheusMerge: !DEFAULT_MESH_CONFIG.enablePrometheusMerge };
+      expect(await patchOf(webhook, labelled('httpbin'))).not.toBe(after);
+      expect(counts.injected).toBe(3);
+    });
+
+    test('the cache is bounded: the least recently used patch is the one computed again', async () => {
+      const { counts, compile } = countingCompile();
+      const webhook = newInjectionWebhook({ settings, meshConfig: () => DEFAULT_MESH_CONFIG, metrics: newMetrics('pilot-discovery'), log: newNopLogger(), compile, cacheEntries: 2 });
+      webhook.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' });
+      for (const app of ['a', 'b', 'a', 'c', 'a', 'b']) await patchOf(webhook, labelled(app));
+      // a, b computed; a served; c computed (b out); a served; b computed again.
+      expect(counts.injected).toBe(4);
+    });
   });
 });

@@ -2,8 +2,9 @@ import type { FastifyInstance } from 'fastify';
 import type { MeshConfig } from '../crds/index.js';
 import { errorMessage, type Logger, type MeshMetrics } from '../controllers/runtime/index.js';
 import type { AdmissionRoute } from './admission-http.js';
-import { isRecord, type AdmissionResponse } from './admission-review.js';
-import { compileInjector, injectionPatch, parseInjectorConfig, type Injector } from './inject/index.js';
+import { encodePatch, isRecord, type AdmissionResponse } from './admission-review.js';
+import { compileInjector, injectionPatch, parseInjectorConfig, type Injector, type InjectorConfig } from './inject/index.js';
+import { injectionCacheKey, newInjectionCache } from './injection-cache.js';
 import type { InjectorConfigVersion } from './injector-config-source.js';
 import type { WebhookSettings } from './webhook-settings.js';
 
@@ -13,6 +14,10 @@ export interface InjectionWebhookOptions {
   readonly meshConfig: () => MeshConfig;
   readonly metrics: MeshMetrics<'pilot-discovery'>;
   readonly log: Logger;
+  /** Builds the injector of a config; `compileInjector` unless a test watches it. */
+  readonly compile?: (config: InjectorConfig) => Injector;
+  /** How many computed patches are kept for pods asked about again (a ReplicaSet's); default 1024. */
+  readonly cacheEntries?: number;
 }
 
 /** `/inject` over the injector of the moment, swapped without a restart as its config changes. */
@@ -24,18 +29,38 @@ export interface InjectionWebhook {
   debugRoutes(app: FastifyInstance): void;
 }
 
+type InjectedAnswer = AdmissionResponse & { readonly allowed: true; readonly patch: readonly unknown[]; readonly encodedPatch: string };
+
 interface ActiveInjector {
   readonly version: InjectorConfigVersion;
   readonly injector: Injector;
 }
 
+const DEFAULT_CACHE_ENTRIES = 1024;
+
 export function newInjectionWebhook(options: InjectionWebhookOptions): InjectionWebhook {
   const { metrics, log, settings } = options;
+  const compile = options.compile ?? compileInjector;
   let active: ActiveInjector | undefined;
+  // Answers of successful injections (patch and its wire encoding) under the active injector and `patchesMeshConfig`.
+  const patches = newInjectionCache<InjectedAnswer>(options.cacheEntries ?? DEFAULT_CACHE_ENTRIES);
+  let patchesMeshConfig: MeshConfig | undefined;
 
   const handle = (object: unknown, namespace: string, path: string): AdmissionResponse => {
     if (!active) return { allowed: false, message: 'the injector has no configuration yet' };
     if (!isRecord(object)) return { allowed: false, message: 'could not decode pod: the request has no object' };
+    const meshConfig = options.meshConfig();
+    if (meshConfig !== patchesMeshConfig) {
+      patches.clear();
+      patchesMeshConfig = meshConfig;
+    }
+    // Same inputs, same injector, same mesh config: the decision was to inject and the patch is this one.
+    const key = injectionCacheKey({ pod: object, namespace, path });
+    const cached = patches.get(key);
+    if (cached !== undefined) {
+      metrics.counter('sidecar_injection_success_total').inc();
+      return cached;
+    }
     const metadata = isRecord(object['metadata']) ? object['metadata'] : {};
     const pod = metadata['namespace'] === undefined && namespace !== '' ? { ...object, metadata: { ...metadata, namespace } } : object;
     const podNamespace = typeof (pod['metadata'] as Record<string, unknown>)['namespace'] === 'string' ? String((pod['metadata'] as Record<string, unknown>)['namespace']) : namespace;
@@ -49,14 +74,17 @@ export function newInjectionWebhook(options: InjectionWebhookOptions): Injection
       const injected = active.injector.inject({
         pod,
         namespace: podNamespace,
-        meshConfig: options.meshConfig(),
+        meshConfig,
         revision: settings.revision === '' ? 'default' : settings.revision,
         legacyFsGroup: settings.legacyFsGroup,
         rewriteProbeLegacyLocalhost: settings.rewriteProbeLegacyLocalhost,
         urlEnv: injectEnvsOfPath(path),
       });
       metrics.counter('sidecar_injection_success_total').inc();
-      return { allowed: true, patch: injectionPatch(pod, injected) };
+      const patch = injectionPatch(pod, injected);
+      const answer: InjectedAnswer = { allowed: true, patch, encodedPatch: encodePatch(patch) };
+      patches.set(key, answer);
+      return answer;
     } catch (error) {
       metrics.counter('sidecar_injection_failure_total').inc();
       log.info({ pod: podName(pod), namespace: podNamespace, error: errorMessage(error) }, 'injection failed');
@@ -73,8 +101,9 @@ export function newInjectionWebhook(options: InjectionWebhookOptions): Injection
     },
     offer(version) {
       try {
-        const injector = compileInjector(parseInjectorConfig(version.text));
+        const injector = compile(parseInjectorConfig(version.text));
         active = { version, injector };
+        patches.clear();
         log.info({ origin: version.origin, templates: injector.templateNames }, 'injector configuration loaded');
         return true;
       } catch (error) {

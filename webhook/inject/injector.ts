@@ -1,5 +1,4 @@
 import Handlebars from 'handlebars';
-import { parse } from 'yaml';
 import { errorMessage } from '../../controllers/runtime/index.js';
 import type { MeshConfig } from '../../crds/index.js';
 import { applyStrategicMergePatch, builtinListStrategy, clone, isPlainObject } from '../../kube-patch/index.js';
@@ -10,6 +9,7 @@ import type { InjectorConfig } from './injector-config.js';
 import { ANNOTATIONS } from './names.js';
 import { metadataOf, objectList, stringMap, type JsonObject, type Pod } from './pod.js';
 import { postProcessPod } from './post-process.js';
+import { parseRenderedYaml } from './rendered-yaml.js';
 import { buildTemplateData, type TemplateData } from './template-data.js';
 import { templateHelpers } from './template-helpers.js';
 import { uninjectPod } from './uninject.js';
@@ -142,7 +142,7 @@ function selectTemplates(config: InjectorConfig, annotations: Readonly<Record<st
 function renderOverlay(render: RenderTemplate, data: TemplateData): JsonObject {
   let overlay: unknown;
   try {
-    overlay = parse(render(data));
+    overlay = parseRenderedYaml(render(data));
   } catch (error) {
     throw new InjectionError('injection-template-failed', `failed to run injection template: ${errorMessage(error)}`, { cause: error });
   }
