@@ -2,11 +2,15 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig, type V1EnvVar, type V1Pod, type V1Volume } from '@kubernetes/client-node';
 
-/** What the kubelet would run for the pod's proxy container: its arguments and environment, in its folder. */
-export interface ProxyLaunch {
+/** What the kubelet would run for a container: its command, arguments and environment, in its folder. */
+export interface ContainerLaunch {
+  readonly command: readonly string[];
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
-  /** `sidecar` or `router`: the agent's proxy type (its second argument). */
+}
+
+/** The proxy container's launch, and the agent's proxy type (its second argument). */
+export interface ProxyLaunch extends ContainerLaunch {
   readonly kind: 'sidecar' | 'router';
 }
 
@@ -26,16 +30,24 @@ const PROXY_CONTAINER = 'mesh-proxy';
  * with `podDir` as its working folder, reads them. Undefined for a pod without a proxy.
  */
 export async function prepareProxyContainer(pod: V1Pod, podDir: string, options: KubeletOptions): Promise<ProxyLaunch | undefined> {
-  const container = pod.spec?.containers.find((c) => c.name === PROXY_CONTAINER);
+  const launch = await prepareContainer(pod, PROXY_CONTAINER, podDir, options);
+  if (!launch) return undefined;
+  const kind = launch.args[0] === 'proxy' && launch.args[1] === 'router' ? 'router' : 'sidecar';
+  return { ...launch, kind };
+}
+
+/** Any container of the pod, the same way: env resolved, `$(VAR)` expanded, its volumes filled under `podDir`. */
+export async function prepareContainer(pod: V1Pod, containerName: string, podDir: string, options: KubeletOptions): Promise<ContainerLaunch | undefined> {
+  const container = pod.spec?.containers.find((c) => c.name === containerName);
   if (!container) return undefined;
   const env = resolveEnv(container.env ?? [], pod);
   const args = (container.args ?? []).map((arg) => expandReferences(arg, env));
-  const kind = args[0] === 'proxy' && args[1] === 'router' ? 'router' : 'sidecar';
+  const command = (container.command ?? []).map((arg) => expandReferences(arg, env));
   for (const mount of container.volumeMounts ?? []) {
     const volume = pod.spec?.volumes?.find((v) => v.name === mount.name);
     if (volume) await fillVolume(volume, join(podDir, mount.mountPath), pod, options);
   }
-  return { args, env, kind };
+  return { command, args, env };
 }
 
 function resolveEnv(vars: readonly V1EnvVar[], pod: V1Pod): Record<string, string> {
@@ -81,6 +93,13 @@ async function fillVolume(volume: V1Volume, dir: string, pod: V1Pod, options: Ku
   for (const source of volume.projected?.sources ?? []) {
     const token = source.serviceAccountToken;
     if (token) writeFileSync(join(dir, token.path), options.issueToken(namespace, pod.spec?.serviceAccountName ?? 'default', token.audience ?? 'api', token.expirationSeconds ?? 3600));
+  }
+  if (volume.secret) {
+    const secret = await options.kubeConfig.makeApiClient(CoreV1Api).readNamespacedSecret({ name: volume.secret.secretName ?? '', namespace }).catch((error: unknown) => {
+      if (volume.secret?.optional) return undefined;
+      throw error;
+    });
+    for (const [key, value] of Object.entries(secret?.data ?? {})) writeFileSync(join(dir, key), Buffer.from(value, 'base64'));
   }
   if (volume.configMap) {
     const configMap = await options.kubeConfig.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name: volume.configMap.name ?? '', namespace });

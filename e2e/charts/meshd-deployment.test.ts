@@ -1,0 +1,113 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { execFile, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { AdmissionregistrationV1Api, ApiextensionsV1Api, AppsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
+import { buildCrdManifests } from '../../crds/crd-manifests.js';
+import { CHARTS_DIR, helm } from '../../testing/helm.js';
+import { collect, startBin } from '../../testing/run-bin.js';
+import { toolPath } from '../../testing/tools.js';
+import { freePort, waitFor } from '../../testing/wait-for.js';
+import { prepareContainer } from '../local-mesh/kubelet.js';
+
+// The daemon run the way the meshd chart says: installed with the real helm into the API server
+// double, its Deployment's container started by the local kubelet (command, args and env from the
+// rendered pod template; field references resolved; the projected token written), the API server
+// reached through KUBECONFIG as an in-cluster client would reach its service. Each listener is moved
+// to a free loopback port (a real pod has an address of its own). The daemon becomes ready,
+// patches its webhooks' caBundle, publishes the root certificate, and injects and validates.
+const run = promisify(execFile);
+
+let kube: ApiServerDouble;
+let workDir: string;
+let daemon: ChildProcess | undefined;
+let output = '';
+const ports = { grpc: 0, secure: 0, http: 0, monitoring: 0, https: 0 };
+
+const kubectl = async (...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> => {
+  try {
+    const { stdout, stderr } = await run(await toolPath('kubectl'), ['--kubeconfig', join(workDir, 'kubeconfig'), ...args], { env: { HOME: workDir }, timeout: 30_000 });
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string; code?: number };
+    return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: typeof failed.code === 'number' ? failed.code : -1 };
+  }
+};
+
+beforeAll(async () => {
+  Object.assign(ports, { grpc: await freePort(), secure: await freePort(), http: await freePort(), monitoring: await freePort(), https: await freePort() });
+  kube = await startApiServerDouble({
+    bookmarkIntervalMs: 0,
+    serviceResolver: (namespace, name, port) => (namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: ports.https } : undefined),
+  });
+  workDir = mkdtempSync(join(tmpdir(), 'meshd-deployment-'));
+  await kube.writeKubeconfig(join(workDir, 'kubeconfig'));
+  const kubeConfig = kube.kubeConfig();
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  for (const name of ['mesh-system', 'foo']) await core.createNamespace({ body: { metadata: { name } } });
+  const extensions = kubeConfig.makeApiClient(ApiextensionsV1Api);
+  for (const crd of buildCrdManifests()) await extensions.createCustomResourceDefinition({ body: crd as never });
+  const installed = await helm(['install', 'meshd', join(CHARTS_DIR, 'meshd'), '--namespace', 'mesh-system', '--set', 'pilot.autoscaleEnabled=false'], { workDir, kubeconfig: join(workDir, 'kubeconfig') });
+  expect(installed.stderr).toBe('');
+
+  // The ReplicaSet's pod from the Deployment's template, on the loopback address.
+  const deployment = await kubeConfig.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'meshd', namespace: 'mesh-system' });
+  const template = deployment.spec?.template;
+  const pod: V1Pod = { metadata: { ...template?.metadata, name: 'meshd-6d5f7c9b8-x2x4q', namespace: 'mesh-system' }, spec: template?.spec ?? { containers: [] }, status: { podIP: '127.0.0.1', hostIP: '127.0.0.1' } };
+  const podDir = join(workDir, 'pod');
+  mkdirSync(podDir, { recursive: true });
+  const launch = await prepareContainer(pod, 'discovery', podDir, {
+    kubeConfig,
+    issueToken: (namespace, serviceAccount, audience, expirationSeconds) => kube.issueToken({ namespace, serviceAccount, audiences: [audience], expirationSeconds }),
+  });
+  if (!launch) throw new Error('the chart has no discovery container');
+  expect(launch.command).toEqual(['pilot-discovery']);
+  const inCluster = join(podDir, 'in-cluster-kubeconfig');
+  writeFileSync(inCluster, kube.kubeconfigYaml());
+  const remap = ['--grpcAddr', `127.0.0.1:${ports.grpc}`, '--secureGRPCAddr', `127.0.0.1:${ports.secure}`, '--httpAddr', `127.0.0.1:${ports.http}`, '--monitoringAddr', `127.0.0.1:${ports.monitoring}`, '--httpsAddr', `127.0.0.1:${ports.https}`, '--ctrlz_port', '0'];
+  daemon = startBin('pilot-discovery', [...launch.args, ...remap], { ...launch.env, KUBECONFIG: inCluster }, podDir);
+  daemon.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  daemon.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.http}/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 40_000, description: `the daemon ready; its output: ${output.slice(-2000)}` });
+}, 120_000);
+
+afterAll(async () => {
+  if (daemon && daemon.exitCode === null) {
+    const exited = collect(daemon, 15_000).catch(() => undefined);
+    daemon.kill('SIGTERM');
+    await exited;
+  }
+  await kube?.close();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+describe('the daemon started from the meshd chart’s Deployment', () => {
+  test('it patches its webhooks’ caBundle, switches validation to fail-closed and publishes the root certificate', async () => {
+    const admission = kube.kubeConfig().makeApiClient(AdmissionregistrationV1Api);
+    await waitFor(async () => ((await admission.readMutatingWebhookConfiguration({ name: 'mesh-sidecar-injector' })).webhooks ?? []).every((w) => (w.clientConfig.caBundle ?? '') !== ''), { timeoutMs: 20_000, description: 'the injection webhooks patched' });
+    await waitFor(async () => ((await admission.readValidatingWebhookConfiguration({ name: 'mesh-validator-mesh-system' })).webhooks ?? []).every((w) => w.failurePolicy === 'Fail'), { timeoutMs: 20_000, description: 'validation fail-closed' });
+    const core = kube.kubeConfig().makeApiClient(CoreV1Api);
+    await waitFor(async () => (await core.readNamespacedConfigMap({ name: 'mesh-ca-root-cert', namespace: 'foo' }).catch(() => undefined)) !== undefined, { timeoutMs: 20_000, description: 'the root certificate in foo' });
+  });
+
+  test('kubectl apply of a pod in an injected namespace stores it injected with the chart’s templates; an invalid policy is refused', async () => {
+    expect((await kubectl('label', 'namespace', 'foo', 'mesh-injection=enabled')).code).toBe(0);
+    const podFile = join(workDir, 'pod.yaml');
+    writeFileSync(podFile, 'apiVersion: v1\nkind: Pod\nmetadata:\n  name: app\n  namespace: foo\n  labels: {app: app}\nspec:\n  containers:\n  - name: app\n    image: app\n');
+    const applied = await kubectl('apply', '-f', podFile);
+    expect(applied.stderr).toBe('');
+    const stored = JSON.parse((await kubectl('get', 'pod', 'app', '-n', 'foo', '-o', 'json')).stdout) as { spec: { containers: { name: string; env?: { name: string; value?: string }[] }[] } };
+    expect(stored.spec.containers.map((c) => c.name)).toEqual(['app', 'mesh-proxy']);
+    const proxy = stored.spec.containers[1];
+    expect(proxy?.env?.find((e) => e.name === 'CA_ADDR')?.value).toBe('meshd.mesh-system.svc:15012');
+
+    const policyFile = join(workDir, 'bad-policy.yaml');
+    writeFileSync(policyFile, 'apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: {name: bad, namespace: foo}\nspec:\n  action: ALLOW\n  rules: [{to: [{operation: {methods: [""]}}]}]\n');
+    const refused = await kubectl('apply', '-f', policyFile);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('denied the request: configuration is invalid: spec.rules[0].to[0].operation.methods[0]');
+  });
+});
