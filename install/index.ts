@@ -2,3 +2,4 @@
 // `values.schema.json`), shared by the charts' tests and the coming `meshctl install` family.
 export { chartValuesJsonSchema } from './chart-values-schema.js';
 export { globalValuesSchema, meshdValuesSchema, type MeshdValues } from './meshd-values.js';
+export { gatewayValuesSchema, type GatewayValues } from './gateway-values.js';

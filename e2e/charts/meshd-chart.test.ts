@@ -5,8 +5,9 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { chartValuesJsonSchema, meshdValuesSchema } from '../../install/index.js';
+import { meshdValuesSchema } from '../../install/index.js';
 import { expectGoldenText, refreshingGolden } from '../../testing/golden.js';
+import { expectSchemaFresh, expectValuesDocumented } from './testing/chart-sources.js';
 import { CHARTS_DIR, helm } from '../../testing/helm.js';
 import { BUILTIN_INJECTOR_CONFIG } from '../../webhook/inject/index.js';
 
@@ -43,22 +44,11 @@ const objects = (manifest: string): KubeObject[] => parseAllDocuments(manifest).
 
 describe('the meshd chart’s sources', () => {
   test('values.schema.json is generated from install/meshd-values.ts (REFRESH_GOLDEN=1 rewrites it)', () => {
-    const file = join(CHART, 'values.schema.json');
-    const generated = chartValuesJsonSchema(meshdValuesSchema);
-    if (refreshingGolden) writeFileSync(file, generated);
-    expect(readFileSync(file, 'utf8')).toBe(generated);
+    expectSchemaFresh(CHART, meshdValuesSchema);
   });
 
   test('values.yaml is valid under the typed schema, and the README names every value', () => {
-    const values = parse(readFileSync(join(CHART, 'values.yaml'), 'utf8')) as unknown;
-    expect(meshdValuesSchema.safeParse(values).error).toBeUndefined();
-    const readme = readFileSync(join(CHART, 'README.md'), 'utf8');
-    const keys = (value: unknown, prefix: string): string[] =>
-      typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0
-        ? Object.entries(value).flatMap(([key, child]) => [`${prefix}${key}`, ...(['meshConfig', 'env', 'resources', 'podAnnotations', 'podLabels', 'nodeSelector', 'affinity', 'lifecycle', 'cpu'].includes(key) ? [] : keys(child, `${prefix}${key}.`))])
-        : [];
-    const missing = keys(values, '').filter((key) => !readme.includes(`\`${key}\``));
-    expect(missing).toEqual([]);
+    expectValuesDocumented(CHART, meshdValuesSchema, ['meshConfig', 'env', 'resources', 'podAnnotations', 'podLabels', 'nodeSelector', 'affinity', 'lifecycle', 'templates', 'injectedAnnotations']);
   });
 
   test('the injection templates it ships are the injector’s built-in ones (REFRESH_GOLDEN=1 rewrites them)', () => {

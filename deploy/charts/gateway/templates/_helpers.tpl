@@ -1,0 +1,18 @@
+{{/* The gateway's name: .Values.name, or the release name. */}}
+{{- define "gateway.name" -}}
+{{- .Values.name | default .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- end }}
+
+{{- define "gateway.serviceAccountName" -}}
+{{- .Values.serviceAccount.name | default (include "gateway.name" .) -}}
+{{- end }}
+
+{{/* The installer labels every object carries. */}}
+{{- define "gateway.labels" -}}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: mesh
+app.kubernetes.io/name: {{ include "gateway.name" . }}
+operator.mesh.io/component: IngressGateways
+mesh.io/rev: {{ .Values.revision | default "default" }}
+release: {{ .Release.Name }}
+{{- end }}
