@@ -2,13 +2,11 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { AdmissionregistrationV1Api, ApiextensionsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, ApiextensionsV1Api, AppsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import { buildCrdManifests } from '../../crds/crd-manifests.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
-import { BUILTIN_INJECTOR_CONFIG } from '../../webhook/inject/index.js';
-import type { KubeletOptions } from './kubelet.js';
-import { webhookConfigurationsYaml } from './webhook-configurations.js';
+import { prepareContainer, type ContainerLaunch, type KubeletOptions } from './kubelet.js';
 
 const run = promisify(execFile);
 
@@ -24,6 +22,12 @@ export interface KubernetesOrchestrator {
   readonly double: ApiServerDouble;
   /** What the local kubelet needs to start a pod's proxy container. */
   readonly kubelet: KubeletOptions;
+  /**
+   * The daemon as the meshd chart's Deployment runs it: its container's command line and env for
+   * a pod of that Deployment, the volumes filled under `podDir`, and KUBECONFIG standing in for the
+   * in-cluster API server address.
+   */
+  daemonLaunch(podDir: string): Promise<ContainerLaunch>;
   /** Waits until the daemon has put its trust bundle into the injection webhooks. */
   waitForWebhooks(timeoutMs: number): Promise<void>;
   /** Applies the sample workloads (pods un-injected), sets their addresses; returns the pods as stored. */
@@ -50,6 +54,13 @@ export interface DaemonAddresses {
   readonly httpsPort: number;
   /** `--secureGRPCAddr`: xDS and the CA. */
   readonly securePort: number;
+  /** PILOT_DEBOUNCE_AFTER, given to the chart as the daemon's extra env. */
+  readonly debounce: string;
+}
+
+export function helmPath(projectRoot: string): string {
+  const local = join(projectRoot, '.tools/bin/helm');
+  return existsSync(local) ? local : 'helm';
 }
 
 type SampleObject = { kind?: string; metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { containers?: { name?: string; image?: string }[] }; status?: { podIP?: string } };
@@ -88,17 +99,45 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
     if (namespace.metadata?.labels?.['sidecar.mesh.io/inject'] === 'true') namespace.metadata.labels = { ...namespace.metadata.labels, 'mesh-injection': 'enabled' };
   }
   await applyText('namespaces.yaml', namespaces.map((d) => stringify(d)).join('---\n'));
-  await applyText('mesh-config.yaml', meshConfigMapsYaml(daemon.securePort));
-  await applyText('webhooks.yaml', webhookConfigurationsYaml());
+  // The control plane and the gateway as a user installs them: the charts, with helm.
+  const helm = async (args: readonly string[]): Promise<void> => {
+    try {
+      await run(helmPath(projectRoot), [...args], { env: { PATH: process.env['PATH'] ?? '', HOME: workDir, HELM_CACHE_HOME: join(workDir, '.helm'), HELM_CONFIG_HOME: join(workDir, '.helm'), HELM_DATA_HOME: join(workDir, '.helm'), KUBECONFIG: kubeconfigPath } });
+    } catch (error) {
+      const failed = error as { stderr?: string; message: string };
+      throw new Error(`helm ${args.join(' ')}: ${failed.stderr ?? failed.message}`, { cause: error });
+    }
+  };
+  const values = (name: string, yaml: string): string => {
+    writeFileSync(join(files, name), yaml);
+    return join(files, name);
+  };
+  await helm(['install', 'meshd', join(projectRoot, 'deploy/charts/meshd'), '--namespace', 'mesh-system', '-f', values('meshd-values.yaml', meshdValuesYaml(daemon))]);
+  await helm(['install', 'mesh-ingressgateway', join(projectRoot, 'deploy/charts/gateway'), '--namespace', 'mesh-system', '-f', values('gateway-values.yaml', GATEWAY_VALUES)]);
   const kubelet: KubeletOptions = {
     kubeConfig,
     issueToken: (namespace, serviceAccount, audience, expirationSeconds) => double.issueToken({ namespace, serviceAccount, audiences: [audience], expirationSeconds }),
+  };
+
+  const apps = kubeConfig.makeApiClient(AppsV1Api);
+  /** A pod of a Deployment, as its ReplicaSet would create it (named as the samples name it). */
+  const podOfDeployment = async (deploymentName: string, podName: string): Promise<V1Pod> => {
+    const template = (await apps.readNamespacedDeployment({ name: deploymentName, namespace: 'mesh-system' })).spec?.template;
+    return { apiVersion: 'v1', kind: 'Pod', metadata: { ...template?.metadata, name: podName, namespace: 'mesh-system' }, spec: template?.spec ?? { containers: [] } };
   };
 
   return {
     kubeconfigPath,
     double,
     kubelet,
+    async daemonLaunch(podDir) {
+      const pod = { ...(await podOfDeployment('meshd', 'meshd-local')), status: { podIP: '127.0.0.1', hostIP: '127.0.0.1' } };
+      const launch = await prepareContainer(pod, 'discovery', podDir, kubelet);
+      if (!launch) throw new Error('the meshd chart has no discovery container');
+      const inCluster = join(podDir, 'in-cluster-kubeconfig');
+      writeFileSync(inCluster, double.kubeconfigYaml());
+      return { ...launch, env: { ...launch.env, KUBECONFIG: inCluster } };
+    },
     async waitForWebhooks(timeoutMs) {
       const admission = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
       const deadline = Date.now() + timeoutMs;
@@ -114,12 +153,20 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
       for (const file of sampleFiles) {
         const documents = documentsOf(file).filter((d) => d.kind !== 'Namespace');
         if (documents.length === 0) continue;
+        const applied: SampleObject[] = [];
         for (const document of documents) {
-          if (document.kind !== 'Pod' || !document.status?.podIP) continue;
-          pods.push({ name: document.metadata?.name ?? '', namespace: document.metadata?.namespace ?? 'default', podIp: document.status.podIP });
-          asAppliedBeforeInjection(document, appAddressOf(document.status.podIP));
+          if (document.kind === 'Pod' && document.status?.podIP) {
+            pods.push({ name: document.metadata?.name ?? '', namespace: document.metadata?.namespace ?? 'default', podIp: document.status.podIP });
+            if (document.metadata?.labels?.['mesh'] === 'ingressgateway') {
+              // The gateway chart's Deployment stands in for the sample's gateway pod.
+              applied.push((await podOfDeployment('mesh-ingressgateway', document.metadata.name ?? '')) as SampleObject);
+              continue;
+            }
+            asAppliedBeforeInjection(document, appAddressOf(document.status.podIP));
+          }
+          applied.push(document);
         }
-        await applyText(file, documents.map((d) => stringify(d)).join('---\n'));
+        await applyText(file, applied.map((d) => stringify(d)).join('---\n'));
       }
       // The kubelet's part: addresses and readiness.
       const stored: V1Pod[] = [];
@@ -156,8 +203,7 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
 
 /**
  * A sample pod as a user applies it: the samples are written injected for config-folder mode, so
- * the marks of injection come off; the app's private address goes in as proxy metadata; the
- * ingress gateway asks for the gateway template by the object webhook, as a gateway Deployment does.
+ * the marks of injection come off; the app's private address goes in as proxy metadata.
  */
 function asAppliedBeforeInjection(pod: SampleObject, appAddress: string): void {
   const metadata = (pod.metadata ??= {});
@@ -166,12 +212,7 @@ function asAppliedBeforeInjection(pod: SampleObject, appAddress: string): void {
   delete labels['security.mesh.io/tlsMode'];
   const meshed = annotations['sidecar.mesh.io/status'] !== undefined;
   delete annotations['sidecar.mesh.io/status'];
-  if (labels['mesh'] === 'ingressgateway') {
-    labels['sidecar.mesh.io/inject'] = 'true';
-    annotations['inject.mesh.io/templates'] = 'gateway';
-    const proxy = pod.spec?.containers?.[0];
-    if (proxy) Object.assign(proxy, { name: 'mesh-proxy', image: 'auto' });
-  } else if (meshed) {
+  if (meshed) {
     annotations['proxy.mesh.io/config'] = JSON.stringify({ proxyMetadata: { APP_ADDRESS: appAddress } });
   }
   metadata.labels = labels;
@@ -179,20 +220,22 @@ function asAppliedBeforeInjection(pod: SampleObject, appAddress: string): void {
   delete pod.status;
 }
 
-/** The mesh config and the injector's values as the operator of this "cluster" sets them: the daemon's loopback address. */
-function meshConfigMapsYaml(securePort: number): string {
-  const mesh = `defaultConfig:\n  discoveryAddress: 127.0.0.1:${securePort}\n  proxyMetadata:\n    ECC_SIGNATURE_ALGORITHM: ECDSA\n`;
-  const values = JSON.parse(BUILTIN_INJECTOR_CONFIG.values) as { global: Record<string, unknown> };
-  values.global['caAddress'] = `127.0.0.1:${securePort}`;
-  return [
-    { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mesh', namespace: 'mesh-system' }, data: { mesh } },
-    {
-      apiVersion: 'v1',
-      kind: 'ConfigMap',
-      metadata: { name: 'mesh-sidecar-injector', namespace: 'mesh-system', labels: { 'mesh.io/rev': 'default' } },
-      data: { config: BUILTIN_INJECTOR_CONFIG.config, values: JSON.stringify(values) },
-    },
-  ]
-    .map((o) => stringify(o))
-    .join('---\n');
+/**
+ * The meshd chart's values as the operator of this "cluster" sets them: proxies reach the daemon
+ * on its loopback address, sign with ECDSA keys, and the daemon debounces as the local mesh asks.
+ */
+function meshdValuesYaml(daemon: DaemonAddresses): string {
+  return stringify({
+    pilot: { autoscaleEnabled: false, env: { PILOT_DEBOUNCE_AFTER: daemon.debounce } },
+    meshConfig: { defaultConfig: { discoveryAddress: `127.0.0.1:${daemon.securePort}`, proxyMetadata: { ECC_SIGNATURE_ALGORITHM: 'ECDSA' } } },
+    global: { caAddress: `127.0.0.1:${daemon.securePort}` },
+  });
 }
+
+/** The gateway chart's values for the samples' ingress gateway (its service account and port 8080). */
+const GATEWAY_VALUES = stringify({
+  labels: { mesh: 'ingressgateway' },
+  autoscaling: { enabled: false },
+  serviceAccount: { name: 'mesh-ingressgateway-service-account' },
+  service: { type: 'ClusterIP', ports: [{ name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' }] },
+});

@@ -154,7 +154,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   const ports = options.fixedPorts
     ? { grpcPort: 15010, securePort: 15012, httpPort: 8080, monitoringPort: 15014, httpsPort: 15017 }
     : { grpcPort: await freePort(), securePort: await freePort(), httpPort: await freePort(), monitoringPort: await freePort(), httpsPort: await freePort() };
-  const kubernetes = options.orchestrator === 'kubernetes' ? await startKubernetesOrchestrator(options.workDir, configDir, PROJECT_ROOT, ports) : undefined;
+  const kubernetes = options.orchestrator === 'kubernetes' ? await startKubernetesOrchestrator(options.workDir, configDir, PROJECT_ROOT, { ...ports, debounce: options.debounce ?? '50ms' }) : undefined;
   const issuer = await startTokenIssuer('127.0.0.1', options.issuerPort ?? 0);
   const processes: ChildProcess[] = [];
   const backends: SampleBackend[] = [];
@@ -177,25 +177,23 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   try {
     const daemonDir = join(options.workDir, 'daemon');
     mkdirSync(daemonDir, { recursive: true });
-    processes.push(
-      startProgram(
-        'pilot-discovery',
-        [
-          'discovery',
-          ...(kubernetes ? ['--orchconfig', kubernetes.kubeconfigPath] : ['--configDir', configDir]),
-          '--grpcAddr', `127.0.0.1:${ports.grpcPort}`,
-          '--secureGRPCAddr', `127.0.0.1:${ports.securePort}`,
-          '--httpAddr', `127.0.0.1:${ports.httpPort}`,
-          '--monitoringAddr', `127.0.0.1:${ports.monitoringPort}`,
-          '--httpsAddr', `127.0.0.1:${ports.httpsPort}`,
-          '--ctrlz_port', '0',
-        ],
-        { ...(kubernetes ? { POD_NAME: 'meshd-local' } : { JWT_RULE: issuer.jwtRule }), PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' },
-        daemonDir,
-        log,
-        'meshd',
-      ),
-    );
+    const listeners = [
+      '--grpcAddr', `127.0.0.1:${ports.grpcPort}`,
+      '--secureGRPCAddr', `127.0.0.1:${ports.securePort}`,
+      '--httpAddr', `127.0.0.1:${ports.httpPort}`,
+      '--monitoringAddr', `127.0.0.1:${ports.monitoringPort}`,
+      '--httpsAddr', `127.0.0.1:${ports.httpsPort}`,
+      '--ctrlz_port', '0',
+    ];
+    if (kubernetes) {
+      // As the meshd chart's Deployment runs it, its listeners moved to the local ports.
+      const launch = await kubernetes.daemonLaunch(daemonDir);
+      processes.push(startProgram('pilot-discovery', [...launch.args, ...listeners], launch.env, daemonDir, log, 'meshd'));
+    } else {
+      processes.push(
+        startProgram('pilot-discovery', ['discovery', '--configDir', configDir, ...listeners], { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' }, daemonDir, log, 'meshd'),
+      );
+    }
     await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.httpPort}/ready`)).status === 200, 20_000, 'the daemon');
     // In Kubernetes mode the pods are applied now, through the daemon's injection webhook.
     if (kubernetes) await kubernetes.waitForWebhooks(20_000);
