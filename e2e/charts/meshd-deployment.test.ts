@@ -1,17 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { execFile, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { AdmissionregistrationV1Api, ApiextensionsV1Api, AppsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, ApiextensionsV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
 import { buildCrdManifests } from '../../crds/crd-manifests.js';
 import { CHARTS_DIR, helm } from '../../testing/helm.js';
-import { collect, startBin } from '../../testing/run-bin.js';
 import { toolPath } from '../../testing/tools.js';
-import { freePort, waitFor } from '../../testing/wait-for.js';
-import { prepareContainer } from '../local-mesh/kubelet.js';
+import { waitFor } from '../../testing/wait-for.js';
+import { freeDaemonPorts, startChartDaemon, type ChartDaemon, type DaemonPorts } from './testing/chart-daemon.js';
 
 // The daemon run the way the meshd chart says: installed with the real helm into the API server
 // double, its Deployment's container started by the local kubelet (command, args and env from the
@@ -23,9 +22,8 @@ const run = promisify(execFile);
 
 let kube: ApiServerDouble;
 let workDir: string;
-let daemon: ChildProcess | undefined;
-let output = '';
-const ports = { grpc: 0, secure: 0, http: 0, monitoring: 0, https: 0 };
+let daemon: ChartDaemon | undefined;
+let ports: DaemonPorts;
 
 const kubectl = async (...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> => {
   try {
@@ -38,7 +36,7 @@ const kubectl = async (...args: string[]): Promise<{ stdout: string; stderr: str
 };
 
 beforeAll(async () => {
-  Object.assign(ports, { grpc: await freePort(), secure: await freePort(), http: await freePort(), monitoring: await freePort(), https: await freePort() });
+  ports = await freeDaemonPorts();
   kube = await startApiServerDouble({
     bookmarkIntervalMs: 0,
     serviceResolver: (namespace, name, port) => (namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: ports.https } : undefined),
@@ -53,33 +51,11 @@ beforeAll(async () => {
   const installed = await helm(['install', 'meshd', join(CHARTS_DIR, 'meshd'), '--namespace', 'mesh-system', '--set', 'pilot.autoscaleEnabled=false'], { workDir, kubeconfig: join(workDir, 'kubeconfig') });
   expect(installed.stderr).toBe('');
 
-  // The ReplicaSet's pod from the Deployment's template, on the loopback address.
-  const deployment = await kubeConfig.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'meshd', namespace: 'mesh-system' });
-  const template = deployment.spec?.template;
-  const pod: V1Pod = { metadata: { ...template?.metadata, name: 'meshd-6d5f7c9b8-x2x4q', namespace: 'mesh-system' }, spec: template?.spec ?? { containers: [] }, status: { podIP: '127.0.0.1', hostIP: '127.0.0.1' } };
-  const podDir = join(workDir, 'pod');
-  mkdirSync(podDir, { recursive: true });
-  const launch = await prepareContainer(pod, 'discovery', podDir, {
-    kubeConfig,
-    issueToken: (namespace, serviceAccount, audience, expirationSeconds) => kube.issueToken({ namespace, serviceAccount, audiences: [audience], expirationSeconds }),
-  });
-  if (!launch) throw new Error('the chart has no discovery container');
-  expect(launch.command).toEqual(['pilot-discovery']);
-  const inCluster = join(podDir, 'in-cluster-kubeconfig');
-  writeFileSync(inCluster, kube.kubeconfigYaml());
-  const remap = ['--grpcAddr', `127.0.0.1:${ports.grpc}`, '--secureGRPCAddr', `127.0.0.1:${ports.secure}`, '--httpAddr', `127.0.0.1:${ports.http}`, '--monitoringAddr', `127.0.0.1:${ports.monitoring}`, '--httpsAddr', `127.0.0.1:${ports.https}`, '--ctrlz_port', '0'];
-  daemon = startBin('pilot-discovery', [...launch.args, ...remap], { ...launch.env, KUBECONFIG: inCluster }, podDir);
-  daemon.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  daemon.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.http}/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 40_000, description: `the daemon ready; its output: ${output.slice(-2000)}` });
+  daemon = await startChartDaemon({ kube, workDir, podName: 'meshd-6d5f7c9b8-x2x4q', ports });
 }, 120_000);
 
 afterAll(async () => {
-  if (daemon && daemon.exitCode === null) {
-    const exited = collect(daemon, 15_000).catch(() => undefined);
-    daemon.kill('SIGTERM');
-    await exited;
-  }
+  await daemon?.stop();
   await kube?.close();
   rmSync(workDir, { recursive: true, force: true });
 });
