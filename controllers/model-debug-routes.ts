@@ -4,8 +4,9 @@ import type { MeshModel } from './model/mesh-model.js';
 
 /**
  * `/debug/configz` (the accepted mesh resources, last good versions), `/debug/registryz` (the
- * services, workloads and endpoints of the registry) and `/debug/endpointz` (every service port's
- * endpoints: addresses, readiness, sidecar), for the daemon's debug ports.
+ * services, workloads and endpoints of the registry), `/debug/endpointz` (every service port's
+ * endpoints: addresses, readiness, sidecar) and `/debug/mesh` (the mesh config in effect), for the
+ * daemon's debug ports.
  */
 export function modelDebugRoutes(model: MeshModel): (app: FastifyInstance) => void {
   return (app) => {
@@ -21,6 +22,7 @@ export function modelDebugRoutes(model: MeshModel): (app: FastifyInstance) => vo
         })),
       ),
     );
+    app.get('/debug/mesh', async () => model.meshConfig());
     app.get('/debug/registryz', async () =>
       model.registry.services().map((service) => ({
         ...service,

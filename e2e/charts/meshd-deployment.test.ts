@@ -86,4 +86,16 @@ describe('the daemon started from the meshd chart’s Deployment', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('denied the request: configuration is invalid: spec.rules[0].to[0].operation.methods[0]');
   });
+
+  test('helm upgrade with another mesh config reaches the running daemon without a restart', async () => {
+    const pid = daemon?.process.pid;
+    const upgraded = await helm(['upgrade', 'meshd', join(CHARTS_DIR, 'meshd'), '--namespace', 'mesh-system', '--reuse-values', '--set', 'meshConfig.defaultConfig.concurrency=3'], { workDir, kubeconfig: join(workDir, 'kubeconfig') });
+    expect(upgraded.stderr).toBe('');
+    await waitFor(async () => ((await (await fetch(`http://127.0.0.1:${ports.http}/debug/mesh`)).json()) as { defaultConfig?: { concurrency?: number } }).defaultConfig?.concurrency === 3, {
+      timeoutMs: 20_000,
+      description: 'the new mesh config in effect',
+    });
+    expect(daemon?.process.pid).toBe(pid);
+    expect(daemon?.process.exitCode).toBeNull();
+  });
 });

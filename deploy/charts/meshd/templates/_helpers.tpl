@@ -23,6 +23,20 @@ mesh.io/rev: {{ include "meshd.rev" . }}
 release: {{ .Release.Name }}
 {{- end }}
 
+{{/*
+The caBundle (and failurePolicy) the daemon has patched into a webhook configuration already in
+the cluster, by webhook name: an upgrade applies them back unchanged, so Helm never takes those
+fields from the daemon (with server-side apply that would be a conflict) nor resets them.
+*/}}
+{{- define "meshd.patchedFields" -}}
+{{- $fields := dict }}
+{{- $existing := lookup "admissionregistration.k8s.io/v1" .kind "" .name }}
+{{- range ($existing.webhooks | default list) }}
+{{- $_ := set $fields .name (dict "caBundle" (.clientConfig.caBundle | default "") "failurePolicy" (.failurePolicy | default "")) }}
+{{- end }}
+{{- toJson $fields }}
+{{- end }}
+
 {{/* Where the webhooks are called: the meshd service, or meshdRemote.injectionURL. */}}
 {{- define "meshd.injectionClientConfig" -}}
 {{- if .Values.meshdRemote.injectionURL -}}
@@ -34,7 +48,6 @@ service:
   path: {{ .Values.meshdRemote.injectionPath | quote }}
   port: 443
 {{- end }}
-caBundle: ""
 {{- end }}
 
 {{/* One injection webhook: (dict "root" $ "name" … "namespaceSelector" … "objectSelector" …). */}}
@@ -42,6 +55,7 @@ caBundle: ""
   - name: {{ .name }}
     clientConfig:
       {{- include "meshd.injectionClientConfig" .root | nindent 6 }}
+      caBundle: {{ (get (.patched | default dict) .name | default dict).caBundle | default "" | quote }}
     sideEffects: None
     rules:
       - operations: [CREATE]
