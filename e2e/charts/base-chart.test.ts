@@ -141,7 +141,7 @@ describe('helm install, upgrade and uninstall against the API server double', ()
     }
     const role = named('rbac.authorization.k8s.io/v1', 'ClusterRole', 'meshd-clusterrole-mesh-system') as { rules?: never[] } | undefined;
     expect(role?.rules).toEqual(clusterRoleRules(await renderBase(workDir)));
-    expect(allows(role?.rules ?? [], 'update', 'security.mesh.io', 'peerauthentications/status')).toBe(true);
+    expect(allows(role?.rules ?? [], 'patch', 'security.mesh.io', 'peerauthentications/status')).toBe(true);
     const binding = named('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'meshd-clusterrole-mesh-system') as { subjects?: unknown[] } | undefined;
     expect(binding?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'meshd', namespace: 'mesh-system' }]);
     expect(named('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'mesh-validator-mesh-system')?.metadata?.labels).toEqual(
