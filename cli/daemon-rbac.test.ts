@@ -12,7 +12,7 @@ import { meshdOptionsFrom, runDiscovery } from './discovery-server.js';
 import { addLoggingFlags, loadSettings } from '../controllers/runtime/index.js';
 import { helm } from '../testing/helm.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
-import { allows, BASE_CHART, clusterRoleRules, renderBase, type PolicyRule } from '../e2e/charts/base-chart-support.js';
+import { allows, BASE_CHART, clusterRoleRules, renderBase, type PolicyRule } from '../e2e/charts/testing/base-chart.js';
 
 // RBAC against reality (here because only cli/ may import the command trees): the base chart installed with the real helm into the API server double,
 // then the daemon run in process in Kubernetes mode as service account mesh-system/meshd, driven

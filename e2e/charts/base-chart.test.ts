@@ -10,7 +10,7 @@ import { expectGoldenText } from '../../testing/golden.js';
 import { helm } from '../../testing/helm.js';
 import { PROJECT_ROOT } from '../../testing/run-bin.js';
 import { waitFor } from '../../testing/wait-for.js';
-import { allows, BASE_CHART, clusterRoleRules, objectsOf, renderBase } from './base-chart-support.js';
+import { allows, BASE_CHART, clusterRoleRules, objectsOf, renderBase } from './testing/base-chart.js';
 
 // The base chart (CRDs, the daemon's ClusterRole and binding, the default validation webhook)
 // checked with the real helm: its typed values, lint, golden renders, and an install, upgrade and

@@ -1,7 +1,7 @@
 /** What the base chart's tests share: its folder, its files, and its rendered objects. */
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { CHARTS_DIR, helm } from '../../testing/helm.js';
+import { CHARTS_DIR, helm } from '../../../testing/helm.js';
 
 export const BASE_CHART = join(CHARTS_DIR, 'base');
 
