@@ -13,6 +13,7 @@ import type { FaultControls } from './faults.js';
 import { newRequestHandler } from './http-handler.js';
 import { kubeconfigYaml, newKubeConfig } from './kubeconfig.js';
 import { ObjectStore } from './object-store.js';
+import type { ApiRequestRecorder } from './request-log.js';
 import { ResourceRegistry, storageKey } from './resource-registry.js';
 import { parseApiVersion } from './resource-type.js';
 import { ResourceService } from './resource-service.js';
@@ -21,6 +22,7 @@ import { WatchHub } from './watch-hub.js';
 
 export type { FaultControls } from './faults.js';
 export type { WebhookServiceResolver } from './admission/index.js';
+export type { ApiRequestRecord, ApiRequestRecorder } from './request-log.js';
 
 export interface IssueTokenOptions {
   namespace: string;
@@ -35,9 +37,9 @@ export interface ApiServerDouble {
   url: string;
   /** A client-node KubeConfig for this server (cluster, user, context); a fresh one per call. */
   kubeConfig(): KubeConfig;
-  /** The same as YAML, for `kubectl --kubeconfig`. */
-  kubeconfigYaml(): string;
-  writeKubeconfig(path: string): Promise<void>;
+  /** The same as YAML, for `kubectl --kubeconfig`; with `token`, requests carry that bearer token (e.g. one of `issueToken`). */
+  kubeconfigYaml(token?: string): string;
+  writeKubeconfig(path: string, token?: string): Promise<void>;
   /** A signed service account token that this server's TokenReview accepts. */
   issueToken(opts: IssueTokenOptions): string;
   faults: FaultControls;
@@ -60,6 +62,8 @@ export interface ApiServerDoubleOptions {
    * `<name>.<namespace>.svc`); without it, or when it answers `undefined`, such calls fail.
    */
   serviceResolver?: WebhookServiceResolver;
+  /** Told of every resource request: its RBAC verb, group, resource and requester. */
+  onRequest?: ApiRequestRecorder;
 }
 
 const ADMIN_TOKEN = 'mesh-double-admin-token';
@@ -84,7 +88,16 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
   let address = '';
 
   const server = createServer(
-    newRequestHandler({ service, watches, tokens, faults: faultState, clock, admission, serverAddress: () => address }),
+    newRequestHandler({
+      service,
+      watches,
+      tokens,
+      faults: faultState,
+      clock,
+      admission,
+      serverAddress: () => address,
+      ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+    }),
   );
   server.on('connection', (socket) => {
     if (faultState.refusing) {
@@ -127,8 +140,8 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
   return {
     url,
     kubeConfig: () => newKubeConfig(url, ADMIN_TOKEN),
-    kubeconfigYaml: () => kubeconfigYaml(url, ADMIN_TOKEN),
-    writeKubeconfig: (path) => writeFile(path, kubeconfigYaml(url, ADMIN_TOKEN), { mode: 0o600 }),
+    kubeconfigYaml: (token) => kubeconfigYaml(url, token ?? ADMIN_TOKEN),
+    writeKubeconfig: (path, token) => writeFile(path, kubeconfigYaml(url, token ?? ADMIN_TOKEN), { mode: 0o600 }),
     issueToken: (opts) => {
       const uid = store.get('/serviceaccounts', opts.namespace, opts.serviceAccount)?.metadata?.uid;
       return tokens.issue({ ...opts, ...(uid ? { serviceAccountUid: uid } : {}) });

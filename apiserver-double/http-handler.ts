@@ -12,6 +12,8 @@ import { isPlainObject, kubeTimestamp } from './object-util.js';
 import type { JsonObject } from './object-util.js';
 import { openApiV3Document, openApiV3Root } from './openapi.js';
 import { decodeProtobufBody, PROTOBUF_CONTENT_TYPE } from './protobuf-body.js';
+import { requestRecord } from './request-log.js';
+import type { ApiRequestRecorder } from './request-log.js';
 import { routeOf } from './request-path.js';
 import type { ResourceRoute } from './request-path.js';
 import { PATCH_CONTENT_TYPES, parseRevision } from './resource-service.js';
@@ -35,6 +37,8 @@ export interface HandlerDeps {
   admission: AdmissionChain;
   /** host:port as clients reach the server. */
   serverAddress: () => string;
+  /** Told of every resource request (tests compare what a program asked for with its RBAC). */
+  onRequest?: ApiRequestRecorder;
 }
 
 type Representation = 'object' | 'table' | 'partial';
@@ -113,6 +117,7 @@ async function handle(deps: HandlerDeps, req: IncomingMessage, res: ServerRespon
     case 'resource':
       break;
   }
+  if (deps.onRequest) deps.onRequest(requestRecord(method, route, url.searchParams, (await requestUser(deps, req)).username));
   try {
     const reply = await handleResource(deps, route, method, url.searchParams, req, body, res);
     if (reply) send(res, reply);

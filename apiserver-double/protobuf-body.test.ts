@@ -36,3 +36,31 @@ describe('decodeProtobufBody', () => {
     expect(() => decodeProtobufBody(Buffer.from('{"kind":"Pod"}'))).toThrow(StatusError);
   });
 });
+
+describe('decodeProtobufBody: DeleteOptions', () => {
+  // k8s envelope, TypeMeta {v1, DeleteOptions}, raw: gracePeriodSeconds=0, preconditions{uid=u1,
+  // resourceVersion=7}, propagationPolicy=Background, dryRun=[All].
+  const deleteOptions = (apiVersion: string): Buffer => {
+    const typeMeta = Buffer.concat([Buffer.from([0x0a, apiVersion.length]), Buffer.from(apiVersion), Buffer.from([0x12, 13]), Buffer.from('DeleteOptions')]);
+    const raw = hex(`08 00 12 07 0a 02 75 31 12 01 37 22 0a 42 61 63 6b 67 72 6f 75 6e 64 2a 03 41 6c 6c`);
+    return Buffer.concat([hex('6b 38 73 00'), Buffer.from([0x0a, typeMeta.length]), typeMeta, Buffer.from([0x12, raw.length]), raw]);
+  };
+
+  test.each(['v1', 'meta.k8s.io/v1'])('%s DeleteOptions, as helm uninstall sends them, keep a zero grace period', (apiVersion) => {
+    expect(decodeProtobufBody(deleteOptions(apiVersion))).toEqual({
+      apiVersion,
+      kind: 'DeleteOptions',
+      gracePeriodSeconds: 0,
+      preconditions: { uid: 'u1', resourceVersion: '7' },
+      propagationPolicy: 'Background',
+      dryRun: ['All'],
+    });
+  });
+
+  test('orphanDependents and an absent grace period', () => {
+    const raw = hex('18 01');
+    const typeMeta = hex('0a 02 76 31 12 0d').toString('latin1') + 'DeleteOptions';
+    const body = Buffer.concat([hex('6b 38 73 00'), Buffer.from([0x0a, typeMeta.length]), Buffer.from(typeMeta, 'latin1'), Buffer.from([0x12, raw.length]), raw]);
+    expect(decodeProtobufBody(body)).toEqual({ apiVersion: 'v1', kind: 'DeleteOptions', orphanDependents: true });
+  });
+});

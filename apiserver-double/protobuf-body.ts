@@ -8,6 +8,8 @@ type FieldKind =
   | 'string'
   | 'bytes'
   | 'int'
+  /** An optional int whose zero is a value (DeleteOptions.gracePeriodSeconds: 0 means now). */
+  | 'optional-int'
   | 'bool'
   | 'time'
   | { message: Schema }
@@ -35,8 +37,20 @@ const OBJECT_META: Schema = {
 const META: [string, FieldKind] = ['metadata', { message: OBJECT_META }];
 const OBJECT_REFERENCE: Schema = { 1: ['kind', 'string'], 2: ['namespace', 'string'], 3: ['name', 'string'], 4: ['uid', 'string'], 5: ['apiVersion', 'string'], 6: ['resourceVersion', 'string'], 7: ['fieldPath', 'string'] };
 
-/** The kinds `kubectl create <kind>` sends as protobuf, by `apiVersion/kind`. */
+/** meta/v1 DeleteOptions (k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto), the body of helm's and kubectl's deletes. */
+const DELETE_OPTIONS: Schema = {
+  1: ['gracePeriodSeconds', 'optional-int'],
+  2: ['preconditions', { message: { 1: ['uid', 'string'], 2: ['resourceVersion', 'string'] } }],
+  3: ['orphanDependents', 'bool'],
+  4: ['propagationPolicy', 'string'],
+  5: ['dryRun', { repeated: 'string' }],
+  6: ['ignoreStoreReadErrorWithClusterBreakingPotential', 'bool'],
+};
+
+/** The kinds typed clients send as protobuf (`kubectl create <kind>`, helm's deletes), by `apiVersion/kind`. */
 const SCHEMAS: Record<string, Schema> = {
+  'v1/DeleteOptions': DELETE_OPTIONS,
+  'meta.k8s.io/v1/DeleteOptions': DELETE_OPTIONS,
   'v1/Namespace': { 1: META, 2: ['spec', { message: { 1: ['finalizers', { repeated: 'string' }] } }] },
   'v1/ConfigMap': { 1: META, 2: ['data', { map: 'string' }], 3: ['binaryData', { map: 'bytes' }], 4: ['immutable', 'bool'] },
   'v1/Secret': { 1: META, 2: ['data', { map: 'bytes' }], 3: ['type', 'string'], 4: ['stringData', { map: 'string' }], 5: ['immutable', 'bool'] },
@@ -95,7 +109,7 @@ interface WireField {
 
 /**
  * Decodes the protobuf bodies typed clients (kubectl create namespace/secret/configmap/
- * serviceaccount/token, auth can-i) send into their JSON form. Other kinds are refused with 415.
+ * serviceaccount/token, auth can-i; the DeleteOptions of helm uninstall) send into their JSON form. Other kinds are refused with 415.
  */
 export function decodeProtobufBody(body: Buffer): JsonObject {
   if (body.length < 4 || body.subarray(0, 4).toString('latin1') !== 'k8s\u0000') throw unsupported('the protobuf body lacks the k8s envelope');
@@ -133,7 +147,7 @@ function decodeMessage(buffer: Buffer, schema: Schema): JsonObject {
     } else if (typeof kind === 'object' && 'map' in kind) {
       const entry = value as [string, unknown] | undefined;
       if (entry) out[name] = { ...((out[name] as JsonObject | undefined) ?? {}), [entry[0]]: entry[1] };
-    } else if (!isEmpty(value)) {
+    } else if (kind === 'optional-int' || !isEmpty(value)) {
       out[name] = value;
     }
   }
@@ -143,7 +157,7 @@ function decodeMessage(buffer: Buffer, schema: Schema): JsonObject {
 function decodeValue(field: WireField, kind: FieldKind): unknown {
   if (kind === 'string') return field.bytes?.toString('utf8') ?? '';
   if (kind === 'bytes') return field.bytes?.toString('base64') ?? '';
-  if (kind === 'int') return Number(field.varint ?? 0n);
+  if (kind === 'int' || kind === 'optional-int') return Number(BigInt.asIntN(64, field.varint ?? 0n));
   if (kind === 'bool') return field.varint !== undefined && field.varint !== 0n;
   if (kind === 'time') {
     let seconds = 0n;
