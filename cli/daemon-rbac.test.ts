@@ -56,7 +56,7 @@ beforeAll(async () => {
   });
   const adminKubeconfig = join(workDir, 'admin-kubeconfig');
   await kube.writeKubeconfig(adminKubeconfig);
-  const installed = await helm(['install', 'base', BASE_CHART, '--namespace', 'mesh-system', '--create-namespace'], { workDir, kubeconfig: adminKubeconfig, timeoutMs: 120_000 });
+  const installed = await helm(['install', 'base', BASE_CHART, '--namespace', 'mesh-system', '--create-namespace', '--set', 'defaultRevision=default'], { workDir, kubeconfig: adminKubeconfig, timeoutMs: 120_000 });
   if (installed.code !== 0) throw new Error(`helm install failed: ${installed.stderr}`);
   rules = clusterRoleRules(await renderBase(workDir));
 
@@ -118,7 +118,7 @@ describe('the base chart’s ClusterRole against what the daemon asks', () => {
     await waitFor(() => kube.objects('v1', 'Secret', 'mesh-system').some((s) => s.metadata?.name === 'mesh-ca-secret'), { timeoutMs: 30_000, description: 'mesh-ca-secret' });
     const rootOf = (namespace: string) => kube.objects('v1', 'ConfigMap', namespace).find((c) => c.metadata?.name === 'mesh-ca-root-cert') as { data?: Record<string, string> } | undefined;
     await waitFor(() => rootOf('foo'), { timeoutMs: 30_000, description: 'the root published in foo' });
-    const validator = () => kube.objects('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration').find((v) => v.metadata?.name === 'mesh-validator-mesh-system') as { webhooks?: { failurePolicy?: string }[] } | undefined;
+    const validator = () => kube.objects('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration').find((v) => v.metadata?.name === 'meshd-default-validator') as { webhooks?: { failurePolicy?: string }[] } | undefined;
     await waitFor(() => validator()?.webhooks?.every((webhook) => webhook.failurePolicy === 'Fail'), { timeoutMs: 30_000, description: 'validation fail-closed' });
     const status = () => kube.objects('security.mesh.io/v1beta1', 'PeerAuthentication', 'foo')[0] as { status?: unknown } | undefined;
     await waitFor(() => status()?.status, { timeoutMs: 30_000, description: 'the policy’s status written' });

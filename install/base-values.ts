@@ -12,8 +12,8 @@ const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(63);
 export const baseValuesSchema = z.strictObject({
   global: z
     .strictObject({
-      /** Render the default ValidatingWebhookConfiguration (`mesh-validator-<namespace>`). */
-      configValidation: z.boolean().default(true).describe('Render the default revision\'s ValidatingWebhookConfiguration mesh-validator-<release namespace>.'),
+      /** Render meshd-default-validator: the validating webhook of objects without a revision label, when no meshd release of the default revision renders its own. */
+      configValidation: z.boolean().default(true).describe('Render the default revision\'s ValidatingWebhookConfiguration meshd-default-validator (the meshd chart names its own per revision).'),
     })
     .default({ configValidation: true }),
   /** The `mesh.io/rev` label of the objects this release installs; empty means `default`. */
@@ -22,7 +22,7 @@ export const baseValuesSchema = z.strictObject({
    * The revision whose daemon serves the default validation webhook (service `meshd` for
    * `default`, else `meshd-<revision>`); empty renders no default webhook.
    */
-  defaultRevision: z.union([z.literal(''), dnsLabel]).default('default').describe('The revision whose daemon serves the default validation webhook; empty renders none.'),
+  defaultRevision: z.union([z.literal(''), dnsLabel]).default('').describe('The revision whose daemon serves meshd-default-validator; empty (the default) renders none: the meshd chart of the default revision validates those objects itself.'),
   /** The daemon's service accounts in the release namespace bound to the ClusterRole (one per revision). */
   serviceAccounts: z.array(dnsLabel).min(1).default(['meshd']).describe('The service accounts of the daemon (meshd, meshd-<revision>) bound to the ClusterRole.'),
   /** The installer's owning resource, written to `install.operator.mesh.io/owning-resource`. */

@@ -80,7 +80,8 @@ describe('helm template', () => {
   test.each([
     ['default', []],
     ['revision-owner', ['--set', 'revision=canary', '--set', 'defaultRevision=canary', '--set', 'ownerName=installed-state-canary', '--set', 'serviceAccounts={meshd,meshd-canary}']],
-    ['no-validation', ['--set', 'global.configValidation=false']],
+    ['default-validator', ['--set', 'defaultRevision=default']],
+    ['no-validation', ['--set', 'defaultRevision=default', '--set', 'global.configValidation=false']],
   ])('%s', async (name, args) => {
     const manifest = await renderBase(workDir, args);
     expectGoldenText(join(GOLDEN, `${name}.golden.yaml`), manifest);
@@ -101,7 +102,7 @@ describe('helm template', () => {
   test('the webhook configuration calls the default revision’s daemon in the release namespace', async () => {
     const objects = objectsOf(await renderBase(workDir, ['--set', 'defaultRevision=canary'], 'mesh-canary'));
     const validator = objects.find((object) => object.kind === 'ValidatingWebhookConfiguration');
-    expect(validator?.metadata.name).toBe('mesh-validator-mesh-canary');
+    expect(validator?.metadata.name).toBe('meshd-default-validator');
     const webhooks = validator?.['webhooks'] as { name: string; clientConfig: { service: unknown } }[];
     expect(webhooks.map((webhook) => webhook.name).sort()).toEqual(['rev.validation.mesh.io', 'validation.mesh.io']);
     expect(webhooks[0]?.clientConfig.service).toEqual({ name: 'meshd-canary', namespace: 'mesh-canary', path: '/validate', port: 443 });
@@ -122,10 +123,10 @@ describe('helm install, upgrade and uninstall against the API server double', ()
   const named = (apiVersion: string, kind: string, name: string) => kube.objects(apiVersion, kind).find((object) => object.metadata?.name === name);
 
   test('install creates the CRDs (established), the ClusterRole with its rules, the binding and the webhook configuration', async () => {
-    const result = await run(['install', 'base', BASE_CHART, '--namespace', 'mesh-system', '--create-namespace']);
+    const result = await run(['install', 'base', BASE_CHART, '--namespace', 'mesh-system', '--create-namespace', '--set', 'defaultRevision=default']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('ValidatingWebhookConfiguration mesh-validator-mesh-system');
+    expect(result.stdout).toContain('ValidatingWebhookConfiguration meshd-default-validator');
     const crds = kube.objects('apiextensions.k8s.io/v1', 'CustomResourceDefinition');
     expect(crds.map((crd) => crd.metadata?.name).sort()).toEqual([
       'authorizationpolicies.security.mesh.io',
@@ -144,19 +145,19 @@ describe('helm install, upgrade and uninstall against the API server double', ()
     expect(allows(role?.rules ?? [], 'patch', 'security.mesh.io', 'peerauthentications/status')).toBe(true);
     const binding = named('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'meshd-clusterrole-mesh-system') as { subjects?: unknown[] } | undefined;
     expect(binding?.subjects).toEqual([{ kind: 'ServiceAccount', name: 'meshd', namespace: 'mesh-system' }]);
-    expect(named('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'mesh-validator-mesh-system')?.metadata?.labels).toEqual(
+    expect(named('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'meshd-default-validator')?.metadata?.labels).toEqual(
       expect.objectContaining({ 'mesh.io/rev': 'default', app: 'meshd', release: 'base' }),
     );
   }, 120_000);
 
   test('upgrade with another value changes the objects: a second service account, no webhook configuration', async () => {
-    const result = await run(['upgrade', 'base', BASE_CHART, '--namespace', 'mesh-system', '--set', 'serviceAccounts={meshd,meshd-canary}', '--set', 'global.configValidation=false', '--set', 'ownerName=upgraded']);
+    const result = await run(['upgrade', 'base', BASE_CHART, '--namespace', 'mesh-system', '--reuse-values', '--set', 'serviceAccounts={meshd,meshd-canary}', '--set', 'global.configValidation=false', '--set', 'ownerName=upgraded']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     const binding = named('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'meshd-clusterrole-mesh-system') as { subjects?: { name: string }[] } | undefined;
     expect(binding?.subjects?.map((subject) => subject.name)).toEqual(['meshd', 'meshd-canary']);
     expect(binding && (binding as { metadata?: { labels?: Record<string, string> } }).metadata?.labels?.['install.operator.mesh.io/owning-resource']).toBe('upgraded');
-    await waitFor(() => named('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'mesh-validator-mesh-system') === undefined, { description: 'the webhook configuration pruned' });
+    await waitFor(() => named('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'meshd-default-validator') === undefined, { description: 'the webhook configuration pruned' });
   }, 120_000);
 
   test('uninstall (protobuf DeleteOptions) removes the templates’ objects and keeps the CRDs, as helm does', async () => {

@@ -102,7 +102,7 @@ describe('helm with the meshd chart', () => {
   });
 });
 
-describe('helm install and upgrade of the meshd chart into the API server double', () => {
+describe('helm install, upgrade and uninstall of the meshd chart into the API server double', () => {
   test('every rendered object is accepted; a mesh config change reaches the ConfigMap only, a pod template change rolls the Deployment', async () => {
     const installed = await helm(['install', 'meshd', CHART, '--namespace', 'mesh-system', '--set', 'revision=canary', '--set', 'revisionTags={prod}'], { workDir, kubeconfig });
     expect(installed.stderr).toBe('');
@@ -127,5 +127,9 @@ describe('helm install and upgrade of the meshd chart into the API server double
     const next = await kube.kubeConfig().makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'meshd-canary', namespace: 'mesh-system' });
     expect(next.metadata?.generation).toBe((deployment.metadata?.generation ?? 0) + 1);
     expect(next.spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'PILOT_DEBOUNCE_AFTER')?.value).toBe('200ms');
+
+    const uninstalled = await helm(['uninstall', 'meshd', '--namespace', 'mesh-system'], { workDir, kubeconfig });
+    expect(uninstalled.stderr).toBe('');
+    expect(await core.readNamespacedConfigMap({ name: 'mesh-canary', namespace: 'mesh-system' }).catch(() => undefined)).toBeUndefined();
   });
 });
