@@ -12,7 +12,13 @@ describe('the config settings', () => {
       statusMaxWorkers: 12,
       useEndpointSlices: false,
       sharedMeshConfigName: 'shared-mesh',
+      meshConfigMapName: 'mesh',
     });
+  });
+
+  test('a revision reads its own mesh ConfigMap, as the meshd chart names it', () => {
+    expect(configControllerSettingsFromSettings(daemon({ REVISION: 'canary' })).meshConfigMapName).toBe('mesh-canary');
+    expect(configControllerSettingsFromSettings(daemon({ REVISION: 'default' })).meshConfigMapName).toBe('mesh');
   });
 
   test('the pace of status writes', () => {

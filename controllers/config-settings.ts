@@ -15,10 +15,16 @@ export function configControllerSettingsFromSettings(settings: DaemonSettings): 
     statusMaxWorkers: settings.get('PILOT_STATUS_MAX_WORKERS'),
     useEndpointSlices: settings.get('PILOT_USE_ENDPOINT_SLICE'),
     sharedMeshConfigName: settings.get('SHARED_MESH_CONFIG'),
+    meshConfigMapName: meshConfigMapNameOf(settings.get('REVISION')),
   };
 }
 
 /** PILOT_STATUS_QPS and PILOT_STATUS_BURST: the pace of status writes to the API server. */
 export function statusWriteRateFromSettings(settings: DaemonSettings): Pick<KubeThrottleOptions, 'qps' | 'burst'> {
   return { qps: settings.get('PILOT_STATUS_QPS'), burst: settings.get('PILOT_STATUS_BURST') };
+}
+
+/** The mesh ConfigMap of a revision, as the meshd chart names it: `mesh`, or `mesh-<revision>`. */
+export function meshConfigMapNameOf(revision: string): string {
+  return revision === '' || revision === 'default' ? 'mesh' : `mesh-${revision}`;
 }

@@ -7,8 +7,10 @@ import { TerminalError } from '../runtime/index.js';
 import type { Clock, KubeObject, Logger, MeshMetrics, ObjectKey, Reconciler, Source } from '../runtime/index.js';
 
 export interface MeshConfigReconcilerOptions {
-  /** Holds the `mesh` ConfigMap of the root namespace (other objects are ignored). */
+  /** Holds the mesh ConfigMap of the root namespace (other objects are ignored). */
   source: Source<KubeObject>;
+  /** The revision's mesh ConfigMap; default `mesh`. */
+  configMapName?: string;
   /** Holds the `SHARED_MESH_CONFIG` ConfigMap, when one is named. */
   sharedSource?: Source<KubeObject>;
   sharedName?: string;
@@ -36,8 +38,9 @@ export function newMeshConfigReconciler(options: MeshConfigReconcilerOptions): {
   reconcile: Reconciler;
 } {
   const { source, rootNamespace, watcher, model, push, log, clock } = options;
-  const key: ObjectKey = { namespace: rootNamespace, name: MESH_CONFIG_MAP_NAME };
-  const names = new Set([MESH_CONFIG_MAP_NAME, ...(options.sharedName ? [options.sharedName] : [])]);
+  const configMapName = options.configMapName ?? MESH_CONFIG_MAP_NAME;
+  const key: ObjectKey = { namespace: rootNamespace, name: configMapName };
+  const names = new Set([configMapName, ...(options.sharedName ? [options.sharedName] : [])]);
   const rejected = options.metrics.counter('pilot_total_rejected_configs');
   let lastRejected: string | undefined;
 
@@ -56,7 +59,7 @@ export function newMeshConfigReconciler(options: MeshConfigReconcilerOptions): {
       config = watcher.current();
     } else {
       try {
-        config = buildMeshConfig(text, `ConfigMap ${rootNamespace}/${MESH_CONFIG_MAP_NAME}`, sharedText, `ConfigMap ${rootNamespace}/${options.sharedName}`);
+        config = buildMeshConfig(text, `ConfigMap ${rootNamespace}/${configMapName}`, sharedText, `ConfigMap ${rootNamespace}/${options.sharedName}`);
       } catch (error) {
         if (!(error instanceof MeshConfigError)) throw error;
         const inputs = JSON.stringify([text, sharedText]);

@@ -30,6 +30,8 @@ export interface ConfigControllerSettings {
   readonly useEndpointSlices: boolean;
   /** SHARED_MESH_CONFIG: a further mesh ConfigMap; '' for none. */
   readonly sharedMeshConfigName: string;
+  /** The revision's mesh ConfigMap: `mesh`, or `mesh-<REVISION>` (as the meshd chart names it). */
+  readonly meshConfigMapName: string;
 }
 
 export interface RegisterConfigControllersOptions {
@@ -151,10 +153,11 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
   }
 
   const sharedName = controllerSettings.sharedMeshConfigName;
-  const meshSource = registrySources.configMapSource(options.rootNamespace, 'mesh');
+  const meshSource = registrySources.configMapSource(options.rootNamespace, controllerSettings.meshConfigMapName);
   const sharedSource = sharedName !== '' ? registrySources.configMapSource(options.rootNamespace, sharedName) : undefined;
   const meshConfig = newMeshConfigReconciler({
     source: meshSource,
+    configMapName: controllerSettings.meshConfigMapName,
     ...(sharedSource ? { sharedSource, sharedName } : {}),
     rootNamespace: options.rootNamespace,
     watcher: options.meshConfigWatcher,
