@@ -82,7 +82,7 @@ export const meshdValuesSchema = z.strictObject({
       rollingMaxSurge: percentOrCount.optional(),
       rollingMaxUnavailable: percentOrCount.optional(),
       resources: resources.optional(),
-      env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name'), z.string()).optional(),
+      env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name'), z.union([z.string(), z.number(), z.boolean()])).optional(),
       nodeSelector: z.record(z.string(), z.string()).optional(),
       tolerations: z.array(z.record(z.string(), z.unknown())).optional(),
       affinity: z.record(z.string(), z.unknown()).optional(),
