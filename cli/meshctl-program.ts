@@ -4,6 +4,7 @@ import { intFlag } from './flags.js';
 import { readMeshctlDefaults } from './meshctl-defaults.js';
 import { newMeshctlExperimentalCommand } from './meshctl-experimental.js';
 import { newMeshctlOrchInjectCommand } from './meshctl-inject.js';
+import { newMeshctlManifestCommand, newMeshctlProfileCommand } from './meshctl-install.js';
 import { newMeshctlValidateCommand } from './meshctl-validate.js';
 import { newMeshctlVersionCommand } from './meshctl-version.js';
 import { processIo, readProcessStdin, type CliIo } from './run-cli.js';
@@ -31,6 +32,8 @@ export function buildMeshctl(
     .addOption(new Option('--vklog <Level>', 'number for the log level verbosity. Like -v flag. ex: --vklog=9').argParser(intFlag).default(0));
   program.addCommand(newMeshctlExperimentalCommand(io, readProcessStdin));
   program.addCommand(newMeshctlOrchInjectCommand(io, readProcessStdin));
+  program.addCommand(newMeshctlManifestCommand(io));
+  program.addCommand(newMeshctlProfileCommand(io));
   program.addCommand(newMeshctlValidateCommand(io));
   program.addCommand(newMeshctlVersionCommand({ io, settings, buildInfo: readBuildInfo }));
   return program;

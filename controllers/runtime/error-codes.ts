@@ -53,6 +53,8 @@ export const ERROR_CODES = {
   apiserverDouble: ['api-status', 'json-patch', 'revision-compacted', 'revision-too-large', 'webhook-call', 'webhook-response-invalid'],
   /** meshctl. */
   meshctl: ['validation-failed', 'wait-timeout'],
+  /** The installation: rendering the charts. */
+  install: ['render-failed'],
 } as const;
 
 export type MeshErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES][number];

@@ -22,12 +22,16 @@ export class TerminalError extends MeshError<'terminal'> {
   }
 }
 
-/** Bad user input at start-up (a flag or a setting): the CLI prints it and exits with code 2. */
+/**
+ * Bad user input (a flag, a setting, an input file): the CLI prints it and exits with code 2, or
+ * the code given (meshctl's install family uses the reference's sysexits: 64 for usage).
+ */
 export class UsageError extends MeshError<'usage'> {
-  readonly exitCode = 2;
+  readonly exitCode: number;
 
-  constructor(message: string, options?: { cause?: unknown }) {
+  constructor(message: string, options?: { cause?: unknown; exitCode?: number }) {
     super('usage', message, options);
+    this.exitCode = options?.exitCode ?? 2;
   }
 }
 

@@ -1,0 +1,98 @@
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Command, Option } from 'commander';
+import { UsageError } from '../controllers/runtime/index.js';
+import { stringArrayFlag, stringSliceFlag } from './flags.js';
+import type { CliIo } from './run-cli.js';
+
+/** The charts and profiles shipped with meshctl: `deploy/` of the project (from the sources or the build). */
+function shippedManifests(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return resolve(here, here.includes(`${join('dist', 'cli')}`) ? '../../deploy' : '../deploy');
+}
+
+interface ManifestFlags {
+  manifests?: string;
+  charts?: string;
+  filename?: string[];
+  set?: string[];
+  revision: string;
+}
+
+const manifestsOption = (): Option => new Option('-d, --manifests <string>', 'Specify a path to a directory of charts and profiles (e.g. ~/Downloads/mesh/deploy)');
+const chartsOption = (): Option => new Option('--charts <string>', 'Deprecated, use --manifests instead').hideHelp();
+const manifestsOf = (flags: ManifestFlags): string => flags.manifests ?? flags.charts ?? shippedManifests();
+
+/** `meshctl profile`: list, dump and diff the installation profiles. */
+export function newMeshctlProfileCommand(io: CliIo): Command {
+  const profile = new Command('profile').description('Commands related to mesh configuration profiles');
+  profile.addCommand(
+    new Command('list')
+      .description('Lists available mesh configuration profiles')
+      .addOption(manifestsOption())
+      .addOption(chartsOption())
+      .action(async (flags: ManifestFlags) => {
+        const { renderProfileList } = await import('../meshctl/index.js');
+        io.stdout(renderProfileList(manifestsOf(flags)));
+      }),
+  );
+  profile.addCommand(
+    new Command('dump')
+      .argument('[profile]', 'the profile to dump; default: the one the files name, else default')
+      .description('Dumps a mesh configuration profile')
+      .option('-p, --config-path <string>', 'The path the root of the output configuration is set to (e.g. spec.values.global)', '')
+      .addOption(new Option('-f, --filename <stringSlice>', 'Overlay files, applied left to right').argParser(stringSliceFlag))
+      .addOption(manifestsOption())
+      .addOption(chartsOption())
+      .addOption(new Option('-o, --output <string>', 'Output format: one of json|yaml|flags').default('yaml'))
+      .action(async (name: string | undefined, flags: ManifestFlags & { configPath: string; output: string }) => {
+        if (!['yaml', 'json', 'flags'].includes(flags.output)) throw new UsageError(`--output ${flags.output}: want json, yaml or flags`, { exitCode: 64 });
+        const { buildOperatorConfig, renderProfileDump } = await loadInstall();
+        const config = buildOperatorConfig({ manifestsDir: manifestsOf(flags), files: flags.filename ?? [], sets: [], ...(name ? { profile: name } : {}) });
+        io.stdout(renderProfileDump(config, flags.output as 'yaml' | 'json' | 'flags', flags.configPath));
+      }),
+  );
+  profile.addCommand(
+    new Command('diff')
+      .argument('<profile-or-file-1>')
+      .argument('<profile-or-file-2>')
+      .description('Diffs two mesh configuration profiles')
+      .addOption(manifestsOption())
+      .addOption(chartsOption())
+      .action(async (left: string, right: string, flags: ManifestFlags) => {
+        const { renderProfileDiff } = await import('../meshctl/index.js');
+        io.stdout(renderProfileDiff(manifestsOf(flags), left, right));
+      }),
+  );
+  return profile;
+}
+
+/** `meshctl manifest`: generate the install manifests. */
+export function newMeshctlManifestCommand(io: CliIo): Command {
+  const manifest = new Command('manifest').description('Commands related to mesh manifests');
+  manifest.addCommand(
+    new Command('generate')
+      .description('Generates a mesh install manifest')
+      .addOption(new Option('-f, --filename <stringSlice>', 'Path to file containing MeshOperator custom resource; overlays are applied left to right').argParser(stringSliceFlag))
+      .addOption(new Option('-s, --set <stringArray>', 'Override a MeshOperator value, e.g. to choose a profile (--set profile=demo) or a value (--set values.global.hub=x); dots in names escaped with a backslash').argParser(stringArrayFlag))
+      .option('-r, --revision <string>', 'Target control plane revision for the command', '')
+      .addOption(manifestsOption())
+      .addOption(chartsOption())
+      .option('--dry-run', 'Console/log output only, make no changes', false)
+      .option('--force', 'Proceed even with validation errors', false)
+      .addOption(new Option('--component <stringSlice>', 'Specify which component to generate manifests for (Base, Pilot, IngressGateways, EgressGateways)').argParser(stringSliceFlag))
+      .option('-o, --output <string>', 'Manifest output directory path', '')
+      .action(async (flags: ManifestFlags & { component?: string[]; output: string }) => {
+        const { generateManifests, manifestText, writeManifestDir } = await import('../meshctl/index.js');
+        const rendered = await generateManifests({ manifestsDir: manifestsOf(flags), files: flags.filename ?? [], sets: flags.set ?? [], revision: flags.revision, components: flags.component ?? [] });
+        if (flags.output === '') io.stdout(manifestText(rendered));
+        else writeManifestDir(flags.output, rendered);
+      }),
+  );
+  return manifest;
+}
+
+async function loadInstall(): Promise<typeof import('../meshctl/index.js') & typeof import('../install/index.js')> {
+  const [meshctl, install] = await Promise.all([import('../meshctl/index.js'), import('../install/index.js')]);
+  return { ...meshctl, ...install };
+}

@@ -1,0 +1,35 @@
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { UsageError } from '../../controllers/runtime/index.js';
+import { COMPONENTS, EXIT_USAGE, buildOperatorConfig, chartReleasesOf, renderReleases, type OperatorConfigInputs, type RenderedComponent } from '../../install/index.js';
+
+export interface ManifestGenerateOptions extends OperatorConfigInputs {
+  /** `--component`: only these (the reference's names: Base, Pilot, IngressGateways, EgressGateways). */
+  readonly components: readonly string[];
+  /** The helm program. */
+  readonly helm?: string;
+}
+
+/** The manifests of an installation, component by component in apply order (CRDs first). */
+export async function generateManifests(options: ManifestGenerateOptions): Promise<RenderedComponent[]> {
+  for (const component of options.components) {
+    if (!(COMPONENTS as readonly string[]).includes(component)) throw new UsageError(`--component ${component}: unknown component; have ${COMPONENTS.join(', ')}`, { exitCode: EXIT_USAGE });
+  }
+  const config = buildOperatorConfig(options);
+  const releases = chartReleasesOf(config.spec ?? {}, config.metadata?.name ?? 'installed-state').filter((release) => options.components.length === 0 || options.components.includes(release.component));
+  return renderReleases(releases, { manifestsDir: options.manifestsDir, ...(options.helm ? { helm: options.helm } : {}) });
+}
+
+/** Standard output: every component's manifest in order. */
+export function manifestText(rendered: readonly RenderedComponent[]): string {
+  return rendered.map((component) => component.manifest).join('');
+}
+
+/** `-o <dir>`: one folder per component, one file per release. */
+export function writeManifestDir(dir: string, rendered: readonly RenderedComponent[]): void {
+  for (const component of rendered) {
+    const folder = join(dir, component.component);
+    mkdirSync(folder, { recursive: true });
+    writeFileSync(join(folder, `${component.release}.yaml`), component.manifest);
+  }
+}
