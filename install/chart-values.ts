@@ -53,7 +53,7 @@ export function chartReleasesOf(spec: MeshOperatorSpec, ownerName: string): Char
   const gateways = (component: 'IngressGateways' | 'EgressGateways', label: string): void => {
     for (const gateway of (component === 'IngressGateways' ? spec.components?.ingressGateways : spec.components?.egressGateways) ?? []) {
       if (gateway.enabled === false) continue;
-      const gatewayValues: GatewayValues = { labels: { mesh: label }, ...gateway.values, name: gateway.name, ...(revision ? { revision } : {}) };
+      const gatewayValues: GatewayValues = { labels: { mesh: label }, ...gateway.values, name: gateway.name, ownerName, component, ...(revision ? { revision } : {}) };
       releases.push({ component, chart: 'gateway', release: gateway.name, namespace, values: gatewayValues });
     }
   };

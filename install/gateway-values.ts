@@ -19,6 +19,8 @@ const servicePort = z.strictObject({
 export const gatewayValuesSchema = z.strictObject({
   name: z.string().regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/, 'a DNS label').optional(),
   revision: z.string().regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/, 'a DNS label').optional(),
+  ownerName: z.string().optional(),
+  component: z.enum(['IngressGateways', 'EgressGateways']).optional(),
   labels: z.record(z.string(), z.string()).optional(),
   annotations: z.record(z.string(), z.string()).optional(),
   podAnnotations: z.record(z.string(), z.string()).optional(),

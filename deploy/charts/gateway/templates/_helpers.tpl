@@ -12,7 +12,8 @@
 app.kubernetes.io/managed-by: {{ .Release.Service }}
 app.kubernetes.io/part-of: mesh
 app.kubernetes.io/name: {{ include "gateway.name" . }}
-operator.mesh.io/component: IngressGateways
+install.operator.mesh.io/owning-resource: {{ .Values.ownerName | default "unknown" }}
+operator.mesh.io/component: {{ .Values.component }}
 mesh.io/rev: {{ .Values.revision | default "default" }}
 release: {{ .Release.Name }}
 {{- end }}
