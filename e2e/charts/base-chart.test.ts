@@ -132,6 +132,7 @@ describe('helm install, upgrade and uninstall against the API server double', ()
       'authorizationpolicies.security.mesh.io',
       'destinationrules.networking.mesh.io',
       'gateways.networking.mesh.io',
+      'meshoperators.install.mesh.io',
       'peerauthentications.security.mesh.io',
       'requestauthentications.security.mesh.io',
       'virtualservices.networking.mesh.io',
@@ -168,6 +169,6 @@ describe('helm install, upgrade and uninstall against the API server double', ()
     await waitFor(() => named('rbac.authorization.k8s.io/v1', 'ClusterRole', 'meshd-clusterrole-mesh-system') === undefined, { description: 'the ClusterRole deleted' });
     expect(named('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'meshd-clusterrole-mesh-system')).toBeUndefined();
     expect(kube.objects('v1', 'Secret', 'mesh-system').filter((secret) => secret.metadata?.name?.startsWith('sh.helm.release'))).toEqual([]);
-    expect(kube.objects('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).toHaveLength(6);
+    expect(kube.objects('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).toHaveLength(7);
   }, 120_000);
 });
