@@ -39,8 +39,11 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /src/dist/ dist/
 COPY --from=build /src/build-info.json ./
 COPY bin/ bin/
-# Read at run time beside the compiled code: the CA's gRPC service definition.
+# Read at run time beside the compiled code: the CA's gRPC service definition, and the charts and
+# profiles meshctl's install family renders.
 COPY ca/server/proto/ ca/server/proto/
+COPY deploy/charts/ deploy/charts/
+COPY deploy/profiles/ deploy/profiles/
 RUN ln -s /usr/lib/mesh/bin/pilot-discovery.js /usr/local/bin/pilot-discovery \
  && ln -s /usr/lib/mesh/bin/pilot-agent.js /usr/local/bin/pilot-agent \
  && ln -s /usr/lib/mesh/bin/meshctl.js /usr/local/bin/meshctl \

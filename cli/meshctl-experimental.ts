@@ -1,10 +1,11 @@
 import { Command } from 'commander';
 import { newMeshctlOrchUninjectCommand } from './meshctl-inject.js';
+import { newMeshctlUninstallCommand } from './meshctl-install-lifecycle.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';
 
 /** `meshctl experimental` (`x`): commands that may still change. */
-export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promise<string>): Command {
+export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promise<string>, readLine: () => Promise<string>): Command {
   const experimental = new Command('experimental').alias('x').description('Experimental commands that may be modified or deprecated');
   const injector = new Command('injector').description('List sidecar injector and sidecar versions');
   injector.addCommand(
@@ -19,5 +20,6 @@ export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promis
   );
   experimental.addCommand(injector);
   experimental.addCommand(newMeshctlOrchUninjectCommand(io, readStdin));
+  experimental.addCommand(newMeshctlUninstallCommand(io, readLine));
   return experimental;
 }

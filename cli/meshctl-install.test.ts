@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
-import { buildOperatorConfig, chartReleasesOf, listProfiles } from '../install/index.js';
+import { buildOperatorConfig, chartReleasesOf, installedStateName, listProfiles } from '../install/index.js';
 import { expectGoldenText } from '../testing/golden.js';
 import { CHARTS_DIR, helm } from '../testing/helm.js';
 import { PROJECT_ROOT, runBin } from '../testing/run-bin.js';
@@ -78,7 +78,7 @@ describe('meshctl manifest generate', () => {
     const generated = objectsOf((await meshctl('manifest', 'generate', '--set', 'profile=demo', '--set', 'values.global.hub=registry.example.com/mesh', '-r', 'canary')).stdout);
     const config = buildOperatorConfig({ manifestsDir: MANIFESTS, files: [], sets: ['profile=demo', 'values.global.hub=registry.example.com/mesh'], revision: 'canary' });
     const expected: KubeObject[] = [];
-    for (const release of chartReleasesOf(config.spec ?? {}, 'installed-state')) {
+    for (const release of chartReleasesOf(config.spec ?? {}, installedStateName('canary'))) {
       const values = join(dir, `${release.release}.values.yaml`);
       writeFileSync(values, JSON.stringify(release.values));
       const rendered = await helm(['template', release.release, join(CHARTS_DIR, release.chart), '--namespace', release.namespace, '-f', values, ...(release.chart === 'base' ? ['--include-crds'] : [])], { workDir: dir });

@@ -1,27 +1,9 @@
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { Command, Option } from 'commander';
 import { UsageError } from '../controllers/runtime/index.js';
 import { stringArrayFlag, stringSliceFlag } from './flags.js';
+import { chartsOption, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
+import { newMeshctlInstallCommand } from './meshctl-install-lifecycle.js';
 import type { CliIo } from './run-cli.js';
-
-/** The charts and profiles shipped with meshctl: `deploy/` of the project (from the sources or the build). */
-function shippedManifests(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  return resolve(here, here.includes(`${join('dist', 'cli')}`) ? '../../deploy' : '../deploy');
-}
-
-interface ManifestFlags {
-  manifests?: string;
-  charts?: string;
-  filename?: string[];
-  set?: string[];
-  revision: string;
-}
-
-const manifestsOption = (): Option => new Option('-d, --manifests <string>', 'Specify a path to a directory of charts and profiles (e.g. ~/Downloads/mesh/deploy)');
-const chartsOption = (): Option => new Option('--charts <string>', 'Deprecated, use --manifests instead').hideHelp();
-const manifestsOf = (flags: ManifestFlags): string => flags.manifests ?? flags.charts ?? shippedManifests();
 
 /** `meshctl profile`: list, dump and diff the installation profiles. */
 export function newMeshctlProfileCommand(io: CliIo): Command {
@@ -68,8 +50,9 @@ export function newMeshctlProfileCommand(io: CliIo): Command {
 }
 
 /** `meshctl manifest`: generate the install manifests. */
-export function newMeshctlManifestCommand(io: CliIo): Command {
+export function newMeshctlManifestCommand(io: CliIo, readLine: () => Promise<string>): Command {
   const manifest = new Command('manifest').description('Commands related to mesh manifests');
+  manifest.addCommand(newMeshctlInstallCommand(io, readLine, 'install'));
   manifest.addCommand(
     new Command('generate')
       .description('Generates a mesh install manifest')
@@ -90,9 +73,4 @@ export function newMeshctlManifestCommand(io: CliIo): Command {
       }),
   );
   return manifest;
-}
-
-async function loadInstall(): Promise<typeof import('../meshctl/index.js') & typeof import('../install/index.js')> {
-  const [meshctl, install] = await Promise.all([import('../meshctl/index.js'), import('../install/index.js')]);
-  return { ...meshctl, ...install };
 }

@@ -5,9 +5,10 @@ import { readMeshctlDefaults } from './meshctl-defaults.js';
 import { newMeshctlExperimentalCommand } from './meshctl-experimental.js';
 import { newMeshctlOrchInjectCommand } from './meshctl-inject.js';
 import { newMeshctlManifestCommand, newMeshctlProfileCommand } from './meshctl-install.js';
+import { newMeshctlInstallCommand, newMeshctlVerifyInstallCommand } from './meshctl-install-lifecycle.js';
 import { newMeshctlValidateCommand } from './meshctl-validate.js';
 import { newMeshctlVersionCommand } from './meshctl-version.js';
-import { processIo, readProcessStdin, type CliIo } from './run-cli.js';
+import { processIo, readProcessLine, readProcessStdin, type CliIo } from './run-cli.js';
 
 export type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 
@@ -30,9 +31,11 @@ export function buildMeshctl(
     .option('-c, --orchconfig <string>', 'Orchestrator configuration file', fileDefaults.orchconfig ?? '')
     .option('-n, --namespace <string>', 'Config namespace', fileDefaults.namespace ?? '')
     .addOption(new Option('--vklog <Level>', 'number for the log level verbosity. Like -v flag. ex: --vklog=9').argParser(intFlag).default(0));
-  program.addCommand(newMeshctlExperimentalCommand(io, readProcessStdin));
+  program.addCommand(newMeshctlExperimentalCommand(io, readProcessStdin, readProcessLine));
+  program.addCommand(newMeshctlInstallCommand(io, readProcessLine));
+  program.addCommand(newMeshctlVerifyInstallCommand(io));
   program.addCommand(newMeshctlOrchInjectCommand(io, readProcessStdin));
-  program.addCommand(newMeshctlManifestCommand(io));
+  program.addCommand(newMeshctlManifestCommand(io, readProcessLine));
   program.addCommand(newMeshctlProfileCommand(io));
   program.addCommand(newMeshctlValidateCommand(io));
   program.addCommand(newMeshctlVersionCommand({ io, settings, buildInfo: readBuildInfo }));

@@ -69,3 +69,15 @@ export async function readProcessStdin(): Promise<string> {
   for await (const chunk of process.stdin) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
   return Buffer.concat(chunks).toString('utf8');
 }
+
+/** One line of standard input (a confirmation); '' at its end. */
+export async function readProcessLine(): Promise<string> {
+  const { createInterface } = await import('node:readline');
+  const lines = createInterface({ input: process.stdin, terminal: false });
+  try {
+    for await (const line of lines) return line;
+    return '';
+  } finally {
+    lines.close();
+  }
+}

@@ -61,3 +61,8 @@ export function chartReleasesOf(spec: MeshOperatorSpec, ownerName: string): Char
   gateways('EgressGateways', 'egressgateway');
   return releases;
 }
+
+/** The record (and owner label) of an installation of `revision`: `installed-state[-<revision>]`. */
+export function installedStateName(revision: string | undefined): string {
+  return revision === undefined || revision === '' || revision === 'default' ? 'installed-state' : `installed-state-${revision}`;
+}

@@ -6,5 +6,5 @@ export { globalValuesSchema, meshdValuesSchema, type MeshdValues } from './meshd
 export { gatewayValuesSchema, type GatewayValues } from './gateway-values.js';
 export { MESH_OPERATOR_API_VERSION, MESH_OPERATOR_KIND, meshOperatorSchema, meshOperatorSpecSchema, type MeshOperator, type MeshOperatorSpec } from './mesh-operator.js';
 export { EXIT_USAGE, buildOperatorConfig, listProfiles, mergeOverlay, parseSet, type OperatorConfigInputs } from './operator-config.js';
-export { COMPONENTS, chartReleasesOf, type ChartRelease, type ComponentName } from './chart-values.js';
+export { COMPONENTS, chartReleasesOf, installedStateName, type ChartRelease, type ComponentName } from './chart-values.js';
 export { renderReleases, type RenderOptions, type RenderedComponent } from './render.js';

@@ -1,0 +1,143 @@
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { AppsV1Api } from '@kubernetes/client-node';
+import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
+import { collect, startBin, runBin } from '../testing/run-bin.js';
+import { TOOLS_BIN, toolPath } from '../testing/tools.js';
+import { waitFor } from '../testing/wait-for.js';
+import { freeDaemonPorts, startChartDaemon, type ChartDaemon, type DaemonPorts } from '../e2e/charts/testing/chart-daemon.js';
+
+// meshctl install, verify-install and x uninstall against the API server double, with the real
+// helm rendering and the real kubectl. The test plays the Deployment controller and the kubelet:
+// it starts the daemon from the Deployment meshctl applied and marks Deployments ready.
+const run = promisify(execFile);
+let kube: ApiServerDouble;
+let dir: string;
+let ports: DaemonPorts;
+let daemon: ChartDaemon | undefined;
+let env: Record<string, string>;
+
+const meshctl = (...args: string[]) => runBin('meshctl', ['-c', join(dir, 'kubeconfig'), ...args], { env, timeoutMs: 90_000 });
+const kubectl = async (...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> => {
+  try {
+    const { stdout, stderr } = await run(await toolPath('kubectl'), ['--kubeconfig', join(dir, 'kubeconfig'), ...args], { env: { HOME: dir }, timeout: 30_000 });
+    return { stdout, stderr, code: 0 };
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string; code?: number };
+    return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: typeof failed.code === 'number' ? failed.code : -1 };
+  }
+};
+const apps = () => kube.kubeConfig().makeApiClient(AppsV1Api);
+const deploymentNames = async (): Promise<string[]> => (await apps().listNamespacedDeployment({ namespace: 'mesh-system' })).items.map((d) => d.metadata?.name ?? '').sort();
+
+/** The Deployment controller's part: a Deployment that exists is marked ready (its replicas running). */
+async function markReady(name: string): Promise<void> {
+  await waitFor(async () => (await deploymentNames()).includes(name), { timeoutMs: 60_000, description: `Deployment ${name} applied` });
+  const current = await apps().readNamespacedDeployment({ name, namespace: 'mesh-system' });
+  const replicas = current.spec?.replicas ?? 1;
+  await apps().replaceNamespacedDeploymentStatus({ name, namespace: 'mesh-system', body: { ...current, status: { replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas } } });
+}
+
+/** Runs `meshctl install …` while playing the controllers for the Deployments it should create. */
+async function install(args: readonly string[], deployments: readonly string[], onDaemon?: () => Promise<void>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = startBin('meshctl', ['-c', join(dir, 'kubeconfig'), 'install', '-y', '--readiness-timeout', '60s', ...args], env);
+  const done = collect(child, 120_000);
+  for (const name of deployments) {
+    if (name === 'meshd' && onDaemon) await onDaemon();
+    await markReady(name);
+  }
+  return done;
+}
+
+beforeAll(async () => {
+  await toolPath('helm');
+  ports = await freeDaemonPorts();
+  kube = await startApiServerDouble({
+    bookmarkIntervalMs: 0,
+    serviceResolver: (namespace, name, port) => (namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: ports.https } : undefined),
+  });
+  dir = mkdtempSync(join(tmpdir(), 'meshctl-install-cluster-'));
+  await kube.writeKubeconfig(join(dir, 'kubeconfig'));
+  env = { HOME: '/nonexistent', PATH: `${TOOLS_BIN}:${process.env['PATH'] ?? ''}` };
+  await kubectl('create', 'namespace', 'mesh-system');
+}, 60_000);
+
+afterAll(async () => {
+  await daemon?.stop();
+  await kube?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('meshctl install and verify-install', () => {
+  test('install -y applies the components in order, waits for them, and records the installation', async () => {
+    const result = await install([], ['meshd', 'mesh-ingressgateway'], async () => {
+      await waitFor(async () => (await deploymentNames()).includes('meshd'), { timeoutMs: 60_000, description: 'the meshd Deployment' });
+      daemon = await startChartDaemon({ kube, workDir: dir, podName: 'meshd-7f9c-a1', ports });
+    });
+    expect(result.stderr).toBe('');
+    expect(result.stdout).toBe('✔ Mesh core installed\n✔ Meshd installed\n✔ Ingress gateways installed\n✔ Installation complete\n');
+    expect(result.code).toBe(0);
+    const recorded = JSON.parse((await kubectl('get', 'meshoperators', 'installed-state', '-n', 'mesh-system', '-o', 'json')).stdout) as { spec: { profile: string } };
+    expect(recorded.spec.profile).toBe('default');
+  }, 150_000);
+
+  test('verify-install checks every object of the recorded installation', async () => {
+    const result = await meshctl('verify-install');
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('✔ Deployment: meshd.mesh-system checked successfully\n');
+    expect(result.stdout).toContain('Checked 7 custom resource definitions\nChecked 2 mesh Deployments\n✔ Mesh is installed and verified successfully\n');
+  });
+
+  test('the daemon started from the applied Deployment serves: a pod applied with kubectl is injected', async () => {
+    expect((await kubectl('create', 'namespace', 'apps')).code).toBe(0);
+    expect((await kubectl('label', 'namespace', 'apps', 'mesh-injection=enabled')).code).toBe(0);
+    writeFileSync(join(dir, 'pod.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: app, namespace: apps, labels: {app: app}}\nspec:\n  containers: [{name: app, image: app}]\n');
+    await waitFor(async () => (await kubectl('apply', '-f', join(dir, 'pod.yaml'))).code === 0, { timeoutMs: 20_000, description: 'the injection webhook serving' });
+    const pod = JSON.parse((await kubectl('get', 'pod', 'app', '-n', 'apps', '-o', 'json')).stdout) as { spec: { containers: { name: string }[] } };
+    expect(pod.spec.containers.map((c) => c.name)).toEqual(['app', 'mesh-proxy']);
+  });
+
+  test('a second install without the gateway prunes it; verify-install fails on a missing object (exit 1)', async () => {
+    const result = await install(['--set', 'components.ingressGateways[0].enabled=false'], ['meshd']);
+    expect(result.code).toBe(0);
+    expect(result.stdout).toContain('  Removed Deployment:mesh-system:mesh-ingressgateway.\n');
+    expect(await deploymentNames()).toEqual(['meshd']);
+    const withGateway = join(dir, 'with-gateway.yaml');
+    writeFileSync(withGateway, 'apiVersion: install.mesh.io/v1alpha1\nkind: MeshOperator\nspec:\n  profile: default\n');
+    const failed = await meshctl('verify-install', '-f', withGateway);
+    expect(failed.code).toBe(1);
+    expect(failed.stdout).toContain('✘ Deployment: mesh-ingressgateway.mesh-system not found\n');
+  }, 150_000);
+});
+
+describe('meshctl x uninstall', () => {
+  test('refuses without a target, as the reference does', async () => {
+    const result = await meshctl('x', 'uninstall', '-y');
+    expect(result.code).toBe(64);
+    expect(result.stderr).toBe('Error: at least one of the --revision (or --set revision=<revision>), --filename or --purge flags must be set\n');
+  });
+
+  test('--revision canary removes only the canary; --purge leaves nothing of ours', async () => {
+    const canary = await install(['-r', 'canary', '--set', 'components.base.enabled=false', '--set', 'components.ingressGateways[0].enabled=false'], ['meshd-canary']);
+    expect(canary.code).toBe(0);
+    expect(await deploymentNames()).toEqual(['meshd', 'meshd-canary']);
+    const removed = await meshctl('x', 'uninstall', '--revision', 'canary', '-y');
+    expect(removed.code).toBe(0);
+    expect(removed.stdout).toContain('  Removed Deployment:mesh-system:meshd-canary.\n');
+    expect(await deploymentNames()).toEqual(['meshd']);
+
+    await daemon?.stop();
+    const purged = await meshctl('x', 'uninstall', '--purge', '-y');
+    expect(purged.code).toBe(0);
+    expect(purged.stdout).toMatch(/✔ Uninstall complete\n$/);
+    const left = (await kubectl('get', 'deployments,services,configmaps,serviceaccounts,mutatingwebhookconfigurations,validatingwebhookconfigurations,clusterroles,clusterrolebindings,customresourcedefinitions', '-A', '-l', 'app.kubernetes.io/part-of=mesh', '-o', 'name')).stdout;
+    expect(left).toBe('');
+    const crds = (await kubectl('get', 'customresourcedefinitions', '-o', 'name')).stdout;
+    expect(crds).not.toMatch(/mesh\.io/);
+  }, 150_000);
+});

@@ -1,0 +1,134 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
+import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
+import { installedStateName, type ComponentName, type MeshOperator, type RenderedComponent } from '../../install/index.js';
+import { INSTALLED_KINDS, objectKey, objectsOfManifest, type ClusterObjects } from './cluster-objects.js';
+
+/** The reference's user-facing component names. */
+export const COMPONENT_TITLES: Readonly<Record<ComponentName, string>> = { Base: 'Mesh core', Pilot: 'Meshd', IngressGateways: 'Ingress gateways', EgressGateways: 'Egress gateways' };
+
+export interface ApplyInstallationOptions {
+  readonly cluster: ClusterObjects;
+  /** In apply order (CRDs first). */
+  readonly rendered: readonly RenderedComponent[];
+  /** Recorded as `installed-state[-<revision>]` once everything is applied. */
+  readonly config: MeshOperator;
+  readonly dryRun: boolean;
+  readonly readinessTimeoutMs: number;
+  readonly progress: (line: string) => void;
+  /** How long to wait between readiness checks; default 500 ms. */
+  readonly pollMs?: number;
+}
+
+/**
+ * `meshctl install`: every component's objects by server-side apply in order, the CRDs established
+ * before anything uses them, each component's Deployments ready before the next component (up to
+ * `--readiness-timeout`, naming the blocking pod and its reason), then what the new manifests no
+ * longer hold pruned by the installer labels, and the configuration recorded in the cluster.
+ */
+export async function applyInstallation(options: ApplyInstallationOptions): Promise<void> {
+  const { cluster, dryRun, progress } = options;
+  const spec = options.config.spec ?? {};
+  const revision = spec.revision ?? '';
+  const owner = options.config.metadata?.name ?? installedStateName(revision);
+  const applied = new Set<string>();
+  for (const component of options.rendered) {
+    const objects = objectsOfManifest(component.manifest);
+    for (const object of objects) {
+      try {
+        await cluster.apply(object, dryRun);
+      } catch (error) {
+        throw new MeshError('install-failed', `✘ ${COMPONENT_TITLES[component.component]} encountered an error: failed to apply ${objectKey(object)}: ${describe(error)}`, { cause: error });
+      }
+      applied.add(objectKey(object));
+    }
+    if (!dryRun) {
+      await waitFor(objects.filter((o) => o.kind === 'CustomResourceDefinition'), (crd) => established(crd), options, component.component);
+      await waitFor(objects.filter((o) => o.kind === 'Deployment'), (deployment) => deploymentReady(deployment), options, component.component);
+    }
+    progress(`✔ ${COMPONENT_TITLES[component.component]} installed`);
+  }
+  if (!dryRun) {
+    await prune(cluster, owner, revision, applied, progress);
+    const namespace = spec.namespace ?? 'mesh-system';
+    await cluster.apply(
+      {
+        ...options.config,
+        metadata: { name: installedStateName(revision), namespace, labels: { 'mesh.io/rev': revision === '' ? 'default' : revision, 'app.kubernetes.io/part-of': 'mesh' } },
+      } as KubernetesObject,
+      false,
+    );
+  }
+  progress('✔ Installation complete');
+
+  async function established(crd: KubernetesObject): Promise<string | undefined> {
+    const current = (await cluster.read(crd)) as (KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }) | undefined;
+    return current?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? undefined : `${objectKey(crd)} not established`;
+  }
+
+  async function deploymentReady(deployment: KubernetesObject): Promise<string | undefined> {
+    const current = (await cluster.read(deployment)) as (KubernetesObject & { spec?: { replicas?: number; selector?: { matchLabels?: Record<string, string> } }; status?: { readyReplicas?: number } }) | undefined;
+    const want = current?.spec?.replicas ?? 1;
+    if ((current?.status?.readyReplicas ?? 0) >= want) return undefined;
+    const selector = Object.entries(current?.spec?.selector?.matchLabels ?? {})
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
+    const pods = (await cluster.list('v1', 'Pod', selector)).filter((pod) => pod.metadata?.namespace === deployment.metadata?.namespace) as (KubernetesObject & {
+      status?: { phase?: string; containerStatuses?: { state?: { waiting?: { reason?: string } } }[]; conditions?: { type: string; status: string; reason?: string }[] };
+    })[];
+    const blocking = pods.map((pod) => {
+      const waiting = pod.status?.containerStatuses?.find((c) => c.state?.waiting?.reason)?.state?.waiting?.reason;
+      const condition = pod.status?.conditions?.find((c) => c.status !== 'True');
+      return `Pod/${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}: ${waiting ?? condition?.reason ?? condition?.type ?? pod.status?.phase ?? 'Pending'}`;
+    });
+    return `Deployment/${deployment.metadata?.namespace ?? ''}/${deployment.metadata?.name ?? ''}${blocking.length > 0 ? ` (${blocking.join(', ')})` : ' (no pod)'}`;
+  }
+}
+
+async function waitFor(
+  objects: readonly KubernetesObject[],
+  check: (object: KubernetesObject) => Promise<string | undefined>,
+  options: ApplyInstallationOptions,
+  component: ComponentName,
+): Promise<void> {
+  const deadline = Date.now() + options.readinessTimeoutMs;
+  for (;;) {
+    const waiting = (await Promise.all(objects.map(check))).filter((reason): reason is string => reason !== undefined);
+    if (waiting.length === 0) return;
+    if (Date.now() >= deadline) {
+      throw new MeshError(
+        'install-failed',
+        `✘ ${COMPONENT_TITLES[component]} encountered an error: failed to wait for resource: resources not ready after ${formatDuration(options.readinessTimeoutMs)}: timed out waiting for the condition\n${waiting.join('\n')}`,
+      );
+    }
+    await new Promise((resolve) => setTimeout(resolve, options.pollMs ?? 500));
+  }
+}
+
+async function prune(cluster: ClusterObjects, owner: string, revision: string, applied: ReadonlySet<string>, progress: (line: string) => void): Promise<void> {
+  const selector = `install.operator.mesh.io/owning-resource=${owner},mesh.io/rev=${revision === '' ? 'default' : revision}`;
+  for (const { apiVersion, kind } of INSTALLED_KINDS) {
+    for (const object of await cluster.list(apiVersion, kind, selector)) {
+      if (applied.has(objectKey(object))) continue;
+      await cluster.remove(object, false);
+      progress(`  Removed ${objectKey(object)}.`);
+    }
+  }
+}
+
+function formatDuration(ms: number): string {
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.round((ms % 60_000) / 1000);
+  return `${minutes > 0 ? `${minutes}m` : ''}${seconds}s`;
+}
+
+function describe(error: unknown): string {
+  const body = (error as { body?: unknown }).body;
+  if (typeof body === 'string') {
+    try {
+      return (JSON.parse(body) as { message?: string }).message ?? body;
+    } catch {
+      return body;
+    }
+  }
+  return errorMessage(error);
+}

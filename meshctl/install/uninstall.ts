@@ -1,0 +1,51 @@
+import { UsageError } from '../../controllers/runtime/index.js';
+import { EXIT_USAGE } from '../../install/index.js';
+import { INSTALLED_KINDS, objectKey, type ClusterObjects } from './cluster-objects.js';
+
+/** The API groups of our CRDs: `--purge` removes their definitions. */
+const MESH_GROUPS = ['security.mesh.io', 'networking.mesh.io', 'install.mesh.io'];
+
+export interface UninstallOptions {
+  readonly cluster: ClusterObjects;
+  /** `--revision`/`-r`; '' with `--purge`. */
+  readonly revision: string;
+  readonly purge: boolean;
+  readonly dryRun: boolean;
+  readonly progress: (line: string) => void;
+}
+
+/** The reference's refusal when nothing says what to remove. */
+export function requireUninstallTarget(revision: string, filenames: readonly string[], purge: boolean): void {
+  if (revision === '' && filenames.length === 0 && !purge) {
+    throw new UsageError('at least one of the --revision (or --set revision=<revision>), --filename or --purge flags must be set', { exitCode: EXIT_USAGE });
+  }
+}
+
+/**
+ * `meshctl x uninstall`: the objects of one revision (by the `mesh.io/rev` label, and the
+ * installer's `part-of` label), or with `--purge` everything of the mesh, cluster-scoped objects
+ * and CRDs included.
+ */
+export async function uninstall(options: UninstallOptions): Promise<number> {
+  const { cluster, progress } = options;
+  const revisionLabel = options.revision === '' || options.revision === 'default' ? 'default' : options.revision;
+  const selector = options.purge ? 'app.kubernetes.io/part-of=mesh' : `app.kubernetes.io/part-of=mesh,mesh.io/rev=${revisionLabel}`;
+  let removed = 0;
+  for (const { apiVersion, kind } of INSTALLED_KINDS) {
+    for (const object of await cluster.list(apiVersion, kind, selector)) {
+      await cluster.remove(object, options.dryRun);
+      removed++;
+      progress(`  Removed ${objectKey(object)}.`);
+    }
+  }
+  if (options.purge) {
+    for (const crd of await cluster.list('apiextensions.k8s.io/v1', 'CustomResourceDefinition', '')) {
+      if (!MESH_GROUPS.some((group) => (crd.metadata?.name ?? '').endsWith(`.${group}`))) continue;
+      await cluster.remove(crd, options.dryRun);
+      removed++;
+      progress(`  Removed ${objectKey(crd)}.`);
+    }
+  }
+  progress('✔ Uninstall complete');
+  return removed;
+}
