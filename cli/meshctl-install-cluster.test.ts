@@ -115,6 +115,31 @@ describe('meshctl install and verify-install', () => {
   }, 150_000);
 });
 
+describe('meshctl x revision tag', () => {
+  test('set, refusals, a namespace labelled with the tag injected by its revision, list, generate and remove', async () => {
+    const set = await meshctl('x', 'revision', 'tag', 'set', 'prod', '--revision', 'default');
+    expect(set.stderr).toBe('');
+    expect(set.stdout).toContain('Revision tag "prod" created, referencing control plane revision "default"');
+    expect((await meshctl('x', 'revision', 'tag', 'set', 'prod', '--revision', 'default')).stderr).toContain('revision tag "prod" already exists, and --overwrite is false');
+    expect((await meshctl('x', 'revision', 'tag', 'set', 'default', '--revision', 'default')).stderr).toContain('cannot create revision tag "default": found existing control plane revision with same name');
+    expect((await meshctl('x', 'revision', 'tag', 'set', 'prod', '--revision', 'nope', '--overwrite')).stderr).toContain('cannot modify tag: cannot find MutatingWebhookConfiguration with revision "nope"');
+
+    expect((await kubectl('create', 'namespace', 'tagged')).code).toBe(0);
+    expect((await kubectl('label', 'namespace', 'tagged', 'mesh.io/rev=prod')).code).toBe(0);
+    writeFileSync(join(dir, 'tagged-pod.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: app, namespace: tagged, labels: {app: app}}\nspec:\n  containers: [{name: app, image: app}]\n');
+    expect((await kubectl('apply', '-f', join(dir, 'tagged-pod.yaml'))).stderr).toBe('');
+    const pod = JSON.parse((await kubectl('get', 'pod', 'app', '-n', 'tagged', '-o', 'json')).stdout) as { metadata: { annotations: Record<string, string> }; spec: { containers: { name: string }[] } };
+    expect(pod.spec.containers.map((c) => c.name)).toEqual(['app', 'mesh-proxy']);
+    expect(JSON.parse(pod.metadata.annotations['sidecar.mesh.io/status'] ?? '{}')).toMatchObject({ revision: 'default' });
+
+    expect((await meshctl('x', 'revision', 'tag', 'list')).stdout).toBe('TAG  REVISION NAMESPACES\nprod default  tagged\n');
+    expect((await meshctl('x', 'revision', 'tag', 'generate', 'stable', '--revision', 'default')).stdout).toContain('name: mesh-revision-tag-stable');
+    expect((await meshctl('x', 'revision', 'tag', 'remove', 'prod')).stderr).toContain('namespaces still use it: tagged');
+    expect((await meshctl('x', 'revision', 'tag', 'remove', 'prod', '-y')).stdout).toBe('Revision tag prod removed\n');
+    expect((await meshctl('x', 'revision', 'tag', 'list')).stdout).toBe('No mesh revision tag MutatingWebhookConfigurations to list\n');
+  });
+});
+
 describe('meshctl x uninstall', () => {
   test('refuses without a target, as the reference does', async () => {
     const result = await meshctl('x', 'uninstall', '-y');

@@ -12,3 +12,4 @@ export { applyInstallation, COMPONENT_TITLES, type ApplyInstallationOptions } fr
 export { clusterObjectsOf, objectsOfManifest, type ClusterObjects } from './install/cluster-objects.js';
 export { verifyInstallation } from './install/verify-installation.js';
 export { requireUninstallTarget, uninstall, type UninstallOptions } from './install/uninstall.js';
+export { buildTagWebhook, generateTag, listTags, removeTag, setTag, type TagOptions } from './revision/revision-tags.js';
