@@ -133,6 +133,9 @@ describe('meshctl x revision tag', () => {
     expect(JSON.parse(pod.metadata.annotations['sidecar.mesh.io/status'] ?? '{}')).toMatchObject({ revision: 'default' });
 
     expect((await meshctl('x', 'revision', 'tag', 'list')).stdout).toBe('TAG  REVISION NAMESPACES\nprod default  tagged\n');
+    expect((await meshctl('x', 'revision', 'list')).stdout).toBe(
+      'REVISION TAG  MESH-OPERATOR-CR            PROFILE REQD-COMPONENTS\ndefault  prod mesh-system/installed-state default base\n                                                  pilot\n',
+    );
     expect((await meshctl('x', 'revision', 'tag', 'generate', 'stable', '--revision', 'default')).stdout).toContain('name: mesh-revision-tag-stable');
     expect((await meshctl('x', 'revision', 'tag', 'remove', 'prod')).stderr).toContain('namespaces still use it: tagged');
     expect((await meshctl('x', 'revision', 'tag', 'remove', 'prod', '-y')).stdout).toBe('Revision tag prod removed\n');

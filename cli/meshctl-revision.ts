@@ -9,7 +9,7 @@ interface TagFlags {
   webhookName: string;
 }
 
-/** `meshctl x revision`: for now its `tag` commands (set, generate, list, remove). */
+/** `meshctl x revision`: `list`, and the `tag` commands (set, generate, list, remove). */
 export function newMeshctlRevisionCommand(io: CliIo): Command {
   const revision = new Command('revision').description('Provides information on mesh control plane revisions and their tags');
   const tag = new Command('tag').description('Commands related to mesh control plane revision tags');
@@ -53,6 +53,16 @@ export function newMeshctlRevisionCommand(io: CliIo): Command {
       .action(async (name: string, flags: { skipConfirmation: boolean }, command: Command) => {
         const { kubeConfig, removeTag } = await client(command);
         io.stdout(await removeTag(kubeConfig, name, flags.skipConfirmation));
+      }),
+  );
+  revision.addCommand(
+    new Command('list')
+      .description('Show the list of control plane revisions installed in the cluster')
+      .option('-o, --output <string>', 'Output format for revision description (available formats: table, json)', 'table')
+      .action(async (flags: { output: string }, command: Command) => {
+        const { kubeConfig, listRevisions, renderRevisionTable } = await client(command);
+        const revisions = await listRevisions(kubeConfig);
+        io.stdout(flags.output === 'json' ? `${JSON.stringify(revisions, null, 2)}\n` : renderRevisionTable(revisions));
       }),
   );
   revision.addCommand(tag);

@@ -13,3 +13,4 @@ export { clusterObjectsOf, objectsOfManifest, type ClusterObjects } from './inst
 export { verifyInstallation } from './install/verify-installation.js';
 export { requireUninstallTarget, uninstall, type UninstallOptions } from './install/uninstall.js';
 export { buildTagWebhook, generateTag, listTags, removeTag, setTag, type TagOptions } from './revision/revision-tags.js';
+export { listRevisions, renderRevisionTable, type RevisionSummary } from './revision/revision-list.js';

@@ -1,0 +1,71 @@
+import { AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import { COMPONENTS, type MeshOperatorSpec } from '../../install/index.js';
+import { formatTable } from '../orch/table.js';
+
+export interface RevisionSummary {
+  readonly revision: string;
+  readonly tags: string[];
+  /** `namespace/name` of the MeshOperator that installed it, or `<unknown>`. */
+  readonly meshOperator: string;
+  readonly profile: string;
+  readonly components: string[];
+}
+
+/** The control plane revisions: those recorded by installations, and those with injection webhooks. */
+export async function listRevisions(kubeConfig: KubeConfig): Promise<RevisionSummary[]> {
+  const records = await kubeConfig
+    .makeApiClient(CustomObjectsApi)
+    .listClusterCustomObject({ group: 'install.mesh.io', version: 'v1alpha1', plural: 'meshoperators' })
+    .then((list) => (list as { items?: { metadata?: { name?: string; namespace?: string }; spec?: MeshOperatorSpec }[] }).items ?? [])
+    .catch(() => []);
+  const webhooks = (await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration({ labelSelector: 'mesh.io/rev' })).items;
+  const revisions = new Map<string, RevisionSummary>();
+  const entry = (revision: string): RevisionSummary => {
+    let summary = revisions.get(revision);
+    if (!summary) {
+      summary = { revision, tags: [], meshOperator: '<unknown>', profile: '<unknown>', components: [] };
+      revisions.set(revision, summary);
+    }
+    return summary;
+  };
+  for (const record of records) {
+    const spec = record.spec ?? {};
+    const revision = spec.revision === undefined || spec.revision === '' ? 'default' : spec.revision;
+    revisions.set(revision, {
+      ...entry(revision),
+      meshOperator: `${record.metadata?.namespace ?? ''}/${record.metadata?.name ?? ''}`,
+      profile: spec.profile ?? 'default',
+      components: enabledComponents(spec),
+    });
+  }
+  for (const configuration of webhooks) {
+    const summary = entry(configuration.metadata?.labels?.['mesh.io/rev'] ?? '');
+    const tag = configuration.metadata?.labels?.['mesh.io/tag'];
+    if (tag !== undefined) summary.tags.push(tag);
+  }
+  return [...revisions.values()].sort((a, b) => a.revision.localeCompare(b.revision));
+}
+
+function enabledComponents(spec: MeshOperatorSpec): string[] {
+  const components = spec.components ?? {};
+  const on: Record<(typeof COMPONENTS)[number], boolean> = {
+    Base: components.base?.enabled !== false,
+    Pilot: components.pilot?.enabled !== false,
+    IngressGateways: (components.ingressGateways ?? []).some((g) => g.enabled !== false),
+    EgressGateways: (components.egressGateways ?? []).some((g) => g.enabled !== false),
+  };
+  return COMPONENTS.filter((component) => on[component]).map((component) => component.toLowerCase());
+}
+
+/** `x revision list` as the reference prints it (tabwriter padding 1, one required component per line). */
+export function renderRevisionTable(revisions: readonly RevisionSummary[]): string {
+  if (revisions.length === 0) return 'No mesh installation found.\n';
+  const rows: string[][] = [['REVISION', 'TAG', 'MESH-OPERATOR-CR', 'PROFILE', 'REQD-COMPONENTS']];
+  for (const revision of revisions) {
+    const components = revision.components.length > 0 ? revision.components : [''];
+    components.forEach((component, i) =>
+      rows.push(i === 0 ? [revision.revision, revision.tags.sort().join(',') || '<no-tag>', revision.meshOperator, revision.profile, component] : ['', '', '', '', component]),
+    );
+  }
+  return formatTable(rows, 1);
+}
