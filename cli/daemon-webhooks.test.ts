@@ -1,12 +1,11 @@
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { AdmissionregistrationV1Api, ApiextensionsV1Api, CoreV1Api, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
 import { addLoggingFlags, loadSettings } from '../controllers/runtime/index.js';
 import { buildCrdManifests } from '../crds/crd-manifests.js';
+import { kubectl as runKubectl } from '../testing/kubectl.js';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { toolPath } from '../testing/tools.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
@@ -17,25 +16,15 @@ import { meshdOptionsFrom, runDiscovery } from './discovery-server.js';
 // double's admission chain and driven with the real kubectl: the daemon patches caBundle into its
 // webhook configurations, switches validation to fail-closed once an invalid Gateway is denied,
 // and kubectl shows the daemon's denials and warnings.
-const run = promisify(execFile);
 
 let kube: ApiServerDouble;
 let workDir: string;
-let kubectlPath: string;
 let httpsPort: number;
 let httpPort: number;
 let daemonStop: AbortController | undefined;
 let daemonDone: Promise<unknown> | undefined;
 
-const kubectl = async (...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> => {
-  try {
-    const { stdout, stderr } = await run(kubectlPath, ['--kubeconfig', join(workDir, 'kubeconfig'), ...args], { env: { HOME: workDir }, timeout: 30_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; code?: number };
-    return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: typeof failed.code === 'number' ? failed.code : -1 };
-  }
-};
+const kubectl = (...args: string[]) => runKubectl({ kubeconfig: join(workDir, 'kubeconfig'), home: workDir }, args);
 let manifests = 0;
 const apply = (yaml: string): Promise<{ stdout: string; stderr: string; code: number }> => {
   const file = join(workDir, `manifest-${++manifests}.yaml`);
@@ -96,7 +85,7 @@ async function startDaemon(): Promise<void> {
 }
 
 beforeAll(async () => {
-  kubectlPath = await toolPath('kubectl');
+  await toolPath('kubectl');
   [httpsPort, httpPort] = await Promise.all([freePort(), freePort()]);
   kube = await startApiServerDouble({
     bookmarkIntervalMs: 0,

@@ -1,10 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { AppsV1Api } from '@kubernetes/client-node';
+import { kubectl as runKubectl } from '../testing/kubectl.js';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { collect, startBin, runBin } from '../testing/run-bin.js';
 import { TOOLS_BIN, toolPath } from '../testing/tools.js';
@@ -14,7 +13,6 @@ import { freeDaemonPorts, startChartDaemon, type ChartDaemon, type DaemonPorts }
 // meshctl install, verify-install and x uninstall against the API server double, with the real
 // helm rendering and the real kubectl. The test plays the Deployment controller and the kubelet:
 // it starts the daemon from the Deployment meshctl applied and marks Deployments ready.
-const run = promisify(execFile);
 let kube: ApiServerDouble;
 let dir: string;
 let ports: DaemonPorts;
@@ -22,15 +20,7 @@ let daemon: ChartDaemon | undefined;
 let env: Record<string, string>;
 
 const meshctl = (...args: string[]) => runBin('meshctl', ['-c', join(dir, 'kubeconfig'), ...args], { env, timeoutMs: 90_000 });
-const kubectl = async (...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> => {
-  try {
-    const { stdout, stderr } = await run(await toolPath('kubectl'), ['--kubeconfig', join(dir, 'kubeconfig'), ...args], { env: { HOME: dir }, timeout: 30_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; code?: number };
-    return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: typeof failed.code === 'number' ? failed.code : -1 };
-  }
-};
+const kubectl = (...args: string[]) => runKubectl({ kubeconfig: join(dir, 'kubeconfig'), home: dir }, args);
 const apps = () => kube.kubeConfig().makeApiClient(AppsV1Api);
 const deploymentNames = async (): Promise<string[]> => (await apps().listNamespacedDeployment({ namespace: 'mesh-system' })).items.map((d) => d.metadata?.name ?? '').sort();
 

@@ -180,7 +180,7 @@ describe('the admission server on --httpsAddr', () => {
   test('deeply nested JSON is a denial and the server keeps serving', async () => {
     const depth = 200_000;
     const nested = `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}`;
-    const answer = await post(review('PLACEHOLDER').replace('"PLACEHOLDER"', nested));
+    const answer = await post(review('NESTED-OBJECT').replace('"NESTED-OBJECT"', nested));
     expect(answer.code).toBe('200');
     expect((JSON.parse(answer.body) as { response: { allowed: boolean } }).response.allowed).toBe(false);
     expect((await post(review(policy({})))).code).toBe('200');

@@ -1,14 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { AdmissionregistrationV1Api, ApiextensionsV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { kubectl as runKubectl } from '../../testing/kubectl.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
 import { buildCrdManifests } from '../../crds/crd-manifests.js';
 import { CHARTS_DIR, helm } from '../../testing/helm.js';
-import { toolPath } from '../../testing/tools.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { freeDaemonPorts, startChartDaemon, type ChartDaemon, type DaemonPorts } from './testing/chart-daemon.js';
 
@@ -18,22 +16,13 @@ import { freeDaemonPorts, startChartDaemon, type ChartDaemon, type DaemonPorts }
 // reached through KUBECONFIG as an in-cluster client would reach its service. Each listener is moved
 // to a free loopback port (a real pod has an address of its own). The daemon becomes ready,
 // patches its webhooks' caBundle, publishes the root certificate, and injects and validates.
-const run = promisify(execFile);
 
 let kube: ApiServerDouble;
 let workDir: string;
 let daemon: ChartDaemon | undefined;
 let ports: DaemonPorts;
 
-const kubectl = async (...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> => {
-  try {
-    const { stdout, stderr } = await run(await toolPath('kubectl'), ['--kubeconfig', join(workDir, 'kubeconfig'), ...args], { env: { HOME: workDir }, timeout: 30_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; code?: number };
-    return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: typeof failed.code === 'number' ? failed.code : -1 };
-  }
-};
+const kubectl = (...args: string[]) => runKubectl({ kubeconfig: join(workDir, 'kubeconfig'), home: workDir }, args);
 
 beforeAll(async () => {
   ports = await freeDaemonPorts();

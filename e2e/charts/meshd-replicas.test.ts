@@ -1,15 +1,13 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { execFile } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { ApiextensionsV1Api, CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
+import { kubectl as runKubectl } from '../../testing/kubectl.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
 import { buildCrdManifests } from '../../crds/crd-manifests.js';
 import { CHARTS_DIR, helm } from '../../testing/helm.js';
-import { toolPath } from '../../testing/tools.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { CLUSTER_TYPE, LISTENER_TYPE, loadEnvoyProtos } from '../../xds/index.js';
 import { newAdsTestClient, nodeFor } from '../../xds/testing/test-support.js';
@@ -19,22 +17,13 @@ import { freeDaemonPorts, startChartDaemon, type ChartDaemon } from './testing/c
 // xDS, injection and validation (the meshd service is spread over the live replicas); one leader
 // does the leader duties; the self-signed root is created once and shared; a killed leader hands
 // over within the lease with nothing lost.
-const run = promisify(execFile);
 let kube: ApiServerDouble;
 let workDir: string;
 const replicas: ChartDaemon[] = [];
 let nextReplica = 0;
 
 const live = (): ChartDaemon[] => replicas.filter((r) => r.process.exitCode === null && r.process.signalCode === null);
-const kubectl = async (...args: string[]): Promise<{ stdout: string; stderr: string; code: number }> => {
-  try {
-    const { stdout, stderr } = await run(await toolPath('kubectl'), ['--kubeconfig', join(workDir, 'kubeconfig'), ...args], { env: { HOME: workDir }, timeout: 30_000 });
-    return { stdout, stderr, code: 0 };
-  } catch (error) {
-    const failed = error as { stdout?: string; stderr?: string; code?: number };
-    return { stdout: failed.stdout ?? '', stderr: failed.stderr ?? '', code: typeof failed.code === 'number' ? failed.code : -1 };
-  }
-};
+const kubectl = (...args: string[]) => runKubectl({ kubeconfig: join(workDir, 'kubeconfig'), home: workDir }, args);
 const metric = async (daemon: ChartDaemon, name: string): Promise<number> => {
   const text = await (await fetch(`http://127.0.0.1:${daemon.ports.monitoring}/metrics`)).text();
   return text
