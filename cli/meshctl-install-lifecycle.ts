@@ -1,5 +1,8 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { MeshError, UsageError } from '../controllers/runtime/index.js';
+import { MeshError, UsageError, readBuildInfo } from '../controllers/runtime/index.js';
 import { durationFlag, stringArrayFlag, stringSliceFlag } from './flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import { chartsOption, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
@@ -44,8 +47,46 @@ export function newMeshctlInstallCommand(io: CliIo, readLine: () => Promise<stri
       }
     }
     const cluster = clusterObjectsOf(loadOrchClient(global));
-    await applyInstallation({ cluster, rendered, config, dryRun: flags.dryRun, readinessTimeoutMs: flags.readinessTimeout, progress: (line) => io.stdout(`${line}\n`) });
+    await applyInstallation({ cluster, rendered, config, dryRun: flags.dryRun, readinessTimeoutMs: flags.readinessTimeout, version: readBuildInfo().version, progress: (line) => io.stdout(`${line}\n`) });
     if (flags.verify && !flags.dryRun) await reportVerification(io, verifyInstallation, cluster, rendered);
+  });
+}
+
+/**
+ * `meshctl upgrade`: the installed configuration (its record) with the new `-f`/`--set` over it,
+ * checked for eligibility (no downgrade, one minor version at a time, unless `--force`), its
+ * changes shown and confirmed, then installed.
+ */
+export function newMeshctlUpgradeCommand(io: CliIo, readLine: () => Promise<string>): Command {
+  return installGroup(new Command('upgrade').description('Upgrade the mesh control plane in-place')).action(async (flags: InstallFlags, cmd: Command) => {
+    const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
+    const install = await loadInstall();
+    const cluster = install.clusterObjectsOf(install.loadOrchClient(global));
+    const name = install.installedStateName(flags.revision);
+    const recorded = await cluster.read({ apiVersion: 'install.mesh.io/v1alpha1', kind: 'MeshOperator', metadata: { name, namespace: global.meshNamespace } });
+    if (!recorded) throw new UsageError(`no installation to upgrade: MeshOperator ${global.meshNamespace}/${name} not found; use meshctl install`, { exitCode: 64 });
+    const target = readBuildInfo().version;
+    install.checkUpgradeEligible(recorded.metadata?.annotations?.[install.INSTALLED_VERSION_ANNOTATION] ?? '', target, flags.force);
+    const installed = install.meshOperatorSchema.parse({ apiVersion: recorded.apiVersion, kind: recorded.kind, metadata: { name }, spec: (recorded as { spec?: unknown }).spec });
+    // The installed configuration is the first overlay: what the user does not change stays.
+    const scratch = mkdtempSync(join(tmpdir(), 'meshctl-upgrade-'));
+    let next;
+    try {
+      writeFileSync(join(scratch, 'installed.yaml'), JSON.stringify(installed));
+      next = install.buildOperatorConfig({ manifestsDir: manifestsOf(flags), files: [join(scratch, 'installed.yaml'), ...(flags.filename ?? [])], sets: flags.set ?? [], revision: flags.revision });
+    } finally {
+      rmSync(scratch, { recursive: true, force: true });
+    }
+    io.stdout(install.upgradeDiff(installed, next));
+    if (!flags.skipConfirmation && !flags.dryRun) {
+      io.stdout('Confirm to proceed [y/N]? ');
+      if (!/^y(es)?$/i.test((await readLine()).trim())) {
+        io.stdout('Cancelled.\n');
+        return;
+      }
+    }
+    const rendered = await install.renderInstallation({ ...next, metadata: { name } }, { manifestsDir: manifestsOf(flags), components: [] });
+    await install.applyInstallation({ cluster, rendered, config: { ...next, metadata: { name } }, dryRun: flags.dryRun, readinessTimeoutMs: flags.readinessTimeout, version: target, progress: (line) => io.stdout(`${line}\n`) });
   });
 }
 

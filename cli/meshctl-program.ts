@@ -5,7 +5,7 @@ import { readMeshctlDefaults } from './meshctl-defaults.js';
 import { newMeshctlExperimentalCommand } from './meshctl-experimental.js';
 import { newMeshctlOrchInjectCommand } from './meshctl-inject.js';
 import { newMeshctlManifestCommand, newMeshctlProfileCommand } from './meshctl-install.js';
-import { newMeshctlInstallCommand, newMeshctlVerifyInstallCommand } from './meshctl-install-lifecycle.js';
+import { newMeshctlInstallCommand, newMeshctlUpgradeCommand, newMeshctlVerifyInstallCommand } from './meshctl-install-lifecycle.js';
 import { newMeshctlValidateCommand } from './meshctl-validate.js';
 import { newMeshctlVersionCommand } from './meshctl-version.js';
 import { processIo, readProcessLine, readProcessStdin, type CliIo } from './run-cli.js';
@@ -33,6 +33,7 @@ export function buildMeshctl(
     .addOption(new Option('--vklog <Level>', 'number for the log level verbosity. Like -v flag. ex: --vklog=9').argParser(intFlag).default(0));
   program.addCommand(newMeshctlExperimentalCommand(io, readProcessStdin, readProcessLine));
   program.addCommand(newMeshctlInstallCommand(io, readProcessLine));
+  program.addCommand(newMeshctlUpgradeCommand(io, readProcessLine));
   program.addCommand(newMeshctlVerifyInstallCommand(io));
   program.addCommand(newMeshctlOrchInjectCommand(io, readProcessStdin));
   program.addCommand(newMeshctlManifestCommand(io, readProcessLine));

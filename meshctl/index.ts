@@ -14,3 +14,4 @@ export { verifyInstallation } from './install/verify-installation.js';
 export { requireUninstallTarget, uninstall, type UninstallOptions } from './install/uninstall.js';
 export { buildTagWebhook, generateTag, listTags, removeTag, setTag, type TagOptions } from './revision/revision-tags.js';
 export { listRevisions, renderRevisionTable, type RevisionSummary } from './revision/revision-list.js';
+export { INSTALLED_VERSION_ANNOTATION, checkUpgradeEligible, upgradeDiff } from './install/upgrade.js';

@@ -54,7 +54,7 @@ export const ERROR_CODES = {
   /** meshctl. */
   meshctl: ['validation-failed', 'wait-timeout'],
   /** The installation: rendering the charts. */
-  install: ['render-failed', 'install-failed', 'verify-failed', 'tag-refused'],
+  install: ['render-failed', 'install-failed', 'verify-failed', 'tag-refused', 'upgrade-refused'],
 } as const;
 
 export type MeshErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES][number];

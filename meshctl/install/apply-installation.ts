@@ -2,6 +2,7 @@ import type { KubernetesObject } from '@kubernetes/client-node';
 import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
 import { installedStateName, type ComponentName, type MeshOperator, type RenderedComponent } from '../../install/index.js';
 import { INSTALLED_KINDS, objectKey, objectsOfManifest, type ClusterObjects } from './cluster-objects.js';
+import { INSTALLED_VERSION_ANNOTATION } from './upgrade.js';
 
 /** The reference's user-facing component names. */
 export const COMPONENT_TITLES: Readonly<Record<ComponentName, string>> = { Base: 'Mesh core', Pilot: 'Meshd', IngressGateways: 'Ingress gateways', EgressGateways: 'Egress gateways' };
@@ -17,6 +18,8 @@ export interface ApplyInstallationOptions {
   readonly progress: (line: string) => void;
   /** How long to wait between readiness checks; default 500 ms. */
   readonly pollMs?: number;
+  /** meshctl's version, recorded on the installation for the next upgrade's eligibility check. */
+  readonly version?: string;
 }
 
 /**
@@ -53,7 +56,12 @@ export async function applyInstallation(options: ApplyInstallationOptions): Prom
     await cluster.apply(
       {
         ...options.config,
-        metadata: { name: installedStateName(revision), namespace, labels: { 'mesh.io/rev': revision === '' ? 'default' : revision, 'app.kubernetes.io/part-of': 'mesh' } },
+        metadata: {
+          name: installedStateName(revision),
+          namespace,
+          labels: { 'mesh.io/rev': revision === '' ? 'default' : revision, 'app.kubernetes.io/part-of': 'mesh' },
+          ...(options.version ? { annotations: { [INSTALLED_VERSION_ANNOTATION]: options.version } } : {}),
+        },
       } as KubernetesObject,
       false,
     );
