@@ -19,7 +19,6 @@ export interface HelmResult {
 /** Runs helm asynchronously (an API server double in this process must keep answering); never throws on a failed command. */
 export async function helm(args: readonly string[], options: { workDir: string; kubeconfig?: string; timeoutMs?: number }): Promise<HelmResult> {
   const env = {
-    PATH: process.env['PATH'] ?? '',
     HOME: options.workDir,
     HELM_CACHE_HOME: join(options.workDir, '.helm-cache'),
     HELM_CONFIG_HOME: join(options.workDir, '.helm-config'),
