@@ -132,7 +132,7 @@ export function newMeshctlUninstallCommand(io: CliIo, readLine: () => Promise<st
     .action(async (flags: { dryRun: boolean; filename: string; purge: boolean; revision: string; set?: string[]; skipConfirmation: boolean }, cmd: Command) => {
       const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
       const revision = flags.revision || ((flags.set ?? []).find((s) => s.startsWith('revision='))?.slice('revision='.length) ?? '');
-      const { clusterObjectsOf, loadOrchClient, requireUninstallTarget, uninstall } = await import('../meshctl/index.js');
+      const { clusterObjectsOf, loadOrchClient, requireUninstallTarget, uninstall } = await loadInstall();
       requireUninstallTarget(revision, flags.filename === '' ? [] : [flags.filename], flags.purge);
       if (!flags.skipConfirmation && !flags.dryRun) {
         io.stdout(`All mesh resources ${flags.purge ? 'of every revision' : `of revision ${revision || 'default'}`} will be pruned from the cluster\nProceed? (y/N) `);
@@ -147,8 +147,8 @@ export function newMeshctlUninstallCommand(io: CliIo, readLine: () => Promise<st
 
 async function reportVerification(
   io: CliIo,
-  verify: (cluster: import('../meshctl/index.js').ClusterObjects, rendered: readonly import('../install/index.js').RenderedComponent[]) => Promise<{ report: string; ok: boolean }>,
-  cluster: import('../meshctl/index.js').ClusterObjects,
+  verify: (cluster: import('../install/index.js').ClusterObjects, rendered: readonly import('../install/index.js').RenderedComponent[]) => Promise<{ report: string; ok: boolean }>,
+  cluster: import('../install/index.js').ClusterObjects,
   rendered: readonly import('../install/index.js').RenderedComponent[],
 ): Promise<void> {
   const { report, ok } = await verify(cluster, rendered);

@@ -4,6 +4,7 @@ import { intFlag } from './flags.js';
 import { readMeshctlDefaults } from './meshctl-defaults.js';
 import { newMeshctlExperimentalCommand } from './meshctl-experimental.js';
 import { newMeshctlOrchInjectCommand } from './meshctl-inject.js';
+import { newMeshctlOperatorCommand } from './meshctl-operator.js';
 import { newMeshctlManifestCommand, newMeshctlProfileCommand } from './meshctl-install.js';
 import { newMeshctlInstallCommand, newMeshctlUpgradeCommand, newMeshctlVerifyInstallCommand } from './meshctl-install-lifecycle.js';
 import { newMeshctlValidateCommand } from './meshctl-validate.js';
@@ -37,6 +38,7 @@ export function buildMeshctl(
   program.addCommand(newMeshctlVerifyInstallCommand(io));
   program.addCommand(newMeshctlOrchInjectCommand(io, readProcessStdin));
   program.addCommand(newMeshctlManifestCommand(io, readProcessLine));
+  program.addCommand(newMeshctlOperatorCommand(io));
   program.addCommand(newMeshctlProfileCommand(io));
   program.addCommand(newMeshctlValidateCommand(io));
   program.addCommand(newMeshctlVersionCommand({ io, settings, buildInfo: readBuildInfo }));

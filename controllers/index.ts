@@ -79,3 +79,6 @@ export {
   type MeshEnvironmentOptions,
 } from './config-pipeline.js';
 export { modelDebugRoutes } from './model-debug-routes.js';
+// The install operator: MeshOperator resources reconciled into an installed control plane.
+export { setupOperatorWithManager, type OperatorSetupOptions } from './operator/setup-operator.js';
+export type { MeshOperatorStatus } from './operator/operator-status.js';

@@ -26,6 +26,8 @@ export interface OperatorConfigInputs {
   readonly manifestsDir: string;
   /** `-f` overlays, left to right. */
   readonly files: readonly string[];
+  /** Overlays already read (a MeshOperator resource the operator reconciles), after the files. */
+  readonly documents?: readonly Record<string, unknown>[];
   /** `--set`/`-s` overrides of the spec (`profile=demo`, `values.global.hub=x`, dots escaped with `\\`). */
   readonly sets: readonly string[];
   /** `--revision`/`-r`. */
@@ -40,7 +42,7 @@ export interface OperatorConfigInputs {
  * keys refused, named).
  */
 export function buildOperatorConfig(inputs: OperatorConfigInputs): MeshOperator {
-  const overlays = inputs.files.map((file) => readOverlay(file));
+  const overlays = [...inputs.files.map((file) => readOverlay(file)), ...(inputs.documents ?? [])];
   const sets = inputs.sets.map(parseSet);
   const chosen = inputs.profile ?? (sets.find((set) => set.path.join('.') === 'profile')?.value as string | undefined) ?? lastProfileOf(overlays) ?? 'default';
   const profiles = listProfiles(inputs.manifestsDir);

@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
 import { MeshError, errorMessage } from '../controllers/runtime/index.js';
-import type { ChartRelease, ComponentName } from './chart-values.js';
+import { chartReleasesOf, installedStateName, type ChartRelease, type ComponentName } from './chart-values.js';
+import type { MeshOperator } from './mesh-operator.js';
 
 const run = promisify(execFile);
 
@@ -28,16 +29,25 @@ export interface RenderOptions {
  * `meshctl` and `helm install` make the same objects; in the order given, which is the apply order.
  */
 export async function renderReleases(releases: readonly ChartRelease[], options: RenderOptions): Promise<RenderedComponent[]> {
+  const rendered: RenderedComponent[] = [];
+  for (const release of releases) {
+    const manifest = await renderChart({ chart: release.chart, release: release.release, namespace: release.namespace, values: release.values, includeCrds: release.chart === 'base' }, options);
+    rendered.push({ component: release.component, release: release.release, manifest });
+  }
+  return rendered;
+}
+
+/** One chart of `<manifests>/charts` rendered with `helm template` and these values. */
+export async function renderChart(
+  chart: { readonly chart: string; readonly release: string; readonly namespace: string; readonly values: Record<string, unknown>; readonly includeCrds: boolean },
+  options: RenderOptions,
+): Promise<string> {
   const workDir = mkdtempSync(join(tmpdir(), 'meshctl-render-'));
   try {
-    const rendered: RenderedComponent[] = [];
-    for (const release of releases) {
-      const valuesFile = join(workDir, `${release.release}.yaml`);
-      writeFileSync(valuesFile, stringify(release.values));
-      const args = ['template', release.release, join(options.manifestsDir, 'charts', release.chart), '--namespace', release.namespace, '-f', valuesFile, ...(release.chart === 'base' ? ['--include-crds'] : [])];
-      rendered.push({ component: release.component, release: release.release, manifest: await helmTemplate(options.helm ?? 'helm', args) });
-    }
-    return rendered;
+    const valuesFile = join(workDir, 'values.yaml');
+    writeFileSync(valuesFile, stringify(chart.values));
+    const args = ['template', chart.release, join(options.manifestsDir, 'charts', chart.chart), '--namespace', chart.namespace, '-f', valuesFile, ...(chart.includeCrds ? ['--include-crds'] : [])];
+    return await helmTemplate(options.helm ?? 'helm', args);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
   }
@@ -53,4 +63,11 @@ async function helmTemplate(helm: string, args: readonly string[]): Promise<stri
     }
     throw new MeshError('render-failed', `helm ${args.slice(0, 3).join(' ')}: ${(failed.stderr ?? errorMessage(error)).trim()}`, { cause: error });
   }
+}
+
+/** The manifests of a built installation: its releases (owned by its record's name), `components` only when given. */
+export async function renderInstallation(config: MeshOperator, options: RenderOptions & { readonly components?: readonly string[] }): Promise<RenderedComponent[]> {
+  const only = options.components ?? [];
+  const releases = chartReleasesOf(config.spec ?? {}, config.metadata?.name ?? installedStateName(config.spec?.revision)).filter((release) => only.length === 0 || only.includes(release.component));
+  return renderReleases(releases, { manifestsDir: options.manifestsDir, ...(options.helm ? { helm: options.helm } : {}) });
 }

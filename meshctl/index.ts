@@ -7,11 +7,10 @@ export { orchInject, orchUninject, type ResourceIo } from './inject/orch-inject.
 export { resolveInjectSources, type InjectSourceFlags, type InjectSources } from './inject/inject-sources.js';
 export { renderProfileDiff, renderProfileDump, renderProfileList, type DumpFormat } from './install/profile-commands.js';
 export { generateManifests, manifestText, writeManifestDir, type ManifestGenerateOptions } from './install/manifest-generate.js';
-export { renderInstallation } from './install/manifest-generate.js';
-export { applyInstallation, COMPONENT_TITLES, type ApplyInstallationOptions } from './install/apply-installation.js';
-export { clusterObjectsOf, objectsOfManifest, type ClusterObjects } from './install/cluster-objects.js';
 export { verifyInstallation } from './install/verify-installation.js';
 export { requireUninstallTarget, uninstall, type UninstallOptions } from './install/uninstall.js';
 export { buildTagWebhook, generateTag, listTags, removeTag, setTag, type TagOptions } from './revision/revision-tags.js';
 export { listRevisions, renderRevisionTable, type RevisionSummary } from './revision/revision-list.js';
-export { INSTALLED_VERSION_ANNOTATION, checkUpgradeEligible, upgradeDiff } from './install/upgrade.js';
+export { checkUpgradeEligible, upgradeDiff } from './install/upgrade.js';
+export { initOperator, operatorValuesOf, removeOperator, renderOperator, type OperatorChartOptions } from './operator/operator-commands.js';
+export { runOperatorServer, type OperatorServerOptions } from './operator/operator-server.js';

@@ -1,7 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { UsageError } from '../../controllers/runtime/index.js';
-import { COMPONENTS, EXIT_USAGE, buildOperatorConfig, chartReleasesOf, installedStateName, renderReleases, type MeshOperator, type OperatorConfigInputs, type RenderedComponent } from '../../install/index.js';
+import { COMPONENTS, EXIT_USAGE, buildOperatorConfig, renderInstallation, type OperatorConfigInputs, type RenderedComponent } from '../../install/index.js';
 
 export interface ManifestGenerateOptions extends OperatorConfigInputs {
   /** `--component`: only these (the reference's names: Base, Pilot, IngressGateways, EgressGateways). */
@@ -16,12 +16,6 @@ export async function generateManifests(options: ManifestGenerateOptions): Promi
     if (!(COMPONENTS as readonly string[]).includes(component)) throw new UsageError(`--component ${component}: unknown component; have ${COMPONENTS.join(', ')}`, { exitCode: EXIT_USAGE });
   }
   return renderInstallation(buildOperatorConfig(options), options);
-}
-
-/** The manifests of an installation already built (its releases, owned by its record's name). */
-export async function renderInstallation(config: MeshOperator, options: Pick<ManifestGenerateOptions, 'components' | 'manifestsDir' | 'helm'>): Promise<RenderedComponent[]> {
-  const releases = chartReleasesOf(config.spec ?? {}, config.metadata?.name ?? installedStateName(config.spec?.revision)).filter((release) => options.components.length === 0 || options.components.includes(release.component));
-  return renderReleases(releases, { manifestsDir: options.manifestsDir, ...(options.helm ? { helm: options.helm } : {}) });
 }
 
 /** Standard output: every component's manifest in order. */

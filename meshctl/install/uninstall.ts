@@ -1,6 +1,6 @@
 import { UsageError } from '../../controllers/runtime/index.js';
 import { EXIT_USAGE } from '../../install/index.js';
-import { INSTALLED_KINDS, objectKey, type ClusterObjects } from './cluster-objects.js';
+import { INSTALLED_KINDS, objectKey, type ClusterObjects } from '../../install/index.js';
 
 /** The API groups of our CRDs: `--purge` removes their definitions. */
 const MESH_GROUPS = ['security.mesh.io', 'networking.mesh.io', 'install.mesh.io'];

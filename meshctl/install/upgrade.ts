@@ -3,9 +3,6 @@ import { MeshError } from '../../controllers/runtime/index.js';
 import type { MeshOperator } from '../../install/index.js';
 import { renderProfileDump } from './profile-commands.js';
 
-/** The annotation on the installation record naming the meshctl version that installed it. */
-export const INSTALLED_VERSION_ANNOTATION = 'install.mesh.io/version';
-
 function parseVersion(text: string): [number, number, number] | undefined {
   const match = /^v?(\d+)\.(\d+)(?:\.(\d+))?/.exec(text.trim());
   return match ? [Number(match[1]), Number(match[2]), Number(match[3] ?? 0)] : undefined;

@@ -1,6 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import type { RenderedComponent } from '../../install/index.js';
-import { objectsOfManifest, type ClusterObjects } from './cluster-objects.js';
+import { objectsOfManifest, type ClusterObjects } from '../../install/index.js';
 
 /**
  * `meshctl verify-install`: every object the installation renders exists, every Deployment is

@@ -1,8 +1,9 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
-import { installedStateName, type ComponentName, type MeshOperator, type RenderedComponent } from '../../install/index.js';
+import { MeshError, errorMessage } from '../controllers/runtime/index.js';
+import { installedStateName, type ComponentName } from './chart-values.js';
+import { IGNORE_RECONCILE_ANNOTATION, INSTALLED_VERSION_ANNOTATION, type MeshOperator } from './mesh-operator.js';
+import type { RenderedComponent } from './render.js';
 import { INSTALLED_KINDS, objectKey, objectsOfManifest, type ClusterObjects } from './cluster-objects.js';
-import { INSTALLED_VERSION_ANNOTATION } from './upgrade.js';
 
 /** The reference's user-facing component names. */
 export const COMPONENT_TITLES: Readonly<Record<ComponentName, string>> = { Base: 'Mesh core', Pilot: 'Meshd', IngressGateways: 'Ingress gateways', EgressGateways: 'Egress gateways' };
@@ -20,6 +21,19 @@ export interface ApplyInstallationOptions {
   readonly pollMs?: number;
   /** meshctl's version, recorded on the installation for the next upgrade's eligibility check. */
   readonly version?: string;
+  /** Whether to record the configuration as `installed-state[-<revision>]`; default true. The operator's resource is its own record. */
+  readonly record?: boolean;
+  /** Whether each component's Deployments must be ready before the next; default true. The operator reports readiness in its status instead. */
+  readonly waitForDeployments?: boolean;
+  readonly observer?: ApplyObserver;
+}
+
+/** Hooks for the install operator: what it skips, applies and prunes. */
+export interface ApplyObserver {
+  /** Whether to apply this object (default: every one); the operator skips what it applied unchanged. */
+  shouldApply?(object: KubernetesObject): boolean;
+  applied?(object: KubernetesObject): void;
+  pruned?(object: KubernetesObject): void;
 }
 
 /**
@@ -37,21 +51,23 @@ export async function applyInstallation(options: ApplyInstallationOptions): Prom
   for (const component of options.rendered) {
     const objects = objectsOfManifest(component.manifest);
     for (const object of objects) {
+      applied.add(objectKey(object));
+      if (options.observer?.shouldApply?.(object) === false) continue;
       try {
         await cluster.apply(object, dryRun);
       } catch (error) {
         throw new MeshError('install-failed', `✘ ${COMPONENT_TITLES[component.component]} encountered an error: failed to apply ${objectKey(object)}: ${describe(error)}`, { cause: error });
       }
-      applied.add(objectKey(object));
+      options.observer?.applied?.(object);
     }
     if (!dryRun) {
-      await waitFor(objects.filter((o) => o.kind === 'CustomResourceDefinition'), (crd) => established(crd), options, component.component);
-      await waitFor(objects.filter((o) => o.kind === 'Deployment'), (deployment) => deploymentReady(deployment), options, component.component);
+      await waitFor(objects.filter((o) => o.kind === 'CustomResourceDefinition'), (crd) => crdEstablished(cluster, crd), options, component.component);
+      if (options.waitForDeployments !== false) await waitFor(objects.filter((o) => o.kind === 'Deployment'), (deployment) => deploymentReady(deployment), options, component.component);
     }
     progress(`✔ ${COMPONENT_TITLES[component.component]} installed`);
   }
-  if (!dryRun) {
-    await prune(cluster, owner, revision, applied, progress);
+  if (!dryRun) await prune(cluster, owner, revision, applied, progress, options.observer);
+  if (!dryRun && options.record !== false) {
     const namespace = spec.namespace ?? 'mesh-system';
     await cluster.apply(
       {
@@ -60,18 +76,13 @@ export async function applyInstallation(options: ApplyInstallationOptions): Prom
           name: installedStateName(revision),
           namespace,
           labels: { 'mesh.io/rev': revision === '' ? 'default' : revision, 'app.kubernetes.io/part-of': 'mesh' },
-          ...(options.version ? { annotations: { [INSTALLED_VERSION_ANNOTATION]: options.version } } : {}),
+          annotations: { [IGNORE_RECONCILE_ANNOTATION]: 'true', ...(options.version ? { [INSTALLED_VERSION_ANNOTATION]: options.version } : {}) },
         },
       } as KubernetesObject,
       false,
     );
   }
   progress('✔ Installation complete');
-
-  async function established(crd: KubernetesObject): Promise<string | undefined> {
-    const current = (await cluster.read(crd)) as (KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }) | undefined;
-    return current?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? undefined : `${objectKey(crd)} not established`;
-  }
 
   async function deploymentReady(deployment: KubernetesObject): Promise<string | undefined> {
     const current = (await cluster.read(deployment)) as (KubernetesObject & { spec?: { replicas?: number; selector?: { matchLabels?: Record<string, string> } }; status?: { readyReplicas?: number } }) | undefined;
@@ -89,6 +100,22 @@ export async function applyInstallation(options: ApplyInstallationOptions): Prom
       return `Pod/${pod.metadata?.namespace ?? ''}/${pod.metadata?.name ?? ''}: ${waiting ?? condition?.reason ?? condition?.type ?? pod.status?.phase ?? 'Pending'}`;
     });
     return `Deployment/${deployment.metadata?.namespace ?? ''}/${deployment.metadata?.name ?? ''}${blocking.length > 0 ? ` (${blocking.join(', ')})` : ' (no pod)'}`;
+  }
+}
+
+async function crdEstablished(cluster: ClusterObjects, crd: KubernetesObject): Promise<string | undefined> {
+  const current = (await cluster.read(crd)) as (KubernetesObject & { status?: { conditions?: { type: string; status: string }[] } }) | undefined;
+  return current?.status?.conditions?.some((c) => c.type === 'Established' && c.status === 'True') ? undefined : `${objectKey(crd)} not established`;
+}
+
+/** Resolves once every CRD among `objects` is Established; throws naming the ones that are not after `timeoutMs`. */
+export async function waitUntilEstablished(cluster: ClusterObjects, objects: readonly KubernetesObject[], timeoutMs: number, pollMs = 200): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const waiting = (await Promise.all(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((crd) => crdEstablished(cluster, crd)))).filter((reason) => reason !== undefined);
+    if (waiting.length === 0) return;
+    if (Date.now() >= deadline) throw new MeshError('install-failed', `timed out waiting for ${waiting.join(', ')}`);
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
 }
 
@@ -112,12 +139,13 @@ async function waitFor(
   }
 }
 
-async function prune(cluster: ClusterObjects, owner: string, revision: string, applied: ReadonlySet<string>, progress: (line: string) => void): Promise<void> {
+async function prune(cluster: ClusterObjects, owner: string, revision: string, applied: ReadonlySet<string>, progress: (line: string) => void, observer: ApplyObserver | undefined): Promise<void> {
   const selector = `install.operator.mesh.io/owning-resource=${owner},mesh.io/rev=${revision === '' ? 'default' : revision}`;
   for (const { apiVersion, kind } of INSTALLED_KINDS) {
     for (const object of await cluster.list(apiVersion, kind, selector)) {
       if (applied.has(objectKey(object))) continue;
       await cluster.remove(object, false);
+      observer?.pruned?.(object);
       progress(`  Removed ${objectKey(object)}.`);
     }
   }

@@ -38,11 +38,11 @@ export interface ClusterObjects {
   remove(object: KubernetesObject, dryRun: boolean): Promise<void>;
 }
 
-/** Server-side apply as `meshctl` (forcing its field ownership), reads, lists by label and deletes, through client-node. */
-export function clusterObjectsOf(kubeConfig: KubeConfig): ClusterObjects {
+/** Server-side apply as `fieldManager` (forcing its field ownership), reads, lists by label and deletes, through client-node. */
+export function clusterObjectsOf(kubeConfig: KubeConfig, fieldManager = 'meshctl'): ClusterObjects {
   const client = KubernetesObjectApi.makeApiClient(kubeConfig);
   return {
-    apply: (object, dryRun) => client.patch(object, undefined, dryRun ? 'All' : undefined, 'meshctl', true, PatchStrategy.ServerSideApply),
+    apply: (object, dryRun) => client.patch(object, undefined, dryRun ? 'All' : undefined, fieldManager, true, PatchStrategy.ServerSideApply),
     read: async (object) => {
       try {
         return await client.read({ apiVersion: object.apiVersion ?? '', kind: object.kind ?? '', metadata: { name: object.metadata?.name ?? '', ...(object.metadata?.namespace ? { namespace: object.metadata.namespace } : {}) } });
