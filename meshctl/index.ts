@@ -15,3 +15,7 @@ export { requireUninstallTarget, uninstall, type UninstallOptions } from './inst
 export { buildTagWebhook, generateTag, listTags, removeTag, setTag, type TagOptions } from './revision/revision-tags.js';
 export { listRevisions, renderRevisionTable, type RevisionSummary } from './revision/revision-list.js';
 export { INSTALLED_VERSION_ANNOTATION, checkUpgradeEligible, upgradeDiff } from './install/upgrade.js';
+export { describeRevision, describeRevisions, humanAge, type DescribeOptions, type PodSummary, type RevisionDescription } from './revision/revision-describe.js';
+export { renderRevisionDescription, renderRevisionSummaries } from './revision/revision-describe-table.js';
+export { INSTALL_RESOURCES, MIN_KUBERNETES_MINOR, precheck, renderPrecheck, type PrecheckOptions, type PrecheckReport } from './precheck/precheck.js';
+export { MESSAGE_TYPES, formatMessage, sortedDeduped, type AnalysisMessage, type MessageLevel } from './precheck/messages.js';
