@@ -5,9 +5,11 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { newRealClock } from '../controllers/runtime/clock.js';
 import type { Clock } from '../controllers/runtime/clock.js';
 import type { KubeObject } from '../controllers/runtime/source.js';
+import { AccessRules } from './access-rules.js';
 import { AdmissionChain } from './admission/index.js';
 import type { WebhookServiceResolver } from './admission/index.js';
 import { builtinResourceTypes } from './builtin-resources.js';
+import { versionInfo } from './discovery.js';
 import { FaultState } from './faults.js';
 import type { FaultControls } from './faults.js';
 import { newRequestHandler } from './http-handler.js';
@@ -21,6 +23,7 @@ import { TokenAuthority } from './token-authority.js';
 import { WatchHub } from './watch-hub.js';
 
 export type { FaultControls } from './faults.js';
+export type { AccessDenial } from './access-rules.js';
 export type { WebhookServiceResolver } from './admission/index.js';
 export type { ApiRequestRecord, ApiRequestRecorder } from './request-log.js';
 
@@ -64,6 +67,8 @@ export interface ApiServerDoubleOptions {
   serviceResolver?: WebhookServiceResolver;
   /** Told of every resource request: its RBAC verb, group, resource and requester. */
   onRequest?: ApiRequestRecorder;
+  /** The Kubernetes version `GET /version` answers (default `1.35.0`). */
+  kubernetesVersion?: string;
 }
 
 const ADMIN_TOKEN = 'mesh-double-admin-token';
@@ -77,6 +82,7 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
   const tokens = await TokenAuthority.create(clock);
   const watches = new WatchHub(service, clock, options.bookmarkIntervalMs ?? 1000);
   const faultState = new FaultState();
+  const access = new AccessRules();
   const admission = new AdmissionChain(
     {
       webhookConfigurations: (phase) => store.list(`admissionregistration.k8s.io/${phase}webhookconfigurations`),
@@ -95,6 +101,8 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
       faults: faultState,
       clock,
       admission,
+      access,
+      version: versionInfo(options.kubernetesVersion ?? '1.35.0'),
       serverAddress: () => address,
       ...(options.onRequest ? { onRequest: options.onRequest } : {}),
     }),
@@ -134,6 +142,7 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
       faultState.delay = Math.max(0, ms);
     },
     failNext: (count, status) => faultState.failNext(count, status),
+    denyAccess: (denials) => access.set(denials),
   };
 
   let closed: Promise<void> | undefined;

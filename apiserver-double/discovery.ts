@@ -16,12 +16,13 @@ const SUBRESOURCE_KIND: Record<string, { group: string; version: string; kind: s
   token: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
 };
 
-/** `GET /version`. */
-export function versionInfo(): Record<string, string> {
+/** `GET /version` of a server of that Kubernetes version (`1.35.0`). */
+export function versionInfo(kubernetesVersion: string): Record<string, string> {
+  const [major = '1', minor = '0'] = kubernetesVersion.split('.');
   return {
-    major: '1',
-    minor: '35',
-    gitVersion: 'v1.35.0-mesh-double',
+    major,
+    minor,
+    gitVersion: `v${kubernetesVersion}-mesh-double`,
     gitCommit: '0000000000000000000000000000000000000000',
     gitTreeState: 'clean',
     buildDate: '2026-01-01T00:00:00Z',

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { CoreV1Api, Watch } from '@kubernetes/client-node';
+import { AuthorizationV1Api, CoreV1Api, VersionApi, Watch } from '@kubernetes/client-node';
 import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
 import { startApiServerDouble } from './index.js';
 import type { ApiServerDouble } from './index.js';
@@ -74,6 +74,35 @@ describe('API server double: fault controls', () => {
     );
     await waitFor(() => ended, 3000, 'watch end');
     expect(error).toEqual({ type: 'ERROR', code: 410 });
+  });
+
+  test('denyAccess: access reviews answer denied for the matching requests, which get 403, until cleared', async () => {
+    const authorization = server.kubeConfig().makeApiClient(AuthorizationV1Api);
+    const canCreate = async (resource: string, group = '', namespace?: string) =>
+      (await authorization.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { verb: 'create', group, resource, ...(namespace ? { namespace } : {}) } } } })).status;
+    expect(await canCreate('namespaces')).toMatchObject({ allowed: true });
+    server.faults.denyAccess([{ verb: 'create', resource: 'namespaces' }, { group: 'apps', resource: 'deployments', namespace: 'mesh-system' }]);
+    expect(await canCreate('namespaces')).toEqual({ allowed: false });
+    expect(await canCreate('configmaps', '', 'mesh-system')).toMatchObject({ allowed: true });
+    expect(await canCreate('deployments', 'apps', 'mesh-system')).toEqual({ allowed: false });
+    expect(await canCreate('deployments', 'apps', 'other')).toMatchObject({ allowed: true });
+    const refused = await expectStatus(() => core.createNamespace({ body: { metadata: { name: 'denied' } } }));
+    expect(refused).toMatchObject({ httpCode: 403, reason: 'Forbidden' });
+    expect(refused.message).toBe('namespaces is forbidden: User "kubernetes-admin" cannot create resource "namespaces" in API group "" at the cluster scope');
+    expect((await core.readNamespace({ name: 'default' })).metadata?.name).toBe('default');
+    server.faults.denyAccess([]);
+    expect(await canCreate('namespaces')).toMatchObject({ allowed: true });
+    expect((await core.createNamespace({ body: { metadata: { name: 'denied' } } })).metadata?.name).toBe('denied');
+  });
+
+  test('GET /version answers the kubernetesVersion option', async () => {
+    const old = await startApiServerDouble({ kubernetesVersion: '1.16.3', bookmarkIntervalMs: 0 });
+    try {
+      expect(await old.kubeConfig().makeApiClient(VersionApi).getCode()).toMatchObject({ major: '1', minor: '16', gitVersion: 'v1.16.3-mesh-double' });
+    } finally {
+      await old.close();
+    }
+    expect((await server.kubeConfig().makeApiClient(VersionApi).getCode()).gitVersion).toBe('v1.35.0-mesh-double');
   });
 
   test('refuseConnections closes connections at once until turned off', async () => {

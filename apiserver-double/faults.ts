@@ -1,3 +1,4 @@
+import type { AccessDenial } from './access-rules.js';
 import type { Socket } from 'node:net';
 
 /** Failure injection for tests of retry, relist and reconnect paths. */
@@ -12,6 +13,11 @@ export interface FaultControls {
   delayMs(ms: number): void;
   /** Answers the next `count` requests with a `Status` failure of the given HTTP status code. */
   failNext(count: number, status: number): void;
+  /**
+   * Refuses the matching requests with 403 Forbidden, and answers access reviews of them with
+   * `allowed: false`, as RBAC does for a user lacking them; `[]` allows everything again.
+   */
+  denyAccess(denials: readonly AccessDenial[]): void;
 }
 
 /** The state behind the fault controls, read by the HTTP handler. */

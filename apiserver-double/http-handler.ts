@@ -3,8 +3,10 @@ import { parse as parseYaml } from 'yaml';
 import type { Clock } from '../controllers/runtime/clock.js';
 import { AdmissionRejection, admittedWrite, warningHeaderValue } from './admission/index.js';
 import type { AdmissionChain } from './admission/index.js';
+import { forbiddenMessage } from './access-rules.js';
+import type { AccessRules } from './access-rules.js';
 import type { KubeObject } from '../controllers/runtime/source.js';
-import { aggregatedDiscovery, AGGREGATED_DISCOVERY_V2, coreVersions, group, groupList, resourceList, versionInfo } from './discovery.js';
+import { aggregatedDiscovery, AGGREGATED_DISCOVERY_V2, coreVersions, group, groupList, resourceList } from './discovery.js';
 import type { FaultState } from './faults.js';
 import { ADMIN_USER } from './kind-defaults.js';
 import type { RequestUser } from './kind-defaults.js';
@@ -35,6 +37,10 @@ export interface HandlerDeps {
   faults: FaultState;
   clock: Clock;
   admission: AdmissionChain;
+  /** Requests refused with 403, and answered as denied by access reviews. */
+  access: AccessRules;
+  /** `GET /version`. */
+  version: Record<string, string>;
   /** host:port as clients reach the server. */
   serverAddress: () => string;
   /** Told of every resource request (tests compare what a program asked for with its RBAC). */
@@ -83,7 +89,7 @@ async function handle(deps: HandlerDeps, req: IncomingMessage, res: ServerRespon
   const accept = req.headers.accept ?? '';
   switch (route.kind) {
     case 'version':
-      return send(res, { status: 200, body: versionInfo() });
+      return send(res, { status: 200, body: deps.version });
     case 'health':
       return send(res, { status: 200, body: 'ok', contentType: 'text/plain' });
     case 'core-versions':
@@ -117,7 +123,15 @@ async function handle(deps: HandlerDeps, req: IncomingMessage, res: ServerRespon
     case 'resource':
       break;
   }
-  if (deps.onRequest) deps.onRequest(requestRecord(method, route, url.searchParams, (await requestUser(deps, req)).username));
+  if (deps.onRequest || deps.access.hasDenials) {
+    const record = requestRecord(method, route, url.searchParams, (await requestUser(deps, req)).username);
+    deps.onRequest?.(record);
+    const request = { verb: record.verb, group: record.apiGroup, resource: record.resource, ...optional('namespace', record.namespace ?? null), ...optional('name', record.name ?? null) };
+    if (deps.access.isDenied(request)) {
+      const details = { kind: route.type.plural, ...optional('group', route.type.group), ...optional('name', record.name ?? null) };
+      return send(res, errorReply(new StatusError(403, 'Forbidden', forbiddenMessage(request, record.username), details)));
+    }
+  }
   try {
     const reply = await handleResource(deps, route, method, url.searchParams, req, body, res);
     if (reply) send(res, reply);
@@ -326,7 +340,7 @@ async function review(deps: HandlerDeps, type: ResourceType, version: string, ob
     const status = await deps.tokens.review(token, audiences, (ns, sa) => serviceAccountUid(deps, ns, sa));
     return { status: 201, body: { ...base, status: { ...status, user: status.user ?? {} } } };
   }
-  return { status: 201, body: { ...base, status: { allowed: true, reason: 'the API server double allows every request' } } };
+  return { status: 201, body: { ...base, status: deps.access.reviewStatus(spec) } };
 }
 
 function tokenRequest(deps: HandlerDeps, type: ResourceType, namespace: string, name: string, object: JsonObject): Reply {

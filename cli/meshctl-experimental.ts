@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { newMeshctlOrchUninjectCommand } from './meshctl-inject.js';
 import { newMeshctlUninstallCommand } from './meshctl-install-lifecycle.js';
+import { newMeshctlPrecheckCommand } from './meshctl-precheck.js';
 import { newMeshctlRevisionCommand } from './meshctl-revision.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';
@@ -23,5 +24,6 @@ export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promis
   experimental.addCommand(newMeshctlOrchUninjectCommand(io, readStdin));
   experimental.addCommand(newMeshctlUninstallCommand(io, readLine));
   experimental.addCommand(newMeshctlRevisionCommand(io));
+  experimental.addCommand(newMeshctlPrecheckCommand(io));
   return experimental;
 }

@@ -33,7 +33,7 @@ export function newMeshctlOperatorCommand(io: CliIo): Command {
       .option('--operatorNamespace <string>', 'The namespace the operator controller is installed into', 'mesh-operator')
       .option('-r, --revision <string>', 'Target revision for the operator', '');
   const chartOptions = (flags: OperatorFlags) => ({
-    manifestsDir: manifestsOf({ ...flags, revision: flags.revision }),
+    manifestsDir: manifestsOf(flags),
     hub: flags.hub,
     tag: flags.tag,
     imagePullSecrets: flags.imagePullSecrets ?? [],

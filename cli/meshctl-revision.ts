@@ -1,5 +1,7 @@
 import { Command } from 'commander';
+import { UsageError } from '../controllers/runtime/index.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
+import { manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
 import type { CliIo } from './run-cli.js';
 
 interface TagFlags {
@@ -9,7 +11,12 @@ interface TagFlags {
   webhookName: string;
 }
 
-/** `meshctl x revision`: `list`, and the `tag` commands (set, generate, list, remove). */
+interface DescribeFlags extends Pick<ManifestFlags, 'manifests' | 'charts'> {
+  output: string;
+  verbose: boolean;
+}
+
+/** `meshctl x revision`: `list`, `describe`, and the `tag` commands (set, generate, list, remove). */
 export function newMeshctlRevisionCommand(io: CliIo): Command {
   const revision = new Command('revision').description('Provides information on mesh control plane revisions and their tags');
   const tag = new Command('tag').description('Commands related to mesh control plane revision tags');
@@ -55,15 +62,38 @@ export function newMeshctlRevisionCommand(io: CliIo): Command {
         io.stdout(await removeTag(kubeConfig, name, flags.skipConfirmation));
       }),
   );
-  revision.addCommand(
-    new Command('list')
-      .description('Show the list of control plane revisions installed in the cluster')
+  const outputFormat = (output: string): 'table' | 'json' => {
+    if (output === 'table' || output === 'json') return output;
+    throw new UsageError(`-o/--output: unknown format ${output}: it should be table or json`);
+  };
+  const listFlags = (command: Command): Command =>
+    command
       .option('-o, --output <string>', 'Output format for revision description (available formats: table, json)', 'table')
-      .action(async (flags: { output: string }, command: Command) => {
-        const { kubeConfig, listRevisions, renderRevisionTable } = await client(command);
-        const revisions = await listRevisions(kubeConfig);
-        io.stdout(flags.output === 'json' ? `${JSON.stringify(revisions, null, 2)}\n` : renderRevisionTable(revisions));
-      }),
+      .option('-v, --verbose', 'Enable verbose output', false)
+      .addOption(manifestsOption());
+  revision.addCommand(
+    listFlags(new Command('list').description('Show the list of control plane revisions installed in the cluster')).action(async (flags: DescribeFlags, command: Command) => {
+      const format = outputFormat(flags.output);
+      const { kubeConfig, listRevisions, renderRevisionTable, describeRevisions, renderRevisionSummaries } = await client(command);
+      const revisions = await listRevisions(kubeConfig, flags.verbose ? manifestsOf(flags) : undefined);
+      if (format === 'json') return io.stdout(`${JSON.stringify(revisions, null, 2)}\n`);
+      io.stdout(renderRevisionTable(revisions, flags.verbose));
+      if (flags.verbose && revisions.length > 0) {
+        const described = await describeRevisions(kubeConfig, revisions.map((r) => r.revision), { manifestsDir: manifestsOf(flags), verbose: false, now: Date.now() });
+        io.stdout(`\n${renderRevisionSummaries(described)}`);
+      }
+    }),
+  );
+  revision.addCommand(
+    listFlags(new Command('describe').argument('<revision>').description('Show details of a revision: its installation and customizations, webhooks, meshd and gateway pods')).action(
+      async (name: string, flags: DescribeFlags, command: Command) => {
+        const format = outputFormat(flags.output);
+        if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) throw new UsageError(`<revision> ${name}: invalid revision format: a DNS label (lowercase letters, digits and -)`);
+        const { kubeConfig, describeRevision, renderRevisionDescription } = await client(command);
+        const description = await describeRevision(kubeConfig, name, { manifestsDir: manifestsOf(flags), verbose: flags.verbose, now: Date.now() });
+        io.stdout(format === 'json' ? `${JSON.stringify(description, null, 2)}\n` : renderRevisionDescription(description));
+      },
+    ),
   );
   revision.addCommand(tag);
   return revision;

@@ -14,3 +14,7 @@ export { listRevisions, renderRevisionTable, type RevisionSummary } from './revi
 export { checkUpgradeEligible, upgradeDiff } from './install/upgrade.js';
 export { initOperator, operatorValuesOf, removeOperator, renderOperator, type OperatorChartOptions } from './operator/operator-commands.js';
 export { runOperatorServer, type OperatorServerOptions } from './operator/operator-server.js';
+export { describeRevision, describeRevisions, humanAge, type DescribeOptions, type PodSummary, type RevisionDescription } from './revision/revision-describe.js';
+export { renderRevisionDescription, renderRevisionSummaries } from './revision/revision-describe-table.js';
+export { INSTALL_RESOURCES, MIN_KUBERNETES_MINOR, precheck, renderPrecheck, type PrecheckOptions, type PrecheckReport } from './precheck/precheck.js';
+export { MESSAGE_TYPES, formatMessage, sortedDeduped, type AnalysisMessage, type MessageLevel } from './precheck/messages.js';

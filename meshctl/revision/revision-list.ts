@@ -1,6 +1,7 @@
 import { AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { COMPONENTS, type MeshOperatorSpec } from '../../install/index.js';
 import { formatTable } from '../orch/table.js';
+import { customizationsOf } from './customizations.js';
 
 export interface RevisionSummary {
   readonly revision: string;
@@ -9,10 +10,15 @@ export interface RevisionSummary {
   readonly meshOperator: string;
   readonly profile: string;
   readonly components: string[];
+  /** With `-v`: what the installation sets beyond its profile (`path=value`). */
+  readonly customizations?: string[];
 }
 
-/** The control plane revisions: those recorded by installations, and those with injection webhooks. */
-export async function listRevisions(kubeConfig: KubeConfig): Promise<RevisionSummary[]> {
+/**
+ * The control plane revisions: those recorded by installations, and those with injection webhooks.
+ * With `manifestsDir` (`-v`), each installation's customizations against the profiles there.
+ */
+export async function listRevisions(kubeConfig: KubeConfig, manifestsDir?: string): Promise<RevisionSummary[]> {
   const records = await kubeConfig
     .makeApiClient(CustomObjectsApi)
     .listClusterCustomObject({ group: 'install.mesh.io', version: 'v1alpha1', plural: 'meshoperators' })
@@ -36,6 +42,7 @@ export async function listRevisions(kubeConfig: KubeConfig): Promise<RevisionSum
       meshOperator: `${record.metadata?.namespace ?? ''}/${record.metadata?.name ?? ''}`,
       profile: spec.profile ?? 'default',
       components: enabledComponents(spec),
+      ...(manifestsDir === undefined ? {} : { customizations: customizationsOf(spec, manifestsDir) }),
     });
   }
   for (const configuration of webhooks) {
@@ -46,7 +53,8 @@ export async function listRevisions(kubeConfig: KubeConfig): Promise<RevisionSum
   return [...revisions.values()].sort((a, b) => a.revision.localeCompare(b.revision));
 }
 
-function enabledComponents(spec: MeshOperatorSpec): string[] {
+/** The components an installation enables, lowercase (`base`, `pilot`, `ingressgateways`). */
+export function enabledComponents(spec: MeshOperatorSpec): string[] {
   const components = spec.components ?? {};
   const on: Record<(typeof COMPONENTS)[number], boolean> = {
     Base: components.base?.enabled !== false,
@@ -57,15 +65,20 @@ function enabledComponents(spec: MeshOperatorSpec): string[] {
   return COMPONENTS.filter((component) => on[component]).map((component) => component.toLowerCase());
 }
 
-/** `x revision list` as the reference prints it (tabwriter padding 1, one required component per line). */
-export function renderRevisionTable(revisions: readonly RevisionSummary[]): string {
+/**
+ * `x revision list` as the reference prints it (tabwriter padding 1, one required component per
+ * line); `-v` adds the CUSTOMIZATIONS column, one per line.
+ */
+export function renderRevisionTable(revisions: readonly RevisionSummary[], verbose = false): string {
   if (revisions.length === 0) return 'No mesh installation found.\n';
-  const rows: string[][] = [['REVISION', 'TAG', 'MESH-OPERATOR-CR', 'PROFILE', 'REQD-COMPONENTS']];
+  const rows: string[][] = [['REVISION', 'TAG', 'MESH-OPERATOR-CR', 'PROFILE', 'REQD-COMPONENTS', ...(verbose ? ['CUSTOMIZATIONS'] : [])]];
   for (const revision of revisions) {
-    const components = revision.components.length > 0 ? revision.components : [''];
-    components.forEach((component, i) =>
-      rows.push(i === 0 ? [revision.revision, revision.tags.sort().join(',') || '<no-tag>', revision.meshOperator, revision.profile, component] : ['', '', '', '', component]),
-    );
+    const customizations = revision.customizations?.length ? revision.customizations : revision.meshOperator === '<unknown>' ? [''] : ['<no-customization>'];
+    const lines = Math.max(1, revision.components.length, verbose ? customizations.length : 0);
+    for (let i = 0; i < lines; i++) {
+      const head = i === 0 ? [revision.revision, revision.tags.sort().join(',') || '<no-tag>', revision.meshOperator, revision.profile] : ['', '', '', ''];
+      rows.push([...head, revision.components[i] ?? '', ...(verbose ? [customizations[i] ?? ''] : [])]);
+    }
   }
   return formatTable(rows, 1);
 }
