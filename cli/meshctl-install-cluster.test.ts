@@ -177,3 +177,33 @@ describe('meshctl x uninstall', () => {
     expect(crds).not.toMatch(/mesh\.io/);
   }, 150_000);
 });
+
+describe('the API server going away during install', () => {
+  test('install stops naming what it could not apply or wait for; run again, it completes the installation', async () => {
+    // Server-side apply is a PATCH: refused for Deployments, the daemon's cannot be applied.
+    kube.faults.denyAccess([{ verb: 'patch', group: 'apps', resource: 'deployments' }]);
+    const refused = await install([], []);
+    kube.faults.denyAccess([]);
+    expect(refused.code).toBe(1);
+    expect(refused.stdout).toBe('✔ Mesh core installed\n');
+    expect(refused.stderr).toContain('✘ Meshd encountered an error: failed to apply Deployment:mesh-system:meshd: deployments.apps "meshd" is forbidden');
+
+    // The server goes down once the daemon's Deployment is applied: while install applies the rest of
+    // the component, or waits for it to be ready.
+    const child = startBin('meshctl', ['-c', join(dir, 'kubeconfig'), 'install', '-y', '--readiness-timeout', '60s'], env);
+    const done = collect(child, 120_000);
+    await waitFor(async () => (await deploymentNames()).includes('meshd'), { timeoutMs: 60_000, description: 'the meshd Deployment applied' });
+    kube.faults.refuseConnections(true);
+    const cut = await done;
+    kube.faults.refuseConnections(false);
+    expect(cut.code).toBe(1);
+    expect(cut.stderr).toMatch(/✘ Meshd encountered an error: failed to (apply [A-Za-z]+:[a-z-]*:[a-z-]+|wait for resource): .*(ECONNRESET|socket hang up|ECONNREFUSED)/);
+
+    const again = await install([], ['meshd', 'mesh-ingressgateway']);
+    expect(again.stderr).toBe('');
+    expect(again.stdout).toBe('✔ Mesh core installed\n✔ Meshd installed\n✔ Ingress gateways installed\n✔ Installation complete\n');
+    const verified = await meshctl('verify-install');
+    expect(verified.code).toBe(0);
+    expect(verified.stdout).toContain('✔ Mesh is installed and verified successfully\n');
+  }, 200_000);
+});

@@ -127,7 +127,12 @@ async function waitFor(
 ): Promise<void> {
   const deadline = Date.now() + options.readinessTimeoutMs;
   for (;;) {
-    const waiting = (await Promise.all(objects.map(check))).filter((reason): reason is string => reason !== undefined);
+    let waiting: string[];
+    try {
+      waiting = (await Promise.all(objects.map(check))).filter((reason): reason is string => reason !== undefined);
+    } catch (error) {
+      throw new MeshError('install-failed', `✘ ${COMPONENT_TITLES[component]} encountered an error: failed to wait for resource: ${describe(error)}`, { cause: error });
+    }
     if (waiting.length === 0) return;
     if (Date.now() >= deadline) {
       throw new MeshError(

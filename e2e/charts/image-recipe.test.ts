@@ -86,9 +86,10 @@ describe('the Dockerfile', () => {
     }
   });
 
-  test('every path copied from the build stage exists after npm run build', () => {
+  test('every path copied from the build stage exists after npm run build (helm after the project\'s script fetched it)', () => {
     const fromBuild = copies(all).filter((copy) => copy.from === 'build');
-    expect(fromBuild.map((copy) => copy.sources).flat()).toEqual(['/src/dist/', '/src/build-info.json']);
+    expect(fromBuild.map((copy) => copy.sources).flat()).toEqual(['/src/dist/', '/src/build-info.json', '/src/.tools/bin/helm']);
+    expect(all.some((instruction) => instruction.stage === 0 && instruction.keyword === 'RUN' && instruction.args.includes('bash scripts/get-helm-kubectl.sh /src/.tools/bin'))).toBe(true);
     for (const copy of fromBuild) {
       for (const source of copy.sources) expect({ source, exists: existsSync(join(PROJECT_ROOT, source.replace(/^\/src\//, ''))) }).toEqual({ source, exists: true });
     }
