@@ -145,6 +145,34 @@ describe('meshctl x revision tag', () => {
       'REVISION TAG  MESH-OPERATOR-CR            PROFILE REQD-COMPONENTS\ndefault  prod mesh-system/installed-state default base\n                                                  pilot\n',
     );
     expect((await meshctl('x', 'revision', 'tag', 'generate', 'stable', '--revision', 'default')).stdout).toContain('name: mesh-revision-tag-stable');
+
+    // A hand-made injector selecting namespaces of revision "beta": a tag of that name would inject twice.
+    writeFileSync(
+      join(dir, 'legacy-injector.yaml'),
+      [
+        'apiVersion: admissionregistration.k8s.io/v1',
+        'kind: MutatingWebhookConfiguration',
+        'metadata: {name: legacy-injector}',
+        'webhooks:',
+        '  - name: legacy.sidecar-injector.mesh.io',
+        '    clientConfig: {url: "https://127.0.0.1:1/inject"}',
+        '    rules: [{operations: [CREATE], apiGroups: [""], apiVersions: [v1], resources: [pods]}]',
+        '    namespaceSelector: {matchExpressions: [{key: mesh.io/rev, operator: In, values: [beta]}]}',
+        '    sideEffects: None',
+        '    admissionReviewVersions: [v1]',
+        '    failurePolicy: Ignore',
+        '',
+      ].join('\n'),
+    );
+    expect((await kubectl('apply', '-f', join(dir, 'legacy-injector.yaml'))).code).toBe(0);
+    const overlapping = await meshctl('x', 'revision', 'tag', 'set', 'beta', '--revision', 'default');
+    expect(overlapping.code).toBe(1);
+    expect(overlapping.stderr).toContain('creating tag would conflict, pass --skip-confirmation to proceed:\n');
+    expect(overlapping.stderr).toContain('Error [MSH0139] (MutatingWebhookConfiguration mesh-revision-tag-beta) Webhook overlaps with others: [legacy-injector/legacy.sidecar-injector.mesh.io]. This may cause injection to occur twice.');
+    expect((await kubectl('get', 'mutatingwebhookconfiguration', 'mesh-revision-tag-beta')).code).not.toBe(0);
+    expect((await meshctl('x', 'revision', 'tag', 'set', 'beta', '--revision', 'default', '-y')).code).toBe(0);
+    expect((await meshctl('x', 'revision', 'tag', 'remove', 'beta', '-y')).code).toBe(0);
+    expect((await kubectl('delete', '-f', join(dir, 'legacy-injector.yaml'))).code).toBe(0);
     expect((await meshctl('x', 'revision', 'tag', 'remove', 'prod')).stderr).toContain('namespaces still use it: tagged');
     expect((await meshctl('x', 'revision', 'tag', 'remove', 'prod', '-y')).stdout).toBe('Revision tag prod removed\n');
     expect((await meshctl('x', 'revision', 'tag', 'list')).stdout).toBe('No mesh revision tag MutatingWebhookConfigurations to list\n');

@@ -33,7 +33,7 @@ export function newMeshctlRevisionCommand(io: CliIo): Command {
   tag.addCommand(
     tagFlags(new Command('set').argument('<revision-tag>').description('Create or modify revision tags')).action(async (name: string, flags: TagFlags, command: Command) => {
       const { kubeConfig, setTag } = await client(command);
-      io.stdout(await setTag(kubeConfig, { tag: name, revision: flags.revision, overwrite: flags.overwrite, webhookName: flags.webhookName }));
+      io.stdout(await setTag(kubeConfig, { tag: name, revision: flags.revision, overwrite: flags.overwrite, webhookName: flags.webhookName, skipConfirmation: flags.skipConfirmation }));
     }),
   );
   tag.addCommand(

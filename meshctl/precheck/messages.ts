@@ -8,6 +8,7 @@ export type MessageLevel = (typeof MESSAGE_LEVELS)[number];
  * so that neither ever means two things.
  */
 export const MESSAGE_TYPES = {
+  InvalidWebhook: { code: 'MSH0139', level: 'Error' },
   InsufficientPermissions: { code: 'MSH0141', level: 'Error' },
   UnsupportedKubernetesVersion: { code: 'MSH0142', level: 'Error' },
   ExistingInstallation: { code: 'MSH1001', level: 'Info' },

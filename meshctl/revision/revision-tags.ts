@@ -2,6 +2,8 @@ import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig, type V1Mutating
 import { stringify } from 'yaml';
 import { MeshError } from '../../controllers/runtime/index.js';
 import { formatTable } from '../orch/table.js';
+import { formatMessage, sortedDeduped } from '../precheck/messages.js';
+import { webhookOverlaps } from '../precheck/webhook-overlap.js';
 
 const REV = 'mesh.io/rev';
 const TAG = 'mesh.io/tag';
@@ -13,6 +15,8 @@ export interface TagOptions {
   readonly overwrite: boolean;
   /** `--webhook-name`; default `mesh-revision-tag-<tag>`. */
   readonly webhookName: string;
+  /** `-y`: set the tag even when its webhooks overlap others (MSH0139). */
+  readonly skipConfirmation?: boolean;
 }
 
 const revisionOf = (revision: string): string => (revision === '' ? 'default' : revision);
@@ -58,6 +62,11 @@ function retarget(webhook: V1MutatingWebhook, tag: string): V1MutatingWebhook {
 export async function setTag(kubeConfig: KubeConfig, options: TagOptions): Promise<string> {
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const webhook = await buildTagWebhook(kubeConfig, options);
+  const others = (await api.listMutatingWebhookConfiguration()).items.filter((c) => c.metadata?.labels?.[TAG] !== options.tag);
+  const conflicts = webhookOverlaps([...others, webhook]).filter((m) => m.origin === `MutatingWebhookConfiguration ${webhook.metadata?.name ?? ''}`);
+  if (conflicts.length > 0 && options.skipConfirmation !== true) {
+    throw new MeshError('tag-refused', `creating tag would conflict, pass --skip-confirmation to proceed:\n${sortedDeduped(conflicts).map(formatMessage).join('\n')}`);
+  }
   for (const old of (await api.listMutatingWebhookConfiguration({ labelSelector: `${TAG}=${options.tag}` })).items) {
     await api.deleteMutatingWebhookConfiguration({ name: old.metadata?.name ?? '' });
   }

@@ -1,0 +1,67 @@
+import type { V1LabelSelector, V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
+import { selectorMatches, type LabelSelector } from '../../webhook/inject/index.js';
+import { analysisMessage, type AnalysisMessage } from './messages.js';
+
+const REV = 'mesh.io/rev';
+const NAMESPACE_INJECTION = 'mesh-injection';
+const POD_INJECTION = 'sidecar.mesh.io/inject';
+
+/**
+ * The reference's webhook analysis (MSH0139): every combination of the labels injection looks at
+ * (the namespace's `mesh-injection`, the pod's `sidecar.mesh.io/inject`, and `mesh.io/rev` set to
+ * each revision any injector names) must select at most one injection webhook; every webhook of a
+ * combination selected by more is reported, naming the others.
+ */
+export function webhookOverlaps(configurations: readonly V1MutatingWebhookConfiguration[]): AnalysisMessage[] {
+  const webhooks: { id: string; configuration: string; namespaceSelector?: V1LabelSelector; objectSelector?: V1LabelSelector }[] = [];
+  const revisions = new Set<string>();
+  for (const configuration of configurations) {
+    const named = revisionsOf(configuration);
+    if (named.length === 0 && !(configuration.webhooks ?? []).some((w) => w.name.endsWith('mesh.io'))) continue;
+    for (const revision of named) revisions.add(revision);
+    const name = configuration.metadata?.name ?? '';
+    for (const webhook of configuration.webhooks ?? []) {
+      webhooks.push({ id: `${name}/${webhook.name}`, configuration: name, ...(webhook.namespaceSelector ? { namespaceSelector: webhook.namespaceSelector } : {}), ...(webhook.objectSelector ? { objectSelector: webhook.objectSelector } : {}) });
+    }
+  }
+  const withRevisions = (base: Record<string, string>[]): Record<string, string>[] => [...base, ...[...revisions].flatMap((revision) => base.map((labels) => ({ ...labels, [REV]: revision })))];
+  const namespaceLabels = withRevisions([{}, { [NAMESPACE_INJECTION]: 'enabled' }, { [NAMESPACE_INJECTION]: 'disabled' }]);
+  const objectLabels = withRevisions([{}, { [POD_INJECTION]: 'true' }, { [POD_INJECTION]: 'false' }]);
+  const overlaps = new Map<string, Set<string>>();
+  for (const namespace of namespaceLabels) {
+    for (const object of objectLabels) {
+      const matched = webhooks.filter((w) => matches(w.namespaceSelector, namespace) && matches(w.objectSelector, object));
+      if (matched.length < 2) continue;
+      for (const webhook of matched) {
+        const others = overlaps.get(webhook.id) ?? new Set<string>();
+        for (const other of matched) if (other.id !== webhook.id) others.add(other.id);
+        overlaps.set(webhook.id, others);
+      }
+    }
+  }
+  return [...overlaps].map(([id, others]) =>
+    analysisMessage('InvalidWebhook', `MutatingWebhookConfiguration ${id.slice(0, id.indexOf('/'))}`, `Webhook overlaps with others: [${[...others].sort().join(' ')}]. This may cause injection to occur twice.`),
+  );
+}
+
+function revisionsOf(configuration: V1MutatingWebhookConfiguration): string[] {
+  const found = new Set<string>();
+  const label = configuration.metadata?.labels?.[REV];
+  if (label !== undefined) found.add(label);
+  for (const webhook of configuration.webhooks ?? []) {
+    for (const selector of [webhook.namespaceSelector, webhook.objectSelector]) {
+      const value = selector?.matchLabels?.[REV];
+      if (value !== undefined) found.add(value);
+      for (const expression of selector?.matchExpressions ?? []) if (expression.key === REV) for (const v of expression.values ?? []) found.add(v);
+    }
+  }
+  return [...found];
+}
+
+/** An absent selector matches everything (the webhook API's default); an invalid one nothing. */
+function matches(selector: V1LabelSelector | undefined, labels: Record<string, string>): boolean {
+  if (!selector) return true;
+  const known = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
+  if ((selector.matchExpressions ?? []).some((e) => !known.has(e.operator))) return false;
+  return selectorMatches(selector as LabelSelector, labels);
+}
