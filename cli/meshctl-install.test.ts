@@ -119,3 +119,53 @@ describe('meshctl manifest generate', () => {
     expect(result.stderr).toContain(`-f ${file}: not YAML`);
   });
 });
+
+describe('meshctl manifest diff', () => {
+  let defaults: string;
+  let changed: string;
+  beforeAll(async () => {
+    defaults = join(dir, 'diff-default.yaml');
+    changed = join(dir, 'diff-changed.yaml');
+    writeFileSync(defaults, (await meshctl('manifest', 'generate')).stdout);
+    writeFileSync(changed, (await meshctl('manifest', 'generate', '--set', 'values.pilot.env.PILOT_DEBOUNCE_AFTER=200ms', '--set', 'components.ingressGateways[0].enabled=false', '--set', 'meshConfig.accessLogFile=/dev/stdout')).stdout);
+  }, 60_000);
+
+  test('identical manifests, exit 0', async () => {
+    const result = await meshctl('manifest', 'diff', defaults, defaults);
+    expect(result).toMatchObject({ code: 0, stdout: 'Manifests are identical\n', stderr: '' });
+  });
+
+  test('objects missing on one side and changed paths as OLD -> NEW (mesh config compared as YAML), exit 1 (golden)', async () => {
+    const result = await meshctl('manifest', 'diff', defaults, changed);
+    expect(result.stderr).toBe('');
+    expect(result.code).toBe(1);
+    expectGoldenText(join(GOLDEN, 'manifest-diff.golden.txt'), result.stdout);
+    expect(result.stdout).toContain('Object Deployment:mesh-system:mesh-ingressgateway is missing in B:');
+    expect(result.stdout).toContain('Object Deployment:mesh-system:meshd has diffs:\n\nspec:\n  template:\n    spec:\n      containers:\n        "[#0]":\n          env:\n');
+    expect(result.stdout).toContain('-> {"name":"PILOT_DEBOUNCE_AFTER","value":"200ms"}');
+  });
+
+  test('--select, --ignore (a kind, or a path inside an object) and --rename narrow what is compared', async () => {
+    const selected = await meshctl('manifest', 'diff', defaults, changed, '--select', 'Deployment:*:meshd');
+    expect(selected.code).toBe(1);
+    expect(selected.stdout).toMatch(/^Differences in manifests are:\n\n\nObject Deployment:mesh-system:meshd has diffs:\n\nspec:\n[^]*PILOT_DEBOUNCE_AFTER[^]*\n\n$/);
+    expect(selected.stdout).not.toContain('Object ConfigMap');
+    const ignored = await meshctl('manifest', 'diff', defaults, changed, '--select', 'Deployment:*:meshd', '--ignore', 'Deployment:*:meshd:spec.template.spec.containers*');
+    expect(ignored).toMatchObject({ code: 0, stdout: 'Manifests are identical\n' });
+    const renamed = await meshctl('manifest', 'diff', defaults, defaults, '--select', 'Deployment::', '--rename', 'Deployment:*:meshd->Deployment:*:meshd-old');
+    expect(renamed.stdout).toContain('Object Deployment:mesh-system:meshd is missing in A:');
+    expect(renamed.stdout).toContain('Object Deployment:mesh-system:meshd-old is missing in B:');
+  });
+
+  test('-r compares folders (as manifest generate -o writes them); --verbose prints a line diff', async () => {
+    expect((await meshctl('manifest', 'generate', '-o', join(dir, 'diff-a'))).code).toBe(0);
+    expect((await meshctl('manifest', 'generate', '-o', join(dir, 'diff-b'), '--set', 'values.pilot.env.PILOT_DEBOUNCE_AFTER=200ms')).code).toBe(0);
+    const result = await meshctl('manifest', 'diff', '-r', join(dir, 'diff-a'), join(dir, 'diff-b'), '--select', 'Deployment:*:meshd', '--verbose');
+    expect(result.code).toBe(1);
+    expect(result.stdout).toContain('Object Deployment:mesh-system:meshd has diffs:\n\n@@ ');
+    expect(result.stdout).toMatch(/\n\+ +- name: PILOT_DEBOUNCE_AFTER\n\+ +value: 200ms\n/);
+    const missing = await meshctl('manifest', 'diff', join(dir, 'no-such-file.yaml'), defaults);
+    expect(missing.code).toBe(64);
+    expect(missing.stderr).toContain('could not read');
+  });
+});

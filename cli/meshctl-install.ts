@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { UsageError } from '../controllers/runtime/index.js';
+import { ExitStatus, UsageError } from '../controllers/runtime/index.js';
 import { stringArrayFlag, stringSliceFlag } from './flags.js';
 import { chartsOption, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
 import { newMeshctlInstallCommand } from './meshctl-install-lifecycle.js';
@@ -53,6 +53,27 @@ export function newMeshctlProfileCommand(io: CliIo): Command {
 export function newMeshctlManifestCommand(io: CliIo, readLine: () => Promise<string>): Command {
   const manifest = new Command('manifest').description('Commands related to mesh manifests');
   manifest.addCommand(newMeshctlInstallCommand(io, readLine, 'install'));
+  manifest.addCommand(
+    new Command('diff')
+      .argument('<file|dir>')
+      .argument('<file|dir>')
+      .description('Compare manifests and generate diff: the changed paths of each object, as OLD-VALUE -> NEW-VALUE')
+      .option('-r, --directory', 'Compare directory.', false)
+      .option('-v, --verbose', 'Verbose output.', false)
+      .option('--select <string>', 'Constrain the list of resources to compare to only the ones in this list, ignoring all others: Kind:Namespace:Name items, comma separated, "*" a wildcard', '::')
+      .option('--ignore <string>', 'Ignore all listed items during comparison, using the same list format as --select (a fourth part names a path to ignore)', '')
+      .option('--rename <string>', 'Rename resources before comparison: A->B pairs, comma separated, e.g. Service:*:meshd->Service:*:mesh-control', '')
+      .action(async (a: string, b: string, flags: { directory: boolean; verbose: boolean; select: string; ignore: string; rename: string }) => {
+        const { diffManifests, readManifests } = await import('../meshctl/index.js');
+        const diff = diffManifests(readManifests(a, flags.directory), readManifests(b, flags.directory), flags);
+        if (diff === '') {
+          io.stdout('Manifests are identical\n');
+          return;
+        }
+        io.stdout(`Differences in manifests are:\n${diff}\n`);
+        throw new ExitStatus(1);
+      }),
+  );
   manifest.addCommand(
     new Command('generate')
       .description('Generates a mesh install manifest')

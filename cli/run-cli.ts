@@ -1,5 +1,5 @@
 import { CommanderError, type Command } from 'commander';
-import { UsageError, errorMessage } from '../controllers/runtime/index.js';
+import { ExitStatus, UsageError, errorMessage } from '../controllers/runtime/index.js';
 
 export interface CliIo {
   stdout: (text: string) => void;
@@ -41,6 +41,7 @@ function exitCodeFor(error: unknown, io: CliIo): number {
     // Commander has already printed the message (with a suggestion for unknown commands).
     return 2;
   }
+  if (error instanceof ExitStatus) return error.exitCode;
   if (error instanceof UsageError) {
     io.stderr(`Error: ${error.message}\n`);
     return error.exitCode;

@@ -18,3 +18,4 @@ export { describeRevision, describeRevisions, humanAge, type DescribeOptions, ty
 export { renderRevisionDescription, renderRevisionSummaries } from './revision/revision-describe-table.js';
 export { INSTALL_RESOURCES, MIN_KUBERNETES_MINOR, precheck, renderPrecheck, type PrecheckOptions, type PrecheckReport } from './precheck/precheck.js';
 export { MESSAGE_TYPES, formatMessage, sortedDeduped, type AnalysisMessage, type MessageLevel } from './precheck/messages.js';
+export { diffManifests, readManifests, type ManifestDiffOptions } from './install/manifest-diff.js';

@@ -7,6 +7,7 @@ export const ERROR_CODES = {
   /** The manager, runnables, settings, logging, metrics and the Kubernetes client layer. */
   runtime: [
     'usage',
+    'exit-status',
     'terminal',
     'already-started',
     'already-stopped',

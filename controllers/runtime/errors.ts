@@ -35,6 +35,16 @@ export class UsageError extends MeshError<'usage'> {
   }
 }
 
+/**
+ * A command's verdict rather than a failure (`manifest diff` found differences): the CLI exits
+ * with the code and prints nothing more, the output already said why.
+ */
+export class ExitStatus extends MeshError<'exit-status'> {
+  constructor(readonly exitCode: number) {
+    super('exit-status', `exit status ${exitCode}`);
+  }
+}
+
 /** Errors from another realm (a VM context, a worker) fail `instanceof Error`; they are still errors. */
 function isError(value: unknown): value is Error {
   return value instanceof Error || types.isNativeError(value);
