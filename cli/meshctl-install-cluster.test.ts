@@ -193,12 +193,14 @@ describe('meshctl x uninstall', () => {
     const removed = await meshctl('x', 'uninstall', '--revision', 'canary', '-y');
     expect(removed.code).toBe(0);
     expect(removed.stdout).toContain('  Removed Deployment:mesh-system:meshd-canary.\n');
+    expect(removed.stdout).not.toContain('There are still');
     expect(await deploymentNames()).toEqual(['meshd']);
 
     await daemon?.stop();
     const purged = await meshctl('x', 'uninstall', '--purge', '-y');
     expect(purged.code).toBe(0);
     expect(purged.stdout).toMatch(/✔ Uninstall complete\n$/);
+    expect(purged.stdout).toMatch(/^There are still 2 proxies pointing to the control plane revision default\napp\.apps\napp\.tagged\nIf you proceed with the uninstall, these proxies will become detached from any control plane and will not function correctly\.\n/);
     const left = (await kubectl('get', 'deployments,services,configmaps,serviceaccounts,mutatingwebhookconfigurations,validatingwebhookconfigurations,clusterroles,clusterrolebindings,customresourcedefinitions', '-A', '-l', 'app.kubernetes.io/part-of=mesh', '-o', 'name')).stdout;
     expect(left).toBe('');
     const crds = (await kubectl('get', 'customresourcedefinitions', '-o', 'name')).stdout;

@@ -132,8 +132,10 @@ export function newMeshctlUninstallCommand(io: CliIo, readLine: () => Promise<st
     .action(async (flags: { dryRun: boolean; filename: string; purge: boolean; revision: string; set?: string[]; skipConfirmation: boolean }, cmd: Command) => {
       const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
       const revision = flags.revision || ((flags.set ?? []).find((s) => s.startsWith('revision='))?.slice('revision='.length) ?? '');
-      const { clusterObjectsOf, loadOrchClient, requireUninstallTarget, uninstall } = await loadInstall();
+      const { clusterObjectsOf, loadOrchClient, orphanedProxiesWarning, requireUninstallTarget, uninstall } = await loadInstall();
       requireUninstallTarget(revision, flags.filename === '' ? [] : [flags.filename], flags.purge);
+      const cluster = clusterObjectsOf(loadOrchClient(global));
+      io.stdout(await orphanedProxiesWarning(cluster, revision, flags.purge));
       if (!flags.skipConfirmation && !flags.dryRun) {
         io.stdout(`All mesh resources ${flags.purge ? 'of every revision' : `of revision ${revision || 'default'}`} will be pruned from the cluster\nProceed? (y/N) `);
         if (!/^y(es)?$/i.test((await readLine()).trim())) {
@@ -141,7 +143,7 @@ export function newMeshctlUninstallCommand(io: CliIo, readLine: () => Promise<st
           return;
         }
       }
-      await uninstall({ cluster: clusterObjectsOf(loadOrchClient(global)), revision, purge: flags.purge, dryRun: flags.dryRun, progress: (line) => io.stdout(`${line}\n`) });
+      await uninstall({ cluster, revision, purge: flags.purge, dryRun: flags.dryRun, progress: (line) => io.stdout(`${line}\n`) });
     });
 }
 

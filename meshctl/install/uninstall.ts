@@ -49,3 +49,31 @@ export async function uninstall(options: UninstallOptions): Promise<number> {
   progress('✔ Uninstall complete');
   return removed;
 }
+
+/**
+ * The reference's warning before an uninstall: the proxies (pods injected by the revision, or by
+ * any with `--purge`, read from their sidecar status) that would be left without a control plane.
+ */
+export async function orphanedProxiesWarning(cluster: ClusterObjects, revision: string, purge: boolean): Promise<string> {
+  const wanted = revision === '' ? 'default' : revision;
+  const byRevision = new Map<string, string[]>();
+  for (const pod of await cluster.list('v1', 'Pod', '')) {
+    const status = pod.metadata?.annotations?.['sidecar.mesh.io/status'];
+    if (status === undefined) continue;
+    let injectedBy: string;
+    try {
+      injectedBy = (JSON.parse(status) as { revision?: string }).revision || 'default';
+    } catch {
+      continue;
+    }
+    if (!purge && injectedBy !== wanted) continue;
+    byRevision.set(injectedBy, [...(byRevision.get(injectedBy) ?? []), `${pod.metadata?.name ?? ''}.${pod.metadata?.namespace ?? ''}`]);
+  }
+  return [...byRevision]
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(
+      ([rev, proxies]) =>
+        `There are still ${proxies.length} proxies pointing to the control plane revision ${rev}\n${proxies.sort().join('\n')}\nIf you proceed with the uninstall, these proxies will become detached from any control plane and will not function correctly.\n`,
+    )
+    .join('');
+}
