@@ -42,11 +42,10 @@ async function runDataPlane(flags: DataPlaneFlags): Promise<void> {
     protos: loadEnvoyProtos(),
     bootstrap,
     log,
+    logLevel: flags.logLevel,
     setLogLevel: (name) => {
       const mapped = ENVOY_LEVELS[name];
-      if (!mapped) return false;
-      logging.setScope('ads', { outputLevel: mapped });
-      return true;
+      if (mapped) logging.setScope('ads', { outputLevel: mapped });
     },
     quit: () => quit.abort(),
   });

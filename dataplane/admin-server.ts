@@ -1,8 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../xds/envoy/index.js';
+import { envoyConfigDump } from './admin-config-dump.js';
+import { clustersJson, clustersText } from './admin-clusters.js';
+import type { EnvoyLoggers } from './admin-loggers.js';
 import type { ConfigState } from './config-state.js';
 import type { DataPlaneStats } from './data-plane-stats.js';
+import type { SecretSet } from './sds-subscriber.js';
 
 export interface AdminServerOptions {
   state: ConfigState;
@@ -11,8 +14,12 @@ export interface AdminServerOptions {
   isReady: () => boolean;
   /** Bound data-plane addresses, for `/listeners`. */
   addresses: () => ReadonlyMap<string, { address: string; port: number }>;
-  /** `POST /logging?level=`: returns false for an unknown level. */
-  setLogLevel?: (level: string) => boolean;
+  /** The bootstrap the data plane started from (`/config_dump`'s BootstrapConfigDump). */
+  bootstrap: Record<string, unknown>;
+  /** The SDS secrets held (`/config_dump`'s SecretsConfigDump, key material redacted). */
+  secrets: () => SecretSet | undefined;
+  /** `/logging`: Envoy's loggers and their levels. */
+  loggers?: EnvoyLoggers;
   /** `POST /quitquitquit`. */
   quit?: () => void;
   /** `POST /drain_listeners[?inboundonly]`. */
@@ -35,6 +42,13 @@ function send(res: ServerResponse, status: number, body: string, type = 'text/pl
  */
 export function newAdminServer(options: AdminServerOptions, paths: 'admin' | 'prometheus' = 'admin'): AdminServer {
   const { state, stats } = options;
+  // When each type was last accepted: `last_updated` in the config dump.
+  const updatedAt = new Map<string, Date>([['bootstrap', new Date()]]);
+  let versions = new Map<string, string>();
+  state.onChange((snapshot) => {
+    for (const [typeUrl, version] of snapshot.versions) if (versions.get(typeUrl) !== version) updatedAt.set(typeUrl, new Date());
+    versions = new Map(snapshot.versions);
+  });
   const handle = (req: IncomingMessage, res: ServerResponse): void => {
     const url = new URL(req.url ?? '/', 'http://admin');
     if (url.pathname === '/stats/prometheus') return send(res, 200, stats.prometheus(), 'text/plain; version=0.0.4');
@@ -46,34 +60,16 @@ export function newAdminServer(options: AdminServerOptions, paths: 'admin' | 'pr
       case '/server_info':
         return send(res, 200, JSON.stringify({ state: options.isReady() ? 'LIVE' : 'PRE_INITIALIZING', command_line_options: {} }), 'application/json');
       case '/config_dump': {
-        const snapshot = state.current();
-        const dump = {
-          versions: Object.fromEntries(snapshot.versions),
-          rejected: Object.fromEntries(state.rejections()),
-          listeners: snapshot.resources.listeners,
-          routes: [...snapshot.resources.routes.values()],
-          clusters: [...snapshot.resources.clusters.values()],
-          endpoints: [...snapshot.resources.endpoints.values()],
-          types: [LISTENER_TYPE, ROUTE_TYPE, CLUSTER_TYPE, ENDPOINT_TYPE],
-        };
+        const mask = url.searchParams.get('mask');
+        const resource = url.searchParams.get('resource');
+        const dump = envoyConfigDump(
+          { bootstrap: options.bootstrap, snapshot: state.current(), secrets: options.secrets(), updatedAt, rejections: state.rejections() },
+          { includeEds: url.searchParams.has('include_eds'), ...(resource ? { resource } : {}), ...(mask ? { mask: mask.split(',') } : {}) },
+        );
         return send(res, 200, JSON.stringify(dump, null, 2), 'application/json');
       }
-      case '/clusters': {
-        const lines: string[] = [];
-        const snapshot = state.current();
-        for (const [name, cluster] of snapshot.resources.clusters) {
-          const service = cluster.eds_cluster_config?.service_name || name;
-          const assignment = cluster.type === 'STATIC' ? cluster.load_assignment : snapshot.resources.endpoints.get(service);
-          for (const locality of assignment?.endpoints ?? []) {
-            for (const lb of locality.lb_endpoints ?? []) {
-              const socket = lb.endpoint?.address?.socket_address;
-              if (socket) lines.push(`${name}::${socket.address}:${socket.port_value ?? 0}::health_flags::${lb.health_status ?? 'healthy'}`);
-            }
-          }
-          lines.push(`${name}::observability_name::${name}`);
-        }
-        return send(res, 200, `${lines.join('\n')}\n`);
-      }
+      case '/clusters':
+        return url.searchParams.get('format') === 'json' ? send(res, 200, JSON.stringify(clustersJson(state.current()), null, 2), 'application/json') : send(res, 200, clustersText(state.current()));
       case '/listeners': {
         const bound = Object.fromEntries(options.addresses());
         return send(res, 200, JSON.stringify({ listeners: state.current().resources.listeners.map((listener) => listener.name), bound }, null, 2), 'application/json');
@@ -81,11 +77,15 @@ export function newAdminServer(options: AdminServerOptions, paths: 'admin' | 'pr
       case '/stats':
         return send(res, 200, `${stats.entries().map(([name, value]) => `${name}: ${value}`).join('\n')}\n`);
       case '/logging': {
-        const level = url.searchParams.get('level');
-        if (post && level) {
-          return options.setLogLevel?.(level) ? send(res, 200, `level set to ${level}\n`) : send(res, 400, `unknown level "${level}"\n`);
+        const loggers = options.loggers;
+        if (!loggers) return send(res, 404, 'not found\n');
+        const changes = [...url.searchParams];
+        if (changes.length > 0 && !post) return send(res, 405, 'This operation requires a POST method\n');
+        for (const [name, level] of changes) {
+          const error = loggers.set(name, level);
+          if (error) return send(res, 404, `${error}\n${loggers.text()}`);
         }
-        return send(res, 200, 'usage: POST /logging?level=<trace|debug|info|warning|error|critical|off>\n');
+        return send(res, 200, loggers.text());
       }
       case '/drain_listeners':
         if (!post) return send(res, 405, 'POST only\n');

@@ -4,6 +4,7 @@ import { waitFor } from '../testing/wait-for.js';
 import { LISTENER_TYPE } from '../xds/envoy/type-urls.js';
 import { keyResources, type ConfigState } from './config-state.js';
 import { newAdminServer, type AdminServer } from './admin-server.js';
+import { newEnvoyLoggers } from './admin-loggers.js';
 import { serverListeners, startTwoSidecars, type TwoSidecars } from './testing/two-sidecars-fixture.js';
 
 let mesh: TwoSidecars;
@@ -21,6 +22,9 @@ beforeAll(async () => {
     state: mesh.serverState,
     stats: mesh.serverPlane.stats,
     isReady: () => true,
+    loggers: newEnvoyLoggers('warning', () => undefined),
+    bootstrap: { node: { id: 'sidecar~127.0.61.2~server.default~default.svc.cluster.local' } },
+    secrets: () => undefined,
     addresses: () => mesh.serverPlane.addresses(),
     drain: (inboundOnly) => void mesh.serverPlane.drain(0, { inboundOnly }),
   });
@@ -69,9 +73,23 @@ describe('embedded data plane with the real curl', () => {
   });
 
   test('the admin API shows the rejection and the counters', async () => {
-    const dump = (await (await fetch(`http://127.0.0.1:${adminPort}/config_dump`)).json()) as { rejected: Record<string, string>; versions: Record<string, string> };
-    expect(dump.rejected[LISTENER_TYPE]).toContain('proxy_protocol');
-    expect(dump.versions[LISTENER_TYPE]).toBe('2');
+    type Dump = { configs: { '@type': string; version_info?: string; dynamic_listeners?: { name: string; error_state?: { details: string } }[]; dynamic_endpoint_configs?: unknown[] }[] };
+    const dump = (await (await fetch(`http://127.0.0.1:${adminPort}/config_dump`)).json()) as Dump;
+    expect(dump.configs.map((c) => c['@type'].split('.').pop())).toEqual(['BootstrapConfigDump', 'ClustersConfigDump', 'ListenersConfigDump', 'RoutesConfigDump', 'SecretsConfigDump']);
+    const listeners = dump.configs.find((c) => c['@type'].endsWith('ListenersConfigDump'));
+    expect(listeners?.version_info).toBe('2');
+    expect(listeners?.dynamic_listeners?.[0]?.error_state?.details).toContain('proxy_protocol');
+    const withEds = (await (await fetch(`http://127.0.0.1:${adminPort}/config_dump?include_eds`)).json()) as Dump;
+    expect(withEds.configs.map((c) => c['@type'].split('.').pop())).toContain('EndpointsConfigDump');
+    const names = (await (await fetch(`http://127.0.0.1:${adminPort}/config_dump?resource=dynamic_active_clusters&mask=cluster.name`)).json()) as { configs: { '@type': string; cluster: { name: string } }[] };
+    expect(names.configs.length).toBeGreaterThan(0);
+    expect(names.configs.every((c) => c['@type'] === 'type.googleapis.com/envoy.admin.v3.ClustersConfigDump.DynamicCluster' && Object.keys(c.cluster).join() === 'name')).toBe(true);
+    const clusters = (await (await fetch(`http://127.0.0.1:${adminPort}/clusters?format=json`)).json()) as { cluster_statuses: { name: string }[] };
+    expect(clusters.cluster_statuses.map((c) => c.name)).toEqual(names.configs.map((c) => c.cluster.name));
+    const loggers = await fetch(`http://127.0.0.1:${adminPort}/logging?rbac=debug`, { method: 'POST' });
+    expect(loggers.status).toBe(200);
+    expect(await loggers.text()).toMatch(/^active loggers:\n {2}admin: [a-z]+\n[^]* {2}rbac: debug\n/);
+    expect((await fetch(`http://127.0.0.1:${adminPort}/logging?nosuch=debug`, { method: 'POST' })).status).toBe(404);
     const prometheus = await (await fetch(`http://127.0.0.1:${adminPort}/stats/prometheus`)).text();
     expect(prometheus).toMatch(/envoy_listener_no_filter_chain_match [1-9]/);
     expect((await fetch(`http://127.0.0.1:${adminPort}/nothing`)).status).toBe(404);

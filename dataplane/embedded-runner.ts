@@ -8,6 +8,7 @@ import { readBootstrap } from './bootstrap-view.js';
 import { newConfigState } from './config-state.js';
 import { newEmbeddedDataPlane } from './embedded-data-plane.js';
 import { newSdsSubscriber, type SdsSubscriber } from './sds-subscriber.js';
+import { newEnvoyLoggers, type EnvoyLevel } from './admin-loggers.js';
 import { newXdsSubscriber, type XdsSubscriber } from './xds-subscriber.js';
 
 /** Node metadata naming the app's private address in local mode (where captured inbound traffic is delivered). */
@@ -20,8 +21,10 @@ export interface EmbeddedRunnerOptions {
   /** The Envoy bootstrap JSON the agent wrote. */
   bootstrap: Record<string, unknown>;
   log: Logger;
-  /** Changes the data plane's log level (`/logging`). */
-  setLogLevel?: (level: string) => boolean;
+  /** `-l`: the level every logger starts at (`/logging` lists and changes them). */
+  logLevel?: string;
+  /** Makes the data plane log at this level: the most verbose any logger of `/logging` asks for. */
+  setLogLevel?: (level: EnvoyLevel) => void;
   /** `/quitquitquit`. */
   quit?: () => void;
 }
@@ -87,7 +90,9 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
     stats: dataPlane.stats,
     isReady: () => xds?.isSynced() ?? false,
     addresses: () => dataPlane.addresses(),
-    ...(options.setLogLevel ? { setLogLevel: options.setLogLevel } : {}),
+    bootstrap: options.bootstrap,
+    secrets: () => sds?.current(),
+    loggers: newEnvoyLoggers(options.logLevel ?? 'warning', (level) => options.setLogLevel?.(level)),
     ...(options.quit ? { quit: options.quit } : {}),
     drain: (inboundOnly: boolean) => void dataPlane.drain(0, { inboundOnly }),
   };

@@ -9,4 +9,5 @@ export { newConfigState, keyResources, type ConfigState, type ConfigSnapshot, ty
 export { newXdsSubscriber, type XdsSubscriber, type XdsSubscriberOptions } from './xds-subscriber.js';
 export { newSdsSubscriber, type SdsSubscriber, type SecretSet } from './sds-subscriber.js';
 export { newAdminServer, type AdminServer } from './admin-server.js';
+export { ENVOY_LEVELS, ENVOY_LOGGERS, newEnvoyLoggers, type EnvoyLevel, type EnvoyLoggers } from './admin-loggers.js';
 export { sniffProtocol, type SniffResult } from './protocol-sniffer.js';
