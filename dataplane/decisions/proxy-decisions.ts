@@ -137,7 +137,7 @@ const LISTENER_FIELDS = new Set(['name', 'address', 'traffic_direction', 'filter
 const CHAIN_FIELDS = new Set(['name', 'filters', 'filter_chain_match', 'transport_socket']);
 const MATCH_FIELDS = new Set(['server_names', 'prefix_ranges', 'destination_port', 'transport_protocol', 'application_protocols', 'source_prefix_ranges']);
 const HCM_FIELDS = new Set(['@type', 'stat_prefix', 'rds', 'route_config', 'http_filters', 'use_remote_address', 'internal_address_config', 'forward_client_cert_details', 'set_current_client_cert_details', 'normalize_path', 'merge_slashes', 'path_with_escaped_slashes_action', 'codec_type']);
-const CLUSTER_FIELDS = new Set(['name', 'type', 'eds_cluster_config', 'connect_timeout', 'lb_policy', 'load_assignment', 'upstream_bind_config', 'transport_socket_matches', 'transport_socket']);
+const CLUSTER_FIELDS = new Set(['name', 'type', 'eds_cluster_config', 'connect_timeout', 'lb_policy', 'load_assignment', 'upstream_bind_config', 'transport_socket_matches', 'transport_socket', 'metadata']);
 
 /** Refuses the first field of `value` outside `allowed`, naming it. */
 function onlyFields(resource: string, prefix: string, value: object | undefined, allowed: ReadonlySet<string>): void {

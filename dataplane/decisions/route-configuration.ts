@@ -52,7 +52,7 @@ export interface HeaderEdits {
   readonly remove: readonly string[];
 }
 
-const ROUTE_FIELDS = new Set(['name', 'match', 'route', 'redirect', 'direct_response', 'non_forwarding_action', 'decorator', 'request_headers_to_add', 'request_headers_to_remove', 'response_headers_to_add', 'response_headers_to_remove']);
+const ROUTE_FIELDS = new Set(['name', 'match', 'route', 'redirect', 'direct_response', 'non_forwarding_action', 'decorator', 'request_headers_to_add', 'request_headers_to_remove', 'response_headers_to_add', 'response_headers_to_remove', 'metadata']);
 const ACTION_FIELDS = new Set(['cluster', 'weighted_clusters', 'prefix_rewrite', 'regex_rewrite', 'host_rewrite_literal', 'timeout', 'retry_policy', 'max_grpc_timeout', 'cluster_not_found_response_code']);
 
 function headerEdits(add: readonly HeaderValueOption[] | undefined, remove: readonly string[] | undefined): HeaderEdits {

@@ -1,3 +1,4 @@
+import { configMetadata } from './config-metadata.js';
 import type { HttpMatchRequest, HttpRoute } from '../../crds/index.js';
 import type { Proxy } from '../proxy.js';
 import { outboundClusterName, parseClusterName } from './cluster-names.js';
@@ -83,6 +84,7 @@ function translateRoute(input: VirtualServiceRouteInput, http: HttpRoute, match:
     out['route'] = action;
   }
   out['decorator'] = { operation: operationOf(out, input.virtualService.name, input.port) };
+  out['metadata'] = configMetadata('VirtualService', input.virtualService.namespace, input.virtualService.name);
   Object.assign(out, headerOperations(http.headers));
   return out;
 }

@@ -3,6 +3,7 @@ import type { DestinationRule, LoadBalancerSettings, Subset } from '../../../crd
 import type { Service, ServicePort } from '../../../controllers/index.js';
 import type { Proxy } from '../../proxy.js';
 import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName } from '../cluster-names.js';
+import { configMetadata } from '../config-metadata.js';
 import { destinationRuleFor, loadBalancerFor } from '../destination-rule-policy.js';
 import { envoyDuration } from '../envoy-duration.js';
 import { inboundPortsOf, workloadOfProxy } from '../proxy-workload.js';
@@ -69,7 +70,7 @@ export function buildOutboundClusters(proxy: Proxy, push: PushContext, options: 
       for (const subset of variants) {
         const name = outboundClusterName(servicePort.port, subset?.name ?? '', service.hostname);
         const { lb_policy, ...discovery } = discoveryOf(name, loadBalancerFor(rule, servicePort.port, subset));
-        const cluster: Record<string, unknown> = { name, ...discovery, connect_timeout: connectTimeout, lb_policy };
+        const cluster: Record<string, unknown> = { name, ...discovery, connect_timeout: connectTimeout, lb_policy, ...(entry ? { metadata: configMetadata('DestinationRule', entry.namespace, entry.name) } : {}) };
         const socket = hook?.({
           proxy,
           push,
