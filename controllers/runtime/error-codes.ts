@@ -55,7 +55,8 @@ export const ERROR_CODES = {
   /** meshctl. */
   meshctl: ['validation-failed', 'wait-timeout', 'precheck-issues', 'revision-not-found'],
   /** The installation: rendering the charts. */
-  install: ['render-failed', 'install-failed', 'verify-failed', 'tag-refused', 'upgrade-refused'],
+  install: ['render-failed', 'install-failed',
+    'proxy-config-failed', 'verify-failed', 'tag-refused', 'upgrade-refused'],
 } as const;
 
 export type MeshErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES][number];
