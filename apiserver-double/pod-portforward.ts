@@ -30,8 +30,13 @@ export class PortForwardServer {
   /** Validates the request as the API server does, then upgrades it; throws a StatusError otherwise. */
   upgrade(namespace: string, name: string, query: URLSearchParams, req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const pod = this.pods.running(namespace, name);
-    const ports = requestedPorts(query);
     const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+    // kubectl tunnels SPDY/3.1 streams over a WebSocket, then falls back to a SPDY upgrade: the
+    // double speaks neither, and says so rather than asking for ports.
+    if ((offered.length > 0 && offered.every((p) => p.startsWith('SPDY/'))) || /^spdy\//i.test(req.headers.upgrade ?? '')) {
+      throw badRequest(`SPDY port forwarding (${offered[0] ?? req.headers.upgrade}) is not supported by the API server double: use a WebSocket client of ${PORT_FORWARD_PROTOCOL}`);
+    }
+    const ports = requestedPorts(query);
     if (offered.length > 0 && !offered.includes(PORT_FORWARD_PROTOCOL)) {
       throw badRequest(`unable to upgrade: unable to negotiate protocol: client supports [${offered.join(' ')}], server supports [${PORT_FORWARD_PROTOCOL}]`);
     }

@@ -143,12 +143,20 @@ describe('API server double: pods/portforward, pods/log and pods/proxy', () => {
     expect(await plain('web')).toMatchObject({ code: 400, message: 'Upgrade request required' });
   });
 
+  test('portforward: kubectl port-forward (SPDY, tunnelled or not) is refused with a clear reason', async () => {
+    const refused = await run('port-forward', 'pod/web', `0:${echoPort}`, '--pod-running-timeout=2s');
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toContain('error upgrading connection: SPDY port forwarding (SPDY/3.1) is not supported by the API server double: use a WebSocket client of v4.channel.k8s.io');
+  });
+
   test('log: kubectl logs with --tail, --timestamps and --since, and the container rules', async () => {
     expect((await run('logs', 'web')).stdout).toBe('first line\nsecond line\nthird line\n');
     expect((await run('logs', 'web', '--tail=1')).stdout).toBe('third line\n');
     expect((await run('logs', 'web', '--timestamps', '--tail=2')).stdout).toBe('2026-11-05T10:00:00.000000000Z second line\n2026-11-05T10:00:00.000000000Z third line\n');
     expect((await run('logs', 'two', '-c', 'proxy', '--since=1h')).stdout).toBe('recent\n');
     expect((await run('logs', 'two', '-c', 'app')).stdout).toBe('');
+    // A pod no node took yet: an empty log, as the API server answers.
+    expect(await run('logs', 'pending')).toMatchObject({ code: 0, stdout: '' });
     const noContainer = await run('logs', 'pod/two', '--all-containers=false', '--default-container=false');
     expect(noContainer.code).not.toBe(0);
     expect((await run('logs', 'web', '--previous')).stderr).toContain('previous terminated container "app" in pod "web" not found');
@@ -198,6 +206,7 @@ describe('API server double: pods/portforward, pods/log and pods/proxy', () => {
     const refused = await run('get', '--raw', `/api/v1/namespaces/default/pods/refusing:${refusedPort}/proxy/`);
     expect(refused.stderr).toContain(`Error from server (ServiceUnavailable): error trying to reach service: dial tcp ${REFUSING_IP}:${refusedPort}: connect: connection refused`);
     expect((await run('get', '--raw', '/api/v1/namespaces/default/pods/nope:80/proxy/')).stderr).toContain('pods "nope" not found');
+    expect((await run('get', '--raw', '/api/v1/namespaces/default/pods/pending:80/proxy/')).stderr).toContain('Error from server (BadRequest): address not allowed');
   });
 
   test('proxy: client-node, any method, the body streamed', async () => {
