@@ -15,6 +15,11 @@ import type { FaultControls } from './faults.js';
 import { newRequestHandler } from './http-handler.js';
 import { kubeconfigYaml, newKubeConfig } from './kubeconfig.js';
 import { ObjectStore } from './object-store.js';
+import type { PodLogSource } from './pod-log.js';
+import { PortForwardServer } from './pod-portforward.js';
+import { newUpgradeHandler } from './pod-subresources.js';
+import { PodTargets } from './pod-target.js';
+import type { PodResolver } from './pod-target.js';
 import type { ApiRequestRecorder } from './request-log.js';
 import { ResourceRegistry, storageKey } from './resource-registry.js';
 import { parseApiVersion } from './resource-type.js';
@@ -26,6 +31,8 @@ export type { FaultControls } from './faults.js';
 export type { AccessDenial } from './access-rules.js';
 export type { WebhookServiceResolver } from './admission/index.js';
 export type { ApiRequestRecord, ApiRequestRecorder } from './request-log.js';
+export type { PodLogLine, PodLogSource } from './pod-log.js';
+export type { PodAddress, PodResolver } from './pod-target.js';
 
 export interface IssueTokenOptions {
   namespace: string;
@@ -69,6 +76,13 @@ export interface ApiServerDoubleOptions {
   onRequest?: ApiRequestRecorder;
   /** The Kubernetes version `GET /version` answers (default `1.35.0`). */
   kubernetesVersion?: string;
+  /**
+   * Where pods/portforward and pods/proxy dial a pod's port; without it, or when it answers
+   * `undefined`, the pod's `status.podIP` with the same port.
+   */
+  podResolver?: PodResolver;
+  /** What pods/log serves (the double has no kubelet); without it every log is empty. */
+  podLogs?: PodLogSource;
 }
 
 const ADMIN_TOKEN = 'mesh-double-admin-token';
@@ -92,6 +106,7 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
   );
   const host = options.host ?? '127.0.0.1';
   let address = '';
+  const pods = new PodTargets(store, options.podResolver);
 
   const server = createServer(
     newRequestHandler({
@@ -104,6 +119,16 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
       access,
       version: versionInfo(options.kubernetesVersion ?? '1.35.0'),
       serverAddress: () => address,
+      ...(options.onRequest ? { onRequest: options.onRequest } : {}),
+      pods: { pods, clock, source: options.podLogs, followIntervalMs: 100 },
+    }),
+  );
+  server.on(
+    'upgrade',
+    newUpgradeHandler({
+      registry,
+      faults: faultState,
+      portForward: new PortForwardServer(pods),
       ...(options.onRequest ? { onRequest: options.onRequest } : {}),
     }),
   );

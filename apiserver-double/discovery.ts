@@ -10,10 +10,15 @@ const SUBRESOURCE_VERBS: Record<string, string[]> = {
   approval: ['get', 'patch', 'update'],
   finalize: ['update'],
   token: ['create'],
+  log: ['get'],
+  portforward: ['create', 'get'],
+  proxy: ['create', 'delete', 'get', 'patch', 'update'],
 };
 
 const SUBRESOURCE_KIND: Record<string, { group: string; version: string; kind: string }> = {
   token: { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' },
+  portforward: { group: '', version: 'v1', kind: 'PodPortForwardOptions' },
+  proxy: { group: '', version: 'v1', kind: 'PodProxyOptions' },
 };
 
 /** `GET /version` of a server of that Kubernetes version (`1.35.0`). */

@@ -24,6 +24,8 @@ import { storageKey } from './resource-registry.js';
 import { apiVersionOf } from './resource-type.js';
 import type { ResourceType } from './resource-type.js';
 import { badRequest, methodNotAllowed, notFound, reasonForCode, resourceNotServed, StatusError } from './status-error.js';
+import type { PodLogDeps } from './pod-log.js';
+import { isPodStream, servePodStream } from './pod-subresources.js';
 import { partialMetadata, toTable } from './table.js';
 import type { IncludeObject } from './table.js';
 import type { TokenAuthority } from './token-authority.js';
@@ -45,6 +47,8 @@ export interface HandlerDeps {
   serverAddress: () => string;
   /** Told of every resource request (tests compare what a program asked for with its RBAC). */
   onRequest?: ApiRequestRecorder;
+  /** pods/log and pods/proxy. */
+  pods: PodLogDeps;
 }
 
 type Representation = 'object' | 'table' | 'partial';
@@ -82,9 +86,11 @@ async function handle(deps: HandlerDeps, req: IncomingMessage, res: ServerRespon
     return;
   }
   if (faults.delay > 0) await deps.clock.sleep(faults.delay);
-  const body = await readBody(req);
   const url = new URL(req.url ?? '/', 'http://double.invalid');
   const route = routeOf(url.pathname, deps.service.registry);
+  // A pod stream (a proxied body) is passed on as it comes, never read whole.
+  const streaming = route.kind === 'resource' && isPodStream(route);
+  const body = streaming ? Buffer.alloc(0) : await readBody(req);
   const method = req.method ?? 'GET';
   const accept = req.headers.accept ?? '';
   switch (route.kind) {
@@ -133,6 +139,7 @@ async function handle(deps: HandlerDeps, req: IncomingMessage, res: ServerRespon
     }
   }
   try {
+    if (streaming) return await servePodStream(deps.pods, route, method, url, req, res);
     const reply = await handleResource(deps, route, method, url.searchParams, req, body, res);
     if (reply) send(res, reply);
   } catch (err) {

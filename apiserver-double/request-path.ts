@@ -69,7 +69,8 @@ export function routeOf(pathname: string, registry: ResourceRegistry): Route {
     }
   }
   const [plural, name, subresource, ...extra] = rest;
-  if (plural === undefined || extra.length > 0) return { kind: 'not-found' };
+  // Only a proxy subresource goes on with a path of its own (`pods/<name>/proxy/<path>`).
+  if (plural === undefined || (extra.length > 0 && subresource !== 'proxy')) return { kind: 'not-found' };
   const type = registry.byResource(group, version, plural);
   if (!type) return { kind: 'not-found' };
   if (type.namespaced !== (namespace !== undefined) && name !== undefined) return { kind: 'not-found' };

@@ -3,6 +3,8 @@ export { validateFiles, type ValidateOutput } from './validate/validate-files.js
 export { listInjectors, renderInjectorList, type InjectorInventory } from './injector/injector-list.js';
 export { loadOrchClient, type OrchClientFlags } from './orch/orch-client.js';
 export { formatTable } from './orch/table.js';
+export { forwardToPod, portForwardFailure, type PodForward, type PodForwardTarget } from './orch/port-forward.js';
+export { podHttp, type PodHttpRequest, type PodHttpResponse } from './orch/pod-http.js';
 export { orchInject, orchUninject, type ResourceIo } from './inject/orch-inject.js';
 export { resolveInjectSources, type InjectSourceFlags, type InjectSources } from './inject/inject-sources.js';
 export { renderProfileDiff, renderProfileDump, renderProfileList, type DumpFormat } from './install/profile-commands.js';
