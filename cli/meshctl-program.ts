@@ -5,6 +5,7 @@ import { readMeshctlDefaults } from './meshctl-defaults.js';
 import { newMeshctlExperimentalCommand } from './meshctl-experimental.js';
 import { newMeshctlOrchInjectCommand } from './meshctl-inject.js';
 import { newMeshctlOperatorCommand } from './meshctl-operator.js';
+import { newMeshctlProxyConfigCommand } from './meshctl-proxy-config.js';
 import { newMeshctlManifestCommand, newMeshctlProfileCommand } from './meshctl-install.js';
 import { newMeshctlInstallCommand, newMeshctlUpgradeCommand, newMeshctlVerifyInstallCommand } from './meshctl-install-lifecycle.js';
 import { newMeshctlValidateCommand } from './meshctl-validate.js';
@@ -40,6 +41,7 @@ export function buildMeshctl(
   program.addCommand(newMeshctlManifestCommand(io, readProcessLine));
   program.addCommand(newMeshctlOperatorCommand(io));
   program.addCommand(newMeshctlProfileCommand(io));
+  program.addCommand(newMeshctlProxyConfigCommand(io));
   program.addCommand(newMeshctlValidateCommand(io));
   program.addCommand(newMeshctlVersionCommand({ io, settings, buildInfo: readBuildInfo }));
   return program;

@@ -23,3 +23,5 @@ export { MESSAGE_TYPES, formatMessage, sortedDeduped, type AnalysisMessage, type
 export { diffManifests, readManifests, type ManifestDiffOptions } from './install/manifest-diff.js';
 export { fileAdmin, proxyConfig, proxyLog, PROXY_LOG_LEVELS, type ProxyAdmin, type ProxyConfigOutput, type ProxyConfigRequest } from './proxyconfig/proxy-config.js';
 export { parseConfigDump, type EnvoyConfigDump } from './proxyconfig/config-dump.js';
+export { namespaceOf, podsBySelector, resolvePodTarget } from './orch/pod-target.js';
+export { podAdmin, PROXY_ADMIN_PORT } from './proxyconfig/pod-admin.js';

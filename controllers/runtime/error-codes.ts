@@ -56,7 +56,8 @@ export const ERROR_CODES = {
   meshctl: ['validation-failed', 'wait-timeout', 'precheck-issues', 'revision-not-found', 'port-forward-failed'],
   /** The installation: rendering the charts. */
   install: ['render-failed', 'install-failed',
-    'proxy-config-failed', 'verify-failed', 'tag-refused', 'upgrade-refused'],
+    'proxy-config-failed',
+    'pod-not-found', 'verify-failed', 'tag-refused', 'upgrade-refused'],
 } as const;
 
 export type MeshErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES][number];
