@@ -6,6 +6,7 @@ import { newMeshctlExperimentalCommand } from './meshctl-experimental.js';
 import { newMeshctlOrchInjectCommand } from './meshctl-inject.js';
 import { newMeshctlOperatorCommand } from './meshctl-operator.js';
 import { newMeshctlProxyConfigCommand } from './meshctl-proxy-config.js';
+import { newMeshctlProxyStatusCommand } from './meshctl-proxy-status.js';
 import { newMeshctlManifestCommand, newMeshctlProfileCommand } from './meshctl-install.js';
 import { newMeshctlInstallCommand, newMeshctlUpgradeCommand, newMeshctlVerifyInstallCommand } from './meshctl-install-lifecycle.js';
 import { newMeshctlValidateCommand } from './meshctl-validate.js';
@@ -42,6 +43,7 @@ export function buildMeshctl(
   program.addCommand(newMeshctlOperatorCommand(io));
   program.addCommand(newMeshctlProfileCommand(io));
   program.addCommand(newMeshctlProxyConfigCommand(io));
+  program.addCommand(newMeshctlProxyStatusCommand(io));
   program.addCommand(newMeshctlValidateCommand(io));
   program.addCommand(newMeshctlVersionCommand({ io, settings, buildInfo: readBuildInfo }));
   return program;

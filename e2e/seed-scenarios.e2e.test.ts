@@ -3,6 +3,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { curl, type CurlResult } from '../testing/curl.js';
+import { CoreV1Api } from '@kubernetes/client-node';
+import { KubeConfig } from '@kubernetes/client-node';
+import { runBin } from '../testing/run-bin.js';
 import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
 
 // Seed 1's behaviour tables, end to end: the built daemon and agents with embedded data planes on
@@ -259,5 +262,57 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
   });
 }
 
+/** meshctl's diagnostics against the local mesh in Kubernetes mode, as a user runs them after `export KUBECONFIG=…`. */
+function diagnostics(): void {
+  const meshctl = (...args: string[]) => runBin('meshctl', args, { env: { HOME: '/nonexistent', KUBECONFIG: mesh.kubeconfigPath ?? '' }, timeoutMs: 60_000 });
+
+  describe('meshctl diagnostics (proxy-status, proxy-config) through port-forwards', () => {
+    test('ps: every proxy SYNCED with the daemon pod', async () => {
+      const result = await meshctl('ps');
+      expect(result.stderr).toBe('');
+      const lines = result.stdout.trim().split('\n');
+      expect(lines[0]).toMatch(/^NAME +CLUSTER +CDS +LDS +EDS +RDS +ECDS +MESHD +VERSION$/);
+      const proxies = mesh.workloads.filter((w) => w.kind !== 'none').map((w) => `${w.name}.${w.namespace}`);
+      for (const proxy of proxies) expect(lines.find((line) => line.startsWith(`${proxy} `))).toMatch(/ +Kubernetes +SYNCED +SYNCED +SYNCED +SYNCED +IGNORED +meshd-local +\S+$/);
+    });
+
+    test('ps <pod>: the proxy holds what the daemon sent it', async () => {
+      const result = await meshctl('ps', 'httpbin-foo.foo');
+      expect(result.stderr).toBe('');
+      expect(result.stdout).toMatch(/^Clusters Match\nListeners Match\nRoutes Match \(RDS last loaded at [A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT\)\n$/);
+    });
+
+    test('pc cluster, listener and secret of a pod, and its log levels', async () => {
+      const clusters = await meshctl('pc', 'cluster', 'sleep-foo', '-n', 'foo');
+      expect(clusters.stderr).toBe('');
+      expect(clusters.stdout).toMatch(/\nhttpbin\.bar\.svc\.cluster\.local +8000 +- +outbound +EDS +- *\n/);
+      expect((await meshctl('pc', 'listener', 'pod/httpbin-foo.foo')).stdout).toMatch(/\n0\.0\.0\.0 +15006 +/);
+      expect((await meshctl('pc', 'secret', 'httpbin-foo.foo')).stdout).toMatch(/^RESOURCE NAME +TYPE +STATUS +VALID CERT[^\n]*\ndefault +Cert Chain +ACTIVE +true +\d+ /);
+      expect((await meshctl('pc', 'log', 'httpbin-foo.foo', '--level', 'rbac:debug')).stdout).toContain('  rbac: debug\n');
+      expect((await meshctl('pc', 'log', 'httpbin-foo.foo', '-r')).stdout).toContain('  rbac: warning\n');
+    });
+
+    test('an unreachable daemon is named after its own timeout; the others’ answers are printed', async () => {
+      const kubeConfig = new KubeConfig();
+      kubeConfig.loadFromFile(mesh.kubeconfigPath ?? '');
+      const core = kubeConfig.makeApiClient(CoreV1Api);
+      const created = await core.createNamespacedPod({ namespace: 'mesh-system', body: { metadata: { name: 'meshd-gone', labels: { app: 'meshd' } }, spec: { containers: [{ name: 'discovery', image: 'pilot' }] } } });
+      // No process listens at this pod's address (a stopped daemon's pod not yet deleted).
+      await core.replaceNamespacedPodStatus({ name: 'meshd-gone', namespace: 'mesh-system', body: { ...created, status: { phase: 'Running', podIP: '127.0.0.254' } } });
+      try {
+        const result = await meshctl('ps');
+        expect(result.stderr).toMatch(/^meshd pod meshd-gone did not answer: failure running port forward process: .*\n$/);
+        expect(result.stdout).toContain(' meshd-local ');
+        expect(result.code).toBe(0);
+      } finally {
+        await core.deleteNamespacedPod({ name: 'meshd-gone', namespace: 'mesh-system' });
+      }
+    });
+  });
+}
+
 describe('config folder (local mode)', () => scenarios('folder'));
-describe('Kubernetes mode: kubectl apply to the API server double', () => scenarios('kubernetes'));
+describe('Kubernetes mode: kubectl apply to the API server double', () => {
+  scenarios('kubernetes');
+  diagnostics();
+});

@@ -25,3 +25,5 @@ export { fileAdmin, proxyConfig, proxyLog, PROXY_LOG_LEVELS, type ProxyAdmin, ty
 export { parseConfigDump, type EnvoyConfigDump } from './proxyconfig/config-dump.js';
 export { namespaceOf, podsBySelector, resolvePodTarget } from './orch/pod-target.js';
 export { podAdmin, PROXY_ADMIN_PORT } from './proxyconfig/pod-admin.js';
+export { DAEMON_MONITORING_PORT, queryDaemons, type DaemonAnswers, type DaemonQuery } from './proxystatus/daemon-query.js';
+export { ProxyStatusError, compareConfigDumps, parseSyncz, statusTable, type SynczEntry } from './proxystatus/proxy-status.js';

@@ -56,6 +56,19 @@ export interface DaemonAddresses {
   readonly securePort: number;
   /** PILOT_DEBOUNCE_AFTER, given to the chart as the daemon's extra env. */
   readonly debounce: string;
+  /** The other listeners, reached through the daemon pod's ports (port-forwards, the pod proxy). */
+  readonly grpcPort?: number;
+  readonly httpPort?: number;
+  readonly monitoringPort?: number;
+}
+
+/** The daemon's pod as the local mesh registers it (its process runs on 127.0.0.1). */
+export const DAEMON_POD = 'meshd-local';
+
+/** A port of the daemon's pod (the chart's container ports) to where its process listens here. */
+function daemonPort(daemon: DaemonAddresses, port: number): number | undefined {
+  const ports: Record<number, number | undefined> = { 15010: daemon.grpcPort, 15012: daemon.securePort, 8080: daemon.httpPort, 15014: daemon.monitoringPort, 15017: daemon.httpsPort };
+  return ports[port];
 }
 
 export function helmPath(projectRoot: string): string {
@@ -69,6 +82,11 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
   const double = await startApiServerDouble({
     bookmarkIntervalMs: 0,
     serviceResolver: (namespace, name, port) => (namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: daemon.httpsPort } : undefined),
+    podResolver: (namespace, pod, port) => {
+      if (namespace !== 'mesh-system' || pod !== DAEMON_POD) return undefined;
+      const local = daemonPort(daemon, port);
+      return local === undefined ? undefined : { host: '127.0.0.1', port: local };
+    },
   });
   const kubeconfigPath = join(workDir, 'kubeconfig');
   await double.writeKubeconfig(kubeconfigPath);
@@ -131,7 +149,10 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
     double,
     kubelet,
     async daemonLaunch(podDir) {
-      const pod = { ...(await podOfDeployment('meshd', 'meshd-local')), status: { podIP: '127.0.0.1', hostIP: '127.0.0.1' } };
+      // The daemon's pod, as its ReplicaSet and the kubelet would leave it: `meshctl` finds it by its labels.
+      const created = await core.createNamespacedPod({ namespace: 'mesh-system', body: await podOfDeployment('meshd', DAEMON_POD) });
+      await core.replaceNamespacedPodStatus({ name: DAEMON_POD, namespace: 'mesh-system', body: { ...created, status: { phase: 'Running', podIP: '127.0.0.1', podIPs: [{ ip: '127.0.0.1' }], hostIP: '127.0.0.1', conditions: [{ type: 'Ready', status: 'True' }] } } });
+      const pod = { ...(await podOfDeployment('meshd', DAEMON_POD)), status: { podIP: '127.0.0.1', hostIP: '127.0.0.1' } };
       const launch = await prepareContainer(pod, 'discovery', podDir, kubelet);
       if (!launch) throw new Error('the meshd chart has no discovery container');
       const inCluster = join(podDir, 'in-cluster-kubeconfig');

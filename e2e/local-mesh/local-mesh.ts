@@ -52,6 +52,8 @@ export interface LocalMeshOptions {
 
 export interface LocalMesh {
   readonly configDir: string;
+  /** In Kubernetes mode: the kubeconfig of the API server double, for `kubectl` and `meshctl`. */
+  readonly kubeconfigPath?: string;
   readonly issuer: TokenIssuer;
   readonly workloads: readonly LocalWorkload[];
   readonly daemon: { readonly httpPort: number; readonly securePort: number; readonly grpcPort: number; readonly monitoringPort: number; readonly httpsPort: number };
@@ -241,6 +243,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     }
     const mesh: LocalMesh = {
       configDir,
+      ...(kubernetes ? { kubeconfigPath: kubernetes.kubeconfigPath } : {}),
       issuer,
       workloads,
       daemon: ports,
