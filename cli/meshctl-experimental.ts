@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { newMeshctlAuthzCommand, newMeshctlDescribeCommand } from './meshctl-describe.js';
 import { newMeshctlOrchUninjectCommand } from './meshctl-inject.js';
 import { newMeshctlUninstallCommand } from './meshctl-install-lifecycle.js';
 import { newMeshctlPrecheckCommand } from './meshctl-precheck.js';
@@ -25,5 +26,7 @@ export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promis
   experimental.addCommand(newMeshctlUninstallCommand(io, readLine));
   experimental.addCommand(newMeshctlRevisionCommand(io));
   experimental.addCommand(newMeshctlPrecheckCommand(io));
+  experimental.addCommand(newMeshctlDescribeCommand(io));
+  experimental.addCommand(newMeshctlAuthzCommand(io));
   return experimental;
 }

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -290,6 +290,55 @@ function diagnostics(): void {
       expect((await meshctl('pc', 'secret', 'httpbin-foo.foo')).stdout).toMatch(/^RESOURCE NAME +TYPE +STATUS +VALID CERT[^\n]*\ndefault +Cert Chain +ACTIVE +true +\d+ /);
       expect((await meshctl('pc', 'log', 'httpbin-foo.foo', '--level', 'rbac:debug')).stdout).toContain('  rbac: debug\n');
       expect((await meshctl('pc', 'log', 'httpbin-foo.foo', '-r')).stdout).toContain('  rbac: warning\n');
+    });
+
+    test('x describe pod: ports, services, effective peer authentication, the gateway exposing it', async () => {
+      const plain = await meshctl('x', 'describe', 'pod', 'httpbin-foo', '-n', 'foo');
+      expect(plain.stderr).toBe('');
+      expect(plain.stdout).toBe(
+        [
+          'Pod: httpbin-foo',
+          '   Pod Revision: default',
+          '   Pod Ports: 8080 (httpbin), 15090 (mesh-proxy)',
+          '--------------------',
+          'Service: httpbin',
+          '   Port: http 8000/HTTP targets pod port 8080',
+          '--------------------',
+          'Effective PeerAuthentication:',
+          '   Workload mTLS mode: PERMISSIVE',
+          `Exposed on Ingress Gateway http://${mesh.workloads.find((w) => w.kind === 'router')?.podIp ?? '?'}:8080`,
+          'VirtualService: httpbin',
+          '',
+        ].join('\n'),
+      );
+      expect(await meshctl('x', 'describe', 'pod', 'nope', '-n', 'legacy')).toMatchObject({ code: 1, stderr: 'Error: unable to retrieve Pod: pods "nope" not found\n' });
+    });
+
+    test('x describe pod and x authz check after a DestinationRule, PeerAuthentication, RequestAuthentication and AuthorizationPolicy', async () => {
+      const policies = {
+        'describe-dr.yaml': `apiVersion: networking.mesh.io/v1alpha3\nkind: DestinationRule\nmetadata: { name: httpbin, namespace: foo }\nspec:\n  host: httpbin.foo.svc.cluster.local\n  trafficPolicy: { tls: { mode: MESH_MUTUAL } }\n  subsets:\n    - { name: v1, labels: { version: v1 } }\n    - { name: v2, labels: { version: v2 } }\n`,
+        'describe-pa.yaml': peerAuthentication('foo', 'STRICT'),
+        'describe-ra.yaml': `apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  jwtRules: [{ issuer: ${JSON.stringify(mesh.issuer.url)}, jwksUri: ${JSON.stringify(`${mesh.issuer.url}/jwks`)} }]\n`,
+        'describe-ap.yaml': `apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: deny-admin, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  action: DENY\n  rules: [{ to: [{ operation: { paths: ["/admin"] } }] }, { to: [{ operation: { paths: ["/private"] } }] }]\n`,
+      };
+      // Applied in this order, the AuthorizationPolicy arriving means the others have too.
+      await applyAndWait('describe policies', policies, async () => (await meshctl('x', 'authz', 'check', 'httpbin-foo.foo')).stdout.includes('deny-admin'));
+      try {
+        const described = await meshctl('x', 'describe', 'pod', 'httpbin-foo.foo');
+        expect(described.stderr).toBe('');
+        expect(described.stdout).toContain('Service: httpbin\n   Port: http 8000/HTTP targets pod port 8080\nDestinationRule: httpbin for "httpbin.foo.svc.cluster.local"\n   Matching subsets: v1\n      (Non-matching subsets v2)\n   Traffic Policy TLS Mode: MESH_MUTUAL\n');
+        expect(described.stdout).toContain('Effective PeerAuthentication:\n   Workload mTLS mode: STRICT\nApplied PeerAuthentication:\n   default.foo\nApplied RequestAuthentication:\n   jwt.foo\nRBAC policies: deny-admin.foo\n');
+        const authz = await meshctl('x', 'authz', 'check', 'httpbin-foo', '-n', 'foo');
+        expect(authz.stdout).toBe('ACTION   AuthorizationPolicy   RULES\nDENY     deny-admin.foo        2\n');
+        // The same from a saved config dump (`pc all -o json` prints the whole dump).
+        writeFileSync(join(workDir, 'httpbin-foo.config_dump.json'), (await meshctl('pc', 'all', 'httpbin-foo.foo', '-o', 'json')).stdout);
+        expect((await meshctl('x', 'authz', 'check', '-f', join(workDir, 'httpbin-foo.config_dump.json'))).stdout).toBe(authz.stdout);
+        const service = await meshctl('x', 'describe', 'svc', 'httpbin.foo');
+        expect(service.stdout).toContain('Pod: httpbin-foo\n');
+        expect((await meshctl('x', 'describe', 'svc', 'httpbin', '-n', 'legacy')).stdout).toBe('Service "httpbin" has no mesh pods.  (1 pods in service).\nUse `meshctl orch-inject` or redeploy with automatic sidecar injection.\n');
+      } finally {
+        await removeAndWait(Object.keys(policies));
+      }
     });
 
     test('an unreachable daemon is named after its own timeout; the others’ answers are printed', async () => {

@@ -27,3 +27,6 @@ export { namespaceOf, podsBySelector, resolvePodTarget } from './orch/pod-target
 export { podAdmin, PROXY_ADMIN_PORT } from './proxyconfig/pod-admin.js';
 export { DAEMON_MONITORING_PORT, queryDaemons, type DaemonAnswers, type DaemonQuery } from './proxystatus/daemon-query.js';
 export { ProxyStatusError, compareConfigDumps, parseSyncz, statusTable, type SynczEntry } from './proxystatus/proxy-status.js';
+export { authzCheck, policyNamesOf } from './describe/authz-check.js';
+export { describePod, type PodFacts } from './describe/describe-pod.js';
+export { gatherPodFacts, gatherPodTarget, gatherServiceTarget } from './describe/describe-gather.js';
