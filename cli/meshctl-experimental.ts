@@ -4,6 +4,7 @@ import { newMeshctlOrchUninjectCommand } from './meshctl-inject.js';
 import { newMeshctlUninstallCommand } from './meshctl-install-lifecycle.js';
 import { newMeshctlPrecheckCommand } from './meshctl-precheck.js';
 import { newMeshctlRevisionCommand } from './meshctl-revision.js';
+import { newMeshctlWaitCommand } from './meshctl-wait.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';
 
@@ -28,5 +29,6 @@ export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promis
   experimental.addCommand(newMeshctlPrecheckCommand(io));
   experimental.addCommand(newMeshctlDescribeCommand(io));
   experimental.addCommand(newMeshctlAuthzCommand(io));
+  experimental.addCommand(newMeshctlWaitCommand(io));
   return experimental;
 }

@@ -341,6 +341,22 @@ function diagnostics(): void {
       }
     });
 
+    test('x wait: a VirtualService generation reaches every proxy; a future generation times out; a deletion leaves them', async () => {
+      const virtualService = (timeout: string): string =>
+        `apiVersion: networking.mesh.io/v1alpha3\nkind: VirtualService\nmetadata: { name: wait-demo, namespace: foo }\nspec:\n  hosts: [httpbin.foo.svc.cluster.local]\n  http: [{ timeout: ${timeout}, route: [{ destination: { host: httpbin.foo.svc.cluster.local } }] }]\n`;
+      await mesh.apply('wait-demo.yaml', virtualService('5s'));
+      await mesh.apply('wait-demo.yaml', virtualService('7s'));
+      const proxies = mesh.workloads.filter((w) => w.kind !== 'none').length;
+      const waited = await meshctl('x', 'wait', 'vs', 'wait-demo.foo', '--timeout', '20s');
+      expect(waited.stderr).toBe('');
+      expect(waited.stdout).toBe(`Resource VirtualService/foo/wait-demo present on ${proxies * 3} out of ${proxies * 3} configurations for totally ${proxies} sidecars\n`);
+      const future = await meshctl('x', 'wait', 'VirtualService', 'wait-demo', '-n', 'foo', '--generation', '9', '--timeout', '1500ms');
+      expect(future).toMatchObject({ code: 1, stderr: 'Error: timeout expired before resource VirtualService/foo/wait-demo became effective on all sidecars\n' });
+      await mesh.remove('wait-demo.yaml');
+      expect((await meshctl('x', 'wait', '--for', 'delete', 'virtualservices', 'wait-demo.foo', '--timeout', '20s')).stdout).toMatch(/^Resource VirtualService\/foo\/wait-demo removed from \d+ out of \d+ configurations/);
+      expect(await meshctl('x', 'wait', 'pods', 'x')).toMatchObject({ code: 64 });
+    });
+
     test('an unreachable daemon is named after its own timeout; the others’ answers are printed', async () => {
       const kubeConfig = new KubeConfig();
       kubeConfig.loadFromFile(mesh.kubeconfigPath ?? '');

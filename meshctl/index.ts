@@ -30,3 +30,4 @@ export { ProxyStatusError, compareConfigDumps, parseSyncz, statusTable, type Syn
 export { authzCheck, policyNamesOf } from './describe/authz-check.js';
 export { describePod, type PodFacts } from './describe/describe-pod.js';
 export { gatherPodFacts, gatherPodTarget, gatherServiceTarget } from './describe/describe-gather.js';
+export { kindOf, waitForDistribution, type WaitOptions } from './wait/wait-distribution.js';

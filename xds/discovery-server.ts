@@ -3,8 +3,10 @@ import type { Clock, Logger, MeshMetrics } from '../controllers/runtime/index.js
 import { newConnectionRegistry, type ConnectionRegistry } from './connection-registry.js';
 import { debugReaderFor, type DebugReader } from './debug/debug-access.js';
 import { newDebugRequests } from './debug/debug-requests.js';
-import type { DebugSource } from './debug/debug-source.js';
+import type { DebugSource, DistributionStatus } from './debug/debug-source.js';
+import { newDistributionLedger, type DistributionLedger } from './debug/distribution-ledger.js';
 import type { EnvoyProtos } from './envoy/envoy-protos.js';
+import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from './envoy/type-urls.js';
 import type { Generator } from './generator.js';
 import type { ConfigUpdater, PushRequest } from './push/push-request.js';
 import { newPushPipeline, type PushPipeline } from './push/push-pipeline.js';
@@ -50,6 +52,8 @@ export interface DiscoveryServerOptions<C> {
   controlPlane?: { id: string; version: string };
   /** Authenticated callers from this namespace may read the debug type and CSDS. Default `mesh-system`. */
   systemNamespace?: string;
+  /** PILOT_ENABLE_CONFIG_DISTRIBUTION_TRACKING: which config generation each push version carried (`/debug/config_distribution`). */
+  distribution?: { readonly retentionMs: number; generationsOf(context: C): ReadonlyMap<string, string> };
 }
 
 /**
@@ -65,6 +69,7 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
   private readonly registry: ConnectionRegistry;
   private readonly pipeline: PushPipeline<C>;
   private readonly requests: RequestHandler;
+  private readonly ledger: DistributionLedger | undefined;
 
   constructor(options: DiscoveryServerOptions<C>) {
     const { tuning, clock, log } = options;
@@ -84,8 +89,11 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
       callbacks,
       log,
     });
+    const distribution = options.distribution;
+    this.ledger = distribution ? newDistributionLedger(distribution, clock) : undefined;
     this.pipeline = newPushPipeline<C>({
       buildPushContext: options.buildPushContext,
+      ...(distribution ? { onNewVersion: (snapshot: PushSnapshot<C>) => this.ledger?.record(snapshot.version, distribution.generationsOf(snapshot.context)) } : {}),
       connections: () => this.registry.connections(),
       sender,
       debounceAfterMs: tuning.debounceAfterMs,
@@ -134,6 +142,21 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
 
   lastPush(): PushStatus | undefined {
     return this.pipeline.lastPush();
+  }
+
+  configDistribution(resource: string): DistributionStatus[] | undefined {
+    const ledger = this.ledger;
+    if (!ledger) return undefined;
+    const acked = (con: XdsConnection, typeUrl: string): string => {
+      const version = con.watches.get(typeUrl)?.versionAcked ?? '';
+      return version === '' ? '' : (ledger.generationAt(version, resource) ?? '');
+    };
+    return this.proxyConnections().map((con) => ({
+      proxy: con.proxy.id,
+      cluster_acked: acked(con, CLUSTER_TYPE),
+      listener_acked: acked(con, LISTENER_TYPE),
+      route_acked: acked(con, ROUTE_TYPE),
+    }));
   }
 
   /** Connections waiting in the push queue. */

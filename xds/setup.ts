@@ -14,6 +14,7 @@ import {
   meshGeneratorSettingsFromSettings,
   xdsAuthPolicyFromSettings,
   xdsTuningFromSettings,
+  distributionFromSettings,
   type KeepaliveFlags,
 } from './xds-settings.js';
 
@@ -65,6 +66,7 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
   });
   manager.add(runnableOf('jwks-resolver', () => () => jwks.close()));
   const tls = options.tls;
+  const distribution = distributionFromSettings(settings);
   const server: XdsServer<PushContext> = newXdsServer<PushContext>({
     protos: loadEnvoyProtos(),
     generators: newMeshGenerators({
@@ -79,6 +81,7 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
     },
     isReady: options.isReady,
     tuning: xdsTuningFromSettings(settings),
+    ...(distribution ? { distribution: { ...distribution, generationsOf: (push: PushContext) => push.configGenerations } } : {}),
     transport: grpcTransportFromSettings(settings, options.keepalive),
     grpcAddr: options.grpcAddr,
     ...(tls

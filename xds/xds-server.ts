@@ -5,7 +5,7 @@ import { addAdsService, addCsdsService, type XdsAuthPolicy } from './ads-service
 import { newDebugAccess } from './debug/debug-access.js';
 import { defaultNewStreamsPerSecond, newStreamAdmission } from './stream-admission.js';
 import { registerXdsDebugRoutes } from './debug/debug-routes.js';
-import { DiscoveryServer, type XdsTuning } from './discovery-server.js';
+import { DiscoveryServer, type DiscoveryServerOptions, type XdsTuning } from './discovery-server.js';
 import type { EnvoyProtos } from './envoy/envoy-protos.js';
 import type { Generator } from './generator.js';
 import { grpcServerOptions, newGrpcListener, type GrpcListener, type GrpcTransportOptions } from './grpc-listener.js';
@@ -23,6 +23,8 @@ export interface XdsServerOptions<C> {
   /** The model has synced; until then new streams get UNAVAILABLE. */
   isReady?: () => boolean;
   tuning: XdsTuning;
+  /** Config distribution tracking (`/debug/config_distribution`), when on. */
+  distribution?: DiscoveryServerOptions<C>['distribution'];
   transport: GrpcTransportOptions;
   /** --grpcAddr (plaintext). */
   grpcAddr: string;
@@ -83,6 +85,7 @@ export function newXdsServer<C>(options: XdsServerOptions<C>): XdsServer<C> {
     log: options.log,
     ...(options.controlPlane ? { controlPlane: options.controlPlane } : {}),
     ...(options.systemNamespace ? { systemNamespace: options.systemNamespace } : {}),
+    ...(options.distribution ? { distribution: options.distribution } : {}),
   });
   const auth = options.auth ?? NO_AUTH;
   const debugAccess = newDebugAccess({

@@ -66,3 +66,8 @@ export function jwksRefreshFromSettings(settings: Settings<'pilot-discovery'>): 
 export function adminEndpointsFromSettings(settings: Settings<'pilot-discovery'>): Required<Pick<XdsServerOptions<unknown>, 'unsafeAdminEndpoints'>> {
   return { unsafeAdminEndpoints: settings.get('UNSAFE_ENABLE_ADMIN_ENDPOINTS') };
 }
+
+/** PILOT_ENABLE_CONFIG_DISTRIBUTION_TRACKING and PILOT_DISTRIBUTION_HISTORY_RETENTION: the ledger behind `/debug/config_distribution`, or none. */
+export function distributionFromSettings(settings: Settings<'pilot-discovery'>): { readonly retentionMs: number } | undefined {
+  return settings.get('PILOT_ENABLE_CONFIG_DISTRIBUTION_TRACKING') ? { retentionMs: settings.get('PILOT_DISTRIBUTION_HISTORY_RETENTION') } : undefined;
+}

@@ -9,6 +9,8 @@ export interface ConfigEntry<K extends KindName = KindName> {
   readonly resource: ResourceOf<K>;
   /** The object's `metadata.resourceVersion` when it was accepted (empty when it had none). */
   readonly resourceVersion: string;
+  /** The object's `metadata.generation` (empty when it had none, as in the config folder). */
+  readonly generation: string;
   /** The store version this entry was written at. */
   readonly version: number;
 }
@@ -110,6 +112,7 @@ export function newConfigStore(): ConfigStoreWriter {
         name,
         resource,
         resourceVersion: resource.metadata.resourceVersion ?? '',
+        generation: String((resource.metadata as { generation?: number }).generation ?? ''),
         version: ++version,
       };
       byName.set(name, content === undefined ? { entry } : { entry, content });

@@ -12,4 +12,14 @@ export interface DebugSource {
   lastPush(): PushStatus | undefined;
   /** Connections waiting in the push queue. */
   pendingPushes(): number;
+  /** Per proxy, the generation of `resource` (`<Kind>/<ns>/<name>`) in what it acknowledged; undefined when tracking is off. */
+  configDistribution(resource: string): DistributionStatus[] | undefined;
+}
+
+/** The reference's `SyncedVersions`: the config's generation in each acknowledged type (`''`: absent or unknown). */
+export interface DistributionStatus {
+  readonly proxy: string;
+  readonly cluster_acked: string;
+  readonly listener_acked: string;
+  readonly route_acked: string;
 }

@@ -11,7 +11,7 @@ export interface DebugView {
 }
 
 /** The debug paths served on the daemon's HTTP ports and, through the agents, over xDS (`mesh.io/debug`). */
-export const DEBUG_PATHS = ['syncz', 'adsz', 'push_status', 'config_dump'] as const;
+export const DEBUG_PATHS = ['syncz', 'adsz', 'push_status', 'config_dump', 'config_distribution'] as const;
 export type DebugPath = (typeof DEBUG_PATHS)[number];
 
 export function isDebugPath(path: string): path is DebugPath {
@@ -73,6 +73,15 @@ export function debugView(source: DebugSource, path: DebugPath, query: URLSearch
       if (!mayReadConfigDump(reader, con?.proxy.configNamespace)) return { status: 403, body: { error: DEBUG_NOT_AVAILABLE } };
       if (!con) return { status: 404, body: { error: 'proxy not connected to this daemon', proxyID: proxyId } };
       return { status: 200, body: buildConfigDump(con, source.protos) };
+    }
+    case 'config_distribution': {
+      const resource = query.get('resource');
+      if (!resource) return { status: 400, body: { error: 'you must provide a resource query parameter: <Kind>/<namespace>/<name>, e.g. VirtualService/default/bookinfo' } };
+      // `<group>/<version>/<Kind>/<ns>/<name>` is accepted too, as the reference's clients send it.
+      const key = resource.split('/').slice(-3).join('/');
+      const distribution = source.configDistribution(key);
+      if (!distribution) return { status: 400, body: { error: 'config distribution tracking is disabled (PILOT_ENABLE_CONFIG_DISTRIBUTION_TRACKING=false)' } };
+      return { status: 200, body: distribution };
     }
   }
 }

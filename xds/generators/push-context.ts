@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication, RequestAuthentication, VirtualService } from '../../crds/index.js';
 import { selectsWorkload, type Endpoint, type MeshModel, type Service, type Workload } from '../../controllers/index.js';
-import { type InboundTrafficMode, type MeshConfig } from '../../crds/index.js';
+import { KIND_NAMES, type InboundTrafficMode, type MeshConfig } from '../../crds/index.js';
 
 /** A DestinationRule as the push context holds it: the resolved host and where it came from. */
 export interface IndexedDestinationRule {
@@ -34,6 +34,8 @@ export interface IndexedGateway {
 export interface PushContext {
   /** Changes whenever policies, the registry or the mesh config change. */
   readonly version: string;
+  /** `<Kind>/<namespace>/<name>` → the `metadata.generation` (else resource version) of every policy: what a push carries, for distribution tracking. */
+  readonly configGenerations: ReadonlyMap<string, string>;
   readonly domain: string;
   readonly rootNamespace: string;
   /** Mesh `connectTimeout`, as a duration string (`10s`). */
@@ -145,6 +147,7 @@ export function buildPushContext(model: MeshModel): PushContext {
   const meshDigest = createHash('sha256').update(JSON.stringify(meshConfig)).digest('hex').slice(0, 8);
   return Object.freeze({
     version: `${model.configStore.version()}.${model.registry.version()}.${meshDigest}`,
+    configGenerations: configGenerationsOf(model),
     domain: model.domain,
     rootNamespace: meshConfig.rootNamespace,
     connectTimeout: meshConfig.connectTimeout,
@@ -171,4 +174,13 @@ function freezeAll<T>(list: readonly T[]): readonly T[] {
 
 function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/** Every policy's generation (its resource version without one): what distribution tracking compares. */
+function configGenerationsOf(model: MeshModel): ReadonlyMap<string, string> {
+  const generations = new Map<string, string>();
+  for (const kind of KIND_NAMES) {
+    for (const entry of model.configStore.list(kind)) generations.set(`${kind}/${entry.namespace}/${entry.name}`, entry.generation || entry.resourceVersion);
+  }
+  return generations;
 }

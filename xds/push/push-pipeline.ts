@@ -14,6 +14,8 @@ export interface PushPipelineOptions<C> {
   buildPushContext: (previous: C | undefined, request: PushRequest) => C | Promise<C>;
   /** The streams a push goes to. */
   connections: () => readonly XdsConnection[];
+  /** Called with each context built under a new version (full pushes). */
+  onNewVersion?: (snapshot: PushSnapshot<C>) => void;
   sender: ResponseSender<C>;
   /** PILOT_DEBOUNCE_AFTER. */
   debounceAfterMs: number;
@@ -85,6 +87,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
       };
       sender.invalidate(full ? 'all' : request.configsUpdated);
       current = snapshot;
+      if (snapshot.version !== previous?.version) options.onNewVersion?.(snapshot);
       return snapshot;
     });
     building = result.catch(() => undefined);
