@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { curl, type CurlResult } from '../testing/curl.js';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { KubeConfig } from '@kubernetes/client-node';
+import { kubectl as runKubectl } from '../testing/kubectl.js';
 import { runBin } from '../testing/run-bin.js';
 import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
 
@@ -355,6 +356,16 @@ function diagnostics(): void {
       await mesh.remove('wait-demo.yaml');
       expect((await meshctl('x', 'wait', '--for', 'delete', 'virtualservices', 'wait-demo.foo', '--timeout', '20s')).stdout).toMatch(/^Resource VirtualService\/foo\/wait-demo removed from \d+ out of \d+ configurations/);
       expect(await meshctl('x', 'wait', 'pods', 'x')).toMatchObject({ code: 64 });
+    });
+
+    test('kubectl logs reads the daemon\'s and a sidecar\'s output', async () => {
+      const kubectl = (...args: string[]) => runKubectl({ kubeconfig: mesh.kubeconfigPath ?? '', home: workDir }, args);
+      const daemon = await kubectl('logs', 'meshd-local', '-n', 'mesh-system', '--tail', '3');
+      expect(daemon.code).toBe(0);
+      expect(daemon.stdout.trim().split('\n')).toHaveLength(3);
+      const sidecar = await kubectl('logs', 'httpbin-foo', '-n', 'foo', '-c', 'mesh-proxy');
+      expect(sidecar.stdout).toMatch(/\tinfo\t/);
+      expect((await kubectl('logs', 'httpbin-foo', '-n', 'foo', '-c', 'nope')).stderr).toContain('container nope is not valid for pod httpbin-foo');
     });
 
     test('an unreachable daemon is named after its own timeout; the others’ answers are printed', async () => {

@@ -5,7 +5,7 @@ import { promisify } from 'node:util';
 import { AdmissionregistrationV1Api, ApiextensionsV1Api, AppsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import { buildCrdManifests } from '../../crds/crd-manifests.js';
-import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
+import { startApiServerDouble, type ApiServerDouble, type PodLogSource } from '../../apiserver-double/index.js';
 import { prepareContainer, type ContainerLaunch, type KubeletOptions } from './kubelet.js';
 
 const run = promisify(execFile);
@@ -78,9 +78,10 @@ export function helmPath(projectRoot: string): string {
 
 type SampleObject = { kind?: string; metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { containers?: { name?: string; image?: string }[] }; status?: { podIP?: string } };
 
-export async function startKubernetesOrchestrator(workDir: string, samples: string, projectRoot: string, daemon: DaemonAddresses): Promise<KubernetesOrchestrator> {
+export async function startKubernetesOrchestrator(workDir: string, samples: string, projectRoot: string, daemon: DaemonAddresses, podLogs?: PodLogSource): Promise<KubernetesOrchestrator> {
   const double = await startApiServerDouble({
     bookmarkIntervalMs: 0,
+    ...(podLogs ? { podLogs } : {}),
     serviceResolver: (namespace, name, port) => (namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: daemon.httpsPort } : undefined),
     podResolver: (namespace, pod, port) => {
       if (namespace !== 'mesh-system' || pod !== DAEMON_POD) return undefined;

@@ -5,7 +5,8 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { prepareProxyContainer } from './kubelet.js';
-import { startKubernetesOrchestrator } from './kubernetes-orchestrator.js';
+import { DAEMON_POD, startKubernetesOrchestrator } from './kubernetes-orchestrator.js';
+import type { PodLogLine } from '../../apiserver-double/index.js';
 import { startSampleBackend, type SampleBackend } from './sample-backend.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
 
@@ -118,14 +119,33 @@ function moveToAddressBlock(configDir: string, block: number): void {
   }
 }
 
-function startProgram(program: string, args: readonly string[], env: Record<string, string>, cwd: string, log: (line: string) => void, tag: string): ChildProcess {
+/** The last lines each container wrote (`<namespace>/<pod>/<container>`): what `kubectl logs` reads in Kubernetes mode. */
+const LOG_LINES_KEPT = 5000;
+function newContainerLogs(): { write(container: string, line: string): void; read(container: string): readonly PodLogLine[] | undefined } {
+  const logs = new Map<string, PodLogLine[]>();
+  return {
+    write(container, line) {
+      let lines = logs.get(container);
+      if (!lines) logs.set(container, (lines = []));
+      lines.push({ time: Date.now(), text: line });
+      if (lines.length > LOG_LINES_KEPT) lines.splice(0, lines.length - LOG_LINES_KEPT);
+    },
+    read: (container) => logs.get(container),
+  };
+}
+
+function startProgram(program: string, args: readonly string[], env: Record<string, string>, cwd: string, log: (line: string) => void, tag: string, capture?: (line: string) => void): ChildProcess {
   const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', `${program}.js`), ...args], {
     cwd,
     env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const forward = (chunk: Buffer): void => {
-    for (const line of chunk.toString().split('\n')) if (line.trim() !== '') log(`[${tag}] ${line}`);
+    for (const line of chunk.toString().split('\n')) {
+      if (line.trim() === '') continue;
+      log(`[${tag}] ${line}`);
+      capture?.(line);
+    }
   };
   child.stdout?.on('data', forward);
   child.stderr?.on('data', forward);
@@ -156,7 +176,11 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   const ports = options.fixedPorts
     ? { grpcPort: 15010, securePort: 15012, httpPort: 8080, monitoringPort: 15014, httpsPort: 15017 }
     : { grpcPort: await freePort(), securePort: await freePort(), httpPort: await freePort(), monitoringPort: await freePort(), httpsPort: await freePort() };
-  const kubernetes = options.orchestrator === 'kubernetes' ? await startKubernetesOrchestrator(options.workDir, configDir, PROJECT_ROOT, { ...ports, debounce: options.debounce ?? '50ms' }) : undefined;
+  const containerLogs = newContainerLogs();
+  const kubernetes =
+    options.orchestrator === 'kubernetes'
+      ? await startKubernetesOrchestrator(options.workDir, configDir, PROJECT_ROOT, { ...ports, debounce: options.debounce ?? '50ms' }, (namespace, pod, container) => containerLogs.read(`${namespace}/${pod}/${container}`))
+      : undefined;
   const issuer = await startTokenIssuer('127.0.0.1', options.issuerPort ?? 0);
   const processes: ChildProcess[] = [];
   const backends: SampleBackend[] = [];
@@ -190,7 +214,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     if (kubernetes) {
       // As the meshd chart's Deployment runs it, its listeners moved to the local ports.
       const launch = await kubernetes.daemonLaunch(daemonDir);
-      processes.push(startProgram('pilot-discovery', [...launch.args, ...listeners], launch.env, daemonDir, log, 'meshd'));
+      processes.push(startProgram('pilot-discovery', [...launch.args, ...listeners], launch.env, daemonDir, log, 'meshd', (line) => containerLogs.write(`mesh-system/${DAEMON_POD}/discovery`, line)));
     } else {
       processes.push(
         startProgram('pilot-discovery', ['discovery', '--configDir', configDir, ...listeners], { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' }, daemonDir, log, 'meshd'),
@@ -212,7 +236,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         const pod = storedPods.find((stored) => stored.metadata?.name === workload.name && stored.metadata?.namespace === workload.namespace);
         const launch = pod ? await prepareProxyContainer(pod, dir, kubernetes.kubelet) : undefined;
         if (!launch) throw new Error(`the pod ${tag} was not injected`);
-        processes.push(startProgram('pilot-agent', launch.args, { ...launch.env, ...options.agentEnv }, dir, log, tag));
+        processes.push(startProgram('pilot-agent', launch.args, { ...launch.env, ...options.agentEnv }, dir, log, tag, (line) => containerLogs.write(`${workload.namespace}/${workload.name}/mesh-proxy`, line)));
         continue;
       }
       mkdirSync(join(dir, 'var/run/secrets/tokens'), { recursive: true });
