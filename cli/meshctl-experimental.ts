@@ -4,10 +4,11 @@ import { newMeshctlUninstallCommand } from './meshctl-install-lifecycle.js';
 import { newMeshctlPrecheckCommand } from './meshctl-precheck.js';
 import { newMeshctlRevisionCommand } from './meshctl-revision.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
+import { newMeshctlXdsCommands, type MeshctlXdsDeps } from './meshctl-xds.js';
 import type { CliIo } from './run-cli.js';
 
 /** `meshctl experimental` (`x`): commands that may still change. */
-export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promise<string>, readLine: () => Promise<string>): Command {
+export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promise<string>, readLine: () => Promise<string>, xds: Omit<MeshctlXdsDeps, 'io'>): Command {
   const experimental = new Command('experimental').alias('x').description('Experimental commands that may be modified or deprecated');
   const injector = new Command('injector').description('List sidecar injector and sidecar versions');
   injector.addCommand(
@@ -25,5 +26,6 @@ export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promis
   experimental.addCommand(newMeshctlUninstallCommand(io, readLine));
   experimental.addCommand(newMeshctlRevisionCommand(io));
   experimental.addCommand(newMeshctlPrecheckCommand(io));
+  for (const command of newMeshctlXdsCommands({ ...xds, io })) experimental.addCommand(command);
   return experimental;
 }

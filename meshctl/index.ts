@@ -27,3 +27,8 @@ export { namespaceOf, podsBySelector, resolvePodTarget } from './orch/pod-target
 export { podAdmin, PROXY_ADMIN_PORT } from './proxyconfig/pod-admin.js';
 export { DAEMON_MONITORING_PORT, queryDaemons, type DaemonAnswers, type DaemonQuery } from './proxystatus/daemon-query.js';
 export { ProxyStatusError, compareConfigDumps, parseSyncz, statusTable, type SynczEntry } from './proxystatus/proxy-status.js';
+export { DAEMON_XDS_PORT, queryXds, type XdsAnswers, type XdsDeps, type XdsQuery, type XdsRequest, type XdsResponse } from './xds/xds-query.js';
+export { XDS_TOKEN_AUDIENCE, XDS_TOKEN_EXPIRATION_SECONDS, defaultAuthority, requestXdsToken, type TokenSubject, type XdsSecurity } from './xds/xds-credentials.js';
+export { controlPlaneOf, proxiesByControlPlane, proxiesOfSyncz, type ControlPlaneIdentity, type XdsProxy } from './xds/xds-syncz.js';
+export { buildXdsVersionReport, renderXdsVersion, type XdsVersionReport } from './xds/xds-version.js';
+export { debugBody, internalDebugHint, renderInternalDebug } from './xds/internal-debug.js';
