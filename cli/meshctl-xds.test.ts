@@ -1,6 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import { createServer, type Server } from 'node:http';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Metadata } from '@grpc/grpc-js';
@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ApiextensionsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
 import { buildCrdManifests } from '../crds/crd-manifests.js';
 import { startApiServerDouble, type ApiRequestRecord, type ApiServerDouble } from '../apiserver-double/index.js';
+import { signedCertificate } from '../testing/openssl.js';
 import { collect, runBin, startBin, type BinResult } from '../testing/run-bin.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { CLUSTER_TYPE, loadEnvoyProtos } from '../xds/index.js';
@@ -180,6 +181,27 @@ describe('meshctl x over xDS against the daemon', () => {
     const usage = await meshctl('x', 'ps', '--plaintext', '--cert-dir', workDir);
     expect(usage.code).toBe(64);
     expect(usage.stderr).toContain('--plaintext and --cert-dir cannot be used together');
+  });
+
+  test('--cert-dir: a client certificate of the mesh CA and no token, the daemon verified against root-cert.pem under --authority', async () => {
+    const secret = kube.objects('v1', 'Secret', 'mesh-system').find((object) => object.metadata?.name === 'mesh-ca-secret') as { data?: Record<string, string> } | undefined;
+    const pem = (key: string): string => Buffer.from(secret?.data?.[key] ?? '', 'base64').toString('utf8');
+    const certDir = join(workDir, 'cert-dir');
+    mkdirSync(certDir, { recursive: true });
+    for (const name of ['ca-key.pem', 'ca-cert.pem', 'root-cert.pem']) writeFileSync(join(certDir, name), pem(name));
+    const client = await signedCertificate(certDir, 'meshctl', 'URI:spiffe://cluster.local/ns/mesh-system/sa/default', { keyFile: join(certDir, 'ca-key.pem'), certFile: join(certDir, 'ca-cert.pem') });
+    copyFileSync(client.certFile, join(certDir, 'cert-chain.pem'));
+    copyFileSync(client.keyFile, join(certDir, 'key.pem'));
+    requests.length = 0;
+    const good = await meshctl('x', 'ps', '--cert-dir', certDir);
+    expect(good.stderr).toBe('');
+    expect(good.stdout).toContain('sleep-2.foo');
+    expect(requests.filter((record) => record.resource === 'serviceaccounts/token')).toEqual([]);
+    const wrongName = await meshctl('x', 'ps', '--cert-dir', certDir, '--authority', 'meshd.elsewhere.svc');
+    expect(wrongName.code).toBe(1);
+    expect(wrongName.stderr).toMatch(/^meshd meshd-a did not answer: .+/);
+    const unverified = await meshctl('x', 'ps', '--cert-dir', certDir, '--authority', 'meshd.elsewhere.svc', '--insecure');
+    expect(unverified.stdout).toContain('sleep-2.foo');
   });
 
   test('an unreachable daemon pod is named while the other\'s proxies are printed', async () => {
