@@ -6,10 +6,11 @@ import { newMeshctlPrecheckCommand } from './meshctl-precheck.js';
 import { newMeshctlRevisionCommand } from './meshctl-revision.js';
 import { newMeshctlWaitCommand } from './meshctl-wait.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
+import { newMeshctlXdsCommands, type MeshctlXdsDeps } from './meshctl-xds.js';
 import type { CliIo } from './run-cli.js';
 
 /** `meshctl experimental` (`x`): commands that may still change. */
-export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promise<string>, readLine: () => Promise<string>): Command {
+export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promise<string>, readLine: () => Promise<string>, xds: Omit<MeshctlXdsDeps, 'io'>): Command {
   const experimental = new Command('experimental').alias('x').description('Experimental commands that may be modified or deprecated');
   const injector = new Command('injector').description('List sidecar injector and sidecar versions');
   injector.addCommand(
@@ -30,5 +31,6 @@ export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promis
   experimental.addCommand(newMeshctlDescribeCommand(io));
   experimental.addCommand(newMeshctlAuthzCommand(io));
   experimental.addCommand(newMeshctlWaitCommand(io));
+  for (const command of newMeshctlXdsCommands({ ...xds, io })) experimental.addCommand(command);
   return experimental;
 }

@@ -34,7 +34,7 @@ export function buildMeshctl(
     .option('-c, --orchconfig <string>', 'Orchestrator configuration file', fileDefaults.orchconfig ?? '')
     .option('-n, --namespace <string>', 'Config namespace', fileDefaults.namespace ?? '')
     .addOption(new Option('--vklog <Level>', 'number for the log level verbosity. Like -v flag. ex: --vklog=9').argParser(intFlag).default(0));
-  program.addCommand(newMeshctlExperimentalCommand(io, readProcessStdin, readProcessLine));
+  program.addCommand(newMeshctlExperimentalCommand(io, readProcessStdin, readProcessLine, { settings, buildInfo: readBuildInfo }));
   program.addCommand(newMeshctlInstallCommand(io, readProcessLine));
   program.addCommand(newMeshctlUpgradeCommand(io, readProcessLine));
   program.addCommand(newMeshctlVerifyInstallCommand(io));

@@ -31,3 +31,8 @@ export { authzCheck, policyNamesOf } from './describe/authz-check.js';
 export { describePod, type PodFacts } from './describe/describe-pod.js';
 export { gatherPodFacts, gatherPodTarget, gatherServiceTarget } from './describe/describe-gather.js';
 export { kindOf, waitForDistribution, type WaitOptions } from './wait/wait-distribution.js';
+export { DAEMON_XDS_PORT, queryXds, type XdsAnswers, type XdsDeps, type XdsQuery, type XdsRequest, type XdsResponse } from './xds/xds-query.js';
+export { XDS_TOKEN_AUDIENCE, XDS_TOKEN_EXPIRATION_SECONDS, defaultAuthority, requestXdsToken, type TokenSubject, type XdsSecurity } from './xds/xds-credentials.js';
+export { controlPlaneOf, proxiesByControlPlane, proxiesOfSyncz, type ControlPlaneIdentity, type XdsProxy } from './xds/xds-syncz.js';
+export { buildXdsVersionReport, renderXdsVersion, type XdsVersionReport } from './xds/xds-version.js';
+export { debugBody, internalDebugHint, renderInternalDebug } from './xds/internal-debug.js';

@@ -85,7 +85,8 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     ...(ca ? { tls: { authenticators: ca.authenticators, credentials: () => ca.endpoint().credentials(), register: (server) => ca.endpoint().register(server), ready: ca.ready } } : {}),
     keepalive: options.keepalive,
     systemNamespace: options.namespace,
-    controlPlane: { id: hostname(), version: buildInfo.version },
+    // The reference's identifier names the pod (POD_NAME, its hostname in a cluster).
+    controlPlane: { id: settings.get('POD_NAME') || hostname(), version: buildInfo.version },
     metrics,
     logging,
   });

@@ -83,6 +83,7 @@ export function newDebugRequests(options: DebugRequestsOptions): DebugRequests {
         resources: [{ type_url: DEBUG_TYPE, value: Buffer.from(JSON.stringify(view.body)) }],
         type_url: DEBUG_TYPE,
         nonce: `${version}/${randomUUID()}`,
+        ...(sender.controlPlane ? { control_plane: sender.controlPlane } : {}),
       });
     },
   };
