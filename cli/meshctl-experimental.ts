@@ -7,7 +7,7 @@ import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';
 
 /** `meshctl experimental` (`x`): commands that may still change. */
-export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promise<string>, readLine: () => Promise<string>): Command {
+export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promise<string>, readLine: () => Promise<string>, more: readonly Command[] = []): Command {
   const experimental = new Command('experimental').alias('x').description('Experimental commands that may be modified or deprecated');
   const injector = new Command('injector').description('List sidecar injector and sidecar versions');
   injector.addCommand(
@@ -25,5 +25,6 @@ export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promis
   experimental.addCommand(newMeshctlUninstallCommand(io, readLine));
   experimental.addCommand(newMeshctlRevisionCommand(io));
   experimental.addCommand(newMeshctlPrecheckCommand(io));
+  for (const command of more) experimental.addCommand(command);
   return experimental;
 }

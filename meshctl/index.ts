@@ -27,3 +27,8 @@ export { namespaceOf, podsBySelector, resolvePodTarget } from './orch/pod-target
 export { podAdmin, PROXY_ADMIN_PORT } from './proxyconfig/pod-admin.js';
 export { DAEMON_MONITORING_PORT, queryDaemons, type DaemonAnswers, type DaemonQuery } from './proxystatus/daemon-query.js';
 export { ProxyStatusError, compareConfigDumps, parseSyncz, statusTable, type SynczEntry } from './proxystatus/proxy-status.js';
+export { fetchMeshVersions, fetchProxyVersions, type MeshVersionQuery, type MeshVersions, type ProxyInfo, type ServerInfo } from './version/mesh-versions.js';
+export { renderProxyVersions, renderVersionReport, type VersionFormat, type VersionReport } from './version/render-version.js';
+export { ADMIN_LOG_LEVELS, CONTROLZ_PORT, adminLog, controlzScopes, parseScopeLevels, type AdminLogRequest, type ScopeClient, type ScopeJson } from './admin/admin-log.js';
+export { addonPod, openDashboard, systemBrowserOpener, type Addon, type BrowserOpener, type DashboardRequest } from './dashboard/dashboard.js';
+export { renderConfigList, renderGlobalOptions, type ConfigListRow, type FlagUsage } from './config/config-list.js';
