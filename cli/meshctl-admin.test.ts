@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
+import { addonPod, openDashboard } from '../meshctl/index.js';
 import { expectGoldenText } from '../testing/golden.js';
 import { collect, PROJECT_ROOT, runBin, startBin } from '../testing/run-bin.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
@@ -54,7 +55,7 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
   const standInPort = (standIn.address() as { port: number }).port;
 
-  const ports: Record<string, number> = { 'meshd-a:15014': monitoringPort, 'meshd-a:9876': ctrlzPort, 'meshd-b:15014': standInPort };
+  const ports: Record<string, number> = { 'meshd-a:15014': monitoringPort, 'meshd-a:9876': ctrlzPort, 'meshd-b:15014': standInPort, 'metrics-1:9090': standInPort };
   kube = await startApiServerDouble({
     bookmarkIntervalMs: 0,
     podResolver: (_ns, pod, port) => {
@@ -65,8 +66,9 @@ beforeAll(async () => {
   await kube.writeKubeconfig(join(dir, 'kubeconfig'));
   const core = kube.kubeConfig().makeApiClient(CoreV1Api);
   for (const name of ['mesh-system', 'empty']) await core.createNamespace({ body: { metadata: { name } } });
-  for (const [name, revision] of [['meshd-a', 'default'], ['meshd-b', 'canary']] as const) {
-    const pod = await core.createNamespacedPod({ namespace: 'mesh-system', body: { metadata: { name, labels: { app: 'meshd', 'mesh.io/rev': revision } }, spec: { containers: [{ name: 'discovery', image: 'meshd' }] } } });
+  const pods = [['meshd-a', { app: 'meshd', 'mesh.io/rev': 'default' }], ['meshd-b', { app: 'meshd', 'mesh.io/rev': 'canary' }], ['metrics-1', { app: 'prometheus' }]] as const;
+  for (const [name, labels] of pods) {
+    const pod = await core.createNamespacedPod({ namespace: 'mesh-system', body: { metadata: { name, labels }, spec: { containers: [{ name: 'main', image: name }] } } });
     await core.replaceNamespacedPodStatus({ name, namespace: 'mesh-system', body: { ...pod, status: { phase: 'Running', podIP: '127.0.0.1' } } });
   }
 }, 90_000);
@@ -205,12 +207,48 @@ describe('meshctl dashboard', () => {
     }
   });
 
+  test('an add-on is found by its label; -l picks the first of several pods; the browser opener gets the URL', async () => {
+    const stop = new AbortController();
+    const opened: string[] = [];
+    const out: string[] = [];
+    const pod = await addonPod(kube.kubeConfig(), { command: 'metrics-store', title: 'metrics store', selector: 'app=prometheus', port: 9090, path: '' }, 'mesh-system');
+    expect(pod).toBe('metrics-1');
+    const running = openDashboard(kube.kubeConfig(), {
+      namespace: 'mesh-system', pod, remotePort: 9090, address: '127.0.0.1', localPort: 0, urlPath: '', browser: true, until: stop.signal,
+      opener: async (url) => {
+        opened.push(url);
+      },
+      out: (text) => out.push(text),
+    });
+    const url = await waitFor(() => opened[0], { description: 'the browser to be asked' });
+    expect(out).toEqual([`${url}\n`]);
+    expect(((await (await fetch(`${url}/debug/syncz`)).json()) as unknown[]).length).toBe(3);
+    stop.abort();
+    await running;
+    await expect(fetch(`${url}/debug/syncz`)).rejects.toThrow();
+
+    const child = startBin('meshctl', ['-c', join(dir, 'kubeconfig'), 'd', 'controlz', '-l', 'app=meshd', '--browser=false', '--address', '127.0.0.1', '-p', String(await freePort())], { HOME: '/nonexistent' });
+    const exited = collect(child, 30_000);
+    let stdout = '';
+    child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    try {
+      const viaSelector = await waitFor(() => /^(http:\/\/127\.0\.0\.1:\d+)\n/.exec(stdout)?.[1], { timeoutMs: 20_000, description: 'the dashboard URL' });
+      expect((await fetch(`${viaSelector}/scopej/ads`)).status).toBe(200);
+      child.kill('SIGINT');
+      const result = await exited;
+      expect([result.code, result.stderr]).toEqual([0, 'more than 1 pods fits selector: app=meshd; will use pod: meshd-a\n']);
+    } finally {
+      child.kill('SIGKILL');
+      await exited.catch(() => undefined);
+    }
+  });
+
   test.each([
     [['controlz'], 64, /specify a pod or --selector/],
     [['controlz', 'meshd-a', '-l', 'app=meshd'], 64, /name cannot be provided when a selector is specified/],
     [['proxy'], 64, /specify a pod or --selector/],
-    [['metrics-store'], 1, /not able to locate metrics store pod: no running pods match the selector "app=prometheus" in namespace mesh-system/],
-    [['service-graph', '-i', 'empty'], 1, /selector "app=kiali" in namespace empty/],
+    [['service-graph'], 1, /not able to locate service graph pod: no running pods match the selector "app=kiali" in namespace mesh-system/],
+    [['metrics-store', '-i', 'empty'], 1, /selector "app=prometheus" in namespace empty/],
   ])('%j fails: %s', async (args, code, message) => {
     const result = await meshctl(['dashboard', ...args, '--browser=false']);
     expect(result.code).toBe(code);
