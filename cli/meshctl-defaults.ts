@@ -3,9 +3,9 @@ import { parse } from 'yaml';
 import { UsageError } from '../controllers/runtime/index.js';
 
 /** Flag defaults from the MESHCONFIG file (`$HOME/.meshctl/config.yaml`); absent file, no defaults. */
-export type MeshctlDefaults = Partial<Record<'context' | 'meshNamespace' | 'orchconfig' | 'namespace' | 'xds-address' | 'xds-port' | 'cert-dir' | 'authority', string>>;
+export type MeshctlDefaults = Partial<Record<'context' | 'meshNamespace' | 'orchconfig' | 'namespace' | 'xds-address' | 'xds-port' | 'cert-dir' | 'authority' | 'insecure' | 'plaintext' | 'prefer-experimental', string>>;
 
-const KNOWN_KEYS = new Set(['context', 'meshNamespace', 'orchconfig', 'namespace', 'xds-address', 'xds-port', 'cert-dir', 'authority']);
+const KNOWN_KEYS = new Set(['context', 'meshNamespace', 'orchconfig', 'namespace', 'xds-address', 'xds-port', 'cert-dir', 'authority', 'insecure', 'plaintext', 'prefer-experimental']);
 
 export function readMeshctlDefaults(path: string): MeshctlDefaults {
   let text: string;

@@ -1,16 +1,19 @@
 import { Command, Option } from 'commander';
 import { loadProcessSettings, readBuildInfo, type Settings } from '../controllers/runtime/index.js';
 import { intFlag } from './flags.js';
+import { newMeshctlAdminCommand } from './meshctl-admin.js';
+import { newMeshctlDashboardCommand } from './meshctl-dashboard.js';
 import { readMeshctlDefaults } from './meshctl-defaults.js';
 import { newMeshctlExperimentalCommand } from './meshctl-experimental.js';
 import { newMeshctlOrchInjectCommand } from './meshctl-inject.js';
 import { newMeshctlOperatorCommand } from './meshctl-operator.js';
+import { newMeshctlConfigCommand, newMeshctlOptionsCommand } from './meshctl-options.js';
 import { newMeshctlProxyConfigCommand } from './meshctl-proxy-config.js';
 import { newMeshctlProxyStatusCommand } from './meshctl-proxy-status.js';
 import { newMeshctlManifestCommand, newMeshctlProfileCommand } from './meshctl-install.js';
 import { newMeshctlInstallCommand, newMeshctlUpgradeCommand, newMeshctlVerifyInstallCommand } from './meshctl-install-lifecycle.js';
 import { newMeshctlValidateCommand } from './meshctl-validate.js';
-import { newMeshctlVersionCommand } from './meshctl-version.js';
+import { newMeshctlBugReportCommand, newMeshctlVersionCommand } from './meshctl-version.js';
 import { processIo, readProcessLine, readProcessStdin, type CliIo } from './run-cli.js';
 
 export type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
@@ -34,7 +37,11 @@ export function buildMeshctl(
     .option('-c, --orchconfig <string>', 'Orchestrator configuration file', fileDefaults.orchconfig ?? '')
     .option('-n, --namespace <string>', 'Config namespace', fileDefaults.namespace ?? '')
     .addOption(new Option('--vklog <Level>', 'number for the log level verbosity. Like -v flag. ex: --vklog=9').argParser(intFlag).default(0));
-  program.addCommand(newMeshctlExperimentalCommand(io, readProcessStdin, readProcessLine, { settings, buildInfo: readBuildInfo }));
+  program.addCommand(newMeshctlExperimentalCommand(io, readProcessStdin, readProcessLine, { settings, buildInfo: readBuildInfo }, [newMeshctlConfigCommand(io, settings, fileDefaults)]));
+  program.addCommand(newMeshctlAdminCommand(io));
+  program.addCommand(newMeshctlBugReportCommand({ io, buildInfo: readBuildInfo }));
+  program.addCommand(newMeshctlDashboardCommand(io));
+  program.addCommand(newMeshctlOptionsCommand(io));
   program.addCommand(newMeshctlInstallCommand(io, readProcessLine));
   program.addCommand(newMeshctlUpgradeCommand(io, readProcessLine));
   program.addCommand(newMeshctlVerifyInstallCommand(io));
@@ -48,4 +55,3 @@ export function buildMeshctl(
   program.addCommand(newMeshctlVersionCommand({ io, settings, buildInfo: readBuildInfo }));
   return program;
 }
-

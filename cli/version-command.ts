@@ -1,5 +1,6 @@
 import { Command, Option } from 'commander';
 import { formatBuildInfo, readBuildInfo, type BuildInfo } from '../controllers/runtime/index.js';
+import { boolOption } from './flags.js';
 import type { CliIo } from './run-cli.js';
 
 export interface VersionOptions {
@@ -7,10 +8,11 @@ export interface VersionOptions {
   short: boolean;
 }
 
-export function versionOptions(command: Command): Command {
+/** `-o/--output` and `-s/--short` (a Go bool flag: `--short=false` works); meshctl's `version` defaults to short. */
+export function versionOptions(command: Command, shortByDefault = false): Command {
   return command
     .addOption(new Option('-o, --output <format>', 'One of \'yaml\' or \'json\'.').choices(['yaml', 'json']))
-    .option('-s, --short', 'Use --short=false to generate full version information', false);
+    .addOption(boolOption('-s, --short', 'Use --short=false to generate full version information', shortByDefault));
 }
 
 export function renderVersion(info: BuildInfo, options: VersionOptions): string {

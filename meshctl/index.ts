@@ -36,3 +36,8 @@ export { XDS_TOKEN_AUDIENCE, XDS_TOKEN_EXPIRATION_SECONDS, defaultAuthority, req
 export { controlPlaneOf, proxiesByControlPlane, proxiesOfSyncz, type ControlPlaneIdentity, type XdsProxy } from './xds/xds-syncz.js';
 export { buildXdsVersionReport, renderXdsVersion, type XdsVersionReport } from './xds/xds-version.js';
 export { debugBody, internalDebugHint, renderInternalDebug } from './xds/internal-debug.js';
+export { fetchMeshVersions, fetchProxyVersions, type MeshVersionQuery, type MeshVersions, type ProxyInfo, type ServerInfo } from './version/mesh-versions.js';
+export { renderProxyVersions, renderVersionReport, type VersionFormat, type VersionReport } from './version/render-version.js';
+export { ADMIN_LOG_LEVELS, CONTROLZ_PORT, adminLog, controlzScopes, parseScopeLevels, type AdminLogRequest, type ScopeClient, type ScopeJson } from './admin/admin-log.js';
+export { addonPod, openDashboard, systemBrowserOpener, type Addon, type BrowserOpener, type DashboardRequest } from './dashboard/dashboard.js';
+export { renderConfigList, renderGlobalOptions, type ConfigListRow, type FlagUsage } from './config/config-list.js';

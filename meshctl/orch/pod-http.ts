@@ -11,6 +11,8 @@ export interface PodHttpRequest {
   /** With or without the leading `/`; may carry a query string. */
   readonly path: string;
   readonly body?: string | Buffer;
+  /** Further request headers (`Content-Type` of a body). */
+  readonly headers?: Readonly<Record<string, string>>;
 }
 
 export interface PodHttpResponse {
@@ -43,7 +45,7 @@ export async function podHttp(kubeConfig: KubeConfig, req: PodHttpRequest): Prom
           method: req.method,
           path: req.path.startsWith('/') ? req.path : `/${req.path}`,
           agent: false,
-          headers: body ? { 'Content-Length': body.length } : {},
+          headers: { ...req.headers, ...(body ? { 'Content-Length': body.length } : {}) },
         },
         (answer) => {
           const chunks: Buffer[] = [];

@@ -109,7 +109,7 @@ export async function forwardToPod(kubeConfig: KubeConfig, target: PodForwardTar
 }
 
 /** An API error's `Status` message (`pods "x" not found`), else the error's own. */
-function kubeMessage(error: unknown): string {
+export function kubeMessage(error: unknown): string {
   const body = (error as { body?: unknown } | undefined)?.body;
   if (typeof body === 'string') {
     try {
