@@ -3,7 +3,7 @@ import type { XdsResponse } from './xds-query.js';
 import { controlPlaneOf } from './xds-syncz.js';
 
 /** The debug views the daemon serves over `mesh.io/debug`, when it does not list them itself. */
-const KNOWN_DEBUG_TYPES = ['syncz', 'adsz', 'push_status', 'config_dump?proxyID=<pod>.<namespace>'];
+const KNOWN_DEBUG_TYPES = ['syncz', 'adsz', 'push_status', 'config_dump?proxyID=<pod>.<namespace>', 'config_distribution?resource=<Kind>/<namespace>/<name>'];
 
 /** The body of a `mesh.io/debug` response: the view's JSON. */
 export function debugBody(response: XdsResponse): unknown {
@@ -26,6 +26,7 @@ export function internalDebugHint(problem: string): string | undefined {
     return `error: according to below command list, please check all supported internal debug commands\n${list.join('\n')}`;
   }
   if (/must provide a proxyID/i.test(problem)) return 'error: please check the query string of the debug command\ne.g. config_dump?proxyID=<pod>.<namespace>';
+  if (/must provide a resource query parameter/i.test(problem)) return 'error: please check the query string of the debug command\ne.g. config_distribution?resource=VirtualService/default/bookinfo';
   return undefined;
 }
 

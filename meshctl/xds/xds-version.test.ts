@@ -26,6 +26,7 @@ describe('internal-debug hints', () => {
   test.each([
     ['3 INVALID_ARGUMENT: unknown debug resource "x": one of syncz, adsz', 'error: according to below command list, please check all supported internal debug commands\nsyncz\nadsz'],
     ['you must provide a proxyID in the query string', 'error: please check the query string of the debug command\ne.g. config_dump?proxyID=<pod>.<namespace>'],
+    ['you must provide a resource query parameter: <Kind>/<namespace>/<name>', 'error: please check the query string of the debug command\ne.g. config_distribution?resource=VirtualService/default/bookinfo'],
     ['14 UNAVAILABLE: connection refused', undefined],
   ])('%s', (problem, hint) => {
     expect(internalDebugHint(problem)).toBe(hint);

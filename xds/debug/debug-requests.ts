@@ -64,7 +64,7 @@ export function newDebugRequests(options: DebugRequestsOptions): DebugRequests {
       const path = question < 0 ? name : name.slice(0, question);
       const query = new URLSearchParams(question < 0 ? '' : name.slice(question + 1));
       if (!isDebugPath(path)) {
-        con.abort(status.INVALID_ARGUMENT, `unknown debug resource "${name}": one of syncz, adsz, push_status, config_dump?proxyID=<pod>.<namespace>`);
+        con.abort(status.INVALID_ARGUMENT, `unknown debug resource "${name}": one of syncz, adsz, push_status, config_dump?proxyID=<pod>.<namespace>, config_distribution?resource=<Kind>/<namespace>/<name>`);
         return;
       }
       const reader = options.debugReader(con.identities);
