@@ -138,6 +138,13 @@ describe('meshctl proxy-config against a live proxy through a port-forward', () 
     expect((await meshctl('pc', 'endpoint', 'pod/productpage-1', '-n', 'bookinfo')).stdout).toBe((await meshctl('pc', 'endpoint', '-f', clustersFile)).stdout);
   });
 
+  test('--vklog 6 logs each API request and its status on stderr, as kubectl -v=6 does', async () => {
+    const logged = await meshctl('--vklog', '6', 'pc', 'cluster', 'productpage-1.bookinfo');
+    expect(logged.code).toBe(0);
+    expect(logged.stderr).toMatch(/^GET https?:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\/bookinfo\/pods\/productpage-1\nResponse Status: 200\n/);
+    expect((await meshctl('--vklog', '5', 'pc', 'cluster', 'productpage-1.bookinfo')).stderr).toBe('');
+  });
+
   test('a missing pod, and a target that is not a pod, are named', async () => {
     expect(await meshctl('pc', 'cluster', 'nope', '-n', 'bookinfo')).toMatchObject({ code: 1, stderr: 'Error: unable to retrieve Pod: pods "nope" not found\n' });
     expect(await meshctl('pc', 'cluster', 'serviceaccount/sleep', '-n', 'bookinfo')).toMatchObject({ code: 64, stderr: 'Error: "serviceaccount/sleep" does not refer to a pod\n' });

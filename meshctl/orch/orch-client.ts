@@ -1,4 +1,4 @@
-import { KubeConfig } from '@kubernetes/client-node';
+import { KubeConfig, ServerConfiguration, createConfiguration, type ApiType, type Configuration } from '@kubernetes/client-node';
 import { UsageError, errorMessage } from '../../controllers/runtime/index.js';
 
 export interface OrchClientFlags {
@@ -6,11 +6,46 @@ export interface OrchClientFlags {
   readonly orchconfig: string;
   /** `--context`; '' keeps the file's current context. */
   readonly context: string;
+  /** `--vklog`: from 6 on, each API request and response status is logged on stderr, as `kubectl -v=6` does. */
+  readonly vklog?: number;
+}
+
+/** Where `--vklog` request lines go. */
+export type RequestLog = (line: string) => void;
+
+/** A KubeConfig whose API clients log each request (method, URL) and each response status. */
+class RequestLoggingKubeConfig extends KubeConfig {
+  constructor(private readonly requestLog: RequestLog) {
+    super();
+  }
+
+  override makeApiClient<T extends ApiType>(apiClientType: new (config: Configuration) => T): T {
+    const cluster = this.getCurrentCluster();
+    if (!cluster) throw new Error('No active cluster!');
+    const log = this.requestLog;
+    const config = createConfiguration({
+      baseServer: new ServerConfiguration(cluster.server, {}),
+      authMethods: { default: this },
+      promiseMiddleware: [
+        {
+          pre: (context) => {
+            log(`${context.getHttpMethod()} ${context.getUrl()}`);
+            return Promise.resolve(context);
+          },
+          post: (response) => {
+            log(`Response Status: ${response.httpStatusCode}`);
+            return Promise.resolve(response);
+          },
+        },
+      ],
+    });
+    return new apiClientType(config);
+  }
 }
 
 /** The orchestrator's client configuration from meshctl's global flags. */
-export function loadOrchClient(flags: OrchClientFlags): KubeConfig {
-  const config = new KubeConfig();
+export function loadOrchClient(flags: OrchClientFlags, requestLog: RequestLog = (line) => process.stderr.write(`${line}\n`)): KubeConfig {
+  const config = (flags.vklog ?? 0) >= 6 ? new RequestLoggingKubeConfig(requestLog) : new KubeConfig();
   try {
     if (flags.orchconfig === '') config.loadFromDefault();
     else config.loadFromFile(flags.orchconfig);
