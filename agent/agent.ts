@@ -6,6 +6,7 @@ import {
   newManager,
   newMetrics,
   parseDuration,
+  readBuildInfo,
   runnableOf,
   type Logging,
   type LoggingOptions,
@@ -71,7 +72,7 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
   const log = logging.scope('default');
   const metrics = newMetrics('pilot-agent');
   const proxyConfig = loadProxyConfig(options.meshConfigFile, settings.proxyConfig);
-  const identity = buildProxyIdentity({ type: options.type, pod: settings.pod, domain: options.domain, proxyConfig });
+  const identity = buildProxyIdentity({ type: options.type, pod: settings.pod, domain: options.domain, proxyConfig, meshVersion: readBuildInfo().version });
   // A proxyless gRPC application gets a bootstrap and certificate files instead of a data plane.
   const proxyless = identity.metadata['GENERATOR'] === 'grpc';
   const viaAgent = settings.xdsViaAgent || proxyless;

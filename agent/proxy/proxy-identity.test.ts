@@ -5,7 +5,7 @@ import { buildProxyIdentity, loadProxyConfig } from './proxy-identity.js';
 
 describe('the proxy identity', () => {
   const identityWith = (env: Record<string, string>, proxyConfig: string) =>
-    buildProxyIdentity({ type: 'sidecar', pod: agentSettingsFromSettings(loadSettings('pilot-agent', { POD_NAMESPACE: 'foo', INSTANCE_IP: '10.0.0.7', ...env })).pod, domain: '', proxyConfig: loadProxyConfig('/nonexistent/mesh', proxyConfig) });
+    buildProxyIdentity({ type: 'sidecar', pod: agentSettingsFromSettings(loadSettings('pilot-agent', { POD_NAMESPACE: 'foo', INSTANCE_IP: '10.0.0.7', ...env })).pod, domain: '', proxyConfig: loadProxyConfig('/nonexistent/mesh', proxyConfig), meshVersion: '1.2.0' });
 
   test('takes the pod name from POD_NAME, as injection sets it from the pod’s metadata', () => {
     expect(identityWith({ POD_NAME: 'httpbin-7d4f' }, '{}').podName).toBe('httpbin-7d4f');

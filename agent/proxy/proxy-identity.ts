@@ -70,6 +70,8 @@ export interface ProxyIdentityInput {
   /** `--domain`; empty means `<namespace>.svc.cluster.local`. */
   readonly domain: string;
   readonly proxyConfig: ProxyConfig;
+  /** The agent's build version, sent as `MESH_VERSION` (what `meshctl version` and `ps` show for the data plane). */
+  readonly meshVersion: string;
 }
 
 /** The identity of the proxy from what it knows of its pod and its proxy config (`POD_NAME` may come from `proxyMetadata`, as injected env does). */
@@ -89,7 +91,7 @@ export function buildProxyIdentity(input: ProxyIdentityInput): ProxyIdentity {
     POD_NAME: podName,
     INSTANCE_IPS: instanceIp,
     SERVICE_ACCOUNT: serviceAccount,
-    MESH_VERSION: '1.0.0',
+    MESH_VERSION: input.meshVersion,
     ...(clusterId ? { CLUSTER_ID: clusterId } : {}),
     ...(pod.dnsCapture ? { DNS_CAPTURE: 'true' } : {}),
   };
