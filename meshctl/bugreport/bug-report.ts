@@ -6,7 +6,7 @@ import { fetchMeshVersions, fetchProxyVersions } from '../version/mesh-versions.
 import { renderVersionReport } from '../version/render-version.js';
 import { ARCHIVE_ROOT, newReportTree, writeArchive, writeTree, type ReportTree } from './archive.js';
 import type { BugReportOptions } from './bug-report-options.js';
-import { clusterContext, clusterTargets } from './gather-cluster.js';
+import { clusterContext, clusterTargets, type ClusterTarget } from './gather-cluster.js';
 import { PROXY_CONTAINER, gatherPod, podFolder, podTargetPaths, type PodTarget } from './gather-pods.js';
 import { newSelection, podViewOf } from './selection.js';
 import { renderReportLog, type PodCritical } from './report-log.js';
@@ -84,13 +84,15 @@ export async function runBugReport(deps: BugReportDeps, options: BugReportOption
   const criticals: PodCritical[] = [];
   const tasks: Task[] = [
     { what: 'versions', run: async () => tree.add('versions', await versionsText(deps, options, note)) },
-    ...cluster.map((target) => ({
-      what: target.what,
+    ...groupsOf(cluster).map(([group, targets]) => ({
+      what: group === 'cluster-wide' ? 'cluster-wide resources' : `namespace ${group}`,
       run: async () => {
-        try {
-          tree.add(target.path, await target.read());
-        } catch (error) {
-          fail(target.path, errorMessage(error));
+        for (const target of targets) {
+          try {
+            tree.add(target.path, await target.read());
+          } catch (error) {
+            fail(target.path, errorMessage(error));
+          }
         }
       },
     })),
@@ -123,6 +125,12 @@ export async function runBugReport(deps: BugReportDeps, options: BugReportOption
   deps.progress(`Creating an archive at ${archivePath}.`);
   await writeArchive(tree, archivePath, deps.now());
   return { archivePath, timedOut, failures };
+}
+
+function groupsOf(targets: readonly ClusterTarget[]): [string, ClusterTarget[]][] {
+  const groups = new Map<string, ClusterTarget[]>();
+  for (const target of targets) groups.set(target.group, [...(groups.get(target.group) ?? []), target]);
+  return [...groups];
 }
 
 function targetOf(role: PodTarget['role'], pod: V1Pod): PodTarget {

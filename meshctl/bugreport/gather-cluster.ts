@@ -28,6 +28,8 @@ export const MESH_KINDS = KIND_NAMES.map((name) => ({ apiVersion: `${KINDS[name]
 
 /** One piece of the cluster's state: where it goes in the archive and how to read it. */
 export interface ClusterTarget {
+  /** What it is part of, for progress: a namespace's name, or `cluster-wide`. */
+  readonly group: string;
   readonly path: string;
   readonly what: string;
   read(): Promise<string>;
@@ -53,12 +55,13 @@ export function clusterTargets(kubeConfig: KubeConfig, namespaces: readonly stri
   const targets: ClusterTarget[] = [];
   for (const namespace of namespaces) {
     for (const { apiVersion, kind, file } of NAMESPACED_KINDS) {
-      targets.push({ path: `cluster/k8s-resources/${namespace}/${file}.yaml`, what: `${file} in ${namespace}`, read: async () => yamlOf(await list(apiVersion, kind, namespace)) });
+      targets.push({ group: namespace, path: `cluster/k8s-resources/${namespace}/${file}.yaml`, what: `${file} in ${namespace}`, read: async () => yamlOf(await list(apiVersion, kind, namespace)) });
     }
     for (const { apiVersion, kind, file } of MESH_KINDS) {
-      targets.push({ path: `cluster/crs/${namespace}/${file}.yaml`, what: `${file} in ${namespace}`, read: async () => yamlOf(await list(apiVersion, kind, namespace)) });
+      targets.push({ group: namespace, path: `cluster/crs/${namespace}/${file}.yaml`, what: `${file} in ${namespace}`, read: async () => yamlOf(await list(apiVersion, kind, namespace)) });
     }
     targets.push({
+      group: namespace,
       path: `cluster/secrets/${namespace}.yaml`,
       what: `secrets in ${namespace}`,
       read: async () => {
@@ -66,13 +69,14 @@ export function clusterTargets(kubeConfig: KubeConfig, namespaces: readonly stri
         return fullSecrets ? yamlOf(secrets) : stringify(secrets.map(secretSummary));
       },
     });
-    targets.push({ path: `cluster/events/${namespace}.yaml`, what: `events in ${namespace}`, read: async () => yamlOf(await list('v1', 'Event', namespace)) });
+    targets.push({ group: namespace, path: `cluster/events/${namespace}.yaml`, what: `events in ${namespace}`, read: async () => yamlOf(await list('v1', 'Event', namespace)) });
   }
   for (const { apiVersion, kind, file } of CLUSTER_KINDS) {
-    targets.push({ path: `cluster/k8s-resources/${file}.yaml`, what: file, read: async () => yamlOf(await list(apiVersion, kind)) });
+    targets.push({ group: 'cluster-wide', path: `cluster/k8s-resources/${file}.yaml`, what: file, read: async () => yamlOf(await list(apiVersion, kind)) });
   }
-  targets.push({ path: 'cluster/cluster-context', what: 'cluster context', read: async () => clusterContext(kubeConfig) });
+  targets.push({ group: 'cluster-wide', path: 'cluster/cluster-context', what: 'cluster context', read: async () => clusterContext(kubeConfig) });
   targets.push({
+    group: 'cluster-wide',
     path: 'cluster/version',
     what: 'API server version',
     read: async () => {

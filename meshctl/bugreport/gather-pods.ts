@@ -8,7 +8,7 @@ import { DAEMON_MONITORING_PORT } from '../proxystatus/daemon-query.js';
 import { filterLog, type FilteredLog, type LogWindow } from './log-window.js';
 
 /** The daemon's debug views gathered from each daemon pod (15014), as `debug/<view>`. */
-export const DAEMON_DEBUG_VIEWS = ['syncz', 'adsz', 'push_status', 'config_distribution', 'configz', 'mesh', 'registryz', 'endpointz'] as const;
+export const DAEMON_DEBUG_VIEWS = ['syncz', 'adsz', 'push_status', 'configz', 'mesh', 'registryz', 'endpointz'] as const;
 /** The proxy admin paths gathered from each meshed pod (15000): archive file → admin path. */
 export const PROXY_ADMIN_PATHS: readonly (readonly [string, string])[] = [
   ['config_dump', '/config_dump?include_eds'],
