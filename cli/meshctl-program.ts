@@ -13,7 +13,8 @@ import { newMeshctlProxyStatusCommand } from './meshctl-proxy-status.js';
 import { newMeshctlManifestCommand, newMeshctlProfileCommand } from './meshctl-install.js';
 import { newMeshctlInstallCommand, newMeshctlUpgradeCommand, newMeshctlVerifyInstallCommand } from './meshctl-install-lifecycle.js';
 import { newMeshctlValidateCommand } from './meshctl-validate.js';
-import { newMeshctlBugReportCommand, newMeshctlVersionCommand } from './meshctl-version.js';
+import { newMeshctlBugReportCommand } from './meshctl-bug-report.js';
+import { newMeshctlVersionCommand } from './meshctl-version.js';
 import { processIo, readProcessLine, readProcessStdin, type CliIo } from './run-cli.js';
 
 export type { MeshctlGlobalFlags } from './meshctl-global-flags.js';

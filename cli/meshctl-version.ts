@@ -50,18 +50,6 @@ export function newMeshctlVersionCommand(deps: {
 }
 
 /**
- * `meshctl bug-report`: here only its `version`, the client's build information as `version
- * --remote=false` prints it (long unless `-s`, as the reference's); archive collection is not built yet.
- */
-export function newMeshctlBugReportCommand(deps: { io: CliIo; buildInfo: () => BuildInfo }): Command {
-  const version = versionOptions(new Command('version').description('Prints out build version information')).action(async (options: VersionOptions) => {
-    const { renderVersionReport } = await import('../meshctl/index.js');
-    deps.io.stdout(renderVersionReport({ client: deps.buildInfo() }, { ...(options.output !== undefined ? { output: options.output } : {}), short: options.short }));
-  });
-  return new Command('bug-report').description('Cluster information and log capture support tool (only `version` so far)').addCommand(version);
-}
-
-/**
  * The reference's remote path: a missing cluster or daemon is told on stderr and the client
  * version still printed (exit 0); daemons that did not answer are named, the others shown.
  */

@@ -41,3 +41,5 @@ export { renderProxyVersions, renderVersionReport, type VersionFormat, type Vers
 export { ADMIN_LOG_LEVELS, CONTROLZ_PORT, adminLog, controlzScopes, parseScopeLevels, type AdminLogRequest, type ScopeClient, type ScopeJson } from './admin/admin-log.js';
 export { addonPod, openDashboard, systemBrowserOpener, type Addon, type BrowserOpener, type DashboardRequest } from './dashboard/dashboard.js';
 export { renderConfigList, renderGlobalOptions, type ConfigListRow, type FlagUsage } from './config/config-list.js';
+export { parseBugReportFile, resolveBugReportOptions, type BugReportOptions, type BugReportSettingName, type BugReportSettings } from './bugreport/bug-report-options.js';
+export { runBugReport, type BugReportDeps, type BugReportResult } from './bugreport/bug-report.js';
