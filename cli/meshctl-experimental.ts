@@ -1,4 +1,5 @@
 import { Command } from 'commander';
+import { newMeshctlCheckInjectCommand } from './meshctl-check-inject.js';
 import { newMeshctlAuthzCommand, newMeshctlDescribeCommand } from './meshctl-describe.js';
 import { newMeshctlOrchUninjectCommand } from './meshctl-inject.js';
 import { newMeshctlUninstallCommand } from './meshctl-install-lifecycle.js';
@@ -31,6 +32,7 @@ export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promis
   experimental.addCommand(newMeshctlDescribeCommand(io));
   experimental.addCommand(newMeshctlAuthzCommand(io));
   experimental.addCommand(newMeshctlWaitCommand(io));
+  experimental.addCommand(newMeshctlCheckInjectCommand(io));
   for (const command of newMeshctlXdsCommands({ ...xds, io })) experimental.addCommand(command);
   for (const command of more) experimental.addCommand(command);
   return experimental;

@@ -43,3 +43,4 @@ export { addonPod, openDashboard, systemBrowserOpener, type Addon, type BrowserO
 export { renderConfigList, renderGlobalOptions, type ConfigListRow, type FlagUsage } from './config/config-list.js';
 export { parseBugReportFile, resolveBugReportOptions, type BugReportOptions, type BugReportSettingName, type BugReportSettings } from './bugreport/bug-report-options.js';
 export { runBugReport, type BugReportDeps, type BugReportResult } from './bugreport/bug-report.js';
+export { checkInjection, renderCheckInject, type CheckInjectRow } from './checkinject/check-inject.js';
