@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { newMeshctlAuthzCommand, newMeshctlDescribeCommand } from './meshctl-describe.js';
 import { newMeshctlOrchUninjectCommand } from './meshctl-inject.js';
+import { newMeshctlMetricsCommand } from './meshctl-metrics.js';
 import { newMeshctlUninstallCommand } from './meshctl-install-lifecycle.js';
 import { newMeshctlPrecheckCommand } from './meshctl-precheck.js';
 import { newMeshctlRevisionCommand } from './meshctl-revision.js';
@@ -31,6 +32,7 @@ export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promis
   experimental.addCommand(newMeshctlDescribeCommand(io));
   experimental.addCommand(newMeshctlAuthzCommand(io));
   experimental.addCommand(newMeshctlWaitCommand(io));
+  experimental.addCommand(newMeshctlMetricsCommand(io));
   for (const command of newMeshctlXdsCommands({ ...xds, io })) experimental.addCommand(command);
   for (const command of more) experimental.addCommand(command);
   return experimental;

@@ -41,3 +41,5 @@ export { renderProxyVersions, renderVersionReport, type VersionFormat, type Vers
 export { ADMIN_LOG_LEVELS, CONTROLZ_PORT, adminLog, controlzScopes, parseScopeLevels, type AdminLogRequest, type ScopeClient, type ScopeJson } from './admin/admin-log.js';
 export { addonPod, openDashboard, systemBrowserOpener, type Addon, type BrowserOpener, type DashboardRequest } from './dashboard/dashboard.js';
 export { renderConfigList, renderGlobalOptions, type ConfigListRow, type FlagUsage } from './config/config-list.js';
+export { formatLatency, metricsQueries, parseWorkloadTarget, renderWorkloadMetrics, type WorkloadMetrics, type WorkloadTarget } from './metrics/workload-metrics.js';
+export { gatherWorkloadMetrics, METRICS_ADDON, queryScalar, workloadMetrics, type MetricsRequest } from './metrics/metrics-query.js';
