@@ -20,6 +20,14 @@ const ECHO_SERVICE = {
   metadata: { name: 'echo', namespace: 'bar' },
   spec: { clusterIP: '10.96.0.11', selector: { app: 'httpbin' }, ports: [{ name: 'tcp', port: TCP_PORT, targetPort: TCP_PORT }] },
 };
+/** A Service port of the same workload where its app listens on nothing: the server sidecar's connection fails (UF). */
+const DEAD_PORT = 8001;
+const DEAD_SERVICE = {
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name: 'dead', namespace: 'bar' },
+  spec: { clusterIP: '10.96.0.12', selector: { app: 'httpbin' }, ports: [{ name: 'http', port: DEAD_PORT, targetPort: DEAD_PORT }] },
+};
 const SLEEP = 'spiffe://cluster.local/ns/foo/sa/sleep';
 const HTTPBIN = 'spiffe://cluster.local/ns/bar/sa/httpbin';
 
@@ -29,7 +37,7 @@ let echo: Server;
 beforeAll(async () => {
   echo = createServer((socket) => socket.pipe(socket));
   await new Promise<void>((resolve) => echo.listen(TCP_PORT, SERVER_APP, resolve));
-  mesh = await startTwoSidecars({ subnet: SUBNET, mode: 'PERMISSIVE', serverPolicies: [ECHO_SERVICE], serverPorts: [8000, TCP_PORT] });
+  mesh = await startTwoSidecars({ subnet: SUBNET, mode: 'PERMISSIVE', serverPolicies: [ECHO_SERVICE, DEAD_SERVICE], serverPorts: [8000, TCP_PORT, DEAD_PORT] });
 });
 
 afterAll(async () => {
@@ -119,6 +127,18 @@ describe('request metrics of the embedded data plane', () => {
     const meshed = await viaClient('/headers', ['-H', `${PEER_METADATA_HEADER}: ${Buffer.from(JSON.stringify({ WORKLOAD_NAME: 'evil', NAMESPACE: 'foo' })).toString('base64')}`]);
     expect(meshed.code).toBe('200');
     expect(samplesOf(scrape('server'), 'mesh_requests_total', { source_workload: 'evil' })).toEqual([]);
+  });
+
+  test('an upstream connection failure: 503 with response flag UF on the server side, the client side sees the 503', async () => {
+    const result = await curl(['-x', mesh.proxyUrl, `http://dead.bar:${DEAD_PORT}/headers`]);
+    expect(result.code).toBe('503');
+    const server = await waitFor(() => {
+      const samples = samplesOf(scrape('server'), 'mesh_requests_total', { response_flags: 'UF' });
+      return samples.length > 0 ? samples : undefined;
+    });
+    expect(server[0]?.labels).toMatchObject({ reporter: 'destination', response_code: '503', source_workload: 'sleep', destination_service: 'dead.bar.svc.cluster.local' });
+    const client = samplesOf(scrape('client'), 'mesh_requests_total', { destination_service: 'dead.bar.svc.cluster.local' });
+    expect(client[0]?.labels).toMatchObject({ reporter: 'source', response_code: '503', response_flags: '-', destination_service_name: 'dead' });
   });
 
   test('TCP: connections opened and closed, bytes each way, over mutual TLS and in plain text', async () => {
