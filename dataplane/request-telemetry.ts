@@ -120,14 +120,20 @@ function serviceLabels(service: string | undefined, fallbackName = UNKNOWN): Pic
   return { destination_service: service, destination_service_name: name, destination_service_namespace: svc === 'svc' ? namespace : UNKNOWN };
 }
 
-function workloadLabels(side: 'source' | 'destination', workload: WorkloadFacts, principal: string): Record<string, string> {
+type SideLabels<Side extends 'source' | 'destination'> = Pick<RequestLabels, `${Side}_${'workload' | 'workload_namespace' | 'principal' | 'app' | 'version' | 'cluster'}`>;
+
+function sourceLabels(workload: WorkloadFacts, principal: string): SideLabels<'source'> {
+  return { source_workload: workload.name, source_workload_namespace: workload.namespace, source_principal: principal, source_app: workload.app, source_version: workload.version, source_cluster: workload.cluster };
+}
+
+function destinationLabels(workload: WorkloadFacts, principal: string): SideLabels<'destination'> {
   return {
-    [`${side}_workload`]: workload.name,
-    [`${side}_workload_namespace`]: workload.namespace,
-    [`${side}_principal`]: principal,
-    [`${side}_app`]: workload.app,
-    [`${side}_version`]: workload.version,
-    [`${side}_cluster`]: workload.cluster,
+    destination_workload: workload.name,
+    destination_workload_namespace: workload.namespace,
+    destination_principal: principal,
+    destination_app: workload.app,
+    destination_version: workload.version,
+    destination_cluster: workload.cluster,
   };
 }
 
@@ -159,25 +165,25 @@ export function newRequestTelemetry(options: RequestTelemetryOptions): RequestTe
       const service = host !== undefined ? serviceOfHost(host, workload.namespace, options.knownServices()) : undefined;
       return {
         reporter: 'destination',
-        ...(workloadLabels('source', arrival.mutualTls ? trustedPeer(exchanged, arrival.peerUri) : UNKNOWN_WORKLOAD, arrival.mutualTls ? principalLabel(arrival.peerUri) : UNKNOWN) as object),
-        ...(workloadLabels('destination', workload, principalLabel(options.localUri())) as object),
+        ...sourceLabels(arrival.mutualTls ? trustedPeer(exchanged, arrival.peerUri) : UNKNOWN_WORKLOAD, arrival.mutualTls ? principalLabel(arrival.peerUri) : UNKNOWN),
+        ...destinationLabels(workload, principalLabel(options.localUri())),
         ...serviceLabels(service),
         request_protocol: protocol,
         response_flags: flags,
         connection_security_policy: arrival.mutualTls ? 'mutual_tls' : 'none',
-      } as TcpLabels;
+      };
     }
     const destination = upstreamMutualTls ? trustedPeer(exchanged, upstreamUri) : UNKNOWN_WORKLOAD;
-    const host_ = cluster !== undefined ? clusterHost(cluster) : undefined;
+    const service = cluster !== undefined ? clusterHost(cluster) : undefined;
     return {
       reporter: 'source',
-      ...(workloadLabels('source', workload, upstreamMutualTls ? principalLabel(options.localUri()) : UNKNOWN) as object),
-      ...(workloadLabels('destination', destination, upstreamMutualTls ? principalLabel(upstreamUri) : UNKNOWN) as object),
-      ...serviceLabels(host_, cluster !== undefined && PASSTHROUGH_CLUSTERS.has(cluster) ? cluster : UNKNOWN),
+      ...sourceLabels(workload, upstreamMutualTls ? principalLabel(options.localUri()) : UNKNOWN),
+      ...destinationLabels(destination, upstreamMutualTls ? principalLabel(upstreamUri) : UNKNOWN),
+      ...serviceLabels(service, cluster !== undefined && PASSTHROUGH_CLUSTERS.has(cluster) ? cluster : UNKNOWN),
       request_protocol: protocol,
       response_flags: flags,
       connection_security_policy: upstreamMutualTls ? 'mutual_tls' : 'none',
-    } as TcpLabels;
+    };
   };
 
   return {
