@@ -23,7 +23,7 @@ import { newDataPlaneProcess, type DataPlaneProcess } from './proxy/data-plane-p
 import { buildEnvoyBootstrap, mergeBootstrap } from './proxy/envoy-bootstrap.js';
 import { buildGrpcBootstrap } from './proxy/grpc-bootstrap.js';
 import type { ProxyConfig } from '../crds/index.js';
-import { buildProxyIdentity, loadProxyConfig, type ProxyIdentity, type ProxyType } from './proxy/proxy-identity.js';
+import { buildProxyIdentity, loadProxyConfig, parsePodLabels, type ProxyIdentity, type ProxyType } from './proxy/proxy-identity.js';
 import { newStatusServer } from './proxy/status-server.js';
 import { newSdsServer } from './sds/sds-server.js';
 import { debugTapHost, debugTapInspector, DEBUG_TAP_PORT } from './xds-proxy/debug-tap.js';
@@ -55,6 +55,15 @@ export interface Agent {
   readonly identity: ProxyIdentity;
 }
 
+/** The pod's labels as the downward API mounts them; none outside a pod. */
+async function readPodLabels(): Promise<Record<string, string>> {
+  try {
+    return parsePodLabels(await readFile(AGENT_PATHS.podLabels, 'utf8'));
+  } catch {
+    return {};
+  }
+}
+
 function hostForUrl(ip: string): string {
   return ip.includes(':') ? `[${ip}]` : ip;
 }
@@ -72,7 +81,7 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
   const log = logging.scope('default');
   const metrics = newMetrics('pilot-agent');
   const proxyConfig = loadProxyConfig(options.meshConfigFile, settings.proxyConfig);
-  const identity = buildProxyIdentity({ type: options.type, pod: settings.pod, domain: options.domain, proxyConfig, meshVersion: readBuildInfo().version });
+  const identity = buildProxyIdentity({ type: options.type, pod: { ...settings.pod, labels: await readPodLabels() }, domain: options.domain, proxyConfig, meshVersion: readBuildInfo().version });
   // A proxyless gRPC application gets a bootstrap and certificate files instead of a data plane.
   const proxyless = identity.metadata['GENERATOR'] === 'grpc';
   const viaAgent = settings.xdsViaAgent || proxyless;
@@ -136,7 +145,7 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
   const appAddress = identity.metadata['APP_ADDRESS'];
   const status = newStatusServer({
     appProbes,
-    ...(appAddress ? { appHost: appAddress } : {}),
+    ...(typeof appAddress === 'string' && appAddress !== '' ? { appHost: appAddress } : {}),
     notReady: async () => (certificates.current() === undefined ? 'no workload certificate yet' : dataPlane?.notReady()),
     metrics,
   });

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { newMeshctlCheckInjectCommand } from './meshctl-check-inject.js';
 import { newMeshctlAuthzCommand, newMeshctlDescribeCommand } from './meshctl-describe.js';
 import { newMeshctlOrchUninjectCommand } from './meshctl-inject.js';
+import { newMeshctlMetricsCommand } from './meshctl-metrics.js';
 import { newMeshctlUninstallCommand } from './meshctl-install-lifecycle.js';
 import { newMeshctlPrecheckCommand } from './meshctl-precheck.js';
 import { newMeshctlRevisionCommand } from './meshctl-revision.js';
@@ -33,6 +34,7 @@ export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promis
   experimental.addCommand(newMeshctlAuthzCommand(io));
   experimental.addCommand(newMeshctlWaitCommand(io));
   experimental.addCommand(newMeshctlCheckInjectCommand(io));
+  experimental.addCommand(newMeshctlMetricsCommand(io));
   for (const command of newMeshctlXdsCommands({ ...xds, io })) experimental.addCommand(command);
   for (const command of more) experimental.addCommand(command);
   return experimental;

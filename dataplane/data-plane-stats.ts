@@ -3,12 +3,15 @@ export interface DataPlaneStats {
   inc(name: string, by?: number): void;
   get(name: string): number;
   entries(): [string, number][];
-  /** Prometheus text format, names prefixed `envoy_` with dots as underscores. */
+  /** Prometheus text format, names prefixed `envoy_` with dots as underscores, then every attached source's. */
   prometheus(): string;
+  /** Adds a source of Prometheus text (the mesh's request metrics) to `prometheus()`. */
+  attach(source: { prometheus(): string }): void;
 }
 
 export function newDataPlaneStats(): DataPlaneStats {
   const counters = new Map<string, number>();
+  const sources: { prometheus(): string }[] = [];
   return {
     inc(name, by = 1) {
       counters.set(name, (counters.get(name) ?? 0) + by);
@@ -21,7 +24,8 @@ export function newDataPlaneStats(): DataPlaneStats {
         const metric = `envoy_${name.replace(/[^a-zA-Z0-9_]/g, '_')}`;
         lines.push(`# TYPE ${metric} counter`, `${metric} ${value}`);
       }
-      return `${lines.join('\n')}\n`;
+      return `${lines.join('\n')}\n${sources.map((source) => source.prometheus()).join('')}`;
     },
+    attach: (source) => void sources.push(source),
   };
 }

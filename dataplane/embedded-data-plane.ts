@@ -12,6 +12,9 @@ import { MAX_SNIFF_BYTES, sniffProtocol, type SniffResult } from './protocol-sni
 import { newPeerChainVerifier } from './peer-verification.js';
 import { PrefixedStream } from './prefixed-stream.js';
 import { parseProxyForm } from './proxy-form.js';
+import { newMeshMetrics } from './mesh-metrics.js';
+import { UNKNOWN_WORKLOAD, type WorkloadFacts } from './peer-metadata.js';
+import { isMeshMutualTls, newRequestTelemetry, newServiceHostIndex, withHeaderEdits, type ArrivalFacts } from './request-telemetry.js';
 import type { SecretSet } from './sds-subscriber.js';
 import { leafUriSan, MissingSecretError, newSecureContextCache, peerCertificateFacts, tlsMaterialFor } from './tls-material.js';
 import { connectUpstream, newUpstreamAgents, type UpstreamTarget } from './upstream-connector.js';
@@ -41,6 +44,9 @@ export interface EmbeddedDataPlaneOptions {
   /** How long the listener filters wait for the first bytes before deciding on what they have. */
   sniffTimeoutMs?: number;
   connectTimeoutMs?: number;
+  /** This proxy's workload and node id, for the request metrics and the peer-metadata exchange. */
+  workload?: WorkloadFacts;
+  nodeId?: string;
 }
 
 export interface EmbeddedDataPlane {
@@ -131,6 +137,15 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     return uriCache.uri;
   };
 
+  const serviceHosts = newServiceHostIndex();
+  const metrics = newMeshMetrics();
+  stats.attach(metrics);
+  const telemetry = newRequestTelemetry({ metrics, workload: options.workload ?? UNKNOWN_WORKLOAD, nodeId: options.nodeId ?? '', localUri: localUriSan, knownServices: () => serviceHosts(state.current().resources.clusters) });
+  const arrivalOf = (context: ConnectionContext): ArrivalFacts => {
+    const peerUri = context.facts.peerCertificate?.uriSans[0];
+    return { direction: context.direction, mutualTls: context.tls && context.facts.peerCertificate !== undefined, ...(peerUri ? { peerUri } : {}) };
+  };
+
   const target = (decision: UpstreamDecision, context: ConnectionContext, requestHost?: string): UpstreamTarget | { status: number; body: string } => {
     switch (decision.kind) {
       case 'endpoint':
@@ -192,6 +207,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     }
     const received = requestHeaderFacts(req.rawHeaders);
     const facts = { method: req.method ?? 'GET', host, path, headers: { ...received.headers, host }, ...(received.repeatedHeaders ? { repeatedHeaders: received.repeatedHeaders } : {}) };
+    const exchange = telemetry.beginHttp(facts.headers, host, res, arrivalOf(context));
     let decision;
     try {
       decision = await chain.http(facts, requestContext(context));
@@ -203,15 +219,21 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       stats.inc(`http.${decision.by}.downstream_rq_${decision.status}`);
       if (decision.by === 'rbac') stats.inc('http.rbac.denied');
       if (decision.by === 'jwt') stats.inc('http.jwt_authn.denied');
+      if (decision.by === 'router' && !decision.route) exchange.flag('NR');
       return respond(res, decision.status, decision.body, decision.headers);
     }
     if (decision.rbac.length > 0) stats.inc('http.rbac.allowed');
     const upstream = target(decision.upstream, context, decision.host);
-    if ('status' in upstream) return respond(res, upstream.status, upstream.body);
+    exchange.upstream(decision.upstream.cluster, isMeshMutualTls(decision.upstream));
+    if ('status' in upstream) {
+      exchange.flag(decision.upstream.kind === 'no-healthy-upstream' ? 'UH' : 'NC');
+      return respond(res, upstream.status, upstream.body);
+    }
     try {
-      forwardRequest(req, res, { decision, target: upstream, secrets: options.secrets(), downstreamTls: context.tls, stats, agents });
+      const edited = withHeaderEdits(decision, exchange.headerEdits());
+      forwardRequest(req, res, { decision: edited, target: upstream, secrets: options.secrets(), downstreamTls: context.tls, stats, agents, observer: exchange });
     } catch (error) {
-      if (error instanceof MissingSecretError) return respond(res, 503, `upstream connect error: ${error.message}`);
+      if (error instanceof MissingSecretError) return (exchange.flag('UF'), respond(res, 503, `upstream connect error: ${error.message}`));
       throw error;
     }
   };
@@ -263,6 +285,10 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       return;
     }
     track(remote);
+    const tcp = telemetry.beginTcp(arrivalOf(context), decision.upstream.cluster, isMeshMutualTls(decision.upstream));
+    socket.on('data', (chunk: Buffer) => tcp.received(chunk.length));
+    remote.on('data', (chunk: Buffer) => tcp.sent(chunk.length));
+    remote.once('close', () => tcp.closed());
     socket.pipe(remote).pipe(socket);
     const destroyBoth = (): void => {
       socket.destroy();

@@ -7,6 +7,7 @@ import { newAdminServer, type AdminServer } from './admin-server.js';
 import { readBootstrap } from './bootstrap-view.js';
 import { newConfigState } from './config-state.js';
 import { newEmbeddedDataPlane } from './embedded-data-plane.js';
+import { workloadFromNodeMetadata } from './peer-metadata.js';
 import { newSdsSubscriber, type SdsSubscriber } from './sds-subscriber.js';
 import { newEnvoyLoggers, type EnvoyLevel } from './admin-loggers.js';
 import { newXdsSubscriber, type XdsSubscriber } from './xds-subscriber.js';
@@ -64,6 +65,8 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
     ...(isRouter ? { bindListeners: true } : { captureInboundFromConfig: true, outboundPort: OUTBOUND_CAPTURE_PORT }),
     ...(typeof appAddress === 'string' && appAddress !== '' ? { appAddress } : {}),
     log,
+    workload: workloadFromNodeMetadata(view.node.metadata),
+    nodeId: view.node.id,
   });
   const newXds = (channelCredentials: ChannelCredentials, channelOptions: ChannelOptions = {}): XdsSubscriber =>
     newXdsSubscriber({ protos, target: view.xdsTarget, credentials: channelCredentials, channelOptions, node, state, log, stats: dataPlane.stats });

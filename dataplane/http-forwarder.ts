@@ -57,6 +57,22 @@ export interface ForwardOptions {
   readonly downstreamTls: boolean;
   readonly stats: DataPlaneStats;
   readonly agents: UpstreamAgents;
+  /** Sees what the request metrics need: the upstream response, failures as response flags, the body size. */
+  readonly observer?: ForwardObserver;
+}
+
+export interface ForwardObserver {
+  /** The upstream response's headers and the upstream certificate's first URI SAN (TLS upstreams). */
+  response(headers: IncomingMessage['headers'], peerUri: string | undefined): void;
+  /** An Envoy response flag: `UT`, `UF`, `UC`, `URX`. */
+  flag(flag: string): void;
+  requestBytes(bytes: number): void;
+}
+
+function peerUriOf(response: IncomingMessage): string | undefined {
+  const socket = response.socket as (IncomingMessage['socket'] & { getPeerCertificate?: () => { subjectaltname?: string } }) | null;
+  const sans = socket?.getPeerCertificate?.()?.subjectaltname ?? '';
+  return sans.split(', ').find((entry) => entry.startsWith('URI:'))?.slice(4);
 }
 
 function upstreamHeaders(req: IncomingMessage, options: ForwardOptions): OutgoingHttpHeaders {
@@ -102,10 +118,13 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
   let attemptsLeft = hasBody ? 0 : (retry?.numRetries ?? 0);
   const timeoutMs = decision.route.timeoutMs;
   let finished = false;
-  const timer = timeoutMs > 0 ? setTimeout(() => fail(504, 'upstream request timeout'), timeoutMs) : undefined;
-  const fail = (status: number, body: string): void => {
+  const timer = timeoutMs > 0 ? setTimeout(() => fail(504, 'upstream request timeout', 'UT'), timeoutMs) : undefined;
+  const retried = (): boolean => attemptsLeft < (hasBody ? 0 : (retry?.numRetries ?? 0));
+  const fail = (status: number, body: string, flag: string): void => {
     if (finished) return;
     finished = true;
+    if (retried() && flag !== 'UT') options.observer?.flag('URX');
+    options.observer?.flag(flag);
     if (timer) clearTimeout(timer);
     stats.inc(`cluster.${decision.route.cluster}.upstream_rq_${status}`);
     respond(res, status, body);
@@ -141,6 +160,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
       finished = true;
       if (timer) clearTimeout(timer);
       stats.inc(`cluster.${decision.route.cluster}.upstream_rq_${status}`);
+      options.observer?.response(response.headers, target.tls.kind === 'tls' ? peerUriOf(response) : undefined);
       const outHeaders: OutgoingHttpHeaders = {};
       for (const [name, value] of Object.entries(response.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) outHeaders[name] = value;
       const edits = decision.route.responseHeaders;
@@ -167,9 +187,14 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
       }
       stats.inc(`cluster.${decision.route.cluster}.upstream_cx_connect_fail`);
       const reason = connectFailure ? 'connection failure' : 'remote reset';
-      fail(503, `upstream connect error or disconnect/reset before headers. reset reason: ${reason}, transport failure reason: ${error.message}`);
+      fail(503, `upstream connect error or disconnect/reset before headers. reset reason: ${reason}, transport failure reason: ${error.message}`, connectFailure ? 'UF' : 'UC');
     });
-    if (hasBody && attemptsLeft === 0) req.pipe(upstream);
+    if (hasBody && attemptsLeft === 0) {
+      let bytes = 0;
+      req.on('data', (chunk: Buffer) => void (bytes += chunk.length));
+      req.on('end', () => options.observer?.requestBytes(bytes));
+      req.pipe(upstream);
+    }
     else upstream.end();
   };
   res.on('close', () => {

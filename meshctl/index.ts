@@ -44,3 +44,5 @@ export { renderConfigList, renderGlobalOptions, type ConfigListRow, type FlagUsa
 export { parseBugReportFile, resolveBugReportOptions, type BugReportOptions, type BugReportSettingName, type BugReportSettings } from './bugreport/bug-report-options.js';
 export { runBugReport, type BugReportDeps, type BugReportResult } from './bugreport/bug-report.js';
 export { checkInjection, renderCheckInject, type CheckInjectRow } from './checkinject/check-inject.js';
+export { formatLatency, metricsQueries, parseWorkloadTarget, renderWorkloadMetrics, type WorkloadMetrics, type WorkloadTarget } from './metrics/workload-metrics.js';
+export { gatherWorkloadMetrics, METRICS_ADDON, queryScalar, workloadMetrics, type MetricsRequest } from './metrics/metrics-query.js';

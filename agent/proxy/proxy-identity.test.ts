@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { loadSettings } from '../../controllers/runtime/index.js';
 import { agentSettingsFromSettings } from '../agent-settings.js';
-import { buildProxyIdentity, loadProxyConfig } from './proxy-identity.js';
+import { buildProxyIdentity, loadProxyConfig, parsePodLabels } from './proxy-identity.js';
 
 describe('the proxy identity', () => {
   const identityWith = (env: Record<string, string>, proxyConfig: string) =>
@@ -14,5 +14,13 @@ describe('the proxy identity', () => {
 
   test('falls back to proxyMetadata’s POD_NAME without it', () => {
     expect(identityWith({}, '{"proxyMetadata":{"POD_NAME":"from-metadata"}}').podName).toBe('from-metadata');
+  });
+
+  test('node metadata carries the pod labels (the downward API file) as LABELS', () => {
+    const pod = agentSettingsFromSettings(loadSettings('pilot-agent', { POD_NAMESPACE: 'foo', MESH_META_CLUSTER_ID: 'Kubernetes' })).pod;
+    const labels = parsePodLabels('app="httpbin"\nversion="v1"\nsecurity.mesh.io/tlsMode="mesh"\nbroken line\n');
+    const identity = buildProxyIdentity({ type: 'sidecar', pod: { ...pod, labels }, domain: '', proxyConfig: loadProxyConfig('/nonexistent/mesh', '{}'), meshVersion: '1.2.0' });
+    expect(identity.metadata).toMatchObject({ CLUSTER_ID: 'Kubernetes', LABELS: { app: 'httpbin', version: 'v1', 'security.mesh.io/tlsMode': 'mesh' } });
+    expect(identityWith({}, '{}').metadata).not.toHaveProperty('LABELS');
   });
 });

@@ -7,6 +7,25 @@ import { UsageError } from '../../controllers/runtime/index.js';
 
 export type ProxyType = 'sidecar' | 'router';
 
+export type NodeMetadata = Readonly<Record<string, string | Readonly<Record<string, string>>>>;
+
+/** The downward API's labels file: `key="value"` lines, values JSON-quoted. */
+export function parsePodLabels(text: string): Record<string, string> {
+  const labels: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const equals = line.indexOf('=');
+    if (equals <= 0) continue;
+    const raw = line.slice(equals + 1).trim();
+    try {
+      const value = JSON.parse(raw) as unknown;
+      if (typeof value === 'string') labels[line.slice(0, equals).trim()] = value;
+    } catch {
+      // A line the kubelet did not write; skipped.
+    }
+  }
+  return labels;
+}
+
 /** Who the proxy is: what its node id and metadata tell the daemon, and what its certificate carries. */
 export interface ProxyIdentity {
   readonly type: ProxyType;
@@ -22,8 +41,8 @@ export interface ProxyIdentity {
   /** `spiffe://<trust domain>/ns/<ns>/sa/<sa>`. */
   readonly spiffeId: string;
   readonly proxyConfig: ProxyConfig;
-  /** Node metadata, as JSON. */
-  readonly metadata: Record<string, string>;
+  /** Node metadata, as JSON: strings, and LABELS an object. */
+  readonly metadata: NodeMetadata;
 }
 
 /**
@@ -62,6 +81,8 @@ export interface PodSettings {
   readonly clusterId: string;
   /** MESH_META_DNS_CAPTURE. */
   readonly dnsCapture: boolean;
+  /** The pod's labels (the downward API's file), when mounted. */
+  readonly labels?: Readonly<Record<string, string>>;
 }
 
 export interface ProxyIdentityInput {
@@ -85,7 +106,7 @@ export function buildProxyIdentity(input: ProxyIdentityInput): ProxyIdentity {
   const trustDomain = pod.trustDomain || DEFAULT_MESH_CONFIG.trustDomain;
   const domain = input.domain || `${namespace}.svc.cluster.local`;
   const clusterId = pod.clusterId;
-  const metadata: Record<string, string> = {
+  const metadata: NodeMetadata = {
     ...proxyMetadata,
     NAMESPACE: namespace,
     POD_NAME: podName,
@@ -94,6 +115,7 @@ export function buildProxyIdentity(input: ProxyIdentityInput): ProxyIdentity {
     MESH_VERSION: input.meshVersion,
     ...(clusterId ? { CLUSTER_ID: clusterId } : {}),
     ...(pod.dnsCapture ? { DNS_CAPTURE: 'true' } : {}),
+    ...(pod.labels && Object.keys(pod.labels).length > 0 ? { LABELS: pod.labels } : {}),
   };
   return {
     type: input.type,

@@ -12,10 +12,15 @@ import { buildCase, type CaseObject } from '../../xds/generators/testing/test-ca
 import { newConfigState, type ConfigState } from '../config-state.js';
 import { newEmbeddedDataPlane, type EmbeddedDataPlane } from '../embedded-data-plane.js';
 import type { SecretSet } from '../sds-subscriber.js';
+import type { WorkloadFacts } from '../peer-metadata.js';
 import { applyProxyConfig, generateProxyConfig } from './simulation-support.js';
 
 export const SERVER_CLUSTER = 'outbound|8000||httpbin.bar.svc.cluster.local';
 export const SERVER_PORT = 8000;
+
+/** The workloads as their node metadata name them (the request metrics' source and destination labels). */
+export const SERVER_WORKLOAD: WorkloadFacts = { name: 'httpbin', namespace: 'bar', app: 'httpbin', version: 'v1', cluster: 'Kubernetes' };
+export const CLIENT_WORKLOAD: WorkloadFacts = { name: 'sleep', namespace: 'foo', app: 'sleep', version: 'unknown', cluster: 'Kubernetes' };
 
 export type ServerMode = 'STRICT' | 'PERMISSIVE';
 
@@ -123,6 +128,8 @@ export interface TwoSidecarsOptions {
   readonly mode?: ServerMode;
   /** Policies of the server workload (RequestAuthentication, AuthorizationPolicy objects), in bar. */
   readonly serverPolicies?: readonly object[];
+  /** Ports the server sidecar captures on its pod address; default 8000 (add the ports of extra Services given as policies). */
+  readonly serverPorts?: readonly number[];
 }
 
 export async function startTwoSidecars(options: TwoSidecarsOptions): Promise<TwoSidecars> {
@@ -141,8 +148,10 @@ export async function startTwoSidecars(options: TwoSidecarsOptions): Promise<Two
     // `/delay/<ms>` answers late: a request in flight while the proxies drain.
     const delay = /^\/delay\/(\d+)$/.exec(req.url ?? '')?.[1];
     if (delay) await new Promise((resolve) => setTimeout(resolve, Number(delay)));
+    // `/status/<code>` answers with that code (the request metrics' 4xx and 5xx).
+    const status = Number(/^\/status\/(\d{3})$/.exec(req.url ?? '')?.[1] ?? 200);
     const body = JSON.stringify({ headers: req.headers, url: req.url });
-    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });
   await new Promise<void>((resolve) => backend.listen(SERVER_PORT, serverApp, resolve));
@@ -150,12 +159,29 @@ export async function startTwoSidecars(options: TwoSidecarsOptions): Promise<Two
   const serverState = newConfigState();
   applyProxyConfig(serverState, config.server, '1');
   const serverSecrets = secretsFor('spiffe://cluster.local/ns/bar/sa/httpbin');
-  const serverPlane = newEmbeddedDataPlane({ state: serverState, secrets: () => serverSecrets, podAddress: serverPod, inboundPorts: [SERVER_PORT], appAddress: serverApp, log: newNopLogger('dataplane') });
+  const serverPlane = newEmbeddedDataPlane({
+    state: serverState,
+    secrets: () => serverSecrets,
+    podAddress: serverPod,
+    inboundPorts: options.serverPorts ?? [SERVER_PORT],
+    appAddress: serverApp,
+    log: newNopLogger('dataplane'),
+    workload: SERVER_WORKLOAD,
+    nodeId: `sidecar~${serverPod}~httpbin-1.bar~bar.svc.cluster.local`,
+  });
 
   const clientState = newConfigState();
   applyProxyConfig(clientState, config.client, '1');
   const clientSecrets = secretsFor('spiffe://cluster.local/ns/foo/sa/sleep');
-  const clientPlane = newEmbeddedDataPlane({ state: clientState, secrets: () => clientSecrets, podAddress: clientPod, outboundPort: 0, log: newNopLogger('dataplane') });
+  const clientPlane = newEmbeddedDataPlane({
+    state: clientState,
+    secrets: () => clientSecrets,
+    podAddress: clientPod,
+    outboundPort: 0,
+    log: newNopLogger('dataplane'),
+    workload: CLIENT_WORKLOAD,
+    nodeId: `sidecar~${clientPod}~sleep-1.foo~foo.svc.cluster.local`,
+  });
   await Promise.all([serverPlane.start(), clientPlane.start()]);
   const outbound = clientPlane.addresses().get('outbound') as AddressInfo;
   return {

@@ -78,13 +78,16 @@ export function helmPath(projectRoot: string): string {
 
 type SampleObject = { kind?: string; metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { containers?: { name?: string; image?: string }[] }; status?: { podIP?: string } };
 
-export async function startKubernetesOrchestrator(workDir: string, samples: string, projectRoot: string, daemon: DaemonAddresses, podLogs?: PodLogSource): Promise<KubernetesOrchestrator> {
+/** Where a pod's port is served on this machine (the double's port-forwards and pod proxy go there). */
+export type PodPortResolver = (namespace: string, pod: string, port: number) => { host: string; port: number } | undefined;
+
+export async function startKubernetesOrchestrator(workDir: string, samples: string, projectRoot: string, daemon: DaemonAddresses, podLogs?: PodLogSource, extraPods?: PodPortResolver): Promise<KubernetesOrchestrator> {
   const double = await startApiServerDouble({
     bookmarkIntervalMs: 0,
     ...(podLogs ? { podLogs } : {}),
     serviceResolver: (namespace, name, port) => (namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: daemon.httpsPort } : undefined),
     podResolver: (namespace, pod, port) => {
-      if (namespace !== 'mesh-system' || pod !== DAEMON_POD) return undefined;
+      if (namespace !== 'mesh-system' || pod !== DAEMON_POD) return extraPods?.(namespace, pod, port);
       const local = daemonPort(daemon, port);
       return local === undefined ? undefined : { host: '127.0.0.1', port: local };
     },

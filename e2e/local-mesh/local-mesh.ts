@@ -5,7 +5,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { prepareProxyContainer } from './kubelet.js';
-import { DAEMON_POD, startKubernetesOrchestrator } from './kubernetes-orchestrator.js';
+import { DAEMON_POD, startKubernetesOrchestrator, type PodPortResolver } from './kubernetes-orchestrator.js';
 import type { PodLogLine } from '../../apiserver-double/index.js';
 import { startSampleBackend, type SampleBackend } from './sample-backend.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
@@ -49,6 +49,8 @@ export interface LocalMeshOptions {
    * meshes of tests running at the same time do not share addresses. Default 0; at most 154.
    */
   readonly addressBlock?: number;
+  /** Kubernetes mode: where the ports of pods the test registers itself are served (an add-on's, for example). */
+  readonly extraPods?: PodPortResolver;
 }
 
 export interface LocalMesh {
@@ -179,7 +181,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   const containerLogs = newContainerLogs();
   const kubernetes =
     options.orchestrator === 'kubernetes'
-      ? await startKubernetesOrchestrator(options.workDir, configDir, PROJECT_ROOT, { ...ports, debounce: options.debounce ?? '50ms' }, (namespace, pod, container) => containerLogs.read(`${namespace}/${pod}/${container}`))
+      ? await startKubernetesOrchestrator(options.workDir, configDir, PROJECT_ROOT, { ...ports, debounce: options.debounce ?? '50ms' }, (namespace, pod, container) => containerLogs.read(`${namespace}/${pod}/${container}`), options.extraPods)
       : undefined;
   const issuer = await startTokenIssuer('127.0.0.1', options.issuerPort ?? 0);
   const processes: ChildProcess[] = [];

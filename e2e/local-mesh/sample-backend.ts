@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 
-/** The seed's sample backend: `GET /ip` (the caller's address) and `GET /headers` (the request headers it received). */
+/** The seed's sample backend: `GET /ip` (the caller's address), `GET /headers` (the request headers it received) and `/status/<code>` (that code). */
 export interface SampleBackend {
   readonly server: Server;
   close(): Promise<void>;
@@ -21,6 +21,8 @@ export async function startSampleBackend(host: string, ports: readonly number[])
         res.end(`${JSON.stringify(body, null, 2)}\n`);
       };
       if (path === '/ip') return reply(200, { origin: req.socket.remoteAddress });
+      const status = /^\/status\/([1-5]\d\d)$/.exec(path ?? '')?.[1];
+      if (status) return reply(Number(status), { status: Number(status) });
       if (path === '/headers') {
         const headers: Record<string, string> = {};
         for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[headerCase(name)] = Array.isArray(value) ? value.join(',') : value;
