@@ -8,7 +8,7 @@ const agent = (env: Record<string, string>) => loadSettings('pilot-agent', env);
 describe('the agent settings', () => {
   test('the pod, as injection describes it', () => {
     const { pod } = agentSettingsFromSettings(agent({ POD_NAME: 'cart-6f9c', POD_NAMESPACE: 'shop', INSTANCE_IP: '10.0.0.7', SERVICE_ACCOUNT: 'cart', MESH_META_DNS_CAPTURE: 'true' }));
-    expect(pod).toEqual({ name: 'cart-6f9c', namespace: 'shop', instanceIp: '10.0.0.7', serviceAccount: 'cart', trustDomain: 'cluster.local', clusterId: '', dnsCapture: true });
+    expect(pod).toEqual({ name: 'cart-6f9c', namespace: 'shop', instanceIp: '10.0.0.7', serviceAccount: 'cart', trustDomain: 'cluster.local', clusterId: '', dnsCapture: true, metaEnv: { DNS_CAPTURE: 'true' } });
   });
 
   test('the way to the control plane and the workload certificates', () => {

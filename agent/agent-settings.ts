@@ -45,6 +45,7 @@ export function agentSettingsFromSettings(settings: Settings<'pilot-agent'>): Ag
       trustDomain: settings.get('TRUST_DOMAIN'),
       clusterId: settings.get('MESH_META_CLUSTER_ID'),
       dnsCapture: settings.get('MESH_META_DNS_CAPTURE'),
+      metaEnv: settings.prefixed('MESH_META_'),
     },
     access: {
       caAddress: settings.get('CA_ADDR'),

@@ -12,6 +12,12 @@ describe('the proxy identity', () => {
     expect(identityWith({ POD_NAME: 'httpbin-7d4f' }, '{"proxyMetadata":{"POD_NAME":"other"}}').podName).toBe('httpbin-7d4f');
   });
 
+  test('every MESH_META_* variable the injector sets is node metadata (WORKLOAD_NAME, OWNER, …); the agent’s own facts win', () => {
+    const identity = identityWith({ MESH_META_WORKLOAD_NAME: 'httpbin', MESH_META_OWNER: 'kubernetes://apis/apps/v1/namespaces/foo/deployments/httpbin', MESH_META_NAMESPACE: 'spoofed' }, '{}');
+    expect(identity.metadata).toMatchObject({ WORKLOAD_NAME: 'httpbin', OWNER: 'kubernetes://apis/apps/v1/namespaces/foo/deployments/httpbin', NAMESPACE: 'foo' });
+    expect(identityWith({}, '{}').metadata).not.toHaveProperty('WORKLOAD_NAME');
+  });
+
   test('falls back to proxyMetadata’s POD_NAME without it', () => {
     expect(identityWith({}, '{"proxyMetadata":{"POD_NAME":"from-metadata"}}').podName).toBe('from-metadata');
   });

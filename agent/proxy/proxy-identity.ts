@@ -83,6 +83,8 @@ export interface PodSettings {
   readonly dnsCapture: boolean;
   /** The pod's labels (the downward API's file), when mounted. */
   readonly labels?: Readonly<Record<string, string>>;
+  /** Every `MESH_META_<KEY>` variable, by KEY: node metadata the injector sets (WORKLOAD_NAME, OWNER, POD_PORTS, APP_CONTAINERS, MESH_ID…). */
+  readonly metaEnv?: Readonly<Record<string, string>>;
 }
 
 export interface ProxyIdentityInput {
@@ -107,6 +109,7 @@ export function buildProxyIdentity(input: ProxyIdentityInput): ProxyIdentity {
   const domain = input.domain || `${namespace}.svc.cluster.local`;
   const clusterId = pod.clusterId;
   const metadata: NodeMetadata = {
+    ...pod.metaEnv,
     ...proxyMetadata,
     NAMESPACE: namespace,
     POD_NAME: podName,

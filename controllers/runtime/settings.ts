@@ -216,6 +216,11 @@ export interface Settings<P extends Program = Program> {
   isSet(name: SettingName<P>): boolean;
   /** Every setting of the program, sorted by name, rendered as the seeds write values. */
   describe(): SettingInfo[];
+  /**
+   * The non-empty environment variables named `<prefix><KEY>`, by KEY: a family passed through as
+   * a whole rather than declared one by one (the proxy's `MESH_META_*` node metadata).
+   */
+  prefixed(prefix: string): Readonly<Record<string, string>>;
 }
 
 /** One bad environment value. */
@@ -288,8 +293,10 @@ export function loadSettings<P extends Program>(program: P, env: Readonly<Record
     }
     return entry;
   };
+  const environment = Object.freeze(Object.fromEntries(Object.entries(env).filter((pair): pair is [string, string] => pair[1] !== undefined && pair[1] !== '')));
   const settings: Settings<P> = {
     program,
+    prefixed: (prefix) => Object.fromEntries(Object.entries(environment).filter(([name]) => name.startsWith(prefix) && name.length > prefix.length).map(([name, value]) => [name.slice(prefix.length), value])),
     get: <N extends SettingName<P>>(name: N) => entryOf(name).value as SettingValue<P, N>,
     isSet: (name) => entryOf(name).isSet,
     describe: () =>
