@@ -1,7 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { CoreV1Api, Log, PortForward } from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
-import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -13,6 +12,7 @@ import { freePort } from '../testing/wait-for.js';
 import { startApiServerDouble } from './index.js';
 import type { ApiServerDouble, PodLogLine } from './index.js';
 import { expectStatus } from './test-support.js';
+import { startHashingEchoServer } from '../testing/hashing-echo-server.js';
 
 // The stand-in for the pods' network: an HTTP server on a loopback address of its own.
 const POD_IP = '127.0.0.2';
@@ -20,23 +20,6 @@ const REFUSING_IP = '127.0.0.3';
 const LOG_START = Date.parse('2026-11-05T10:00:00Z');
 
 /** Answers every request with what it received: method, path and query, the body's size and hash. */
-function startEchoServer(): Promise<Server> {
-  const server = createServer((req, res) => {
-    const hash = createHash('sha256');
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      hash.update(chunk);
-    });
-    req.on('end', () => {
-      const body = JSON.stringify({ method: req.method, url: req.url, size, sha256: hash.digest('hex'), authorization: req.headers.authorization ?? null });
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'X-Echo': 'yes' });
-      res.end(body);
-    });
-  });
-  return new Promise((resolve) => server.listen(0, POD_IP, () => resolve(server)));
-}
-
 class Collect extends Writable {
   text = '';
   override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
@@ -66,7 +49,7 @@ describe('API server double: pods/portforward, pods/log and pods/proxy', () => {
   };
 
   beforeAll(async () => {
-    echo = await startEchoServer();
+    echo = await startHashingEchoServer(POD_IP);
     echoPort = (echo.address() as AddressInfo).port;
     refusedPort = await freePort(REFUSING_IP);
     server = await startApiServerDouble({

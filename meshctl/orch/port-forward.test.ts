@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { createHash } from 'node:crypto';
-import { createServer, request } from 'node:http';
+import { request } from 'node:http';
 import type { Server } from 'node:http';
 import { connect } from 'node:net';
 import type { AddressInfo } from 'node:net';
@@ -10,29 +10,13 @@ import type { ApiServerDouble } from '../../apiserver-double/index.js';
 import { freePort } from '../../testing/wait-for.js';
 import { forwardToPod } from './port-forward.js';
 import { podHttp } from './pod-http.js';
+import { startHashingEchoServer } from '../../testing/hashing-echo-server.js';
 
 // The pods' network stand-in: the app listens on a loopback address of its own, the pod's IP.
 const POD_IP = '127.0.0.4';
 const REFUSING_IP = '127.0.0.5';
 
 /** An admin endpoint: answers with the request it got (method, path, body size and hash). */
-function startPodServer(): Promise<Server> {
-  const server = createServer((req, res) => {
-    const hash = createHash('sha256');
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      size += chunk.length;
-      hash.update(chunk);
-    });
-    req.on('end', () => {
-      const body = JSON.stringify({ method: req.method, url: req.url, size, sha256: hash.digest('hex') });
-      res.writeHead(200, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body) });
-      res.end(body);
-    });
-  });
-  return new Promise((resolve) => server.listen(0, POD_IP, () => resolve(server)));
-}
-
 /** One request to the local end of a forward, on a connection of its own. */
 function call(port: number, method: string, path: string, body?: Buffer): Promise<{ status: number; json: Record<string, unknown> }> {
   return new Promise((resolve, reject) => {
@@ -53,7 +37,7 @@ describe('meshctl port-forward to a pod through the API server', () => {
   let refusedPort = 0;
 
   beforeAll(async () => {
-    pod = await startPodServer();
+    pod = await startHashingEchoServer(POD_IP);
     podPort = (pod.address() as AddressInfo).port;
     refusedPort = await freePort(REFUSING_IP);
     server = await startApiServerDouble({ bookmarkIntervalMs: 0 });
@@ -81,7 +65,7 @@ describe('meshctl port-forward to a pod through the API server', () => {
     const body = Buffer.alloc(4 * 1024 * 1024 + 7);
     for (let i = 0; i < body.length; i++) body[i] = (i * 31) & 0xff;
     const [posted, alongside] = await Promise.all([call(forward.localPort, 'POST', '/upload', body), call(forward.localPort, 'GET', '/stats')]);
-    expect(posted.json).toEqual({ method: 'POST', url: '/upload', size: body.length, sha256: createHash('sha256').update(body).digest('hex') });
+    expect(posted.json).toEqual({ method: 'POST', url: '/upload', size: body.length, sha256: createHash('sha256').update(body).digest('hex'), authorization: null });
     expect(alongside.json['url']).toBe('/stats');
     await forward.close();
     await expect(
