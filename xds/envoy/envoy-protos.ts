@@ -30,6 +30,8 @@ export const ENVOY_PROTO_FILES = [
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
   'envoy/service/secret/v3/sds.proto',
   'envoy/service/status/v3/csds.proto',
+  // TypedStruct: the config of filters outside Envoy's own protos (the mesh's telemetry filters).
+  'xds/type/v3/typed_struct.proto',
   'envoy/admin/v3/config_dump.proto',
   'envoy/extensions/path/match/uri_template/v3/uri_template_match.proto',
 ] as const;

@@ -20,6 +20,8 @@ export interface SecurityFilterInput {
 /** A filter as Envoy takes it: a name and a typed config carrying its `@type`. */
 export interface TypedFilter {
   readonly name: string;
+  /** An HTTP filter a proxy without it may skip (Envoy's `is_optional`). */
+  readonly is_optional?: boolean;
   readonly typed_config: { readonly '@type': string } & Readonly<Record<string, unknown>>;
 }
 

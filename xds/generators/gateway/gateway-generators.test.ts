@@ -98,7 +98,7 @@ describe('gateway LDS, RDS, CDS and EDS golden files', () => {
         const [first, second] = chain.filters;
         if (first?.name === 'envoy.filters.network.http_connection_manager') {
           const httpFilters = (first.typed_config['http_filters'] as { name: string; typed_config: Message }[]) ?? [];
-          expect(httpFilters.map((filter) => filter.name)).toEqual(['envoy.filters.http.rbac', 'envoy.filters.http.router']);
+          expect(httpFilters.map((filter) => filter.name)).toEqual(['envoy.filters.http.rbac', 'mesh.metadata_exchange', 'mesh.stats', 'envoy.filters.http.router']);
           expect(String(httpFilters[0]?.typed_config['shadow_rules_stat_prefix'])).toMatch(/^gateway-port-\d+-gateway-ingressgateway$/);
         } else {
           expect([first?.name, second?.name]).toEqual(['envoy.filters.network.rbac', 'envoy.filters.network.tcp_proxy']);

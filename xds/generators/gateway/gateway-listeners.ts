@@ -3,7 +3,7 @@ import type { Proxy } from '../../proxy.js';
 import { gatewayLabelsOf, mergeGateways, type GatewayListenerSpec, type GatewaySelectionOptions, type GatewayServerEntry } from './gateway-config.js';
 import { buildServerTlsContext } from './gateway-tls.js';
 import { tcpRouteFor, tlsRoutesFor, type TlsRouteTarget } from './gateway-virtual-services.js';
-import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FILTER, TCP_PROXY_FILTER, TCP_PROXY_TYPE, tcpProxy } from '../http-connection-manager.js';
+import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FILTER, TCP_PROXY_FILTER, TCP_PROXY_TYPE, tcpProxy, telemetryFilters } from '../http-connection-manager.js';
 import { workloadOfProxy } from '../proxy-workload.js';
 import type { IndexedVirtualService, PushContext } from '../push-context.js';
 import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from '../security-filters.js';
@@ -64,7 +64,7 @@ function gatewayHcm(context: ListenerContext, statPrefix: string, routeName: str
   return httpConnectionManager({
     stat_prefix: statPrefix,
     rds: { route_config_name: routeName, config_source: ADS_SOURCE },
-    http_filters: [...context.security.http(context.input(serverPort)), ROUTER_FILTER],
+    http_filters: [...context.security.http(context.input(serverPort)), ...telemetryFilters('gateway'), ROUTER_FILTER],
     use_remote_address: { value: true },
     ...(context.topology.numTrustedProxies > 0 ? { xff_num_trusted_hops: context.topology.numTrustedProxies } : {}),
     // Explicitly empty: older Envoy treated RFC 1918 peers as internal and kept their x-envoy-* headers.

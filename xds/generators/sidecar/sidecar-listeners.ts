@@ -3,7 +3,7 @@ import type { Proxy } from '../../proxy.js';
 import { composePeerAuthentication, mtlsModeForPort, type EffectiveMtlsMode } from '../../security/peer-authentication.js';
 import { ROOT_SECRET, sdsSecretConfig, WORKLOAD_SECRET } from '../../security/sds-secret-config.js';
 import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName } from '../cluster-names.js';
-import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FILTER, tcpProxy } from '../http-connection-manager.js';
+import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FILTER, tcpProxy, telemetryFilters } from '../http-connection-manager.js';
 import { inboundPortsOf, workloadOfProxy, type InboundPort } from '../proxy-workload.js';
 import type { PushContext } from '../push-context.js';
 import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from '../security-filters.js';
@@ -64,7 +64,7 @@ function inboundHttpFilters(push: PushContext, port: InboundPort, policy: readon
         virtual_hosts: [{ name: `inbound|http|${port.servicePort.port}`, domains: ['*'], routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster, timeout: { seconds: 0 } } }] }],
         validate_clusters: { value: false },
       },
-      http_filters: [...policy, ROUTER_FILTER],
+      http_filters: [...policy, ...telemetryFilters('inbound'), ROUTER_FILTER],
       forward_client_cert_details: 'APPEND_FORWARD',
       set_current_client_cert_details: { subject: { value: true }, dns: true, uri: true },
       use_remote_address: { value: false },
@@ -133,7 +133,7 @@ function outboundHttpChain(port: number): object {
       httpConnectionManager({
         stat_prefix: `outbound_0.0.0.0_${port}`,
         rds: { route_config_name: String(port), config_source: ADS_SOURCE },
-        http_filters: [ROUTER_FILTER],
+        http_filters: [...telemetryFilters('outbound'), ROUTER_FILTER],
         // What the app sent is not trusted: the server side sets the header from the connection.
         forward_client_cert_details: 'SANITIZE',
         use_remote_address: { value: false },
