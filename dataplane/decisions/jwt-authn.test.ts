@@ -43,6 +43,13 @@ describe('jwt_authn verdicts (seed 1 JWT table)', () => {
     expect(await run(request(bearer(await token({ exp: nowSeconds + 600 }, otherKey))), NOW)).toMatchObject({ kind: 'deny', status: 401, failure: 'verification-failed' });
   });
 
+  test('junk after the prefix is a token that fails, not a missing one (found by fuzzing; Envoy extracts the first base64url run)', async () => {
+    expect(await run(request(bearer(',..')), NOW)).toMatchObject({ kind: 'deny', status: 401 });
+    expect(await run(request(bearer(`,${await token({ exp: nowSeconds + 600 })}`)), NOW)).toMatchObject({ kind: 'allow' });
+    expect(await run(request(bearer('  ')), NOW)).toMatchObject({ kind: 'deny', status: 401 });
+    expect(await run(request({ authorization: 'Bearer ' }), NOW)).toMatchObject({ kind: 'allow', metadata: {} });
+  });
+
   test('a valid token passes, its payload kept for RBAC and the header removed', async () => {
     const verdict = await run(request(bearer(await token({ exp: nowSeconds + 600 }))), NOW);
     expect(verdict).toMatchObject({ kind: 'allow', headersToRemove: ['authorization'] });

@@ -98,7 +98,7 @@ function compileProvider(name: string, config: JwtProviderConfig): CompiledProvi
         if (value === undefined) continue;
         const at = prefix === '' ? 0 : value.indexOf(prefix);
         if (at < 0) continue;
-        const token = value.slice(at + prefix.length).trim().split(/[\s,]/)[0] ?? '';
+        const token = tokenAfterPrefix(value.slice(at + prefix.length));
         if (token !== '') tokens.push({ value: token, header: lower });
       }
       const query = request.path.indexOf('?');
@@ -116,6 +116,17 @@ function compileProvider(name: string, config: JwtProviderConfig): CompiledProvi
       return tokens;
     },
   };
+}
+
+/**
+ * Envoy's extraction of a token from a header value after its prefix: the first run of base64url
+ * characters and dots (so `,<token>` still yields the token, and junk such as `,..` is a token that
+ * fails verification rather than a missing one); without any such character, the value itself
+ * (a token too, that fails). Only an empty value is no token.
+ */
+function tokenAfterPrefix(rest: string): string {
+  const run = /[A-Za-z0-9_\-.]+/.exec(rest);
+  return run ? run[0] : rest;
 }
 
 function failureOf(error: unknown): JwtFailure {
