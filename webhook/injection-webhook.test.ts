@@ -28,6 +28,13 @@ const pod = (containers: number) => ({
 });
 
 describe('the injection webhook', () => {
+  test('a pod object without metadata in a request without a namespace is answered, not thrown (found by fuzzing)', async () => {
+    const webhook = newInjectionWebhook({ settings, meshConfig: () => DEFAULT_MESH_CONFIG, metrics: newMetrics('pilot-discovery'), log: newNopLogger() });
+    expect(webhook.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' })).toBe(true);
+    const response = await webhook.route.handle({ ...podRequest({}), namespace: '' }, '/inject');
+    expect(typeof response.allowed).toBe('boolean');
+  });
+
   test('a broken new configuration is refused and the last good one keeps serving', async () => {
     const metrics = newMetrics('pilot-discovery');
     const webhook = newInjectionWebhook({ settings, meshConfig: () => DEFAULT_MESH_CONFIG, metrics, log: newNopLogger() });

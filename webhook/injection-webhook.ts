@@ -63,7 +63,9 @@ export function newInjectionWebhook(options: InjectionWebhookOptions): Injection
     }
     const metadata = isRecord(object['metadata']) ? object['metadata'] : {};
     const pod = metadata['namespace'] === undefined && namespace !== '' ? { ...object, metadata: { ...metadata, namespace } } : object;
-    const podNamespace = typeof (pod['metadata'] as Record<string, unknown>)['namespace'] === 'string' ? String((pod['metadata'] as Record<string, unknown>)['namespace']) : namespace;
+    // A pod without metadata (an attacker's, or a broken client's) has none to read: found by fuzzing.
+    const podMetadata = isRecord(pod['metadata']) ? pod['metadata'] : {};
+    const podNamespace = typeof podMetadata['namespace'] === 'string' ? podMetadata['namespace'] : namespace;
     const decision = active.injector.required(pod, podNamespace);
     if (!decision.inject) {
       metrics.counter('sidecar_injection_skip_total').inc();
