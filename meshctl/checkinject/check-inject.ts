@@ -1,10 +1,6 @@
 import type { V1LabelSelector, V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
-import { selectorMatches, type LabelSelector } from '../../webhook/inject/index.js';
+import { LABELS, type LabelSelector, selectorMatches } from '../../webhook/inject/index.js';
 import { formatTable } from '../orch/table.js';
-
-const REV = 'mesh.io/rev';
-const TAG = 'mesh.io/tag';
-const POD_INJECT = 'sidecar.mesh.io/inject';
 
 export interface CheckInjectRow {
   readonly webhook: string;
@@ -42,8 +38,8 @@ export function checkInjection(configurations: readonly V1MutatingWebhookConfigu
     .map((configuration) => {
       const name = configuration.metadata?.name ?? '';
       const labels = configuration.metadata?.labels ?? {};
-      const revision = labels[TAG] ?? labels[REV] ?? 'default';
-      if (podLabels[POD_INJECT] === 'false') return { webhook: name, revision, injected: false, reason: `Pod has ${POD_INJECT}=false label, preventing injection` };
+      const revision = labels[LABELS.tag] ?? labels[LABELS.revision] ?? 'default';
+      if (podLabels[LABELS.inject] === 'false') return { webhook: name, revision, injected: false, reason: `Pod has ${LABELS.inject}=false label, preventing injection` };
       const hooks = (configuration.webhooks ?? []).filter((w) => w.name.endsWith('sidecar-injector.mesh.io'));
       const hit = hooks.find((w) => matches(w.namespaceSelector, namespaceLabels) && matches(w.objectSelector, podLabels));
       if (hit) {

@@ -3,6 +3,7 @@ import { resolvePodTarget } from '../orch/pod-target.js';
 import { clustersOf, configNameOf, configPathOf, routeConfigsOf, type EnvoyConfigDump, type Json } from '../proxyconfig/config-dump.js';
 import { podAdmin } from '../proxyconfig/pod-admin.js';
 import type { GatewayView, MeshResource, PodFacts } from './describe-pod.js';
+import { PROXY_CONTAINER } from '../../webhook/inject/index.js';
 
 const PLURALS: Record<string, string> = { 'destination-rule': 'destinationrules', 'virtual-service': 'virtualservices' };
 
@@ -42,7 +43,7 @@ export async function gatherPodFacts(kubeConfig: KubeConfig, pod: V1Pod, options
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const namespace = pod.metadata?.namespace ?? 'default';
   const services = options.services ?? (await core.listNamespacedService({ namespace })).items.filter((service) => selects(service, pod));
-  const meshed = (pod.spec?.containers ?? []).some((c) => c.name === 'mesh-proxy');
+  const meshed = (pod.spec?.containers ?? []).some((c) => c.name === PROXY_CONTAINER);
   const dump = meshed ? await podAdmin(kubeConfig, namespace, pod.metadata?.name ?? '').configDump() : undefined;
   const named = dump ? await Promise.all(configPaths(dump).map(async (path) => ({ path, resource: await fetchByPath(custom, path) }))) : [];
   const byKind = (kind: string): Map<string, MeshResource> =>
@@ -84,7 +85,7 @@ export async function gatherServiceTarget(
   const [svcName = name, svcNamespace = namespace] = name.includes('.') ? [name.slice(0, name.indexOf('.')), name.slice(name.indexOf('.') + 1)] : [name];
   const service = await core.readNamespacedService({ name: svcName, namespace: svcNamespace });
   const pods = (await core.listNamespacedPod({ namespace: svcNamespace })).items.filter((pod) => selects(service, pod) && pod.status?.phase === 'Running');
-  const meshed = pods.filter((pod) => (pod.spec?.containers ?? []).some((c) => c.name === 'mesh-proxy')).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  const meshed = pods.filter((pod) => (pod.spec?.containers ?? []).some((c) => c.name === PROXY_CONTAINER)).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   const first = meshed[0];
   if (!first) {
     return { unmeshed: `Service "${svcName}" has no mesh pods.  (${pods.length} pods in service).\nUse \`meshctl orch-inject\` or redeploy with automatic sidecar injection.\n` };

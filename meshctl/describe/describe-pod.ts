@@ -1,6 +1,7 @@
 import type { V1Pod, V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { clustersOf, configNameOf, configPathOf, listenersOf, routeConfigsOf, type EnvoyConfigDump, type Json } from '../proxyconfig/config-dump.js';
 import { policyNamesOf } from './authz-check.js';
+import { ANNOTATIONS, PROXY_CONTAINER } from '../../webhook/inject/index.js';
 
 /** A mesh resource as the API returns it (DestinationRule, VirtualService, PeerAuthentication, RequestAuthentication). */
 export interface MeshResource {
@@ -32,8 +33,6 @@ export interface PodFacts {
   readonly gateways: readonly GatewayView[] | undefined;
   readonly domain: string;
 }
-
-const SIDECAR = 'mesh-proxy';
 
 const labelsMatch = (selector: Record<string, string> | undefined, labels: Record<string, string>): boolean => Object.entries(selector ?? {}).every(([k, v]) => labels[k] === v);
 
@@ -167,7 +166,7 @@ export function describePod(facts: PodFacts, options: { readonly ignoreUnmeshed:
   const name = pod.metadata?.name ?? '';
   const lines: string[] = [];
   const containers = pod.spec?.containers ?? [];
-  const meshed = containers.some((c) => c.name === SIDECAR);
+  const meshed = containers.some((c) => c.name === PROXY_CONTAINER);
   if (!meshed) {
     if (!options.ignoreUnmeshed) lines.push(`WARNING: ${name}.${pod.metadata?.namespace ?? ''} is not part of mesh; no mesh sidecar`);
     return lines.length > 0 ? `${lines.join('\n')}\n` : '';
@@ -175,7 +174,7 @@ export function describePod(facts: PodFacts, options: { readonly ignoreUnmeshed:
   lines.push(`Pod: ${name}`);
   const revision = (() => {
     try {
-      return (JSON.parse(pod.metadata?.annotations?.['sidecar.mesh.io/status'] ?? '{}') as { revision?: string }).revision;
+      return (JSON.parse(pod.metadata?.annotations?.[ANNOTATIONS.status] ?? '{}') as { revision?: string }).revision;
     } catch {
       return undefined;
     }
@@ -184,7 +183,7 @@ export function describePod(facts: PodFacts, options: { readonly ignoreUnmeshed:
   const ports = containers.flatMap((c) => (c.ports ?? []).map((p) => `${p.containerPort}${p.protocol && p.protocol !== 'TCP' ? `/${p.protocol}` : ''} (${c.name})`));
   lines.push(ports.length > 0 ? `   Pod Ports: ${ports.join(', ')}` : '   Pod does not expose ports');
   for (const status of pod.status?.containerStatuses ?? []) if (!status.ready) lines.push(`WARNING: Pod ${name} Container ${status.name} NOT READY`);
-  if (containers.some((c) => c.name !== SIDECAR && c.securityContext?.runAsUser === 1337)) lines.push('WARNING: User ID (UID) 1337 is reserved for the sidecar proxy.');
+  if (containers.some((c) => c.name !== PROXY_CONTAINER && c.securityContext?.runAsUser === 1337)) lines.push('WARNING: User ID (UID) 1337 is reserved for the sidecar proxy.');
   for (const label of ['app', 'version']) if (!pod.metadata?.labels?.[label]) lines.push(`Suggestion: add '${label}' label to pod for mesh telemetry.`);
   for (const service of facts.services) {
     lines.push('--------------------', `Service: ${service.metadata?.name ?? ''}`);
@@ -196,7 +195,7 @@ export function describePod(facts: PodFacts, options: { readonly ignoreUnmeshed:
     lines.push('--------------------', 'Effective PeerAuthentication:');
     const workloadMode = inboundMode(facts.dump, undefined);
     lines.push(`   Workload mTLS mode: ${workloadMode ?? 'PERMISSIVE'}`);
-    for (const port of [...new Set(containers.filter((c) => c.name !== SIDECAR).flatMap((c) => (c.ports ?? []).map((p) => p.containerPort)))]) {
+    for (const port of [...new Set(containers.filter((c) => c.name !== PROXY_CONTAINER).flatMap((c) => (c.ports ?? []).map((p) => p.containerPort)))]) {
       const mode = inboundMode(facts.dump, port);
       if (mode && mode !== workloadMode) lines.push(`   Port ${port} mTLS mode: ${mode}`);
     }

@@ -1,10 +1,7 @@
 import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig, type V1ConfigMap, type V1MutatingWebhookConfiguration, type V1Namespace, type V1Pod } from '@kubernetes/client-node';
-import { IGNORED_NAMESPACES, readInjectionStatus, selectorMatches, type LabelSelector } from '../../webhook/inject/index.js';
+import { IGNORED_NAMESPACES, LABELS, type LabelSelector, readInjectionStatus, selectorMatches } from '../../webhook/inject/index.js';
 import { formatTable } from '../orch/table.js';
 
-const REVISION_LABEL = 'mesh.io/rev';
-const INJECTION_LABEL = 'mesh-injection';
-const INJECT_SWITCH = 'sidecar.mesh.io/inject';
 const NOT_MESHED = '<non-mesh>';
 
 /** What `meshctl x injector list` reads from the cluster. */
@@ -21,9 +18,9 @@ export async function readInjectorInventory(kubeConfig: KubeConfig): Promise<Inj
   const admission = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const [namespaces, hooks, pods, configMaps] = await Promise.all([
     core.listNamespace(),
-    admission.listMutatingWebhookConfiguration({ labelSelector: REVISION_LABEL }),
+    admission.listMutatingWebhookConfiguration({ labelSelector: LABELS.revision }),
     core.listPodForAllNamespaces(),
-    core.listConfigMapForAllNamespaces({ labelSelector: REVISION_LABEL }),
+    core.listConfigMapForAllNamespaces({ labelSelector: LABELS.revision }),
   ]);
   return { namespaces: namespaces.items, hooks: hooks.items, pods: pods.items, configMaps: configMaps.items };
 }
@@ -63,7 +60,7 @@ function renderHooks(namespaces: readonly V1Namespace[], hooks: readonly V1Mutat
   if (hooks.length === 0) return 'No mesh injection hooks present.\n';
   const rows: string[][] = [['NAMESPACES', 'INJECTOR-HOOK', 'MESH-REVISION', 'SIDECAR-IMAGE']];
   for (const hook of hooks) {
-    const revision = hook.metadata?.labels?.[REVISION_LABEL] ?? '';
+    const revision = hook.metadata?.labels?.[LABELS.revision] ?? '';
     const image = images.get(revision) ?? '';
     const injected = namespaces.filter((ns) => (hook.webhooks ?? []).some((webhook) => namespaceSelected(webhook.namespaceSelector, ns)));
     if (injected.length === 0) rows.push(['DOES NOT AUTOINJECT', nameOf(hook), revision, image]);
@@ -75,12 +72,12 @@ function renderHooks(namespaces: readonly V1Namespace[], hooks: readonly V1Mutat
 /** The revision whose hook selects the namespace; `MISSING/<label>` when it asks for injection no hook gives. */
 function injectedRevision(namespace: V1Namespace, hooks: readonly V1MutatingWebhookConfiguration[]): string {
   const hook = hooks.find((h) => (h.webhooks ?? []).some((webhook) => namespaceSelected(webhook.namespaceSelector, namespace)));
-  if (hook) return hook.metadata?.labels?.[REVISION_LABEL] ?? '';
+  if (hook) return hook.metadata?.labels?.[LABELS.revision] ?? '';
   const labels = namespace.metadata?.labels ?? {};
-  const revision = labels[REVISION_LABEL] ?? '';
+  const revision = labels[LABELS.revision] ?? '';
   if (revision !== '') return `MISSING/${revision}`;
-  const legacy = labels[INJECTION_LABEL];
-  return legacy === undefined || legacy === 'disabled' ? '' : `MISSING/${INJECTION_LABEL}`;
+  const legacy = labels[LABELS.namespaceInjection];
+  return legacy === undefined || legacy === 'disabled' ? '' : `MISSING/${LABELS.namespaceInjection}`;
 }
 
 function namespaceSelected(selector: unknown, namespace: V1Namespace): boolean {
@@ -103,7 +100,7 @@ function countByRevision(pods: readonly V1Pod[], expected: string): Map<string, 
 }
 
 function injectionDisabled(pod: V1Pod): boolean {
-  const value = pod.metadata?.labels?.[INJECT_SWITCH] ?? pod.metadata?.annotations?.[INJECT_SWITCH] ?? '';
+  const value = pod.metadata?.labels?.[LABELS.inject] ?? pod.metadata?.annotations?.[LABELS.inject] ?? '';
   return value.toLowerCase() === 'false';
 }
 
@@ -118,7 +115,7 @@ function renderCount(revision: string, count: RevisionCount): string {
 function injectedImages(configMaps: readonly V1ConfigMap[]): Map<string, string> {
   const images = new Map<string, string>();
   for (const configMap of configMaps) {
-    const revision = configMap.metadata?.labels?.[REVISION_LABEL];
+    const revision = configMap.metadata?.labels?.[LABELS.revision];
     const values = configMap.data?.['values'];
     if (revision === undefined || values === undefined) continue;
     try {

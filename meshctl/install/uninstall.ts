@@ -1,6 +1,7 @@
 import { UsageError } from '../../controllers/runtime/index.js';
 import { EXIT_USAGE } from '../../install/index.js';
 import { INSTALLED_KINDS, objectKey, type ClusterObjects } from '../../install/index.js';
+import { ANNOTATIONS } from '../../webhook/inject/index.js';
 
 /** The API groups of our CRDs: `--purge` removes their definitions. */
 const MESH_GROUPS = ['security.mesh.io', 'networking.mesh.io', 'install.mesh.io'];
@@ -58,7 +59,7 @@ export async function orphanedProxiesWarning(cluster: ClusterObjects, revision: 
   const wanted = revision === '' ? 'default' : revision;
   const byRevision = new Map<string, string[]>();
   for (const pod of await cluster.list('v1', 'Pod', '')) {
-    const status = pod.metadata?.annotations?.['sidecar.mesh.io/status'];
+    const status = pod.metadata?.annotations?.[ANNOTATIONS.status];
     if (status === undefined) continue;
     let injectedBy: string;
     try {

@@ -2,6 +2,7 @@ import { AdmissionregistrationV1Api, AuthorizationV1Api, CoreV1Api, CustomObject
 import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
 import { installedStateName, type MeshOperatorSpec } from '../../install/index.js';
 import { analysisMessage, formatMessage, isWarningOrWorse, sortedDeduped, type AnalysisMessage } from './messages.js';
+import { LABELS } from '../../webhook/inject/index.js';
 
 /** The oldest Kubernetes minor version (1.x) the mesh installs on: the reference's `MinK8SVersion`. */
 export const MIN_KUBERNETES_MINOR = 17;
@@ -30,8 +31,6 @@ export interface PrecheckOptions {
 }
 
 const CLUSTER = 'Cluster';
-const REV = 'mesh.io/rev';
-const TAG = 'mesh.io/tag';
 
 /** `x precheck`: the messages of every check, sorted and deduped. */
 export async function precheck(kubeConfig: KubeConfig, options: PrecheckOptions): Promise<AnalysisMessage[]> {
@@ -99,15 +98,15 @@ async function checkRevision(kubeConfig: KubeConfig, revision: string): Promise<
     const name = `${record.metadata?.name ?? ''}.${record.metadata?.namespace ?? ''}`;
     return analysisMessage('ExistingInstallation', `MeshOperator ${name}`, `Mesh revision "${revision}" is already installed: installing it again changes this installation in place (meshctl upgrade shows the changes); to run a second control plane beside it, install with another --revision.`);
   });
-  const webhooks = (await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration({ labelSelector: REV })).items;
-  for (const tag of webhooks.filter((c) => c.metadata?.labels?.[TAG] === revision)) {
+  const webhooks = (await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration({ labelSelector: LABELS.revision })).items;
+  for (const tag of webhooks.filter((c) => c.metadata?.labels?.[LABELS.tag] === revision)) {
     messages.push(
-      analysisMessage('RevisionConflict', `MutatingWebhookConfiguration ${tag.metadata?.name ?? ''}`, `Revision "${revision}" is the name of an existing revision tag (of revision "${tag.metadata?.labels?.[REV] ?? ''}"): the new revision's injection webhooks would select the same namespaces and pods. Remove the tag or install under another --revision.`),
+      analysisMessage('RevisionConflict', `MutatingWebhookConfiguration ${tag.metadata?.name ?? ''}`, `Revision "${revision}" is the name of an existing revision tag (of revision "${tag.metadata?.labels?.[LABELS.revision] ?? ''}"): the new revision's injection webhooks would select the same namespaces and pods. Remove the tag or install under another --revision.`),
     );
   }
   if (installed.length > 0) return messages;
-  const unowned = webhooks.filter((c) => c.metadata?.labels?.[REV] === revision && c.metadata.labels[TAG] === undefined).map((c) => `MutatingWebhookConfiguration ${c.metadata?.name ?? ''}`);
-  const pods = (await kubeConfig.makeApiClient(CoreV1Api).listPodForAllNamespaces({ labelSelector: `app=meshd,${REV}=${revision}` })).items.map((p) => `Pod ${p.metadata?.name ?? ''}.${p.metadata?.namespace ?? ''}`);
+  const unowned = webhooks.filter((c) => c.metadata?.labels?.[LABELS.revision] === revision && c.metadata.labels[LABELS.tag] === undefined).map((c) => `MutatingWebhookConfiguration ${c.metadata?.name ?? ''}`);
+  const pods = (await kubeConfig.makeApiClient(CoreV1Api).listPodForAllNamespaces({ labelSelector: `app=meshd,${LABELS.revision}=${revision}` })).items.map((p) => `Pod ${p.metadata?.name ?? ''}.${p.metadata?.namespace ?? ''}`);
   for (const origin of [...unowned, ...pods]) {
     messages.push(
       analysisMessage('RevisionConflict', origin, `A control plane of revision "${revision}" is already running, but no installation of it is recorded (installed by another tool?): installing this revision would conflict with it. Uninstall it first, or install under another --revision.`),

@@ -1,10 +1,6 @@
 import type { V1LabelSelector, V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
-import { selectorMatches, type LabelSelector } from '../../webhook/inject/index.js';
+import { LABELS, type LabelSelector, selectorMatches } from '../../webhook/inject/index.js';
 import { analysisMessage, type AnalysisMessage } from './messages.js';
-
-const REV = 'mesh.io/rev';
-const NAMESPACE_INJECTION = 'mesh-injection';
-const POD_INJECTION = 'sidecar.mesh.io/inject';
 
 /**
  * The reference's webhook analysis (MSH0139): every combination of the labels injection looks at
@@ -24,9 +20,9 @@ export function webhookOverlaps(configurations: readonly V1MutatingWebhookConfig
       webhooks.push({ id: `${name}/${webhook.name}`, configuration: name, ...(webhook.namespaceSelector ? { namespaceSelector: webhook.namespaceSelector } : {}), ...(webhook.objectSelector ? { objectSelector: webhook.objectSelector } : {}) });
     }
   }
-  const withRevisions = (base: Record<string, string>[]): Record<string, string>[] => [...base, ...[...revisions].flatMap((revision) => base.map((labels) => ({ ...labels, [REV]: revision })))];
-  const namespaceLabels = withRevisions([{}, { [NAMESPACE_INJECTION]: 'enabled' }, { [NAMESPACE_INJECTION]: 'disabled' }]);
-  const objectLabels = withRevisions([{}, { [POD_INJECTION]: 'true' }, { [POD_INJECTION]: 'false' }]);
+  const withRevisions = (base: Record<string, string>[]): Record<string, string>[] => [...base, ...[...revisions].flatMap((revision) => base.map((labels) => ({ ...labels, [LABELS.revision]: revision })))];
+  const namespaceLabels = withRevisions([{}, { [LABELS.namespaceInjection]: 'enabled' }, { [LABELS.namespaceInjection]: 'disabled' }]);
+  const objectLabels = withRevisions([{}, { [LABELS.inject]: 'true' }, { [LABELS.inject]: 'false' }]);
   const overlaps = new Map<string, Set<string>>();
   for (const namespace of namespaceLabels) {
     for (const object of objectLabels) {
@@ -46,13 +42,13 @@ export function webhookOverlaps(configurations: readonly V1MutatingWebhookConfig
 
 function revisionsOf(configuration: V1MutatingWebhookConfiguration): string[] {
   const found = new Set<string>();
-  const label = configuration.metadata?.labels?.[REV];
+  const label = configuration.metadata?.labels?.[LABELS.revision];
   if (label !== undefined) found.add(label);
   for (const webhook of configuration.webhooks ?? []) {
     for (const selector of [webhook.namespaceSelector, webhook.objectSelector]) {
-      const value = selector?.matchLabels?.[REV];
+      const value = selector?.matchLabels?.[LABELS.revision];
       if (value !== undefined) found.add(value);
-      for (const expression of selector?.matchExpressions ?? []) if (expression.key === REV) for (const v of expression.values ?? []) found.add(v);
+      for (const expression of selector?.matchExpressions ?? []) if (expression.key === LABELS.revision) for (const v of expression.values ?? []) found.add(v);
     }
   }
   return [...found];

@@ -3,10 +3,7 @@ import { MeshError } from '../../controllers/runtime/index.js';
 import type { MeshOperatorSpec } from '../../install/index.js';
 import { customizationsOf } from './customizations.js';
 import { enabledComponents } from './revision-list.js';
-
-const REV = 'mesh.io/rev';
-const TAG = 'mesh.io/tag';
-const STATUS_ANNOTATION = 'sidecar.mesh.io/status';
+import { ANNOTATIONS, LABELS } from '../../webhook/inject/index.js';
 
 export interface PodSummary {
   readonly namespace: string;
@@ -61,7 +58,7 @@ export async function describeRevisions(kubeConfig: KubeConfig, revisions: reado
       .listClusterCustomObject({ group: 'install.mesh.io', version: 'v1alpha1', plural: 'meshoperators' })
       .then((list) => (list as { items?: Record[] }).items ?? [])
       .catch(() => [] as Record[]),
-    kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration({ labelSelector: REV }).then((l) => l.items),
+    kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration({ labelSelector: LABELS.revision }).then((l) => l.items),
     core.listPodForAllNamespaces().then((l) => l.items),
     options.verbose ? core.listNamespace().then((l) => l.items) : Promise.resolve([]),
   ]);
@@ -76,9 +73,9 @@ export async function describeRevisions(kubeConfig: KubeConfig, revisions: reado
   const descriptions: RevisionDescription[] = [];
   for (const revision of revisions) {
     const own = records.filter((r) => (r.spec?.revision || 'default') === revision);
-    const hooks = webhooks.filter((c) => c.metadata?.labels?.[REV] === revision);
-    const tags = hooks.map((c) => c.metadata?.labels?.[TAG]).filter((t): t is string => t !== undefined);
-    const controlPlane = pods.filter((p) => p.metadata?.labels?.['app'] === 'meshd' && p.metadata.labels[REV] === revision);
+    const hooks = webhooks.filter((c) => c.metadata?.labels?.[LABELS.revision] === revision);
+    const tags = hooks.map((c) => c.metadata?.labels?.[LABELS.tag]).filter((t): t is string => t !== undefined);
+    const controlPlane = pods.filter((p) => p.metadata?.labels?.['app'] === 'meshd' && p.metadata.labels[LABELS.revision] === revision);
     const gatewayPods = (label: string): PodSummary[] => pods.filter((p) => p.metadata?.labels?.['mesh'] === label && podRevision(p) === revision).map(summary).sort(byName);
     const declared = (kind: 'ingressGateways' | 'egressGateways'): string[] => own.flatMap((r) => (r.spec?.components?.[kind] ?? []).filter((g) => g.enabled !== false).map((g) => g.name));
     const description: RevisionDescription = {
@@ -90,7 +87,7 @@ export async function describeRevisions(kubeConfig: KubeConfig, revisions: reado
         components: enabledComponents(r.spec ?? {}),
         customizations: customizationsOf(r.spec ?? {}, options.manifestsDir),
       })),
-      webhooks: hooks.map((c) => ({ name: c.metadata?.name ?? '', revision, ...(c.metadata?.labels?.[TAG] !== undefined ? { tag: c.metadata.labels[TAG] } : {}) })).sort((a, b) => a.name.localeCompare(b.name)),
+      webhooks: hooks.map((c) => ({ name: c.metadata?.name ?? '', revision, ...(c.metadata?.labels?.[LABELS.tag] !== undefined ? { tag: c.metadata.labels[LABELS.tag] } : {}) })).sort((a, b) => a.name.localeCompare(b.name)),
       meshdEnabled: own.some((r) => r.spec?.components?.pilot?.enabled !== false),
       controlPlanePods: controlPlane.map(summary).sort(byName),
       ingressGateways: { declared: declared('ingressGateways'), pods: gatewayPods('ingressgateway') },
@@ -105,10 +102,11 @@ export async function describeRevisions(kubeConfig: KubeConfig, revisions: reado
     const aliases = [revision, ...tags];
     const using = namespaces.flatMap((ns) => {
       const labels = ns.metadata?.labels ?? {};
-      const selected = labels[REV] !== undefined && aliases.includes(labels[REV]) ? `${REV}=${labels[REV]}` : revision === 'default' && labels[REV] === undefined && labels['mesh-injection'] === 'enabled' ? 'mesh-injection=enabled' : undefined;
+      const rev = labels[LABELS.revision];
+      const selected = rev !== undefined && aliases.includes(rev) ? `${LABELS.revision}=${rev}` : revision === 'default' && rev === undefined && labels[LABELS.namespaceInjection] === 'enabled' ? `${LABELS.namespaceInjection}=enabled` : undefined;
       return selected ? [{ name: ns.metadata?.name ?? '', label: selected }] : [];
     });
-    const usingPods = pods.filter((p) => !controlPlane.includes(p) && ((p.metadata?.labels?.[REV] !== undefined && aliases.includes(p.metadata.labels[REV])) || injectedRevision(p) === revision));
+    const usingPods = pods.filter((p) => !controlPlane.includes(p) && (aliases.includes(p.metadata?.labels?.[LABELS.revision] ?? '') || injectedRevision(p) === revision));
     descriptions.push({ ...description, namespaces: using.sort((a, b) => a.name.localeCompare(b.name)), pods: usingPods.map(summary).sort(byName) });
   }
   return descriptions;
@@ -116,7 +114,7 @@ export async function describeRevisions(kubeConfig: KubeConfig, revisions: reado
 
 /** The revision that injected the pod's sidecar, from its status annotation. */
 function injectedRevision(pod: V1Pod): string | undefined {
-  const status = pod.metadata?.annotations?.[STATUS_ANNOTATION];
+  const status = pod.metadata?.annotations?.[ANNOTATIONS.status];
   if (status === undefined) return undefined;
   try {
     const revision = (JSON.parse(status) as { revision?: unknown }).revision;
@@ -128,7 +126,7 @@ function injectedRevision(pod: V1Pod): string | undefined {
 
 /** A gateway's revision: its label, else its sidecar's, else the default revision's (a gateway installed without one). */
 function podRevision(pod: V1Pod): string {
-  return pod.metadata?.labels?.[REV] ?? injectedRevision(pod) ?? 'default';
+  return pod.metadata?.labels?.[LABELS.revision] ?? injectedRevision(pod) ?? 'default';
 }
 
 /** kubectl's (apimachinery's `HumanDuration`) rendering of an age. */

@@ -2,6 +2,7 @@ import { AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig } from '@
 import { COMPONENTS, type MeshOperatorSpec } from '../../install/index.js';
 import { formatTable } from '../orch/table.js';
 import { customizationsOf } from './customizations.js';
+import { LABELS } from '../../webhook/inject/index.js';
 
 export interface RevisionSummary {
   readonly revision: string;
@@ -24,7 +25,7 @@ export async function listRevisions(kubeConfig: KubeConfig, manifestsDir?: strin
     .listClusterCustomObject({ group: 'install.mesh.io', version: 'v1alpha1', plural: 'meshoperators' })
     .then((list) => (list as { items?: { metadata?: { name?: string; namespace?: string }; spec?: MeshOperatorSpec }[] }).items ?? [])
     .catch(() => []);
-  const webhooks = (await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration({ labelSelector: 'mesh.io/rev' })).items;
+  const webhooks = (await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration({ labelSelector: LABELS.revision })).items;
   const revisions = new Map<string, RevisionSummary>();
   const entry = (revision: string): RevisionSummary => {
     let summary = revisions.get(revision);
@@ -46,8 +47,8 @@ export async function listRevisions(kubeConfig: KubeConfig, manifestsDir?: strin
     });
   }
   for (const configuration of webhooks) {
-    const summary = entry(configuration.metadata?.labels?.['mesh.io/rev'] ?? '');
-    const tag = configuration.metadata?.labels?.['mesh.io/tag'];
+    const summary = entry(configuration.metadata?.labels?.[LABELS.revision] ?? '');
+    const tag = configuration.metadata?.labels?.[LABELS.tag];
     if (tag !== undefined) summary.tags.push(tag);
   }
   return [...revisions.values()].sort((a, b) => a.revision.localeCompare(b.revision));

@@ -4,9 +4,7 @@ import { MeshError } from '../../controllers/runtime/index.js';
 import { formatTable } from '../orch/table.js';
 import { formatMessage, sortedDeduped } from '../precheck/messages.js';
 import { webhookOverlaps } from '../precheck/webhook-overlap.js';
-
-const REV = 'mesh.io/rev';
-const TAG = 'mesh.io/tag';
+import { LABELS } from '../../webhook/inject/index.js';
 
 export interface TagOptions {
   readonly tag: string;
@@ -29,14 +27,14 @@ const revisionOf = (revision: string): string => (revision === '' ? 'default' : 
 export async function buildTagWebhook(kubeConfig: KubeConfig, options: TagOptions): Promise<V1MutatingWebhookConfiguration> {
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const revision = revisionOf(options.revision);
-  const all = (await api.listMutatingWebhookConfiguration({ labelSelector: REV })).items;
-  const canonical = all.filter((c) => c.metadata?.labels?.[REV] === revision && c.metadata.labels[TAG] === undefined);
+  const all = (await api.listMutatingWebhookConfiguration({ labelSelector: LABELS.revision })).items;
+  const canonical = all.filter((c) => c.metadata?.labels?.[LABELS.revision] === revision && c.metadata.labels[LABELS.tag] === undefined);
   if (canonical.length === 0) throw new MeshError('tag-refused', `cannot modify tag: cannot find MutatingWebhookConfiguration with revision "${revision}"`);
   if (canonical.length > 1) throw new MeshError('tag-refused', `found multiple canonical webhooks with revision "${revision}": ${canonical.map((c) => c.metadata?.name).join(', ')}`);
-  if (all.some((c) => c.metadata?.labels?.[REV] === options.tag && c.metadata.labels[TAG] === undefined)) {
+  if (all.some((c) => c.metadata?.labels?.[LABELS.revision] === options.tag && c.metadata.labels[LABELS.tag] === undefined)) {
     throw new MeshError('tag-refused', `cannot create revision tag "${options.tag}": found existing control plane revision with same name`);
   }
-  const existing = all.filter((c) => c.metadata?.labels?.[TAG] === options.tag);
+  const existing = all.filter((c) => c.metadata?.labels?.[LABELS.tag] === options.tag);
   if (existing.length > 0 && !options.overwrite) throw new MeshError('tag-refused', `revision tag "${options.tag}" already exists, and --overwrite is false`);
   const source = canonical[0] as V1MutatingWebhookConfiguration;
   const webhooks = (source.webhooks ?? []).filter((w) => w.name.startsWith('rev.')).map((webhook) => retarget(webhook, options.tag));
@@ -45,7 +43,7 @@ export async function buildTagWebhook(kubeConfig: KubeConfig, options: TagOption
     kind: 'MutatingWebhookConfiguration',
     metadata: {
       name: options.webhookName || `mesh-revision-tag-${options.tag}`,
-      labels: { [TAG]: options.tag, [REV]: revision, app: 'sidecar-injector', 'app.kubernetes.io/part-of': 'mesh' },
+      labels: { [LABELS.tag]: options.tag, [LABELS.revision]: revision, app: 'sidecar-injector', 'app.kubernetes.io/part-of': 'mesh' },
     },
     webhooks,
   };
@@ -54,7 +52,7 @@ export async function buildTagWebhook(kubeConfig: KubeConfig, options: TagOption
 /** Points one of the revision's `rev.` webhooks at the tag: `mesh.io/rev In [<revision>]` becomes `In [<tag>]`. */
 function retarget(webhook: V1MutatingWebhook, tag: string): V1MutatingWebhook {
   const swap = (selector: V1MutatingWebhook['namespaceSelector']): V1MutatingWebhook['namespaceSelector'] =>
-    selector ? { ...selector, matchExpressions: (selector.matchExpressions ?? []).map((e) => (e.key === REV && e.operator === 'In' ? { ...e, values: [tag] } : e)) } : selector;
+    selector ? { ...selector, matchExpressions: (selector.matchExpressions ?? []).map((e) => (e.key === LABELS.revision && e.operator === 'In' ? { ...e, values: [tag] } : e)) } : selector;
   return { ...webhook, ...(webhook.namespaceSelector ? { namespaceSelector: swap(webhook.namespaceSelector) } : {}), ...(webhook.objectSelector ? { objectSelector: swap(webhook.objectSelector) } : {}) };
 }
 
@@ -62,12 +60,12 @@ function retarget(webhook: V1MutatingWebhook, tag: string): V1MutatingWebhook {
 export async function setTag(kubeConfig: KubeConfig, options: TagOptions): Promise<string> {
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const webhook = await buildTagWebhook(kubeConfig, options);
-  const others = (await api.listMutatingWebhookConfiguration()).items.filter((c) => c.metadata?.labels?.[TAG] !== options.tag);
+  const others = (await api.listMutatingWebhookConfiguration()).items.filter((c) => c.metadata?.labels?.[LABELS.tag] !== options.tag);
   const conflicts = webhookOverlaps([...others, webhook]).filter((m) => m.origin === `MutatingWebhookConfiguration ${webhook.metadata?.name ?? ''}`);
   if (conflicts.length > 0 && options.skipConfirmation !== true) {
     throw new MeshError('tag-refused', `creating tag would conflict, pass --skip-confirmation to proceed:\n${sortedDeduped(conflicts).map(formatMessage).join('\n')}`);
   }
-  for (const old of (await api.listMutatingWebhookConfiguration({ labelSelector: `${TAG}=${options.tag}` })).items) {
+  for (const old of (await api.listMutatingWebhookConfiguration({ labelSelector: `${LABELS.tag}=${options.tag}` })).items) {
     await api.deleteMutatingWebhookConfiguration({ name: old.metadata?.name ?? '' });
   }
   await api.createMutatingWebhookConfiguration({ body: webhook });
@@ -81,14 +79,14 @@ export async function generateTag(kubeConfig: KubeConfig, options: TagOptions): 
 
 /** `x revision tag list`: each tag, its revision and the namespaces using it. */
 export async function listTags(kubeConfig: KubeConfig): Promise<string> {
-  const configurations = (await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration({ labelSelector: TAG })).items;
+  const configurations = (await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration({ labelSelector: LABELS.tag })).items;
   if (configurations.length === 0) return 'No mesh revision tag MutatingWebhookConfigurations to list\n';
   const namespaces = (await kubeConfig.makeApiClient(CoreV1Api).listNamespace()).items;
   const rows = configurations
     .map((c) => {
-      const tag = c.metadata?.labels?.[TAG] ?? '';
-      const using = namespaces.filter((ns) => ns.metadata?.labels?.[REV] === tag).map((ns) => ns.metadata?.name ?? '');
-      return [tag, c.metadata?.labels?.[REV] ?? '', using.join(',')];
+      const tag = c.metadata?.labels?.[LABELS.tag] ?? '';
+      const using = namespaces.filter((ns) => ns.metadata?.labels?.[LABELS.revision] === tag).map((ns) => ns.metadata?.name ?? '');
+      return [tag, c.metadata?.labels?.[LABELS.revision] ?? '', using.join(',')];
     })
     .sort((a, b) => (a[0] ?? '').localeCompare(b[0] ?? ''));
   return formatTable([['TAG', 'REVISION', 'NAMESPACES'], ...rows], 1);
@@ -97,9 +95,9 @@ export async function listTags(kubeConfig: KubeConfig): Promise<string> {
 /** `x revision tag remove`: deletes the tag's webhook configurations; refuses while namespaces use it unless `skipConfirmation`. */
 export async function removeTag(kubeConfig: KubeConfig, tag: string, skipConfirmation: boolean): Promise<string> {
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
-  const configurations = (await api.listMutatingWebhookConfiguration({ labelSelector: `${TAG}=${tag}` })).items;
+  const configurations = (await api.listMutatingWebhookConfiguration({ labelSelector: `${LABELS.tag}=${tag}` })).items;
   if (configurations.length === 0) throw new MeshError('tag-refused', `cannot remove tag "${tag}": cannot find MutatingWebhookConfiguration for tag`);
-  const using = (await kubeConfig.makeApiClient(CoreV1Api).listNamespace({ labelSelector: `${REV}=${tag}` })).items.map((ns) => ns.metadata?.name ?? '');
+  const using = (await kubeConfig.makeApiClient(CoreV1Api).listNamespace({ labelSelector: `${LABELS.revision}=${tag}` })).items.map((ns) => ns.metadata?.name ?? '');
   if (using.length > 0 && !skipConfirmation) {
     throw new MeshError('tag-refused', `cannot remove tag "${tag}": namespaces still use it: ${using.join(', ')}; use -y to remove it anyway`);
   }

@@ -4,6 +4,7 @@ import { podHttp } from '../orch/pod-http.js';
 import { kubeMessage } from '../orch/port-forward.js';
 import { DAEMON_MONITORING_PORT, queryDaemons } from '../proxystatus/daemon-query.js';
 import { parseSyncz } from '../proxystatus/proxy-status.js';
+import { LABELS } from '../../webhook/inject/index.js';
 
 /** One control-plane instance's version (the reference's `ServerInfo`). */
 export interface ServerInfo {
@@ -33,10 +34,8 @@ export interface MeshVersions {
   readonly failures: readonly string[];
 }
 
-const REVISION_LABEL = 'mesh.io/rev';
-
 function daemonSelector(revision: string): string {
-  return ['app=meshd', ...(revision !== '' ? [`${REVISION_LABEL}=${revision}`] : [])].join(',');
+  return ['app=meshd', ...(revision !== '' ? [`${LABELS.revision}=${revision}`] : [])].join(',');
 }
 
 /**
@@ -55,7 +54,7 @@ export async function fetchMeshVersions(kubeConfig: KubeConfig, query: MeshVersi
     const pod = pods[i] as V1Pod;
     const name = pod.metadata?.name ?? '';
     if (typeof answer === 'string') failures.push(`error reading the version of ${query.meshNamespace}.${name}: ${answer}`);
-    else servers.push({ Component: name, Revision: pod.metadata?.labels?.[REVISION_LABEL] ?? 'default', Info: answer });
+    else servers.push({ Component: name, Revision: pod.metadata?.labels?.[LABELS.revision] ?? 'default', Info: answer });
   });
   servers.sort((a, b) => a.Component.localeCompare(b.Component));
   return { servers, failures };

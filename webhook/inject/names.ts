@@ -34,6 +34,10 @@ export const LABELS = {
   canonicalRevision: 'service.mesh.io/canonical-revision',
   network: 'topology.mesh.io/network',
   revision: 'mesh.io/rev',
+  /** On a revision tag's webhook configurations: the tag. */
+  tag: 'mesh.io/tag',
+  /** On a namespace: `enabled` asks the default revision to inject its pods. */
+  namespaceInjection: 'mesh-injection',
 } as const;
 
 export const PROXY_CONTAINER = 'mesh-proxy';
