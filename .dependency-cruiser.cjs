@@ -3,7 +3,7 @@
  * imports the command trees, test support never ships, and the layers point one way.
  * `npm test` runs `depcruise` with this file; a violation fails the run.
  */
-const PACKAGES = 'crds|pki|kube-patch|controllers|xds|ca|webhook|agent|dataplane|meshd|meshctl|install';
+const PACKAGES = 'crds|pki|kube-patch|controllers|xds|ca|webhook|analysis|agent|dataplane|meshd|meshctl|install';
 // The entry points of packages and of the documented sub-packages.
 const ENTRY_POINTS = [
   `^(${PACKAGES})/index\\.ts$`,

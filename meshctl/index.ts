@@ -19,7 +19,7 @@ export { runOperatorServer, type OperatorServerOptions } from './operator/operat
 export { describeRevision, describeRevisions, humanAge, type DescribeOptions, type PodSummary, type RevisionDescription } from './revision/revision-describe.js';
 export { renderRevisionDescription, renderRevisionSummaries } from './revision/revision-describe-table.js';
 export { INSTALL_RESOURCES, MIN_KUBERNETES_MINOR, precheck, renderPrecheck, type PrecheckOptions, type PrecheckReport } from './precheck/precheck.js';
-export { MESSAGE_TYPES, formatMessage, sortedDeduped, type AnalysisMessage, type MessageLevel } from './precheck/messages.js';
+export { MESSAGE_TYPES, formatMessage, sortedDeduped, type AnalysisMessage, type MessageLevel } from '../analysis/index.js';
 export { diffManifests, readManifests, type ManifestDiffOptions } from './install/manifest-diff.js';
 export { fileAdmin, proxyConfig, proxyLog, PROXY_LOG_LEVELS, type ProxyAdmin, type ProxyConfigOutput, type ProxyConfigRequest } from './proxyconfig/proxy-config.js';
 export { parseConfigDump, type EnvoyConfigDump } from './proxyconfig/config-dump.js';

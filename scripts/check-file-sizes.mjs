@@ -4,7 +4,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 
-const PRODUCT = ['crds', 'pki', 'kube-patch', 'controllers', 'xds', 'ca', 'webhook', 'install', 'agent', 'dataplane', 'meshd', 'meshctl', 'apiserver-double', 'cli'];
+const PRODUCT = ['crds', 'pki', 'kube-patch', 'controllers', 'xds', 'ca', 'webhook', 'install', 'analysis', 'agent', 'dataplane', 'meshd', 'meshctl', 'apiserver-double', 'cli'];
 const LIMITS = { cli: 200, default: 500 };
 
 function* sources(dir) {

@@ -1,7 +1,7 @@
 import { AdmissionregistrationV1Api, AuthorizationV1Api, CoreV1Api, CustomObjectsApi, VersionApi, type KubeConfig } from '@kubernetes/client-node';
 import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
 import { installedStateName, type MeshOperatorSpec } from '../../install/index.js';
-import { analysisMessage, formatMessage, isWarningOrWorse, sortedDeduped, type AnalysisMessage } from './messages.js';
+import { analysisMessage, formatMessage, isWarningOrWorse, sortedDeduped, type AnalysisMessage } from '../../analysis/index.js';
 import { LABELS } from '../../webhook/inject/index.js';
 
 /** The oldest Kubernetes minor version (1.x) the mesh installs on: the reference's `MinK8SVersion`. */

@@ -2,8 +2,7 @@ import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig, type V1Mutating
 import { stringify } from 'yaml';
 import { MeshError } from '../../controllers/runtime/index.js';
 import { formatTable } from '../orch/table.js';
-import { formatMessage, sortedDeduped } from '../precheck/messages.js';
-import { webhookOverlaps } from '../precheck/webhook-overlap.js';
+import { formatMessage, sortedDeduped, webhookOverlaps } from '../../analysis/index.js';
 import { LABELS } from '../../webhook/inject/index.js';
 
 export interface TagOptions {

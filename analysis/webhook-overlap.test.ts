@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
-import { CHARTS_DIR, helm } from '../../testing/helm.js';
+import { CHARTS_DIR, helm } from '../testing/helm.js';
 import { formatMessage } from './messages.js';
 import { webhookOverlaps } from './webhook-overlap.js';
 

@@ -1,5 +1,5 @@
 import type { V1LabelSelector, V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
-import { LABELS, type LabelSelector, selectorMatches } from '../../webhook/inject/index.js';
+import { LABELS, type LabelSelector, selectorMatches } from '../webhook/inject/index.js';
 import { analysisMessage, type AnalysisMessage } from './messages.js';
 
 /**

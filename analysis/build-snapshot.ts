@@ -1,0 +1,67 @@
+import type { V1Secret } from '@kubernetes/client-node';
+import { DEFAULT_MESH_CONFIG, KIND_NAMES, validateResource, type KindName, type MeshConfig } from '../crds/index.js';
+import type { AnalysisInputs, AnalysisSnapshot, InputName, MeshObject, Resource, SourcePosition } from './snapshot.js';
+
+/** A Kubernetes object as read from the cluster or a file, with where it came from. */
+export interface SourcedObject {
+  readonly object: unknown;
+  readonly source?: SourcePosition;
+}
+
+export interface SnapshotOptions {
+  readonly objects: readonly SourcedObject[];
+  readonly meshConfig?: MeshConfig;
+  /** Inputs the caller read in full (from a cluster); others count as available only when an object of the kind was given. */
+  readonly complete?: readonly InputName[];
+  readonly domainSuffix?: string;
+  readonly rootNamespace?: string;
+}
+
+const CORE_KINDS = ['Namespace', 'Service', 'Pod', 'Deployment', 'Secret', 'MutatingWebhookConfiguration'] as const;
+type CoreKind = (typeof CORE_KINDS)[number];
+
+type Buckets = { -readonly [N in Exclude<InputName, 'MeshConfig'>]: Resource<unknown>[] };
+
+/**
+ * Sorts objects into the analysis inputs: mesh kinds validated (the valid ones typed, every one
+ * kept raw for the schema analyzers), core kinds by kind, Secrets stripped to metadata and type.
+ * Objects of other kinds are ignored. A later object with the same kind, namespace and name
+ * replaces an earlier one, as an apply over the cluster's state would.
+ */
+export function buildSnapshot(options: SnapshotOptions): AnalysisSnapshot {
+  const buckets = Object.fromEntries([...KIND_NAMES, 'MeshObject', ...CORE_KINDS].map((name) => [name, new Map<string, Resource<unknown>>()])) as unknown as {
+    [N in keyof Buckets]: Map<string, Resource<unknown>>;
+  };
+  const available = new Set<InputName>(options.complete ?? []);
+  for (const { object, source } of options.objects) {
+    const kind = (object as { kind?: unknown } | null)?.kind;
+    if (typeof kind !== 'string') continue;
+    const metadata = (object as { metadata?: { name?: unknown; namespace?: unknown } }).metadata;
+    const name = typeof metadata?.name === 'string' ? metadata.name : '';
+    const namespace = typeof metadata?.namespace === 'string' ? metadata.namespace : '';
+    const key = `${namespace}/${name}`;
+    const resource = (value: unknown, as: string): Resource<unknown> => ({ kind: as, name, namespace, object: value, ...(source ? { source } : {}) });
+    if ((KIND_NAMES as readonly string[]).includes(kind)) {
+      buckets.MeshObject.set(`${kind}/${key}`, resource(object as MeshObject, kind));
+      available.add('MeshObject');
+      available.add(kind as KindName);
+      const typed = validateResource(object).resource;
+      if (typed) buckets[kind as KindName].set(key, resource(typed, kind));
+      else buckets[kind as KindName].delete(key);
+    } else if ((CORE_KINDS as readonly string[]).includes(kind)) {
+      buckets[kind as CoreKind].set(key, resource(kind === 'Secret' ? withoutKeyMaterial(object as V1Secret) : object, kind));
+      available.add(kind as CoreKind);
+    }
+  }
+  const lists = Object.fromEntries(Object.entries(buckets).map(([name, map]) => [name, [...map.values()]]));
+  return {
+    inputs: { ...lists, MeshConfig: options.meshConfig ?? DEFAULT_MESH_CONFIG } as unknown as AnalysisInputs,
+    available,
+    domainSuffix: options.domainSuffix ?? 'cluster.local',
+    rootNamespace: options.rootNamespace ?? options.meshConfig?.rootNamespace ?? 'mesh-system',
+  };
+}
+
+function withoutKeyMaterial(secret: V1Secret): V1Secret {
+  return { apiVersion: secret.apiVersion ?? 'v1', kind: 'Secret', ...(secret.metadata ? { metadata: secret.metadata } : {}), ...(secret.type ? { type: secret.type } : {}), data: Object.fromEntries(Object.keys({ ...secret.data, ...secret.stringData }).map((key) => [key, ''])) };
+}

@@ -1,0 +1,26 @@
+// Configuration analysis: analyzers, each a pure function of the inputs it declares over a
+// snapshot of resources (mesh kinds, Namespaces, Services, Pods, Deployments, Secrets' metadata,
+// injection webhooks, the mesh config), reporting messages with the reference's codes (MSH…)
+// and levels. Used by `meshctl analyze`, `x precheck`, `x revision tag` and the daemon's
+// PILOT_ENABLE_ANALYSIS.
+export {
+  MESSAGE_LEVELS,
+  MESSAGE_TYPES,
+  analysisMessage,
+  atLeast,
+  formatMessage,
+  isWarningOrWorse,
+  messageTypeOfCode,
+  originOf,
+  sortedDeduped,
+  type AnalysisMessage,
+  type MessageLevel,
+  type MessageTypeName,
+  type ResourceKey,
+} from './messages.js';
+export type { AnalysisContext, Analyzer } from './analyzer.js';
+export type { AnalysisInputs, AnalysisSnapshot, InputName, MeshObject, Resource, SourcePosition } from './snapshot.js';
+export { buildSnapshot, type SnapshotOptions, type SourcedObject } from './build-snapshot.js';
+export { runAnalyzers, SUPPRESS_ANNOTATION, type AnalysisResult } from './run-analyzers.js';
+export { ALL_ANALYZERS } from './all-analyzers.js';
+export { webhookOverlaps } from './webhook-overlap.js';

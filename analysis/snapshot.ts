@@ -1,0 +1,61 @@
+import type { V1Deployment, V1MutatingWebhookConfiguration, V1Namespace, V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
+import type { KindName, MeshConfig, ResourceOf } from '../crds/index.js';
+import type { ResourceKey } from './messages.js';
+
+/** Where a resource was read from, when it came from a file: the line its document starts on. */
+export interface SourcePosition {
+  readonly file: string;
+  readonly line: number;
+}
+
+/** One resource of the snapshot: its key, the object, and where it came from. */
+export interface Resource<T> extends ResourceKey {
+  readonly object: T;
+  readonly source?: SourcePosition;
+}
+
+/** A document of one of the mesh kinds as read, before validation: what the schema analyzers check. */
+export interface MeshObject {
+  readonly apiVersion?: unknown;
+  readonly kind: KindName;
+  readonly metadata?: { readonly name?: string; readonly namespace?: string; readonly annotations?: Record<string, string> };
+  readonly [field: string]: unknown;
+}
+
+/**
+ * What analyzers read, by input name. The mesh kinds hold only resources that passed validation
+ * (typed); `MeshObject` holds every document of a mesh kind as read, valid or not. Secrets carry
+ * their metadata and type only: key material never enters a snapshot.
+ */
+export interface AnalysisInputs {
+  readonly PeerAuthentication: readonly Resource<ResourceOf<'PeerAuthentication'>>[];
+  readonly RequestAuthentication: readonly Resource<ResourceOf<'RequestAuthentication'>>[];
+  readonly AuthorizationPolicy: readonly Resource<ResourceOf<'AuthorizationPolicy'>>[];
+  readonly DestinationRule: readonly Resource<ResourceOf<'DestinationRule'>>[];
+  readonly Gateway: readonly Resource<ResourceOf<'Gateway'>>[];
+  readonly VirtualService: readonly Resource<ResourceOf<'VirtualService'>>[];
+  readonly MeshObject: readonly Resource<MeshObject>[];
+  readonly Namespace: readonly Resource<V1Namespace>[];
+  readonly Service: readonly Resource<V1Service>[];
+  readonly Pod: readonly Resource<V1Pod>[];
+  readonly Deployment: readonly Resource<V1Deployment>[];
+  readonly Secret: readonly Resource<V1Secret>[];
+  readonly MutatingWebhookConfiguration: readonly Resource<V1MutatingWebhookConfiguration>[];
+  readonly MeshConfig: MeshConfig;
+}
+
+export type InputName = keyof AnalysisInputs;
+
+/**
+ * A snapshot of the world to analyse. `available` names the inputs the snapshot really holds:
+ * analysing files alone holds no Pods, and an analyzer that needs Pods is skipped rather than
+ * told that none exist.
+ */
+export interface AnalysisSnapshot {
+  readonly inputs: AnalysisInputs;
+  readonly available: ReadonlySet<InputName>;
+  /** The cluster's DNS domain (`cluster.local` unless configured otherwise). */
+  readonly domainSuffix: string;
+  /** The mesh's root namespace (`mesh-system`). */
+  readonly rootNamespace: string;
+}
