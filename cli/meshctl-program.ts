@@ -2,6 +2,7 @@ import { Command, Option } from 'commander';
 import { loadProcessSettings, readBuildInfo, type Settings } from '../controllers/runtime/index.js';
 import { intFlag } from './flags.js';
 import { newMeshctlAdminCommand } from './meshctl-admin.js';
+import { newMeshctlAnalyzeCommand } from './meshctl-analyze.js';
 import { newMeshctlDashboardCommand } from './meshctl-dashboard.js';
 import { readMeshctlDefaults } from './meshctl-defaults.js';
 import { newMeshctlExperimentalCommand } from './meshctl-experimental.js';
@@ -40,6 +41,7 @@ export function buildMeshctl(
     .addOption(new Option('--vklog <Level>', 'number for the log level verbosity. Like -v flag. ex: --vklog=9').argParser(intFlag).default(0));
   program.addCommand(newMeshctlExperimentalCommand(io, readProcessStdin, readProcessLine, { settings, buildInfo: readBuildInfo }, [newMeshctlConfigCommand(io, settings, fileDefaults)]));
   program.addCommand(newMeshctlAdminCommand(io));
+  program.addCommand(newMeshctlAnalyzeCommand(io, { settings, buildInfo: readBuildInfo, readStdin: readProcessStdin, stdoutIsTty: process.stdout.isTTY === true }));
   program.addCommand(newMeshctlBugReportCommand({ io, buildInfo: readBuildInfo }));
   program.addCommand(newMeshctlDashboardCommand(io));
   program.addCommand(newMeshctlOptionsCommand(io));

@@ -1,4 +1,5 @@
 // meshctl's commands, behind the command trees of cli/: what each one does, with its output.
+export { ANALYZERS_FOUND_ISSUES, analyze, renderAnalyzerList, type AnalyzeOptions } from './analyze/analyze.js';
 export { validateFiles, type ValidateOutput } from './validate/validate-files.js';
 export { listInjectors, renderInjectorList, type InjectorInventory } from './injector/injector-list.js';
 export { loadOrchClient, type OrchClientFlags } from './orch/orch-client.js';
