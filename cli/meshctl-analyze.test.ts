@@ -70,7 +70,7 @@ describe('meshctl analyze: files only', () => {
 
   test('-o yaml prints the same records', async () => {
     const result = await meshctl(['analyze', '-k=false', '-o', 'yaml', INJECTORS]);
-    expect(result.stdout).toMatch(/^- code: MSH0139\n  level: Error\n  origin: MutatingWebhookConfiguration first-injector\n/);
+    expect(result.stdout).toMatch(/^- code: MSH0139\n {2}level: Error\n {2}origin: MutatingWebhookConfiguration first-injector\n/);
   });
 
   test('-S suppresses a code on matching resources (with *), and a threshold above Error hides nothing it should not', async () => {
