@@ -1,3 +1,4 @@
+import type { AnalysisRunner } from './analysis/analysis-runner.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { newConfigDirSource, type ConfigDirSource } from './sources/config-dir-source.js';
 import { newKubeSourceSet } from './sources/kube-sources.js';
@@ -90,6 +91,8 @@ export interface ConfigSources {
   waitForSync(signal?: AbortSignal): Promise<void>;
   /** The config folder, when there is one (its problems, for debug endpoints). */
   readonly configDir?: ConfigDirSource;
+  /** With PILOT_ENABLE_ANALYSIS: the daemon's analysis (`/debug/analyze`). */
+  readonly analysis?: AnalysisRunner;
 }
 
 /**
@@ -156,5 +159,6 @@ export function setupConfigWithManager(manager: Manager, options: ConfigSourcesO
     sourcesSynced: () => controllers.hasSynced(),
     waitForSync: (signal) => controllers.waitForSync(signal),
     ...(configDir ? { configDir } : {}),
+    ...(controllers.analysis ? { analysis: controllers.analysis } : {}),
   };
 }

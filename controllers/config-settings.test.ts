@@ -9,6 +9,8 @@ describe('the config settings', () => {
     expect(configControllerSettingsFromSettings(daemon({ PILOT_ENABLE_STATUS: 'true', PILOT_STATUS_MAX_WORKERS: '12', SHARED_MESH_CONFIG: 'shared-mesh' }))).toEqual({
       writeStatusConditions: true,
       writeAnalysis: false,
+      analysisDebounceMs: 100,
+      analysisDebounceMaxMs: 10000,
       statusMaxWorkers: 12,
       useEndpointSlices: false,
       sharedMeshConfigName: 'shared-mesh',

@@ -12,6 +12,8 @@ export function configControllerSettingsFromSettings(settings: DaemonSettings): 
   return {
     writeStatusConditions: settings.get('PILOT_ENABLE_STATUS'),
     writeAnalysis: settings.get('PILOT_ENABLE_ANALYSIS'),
+    analysisDebounceMs: settings.get('PILOT_DEBOUNCE_AFTER'),
+    analysisDebounceMaxMs: settings.get('PILOT_DEBOUNCE_MAX'),
     statusMaxWorkers: settings.get('PILOT_STATUS_MAX_WORKERS'),
     useEndpointSlices: settings.get('PILOT_USE_ENDPOINT_SLICE'),
     sharedMeshConfigName: settings.get('SHARED_MESH_CONFIG'),

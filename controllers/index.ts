@@ -57,6 +57,8 @@ export {
   type StatusCondition,
   type ValidationMessage,
 } from './status/config-status.js';
+export { analysisDebugRoutes } from './analysis/analysis-debug-routes.js';
+export { newAnalysisRunner, type AnalysisReport, type AnalysisRunner } from './analysis/analysis-runner.js';
 export { newConfigStatusController, type ConfigOutcomeSink, type ConfigStatusControllerOptions } from './status/config-status-controller.js';
 export { newConfigReconciler, type ConfigReconcilerOptions } from './reconcilers/config-reconciler.js';
 export { newNamespaceReconciler, type RegistryReconcilerOptions } from './reconcilers/namespace-reconciler.js';

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { setupCaWithManager } from '../ca/index.js';
-import { modelDebugRoutes, newMeshEnvironment, setupConfigWithManager } from '../controllers/index.js';
+import { analysisDebugRoutes, modelDebugRoutes, newMeshEnvironment, setupConfigWithManager } from '../controllers/index.js';
 import {
   DAEMON_SCOPES,
   newControlZ,
@@ -124,6 +124,7 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     // First: it installs the access check every `/debug/` route goes through.
     xds.debugRoutes(app);
     modelDebugRoutes(environment.model)(app);
+    if (config.analysis) analysisDebugRoutes(config.analysis)(app);
     webhooks?.debugRoutes(app);
   };
   manager.add(newMonitoringServer({ address: options.monitoringAddr, metrics, buildInfo: { ...buildInfo }, log, extraRoutes: debugRoutes }));

@@ -1,7 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KINDS, KIND_NAMES, apiVersionOf } from '../../crds/index.js';
 import { newConfigReconciler } from './config-reconciler.js';
-import { newConfigStatusController, type ConfigOutcomeSink } from '../status/config-status-controller.js';
+import { newConfigStatusController, type AnalysisMessageSink, type ConfigOutcomeSink } from '../status/config-status-controller.js';
+import { newAnalysisRunner, type AnalysisRunner } from '../analysis/analysis-runner.js';
 import { newEndpointSliceReconciler } from './endpoint-slice-reconciler.js';
 import type { InitialSyncTracker } from '../sources/initial-sync-tracker.js';
 import type { KubeThrottle } from '../sources/kube-throttle.js';
@@ -24,6 +25,9 @@ export interface ConfigControllerSettings {
   readonly writeStatusConditions: boolean;
   /** PILOT_ENABLE_ANALYSIS: analysis messages are written there too. */
   readonly writeAnalysis: boolean;
+  /** PILOT_DEBOUNCE_AFTER and PILOT_DEBOUNCE_MAX: how the analysis waits for changes to settle. */
+  readonly analysisDebounceMs: number;
+  readonly analysisDebounceMaxMs: number;
   /** PILOT_STATUS_MAX_WORKERS, shared by the status writers of all kinds. */
   readonly statusMaxWorkers: number;
   /** PILOT_USE_ENDPOINT_SLICE: EndpointSlices fill the registry's endpoints. */
@@ -62,6 +66,8 @@ export interface ConfigControllers {
   /** True once every source has synced and every object it held at start has been reconciled once. */
   hasSynced(): boolean;
   waitForSync(signal?: AbortSignal): Promise<void>;
+  /** With PILOT_ENABLE_ANALYSIS: the daemon's analysis. */
+  readonly analysis?: AnalysisRunner;
 }
 
 /**
@@ -97,6 +103,7 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
   const statusEnabled = sources.isKubernetes && options.kubeConfig !== undefined && (writeConditions || writeAnalysis);
   const statusThrottles = options.kubeThrottles ?? [];
   const statusWorkers = Math.max(1, Math.floor(controllerSettings.statusMaxWorkers / KIND_NAMES.length));
+  const analysisSinks = new Map<string, AnalysisMessageSink>();
 
   for (const kind of KIND_NAMES) {
     const source = sources.sourceFor(apiVersionOf(kind), kind);
@@ -116,6 +123,7 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
       });
       controllers.push(status.controller);
       outcomes = status.sink;
+      analysisSinks.set(kind, status.sink);
     }
     const reconcile = newConfigReconciler({
       kind,
@@ -172,8 +180,30 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
   add(meshWired);
   options.meshConfigWatcher.subscribe(() => meshWired.controller.enqueue(meshConfig.key));
 
+  const analysis = writeAnalysis
+    ? newAnalysisRunner({
+        sources,
+        ...((options.readRegistry ?? true) ? { registrySources } : {}),
+        model,
+        rootNamespace: options.rootNamespace,
+        debounceMs: controllerSettings.analysisDebounceMs,
+        debounceMaxMs: controllerSettings.analysisDebounceMaxMs,
+        clock,
+        log: scopedLogger(options.log, 'analysis'),
+        sink: {
+          analysis: (kind, key, messages) =>
+            analysisSinks.get(kind)?.analysisMessages(
+              key,
+              messages.map((m) => ({ level: m.level, path: '', type: { code: m.code, name: m.type }, message: m.message })),
+            ),
+        },
+      })
+    : undefined;
+  if (analysis) manager.add(analysis.runnable);
+
   const hasSynced = (): boolean => trackers.every((tracker) => tracker.hasSynced());
   return {
+    ...(analysis ? { analysis } : {}),
     controllers,
     hasSynced,
     waitForSync: async (signal) => {

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { KINDS, type KindName } from '../../crds/index.js';
-import { buildConfigStatus, type ConfigOutcome, type ConfigStatusOptions } from './config-status.js';
+import { buildConfigStatus, type ConfigOutcome, type ConfigStatusOptions, type ValidationMessage } from './config-status.js';
 import type { KubeThrottle } from '../sources/kube-throttle.js';
 import { controllerFor, formatObjectKey } from '../runtime/index.js';
 import type { Clock, Controller, KubeObject, Logger, Manager, ObjectKey, Source, SyncErrorCounter } from '../runtime/index.js';
@@ -9,6 +9,11 @@ import type { Clock, Controller, KubeObject, Logger, Manager, ObjectKey, Source,
 export interface ConfigOutcomeSink {
   record(key: ObjectKey, outcome: ConfigOutcome): void;
   forget(key: ObjectKey): void;
+}
+
+/** Where the daemon's analysis leaves the messages about one object (an empty list clears them). */
+export interface AnalysisMessageSink {
+  analysisMessages(key: ObjectKey, messages: readonly ValidationMessage[]): void;
 }
 
 export interface ConfigStatusControllerOptions {
@@ -32,10 +37,11 @@ export interface ConfigStatusControllerOptions {
  * write happens only when the object does not already carry the status, so the watch event the
  * write causes comes back here and ends.
  */
-export function newConfigStatusController(options: ConfigStatusControllerOptions): { controller: Controller; sink: ConfigOutcomeSink } {
+export function newConfigStatusController(options: ConfigStatusControllerOptions): { controller: Controller; sink: ConfigOutcomeSink & AnalysisMessageSink } {
   const { kind, source, clock, log } = options;
   const info = KINDS[kind];
   const outcomes = new Map<string, ConfigOutcome>();
+  const analysis = new Map<string, readonly ValidationMessage[]>();
   let client: Promise<(key: ObjectKey, status: unknown, signal: AbortSignal) => Promise<'written' | 'gone'>> | undefined;
 
   const patcher = async (): Promise<(key: ObjectKey, status: unknown, signal: AbortSignal) => Promise<'written' | 'gone'>> => {
@@ -71,7 +77,7 @@ export function newConfigStatusController(options: ConfigStatusControllerOptions
     // Not yet judged by the config reconciler: it queues the key again once it has.
     const current = generation !== undefined ? outcome.generation === generation : outcome.resourceVersion === object.metadata?.resourceVersion;
     if (!current) return;
-    const patch = buildConfigStatus(outcome, object['status'], timestamp(clock.now()), options.status);
+    const patch = buildConfigStatus(outcome, object['status'], timestamp(clock.now()), options.status, analysis.get(formatObjectKey(key)));
     if (!patch) return;
     for (const throttle of options.throttles) await throttle.wait(signal);
     client ??= patcher();
@@ -79,7 +85,12 @@ export function newConfigStatusController(options: ConfigStatusControllerOptions
     if (result === 'written') bound.debug({ kind, accepted: outcome.accepted }, 'status written');
   });
 
-  const sink: ConfigOutcomeSink = {
+  const sink: ConfigOutcomeSink & AnalysisMessageSink = {
+    analysisMessages(key, messages) {
+      if (messages.length === 0) analysis.delete(formatObjectKey(key));
+      else analysis.set(formatObjectKey(key), messages);
+      controller.enqueue(key);
+    },
     record(key, outcome) {
       outcomes.set(formatObjectKey(key), outcome);
       controller.enqueue(key);

@@ -23,8 +23,11 @@ export interface StatusCondition {
 }
 
 export interface ValidationMessage {
-  level: 'Error' | 'Warning';
+  level: 'Error' | 'Warning' | 'Info';
+  /** The field at fault, for schema problems; empty for analysis messages. */
   path: string;
+  /** The analysis message type, for analysis messages. */
+  type?: { code: string; name: string };
   message: string;
 }
 
@@ -55,6 +58,7 @@ export function buildConfigStatus(
   current: unknown,
   now: string,
   options: ConfigStatusOptions,
+  analysisMessages: readonly ValidationMessage[] = [],
 ): ConfigStatusPatch | undefined {
   const existing = typeof current === 'object' && current !== null ? (current as Record<string, unknown>) : {};
   const patch: ConfigStatusPatch = {};
@@ -80,6 +84,7 @@ export function buildConfigStatus(
     const messages: ValidationMessage[] = [
       ...outcome.errors.map((issue): ValidationMessage => ({ level: 'Error', path: issue.path, message: issue.message })),
       ...outcome.warnings.map((issue): ValidationMessage => ({ level: 'Warning', path: issue.path, message: issue.message })),
+      ...analysisMessages,
     ];
     const before = existing['validationMessages'];
     if (messages.length > 0) {

@@ -1,0 +1,120 @@
+import { ALL_ANALYZERS, buildSnapshot, formatMessage, runAnalyzers, type AnalysisMessage, type Analyzer, type InputName } from '../../analysis/index.js';
+import { KIND_NAMES, apiVersionOf, type KindName } from '../../crds/index.js';
+import type { MeshModel } from '../model/mesh-model.js';
+import type { SourceSet } from '../sources/source-set.js';
+import { runnableOf, type Clock, type KubeObject, type Logger, type Runnable, type Source, type TimerHandle } from '../runtime/index.js';
+
+/** Where the messages about one mesh resource go: its status writer (Kubernetes mode). */
+export interface AnalysisSink {
+  analysis(kind: KindName, key: { namespace: string; name: string }, messages: readonly AnalysisMessage[]): void;
+}
+
+export interface AnalysisRunnerOptions {
+  /** Where the mesh kinds come from. */
+  readonly sources: SourceSet;
+  /** Where Namespaces, Services and Pods come from, when the daemon reads them (`--registries orch`). */
+  readonly registrySources?: SourceSet;
+  readonly model: MeshModel;
+  readonly rootNamespace: string;
+  /** The quiet period after a change before analysing (`PILOT_DEBOUNCE_AFTER`). */
+  readonly debounceMs: number;
+  /** The longest a change waits under continuous churn (`PILOT_DEBOUNCE_MAX`). */
+  readonly debounceMaxMs: number;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly sink?: AnalysisSink;
+  readonly analyzers?: readonly Analyzer[];
+}
+
+export interface AnalysisReport {
+  readonly analyzedAt: string | undefined;
+  readonly messages: readonly AnalysisMessage[];
+  readonly executed: readonly string[];
+  readonly skipped: readonly string[];
+}
+
+export interface AnalysisRunner {
+  /** Leader-elected: one replica analyses and writes status. */
+  readonly runnable: Runnable;
+  latest(): AnalysisReport;
+}
+
+const REGISTRY_KINDS = [
+  ['v1', 'Namespace'],
+  ['v1', 'Service'],
+  ['v1', 'Pod'],
+] as const;
+
+/**
+ * `PILOT_ENABLE_ANALYSIS`: after each change to the objects the daemon watches (debounced), runs
+ * the analyzers over them (the mesh kinds as written, valid or not; Namespaces, Services and Pods;
+ * the mesh config in effect). New messages are logged; each mesh resource whose messages changed,
+ * appeared or disappeared is handed to the sink, so its status follows.
+ */
+export function newAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRunner {
+  const watched: Source<KubeObject>[] = [
+    ...KIND_NAMES.map((kind) => options.sources.sourceFor(apiVersionOf(kind), kind)),
+    ...(options.registrySources ? REGISTRY_KINDS.map(([apiVersion, kind]) => (options.registrySources as SourceSet).sourceFor(apiVersion, kind)) : []),
+  ];
+  const complete: InputName[] = ['MeshObject', ...KIND_NAMES, ...(options.registrySources ? (['Namespace', 'Service', 'Pod'] as const) : [])];
+  // Schema problems are the config reconciler's to report (with field paths, on every replica).
+  const analyzers = (options.analyzers ?? ALL_ANALYZERS).filter((analyzer) => !analyzer.inputs.includes('MeshObject'));
+  let report: AnalysisReport = { analyzedAt: undefined, messages: [], executed: [], skipped: [] };
+  let byResource = new Map<string, AnalysisMessage[]>();
+
+  const analyse = (): void => {
+    const objects = watched.flatMap((source, index) => {
+      const kind = index < KIND_NAMES.length ? KIND_NAMES[index] : REGISTRY_KINDS[index - KIND_NAMES.length]?.[1];
+      return source.store.list().map((object) => ({ object: { ...object, kind: object.kind ?? kind } }));
+    });
+    const snapshot = buildSnapshot({ objects, meshConfig: options.model.meshConfig(), complete, domainSuffix: options.model.domain, rootNamespace: options.rootNamespace });
+    const result = runAnalyzers(snapshot, analyzers);
+    const next = new Map<string, AnalysisMessage[]>();
+    for (const message of result.messages) {
+      if (!message.resource) continue;
+      const id = `${message.resource.kind}/${message.resource.namespace}/${message.resource.name}`;
+      next.set(id, [...(next.get(id) ?? []), message]);
+    }
+    const before = new Set(report.messages.map(formatMessage));
+    for (const message of result.messages) if (!before.has(formatMessage(message))) options.log.info({ code: message.code, level: message.level, origin: message.origin }, `analysis: ${formatMessage(message)}`);
+    for (const id of new Set([...byResource.keys(), ...next.keys()])) {
+      const now = next.get(id) ?? [];
+      if (JSON.stringify(now.map(formatMessage)) === JSON.stringify((byResource.get(id) ?? []).map(formatMessage))) continue;
+      const [kind = '', namespace = '', name = ''] = id.split('/');
+      if ((KIND_NAMES as readonly string[]).includes(kind)) options.sink?.analysis(kind as KindName, { namespace, name }, now);
+    }
+    byResource = next;
+    report = { analyzedAt: new Date(options.clock.now()).toISOString(), messages: result.messages, executed: result.executed, skipped: result.skipped };
+  };
+
+  const runnable = runnableOf(
+    'analysis',
+    async (signal) => {
+      await Promise.all(watched.map((source) => source.waitForSync(signal)));
+      let timer: TimerHandle | undefined;
+      let pendingSince: number | undefined;
+      const schedule = (): void => {
+        timer?.cancel();
+        pendingSince ??= options.clock.now();
+        const delay = Math.max(0, Math.min(options.debounceMs, pendingSince + options.debounceMaxMs - options.clock.now()));
+        timer = options.clock.setTimer(() => {
+          timer = undefined;
+          pendingSince = undefined;
+          try {
+            analyse();
+          } catch (error) {
+            options.log.error({ err: error }, 'analysis failed');
+          }
+        }, delay);
+      };
+      const unsubscribes = watched.map((source) => source.subscribe(schedule));
+      analyse();
+      return () => {
+        timer?.cancel();
+        for (const unsubscribe of unsubscribes) unsubscribe();
+      };
+    },
+    { needLeaderElection: true },
+  );
+  return { runnable, latest: () => report };
+}
