@@ -53,7 +53,7 @@ export const ERROR_CODES = {
   /** The API server double (the Kubernetes reason of a failure travels beside the code). */
   apiserverDouble: ['api-status', 'json-patch', 'revision-compacted', 'revision-too-large', 'webhook-call', 'webhook-response-invalid'],
   /** meshctl. */
-  meshctl: ['validation-failed', 'wait-timeout', 'precheck-issues', 'revision-not-found', 'port-forward-failed', 'xds-query-failed', 'metrics-query-failed', 'analysis-timeout'],
+  meshctl: ['validation-failed', 'wait-timeout', 'precheck-issues', 'revision-not-found', 'port-forward-failed', 'xds-query-failed', 'metrics-query-failed', 'analysis-timeout', 'authz-explain-failed'],
   /** The installation: rendering the charts. */
   install: ['render-failed', 'install-failed',
     'proxy-config-failed',
