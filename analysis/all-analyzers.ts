@@ -1,5 +1,19 @@
 import type { Analyzer } from './analyzer.js';
+import { conflictingMeshGatewayHostsAnalyzer } from './analyzers/conflicting-mesh-gateway-hosts-analyzer.js';
+import { SCHEMA_ANALYZERS } from './analyzers/schema-analyzers.js';
+import { destinationHostAnalyzer } from './analyzers/virtual-service-destination-host-analyzer.js';
+import { virtualServiceGatewayAnalyzer } from './analyzers/virtual-service-gateway-analyzer.js';
+import { regexAnalyzer } from './analyzers/virtual-service-regex-analyzer.js';
+import { destinationRuleAnalyzer } from './analyzers/virtual-service-subset-analyzer.js';
 import { webhookAnalyzer } from './analyzers/webhook-analyzer.js';
 
 /** Every analyzer, in the order `-L` lists them (by name). */
-export const ALL_ANALYZERS: readonly Analyzer[] = [webhookAnalyzer].sort((a, b) => (a.name < b.name ? -1 : 1));
+export const ALL_ANALYZERS: readonly Analyzer[] = [
+  ...SCHEMA_ANALYZERS,
+  conflictingMeshGatewayHostsAnalyzer,
+  destinationHostAnalyzer,
+  destinationRuleAnalyzer,
+  regexAnalyzer,
+  virtualServiceGatewayAnalyzer,
+  webhookAnalyzer,
+].sort((a, b) => (a.name < b.name ? -1 : 1));
