@@ -1,15 +1,28 @@
 import type { Analyzer } from './analyzer.js';
+import { authorizationPoliciesAnalyzer, extensionProviderAnalyzer, serviceAccountAnalyzer } from './analyzers/authorization-policies-analyzer.js';
 import { conflictingMeshGatewayHostsAnalyzer } from './analyzers/conflicting-mesh-gateway-hosts-analyzer.js';
+import { denyHttpOnTcpAnalyzer } from './analyzers/deny-http-on-tcp-analyzer.js';
+import { mtlsAnalyzer, workloadMtlsAnalyzer } from './analyzers/mtls-analyzers.js';
+import { portLevelMtlsAnalyzer } from './analyzers/port-level-mtls-analyzer.js';
 import { SCHEMA_ANALYZERS } from './analyzers/schema-analyzers.js';
 import { destinationHostAnalyzer } from './analyzers/virtual-service-destination-host-analyzer.js';
 import { virtualServiceGatewayAnalyzer } from './analyzers/virtual-service-gateway-analyzer.js';
 import { regexAnalyzer } from './analyzers/virtual-service-regex-analyzer.js';
 import { destinationRuleAnalyzer } from './analyzers/virtual-service-subset-analyzer.js';
 import { webhookAnalyzer } from './analyzers/webhook-analyzer.js';
+import { WORKLOAD_SELECTOR_ANALYZERS } from './analyzers/workload-selector-analyzers.js';
 
 /** Every analyzer, in the order `-L` lists them (by name). */
 export const ALL_ANALYZERS: readonly Analyzer[] = [
   ...SCHEMA_ANALYZERS,
+  ...WORKLOAD_SELECTOR_ANALYZERS,
+  authorizationPoliciesAnalyzer,
+  denyHttpOnTcpAnalyzer,
+  extensionProviderAnalyzer,
+  mtlsAnalyzer,
+  portLevelMtlsAnalyzer,
+  serviceAccountAnalyzer,
+  workloadMtlsAnalyzer,
   conflictingMeshGatewayHostsAnalyzer,
   destinationHostAnalyzer,
   destinationRuleAnalyzer,

@@ -1,5 +1,5 @@
 // Test support for the analyzers: small object builders and a runner that returns the log lines.
-import { apiVersionOf, type KindName, type MeshConfig } from '../../crds/index.js';
+import { KIND_NAMES, apiVersionOf, type KindName, type MeshConfig } from '../../crds/index.js';
 import type { Analyzer } from '../analyzer.js';
 import { buildSnapshot } from '../build-snapshot.js';
 import { formatMessage } from '../messages.js';
@@ -20,6 +20,10 @@ export function analyze(analyzer: Analyzer, objects: readonly object[], options:
     ...(options.domainSuffix !== undefined ? { domainSuffix: options.domainSuffix } : {}),
     ...(options.meshConfig !== undefined ? { meshConfig: options.meshConfig } : {}),
   });
+  if (!analyzer.inputs.includes('MeshObject')) {
+    const typed = KIND_NAMES.reduce((count, kind) => count + snapshot.inputs[kind].length, 0);
+    if (typed !== snapshot.inputs.MeshObject.length) throw new Error('a mesh object of the test is invalid: the analyzer would not see it');
+  }
   const result = runAnalyzers(snapshot, [analyzer]);
   if (result.skipped.length > 0) throw new Error(`analyzer ${analyzer.name} was skipped`);
   const lines = result.messages.map(formatMessage);
