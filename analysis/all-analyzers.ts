@@ -1,6 +1,9 @@
 import type { Analyzer } from './analyzer.js';
 import { authorizationPoliciesAnalyzer, extensionProviderAnalyzer, serviceAccountAnalyzer } from './analyzers/authorization-policies-analyzer.js';
 import { conflictingMeshGatewayHostsAnalyzer } from './analyzers/conflicting-mesh-gateway-hosts-analyzer.js';
+import { certificateAnalyzer, conflictingGatewayAnalyzer } from './analyzers/gateway-config-analyzers.js';
+import { gatewaySecretAnalyzer, ingressGatewayPortAnalyzer } from './analyzers/gateway-workload-analyzers.js';
+import { imageAnalyzer, injectionAnalyzer, revisionAnalyzer } from './analyzers/injection-analyzers.js';
 import { denyHttpOnTcpAnalyzer } from './analyzers/deny-http-on-tcp-analyzer.js';
 import { mtlsAnalyzer, workloadMtlsAnalyzer } from './analyzers/mtls-analyzers.js';
 import { portLevelMtlsAnalyzer } from './analyzers/port-level-mtls-analyzer.js';
@@ -17,6 +20,13 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   ...SCHEMA_ANALYZERS,
   ...WORKLOAD_SELECTOR_ANALYZERS,
   authorizationPoliciesAnalyzer,
+  certificateAnalyzer,
+  conflictingGatewayAnalyzer,
+  gatewaySecretAnalyzer,
+  imageAnalyzer,
+  ingressGatewayPortAnalyzer,
+  injectionAnalyzer,
+  revisionAnalyzer,
   denyHttpOnTcpAnalyzer,
   extensionProviderAnalyzer,
   mtlsAnalyzer,
