@@ -1,4 +1,5 @@
 import type { Analyzer } from './analyzer.js';
+import { ANNOTATION_ANALYZERS } from './analyzers/annotation-analyzers.js';
 import { authorizationPoliciesAnalyzer, extensionProviderAnalyzer, serviceAccountAnalyzer } from './analyzers/authorization-policies-analyzer.js';
 import { conflictingMeshGatewayHostsAnalyzer } from './analyzers/conflicting-mesh-gateway-hosts-analyzer.js';
 import { certificateAnalyzer, conflictingGatewayAnalyzer } from './analyzers/gateway-config-analyzers.js';
@@ -13,11 +14,17 @@ import { virtualServiceGatewayAnalyzer } from './analyzers/virtual-service-gatew
 import { regexAnalyzer } from './analyzers/virtual-service-regex-analyzer.js';
 import { destinationRuleAnalyzer } from './analyzers/virtual-service-subset-analyzer.js';
 import { webhookAnalyzer } from './analyzers/webhook-analyzer.js';
+import { applicationUidAnalyzer, deploymentApplicationUidAnalyzer, multiServiceAnalyzer, portNameAnalyzer } from './analyzers/workload-analyzers.js';
 import { WORKLOAD_SELECTOR_ANALYZERS } from './analyzers/workload-selector-analyzers.js';
 
 /** Every analyzer, in the order `-L` lists them (by name). */
 export const ALL_ANALYZERS: readonly Analyzer[] = [
   ...SCHEMA_ANALYZERS,
+  ...ANNOTATION_ANALYZERS,
+  applicationUidAnalyzer,
+  deploymentApplicationUidAnalyzer,
+  multiServiceAnalyzer,
+  portNameAnalyzer,
   ...WORKLOAD_SELECTOR_ANALYZERS,
   authorizationPoliciesAnalyzer,
   certificateAnalyzer,
