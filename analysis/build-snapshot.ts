@@ -17,7 +17,7 @@ export interface SnapshotOptions {
   readonly rootNamespace?: string;
 }
 
-const CORE_KINDS = ['Namespace', 'Service', 'Pod', 'Deployment', 'Secret', 'MutatingWebhookConfiguration'] as const;
+const CORE_KINDS = ['Namespace', 'Service', 'Pod', 'Deployment', 'Secret', 'MutatingWebhookConfiguration', 'ConfigMap'] as const;
 type CoreKind = (typeof CORE_KINDS)[number];
 
 type Buckets = { -readonly [N in Exclude<InputName, 'MeshConfig'>]: Resource<unknown>[] };

@@ -54,6 +54,8 @@ export const MESSAGE_TYPES = {
   ProxyRevisionMismatch: { code: 'MSH1003', level: 'Warning' },
   PortLevelMtlsPortNotFound: { code: 'MSH1004', level: 'Warning' },
   DenyRuleHttpFieldsOnTcpPort: { code: 'MSH1005', level: 'Warning' },
+  /** An AuthorizationPolicy principal (or service account) whose service account no pod of its namespace runs as. */
+  PrincipalServiceAccountNotUsed: { code: 'MSH1006', level: 'Warning' },
 } as const satisfies Record<string, { code: string; level: MessageLevel }>;
 
 export type MessageTypeName = keyof typeof MESSAGE_TYPES;

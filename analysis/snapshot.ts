@@ -1,4 +1,4 @@
-import type { V1Deployment, V1MutatingWebhookConfiguration, V1Namespace, V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Deployment, V1MutatingWebhookConfiguration, V1Namespace, V1Pod, V1Secret, V1Service } from '@kubernetes/client-node';
 import type { KindName, MeshConfig, ResourceOf } from '../crds/index.js';
 import type { ResourceKey } from './messages.js';
 
@@ -41,6 +41,8 @@ export interface AnalysisInputs {
   readonly Deployment: readonly Resource<V1Deployment>[];
   readonly Secret: readonly Resource<V1Secret>[];
   readonly MutatingWebhookConfiguration: readonly Resource<V1MutatingWebhookConfiguration>[];
+  /** ConfigMaps, for the injector's (`mesh-sidecar-injector[-<revision>]` in the root namespace: the proxy image). */
+  readonly ConfigMap: readonly Resource<V1ConfigMap>[];
   readonly MeshConfig: MeshConfig;
 }
 

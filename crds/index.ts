@@ -18,6 +18,7 @@ export {
 } from './kinds.js';
 export { RESOURCE_SCHEMAS, SPEC_SCHEMAS, type ResourceOf, type TypedResource } from './resource-schemas.js';
 export { validateResource, type ValidationResult } from './validate.js';
+export { regexProblem } from './validate-virtual-service.js';
 export type { ValidateOptions } from './validate-options.js';
 export { renderPath, type ValidationIssue } from './validation-issue.js';
 export { DURATION_PATTERN, parseDurationMs, parseDurationNanos } from './duration.js';

@@ -69,8 +69,8 @@ const RETRY_ON: ReadonlySet<string> = new Set([
 
 const CORS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', '*']);
 
-/** Approximates RE2: the proxy's regex engine has no lookaround and no backreferences. */
-function regexProblem(pattern: string): string | undefined {
+/** Why the proxy would refuse a regular expression, or undefined. Approximates RE2: the proxy's regex engine has no lookaround and no backreferences. */
+export function regexProblem(pattern: string): string | undefined {
   if (pattern.length > REGEX_MAX) return `expected a regular expression of at most ${REGEX_MAX} characters, got ${pattern.length}`;
   let valid = !/\(\?<?[=!]|\\[1-9]/.test(pattern);
   if (valid) {

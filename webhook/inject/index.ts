@@ -21,4 +21,5 @@ export { selectorMatches, type LabelSelector, type LabelSelectorRequirement } fr
 export { ANNOTATIONS, IGNORED_NAMESPACES, LABELS, PROXY_CONTAINER } from './names.js';
 export type { Pod } from './pod.js';
 export { uninjectPod } from './uninject.js';
+export { annotationValueProblem } from './validate-annotations.js';
 export type { WorkloadMeta } from './workload-meta.js';

@@ -41,6 +41,11 @@ export function validateAnnotations(annotations: Readonly<Record<string, string>
   if (failures.length > 0) throw new InjectionError('invalid-injection-annotation', failures.join('; '));
 }
 
+/** Why injection would refuse this value of the annotation, or undefined (also for annotations it does not check). */
+export function annotationValueProblem(name: string, value: string): string | undefined {
+  return VALIDATORS[name]?.(value);
+}
+
 const BOOLEANS = ['1', 't', 'T', 'TRUE', 'true', 'True', '0', 'f', 'F', 'FALSE', 'false', 'False'];
 
 /** Go's strconv.ParseBool: the spellings of true and false the reference accepts. */

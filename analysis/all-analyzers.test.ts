@@ -1,0 +1,61 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, test } from '@jest/globals';
+import { parseAllDocuments } from 'yaml';
+import { ALL_ANALYZERS } from './all-analyzers.js';
+import { buildSnapshot } from './build-snapshot.js';
+import { formatMessage } from './messages.js';
+import { runAnalyzers } from './run-analyzers.js';
+import type { InputName } from './snapshot.js';
+import { authorizationPolicy, deployment, destinationRule, namespace, peerAuthentication, pod, requestAuthentication, secret, service, virtualService } from './testing/fixtures.js';
+
+const SAMPLES = ['deploy/samples/config', 'deploy/samples/policies'];
+const EVERY_INPUT: readonly InputName[] = [
+  'PeerAuthentication', 'RequestAuthentication', 'AuthorizationPolicy', 'DestinationRule', 'Gateway', 'VirtualService', 'MeshObject',
+  'Namespace', 'Service', 'Pod', 'Deployment', 'Secret', 'MutatingWebhookConfiguration', 'ConfigMap', 'MeshConfig',
+];
+
+function sampleObjects(): object[] {
+  return SAMPLES.flatMap((folder) =>
+    readdirSync(folder)
+      .filter((file) => file.endsWith('.yaml'))
+      .flatMap((file) => parseAllDocuments(readFileSync(join(folder, file), 'utf8')).map((document) => document.toJS() as object | null))
+      .filter((object): object is object => object !== null),
+  );
+}
+
+/** A bit of everything the analyzers read, some of it wrong on purpose. */
+const extras = [
+  namespace('default', { 'mesh-injection': 'enabled' }),
+  namespace('shop', { 'mesh.io/rev': 'canary', 'mesh-injection': 'enabled' }),
+  service('reviews', 'default', { app: 'reviews' }, [{ name: 'http', port: 9080 }, { name: 'mongo', port: 27017 }]),
+  pod('reviews-v1', 'default', { labels: { app: 'reviews', version: 'v1' }, serviceAccountName: 'reviews', containers: [{ name: 'app', securityContext: { runAsUser: 1337 } }, { name: 'mesh-proxy', image: 'mesh/proxyv2:old' }] }),
+  deployment('reviews', 'default', { app: 'reviews' }),
+  virtualService('reviews', 'default', { hosts: ['reviews'], http: [{ match: [{ uri: { regex: '(?=x)' } }], route: [{ destination: { host: 'reviews', subset: 'v9' } }] }] }),
+  destinationRule('reviews', 'default', { host: 'reviews', trafficPolicy: { tls: { mode: 'DISABLE' } }, subsets: [{ name: 'v1', labels: { version: 'v1' } }] }),
+  peerAuthentication('strict', 'default', { selector: { matchLabels: { app: 'reviews' } }, mtls: { mode: 'STRICT' }, portLevelMtls: { '1234': { mode: 'DISABLE' } } }),
+  requestAuthentication('jwt', 'default', { selector: { matchLabels: { app: 'nothing' } } }),
+  authorizationPolicy('deny', 'default', { action: 'DENY', selector: { matchLabels: { app: 'reviews' } }, rules: [{ from: [{ source: { principals: ['cluster.local/ns/gone/sa/x'] } }], to: [{ operation: { paths: ['/admin'] } }] }] }),
+  secret('cred', 'mesh-system'),
+  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mesh-sidecar-injector', namespace: 'mesh-system' }, data: { values: '{"global":{"hub":"mesh","tag":"1"}}' } },
+];
+
+describe('ALL_ANALYZERS', () => {
+  test('every analyzer has a unique name and a description', () => {
+    const names = ALL_ANALYZERS.map((analyzer) => analyzer.name);
+    expect(new Set(names).size).toBe(names.length);
+    for (const analyzer of ALL_ANALYZERS) expect(analyzer.description.length).toBeGreaterThan(10);
+    expect(names).toEqual([...names].sort());
+  });
+
+  test('over a rich snapshot with every input, every analyzer runs and none reads an input it did not declare', () => {
+    const snapshot = buildSnapshot({ objects: [...sampleObjects(), ...extras].map((object) => ({ object })), complete: EVERY_INPUT });
+    const result = runAnalyzers(snapshot, ALL_ANALYZERS);
+    const lines = result.messages.map(formatMessage);
+    expect(lines.filter((line) => line.includes('[MSH0001]'))).toEqual([]);
+    expect(result.skipped).toEqual([]);
+    expect(result.executed).toHaveLength(ALL_ANALYZERS.length);
+    const codes = new Set(result.messages.map((message) => message.code));
+    for (const code of ['MSH0101', 'MSH0102', 'MSH0105', 'MSH0113', 'MSH0122', 'MSH0123', 'MSH0127', 'MSH0144', 'MSH1004', 'MSH1005']) expect(codes).toContain(code);
+  });
+});

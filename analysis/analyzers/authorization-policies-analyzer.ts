@@ -1,0 +1,60 @@
+import type { Analyzer } from '../analyzer.js';
+import { identitiesNamed, namespacesNamed } from './policy-references.js';
+
+/**
+ * MSH0101: an AuthorizationPolicy naming a namespace that does not exist, in `namespaces`, in
+ * `source.namespace` conditions, or inside a principal or service account (`…/ns/<ns>/sa/…`,
+ * `<ns>/<sa>`): no peer can ever come from it, so an ALLOW rule allows nothing and a DENY rule
+ * denies nothing. Wildcards are not checked.
+ */
+export const authorizationPoliciesAnalyzer: Analyzer = {
+  name: 'auth.AuthorizationPoliciesAnalyzer',
+  description: 'Checks the namespaces and principals named by authorization policies exist',
+  inputs: ['AuthorizationPolicy', 'Namespace'],
+  analyze(context) {
+    const namespaces = new Set(context.read('Namespace').map((namespace) => namespace.name));
+    for (const resource of context.read('AuthorizationPolicy')) {
+      const spec = resource.object.spec;
+      const missing = new Set(namespacesNamed(spec).filter((namespace) => !namespaces.has(namespace)));
+      for (const reference of identitiesNamed(spec, resource.namespace)) {
+        if (!namespaces.has(reference.namespace) && !missing.has(reference.namespace)) missing.add(reference.namespace);
+      }
+      for (const namespace of missing) context.report('ReferencedResourceNotFound', resource, `Referenced namespace not found: "${namespace}"`);
+    }
+  },
+};
+
+/**
+ * MSH1006: a principal or service account whose service account no pod of its namespace runs as
+ * (pods without `serviceAccountName` run as `default`). Such a rule matches no workload today.
+ */
+export const serviceAccountAnalyzer: Analyzer = {
+  name: 'auth.ServiceAccountAnalyzer',
+  description: 'Checks the service accounts named by authorization policies are used by some pod',
+  inputs: ['AuthorizationPolicy', 'Pod'],
+  analyze(context) {
+    const used = new Set(context.read('Pod').map((pod) => `${pod.namespace}/${pod.object.spec?.serviceAccountName ?? 'default'}`));
+    for (const resource of context.read('AuthorizationPolicy')) {
+      for (const reference of identitiesNamed(resource.object.spec, resource.namespace)) {
+        if (reference.serviceAccount === undefined || used.has(`${reference.namespace}/${reference.serviceAccount}`)) continue;
+        const message = `Referenced service account "${reference.namespace}/${reference.serviceAccount}" (in "${reference.value}") is used by no pod: the rule matches no workload`;
+        context.report('PrincipalServiceAccountNotUsed', resource, message);
+      }
+    }
+  },
+};
+
+/** MSH0101: a CUSTOM AuthorizationPolicy whose provider is not among the mesh config's extensionProviders. */
+export const extensionProviderAnalyzer: Analyzer = {
+  name: 'auth.ExtensionProviderAnalyzer',
+  description: 'Checks the extension provider of each CUSTOM authorization policy is defined in the mesh config',
+  inputs: ['AuthorizationPolicy', 'MeshConfig'],
+  analyze(context) {
+    const providers = new Set((context.read('MeshConfig').extensionProviders ?? []).map((provider) => provider.name));
+    for (const resource of context.read('AuthorizationPolicy')) {
+      const { action, provider } = resource.object.spec;
+      if (action !== 'CUSTOM' || provider?.name === undefined || providers.has(provider.name)) continue;
+      context.report('ReferencedResourceNotFound', resource, `Referenced extension provider not found: "${provider.name}"`);
+    }
+  },
+};

@@ -1,0 +1,57 @@
+import { describe, expect, test } from '@jest/globals';
+import { analyze, namespace, pod } from '../testing/fixtures.js';
+import { imageAnalyzer, injectionAnalyzer, revisionAnalyzer } from './injection-analyzers.js';
+
+const proxy = (image = 'docker.io/mesh/proxyv2:1.0'): object => ({ name: 'mesh-proxy', image });
+const injectedPod = (name: string, ns: string, extra: object = {}): object => pod(name, ns, { containers: [{ name: 'app' }, proxy()], ...extra });
+const injectorConfigMap = (name: string, tag: string): object => ({
+  apiVersion: 'v1',
+  kind: 'ConfigMap',
+  metadata: { name, namespace: 'mesh-system' },
+  data: { config: '', values: JSON.stringify({ global: { hub: 'docker.io/mesh', tag, proxy: { image: 'proxyv2' } } }) },
+});
+
+describe('injection.Analyzer', () => {
+  test('a namespace with pods but no label is not injected; a pod of an injected namespace without proxy is missing it', () => {
+    const objects = [namespace('plain'), pod('a', 'plain'), namespace('meshed', { 'mesh-injection': 'enabled' }), pod('b', 'meshed'), injectedPod('c', 'meshed')];
+    expect(analyze(injectionAnalyzer, objects)).toEqual([
+      'Warning [MSH0103] (Pod b.meshed) The pod b is missing the mesh proxy. This can often be resolved by restarting or redeploying the workload.',
+      "Info [MSH0102] (Namespace plain) The namespace is not enabled for mesh injection. Run 'kubectl label namespace plain mesh-injection=enabled' to enable it, or 'kubectl label namespace plain mesh-injection=disabled' to explicitly mark it as not needing injection.",
+    ]);
+  });
+
+  test('both injection labels are reported', () => {
+    expect(analyze(injectionAnalyzer, [namespace('both', { 'mesh-injection': 'enabled', 'mesh.io/rev': 'canary' })])).toEqual([
+      'Warning [MSH0123] (Namespace both) The namespace has more than one type of injection labels [mesh-injection mesh.io/rev], which may lead to undefined behavior. Make sure only one injection label exists.',
+    ]);
+  });
+
+  test.each([
+    ['system namespaces and the root namespace', [namespace('kube-system'), pod('dns', 'kube-system'), namespace('mesh-system'), pod('meshd', 'mesh-system')]],
+    ['an empty namespace', [namespace('empty')]],
+    ['a namespace explicitly disabled', [namespace('off', { 'mesh-injection': 'disabled' }), pod('a', 'off')]],
+    ['a pod that opts out', [namespace('on', { 'mesh.io/rev': 'canary' }), pod('a', 'on', { annotations: { 'sidecar.mesh.io/inject': 'false' } })]],
+  ])('%s stay quiet', (_case, objects) => {
+    expect(analyze(injectionAnalyzer, objects)).toEqual([]);
+  });
+});
+
+describe('injection.RevisionAnalyzer', () => {
+  test('a pod of revision canary in a namespace moved to stable is reported; matching revisions stay quiet', () => {
+    const ns = namespace('apps', { 'mesh.io/rev': 'stable' });
+    const status = (revision: string): Record<string, string> => ({ 'sidecar.mesh.io/status': JSON.stringify({ containers: ['mesh-proxy'], revision }) });
+    expect(analyze(revisionAnalyzer, [ns, injectedPod('old', 'apps', { annotations: status('canary') }), injectedPod('new', 'apps', { labels: { 'mesh.io/rev': 'stable' } })])).toEqual([
+      'Warning [MSH1003] (Pod old.apps) The pod was injected by revision "canary" but its namespace selects revision "stable". Restart or redeploy the workload to move it to "stable".',
+    ]);
+    expect(analyze(revisionAnalyzer, [namespace('d', { 'mesh-injection': 'enabled' }), injectedPod('p', 'd', { annotations: status('default') })])).toEqual([]);
+  });
+});
+
+describe('injection.ImageAnalyzer', () => {
+  test('a proxy image other than the injector configuration of the namespace revision is reported', () => {
+    const objects = [injectorConfigMap('mesh-sidecar-injector', '1.1'), injectorConfigMap('mesh-sidecar-injector-canary', '1.0'), namespace('a', { 'mesh-injection': 'enabled' }), namespace('b', { 'mesh.io/rev': 'canary' }), injectedPod('p', 'a'), injectedPod('q', 'b')];
+    expect(analyze(imageAnalyzer, objects)).toEqual([
+      'Warning [MSH0105] (Pod p.a) The image of the mesh proxy running on the pod does not match the image defined in the injection configuration (pod image: docker.io/mesh/proxyv2:1.0; injection configuration image: docker.io/mesh/proxyv2:1.1). This often happens after upgrading the mesh control-plane and can be fixed by redeploying the pod.',
+    ]);
+  });
+});

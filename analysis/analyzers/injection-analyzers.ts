@@ -1,0 +1,128 @@
+import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
+import { ANNOTATIONS, IGNORED_NAMESPACES, LABELS, PROXY_CONTAINER, readInjectionStatus, type Pod } from '../../webhook/inject/index.js';
+import type { Analyzer } from '../analyzer.js';
+import type { Resource } from '../snapshot.js';
+import { annotationsOf, isSystemNamespace, labelsOf } from './kube-objects.js';
+
+/** The revision a namespace asks to inject its pods: its `mesh.io/rev`, `default` for `mesh-injection=enabled`, else none. */
+export function namespaceRevision(namespace: V1Namespace): string | undefined {
+  const labels = labelsOf(namespace);
+  const revision = labels[LABELS.revision];
+  if (revision !== undefined && revision !== '') return revision;
+  return labels[LABELS.namespaceInjection] === 'enabled' ? 'default' : undefined;
+}
+
+export function hasProxy(pod: V1Pod): boolean {
+  return (pod.spec?.containers ?? []).some((container) => container.name === PROXY_CONTAINER);
+}
+
+function optedOut(pod: V1Pod): boolean {
+  return annotationsOf(pod)[ANNOTATIONS.inject] === 'false' || labelsOf(pod)[LABELS.inject] === 'false' || pod.spec?.hostNetwork === true;
+}
+
+function namespacesByName(namespaces: readonly Resource<V1Namespace>[]): Map<string, V1Namespace> {
+  return new Map(namespaces.map((namespace) => [namespace.name, namespace.object]));
+}
+
+/**
+ * MSH0102: a namespace with pods but no injection label (system namespaces aside); MSH0123: a
+ * namespace with both `mesh-injection` and `mesh.io/rev`; MSH0103: a pod of an injected namespace
+ * without the proxy (pods that opt out, and host-network pods, aside).
+ */
+export const injectionAnalyzer: Analyzer = {
+  name: 'injection.Analyzer',
+  description: 'Checks that namespaces with pods are labelled for injection and that their pods have the proxy',
+  inputs: ['Namespace', 'Pod'],
+  analyze(context) {
+    const pods = context.read('Pod');
+    const withPods = new Set(pods.map((pod) => pod.namespace));
+    const namespaces = context.read('Namespace');
+    for (const resource of namespaces) {
+      const name = resource.name;
+      if (isSystemNamespace(name, context.rootNamespace, IGNORED_NAMESPACES)) continue;
+      const labels = labelsOf(resource.object);
+      const both = labels[LABELS.namespaceInjection] !== undefined && labels[LABELS.revision] !== undefined;
+      if (both) {
+        const message = `The namespace has more than one type of injection labels [${LABELS.namespaceInjection} ${LABELS.revision}], which may lead to undefined behavior. Make sure only one injection label exists.`;
+        context.report('NamespaceMultipleInjectionLabels', resource, message);
+      } else if (labels[LABELS.namespaceInjection] === undefined && labels[LABELS.revision] === undefined && withPods.has(name)) {
+        const message = `The namespace is not enabled for mesh injection. Run 'kubectl label namespace ${name} ${LABELS.namespaceInjection}=enabled' to enable it, or 'kubectl label namespace ${name} ${LABELS.namespaceInjection}=disabled' to explicitly mark it as not needing injection.`;
+        context.report('NamespaceNotInjected', resource, message);
+      }
+    }
+    const byName = namespacesByName(namespaces);
+    for (const pod of pods) {
+      const namespace = byName.get(pod.namespace);
+      if (namespace === undefined || namespaceRevision(namespace) === undefined || hasProxy(pod.object) || optedOut(pod.object)) continue;
+      if (isSystemNamespace(pod.namespace, context.rootNamespace, IGNORED_NAMESPACES)) continue;
+      context.report('PodMissingProxy', pod, `The pod ${pod.name} is missing the mesh proxy. This can often be resolved by restarting or redeploying the workload.`);
+    }
+  },
+};
+
+/** The revision that injected a pod: its `mesh.io/rev` label, else the status annotation's. */
+function podRevision(pod: V1Pod): string | undefined {
+  const label = labelsOf(pod)[LABELS.revision];
+  if (label !== undefined && label !== '') return label;
+  return readInjectionStatus(pod as unknown as Pod)?.revision;
+}
+
+/** MSH1003: an injected pod whose revision differs from the one its namespace now selects (after a revision move). */
+export const revisionAnalyzer: Analyzer = {
+  name: 'injection.RevisionAnalyzer',
+  description: 'Checks that injected pods run the revision their namespace selects',
+  inputs: ['Namespace', 'Pod'],
+  analyze(context) {
+    const byName = namespacesByName(context.read('Namespace'));
+    for (const pod of context.read('Pod')) {
+      const namespace = byName.get(pod.namespace);
+      const expected = namespace === undefined ? undefined : namespaceRevision(namespace);
+      const actual = podRevision(pod.object);
+      if (expected === undefined || actual === undefined || !hasProxy(pod.object) || actual === expected) continue;
+      const message = `The pod was injected by revision "${actual}" but its namespace selects revision "${expected}". Restart or redeploy the workload to move it to "${expected}".`;
+      context.report('ProxyRevisionMismatch', pod, message);
+    }
+  },
+};
+
+/** `<hub>/<image>:<tag>` of the injector's values, as the sidecar template computes it without annotations. */
+function injectorImage(valuesText: string | undefined): string | undefined {
+  if (valuesText === undefined) return undefined;
+  try {
+    const global = ((JSON.parse(valuesText) as { global?: Record<string, unknown> }).global ?? {}) as { hub?: unknown; tag?: unknown; proxy?: { image?: unknown } };
+    const image = String(global.proxy?.image ?? 'proxyv2');
+    return image.includes('/') ? image : `${String(global.hub ?? '')}/${image}:${String(global.tag ?? '')}`;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * MSH0105: an injected pod whose proxy image differs from the image of the injector ConfigMap
+ * of its namespace's revision (`mesh-sidecar-injector[-<revision>]` in the root namespace).
+ * Pods choosing their image by annotation are not checked.
+ */
+export const imageAnalyzer: Analyzer = {
+  name: 'injection.ImageAnalyzer',
+  description: 'Checks the image of auto-injection configured with the running proxies on pods',
+  inputs: ['Namespace', 'Pod', 'ConfigMap'],
+  analyze(context) {
+    const images = new Map<string, string>();
+    for (const configMap of context.read('ConfigMap')) {
+      if (configMap.namespace !== context.rootNamespace || !configMap.name.startsWith('mesh-sidecar-injector')) continue;
+      const revision = configMap.name === 'mesh-sidecar-injector' ? 'default' : configMap.name.slice('mesh-sidecar-injector-'.length);
+      const image = injectorImage(configMap.object.data?.['values']);
+      if (image !== undefined) images.set(revision, image);
+    }
+    const byName = namespacesByName(context.read('Namespace'));
+    for (const pod of context.read('Pod')) {
+      const namespace = byName.get(pod.namespace);
+      const revision = namespace === undefined ? undefined : namespaceRevision(namespace);
+      const expected = revision === undefined ? undefined : images.get(revision);
+      const proxy = (pod.object.spec?.containers ?? []).find((container) => container.name === PROXY_CONTAINER);
+      if (expected === undefined || proxy?.image === undefined || proxy.image === expected || annotationsOf(pod.object)['sidecar.mesh.io/proxyImage'] !== undefined) continue;
+      const message = `The image of the mesh proxy running on the pod does not match the image defined in the injection configuration (pod image: ${proxy.image}; injection configuration image: ${expected}). This often happens after upgrading the mesh control-plane and can be fixed by redeploying the pod.`;
+      context.report('ProxyImageMismatch', pod, message);
+    }
+  },
+};

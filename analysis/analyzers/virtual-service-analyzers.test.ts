@@ -1,0 +1,126 @@
+import { describe, expect, test } from '@jest/globals';
+import { DEFAULT_MESH_CONFIG } from '../../crds/index.js';
+import { analyze, destinationRule, gateway, service, virtualService } from '../testing/fixtures.js';
+import { conflictingMeshGatewayHostsAnalyzer } from './conflicting-mesh-gateway-hosts-analyzer.js';
+import { destinationHostAnalyzer } from './virtual-service-destination-host-analyzer.js';
+import { virtualServiceGatewayAnalyzer } from './virtual-service-gateway-analyzer.js';
+import { regexAnalyzer } from './virtual-service-regex-analyzer.js';
+import { destinationRuleAnalyzer } from './virtual-service-subset-analyzer.js';
+
+const routeTo = (destination: object, extra: object = {}): object => ({ hosts: ['front'], http: [{ route: [{ destination }] }], ...extra });
+const reviews = service('reviews', 'default', { app: 'reviews' }, [{ name: 'http', port: 9080 }]);
+const ratings = service('ratings', 'backend', { app: 'ratings' }, [{ name: 'http', port: 9080 }, { name: 'grpc', port: 9090 }]);
+
+describe('virtualservice.DestinationHostAnalyzer', () => {
+  test.each([
+    ['a short name in its own namespace', 'default', { host: 'reviews' }],
+    ['a full name in another namespace', 'other', { host: 'reviews.default.svc.cluster.local' }],
+    ['a known port', 'default', { host: 'reviews', port: { number: 9080 } }],
+    ['a wildcard host', 'default', { host: '*.example.com' }],
+  ])('%s stays quiet', (_case, namespace, destination) => {
+    expect(analyze(destinationHostAnalyzer, [reviews, virtualService('vs', namespace, routeTo(destination))])).toEqual([]);
+  });
+
+  test('a short name resolves in the VirtualService namespace only: another namespace has no such Service', () => {
+    expect(analyze(destinationHostAnalyzer, [reviews, virtualService('vs', 'other', routeTo({ host: 'reviews' }))])).toEqual([
+      'Error [MSH0101] (VirtualService vs.other) Referenced host not found: "reviews"',
+    ]);
+  });
+
+  test('a non-default cluster domain: the domain suffix names Services, cluster.local does not', () => {
+    const vs = (host: string): object => virtualService('vs', 'other', routeTo({ host }));
+    expect(analyze(destinationHostAnalyzer, [reviews, vs('reviews.default.svc.corp.example')], { domainSuffix: 'corp.example' })).toEqual([]);
+    expect(analyze(destinationHostAnalyzer, [reviews, vs('reviews.default.svc.cluster.local')], { domainSuffix: 'corp.example' })).toEqual([
+      'Error [MSH0101] (VirtualService vs.other) Referenced host not found: "reviews.default.svc.cluster.local"',
+    ]);
+  });
+
+  test('unknown hosts, mirrors and ports are reported', () => {
+    const vs = virtualService('vs', 'default', { hosts: ['front'], http: [{ route: [{ destination: { host: 'reviews', port: { number: 1 } } }], mirror: { host: 'nothing' } }] });
+    expect(analyze(destinationHostAnalyzer, [reviews, vs])).toEqual([
+      'Error [MSH0101] (VirtualService vs.default) Referenced host not found: "nothing"',
+      'Error [MSH0101] (VirtualService vs.default) Referenced host+port not found: "reviews+1"',
+    ]);
+  });
+
+  test('on a gateway a multi-port Service needs a port; sidecars do not', () => {
+    const host = { host: 'ratings.backend.svc.cluster.local' };
+    expect(analyze(destinationHostAnalyzer, [ratings, virtualService('vs', 'default', routeTo(host, { gateways: ['gw'] }))])).toEqual([
+      'Error [MSH0112] (VirtualService vs.default) This VirtualService routes to a service "ratings.backend.svc.cluster.local" that exposes multiple ports [9080 9090]. Specifying a port in the destination is required to disambiguate.',
+    ]);
+    expect(analyze(destinationHostAnalyzer, [ratings, virtualService('vs', 'default', routeTo(host))])).toEqual([]);
+  });
+});
+
+describe('virtualservice.GatewayAnalyzer', () => {
+  const gw = gateway('gw', 'edge', { selector: { app: 'gw' }, servers: [{ port: { number: 80, name: 'http', protocol: 'HTTP' }, hosts: ['*'] }] });
+  test.each([['edge/gw'], ['mesh']])('%s is found', (name) => {
+    expect(analyze(virtualServiceGatewayAnalyzer, [gw, virtualService('vs', 'default', routeTo({ host: 'reviews' }, { gateways: [name] }))])).toEqual([]);
+  });
+  test('a gateway of another namespace named without its namespace, and one in a match, are not found', () => {
+    const spec = { hosts: ['front'], gateways: ['gw'], http: [{ match: [{ gateways: ['edge/missing'] }], route: [{ destination: { host: 'reviews' } }] }] };
+    expect(analyze(virtualServiceGatewayAnalyzer, [gw, virtualService('vs', 'default', spec)])).toEqual([
+      'Error [MSH0101] (VirtualService vs.default) Referenced gateway not found: "edge/missing"',
+      'Error [MSH0101] (VirtualService vs.default) Referenced gateway not found: "gw"',
+    ]);
+  });
+});
+
+describe('virtualservice.DestinationRuleAnalyzer', () => {
+  const rule = (namespace: string, host: string, extra: object = {}): object => destinationRule('dr', namespace, { host, subsets: [{ name: 'v1', labels: { version: 'v1' } }], ...extra });
+  const vs = (namespace: string, host: string): object => virtualService('vs', namespace, routeTo({ host, subset: 'v1' }));
+  test.each([
+    ['same namespace, short names', rule('default', 'reviews'), vs('default', 'reviews')],
+    ['rule in the service namespace, route from another by full name', rule('default', 'reviews'), vs('other', 'reviews.default.svc.cluster.local')],
+    ['a wildcard rule host', rule('default', '*.default.svc.cluster.local'), vs('default', 'reviews')],
+  ])('%s stays quiet', (_case, dr, virtual) => {
+    expect(analyze(destinationRuleAnalyzer, [dr, virtual])).toEqual([]);
+  });
+
+  test('a subset no rule defines, or a rule not exported to the route namespace, is reported', () => {
+    expect(analyze(destinationRuleAnalyzer, [rule('default', 'reviews'), virtualService('vs', 'default', routeTo({ host: 'reviews', subset: 'v2' }))])).toEqual([
+      'Error [MSH0101] (VirtualService vs.default) Referenced host+subset in destinationrule not found: "reviews+v2"',
+    ]);
+    expect(analyze(destinationRuleAnalyzer, [rule('default', 'reviews', { exportTo: ['.'] }), vs('other', 'reviews.default.svc.cluster.local')])).toEqual([
+      'Error [MSH0101] (VirtualService vs.other) Referenced host+subset in destinationrule not found: "reviews.default.svc.cluster.local+v1"',
+    ]);
+  });
+});
+
+describe('virtualservice.ConflictingMeshGatewayHostsAnalyzer', () => {
+  const vs = (name: string, namespace: string, hosts: string[], extra: object = {}): object => virtualService(name, namespace, { hosts, http: [{ route: [{ destination: { host: 'reviews.default.svc.cluster.local' } }] }], ...extra });
+  test('two mesh VirtualServices for the same host conflict, short and full names alike', () => {
+    const lines = analyze(conflictingMeshGatewayHostsAnalyzer, [vs('a', 'default', ['reviews']), vs('b', 'other', ['reviews.default.svc.cluster.local'])]);
+    expect(lines).toHaveLength(2);
+    expect(lines[0]).toBe(
+      'Error [MSH0109] (VirtualService a.default) The VirtualServices default/a,other/b associated with mesh gateway define the same host reviews.default.svc.cluster.local which can lead to undefined behavior. This can be fixed by merging the conflicting VirtualServices into a single resource.',
+    );
+  });
+
+  test.each([
+    ['hosts exported to disjoint namespaces', [vs('a', 'ns1', ['api.example.com'], { exportTo: ['.'] }), vs('b', 'ns2', ['api.example.com'], { exportTo: ['.'] })], undefined],
+    ['the same short name in two namespaces', [vs('a', 'ns1', ['reviews']), vs('b', 'ns2', ['reviews'])], undefined],
+    ['one on a gateway only', [vs('a', 'default', ['reviews']), vs('b', 'default', ['reviews'], { gateways: ['gw'] })], undefined],
+    ['mesh default export to the own namespace', [vs('a', 'ns1', ['api.example.com']), vs('b', 'ns2', ['api.example.com'])], { ...DEFAULT_MESH_CONFIG, defaultVirtualServiceExportTo: ['.'] }],
+  ])('%s do not conflict', (_case, objects, meshConfig) => {
+    expect(analyze(conflictingMeshGatewayHostsAnalyzer, objects, meshConfig ? { meshConfig } : {})).toEqual([]);
+  });
+
+  test('exported to a shared namespace, they conflict', () => {
+    const objects = [vs('a', 'ns1', ['api.example.com'], { exportTo: ['.', 'ns3'] }), vs('b', 'ns2', ['api.example.com'], { exportTo: ['ns3'] })];
+    expect(analyze(conflictingMeshGatewayHostsAnalyzer, objects)).toHaveLength(2);
+  });
+});
+
+describe('virtualservice.RegexAnalyzer', () => {
+  const withMatch = (match: object, extra: object = {}): object => virtualService('vs', 'default', { hosts: ['reviews'], http: [{ match: [match], route: [{ destination: { host: 'reviews' } }], ...extra }] });
+  test('lookahead (not RE2) in a uri match and a bad header regex are reported by field', () => {
+    expect(analyze(regexAnalyzer, [withMatch({ uri: { regex: '/(?=x)' }, headers: { 'x-id': { regex: '[' } } })])).toEqual([
+      'Warning [MSH0122] (VirtualService vs.default) Field "headers[x-id]" regular expression invalid: "[" (expected a valid RE2 regular expression, got "[")',
+      'Warning [MSH0122] (VirtualService vs.default) Field "uri" regular expression invalid: "/(?=x)" (expected a valid RE2 regular expression, got "/(?=x)")',
+    ]);
+  });
+  test('valid regexes, and "*" in withoutHeaders, stay quiet', () => {
+    expect(analyze(regexAnalyzer, [withMatch({ uri: { regex: '/api/v[0-9]+/.*' }, withoutHeaders: { 'x-a': { regex: '*' } } }, { corsPolicy: { allowOrigins: [{ regex: 'https://.*\\.example\\.com' }] } })])).toEqual([]);
+  });
+});

@@ -1,0 +1,45 @@
+import { describe, expect, test } from '@jest/globals';
+import { analyze, deployment, namespace, pod, service } from '../testing/fixtures.js';
+import { applicationUidAnalyzer, deploymentApplicationUidAnalyzer, multiServiceAnalyzer, portNameAnalyzer } from './workload-analyzers.js';
+
+describe('service.PortNameAnalyzer', () => {
+  test('names without a protocol prefix and no appProtocol are reported', () => {
+    const svc = service('web', 'foo', { app: 'web' }, [{ name: 'web', port: 80, targetPort: 8080 }, { name: 'http-web', port: 81 }, { name: 'grpc-web', port: 82 }, { name: 'db', port: 83, appProtocol: 'tcp' }, { name: 'tcp', port: 84 }]);
+    expect(analyze(portNameAnalyzer, [svc])).toEqual([
+      "Info [MSH0118] (Service web.foo) Port name web (port: 80, targetPort: 8080) doesn't follow the naming convention of mesh port.",
+    ]);
+  });
+  test('the root namespace and kube-system are not checked', () => {
+    expect(analyze(portNameAnalyzer, [service('meshd', 'mesh-system', { app: 'meshd' }, [{ name: 'xds', port: 15010 }]), service('dns', 'kube-system', { k: 'v' }, [{ name: 'dns', port: 53 }])])).toEqual([]);
+  });
+});
+
+describe('deployment.MultiServiceAnalyzer', () => {
+  const injected = namespace('foo', { 'mesh-injection': 'enabled' });
+  test('two services on one port with HTTP and TCP protocols are reported', () => {
+    const objects = [injected, deployment('web', 'foo', { app: 'web' }), service('a', 'foo', { app: 'web' }, [{ name: 'http', port: 80 }]), service('b', 'foo', { app: 'web' }, [{ name: 'tcp', port: 80 }])];
+    expect(analyze(multiServiceAnalyzer, objects)).toEqual([
+      'Warning [MSH0116] (Deployment web.foo) This deployment web is associated with multiple services using port 80 but different protocols: [a b]',
+    ]);
+  });
+  test('a deployment of an injected namespace with no service is reported; elsewhere, or with one protocol, quiet', () => {
+    expect(analyze(multiServiceAnalyzer, [injected, deployment('lonely', 'foo', { app: 'lonely' })])).toEqual([
+      'Warning [MSH0117] (Deployment lonely.foo) No service associated with this deployment. Service mesh deployments must be associated with a service.',
+    ]);
+    expect(analyze(multiServiceAnalyzer, [namespace('bar'), deployment('lonely', 'bar', { app: 'lonely' })])).toEqual([]);
+    const same = [injected, deployment('web', 'foo', { app: 'web' }), service('a', 'foo', { app: 'web' }, [{ name: 'http', port: 80 }]), service('b', 'foo', { app: 'web' }, [{ name: 'http-x', port: 80 }])];
+    expect(analyze(multiServiceAnalyzer, same)).toEqual([]);
+  });
+});
+
+describe('applicationUID.Analyzer', () => {
+  test('UID 1337 on the pod or an application container is reported; on the proxy container it is not', () => {
+    expect(analyze(applicationUidAnalyzer, [pod('a', 'foo', { securityContext: { runAsUser: 1337 } })])).toEqual(['Warning [MSH0144] (Pod a.foo) User ID (UID) 1337 is reserved for the sidecar proxy.']);
+    expect(analyze(applicationUidAnalyzer, [pod('b', 'foo', { containers: [{ name: 'app', securityContext: { runAsUser: 1337 } }] })])).toHaveLength(1);
+    expect(analyze(applicationUidAnalyzer, [pod('c', 'foo', { containers: [{ name: 'app' }, { name: 'mesh-proxy', securityContext: { runAsUser: 1337 } }] })])).toEqual([]);
+    expect(analyze(applicationUidAnalyzer, [pod('d', 'foo', { securityContext: { runAsUser: 1337 }, containers: [{ name: 'app', securityContext: { runAsUser: 1000 } }] })])).toEqual([]);
+  });
+  test('deployment templates too', () => {
+    expect(analyze(deploymentApplicationUidAnalyzer, [deployment('web', 'foo', { app: 'web' }, {}, { containers: [{ name: 'app', securityContext: { runAsUser: 1337 } }] })])).toHaveLength(1);
+  });
+});

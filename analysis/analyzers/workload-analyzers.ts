@@ -1,0 +1,91 @@
+import type { V1PodSpec } from '@kubernetes/client-node';
+import { IGNORED_NAMESPACES, PROXY_CONTAINER } from '../../webhook/inject/index.js';
+import type { Analyzer, AnalysisContext } from '../analyzer.js';
+import type { Resource } from '../snapshot.js';
+import { applicationContainers, declaredProtocol, isSystemNamespace, labelsMatch, portProtocol } from './kube-objects.js';
+import { namespaceRevision } from './injection-analyzers.js';
+
+/** MSH0118: Service ports whose name does not start with a protocol (`http`, `grpc-web`, `tcp-db`…) and have no appProtocol. */
+export const portNameAnalyzer: Analyzer = {
+  name: 'service.PortNameAnalyzer',
+  description: 'Checks the port names associated with each service',
+  inputs: ['Service'],
+  analyze(context) {
+    for (const service of context.read('Service')) {
+      if (isSystemNamespace(service.namespace, context.rootNamespace, IGNORED_NAMESPACES)) continue;
+      for (const port of service.object.spec?.ports ?? []) {
+        if (declaredProtocol(port) !== undefined) continue;
+        const target = port.targetPort === undefined ? String(port.port) : String(port.targetPort as number | string);
+        context.report('PortNameIsNotUnderNamingConvention', service, `Port name ${port.name ?? ''} (port: ${port.port}, targetPort: ${target}) doesn't follow the naming convention of mesh port.`);
+      }
+    }
+  },
+};
+
+/**
+ * MSH0116: a Deployment whose pods several Services select with one port carrying different
+ * protocols (as the daemon reads them: appProtocol or the name prefix; UDP and SCTP as themselves);
+ * MSH0117: a Deployment of an injected namespace that no Service selects.
+ */
+export const multiServiceAnalyzer: Analyzer = {
+  name: 'deployment.MultiServiceAnalyzer',
+  description: 'Checks associations between services and pods',
+  inputs: ['Deployment', 'Service', 'Namespace'],
+  analyze(context) {
+    const services = context.read('Service');
+    const injected = new Set(context.read('Namespace').filter((n) => namespaceRevision(n.object) !== undefined).map((n) => n.name));
+    for (const deployment of context.read('Deployment')) {
+      const labels = deployment.object.spec?.template.metadata?.labels ?? {};
+      const selecting = services.filter((s) => s.namespace === deployment.namespace && Object.keys(s.object.spec?.selector ?? {}).length > 0 && labelsMatch(s.object.spec?.selector, labels));
+      if (selecting.length === 0) {
+        if (injected.has(deployment.namespace) && !isSystemNamespace(deployment.namespace, context.rootNamespace, IGNORED_NAMESPACES)) {
+          context.report('DeploymentRequiresServiceAssociated', deployment, 'No service associated with this deployment. Service mesh deployments must be associated with a service.');
+        }
+        continue;
+      }
+      const byPort = new Map<number, Map<string, string>>();
+      for (const service of selecting) {
+        for (const port of service.object.spec?.ports ?? []) {
+          const protocol = (port.protocol ?? 'TCP') !== 'TCP' ? (port.protocol ?? '') : (declaredProtocol(port) ?? portProtocol(port));
+          byPort.set(port.port, (byPort.get(port.port) ?? new Map()).set(service.name, protocol));
+        }
+      }
+      for (const [port, protocols] of [...byPort].sort(([a], [b]) => a - b)) {
+        if (new Set(protocols.values()).size < 2) continue;
+        const names = [...protocols.keys()].sort();
+        context.report('DeploymentAssociatedToMultipleServices', deployment, `This deployment ${deployment.name} is associated with multiple services using port ${port} but different protocols: [${names.join(' ')}]`);
+      }
+    }
+  },
+};
+
+const PROXY_UID = 1337;
+
+function usesProxyUid(spec: V1PodSpec | undefined): boolean {
+  const podUid = spec?.securityContext?.runAsUser;
+  return applicationContainers(spec, PROXY_CONTAINER).some((container) => (container.securityContext?.runAsUser ?? podUid) === PROXY_UID);
+}
+
+function reportUid(context: AnalysisContext, resource: Resource<unknown>, spec: V1PodSpec | undefined): void {
+  if (usesProxyUid(spec)) context.report('InvalidApplicationUID', resource, 'User ID (UID) 1337 is reserved for the sidecar proxy.');
+}
+
+/** MSH0144: application containers running as UID 1337, the proxy's: their traffic would bypass the proxy. */
+export const applicationUidAnalyzer: Analyzer = {
+  name: 'applicationUID.Analyzer',
+  description: 'Checks invalid application UID in pods',
+  inputs: ['Pod'],
+  analyze(context) {
+    for (const pod of context.read('Pod')) reportUid(context, pod, pod.object.spec);
+  },
+};
+
+/** MSH0144 for the pod templates of Deployments. */
+export const deploymentApplicationUidAnalyzer: Analyzer = {
+  name: 'applicationUID.DeploymentAnalyzer',
+  description: 'Checks invalid application UID in the pod templates of deployments',
+  inputs: ['Deployment'],
+  analyze(context) {
+    for (const deployment of context.read('Deployment')) reportUid(context, deployment, deployment.object.spec?.template.spec);
+  },
+};
