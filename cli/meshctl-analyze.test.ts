@@ -4,6 +4,7 @@ import { createServer, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
+import { expectGoldenText } from '../testing/golden.js';
 import { kubectl } from '../testing/kubectl.js';
 import { PROJECT_ROOT, runBin } from '../testing/run-bin.js';
 
@@ -36,6 +37,24 @@ afterAll(async () => {
   await kube?.close();
   silent?.close();
   rmSync(dir, { recursive: true, force: true });
+});
+
+describe('meshctl analyze: golden outputs over a folder of problems (-R)', () => {
+  const PROBLEMS = 'cli/testdata/analyze/problems';
+  test.each(['log', 'json', 'yaml'])('-o %s', async (format) => {
+    const result = await meshctl(['analyze', '-k=false', '-R', '-o', format, PROBLEMS]);
+    expect(result.code).toBe(79);
+    expectGoldenText(join(TESTDATA, `problems.${format}.golden.txt`), result.stdout.replace(/\/v\d+\.\d+\//g, '/vX.Y/'));
+  });
+
+  test('--output-threshold Warning hides the infos; --failure-threshold Warning fails on a warning alone', async () => {
+    const warnings = await meshctl(['analyze', '-k=false', '-R', '--output-threshold', 'Warning', PROBLEMS]);
+    expect(warnings.stdout).not.toMatch(/^Info /m);
+    expect(warnings.stdout).toMatch(/^Warning \[MSH0144\]/m);
+    const uid = join(PROBLEMS, 'workloads.yaml');
+    expect((await meshctl(['analyze', '-k=false', '-S', 'MSH0102=Namespace *', '-S', 'MSH0118=Service *', uid])).code).toBe(0);
+    expect((await meshctl(['analyze', '-k=false', '-S', 'MSH0102=Namespace *', '-S', 'MSH0118=Service *', '--failure-threshold', 'Warning', uid])).code).toBe(79);
+  });
 });
 
 describe('meshctl analyze: files only', () => {
@@ -117,7 +136,7 @@ describe('meshctl analyze: files only', () => {
   test('a file that is not YAML is reported, and the rest still analysed', async () => {
     const broken = join(dir, 'broken.yaml');
     writeFileSync(broken, 'kind: [unclosed\n');
-    const result = await meshctl(['analyze', '-k=false', broken, join(PROJECT_ROOT, 'deploy', 'samples', 'policies')]);
+    const result = await meshctl(['analyze', '-k=false', broken, join(PROJECT_ROOT, 'deploy', 'samples', 'policies', 'mesh-wide-strict.yaml')]);
     expect(result.code).toBe(0);
     expect(result.stderr).toContain(`Error(s) adding files: ${broken}: `);
     expect(result.stderr).toMatch(/No validation issues found when analyzing .* \(but 1 file could not be parsed\)\.\n$/);
@@ -138,6 +157,23 @@ describe('meshctl analyze: the live cluster', () => {
     expect(found.stdout).toContain('Error [MSH0139] (MutatingWebhookConfiguration first-injector) Webhook overlaps');
     expect(found.stderr).toContain('Error: Analyzers found issues when analyzing all namespaces.');
     expect((await kubectl(target, ['delete', '-f', first])).code).toBe(0);
+  });
+
+  test('without -A only the namespace analysed is reported; files without a namespace land in it', async () => {
+    const target = { kubeconfig: join(dir, 'kubeconfig'), home: dir };
+    const workloads = join(TESTDATA, 'problems', 'workloads.yaml');
+    expect((await kubectl(target, ['apply', '-f', workloads])).code).toBe(0);
+    const shop = await meshctl(['analyze', '-n', 'shop', join(TESTDATA, 'problems', 'policies.yaml')]);
+    expect(shop.code).toBe(79);
+    expect(shop.stdout).toContain('(VirtualService reviews.shop ');
+    expect(shop.stdout).not.toContain('legacy.plain');
+    const plain = await meshctl(['analyze', '-n', 'plain']);
+    expect(plain.stdout).toContain('Warning [MSH0144] (Pod legacy.plain) User ID (UID) 1337 is reserved for the sidecar proxy.');
+    expect(plain.stdout).not.toContain('.shop');
+    // From the cluster, the VirtualService is gone: its problems went with the file.
+    expect((await meshctl(['analyze', '-n', 'shop'])).stdout).not.toContain('VirtualService');
+    const deleted = await kubectl(target, ['delete', '--ignore-not-found', '-f', workloads]);
+    expect(deleted.stderr).toBe('');
   });
 
   test('--timeout bounds an API server that never answers', async () => {

@@ -19,7 +19,8 @@ interface Listing {
 
 /**
  * What `analyze` reads from the cluster: every mesh resource, Namespace, Service, Pod, Deployment,
- * Secret (only their names and keys survive into the snapshot) and MutatingWebhookConfiguration,
+ * Secret (only their names and keys survive into the snapshot), MutatingWebhookConfiguration and
+ * the mesh namespace's ConfigMaps,
  * in all namespaces so that references across namespaces resolve, and the mesh config.
  * List items come without `kind` and `apiVersion`; they are put back.
  */
@@ -40,6 +41,8 @@ export async function readClusterState(kubeConfig: KubeConfig, meshNamespace: st
       const { group, version, plural } = KINDS[kind];
       return { input: kind, apiVersion: `${group}/${version}`, kind, list: async () => (await custom.listClusterCustomObject({ group, version, plural })) as { items: unknown[] } };
     }),
+    // Only the mesh namespace's: the injector's ConfigMap is the one analyzers read.
+    { input: 'ConfigMap', apiVersion: 'v1', kind: 'ConfigMap', list: () => core.listNamespacedConfigMap({ namespace: meshNamespace }) },
   ];
   const lists = await Promise.all(listings.map(async (listing) => ({ listing, items: (await listing.list()).items })));
   const objects = lists.flatMap(({ listing, items }) => items.map((item) => ({ object: { ...(item as object), apiVersion: listing.apiVersion, kind: listing.kind } })));
