@@ -222,4 +222,35 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
     const relisted = logs.slice(logsFrom).filter((entry) => entry.message === 'resource version expired, relisting').map((entry) => entry.fields['source']);
     expect(relisted).toEqual(expect.arrayContaining(['peerauthentications', 'pods']));
   });
+  test('PILOT_ENABLE_ANALYSIS: a conflicting policy gets an analysis message in its status, and loses it once fixed', async () => {
+    const DR = { group: 'networking.mesh.io', version: 'v1alpha3', plural: 'destinationrules' };
+    const drStatus = (): { validationMessages?: { type?: { code: string } }[] } | undefined =>
+      server.objects('networking.mesh.io/v1alpha3', 'DestinationRule', 'shop').find((o) => o.metadata?.name === 'reviews-plain')?.['status'] as never;
+    await core.createNamespace({ body: { metadata: { name: 'shop' } } });
+    await core.createNamespacedService({ namespace: 'shop', body: { metadata: { name: 'reviews' }, spec: { selector: { app: 'reviews' }, ports: [{ name: 'http', port: 9080 }] } } });
+    await core.createNamespacedPod({ namespace: 'shop', body: { metadata: { name: 'reviews-1', labels: { app: 'reviews' } }, spec: { containers: [{ name: 'reviews', image: 'reviews' }] } } });
+    const strict = { apiVersion: 'security.mesh.io/v1beta1', kind: 'PeerAuthentication', metadata: { name: 'reviews-strict', namespace: 'shop' }, spec: { selector: { matchLabels: { app: 'reviews' } }, mtls: { mode: 'STRICT' } } };
+    await custom.createNamespacedCustomObject({ ...PA, namespace: 'shop', body: strict });
+    const createdAt = Date.now();
+    await custom.createNamespacedCustomObject({
+      ...DR,
+      namespace: 'shop',
+      body: { apiVersion: 'networking.mesh.io/v1alpha3', kind: 'DestinationRule', metadata: { name: 'reviews-plain', namespace: 'shop' }, spec: { host: 'reviews.shop.svc.cluster.local', trafficPolicy: { tls: { mode: 'DISABLE' } } } },
+    });
+    await waitFor(() => drStatus()?.validationMessages?.some((m) => m.type?.code === 'MSH0113'), { description: 'the mTLS conflict in the DestinationRule status', timeoutMs: 10_000 });
+    const latencyMs = Date.now() - createdAt;
+    expect(drStatus()?.validationMessages).toEqual([
+      {
+        level: 'Error',
+        path: '',
+        type: { code: 'MSH0113', name: 'MTLSPolicyConflict' },
+        message: 'A DestinationRule and Policy are in conflict with regards to mTLS for host reviews.shop.svc.cluster.local. The DestinationRule "shop/reviews-plain" specifies that mTLS must be false but the Policy object "shop/reviews-strict" specifies STRICT.',
+      },
+    ]);
+    expect(logs.some((entry) => entry.message.startsWith('analysis: Error [MSH0113] (DestinationRule reviews-plain.shop)'))).toBe(true);
+    await custom.patchNamespacedCustomObject({ ...DR, namespace: 'shop', name: 'reviews-plain', body: { spec: { trafficPolicy: { tls: { mode: 'MESH_MUTUAL' } } } } }, mergePatch);
+    await waitFor(() => drStatus() !== undefined && drStatus()?.validationMessages === undefined, { description: 'the message removed once fixed', timeoutMs: 10_000 });
+    // For the note: how long the message took (the debounce is PILOT_DEBOUNCE_AFTER, 100 ms by default).
+    process.stdout.write(`analysis status latency: ${latencyMs} ms\n`);
+  });
 });

@@ -2,7 +2,7 @@ import { ALL_ANALYZERS, buildSnapshot, formatMessage, runAnalyzers, type Analysi
 import { KIND_NAMES, apiVersionOf, type KindName } from '../../crds/index.js';
 import type { MeshModel } from '../model/mesh-model.js';
 import type { SourceSet } from '../sources/source-set.js';
-import { runnableOf, type Clock, type KubeObject, type Logger, type Runnable, type Source, type TimerHandle } from '../runtime/index.js';
+import { runnableOf, type Clock, type KubeObject, type Logger, type Runnable, type Source, type SourceEvent, type TimerHandle } from '../runtime/index.js';
 
 /** Where the messages about one mesh resource go: its status writer (Kubernetes mode). */
 export interface AnalysisSink {
@@ -52,10 +52,8 @@ const REGISTRY_KINDS = [
  * appeared or disappeared is handed to the sink, so its status follows.
  */
 export function newAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRunner {
-  const watched: Source<KubeObject>[] = [
-    ...KIND_NAMES.map((kind) => options.sources.sourceFor(apiVersionOf(kind), kind)),
-    ...(options.registrySources ? REGISTRY_KINDS.map(([apiVersion, kind]) => (options.registrySources as SourceSet).sourceFor(apiVersion, kind)) : []),
-  ];
+  const kinds: readonly (readonly [string, string])[] = [...KIND_NAMES.map((kind) => [apiVersionOf(kind), kind] as const), ...(options.registrySources ? REGISTRY_KINDS : [])];
+  const watched: Source<KubeObject>[] = kinds.map(([apiVersion, kind], index) => (index < KIND_NAMES.length ? options.sources : (options.registrySources as SourceSet)).sourceFor(apiVersion, kind));
   const complete: InputName[] = ['MeshObject', ...KIND_NAMES, ...(options.registrySources ? (['Namespace', 'Service', 'Pod'] as const) : [])];
   // Schema problems are the config reconciler's to report (with field paths, on every replica).
   const analyzers = (options.analyzers ?? ALL_ANALYZERS).filter((analyzer) => !analyzer.inputs.includes('MeshObject'));
@@ -63,9 +61,10 @@ export function newAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRunne
   let byResource = new Map<string, AnalysisMessage[]>();
 
   const analyse = (): void => {
+    // Listed objects come without apiVersion and kind (the list has them); each source holds one kind.
     const objects = watched.flatMap((source, index) => {
-      const kind = index < KIND_NAMES.length ? KIND_NAMES[index] : REGISTRY_KINDS[index - KIND_NAMES.length]?.[1];
-      return source.store.list().map((object) => ({ object: { ...object, kind: object.kind ?? kind } }));
+      const [apiVersion, kind] = kinds[index] ?? ['', ''];
+      return source.store.list().map((object) => ({ object: { ...object, apiVersion, kind } }));
     });
     const snapshot = buildSnapshot({ objects, meshConfig: options.model.meshConfig(), complete, domainSuffix: options.model.domain, rootNamespace: options.rootNamespace });
     const result = runAnalyzers(snapshot, analyzers);
@@ -107,7 +106,21 @@ export function newAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRunne
           }
         }, delay);
       };
-      const unsubscribes = watched.map((source) => source.subscribe(schedule));
+      // Status writes (ours among them) change nothing analysers read: only a change of content re-analyses,
+      // or the daemon's own writes would keep postponing the analysis they result from.
+      const contents = new Map<string, string>();
+      const onEvent = (source: number) => (event: SourceEvent<KubeObject>): void => {
+        const id = `${source}/${event.object.metadata?.namespace ?? ''}/${event.object.metadata?.name ?? ''}`;
+        if (event.type === 'delete') {
+          contents.delete(id);
+        } else {
+          const content = analysedContentOf(event.object);
+          if (contents.get(id) === content) return;
+          contents.set(id, content);
+        }
+        schedule();
+      };
+      const unsubscribes = watched.map((source, index) => source.subscribe(onEvent(index)));
       analyse();
       return () => {
         timer?.cancel();
@@ -117,4 +130,10 @@ export function newAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRunne
     { needLeaderElection: true },
   );
   return { runnable, latest: () => report };
+}
+
+/** What analyzers read of an object: everything but its status and the server's bookkeeping. */
+function analysedContentOf(object: KubeObject): string {
+  const { status: _status, metadata, ...rest } = object as KubeObject & { status?: unknown };
+  return JSON.stringify({ labels: metadata?.labels ?? {}, annotations: metadata?.annotations ?? {}, rest });
 }
