@@ -23,11 +23,12 @@ const PATHS: ReadonlyMap<string, { name: string; path: string }> = new Map([
   ['Namespace', { name: 'namespaces', path: '/api/v1/namespaces' }],
   ['Service', { name: 'services', path: '/api/v1/services' }],
   ['Pod', { name: 'pods', path: '/api/v1/pods' }],
+  ['Secret', { name: 'secrets', path: '/api/v1/secrets' }],
   ['EndpointSlice.discovery.k8s.io', { name: 'endpointslices', path: '/apis/discovery.k8s.io/v1/endpointslices' }],
 ]);
 
 /**
- * Kubernetes informers for the six mesh kinds and Namespace, Service, Pod, EndpointSlice, and the
+ * Kubernetes informers for the six mesh kinds and Namespace, Service, Pod, EndpointSlice, Secret, and the
  * mesh ConfigMaps (one informer per ConfigMap, narrowed by a field selector). Each source is made
  * on first use and shared after.
  */
