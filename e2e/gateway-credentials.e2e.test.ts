@@ -1,5 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { Agent, request } from 'node:https';
 import { connect as tlsConnect } from 'node:tls';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -82,6 +83,18 @@ function servedFingerprint(servername: string): Promise<string> {
   });
 }
 
+/** One GET over a keep-alive agent: the status and whether an already open connection carried it. */
+function getOver(agent: Agent): Promise<{ status: number; reused: boolean }> {
+  return new Promise((resolve, reject) => {
+    const req = request({ host: GATEWAY, port: PORT, servername: 'simple.example.com', headers: { host: 'simple.example.com' }, path: '/headers', agent, ca: readFileSync(serverCa.certFile) }, (res) => {
+      res.resume();
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+
 /** Node's X509Certificate gives the same colon-separated form as getPeerCertificate(). */
 function pemFingerprint(pem: string): string {
   return new X509Certificate(pem).fingerprint256;
@@ -147,11 +160,37 @@ describe('gateway TLS with credentialName (config folder)', () => {
     expect(text).not.toContain(Buffer.from(key).toString('base64').slice(0, 40));
   });
 
+  test('the daemon’s debug views never show the key: its config dump of the gateway redacts it', async () => {
+    const key = readFileSync(simple.keyFile, 'utf8');
+    const views = await Promise.all(
+      ['/debug/config_dump?proxyID=mesh-ingressgateway.mesh-system', '/debug/adsz', '/debug/configz', '/debug/syncz'].map(async (path) => {
+        const response = await fetch(`http://127.0.0.1:${mesh.daemon.httpPort}${path}`);
+        return { path, status: response.status, text: await response.text() };
+      }),
+    );
+    const dump = views[0];
+    expect(dump?.status).toBe(200);
+    expect(dump?.text).toContain('kubernetes://gw-simple');
+    expect(dump?.text).toContain('[redacted]');
+    for (const view of views) {
+      expect(view.text).not.toContain('PRIVATE KEY');
+      expect(view.text).not.toContain(Buffer.from(key).toString('base64').slice(0, 40));
+    }
+  });
+
   test('rotation: an updated Secret reaches the gateway, new handshakes see it, nothing restarts', async () => {
-    await mesh.apply('gw-simple.yaml', tlsSecret('gw-simple', 'mesh-system', rotated));
-    const expected = pemFingerprint(readFileSync(rotated.certFile, 'utf8'));
-    await waitFor(async () => (await servedFingerprint('simple.example.com')) === expected, { timeoutMs: 15_000, description: 'the rotated certificate served' });
-    expect((await https('simple.example.com', PORT)).code).toBe('200');
+    const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      expect(await getOver(agent)).toEqual({ status: 200, reused: false });
+      await mesh.apply('gw-simple.yaml', tlsSecret('gw-simple', 'mesh-system', rotated));
+      const expected = pemFingerprint(readFileSync(rotated.certFile, 'utf8'));
+      await waitFor(async () => (await servedFingerprint('simple.example.com')) === expected, { timeoutMs: 15_000, description: 'the rotated certificate served' });
+      expect((await https('simple.example.com', PORT)).code).toBe('200');
+      // The connection opened before the rotation is still served: the gateway did not restart.
+      expect(await getOver(agent)).toEqual({ status: 200, reused: true });
+    } finally {
+      agent.destroy();
+    }
   });
 
   test('a bad update (key of another certificate) is refused by name and field; the last good certificate keeps serving', async () => {
