@@ -13,15 +13,12 @@ import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
 
 // Gateway TLS with `credentialName` through the local mesh (config folder): the daemon serves
 // the gateway's Secrets (of its own namespace, mesh-system) over ADS, the gateway terminates TLS
-// with them, chosen by SNI, and the real curl checks the result.
-const BLOCK = 33;
-const GATEWAY = `127.${BLOCK}.9.10`;
+// with them, chosen by SNI, and the real curl checks the result. Config-folder mode, then
+// Kubernetes mode (the Secrets applied with kubectl to the API server double).
 const PORT = 9443;
 const FOREIGN_PORT = 9444;
 
 let workDir: string;
-let mesh: LocalMesh;
-const daemonLines: string[] = [];
 let serverCa: KeyAndCert;
 let clientCa: KeyAndCert;
 let client: KeyAndCert;
@@ -68,13 +65,13 @@ function signedCertificateFor(name: string): KeyAndCert {
   return cert;
 }
 
-const https = (host: string, port: number, extra: string[] = []) =>
-  curl(['--cacert', serverCa.certFile, '--resolve', `${host}:${port}:${GATEWAY}`, ...extra, `https://${host}:${port}/headers`]);
+const httpsVia = (gateway: string) => (host: string, port: number, extra: string[] = []) =>
+  curl(['--cacert', serverCa.certFile, '--resolve', `${host}:${port}:${gateway}`, ...extra, `https://${host}:${port}/headers`]);
 
 /** The SHA-256 fingerprint of the certificate a new handshake with this SNI name gets. */
-function servedFingerprint(servername: string): Promise<string> {
+function servedFingerprint(gateway: string, servername: string): Promise<string> {
   return new Promise((resolve, reject) => {
-    const socket = tlsConnect({ host: GATEWAY, port: PORT, servername, ca: readFileSync(serverCa.certFile), ALPNProtocols: ['http/1.1'] }, () => {
+    const socket = tlsConnect({ host: gateway, port: PORT, servername, ca: readFileSync(serverCa.certFile), ALPNProtocols: ['http/1.1'] }, () => {
       const fingerprint = socket.getPeerCertificate().fingerprint256;
       socket.destroy();
       resolve(fingerprint);
@@ -84,9 +81,9 @@ function servedFingerprint(servername: string): Promise<string> {
 }
 
 /** One GET over a keep-alive agent: the status and whether an already open connection carried it. */
-function getOver(agent: Agent): Promise<{ status: number; reused: boolean }> {
+function getOver(gateway: string, agent: Agent): Promise<{ status: number; reused: boolean }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: GATEWAY, port: PORT, servername: 'simple.example.com', headers: { host: 'simple.example.com' }, path: '/headers', agent, ca: readFileSync(serverCa.certFile) }, (res) => {
+    const req = request({ host: gateway, port: PORT, servername: 'simple.example.com', headers: { host: 'simple.example.com' }, path: '/headers', agent, ca: readFileSync(serverCa.certFile) }, (res) => {
       res.resume();
       res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
     });
@@ -103,7 +100,6 @@ function pemFingerprint(pem: string): string {
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'gateway-credentials-e2e-'));
   const certs = join(workDir, 'certs');
-  cpSync(join(PROJECT_ROOT, 'deploy/samples/config'), join(workDir, 'samples'), { recursive: true });
   mkdirSync(certs);
   serverCa = await certificateAuthority(certs, 'server-ca');
   clientCa = await certificateAuthority(certs, 'client-ca');
@@ -113,21 +109,41 @@ beforeAll(async () => {
   mismatched = await signedCertificate(certs, 'mismatched', 'DNS:simple.example.com', serverCa);
   made.set('mutual', await signedCertificate(certs, 'mutual', 'DNS:mutual.example.com', serverCa));
   made.set('foreign', await signedCertificate(certs, 'foreign', 'DNS:foreign.example.com', serverCa));
-  writeFileSync(join(workDir, 'samples', 'gateway-credentials.yaml'), gatewayConfig());
-  writeFileSync(join(workDir, 'samples', 'gw-simple.yaml'), tlsSecret('gw-simple', 'mesh-system', simple));
-  mesh = await startLocalMesh({ workDir: join(workDir, 'mesh'), samples: join(workDir, 'samples'), addressBlock: BLOCK, log: (line) => line.startsWith('[meshd]') && daemonLines.push(line) });
-  await mesh.waitReady(30_000);
-}, 60_000);
+  const samples = join(workDir, 'samples');
+  cpSync(join(PROJECT_ROOT, 'deploy/samples/config'), samples, { recursive: true });
+  writeFileSync(join(samples, 'gateway-credentials.yaml'), gatewayConfig());
+  writeFileSync(join(samples, 'gw-simple.yaml'), tlsSecret('gw-simple', 'mesh-system', simple));
+}, 30_000);
 
-afterAll(async () => {
-  await mesh?.stop();
-  rmSync(workDir, { recursive: true, force: true });
-});
+afterAll(() => rmSync(workDir, { recursive: true, force: true }));
 
-describe('gateway TLS with credentialName (config folder)', () => {
+describe.each([
+  ['config folder', 'folder', 33],
+  ['Kubernetes', 'kubernetes', 34],
+] as const)('gateway TLS with credentialName (%s)', (_mode, orchestrator, block) => {
+  const gateway = `127.${block}.9.10`;
+  const https = httpsVia(gateway);
+  const daemonLines: string[] = [];
+  let mesh: LocalMesh;
+
+  beforeAll(async () => {
+    mesh = await startLocalMesh({
+      workDir: join(workDir, `mesh-${orchestrator}`),
+      samples: join(workDir, 'samples'),
+      addressBlock: block,
+      orchestrator,
+      log: (line) => void (line.startsWith('[meshd]') && daemonLines.push(line)),
+    });
+    await mesh.waitReady(30_000);
+  }, 90_000);
+
+  afterAll(async () => {
+    await mesh?.stop();
+  });
+
   test('SIMPLE: curl --cacert gets through with the Secret’s certificate', async () => {
     await waitFor(async () => (await https('simple.example.com', PORT)).code === '200', { timeoutMs: 15_000, description: 'SIMPLE with credentialName' });
-    expect(await servedFingerprint('simple.example.com')).toBe(pemFingerprint(readFileSync(simple.certFile, 'utf8')));
+    expect(await servedFingerprint(gateway, 'simple.example.com')).toBe(pemFingerprint(readFileSync(simple.certFile, 'utf8')));
   });
 
   test('MUTUAL on the same port (chosen by SNI): no client certificate fails, one of the Secret’s CA succeeds', async () => {
@@ -148,7 +164,7 @@ describe('gateway TLS with credentialName (config folder)', () => {
   });
 
   test('the data plane’s config dump lists the Secrets with the private key redacted', async () => {
-    const response = await fetch(`http://${GATEWAY}:15000/config_dump`);
+    const response = await fetch(`http://${gateway}:15000/config_dump`);
     const text = await response.text();
     const dump = JSON.parse(text) as { configs: { '@type': string; dynamic_active_secrets?: { name: string; secret: { tls_certificate?: { private_key: { inline_bytes: string } } } }[] }[] };
     const secrets = dump.configs.find((config) => config['@type'].endsWith('SecretsConfigDump'))?.dynamic_active_secrets ?? [];
@@ -181,13 +197,13 @@ describe('gateway TLS with credentialName (config folder)', () => {
   test('rotation: an updated Secret reaches the gateway, new handshakes see it, nothing restarts', async () => {
     const agent = new Agent({ keepAlive: true, maxSockets: 1 });
     try {
-      expect(await getOver(agent)).toEqual({ status: 200, reused: false });
+      expect(await getOver(gateway, agent)).toEqual({ status: 200, reused: false });
       await mesh.apply('gw-simple.yaml', tlsSecret('gw-simple', 'mesh-system', rotated));
       const expected = pemFingerprint(readFileSync(rotated.certFile, 'utf8'));
-      await waitFor(async () => (await servedFingerprint('simple.example.com')) === expected, { timeoutMs: 15_000, description: 'the rotated certificate served' });
+      await waitFor(async () => (await servedFingerprint(gateway, 'simple.example.com')) === expected, { timeoutMs: 15_000, description: 'the rotated certificate served' });
       expect((await https('simple.example.com', PORT)).code).toBe('200');
       // The connection opened before the rotation is still served: the gateway did not restart.
-      expect(await getOver(agent)).toEqual({ status: 200, reused: true });
+      expect(await getOver(gateway, agent)).toEqual({ status: 200, reused: true });
     } finally {
       agent.destroy();
     }
@@ -196,7 +212,7 @@ describe('gateway TLS with credentialName (config folder)', () => {
   test('a bad update (key of another certificate) is refused by name and field; the last good certificate keeps serving', async () => {
     await mesh.apply('gw-simple.yaml', tlsSecret('gw-simple', 'mesh-system', simple, undefined, mismatched));
     await waitFor(() => daemonLines.some((line) => line.includes('gw-simple') && line.includes('data.tls.key')), { timeoutMs: 15_000, description: 'the bad secret logged' });
-    expect(await servedFingerprint('simple.example.com')).toBe(pemFingerprint(readFileSync(rotated.certFile, 'utf8')));
+    expect(await servedFingerprint(gateway, 'simple.example.com')).toBe(pemFingerprint(readFileSync(rotated.certFile, 'utf8')));
     expect((await https('simple.example.com', PORT)).code).toBe('200');
   });
 });
