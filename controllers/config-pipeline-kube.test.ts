@@ -166,11 +166,13 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
       expect(warning.fields).toMatchObject({ namespace: 'mesh-system', field: 'data.tls.key', keptLastGood: true });
       expect(pipeline.model.credentials.get('mesh-system', 'gw-cred')?.certificateChain).toBe(rotated['tls.crt']);
 
-      // A Secret without TLS keys is no credential and pushes nothing.
+      // A Secret without TLS keys is no credential; service account tokens are not even watched.
       await core.createNamespacedSecret({ namespace: 'foo', body: { metadata: { name: 'token' }, stringData: { token: 'x' } } });
+      await core.createNamespacedSecret({ namespace: 'mesh-system', body: { metadata: { name: 'sa-token', annotations: { 'kubernetes.io/service-account.name': 'default' } }, type: 'kubernetes.io/service-account-token', stringData: rotated } });
       await core.deleteNamespacedSecret({ namespace: 'mesh-system', name: 'gw-cred' });
       await waitFor(() => pipeline.model.credentials.get('mesh-system', 'gw-cred') === undefined, { description: 'the deleted secret gone' });
       expect(pipeline.model.credentials.get('foo', 'token')).toBeUndefined();
+      expect(pipeline.model.credentials.get('mesh-system', 'sa-token')).toBeUndefined();
     } finally {
       await rm(dir, { recursive: true, force: true });
     }
