@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import {
   ApiextensionsV1Api,
@@ -11,6 +13,7 @@ import {
   type V1CustomResourceDefinition,
 } from '@kubernetes/client-node';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
+import { certificateAuthority, signedCertificate } from '../testing/openssl.js';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 import { waitFor } from '../testing/wait-for.js';
 import { setupConfigPipeline, type ConfigPipeline } from './testing/config-pipeline.js';
@@ -137,6 +140,42 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
     expect(pipeline.model.meshConfig().trustDomain).toBe('example.org');
     const rejected = (await metrics.counter('pilot_total_rejected_configs').get()).values.find((v) => v.labels['type'] === 'PeerAuthentication');
     expect(rejected?.value).toBe(1);
+  });
+
+  test('Secrets reach the model’s credentials through the API server; rotation is pushed, a bad edit keeps the last good one', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'kube-secret-'));
+    try {
+      const ca = await certificateAuthority(dir, 'ca');
+      const [first, second] = await Promise.all([signedCertificate(dir, 'first', 'DNS:a.example.com', ca), signedCertificate(dir, 'second', 'DNS:a.example.com', ca)]);
+      const pem = async (cert: { keyFile: string; certFile: string }) => ({ 'tls.crt': await readFile(cert.certFile, 'utf8'), 'tls.key': await readFile(cert.keyFile, 'utf8') });
+      const from = requests.length;
+      await core.createNamespacedSecret({ namespace: 'mesh-system', body: { metadata: { name: 'gw-cred' }, type: 'kubernetes.io/tls', stringData: await pem(first) } });
+      await pushFor('Secret/mesh-system/gw-cred', from);
+      expect(pipeline.model.credentials.get('mesh-system', 'gw-cred')?.certificateChain).toBe((await pem(first))['tls.crt']);
+
+      const rotated = await pem(second);
+      const beforeRotation = requests.length;
+      await core.replaceNamespacedSecret({ namespace: 'mesh-system', name: 'gw-cred', body: { metadata: { name: 'gw-cred' }, type: 'kubernetes.io/tls', stringData: rotated } });
+      await pushFor('Secret/mesh-system/gw-cred', beforeRotation);
+      expect(pipeline.model.credentials.get('mesh-system', 'gw-cred')?.certificateChain).toBe(rotated['tls.crt']);
+
+      // The key of the first certificate with the second: refused by name and field.
+      const mismatched = { 'tls.crt': rotated['tls.crt'], 'tls.key': (await pem(first))['tls.key'] };
+      await core.replaceNamespacedSecret({ namespace: 'mesh-system', name: 'gw-cred', body: { metadata: { name: 'gw-cred' }, type: 'kubernetes.io/tls', stringData: mismatched } });
+      const warning = await waitFor(() => logs.find((entry) => entry.message === 'secret is not a usable TLS credential' && entry.fields['name'] === 'gw-cred'), { description: 'the bad secret logged' });
+      expect(warning.fields).toMatchObject({ namespace: 'mesh-system', field: 'data.tls.key', keptLastGood: true });
+      expect(pipeline.model.credentials.get('mesh-system', 'gw-cred')?.certificateChain).toBe(rotated['tls.crt']);
+
+      // A Secret without TLS keys is no credential; service account tokens are not even watched.
+      await core.createNamespacedSecret({ namespace: 'foo', body: { metadata: { name: 'token' }, stringData: { token: 'x' } } });
+      await core.createNamespacedSecret({ namespace: 'mesh-system', body: { metadata: { name: 'sa-token', annotations: { 'kubernetes.io/service-account.name': 'default' } }, type: 'kubernetes.io/service-account-token', stringData: rotated } });
+      await core.deleteNamespacedSecret({ namespace: 'mesh-system', name: 'gw-cred' });
+      await waitFor(() => pipeline.model.credentials.get('mesh-system', 'gw-cred') === undefined, { description: 'the deleted secret gone' });
+      expect(pipeline.model.credentials.get('foo', 'token')).toBeUndefined();
+      expect(pipeline.model.credentials.get('mesh-system', 'sa-token')).toBeUndefined();
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   test('status conditions and analysis messages are written on the objects', async () => {

@@ -4,6 +4,7 @@ import type { Logger } from '../controllers/runtime/index.js';
 import type { EnvoyProtos } from '../xds/envoy/index.js';
 import { jsonToStruct, type JsonValue } from '../xds/envoy/index.js';
 import { newAdminServer, type AdminServer } from './admin-server.js';
+import { newAdsSecrets } from './ads-secrets.js';
 import { readBootstrap } from './bootstrap-view.js';
 import { newConfigState } from './config-state.js';
 import { newEmbeddedDataPlane } from './embedded-data-plane.js';
@@ -55,12 +56,14 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
   const sds: SdsSubscriber | undefined = view.sdsTarget
     ? newSdsSubscriber({ protos, target: view.sdsTarget, credentials: credentials.createInsecure(), node, names: ['default', 'ROOTCA'], log, onChange: () => openTlsXds() })
     : undefined;
-  const emptySecrets = { certificates: new Map(), trustedCas: new Map() };
+  // Gateways' credentials (`kubernetes://…`) come over the ADS stream, merged with the agent's.
+  const adsSecrets = newAdsSecrets();
+  const secrets = () => adsSecrets.merged(sds?.current());
   const isRouter = view.node.id.startsWith('router~');
   const appAddress = view.node.metadata[APP_ADDRESS_METADATA];
   const dataPlane = newEmbeddedDataPlane({
     state,
-    secrets: () => sds?.current() ?? emptySecrets,
+    secrets,
     podAddress: firstInstanceIp(view.node.metadata),
     ...(isRouter ? { bindListeners: true } : { captureInboundFromConfig: true, outboundPort: OUTBOUND_CAPTURE_PORT }),
     ...(typeof appAddress === 'string' && appAddress !== '' ? { appAddress } : {}),
@@ -69,7 +72,7 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
     nodeId: view.node.id,
   });
   const newXds = (channelCredentials: ChannelCredentials, channelOptions: ChannelOptions = {}): XdsSubscriber =>
-    newXdsSubscriber({ protos, target: view.xdsTarget, credentials: channelCredentials, channelOptions, node, state, log, stats: dataPlane.stats });
+    newXdsSubscriber({ protos, target: view.xdsTarget, credentials: channelCredentials, channelOptions, node, state, log, stats: dataPlane.stats, adsSecrets });
   let xds: XdsSubscriber | undefined = xdsTls ? undefined : newXds(credentials.createInsecure());
   let started = false;
   let stopped = false;
@@ -94,7 +97,7 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
     isReady: () => xds?.isSynced() ?? false,
     addresses: () => dataPlane.addresses(),
     bootstrap: options.bootstrap,
-    secrets: () => sds?.current(),
+    secrets,
     loggers: newEnvoyLoggers(options.logLevel ?? 'warning', (level) => options.setLogLevel?.(level)),
     ...(options.quit ? { quit: options.quit } : {}),
     drain: (inboundOnly: boolean) => void dataPlane.drain(0, { inboundOnly }),

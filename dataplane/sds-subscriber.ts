@@ -27,15 +27,37 @@ export interface SdsSubscriber {
 }
 
 interface DataSource {
-  inline_bytes?: string;
+  inline_bytes?: string | Uint8Array;
   inline_string?: string;
+}
+
+/** A decoded Secret message, as SDS sends it. */
+export interface SecretMessage {
+  name: string;
+  tls_certificate?: { certificate_chain?: DataSource; private_key?: DataSource };
+  validation_context?: { trusted_ca?: DataSource };
 }
 
 function text(source: DataSource | undefined): string | undefined {
   if (!source) return undefined;
   if (source.inline_string) return source.inline_string;
-  if (source.inline_bytes) return Buffer.from(source.inline_bytes, 'base64').toString();
+  if (typeof source.inline_bytes === 'string' && source.inline_bytes !== '') return Buffer.from(source.inline_bytes, 'base64').toString();
+  if (source.inline_bytes instanceof Uint8Array && source.inline_bytes.length > 0) return Buffer.from(source.inline_bytes).toString();
   return undefined;
+}
+
+/** The PEM material of one Secret message; throws (naming the secret and field) when a certificate lacks its key or chain. */
+export function readSecretMessage(secret: SecretMessage): { certificate?: { certificateChain: string; privateKey: string }; trustedCa?: string } {
+  const out: { certificate?: { certificateChain: string; privateKey: string }; trustedCa?: string } = {};
+  if (secret.tls_certificate) {
+    const chain = text(secret.tls_certificate.certificate_chain);
+    const key = text(secret.tls_certificate.private_key);
+    if (!chain || !key) throw new Error(`secret ${secret.name}: tls_certificate needs certificate_chain and private_key`);
+    out.certificate = { certificateChain: chain, privateKey: key };
+  }
+  const ca = text(secret.validation_context?.trusted_ca);
+  if (ca) out.trustedCa = ca;
+  return out;
 }
 
 /** Secrets over SDS, as Envoy takes them from the agent: one stream, ACK per response, reconnect on loss. */
@@ -54,15 +76,10 @@ export function newSdsSubscriber(options: SdsSubscriberOptions): SdsSubscriber {
     onResponse(response) {
       try {
         for (const any of response.resources) {
-          const secret = protos.decodeAny(any) as { name: string; tls_certificate?: { certificate_chain?: DataSource; private_key?: DataSource }; validation_context?: { trusted_ca?: DataSource } };
-          if (secret.tls_certificate) {
-            const chain = text(secret.tls_certificate.certificate_chain);
-            const key = text(secret.tls_certificate.private_key);
-            if (!chain || !key) throw new Error(`secret ${secret.name}: tls_certificate needs certificate_chain and private_key`);
-            certificates.set(secret.name, { certificateChain: chain, privateKey: key });
-          }
-          const ca = text(secret.validation_context?.trusted_ca);
-          if (ca) trustedCas.set(secret.name, ca);
+          const secret = protos.decodeAny(any) as unknown as SecretMessage;
+          const material = readSecretMessage(secret);
+          if (material.certificate) certificates.set(secret.name, material.certificate);
+          if (material.trustedCa) trustedCas.set(secret.name, material.trustedCa);
         }
         client.ack(response);
         options.onChange?.({ certificates, trustedCas });

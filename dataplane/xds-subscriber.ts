@@ -1,7 +1,8 @@
 import type { ChannelCredentials, ChannelOptions, Metadata } from '@grpc/grpc-js';
 import type { Logger } from '../controllers/runtime/index.js';
 import { newDiscoveryClient, type DiscoveryClient, type EnvoyProtos } from '../xds/envoy/index.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, shortType } from '../xds/envoy/index.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE, shortType } from '../xds/envoy/index.js';
+import type { AdsSecrets } from './ads-secrets.js';
 import { keyResources, type ConfigState } from './config-state.js';
 import { errorMessage } from '../controllers/runtime/index.js';
 
@@ -21,6 +22,8 @@ export interface XdsSubscriberOptions {
   retryMs?: number;
   /** Counts Envoy's `cluster_manager.cds.*` and `listener_manager.lds.*` update stats, which readiness checks read. */
   stats?: { inc(name: string): void };
+  /** Secrets over this stream (`sds_config: { ads: {} }`): subscribed for the names the listeners and clusters ask. */
+  adsSecrets?: AdsSecrets;
 }
 
 /** Envoy's stat prefixes of the wildcard subscriptions. */
@@ -71,6 +74,7 @@ export function routeNamesOf(listeners: readonly Record<string, unknown>[]): str
 export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
   const { state, log } = options;
   let synced = false;
+  let secretNames: string[] = [];
   const client: DiscoveryClient = newDiscoveryClient({
     protos: options.protos,
     target: options.target,
@@ -81,6 +85,20 @@ export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
     initial: SUBSCRIBE_ORDER.map((typeUrl) => [typeUrl, []] as const),
     reconnect: { firstMs: options.retryMs ?? 200 },
     onResponse(response) {
+      if (response.type_url === SECRET_TYPE && options.adsSecrets) {
+        let taken;
+        try {
+          taken = options.adsSecrets.apply(client.decode(response), secretNames);
+        } catch (error) {
+          taken = { ok: false as const, error: errorMessage(error) };
+        }
+        if (taken.ok) client.ack(response);
+        else {
+          log.warn({ type: 'sds', version: response.version_info, error: taken.error }, 'config rejected');
+          client.nack(response, taken.error);
+        }
+        return;
+      }
       let result;
       try {
         result = state.apply(response.type_url, response.version_info, keyResources(response.type_url, client.decode(response)));
@@ -97,6 +115,13 @@ export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
         const current = state.current();
         if (response.type_url === CLUSTER_TYPE) client.subscribe(ENDPOINT_TYPE, edsNamesOf(current.resources.clusters as unknown as ReadonlyMap<string, Record<string, unknown>>));
         if (response.type_url === LISTENER_TYPE) client.subscribe(ROUTE_TYPE, routeNamesOf(current.resources.listeners as unknown as Record<string, unknown>[]));
+        if (options.adsSecrets && (response.type_url === LISTENER_TYPE || response.type_url === CLUSTER_TYPE)) {
+          const names = options.adsSecrets.namesFor([current.resources.listeners, [...current.resources.clusters.values()]]);
+          if (names.length > 0 || secretNames.length > 0) {
+            secretNames = names;
+            client.subscribe(SECRET_TYPE, names);
+          }
+        }
         if (current.versions.has(CLUSTER_TYPE) && current.versions.has(LISTENER_TYPE)) synced = true;
       } else {
         log.warn({ type: shortType(response.type_url), version: response.version_info, error: result.error }, 'config rejected');

@@ -5,7 +5,7 @@ import { ADS_SERVICE, CSDS_SERVICE } from './envoy/envoy-protos.js';
 import { parseProxy, type NodeMessage } from './proxy.js';
 import type { DeltaRequestView, SotwRequestView } from './should-respond.js';
 import type { StreamAdmission } from './stream-admission.js';
-import { authenticateStream, checkProxyIdentity, type XdsAuthContext, type XdsAuthenticator } from './xds-auth.js';
+import { authenticateStream, checkProxyIdentity, parseWorkloadIdentity, type XdsAuthContext, type XdsAuthenticator } from './xds-auth.js';
 import type { StreamKind, XdsConnection } from './xds-connection.js';
 
 /** Who may connect: XDS_AUTH, XDS_AUTH_PLAINTEXT, PILOT_ENABLE_XDS_IDENTITY_CHECK and the authenticators. */
@@ -153,6 +153,10 @@ function serveStream<C>(kind: StreamKind, call: StreamCall, context: StreamConte
           fail(status.PERMISSION_DENIED, `authorization failed: ${check.reason}`);
           return;
         }
+        proxy = { ...proxy, verifiedNamespace: check.identity.namespace };
+      } else if (callerIdentities !== undefined) {
+        const verifiedNamespace = callerIdentities.map(parseWorkloadIdentity).find((identity) => identity !== undefined)?.namespace;
+        if (verifiedNamespace !== undefined) proxy = { ...proxy, verifiedNamespace };
       }
       if (ended) return;
       con = discovery.connect({ proxy, kind, peerAddress: call.getPeer(), identities: callerIdentities, write, abort: fail });

@@ -1,3 +1,4 @@
+import { SECRET_TYPE } from './envoy/type-urls.js';
 import type { Generator } from './generator.js';
 import { newMeshClientTlsHook } from './security/client-tls.js';
 import type { Proxy } from './proxy.js';
@@ -6,6 +7,7 @@ import {
   newGatewayLdsGenerator,
   newGrpcGenerators,
   newGatewayRdsGenerator,
+  newGatewaySecretGenerator,
   newSidecarCdsGenerator,
   newSidecarEdsGenerator,
   newSidecarLdsGenerator,
@@ -14,6 +16,7 @@ import {
   type BuildGatewayListenersOptions,
   type BuildSidecarClustersOptions,
   type GatewayRdsOptions,
+  type GatewaySecretGeneratorOptions,
   type BuildSidecarListenersOptions,
   type PushContext,
 } from './generators/index.js';
@@ -26,7 +29,13 @@ export function proxyKindOf(proxy: Proxy): ProxyKind {
   return proxy.type === 'router' ? 'router' : 'sidecar';
 }
 
-export interface MeshGeneratorsOptions extends BuildSidecarClustersOptions, BuildSidecarListenersOptions, BuildGatewayListenersOptions, BuildGatewayClustersOptions, GatewayRdsOptions {}
+export interface MeshGeneratorsOptions
+  extends BuildSidecarClustersOptions,
+    BuildSidecarListenersOptions,
+    BuildGatewayListenersOptions,
+    BuildGatewayClustersOptions,
+    GatewayRdsOptions,
+    GatewaySecretGeneratorOptions {}
 
 /** The generators' switches that the settings registry sets (`xds-settings.ts` maps them). */
 export type MeshGeneratorSettings = Required<
@@ -50,10 +59,25 @@ export function byProxyKind(kinds: Readonly<Record<ProxyKind, readonly Generator
   });
 }
 
-/** The generators the daemon serves, for every kind of proxy; client mutual TLS per DestinationRules and auto mTLS unless told otherwise. */
+/** A generator that leaves pushes alone when only Secrets changed (only the Secret generator reads them). */
+function ignoringSecretOnlyPushes(generator: Generator<PushContext>): Generator<PushContext> {
+  if (generator.typeUrl === SECRET_TYPE) return generator;
+  return {
+    typeUrl: generator.typeUrl,
+    generate: (proxy, push, request) =>
+      request.configsUpdated.length > 0 && request.configsUpdated.every((key) => key.kind === 'Secret') ? undefined : generator.generate(proxy, push, request),
+  };
+}
+
+/**
+ * The generators the daemon serves, for every kind of proxy; client mutual TLS per
+ * DestinationRules and auto mTLS unless told otherwise. Secrets (`credentialName`) go to
+ * gateways only: a sidecar's request for one is refused.
+ */
 export function newMeshGenerators(options: MeshGeneratorsOptions = {}): Generator<PushContext>[] {
   const withTls = { ...options, clusterTransportSocket: options.clusterTransportSocket ?? newMeshClientTlsHook() };
-  const sidecar = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newSidecarLdsGenerator(withTls), newSidecarRdsGenerator()];
-  const router = [newGatewayCdsGenerator(withTls), newSidecarEdsGenerator(), newGatewayLdsGenerator(options), newGatewayRdsGenerator(options)];
-  return byProxyKind({ sidecar, router, grpc: newGrpcGenerators() });
+  const secrets = newGatewaySecretGenerator(options.onRefused ? { onRefused: options.onRefused } : {});
+  const sidecar = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newSidecarLdsGenerator(withTls), newSidecarRdsGenerator(), secrets];
+  const router = [newGatewayCdsGenerator(withTls), newSidecarEdsGenerator(), newGatewayLdsGenerator(options), newGatewayRdsGenerator(options), secrets];
+  return byProxyKind({ sidecar, router, grpc: newGrpcGenerators() }).map(ignoringSecretOnlyPushes);
 }

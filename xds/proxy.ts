@@ -40,6 +40,8 @@ export interface Proxy {
   readonly configNamespace: string;
   readonly metadata: ProxyMetadata;
   readonly locality?: ProxyLocality;
+  /** The namespace of the stream's authenticated identity, when the stream was authenticated. */
+  readonly verifiedNamespace?: string;
 }
 
 /** The node of a discovery request, as received. */

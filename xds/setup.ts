@@ -4,6 +4,7 @@ import { runnableOf, type Logging, type Manager, type MeshMetrics, type Settings
 import { loadEnvoyProtos } from './envoy/index.js';
 import { buildPushContext, type PushContext } from './generators/index.js';
 import { newMeshGenerators } from './mesh-generators.js';
+import { newSecretRefusalReporter } from './secret-refusal-reporter.js';
 import { newInboundSecurityFilters, newJwksResolver } from './security/index.js';
 import type { XdsAuthenticator } from './xds-auth.js';
 import { newXdsServer, type XdsServer } from './xds-server.js';
@@ -72,6 +73,7 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
     generators: newMeshGenerators({
       securityFilters: newInboundSecurityFilters({ jwks }),
       ...meshGeneratorSettingsFromSettings(settings),
+      onRefused: newSecretRefusalReporter(options.logging.scope('ads'), metrics),
     }),
     buildPushContext: () => {
       const push = buildPushContext(options.model);

@@ -2,12 +2,15 @@ import { DEFAULT_MESH_CONFIG } from '../../crds/index.js';
 import type { MeshConfig } from '../../crds/index.js';
 import { stableJson } from '../stable-json.js';
 import { newConfigStore, type ConfigStore, type ConfigStoreWriter } from './config-store.js';
+import { newCredentialStore, type CredentialStore, type CredentialStoreWriter } from './credential-store.js';
 import { newServiceRegistry, type ServiceRegistry, type ServiceRegistryWriter } from './service-registry.js';
 
 /** The in-memory model the push pipeline reads: policies, the service registry and the mesh config. */
 export interface MeshModel {
   readonly configStore: ConfigStore;
   readonly registry: ServiceRegistry;
+  /** TLS credentials from Secrets, for gateways' `credentialName`. */
+  readonly credentials: CredentialStore;
   /** The current mesh config (the last good one). */
   meshConfig(): MeshConfig;
   /** The DNS suffix of service host names (`--domain`). */
@@ -20,6 +23,7 @@ export interface MeshModel {
 export interface MeshModelWriter extends MeshModel {
   readonly configStore: ConfigStoreWriter;
   readonly registry: ServiceRegistryWriter;
+  readonly credentials: CredentialStoreWriter;
   /** False when the new config equals the current one. */
   setMeshConfig(config: MeshConfig): boolean;
 }
@@ -44,6 +48,7 @@ export function newMeshModel(options: MeshModelOptions): MeshModelWriter {
   return {
     configStore,
     registry,
+    credentials: newCredentialStore(),
     domain: options.domain,
     clusterId: options.clusterId,
     meshConfig: () => meshConfig,

@@ -13,6 +13,7 @@ import type { ConfigUpdater } from '../model/config-updater.js';
 import type { MeshModelWriter } from '../model/mesh-model.js';
 import { newNamespaceReconciler, type RegistryReconcilerOptions } from './namespace-reconciler.js';
 import { newPodReconciler } from './pod-reconciler.js';
+import { newSecretReconciler } from './secret-reconciler.js';
 import { newPushEmitter } from './push-emitter.js';
 import { wireController, type ControllerWiring } from './reconciler-wiring.js';
 import { newServiceReconciler } from './service-reconciler.js';
@@ -55,6 +56,8 @@ export interface RegisterConfigControllersOptions {
   meshConfigWatcher: MeshConfigWatcher;
   /** `--registries` includes `orch`: Services, Pods (and EndpointSlices) fill the registry. Default true. */
   readRegistry?: boolean;
+  /** Secrets fill the model's credentials (gateways' `credentialName`). Default true. */
+  readSecrets?: boolean;
   /** For status writes, when the mesh kinds come from Kubernetes. */
   kubeConfig?: KubeConfig;
   /** Every Kubernetes write waits on these (`--orchApiQPS`/`--orchApiBurst`). */
@@ -72,7 +75,7 @@ export interface ConfigControllers {
 
 /**
  * One controller per kind, registered with the manager: the six mesh kinds, Namespace, Service,
- * Pod, EndpointSlice (with `PILOT_USE_ENDPOINT_SLICE`) and the mesh ConfigMap; plus, in
+ * Pod, EndpointSlice (with `PILOT_USE_ENDPOINT_SLICE`), Secret and the mesh ConfigMap; plus, in
  * Kubernetes mode with `PILOT_ENABLE_STATUS` or `PILOT_ENABLE_ANALYSIS`, a leader-elected status
  * writer per mesh kind. Model controllers run on every replica (each keeps its own model).
  */
@@ -158,6 +161,11 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
       const slices = registryOptions('discovery.k8s.io/v1', 'EndpointSlice');
       add(wireController(wiring, 'endpointslices', [{ source: slices.source }], newEndpointSliceReconciler(slices)));
     }
+  }
+
+  if (options.readSecrets ?? true) {
+    const secrets = registryOptions('v1', 'Secret');
+    add(wireController(wiring, 'secrets', [{ source: secrets.source }], newSecretReconciler(secrets)));
   }
 
   const sharedName = controllerSettings.sharedMeshConfigName;

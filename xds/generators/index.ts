@@ -69,3 +69,10 @@ export { buildServerTlsContext } from './gateway/gateway-tls.js';
 export { buildGatewayRouteConfiguration, type BuildGatewayRoutesOptions } from './gateway/gateway-routes.js';
 export { buildGatewayClusters, gatewayDestinationHosts, type BuildGatewayClustersOptions } from './gateway/gateway-clusters.js';
 export { newGatewayCdsGenerator, type GatewayRdsOptions } from './gateway/gateway-generators.js';
+export {
+  newGatewaySecretGenerator,
+  secretNamespaceOf,
+  type GatewaySecretGeneratorOptions,
+  type SecretRefusal,
+  type SecretRefusalEvent,
+} from './gateway/gateway-secret-generator.js';

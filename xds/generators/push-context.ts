@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication, RequestAuthentication, VirtualService } from '../../crds/index.js';
-import { selectsWorkload, type Endpoint, type MeshModel, type Service, type Workload } from '../../controllers/index.js';
+import { selectsWorkload, type Credential, type Endpoint, type MeshModel, type Service, type Workload } from '../../controllers/index.js';
 import { KIND_NAMES, type InboundTrafficMode, type MeshConfig } from '../../crds/index.js';
 
 /** A DestinationRule as the push context holds it: the resolved host and where it came from. */
@@ -63,6 +63,8 @@ export interface PushContext {
   readonly peerAuthentications: readonly PeerAuthentication[];
   readonly requestAuthentications: readonly RequestAuthentication[];
   readonly authorizationPolicies: readonly AuthorizationPolicy[];
+  /** TLS credentials from Secrets, by `<namespace>/<name>`: only the Secret generator reads them. */
+  readonly credentials: ReadonlyMap<string, Credential>;
 }
 
 export function servicePortKey(hostname: string, port: number): string {
@@ -146,7 +148,7 @@ export function buildPushContext(model: MeshModel): PushContext {
 
   const meshDigest = createHash('sha256').update(JSON.stringify(meshConfig)).digest('hex').slice(0, 8);
   return Object.freeze({
-    version: `${model.configStore.version()}.${model.registry.version()}.${meshDigest}`,
+    version: `${model.configStore.version()}.${model.registry.version()}.${model.credentials.version()}.${meshDigest}`,
     configGenerations: configGenerationsOf(model),
     domain: model.domain,
     rootNamespace: meshConfig.rootNamespace,
@@ -165,6 +167,7 @@ export function buildPushContext(model: MeshModel): PushContext {
     peerAuthentications: resourcesOf('PeerAuthentication'),
     requestAuthentications: resourcesOf('RequestAuthentication'),
     authorizationPolicies: resourcesOf('AuthorizationPolicy'),
+    credentials: model.credentials.snapshot(),
   });
 }
 

@@ -1,5 +1,8 @@
 import type { ClientTlsSettings } from '../../crds/index.js';
 import { ROOT_SECRET, sdsSecretConfig, WORKLOAD_SECRET } from './sds-secret-config.js';
+import { CREDENTIAL_CA_SUFFIX } from './credential-names.js';
+
+export { CREDENTIAL_CA_SUFFIX };
 
 export const UPSTREAM_TLS_TYPE = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext';
 export const TLS_TRANSPORT_SOCKET = 'envoy.transport_sockets.tls';
@@ -7,8 +10,6 @@ export const RAW_BUFFER_SOCKET = Object.freeze({
   name: 'envoy.transport_sockets.raw_buffer',
   typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer' },
 });
-/** The suffix of the SDS secret holding the CA of a `credentialName` (as gateways use it). */
-export const CREDENTIAL_CA_SUFFIX = '-cacert';
 
 const TLS_PARAMS = Object.freeze({ tls_minimum_protocol_version: 'TLSv1_2', tls_maximum_protocol_version: 'TLSv1_3' });
 

@@ -29,7 +29,8 @@ export { DEFAULT_TRUST_DOMAIN, expandTrustDomainAliases } from './trust-domain-a
 export type { RbacAction, RbacPermission, RbacPolicy, RbacPrincipal, RbacRules } from './rbac-types.js';
 export type { CidrRange, HeaderMatcher, MetadataMatcher, StringMatcher, ValueMatcher } from './envoy-matchers.js';
 export { newClientTlsHook, newMeshClientTlsHook, clientTlsSettingsFor, meshSni, type ClientTlsHookOptions } from './client-tls.js';
-export { sdsSecretConfig, SDS_CLUSTER, WORKLOAD_SECRET, ROOT_SECRET } from './sds-secret-config.js';
+export { adsSecretConfig, sdsSecretConfig, SDS_CLUSTER, WORKLOAD_SECRET, ROOT_SECRET } from './sds-secret-config.js';
+export { credentialResourceName, isAgentSecret, parseCredentialResource, KUBERNETES_SECRET_PREFIX, type CredentialResource } from './credential-names.js';
 export { policiesFor } from './policy-selection.js';
 export { buildJwtAuthnFilter, JWT_AUTHN_TYPE, type JwksSource } from './jwt-authn-builder.js';
 export { newInboundSecurityFilters } from './inbound-security-filters.js';

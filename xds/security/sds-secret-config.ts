@@ -19,3 +19,8 @@ export function sdsSecretConfig(name: string): object {
     },
   };
 }
+
+/** `SdsSecretConfig` for a secret the daemon serves over the ADS stream itself (`kubernetes://…`). */
+export function adsSecretConfig(name: string): object {
+  return { name, sds_config: { ads: {}, resource_api_version: 'V3' } };
+}

@@ -1,5 +1,6 @@
 import type { ServerTlsSettings } from '../../../crds/index.js';
-import { ROOT_SECRET, sdsSecretConfig, WORKLOAD_SECRET } from '../../security/sds-secret-config.js';
+import { CREDENTIAL_CA_SUFFIX, credentialResourceName, isAgentSecret } from '../../security/credential-names.js';
+import { adsSecretConfig, ROOT_SECRET, sdsSecretConfig, WORKLOAD_SECRET } from '../../security/sds-secret-config.js';
 
 export const DOWNSTREAM_TLS_TYPE = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext';
 const HTTP_ALPN = ['h2', 'http/1.1'] as const;
@@ -28,11 +29,18 @@ function peerChecks(tls: ServerTlsSettings): Record<string, unknown> {
   };
 }
 
+/** A credential's SdsSecretConfig: the agent's SDS for its own names, the daemon over ADS for Secrets (`kubernetes://…`). */
+function credentialSecretConfig(credentialName: string): object {
+  const name = credentialResourceName(credentialName);
+  return isAgentSecret(name) ? sdsSecretConfig(name) : adsSecretConfig(name);
+}
+
 /**
  * The DownstreamTlsContext of a terminating gateway server: MESH_MUTUAL serves the workload
  * certificate (`default`) and checks clients against `ROOTCA`; `credentialName(s)` take the
- * certificate from the agent's SDS (`sds-grpc`) and, for MUTUAL, the CA from
- * `caCertCredentialName` or `<credentialName>-cacert`; otherwise the files named in the server.
+ * certificate from a Secret the daemon serves over ADS (`kubernetes://<name>`, or
+ * `kubernetes://<ns>/<name>`) and, for MUTUAL, the CA from `caCertCredentialName` or
+ * `kubernetes://<credentialName>-cacert`; otherwise the files named in the server.
  * MUTUAL and MESH_MUTUAL require a client certificate, OPTIONAL_MUTUAL checks one when sent.
  * HTTPS servers offer `h2, http/1.1`; TLS servers in front of a tcp_proxy offer no ALPN.
  */
@@ -47,10 +55,10 @@ export function buildServerTlsContext(tls: ServerTlsSettings, options: { readonl
     common['tls_certificate_sds_secret_configs'] = [sdsSecretConfig(WORKLOAD_SECRET)];
     common['combined_validation_context'] = { default_validation_context: checks, validation_context_sds_secret_config: sdsSecretConfig(ROOT_SECRET) };
   } else if (firstCredential !== undefined) {
-    common['tls_certificate_sds_secret_configs'] = credentials.map((name) => sdsSecretConfig(name));
+    common['tls_certificate_sds_secret_configs'] = credentials.map(credentialSecretConfig);
     if (checksClient) {
-      const ca = tls.caCertCredentialName ?? `${firstCredential}-cacert`;
-      common['combined_validation_context'] = { default_validation_context: checks, validation_context_sds_secret_config: sdsSecretConfig(ca) };
+      const ca = tls.caCertCredentialName ?? `${firstCredential}${CREDENTIAL_CA_SUFFIX}`;
+      common['combined_validation_context'] = { default_validation_context: checks, validation_context_sds_secret_config: credentialSecretConfig(ca) };
     }
   } else {
     const certificates = tls.tlsCertificates ?? (tls.serverCertificate && tls.privateKey ? [{ serverCertificate: tls.serverCertificate, privateKey: tls.privateKey, caCertificates: tls.caCertificates }] : []);

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { validateResource, type TypedResource } from '../../../crds/index.js';
-import { newMeshModel, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../../../controllers/index.js';
+import { newMeshModel, parseSecretCredential, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../../../controllers/index.js';
 import type { KubeObject } from '../../../controllers/runtime/index.js';
 import {
   CLUSTER_TYPE,
@@ -59,6 +59,12 @@ export function buildCase(objects: readonly CaseObject[], label: string): Genera
       case 'Pod':
         model.registry.applyWorkload(workloadFromPod(object, CLUSTER_ID) ?? fail(`bad Pod in ${label}`));
         break;
+      case 'Secret': {
+        const parsed = parseSecretCredential(object as Parameters<typeof parseSecretCredential>[0]);
+        if (parsed.kind !== 'credential') fail(`Secret ${object.metadata?.['name'] as string} in ${label} is not a credential: ${JSON.stringify(parsed)}`);
+        model.credentials.apply(parsed.credential);
+        break;
+      }
       default: {
         const result = validateResource(object);
         if (result.errors.length > 0) fail(`invalid ${object.kind} in ${label}: ${JSON.stringify(result.errors)}`);
