@@ -1,5 +1,6 @@
 import { Command } from 'commander';
 import { UsageError } from '../controllers/runtime/index.js';
+import { newMeshctlAuthzExplainCommand } from './meshctl-authz-explain.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';
 
@@ -61,5 +62,6 @@ export function newMeshctlAuthzCommand(io: CliIo): Command {
         io.stdout(meshctl.authzCheck(await admin.configDump()));
       }),
   );
+  authz.addCommand(newMeshctlAuthzExplainCommand(io));
   return authz;
 }

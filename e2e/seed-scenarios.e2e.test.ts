@@ -30,6 +30,37 @@ function call(from: Namespace, to: Namespace, path = '/ip', extra: readonly stri
   return curl([...extra, '-x', mesh.proxyOf(from), `http://httpbin.${to}:8000${path}`]);
 }
 
+/** The headers of curl's `-H 'Name: value'` arguments, as `--header name=value` arguments of meshctl. */
+function headerFlags(extra: readonly string[]): string[] {
+  return extra.flatMap((arg, i) => {
+    if (extra[i - 1] !== '-H') return [];
+    const colon = arg.indexOf(':');
+    return ['--header', `${arg.slice(0, colon).trim().toLowerCase()}=${arg.slice(colon + 1).trim()}`];
+  });
+}
+
+interface Explained {
+  mtlsMode?: string;
+  jwt?: string;
+  answer: { outcome: 'reset' | 'respond' | 'forwarded'; status?: number; by: string };
+}
+
+/**
+ * Asks `meshctl x authz explain` (the built CLI, through the API server double's port-forwards)
+ * about the request curl just sent, and checks that its final answer is what curl saw and that it
+ * names what decided: the mTLS mode for a reset, the JWT failure for a 401, the policy for a 403.
+ */
+async function expectExplained(args: readonly string[], observed: CurlResult): Promise<void> {
+  const result = await runBin('meshctl', ['x', 'authz', 'explain', ...args, '-o', 'json'], { env: { HOME: '/nonexistent', KUBECONFIG: mesh.kubeconfigPath ?? '' }, timeoutMs: 60_000 });
+  expect(result.stderr).toBe('');
+  const explained = JSON.parse(result.stdout) as Explained;
+  const answer = explained.answer.outcome === 'reset' ? '000' : explained.answer.outcome === 'forwarded' ? '200' : String(explained.answer.status);
+  expect({ args, answer }).toEqual({ args, answer: observed.code });
+  if (observed.code === '000') expect(explained.mtlsMode).toBe('STRICT');
+  if (observed.code === '401') expect(explained.jwt).toMatch(/^401 \(/);
+  if (observed.code === '403') expect(explained.answer.by).toMatch(/^rbac ns\[[^\]]+\]-policy\[[^\]]+\]-rule\[\d+\]$/);
+}
+
 /** Applies a policy and waits until `settled` holds, recording how long the change took to take effect. */
 async function applyAndWait(scenario: string, files: Record<string, string>, settled: () => Promise<boolean>): Promise<void> {
   const started = Date.now();
@@ -68,6 +99,16 @@ const destinationRule = (tls: string): string =>
 
 /** Every scenario, against one local mesh: policies as files of the config folder, or `kubectl apply` to the API server double. */
 function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
+  /** `call`, and in Kubernetes mode the same request explained by meshctl, which must agree. */
+  const observed = async (from: Namespace, to: Namespace, path = '/ip', extra: readonly string[] = []): Promise<CurlResult> => {
+    const result = await call(from, to, path, extra);
+    // An unmeshed server has no proxy to ask: the application answers alone.
+    if (orchestrator === 'kubernetes' && to !== 'legacy') {
+      const source = from === 'legacy' ? ['--plaintext'] : ['--from', `sleep-${from}.${from}`];
+      await expectExplained([`httpbin-${to}.${to}`, ...source, '--port', '8080', '--path', path, ...headerFlags(extra)], result);
+    }
+    return result;
+  };
   beforeAll(async () => {
     workDir = mkdtempSync(join(tmpdir(), `seed-scenarios-${orchestrator}-`));
     mesh = await startLocalMesh({ workDir, orchestrator });
@@ -87,23 +128,23 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
   describe('mutual TLS (seed 1 table)', () => {
     test('no policy: every client reaches every server', async () => {
       for (const from of SERVERS) {
-        for (const to of SERVERS) expect({ from, to, code: (await call(from, to)).code }).toEqual({ from, to, code: '200' });
+        for (const to of SERVERS) expect({ from, to, code: (await observed(from, to)).code }).toEqual({ from, to, code: '200' });
       }
     });
 
     test('mesh-wide STRICT: unmeshed → meshed fails (000, exit 56); unmeshed → unmeshed and meshed → anything succeed', async () => {
       await applyAndWait('mesh-wide STRICT', { 'pa-mesh.yaml': peerAuthentication('mesh-system', 'STRICT') }, async () => (await call('legacy', 'foo')).code === '000');
-      for (const to of ['foo', 'bar'] as const) expect(await call('legacy', to)).toMatchObject({ code: '000', exit: 56 });
-      expect((await call('legacy', 'legacy')).code).toBe('200');
-      for (const from of ['foo', 'bar'] as const) for (const to of SERVERS) expect({ from, to, code: (await call(from, to)).code }).toEqual({ from, to, code: '200' });
+      for (const to of ['foo', 'bar'] as const) expect(await observed('legacy', to)).toMatchObject({ code: '000', exit: 56 });
+      expect((await observed('legacy', 'legacy')).code).toBe('200');
+      for (const from of ['foo', 'bar'] as const) for (const to of SERVERS) expect({ from, to, code: (await observed(from, to)).code }).toEqual({ from, to, code: '200' });
       await removeAndWait(['pa-mesh.yaml']);
     });
 
     test('namespace STRICT: only that namespace refuses unmeshed clients', async () => {
       await applyAndWait('namespace STRICT', { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT') }, async () => (await call('legacy', 'foo')).code === '000');
-      expect(await call('legacy', 'foo')).toMatchObject({ code: '000', exit: 56 });
-      expect((await call('legacy', 'bar')).code).toBe('200');
-      expect((await call('bar', 'foo')).code).toBe('200');
+      expect(await observed('legacy', 'foo')).toMatchObject({ code: '000', exit: 56 });
+      expect((await observed('legacy', 'bar')).code).toBe('200');
+      expect((await observed('bar', 'foo')).code).toBe('200');
       await removeAndWait(['pa-foo.yaml']);
     });
 
@@ -113,9 +154,9 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
         { 'pa-httpbin.yaml': workloadPolicy('STRICT'), 'dr-httpbin.yaml': destinationRule('    tls: { mode: MESH_MUTUAL }\n') },
         async () => (await call('legacy', 'foo')).code === '000',
       );
-      expect(await call('legacy', 'foo')).toMatchObject({ code: '000', exit: 56 });
-      expect((await call('bar', 'foo')).code).toBe('200');
-      expect((await call('legacy', 'bar')).code).toBe('200');
+      expect(await observed('legacy', 'foo')).toMatchObject({ code: '000', exit: 56 });
+      expect((await observed('bar', 'foo')).code).toBe('200');
+      expect((await observed('legacy', 'bar')).code).toBe('200');
       await removeAndWait(['pa-httpbin.yaml', 'dr-httpbin.yaml']);
     });
 
@@ -129,8 +170,8 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
         },
         async () => (await call('legacy', 'foo')).code === '200',
       );
-      expect((await call('legacy', 'foo')).code).toBe('200');
-      expect((await call('bar', 'foo')).code).toBe('200');
+      expect((await observed('legacy', 'foo')).code).toBe('200');
+      expect((await observed('bar', 'foo')).code).toBe('200');
       await removeAndWait(['pa-httpbin.yaml', 'dr-httpbin.yaml', 'pa-foo.yaml']);
     });
 
@@ -140,8 +181,8 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
         { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT'), 'pa-httpbin.yaml': workloadPolicy('DISABLE'), 'dr-httpbin.yaml': destinationRule('    tls: { mode: DISABLE }\n') },
         async () => (await call('bar', 'foo')).code === '200' && (await call('legacy', 'foo')).code === '200',
       );
-      expect((await call('legacy', 'foo')).code).toBe('200');
-      expect((await call('bar', 'foo')).code).toBe('200');
+      expect((await observed('legacy', 'foo')).code).toBe('200');
+      expect((await observed('bar', 'foo')).code).toBe('200');
       await removeAndWait(['pa-httpbin.yaml', 'dr-httpbin.yaml', 'pa-foo.yaml']);
     });
   });
@@ -174,23 +215,23 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
         { 'ra-httpbin.yaml': requestAuthentication() },
         async () => (await call('bar', 'foo', '/headers', invalid)).code === '401' && (await call('bar', 'foo', '/headers', valid)).code === '200',
       );
-      expect((await call('bar', 'foo', '/headers')).code).toBe('200');
-      expect((await call('bar', 'foo', '/headers', invalid)).code).toBe('401');
-      expect((await call('bar', 'foo', '/headers', await bearer())).code).toBe('200');
+      expect((await observed('bar', 'foo', '/headers')).code).toBe('200');
+      expect((await observed('bar', 'foo', '/headers', invalid)).code).toBe('401');
+      expect((await observed('bar', 'foo', '/headers', await bearer())).code).toBe('200');
       const now = Math.floor(Date.now() / 1000);
-      expect((await call('bar', 'foo', '/ip', await bearer({ exp: now - 30 }))).code).toBe('200');
-      expect((await call('bar', 'foo', '/ip', await bearer({ exp: now - 90 }))).code).toBe('401');
-      expect((await call('bar', 'foo', '/ip', await bearer({ nbf: now + 30 }))).code).toBe('200');
-      expect((await call('bar', 'foo', '/ip', await bearer({ nbf: now + 90 }))).code).toBe('401');
+      expect((await observed('bar', 'foo', '/ip', await bearer({ exp: now - 30 }))).code).toBe('200');
+      expect((await observed('bar', 'foo', '/ip', await bearer({ exp: now - 90 }))).code).toBe('401');
+      expect((await observed('bar', 'foo', '/ip', await bearer({ nbf: now + 30 }))).code).toBe('200');
+      expect((await observed('bar', 'foo', '/ip', await bearer({ nbf: now + 90 }))).code).toBe('401');
     });
 
     test('DENY notRequestPrincipals ["*"]: 403 without a token, 200 with one; limited to /headers, /ip stays open', async () => {
       await applyAndWait('DENY without principal', { 'ap-httpbin.yaml': deny() }, async () => (await call('bar', 'foo', '/headers')).code === '403');
-      expect((await call('bar', 'foo', '/headers')).code).toBe('403');
-      expect((await call('bar', 'foo', '/headers', await bearer())).code).toBe('200');
+      expect((await observed('bar', 'foo', '/headers')).code).toBe('403');
+      expect((await observed('bar', 'foo', '/headers', await bearer())).code).toBe('200');
       await applyAndWait('DENY on /headers', { 'ap-httpbin.yaml': deny('      to: [{ operation: { paths: ["/headers"] } }]\n') }, async () => (await call('bar', 'foo', '/ip')).code === '200');
-      expect((await call('bar', 'foo', '/headers')).code).toBe('403');
-      expect((await call('bar', 'foo', '/ip')).code).toBe('200');
+      expect((await observed('bar', 'foo', '/headers')).code).toBe('403');
+      expect((await observed('bar', 'foo', '/ip')).code).toBe('200');
       await removeAndSettle(['ap-httpbin.yaml', 'ra-httpbin.yaml'], async () => (await call('bar', 'foo', '/headers')).code === '200');
     });
   });
@@ -202,6 +243,12 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
       return `http://${pod.podIp}:8080`;
     };
     const viaGateway = (path: string, extra: readonly string[] = []): Promise<CurlResult> => curl([...extra, `${gateway()}${path}`]);
+    const observedGateway = async (path: string, extra: readonly string[] = []): Promise<CurlResult> => {
+      const result = await viaGateway(path, extra);
+      const pod = mesh.workloads.find((workload) => workload.kind === 'router');
+      if (orchestrator === 'kubernetes' && pod) await expectExplained([`${pod.name}.${pod.namespace}`, '--gateway', '--plaintext', '--port', '8080', '--path', path, ...headerFlags(extra)], result);
+      return result;
+    };
     const bearer = async (options: Parameters<LocalMesh['issuer']['endUserToken']>[0] = {}): Promise<string[]> => ['-H', `Authorization: Bearer ${await mesh.issuer.endUserToken(options)}`];
     const requestAuthentication = (): string =>
       `apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt-example, namespace: mesh-system }\nspec:\n  selector: { matchLabels: { mesh: ingressgateway } }\n  jwtRules:\n    - issuer: testing@secure.mesh.io\n      jwksUri: ${mesh.issuer.endUserJwksUri}\n`;
@@ -209,7 +256,7 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
       `apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: frontend-ingress, namespace: mesh-system }\nspec:\n  selector: { matchLabels: { mesh: ingressgateway } }\n  action: DENY\n  rules:\n    - from: [{ source: { notRequestPrincipals: ["*"] } }]\n${paths}`;
 
     test('the gateway exposes the backend through its Gateway and VirtualService', async () => {
-      expect((await viaGateway('/ip')).code).toBe('200');
+      expect((await observedGateway('/ip')).code).toBe('200');
     });
 
     test('no token 200, invalid 401, valid 200, 60 s of skew on exp and nbf', async () => {
@@ -220,23 +267,23 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
         { 'ra-gateway.yaml': requestAuthentication() },
         async () => (await viaGateway('/headers', invalid)).code === '401' && (await viaGateway('/headers', valid)).code === '200',
       );
-      expect((await viaGateway('/headers')).code).toBe('200');
-      expect((await viaGateway('/headers', invalid)).code).toBe('401');
-      expect((await viaGateway('/headers', valid)).code).toBe('200');
+      expect((await observedGateway('/headers')).code).toBe('200');
+      expect((await observedGateway('/headers', invalid)).code).toBe('401');
+      expect((await observedGateway('/headers', valid)).code).toBe('200');
       const now = Math.floor(Date.now() / 1000);
-      expect((await viaGateway('/ip', await bearer({ exp: now - 30 }))).code).toBe('200');
-      expect((await viaGateway('/ip', await bearer({ exp: now - 90 }))).code).toBe('401');
-      expect((await viaGateway('/ip', await bearer({ nbf: now + 30 }))).code).toBe('200');
-      expect((await viaGateway('/ip', await bearer({ nbf: now + 90 }))).code).toBe('401');
+      expect((await observedGateway('/ip', await bearer({ exp: now - 30 }))).code).toBe('200');
+      expect((await observedGateway('/ip', await bearer({ exp: now - 90 }))).code).toBe('401');
+      expect((await observedGateway('/ip', await bearer({ nbf: now + 30 }))).code).toBe('200');
+      expect((await observedGateway('/ip', await bearer({ nbf: now + 90 }))).code).toBe('401');
     });
 
     test('DENY notRequestPrincipals ["*"]: 403 without a token, 200 with one; with paths ["/headers"], /ip stays open', async () => {
       await applyAndWait('gateway DENY', { 'ap-gateway.yaml': deny() }, async () => (await viaGateway('/headers')).code === '403');
-      expect((await viaGateway('/headers', await bearer())).code).toBe('200');
-      expect((await viaGateway('/ip')).code).toBe('403');
+      expect((await observedGateway('/headers', await bearer())).code).toBe('200');
+      expect((await observedGateway('/ip')).code).toBe('403');
       await applyAndWait('gateway DENY on /headers', { 'ap-gateway.yaml': deny('      to: [{ operation: { paths: ["/headers"] } }]\n') }, async () => (await viaGateway('/ip')).code === '200');
-      expect((await viaGateway('/headers')).code).toBe('403');
-      expect((await viaGateway('/headers', await bearer())).code).toBe('200');
+      expect((await observedGateway('/headers')).code).toBe('403');
+      expect((await observedGateway('/headers', await bearer())).code).toBe('200');
       await removeAndSettle(['ap-gateway.yaml', 'ra-gateway.yaml'], async () => (await viaGateway('/headers')).code === '200');
     });
   });
@@ -255,7 +302,7 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
       }
       expect(rejected.status).toBe('ERROR');
       expect(rejected.lastError).toContain('Cluster outbound|8000||httpbin.bar.svc.cluster.local: lb_policy: RING_HASH is not supported');
-      expect((await call('foo', 'bar')).code).toBe('200');
+      expect((await observed('foo', 'bar')).code).toBe('200');
       const metrics = await (await fetch(`http://127.0.0.1:${mesh.daemon.monitoringPort}/metrics`)).text();
       expect(metrics).toMatch(/pilot_total_xds_rejects\{type="cds"\} [1-9]/);
       await removeAndSettle(['dr-hash.yaml'], async () => !(await syncz()).find((entry) => entry.proxy === 'sleep-foo.foo')?.types.some((type) => type.lastError));
