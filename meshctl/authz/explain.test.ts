@@ -10,6 +10,8 @@ import { buildPushContext } from '../../xds/generators/index.js';
 import { loadCase } from '../../xds/generators/testing/test-cases.js';
 import { newMeshGenerators } from '../../xds/mesh-generators.js';
 import { newInboundSecurityFilters } from '../../xds/security/index.js';
+import { expectGoldenText } from '../../testing/golden.js';
+import { PROJECT_ROOT, runBin } from '../../testing/run-bin.js';
 import type { EnvoyConfigDump } from '../proxyconfig/config-dump.js';
 import { explainRequest, type ExplainRequest } from './explain.js';
 import { renderExplanation } from './render-explanation.js';
@@ -139,5 +141,18 @@ describe('x authz explain', () => {
     const listeners = dump.configs.find((c) => String(c['@type']).endsWith('ListenersConfigDump')) as { dynamic_listeners: { active_state: { listener: Record<string, unknown> } }[] };
     (listeners.dynamic_listeners[0] as { active_state: { listener: Record<string, unknown> } }).active_state.listener['per_connection_buffer_limit_bytes'] = 1;
     await expect(explainRequest(dump, request())).rejects.toThrow(/^the proxy's config cannot be evaluated: .*per_connection_buffer_limit_bytes/);
+  });
+
+  test('the built CLI on a saved dump (-f): the text explanation (golden); exclusive source flags are a usage error', async () => {
+    const file = join(dir, 'httpbin.config_dump.json');
+    writeFileSync(file, JSON.stringify(dumpOf('cli', WORKLOADS + STRICT + DENY_HEADERS)));
+    const meshctl = (...args: string[]) => runBin('meshctl', ['x', 'authz', 'explain', '-f', file, '--address', '10.0.1.10', '--port', '80', ...args], { env: { HOME: '/nonexistent' } });
+    const denied = await meshctl('--source-principal', 'spiffe://cluster.local/ns/bar/sa/sleep', '--path', '/headers', '--host', 'httpbin.foo:8000');
+    expect(denied.stderr).toBe('');
+    expectGoldenText(join(PROJECT_ROOT, 'meshctl', 'authz', 'testdata', 'deny-headers.golden.txt'), denied.stdout);
+    const reset = await meshctl('--plaintext', '--host', 'httpbin.foo:8000');
+    expectGoldenText(join(PROJECT_ROOT, 'meshctl', 'authz', 'testdata', 'strict-plaintext.golden.txt'), reset.stdout);
+    expect(await meshctl('--plaintext', '--source-principal', 'spiffe://cluster.local/ns/bar/sa/sleep')).toMatchObject({ code: 64, stderr: 'Error: --from, --source-principal and --plaintext are exclusive: give one\n' });
+    expect(await meshctl('--source-principal', 'bar/sleep')).toMatchObject({ code: 64, stderr: 'Error: --source-principal bar/sleep: want spiffe://<trust domain>/ns/<namespace>/sa/<service account>\n' });
   });
 });
