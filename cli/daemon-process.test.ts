@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { ChildProcess } from 'node:child_process';
 import { generateKeyPairSync, X509Certificate } from 'node:crypto';
-import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, unlinkSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, Metadata } from '@grpc/grpc-js';
@@ -76,6 +76,7 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
       ],
       {
         PILOT_DEBOUNCE_AFTER: '250ms',
+        PILOT_ENABLE_ANALYSIS: 'true',
         TOKEN_ISSUER: issuer.url,
         AUDIENCE: 'mesh-ca',
         CASERVER_SELF_SIGNED_CA_RSA_KEY_SIZE: '2048',
@@ -178,6 +179,24 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
     expect(checked).toBeGreaterThan(80);
     expect(text).toMatch(/^startup_duration_seconds \d/m);
     expect(text).toMatch(/^mesh_build\{component="pilot",tag="[^"]+"\} 1$/m);
+  });
+
+  test('PILOT_ENABLE_ANALYSIS in config-folder mode: /debug/analyze holds the messages, which come and go with the files', async () => {
+    const analyze = async (): Promise<{ analyzedAt: string | null; executed: string[]; messages: { code: string; origin: string; message: string }[] }> =>
+      (await (await fetch(`http://127.0.0.1:${httpPort}/debug/analyze`)).json()) as never;
+    const dangling = (report: Awaited<ReturnType<typeof analyze>>): boolean => report.messages.some((m) => m.code === 'MSH0101' && m.origin === 'VirtualService dangling.foo');
+    expect((await analyze()).executed).toContain('virtualservice.GatewayAnalyzer');
+    writeFileSync(
+      join(workDir, 'config', 'dangling.yaml'),
+      'apiVersion: networking.mesh.io/v1alpha3\nkind: VirtualService\nmetadata: { name: dangling, namespace: foo }\nspec:\n  hosts: [httpbin]\n  gateways: [nowhere]\n  http: [{ route: [{ destination: { host: httpbin } }] }]\n',
+    );
+    const found = await waitFor(async () => {
+      const report = await analyze();
+      return dangling(report) ? report : undefined;
+    }, { timeoutMs: 10_000, description: 'the dangling gateway reference in /debug/analyze' });
+    expect(found.messages.find((m) => m.origin === 'VirtualService dangling.foo')?.message).toBe('Referenced gateway not found: "nowhere"');
+    unlinkSync(join(workDir, 'config', 'dangling.yaml'));
+    await waitFor(async () => !dangling(await analyze()), { timeoutMs: 10_000, description: 'the message gone with the file' });
   });
 
   test('ControlZ shows the settings in effect and changes a scope at run time', async () => {
