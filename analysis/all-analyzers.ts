@@ -1,5 +1,6 @@
 import type { Analyzer } from './analyzer.js';
 import { ANNOTATION_ANALYZERS } from './analyzers/annotation-analyzers.js';
+import { jwksUriAnalyzer } from './analyzers/jwks-uri-analyzer.js';
 import { authorizationPoliciesAnalyzer, extensionProviderAnalyzer, serviceAccountAnalyzer } from './analyzers/authorization-policies-analyzer.js';
 import { conflictingMeshGatewayHostsAnalyzer } from './analyzers/conflicting-mesh-gateway-hosts-analyzer.js';
 import { certificateAnalyzer, conflictingGatewayAnalyzer } from './analyzers/gateway-config-analyzers.js';
@@ -36,6 +37,7 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   revisionAnalyzer,
   denyHttpOnTcpAnalyzer,
   extensionProviderAnalyzer,
+  jwksUriAnalyzer,
   mtlsAnalyzer,
   portLevelMtlsAnalyzer,
   serviceAccountAnalyzer,
