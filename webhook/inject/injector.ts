@@ -10,6 +10,7 @@ import { ANNOTATIONS } from './names.js';
 import { metadataOf, objectList, stringMap, type JsonObject, type Pod } from './pod.js';
 import { postProcessPod } from './post-process.js';
 import { parseRenderedYaml } from './rendered-yaml.js';
+import { newRenderMemo } from './render-memo.js';
 import { buildTemplateData, type TemplateData } from './template-data.js';
 import { templateHelpers } from './template-helpers.js';
 import { uninjectPod } from './uninject.js';
@@ -50,7 +51,8 @@ export interface CompileOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-type RenderTemplate = (data: TemplateData) => string;
+/** A template's overlay for the data: remembered by what the template read (see render-memo.ts); the caller gets its own copy. */
+type RenderTemplate = (data: TemplateData) => JsonObject;
 
 /** Compiles every template up front, each injector with its own Handlebars environment and helpers. */
 export function compileInjector(config: InjectorConfig, options: CompileOptions = {}): Injector {
@@ -62,7 +64,8 @@ export function compileInjector(config: InjectorConfig, options: CompileOptions 
       // Parsing now finds syntax errors at load; not strict, because templates test optional
       // fields (a pod without annotations) that strict mode would refuse to look up.
       const compiled = handlebars.compile<TemplateData>(handlebars.parse(text), { noEscape: true, strict: false });
-      templates.set(name, (data) => compiled(data));
+      const memo = newRenderMemo((data: TemplateData) => renderOverlay(compiled, data));
+      templates.set(name, (data) => clone(memo.get(data)));
     } catch (error) {
       throw new InjectionError('injection-template-failed', `failed to run injection template: template "${name}": ${errorMessage(error)}`, { cause: error });
     }
@@ -103,7 +106,7 @@ function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, Render
   let templatePod: Pod = {};
   for (const name of selectTemplates(config, annotations, templateNames)) {
     const render = templates.get(name) as RenderTemplate;
-    const overlay = renderOverlay(render, data);
+    const overlay = render(data);
     templatePod = mergePod(templatePod, overlay);
     merged = mergePod(merged, overlay);
   }
@@ -139,7 +142,7 @@ function selectTemplates(config: InjectorConfig, annotations: Readonly<Record<st
   return resolved;
 }
 
-function renderOverlay(render: RenderTemplate, data: TemplateData): JsonObject {
+function renderOverlay(render: (data: TemplateData) => string, data: TemplateData): JsonObject {
   let overlay: unknown;
   try {
     overlay = parseRenderedYaml(render(data));
