@@ -104,7 +104,7 @@ const rawRequest = fc
   })
   .map(({ line, headers, host, body, cut }) => {
     const text = `${line}\r\n${host ? 'Host: httpbin.bar:8000\r\n' : ''}${headers.map(([name, value]) => `${name}: ${value}\r\n`).join('')}\r\n${body}`;
-    return cut === null ? { text, cut: false } : { text: text.slice(0, cut % (text.length + 1)), cut: true };
+    return cut === null ? text : text.slice(0, cut % (text.length + 1));
   });
 
 describe('random requests over a socket', () => {
@@ -113,13 +113,19 @@ describe('random requests over a socket', () => {
   test('every request gets an answer or a close, never a handler failure, and the sidecar keeps serving', async () => {
     await fc.assert(
       fc.asyncProperty(rawRequest, async (request) => {
-        // A whole request is answered (or the connection closed); one cut short ends with the connection.
-        const { status, text } = await rawExchange(mesh.serverPod, SERVER_PORT, Buffer.from(request.text, 'latin1'), { halfClose: request.cut, untilHead: true });
+        // Half-closed after the bytes: a request still incomplete (cut short, a body shorter than
+        // its Content-Length, only empty lines) is otherwise rightly waited for.
+        const { status, text } = await rawExchange(mesh.serverPod, SERVER_PORT, Buffer.from(request, 'latin1'), { halfClose: true, untilHead: true });
         expect(status === 500 && text.endsWith('internal error')).toBe(false);
       }),
       fuzzParameters({ numRuns: 60, longRuns: 5000 }),
     );
     expect((await get('/ip')).status).toBe(200);
     expect((await get('/admin')).status).toBe(403);
+  });
+
+  test('only empty lines before the request line are waited on, then the request is served', async () => {
+    const { status } = await rawExchange(mesh.serverPod, SERVER_PORT, '\r\n\r\nGET /ip HTTP/1.1\r\nHost: httpbin.bar:8000\r\nConnection: close\r\n\r\n');
+    expect(status).toBe(200);
   });
 });
