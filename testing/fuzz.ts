@@ -6,7 +6,16 @@
  */
 export const FUZZ_SEED = 20261124;
 
+/** Run counts other than the defaults, for properties whose runs are costly (sockets, processes). */
+export interface FuzzRuns {
+  /** Runs in `npm test` (default fast-check's 100). */
+  numRuns?: number;
+  /** Runs in `npm run fuzz` (default the global 20,000). */
+  longRuns?: number;
+}
+
 /** The parameters of `fc.assert` in the test suite: the fixed seed, unless `npm run fuzz` asked for its own. */
-export function fuzzParameters(): { seed?: number } {
-  return (globalThis as { meshFuzzLong?: boolean }).meshFuzzLong === true ? {} : { seed: FUZZ_SEED };
+export function fuzzParameters(runs: FuzzRuns = {}): { seed?: number; numRuns?: number } {
+  if ((globalThis as { meshFuzzLong?: boolean }).meshFuzzLong === true) return runs.longRuns === undefined ? {} : { numRuns: runs.longRuns };
+  return runs.numRuns === undefined ? { seed: FUZZ_SEED } : { seed: FUZZ_SEED, numRuns: runs.numRuns };
 }

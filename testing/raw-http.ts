@@ -55,3 +55,34 @@ function dechunk(body: string): string {
     rest = rest.slice(eol + 2 + size + 2);
   }
 }
+
+/**
+ * Writes `bytes` to host:port as they are and reads until the peer closes or, with `untilHead`,
+ * until a response head has arrived: the status of the first response (0 when the connection
+ * ended without one) and the text read. `halfClose` ends the writing side after the bytes (a
+ * request cut short then ends instead of waiting for the rest). Rejects when the peer neither
+ * answers nor closes within `timeoutMs`.
+ */
+export function rawExchange(host: string, port: number, bytes: Buffer | string, options: { halfClose?: boolean; untilHead?: boolean; timeoutMs?: number } = {}): Promise<{ status: number; text: string }> {
+  const timeoutMs = options.timeoutMs ?? 5000;
+  return new Promise((resolve, reject) => {
+    const socket = connect({ host, port });
+    const chunks: Buffer[] = [];
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`neither an answer nor a close from ${host}:${port} within ${timeoutMs} ms`));
+    }, timeoutMs);
+    const finish = (): void => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString('latin1');
+      resolve({ status: Number(/^HTTP\/1\.[01] (\d{3})/.exec(text)?.[1] ?? 0), text });
+    };
+    socket.on('connect', () => (options.halfClose ? socket.end(bytes) : socket.write(bytes)));
+    socket.on('data', (chunk: Buffer) => {
+      chunks.push(chunk);
+      if (options.untilHead && /^HTTP\/1\.[01] \d{3}[^]*?\r\n\r\n/.test(Buffer.concat(chunks).toString('latin1'))) socket.destroy();
+    });
+    socket.on('error', () => undefined);
+    socket.on('close', finish);
+  });
+}

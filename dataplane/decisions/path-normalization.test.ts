@@ -63,6 +63,22 @@ describe('the reference normalization table, per mode', () => {
     expect(normalize('/search?q=%00')).toEqual({ ok: true, path: '/search?q=%00' });
   });
 
+  // Found by path-normalization.fuzz.test.ts: decoding `%36%31` after a loose `%` made a new
+  // escape, `/%%36%31dmin` went upstream as `/%61dmin` (an upstream that decodes sees `/admin`,
+  // past a DENY on `/admin`). Chromium's canonicalizer, Envoy's, escapes that `%` instead.
+  test.each([
+    ['BASE', '/%%36%31dmin', '/%2561dmin'],
+    ['MERGE_SLASHES', '/%%30%30', '/%2500'],
+    ['DECODE_AND_MERGE_SLASHES', '/%%32f', '/%252f'],
+    ['DECODE_AND_MERGE_SLASHES', '/%2%66admin', '/%252fadmin'],
+    ['BASE', '/%%zz%41', '/%%zzA'],
+    ['NONE', '/%%36%31dmin', '/%%36%31dmin'],
+  ] as [Mode, string, string][])('%s: a nested escape %s stays escaped: %s', (mode, input, expected) => {
+    const normalize = compilePathNormalization(hcm(mode));
+    expect(normalize(input)).toEqual({ ok: true, path: expected });
+    expect(normalize(expected)).toEqual({ ok: true, path: expected });
+  });
+
   test('the fragment goes, the query stays', () => {
     expect(compilePathNormalization(hcm('NONE'))('/a/../b?x=1#frag')).toEqual({ ok: true, path: '/a/../b?x=1' });
   });

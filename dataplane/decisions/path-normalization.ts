@@ -7,8 +7,36 @@ export interface PathNormalizationConfig {
 
 export type NormalizedPath = { readonly ok: true; readonly path: string } | { readonly ok: false; readonly status: 400 };
 
-const UNRESERVED = /%(2[dD]|2[eE]|3[0-9]|4[1-9a-fA-F]|5[0-9aA]|5[fF]|6[1-9a-fA-F]|7[0-9aA]|7[eE])/g;
+const UNRESERVED = /^%(2[dD]|2[eE]|3[0-9]|4[1-9a-fA-F]|5[0-9aA]|5[fF]|6[1-9a-fA-F]|7[0-9aA]|7[eE])$/;
+const ESCAPE = /^%[0-9a-fA-F]{2}$/;
+const HEX_PAIR = /^[0-9a-fA-F]{2}$/;
 const ESCAPE_ACTIONS = ['IMPLEMENTATION_SPECIFIC_DEFAULT', 'KEEP_UNCHANGED', 'REJECT_REQUEST', 'UNESCAPE_AND_REDIRECT', 'UNESCAPE_AND_FORWARD'];
+
+/**
+ * Decodes the escapes of unreserved characters, as Chromium's canonicalizer (Envoy's) does, nested
+ * escapes included: a `%` that started no escape but would start one once its neighbours are
+ * decoded (`%%36%31` → `%61`) is written `%25`. Otherwise the result would decode further, and
+ * an upstream that decodes it again would see another path than the policies saw (`/%%36%31dmin`
+ * reaching it as `/%61dmin`, that is `/admin`).
+ */
+function decodeUnreserved(path: string): string {
+  let out = '';
+  const loosePercents: number[] = [];
+  for (let i = 0; i < path.length; i++) {
+    const escape = path.slice(i, i + 3);
+    if (ESCAPE.test(escape)) {
+      out += UNRESERVED.test(escape) ? String.fromCharCode(parseInt(escape.slice(1), 16)) : escape;
+      i += 2;
+      continue;
+    }
+    if (path[i] === '%') loosePercents.push(out.length);
+    out += path[i];
+  }
+  for (const at of loosePercents.reverse()) {
+    if (HEX_PAIR.test(out.slice(at + 1, at + 3))) out = `${out.slice(0, at + 1)}25${out.slice(at + 1)}`;
+  }
+  return out;
+}
 
 function removeDotSegments(path: string): string | undefined {
   const output: string[] = [];
@@ -52,7 +80,7 @@ export function compilePathNormalization(config: PathNormalizationConfig): (path
       path = path.replace(/%2f/gi, '/').replace(/%5c/gi, '\\');
     }
     if (normalize) {
-      path = path.replace(UNRESERVED, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16))).replace(/\\/g, '/');
+      path = decodeUnreserved(path).replace(/\\/g, '/');
       const cleaned = removeDotSegments(path);
       if (cleaned === undefined) return { ok: false, status: 400 };
       path = cleaned;

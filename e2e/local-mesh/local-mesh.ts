@@ -68,6 +68,10 @@ export interface LocalMesh {
   remove(name: string): Promise<void>;
   /** Waits until every proxy's readiness answers 200. */
   waitReady(timeoutMs?: number): Promise<void>;
+  /** Kills the daemon (SIGKILL: no drain, no goodbye) and waits until it is gone. */
+  killDaemon(): Promise<void>;
+  /** Starts the daemon again on the same ports and waits until it is ready (the config folder's mode only). */
+  startDaemon(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -205,6 +209,8 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   try {
     const daemonDir = join(options.workDir, 'daemon');
     mkdirSync(daemonDir, { recursive: true });
+    const startFolderDaemon = (): ChildProcess =>
+      startProgram('pilot-discovery', ['discovery', '--configDir', configDir, ...listeners], { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' }, daemonDir, log, 'meshd');
     const listeners = [
       '--grpcAddr', `127.0.0.1:${ports.grpcPort}`,
       '--secureGRPCAddr', `127.0.0.1:${ports.securePort}`,
@@ -218,9 +224,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       const launch = await kubernetes.daemonLaunch(daemonDir);
       processes.push(startProgram('pilot-discovery', [...launch.args, ...listeners], launch.env, daemonDir, log, 'meshd', (line) => containerLogs.write(`mesh-system/${DAEMON_POD}/discovery`, line)));
     } else {
-      processes.push(
-        startProgram('pilot-discovery', ['discovery', '--configDir', configDir, ...listeners], { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' }, daemonDir, log, 'meshd'),
-      );
+      processes.push(startFolderDaemon());
     }
     await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.httpPort}/ready`)).status === 200, 20_000, 'the daemon');
     // In Kubernetes mode the pods are applied now, through the daemon's injection webhook.
@@ -284,6 +288,19 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         for (const workload of workloads.filter((candidate) => candidate.kind !== 'none')) {
           await waitFor(async () => (await fetch(`http://${workload.podIp}:15021/healthz/ready`)).status === 200, timeoutMs, `the proxy of ${workload.namespace}/${workload.name}`);
         }
+      },
+      async killDaemon() {
+        const daemon = processes[0] as ChildProcess;
+        if (daemon.exitCode !== null || daemon.signalCode !== null) return;
+        await new Promise<void>((done) => {
+          daemon.once('exit', () => done());
+          daemon.kill('SIGKILL');
+        });
+      },
+      async startDaemon() {
+        if (kubernetes) throw new Error('restarting the daemon is for the config folder mode');
+        processes[0] = startFolderDaemon();
+        await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.httpPort}/ready`)).status === 200, 20_000, 'the daemon');
       },
       stop,
     };
