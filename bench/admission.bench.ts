@@ -8,11 +8,14 @@
  * alternate bare/admission to spread drift. Prints requests per second, p50 and p99 of each and
  * the ratio admission/bare. Never passes or fails.
  *
- * Two modes, each beside the bare server:
+ * Three modes, each beside the bare server:
  *  - identical pods: every request carries the same pod, as when a ReplicaSet scales up (one
  *    template, no name yet); after the first, the webhook's patch cache answers.
  *  - distinct pods: every request's pod has a label value of its own, so nothing is served from
- *    the cache: the raw cost of injection.
+ *    the patch cache; the label is one the templates never read, so their renders are remembered
+ *    (render-memo.ts): the cost of injecting pods of one workload that differ in name and labels.
+ *  - distinct workloads: every request's pod has an `app` label of its own, which the sidecar
+ *    template reads for the canonical name: every render is a fresh one, the raw cost of injection.
  *
  *   npm run bench:admission [-- seconds-per-server]
  *
@@ -49,7 +52,7 @@ const SETTINGS: WebhookSettings = {
 };
 
 /** A typical pod of a Deployment: two app containers with ports and HTTP readiness and liveness probes. */
-function typicalPod(uniqueLabel: string | undefined): Record<string, unknown> {
+function typicalPod(uniqueLabel: string | undefined, uniqueApp?: string): Record<string, unknown> {
   const container = (name: string, image: string, port: number): Record<string, unknown> => ({
     name,
     image,
@@ -69,7 +72,7 @@ function typicalPod(uniqueLabel: string | undefined): Record<string, unknown> {
     metadata: {
       generateName: 'productpage-v1-6b746f74dc-',
       namespace: 'foo',
-      labels: { app: 'productpage', version: 'v1', 'pod-template-hash': '6b746f74dc', ...(uniqueLabel === undefined ? {} : { 'bench-id': uniqueLabel }) },
+      labels: { app: uniqueApp ?? 'productpage', version: 'v1', 'pod-template-hash': '6b746f74dc', ...(uniqueLabel === undefined ? {} : { 'bench-id': uniqueLabel }) },
       ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'productpage-v1-6b746f74dc', uid: '0b9b2b1e-4bd4-4a5c-9a55-8d2f2c6c1f10', controller: true, blockOwnerDeletion: true }],
     },
     spec: {
@@ -83,7 +86,7 @@ function typicalPod(uniqueLabel: string | undefined): Record<string, unknown> {
   };
 }
 
-function admissionReview(uniqueLabel?: string): string {
+function admissionReview(uniqueLabel?: string, uniqueApp?: string): string {
   return JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
@@ -97,7 +100,7 @@ function admissionReview(uniqueLabel?: string): string {
       namespace: 'foo',
       operation: 'CREATE',
       userInfo: { username: 'system:serviceaccount:kube-system:replicaset-controller', groups: ['system:serviceaccounts', 'system:authenticated'] },
-      object: typicalPod(uniqueLabel),
+      object: typicalPod(uniqueLabel, uniqueApp),
       oldObject: null,
       dryRun: false,
       options: { apiVersion: 'meta.k8s.io/v1', kind: 'CreateOptions' },
@@ -336,7 +339,14 @@ async function main(): Promise<void> {
     const modes: Mode[] = [
       { title: 'identical pods (a ReplicaSet scale-up: after the first request the patch cache answers)', nextBody: () => identicalBody },
       // Fixed-width ids keep every body, and so every patch, the same length.
-      { title: 'distinct pods (a label value of its own per request: never cached, the raw injection cost)', nextBody: () => Buffer.from(admissionReview(String(podNumber++).padStart(9, '0'))) },
+      {
+        title: 'distinct pods (a label value of its own per request, one the templates do not read: never in the patch cache; the templates\' renders are remembered)',
+        nextBody: () => Buffer.from(admissionReview(String(podNumber++).padStart(9, '0'))),
+      },
+      {
+        title: 'distinct workloads (an app label of its own per request, which the sidecar template reads for the canonical name: every template renders afresh, the raw injection cost)',
+        nextBody: () => Buffer.from(admissionReview(undefined, `app-${String(podNumber++).padStart(9, '0')}`)),
+      },
     ];
     const summary: string[] = [];
     for (const mode of modes) summary.push(await measure(mode, { admission, baseline, ca, bareAnswer }));

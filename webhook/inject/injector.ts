@@ -51,7 +51,7 @@ export interface CompileOptions {
   readonly env?: Readonly<Record<string, string>>;
 }
 
-/** A template's overlay for the data: remembered by what the template read (see render-memo.ts); the caller gets its own copy. */
+/** A template's overlay for the data, remembered by what the template read (see render-memo.ts); frozen. */
 type RenderTemplate = (data: TemplateData) => JsonObject;
 
 /** Compiles every template up front, each injector with its own Handlebars environment and helpers. */
@@ -64,8 +64,9 @@ export function compileInjector(config: InjectorConfig, options: CompileOptions 
       // Parsing now finds syntax errors at load; not strict, because templates test optional
       // fields (a pod without annotations) that strict mode would refuse to look up.
       const compiled = handlebars.compile<TemplateData>(handlebars.parse(text), { noEscape: true, strict: false });
-      const memo = newRenderMemo((data: TemplateData) => renderOverlay(compiled, data));
-      templates.set(name, (data) => clone(memo.get(data)));
+      // Overlays are only read (merges copy what they take): frozen, so that a write would throw, and shared.
+      const memo = newRenderMemo((data: TemplateData) => deepFreeze(renderOverlay(compiled, data)));
+      templates.set(name, (data) => memo.get(data));
     } catch (error) {
       throw new InjectionError('injection-template-failed', `failed to run injection template: template "${name}": ${errorMessage(error)}`, { cause: error });
     }
@@ -79,15 +80,15 @@ export function compileInjector(config: InjectorConfig, options: CompileOptions 
 }
 
 function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, RenderTemplate>, templateNames: readonly string[], params: InjectParams): Pod {
-  const pod = clone(params.pod);
-  const metadata = metadataOf(pod);
-  if (typeof metadata['namespace'] !== 'string' || metadata['namespace'] === '') metadata['namespace'] = params.namespace;
-  const namespace = String(metadata['namespace']);
-  const annotations = stringMap(metadata['annotations']);
+  const podMetadata = params.pod['metadata'];
+  const annotations = stringMap(isPlainObject(podMetadata) ? podMetadata['annotations'] : undefined);
   validateAnnotations(annotations);
 
-  // Re-injection starts from the app's own pod, so that injecting twice gives what injecting once does.
-  const appPod = uninjectPod(pod);
+  // Re-injection starts from the app's own pod (a copy), so that injecting twice gives what injecting once does.
+  const appPod = uninjectPod(params.pod);
+  const metadata = metadataOf(appPod);
+  if (typeof metadata['namespace'] !== 'string' || metadata['namespace'] === '') metadata['namespace'] = params.namespace;
+  const namespace = String(metadata['namespace']);
   const revision = params.revision ?? '';
   const urlEnv = params.urlEnv ?? {};
   const data = buildTemplateData({
@@ -107,7 +108,8 @@ function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, Render
   for (const name of selectTemplates(config, annotations, templateNames)) {
     const render = templates.get(name) as RenderTemplate;
     const overlay = render(data);
-    templatePod = mergePod(templatePod, overlay);
+    // The first overlay is the template pod as it is (both are only read).
+    templatePod = Object.keys(templatePod).length === 0 ? overlay : mergePod(templatePod, overlay);
     merged = mergePod(merged, overlay);
   }
   merged = reapplyUserContainers(merged, appPod, templatePod);
@@ -183,4 +185,12 @@ function reapplyUserContainers(merged: Pod, appPod: Pod, templatePod: Pod): Pod 
     metadata['annotations'] = { ...stringMap(metadata['annotations']), [ANNOTATIONS.overrides]: JSON.stringify(overrides) };
   }
   return result;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
 }

@@ -18,7 +18,8 @@ type Read =
 type Shape = 'array' | 'object' | 'function';
 
 interface Entry<R> {
-  readonly reads: readonly Read[];
+  /** Reordered as lookups go: a read that told an input apart moves first, to tell the next one apart sooner. */
+  readonly reads: Read[];
   readonly result: R;
 }
 
@@ -33,21 +34,45 @@ export interface RenderMemo<D extends object, R> {
  */
 export function newRenderMemo<D extends object, R>(render: (data: D) => R, capacity = 32): RenderMemo<D, R> {
   const entries: Entry<R>[] = [];
+  // Tracking makes a render slower: while almost nothing is reused (a stream of new workloads),
+  // only every TRACK_EVERY-th miss is tracked and remembered, the others render plainly.
+  let hitRate = 1;
+  let plainMisses = 0;
   return {
     get(data) {
-      const index = entries.findIndex((entry) => entry.reads.every((read) => holds(read, data)));
+      const index = entries.findIndex((entry) => allHold(entry.reads, data));
+      hitRate += ((index >= 0 ? 1 : 0) - hitRate) / RATE_WINDOW;
       if (index >= 0) {
         const [hit] = entries.splice(index, 1) as [Entry<R>];
         entries.unshift(hit);
         return hit.result;
       }
-      const reads = new Map<string, Read>();
+      if (hitRate < COLD_HIT_RATE && plainMisses++ % TRACK_EVERY !== 0) return render(data);
+      const reads: Read[] = [];
       const result = render(track(data, [], reads));
-      entries.unshift({ reads: [...reads.values()], result });
+      entries.unshift({ reads, result });
       if (entries.length > capacity) entries.pop();
       return result;
     },
   };
+}
+
+/** The hit rate is a moving average over about this many lookups. */
+const RATE_WINDOW = 16;
+const COLD_HIT_RATE = 0.1;
+const TRACK_EVERY = 16;
+
+function allHold(reads: Read[], data: object): boolean {
+  for (let i = 0; i < reads.length; i++) {
+    const read = reads[i] as Read;
+    if (holds(read, data)) continue;
+    if (i > 0) {
+      reads.splice(i, 1);
+      reads.unshift(read);
+    }
+    return false;
+  }
+  return true;
 }
 
 function shapeOf(value: object): Shape {
@@ -55,45 +80,64 @@ function shapeOf(value: object): Shape {
   return typeof value === 'function' ? 'function' : 'object';
 }
 
-function record(reads: Map<string, Read>, read: Read): void {
-  const key = `${read.kind}:${read.path.map(String).join('\u0000')}`;
-  if (!reads.has(key)) reads.set(key, read);
+const KIND_BITS = { value: 1, shape: 2, has: 4, own: 8, keys: 16 } as const;
+/** Where a node's own key-list read is noted among its keys' reads. */
+const OWN_KEYS = Symbol('ownKeys');
+
+/** One tracked object: its path, which reads of each key are already recorded, its children's proxies. */
+interface Node {
+  readonly path: Path;
+  readonly recorded: Map<PropertyKey, number>;
+  readonly children: Map<PropertyKey, unknown>;
 }
 
-/** A proxy over `value` that records what is read through it, and hands out tracked children. */
-function track<T>(value: T, path: Path, reads: Map<string, Read>): T {
+/** Records `read` of `key` under `node` once; the path is built only then. */
+function record(node: Node, reads: Read[], key: PropertyKey, kind: keyof typeof KIND_BITS, make: (path: Path) => Read): void {
+  const bits = node.recorded.get(key) ?? 0;
+  if ((bits & KIND_BITS[kind]) !== 0) return;
+  node.recorded.set(key, bits | KIND_BITS[kind]);
+  reads.push(make(key === OWN_KEYS ? node.path : [...node.path, key]));
+}
+
+/** A proxy over `value` that records what is read through it, and hands out tracked children (one proxy per child). */
+function track<T>(value: T, path: Path, reads: Read[]): T {
   if (typeof value !== 'object' || value === null) return value;
+  const node: Node = { path, recorded: new Map(), children: new Map() };
   return new Proxy(value, {
     get(target, key, receiver) {
       const child: unknown = Reflect.get(target, key, receiver);
       if (typeof key === 'symbol') return child;
-      const childPath = [...path, key];
       const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
       // A frozen property must be handed out as itself: its whole content counts as read.
       if (descriptor && !descriptor.configurable && !descriptor.writable) {
-        record(reads, { path: childPath, kind: 'value', value: JSON.stringify(child) });
+        record(node, reads, key, 'value', (at) => ({ path: at, kind: 'value', value: JSON.stringify(child) }));
         return child;
       }
       if (typeof child === 'object' && child !== null) {
-        record(reads, { path: childPath, kind: 'shape', shape: shapeOf(child) });
-        return track(child, childPath, reads);
+        record(node, reads, key, 'shape', (at) => ({ path: at, kind: 'shape', shape: shapeOf(child) }));
+        let proxy = node.children.get(key);
+        if (proxy === undefined) {
+          proxy = track(child, [...path, key], reads);
+          node.children.set(key, proxy);
+        }
+        return proxy;
       }
-      record(reads, { path: childPath, kind: 'value', value: child });
+      record(node, reads, key, 'value', (at) => ({ path: at, kind: 'value', value: child }));
       return child;
     },
     has(target, key) {
       const present = Reflect.has(target, key);
-      if (typeof key !== 'symbol') record(reads, { path: [...path, key], kind: 'has', present });
+      if (typeof key !== 'symbol') record(node, reads, key, 'has', (at) => ({ path: at, kind: 'has', present }));
       return present;
     },
     getOwnPropertyDescriptor(target, key) {
       const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
-      if (typeof key !== 'symbol') record(reads, { path: [...path, key], kind: 'own', present: descriptor !== undefined });
+      if (typeof key !== 'symbol') record(node, reads, key, 'own', (at) => ({ path: at, kind: 'own', present: descriptor !== undefined }));
       return descriptor;
     },
     ownKeys(target) {
       const keys = Reflect.ownKeys(target);
-      record(reads, { path, kind: 'keys', keys: keys.filter((k) => typeof k === 'string').join('\u0000') });
+      record(node, reads, OWN_KEYS, 'keys', (at) => ({ path: at, kind: 'keys', keys: keys.filter((k) => typeof k === 'string').join('\u0000') }));
       return keys;
     },
     set() {

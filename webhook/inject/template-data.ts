@@ -64,11 +64,13 @@ export function effectiveProxyConfig(defaults: ProxyConfig, annotation: string |
 
 /** The cluster and network come from the values, then the webhook URL, then the pod's network label. */
 function effectiveValues(values: Readonly<JsonObject>, urlEnv: Readonly<Record<string, string>>, networkLabel: string | undefined): JsonObject {
+  const cluster = urlEnv[ENV.clusterId];
+  const network = networkLabel ?? urlEnv[ENV.network];
+  // Nothing to change (the usual case): the injector's own values, which nothing writes.
+  if (cluster === undefined && network === undefined) return values as JsonObject;
   const result = clone(values) as JsonObject;
   const global = objectAt(result, 'global');
-  const cluster = urlEnv[ENV.clusterId];
   if (cluster !== undefined) objectAt(global, 'multiCluster')['clusterName'] = cluster;
-  const network = networkLabel ?? urlEnv[ENV.network];
   if (network !== undefined) global['network'] = network;
   return result;
 }
@@ -79,12 +81,12 @@ function effectiveValues(values: Readonly<JsonObject>, urlEnv: Readonly<Record<s
  */
 function estimatedConcurrency(proxyConfig: ProxyConfig, annotations: Readonly<Record<string, string>>, values: JsonObject): number {
   if (proxyConfig.concurrency !== undefined && proxyConfig.concurrency > 0) return proxyConfig.concurrency;
-  const resources = objectAt(objectAt(objectAt(values, 'global'), 'proxy'), 'resources');
+  const resources = fieldAt(fieldAt(fieldAt(values, 'global'), 'proxy'), 'resources');
   const candidates = [
     annotations[ANNOTATIONS.proxyCPULimit],
     annotations[ANNOTATIONS.proxyCPU],
-    objectAt(resources, 'limits')['cpu'],
-    objectAt(resources, 'requests')['cpu'],
+    fieldAt(resources, 'limits')['cpu'],
+    fieldAt(resources, 'requests')['cpu'],
   ];
   for (const candidate of candidates) {
     const cores = parseCpu(candidate);
@@ -108,10 +110,16 @@ function proxyImage(annotations: Readonly<Record<string, string>>, values: JsonO
   const fromAnnotation = annotations['sidecar.mesh.io/proxyImage'];
   if (fromAnnotation?.includes('/')) return fromAnnotation;
   if (override !== undefined && override !== '') return override;
-  const global = objectAt(values, 'global');
-  const image = String(fromAnnotation ?? objectAt(global, 'proxy')['image'] ?? 'proxyv2');
+  const global = fieldAt(values, 'global');
+  const image = String(fromAnnotation ?? fieldAt(global, 'proxy')['image'] ?? 'proxyv2');
   if (image.includes('/')) return image;
   return `${String(global['hub'] ?? '')}/${image}:${String(global['tag'] ?? '')}`;
+}
+
+/** A map field of `parent`, or an empty map when there is none (without writing it). */
+function fieldAt(parent: Readonly<JsonObject>, field: string): Readonly<JsonObject> {
+  const value = parent[field];
+  return isPlainObject(value) ? value : {};
 }
 
 function objectAt(parent: JsonObject, field: string): JsonObject {
