@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 import type { z } from 'zod';
 import type { stringMatchSchema } from './common-schemas.js';
 import type {
@@ -72,15 +73,13 @@ const CORS_METHODS: ReadonlySet<string> = new Set(['GET', 'HEAD', 'POST', 'PUT',
 /** Why the proxy would refuse a regular expression, or undefined. Approximates RE2: the proxy's regex engine has no lookaround and no backreferences. */
 export function regexProblem(pattern: string): string | undefined {
   if (pattern.length > REGEX_MAX) return `expected a regular expression of at most ${REGEX_MAX} characters, got ${pattern.length}`;
-  let valid = !/\(\?<?[=!]|\\[1-9]/.test(pattern);
-  if (valid) {
-    try {
-      new RegExp(pattern, 'u');
-    } catch {
-      valid = false;
-    }
+  try {
+    // RE2's own parser: what Envoy accepts, no more (no lookaround, no backreferences).
+    RE2JS.compile(pattern);
+    return undefined;
+  } catch (error) {
+    return `expected a valid RE2 regular expression, got "${pattern}": ${(error as Error).message}`;
   }
-  return valid ? undefined : `expected a valid RE2 regular expression, got "${pattern}"`;
 }
 
 function checkStringMatch(sink: IssueSink, path: Path, match: StringMatch | undefined, allowEmptyPrefix = false): void {

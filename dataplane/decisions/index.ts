@@ -1,7 +1,7 @@
 // Decision functions of the embedded data plane: pure, no sockets. The data plane calls exactly these.
 export * from './facts.js';
 export { ConfigRejection, compiling } from './config-rejection.js';
-export { compileStringMatcher, compileFullMatchRegex, type StringMatcherConfig, type StringPredicate } from './string-matcher.js';
+export { compileStringMatcher, compileFullMatchRegex, type FullMatchRegex, type StringMatcherConfig, type StringPredicate } from './string-matcher.js';
 export { compileHeaderMatcher, headerValue, type HeaderMatcherConfig } from './header-matcher.js';
 export { compileMetadataMatcher, compileValueMatcher, type MetadataMatcherConfig, type ValueMatcherConfig } from './metadata-matcher.js';
 export { compileCidrRanges, type CidrRangeConfig } from './cidr.js';

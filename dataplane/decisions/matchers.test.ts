@@ -2,6 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { compileClientCertHeader } from './client-cert-header.js';
 import type { HttpRequestFacts, PeerCertificate } from './facts.js';
 import { compileHeaderMatcher } from './header-matcher.js';
+import { compileRouteMatch } from './route-match.js';
 import { compilePathNormalization } from './path-normalization.js';
 import { compileRbacFilter, type RbacInput } from './rbac.js';
 import { compileStringMatcher } from './string-matcher.js';
@@ -179,5 +180,27 @@ describe('subject alternative names', () => {
     const typed = decodeCommonTlsContext({ validation_context: { match_typed_subject_alt_names: [{ san_type: 'URI', matcher: { prefix: 'spiffe://' } }] } });
     expect(typed.verifySubjectAltName?.('spiffe://cluster.local/ns/a/sa/b', 'URI')).toBe(true);
     expect(typed.verifySubjectAltName?.('spiffe://cluster.local/ns/a/sa/b', 'DNS')).toBe(false);
+  });
+});
+
+describe('regular expressions are RE2: linear in the input, RE2 syntax only', () => {
+  // With a backtracking engine, `(a+)+b` against forty `a`s and a `c` takes hours: a client could
+  // stall the proxy with one request. RE2 answers at once, whatever the length.
+  const attack = `/${'a'.repeat(40)}c`;
+
+  test('a catastrophic pattern in a route, a header and a string matcher answers at once', () => {
+    const route = compileRouteMatch({ safe_regex: { regex: '/(a+)+b' } });
+    expect(route({ method: 'GET', host: 'h', path: attack, headers: {} })).toBe(false);
+    expect(route({ method: 'GET', host: 'h', path: '/aaab', headers: {} })).toBe(true);
+    const header = compileHeaderMatcher({ name: 'x-id', safe_regex_match: { regex: '(a|aa)+$' } });
+    expect(header({ method: 'GET', host: 'h', path: '/', headers: { 'x-id': `${'a'.repeat(100_000)}!` } })).toBe(false);
+    expect(compileStringMatcher({ safe_regex: { regex: '(x+x+)+y' } })('x'.repeat(50_000))).toBe(false);
+  });
+
+  test('RE2 semantics: the whole value must match; lookaround and backreferences are refused at compile time', () => {
+    expect(compileStringMatcher({ safe_regex: { regex: 'ab' } })('xaby')).toBe(false);
+    expect(compileStringMatcher({ safe_regex: { regex: 'a|ab' } })('ab')).toBe(true);
+    expect(() => compileStringMatcher({ safe_regex: { regex: '(?=a)a' } })).toThrow(/invalid or unsupported Perl syntax/);
+    expect(() => compileStringMatcher({ safe_regex: { regex: '(a)\\1' } })).toThrow(/invalid escape sequence/);
   });
 });

@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 import type { HttpRequestFacts } from './facts.js';
 import { compileRouteMatch, splitPath, type RouteMatchConfig } from './route-match.js';
 
@@ -185,7 +186,7 @@ function pickWeighted(action: NonNullable<RouteActionConfig['weighted_clusters']
 function compileRouteAction(action: RouteActionConfig, match: RouteMatchConfig): (request: HttpRequestFacts, random: number) => { cluster: string; path: string; host: string } {
   if (!action.cluster && !action.weighted_clusters) throw new Error('route sets neither cluster nor weighted_clusters');
   const regexRewrite = action.regex_rewrite
-    ? { pattern: new RegExp(action.regex_rewrite.pattern.regex, 'gu'), substitution: action.regex_rewrite.substitution.replace(/\\(\d)/g, '$$$1') }
+    ? { pattern: RE2JS.compile(action.regex_rewrite.pattern.regex), substitution: action.regex_rewrite.substitution.replace(/\\(\d)/g, '$$$1') }
     : undefined;
   const matchedPrefix = match.prefix ?? match.path_separated_prefix;
   return (request, random) => {
@@ -193,7 +194,7 @@ function compileRouteAction(action: RouteActionConfig, match: RouteMatchConfig):
     const { path, query } = splitPath(request.path);
     let rewritten = path;
     if (action.prefix_rewrite !== undefined && matchedPrefix !== undefined) rewritten = action.prefix_rewrite + path.slice(matchedPrefix.length);
-    else if (regexRewrite) rewritten = path.replace(regexRewrite.pattern, regexRewrite.substitution);
+    else if (regexRewrite) rewritten = regexRewrite.pattern.matcher(path).replaceAll(regexRewrite.substitution);
     return { cluster, path: query === '' ? rewritten : `${rewritten}?${query}`, host: action.host_rewrite_literal ?? request.host };
   };
 }

@@ -1,3 +1,4 @@
+import { RE2JS } from 're2js';
 /** `envoy.type.matcher.v3.StringMatcher`, as the daemon sends it (snake_case). */
 export interface StringMatcherConfig {
   exact?: string;
@@ -40,7 +41,18 @@ export function compileStringMatcher(config: StringMatcherConfig): StringPredica
   throw new Error('string matcher sets none of exact, prefix, suffix, contains, safe_regex');
 }
 
-/** An RE2 pattern as a JavaScript regex anchored at both ends (the subset the daemon emits is common to both). */
-export function compileFullMatchRegex(pattern: string): RegExp {
-  return new RegExp(`^(?:${pattern})$`, 'u');
+/** A compiled regular expression, matched against a whole value. */
+export interface FullMatchRegex {
+  test(value: string): boolean;
+}
+
+/**
+ * An RE2 pattern matched against the whole value, by RE2's own rules and in time linear in the
+ * value, as Envoy matches `safe_regex`. A JavaScript RegExp backtracks: a pattern such as
+ * `/(a+)+b` takes seconds on a request path of thirty `a`s, which would let any client stall the
+ * proxy. A pattern RE2 refuses (lookaround, backreferences) throws, naming the problem.
+ */
+export function compileFullMatchRegex(pattern: string): FullMatchRegex {
+  const compiled = RE2JS.compile(pattern);
+  return { test: (value) => compiled.matches(value) };
 }
