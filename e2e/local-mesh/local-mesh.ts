@@ -68,6 +68,8 @@ export interface LocalMesh {
   remove(name: string): Promise<void>;
   /** Waits until every proxy's readiness answers 200. */
   waitReady(timeoutMs?: number): Promise<void>;
+  /** The daemon's and the agents' processes (`meshd`, `<namespace>/<pod>`) still running, for benchmarks that watch them. */
+  processes(): readonly { readonly name: string; readonly pid: number }[];
   stop(): Promise<void>;
 }
 
@@ -185,6 +187,11 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       : undefined;
   const issuer = await startTokenIssuer('127.0.0.1', options.issuerPort ?? 0);
   const processes: ChildProcess[] = [];
+  const processNames = new Map<ChildProcess, string>();
+  const launched = (child: ChildProcess, name: string): void => {
+    processes.push(child);
+    processNames.set(child, name);
+  };
   const backends: SampleBackend[] = [];
   const stop = async (): Promise<void> => {
     await Promise.all(
@@ -216,10 +223,11 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     if (kubernetes) {
       // As the meshd chart's Deployment runs it, its listeners moved to the local ports.
       const launch = await kubernetes.daemonLaunch(daemonDir);
-      processes.push(startProgram('pilot-discovery', [...launch.args, ...listeners], launch.env, daemonDir, log, 'meshd', (line) => containerLogs.write(`mesh-system/${DAEMON_POD}/discovery`, line)));
+      launched(startProgram('pilot-discovery', [...launch.args, ...listeners], launch.env, daemonDir, log, 'meshd', (line) => containerLogs.write(`mesh-system/${DAEMON_POD}/discovery`, line)), 'meshd');
     } else {
-      processes.push(
+      launched(
         startProgram('pilot-discovery', ['discovery', '--configDir', configDir, ...listeners], { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' }, daemonDir, log, 'meshd'),
+        'meshd',
       );
     }
     await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.httpPort}/ready`)).status === 200, 20_000, 'the daemon');
@@ -238,7 +246,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         const pod = storedPods.find((stored) => stored.metadata?.name === workload.name && stored.metadata?.namespace === workload.namespace);
         const launch = pod ? await prepareProxyContainer(pod, dir, kubernetes.kubelet) : undefined;
         if (!launch) throw new Error(`the pod ${tag} was not injected`);
-        processes.push(startProgram('pilot-agent', launch.args, { ...launch.env, ...options.agentEnv }, dir, log, tag, (line) => containerLogs.write(`${workload.namespace}/${workload.name}/mesh-proxy`, line)));
+        launched(startProgram('pilot-agent', launch.args, { ...launch.env, ...options.agentEnv }, dir, log, tag, (line) => containerLogs.write(`${workload.namespace}/${workload.name}/mesh-proxy`, line)), tag);
         continue;
       }
       mkdirSync(join(dir, 'var/run/secrets/tokens'), { recursive: true });
@@ -249,7 +257,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         discoveryAddress: `127.0.0.1:${ports.securePort}`,
         proxyMetadata: { POD_NAME: workload.name, ...(workload.kind === 'sidecar' ? { APP_ADDRESS: workload.appIp } : {}) },
       };
-      processes.push(
+      launched(
         startProgram(
           'pilot-agent',
           ['proxy', workload.kind],
@@ -265,6 +273,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
           log,
           tag,
         ),
+        tag,
       );
     }
     const mesh: LocalMesh = {
@@ -285,6 +294,8 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
           await waitFor(async () => (await fetch(`http://${workload.podIp}:15021/healthz/ready`)).status === 200, timeoutMs, `the proxy of ${workload.namespace}/${workload.name}`);
         }
       },
+      processes: () =>
+        processes.flatMap((child) => (child.pid !== undefined && child.exitCode === null && child.signalCode === null ? [{ name: processNames.get(child) ?? '?', pid: child.pid }] : [])),
       stop,
     };
     return mesh;
