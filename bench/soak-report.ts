@@ -10,6 +10,7 @@ export interface Point extends ProcessSample {
 }
 
 const MB = 1024 * 1024;
+const NAME = 38;
 const fixed = (value: number | undefined, digits = 1): string => (value === undefined || Number.isNaN(value) ? '-' : value.toFixed(digits));
 const mb = (bytes: number | undefined): string => fixed(bytes === undefined ? undefined : bytes / MB);
 const signed = (value: number | undefined, digits = 2): string => (value === undefined ? '-' : `${value >= 0 ? '+' : ''}${value.toFixed(digits)}`);
@@ -28,9 +29,9 @@ export function newSeries(): { add(name: string, point: Point): void; names(): s
 }
 
 export function processTable(rows: readonly { name: string; sample: ProcessSample }[]): string {
-  const lines = [`  ${'process'.padEnd(28)} ${'RSS MB'.padStart(8)} ${'heap MB'.padStart(8)} ${'handles'.padStart(8)} ${'fds'.padStart(6)}`];
+  const lines = [`  ${'process'.padEnd(NAME)} ${'RSS MB'.padStart(8)} ${'heap MB'.padStart(8)} ${'ext MB'.padStart(7)} ${'handles'.padStart(8)} ${'fds'.padStart(6)}`];
   for (const { name, sample } of rows) {
-    lines.push(`  ${name.padEnd(28)} ${mb(sample.rssBytes).padStart(8)} ${mb(sample.heapUsedBytes).padStart(8)} ${fixed(sample.activeHandles, 0).padStart(8)} ${fixed(sample.fds, 0).padStart(6)}`);
+    lines.push(`  ${name.padEnd(NAME)} ${mb(sample.rssBytes).padStart(8)} ${mb(sample.heapUsedBytes).padStart(8)} ${mb(sample.externalBytes).padStart(7)} ${fixed(sample.activeHandles, 0).padStart(8)} ${fixed(sample.fds, 0).padStart(6)}`);
   }
   return lines.join('\n');
 }
@@ -51,12 +52,12 @@ function firstLast(points: readonly Point[], field: keyof ProcessSample, scale: 
 
 export function summaryTable(series: ReturnType<typeof newSeries>, warmupMinutes: number): string {
   const lines = [
-    `  ${'process'.padEnd(28)} ${'RSS MB/min'.padStart(10)} ${'heap MB/min'.padStart(11)}  ${'RSS MB first→last (max)'.padEnd(26)} ${'heap MB first→last (max)'.padEnd(26)} ${'handles first→last (max)'.padEnd(24)} fds first→last (max)`,
+    `  ${'process'.padEnd(NAME)} ${'RSS MB/min'.padStart(10)} ${'heap MB/min'.padStart(11)} ${'ext MB/min'.padStart(10)}  ${'RSS MB first→last (max)'.padEnd(26)} ${'heap MB first→last (max)'.padEnd(26)} ${'handles first→last (max)'.padEnd(24)} fds first→last (max)`,
   ];
   for (const name of series.names()) {
     const points = series.of(name);
     lines.push(
-      `  ${name.padEnd(28)} ${signed(slopeOf(points, warmupMinutes, 'rssBytes', MB)).padStart(10)} ${signed(slopeOf(points, warmupMinutes, 'heapUsedBytes', MB)).padStart(11)}  ${firstLast(points, 'rssBytes', MB, 1).padEnd(26)} ${firstLast(points, 'heapUsedBytes', MB, 1).padEnd(26)} ${firstLast(points, 'activeHandles', 1, 0).padEnd(24)} ${firstLast(points, 'fds', 1, 0)}`,
+      `  ${name.padEnd(NAME)} ${signed(slopeOf(points, warmupMinutes, 'rssBytes', MB)).padStart(10)} ${signed(slopeOf(points, warmupMinutes, 'heapUsedBytes', MB)).padStart(11)} ${signed(slopeOf(points, warmupMinutes, 'externalBytes', MB)).padStart(10)}  ${firstLast(points, 'rssBytes', MB, 1).padEnd(26)} ${firstLast(points, 'heapUsedBytes', MB, 1).padEnd(26)} ${firstLast(points, 'activeHandles', 1, 0).padEnd(24)} ${firstLast(points, 'fds', 1, 0)}`,
     );
   }
   return lines.join('\n');

@@ -9,6 +9,8 @@ export interface ProcessSample {
   readonly rssBytes?: number;
   readonly fds?: number;
   readonly heapUsedBytes?: number;
+  /** Memory of Buffers and other objects outside the V8 heap (prom-client's `nodejs_external_memory_bytes`). */
+  readonly externalBytes?: number;
   readonly activeHandles?: number;
 }
 
@@ -74,11 +76,12 @@ export function childrenOf(pid: number): number[] {
   }
 }
 
-export function heapAndHandles(samples: PromSamples | undefined): Pick<ProcessSample, 'heapUsedBytes' | 'activeHandles'> {
+export function heapAndHandles(samples: PromSamples | undefined): Pick<ProcessSample, 'heapUsedBytes' | 'externalBytes' | 'activeHandles'> {
   if (!samples) return {};
   const heap = sumOf(samples, 'nodejs_heap_size_used_bytes') ?? sumOf(samples, 'envoy_server_memory_allocated');
+  const external = sumOf(samples, 'nodejs_external_memory_bytes');
   const handles = sumOf(samples, 'nodejs_active_handles_total');
-  return { ...(heap !== undefined ? { heapUsedBytes: heap } : {}), ...(handles !== undefined ? { activeHandles: handles } : {}) };
+  return { ...(heap !== undefined ? { heapUsedBytes: heap } : {}), ...(external !== undefined ? { externalBytes: external } : {}), ...(handles !== undefined ? { activeHandles: handles } : {}) };
 }
 
 /** Least-squares slope of y over x; undefined with fewer than 3 points. */

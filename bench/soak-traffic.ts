@@ -56,8 +56,8 @@ export interface TrafficOptions {
 
 const MAX_FAILURE_SAMPLES = 50;
 
-/** One request of a pair: `ok`, or the status and the start of the body, or the error. */
-export function requestOnce(pair: TrafficPair, agent: Agent, timeoutMs: number): Promise<string> {
+/** One request of a pair: `ok`, or the status and the start of the body, or the error; with `mustContain`, a 200 whose body lacks it is not `ok`. */
+export function requestOnce(pair: TrafficPair, agent: Agent, timeoutMs: number, mustContain?: string): Promise<string> {
   const proxy = new URL(pair.proxy);
   const host = `httpbin.${pair.to}:8000`;
   return new Promise((resolve) => {
@@ -65,9 +65,11 @@ export function requestOnce(pair: TrafficPair, agent: Agent, timeoutMs: number):
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
-        if (body.length < 200) body += chunk;
+        if (body.length < (mustContain ? 16_384 : 200)) body += chunk;
       });
-      res.on('end', () => resolve(res.statusCode === 200 ? 'ok' : `${res.statusCode} ${body.trim().slice(0, 80)}`));
+      res.on('end', () =>
+        resolve(res.statusCode === 200 && (!mustContain || body.includes(mustContain)) ? 'ok' : `${res.statusCode} ${mustContain && res.statusCode === 200 ? `without ${mustContain}` : body.trim().slice(0, 80)}`),
+      );
       res.on('error', (error) => resolve(`response error: ${error.message}`));
     });
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));

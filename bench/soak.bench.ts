@@ -107,7 +107,8 @@ async function main(): Promise<number> {
     ];
     const probeAgent = new Agent();
     for (const pair of pairs) {
-      await waitFor(async () => (await requestOnce(pair, probeAgent, 5_000)) === 'ok', 30_000, `${pair.from} → ${pair.to} answering 200`);
+      // The server sidecar adds the client's certificate: proof the hop was mutual TLS.
+      await waitFor(async () => (await requestOnce(pair, probeAgent, 5_000, 'X-Forwarded-Client-Cert')) === 'ok', 30_000, `${pair.from} → ${pair.to} answering 200 over mutual TLS`);
     }
     probeAgent.destroy();
     const pods = Array.from({ length: PROXIES }, (_, i) => ({ name: `sim-${i}`, namespace: i % 2 === 0 ? 'foo' : 'bar', ip: `10.250.${Math.floor(i / 250)}.${(i % 250) + 1}` }));
