@@ -5,7 +5,7 @@
  */
 import { credentials, makeGenericClientConstructor, type ServiceDefinition } from '@grpc/grpc-js';
 import { performance } from 'node:perf_hooks';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, jsonToStruct, loadEnvoyProtos, newDiscoveryClient, type DiscoveryClient } from '../xds/envoy/index.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, jsonToStruct, loadEnvoyProtos, newDiscoveryClient, type DiscoveryClient, type DiscoveryResponse } from '../xds/envoy/index.js';
 
 export interface ConnectCommand {
   cmd: 'connect';
@@ -19,18 +19,32 @@ export interface ConnectCommand {
   types: string[];
   /** The pod name and namespace of proxy i. */
   pods: { name: string; namespace: string; ip: string }[];
+  /**
+   * As Envoy over a long run (the soak): EDS and RDS names follow each CDS and LDS response
+   * (`edsNames` and `routeNames` are then ignored), and an ended stream reconnects with backoff.
+   */
+  follow?: boolean;
 }
 export interface FanoutCommand {
   cmd: 'fanout';
   count: number;
   port: number;
 }
-export type ProxiesCommand = ConnectCommand | FanoutCommand | { cmd: 'mark' } | { cmd: 'exit' };
+export type ProxiesCommand = ConnectCommand | FanoutCommand | { cmd: 'mark' } | { cmd: 'status' } | { cmd: 'exit' };
+
+/** Since the proxies connected: streams open now (a response received since the last (re)connect), stream ends, responses by type URL. */
+export interface ProxiesStatus {
+  open: number;
+  streamEnds: number;
+  responses: Record<string, number>;
+  bytes: number;
+}
 
 export type ProxiesReport =
   | { kind: 'synced'; proxies: number; bytes: number; refused: number; lastAckAt: number }
   | { kind: 'eds'; times: number[] }
-  | { kind: 'fanout-done'; bytes: number; doneAt: number };
+  | { kind: 'fanout-done'; bytes: number; doneAt: number }
+  | ({ kind: 'status' } & ProxiesStatus);
 
 const protos = loadEnvoyProtos();
 const FANOUT: ServiceDefinition = {
@@ -58,6 +72,29 @@ let marked = false;
 let edsTimes: number[] = [];
 let markedPending = 0;
 let adsClients = 0;
+const status: ProxiesStatus = { open: 0, streamEnds: 0, responses: {}, bytes: 0 };
+
+/** The names a followed response asks for next: EDS clusters of a CDS response, route names of an LDS one. */
+function followedNames(client: DiscoveryClient, response: DiscoveryResponse): string[] {
+  const names = new Set<string>();
+  for (const resource of client.decode(response)) {
+    if (response.type_url === CLUSTER_TYPE) {
+      if (resource['type'] !== 'EDS' && resource['type'] !== 3) continue;
+      const edsConfig = resource['eds_cluster_config'] as { service_name?: string } | undefined;
+      names.add(edsConfig?.service_name || String(resource['name']));
+    } else collectRouteNames(resource, names);
+  }
+  return [...names].sort();
+}
+
+function collectRouteNames(value: unknown, names: Set<string>): void {
+  if (Array.isArray(value)) value.forEach((item) => collectRouteNames(item, names));
+  else if (value && typeof value === 'object') {
+    const rds = (value as { rds?: { route_config_name?: string } }).rds;
+    if (rds?.route_config_name) names.add(rds.route_config_name);
+    Object.values(value).forEach((item) => collectRouteNames(item, names));
+  }
+}
 
 function connect(command: ConnectCommand): void {
   let synced = 0;
@@ -66,12 +103,14 @@ function connect(command: ConnectCommand): void {
   let lastAckAt = 0;
   const total = command.to - command.from;
   const settle = (): void => {
-    if (synced + refused === total) send({ kind: 'synced', proxies: synced, bytes, refused, lastAckAt });
+    // A followed proxy reconnects after a refusal: it settles only once synced.
+    if (synced + (command.follow ? 0 : refused) === total) send({ kind: 'synced', proxies: synced, bytes, refused, lastAckAt });
   };
   for (let i = command.from; i < command.to; i++) {
     const pod = command.pods[i] as ConnectCommand['pods'][number];
     const acked = new Set<string>();
     let done = false;
+    let open = false;
     const client: DiscoveryClient = newDiscoveryClient({
       protos,
       target: `127.0.0.1:${command.port}`,
@@ -85,11 +124,23 @@ function connect(command: ConnectCommand): void {
       // Only what an ACK needs is read; the resources stay encoded, and ACKs go without the node.
       raw: true,
       nodeOnAcks: false,
+      ...(command.follow ? { reconnect: { firstMs: 500, maxMs: 10_000 } } : {}),
       initial: [[CLUSTER_TYPE, []], ...(command.types.includes(LISTENER_TYPE) ? [[LISTENER_TYPE, []] as const] : command.types.includes(ROUTE_TYPE) ? [[ROUTE_TYPE, command.routeNames] as const] : [])],
       onResponse(response) {
         bytes += response.bytes ?? 0;
+        status.bytes += response.bytes ?? 0;
+        status.responses[response.type_url] = (status.responses[response.type_url] ?? 0) + 1;
+        if (!open) {
+          open = true;
+          status.open++;
+        }
         client.ack(response);
-        if (!acked.has(response.type_url)) {
+        if (command.follow) {
+          // No names at all would be the wildcard: Envoy sends no request then, and neither do we.
+          const next = response.type_url === CLUSTER_TYPE ? ENDPOINT_TYPE : response.type_url === LISTENER_TYPE ? ROUTE_TYPE : undefined;
+          const names = next ? followedNames(client, response) : [];
+          if (next && names.length > 0) client.subscribe(next, names);
+        } else if (!acked.has(response.type_url)) {
           acked.add(response.type_url);
           if (response.type_url === CLUSTER_TYPE) client.subscribe(ENDPOINT_TYPE, command.edsNames);
           if (response.type_url === LISTENER_TYPE) client.subscribe(ROUTE_TYPE, command.routeNames);
@@ -97,6 +148,7 @@ function connect(command: ConnectCommand): void {
           edsTimes.push(now());
           if (--markedPending === 0) send({ kind: 'eds', times: edsTimes });
         }
+        acked.add(response.type_url);
         if (!done && acked.size === command.types.length) {
           done = true;
           synced++;
@@ -105,8 +157,13 @@ function connect(command: ConnectCommand): void {
         }
       },
       onStreamEnd({ error }) {
+        status.streamEnds++;
+        if (open) {
+          open = false;
+          status.open--;
+        }
         if (error && !done) {
-          done = true;
+          done = !command.follow;
           refused++;
           settle();
         }
@@ -144,6 +201,9 @@ process.on('message', (command: ProxiesCommand) => {
       break;
     case 'fanout':
       fanout(command);
+      break;
+    case 'status':
+      send({ kind: 'status', ...status, responses: { ...status.responses } });
       break;
     case 'mark':
       marked = true;

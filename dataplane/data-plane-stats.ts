@@ -29,3 +29,16 @@ export function newDataPlaneStats(): DataPlaneStats {
     attach: (source) => void sources.push(source),
   };
 }
+
+/**
+ * Envoy's `server.memory_allocated` and `server.memory_heap_size` gauges for this process: the
+ * V8 heap in use and reserved (with `memoryUsage` passed in, tests give fixed figures).
+ */
+export function processMemoryStats(memoryUsage: () => { heapUsed: number; heapTotal: number } = () => process.memoryUsage()): { prometheus(): string } {
+  return {
+    prometheus() {
+      const { heapUsed, heapTotal } = memoryUsage();
+      return `# TYPE envoy_server_memory_allocated gauge\nenvoy_server_memory_allocated ${heapUsed}\n# TYPE envoy_server_memory_heap_size gauge\nenvoy_server_memory_heap_size ${heapTotal}\n`;
+    },
+  };
+}

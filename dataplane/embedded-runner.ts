@@ -8,6 +8,7 @@ import { newAdsSecrets } from './ads-secrets.js';
 import { readBootstrap } from './bootstrap-view.js';
 import { newConfigState } from './config-state.js';
 import { newEmbeddedDataPlane } from './embedded-data-plane.js';
+import { processMemoryStats } from './data-plane-stats.js';
 import { workloadFromNodeMetadata } from './peer-metadata.js';
 import { newSdsSubscriber, type SdsSubscriber } from './sds-subscriber.js';
 import { newEnvoyLoggers, type EnvoyLevel } from './admin-loggers.js';
@@ -71,6 +72,7 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
     workload: workloadFromNodeMetadata(view.node.metadata),
     nodeId: view.node.id,
   });
+  dataPlane.stats.attach(processMemoryStats());
   const newXds = (channelCredentials: ChannelCredentials, channelOptions: ChannelOptions = {}): XdsSubscriber =>
     newXdsSubscriber({ protos, target: view.xdsTarget, credentials: channelCredentials, channelOptions, node, state, log, stats: dataPlane.stats, adsSecrets });
   let xds: XdsSubscriber | undefined = xdsTls ? undefined : newXds(credentials.createInsecure());

@@ -72,6 +72,8 @@ export interface LocalMesh {
   killDaemon(): Promise<void>;
   /** Starts the daemon again on the same ports and waits until it is ready (the config folder's mode only). */
   startDaemon(): Promise<void>;
+  /** The daemon's and the agents' processes (`meshd`, `<namespace>/<pod>`) still running, for benchmarks that watch them. */
+  processes(): readonly { readonly name: string; readonly pid: number }[];
   stop(): Promise<void>;
 }
 
@@ -189,6 +191,11 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       : undefined;
   const issuer = await startTokenIssuer('127.0.0.1', options.issuerPort ?? 0);
   const processes: ChildProcess[] = [];
+  const processNames = new Map<ChildProcess, string>();
+  const launched = (child: ChildProcess, name: string): void => {
+    processes.push(child);
+    processNames.set(child, name);
+  };
   const backends: SampleBackend[] = [];
   const stop = async (): Promise<void> => {
     await Promise.all(
@@ -222,9 +229,9 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     if (kubernetes) {
       // As the meshd chart's Deployment runs it, its listeners moved to the local ports.
       const launch = await kubernetes.daemonLaunch(daemonDir);
-      processes.push(startProgram('pilot-discovery', [...launch.args, ...listeners], launch.env, daemonDir, log, 'meshd', (line) => containerLogs.write(`mesh-system/${DAEMON_POD}/discovery`, line)));
+      launched(startProgram('pilot-discovery', [...launch.args, ...listeners], launch.env, daemonDir, log, 'meshd', (line) => containerLogs.write(`mesh-system/${DAEMON_POD}/discovery`, line)), 'meshd');
     } else {
-      processes.push(startFolderDaemon());
+      launched(startFolderDaemon(), 'meshd');
     }
     await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.httpPort}/ready`)).status === 200, 20_000, 'the daemon');
     // In Kubernetes mode the pods are applied now, through the daemon's injection webhook.
@@ -242,7 +249,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         const pod = storedPods.find((stored) => stored.metadata?.name === workload.name && stored.metadata?.namespace === workload.namespace);
         const launch = pod ? await prepareProxyContainer(pod, dir, kubernetes.kubelet) : undefined;
         if (!launch) throw new Error(`the pod ${tag} was not injected`);
-        processes.push(startProgram('pilot-agent', launch.args, { ...launch.env, ...options.agentEnv }, dir, log, tag, (line) => containerLogs.write(`${workload.namespace}/${workload.name}/mesh-proxy`, line)));
+        launched(startProgram('pilot-agent', launch.args, { ...launch.env, ...options.agentEnv }, dir, log, tag, (line) => containerLogs.write(`${workload.namespace}/${workload.name}/mesh-proxy`, line)), tag);
         continue;
       }
       mkdirSync(join(dir, 'var/run/secrets/tokens'), { recursive: true });
@@ -253,7 +260,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         discoveryAddress: `127.0.0.1:${ports.securePort}`,
         proxyMetadata: { POD_NAME: workload.name, ...(workload.kind === 'sidecar' ? { APP_ADDRESS: workload.appIp } : {}) },
       };
-      processes.push(
+      launched(
         startProgram(
           'pilot-agent',
           ['proxy', workload.kind],
@@ -269,6 +276,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
           log,
           tag,
         ),
+        tag,
       );
     }
     const mesh: LocalMesh = {
@@ -299,9 +307,13 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       },
       async startDaemon() {
         if (kubernetes) throw new Error('restarting the daemon is for the config folder mode');
-        processes[0] = startFolderDaemon();
+        const daemon = startFolderDaemon();
+        processes[0] = daemon;
+        processNames.set(daemon, 'meshd');
         await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.httpPort}/ready`)).status === 200, 20_000, 'the daemon');
       },
+      processes: () =>
+        processes.flatMap((child) => (child.pid !== undefined && child.exitCode === null && child.signalCode === null ? [{ name: processNames.get(child) ?? '?', pid: child.pid }] : [])),
       stop,
     };
     return mesh;
