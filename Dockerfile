@@ -15,6 +15,7 @@ RUN npm ci --no-audit --no-fund
 COPY tsconfig.json tsconfig.build.json ./
 COPY scripts/ scripts/
 COPY bin/ bin/
+COPY analysis/ analysis/
 COPY agent/ agent/
 COPY apiserver-double/ apiserver-double/
 COPY ca/ ca/
