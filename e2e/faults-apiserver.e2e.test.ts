@@ -7,7 +7,7 @@ import { curl } from '../testing/curl.js';
 import { kubectl } from '../testing/kubectl.js';
 import { waitFor } from '../testing/wait-for.js';
 import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
-import { allDumps, meshProxies, proxyDump, restartDaemon, type ComparableDump } from './testing/config-dumps.js';
+import { dumpDifferences, meshProxies, proxyDump, restartDaemon, settledDumps, type ComparableDump } from './testing/config-dumps.js';
 
 // Faults end to end (issue 21, item 4, part b): in Kubernetes mode, the API server double
 // misbehaves while policies, DestinationRules, Services and EndpointSlices churn. It refuses
@@ -104,12 +104,21 @@ interface ChurnState {
   readonly services: Map<number, { subsets: string[]; endpoints: number }>;
   /** The endpoints of `churn-ep` at sleep-foo. */
   readonly selected: number;
+  /** The PeerAuthentication's mode at httpbin-bar: plaintext accepted on its port (PERMISSIVE) or not (STRICT). */
+  readonly mode: 'PERMISSIVE' | 'STRICT';
+}
+
+interface FilterChain {
+  filter_chain_match?: { destination_port?: { value?: number }; transport_protocol?: string };
 }
 
 const endpointCount = (dump: ComparableDump, cluster: string): number => JSON.stringify(dump['endpoints']?.[cluster] ?? {}).match(/"address":"127\./g)?.length ?? 0;
 
 async function churnState(): Promise<ChurnState> {
-  const text = JSON.stringify((await proxyDump(proxyAt('httpbin-bar.bar'))).listeners);
+  const server = await proxyDump(proxyAt('httpbin-bar.bar'));
+  const text = JSON.stringify(server['listeners']);
+  const chains = Object.values(server['listeners'] ?? {}).flatMap((listener) => (listener as { filter_chains?: FilterChain[] }).filter_chains ?? []);
+  const plaintext = chains.some((chain) => chain.filter_chain_match?.destination_port?.value === 8080 && chain.filter_chain_match.transport_protocol === 'raw_buffer');
   const denies = new Map<number, number>();
   for (const match of text.matchAll(/"\/churn-(\d+)"/g)) denies.set(Number(match[1]), (denies.get(Number(match[1])) ?? 0) + 1);
   const client = await proxyDump(proxyAt('sleep-foo.foo'));
@@ -122,11 +131,11 @@ async function churnState(): Promise<ChurnState> {
     else entry.endpoints = endpointCount(client, name);
     services.set(Number(match[2]), entry);
   }
-  return { denies, services, selected: endpointCount(client, 'outbound|8000||churn-ep.bar.svc.cluster.local') };
+  return { denies, services, selected: endpointCount(client, 'outbound|8000||churn-ep.bar.svc.cluster.local'), mode: plaintext ? 'PERMISSIVE' : 'STRICT' };
 }
 
-/** Waits until the proxies hold exactly these deny paths (each as often as the others), services (each with its generation's subset only) and `churn-ep` endpoints. */
-async function waitForChurnState(denies: readonly number[], services: Readonly<Record<number, number>>, selected: number, description: string): Promise<void> {
+/** Waits until the proxies hold exactly these deny paths (each as often as the others), services (each with its generation's subset only), `churn-ep` endpoints and mTLS mode. */
+async function waitForChurnState(denies: readonly number[], services: Readonly<Record<number, number>>, selected: number, mode: ChurnState['mode'], description: string): Promise<void> {
   let last: ChurnState | undefined;
   await waitFor(
     async () => {
@@ -138,12 +147,13 @@ async function waitForChurnState(denies: readonly number[], services: Readonly<R
         new Set(state.denies.values()).size <= 1 &&
         state.services.size === wanted.length &&
         wanted.every(([i, generation]) => JSON.stringify(state.services.get(Number(i))) === JSON.stringify({ subsets: [`g${generation}`], endpoints: 1 })) &&
-        state.selected === selected
+        state.selected === selected &&
+        state.mode === mode
       );
     },
     { timeoutMs: 45_000, intervalMs: 100, description },
   ).catch((error: unknown) => {
-    throw new Error(`${(error as Error).message}; last seen ${JSON.stringify({ denies: [...(last?.denies ?? [])], services: [...(last?.services ?? [])], selected: last?.selected })}`);
+    throw new Error(`${(error as Error).message}; last seen ${JSON.stringify({ denies: [...(last?.denies ?? [])], services: [...(last?.services ?? [])], selected: last?.selected, mode: last?.mode })}`);
   });
 }
 
@@ -156,7 +166,7 @@ describe('the API server misbehaving during churn', () => {
   test('afterwards every proxy holds the final objects once, equal to a fresh daemon’s, and traffic follows them', async () => {
     await applyRound([denyPolicy(0), denyPolicy(1), denyPolicy(2), peerAuthentication('STRICT'), service(0, 1), service(1, 1), service(2, 1), ENDPOINT_SERVICE]);
     await selectPod(true);
-    await waitForChurnState([0, 1, 2], { 0: 1, 1: 1, 2: 1 }, 1, 'the first round');
+    await waitForChurnState([0, 1, 2], { 0: 1, 1: 1, 2: 1 }, 1, 'STRICT', 'the first round');
 
     // Refused connections for a while: every watch cut, and reconnects fail until it ends.
     const failedBefore = failures();
@@ -167,7 +177,7 @@ describe('the API server misbehaving during churn', () => {
     await applyRound([denyPolicy(3), denyPolicy(4), peerAuthentication('PERMISSIVE'), service(0, 2), service(3, 1)]);
     await remove(['authorizationpolicy.security.mesh.io/churn-1', ...removeService(1)]);
     await selectPod(false);
-    await waitForChurnState([0, 2, 3, 4], { 0: 2, 2: 1, 3: 1 }, 0, 'the changes made around the refusal');
+    await waitForChurnState([0, 2, 3, 4], { 0: 2, 2: 1, 3: 1 }, 0, 'PERMISSIVE', 'the changes made around the refusal');
 
     // History forgotten, watches dropped, and the next lists and watches answered 410 Gone.
     const relistsBefore = relists();
@@ -186,14 +196,16 @@ describe('the API server misbehaving during churn', () => {
 
     const finalDenies = [2, 4, 6, 7];
     const finalServices = { 2: 3, 4: 1, 5: 1 };
-    await waitForChurnState(finalDenies, finalServices, 1, 'the final objects at the proxies');
+    await waitForChurnState(finalDenies, finalServices, 1, 'STRICT', 'the final objects at the proxies');
     expect(relists()).toBeGreaterThan(relistsBefore);
 
     // A fresh daemon over the same objects computes the same config for every proxy.
-    const settled = await allDumps(mesh);
+    const settled = await settledDumps(mesh, 15_000);
     await restartDaemon(mesh, 30_000);
-    await waitForChurnState(finalDenies, finalServices, 1, 'the final objects from the fresh daemon');
-    expect(await allDumps(mesh)).toEqual(settled);
+    await waitForChurnState(finalDenies, finalServices, 1, 'STRICT', 'the final objects from the fresh daemon');
+    const fresh = await settledDumps(mesh, 15_000);
+    expect(dumpDifferences(settled, fresh)).toEqual([]);
+    expect(fresh).toEqual(settled);
 
     const get = (url: string): Promise<{ code: string }> => curl(['-x', mesh.proxyOf('foo'), url]);
     expect((await get('http://httpbin.bar:8000/churn-7')).code).toBe('403');

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { curl } from '../testing/curl.js';
 import { waitFor } from '../testing/wait-for.js';
 import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
-import { allDumps, meshProxies, proxyDump, restartDaemon } from './testing/config-dumps.js';
+import { dumpDifferences, meshProxies, proxyDump, restartDaemon, settledDumps } from './testing/config-dumps.js';
 
 // Faults end to end (issue 21, item 4): the daemon killed (SIGKILL) in the middle of a flood of
 // policy changes and started again. Afterwards each proxy holds what a fresh daemon computes from
@@ -70,10 +70,12 @@ describe('the daemon killed during a push flood', () => {
     // Each policy once: every listener carrying the inbound RBAC names it the same number of times.
     expect(new Set(counts.values()).size).toBe(1);
 
-    const settled = await allDumps(mesh);
+    const settled = await settledDumps(mesh, 15_000);
     // A fresh daemon over the same folder: each proxy reconnects, receives its config again, and it is the same.
     await restartDaemon(mesh, 30_000);
-    expect(await allDumps(mesh)).toEqual(settled);
+    const fresh = await settledDumps(mesh, 15_000);
+    expect(dumpDifferences(settled, fresh)).toEqual([]);
+    expect(fresh).toEqual(settled);
 
     // Traffic still follows the final policies.
     const get = (path: string) => curl(['-x', mesh.proxyOf('foo'), `http://httpbin.bar:8000${path}`]);

@@ -74,3 +74,44 @@ export async function servedCertificate(podIp: string): Promise<{ serial: string
   const leaf = new X509Certificate(Buffer.from(chain, 'base64'));
   return { serial: leaf.serialNumber, notAfter: Date.parse(leaf.validTo) };
 }
+
+/** Where two sets of dumps differ: `<proxy> <kind> <name>` for each resource added, removed or changed. */
+export function dumpDifferences(before: Record<string, ComparableDump>, after: Record<string, ComparableDump>): string[] {
+  const differences: string[] = [];
+  for (const proxy of new Set([...Object.keys(before), ...Object.keys(after)])) {
+    for (const kind of ['clusters', 'listeners', 'routes', 'endpoints']) {
+      const was = before[proxy]?.[kind] ?? {};
+      const is = after[proxy]?.[kind] ?? {};
+      for (const name of new Set([...Object.keys(was), ...Object.keys(is)])) {
+        if (JSON.stringify(was[name]) !== JSON.stringify(is[name])) differences.push(`${proxy} ${kind} ${name}`);
+      }
+    }
+  }
+  return differences.sort();
+}
+
+/** The EDS clusters a proxy holds without their endpoints (`<proxy> <cluster>`): the data plane is still warming them. */
+export function clustersWithoutEndpoints(dumps: Record<string, ComparableDump>): string[] {
+  return Object.entries(dumps).flatMap(([proxy, dump]) =>
+    Object.entries(dump['clusters'] ?? {})
+      .filter(([, cluster]) => (cluster as { type?: string }).type === 'EDS')
+      .map(([name, cluster]) => (cluster as { eds_cluster_config?: { service_name?: string } }).eds_cluster_config?.service_name ?? name)
+      .filter((service) => dump['endpoints']?.[service] === undefined)
+      .map((service) => `${proxy} ${service}`),
+  );
+}
+
+/** Every proxy's dump once each holds the endpoints of all its EDS clusters (a push's EDS can trail its CDS). */
+export async function settledDumps(mesh: LocalMesh, timeoutMs: number): Promise<Record<string, ComparableDump>> {
+  let warming: string[] = [];
+  return waitFor(
+    async () => {
+      const dumps = await allDumps(mesh);
+      warming = clustersWithoutEndpoints(dumps);
+      return warming.length === 0 ? dumps : undefined;
+    },
+    { timeoutMs, intervalMs: 100, description: 'every proxy holding the endpoints of its clusters' },
+  ).catch((error: unknown) => {
+    throw new Error(`${(error as Error).message}; still without: ${warming.join(', ')}`, { cause: error });
+  });
+}
