@@ -276,6 +276,58 @@ describe('renewal time', () => {
   });
 });
 
+describe('renewal while the CA is down', () => {
+  test('every retry lands while the certificate is still valid, so a CA back in its last stretch renews it before it expires', async () => {
+    // Regression: retries backed off exponentially to 60 s regardless of the certificate, so a CA
+    // back shortly before expiry was asked again only after it, and the agent served an expired
+    // certificate meanwhile (found with 16 s certificates in e2e/faults-ca.e2e.test.ts's set-up).
+    const fake = new FakeClock(Date.now());
+    const entries: LogEntry[] = [];
+    const manager = newWorkloadCertificates({
+      caAddress: `127.0.0.1:${caPort}`,
+      caTrust: newAgentTrustBundle({ initialPem: ca.rootBundlePem(), clock, log: newNopLogger('cache') }),
+      token,
+      spiffeId: 'spiffe://cluster.local/ns/foo/sa/sleep',
+      ttlMs: 100_000,
+      graceRatio: 0.5,
+      keyType: 'ecdsa',
+      pkcs8: false,
+      clock: fake,
+      log: newRecordingLogger(entries),
+    });
+    const failures = (): LogEntry[] => entries.filter((entry) => entry.message === 'cannot renew the workload certificate; retrying');
+    let caStopped = false;
+    try {
+      const first = await manager.start();
+      caAbort.abort();
+      await caRunning;
+      caStopped = true;
+      fake.advance(Math.ceil((first.notAfter - fake.now()) * 0.52));
+      await waitFor(() => failures().length === 1, { timeoutMs: 10_000, description: 'the failed renewal' });
+      const retries: number[] = [];
+      // Retry while more than 5 % of the lifetime is left: none may be planned past the expiry.
+      while (first.notAfter - fake.now() > 5_000) {
+        const retryMs = Number(failures().at(-1)?.fields['retryMs']);
+        retries.push(retryMs);
+        expect(fake.now() + retryMs).toBeLessThan(first.notAfter);
+        const seen = failures().length;
+        fake.advance(retryMs);
+        await waitFor(() => failures().length > seen, { timeoutMs: 10_000, description: 'a failed retry' });
+      }
+      // Backing off all the same: the first retries grow.
+      expect(retries.slice(0, 4)).toEqual([1000, 2000, 4000, 8000]);
+      await startCa(caPort);
+      caStopped = false;
+      fake.advance(Number(failures().at(-1)?.fields['retryMs']));
+      await waitFor(() => manager.current()?.certificateChain !== first.certificateChain, { timeoutMs: 10_000, description: 'the renewal once the CA is back' });
+      expect(fake.now()).toBeLessThan(first.notAfter);
+    } finally {
+      manager.stop();
+      if (caStopped) await startCa(caPort);
+    }
+  });
+});
+
 describe('FILE_MOUNTED_CERTS', () => {
   test('certificates come from the mounted files, and a change on disk is published', async () => {
     const mounted = join(dir, 'mounted');

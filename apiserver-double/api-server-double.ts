@@ -167,6 +167,7 @@ export async function startApiServerDouble(options: ApiServerDoubleOptions = {})
       faultState.delay = Math.max(0, ms);
     },
     failNext: (count, status) => faultState.failNext(count, status),
+    pendingFailures: () => faultState.pending(),
     denyAccess: (denials) => access.set(denials),
   };
 

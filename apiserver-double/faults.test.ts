@@ -21,9 +21,11 @@ describe('API server double: fault controls', () => {
 
   test('failNext answers the next N requests with that status, then recovers', async () => {
     server.faults.failNext(2, 503);
+    expect(server.faults.pendingFailures()).toBe(2);
     const first = await expectStatus(() => core.listNamespace());
     expect(first).toMatchObject({ httpCode: 503, code: 503, reason: 'ServiceUnavailable', kind: 'Status' });
     expect((await expectStatus(() => core.readNamespace({ name: 'default' }))).code).toBe(503);
+    expect(server.faults.pendingFailures()).toBe(0);
     expect((await core.readNamespace({ name: 'default' })).metadata?.name).toBe('default');
   });
 

@@ -13,6 +13,8 @@ export interface FaultControls {
   delayMs(ms: number): void;
   /** Answers the next `count` requests with a `Status` failure of the given HTTP status code. */
   failNext(count: number, status: number): void;
+  /** How many of the failures `failNext` asked for are still to be answered. */
+  pendingFailures(): number;
   /**
    * Refuses the matching requests with 403 Forbidden, and answers access reviews of them with
    * `allowed: false`, as RBAC does for a user lacking them; `[]` allows everything again.
@@ -29,6 +31,10 @@ export class FaultState {
 
   failNext(count: number, status: number): void {
     this.failures = { remaining: Math.max(0, Math.floor(count)), status };
+  }
+
+  pending(): number {
+    return this.failures.remaining;
   }
 
   /** The status code the next request must fail with, if any (consumes one failure). */

@@ -5,6 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { curl } from '../testing/curl.js';
 import { waitFor } from '../testing/wait-for.js';
 import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
+import { dumpDifferences, meshProxies, proxyDump, restartDaemon, settledDumps } from './testing/config-dumps.js';
 
 // Faults end to end (issue 21, item 4): the daemon killed (SIGKILL) in the middle of a flood of
 // policy changes and started again. Afterwards each proxy holds what a fresh daemon computes from
@@ -35,40 +36,7 @@ spec:
   rules: [{ to: [{ operation: { paths: ["/flood-${i}"] } }] }]
 `;
 
-/** A config dump as comparable data: the xDS resources by type and name, without versions and times. */
-function comparable(dump: { configs: Record<string, unknown>[] }): Record<string, Record<string, unknown>> {
-  const strip = (value: unknown): unknown => {
-    if (Array.isArray(value)) return value.map(strip);
-    if (typeof value !== 'object' || value === null) return value;
-    return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'version_info' && key !== 'last_updated').map(([key, item]) => [key, strip(item)]));
-  };
-  const byName = (items: unknown, pick: (item: Record<string, unknown>) => Record<string, unknown> | undefined, nameOf: (resource: Record<string, unknown>) => string): Record<string, unknown> =>
-    Object.fromEntries(
-      ((items as Record<string, unknown>[] | undefined) ?? [])
-        .map(pick)
-        .filter((resource): resource is Record<string, unknown> => resource !== undefined)
-        .map((resource) => [nameOf(resource), strip(resource)] as const)
-        .sort(([a], [b]) => (a < b ? -1 : 1)),
-    );
-  const of = (kind: string): Record<string, unknown> => dump.configs.find((config) => String(config['@type']).endsWith(kind)) ?? {};
-  const name = (resource: Record<string, unknown>): string => String(resource['name'] ?? resource['cluster_name']);
-  return {
-    clusters: byName(of('ClustersConfigDump')['dynamic_active_clusters'], (item) => item['cluster'] as Record<string, unknown>, name),
-    listeners: byName(of('ListenersConfigDump')['dynamic_listeners'], (item) => (item['active_state'] as Record<string, unknown> | undefined)?.['listener'] as Record<string, unknown> | undefined, name),
-    routes: byName(of('RoutesConfigDump')['dynamic_route_configs'], (item) => item['route_config'] as Record<string, unknown>, name),
-    endpoints: byName(of('EndpointsConfigDump')['dynamic_endpoint_configs'], (item) => item['endpoint_config'] as Record<string, unknown>, name),
-  };
-}
-
-const proxies = (): { id: string; podIp: string }[] => mesh.workloads.filter((workload) => workload.kind !== 'none').map((workload) => ({ id: `${workload.name}.${workload.namespace}`, podIp: workload.podIp }));
-
-async function proxyDump(podIp: string): Promise<Record<string, Record<string, unknown>>> {
-  return comparable((await (await fetch(`http://${podIp}:15000/config_dump`)).json()) as { configs: Record<string, unknown>[] });
-}
-
-async function allDumps(): Promise<Record<string, Record<string, Record<string, unknown>>>> {
-  return Object.fromEntries(await Promise.all(proxies().map(async (proxy) => [proxy.id, await proxyDump(proxy.podIp)] as const)));
-}
+const proxies = (): { id: string; podIp: string }[] => meshProxies(mesh);
 
 /** How often `/flood-<i>` appears in the httpbin sidecar's listeners (its RBAC rules). */
 async function floodCounts(): Promise<Map<number, number>> {
@@ -102,13 +70,12 @@ describe('the daemon killed during a push flood', () => {
     // Each policy once: every listener carrying the inbound RBAC names it the same number of times.
     expect(new Set(counts.values()).size).toBe(1);
 
-    const settled = await allDumps();
-    await mesh.killDaemon();
-    await mesh.startDaemon();
+    const settled = await settledDumps(mesh, 15_000);
     // A fresh daemon over the same folder: each proxy reconnects, receives its config again, and it is the same.
-    await waitFor(async () => (await (await fetch(`http://127.0.0.1:${mesh.daemon.httpPort}/debug/syncz`)).json() as unknown[]).length >= proxies().length, { timeoutMs: 30_000, description: 'every proxy reconnected' });
-    await mesh.waitReady();
-    expect(await allDumps()).toEqual(settled);
+    await restartDaemon(mesh, 30_000);
+    const fresh = await settledDumps(mesh, 15_000);
+    expect(dumpDifferences(settled, fresh)).toEqual([]);
+    expect(fresh).toEqual(settled);
 
     // Traffic still follows the final policies.
     const get = (path: string) => curl(['-x', mesh.proxyOf('foo'), `http://httpbin.bar:8000${path}`]);

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { GRACE_RATIO_JITTER, graceRatioJitter, renewalDelayMs } from './renewal-time.js';
+import { EXPIRED_RETRY_MAX_MS, GRACE_RATIO_JITTER, graceRatioJitter, renewalDelayMs, retryDelayMs } from './renewal-time.js';
 
 const HOUR = 3_600_000;
 
@@ -28,5 +28,21 @@ describe('certificate renewal time', () => {
     expect(graceRatioJitter(sequence([0.5, 0.9]))).toBeCloseTo(0.005);
     expect(graceRatioJitter(sequence([0.5, 0.5]))).toBe(0);
     expect(graceRatioJitter(sequence([0.5, 0.1]))).toBeCloseTo(-0.005);
+  });
+
+  test.each([
+    ['backs off from 1 s, doubling', 0, 100_000, 1000],
+    ['doubling', 3, 100_000, 8000],
+    ['up to 60 s', 10, 10 * HOUR, 60_000],
+    ['never past half of the remaining validity', 5, 20_000, 10_000],
+    ['close to the expiry still a little apart', 5, 300, 200],
+    ['after the expiry at most 5 s', 10, -1, EXPIRED_RETRY_MAX_MS],
+    ['after the expiry still backing off from 1 s', 0, -1, 1000],
+  ])('a failed renewal is retried: %s', (_case, failures, remainingMs, expected) => {
+    expect(retryDelayMs({ failures, nowMs: 1_000_000, notAfterMs: 1_000_000 + remainingMs })).toBe(expected);
+  });
+
+  test('without a certificate, plain backoff', () => {
+    expect(retryDelayMs({ failures: 2, nowMs: 0, notAfterMs: undefined })).toBe(4000);
   });
 });

@@ -26,3 +26,31 @@ export function renewalDelayMs(input: RenewalInput): number {
   const grace = (input.graceRatio + input.jitter) * lifetime;
   return Math.max(0, input.notAfterMs - grace - input.nowMs);
 }
+
+/** Renewal retries back off exponentially from 1 s up to this. */
+export const RETRY_MAX_MS = 60_000;
+/** Once the certificate has expired, every wait is an outage: retries come at least this often. */
+export const EXPIRED_RETRY_MAX_MS = 5_000;
+/** The shortest wait between retries, however close the expiry. */
+export const RETRY_MIN_MS = 200;
+
+export interface RetryInput {
+  /** Renewals failed in a row before this one. */
+  readonly failures: number;
+  readonly nowMs: number;
+  /** The expiry of the certificate being served, if there is one. */
+  readonly notAfterMs: number | undefined;
+}
+
+/**
+ * How long after a failed renewal to try again: exponential backoff, but never more than half of
+ * the served certificate's remaining validity, so that a CA back before the expiry is asked again
+ * in time; after the expiry, at most `EXPIRED_RETRY_MAX_MS`.
+ */
+export function retryDelayMs(input: RetryInput): number {
+  const backoff = Math.min(1000 * 2 ** input.failures, RETRY_MAX_MS);
+  if (input.notAfterMs === undefined) return backoff;
+  const remaining = input.notAfterMs - input.nowMs;
+  if (remaining <= 0) return Math.min(backoff, EXPIRED_RETRY_MAX_MS);
+  return Math.max(RETRY_MIN_MS, Math.min(backoff, Math.floor(remaining / 2)));
+}

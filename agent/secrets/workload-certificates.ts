@@ -5,7 +5,7 @@ import { experimental, Metadata } from '@grpc/grpc-js';
 import { buildCsr } from '../../ca/index.js';
 import { newMeshCertificateClient, type MeshCertificateClient } from '../../ca/index.js';
 import type { Clock, Logger, MeshMetrics } from '../../controllers/runtime/index.js';
-import { graceRatioJitter, renewalDelayMs } from './renewal-time.js';
+import { graceRatioJitter, renewalDelayMs, retryDelayMs } from './renewal-time.js';
 import { staticIdentity, type AgentTrustBundle } from './trust-bundle.js';
 
 /** The workload's key and certificate chain, and the roots that verify peers, in PEM. */
@@ -84,8 +84,8 @@ function exportKey(key: KeyObject, keyType: 'ecdsa' | 'rsa', pkcs8: boolean): st
 /**
  * The agent's workload identity: a key and CSR for the SPIFFE id, the chain from the CA over TLS
  * with the token, renewed at the grace ratio of its lifetime (with jitter), retried with
- * exponential backoff while the CA is unreachable; the current certificate keeps serving until
- * it expires.
+ * exponential backoff while the CA is unreachable (never past the current certificate's expiry);
+ * the current certificate keeps serving meanwhile.
  */
 export function newWorkloadCertificates(options: WorkloadCertificatesOptions): WorkloadCertificates {
   const { clock, log } = options;
@@ -179,7 +179,7 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
       log.info({ notAfter: new Date(secrets.notAfter).toISOString() }, 'workload certificate renewed');
       scheduleRenewal(secrets);
     } catch (error) {
-      const delay = Math.min(1000 * 2 ** failures, 60_000);
+      const delay = retryDelayMs({ failures, nowMs: clock.now(), notAfterMs: current?.notAfter });
       log.warn({ error: (error as Error).message, retryMs: delay, expires: current ? new Date(current.notAfter).toISOString() : undefined }, 'cannot renew the workload certificate; retrying');
       client?.close();
       client = undefined;

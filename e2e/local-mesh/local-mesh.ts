@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { prepareProxyContainer } from './kubelet.js';
 import { DAEMON_POD, startKubernetesOrchestrator, type PodPortResolver } from './kubernetes-orchestrator.js';
-import type { PodLogLine } from '../../apiserver-double/index.js';
+import type { FaultControls, PodLogLine } from '../../apiserver-double/index.js';
 import { startSampleBackend, type SampleBackend } from './sample-backend.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
 
@@ -57,6 +57,8 @@ export interface LocalMesh {
   readonly configDir: string;
   /** In Kubernetes mode: the kubeconfig of the API server double, for `kubectl` and `meshctl`. */
   readonly kubeconfigPath?: string;
+  /** In Kubernetes mode: the API server double's fault switches (dropped watches, 410 Gone, refused connections). */
+  readonly apiServerFaults?: FaultControls;
   readonly issuer: TokenIssuer;
   readonly workloads: readonly LocalWorkload[];
   readonly daemon: { readonly httpPort: number; readonly securePort: number; readonly grpcPort: number; readonly monitoringPort: number; readonly httpsPort: number };
@@ -70,7 +72,7 @@ export interface LocalMesh {
   waitReady(timeoutMs?: number): Promise<void>;
   /** Kills the daemon (SIGKILL: no drain, no goodbye) and waits until it is gone. */
   killDaemon(): Promise<void>;
-  /** Starts the daemon again on the same ports and waits until it is ready (the config folder's mode only). */
+  /** Starts the daemon again on the same ports (in Kubernetes mode, the same pod's container) and waits until it is ready. */
   startDaemon(): Promise<void>;
   /** The daemon's and the agents' processes (`meshd`, `<namespace>/<pod>`) still running, for benchmarks that watch them. */
   processes(): readonly { readonly name: string; readonly pid: number }[];
@@ -226,13 +228,13 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       '--httpsAddr', `127.0.0.1:${ports.httpsPort}`,
       '--ctrlz_port', '0',
     ];
-    if (kubernetes) {
-      // As the meshd chart's Deployment runs it, its listeners moved to the local ports.
-      const launch = await kubernetes.daemonLaunch(daemonDir);
-      launched(startProgram('pilot-discovery', [...launch.args, ...listeners], launch.env, daemonDir, log, 'meshd', (line) => containerLogs.write(`mesh-system/${DAEMON_POD}/discovery`, line)), 'meshd');
-    } else {
-      launched(startFolderDaemon(), 'meshd');
-    }
+    // In Kubernetes mode as the meshd chart's Deployment runs it, its listeners moved to the local ports.
+    const daemonLaunch = kubernetes ? await kubernetes.daemonLaunch(daemonDir) : undefined;
+    const startDaemon = (): ChildProcess =>
+      daemonLaunch
+        ? startProgram('pilot-discovery', [...daemonLaunch.args, ...listeners], daemonLaunch.env, daemonDir, log, 'meshd', (line) => containerLogs.write(`mesh-system/${DAEMON_POD}/discovery`, line))
+        : startFolderDaemon();
+    launched(startDaemon(), 'meshd');
     await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.httpPort}/ready`)).status === 200, 20_000, 'the daemon');
     // In Kubernetes mode the pods are applied now, through the daemon's injection webhook.
     if (kubernetes) await kubernetes.waitForWebhooks(20_000);
@@ -281,7 +283,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     }
     const mesh: LocalMesh = {
       configDir,
-      ...(kubernetes ? { kubeconfigPath: kubernetes.kubeconfigPath } : {}),
+      ...(kubernetes ? { kubeconfigPath: kubernetes.kubeconfigPath, apiServerFaults: kubernetes.double.faults } : {}),
       issuer,
       workloads,
       daemon: ports,
@@ -306,8 +308,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         });
       },
       async startDaemon() {
-        if (kubernetes) throw new Error('restarting the daemon is for the config folder mode');
-        const daemon = startFolderDaemon();
+        const daemon = startDaemon();
         processes[0] = daemon;
         processNames.set(daemon, 'meshd');
         await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.httpPort}/ready`)).status === 200, 20_000, 'the daemon');
