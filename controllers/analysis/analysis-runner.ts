@@ -14,6 +14,8 @@ export interface AnalysisRunnerOptions {
   readonly sources: SourceSet;
   /** Where Namespaces, Services and Pods come from, when the daemon reads them (`--registries orch`). */
   readonly registrySources?: SourceSet;
+  /** Where Secrets come from, when the daemon reads them (gateway credentials): only their names and keys reach the analyzers. */
+  readonly secretSources?: SourceSet;
   readonly model: MeshModel;
   readonly rootNamespace: string;
   /** The quiet period after a change before analysing (`PILOT_DEBOUNCE_AFTER`). */
@@ -52,9 +54,14 @@ const REGISTRY_KINDS = [
  * appeared or disappeared is handed to the sink, so its status follows.
  */
 export function newAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRunner {
-  const kinds: readonly (readonly [string, string])[] = [...KIND_NAMES.map((kind) => [apiVersionOf(kind), kind] as const), ...(options.registrySources ? REGISTRY_KINDS : [])];
-  const watched: Source<KubeObject>[] = kinds.map(([apiVersion, kind], index) => (index < KIND_NAMES.length ? options.sources : (options.registrySources as SourceSet)).sourceFor(apiVersion, kind));
-  const complete: InputName[] = ['MeshObject', ...KIND_NAMES, ...(options.registrySources ? (['Namespace', 'Service', 'Pod'] as const) : [])];
+  const sourced: (readonly [SourceSet, string, string])[] = [
+    ...KIND_NAMES.map((kind) => [options.sources, apiVersionOf(kind), kind] as const),
+    ...(options.registrySources ? REGISTRY_KINDS.map(([apiVersion, kind]) => [options.registrySources as SourceSet, apiVersion, kind] as const) : []),
+    ...(options.secretSources ? [[options.secretSources, 'v1', 'Secret'] as const] : []),
+  ];
+  const kinds = sourced.map(([, apiVersion, kind]) => [apiVersion, kind] as const);
+  const watched: Source<KubeObject>[] = sourced.map(([set, apiVersion, kind]) => set.sourceFor(apiVersion, kind));
+  const complete: InputName[] = ['MeshObject', ...KIND_NAMES, ...(options.registrySources ? (['Namespace', 'Service', 'Pod'] as const) : []), ...(options.secretSources ? (['Secret'] as const) : [])];
   // Schema problems are the config reconciler's to report (with field paths, on every replica).
   const analyzers = (options.analyzers ?? ALL_ANALYZERS).filter((analyzer) => !analyzer.inputs.includes('MeshObject'));
   let report: AnalysisReport = { analyzedAt: undefined, messages: [], executed: [], skipped: [] };

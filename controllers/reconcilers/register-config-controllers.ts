@@ -192,6 +192,7 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
     ? newAnalysisRunner({
         sources,
         ...((options.readRegistry ?? true) ? { registrySources } : {}),
+        ...((options.readSecrets ?? true) ? { secretSources: registrySources } : {}),
         model,
         rootNamespace: options.rootNamespace,
         debounceMs: controllerSettings.analysisDebounceMs,
