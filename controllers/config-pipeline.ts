@@ -80,7 +80,7 @@ export interface ConfigSourcesOptions {
   /** Where model changes go: the xDS server. */
   updater: ConfigUpdater;
   /** Tuning of the folder watcher (tests, benches). */
-  configDirOptions?: { debounceMs?: number; rescanIntervalMs?: number; watch?: boolean };
+  configDirOptions?: { debounceMs?: number; rescanIntervalMs?: number; watch?: boolean; parseWorkers?: number };
   /** Tuning of the informers' restart backoff (tests). */
   informerBackoff?: InformerBackoffOptions;
 }

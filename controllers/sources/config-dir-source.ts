@@ -1,9 +1,11 @@
 import { createHash } from 'node:crypto';
 import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join, sep } from 'node:path';
 import { listConfigFiles } from './config-dir-walk.js';
-import { parseConfigFile, type ParsedDocument } from './config-file-parser.js';
+import type { ParsedConfigFile, ParsedDocument } from './config-file-parser.js';
+import { newParsePool } from './parse-pool.js';
 import type { ConfigFileProblem } from './config-file-problem.js';
 import { newConfigKindSource, type ConfigKindSource } from './config-kind-source.js';
 import { newConfigObjectIndex } from './config-object-index.js';
@@ -28,6 +30,8 @@ export interface ConfigDirSourceOptions {
   clusterScopedKinds?: Iterable<string>;
   /** Called once for each new problem (a file turning bad, a new conflict): wire an error counter here. */
   onProblem?: (problem: ConfigFileProblem) => void;
+  /** Worker threads that parse a large scan (the first one); default one per core. */
+  parseWorkers?: number;
 }
 
 /**
@@ -112,6 +116,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
 
   // ---- scanning ------------------------------------------------------------------------------
 
+  const parsePool = newParsePool({ workers: options.parseWorkers ?? availableParallelism() });
   const normalizedCache: NormalizedCache = new WeakMap();
   let lastUnreadable = '[]';
   let folderFailed = false;
@@ -127,6 +132,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
     dirty = new Set();
     const scanStartedAt = Date.now();
     const present = new Set<string>();
+    const toParse: { path: string; text: string; signature: string; racy: boolean; hash: string; previous: FileState | undefined }[] = [];
     for (const entry of listing.files) {
       present.add(entry.path);
       const previous = files.get(entry.path);
@@ -164,16 +170,21 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
         files.set(entry.path, { ...previous, signature: entry.signature, racy });
         continue;
       }
-      const parsed = parseConfigFile(entry.path, text);
+      toParse.push({ path: entry.path, text, signature: entry.signature, racy, hash, previous });
+    }
+    // Parsed together: a first scan of many files is spread over the worker threads.
+    const parsedFiles = await parsePool.parse(toParse);
+    toParse.forEach((file, i) => {
+      const parsed = parsedFiles[i] as ParsedConfigFile;
       changed = true;
-      files.set(entry.path, {
-        signature: entry.signature,
-        racy,
-        hash,
-        documents: parsed.parsed ? parsed.documents : (previous?.documents ?? []),
+      files.set(file.path, {
+        signature: file.signature,
+        racy: file.racy,
+        hash: file.hash,
+        documents: parsed.parsed ? parsed.documents : (file.previous?.documents ?? []),
         problems: parsed.problems,
       });
-    }
+    });
     const isUnreadable = (path: string): boolean =>
       listing.unreadable.some((bad) => path === bad.path || path.startsWith(bad.path + sep));
     for (const path of [...files.keys()]) {
@@ -357,6 +368,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
     rescanTimer?.cancel();
     closeWatcher();
     await scanning;
+    await parsePool.close();
   };
 
   const startLoop = (): NonNullable<typeof loop> => {
