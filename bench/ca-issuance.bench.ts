@@ -51,6 +51,7 @@ const WARMUP = 3000;
 const GRPC_IN_FLIGHT = 8;
 const SIGN_SECONDS = 3;
 const HOUR = 3_600_000;
+const CALL_DEADLINE_MS = 30_000;
 
 interface Figures {
   perCore: number;
@@ -181,7 +182,8 @@ async function grpcClientMain(target: string, rootsFile: string, token: string):
   const client = newMeshCertificateClient(target, credentials.createSsl(await readFile(rootsFile)));
   const metadata = new Metadata();
   metadata.set('authorization', `Bearer ${token}`);
-  const call = (i: number) => client.createCertificate({ csr: csrs[i % csrs.length]!, validity_duration: 0 }, metadata);
+  // A deadline turns a stuck call into a failed run instead of a benchmark that never ends.
+  const call = (i: number) => client.createCertificate({ csr: csrs[i % csrs.length]!, validity_duration: 0 }, metadata, { deadline: new Date(Date.now() + CALL_DEADLINE_MS) });
   await burst(WARMUP, GRPC_IN_FLIGHT, call);
   for (const inFlight of GRPC_PHASES) {
     process.stdout.write('start\n');
@@ -216,7 +218,7 @@ async function main(): Promise<void> {
   process.stdout.write(`preparing ${BURST} workload keys and CSRs (ECDSA P-256)...\n`);
   const csrs = Array.from({ length: BURST }, () => buildCsr({ key: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey }));
 
-  process.stdout.write(`openssl speed -elapsed -seconds ${SIGN_SECONDS} ecdsap256 rsa2048 ...\n`);
+  process.stdout.write(`openssl speed -seconds ${SIGN_SECONDS} ecdsap256 rsa2048 ...\n`);
   const openssl = await opensslSignRates();
 
   const results: Array<[string, Issuer, number]> = [];
