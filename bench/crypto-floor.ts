@@ -18,6 +18,8 @@ export interface CryptoFloor {
   readonly perCore: number;
   /** Without the key import: 1 / (sign + verify), both keys already parsed. */
   readonly parsedKeysPerCore: number;
+  /** The floor of a call bringing a token not seen before: the floor plus one token verify. */
+  readonly withTokenPerCore: number;
 }
 
 export interface CryptoFloorOptions {
@@ -71,5 +73,6 @@ export function measureCryptoFloor(options: CryptoFloorOptions): CryptoFloor {
     tokenVerifyUs,
     perCore: 1e6 / (signUs + importAndVerifyUs),
     parsedKeysPerCore: 1e6 / (signUs + parsedVerifyUs),
+    withTokenPerCore: 1e6 / (signUs + importAndVerifyUs + tokenVerifyUs),
   };
 }
