@@ -1,8 +1,9 @@
-import { createRemoteJWKSet, jwtVerify, type JWTPayload } from 'jose';
+import { createRemoteJWKSet, customFetch, jwtVerify, type JWTPayload } from 'jose';
 import type { Clock } from '../../controllers/runtime/index.js';
 import { CaError } from '../ca-error.js';
-import type { Authenticator } from './authenticator.js';
+import type { Authenticator, Caller } from './authenticator.js';
 import { parseServiceAccountUser, spiffeId } from '../trust/spiffe.js';
+import { newVerifiedTokenCache } from './verified-token-cache.js';
 
 /** Which tokens an OIDC issuer vouches for. */
 export interface JwtRule {
@@ -38,25 +39,52 @@ export interface JwtAuthenticatorOptions {
   readonly trustDomain: string;
   /** For token expiry; the real time when absent. */
   readonly clock?: Clock;
-  /** Injected for tests; global fetch otherwise. Used for discovery only (jose fetches the key set). */
+  /** Injected for tests; global fetch otherwise. Used for discovery and for the key set. */
   readonly fetch?: typeof fetch;
+  /** Tokens whose verdict is kept (`verified-token-cache.ts`); default 4096, 0 turns the cache off. */
+  readonly tokenCacheSize?: number;
+  /** How long the fetched key set is used before it is fetched again; jose's default, 10 minutes. */
+  readonly keySetMaxAgeMs?: number;
+  /** The least time between two fetches caused by a token naming an unknown key; jose's default, 30 s. */
+  readonly keySetCooldownMs?: number;
 }
 
 const ASYMMETRIC_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'ES512', 'EdDSA'];
 
 /**
  * Tokens of an OIDC issuer, verified with jose against the issuer's key set. The key set is
- * fetched once and cached (refetched by jose when a token names an unknown key).
+ * fetched once and cached (refetched by jose when a token names an unknown key, and once it is
+ * older than `keySetMaxAgeMs`). A token that verified is remembered until its `exp`, bounded by
+ * the key set's own cache (`verified-token-cache.ts` states the rule), so an agent presenting
+ * the same token again costs no signature check.
  */
 export function newJwtAuthenticator(options: JwtAuthenticatorOptions): Authenticator {
   const { rule, trustDomain } = options;
   const fetchFn = options.fetch ?? fetch;
+  const now = (): number => options.clock?.now() ?? Date.now();
   let keySet: Promise<ReturnType<typeof createRemoteJWKSet>> | undefined;
+  let remote: ReturnType<typeof createRemoteJWKSet> | undefined;
+  // Counts key-set fetches when they start: every verdict of an older set dies with it.
+  let keySetGeneration = 0;
+  const fetchKeySet = (url: string, init: RequestInit): Promise<Response> => {
+    keySetGeneration++;
+    return fetchFn(url, init);
+  };
+  const verdicts = newVerifiedTokenCache({
+    maxEntries: options.tokenCacheSize ?? 4096,
+    keySetGeneration: () => keySetGeneration,
+    isKeySetFresh: () => remote?.fresh === true,
+  });
 
   const resolveKeySet = (): Promise<ReturnType<typeof createRemoteJWKSet>> => {
     keySet ??= (async () => {
       const uri = rule.jwksUri ?? (await discoverJwksUri(rule.issuer, fetchFn));
-      return createRemoteJWKSet(new URL(uri));
+      remote = createRemoteJWKSet(new URL(uri), {
+        [customFetch]: fetchKeySet,
+        ...(options.keySetMaxAgeMs === undefined ? {} : { cacheMaxAge: options.keySetMaxAgeMs }),
+        ...(options.keySetCooldownMs === undefined ? {} : { cooldownDuration: options.keySetCooldownMs }),
+      });
+      return remote;
     })();
     // A failed discovery is retried by the next request.
     keySet.catch(() => (keySet = undefined));
@@ -67,6 +95,10 @@ export function newJwtAuthenticator(options: JwtAuthenticatorOptions): Authentic
     name: 'oidc-jwt',
     authenticate: async ({ bearerToken }) => {
       if (!bearerToken) return undefined;
+      const cached = verdicts.get(bearerToken, now());
+      if (cached) return cached;
+      const generation = keySetGeneration;
+      const reloadingBefore = remote?.reloading === true;
       let payload: JWTPayload;
       try {
         ({ payload } = await jwtVerify(bearerToken, await resolveKeySet(), {
@@ -80,7 +112,12 @@ export function newJwtAuthenticator(options: JwtAuthenticatorOptions): Authentic
       }
       const account = serviceAccountOf(payload);
       if (!account) throw new CaError('unauthenticated', 'the JWT does not name a service account');
-      return { identities: [spiffeId({ trustDomain, ...account })], authenticator: 'oidc-jwt' };
+      const caller: Caller = Object.freeze({ identities: Object.freeze([spiffeId({ trustDomain, ...account })]), authenticator: 'oidc-jwt' });
+      // Kept only when one key set, not being replaced, verified it; a token without `exp` is never kept.
+      if (typeof payload.exp === 'number' && !reloadingBefore && remote?.reloading !== true && generation === keySetGeneration) {
+        verdicts.set(bearerToken, caller, payload.exp * 1000, generation);
+      }
+      return caller;
     },
   };
 }
