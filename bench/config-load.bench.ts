@@ -17,7 +17,7 @@ import { parseAllDocuments } from 'yaml';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import type { PushRequest } from '../controllers/index.js';
-import { setupConfigPipeline } from '../controllers/testing/config-pipeline.js';
+import { setupConfigPipeline, type ConfigPipelineOptions } from '../controllers/testing/config-pipeline.js';
 import { loadSettings, newManager, newMetrics, newNopLogger } from '../controllers/runtime/index.js';
 
 const POLICIES = 10_000;
@@ -121,10 +121,9 @@ async function parseAlone(paths: readonly string[]): Promise<number> {
   return best;
 }
 
-/** One load of the folder into a fresh pipeline with `workers` parse threads: manager start → model complete. */
-async function loadOnce(dir: string, workers: number): Promise<number> {
-  const manager = newManager({ log: newNopLogger() });
-  const pipeline = setupConfigPipeline(manager, {
+/** The daemon's config side over the folder, as the benchmark runs it. */
+function pipelineOver(dir: string, manager: ReturnType<typeof newManager>, parts: Pick<ConfigPipelineOptions, 'metrics' | 'updater' | 'configDirOptions'>): ReturnType<typeof setupConfigPipeline> {
+  return setupConfigPipeline(manager, {
     configDir: dir,
     registries: ['orch'],
     clusterId: 'Kubernetes',
@@ -136,6 +135,14 @@ async function loadOnce(dir: string, workers: number): Promise<number> {
     rootNamespace: 'mesh-system',
     settings: loadSettings('pilot-discovery', {}),
     log: newNopLogger(),
+    ...parts,
+  });
+}
+
+/** One load of the folder into a fresh pipeline with `workers` parse threads: manager start → model complete. */
+async function loadOnce(dir: string, workers: number): Promise<number> {
+  const manager = newManager({ log: newNopLogger() });
+  const pipeline = pipelineOver(dir, manager, {
     metrics: newMetrics('pilot-discovery'),
     updater: { configUpdate: () => undefined },
     configDirOptions: { debounceMs: DEBOUNCE_MS, rescanIntervalMs: 60_000, watch: false, parseWorkers: workers },
@@ -172,18 +179,7 @@ async function main(): Promise<void> {
   const pushes: { at: number; request: PushRequest }[] = [];
   const metrics = newMetrics('pilot-discovery');
   const manager = newManager({ log: newNopLogger() });
-  const pipeline = setupConfigPipeline(manager, {
-    configDir: dir,
-    registries: ['orch'],
-    clusterId: 'Kubernetes',
-    domain: 'cluster.local',
-    resyncMs: 0,
-    qps: 80,
-    burst: 160,
-    meshConfigFile: join(dir, 'no-mesh-config'),
-    rootNamespace: 'mesh-system',
-    settings: loadSettings('pilot-discovery', {}),
-    log: newNopLogger(),
+  const pipeline = pipelineOver(dir, manager, {
     metrics,
     updater: { configUpdate: (request) => pushes.push({ at: performance.now(), request }) },
     configDirOptions: { debounceMs: DEBOUNCE_MS, rescanIntervalMs: 60_000 },
