@@ -13,6 +13,7 @@ import { fileURLToPath } from 'node:url';
 import { credentials } from '@grpc/grpc-js';
 import { startTokenIssuer } from '../e2e/local-mesh/token-issuer.js';
 import { loadEnvoyProtos, newDiscoveryClient, SECRET_TYPE } from '../xds/envoy/index.js';
+import { processEnvironment } from '../controllers/runtime/index.js';
 
 const STARTS = Number(process.argv[2] ?? 50);
 const ROOT = resolve(fileURLToPath(new URL('.', import.meta.url)), '../..');
@@ -64,7 +65,7 @@ async function main(): Promise<void> {
   mkdirSync(join(daemonDir, 'config'), { recursive: true });
   const daemon = spawn(process.execPath, [join(ROOT, 'bin/pilot-discovery.js'), 'discovery', '--configDir', join(daemonDir, 'config'), '--grpcAddr', '127.0.0.1:0', '--secureGRPCAddr', '127.0.0.1:15712', '--httpAddr', '127.0.0.1:15780', '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--ctrlz_port', '0'], {
     cwd: daemonDir,
-    env: { PATH: process.env['PATH'] ?? '', JWT_RULE: issuer.jwtRule },
+    env: { PATH: processEnvironment()['PATH'] ?? '', JWT_RULE: issuer.jwtRule },
     stdio: 'ignore',
   });
   try {
@@ -90,7 +91,7 @@ async function main(): Promise<void> {
       const agent = spawn(process.execPath, [join(ROOT, 'bin/pilot-agent.js'), 'proxy', 'sidecar'], {
         cwd: dir,
         env: {
-          PATH: process.env['PATH'] ?? '',
+          PATH: processEnvironment()['PATH'] ?? '',
           INSTANCE_IP: `127.0.77.${(i % 250) + 1}`,
           POD_NAMESPACE: 'foo',
           SERVICE_ACCOUNT: 'sleep',

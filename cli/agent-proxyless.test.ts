@@ -12,6 +12,7 @@ import { ECHO_SERVICE as ECHO } from '../testing/echo-service.js';
 import { loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
 import { newAdsTestClient } from '../xds/testing/test-support.js';
 import { DEBUG_TYPE, LISTENER_TYPE } from '../xds/envoy/type-urls.js';
+import { processEnvironment } from '../controllers/runtime/index.js';
 
 // Proxyless gRPC applications on the agent's bootstrap: each built agent (GENERATOR=grpc) gets a
 // certificate, writes the gRPC bootstrap and proxies xDS to the built daemon over TLS with its
@@ -116,7 +117,7 @@ beforeAll(async () => {
   clientBootstrap = client;
   const app = start(
     spawn(process.execPath, ['--import', join(PROJECT_ROOT, 'testing/ts-register.mjs'), join(PROJECT_ROOT, 'testing/proxyless-echo-server.ts'), `${SERVER_IP}:${serverPort}`], {
-      env: { ...process.env, GRPC_XDS_BOOTSTRAP: server, GRPC_XDS_EXPERIMENTAL_RBAC: 'true' },
+      env: { ...processEnvironment(), GRPC_XDS_BOOTSTRAP: server, GRPC_XDS_EXPERIMENTAL_RBAC: 'true' },
       stdio: ['ignore', 'pipe', 'pipe'],
     }),
   );

@@ -8,6 +8,7 @@ import { expectGoldenText } from '../testing/golden.js';
 import { CHARTS_DIR, helm } from '../testing/helm.js';
 import { PROJECT_ROOT, runBin } from '../testing/run-bin.js';
 import { TOOLS_BIN, toolPath } from '../testing/tools.js';
+import { processEnvironment } from '../controllers/runtime/index.js';
 
 // meshctl's profile and manifest commands, run as the built program with the real helm rendering
 // the charts: the dumps of every profile and the manifests they generate are pinned by golden
@@ -21,7 +22,7 @@ let env: Record<string, string>;
 beforeAll(async () => {
   await toolPath('helm');
   dir = mkdtempSync(join(tmpdir(), 'meshctl-install-'));
-  env = { HOME: '/nonexistent', PATH: `${TOOLS_BIN}:${process.env['PATH'] ?? ''}` };
+  env = { HOME: '/nonexistent', PATH: `${TOOLS_BIN}:${processEnvironment()['PATH'] ?? ''}` };
 });
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -12,6 +12,7 @@ import { kubectl as runKubectl } from '../testing/kubectl.js';
 import { PROJECT_ROOT, runBin, startBin } from '../testing/run-bin.js';
 import { TOOLS_BIN, toolPath } from '../testing/tools.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
+import { processEnvironment } from '../controllers/runtime/index.js';
 
 // The install operator: `meshctl operator dump|init|remove` with the real helm, and the operator
 // started from the Deployment `operator init` applied (the test plays the kubelet and the
@@ -85,7 +86,7 @@ beforeAll(async () => {
   kube = await startApiServerDouble({ bookmarkIntervalMs: 0 });
   dir = mkdtempSync(join(tmpdir(), 'meshctl-operator-'));
   await kube.writeKubeconfig(join(dir, 'kubeconfig'));
-  env = { HOME: '/nonexistent', PATH: `${TOOLS_BIN}:${process.env['PATH'] ?? ''}` };
+  env = { HOME: '/nonexistent', PATH: `${TOOLS_BIN}:${processEnvironment()['PATH'] ?? ''}` };
 }, 60_000);
 
 afterAll(async () => {

@@ -14,6 +14,7 @@ import { CRD_MANIFESTS_FILE, writeCrdManifests } from './generate-crds.js';
 import { KIND_NAMES, KINDS, type KindName } from './kinds.js';
 import { prunedFields, schemaViolations, structuralSchemaProblems } from './structural-schema-check.js';
 import type { StructuralSchema } from './structural-schema.js';
+import { refreshingGolden } from '../testing/golden.js';
 
 const run = promisify(execFile);
 const here = dirname(fileURLToPath(import.meta.url));
@@ -53,7 +54,7 @@ function schemaOf(kind: string): StructuralSchema {
 
 describe('CRD manifests', () => {
   test('crds/generated/crds.yaml is up to date', async () => {
-    if (process.env['REFRESH_GOLDEN'] === '1') await writeCrdManifests(manifestsPath);
+    if (refreshingGolden) await writeCrdManifests(manifestsPath);
     const committed = await readFile(manifestsPath, 'utf8').catch(() => '');
     const rendered = renderCrdManifests();
     if (committed !== rendered) {

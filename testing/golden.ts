@@ -8,12 +8,13 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join } from 'node:path';
 import { expect } from '@jest/globals';
 import { parse, stringify } from 'yaml';
+import { processEnvironment } from '../controllers/runtime/index.js';
 
 const IN = '.in.yaml';
 const GOLDEN = '.golden.yaml';
 
 /** True when the run rewrites golden files instead of comparing with them. */
-export const refreshingGolden = process.env['REFRESH_GOLDEN'] === '1';
+export const refreshingGolden = processEnvironment()['REFRESH_GOLDEN'] === '1';
 
 /** The case names of an area folder: its `<case>.in.yaml` files, sorted. */
 export function goldenCases(folder: string): string[] {

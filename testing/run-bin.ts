@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import { processEnvironment } from '../controllers/runtime/index.js';
 
 /** The project root, for tests that run the built programs. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -31,7 +32,7 @@ export function startBin(
 ): ChildProcess {
   return spawn(process.execPath, [`${PROJECT_ROOT}bin/${program}.js`, ...args], {
     cwd,
-    env: { ...process.env, ...env },
+    env: { ...processEnvironment(), ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }

@@ -435,5 +435,13 @@ function render(type: SettingType, value: AnySettingValue): string {
  * Programs call it once at start-up and pass the frozen result down.
  */
 export function loadProcessSettings<P extends Program>(program: P): Settings<P> {
-  return loadSettings(program, process.env);
+  return loadSettings(program, processEnvironment());
+}
+
+/**
+ * The process's environment as it is, for what is not a setting of ours: what a child process
+ * inherits (PATH, HOME) and the switches of the test tools (REFRESH_GOLDEN). Read here only.
+ */
+export function processEnvironment(): Readonly<Record<string, string | undefined>> {
+  return process.env;
 }

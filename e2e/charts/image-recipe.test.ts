@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from '@jest/globals';
 import { PROJECT_ROOT } from '../../testing/run-bin.js';
+import { processEnvironment } from '../../controllers/runtime/index.js';
 
 // No container engine runs here: the Dockerfile is read as text. Every path it copies from the
 // build context or the build stage must exist (the build stage's after `npm run build`, which
@@ -116,13 +117,13 @@ describe('the Dockerfile', () => {
   });
 
   test.each(['pilot-agent', 'pilot-discovery', 'meshctl'])('the entrypoint %s runs (--help exits 0)', async (program) => {
-    const { stdout } = await run(process.execPath, [join(PROJECT_ROOT, 'bin', `${program}.js`), '--help'], { timeout: 30_000, env: { PATH: process.env['PATH'] ?? '' } });
+    const { stdout } = await run(process.execPath, [join(PROJECT_ROOT, 'bin', `${program}.js`), '--help'], { timeout: 30_000, env: { PATH: processEnvironment()['PATH'] ?? '' } });
     expect(stdout).toMatch(/Usage:/);
   });
 
   test('the sidecar’s first args are pilot-agent commands', async () => {
     for (const command of ['proxy', 'mesh-iptables']) {
-      const { stdout } = await run(process.execPath, [join(PROJECT_ROOT, 'bin', 'pilot-agent.js'), command, '--help'], { timeout: 30_000, env: { PATH: process.env['PATH'] ?? '' } });
+      const { stdout } = await run(process.execPath, [join(PROJECT_ROOT, 'bin', 'pilot-agent.js'), command, '--help'], { timeout: 30_000, env: { PATH: processEnvironment()['PATH'] ?? '' } });
       expect(stdout).toMatch(/Usage:/);
     }
   });

@@ -7,6 +7,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { buildCrdManifests } from '../../crds/crd-manifests.js';
 import { startApiServerDouble, type ApiServerDouble, type PodLogSource } from '../../apiserver-double/index.js';
 import { prepareContainer, type ContainerLaunch, type KubeletOptions } from './kubelet.js';
+import { processEnvironment } from '../../controllers/runtime/index.js';
 
 const run = promisify(execFile);
 
@@ -100,7 +101,7 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
   const kubectl = kubectlPath(projectRoot);
   const kubectlRun = async (args: readonly string[]): Promise<void> => {
     try {
-      await run(kubectl, [...args], { env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', KUBECONFIG: kubeconfigPath } });
+      await run(kubectl, [...args], { env: { PATH: processEnvironment()['PATH'] ?? '', HOME: processEnvironment()['HOME'] ?? '', KUBECONFIG: kubeconfigPath } });
     } catch (error) {
       const failed = error as { stderr?: string; message: string };
       throw new Error(`kubectl ${args.join(' ')}: ${failed.stderr ?? failed.message}`, { cause: error });
@@ -124,7 +125,7 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
   // The control plane and the gateway as a user installs them: the charts, with helm.
   const helm = async (args: readonly string[]): Promise<void> => {
     try {
-      await run(helmPath(projectRoot), [...args], { env: { PATH: process.env['PATH'] ?? '', HOME: workDir, HELM_CACHE_HOME: join(workDir, '.helm'), HELM_CONFIG_HOME: join(workDir, '.helm'), HELM_DATA_HOME: join(workDir, '.helm'), KUBECONFIG: kubeconfigPath } });
+      await run(helmPath(projectRoot), [...args], { env: { PATH: processEnvironment()['PATH'] ?? '', HOME: workDir, HELM_CACHE_HOME: join(workDir, '.helm'), HELM_CONFIG_HOME: join(workDir, '.helm'), HELM_DATA_HOME: join(workDir, '.helm'), KUBECONFIG: kubeconfigPath } });
     } catch (error) {
       const failed = error as { stderr?: string; message: string };
       throw new Error(`helm ${args.join(' ')}: ${failed.stderr ?? failed.message}`, { cause: error });

@@ -9,6 +9,7 @@ import { DAEMON_POD, startKubernetesOrchestrator, type PodPortResolver } from '.
 import type { FaultControls, PodLogLine } from '../../apiserver-double/index.js';
 import { startSampleBackend, type SampleBackend } from './sample-backend.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
+import { processEnvironment } from '../../controllers/runtime/index.js';
 
 /** The project folder, from the sources (`e2e/local-mesh`) or the build (`dist/e2e/local-mesh`). */
 const HERE = fileURLToPath(new URL('.', import.meta.url));
@@ -147,7 +148,7 @@ function newContainerLogs(): { write(container: string, line: string): void; rea
 function startProgram(program: string, args: readonly string[], env: Record<string, string>, cwd: string, log: (line: string) => void, tag: string, capture?: (line: string) => void): ChildProcess {
   const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', `${program}.js`), ...args], {
     cwd,
-    env: { PATH: process.env['PATH'] ?? '', HOME: process.env['HOME'] ?? '', ...env },
+    env: { PATH: processEnvironment()['PATH'] ?? '', HOME: processEnvironment()['HOME'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const forward = (chunk: Buffer): void => {
