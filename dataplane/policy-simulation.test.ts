@@ -1,16 +1,12 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { loadEnvoyProtos, type EnvoyProtos } from '../xds/envoy/envoy-protos.js';
-import { buildPushContext } from '../xds/generators/index.js';
-import { loadCase } from '../xds/generators/testing/test-cases.js';
-import { newMeshGenerators } from '../xds/mesh-generators.js';
-import { newInboundSecurityFilters } from '../xds/security/index.js';
 import type { ConfigSnapshot } from './config-state.js';
 import type { ConnectionFacts, HttpDecision, PeerCertificate } from './decisions/index.js';
-import { simulateProxyConfig } from './testing/simulation-support.js';
+import { simulateYaml } from './testing/simulation-support.js';
 
 // Seed 1's authorization and JWT behaviour, decided by the data plane's functions over the
 // config the daemon generates from YAML (no sockets).
@@ -69,12 +65,7 @@ spec:
 `;
 }
 
-function simulate(name: string, yaml: string): ConfigSnapshot {
-  writeFileSync(join(dir, `${name}.in.yaml`), yaml);
-  const { model, proxy } = loadCase(dir, `${name}.in.yaml`);
-  const generators = newMeshGenerators({ securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: (rule) => rule.jwks ?? '{"keys":[]}' } }) });
-  return simulateProxyConfig(protos, generators, proxy, buildPushContext(model));
-}
+const simulate = (name: string, yaml: string): ConfigSnapshot => simulateYaml(protos, dir, name, yaml);
 
 const meshedPeer: PeerCertificate = { uriSans: ['spiffe://cluster.local/ns/bar/sa/sleep'], dnsSans: [], subject: '', sha256: 'ab' };
 const inboundTls: ConnectionFacts = { destinationAddress: '10.0.1.10', destinationPort: 80, sourceAddress: '10.0.2.20', transportProtocol: 'tls', peerCertificate: meshedPeer };

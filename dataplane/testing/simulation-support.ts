@@ -8,6 +8,12 @@ import type { GenerateRequest, Generator } from '../../xds/index.js';
 import type { Proxy } from '../../xds/index.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../xds/envoy/index.js';
 import { keyResources, newConfigState, type ConfigSnapshot, type ConfigState } from '../config-state.js';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { buildPushContext } from '../../xds/generators/index.js';
+import { loadCase } from '../../xds/generators/testing/test-cases.js';
+import { newMeshGenerators } from '../../xds/mesh-generators.js';
+import { newInboundSecurityFilters } from '../../xds/security/index.js';
 import { routeNamesOf } from '../xds-subscriber.js';
 
 const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
@@ -54,4 +60,16 @@ export function simulateProxyConfig<C>(protos: EnvoyProtos, generators: readonly
   const state = newConfigState();
   applyProxyConfig(state, generateProxyConfig(protos, generators, proxy, push), 'simulated');
   return state.current();
+}
+
+/**
+ * What a proxy holds for a generator case written as YAML (objects and one `ProxyNode`, as
+ * xds/generators' cases): the file is written into `dir`, loaded, and the mesh's generators run
+ * with each RequestAuthentication's inline `jwks` as its key set.
+ */
+export function simulateYaml(protos: EnvoyProtos, dir: string, name: string, yaml: string): ConfigSnapshot {
+  writeFileSync(join(dir, `${name}.in.yaml`), yaml);
+  const { model, proxy } = loadCase(dir, `${name}.in.yaml`);
+  const generators = newMeshGenerators({ securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: (rule) => rule.jwks ?? '{"keys":[]}' } }) });
+  return simulateProxyConfig(protos, generators, proxy, buildPushContext(model));
 }

@@ -1,11 +1,10 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type { SourcedObject } from '../../analysis/index.js';
 import { UsageError } from '../../controllers/runtime/index.js';
+import { listItems, walkConfigFiles } from '../config-files.js';
 
 export const STDIN = '-';
-const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 
 export interface ReadFilesResult {
   readonly objects: readonly SourcedObject[];
@@ -34,7 +33,7 @@ export async function readAnalysisFiles(inputs: readonly string[], recursive: bo
       const value: unknown = document.toJS();
       if (value === null || typeof value !== 'object') continue;
       const line = lines.linePos(document.contents?.range[0] ?? document.range[0]).line;
-      for (const object of itemsOf(value)) objects.push({ object, source: { file, line } });
+      for (const object of listItems(value)) objects.push({ object, source: { file, line } });
     }
   }
   return { objects, unparsable };
@@ -49,26 +48,8 @@ async function expandInputs(inputs: readonly string[], recursive: boolean): Prom
     }
     const info = await stat(input).catch(() => undefined);
     if (info === undefined) throw new UsageError(`file or directory ${JSON.stringify(input)} does not exist`, { exitCode: 64 });
-    if (info.isDirectory()) files.push(...(await walk(input, recursive)));
+    if (info.isDirectory()) files.push(...(await walkConfigFiles(input, recursive)));
     else files.push(input);
   }
   return [...new Set(files)];
-}
-
-async function walk(directory: string, recursive: boolean): Promise<string[]> {
-  const entries = (await readdir(directory, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-  const files: string[] = [];
-  for (const entry of entries) {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory()) {
-      if (recursive) files.push(...(await walk(path, recursive)));
-    } else if (EXTENSIONS.has(extname(entry.name).toLowerCase())) files.push(path);
-  }
-  return files;
-}
-
-function itemsOf(document: object): unknown[] {
-  const { kind, items } = document as { kind?: unknown; items?: unknown };
-  if (typeof kind === 'string' && kind.endsWith('List') && Array.isArray(items)) return items as unknown[];
-  return [document];
 }

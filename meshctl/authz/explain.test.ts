@@ -4,12 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { exportJWK, generateKeyPair, SignJWT, type CryptoKey } from 'jose';
 import { envoyConfigDump } from '../../dataplane/admin-config-dump.js';
-import { simulateProxyConfig } from '../../dataplane/testing/simulation-support.js';
+import { simulateYaml } from '../../dataplane/testing/simulation-support.js';
 import { loadEnvoyProtos, type EnvoyProtos } from '../../xds/envoy/envoy-protos.js';
-import { buildPushContext } from '../../xds/generators/index.js';
-import { loadCase } from '../../xds/generators/testing/test-cases.js';
-import { newMeshGenerators } from '../../xds/mesh-generators.js';
-import { newInboundSecurityFilters } from '../../xds/security/index.js';
 import { expectGoldenText } from '../../testing/golden.js';
 import { PROJECT_ROOT, runBin } from '../../testing/run-bin.js';
 import type { EnvoyConfigDump } from '../proxyconfig/config-dump.js';
@@ -49,10 +45,7 @@ const ALLOW_BAR = policy('apiVersion: security.mesh.io/v1beta1\nkind: Authorizat
 const jwtPolicy = (): string => policy(`apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt, namespace: foo }\nspec:\n  jwtRules: [{ issuer: ${ISSUER}, jwks: '${jwks}' }]`);
 
 function dumpOf(name: string, yaml: string): EnvoyConfigDump {
-  writeFileSync(join(dir, `${name}.in.yaml`), yaml);
-  const { model, proxy } = loadCase(dir, `${name}.in.yaml`);
-  const generators = newMeshGenerators({ securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: (rule) => rule.jwks ?? '{"keys":[]}' } }) });
-  const snapshot = simulateProxyConfig(protos, generators, proxy, buildPushContext(model));
+  const snapshot = simulateYaml(protos, dir, name, yaml);
   const dump = envoyConfigDump({ bootstrap: {}, snapshot, secrets: undefined, updatedAt: new Map(), rejections: new Map() }, { includeEds: true });
   // As it travels: JSON text.
   return JSON.parse(JSON.stringify(dump)) as EnvoyConfigDump;

@@ -1,9 +1,10 @@
+import { parsePolicyKey } from '../describe/authz-check.js';
 import type { ExplainRequest, Explanation, RbacStep } from './explain.js';
 
 /** `ns[<ns>]-policy[<name>]-rule[<i>]` → `AuthorizationPolicy <name>.<ns>, rule <i>`. */
 export function describePolicyKey(key: string): string {
-  const match = /^ns\[([^\]]*)\]-policy\[([^\]]*)\]-rule\[([^\]]*)\]$/.exec(key);
-  return match ? `AuthorizationPolicy ${match[2]}.${match[1]}, rule ${match[3]}` : key;
+  const { policy, rule } = parsePolicyKey(key);
+  return policy === key ? key : `AuthorizationPolicy ${policy}, rule ${rule}`;
 }
 
 function rbacLine(step: RbacStep): string {

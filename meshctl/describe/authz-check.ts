@@ -27,7 +27,7 @@ function rbacConfigs(dump: EnvoyConfigDump): Json[] {
 }
 
 /** `ns[<ns>]-policy[<name>]-rule[<i>]` → `<name>.<ns>` and the rule index. */
-function parsePolicyKey(key: string): { policy: string; rule: string } {
+export function parsePolicyKey(key: string): { policy: string; rule: string } {
   const match = /^ns\[([^\]]*)\]-policy\[([^\]]*)\]-rule\[([^\]]*)\]$/.exec(key);
   return match ? { policy: `${match[2]}.${match[1]}`, rule: match[3] ?? '' } : { policy: key, rule: '0' };
 }

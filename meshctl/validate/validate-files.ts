@@ -1,12 +1,11 @@
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { extname, join } from 'node:path';
+import { readFile, stat } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
 import type { TypedResource, ValidationIssue, ValidationResult } from '../../crds/index.js';
 import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
+import { listItems, walkConfigFiles } from '../config-files.js';
 import { checkReferences } from './validate-references.js';
 
 const STDIN = '-';
-const EXTENSIONS = new Set(['.yaml', '.yml', '.json']);
 /** Kinds of other APIs that share a name with one of ours. */
 const FOREIGN_KINDS = new Set(['gateway.networking.k8s.io/Gateway']);
 
@@ -65,7 +64,7 @@ export async function validateFiles(inputs: readonly string[], referential: bool
       continue;
     }
     for (const document of parseDocuments(text, file, note)) {
-      for (const object of expandList(document)) checked.push({ file, subject: subjectOf(object), result: checkDocument(object, run.crds) });
+      for (const object of listItems(document)) checked.push({ file, subject: subjectOf(object), result: checkDocument(object, run.crds) });
     }
   }
 
@@ -145,20 +144,9 @@ async function expandInputs(inputs: readonly string[], findings: Map<string, Fin
       add(input);
       continue;
     }
-    const found = await walk(input);
+    const found = await walkConfigFiles(input, true);
     if (found.length === 0) note(input, { severity: 'Error', location: input, message: 'no .yaml, .yml or .json files in this directory' });
     found.forEach(add);
-  }
-  return files;
-}
-
-async function walk(directory: string): Promise<string[]> {
-  const entries = (await readdir(directory, { withFileTypes: true })).sort((a, b) => a.name.localeCompare(b.name));
-  const files: string[] = [];
-  for (const entry of entries) {
-    const path = join(directory, entry.name);
-    if (entry.isDirectory()) files.push(...(await walk(path)));
-    else if (EXTENSIONS.has(extname(entry.name).toLowerCase())) files.push(path);
   }
   return files;
 }
@@ -185,14 +173,6 @@ function parseDocuments(text: string, file: string, note: (file: string, finding
     }
   }
   return documents;
-}
-
-/** A `List` (as `kubectl get -o yaml` prints) stands for its items. */
-function expandList(document: unknown): unknown[] {
-  if (isRecord(document) && typeof document['kind'] === 'string' && document['kind'].endsWith('List') && Array.isArray(document['items'])) {
-    return document['items'] as unknown[];
-  }
-  return [document];
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
