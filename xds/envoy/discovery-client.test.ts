@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, test } from '@jest/globals';
 import { Metadata, Server, ServerCredentials, credentials, status, type ServerDuplexStream } from '@grpc/grpc-js';
-import { newDiscoveryClient, type DiscoveryClient, type DiscoveryClientOptions, type DiscoveryResponse, type StreamEnd } from './discovery-client.js';
+import { newDiscoveryClient, type DiscoveryClient, type DiscoveryClientOptions, type DiscoveryResponse } from './discovery-client.js';
+import type { StreamEnd } from './discovery-stream.js';
 import { ADS_SERVICE, SDS_SERVICE, loadEnvoyProtos } from './envoy-protos.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, SECRET_TYPE } from './type-urls.js';
 

@@ -1,11 +1,21 @@
 // The Envoy and gRPC plumbing shared by the daemon, the CA, the agent and the data plane: the v3
 // protos and their strict verification, type URLs, Struct conversion, gRPC service definitions
-// for protobufjs services, the discovery response encoder, and the discovery client (ADS and
-// SDS). It pulls in no part of the xDS server.
+// for protobufjs services, the discovery response encoder, and the discovery clients (ADS and
+// SDS; state of the world and delta). It pulls in no part of the xDS server.
 export * from './type-urls.js';
 export { ENVOY_PROTO_FILES, SDS_PROTO_FILES, ADS_SERVICE, CSDS_SERVICE, SDS_SERVICE, loadEnvoyProtos, protoIncludeDirs, type EncodedAny, type EnvoyProtos, type LoadEnvoyProtosOptions } from './envoy-protos.js';
 export { verifyMessage } from './strict-verify.js';
 export { structToJson, jsonToStruct, valueToJson, jsonToValue, type JsonValue, type StructMessage, type ValueMessage } from './struct-json.js';
 export { grpcServiceDefinition } from './grpc-service-definition.js';
 export { newDiscoveryResponseEncoder } from './discovery-response-encoder.js';
-export { newDiscoveryClient, type Backoff, type DiscoveryClient, type DiscoveryClientOptions, type DiscoveryRequest, type DiscoveryResponse, type StreamEnd } from './discovery-client.js';
+export { type Backoff, type DiscoveryConnectionOptions, type StreamEnd } from './discovery-stream.js';
+export { newDiscoveryClient, type DiscoveryClient, type DiscoveryClientOptions, type DiscoveryRequest, type DiscoveryResponse } from './discovery-client.js';
+export {
+  newDeltaDiscoveryClient,
+  type DecodedDeltaResource,
+  type DeltaDiscoveryClient,
+  type DeltaDiscoveryClientOptions,
+  type DeltaDiscoveryRequest,
+  type DeltaDiscoveryResponse,
+  type DeltaResource,
+} from './delta-discovery-client.js';
