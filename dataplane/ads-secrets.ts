@@ -12,9 +12,9 @@ export interface AdsSecrets {
   /**
    * Takes one response: every secret is checked (PEMs parse, the key is the leaf's) before any is
    * kept, so a bad one rejects the whole response and the last good ones keep serving. Names no
-   * longer in `subscribed` are dropped.
+   * longer in `subscribed` are dropped, and those `removed` (a delta response's removals).
    */
-  apply(secrets: readonly Record<string, unknown>[], subscribed: readonly string[]): { ok: true } | { ok: false; error: string };
+  apply(secrets: readonly Record<string, unknown>[], subscribed: readonly string[], removed?: readonly string[]): { ok: true } | { ok: false; error: string };
   /** The agent's secrets with these added. */
   merged(agent: SecretSet | undefined): SecretSet;
 }
@@ -60,7 +60,7 @@ export function newAdsSecrets(): AdsSecrets {
       return [...names].sort();
     },
 
-    apply(secrets, subscribed) {
+    apply(secrets, subscribed, removed = []) {
       const taken: { name: string; material: ReturnType<typeof readSecretMessage> }[] = [];
       try {
         for (const secret of secrets) {
@@ -80,6 +80,7 @@ export function newAdsSecrets(): AdsSecrets {
         return { ok: false, error: (error as Error).message };
       }
       const wanted = new Set(subscribed);
+      for (const name of removed) wanted.delete(name);
       for (const map of [certificates, trustedCas]) for (const name of [...map.keys()]) if (!wanted.has(name)) map.delete(name);
       for (const { name, material } of taken) {
         if (material.certificate) certificates.set(name, material.certificate);

@@ -27,10 +27,11 @@ export interface ConfigState {
   /** The last good snapshot (an empty one before any update). */
   current(): ConfigSnapshot;
   /**
-   * Replaces (CDS, LDS) or merges into (EDS, RDS: answers name only what changed) the resources
-   * of one type and compiles the whole; a rejection leaves the last good snapshot serving.
+   * Replaces (CDS, LDS) or merges into (EDS, RDS: answers name only what changed; every type of a
+   * delta stream) the resources of one type, drops the `removed` names, and compiles the whole;
+   * a rejection leaves the last good snapshot serving.
    */
-  apply(typeUrl: string, version: string, resources: ResourceMap, options?: { replace?: boolean }): ApplyResult;
+  apply(typeUrl: string, version: string, resources: ResourceMap, options?: { replace?: boolean; removed?: readonly string[] }): ApplyResult;
   /** Called after every accepted update. */
   onChange(listener: (snapshot: ConfigSnapshot) => void): void;
   /** The last rejection per type (for the admin API and readiness). */
@@ -76,6 +77,7 @@ export function newConfigState(): ConfigState {
     apply(typeUrl, version, resources, options = {}) {
       const replace = options.replace ?? (typeUrl === CLUSTER_TYPE || typeUrl === LISTENER_TYPE);
       const merged = replace ? new Map(resources) : new Map([...(maps.get(typeUrl) ?? new Map()), ...resources]);
+      for (const name of options.removed ?? []) merged.delete(name);
       const candidateMaps = new Map(maps).set(typeUrl, merged);
       const candidate = toResources(candidateMaps);
       let decisions: ProxyDecisions;

@@ -74,7 +74,7 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
   });
   dataPlane.stats.attach(processMemoryStats());
   const newXds = (channelCredentials: ChannelCredentials, channelOptions: ChannelOptions = {}): XdsSubscriber =>
-    newXdsSubscriber({ protos, target: view.xdsTarget, credentials: channelCredentials, channelOptions, node, state, log, stats: dataPlane.stats, adsSecrets });
+    newXdsSubscriber({ protos, target: view.xdsTarget, credentials: channelCredentials, channelOptions, node, state, log, stats: dataPlane.stats, adsSecrets, delta: view.delta });
   let xds: XdsSubscriber | undefined = xdsTls ? undefined : newXds(credentials.createInsecure());
   let started = false;
   let stopped = false;

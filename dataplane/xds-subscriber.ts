@@ -1,9 +1,10 @@
 import type { ChannelCredentials, ChannelOptions, Metadata } from '@grpc/grpc-js';
 import type { Logger } from '../controllers/runtime/index.js';
-import { newDiscoveryClient, type DiscoveryClient, type EnvoyProtos } from '../xds/envoy/index.js';
+import type { EnvoyProtos } from '../xds/envoy/index.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE, shortType } from '../xds/envoy/index.js';
 import type { AdsSecrets } from './ads-secrets.js';
-import { keyResources, type ConfigState } from './config-state.js';
+import { newAdsFeed, type AdsFeed, type AdsUpdate } from './ads-feed.js';
+import type { ConfigState } from './config-state.js';
 import { errorMessage } from '../controllers/runtime/index.js';
 
 export interface XdsSubscriberOptions {
@@ -24,6 +25,8 @@ export interface XdsSubscriberOptions {
   stats?: { inc(name: string): void };
   /** Secrets over this stream (`sds_config: { ads: {} }`): subscribed for the names the listeners and clusters ask. */
   adsSecrets?: AdsSecrets;
+  /** DELTA_GRPC: the delta flavour of ADS (the bootstrap's `ads_config.api_type`). */
+  delta?: boolean;
 }
 
 /** Envoy's stat prefixes of the wildcard subscriptions. */
@@ -65,17 +68,52 @@ export function routeNamesOf(listeners: readonly Record<string, unknown>[]): str
 }
 
 /**
- * The data plane's ADS stream, state of the world, as Envoy subscribes: CDS and LDS as
- * wildcards, then EDS for the accepted clusters and RDS for the accepted listeners' routes.
+ * The data plane's ADS stream, as Envoy subscribes: CDS and LDS as wildcards, then EDS for the
+ * accepted clusters and RDS for the accepted listeners' routes (the names gone are unsubscribed
+ * and their resources dropped). State of the world, or delta when the bootstrap says DELTA_GRPC:
+ * then each type is kept as a map that every response adds to, updates and removes from.
  * Every response is compiled with the rest of the config: ACK when it compiles, NACK naming the
  * resource and field otherwise (the last good config keeps serving). A broken stream is reopened
- * with backoff and subscribes from scratch.
+ * with backoff (delta announces the versions it holds).
  */
 export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
   const { state, log } = options;
   let synced = false;
   let secretNames: string[] = [];
-  const client: DiscoveryClient = newDiscoveryClient({
+  /** The names subscribed by following the accepted clusters and listeners. */
+  const followed = new Map<string, readonly string[]>();
+
+  /** Subscribes `typeUrl` to `names`; the resources of names gone are dropped from the config. */
+  const follow = (typeUrl: string, names: readonly string[]): void => {
+    const before = followed.get(typeUrl) ?? [];
+    followed.set(typeUrl, names);
+    feed.subscribe(typeUrl, names);
+    const kept = new Set(names);
+    const gone = before.filter((name) => !kept.has(name));
+    const held = typeUrl === ENDPOINT_TYPE ? state.current().resources.endpoints : state.current().resources.routes;
+    if (gone.some((name) => held.has(name))) {
+      const result = state.apply(typeUrl, state.current().versions.get(typeUrl) ?? '', new Map(), { removed: gone });
+      if (!result.ok) log.warn({ type: shortType(typeUrl), error: result.error }, 'config of unsubscribed names kept');
+    }
+  };
+
+  const takeSecrets = (update: AdsUpdate, adsSecrets: AdsSecrets): void => {
+    let taken;
+    try {
+      const { resources, removed } = update.read();
+      taken = adsSecrets.apply([...resources.values()], secretNames, removed);
+    } catch (error) {
+      taken = { ok: false as const, error: errorMessage(error) };
+    }
+    if (taken.ok) update.ack();
+    else {
+      log.warn({ type: 'sds', version: update.version, error: taken.error }, 'config rejected');
+      update.nack(taken.error);
+    }
+  };
+
+  const feed: AdsFeed = newAdsFeed({
+    delta: options.delta ?? false,
     protos: options.protos,
     target: options.target,
     credentials: options.credentials,
@@ -84,56 +122,44 @@ export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
     node: options.node,
     initial: SUBSCRIBE_ORDER.map((typeUrl) => [typeUrl, []] as const),
     reconnect: { firstMs: options.retryMs ?? 200 },
-    onResponse(response) {
-      if (response.type_url === SECRET_TYPE && options.adsSecrets) {
-        let taken;
-        try {
-          taken = options.adsSecrets.apply(client.decode(response), secretNames);
-        } catch (error) {
-          taken = { ok: false as const, error: errorMessage(error) };
-        }
-        if (taken.ok) client.ack(response);
-        else {
-          log.warn({ type: 'sds', version: response.version_info, error: taken.error }, 'config rejected');
-          client.nack(response, taken.error);
-        }
-        return;
-      }
+    onUpdate(update) {
+      if (update.typeUrl === SECRET_TYPE && options.adsSecrets) return takeSecrets(update, options.adsSecrets);
       let result;
       try {
-        result = state.apply(response.type_url, response.version_info, keyResources(response.type_url, client.decode(response)));
+        const { resources, removed } = update.read();
+        result = state.apply(update.typeUrl, update.version, resources, { replace: update.complete, removed });
       } catch (error) {
         result = { ok: false as const, error: errorMessage(error) };
       }
-      const statPrefix = UPDATE_STAT_PREFIX[response.type_url];
+      const statPrefix = UPDATE_STAT_PREFIX[update.typeUrl];
       if (statPrefix) {
         options.stats?.inc(`${statPrefix}.update_attempt`);
         options.stats?.inc(`${statPrefix}.${result.ok ? 'update_success' : 'update_rejected'}`);
       }
-      if (result.ok) {
-        client.ack(response);
-        const current = state.current();
-        if (response.type_url === CLUSTER_TYPE) client.subscribe(ENDPOINT_TYPE, edsNamesOf(current.resources.clusters as unknown as ReadonlyMap<string, Record<string, unknown>>));
-        if (response.type_url === LISTENER_TYPE) client.subscribe(ROUTE_TYPE, routeNamesOf(current.resources.listeners as unknown as Record<string, unknown>[]));
-        if (options.adsSecrets && (response.type_url === LISTENER_TYPE || response.type_url === CLUSTER_TYPE)) {
-          const names = options.adsSecrets.namesFor([current.resources.listeners, [...current.resources.clusters.values()]]);
-          if (names.length > 0 || secretNames.length > 0) {
-            secretNames = names;
-            client.subscribe(SECRET_TYPE, names);
-          }
-        }
-        if (current.versions.has(CLUSTER_TYPE) && current.versions.has(LISTENER_TYPE)) synced = true;
-      } else {
-        log.warn({ type: shortType(response.type_url), version: response.version_info, error: result.error }, 'config rejected');
-        client.nack(response, result.error);
+      if (!result.ok) {
+        log.warn({ type: shortType(update.typeUrl), version: update.version, error: result.error }, 'config rejected');
+        update.nack(result.error);
+        return;
       }
+      update.ack();
+      const current = state.current();
+      if (update.typeUrl === CLUSTER_TYPE) follow(ENDPOINT_TYPE, edsNamesOf(current.resources.clusters as unknown as ReadonlyMap<string, Record<string, unknown>>));
+      if (update.typeUrl === LISTENER_TYPE) follow(ROUTE_TYPE, routeNamesOf(current.resources.listeners as unknown as Record<string, unknown>[]));
+      if (options.adsSecrets && (update.typeUrl === LISTENER_TYPE || update.typeUrl === CLUSTER_TYPE)) {
+        const names = options.adsSecrets.namesFor([current.resources.listeners, [...current.resources.clusters.values()]]);
+        if (names.length > 0 || secretNames.length > 0) {
+          secretNames = names;
+          feed.subscribe(SECRET_TYPE, names);
+        }
+      }
+      if (current.versions.has(CLUSTER_TYPE) && current.versions.has(LISTENER_TYPE)) synced = true;
     },
     onStreamEnd: ({ reason, retryMs }) => log.info({ reason, retryMs }, 'xDS stream ended; reconnecting'),
   });
 
   return {
-    start: () => client.start(),
+    start: () => feed.start(),
     isSynced: () => synced,
-    close: () => client.close(),
+    close: () => feed.close(),
   };
 }
