@@ -32,6 +32,8 @@ export interface ConfigState {
    * a rejection leaves the last good snapshot serving.
    */
   apply(typeUrl: string, version: string, resources: ResourceMap, options?: { replace?: boolean; removed?: readonly string[] }): ApplyResult;
+  /** Records the rejection of an update refused before it could be compiled (a resource that does not decode). */
+  reject(typeUrl: string, error: string): void;
   /** Called after every accepted update. */
   onChange(listener: (snapshot: ConfigSnapshot) => void): void;
   /** The last rejection per type (for the admin API and readiness). */
@@ -94,6 +96,7 @@ export function newConfigState(): ConfigState {
       for (const listener of listeners) listener(snapshot);
       return { ok: true };
     },
+    reject: (typeUrl, error) => void rejected.set(typeUrl, error),
     onChange: (listener) => void listeners.push(listener),
     rejections: () => rejected,
   };

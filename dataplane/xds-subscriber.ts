@@ -130,6 +130,7 @@ export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
         result = state.apply(update.typeUrl, update.version, resources, { replace: update.complete, removed });
       } catch (error) {
         result = { ok: false as const, error: errorMessage(error) };
+        state.reject(update.typeUrl, result.error);
       }
       const statPrefix = UPDATE_STAT_PREFIX[update.typeUrl];
       if (statPrefix) {

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import { credentials, Metadata } from '@grpc/grpc-js';
 import { waitFor } from '../../testing/wait-for.js';
-import { nodeFor, startTestXds, type TestXds } from '../testing/test-support.js';
+import { metricValue, nodeFor, startTestXds, type TestXds } from '../testing/test-support.js';
 import type { XdsConnection } from '../xds-connection.js';
 import { newDeltaDiscoveryClient, type DeltaDiscoveryClient, type DeltaDiscoveryClientOptions, type DeltaDiscoveryResponse } from './delta-discovery-client.js';
 import { loadEnvoyProtos } from './envoy-protos.js';
@@ -102,9 +102,10 @@ describe('the delta discovery client against the daemon', () => {
     });
   });
 
-  test('a NACK is recorded by the daemon and leaves the versions held as they were', async () => {
+  test('a NACK is recorded by the daemon and leaves the versions held as they were; a stale ACK after it is ignored', async () => {
     const { client, next, proxyId } = start();
     const first = await next(0);
+    await waitFor(() => acked(env.discovery.findConnection(proxyId), CLUSTER_TYPE), { description: 'CDS ACKed' });
     const before = Object.fromEntries(client.versions(CLUSTER_TYPE));
     expect(Object.keys(before).sort()).toEqual(['a', 'b']);
     env.world.clusters['a'] = [{ address: '10.9.9.9', port: 1 }];
@@ -114,7 +115,13 @@ describe('the delta discovery client against the daemon', () => {
     client.nack(pushed, 'cluster d: no');
     await waitFor(() => env.discovery.findConnection(proxyId)?.watches.get(CLUSTER_TYPE)?.lastError === 'cluster d: no', { description: 'NACK recorded' });
     expect(Object.fromEntries(client.versions(CLUSTER_TYPE))).toEqual(before);
-    expect(first.nonce).not.toBe(pushed.nonce);
+    // An ACK of the earlier response now carries a stale nonce: the daemon ignores it and keeps the NACK.
+    const expired = await metricValue(env.metrics, 'pilot_xds_expired_nonce', { type: 'cds' });
+    const watch = env.discovery.findConnection(proxyId)?.watches.get(CLUSTER_TYPE);
+    client.ack(first);
+    await waitFor(async () => (await metricValue(env.metrics, 'pilot_xds_expired_nonce', { type: 'cds' })) === expired + 1, { description: 'the stale nonce counted' });
+    expect(env.discovery.findConnection(proxyId)?.watches.get(CLUSTER_TYPE)).toEqual(watch);
+    expect(watch).toMatchObject({ nonceSent: pushed.nonce, nonceAcked: first.nonce, lastError: 'cluster d: no' });
   });
 
   test('a reopened stream announces the versions held: only what changed meanwhile comes, and the removals', async () => {

@@ -1,0 +1,100 @@
+import { credentials, Server, ServerCredentials, type ServerDuplexStream } from '@grpc/grpc-js';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { newNopLogger } from '../controllers/runtime/index.js';
+import { waitFor } from '../testing/wait-for.js';
+import { ADS_SERVICE, loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../xds/envoy/type-urls.js';
+import { newConfigState, type ConfigState } from './config-state.js';
+import { newXdsSubscriber, type XdsSubscriber } from './xds-subscriber.js';
+
+// A delta ADS server that says what the test tells it (a broken or hostile control plane), and
+// the data plane's subscriber in delta mode: whatever comes, the last good config keeps serving.
+type Request = { type_url: string; response_nonce: string; resource_names_subscribe: string[]; error_detail: { message: string } | null };
+
+const protos = loadEnvoyProtos();
+const requests: Request[] = [];
+let call: ServerDuplexStream<Request, object> | undefined;
+let server: Server;
+let state: ConfigState;
+let subscriber: XdsSubscriber;
+let nonces = 0;
+
+const cluster = (name: string): object => ({ name, type: 'EDS', eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } }, connect_timeout: { seconds: 1 } });
+const resource = (name: string, typeUrl: string, message: object, version = 'v1') => ({ name, version, resource: protos.encodeAny(typeUrl, message) });
+
+/** Sends a response; resolves with the request answering its nonce (the ACK or NACK). */
+async function respond(typeUrl: string, resources: object[], removed: string[] = [], nonce = `n${++nonces}`): Promise<Request> {
+  const seen = requests.length;
+  call?.write({ system_version_info: nonce, type_url: typeUrl, nonce, resources, removed_resources: removed });
+  return waitFor(() => requests.slice(seen).find((request) => request.response_nonce === nonce), { description: `the answer to ${nonce}` });
+}
+
+beforeAll(async () => {
+  server = new Server();
+  server.addService(protos.serviceDefinition(ADS_SERVICE), {
+    DeltaAggregatedResources: (stream: ServerDuplexStream<Request, object>) => {
+      call = stream;
+      stream.on('data', (request: Request) => requests.push(request));
+      stream.on('error', () => undefined);
+    },
+  });
+  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+  state = newConfigState();
+  subscriber = newXdsSubscriber({ protos, target: `127.0.0.1:${port}`, credentials: credentials.createInsecure(), node: { id: 'sidecar~127.0.0.1~dp.ns~ns.svc.cluster.local' }, state, log: newNopLogger('xds'), delta: true });
+  subscriber.start();
+  await waitFor(() => requests.length >= 2, { description: 'CDS and LDS subscribed' });
+  expect(requests.map((request) => [request.type_url, request.resource_names_subscribe])).toEqual([[CLUSTER_TYPE, []], [LISTENER_TYPE, []]]);
+  expect((await respond(CLUSTER_TYPE, [resource('a', CLUSTER_TYPE, cluster('a'))])).error_detail).toBeNull();
+  expect((await respond(LISTENER_TYPE, [])).error_detail).toBeNull();
+  await waitFor(() => requests.find((request) => request.type_url === ENDPOINT_TYPE), { description: 'EDS subscribed' });
+  const endpoints = { cluster_name: 'a', endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: 9 } } } }] }] };
+  expect((await respond(ENDPOINT_TYPE, [resource('a', ENDPOINT_TYPE, endpoints)])).error_detail).toBeNull();
+  expect(subscriber.isSynced()).toBe(true);
+});
+
+afterAll(() => {
+  subscriber?.close();
+  server?.forceShutdown();
+});
+
+/** The config that serves: cluster a with its endpoint, nothing else. */
+function expectLastGood(): void {
+  expect([...state.current().resources.clusters.keys()]).toEqual(['a']);
+  expect(JSON.stringify(state.current().resources.endpoints.get('a'))).toContain('127.0.0.1');
+}
+
+describe('the delta subscriber against a control plane sending bad input', () => {
+  test.each([
+    ['a resource whose bytes do not decode', () => [{ name: 'c', version: 'v1', resource: { type_url: CLUSTER_TYPE, value: Buffer.from([0x0a, 0xff]) } }], /index out of range/],
+    ['a resource of another type', () => [resource('c', CLUSTER_TYPE, cluster('c')), resource('l', LISTENER_TYPE, { name: 'l' })], /resource l is a .*Listener, not a .*Cluster/],
+    ['a resource without a body', () => [{ name: 'c', version: 'v1' }], /resource c has no body/],
+    ['a message naming another resource than the one it travels under', () => [resource('c', CLUSTER_TYPE, cluster('d'))], /resource c: the message inside names another resource/],
+    ['the same name twice', () => [resource('c', CLUSTER_TYPE, cluster('c')), resource('c', CLUSTER_TYPE, cluster('c'), 'v2')], /appears twice/],
+  ])('%s: NACKed with the reason, and the whole response is left out', async (_name, resources, reason) => {
+    const before = state.current();
+    const answer = await respond(CLUSTER_TYPE, resources());
+    expect(answer.error_detail?.message).toMatch(reason);
+    expect(state.current()).toBe(before);
+    expect(state.rejections().get(CLUSTER_TYPE)).toMatch(reason);
+    expectLastGood();
+  });
+
+  test('a removal of a name never sent is ACKed and changes nothing', async () => {
+    expect((await respond(CLUSTER_TYPE, [], ['nope'])).error_detail).toBeNull();
+    expect((await respond(ENDPOINT_TYPE, [], ['nope'])).error_detail).toBeNull();
+    expect(state.rejections().size).toBe(0);
+    expectLastGood();
+  });
+
+  test('a stale nonce (a response replayed) is answered with its own nonce and changes nothing', async () => {
+    const answer = await respond(CLUSTER_TYPE, [resource('a', CLUSTER_TYPE, cluster('a'))], [], 'n1');
+    expect(answer).toMatchObject({ type_url: CLUSTER_TYPE, response_nonce: 'n1', error_detail: null });
+    expectLastGood();
+  });
+
+  test('after all that, a good update is still taken', async () => {
+    expect((await respond(CLUSTER_TYPE, [resource('b', CLUSTER_TYPE, cluster('b'))], [])).error_detail).toBeNull();
+    expect([...state.current().resources.clusters.keys()].sort()).toEqual(['a', 'b']);
+    await waitFor(() => requests.find((request) => request.type_url === ENDPOINT_TYPE && request.resource_names_subscribe.includes('b')), { description: 'b’s endpoints subscribed' });
+  });
+});
