@@ -45,6 +45,8 @@ export interface LocalMeshOptions {
   readonly orchestrator?: 'folder' | 'kubernetes';
   /** Further settings of every agent (PROXY_XDS_VIA_AGENT, for example). */
   readonly agentEnv?: Readonly<Record<string, string>>;
+  /** Config-folder mode: further proxy config of every agent (`terminationDrainDuration: 0s` for a quick stop, for example). */
+  readonly proxyConfig?: Readonly<Record<string, unknown>>;
   /**
    * The second octet of every pod address (`127.0.1.10` becomes `127.<block>.1.10`), so that
    * meshes of tests running at the same time do not share addresses. Default 0; at most 154.
@@ -260,6 +262,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       writeFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), await issuer.workloadToken(workload.namespace, workload.serviceAccount));
       writeFileSync(join(dir, 'var/run/secrets/mesh/root-cert.pem'), root);
       const proxyConfig = {
+        ...options.proxyConfig,
         discoveryAddress: `127.0.0.1:${ports.securePort}`,
         proxyMetadata: { POD_NAME: workload.name, ...(workload.kind === 'sidecar' ? { APP_ADDRESS: workload.appIp } : {}) },
       };

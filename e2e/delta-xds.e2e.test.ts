@@ -1,0 +1,97 @@
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { curl } from '../testing/curl.js';
+import { PROJECT_ROOT } from '../testing/run-bin.js';
+import { waitFor } from '../testing/wait-for.js';
+import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
+
+// MESH_DELTA_XDS=true: the agents bootstrap their data planes with DELTA_GRPC, the embedded data
+// planes subscribe over DeltaAggregatedResources (through the agent's xDS proxy), traffic flows,
+// and an endpoint change and a policy change reach them as delta pushes. Namespace foo only:
+// httpbin and sleep with sidecars, and a Service `echo` whose one pod (unmeshed) appears later.
+const BLOCK = 41;
+const ECHO_POD = `127.${BLOCK}.1.30`;
+const ECHO_SERVICE = `apiVersion: v1
+kind: Service
+metadata: { name: echo, namespace: foo }
+spec:
+  selector: { app: echo }
+  ports: [{ name: http, port: 8000, targetPort: 8080, protocol: TCP }]
+`;
+const ECHO_POD_YAML = `apiVersion: v1
+kind: Pod
+metadata: { name: echo-1, namespace: foo, labels: { app: echo } }
+spec:
+  serviceAccountName: echo
+  containers: [{ name: echo, ports: [{ containerPort: 8080 }] }]
+status:
+  podIP: ${ECHO_POD}
+`;
+const DENY_SLEEP = `apiVersion: security.mesh.io/v1beta1
+kind: AuthorizationPolicy
+metadata: { name: deny-sleep, namespace: foo }
+spec:
+  selector: { matchLabels: { app: httpbin } }
+  action: DENY
+  rules: [{ from: [{ source: { principals: ["cluster.local/ns/foo/sa/sleep"] } }] }]
+`;
+
+let workDir: string;
+let mesh: LocalMesh;
+let echo: Server;
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), 'delta-xds-e2e-'));
+  const samples = join(workDir, 'samples');
+  mkdirSync(samples);
+  for (const file of ['namespaces.yaml', 'workloads-foo.yaml']) cpSync(join(PROJECT_ROOT, 'deploy/samples/config', file), join(samples, file));
+  writeFileSync(join(samples, 'echo-service.yaml'), ECHO_SERVICE);
+  // The echo pod's app, ready before the pod exists in the mesh.
+  echo = createServer((_req, res) => res.end('echo-1\n'));
+  await new Promise<void>((resolve) => echo.listen(8080, ECHO_POD, resolve));
+  mesh = await startLocalMesh({ workDir: join(workDir, 'mesh'), samples, addressBlock: BLOCK, agentEnv: { MESH_DELTA_XDS: 'true' }, proxyConfig: { terminationDrainDuration: '1ms' } });
+  await mesh.waitReady(30_000);
+}, 60_000);
+
+afterAll(async () => {
+  await mesh?.stop();
+  echo?.closeAllConnections();
+  await new Promise((resolve) => echo?.close(resolve));
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+const via = (url: string) => curl(['-sS', '-x', mesh.proxyOf('foo'), url]);
+
+describe('delta xDS end to end (MESH_DELTA_XDS=true)', () => {
+  test('the data planes subscribe over delta streams and carry mesh traffic', async () => {
+    const adsz = (await (await fetch(`http://127.0.0.1:${mesh.daemon.httpPort}/debug/adsz`)).json()) as { clients: { proxy: string; stream: string; watches: Record<string, { wildcard: boolean; names: string[] }> }[] };
+    const sleep = adsz.clients.find((client) => client.proxy === 'sleep-foo.foo');
+    expect(sleep?.stream).toBe('delta');
+    expect(sleep?.watches['cds']?.wildcard).toBe(true);
+    expect(sleep?.watches['eds']?.names).toEqual(expect.arrayContaining(['outbound|8000||httpbin.foo.svc.cluster.local', 'outbound|8000||echo.foo.svc.cluster.local']));
+    expect(adsz.clients.map((client) => client.stream)).toEqual(['delta', 'delta']);
+    const { code, body } = await via('http://httpbin.foo:8000/headers');
+    expect(code).toBe('200');
+    expect(body).toContain('URI=spiffe://cluster.local/ns/foo/sa/sleep');
+  });
+
+  test('an endpoint change: the echo pod appears and the sidecar sends to it', async () => {
+    expect((await via('http://echo.foo:8000/')).code).toBe('503');
+    await mesh.apply('echo-pod.yaml', ECHO_POD_YAML);
+    const answered = await waitFor(async () => {
+      const result = await via('http://echo.foo:8000/');
+      return result.code === '200' ? result : undefined;
+    }, { timeoutMs: 10_000, description: 'echo reachable through the sidecar' });
+    expect(answered.body).toBe('echo-1\n');
+  });
+
+  test('a policy change: a DENY for sleep’s identity at httpbin, then its removal', async () => {
+    await mesh.apply('deny-sleep.yaml', DENY_SLEEP);
+    await waitFor(async () => (await via('http://httpbin.foo:8000/ip')).code === '403', { timeoutMs: 10_000, description: 'the DENY in force' });
+    await mesh.remove('deny-sleep.yaml');
+    await waitFor(async () => (await via('http://httpbin.foo:8000/ip')).code === '200', { timeoutMs: 10_000, description: 'the DENY gone' });
+  });
+});
