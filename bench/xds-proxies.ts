@@ -5,7 +5,19 @@
  */
 import { credentials, makeGenericClientConstructor, type ServiceDefinition } from '@grpc/grpc-js';
 import { performance } from 'node:perf_hooks';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, jsonToStruct, loadEnvoyProtos, newDiscoveryClient, type DiscoveryClient, type DiscoveryResponse } from '../xds/envoy/index.js';
+import {
+  CLUSTER_TYPE,
+  ENDPOINT_TYPE,
+  LISTENER_TYPE,
+  ROUTE_TYPE,
+  jsonToStruct,
+  loadEnvoyProtos,
+  newDeltaDiscoveryClient,
+  newDiscoveryClient,
+  type DeltaDiscoveryResponse,
+  type DiscoveryConnectionOptions,
+  type DiscoveryResponse,
+} from '../xds/envoy/index.js';
 
 export interface ConnectCommand {
   cmd: 'connect';
@@ -24,13 +36,21 @@ export interface ConnectCommand {
    * (`edsNames` and `routeNames` are then ignored), and an ended stream reconnects with backoff.
    */
   follow?: boolean;
+  /** Delta xDS (DeltaAggregatedResources, as `DELTA_GRPC`) instead of state of the world. */
+  delta?: boolean;
 }
 export interface FanoutCommand {
   cmd: 'fanout';
   count: number;
   port: number;
 }
-export type ProxiesCommand = ConnectCommand | FanoutCommand | { cmd: 'mark' } | { cmd: 'status' } | { cmd: 'exit' };
+/** Opens `count` streams that stay open; each `fanout-round` the server writes is reported once all of them have it. */
+export interface FanoutOpenCommand {
+  cmd: 'fanout-open';
+  count: number;
+  port: number;
+}
+export type ProxiesCommand = ConnectCommand | FanoutCommand | FanoutOpenCommand | { cmd: 'mark' } | { cmd: 'close' } | { cmd: 'status' } | { cmd: 'exit' };
 
 /** Since the proxies connected: streams open now (a response received since the last (re)connect), stream ends, responses by type URL. */
 export interface ProxiesStatus {
@@ -42,8 +62,11 @@ export interface ProxiesStatus {
 
 export type ProxiesReport =
   | { kind: 'synced'; proxies: number; bytes: number; refused: number; lastAckAt: number }
-  | { kind: 'eds'; times: number[] }
+  /** After a `mark`: when each proxy got the EDS push, the bytes of those responses, and how many responses of other types came meanwhile. */
+  | { kind: 'eds'; times: number[]; bytes: number; others: number }
   | { kind: 'fanout-done'; bytes: number; doneAt: number }
+  | { kind: 'fanout-round'; doneAt: number }
+  | { kind: 'closed' }
   | ({ kind: 'status' } & ProxiesStatus);
 
 const protos = loadEnvoyProtos();
@@ -70,30 +93,73 @@ const send = (report: ProxiesReport): void => {
 const clients: { close(): void }[] = [];
 let marked = false;
 let edsTimes: number[] = [];
+let edsBytes = 0;
+let otherResponses = 0;
 let markedPending = 0;
 let adsClients = 0;
 const status: ProxiesStatus = { open: 0, streamEnds: 0, responses: {}, bytes: 0 };
 
-/** The names a followed response asks for next: EDS clusters of a CDS response, route names of an LDS one. */
-function followedNames(client: DiscoveryClient, response: DiscoveryResponse): string[] {
-  const names = new Set<string>();
-  for (const resource of client.decode(response)) {
-    if (response.type_url === CLUSTER_TYPE) {
-      if (resource['type'] !== 'EDS' && resource['type'] !== 3) continue;
-      const edsConfig = resource['eds_cluster_config'] as { service_name?: string } | undefined;
-      names.add(edsConfig?.service_name || String(resource['name']));
-    } else collectRouteNames(resource, names);
-  }
-  return [...names].sort();
+/** A response of either flavour, as far as the simulated proxy reads it. */
+type AnyResponse = (DiscoveryResponse | DeltaDiscoveryResponse) & { bytes?: number };
+
+/** One simulated proxy's ADS client, state of the world or delta; responses only as far as an ACK needs. */
+interface ProxyClient {
+  start(): void;
+  subscribe(typeUrl: string, names: readonly string[]): void;
+  ack(response: AnyResponse): void;
+  /** The EDS names of the clusters held (after a CDS response), or the route names of the listeners held (after an LDS one). */
+  followed(response: AnyResponse): string[];
+  close(): void;
 }
 
-function collectRouteNames(value: unknown, names: Set<string>): void {
+function newProxyClient(delta: boolean, options: DiscoveryConnectionOptions & { initial: readonly (readonly [string, readonly string[]])[] }, onResponse: (response: AnyResponse) => void): ProxyClient {
+  // What each cluster and listener held asks for: a delta response names only what changed.
+  const held = new Map<string, Map<string, string[]>>([[CLUSTER_TYPE, new Map()], [LISTENER_TYPE, new Map()]]);
+  const followedOf = (typeUrl: string, resources: readonly Record<string, unknown>[], removed: readonly string[], complete: boolean): string[] => {
+    const map = held.get(typeUrl) as Map<string, string[]>;
+    if (complete) map.clear();
+    for (const name of removed) map.delete(name);
+    for (const resource of resources) map.set(String(resource['name']), typeUrl === CLUSTER_TYPE ? edsNameOf(resource) : [...collectRouteNames(resource, new Set())]);
+    return [...new Set([...map.values()].flat())].sort();
+  };
+  if (delta) {
+    const client = newDeltaDiscoveryClient({ ...options, onResponse });
+    return {
+      start: () => client.start(),
+      subscribe: (typeUrl, names) => client.subscribe(typeUrl, names),
+      ack: (response) => client.ack(response as DeltaDiscoveryResponse),
+      followed(response) {
+        const { resources, removed } = client.decode(response as DeltaDiscoveryResponse);
+        return followedOf(response.type_url, resources.map((resource) => resource.resource), removed, false);
+      },
+      close: () => client.close(),
+    };
+  }
+  // ACKs go without the node.
+  const client = newDiscoveryClient({ ...options, nodeOnAcks: false, onResponse });
+  return {
+    start: () => client.start(),
+    subscribe: (typeUrl, names) => client.subscribe(typeUrl, names),
+    ack: (response) => client.ack(response as DiscoveryResponse),
+    followed: (response) => followedOf(response.type_url, client.decode(response as DiscoveryResponse), [], true),
+    close: () => client.close(),
+  };
+}
+
+function edsNameOf(cluster: Record<string, unknown>): string[] {
+  if (cluster['type'] !== 'EDS' && cluster['type'] !== 3) return [];
+  const edsConfig = cluster['eds_cluster_config'] as { service_name?: string } | undefined;
+  return [edsConfig?.service_name || String(cluster['name'])];
+}
+
+function collectRouteNames(value: unknown, names: Set<string>): Set<string> {
   if (Array.isArray(value)) value.forEach((item) => collectRouteNames(item, names));
   else if (value && typeof value === 'object') {
     const rds = (value as { rds?: { route_config_name?: string } }).rds;
     if (rds?.route_config_name) names.add(rds.route_config_name);
     Object.values(value).forEach((item) => collectRouteNames(item, names));
   }
+  return names;
 }
 
 function connect(command: ConnectCommand): void {
@@ -111,7 +177,7 @@ function connect(command: ConnectCommand): void {
     const acked = new Set<string>();
     let done = false;
     let open = false;
-    const client: DiscoveryClient = newDiscoveryClient({
+    const connection = {
       protos,
       target: `127.0.0.1:${command.port}`,
       credentials: credentials.createInsecure(),
@@ -121,42 +187,11 @@ function connect(command: ConnectCommand): void {
         metadata: jsonToStruct({ NAMESPACE: pod.namespace, MESH_VERSION: '1.0.0', INSTANCE_IPS: pod.ip }),
         locality: { region: 'r1', zone: 'z1' },
       },
-      // Only what an ACK needs is read; the resources stay encoded, and ACKs go without the node.
+      // Only what an ACK needs is read; the resources stay encoded.
       raw: true,
-      nodeOnAcks: false,
       ...(command.follow ? { reconnect: { firstMs: 500, maxMs: 10_000 } } : {}),
-      initial: [[CLUSTER_TYPE, []], ...(command.types.includes(LISTENER_TYPE) ? [[LISTENER_TYPE, []] as const] : command.types.includes(ROUTE_TYPE) ? [[ROUTE_TYPE, command.routeNames] as const] : [])],
-      onResponse(response) {
-        bytes += response.bytes ?? 0;
-        status.bytes += response.bytes ?? 0;
-        status.responses[response.type_url] = (status.responses[response.type_url] ?? 0) + 1;
-        if (!open) {
-          open = true;
-          status.open++;
-        }
-        client.ack(response);
-        if (command.follow) {
-          // No names at all would be the wildcard: Envoy sends no request then, and neither do we.
-          const next = response.type_url === CLUSTER_TYPE ? ENDPOINT_TYPE : response.type_url === LISTENER_TYPE ? ROUTE_TYPE : undefined;
-          const names = next ? followedNames(client, response) : [];
-          if (next && names.length > 0) client.subscribe(next, names);
-        } else if (!acked.has(response.type_url)) {
-          acked.add(response.type_url);
-          if (response.type_url === CLUSTER_TYPE) client.subscribe(ENDPOINT_TYPE, command.edsNames);
-          if (response.type_url === LISTENER_TYPE) client.subscribe(ROUTE_TYPE, command.routeNames);
-        } else if (marked && response.type_url === ENDPOINT_TYPE) {
-          edsTimes.push(now());
-          if (--markedPending === 0) send({ kind: 'eds', times: edsTimes });
-        }
-        acked.add(response.type_url);
-        if (!done && acked.size === command.types.length) {
-          done = true;
-          synced++;
-          lastAckAt = now();
-          settle();
-        }
-      },
-      onStreamEnd({ error }) {
+      initial: [[CLUSTER_TYPE, []] as const, ...(command.types.includes(LISTENER_TYPE) ? [[LISTENER_TYPE, []] as const] : command.types.includes(ROUTE_TYPE) ? [[ROUTE_TYPE, command.routeNames] as const] : [])],
+      onStreamEnd({ error }: { error?: Error }) {
         status.streamEnds++;
         if (open) {
           open = false;
@@ -168,6 +203,37 @@ function connect(command: ConnectCommand): void {
           settle();
         }
       },
+    };
+    const client: ProxyClient = newProxyClient(command.delta ?? false, connection, (response) => {
+        bytes += response.bytes ?? 0;
+        status.bytes += response.bytes ?? 0;
+        status.responses[response.type_url] = (status.responses[response.type_url] ?? 0) + 1;
+        if (!open) {
+          open = true;
+          status.open++;
+        }
+        client.ack(response);
+        if (command.follow) {
+          // No names at all would be the wildcard: Envoy sends no request then, and neither do we.
+          const next = response.type_url === CLUSTER_TYPE ? ENDPOINT_TYPE : response.type_url === LISTENER_TYPE ? ROUTE_TYPE : undefined;
+          const names = next ? client.followed(response) : [];
+          if (next && names.length > 0) client.subscribe(next, names);
+        } else if (!acked.has(response.type_url)) {
+          acked.add(response.type_url);
+          if (response.type_url === CLUSTER_TYPE) client.subscribe(ENDPOINT_TYPE, command.edsNames);
+          if (response.type_url === LISTENER_TYPE) client.subscribe(ROUTE_TYPE, command.routeNames);
+        } else if (marked && response.type_url === ENDPOINT_TYPE) {
+          edsTimes.push(now());
+          edsBytes += response.bytes ?? 0;
+          if (--markedPending === 0) send({ kind: 'eds', times: edsTimes, bytes: edsBytes, others: otherResponses });
+        } else if (marked) otherResponses++;
+        acked.add(response.type_url);
+        if (!done && acked.size === command.types.length) {
+          done = true;
+          synced++;
+          lastAckAt = now();
+          settle();
+        }
     });
     clients.push(client);
     adsClients++;
@@ -194,6 +260,27 @@ function fanout(command: FanoutCommand): void {
   }
 }
 
+/** Streams held open: each message the server writes to all of them is one round, reported when every stream has it. */
+function fanoutOpen(command: FanoutOpenCommand): void {
+  const received = new Map<number, number>();
+  for (let i = 0; i < command.count; i++) {
+    const client = new FanoutClient(`127.0.0.1:${command.port}`, credentials.createInsecure(), CHANNEL_OPTIONS);
+    clients.push(client);
+    let rounds = 0;
+    const call = (client as unknown as { Stream(request: Buffer): NodeJS.ReadableStream }).Stream(Buffer.alloc(0));
+    call.on('data', () => {
+      const round = ++rounds;
+      const count = (received.get(round) ?? 0) + 1;
+      received.set(round, count);
+      if (count === command.count) {
+        received.delete(round);
+        send({ kind: 'fanout-round', doneAt: now() });
+      }
+    });
+    call.on('error', () => undefined);
+  }
+}
+
 process.on('message', (command: ProxiesCommand) => {
   switch (command.cmd) {
     case 'connect':
@@ -205,10 +292,23 @@ process.on('message', (command: ProxiesCommand) => {
     case 'status':
       send({ kind: 'status', ...status, responses: { ...status.responses } });
       break;
+    case 'fanout-open':
+      fanoutOpen(command);
+      break;
     case 'mark':
       marked = true;
       edsTimes = [];
+      edsBytes = 0;
+      otherResponses = 0;
       markedPending = adsClients;
+      break;
+    case 'close':
+      // Every client of the proxies; the next `connect` starts afresh.
+      for (const client of clients.splice(0)) client.close();
+      adsClients = 0;
+      marked = false;
+      Object.assign(status, { open: 0, streamEnds: 0, responses: {}, bytes: 0 });
+      send({ kind: 'closed' });
       break;
     case 'exit':
       for (const client of clients) client.close();

@@ -6,35 +6,44 @@
  *     services: wall time to the last ACK, daemon CPU, refusals, and bytes pushed per daemon
  *     CPU-second against a raw grpc-js fan-out of the same bytes measured in the same run;
  *   - one endpoint change with 1000 proxies: event to each proxy's EDS ACK (the 100 ms debounce
- *     included), p50/p99 over the proxies and over repeated changes;
- *   - RSS per extra proxy between 1000 and 2000 connected proxies.
+ *     included), p50/p99 over the proxies and over repeated changes, and the bytes sent, against a
+ *     raw grpc-js push of the same bytes to 1000 open streams measured in the same run;
+ *   - the connection storm and the endpoint changes once per protocol: state of the world, then
+ *     delta xDS (the proxies of one protocol leave before the other's connect);
+ *   - RSS per extra proxy between 1000 and 2000 connected proxies (the last protocol's).
  *
  * The daemon side (model, push context, generators, ADS server) runs in this process; the
  * simulated proxies are grpc-js ADS clients in a child process.
  *
- *   npm run bench:xds [-- proxies services changes throttle]
+ *   npm run bench:xds [-- proxies services changes throttle] [--sotw | --delta]
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { Server, ServerCredentials, type ServerWritableStream } from '@grpc/grpc-js';
 import { newMeshModel, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../controllers/index.js';
 import { newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
 import { buildPushContext, newSidecarCdsGenerator, type PushContext } from '../xds/generators/index.js';
 import { newMeshGenerators } from '../xds/mesh-generators.js';
-import { loadEnvoyProtos, newXdsServer, parseProxy, jsonToStruct, LISTENER_TYPE, type Generator } from '../xds/index.js';
-import type { ConnectCommand, ProxiesCommand, ProxiesReport } from './xds-proxies.js';
+import { loadEnvoyProtos, newXdsServer, parseProxy, jsonToStruct, LISTENER_TYPE, SECRET_TYPE, type Generator } from '../xds/index.js';
+import { rawFanoutBytesPerCpuSecond, rawPushTimes, type ProxiesChild } from './xds-fanout.js';
+import type { ConnectCommand, ProxiesReport } from './xds-proxies.js';
 
-const PROXIES = Number(process.argv[2] ?? 1000);
-const SERVICES = Number(process.argv[3] ?? 1000);
-const CHANGES = Number(process.argv[4] ?? 20);
+const ARGS = process.argv.slice(2).filter((arg) => !arg.startsWith('--'));
+const PROXIES = Number(ARGS[0] ?? 1000);
+const SERVICES = Number(ARGS[1] ?? 1000);
+const CHANGES = Number(ARGS[2] ?? 20);
 // PILOT_PUSH_THROTTLE; 100 is the setting's default.
-const PUSH_THROTTLE = Number(process.argv[5] ?? 100);
+const PUSH_THROTTLE = Number(ARGS[3] ?? 100);
+const DEBOUNCE_MS = 100;
+type Protocol = 'sotw' | 'delta';
+const PROTOCOLS: readonly Protocol[] = process.argv.includes('--delta') ? ['delta'] : process.argv.includes('--sotw') ? ['sotw'] : ['sotw', 'delta'];
+const PROTOCOL_NAME: Readonly<Record<Protocol, string>> = { sotw: 'state of the world', delta: 'delta' };
 const NAMESPACES = 20;
 const PORTS = [80, 8080, 9080, 5000, 3000, 8000, 7070, 15000 - 1, 443, 6379];
 const DOMAIN = 'cluster.local';
 
 const mb = (bytes: number): string => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const kb = (bytes: number): string => `${(bytes / 1024).toFixed(1)} kB`;
 const ms = (value: number): string => `${value.toFixed(0)} ms`;
 const now = (): number => performance.timeOrigin + performance.now();
 
@@ -96,7 +105,7 @@ function applyPod(model: MeshModelWriter, pod: Pod): ReturnType<MeshModelWriter[
   return model.registry.applyWorkload(workload);
 }
 
-function startChild(): { child: ChildProcess; next(kind: ProxiesReport['kind']): Promise<ProxiesReport>; send(command: ProxiesCommand): void } {
+function startChild(): ProxiesChild & { child: ChildProcess } {
   const child = fork(fileURLToPath(new URL('./xds-proxies.js', import.meta.url)), [], { stdio: 'inherit', execArgv: ['--max-old-space-size=8192'] });
   const waiting: { kind: string; resolve: (report: ProxiesReport) => void }[] = [];
   child.on('message', (report: ProxiesReport) => {
@@ -132,8 +141,18 @@ function subscriptionNames(generators: readonly Generator<PushContext>[], push: 
   return { edsNames, routeNames: [...routeNames].sort() };
 }
 
+/** What one protocol's endpoint changes gave. */
+interface ChangeFigures {
+  perProxy: number[];
+  lastAck: number[];
+  /** EDS bytes received by all proxies, per change. */
+  bytes: number[];
+  /** Responses of other types during the changes (there should be none). */
+  others: number;
+}
+
 async function main(): Promise<void> {
-  console.log(`xDS benchmark: ${PROXIES} proxies, ${SERVICES} services, ${CHANGES} endpoint changes, Node ${process.version}`);
+  console.log(`xDS benchmark: ${PROXIES} proxies, ${SERVICES} services, ${CHANGES} endpoint changes, protocols: ${PROTOCOLS.map((protocol) => PROTOCOL_NAME[protocol]).join(', ')}, Node ${process.version}`);
   const loaded = loadEnvoyProtos();
   const encodes = new Map<string, { count: number; bytes: number }>();
   // Counts what the daemon encodes (cache misses), by type.
@@ -157,7 +176,7 @@ async function main(): Promise<void> {
     protos,
     generators,
     buildPushContext: () => buildPushContext(model),
-    tuning: { debounceAfterMs: 100, debounceMaxMs: 10_000, enableEdsDebounce: true, pushThrottle: PUSH_THROTTLE, enableCache: true, cacheSize: 200_000, sendTimeoutMs: 0 },
+    tuning: { debounceAfterMs: DEBOUNCE_MS, debounceMaxMs: 10_000, enableEdsDebounce: true, pushThrottle: PUSH_THROTTLE, enableCache: true, cacheSize: 200_000, sendTimeoutMs: 0 },
     transport: { keepaliveIntervalMs: 30_000, keepaliveTimeoutMs: 10_000, maxConnectionAgeMs: 2 ** 53, maxRecvMsgSize: 4 * 1024 * 1024, maxStreams: 100_000 },
     grpcAddr: '127.0.0.1:0',
     clock,
@@ -172,7 +191,8 @@ async function main(): Promise<void> {
   await xds.plaintext.waitForReady();
   const port = xds.plaintext.port();
   const push = buildPushContext(model);
-  const names = { ...subscriptionNames(generators, push, pods[0] as Pod), types: generators.map((generator) => generator.typeUrl) };
+  // A sidecar subscribes to CDS, EDS, LDS and RDS; secrets over ADS are the gateways'.
+  const names = { ...subscriptionNames(generators, push, pods[0] as Pod), types: generators.map((generator) => generator.typeUrl).filter((type) => type !== SECRET_TYPE) };
   console.log(`each proxy subscribes to ${names.edsNames.length} EDS clusters and ${names.routeNames.length} routes`);
 
   gc();
@@ -188,113 +208,134 @@ async function main(): Promise<void> {
     }
     return out;
   };
+  let change = 0;
+  let stormBytesPerProxy = 0;
+  let stormBytesPerCpuSecond = 0;
+  const figures = new Map<Protocol, ChangeFigures>();
+  let rssAtProxies = 0;
 
-  // 1000 proxies at once.
-  const cpuBefore = process.cpuUsage();
-  const started = now();
-  const synced = proxies.next('synced');
-  proxies.send({ cmd: 'connect', from: 0, to: PROXIES, port, ...names, pods: proxyPods(0, PROXIES) });
-  const report = (await synced) as Extract<ProxiesReport, { kind: 'synced' }>;
-  const cpu = process.cpuUsage(cpuBefore);
-  const cpuSeconds = (cpu.user + cpu.system) / 1e6;
-  const wall = report.lastAckAt - started;
-  const bytesPerCpuSecond = report.bytes / cpuSeconds;
-  console.log(`\n${PROXIES} proxies connecting at once, full config for ${SERVICES} services:`);
-  console.log(`  all ACKed in ${ms(wall)} wall (goal ≤ 12,000 ms), daemon CPU ${cpuSeconds.toFixed(2)} s (goal ≤ 8 s), refused ${report.refused} (goal 0)`);
-  console.log(`  pushed ${mb(report.bytes)} (${mb(report.bytes / PROXIES)} per proxy), ${mb(bytesPerCpuSecond)} per daemon CPU-second`);
-  console.log(`  anchor: the reference admits 25 new streams per second on 2 cores, about ${(PROXIES / 25).toFixed(0)} s for ${PROXIES}`);
-  const reads = (await metrics.registry.getSingleMetric('xds_cache_reads')?.get())?.values ?? [];
-  const count = (result: string): number => reads.filter((value) => value.labels['type'] === result).reduce((sum, value) => sum + value.value, 0);
-  console.log(`  encoded-resource cache: ${count('hit')} hits, ${count('miss')} misses; encoded: ${[...encodes.entries()].map(([type, entry]) => `${type.split('.').pop()} ${entry.count} (${mb(entry.bytes)})`).join(', ')}`);
+  for (const protocol of PROTOCOLS) {
+    const delta = protocol === 'delta';
+    // 1000 proxies at once.
+    encodes.clear();
+    const readsBefore = await cacheReads(metrics);
+    const cpuBefore = process.cpuUsage();
+    const started = now();
+    const synced = proxies.next('synced');
+    proxies.send({ cmd: 'connect', from: 0, to: PROXIES, port, ...names, pods: proxyPods(0, PROXIES), delta });
+    const report = (await synced) as Extract<ProxiesReport, { kind: 'synced' }>;
+    const cpu = process.cpuUsage(cpuBefore);
+    const cpuSeconds = (cpu.user + cpu.system) / 1e6;
+    const wall = report.lastAckAt - started;
+    const bytesPerCpuSecond = report.bytes / cpuSeconds;
+    if (stormBytesPerProxy === 0) {
+      stormBytesPerProxy = report.bytes / PROXIES;
+      stormBytesPerCpuSecond = bytesPerCpuSecond;
+    }
+    console.log(`\n[${PROTOCOL_NAME[protocol]}] ${PROXIES} proxies connecting at once, full config for ${SERVICES} services:`);
+    console.log(`  all ACKed in ${ms(wall)} wall (goal ≤ 12,000 ms), daemon CPU ${cpuSeconds.toFixed(2)} s (goal ≤ 8 s), refused ${report.refused} (goal 0)`);
+    console.log(`  pushed ${mb(report.bytes)} (${mb(report.bytes / PROXIES)} per proxy), ${mb(bytesPerCpuSecond)} per daemon CPU-second`);
+    console.log(`  anchor: the reference admits 25 new streams per second on 2 cores, about ${(PROXIES / 25).toFixed(0)} s for ${PROXIES}`);
+    const reads = await cacheReads(metrics);
+    console.log(`  encoded-resource cache: ${reads.hit - readsBefore.hit} hits, ${reads.miss - readsBefore.miss} misses; encoded: ${[...encodes.entries()].map(([type, entry]) => `${type.split('.').pop()} ${entry.count} (${mb(entry.bytes)})`).join(', ')}`);
 
-  gc();
-  await new Promise((resolve) => setTimeout(resolve, 500));
-  gc();
-  const rssAt1000 = process.memoryUsage().rss;
+    gc();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    gc();
+    rssAtProxies = process.memoryUsage().rss;
 
-  // Endpoint changes.
-  const perProxy: number[] = [];
-  const lastAck: number[] = [];
-  for (let change = 0; change < CHANGES; change++) {
-    const pod = pods[(PROXIES * 2 + change) % pods.length] as Pod;
-    const moved: Pod = { ...pod, ip: `10.200.${change % 250}.${(change * 7) % 250}` };
-    pods[(PROXIES * 2 + change) % pods.length] = moved;
-    proxies.send({ cmd: 'mark' });
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const eds = proxies.next('eds');
-    const t0 = now();
-    const result = applyPod(model, moved);
-    xds.configUpdate({
-      full: false,
-      reason: 'endpoint',
-      configsUpdated: [...result.endpointsChanged.map((key) => ({ kind: 'Service' as const, ...key })), { kind: 'Pod', namespace: moved.namespace, name: moved.name }],
-      startedAt: clock.now(),
-    });
-    const times = ((await eds) as Extract<ProxiesReport, { kind: 'eds' }>).times.map((time) => time - t0);
-    perProxy.push(...times);
-    lastAck.push(Math.max(...times));
+    // Endpoint changes.
+    const result: ChangeFigures = { perProxy: [], lastAck: [], bytes: [], others: 0 };
+    for (let i = 0; i < CHANGES; i++, change++) {
+      const index = (PROXIES * 2 + change) % pods.length;
+      const moved: Pod = { ...(pods[index] as Pod), ip: `10.200.${change % 250}.${(change * 7) % 250}` };
+      pods[index] = moved;
+      proxies.send({ cmd: 'mark' });
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      const eds = proxies.next('eds');
+      const t0 = now();
+      const applied = applyPod(model, moved);
+      xds.configUpdate({
+        full: false,
+        reason: 'endpoint',
+        configsUpdated: [...applied.endpointsChanged.map((key) => ({ kind: 'Service' as const, ...key })), { kind: 'Pod', namespace: moved.namespace, name: moved.name }],
+        startedAt: clock.now(),
+      });
+      const got = (await eds) as Extract<ProxiesReport, { kind: 'eds' }>;
+      const times = got.times.map((time) => time - t0);
+      result.perProxy.push(...times);
+      result.lastAck.push(Math.max(...times));
+      result.bytes.push(got.bytes);
+      result.others += got.others;
+    }
+    figures.set(protocol, result);
+    if (protocol !== PROTOCOLS[PROTOCOLS.length - 1]) {
+      const closed = proxies.next('closed');
+      proxies.send({ cmd: 'close' });
+      await closed;
+      await waitUntil(() => xds.discovery.connections().length === 0, 30_000, 'the proxies gone');
+    }
   }
-  console.log(`\none endpoint change, ${PROXIES} proxies (debounce 100 ms included), ${CHANGES} changes:`);
-  console.log(`  event → a proxy's EDS ACK: p50 ${ms(percentile(perProxy, 50))}, p99 ${ms(percentile(perProxy, 99))}`);
-  console.log(`  event → last ACK of a change: p50 ${ms(percentile(lastAck, 50))} (goal ≤ 150 ms), p99 ${ms(percentile(lastAck, 99))} (goal ≤ 250 ms)`);
-  console.log('  anchor: the reference claims endpoint updates to 500 sidecars in under 1 s');
 
   // 1000 more proxies: memory per proxy.
+  const last = PROTOCOLS[PROTOCOLS.length - 1] as Protocol;
   if (PROXIES * 2 <= SERVICES * 2) {
     const more = proxies.next('synced');
-    proxies.send({ cmd: 'connect', from: PROXIES, to: PROXIES * 2, port, ...names, pods: proxyPods(PROXIES, PROXIES * 2) });
+    proxies.send({ cmd: 'connect', from: PROXIES, to: PROXIES * 2, port, ...names, pods: proxyPods(PROXIES, PROXIES * 2), delta: last === 'delta' });
     await more;
     gc();
     await new Promise((resolve) => setTimeout(resolve, 500));
     gc();
     const rssAt2000 = process.memoryUsage().rss;
-    console.log(`\nmemory: RSS ${mb(rssAt1000)} at ${PROXIES} proxies, ${mb(rssAt2000)} at ${PROXIES * 2}: ${((rssAt2000 - rssAt1000) / PROXIES / 1024 / 1024).toFixed(3)} MB per extra proxy (goal ≤ 0.5 MB; the reference reports about 2 MB per sidecar at 1000 services)`);
+    console.log(`\nmemory (${PROTOCOL_NAME[last]}): RSS ${mb(rssAtProxies)} at ${PROXIES} proxies, ${mb(rssAt2000)} at ${PROXIES * 2}: ${((rssAt2000 - rssAtProxies) / PROXIES / 1024 / 1024).toFixed(3)} MB per extra proxy (goal ≤ 0.5 MB; the reference reports about 2 MB per sidecar at 1000 services)`);
   }
-  proxies.send({ cmd: 'exit' });
-  await new Promise((resolve) => proxies.child.once('exit', resolve));
+  const closed = proxies.next('closed');
+  proxies.send({ cmd: 'close' });
+  await closed;
   controller.abort();
   await Promise.allSettled(running);
 
-  // Raw grpc-js fan-out of the same bytes per proxy, in this process, measured the same way.
-  await rawFanout(report.bytes / PROXIES, bytesPerCpuSecond);
+  // The baselines, with the daemon stopped: raw grpc-js pushes of the same EDS bytes to as many
+  // open streams, and a raw fan-out of the storm's bytes per proxy.
+  const edsBytesPerProxy = PROTOCOLS.map((protocol) => median(figures.get(protocol)?.bytes ?? []) / PROXIES);
+  const rawTimes = await rawPushTimes(proxies, PROXIES, edsBytesPerProxy);
+  console.log(`\none endpoint change, ${PROXIES} proxies (debounce ${DEBOUNCE_MS} ms included), ${CHANGES} changes per protocol:`);
+  PROTOCOLS.forEach((protocol, i) => {
+    const result = figures.get(protocol) as ChangeFigures;
+    const raw = rawTimes[i] as number;
+    const goal = DEBOUNCE_MS + 2 * raw;
+    const p50 = percentile(result.lastAck, 50);
+    console.log(`  [${PROTOCOL_NAME[protocol]}]`);
+    console.log(`    event → a proxy's EDS ACK: p50 ${ms(percentile(result.perProxy, 50))}, p99 ${ms(percentile(result.perProxy, 99))}`);
+    console.log(`    event → last ACK of a change: p50 ${ms(p50)}, p99 ${ms(percentile(result.lastAck, 99))}; goal p50 ≤ debounce + 2 × raw push = ${ms(goal)}: ratio ${(p50 / goal).toFixed(2)} (goal ≤ 1)`);
+    console.log(`    bytes sent per change: ${kb(median(result.bytes))} (${(median(result.bytes) / PROXIES).toFixed(0)} B per proxy); responses of other types: ${result.others}`);
+    console.log(`    baseline: raw grpc-js push of ${(median(result.bytes) / PROXIES).toFixed(0)} B to ${PROXIES} open streams: ${ms(raw)} (median of 5)`);
+  });
+  console.log('  anchor: the reference claims endpoint updates to 500 sidecars in under 1 s');
+
+  const rawPerCpuSecond = await rawFanoutBytesPerCpuSecond(proxies, PROXIES, stormBytesPerProxy);
+  console.log(`\nraw grpc-js fan-out of the storm's bytes (${PROTOCOL_NAME[PROTOCOLS[0] as Protocol]}) to ${PROXIES} streams: ${mb(rawPerCpuSecond)} per CPU-second`);
+  console.log(`  xDS bytes per daemon CPU-second / raw: ${(stormBytesPerCpuSecond / rawPerCpuSecond).toFixed(2)} (goal ≥ 0.5)`);
+  proxies.send({ cmd: 'exit' });
+  await new Promise((resolve) => proxies.child.once('exit', resolve));
 }
 
-async function rawFanout(bytesPerProxy: number, xdsBytesPerCpuSecond: number): Promise<void> {
-  const chunk = Buffer.alloc(Math.max(1, Math.floor(bytesPerProxy / 4)), 7);
-  const server = new Server({ 'grpc.max_concurrent_streams': 100_000 });
-  server.addService(
-    {
-      Stream: {
-        path: '/mesh.bench.Fanout/Stream',
-        requestStream: false,
-        responseStream: true,
-        requestSerialize: (value: Buffer) => value,
-        requestDeserialize: (bytes: Buffer) => bytes,
-        responseSerialize: (value: Buffer) => value,
-        responseDeserialize: (bytes: Buffer) => bytes,
-      },
-    },
-    {
-      Stream: (call: ServerWritableStream<Buffer, Buffer>) => {
-        for (let i = 0; i < 4; i++) call.write(chunk);
-        call.end();
-      },
-    },
-  );
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  );
-  const fanout = startChild();
-  const cpuBefore = process.cpuUsage();
-  const done = fanout.next('fanout-done');
-  fanout.send({ cmd: 'fanout', count: PROXIES, port });
-  const report = (await done) as Extract<ProxiesReport, { kind: 'fanout-done' }>;
-  const cpu = process.cpuUsage(cpuBefore);
-  const rawPerCpuSecond = report.bytes / ((cpu.user + cpu.system) / 1e6);
-  console.log(`\nraw grpc-js fan-out of the same bytes to ${PROXIES} streams: ${mb(rawPerCpuSecond)} per CPU-second`);
-  console.log(`  xDS bytes per daemon CPU-second / raw: ${(xdsBytesPerCpuSecond / rawPerCpuSecond).toFixed(2)} (goal ≥ 0.5)`);
-  fanout.send({ cmd: 'exit' });
-  server.forceShutdown();
+async function cacheReads(metrics: ReturnType<typeof newMetrics>): Promise<{ hit: number; miss: number }> {
+  const reads = (await metrics.registry.getSingleMetric('xds_cache_reads')?.get())?.values ?? [];
+  const count = (result: string): number => reads.filter((value) => value.labels['type'] === result).reduce((sum, value) => sum + value.value, 0);
+  return { hit: count('hit'), miss: count('miss') };
+}
+
+function median(values: readonly number[]): number {
+  return percentile(values, 50);
+}
+
+async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
 }
 
 await main();
