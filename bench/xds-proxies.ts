@@ -61,7 +61,8 @@ export interface ProxiesStatus {
 }
 
 export type ProxiesReport =
-  | { kind: 'synced'; proxies: number; bytes: number; refused: number; lastAckAt: number }
+  /** All proxies of a `connect` synced (or refused): the bytes they received, and this process's CPU since the command. */
+  | { kind: 'synced'; proxies: number; bytes: number; refused: number; lastAckAt: number; cpuSeconds: number }
   /** After a `mark`: when each proxy got the EDS push, the bytes of those responses, and how many responses of other types came meanwhile. */
   | { kind: 'eds'; times: number[]; bytes: number; others: number }
   | { kind: 'fanout-done'; bytes: number; doneAt: number }
@@ -96,7 +97,10 @@ let edsTimes: number[] = [];
 let edsBytes = 0;
 let otherResponses = 0;
 let markedPending = 0;
-let adsClients = 0;
+/** Which `mark` is running; a proxy counted in it remembers the number. */
+let markSeq = 0;
+/** Synced proxies whose stream is open: those an endpoint change reaches. */
+let liveProxies = 0;
 const status: ProxiesStatus = { open: 0, streamEnds: 0, responses: {}, bytes: 0 };
 
 /** A response of either flavour, as far as the simulated proxy reads it. */
@@ -123,7 +127,8 @@ function newProxyClient(delta: boolean, options: DiscoveryConnectionOptions & { 
     return [...new Set([...map.values()].flat())].sort();
   };
   if (delta) {
-    const client = newDeltaDiscoveryClient({ ...options, onResponse });
+    // Versions are held only for streams that reopen (the soak's): a thousand proxies' worth costs the simulator more than the daemon.
+    const client = newDeltaDiscoveryClient({ ...options, holdVersions: options.reconnect !== undefined, onResponse });
     return {
       start: () => client.start(),
       subscribe: (typeUrl, names) => client.subscribe(typeUrl, names),
@@ -167,16 +172,24 @@ function connect(command: ConnectCommand): void {
   let bytes = 0;
   let refused = 0;
   let lastAckAt = 0;
+  const cpuBefore = process.cpuUsage();
   const total = command.to - command.from;
   const settle = (): void => {
     // A followed proxy reconnects after a refusal: it settles only once synced.
-    if (synced + (command.follow ? 0 : refused) === total) send({ kind: 'synced', proxies: synced, bytes, refused, lastAckAt });
+    if (synced + (command.follow ? 0 : refused) !== total) return;
+    const cpu = process.cpuUsage(cpuBefore);
+    send({ kind: 'synced', proxies: synced, bytes, refused, lastAckAt, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
+  };
+  const countMarked = (): void => {
+    if (--markedPending === 0) send({ kind: 'eds', times: edsTimes, bytes: edsBytes, others: otherResponses });
   };
   for (let i = command.from; i < command.to; i++) {
     const pod = command.pods[i] as ConnectCommand['pods'][number];
     const acked = new Set<string>();
     let done = false;
     let open = false;
+    let live = false;
+    let countedIn = 0;
     const connection = {
       protos,
       target: `127.0.0.1:${command.port}`,
@@ -202,41 +215,51 @@ function connect(command: ConnectCommand): void {
           refused++;
           settle();
         }
+        if (live) {
+          // Gone: a change in progress no longer waits for it.
+          live = false;
+          liveProxies--;
+          if (marked && countedIn !== markSeq) countMarked();
+        }
       },
     };
     const client: ProxyClient = newProxyClient(command.delta ?? false, connection, (response) => {
-        bytes += response.bytes ?? 0;
-        status.bytes += response.bytes ?? 0;
-        status.responses[response.type_url] = (status.responses[response.type_url] ?? 0) + 1;
-        if (!open) {
-          open = true;
-          status.open++;
-        }
-        client.ack(response);
-        if (command.follow) {
-          // No names at all would be the wildcard: Envoy sends no request then, and neither do we.
-          const next = response.type_url === CLUSTER_TYPE ? ENDPOINT_TYPE : response.type_url === LISTENER_TYPE ? ROUTE_TYPE : undefined;
-          const names = next ? client.followed(response) : [];
-          if (next && names.length > 0) client.subscribe(next, names);
-        } else if (!acked.has(response.type_url)) {
-          acked.add(response.type_url);
-          if (response.type_url === CLUSTER_TYPE) client.subscribe(ENDPOINT_TYPE, command.edsNames);
-          if (response.type_url === LISTENER_TYPE) client.subscribe(ROUTE_TYPE, command.routeNames);
-        } else if (marked && response.type_url === ENDPOINT_TYPE) {
-          edsTimes.push(now());
-          edsBytes += response.bytes ?? 0;
-          if (--markedPending === 0) send({ kind: 'eds', times: edsTimes, bytes: edsBytes, others: otherResponses });
-        } else if (marked) otherResponses++;
+      bytes += response.bytes ?? 0;
+      status.bytes += response.bytes ?? 0;
+      status.responses[response.type_url] = (status.responses[response.type_url] ?? 0) + 1;
+      if (!open) {
+        open = true;
+        status.open++;
+      }
+      client.ack(response);
+      if (command.follow) {
+        // No names at all would be the wildcard: Envoy sends no request then, and neither do we.
+        const next = response.type_url === CLUSTER_TYPE ? ENDPOINT_TYPE : response.type_url === LISTENER_TYPE ? ROUTE_TYPE : undefined;
+        const names = next ? client.followed(response) : [];
+        if (next && names.length > 0) client.subscribe(next, names);
+      } else if (!acked.has(response.type_url)) {
         acked.add(response.type_url);
-        if (!done && acked.size === command.types.length) {
-          done = true;
-          synced++;
-          lastAckAt = now();
-          settle();
+        if (response.type_url === CLUSTER_TYPE) client.subscribe(ENDPOINT_TYPE, command.edsNames);
+        if (response.type_url === LISTENER_TYPE) client.subscribe(ROUTE_TYPE, command.routeNames);
+      } else if (marked && live && countedIn !== markSeq && response.type_url === ENDPOINT_TYPE) {
+        countedIn = markSeq;
+        edsTimes.push(now());
+        edsBytes += response.bytes ?? 0;
+        countMarked();
+      } else if (marked) otherResponses++;
+      acked.add(response.type_url);
+      if (!done && acked.size === command.types.length) {
+        done = true;
+        synced++;
+        lastAckAt = now();
+        if (!command.follow) {
+          live = true;
+          liveProxies++;
         }
+        settle();
+      }
     });
     clients.push(client);
-    adsClients++;
     client.start();
   }
 }
@@ -300,12 +323,13 @@ process.on('message', (command: ProxiesCommand) => {
       edsTimes = [];
       edsBytes = 0;
       otherResponses = 0;
-      markedPending = adsClients;
+      markSeq++;
+      markedPending = liveProxies;
       break;
     case 'close':
       // Every client of the proxies; the next `connect` starts afresh.
       for (const client of clients.splice(0)) client.close();
-      adsClients = 0;
+      liveProxies = 0;
       marked = false;
       Object.assign(status, { open: 0, streamEnds: 0, responses: {}, bytes: 0 });
       send({ kind: 'closed' });

@@ -78,6 +78,14 @@ export function newConfigState(): ConfigState {
     current: () => snapshot,
     apply(typeUrl, version, resources, options = {}) {
       const replace = options.replace ?? (typeUrl === CLUSTER_TYPE || typeUrl === LISTENER_TYPE);
+      const held = maps.get(typeUrl);
+      if (!replace && resources.size === 0 && !(options.removed ?? []).some((name) => held?.has(name))) {
+        // Nothing added, updated or removed (a delta response after a reconnect, say): the compiled config stands.
+        rejected.delete(typeUrl);
+        snapshot = { ...snapshot, versions: new Map(snapshot.versions).set(typeUrl, version) };
+        for (const listener of listeners) listener(snapshot);
+        return { ok: true };
+      }
       const merged = replace ? new Map(resources) : new Map([...(maps.get(typeUrl) ?? new Map()), ...resources]);
       for (const name of options.removed ?? []) merged.delete(name);
       const candidateMaps = new Map(maps).set(typeUrl, merged);

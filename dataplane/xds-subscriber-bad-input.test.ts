@@ -80,7 +80,10 @@ describe('the delta subscriber against a control plane sending bad input', () =>
   });
 
   test('a removal of a name never sent is ACKed and changes nothing', async () => {
+    const before = state.current();
     expect((await respond(CLUSTER_TYPE, [], ['nope'])).error_detail).toBeNull();
+    // Nothing to compile again: the same decisions serve.
+    expect(state.current().decisions).toBe(before.decisions);
     expect((await respond(ENDPOINT_TYPE, [], ['nope'])).error_detail).toBeNull();
     expect(state.rejections().size).toBe(0);
     expectLastGood();

@@ -107,7 +107,13 @@ export function decideDelta(watches: Watches, request: DeltaRequestView): Reques
 
   const nonce = request.response_nonce ?? '';
   if (nonce !== '' && nonce !== previous.nonceSent) return { event: 'stale', respond: false, watches };
+  const acked = nonce !== '' ? { nonceAcked: nonce, versionAcked: previous.versionSent } : {};
 
+  if (subscribe.length === 0 && unsubscribe.length === 0) {
+    // A plain ACK (the common request): the subscription stands, nothing to compare.
+    const next = new Map(watches).set(typeUrl, { ...previous, lastError: '', ...acked, alwaysRespond: false });
+    return { event: previous.alwaysRespond ? 'force' : 'ack', respond: previous.alwaysRespond, watches: next };
+  }
   const names = new Set(previous.names);
   let wildcard = previous.wildcard;
   for (const name of subscribe) {
@@ -126,7 +132,7 @@ export function decideDelta(watches: Watches, request: DeltaRequestView): Reques
     names: current,
     wildcard,
     lastError: '',
-    ...(nonce !== '' ? { nonceAcked: nonce, versionAcked: previous.versionSent } : {}),
+    ...acked,
     alwaysRespond: false,
   });
   const wildcardAdded = wildcard && !previous.wildcard;

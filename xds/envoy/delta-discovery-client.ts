@@ -42,6 +42,11 @@ export interface DeltaDiscoveryClientOptions extends DiscoveryConnectionOptions 
   initial?: readonly (readonly [typeUrl: string, names: readonly string[]])[];
   /** Every response of the managed stream; the caller answers with `ack` or `nack` (or not at all). */
   onResponse?: (response: DeltaDiscoveryResponse) => void;
+  /**
+   * Hold the versions of the accepted resources, announced when the stream is reopened (default).
+   * False spares load generators whose streams are never reopened the memory of thousands of them.
+   */
+  holdVersions?: boolean;
 }
 
 export interface DeltaDiscoveryClient {
@@ -172,9 +177,11 @@ export function newDeltaDiscoveryClient(options: DeltaDiscoveryClientOptions): D
     start: () => stream.start(),
     subscribe,
     ack(response) {
-      const versions = heldOf(response.type_url);
-      for (const resource of response.resources) if (isWanted(response.type_url, resource.name)) versions.set(resource.name, resource.version);
-      for (const name of response.removed_resources) versions.delete(name);
+      if (options.holdVersions ?? true) {
+        const versions = heldOf(response.type_url);
+        for (const resource of response.resources) if (isWanted(response.type_url, resource.name)) versions.set(resource.name, resource.version);
+        for (const name of response.removed_resources) versions.delete(name);
+      }
       write({ type_url: response.type_url, response_nonce: response.nonce });
     },
     nack(response, message) {

@@ -38,6 +38,16 @@ describe('the discovery response fast path', () => {
     expect(type.toObject(type.decode(fast as Buffer))).toEqual(type.toObject(type.decode(viaProtobufjs('envoy.service.discovery.v3.DeltaDiscoveryResponse', message))));
   });
 
+  test('delta: a resource body is encoded once and shared, yet each name and version travels as given', () => {
+    const type = protos.lookupType('envoy.service.discovery.v3.DeltaDiscoveryResponse');
+    const names = (resources: { name: string; version: string }[]) =>
+      (type.toObject(type.decode(encoder.delta({ type_url: CLUSTER_TYPE, nonce: 'n', resources: resources.map((resource) => ({ ...resource, resource: cluster })) }) as Buffer)) as { resources: { name: string; version: string }[] }).resources.map(
+        (resource) => `${resource.name}@${resource.version}`,
+      );
+    expect(names([{ name: 'a', version: 'v1' }])).toEqual(['a@v1']);
+    expect(names([{ name: 'a', version: 'v1' }, { name: 'b', version: 'v1' }, { name: 'a', version: 'v2' }])).toEqual(['a@v1', 'b@v1', 'a@v2']);
+  });
+
   test('anything else is left to protobufjs', () => {
     expect(encoder.sotw({ version_info: 'v', resources: [], canary: true })).toBeUndefined();
     expect(encoder.sotw({ resources: [{ type_url: 'x', value: 'not bytes' }] })).toBeUndefined();

@@ -95,6 +95,23 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
     }
     return body;
   };
+  // A delta Resource (version, name and the Any) encoded once per encoded resource and name, as the SotW Any bodies.
+  const resourceBodies = new WeakMap<EncodedAny, Map<string, Buffer>>();
+  const resourceBodyOf = (any: EncodedAny, name: string, version: string): Buffer => {
+    let byName = resourceBodies.get(any);
+    if (!byName) resourceBodies.set(any, (byName = new Map()));
+    const key = `${version}\n${name}`;
+    let body = byName.get(key);
+    if (!body) {
+      const inner = new Frame();
+      inner.string(1, version);
+      inner.field(2, bodyOf(any));
+      inner.string(3, name);
+      body = inner.finish();
+      byName.set(key, body);
+    }
+    return body;
+  };
   return {
     sotw(message) {
       if (!Object.keys(message).every((key) => SOTW_FIELDS.has(key))) return undefined;
@@ -119,12 +136,10 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
       const frame = new Frame();
       frame.string(1, message['system_version_info'] as string | undefined);
       for (const resource of resources as Record<string, unknown>[]) {
+        const { name, version } = resource;
         if (!Object.keys(resource).every((key) => DELTA_RESOURCE_FIELDS.has(key)) || !isEncodedAny(resource['resource'])) return undefined;
-        const inner = new Frame();
-        inner.string(1, resource['version'] as string | undefined);
-        inner.field(2, bodyOf(resource['resource']));
-        inner.string(3, resource['name'] as string | undefined);
-        frame.field(2, inner.finish());
+        if ((name !== undefined && typeof name !== 'string') || (version !== undefined && typeof version !== 'string')) return undefined;
+        frame.field(2, resourceBodyOf(resource['resource'], name ?? '', version ?? ''));
       }
       frame.string(4, message['type_url'] as string | undefined);
       frame.string(5, message['nonce'] as string | undefined);
