@@ -22,7 +22,7 @@ import { newMeshModel, serviceFromObject, workloadFromPod, type MeshModelWriter 
 import { newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
 import { buildPushContext, newSidecarCdsGenerator, type PushContext } from '../xds/generators/index.js';
 import { newMeshGenerators } from '../xds/mesh-generators.js';
-import { loadEnvoyProtos, newXdsServer, parseProxy, jsonToStruct, LISTENER_TYPE, type Generator } from '../xds/index.js';
+import { loadEnvoyProtos, newXdsServer, parseProxy, jsonToStruct, LISTENER_TYPE, SECRET_TYPE, type Generator } from '../xds/index.js';
 import type { ConnectCommand, ProxiesCommand, ProxiesReport } from './xds-proxies.js';
 
 const PROXIES = Number(process.argv[2] ?? 1000);
@@ -172,7 +172,8 @@ async function main(): Promise<void> {
   await xds.plaintext.waitForReady();
   const port = xds.plaintext.port();
   const push = buildPushContext(model);
-  const names = { ...subscriptionNames(generators, push, pods[0] as Pod), types: generators.map((generator) => generator.typeUrl) };
+  // A sidecar without gateway credentials subscribes to no secrets over ADS.
+  const names = { ...subscriptionNames(generators, push, pods[0] as Pod), types: generators.map((generator) => generator.typeUrl).filter((type) => type !== SECRET_TYPE) };
   console.log(`each proxy subscribes to ${names.edsNames.length} EDS clusters and ${names.routeNames.length} routes`);
 
   gc();
