@@ -24,13 +24,21 @@ export interface ConnectCommand {
    * (`edsNames` and `routeNames` are then ignored), and an ended stream reconnects with backoff.
    */
   follow?: boolean;
+  /** An ended stream reconnects with backoff (as `follow` does), e.g. one refused by the admission rate. */
+  reconnect?: boolean;
 }
 export interface FanoutCommand {
   cmd: 'fanout';
   count: number;
   port: number;
 }
-export type ProxiesCommand = ConnectCommand | FanoutCommand | { cmd: 'mark' } | { cmd: 'status' } | { cmd: 'exit' };
+/** Opens `count` echo streams (one connection each) that answer every message with one byte; `echo-ready` once all are open. */
+export interface EchoCommand {
+  cmd: 'echo';
+  count: number;
+  port: number;
+}
+export type ProxiesCommand = ConnectCommand | FanoutCommand | EchoCommand | { cmd: 'mark' } | { cmd: 'status' } | { cmd: 'cpu' } | { cmd: 'exit' };
 
 /** Since the proxies connected: streams open now (a response received since the last (re)connect), stream ends, responses by type URL. */
 export interface ProxiesStatus {
@@ -42,8 +50,11 @@ export interface ProxiesStatus {
 
 export type ProxiesReport =
   | { kind: 'synced'; proxies: number; bytes: number; refused: number; lastAckAt: number }
-  | { kind: 'eds'; times: number[] }
+  | { kind: 'eds'; times: number[]; bytes: number }
   | { kind: 'fanout-done'; bytes: number; doneAt: number }
+  | { kind: 'echo-ready' }
+  /** This process's CPU time so far (user + system), in µs. */
+  | { kind: 'cpu'; micros: number }
   | ({ kind: 'status' } & ProxiesStatus);
 
 const protos = loadEnvoyProtos();
@@ -59,6 +70,18 @@ const FANOUT: ServiceDefinition = {
   },
 };
 const FanoutClient = makeGenericClientConstructor(FANOUT, 'Fanout');
+export const ECHO: ServiceDefinition = {
+  Echo: {
+    path: '/mesh.bench.Fanout/Echo',
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: (value: Buffer) => value,
+    requestDeserialize: (bytes: Buffer) => bytes,
+    responseSerialize: (value: Buffer) => value,
+    responseDeserialize: (bytes: Buffer) => bytes,
+  },
+};
+const EchoClient = makeGenericClientConstructor(ECHO, 'Echo');
 // Every proxy gets its own connection, as separate Envoys would.
 const CHANNEL_OPTIONS = { 'grpc.use_local_subchannel_pool': 1, 'grpc.max_receive_message_length': 256 * 1024 * 1024 };
 
@@ -70,6 +93,7 @@ const send = (report: ProxiesReport): void => {
 const clients: { close(): void }[] = [];
 let marked = false;
 let edsTimes: number[] = [];
+let edsBytes = 0;
 let markedPending = 0;
 let adsClients = 0;
 const status: ProxiesStatus = { open: 0, streamEnds: 0, responses: {}, bytes: 0 };
@@ -102,9 +126,10 @@ function connect(command: ConnectCommand): void {
   let refused = 0;
   let lastAckAt = 0;
   const total = command.to - command.from;
+  const retries = command.follow === true || command.reconnect === true;
   const settle = (): void => {
-    // A followed proxy reconnects after a refusal: it settles only once synced.
-    if (synced + (command.follow ? 0 : refused) === total) send({ kind: 'synced', proxies: synced, bytes, refused, lastAckAt });
+    // A proxy that reconnects after a refusal settles only once synced.
+    if (synced + (retries ? 0 : refused) === total) send({ kind: 'synced', proxies: synced, bytes, refused, lastAckAt });
   };
   for (let i = command.from; i < command.to; i++) {
     const pod = command.pods[i] as ConnectCommand['pods'][number];
@@ -124,7 +149,7 @@ function connect(command: ConnectCommand): void {
       // Only what an ACK needs is read; the resources stay encoded, and ACKs go without the node.
       raw: true,
       nodeOnAcks: false,
-      ...(command.follow ? { reconnect: { firstMs: 500, maxMs: 10_000 } } : {}),
+      ...(retries ? { reconnect: { firstMs: 500, maxMs: 10_000 } } : {}),
       initial: [[CLUSTER_TYPE, []], ...(command.types.includes(LISTENER_TYPE) ? [[LISTENER_TYPE, []] as const] : command.types.includes(ROUTE_TYPE) ? [[ROUTE_TYPE, command.routeNames] as const] : [])],
       onResponse(response) {
         bytes += response.bytes ?? 0;
@@ -146,7 +171,8 @@ function connect(command: ConnectCommand): void {
           if (response.type_url === LISTENER_TYPE) client.subscribe(ROUTE_TYPE, command.routeNames);
         } else if (marked && response.type_url === ENDPOINT_TYPE) {
           edsTimes.push(now());
-          if (--markedPending === 0) send({ kind: 'eds', times: edsTimes });
+          edsBytes += response.bytes ?? 0;
+          if (--markedPending === 0) send({ kind: 'eds', times: edsTimes, bytes: edsBytes });
         }
         acked.add(response.type_url);
         if (!done && acked.size === command.types.length) {
@@ -163,7 +189,7 @@ function connect(command: ConnectCommand): void {
           status.open--;
         }
         if (error && !done) {
-          done = !command.follow;
+          done = !retries;
           refused++;
           settle();
         }
@@ -194,6 +220,26 @@ function fanout(command: FanoutCommand): void {
   }
 }
 
+const ACK_BYTE = Buffer.from([1]);
+
+/** The raw baseline of a push: streams that answer each message at once, as an ACK would. */
+function echo(command: EchoCommand): void {
+  let ready = 0;
+  for (let i = 0; i < command.count; i++) {
+    const client = new EchoClient(`127.0.0.1:${command.port}`, credentials.createInsecure(), CHANNEL_OPTIONS);
+    clients.push(client);
+    const call = (client as unknown as { Echo(): NodeJS.ReadWriteStream }).Echo();
+    let first = true;
+    call.on('data', () => {
+      if (first) {
+        first = false;
+        if (++ready === command.count) send({ kind: 'echo-ready' });
+      } else call.write(ACK_BYTE);
+    });
+    call.on('error', () => undefined);
+    call.write(ACK_BYTE);
+  }
+}
 process.on('message', (command: ProxiesCommand) => {
   switch (command.cmd) {
     case 'connect':
@@ -202,12 +248,21 @@ process.on('message', (command: ProxiesCommand) => {
     case 'fanout':
       fanout(command);
       break;
+    case 'echo':
+      echo(command);
+      break;
+    case 'cpu': {
+      const usage = process.cpuUsage();
+      send({ kind: 'cpu', micros: usage.user + usage.system });
+      break;
+    }
     case 'status':
       send({ kind: 'status', ...status, responses: { ...status.responses } });
       break;
     case 'mark':
       marked = true;
       edsTimes = [];
+      edsBytes = 0;
       markedPending = adsClients;
       break;
     case 'exit':

@@ -8,4 +8,5 @@ export { verifyMessage } from './strict-verify.js';
 export { structToJson, jsonToStruct, valueToJson, jsonToValue, type JsonValue, type StructMessage, type ValueMessage } from './struct-json.js';
 export { grpcServiceDefinition } from './grpc-service-definition.js';
 export { newDiscoveryResponseEncoder } from './discovery-response-encoder.js';
+export { encodedResourceNames } from './discovery-request-decoder.js';
 export { newDiscoveryClient, type Backoff, type DiscoveryClient, type DiscoveryClientOptions, type DiscoveryRequest, type DiscoveryResponse, type StreamEnd } from './discovery-client.js';
