@@ -86,14 +86,18 @@ const DELTA_RESOURCE_FIELDS = new Set(['name', 'version', 'resource']);
  * every response that sends the same encoded resource.
  */
 export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, unknown>): Buffer | undefined; delta(message: Record<string, unknown>): Buffer | undefined } {
-  const anyBodies = new WeakMap<EncodedAny, Buffer>();
-  const bodyOf = (any: EncodedAny): Buffer => {
-    let body = anyBodies.get(any);
-    if (!body) {
-      body = anyBody(any);
-      anyBodies.set(any, body);
+  // The resource as field 2 (its tag, length and `Any` body), which it is in both responses and in
+  // a delta Resource: a response is then the cached pieces and a few bytes of its own.
+  const asFieldTwo = new WeakMap<EncodedAny, Buffer>();
+  const fieldTwoOf = (any: EncodedAny): Buffer => {
+    let encoded = asFieldTwo.get(any);
+    if (!encoded) {
+      const frame = new Frame();
+      frame.field(2, anyBody(any));
+      encoded = frame.finish();
+      asFieldTwo.set(any, encoded);
     }
-    return body;
+    return encoded;
   };
   return {
     sotw(message) {
@@ -104,7 +108,7 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
       if (!controlPlane) return undefined;
       const frame = new Frame();
       frame.string(1, message['version_info'] as string | undefined);
-      for (const resource of resources) frame.field(2, bodyOf(resource));
+      for (const resource of resources) frame.bytes(fieldTwoOf(resource));
       frame.string(4, message['type_url'] as string | undefined);
       frame.string(5, message['nonce'] as string | undefined);
       if (message['control_plane'] !== undefined) frame.field(6, controlPlane);
@@ -122,7 +126,7 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
         if (!Object.keys(resource).every((key) => DELTA_RESOURCE_FIELDS.has(key)) || !isEncodedAny(resource['resource'])) return undefined;
         const inner = new Frame();
         inner.string(1, resource['version'] as string | undefined);
-        inner.field(2, bodyOf(resource['resource']));
+        inner.bytes(fieldTwoOf(resource['resource']));
         inner.string(3, resource['name'] as string | undefined);
         frame.field(2, inner.finish());
       }
