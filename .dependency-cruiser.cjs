@@ -11,6 +11,7 @@ const ENTRY_POINTS = [
   '^xds/envoy/index\\.ts$',
   '^webhook/inject/index\\.ts$',
   '^dataplane/decisions/index\\.ts$',
+  '^ca/client/index\\.ts$',
 ];
 const PRODUCT = `^(${PACKAGES}|cli)/`;
 const TESTS = '\\.test\\.ts$';

@@ -36,6 +36,8 @@ export interface ConnectCommand {
    * (`edsNames` and `routeNames` are then ignored), and an ended stream reconnects with backoff.
    */
   follow?: boolean;
+  /** An ended stream reconnects with backoff (as `follow` does), e.g. one refused by the admission rate. */
+  reconnect?: boolean;
   /** Delta xDS (DeltaAggregatedResources, as `DELTA_GRPC`) instead of state of the world. */
   delta?: boolean;
 }
@@ -44,13 +46,14 @@ export interface FanoutCommand {
   count: number;
   port: number;
 }
-/** Opens `count` streams that stay open; each `fanout-round` the server writes is reported once all of them have it. */
-export interface FanoutOpenCommand {
-  cmd: 'fanout-open';
+/** Opens `count` echo streams (one connection each) that answer every message with one byte; `echo-ready` once all are open. */
+export interface EchoCommand {
+  cmd: 'echo';
   count: number;
   port: number;
 }
-export type ProxiesCommand = ConnectCommand | FanoutCommand | FanoutOpenCommand | { cmd: 'mark' } | { cmd: 'close' } | { cmd: 'status' } | { cmd: 'exit' };
+/** `close` ends every stream of the proxies (`closed` once done): the next `connect` starts afresh. */
+export type ProxiesCommand = ConnectCommand | FanoutCommand | EchoCommand | { cmd: 'mark' } | { cmd: 'close' } | { cmd: 'status' } | { cmd: 'cpu' } | { cmd: 'exit' };
 
 /** Since the proxies connected: streams open now (a response received since the last (re)connect), stream ends, responses by type URL. */
 export interface ProxiesStatus {
@@ -61,13 +64,14 @@ export interface ProxiesStatus {
 }
 
 export type ProxiesReport =
-  /** All proxies of a `connect` synced (or refused): the bytes they received, and this process's CPU since the command. */
-  | { kind: 'synced'; proxies: number; bytes: number; refused: number; lastAckAt: number; cpuSeconds: number }
-  /** After a `mark`: when each proxy got the EDS push, the bytes of those responses, and how many responses of other types came meanwhile. */
+  | { kind: 'synced'; proxies: number; bytes: number; refused: number; lastAckAt: number }
+  /** After a `mark`: when each connected proxy got the EDS push, the bytes of those responses, and how many responses of other types came meanwhile. */
   | { kind: 'eds'; times: number[]; bytes: number; others: number }
-  | { kind: 'fanout-done'; bytes: number; doneAt: number }
-  | { kind: 'fanout-round'; doneAt: number }
   | { kind: 'closed' }
+  | { kind: 'fanout-done'; bytes: number; doneAt: number }
+  | { kind: 'echo-ready' }
+  /** This process's CPU time so far (user + system), in µs. */
+  | { kind: 'cpu'; micros: number }
   | ({ kind: 'status' } & ProxiesStatus);
 
 const protos = loadEnvoyProtos();
@@ -83,6 +87,18 @@ const FANOUT: ServiceDefinition = {
   },
 };
 const FanoutClient = makeGenericClientConstructor(FANOUT, 'Fanout');
+export const ECHO: ServiceDefinition = {
+  Echo: {
+    path: '/mesh.bench.Fanout/Echo',
+    requestStream: true,
+    responseStream: true,
+    requestSerialize: (value: Buffer) => value,
+    requestDeserialize: (bytes: Buffer) => bytes,
+    responseSerialize: (value: Buffer) => value,
+    responseDeserialize: (bytes: Buffer) => bytes,
+  },
+};
+const EchoClient = makeGenericClientConstructor(ECHO, 'Echo');
 // Every proxy gets its own connection, as separate Envoys would.
 const CHANNEL_OPTIONS = { 'grpc.use_local_subchannel_pool': 1, 'grpc.max_receive_message_length': 256 * 1024 * 1024 };
 
@@ -99,14 +115,14 @@ let otherResponses = 0;
 let markedPending = 0;
 /** Which `mark` is running; a proxy counted in it remembers the number. */
 let markSeq = 0;
-/** Synced proxies whose stream is open: those an endpoint change reaches. */
+/** Synced proxies whose stream is still the one they synced on: those an endpoint change reaches. */
 let liveProxies = 0;
 const status: ProxiesStatus = { open: 0, streamEnds: 0, responses: {}, bytes: 0 };
 
 /** A response of either flavour, as far as the simulated proxy reads it. */
 type AnyResponse = (DiscoveryResponse | DeltaDiscoveryResponse) & { bytes?: number };
 
-/** One simulated proxy's ADS client, state of the world or delta; responses only as far as an ACK needs. */
+/** One simulated proxy's ADS client, state of the world or delta; responses read only as far as an ACK needs. */
 interface ProxyClient {
   start(): void;
   subscribe(typeUrl: string, names: readonly string[]): void;
@@ -127,7 +143,7 @@ function newProxyClient(delta: boolean, options: DiscoveryConnectionOptions & { 
     return [...new Set([...map.values()].flat())].sort();
   };
   if (delta) {
-    // Versions are held only for streams that reopen (the soak's): a thousand proxies' worth costs the simulator more than the daemon.
+    // Versions are held only by streams that reopen: a thousand proxies' worth costs the simulator more than the daemon.
     const client = newDeltaDiscoveryClient({ ...options, holdVersions: options.reconnect !== undefined, onResponse });
     return {
       start: () => client.start(),
@@ -172,13 +188,11 @@ function connect(command: ConnectCommand): void {
   let bytes = 0;
   let refused = 0;
   let lastAckAt = 0;
-  const cpuBefore = process.cpuUsage();
   const total = command.to - command.from;
+  const retries = command.follow === true || command.reconnect === true;
   const settle = (): void => {
-    // A followed proxy reconnects after a refusal: it settles only once synced.
-    if (synced + (command.follow ? 0 : refused) !== total) return;
-    const cpu = process.cpuUsage(cpuBefore);
-    send({ kind: 'synced', proxies: synced, bytes, refused, lastAckAt, cpuSeconds: (cpu.user + cpu.system) / 1e6 });
+    // A proxy that reconnects after a refusal settles only once synced.
+    if (synced + (retries ? 0 : refused) === total) send({ kind: 'synced', proxies: synced, bytes, refused, lastAckAt });
   };
   const countMarked = (): void => {
     if (--markedPending === 0) send({ kind: 'eds', times: edsTimes, bytes: edsBytes, others: otherResponses });
@@ -202,7 +216,7 @@ function connect(command: ConnectCommand): void {
       },
       // Only what an ACK needs is read; the resources stay encoded.
       raw: true,
-      ...(command.follow ? { reconnect: { firstMs: 500, maxMs: 10_000 } } : {}),
+      ...(retries ? { reconnect: { firstMs: 500, maxMs: 10_000 } } : {}),
       initial: [[CLUSTER_TYPE, []] as const, ...(command.types.includes(LISTENER_TYPE) ? [[LISTENER_TYPE, []] as const] : command.types.includes(ROUTE_TYPE) ? [[ROUTE_TYPE, command.routeNames] as const] : [])],
       onStreamEnd({ error }: { error?: Error }) {
         status.streamEnds++;
@@ -211,7 +225,7 @@ function connect(command: ConnectCommand): void {
           status.open--;
         }
         if (error && !done) {
-          done = !command.follow;
+          done = !retries;
           refused++;
           settle();
         }
@@ -283,27 +297,26 @@ function fanout(command: FanoutCommand): void {
   }
 }
 
-/** Streams held open: each message the server writes to all of them is one round, reported when every stream has it. */
-function fanoutOpen(command: FanoutOpenCommand): void {
-  const received = new Map<number, number>();
+const ACK_BYTE = Buffer.from([1]);
+
+/** The raw baseline of a push: streams that answer each message at once, as an ACK would. */
+function echo(command: EchoCommand): void {
+  let ready = 0;
   for (let i = 0; i < command.count; i++) {
-    const client = new FanoutClient(`127.0.0.1:${command.port}`, credentials.createInsecure(), CHANNEL_OPTIONS);
+    const client = new EchoClient(`127.0.0.1:${command.port}`, credentials.createInsecure(), CHANNEL_OPTIONS);
     clients.push(client);
-    let rounds = 0;
-    const call = (client as unknown as { Stream(request: Buffer): NodeJS.ReadableStream }).Stream(Buffer.alloc(0));
+    const call = (client as unknown as { Echo(): NodeJS.ReadWriteStream }).Echo();
+    let first = true;
     call.on('data', () => {
-      const round = ++rounds;
-      const count = (received.get(round) ?? 0) + 1;
-      received.set(round, count);
-      if (count === command.count) {
-        received.delete(round);
-        send({ kind: 'fanout-round', doneAt: now() });
-      }
+      if (first) {
+        first = false;
+        if (++ready === command.count) send({ kind: 'echo-ready' });
+      } else call.write(ACK_BYTE);
     });
     call.on('error', () => undefined);
+    call.write(ACK_BYTE);
   }
 }
-
 process.on('message', (command: ProxiesCommand) => {
   switch (command.cmd) {
     case 'connect':
@@ -312,11 +325,16 @@ process.on('message', (command: ProxiesCommand) => {
     case 'fanout':
       fanout(command);
       break;
+    case 'echo':
+      echo(command);
+      break;
+    case 'cpu': {
+      const usage = process.cpuUsage();
+      send({ kind: 'cpu', micros: usage.user + usage.system });
+      break;
+    }
     case 'status':
       send({ kind: 'status', ...status, responses: { ...status.responses } });
-      break;
-    case 'fanout-open':
-      fanoutOpen(command);
       break;
     case 'mark':
       marked = true;
@@ -327,7 +345,6 @@ process.on('message', (command: ProxiesCommand) => {
       markedPending = liveProxies;
       break;
     case 'close':
-      // Every client of the proxies; the next `connect` starts afresh.
       for (const client of clients.splice(0)) client.close();
       liveProxies = 0;
       marked = false;

@@ -1,4 +1,4 @@
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { PROJECT_ROOT } from './run-bin.js';
@@ -14,5 +14,16 @@ describe('the build output', () => {
     expect(shipped.length).toBeGreaterThan(100);
     const testOnly = shipped.filter((file) => /(^|\/)testing\/|\.test\.js|^bench\//.test(file));
     expect(testOnly).toEqual([]);
+  });
+
+  test.each(['pilot-agent', 'mesh-dataplane'])('the %s bundle is ASCII and loads the Kubernetes client only if asked', (program) => {
+    const dir = join(PROJECT_ROOT, 'dist/bundle', program);
+    for (const file of readdirSync(dir).filter((name) => name.endsWith('.mjs'))) {
+      const source = readFileSync(join(dir, file), 'utf8');
+      // One non-ASCII character makes V8 keep the whole source at two bytes a character.
+      expect({ file, nonAscii: /[^\x00-\x7f]/u.exec(source)?.[0] }).toEqual({ file, nonAscii: undefined });
+      // A static import would load @kubernetes/client-node (tens of MB) into every sidecar.
+      expect({ file, staticImports: source.match(/^import [^;]*from "@kubernetes\/client-node"/gmu) ?? [] }).toEqual({ file, staticImports: [] });
+    }
   });
 });

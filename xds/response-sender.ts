@@ -186,9 +186,11 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
     con.lastSentAt.set(typeUrl, now);
     if (con.kind === 'sotw') {
       if (isWildcardType(typeUrl) && request.delta === undefined) held.clear();
-      else if (latest && !latest.wildcard) {
+      else if (latest && !latest.wildcard && con.prunedFor.get(typeUrl) !== latest.names) {
+        // Once per subscription: an ACK keeps the watch's names array, a change makes a new one.
         const watched = new Set(latest.names);
         for (const name of held.keys()) if (!watched.has(name)) held.delete(name);
+        con.prunedFor.set(typeUrl, latest.names);
       }
     }
     for (const name of removed) held.delete(name);

@@ -2,6 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { decideDelta, decideSotw, type DeltaRequestView, type SotwRequestView } from './should-respond.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from './envoy/type-urls.js';
 import { newWatchState, syncStatus, type WatchState, type Watches } from './watch-state.js';
+import { ADS_SERVICE, loadEnvoyProtos } from './envoy/envoy-protos.js';
 
 function sent(typeUrl: string, names: string[], nonce: string, extra: Partial<WatchState> = {}): WatchState {
   return { ...newWatchState(typeUrl, names, names.length === 0 && (typeUrl === CLUSTER_TYPE || typeUrl === LISTENER_TYPE)), nonceSent: nonce, versionSent: 'v1', ...extra };
@@ -69,6 +70,34 @@ describe('decideSotw', () => {
     decideSotw(before, { type_url: CLUSTER_TYPE, response_nonce: 'n1', error_detail: { message: 'x' } });
     decideSotw(before, { type_url: CLUSTER_TYPE, response_nonce: 'n1' });
     expect([...before.entries()]).toEqual(snapshot);
+  });
+});
+
+describe('decideSotw with the names as received on the wire', () => {
+  const protos = loadEnvoyProtos();
+  const type = protos.lookupType('envoy.service.discovery.v3.DiscoveryRequest');
+  const method = protos.serviceDefinition(ADS_SERVICE)['StreamAggregatedResources'];
+  const received = (message: object): SotwRequestView =>
+    method?.requestDeserialize(Buffer.from(type.encode(type.fromObject(message)).finish())) as SotwRequestView;
+  const names = Array.from({ length: 100 }, (_, i) => `outbound|80||svc-${i}.ns.svc.cluster.local`).sort();
+
+  test("an ACK repeating the subscription keeps the watch's names; a changed name is a subscription change", () => {
+    const init = decideSotw(watches(), received({ type_url: ENDPOINT_TYPE, resource_names: [...names].reverse() }));
+    const watch = init.watches.get(ENDPOINT_TYPE) as WatchState;
+    expect(watch.names).toEqual(names);
+    const sentOnce = watches({ ...watch, nonceSent: 'n1', versionSent: 'v1' });
+    // The first ACK (sorted by the proxy) matches the names; every later one has the same bytes.
+    const first = decideSotw(sentOnce, received({ type_url: ENDPOINT_TYPE, response_nonce: 'n1', version_info: 'v1', resource_names: names }));
+    expect(first.event).toBe('ack');
+    expect(first.watches.get(ENDPOINT_TYPE)?.names).toBe(watch.names);
+    const again = decideSotw(first.watches, received({ type_url: ENDPOINT_TYPE, response_nonce: 'n1', version_info: 'v1', resource_names: names }));
+    expect(again.event).toBe('ack');
+    expect(again.watches.get(ENDPOINT_TYPE)?.names).toBe(watch.names);
+
+    const swapped = [...names.slice(0, -1), 'outbound|80||zz.ns.svc.cluster.local'];
+    const change = decideSotw(again.watches, received({ type_url: ENDPOINT_TYPE, response_nonce: 'n1', version_info: 'v1', resource_names: swapped }));
+    expect(change).toMatchObject({ event: 'subscription-change', respond: true, subscribed: ['outbound|80||zz.ns.svc.cluster.local'], unsubscribed: [names[names.length - 1]] });
+    expect(change.watches.get(ENDPOINT_TYPE)?.names).toEqual([...swapped].sort());
   });
 });
 

@@ -1,4 +1,5 @@
 import { isWildcardType, warmingDependencies } from './envoy/type-urls.js';
+import { encodedResourceNames } from './envoy/discovery-request-decoder.js';
 import { newWatchState, sortedUnique, type WatchState, type Watches } from './watch-state.js';
 
 /** The fields of a DiscoveryRequest the decision reads. */
@@ -50,8 +51,14 @@ export function decideSotw(watches: Watches, request: SotwRequestView): RequestD
   const previous = watches.get(typeUrl);
   if (request.error_detail) return nack(watches, previous, request.error_detail.message ?? '');
 
-  const names = sortedUnique((request.resource_names ?? []).filter((name) => name !== '*'));
-  const wildcard = isWildcardType(typeUrl) && (names.length === 0 || (request.resource_names ?? []).includes('*'));
+  // An ACK repeats the subscription: the watch's own list is kept (the same array), so that what
+  // is derived from it per subscription stays valid. The same bytes need not even be decoded.
+  const encoded = encodedResourceNames(request);
+  const sameRequest = previous?.namesEncoded !== undefined && encoded !== undefined && previous.namesEncoded.equals(encoded);
+  const requested = sameRequest ? [] : (request.resource_names ?? []);
+  const names = sameRequest || (previous && sameNames(requested, previous.names)) ? (previous as WatchState).names : sortedUnique(requested.filter((name) => name !== '*'));
+  const wildcard = sameRequest ? (previous as WatchState).wildcard : isWildcardType(typeUrl) && (names.length === 0 || requested.includes('*'));
+  const namesEncoded = encoded !== undefined ? { namesEncoded: encoded } : {};
   if (names.length === 0 && !isWildcardType(typeUrl)) {
     if (!previous) return { event: 'unsubscribe', respond: false, watches };
     const next = new Map(watches);
@@ -61,12 +68,14 @@ export function decideSotw(watches: Watches, request: SotwRequestView): RequestD
 
   const nonce = request.response_nonce ?? '';
   if (nonce === '' || !previous) {
-    return { event: 'init', respond: true, watches: withNewWatch(watches, newWatchState(typeUrl, names, wildcard)) };
+    return { event: 'init', respond: true, watches: withNewWatch(watches, { ...newWatchState(typeUrl, names, wildcard), ...namesEncoded }) };
   }
   if (nonce !== previous.nonceSent) return { event: 'stale', respond: false, watches };
 
+  const { namesEncoded: _previousEncoding, ...kept } = previous;
   const acked: WatchState = {
-    ...previous,
+    ...kept,
+    ...namesEncoded,
     names,
     wildcard,
     lastError: '',
@@ -165,9 +174,15 @@ function withNewWatch(watches: Watches, state: WatchState): Watches {
   return next;
 }
 
+/** The request names exactly the watch's sorted names, in order (`*` is never among them). */
+function sameNames(requested: readonly string[], watched: readonly string[]): boolean {
+  if (requested.length !== watched.length) return false;
+  for (let i = 0; i < requested.length; i++) if (requested[i] !== watched[i]) return false;
+  return true;
+}
+
 function difference(a: readonly string[], b: readonly string[]): string[] {
-  // An ACK repeats the subscription: the same sorted list, compared without building a set.
-  if (a === b || (a.length === b.length && a.every((name, index) => name === b[index]))) return [];
+  if (a === b || sameNames(a, b)) return [];
   const other = new Set(b);
   return a.filter((name) => !other.has(name));
 }

@@ -5,6 +5,8 @@ export interface WatchState {
   readonly names: readonly string[];
   /** Subscribed to every resource of the type (CDS and LDS without names, or `*`). */
   readonly wildcard: boolean;
+  /** The request's `resource_names` as encoded on the wire when `names` came from them (large subscriptions only). */
+  readonly namesEncoded?: Buffer;
   /** '' until a response was sent. */
   readonly nonceSent: string;
   readonly versionSent: string;

@@ -36,6 +36,8 @@ export class XdsConnection {
   watches: Watches = new Map();
   /** Per type URL: what the proxy holds, by resource name. */
   readonly held = new Map<string, Map<string, HeldResource>>();
+  /** Per type URL (state of the world): the subscribed names `held` was last trimmed to. */
+  readonly prunedFor = new Map<string, readonly string[]>();
   /** Per type URL: when the last response was sent. */
   readonly lastSentAt = new Map<string, number>();
   /** Types whose last response the proxy NACKed (for the reject gauges). */

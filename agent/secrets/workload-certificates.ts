@@ -2,8 +2,8 @@ import { generateKeyPairSync, X509Certificate, type KeyObject } from 'node:crypt
 import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { experimental, Metadata } from '@grpc/grpc-js';
-import { buildCsr } from '../../ca/index.js';
-import { newMeshCertificateClient, type MeshCertificateClient } from '../../ca/index.js';
+import { buildCsr } from '../../ca/client/index.js';
+import { newMeshCertificateClient, type MeshCertificateClient } from '../../ca/client/index.js';
 import type { Clock, Logger, MeshMetrics } from '../../controllers/runtime/index.js';
 import { graceRatioJitter, renewalDelayMs, retryDelayMs } from './renewal-time.js';
 import { staticIdentity, type AgentTrustBundle } from './trust-bundle.js';

@@ -86,16 +86,20 @@ const DELTA_RESOURCE_FIELDS = new Set(['name', 'version', 'resource']);
  * every response that sends the same encoded resource.
  */
 export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, unknown>): Buffer | undefined; delta(message: Record<string, unknown>): Buffer | undefined } {
-  const anyBodies = new WeakMap<EncodedAny, Buffer>();
-  const bodyOf = (any: EncodedAny): Buffer => {
-    let body = anyBodies.get(any);
-    if (!body) {
-      body = anyBody(any);
-      anyBodies.set(any, body);
+  // The resource as field 2 (its tag, length and `Any` body), which it is in both responses and in
+  // a delta Resource: a response is then the cached pieces and a few bytes of its own.
+  const asFieldTwo = new WeakMap<EncodedAny, Buffer>();
+  const fieldTwoOf = (any: EncodedAny): Buffer => {
+    let encoded = asFieldTwo.get(any);
+    if (!encoded) {
+      const frame = new Frame();
+      frame.field(2, anyBody(any));
+      encoded = frame.finish();
+      asFieldTwo.set(any, encoded);
     }
-    return body;
+    return encoded;
   };
-  // A delta Resource (version, name and the Any) encoded once per encoded resource and name, as the SotW Any bodies.
+  // A delta Resource (version, the resource as field 2, name) encoded once per encoded resource, name and version.
   const resourceBodies = new WeakMap<EncodedAny, Map<string, Buffer>>();
   const resourceBodyOf = (any: EncodedAny, name: string, version: string): Buffer => {
     let byName = resourceBodies.get(any);
@@ -105,7 +109,7 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
     if (!body) {
       const inner = new Frame();
       inner.string(1, version);
-      inner.field(2, bodyOf(any));
+      inner.bytes(fieldTwoOf(any));
       inner.string(3, name);
       body = inner.finish();
       byName.set(key, body);
@@ -121,7 +125,7 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
       if (!controlPlane) return undefined;
       const frame = new Frame();
       frame.string(1, message['version_info'] as string | undefined);
-      for (const resource of resources) frame.field(2, bodyOf(resource));
+      for (const resource of resources) frame.bytes(fieldTwoOf(resource));
       frame.string(4, message['type_url'] as string | undefined);
       frame.string(5, message['nonce'] as string | undefined);
       if (message['control_plane'] !== undefined) frame.field(6, controlPlane);

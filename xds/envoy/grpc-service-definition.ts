@@ -1,5 +1,6 @@
 import type protobuf from 'protobufjs';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
+import { withEncodedResourceNames } from './discovery-request-decoder.js';
 import { newDiscoveryResponseEncoder } from './discovery-response-encoder.js';
 
 /**
@@ -36,7 +37,8 @@ export function grpcServiceDefinition(service: protobuf.Service): ServiceDefinit
       requestStream: method.requestStream === true,
       responseStream: method.responseStream === true,
       requestSerialize: serializer(requestType),
-      requestDeserialize: deserializer(requestType),
+      requestDeserialize:
+        requestType.fullName === '.envoy.service.discovery.v3.DiscoveryRequest' ? withEncodedResourceNames(deserializer(requestType)) : deserializer(requestType),
       responseSerialize: serializerFor(responseType),
       responseDeserialize: deserializer(responseType),
       originalName: method.name.charAt(0).toLowerCase() + method.name.slice(1),

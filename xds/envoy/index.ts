@@ -8,6 +8,7 @@ export { verifyMessage } from './strict-verify.js';
 export { structToJson, jsonToStruct, valueToJson, jsonToValue, type JsonValue, type StructMessage, type ValueMessage } from './struct-json.js';
 export { grpcServiceDefinition } from './grpc-service-definition.js';
 export { newDiscoveryResponseEncoder } from './discovery-response-encoder.js';
+export { encodedResourceNames } from './discovery-request-decoder.js';
 export { type Backoff, type DiscoveryConnectionOptions, type StreamEnd } from './discovery-stream.js';
 export { newDiscoveryClient, type DiscoveryClient, type DiscoveryClientOptions, type DiscoveryRequest, type DiscoveryResponse } from './discovery-client.js';
 export {

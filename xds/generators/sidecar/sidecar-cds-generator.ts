@@ -24,8 +24,8 @@ function visibilityKey(proxy: Proxy, push: PushContext): string {
  * bytes shared); inbound ones are the proxy's own.
  */
 export function newSidecarCdsGenerator(options: BuildSidecarClustersOptions = {}): Generator<PushContext> {
-  const outboundByPush = new WeakMap<PushContext, Map<string, readonly NamedResource[]>>();
-  const outbound = (proxy: Proxy, push: PushContext): readonly NamedResource[] => {
+  const outboundByPush = new WeakMap<PushContext, Map<string, NamedResource[]>>();
+  const outbound = (proxy: Proxy, push: PushContext): NamedResource[] => {
     let byKey = outboundByPush.get(push);
     if (!byKey) outboundByPush.set(push, (byKey = new Map()));
     const key = visibilityKey(proxy, push);
@@ -37,6 +37,7 @@ export function newSidecarCdsGenerator(options: BuildSidecarClustersOptions = {}
         resource: cluster,
         cacheKey: `${cluster.name}@${destinationRuleKey(push, proxy, parseClusterName(cluster.name)?.hostname ?? '')}`,
       }));
+      resources.sort(byName);
       byKey.set(key, resources);
     }
     return resources;
@@ -46,7 +47,22 @@ export function newSidecarCdsGenerator(options: BuildSidecarClustersOptions = {}
     generate(proxy, push, request) {
       if (!request.full) return undefined;
       const inbound = buildInboundClusters(proxy, push, options).map((cluster) => ({ name: cluster.name, resource: cluster }));
-      return { resources: [...outbound(proxy, push), ...inbound].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0)) };
+      // The shared outbound list is sorted once; the proxy's few inbound clusters are merged in.
+      return { resources: mergeSorted(outbound(proxy, push), inbound.sort(byName)) };
     },
   };
+}
+
+function byName(a: NamedResource, b: NamedResource): number {
+  return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
+}
+
+function mergeSorted(a: readonly NamedResource[], b: readonly NamedResource[]): NamedResource[] {
+  const merged: NamedResource[] = [];
+  let i = 0;
+  let j = 0;
+  while (i < a.length && j < b.length) merged.push(byName(a[i] as NamedResource, b[j] as NamedResource) <= 0 ? (a[i++] as NamedResource) : (b[j++] as NamedResource));
+  while (i < a.length) merged.push(a[i++] as NamedResource);
+  while (j < b.length) merged.push(b[j++] as NamedResource);
+  return merged;
 }

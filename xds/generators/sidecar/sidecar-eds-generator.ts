@@ -21,11 +21,8 @@ export function newSidecarEdsGenerator(): Generator<PushContext> {
     generate(proxy, push, request) {
       let names = request.names.length > 0 ? request.names : edsClusterNames(proxy, push);
       if (!request.full && request.configsUpdated.length > 0) {
-        const changedHosts = new Set(
-          request.configsUpdated.filter((key) => key.kind === 'Service').map((key) => `${key.name}.${key.namespace}.svc.${push.domain}`),
-        );
-        // The host is what follows the last `|` of a cluster name: no full parse for every watched name.
-        names = names.filter((name) => changedHosts.has(name.slice(name.lastIndexOf('|') + 1)));
+        const hosts = request.configsUpdated.filter((key) => key.kind === 'Service').map((key) => `${key.name}.${key.namespace}.svc.${push.domain}`);
+        names = names.filter((name) => isClusterOfAny(name, hosts));
         if (names.length === 0) return undefined;
       }
       return {
@@ -49,6 +46,15 @@ export function newSidecarEdsGenerator(): Generator<PushContext> {
       };
     },
   };
+}
+
+/** The host is what follows the last `|` of a cluster name: checked in place, for every watched name of every proxy. */
+function isClusterOfAny(name: string, hosts: readonly string[]): boolean {
+  for (const host of hosts) {
+    const bar = name.length - host.length - 1;
+    if (bar >= 0 && name.charCodeAt(bar) === 124 && name.endsWith(host)) return true;
+  }
+  return false;
 }
 
 function edsClusterNames(proxy: Proxy, push: PushContext): string[] {

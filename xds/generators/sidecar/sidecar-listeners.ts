@@ -201,5 +201,15 @@ function virtualOutbound(push: PushContext): ListenerResource {
  * `virtualInbound` (15006) with per-port chains for the mutual TLS mode of each container port.
  */
 export function buildSidecarListeners(proxy: Proxy, push: PushContext, options: BuildSidecarListenersOptions = {}): ListenerResource[] {
-  return [virtualOutbound(push), ...outboundListeners(push), virtualInbound(proxy, push, options)];
+  return [...buildSidecarOutboundListeners(push), virtualInbound(proxy, push, options)];
+}
+
+/** The listeners every sidecar of a push shares: `virtualOutbound` and the `0.0.0.0_<port>` ones. */
+export function buildSidecarOutboundListeners(push: PushContext): ListenerResource[] {
+  return [virtualOutbound(push), ...outboundListeners(push)];
+}
+
+/** The sidecar's own listener: `virtualInbound`. */
+export function buildSidecarInboundListener(proxy: Proxy, push: PushContext, options: BuildSidecarListenersOptions = {}): ListenerResource {
+  return virtualInbound(proxy, push, options);
 }

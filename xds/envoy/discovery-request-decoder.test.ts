@@ -1,0 +1,91 @@
+import { describe, expect, test } from '@jest/globals';
+import { encodedResourceNames } from './discovery-request-decoder.js';
+import { ADS_SERVICE, loadEnvoyProtos } from './envoy-protos.js';
+import { ENDPOINT_TYPE } from './type-urls.js';
+
+const protos = loadEnvoyProtos();
+const requestType = protos.lookupType('envoy.service.discovery.v3.DiscoveryRequest');
+const method = protos.serviceDefinition(ADS_SERVICE)['StreamAggregatedResources'];
+if (!method) throw new Error('no StreamAggregatedResources');
+const decode = (bytes: Buffer): Record<string, unknown> => method.requestDeserialize(bytes) as Record<string, unknown>;
+const encode = (message: object): Buffer => Buffer.from(requestType.encode(requestType.fromObject(message)).finish());
+const plain = (bytes: Buffer): unknown =>
+  requestType.toObject(requestType.decode(bytes), { enums: String, longs: Number, defaults: true, arrays: true, objects: true, oneofs: true });
+
+const names = Array.from({ length: 200 }, (_, i) => `outbound|${8000 + (i % 7)}||svc-${i}.ns-${i % 20}.svc.cluster.local`);
+const ack = { version_info: 'v1', node: { id: 'sidecar~10.0.0.1~a.ns~ns.svc.cluster.local' }, resource_names: names, type_url: ENDPOINT_TYPE, response_nonce: 'v1/n' };
+
+/** A length-delimited field by hand: the wire form an attacker controls. */
+function field(number: number, body: Buffer): Buffer {
+  const length: number[] = [];
+  let value = body.length;
+  while (value >= 0x80) {
+    length.push((value & 0x7f) | 0x80);
+    value >>>= 7;
+  }
+  length.push(value);
+  return Buffer.concat([Buffer.from([(number << 3) | 2, ...length]), body]);
+}
+
+describe('DiscoveryRequest resource names kept encoded', () => {
+  test('a large subscription decodes as the plain decoder does, with the names bytes beside it', () => {
+    const bytes = encode(ack);
+    const decoded = decode(bytes);
+    expect(JSON.parse(JSON.stringify(decoded))).toEqual(plain(bytes));
+    expect(decoded['resource_names']).toEqual(names);
+    const encoded = encodedResourceNames(decoded);
+    expect(encoded).toBeDefined();
+    expect(encoded?.equals(encode({ resource_names: names }))).toBe(true);
+    // The bytes do not show in logs or dumps of the request.
+    expect(Object.keys(decoded)).not.toContain('namesEncoded');
+  });
+
+  test('the same subscription gives the same bytes; one changed name does not', () => {
+    const first = encodedResourceNames(decode(encode(ack)));
+    const again = encodedResourceNames(decode(encode({ ...ack, response_nonce: 'v2/m', version_info: 'v2' })));
+    const changed = encodedResourceNames(decode(encode({ ...ack, resource_names: [...names.slice(0, -1), 'outbound|80||other.ns.svc.cluster.local'] })));
+    expect(first?.equals(again as Buffer)).toBe(true);
+    expect(first?.equals(changed as Buffer)).toBe(false);
+  });
+
+  test('small requests, and names split by another field, go through the plain decoder', () => {
+    expect(encodedResourceNames(decode(encode({ ...ack, resource_names: ['a', 'b'] })))).toBeUndefined();
+    const nameFields = names.map((name) => field(3, Buffer.from(name)));
+    const split = Buffer.concat([...nameFields.slice(0, 100), field(4, Buffer.from(ENDPOINT_TYPE)), ...nameFields.slice(100)]);
+    const decoded = decode(split);
+    expect(encodedResourceNames(decoded)).toBeUndefined();
+    expect(decoded['resource_names']).toEqual(names);
+  });
+
+  test('long and non-ASCII names (lengths of two bytes) decode exactly', () => {
+    const long = names.map((name, i) => `${name}-${'ü'.repeat(70 + (i % 3))}`);
+    const decoded = decode(encode({ ...ack, resource_names: long }));
+    expect(decoded['resource_names']).toEqual(long);
+    expect(encodedResourceNames(decoded)).toBeDefined();
+  });
+
+  test('an invalid UTF-8 name is refused when the request is decoded, as by the plain decoder', () => {
+    const bad = Buffer.concat([...names.map((name) => field(3, Buffer.from(name))), field(3, Buffer.from([0x61, 0xc3, 0x28]))]);
+    expect(() => plain(bad)).toThrow();
+    expect(() => decode(bad)).toThrow(/utf8|utf-8/i);
+    // Overlong and truncated sequences too.
+    expect(() => decode(Buffer.concat([bad.subarray(0, 600), field(3, Buffer.from([0xe0, 0x80, 0xaf]))]))).toThrow();
+  });
+
+  test('a truncated or malformed request fails as the plain decoder fails', () => {
+    const bytes = encode(ack);
+    const truncated = bytes.subarray(0, bytes.length - 5);
+    expect(() => plain(truncated)).toThrow();
+    expect(() => decode(truncated)).toThrow();
+    // Field 3 as a varint: whatever the plain decoder makes of it, the same.
+    const wrongWireType = Buffer.concat([bytes, Buffer.from([(3 << 3) | 0, 1])]);
+    let expected: unknown;
+    try {
+      expected = plain(wrongWireType);
+    } catch (error) {
+      expected = error;
+    }
+    if (expected instanceof Error) expect(() => decode(wrongWireType)).toThrow(expected.message);
+    else expect(JSON.parse(JSON.stringify(decode(wrongWireType)))).toEqual(expected);
+  });
+});

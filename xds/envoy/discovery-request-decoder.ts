@@ -1,0 +1,117 @@
+import { isUtf8 } from 'node:buffer';
+
+/**
+ * A DiscoveryRequest's `resource_names` (field 3) kept encoded: every ACK of a sidecar repeats
+ * its whole subscription (a thousand EDS names at a thousand services), and comparing the bytes
+ * with the last request's is a memcmp where decoding and comparing the strings was most of the
+ * daemon's work on an endpoint change. The names are decoded only when read.
+ */
+
+const RESOURCE_NAMES_FIELD = 3;
+const LENGTH_DELIMITED = 2;
+/** Below this many bytes of names, the plain decode is as cheap. */
+const MIN_ENCODED_BYTES = 512;
+
+const ENCODED_NAMES = Symbol('encodedResourceNames');
+
+/** The request's `resource_names` as received on the wire, when the decoder kept them encoded. */
+export function encodedResourceNames(request: object): Buffer | undefined {
+  return (request as { [ENCODED_NAMES]?: Buffer })[ENCODED_NAMES];
+}
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+/** Reads varints without allocating: `pos` moves past each; -1 past the end or beyond 2^53. */
+class Cursor {
+  pos = 0;
+  constructor(readonly bytes: Buffer) {}
+
+  varint(): number {
+    let value = 0;
+    let scale = 1;
+    const { bytes } = this;
+    for (let i = this.pos; i < bytes.length && i < this.pos + 8; i++) {
+      const byte = bytes[i] as number;
+      value += (byte & 0x7f) * scale;
+      if (byte < 0x80) {
+        this.pos = i + 1;
+        return value;
+      }
+      scale *= 128;
+    }
+    return -1;
+  }
+}
+
+/**
+ * The one contiguous run of top-level field-3 entries, or undefined when there is none, the
+ * entries are apart, or the message is malformed (the plain decoder then says why).
+ */
+function resourceNamesSpan(bytes: Buffer): Span | undefined {
+  let span: Span | undefined;
+  const cursor = new Cursor(bytes);
+  while (cursor.pos < bytes.length) {
+    const start = cursor.pos;
+    const tag = cursor.varint();
+    if (tag < 0) return undefined;
+    const wireType = tag % 8;
+    if (wireType === 0) {
+      if (cursor.varint() < 0) return undefined;
+    } else if (wireType === 1) cursor.pos += 8;
+    else if (wireType === LENGTH_DELIMITED) {
+      const length = cursor.varint();
+      if (length < 0) return undefined;
+      cursor.pos += length;
+    } else if (wireType === 5) cursor.pos += 4;
+    else return undefined;
+    if (cursor.pos > bytes.length) return undefined;
+    if (Math.floor(tag / 8) === RESOURCE_NAMES_FIELD) {
+      if (wireType !== LENGTH_DELIMITED) return undefined;
+      if (!span) span = { start, end: cursor.pos };
+      else if (span.end === start) span.end = cursor.pos;
+      else return undefined;
+    }
+  }
+  return span;
+}
+
+/** The strings of a run of field-3 entries; throws on invalid UTF-8, as the plain decoder does. */
+function decodeNames(encoded: Buffer, checked: boolean): string[] {
+  const names: string[] = [];
+  const cursor = new Cursor(encoded);
+  while (cursor.pos < encoded.length) {
+    cursor.varint();
+    const length = cursor.varint();
+    const entry = encoded.subarray(cursor.pos, cursor.pos + length);
+    if (!checked && !isUtf8(entry)) throw new Error('invalid utf8 in resource_names');
+    names.push(entry.toString('utf8'));
+    cursor.pos += length;
+  }
+  return names;
+}
+
+/**
+ * Wraps the plain DiscoveryRequest decoder: a request with many names is decoded without them,
+ * and gets them back as a lazily decoded `resource_names` plus the encoded bytes.
+ */
+export function withEncodedResourceNames(decode: (bytes: Buffer) => object): (bytes: Buffer) => object {
+  return (bytes) => {
+    const span = bytes.length >= MIN_ENCODED_BYTES ? resourceNamesSpan(bytes) : undefined;
+    if (!span || span.end - span.start < MIN_ENCODED_BYTES) return decode(bytes);
+    const encoded = bytes.subarray(span.start, span.end);
+    const message = decode(Buffer.concat([bytes.subarray(0, span.start), bytes.subarray(span.end)]));
+    // Each name sits between ASCII bytes (a tag, the last byte of a length), so the whole run is
+    // valid UTF-8 only if every name is; otherwise each is checked now, failing as the plain decode.
+    let names = isUtf8(encoded) ? undefined : decodeNames(encoded, false);
+    Object.defineProperty(message, 'resource_names', {
+      enumerable: true,
+      configurable: true,
+      get: () => (names ??= decodeNames(encoded, true)),
+    });
+    Object.defineProperty(message, ENCODED_NAMES, { value: encoded, enumerable: false });
+    return message;
+  };
+}
