@@ -303,6 +303,10 @@ async function main(): Promise<void> {
       proxies.send({ cmd: 'close' });
       await closed;
       await waitUntil(() => xds.discovery.connections().length === 0, 30_000, 'the proxies gone');
+      // Their garbage collected now, not during the next storm.
+      gc();
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      gc();
     }
   }
 

@@ -99,22 +99,22 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
     }
     return encoded;
   };
-  // A delta Resource (version, the resource as field 2, name) encoded once per encoded resource, name and version.
-  const resourceBodies = new WeakMap<EncodedAny, Map<string, Buffer>>();
-  const resourceBodyOf = (any: EncodedAny, name: string, version: string): Buffer => {
-    let byName = resourceBodies.get(any);
-    if (!byName) resourceBodies.set(any, (byName = new Map()));
-    const key = `${version}\n${name}`;
-    let body = byName.get(key);
-    if (!body) {
-      const inner = new Frame();
-      inner.string(1, version);
-      inner.bytes(fieldTwoOf(any));
-      inner.string(3, name);
-      body = inner.finish();
-      byName.set(key, body);
-    }
-    return body;
+  // A delta Resource (version, the resource as field 2, name) as field 2 of the response, encoded
+  // once per encoded resource: its name and version are those of every response that sends it
+  // (the version is the digest of its bytes; another name re-encodes it).
+  const resourceFields = new WeakMap<EncodedAny, { name: string; version: string; field: Buffer }>();
+  const resourceFieldOf = (any: EncodedAny, name: string, version: string): Buffer => {
+    const cached = resourceFields.get(any);
+    if (cached && cached.name === name && cached.version === version) return cached.field;
+    const inner = new Frame();
+    inner.string(1, version);
+    inner.bytes(fieldTwoOf(any));
+    inner.string(3, name);
+    const frame = new Frame();
+    frame.field(2, inner.finish());
+    const field = frame.finish();
+    resourceFields.set(any, { name, version, field });
+    return field;
   };
   return {
     sotw(message) {
@@ -141,9 +141,10 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
       frame.string(1, message['system_version_info'] as string | undefined);
       for (const resource of resources as Record<string, unknown>[]) {
         const { name, version } = resource;
-        if (!Object.keys(resource).every((key) => DELTA_RESOURCE_FIELDS.has(key)) || !isEncodedAny(resource['resource'])) return undefined;
+        for (const key in resource) if (!DELTA_RESOURCE_FIELDS.has(key)) return undefined;
+        if (!isEncodedAny(resource['resource'])) return undefined;
         if ((name !== undefined && typeof name !== 'string') || (version !== undefined && typeof version !== 'string')) return undefined;
-        frame.field(2, resourceBodyOf(resource['resource'], name ?? '', version ?? ''));
+        frame.bytes(resourceFieldOf(resource['resource'], name ?? '', version ?? ''));
       }
       frame.string(4, message['type_url'] as string | undefined);
       frame.string(5, message['nonce'] as string | undefined);
