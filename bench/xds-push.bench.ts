@@ -178,26 +178,37 @@ async function main(): Promise<void> {
   const pods = fillModel(model);
   const generators = newMeshGenerators();
   const clock = newRealClock();
-  const metrics = newMetrics('pilot-discovery');
-  const xds = newXdsServer<PushContext>({
-    protos,
-    generators,
-    buildPushContext: () => buildPushContext(model),
-    tuning: { debounceAfterMs: DEBOUNCE_MS, debounceMaxMs: 10_000, enableEdsDebounce: true, pushThrottle: PUSH_THROTTLE, enableCache: true, cacheSize: 200_000, sendTimeoutMs: 0 },
-    transport: { keepaliveIntervalMs: 30_000, keepaliveTimeoutMs: 10_000, maxConnectionAgeMs: 2 ** 53, maxRecvMsgSize: 4 * 1024 * 1024, maxStreams: 100_000 },
-    grpcAddr: '127.0.0.1:0',
-    clock,
-    metrics,
-    log: newNopLogger('ads'),
-    // The storm measures generation and sending: the admission rate of new streams (the
-    // daemon's default) spreads the connections over 40 s; `--admission` keeps it.
-    ...(ARGS.values.admission ? {} : { newStreamsPerSecond: 0 }),
-  });
+  /** A daemon of its own for each protocol: the second storm must not pay for the first one's heap. */
+  const startDaemon = async () => {
+    const metrics = newMetrics('pilot-discovery');
+    const xds = newXdsServer<PushContext>({
+      protos,
+      generators,
+      buildPushContext: () => buildPushContext(model),
+      tuning: { debounceAfterMs: DEBOUNCE_MS, debounceMaxMs: 10_000, enableEdsDebounce: true, pushThrottle: PUSH_THROTTLE, enableCache: true, cacheSize: 200_000, sendTimeoutMs: 0 },
+      transport: { keepaliveIntervalMs: 30_000, keepaliveTimeoutMs: 10_000, maxConnectionAgeMs: 2 ** 53, maxRecvMsgSize: 4 * 1024 * 1024, maxStreams: 100_000 },
+      grpcAddr: '127.0.0.1:0',
+      clock,
+      metrics,
+      log: newNopLogger('ads'),
+      // The storm measures generation and sending: the admission rate of new streams (the
+      // daemon's default) spreads the connections over 40 s; `--admission` keeps it.
+      ...(ARGS.values.admission ? {} : { newStreamsPerSecond: 0 }),
+    });
+    const controller = new AbortController();
+    const running = xds.runnables.map((runnable) => runnable.start(controller.signal));
+    await xds.plaintext.waitForReady();
+    return {
+      xds,
+      metrics,
+      port: xds.plaintext.port(),
+      async stop() {
+        controller.abort();
+        await Promise.allSettled(running);
+      },
+    };
+  };
   const profiler = await newPhaseProfiler(ARGS.values.profile);
-  const controller = new AbortController();
-  const running = xds.runnables.map((runnable) => runnable.start(controller.signal));
-  await xds.plaintext.waitForReady();
-  const port = xds.plaintext.port();
   const push = buildPushContext(model);
   // A sidecar without gateway credentials subscribes to no secrets over ADS.
   const names = { ...subscriptionNames(generators, push, pods[0] as Pod), types: generators.map((generator) => generator.typeUrl).filter((type) => type !== SECRET_TYPE) };
@@ -221,8 +232,11 @@ async function main(): Promise<void> {
   /** What each protocol gave: the storm's bytes and rate, and the endpoint changes' last ACKs and EDS bytes. */
   const figures = new Map<Protocol, { stormBytes: number; bytesPerCpuSecond: number; lastAck: number[]; edsBytesPerProxy: number }>();
   let rssAt1000 = 0;
+  let daemon: Awaited<ReturnType<typeof startDaemon>> | undefined;
   for (const protocol of PROTOCOLS) {
     const delta = protocol === 'delta';
+    daemon = await startDaemon();
+    const { xds, metrics, port } = daemon;
     const label = PROTOCOLS.length > 1 ? `[${PROTOCOL_NAME[protocol]}] ` : '';
     const phase = (name: string): string => (PROTOCOLS.length > 1 ? `${name}-${protocol}` : name);
     // 1000 proxies at once.
@@ -303,7 +317,8 @@ async function main(): Promise<void> {
       proxies.send({ cmd: 'close' });
       await closed;
       await waitUntil(() => xds.discovery.connections().length === 0, 30_000, 'the proxies gone');
-      // Their garbage collected now, not during the next storm.
+      await daemon.stop();
+      // Its garbage collected now, not during the next storm.
       gc();
       await new Promise((resolve) => setTimeout(resolve, 500));
       gc();
@@ -313,7 +328,7 @@ async function main(): Promise<void> {
   // 1000 more proxies: memory per proxy.
   if (PROXIES * 2 <= SERVICES * 2) {
     const more = proxies.next('synced');
-    proxies.send({ cmd: 'connect', from: PROXIES, to: PROXIES * 2, port, ...names, pods: proxyPods(PROXIES, PROXIES * 2), reconnect: ARGS.values.admission, delta: PROTOCOLS[PROTOCOLS.length - 1] === 'delta' });
+    proxies.send({ cmd: 'connect', from: PROXIES, to: PROXIES * 2, port: daemon?.port ?? 0, ...names, pods: proxyPods(PROXIES, PROXIES * 2), reconnect: ARGS.values.admission, delta: PROTOCOLS[PROTOCOLS.length - 1] === 'delta' });
     await more;
     gc();
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -323,8 +338,7 @@ async function main(): Promise<void> {
   }
   proxies.send({ cmd: 'exit' });
   await new Promise((resolve) => proxies.child.once('exit', resolve));
-  controller.abort();
-  await Promise.allSettled(running);
+  await daemon?.stop();
   await profiler.close();
 
   // The baselines: raw grpc-js in this process, measured the same way, for each protocol's bytes.
