@@ -36,4 +36,20 @@ describe('applyStrategicMergePatch', () => {
     check(applyStrategicMergePatch(pod, patch, builtinListStrategy));
     expect(JSON.stringify(pod)).toBe(before);
   });
+
+  test('what the patch adds is shared when it holds no directives, copied without them (the patch unchanged) when it does', () => {
+    const plain = { name: 'sidecar', image: 'proxy:1', env: [{ name: 'A', value: '1' }] };
+    const withDirectives = { name: 'init', env: [{ name: 'B', value: '2', drop: null }], $patch: 'merge' };
+    const patch = { spec: { containers: [plain, withDirectives] } };
+    const before = JSON.stringify(patch);
+    const result = applyStrategicMergePatch(pod, patch, builtinListStrategy) as typeof pod;
+    const [, , sidecar, init] = result.spec.containers as unknown[];
+    expect(sidecar).toBe(plain);
+    expect(init).toEqual({ name: 'init', env: [{ name: 'B', value: '2' }] });
+    expect(JSON.stringify(patch)).toBe(before);
+    // A frozen patch (a remembered render) merges the same.
+    const frozen = structuredClone(patch);
+    for (const value of [frozen, frozen.spec, frozen.spec.containers, ...frozen.spec.containers, ...frozen.spec.containers.flatMap((c) => c.env)]) Object.freeze(value);
+    expect(applyStrategicMergePatch(pod, frozen, builtinListStrategy)).toEqual(result);
+  });
 });

@@ -107,17 +107,48 @@ function reorder(list: unknown[], order: unknown[], strategy: ReturnType<ListStr
   return [...ordered, ...list.filter((e) => !ordered.includes(e))];
 }
 
+/**
+ * A patch value as it goes into the result: without directives and null fields. What holds none
+ * is the value itself, shared with the result (no copy: the result is read, or copied before it is
+ * changed, as the original's untouched parts already are); only what changes is copied.
+ */
 function stripDirectives(value: unknown): unknown {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
-  if (Array.isArray(value)) return value.map(stripDirectives);
-  if (!isPlainObject(value)) return clone(value);
-  const out: JsonObject = {};
-  for (const k of Object.keys(value)) {
-    const v = value[k];
-    if (v === null || isDirective(k)) continue;
-    out[k] = stripDirectives(v);
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const element: unknown = value[i];
+      const stripped = stripDirectives(element);
+      if (out === undefined && stripped !== element) out = value.slice(0, i);
+      out?.push(stripped);
+    }
+    return out ?? value;
   }
+  if (!isPlainObject(value)) return clone(value);
+  const keys = Object.keys(value);
+  let out: JsonObject | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    const v = value[k];
+    const dropped = v === null || isDirective(k);
+    const stripped = dropped ? undefined : stripDirectives(v);
+    if (out === undefined && (dropped || stripped !== v)) out = copyOfFields(value, keys, i);
+    if (out !== undefined && !dropped) setField(out, k, stripped);
+  }
+  return out ?? value;
+}
+
+/** A new object with the first `count` of `keys` of `value`. */
+function copyOfFields(value: JsonObject, keys: readonly string[], count: number): JsonObject {
+  const out: JsonObject = {};
+  for (let i = 0; i < count; i++) setField(out, keys[i] as string, value[keys[i] as string]);
   return out;
+}
+
+/** A JSON `__proto__` field is data: assigning it would set the object's prototype instead. */
+function setField(out: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 /** Every directive starts with `$`: the one character looked at for the (many) fields that are not. */

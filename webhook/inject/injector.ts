@@ -7,13 +7,13 @@ import { injectionRequired, type InjectionDecision } from './injection-required.
 import { injectionStatusOf } from './injection-status.js';
 import type { InjectorConfig } from './injector-config.js';
 import { ANNOTATIONS } from './names.js';
-import { metadataOf, objectList, stringMap, type JsonObject, type Pod } from './pod.js';
+import { objectList, stringMap, type JsonObject, type Pod } from './pod.js';
 import { postProcessPod } from './post-process.js';
 import { parseRenderedYaml } from './rendered-yaml.js';
 import { newRenderMemo } from './render-memo.js';
 import { buildTemplateData, type TemplateData } from './template-data.js';
 import { templateHelpers } from './template-helpers.js';
-import { uninjectPod } from './uninject.js';
+import { appPodOf } from './uninject.js';
 import { parseBool, validateAnnotations } from './validate-annotations.js';
 import type { WorkloadMeta } from './workload-meta.js';
 
@@ -84,11 +84,10 @@ function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, Render
   const annotations = stringMap(isPlainObject(podMetadata) ? podMetadata['annotations'] : undefined);
   validateAnnotations(annotations);
 
-  // Re-injection starts from the app's own pod (a copy), so that injecting twice gives what injecting once does.
-  const appPod = uninjectPod(params.pod);
-  const metadata = metadataOf(appPod);
-  if (typeof metadata['namespace'] !== 'string' || metadata['namespace'] === '') metadata['namespace'] = params.namespace;
-  const namespace = String(metadata['namespace']);
+  // Re-injection starts from the app's own pod, so that injecting twice gives what injecting once
+  // does. Nothing below writes to it or to the renders: merges and post-processing copy what they change.
+  const appPod = withNamespace(appPodOf(params.pod), params.namespace);
+  const namespace = String((appPod['metadata'] as JsonObject)['namespace']);
   const revision = params.revision ?? '';
   const urlEnv = params.urlEnv ?? {};
   const data = buildTemplateData({
@@ -103,7 +102,7 @@ function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, Render
     rewriteProbeLegacyLocalhost: params.rewriteProbeLegacyLocalhost ?? false,
   });
 
-  let merged: Pod = clone(appPod);
+  let merged: Pod = appPod;
   let templatePod: Pod = {};
   for (const name of selectTemplates(config, annotations, templateNames)) {
     const render = templates.get(name) as RenderTemplate;
@@ -119,7 +118,7 @@ function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, Render
   const webhookValues = (data.values['sidecarInjectorWebhook'] ?? {}) as JsonObject;
   const global = (data.values['global'] ?? {}) as JsonObject;
   const proxyValues = (global['proxy'] ?? {}) as JsonObject;
-  postProcessPod(merged, {
+  return postProcessPod(merged, {
     meshConfig: params.meshConfig,
     statusPort,
     rewriteProbes: (probeAnnotation === undefined ? undefined : parseBool(probeAnnotation)) ?? webhookValues['rewriteAppHTTPProbe'] === true,
@@ -130,7 +129,14 @@ function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, Render
     urlEnv,
     legacyFsGroup: params.legacyFsGroup ?? true,
   });
-  return merged;
+}
+
+/** The pod with `metadata.namespace` set to `namespace` when it has none (a shallow copy then). */
+function withNamespace(pod: Pod, namespace: string): Pod {
+  const metadata = pod['metadata'];
+  const current = isPlainObject(metadata) ? metadata['namespace'] : undefined;
+  if (typeof current === 'string' && current !== '') return pod;
+  return { ...pod, metadata: { ...(isPlainObject(metadata) ? metadata : {}), namespace } };
 }
 
 /** `inject.mesh.io/templates` (aliases expanded), else the config's defaults; an unknown name fails. */
@@ -180,11 +186,9 @@ function reapplyUserContainers(merged: Pod, appPod: Pod, templatePod: Pod): Pod 
       result = mergePod(result, { spec: { [field]: [overlay] } });
     }
   }
-  if (Object.keys(overrides).length > 0) {
-    const metadata = metadataOf(result);
-    metadata['annotations'] = { ...stringMap(metadata['annotations']), [ANNOTATIONS.overrides]: JSON.stringify(overrides) };
-  }
-  return result;
+  if (Object.keys(overrides).length === 0) return result;
+  const metadata = isPlainObject(result['metadata']) ? result['metadata'] : {};
+  return { ...result, metadata: { ...metadata, annotations: { ...stringMap(metadata['annotations']), [ANNOTATIONS.overrides]: JSON.stringify(overrides) } } };
 }
 
 function deepFreeze<T>(value: T): T {
