@@ -52,4 +52,18 @@ describe('applyStrategicMergePatch', () => {
     for (const value of [frozen, frozen.spec, frozen.spec.containers, ...frozen.spec.containers, ...frozen.spec.containers.flatMap((c) => c.env)]) Object.freeze(value);
     expect(applyStrategicMergePatch(pod, frozen, builtinListStrategy)).toEqual(result);
   });
+
+  test('with a place to keep them, a frozen value stripped of its null fields is the same frozen copy merge after merge', () => {
+    const init = Object.freeze({ name: 'init', env: null, args: Object.freeze(['a']) });
+    const patch = Object.freeze({ spec: Object.freeze({ initContainers: Object.freeze([init]) }) });
+    const strippedValues = new WeakMap<object, unknown>();
+    const first = applyStrategicMergePatch(pod, patch, builtinListStrategy, { strippedValues }) as { spec: { initContainers: unknown[] } };
+    const second = applyStrategicMergePatch(pod, patch, builtinListStrategy, { strippedValues }) as { spec: { initContainers: unknown[] } };
+    expect(first.spec.initContainers[0]).toEqual({ name: 'init', args: ['a'] });
+    expect(second.spec.initContainers[0]).toBe(first.spec.initContainers[0]);
+    expect(Object.isFrozen(first.spec.initContainers[0])).toBe(true);
+    const unremembered = applyStrategicMergePatch(pod, patch, builtinListStrategy) as { spec: { initContainers: unknown[] } };
+    expect(unremembered.spec.initContainers[0]).toEqual(first.spec.initContainers[0]);
+    expect(unremembered.spec.initContainers[0]).not.toBe(first.spec.initContainers[0]);
+  });
 });

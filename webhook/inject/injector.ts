@@ -1,14 +1,14 @@
 import Handlebars from 'handlebars';
 import { errorMessage } from '../../controllers/runtime/index.js';
 import type { MeshConfig } from '../../crds/index.js';
-import { applyStrategicMergePatch, builtinListStrategy, clone, isPlainObject } from '../../kube-patch/index.js';
+import { applyStrategicMergePatch, builtinListStrategy, clone, isPlainObject, type StrippedValues } from '../../kube-patch/index.js';
 import { InjectionError } from './injection-error.js';
 import { injectionRequired, type InjectionDecision } from './injection-required.js';
 import { injectionStatusOf } from './injection-status.js';
 import type { InjectorConfig } from './injector-config.js';
 import { ANNOTATIONS } from './names.js';
 import { objectList, stringMap, type JsonObject, type Pod } from './pod.js';
-import { postProcessPod } from './post-process.js';
+import { postProcessPod, type ProxyEnvMemo } from './post-process.js';
 import { parseRenderedYaml } from './rendered-yaml.js';
 import { newRenderMemo } from './render-memo.js';
 import { buildTemplateData, type TemplateData } from './template-data.js';
@@ -72,14 +72,27 @@ export function compileInjector(config: InjectorConfig, options: CompileOptions 
     }
   }
   const templateNames = [...templates.keys()].sort();
+  const compiled: Compiled = { templates, templateNames, proxyEnvMemo: new WeakMap(), strippedValues: new WeakMap() };
   return {
     templateNames,
     required: (pod, namespace) => injectionRequired(config, pod, namespace),
-    inject: (params) => injectPod(config, templates, templateNames, params),
+    inject: (params) => injectPod(config, compiled, params),
   };
 }
 
-function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, RenderTemplate>, templateNames: readonly string[], params: InjectParams): Pod {
+/**
+ * What an injector compiled, and what it remembers about its renders (frozen, and the same objects
+ * for as long as a render is remembered): their directive-free forms as merges add them, and the
+ * proxy containers with their env set. Pods of one workload then get the very same objects.
+ */
+interface Compiled {
+  readonly templates: ReadonlyMap<string, RenderTemplate>;
+  readonly templateNames: readonly string[];
+  readonly proxyEnvMemo: ProxyEnvMemo;
+  readonly strippedValues: StrippedValues;
+}
+
+function injectPod(config: InjectorConfig, { templates, templateNames, proxyEnvMemo, strippedValues }: Compiled, params: InjectParams): Pod {
   const podMetadata = params.pod['metadata'];
   const annotations = stringMap(isPlainObject(podMetadata) ? podMetadata['annotations'] : undefined);
   validateAnnotations(annotations);
@@ -108,8 +121,8 @@ function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, Render
     const render = templates.get(name) as RenderTemplate;
     const overlay = render(data);
     // The first overlay is the template pod as it is (both are only read).
-    templatePod = Object.keys(templatePod).length === 0 ? overlay : mergePod(templatePod, overlay);
-    merged = mergePod(merged, overlay);
+    templatePod = Object.keys(templatePod).length === 0 ? overlay : mergePod(templatePod, overlay, strippedValues);
+    merged = mergePod(merged, overlay, strippedValues);
   }
   merged = reapplyUserContainers(merged, appPod, templatePod);
 
@@ -128,6 +141,7 @@ function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, Render
     injectedAnnotations: config.injectedAnnotations,
     urlEnv,
     legacyFsGroup: params.legacyFsGroup ?? true,
+    proxyEnvMemo,
   });
 }
 
@@ -162,8 +176,8 @@ function renderOverlay(render: (data: TemplateData) => string, data: TemplateDat
   return overlay;
 }
 
-function mergePod(pod: Pod, overlay: JsonObject): Pod {
-  return applyStrategicMergePatch(pod, overlay, builtinListStrategy) as Pod;
+function mergePod(pod: Pod, overlay: JsonObject, strippedValues?: StrippedValues): Pod {
+  return applyStrategicMergePatch(pod, overlay, builtinListStrategy, { strippedValues }) as Pod;
 }
 
 /**

@@ -17,7 +17,16 @@ export interface PostProcessInput {
   readonly injectedAnnotations: Readonly<Record<string, string>>;
   readonly urlEnv: Readonly<Record<string, string>>;
   readonly legacyFsGroup: boolean;
+  /** Where the proxy containers with their env set are remembered (an injector's own); none, none remembered. */
+  readonly proxyEnvMemo?: ProxyEnvMemo;
 }
+
+/**
+ * Proxy containers with env entries set, remembered for each container a template rendered: a
+ * remembered render gives the same (frozen) container pod after pod, and with the same entries to
+ * set, the same frozen container comes out, whose encoding the webhook then remembers as well.
+ */
+export type ProxyEnvMemo = WeakMap<JsonObject, { readonly key: string; readonly container: JsonObject }>;
 
 /**
  * What injection does after the templates: URL env, metrics merge, probe rewrites, metadata,
@@ -32,17 +41,19 @@ export function postProcessPod(merged: Pod, input: PostProcessInput): Pod {
   const containers = objectList(spec, 'containers');
   const proxyAt = containers.findIndex((container) => container['name'] === PROXY_CONTAINER);
   // Status port 0 means the agent serves no status port: nothing to scrape, nowhere to send probes.
-  if (proxyAt >= 0 && input.statusPort !== 0) {
-    const proxy: JsonObject = { ...containers[proxyAt] };
-    containers[proxyAt] = proxy;
+  const proxy = containers[proxyAt];
+  if (proxy !== undefined && input.statusPort !== 0) {
+    const env: EnvEntry[] = [];
     for (const [name, value] of Object.entries(input.urlEnv)) {
-      if (name !== ENV.clusterId && name !== ENV.network) setEnv(proxy, name, value);
+      if (name !== ENV.clusterId && name !== ENV.network) env.push([name, value]);
     }
-    applyPrometheusMerge(metadata, proxy, input, own);
+    const prometheus = applyPrometheusMerge(metadata, input, own);
+    if (prometheus !== undefined) env.push(prometheus);
     if (input.rewriteProbes) {
       const probers = rewriteAppProbes(containers, input.statusPort);
-      if (Object.keys(probers).length > 0) setEnv(proxy, ENV.appProbers, JSON.stringify(probers));
+      if (Object.keys(probers).length > 0) env.push([ENV.appProbers, JSON.stringify(probers)]);
     }
+    containers[proxyAt] = withEnv(proxy, env, input.proxyEnvMemo);
   }
   if (input.network !== '') own(metadata, 'labels')[LABELS.network] = input.network;
   const annotations = own(metadata, 'annotations');
@@ -60,21 +71,41 @@ export function postProcessPod(merged: Pod, input: PostProcessInput): Pod {
  * Prometheus scrapes the agent, which merges the app's metrics with the proxy's: the app's own
  * scrape annotations move to MESH_PROMETHEUS_ANNOTATIONS and the pod's point at the status port.
  */
-function applyPrometheusMerge(metadata: JsonObject, proxy: JsonObject, input: PostProcessInput, own: ReturnType<typeof copyOnWrite>): void {
+function applyPrometheusMerge(metadata: JsonObject, input: PostProcessInput, own: ReturnType<typeof copyOnWrite>): EnvEntry | undefined {
   const annotations = stringMap(metadata['annotations']);
   const optIn = annotations[ANNOTATIONS.mergeMetrics];
   const merge = optIn === undefined ? input.meshConfig.enablePrometheusMerge : parseBool(optIn) === true;
-  if (!merge || annotations[ANNOTATIONS.prometheusScrape]?.toLowerCase() === 'false') return;
+  if (!merge || annotations[ANNOTATIONS.prometheusScrape]?.toLowerCase() === 'false') return undefined;
   const original = {
     scrape: annotations[ANNOTATIONS.prometheusScrape] ?? '',
     path: annotations[ANNOTATIONS.prometheusPath] ?? '',
     port: annotations[ANNOTATIONS.prometheusPort] ?? '',
   };
-  if (original.scrape !== '' || original.path !== '' || original.port !== '') setEnv(proxy, ENV.prometheusAnnotations, JSON.stringify(original));
   const target = own(metadata, 'annotations');
   target[ANNOTATIONS.prometheusScrape] = 'true';
   target[ANNOTATIONS.prometheusPort] = String(input.statusPort);
   target[ANNOTATIONS.prometheusPath] = MERGED_METRICS_PATH;
+  return original.scrape !== '' || original.path !== '' || original.port !== '' ? [ENV.prometheusAnnotations, JSON.stringify(original)] : undefined;
+}
+
+type EnvEntry = readonly [name: string, value: string];
+
+/** The container with the env entries set in order (a copy; itself when there are none), remembered when it is a render's. */
+function withEnv(container: JsonObject, entries: readonly EnvEntry[], memo: ProxyEnvMemo | undefined): JsonObject {
+  if (entries.length === 0) return container;
+  // Only a frozen container is a render's: the same object for as long as the render is remembered.
+  const remembered = memo !== undefined && Object.isFrozen(container);
+  const key = remembered ? JSON.stringify(entries) : '';
+  const known = remembered ? memo.get(container) : undefined;
+  if (known !== undefined && known.key === key) return known.container;
+  const result: JsonObject = { ...container };
+  for (const [name, value] of entries) setEnv(result, name, value);
+  if (!remembered) return result;
+  // Frozen like the render it comes from: shared by every pod that gets it, changed by none.
+  for (const entry of objectList(result, 'env')) Object.freeze(entry);
+  Object.freeze(result['env']);
+  memo.set(container, { key, container: Object.freeze(result) });
+  return result;
 }
 
 /**

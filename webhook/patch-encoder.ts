@@ -1,0 +1,120 @@
+/**
+ * Encodes the injection webhook's JSON patches for the wire (base64 of their JSON) and remembers
+ * the JSON text of deeply frozen values. The templates' remembered renders are frozen and the
+ * injected pods share them (merges and post-processing copy only what they change), so most of a
+ * patch's bytes (the sidecar's ports, arguments, mounts, probes, the volumes, the init container)
+ * are the very same objects request after request: their text is written once.
+ *
+ * The text is exactly `JSON.stringify`'s: values that are not plain JSON objects or arrays (a
+ * `toJSON`, another prototype) are left to it, and only a value frozen all the way down, which
+ * can never change, is remembered, from the second time it is seen. While frozen values hardly
+ * ever come back (a stream of new workloads, every render fresh), patches are left to
+ * `JSON.stringify` but for a sample that notices when they come back.
+ */
+export interface PatchEncoder {
+  /** Base64 of the JSON of `patch`, as `Buffer.from(JSON.stringify(patch)).toString('base64')`. */
+  encode(patch: readonly unknown[]): string;
+}
+
+/** Frozen values seen once (text not kept), and those that are not frozen all the way down. */
+const SEEN_ONCE = 0;
+const NOT_DEEPLY_FROZEN = 1;
+
+/** How often frozen values come back is a moving average over about this many patches. */
+const RATE_WINDOW = 16;
+/** Below this, patches are encoded by `JSON.stringify` alone but for every SAMPLE_EVERY-th one. */
+const COLD_REUSE_RATE = 0.1;
+const SAMPLE_EVERY = 16;
+
+export function newPatchEncoder(): PatchEncoder {
+  const texts = new WeakMap<object, string | typeof SEEN_ONCE | typeof NOT_DEEPLY_FROZEN>();
+  // Of the frozen values met in the patch being encoded, how many were seen before.
+  let frozenMet = 0;
+  let frozenAgain = 0;
+  // While frozen values hardly ever come back (a stream of fresh renders), remembering them only costs.
+  let reuseRate = 1;
+  let plainPatches = 0;
+  // The bytes of the patch are written into one buffer kept for the next, and the last answer is kept:
+  // pods of one workload get the very same patch.
+  let scratch = Buffer.alloc(0);
+  let last = { text: '', base64: '' };
+
+  const json = (value: unknown): string | undefined => {
+    if (typeof value === 'string') return quote(value);
+    if (typeof value !== 'object' || value === null) return JSON.stringify(value);
+    const known = texts.get(value);
+    if (typeof known === 'string') {
+      frozenMet++;
+      frozenAgain++;
+      return known;
+    }
+    if (!isPlainJsonContainer(value)) return JSON.stringify(value);
+    if (Object.isFrozen(value)) {
+      frozenMet++;
+      const text = JSON.stringify(value);
+      if (known === undefined) texts.set(value, SEEN_ONCE);
+      else {
+        frozenAgain++;
+        if (known === SEEN_ONCE) texts.set(value, isDeeplyFrozen(value) ? text : NOT_DEEPLY_FROZEN);
+      }
+      return text;
+    }
+    if (Array.isArray(value)) {
+      let out = '[';
+      for (let i = 0; i < value.length; i++) out += (i === 0 ? '' : ',') + (json(value[i]) ?? 'null');
+      return `${out}]`;
+    }
+    let out = '{';
+    for (const key of Object.keys(value)) {
+      const text = json((value as Record<string, unknown>)[key]);
+      if (text !== undefined) out += (out.length === 1 ? '' : ',') + quote(key) + ':' + text;
+    }
+    return `${out}}`;
+  };
+
+  const jsonOf = (patch: readonly unknown[]): string => {
+    if (reuseRate < COLD_REUSE_RATE && plainPatches++ % SAMPLE_EVERY !== 0) return JSON.stringify(patch);
+    frozenMet = 0;
+    frozenAgain = 0;
+    const text = json(patch) ?? 'null';
+    reuseRate += ((frozenMet === 0 ? 0 : frozenAgain / frozenMet) - reuseRate) / RATE_WINDOW;
+    return text;
+  };
+
+  return {
+    encode(patch) {
+      const text = jsonOf(patch);
+      if (text === last.text) return last.base64;
+      // UTF-8 takes at most three bytes per UTF-16 unit.
+      if (scratch.length < text.length * 3) scratch = Buffer.allocUnsafe(Math.max(text.length * 3, 2 * scratch.length));
+      const length = scratch.write(text, 'utf8');
+      last = { text, base64: scratch.toString('base64', 0, length) };
+      return last.base64;
+    },
+  };
+}
+
+/** A string as JSON: most need no escaping, and looking is cheaper than `JSON.stringify`'s call. */
+function quote(text: string): string {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    // What JSON.stringify escapes: control characters, quotes, backslashes, lone surrogates (any surrogate sends it there).
+    if (code < 0x20 || code === 0x22 || code === 0x5c || (code >= 0xd800 && code <= 0xdfff)) return JSON.stringify(text);
+  }
+  return `"${text}"`;
+}
+
+/** An array, or an object of the plain prototype without `toJSON`: what `JSON.stringify` writes field by field. */
+function isPlainJsonContainer(value: object): boolean {
+  if (Array.isArray(value)) return true;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return (prototype === Object.prototype || prototype === null) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+}
+
+function isDeeplyFrozen(value: object): boolean {
+  if (!Object.isFrozen(value) || !isPlainJsonContainer(value)) return false;
+  for (const child of Object.values(value)) {
+    if (typeof child === 'object' && child !== null && !isDeeplyFrozen(child)) return false;
+  }
+  return true;
+}
