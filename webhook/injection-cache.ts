@@ -23,19 +23,38 @@ export function injectionCacheKey(inputs: InjectionInputs): string {
  * Results already computed, by the key of their inputs: a ReplicaSet's pods (one template, no
  * name yet) ask for the same patch over and over. Bounded, least recently used first out. The
  * owner clears it whenever what is not in the key (the injector, the mesh config) changes.
+ *
+ * Pods that differ (a StatefulSet's, pods of many workloads) never come back: the key and the
+ * kept results are then only a cost (the results fill the old generation for nothing). While
+ * lookups hardly ever hit, `worthLooking` says yes for one request in SAMPLE_EVERY only; one of
+ * those hitting turns lookups back on.
  */
 export interface InjectionCache<T> {
+  /** Whether to compute the key, look it up and keep the result, for this request. */
+  worthLooking(): boolean;
   get(key: string): T | undefined;
   set(key: string, value: T): void;
   clear(): void;
   readonly size: number;
 }
 
+/** The hit rate is a moving average over about this many lookups. */
+const RATE_WINDOW = 32;
+const COLD_HIT_RATE = 0.05;
+const SAMPLE_EVERY = 8;
+
 export function newInjectionCache<T>(capacity: number): InjectionCache<T> {
   const entries = new Map<string, T>();
+  let hitRate = 1;
+  let skipped = 0;
   return {
+    worthLooking() {
+      return capacity > 0 && (hitRate >= COLD_HIT_RATE || skipped++ % SAMPLE_EVERY === 0);
+    },
     get(key) {
       const value = entries.get(key);
+      // A hit while cold turns lookups back on at once: a ReplicaSet scaling up among distinct pods.
+      hitRate = value === undefined ? hitRate - hitRate / RATE_WINDOW : Math.max(hitRate + (1 - hitRate) / RATE_WINDOW, COLD_HIT_RATE);
       if (value === undefined) return undefined;
       // Re-inserting makes it the most recently used: a Map iterates in insertion order.
       entries.delete(key);

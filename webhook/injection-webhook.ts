@@ -57,8 +57,8 @@ export function newInjectionWebhook(options: InjectionWebhookOptions): Injection
       patchesMeshConfig = meshConfig;
     }
     // Same inputs, same injector, same mesh config: the decision was to inject and the patch is this one.
-    const key = injectionCacheKey({ pod: object, namespace, path });
-    const cached = patches.get(key);
+    const key = patches.worthLooking() ? injectionCacheKey({ pod: object, namespace, path }) : undefined;
+    const cached = key === undefined ? undefined : patches.get(key);
     if (cached !== undefined) {
       metrics.counter('sidecar_injection_success_total').inc();
       return cached;
@@ -87,7 +87,7 @@ export function newInjectionWebhook(options: InjectionWebhookOptions): Injection
       metrics.counter('sidecar_injection_success_total').inc();
       const patch = injectionPatch(pod, injected);
       const answer: InjectedAnswer = { allowed: true, patch, encodedPatch: encoder.encode(patch) };
-      patches.set(key, answer);
+      if (key !== undefined) patches.set(key, answer);
       return answer;
     } catch (error) {
       metrics.counter('sidecar_injection_failure_total').inc();

@@ -55,7 +55,9 @@ export interface CompileOptions {
 type RenderTemplate = (data: TemplateData) => JsonObject;
 
 /** Compiles every template up front, each injector with its own Handlebars environment and helpers. */
-export function compileInjector(config: InjectorConfig, options: CompileOptions = {}): Injector {
+export function compileInjector(given: InjectorConfig, options: CompileOptions = {}): Injector {
+  // The injector's own values, frozen: templates read them as one unchanging object (render-memo.ts).
+  const config: InjectorConfig = { ...given, values: deepFreeze(clone(given.values)) };
   const handlebars = Handlebars.create();
   for (const [name, helper] of Object.entries(templateHelpers(options.env ?? {}))) handlebars.registerHelper(name, helper);
   const templates = new Map<string, RenderTemplate>();

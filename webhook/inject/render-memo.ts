@@ -3,7 +3,9 @@
  * renders, a proxy over its data records every value it looked at (a leaf's value, whether a key
  * exists, an object's keys, a value's type). A later input for which every recorded read gives the
  * same answer renders the same text, so the parsed result is reused. Pods of one workload differ in
- * names and labels the templates never read; they share one render.
+ * names and labels the templates never read; they share one render. An object frozen all the way
+ * down (the mesh config, the injector's values) cannot change: it is handed out as itself and
+ * counts as one read, that the next input holds the very same object.
  */
 
 type Path = readonly PropertyKey[];
@@ -13,7 +15,8 @@ type Read =
   | { readonly path: Path; readonly kind: 'shape'; readonly shape: Shape }
   | { readonly path: Path; readonly kind: 'has'; readonly present: boolean }
   | { readonly path: Path; readonly kind: 'own'; readonly present: boolean }
-  | { readonly path: Path; readonly kind: 'keys'; readonly keys: string };
+  | { readonly path: Path; readonly kind: 'keys'; readonly keys: string }
+  | { readonly path: Path; readonly kind: 'same'; readonly object: object };
 
 type Shape = 'array' | 'object' | 'function';
 
@@ -38,6 +41,7 @@ export function newRenderMemo<D extends object, R>(render: (data: D) => R, capac
   // only every TRACK_EVERY-th miss is tracked and remembered, the others render plainly.
   let hitRate = 1;
   let plainMisses = 0;
+  const isDeeplyFrozen = deepFreezeTest();
   return {
     get(data) {
       const index = entries.findIndex((entry) => allHold(entry.reads, data));
@@ -49,7 +53,7 @@ export function newRenderMemo<D extends object, R>(render: (data: D) => R, capac
       }
       if (hitRate < COLD_HIT_RATE && plainMisses++ % TRACK_EVERY !== 0) return render(data);
       const reads: Read[] = [];
-      const result = render(track(data, [], reads));
+      const result = render(track(data, [], { reads, isDeeplyFrozen }));
       entries.unshift({ reads, result });
       if (entries.length > capacity) entries.pop();
       return result;
@@ -80,7 +84,7 @@ function shapeOf(value: object): Shape {
   return typeof value === 'function' ? 'function' : 'object';
 }
 
-const KIND_BITS = { value: 1, shape: 2, has: 4, own: 8, keys: 16 } as const;
+const KIND_BITS = { value: 1, shape: 2, has: 4, own: 8, keys: 16, same: 32 } as const;
 /** Where a node's own key-list read is noted among its keys' reads. */
 const OWN_KEYS = Symbol('ownKeys');
 
@@ -89,6 +93,34 @@ interface Node {
   readonly path: Path;
   readonly recorded: Map<PropertyKey, number>;
   readonly children: Map<PropertyKey, unknown>;
+}
+
+/** What a tracked render records into, and how it tells objects that cannot change. */
+interface Tracking {
+  readonly reads: Read[];
+  readonly isDeeplyFrozen: (value: object) => boolean;
+}
+
+/** Whether an object is frozen all the way down; the verdicts on frozen objects are kept (they cannot change). */
+function deepFreezeTest(): (value: object) => boolean {
+  const verdicts = new WeakMap<object, boolean>();
+  const test = (value: object): boolean => {
+    if (!Object.isFrozen(value)) return false;
+    const known = verdicts.get(value);
+    if (known !== undefined) return known;
+    const prototype: unknown = Object.getPrototypeOf(value);
+    let deep = Array.isArray(value) || prototype === Object.prototype || prototype === null;
+    for (const key of Reflect.ownKeys(value)) {
+      if (!deep) break;
+      const descriptor = Reflect.getOwnPropertyDescriptor(value, key);
+      const child: unknown = descriptor?.value;
+      // An accessor may answer differently each time, a function may hold anything: neither is a value that cannot change.
+      deep = descriptor !== undefined && 'value' in descriptor && typeof child !== 'function' && (typeof child !== 'object' || child === null || test(child));
+    }
+    verdicts.set(value, deep);
+    return deep;
+  };
+  return test;
 }
 
 /** Records `read` of `key` under `node` once; the path is built only then. */
@@ -100,13 +132,19 @@ function record(node: Node, reads: Read[], key: PropertyKey, kind: keyof typeof 
 }
 
 /** A proxy over `value` that records what is read through it, and hands out tracked children (one proxy per child). */
-function track<T>(value: T, path: Path, reads: Read[]): T {
+function track<T>(value: T, path: Path, tracking: Tracking): T {
   if (typeof value !== 'object' || value === null) return value;
+  const { reads } = tracking;
   const node: Node = { path, recorded: new Map(), children: new Map() };
   return new Proxy(value, {
     get(target, key, receiver) {
       const child: unknown = Reflect.get(target, key, receiver);
       if (typeof key === 'symbol') return child;
+      // What cannot change is read whole: the next input must hold this very object.
+      if (typeof child === 'object' && child !== null && tracking.isDeeplyFrozen(child)) {
+        record(node, reads, key, 'same', (at) => ({ path: at, kind: 'same', object: child }));
+        return child;
+      }
       const descriptor = Reflect.getOwnPropertyDescriptor(target, key);
       // A frozen property must be handed out as itself: its whole content counts as read.
       if (descriptor && !descriptor.configurable && !descriptor.writable) {
@@ -117,7 +155,7 @@ function track<T>(value: T, path: Path, reads: Read[]): T {
         record(node, reads, key, 'shape', (at) => ({ path: at, kind: 'shape', shape: shapeOf(child) }));
         let proxy = node.children.get(key);
         if (proxy === undefined) {
-          proxy = track(child, [...path, key], reads);
+          proxy = track(child, [...path, key], tracking);
           node.children.set(key, proxy);
         }
         return proxy;
@@ -168,6 +206,8 @@ function holds(read: Read, data: object): boolean {
       return Reflect.has(parent, key) === read.present;
     case 'own':
       return Object.prototype.hasOwnProperty.call(parent, key) === read.present;
+    case 'same':
+      return (parent as Record<PropertyKey, unknown>)[key] === read.object;
     case 'shape': {
       const value = (parent as Record<PropertyKey, unknown>)[key];
       return typeof value === 'object' && value !== null && shapeOf(value) === read.shape;
