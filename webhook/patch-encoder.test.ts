@@ -19,10 +19,11 @@ describe('the patch encoder', () => {
     ['numbers JSON cannot write', [{ op: 'add', path: '/x', value: [NaN, Infinity, -Infinity, -0, 1e21, 0.1] }]],
     ['a toJSON and other prototypes', [{ op: 'add', path: '/x', value: { date: new Date(0), custom: { toJSON: () => 'custom' }, map: new Map([[1, 2]]), nested: Object.create(null) as object } }]],
     ['empty containers', [{ op: 'add', path: '/x', value: { a: {}, b: [], c: [[]] } }, { op: 'remove', path: '/y' }]],
+    ['operations of other shapes', [{ path: '/a', op: 'add', value: 1 }, { op: 'move', from: '/b', path: '/c' }, { op: 'add', path: '/d', value: undefined }, { op: 'test', path: '/e', value: null, extra: true }, Object.freeze({ op: 'remove', path: '/f' }), [1], 'text', null]],
     ['an __proto__ field', [{ op: 'add', path: '/x', value: JSON.parse('{"__proto__": {"a": 1}, "b": 2}') as unknown }]],
   ])('writes what JSON.stringify writes: %s', (_name, patch) => {
     const encoder = newPatchEncoder();
-    const frozen = deepFreeze(structuredClone(patch.map((op) => ({ ...op, value: plainOnly(op.value) }))));
+    const frozen = deepFreeze(structuredClone(patch.map((op: unknown) => (typeof op === 'object' && op !== null && 'value' in op ? { ...op, value: plainOnly(op.value) } : op))));
     for (let i = 0; i < 3; i++) {
       expect(encoder.encode(patch)).toBe(wire(patch));
       expect(encoder.encode(frozen)).toBe(wire(frozen));

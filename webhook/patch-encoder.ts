@@ -72,11 +72,24 @@ export function newPatchEncoder(): PatchEncoder {
     return `${out}}`;
   };
 
+  /** An operation as `injectionPatch` makes them (`op`, `path`, then `value` if any) is written without looking up its field names. */
+  const operation = (op: unknown): string | undefined => {
+    if (typeof op !== 'object' || op === null || Object.isFrozen(op) || !isPlainJsonContainer(op) || Array.isArray(op)) return json(op);
+    const { op: name, path, value } = op as Record<string, unknown>;
+    const fields = Object.keys(op);
+    const usual = fields[0] === 'op' && fields[1] === 'path' && (fields.length === 2 || (fields.length === 3 && fields[2] === 'value'));
+    if (!usual || typeof name !== 'string' || typeof path !== 'string') return json(op);
+    const valueText = fields.length === 3 ? json(value) : undefined;
+    return `{"op":${quote(name)},"path":${quote(path)}${valueText === undefined ? '' : `,"value":${valueText}`}}`;
+  };
+
   const jsonOf = (patch: readonly unknown[]): string => {
     if (reuseRate < COLD_REUSE_RATE && plainPatches++ % SAMPLE_EVERY !== 0) return JSON.stringify(patch);
     frozenMet = 0;
     frozenAgain = 0;
-    const text = json(patch) ?? 'null';
+    let text = '[';
+    for (let i = 0; i < patch.length; i++) text += (i === 0 ? '' : ',') + (operation(patch[i]) ?? 'null');
+    text += ']';
     reuseRate += ((frozenMet === 0 ? 0 : frozenAgain / frozenMet) - reuseRate) / RATE_WINDOW;
     return text;
   };
