@@ -128,23 +128,23 @@ function reorder(list: unknown[], order: unknown[], strategy: ReturnType<ListStr
  * changed, as the original's untouched parts already are); only what changes is copied.
  */
 function stripDirectives(value: unknown, memo: StrippedValues | undefined): unknown {
-  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
-  if (memo === undefined || typeof value !== 'object' || value === null || !Object.isFrozen(value)) return stripOnce(value, memo);
+  if (memo === undefined || typeof value !== 'object' || value === null || !Object.isFrozen(value)) return strip(value);
+  // Kept for the value as a whole only (an added container, a volume): remembering each of its
+  // parts would cost more than walking them.
   const known = memo.get(value);
   if (known !== undefined) return known;
-  const stripped = stripOnce(value, memo);
-  // Frozen like what it comes from: every merge of the value hands out this one copy.
-  if (stripped !== value && typeof stripped === 'object' && stripped !== null) Object.freeze(stripped);
+  const stripped = freezeCopies(strip(value));
   memo.set(value, stripped);
   return stripped;
 }
 
-function stripOnce(value: unknown, memo: StrippedValues | undefined): unknown {
+function strip(value: unknown): unknown {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
   if (Array.isArray(value)) {
     let out: unknown[] | undefined;
     for (let i = 0; i < value.length; i++) {
       const element: unknown = value[i];
-      const stripped = stripDirectives(element, memo);
+      const stripped = strip(element);
       if (out === undefined && stripped !== element) out = value.slice(0, i);
       out?.push(stripped);
     }
@@ -157,11 +157,20 @@ function stripOnce(value: unknown, memo: StrippedValues | undefined): unknown {
     const k = keys[i] as string;
     const v = value[k];
     const dropped = v === null || isDirective(k);
-    const stripped = dropped ? undefined : stripDirectives(v, memo);
+    const stripped = dropped ? undefined : strip(v);
     if (out === undefined && (dropped || stripped !== v)) out = copyOfFields(value, keys, i);
     if (out !== undefined && !dropped) setField(out, k, stripped);
   }
   return out ?? value;
+}
+
+/** Freezes what stripping copied out of a frozen value (what it shares is frozen already), so that the copy is frozen like its source. */
+function freezeCopies<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) freezeCopies(child);
+  }
+  return value;
 }
 
 /** A new object with the first `count` of `keys` of `value`. */
