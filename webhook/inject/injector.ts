@@ -9,7 +9,7 @@ import type { InjectorConfig } from './injector-config.js';
 import { ANNOTATIONS } from './names.js';
 import { objectList, stringMap, type JsonObject, type Pod } from './pod.js';
 import { postProcessPod, type ProxyEnvMemo } from './post-process.js';
-import { parseRenderedYaml } from './rendered-yaml.js';
+import { newRenderedYamlReader, type RenderedYamlReader } from './rendered-yaml-reader.js';
 import { newRenderMemo } from './render-memo.js';
 import { buildTemplateData, type TemplateData } from './template-data.js';
 import { templateHelpers } from './template-helpers.js';
@@ -67,7 +67,8 @@ export function compileInjector(given: InjectorConfig, options: CompileOptions =
       // fields (a pod without annotations) that strict mode would refuse to look up.
       const compiled = handlebars.compile<TemplateData>(handlebars.parse(text), { noEscape: true, strict: false });
       // Overlays are only read (merges copy what they take): frozen, so that a write would throw, and shared.
-      const memo = newRenderMemo((data: TemplateData) => deepFreeze(renderOverlay(compiled, data)));
+      const reader = newRenderedYamlReader();
+      const memo = newRenderMemo((data: TemplateData) => deepFreeze(renderOverlay(compiled, data, reader)));
       templates.set(name, (data) => memo.get(data));
     } catch (error) {
       throw new InjectionError('injection-template-failed', `failed to run injection template: template "${name}": ${errorMessage(error)}`, { cause: error });
@@ -166,10 +167,10 @@ function selectTemplates(config: InjectorConfig, annotations: Readonly<Record<st
   return resolved;
 }
 
-function renderOverlay(render: (data: TemplateData) => string, data: TemplateData): JsonObject {
+function renderOverlay(render: (data: TemplateData) => string, data: TemplateData, reader: RenderedYamlReader): JsonObject {
   let overlay: unknown;
   try {
-    overlay = parseRenderedYaml(render(data));
+    overlay = reader.read(render(data));
   } catch (error) {
     throw new InjectionError('injection-template-failed', `failed to run injection template: ${errorMessage(error)}`, { cause: error });
   }
