@@ -39,10 +39,15 @@ export function objectList(parent: JsonObject | undefined, field: string): JsonO
   return Array.isArray(list) ? list.filter(isPlainObject) : [];
 }
 
-/** A labels or annotations map, its non-string entries left out. */
-export function stringMap(value: unknown): Record<string, string> {
+/** A labels or annotations map, its non-string entries left out: the map itself when all are strings (the usual case), to read only. */
+export function stringMap(value: unknown): Readonly<Record<string, string>> {
   if (!isPlainObject(value)) return {};
-  return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && typeof value[key] !== 'string') {
+      return Object.fromEntries(Object.entries(value).filter((entry): entry is [string, string] => typeof entry[1] === 'string'));
+    }
+  }
+  return value as Record<string, string>;
 }
 
 export function metadataOf(pod: Pod): JsonObject {
