@@ -45,6 +45,34 @@ describe('the patch encoder', () => {
     expect(Buffer.from(encoder.encode(patchOf()), 'base64').toString()).toContain('"b":"2"');
   });
 
+  test('a patch the same as the last one, operation for operation, is written the same; a change anywhere shows, even in a value changed in place', () => {
+    const encoder = newPatchEncoder();
+    const sidecar = deepFreeze({ name: 'mesh-proxy', env: [{ name: 'A', value: '1' }] });
+    const annotations: Record<string, unknown> = { 'sidecar.mesh.io/status': '{"containers":["mesh-proxy"]}' };
+    const labels = { app: 'a' };
+    const patch = [
+      { op: 'add', path: '/spec/containers/1', value: sidecar },
+      { op: 'add', path: '/metadata/annotations', value: annotations },
+      { op: 'add', path: '/metadata/labels', value: labels },
+    ];
+    const check = (): void => expect(encoder.encode(patch)).toBe(wire(patch));
+    for (let i = 0; i < 3; i++) check();
+    annotations['x'] = 'y';
+    check();
+    labels.app = 'b';
+    check();
+    annotations['list'] = [1, { deep: true }];
+    check();
+    ((annotations['list'] as unknown[])[1] as Record<string, unknown>)['deep'] = false;
+    check();
+    patch.reverse();
+    check();
+    patch.pop();
+    check();
+    patch.push({ op: 'remove', path: '/spec/volumes/0' } as never);
+    check();
+  });
+
   test('a stream of fresh values (nothing comes back) is written the same', () => {
     const encoder = newPatchEncoder();
     for (let i = 0; i < 100; i++) {

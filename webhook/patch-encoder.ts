@@ -37,7 +37,7 @@ export function newPatchEncoder(): PatchEncoder {
   // The bytes of the patch are written into one buffer kept for the next, and the last answer is kept:
   // pods of one workload get the very same patch.
   let scratch = Buffer.alloc(0);
-  let last = { text: '', base64: '' };
+  let last: { readonly text: string; readonly base64: string; readonly operations?: readonly WrittenOperation[] | undefined } = { text: '', base64: '' };
 
   const json = (value: unknown): string | undefined => {
     if (typeof value === 'string') return quote(value);
@@ -83,28 +83,70 @@ export function newPatchEncoder(): PatchEncoder {
     return `{"op":${quote(name)},"path":${quote(path)}${valueText === undefined ? '' : `,"value":${valueText}`}}`;
   };
 
-  const jsonOf = (patch: readonly unknown[]): string => {
-    if (reuseRate < COLD_REUSE_RATE && plainPatches++ % SAMPLE_EVERY !== 0) return JSON.stringify(patch);
+  /** The value, frozen all the way down: itself when it is so already, else a frozen copy of what is not. */
+  const snapshot = (value: unknown): unknown => {
+    if (typeof value !== 'object' || value === null) return value;
+    if (typeof texts.get(value) === 'string' || isDeeplyFrozen(value)) return value;
+    if (!isPlainJsonContainer(value)) return JSON.parse(JSON.stringify(value) ?? 'null') as unknown;
+    if (Array.isArray(value)) return Object.freeze(value.map(snapshot));
+    const copy: Record<string, unknown> = {};
+    for (const key of Object.keys(value)) setField(copy, key, snapshot((value as Record<string, unknown>)[key]));
+    return Object.freeze(copy);
+  };
+
+  /**
+   * The patch's JSON, and its operations as written: an operation the same, field for field, as
+   * the one at its place in the last patch has the same text (pods of one workload get the very
+   * same patch; workloads differ in an operation or two). Each is kept as a snapshot that nobody
+   * else holds or can change.
+   */
+  const jsonOf = (patch: readonly unknown[], previous: readonly WrittenOperation[] | undefined): { text: string; operations?: WrittenOperation[]; same: boolean } => {
+    if (reuseRate < COLD_REUSE_RATE && plainPatches++ % SAMPLE_EVERY !== 0) return { text: JSON.stringify(patch), same: false };
     frozenMet = 0;
     frozenAgain = 0;
+    let same = previous !== undefined && previous.length === patch.length;
+    const operations: WrittenOperation[] = [];
     let text = '[';
-    for (let i = 0; i < patch.length; i++) text += (i === 0 ? '' : ',') + (operation(patch[i]) ?? 'null');
+    for (let i = 0; i < patch.length; i++) {
+      const before = previous?.[i];
+      let written: WrittenOperation;
+      if (before !== undefined && sameJson(patch[i], before.snapshot)) {
+        written = before;
+        frozenMet++;
+        frozenAgain++;
+      } else {
+        same = false;
+        written = { snapshot: snapshot(patch[i]), text: operation(patch[i]) ?? 'null' };
+      }
+      operations.push(written);
+      text += (i === 0 ? '' : ',') + written.text;
+    }
     text += ']';
     reuseRate += ((frozenMet === 0 ? 0 : frozenAgain / frozenMet) - reuseRate) / RATE_WINDOW;
-    return text;
+    return { text, operations, same };
   };
 
   return {
     encode(patch) {
-      const text = jsonOf(patch);
-      if (text === last.text) return last.base64;
+      const { text, operations, same } = jsonOf(patch, last.operations);
+      if (same) return last.base64;
+      if (text === last.text) {
+        last = { ...last, operations };
+        return last.base64;
+      }
       // UTF-8 takes at most three bytes per UTF-16 unit.
       if (scratch.length < text.length * 3) scratch = Buffer.allocUnsafe(Math.max(text.length * 3, 2 * scratch.length));
       const length = scratch.write(text, 'utf8');
-      last = { text, base64: scratch.toString('base64', 0, length) };
+      last = { text, base64: scratch.toString('base64', 0, length), operations };
       return last.base64;
     },
   };
+}
+
+/** An operation of the last patch: a snapshot of it (frozen all the way down), and its text. */
+interface WrittenOperation {
+  readonly snapshot: unknown;
+  readonly text: string;
 }
 
 /** A string as JSON: most need no escaping, and looking is cheaper than `JSON.stringify`'s call. */
@@ -122,6 +164,36 @@ function isPlainJsonContainer(value: object): boolean {
   if (Array.isArray(value)) return true;
   const prototype: unknown = Object.getPrototypeOf(value);
   return (prototype === Object.prototype || prototype === null) && typeof (value as { toJSON?: unknown }).toJSON !== 'function';
+}
+
+/**
+ * Whether `value` has the JSON text of `frozen`, a value frozen all the way down: the very same
+ * value, or plain containers with the same fields in the same order holding the same. (Anything
+ * else counts as different: a lost chance, never a wrong text.)
+ */
+function sameJson(value: unknown, frozen: unknown): boolean {
+  if (value === frozen) return true;
+  if (typeof value !== 'object' || value === null || typeof frozen !== 'object' || frozen === null) return false;
+  if (Array.isArray(value)) {
+    if (!Array.isArray(frozen) || value.length !== frozen.length) return false;
+    for (let i = 0; i < value.length; i++) if (!sameJson(value[i], frozen[i])) return false;
+    return true;
+  }
+  if (Array.isArray(frozen) || !isPlainJsonContainer(value) || !isPlainJsonContainer(frozen)) return false;
+  const keys = Object.keys(value);
+  const frozenKeys = Object.keys(frozen);
+  if (keys.length !== frozenKeys.length) return false;
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (key !== frozenKeys[i] || !sameJson((value as Record<string, unknown>)[key], (frozen as Record<string, unknown>)[key])) return false;
+  }
+  return true;
+}
+
+/** A JSON `__proto__` field is data: assigning it would set the object's prototype instead. */
+function setField(target: Record<string, unknown>, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+  else target[key] = value;
 }
 
 function isDeeplyFrozen(value: object): boolean {
