@@ -75,7 +75,7 @@ export function compileInjector(given: InjectorConfig, options: CompileOptions =
     }
   }
   const templateNames = [...templates.keys()].sort();
-  const compiled: Compiled = { templates, templateNames, proxyEnvMemo: new WeakMap(), strippedValues: new WeakMap() };
+  const compiled: Compiled = { templates, templateNames, proxyEnvMemo: new WeakMap(), strippedValues: new WeakMap(), statusTexts: new WeakMap() };
   return {
     templateNames,
     required: (pod, namespace) => injectionRequired(config, pod, namespace),
@@ -93,9 +93,22 @@ interface Compiled {
   readonly templateNames: readonly string[];
   readonly proxyEnvMemo: ProxyEnvMemo;
   readonly strippedValues: StrippedValues;
+  readonly statusTexts: StatusTexts;
 }
 
-function injectPod(config: InjectorConfig, { templates, templateNames, proxyEnvMemo, strippedValues }: Compiled, params: InjectParams): Pod {
+/** The status annotation of a remembered render (one template's frozen overlay), by revision. */
+type StatusTexts = WeakMap<Pod, { readonly revision: string; readonly text: string }>;
+
+/** The status annotation's value: what the templates add (the same for every pod of a remembered render). */
+function statusTextOf(templatePod: Pod, revision: string, texts: StatusTexts): string {
+  const known = texts.get(templatePod);
+  if (known !== undefined && known.revision === revision) return known.text;
+  const text = JSON.stringify(injectionStatusOf(templatePod, revision));
+  if (Object.isFrozen(templatePod)) texts.set(templatePod, { revision, text });
+  return text;
+}
+
+function injectPod(config: InjectorConfig, { templates, templateNames, proxyEnvMemo, strippedValues, statusTexts }: Compiled, params: InjectParams): Pod {
   const podMetadata = params.pod['metadata'];
   const annotations = stringMap(isPlainObject(podMetadata) ? podMetadata['annotations'] : undefined);
   validateAnnotations(annotations);
@@ -140,7 +153,7 @@ function injectPod(config: InjectorConfig, { templates, templateNames, proxyEnvM
     rewriteProbes: (probeAnnotation === undefined ? undefined : parseBool(probeAnnotation)) ?? webhookValues['rewriteAppHTTPProbe'] === true,
     holdApplication: data.proxyConfig.holdApplicationUntilProxyStarts || proxyValues['holdApplicationUntilProxyStarts'] === true,
     network: typeof global['network'] === 'string' ? global['network'] : '',
-    status: injectionStatusOf(templatePod, revision),
+    statusText: statusTextOf(templatePod, revision, statusTexts),
     injectedAnnotations: config.injectedAnnotations,
     urlEnv,
     legacyFsGroup: params.legacyFsGroup ?? true,

@@ -1,7 +1,6 @@
 import type { MeshConfig } from '../../crds/index.js';
 import { isPlainObject } from '../../kube-patch/index.js';
 import { rewriteAppProbes } from './app-probes.js';
-import type { InjectionStatus } from './injection-status.js';
 import { ANNOTATIONS, CORE_DUMP_CONTAINER, ENV, INIT_CONTAINER, LABELS, MERGED_METRICS_PATH, PROXY_CONTAINER, VALIDATION_CONTAINER } from './names.js';
 import { copyOnWrite, objectList, setEnv, stringMap, type JsonObject, type Pod } from './pod.js';
 import { LEGACY_FS_GROUP } from './uninject.js';
@@ -13,7 +12,8 @@ export interface PostProcessInput {
   readonly rewriteProbes: boolean;
   readonly holdApplication: boolean;
   readonly network: string;
-  readonly status: InjectionStatus;
+  /** The `sidecar.mesh.io/status` annotation's value (the JSON of an InjectionStatus). */
+  readonly statusText: string;
   readonly injectedAnnotations: Readonly<Record<string, string>>;
   readonly urlEnv: Readonly<Record<string, string>>;
   readonly legacyFsGroup: boolean;
@@ -26,7 +26,7 @@ export interface PostProcessInput {
  * remembered render gives the same (frozen) container pod after pod, and with the same entries to
  * set, the same frozen container comes out, whose encoding the webhook then remembers as well.
  */
-export type ProxyEnvMemo = WeakMap<JsonObject, { readonly key: string; readonly container: JsonObject }>;
+export type ProxyEnvMemo = WeakMap<JsonObject, { readonly entries: readonly EnvEntry[]; readonly container: JsonObject }>;
 
 /**
  * What injection does after the templates: URL env, metrics merge, probe rewrites, metadata,
@@ -57,7 +57,7 @@ export function postProcessPod(merged: Pod, input: PostProcessInput): Pod {
   }
   if (input.network !== '') own(metadata, 'labels')[LABELS.network] = input.network;
   const annotations = own(metadata, 'annotations');
-  annotations[ANNOTATIONS.status] = JSON.stringify(input.status);
+  annotations[ANNOTATIONS.status] = input.statusText;
   Object.assign(annotations, input.injectedAnnotations);
   if (input.legacyFsGroup) {
     const securityContext = spec['securityContext'];
@@ -88,24 +88,27 @@ function applyPrometheusMerge(metadata: JsonObject, input: PostProcessInput, own
   return original.scrape !== '' || original.path !== '' || original.port !== '' ? [ENV.prometheusAnnotations, JSON.stringify(original)] : undefined;
 }
 
-type EnvEntry = readonly [name: string, value: string];
+export type EnvEntry = readonly [name: string, value: string];
 
 /** The container with the env entries set in order (a copy; itself when there are none), remembered when it is a render's. */
 function withEnv(container: JsonObject, entries: readonly EnvEntry[], memo: ProxyEnvMemo | undefined): JsonObject {
   if (entries.length === 0) return container;
   // Only a frozen container is a render's: the same object for as long as the render is remembered.
   const remembered = memo !== undefined && Object.isFrozen(container);
-  const key = remembered ? JSON.stringify(entries) : '';
   const known = remembered ? memo.get(container) : undefined;
-  if (known !== undefined && known.key === key) return known.container;
+  if (known !== undefined && sameEntries(known.entries, entries)) return known.container;
   const result: JsonObject = { ...container };
   for (const [name, value] of entries) setEnv(result, name, value);
   if (!remembered) return result;
   // Frozen like the render it comes from: shared by every pod that gets it, changed by none.
   for (const entry of objectList(result, 'env')) Object.freeze(entry);
   Object.freeze(result['env']);
-  memo.set(container, { key, container: Object.freeze(result) });
+  memo.set(container, { entries, container: Object.freeze(result) });
   return result;
+}
+
+function sameEntries(a: readonly EnvEntry[], b: readonly EnvEntry[]): boolean {
+  return a.length === b.length && a.every(([name, value], i) => name === b[i]?.[0] && value === b[i]?.[1]);
 }
 
 /**
