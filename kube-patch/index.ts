@@ -4,4 +4,4 @@
 // the JSON helpers they rest on. Imports no other package of ours.
 export { applyStrategicMergePatch, type MergeOptions, type StrippedValues } from './strategic-merge-patch.js';
 export { builtinListStrategy, schemaListStrategy, type ListStrategy, type ListStrategyResolver } from './list-strategy.js';
-export { clone, deepEqual, isPlainObject, type JsonObject } from './json-value.js';
+export { clone, deepEqual, deepFreeze, isDeeplyFrozen, isPlainObject, type JsonObject } from './json-value.js';

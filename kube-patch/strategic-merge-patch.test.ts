@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { builtinListStrategy } from './list-strategy.js';
+import { deepFreeze, isDeeplyFrozen } from './json-value.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
 
 const pod = {
@@ -65,5 +66,18 @@ describe('applyStrategicMergePatch', () => {
     const unremembered = applyStrategicMergePatch(pod, patch, builtinListStrategy) as { spec: { initContainers: unknown[] } };
     expect(unremembered.spec.initContainers[0]).toEqual(first.spec.initContainers[0]);
     expect(unremembered.spec.initContainers[0]).not.toBe(first.spec.initContainers[0]);
+  });
+});
+
+describe('deepFreeze and isDeeplyFrozen', () => {
+  test('a value frozen all the way down cannot change; a frozen top over a mutable part can', () => {
+    const value = deepFreeze({ a: [1, { b: 'c' }], d: null });
+    expect(Object.isFrozen((value.a[1] as object))).toBe(true);
+    expect(isDeeplyFrozen(value)).toBe(true);
+    expect(isDeeplyFrozen(Object.freeze({ a: { b: 1 } }))).toBe(false);
+    expect(isDeeplyFrozen(Object.freeze({ f: () => 1 }))).toBe(false);
+    expect(isDeeplyFrozen(Object.freeze(Object.defineProperty({}, 'g', { get: () => Math.random(), enumerable: true })))).toBe(false);
+    expect(isDeeplyFrozen(Object.freeze(new Date(0)))).toBe(false);
+    expect(isDeeplyFrozen('text')).toBe(true);
   });
 });

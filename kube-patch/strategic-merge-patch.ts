@@ -1,4 +1,4 @@
-import { clone, deepEqual, isPlainObject } from './json-value.js';
+import { clone, deepEqual, deepFreeze, isPlainObject } from './json-value.js';
 import type { JsonObject } from './json-value.js';
 import type { ListStrategyResolver } from './list-strategy.js';
 
@@ -133,7 +133,8 @@ function stripDirectives(value: unknown, memo: StrippedValues | undefined): unkn
   // parts would cost more than walking them.
   const known = memo.get(value);
   if (known !== undefined) return known;
-  const stripped = freezeCopies(strip(value));
+  // Frozen like its source: what stripping copied is frozen, what it shares is so already.
+  const stripped = deepFreeze(strip(value));
   memo.set(value, stripped);
   return stripped;
 }
@@ -164,14 +165,6 @@ function strip(value: unknown): unknown {
   return out ?? value;
 }
 
-/** Freezes what stripping copied out of a frozen value (what it shares is frozen already), so that the copy is frozen like its source. */
-function freezeCopies<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) freezeCopies(child);
-  }
-  return value;
-}
 
 /** A new object with the first `count` of `keys` of `value`. */
 function copyOfFields(value: JsonObject, keys: readonly string[], count: number): JsonObject {

@@ -1,15 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
+import { deepFreeze } from '../kube-patch/index.js';
 import { newPatchEncoder } from './patch-encoder.js';
 
 const wire = (patch: readonly unknown[]): string => Buffer.from(JSON.stringify(patch)).toString('base64');
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
-}
 
 describe('the patch encoder', () => {
   test.each([

@@ -1,3 +1,5 @@
+import { isDeeplyFrozen } from '../kube-patch/index.js';
+
 /**
  * Encodes the injection webhook's JSON patches for the wire (base64 of their JSON) and remembers
  * the JSON text of deeply frozen values. The templates' remembered renders are frozen and the
@@ -194,12 +196,4 @@ function sameJson(value: unknown, frozen: unknown): boolean {
 function setField(target: Record<string, unknown>, key: string, value: unknown): void {
   if (key === '__proto__') Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
   else target[key] = value;
-}
-
-function isDeeplyFrozen(value: object): boolean {
-  if (!Object.isFrozen(value) || !isPlainJsonContainer(value)) return false;
-  for (const child of Object.values(value)) {
-    if (typeof child === 'object' && child !== null && !isDeeplyFrozen(child)) return false;
-  }
-  return true;
 }

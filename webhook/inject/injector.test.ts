@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { InjectionError, compileInjector, injectionPatch, parseInjectorConfig, parseSingleTemplateConfig, isWholeInjectorConfig, uninjectPod, BUILTIN_INJECTOR_CONFIG } from './index.js';
 import type { Pod } from './index.js';
+import { deepFreeze } from '../../kube-patch/index.js';
 import { builtinConfig, builtinInjector, meshConfigWith } from './testing/injector-fixture.js';
 
 function pod(metadata: Record<string, unknown> = {}, spec: Record<string, unknown> = {}): Pod {
@@ -151,13 +152,6 @@ describe('inject', () => {
   });
 
   test('injection copies what it changes and writes nothing it is given: a pod frozen all the way down injects the same, twice', () => {
-    const deepFreeze = <T>(value: T): T => {
-      if (typeof value === 'object' && value !== null) {
-        Object.freeze(value);
-        for (const child of Object.values(value)) deepFreeze(child);
-      }
-      return value;
-    };
     const input = pod(
       { labels: { app: 'reviews' }, annotations: { 'prometheus.io/scrape': 'true', 'traffic.sidecar.mesh.io/excludeInboundPorts': '9090' } },
       { containers: [{ name: 'app', image: 'app:1', ports: [{ name: 'http', containerPort: 8080 }], readinessProbe: { httpGet: { path: '/ready', port: 'http' } } }], securityContext: { runAsUser: 1000 }, volumes: [{ name: 'v', emptyDir: {} }] },

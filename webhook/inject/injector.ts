@@ -1,7 +1,7 @@
 import Handlebars from 'handlebars';
 import { errorMessage } from '../../controllers/runtime/index.js';
 import type { MeshConfig } from '../../crds/index.js';
-import { applyStrategicMergePatch, builtinListStrategy, clone, isPlainObject, type StrippedValues } from '../../kube-patch/index.js';
+import { applyStrategicMergePatch, builtinListStrategy, clone, deepFreeze, isPlainObject, type StrippedValues } from '../../kube-patch/index.js';
 import { InjectionError } from './injection-error.js';
 import { injectionRequired, type InjectionDecision } from './injection-required.js';
 import { injectionStatusOf } from './injection-status.js';
@@ -219,12 +219,4 @@ function reapplyUserContainers(merged: Pod, appPod: Pod, templatePod: Pod): Pod 
   if (Object.keys(overrides).length === 0) return result;
   const metadata = isPlainObject(result['metadata']) ? result['metadata'] : {};
   return { ...result, metadata: { ...metadata, annotations: { ...stringMap(metadata['annotations']), [ANNOTATIONS.overrides]: JSON.stringify(overrides) } } };
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
 }

@@ -1,3 +1,5 @@
+import { isDeeplyFrozen } from '../../kube-patch/index.js';
+
 /**
  * Memoizes a template render by what the render read, not by its whole input: while a template
  * renders, a proxy over its data records every value it looked at (a leaf's value, whether a key
@@ -45,7 +47,7 @@ export function newRenderMemo<D extends object, R>(render: (data: D) => R, capac
   // only every TRACK_EVERY-th miss is tracked and remembered, the others render plainly.
   let hitRate = 1;
   let plainMisses = 0;
-  const isDeeplyFrozen = deepFreezeTest();
+  const cannotChange = cannotChangeTest();
   return {
     get(data) {
       const index = entries.findIndex((entry) => allHold(entry.reads, data));
@@ -57,7 +59,7 @@ export function newRenderMemo<D extends object, R>(render: (data: D) => R, capac
       }
       if (hitRate < COLD_HIT_RATE && plainMisses++ % TRACK_EVERY !== 0) return render(data);
       const reads: Read[] = [];
-      const result = render(track(data, [], { reads, isDeeplyFrozen }));
+      const result = render(track(data, [], { reads, cannotChange }));
       entries.unshift({ reads, result });
       if (entries.length > capacity) entries.pop();
       return result;
@@ -109,29 +111,20 @@ interface Node {
 /** What a tracked render records into, and how it tells objects that cannot change. */
 interface Tracking {
   readonly reads: Read[];
-  readonly isDeeplyFrozen: (value: object) => boolean;
+  readonly cannotChange: (value: object) => boolean;
 }
 
 /** Whether an object is frozen all the way down; the verdicts on frozen objects are kept (they cannot change). */
-function deepFreezeTest(): (value: object) => boolean {
+function cannotChangeTest(): (value: object) => boolean {
   const verdicts = new WeakMap<object, boolean>();
-  const test = (value: object): boolean => {
+  return (value) => {
     if (!Object.isFrozen(value)) return false;
     const known = verdicts.get(value);
     if (known !== undefined) return known;
-    const prototype: unknown = Object.getPrototypeOf(value);
-    let deep = Array.isArray(value) || prototype === Object.prototype || prototype === null;
-    for (const key of Reflect.ownKeys(value)) {
-      if (!deep) break;
-      const descriptor = Reflect.getOwnPropertyDescriptor(value, key);
-      const child: unknown = descriptor?.value;
-      // An accessor may answer differently each time, a function may hold anything: neither is a value that cannot change.
-      deep = descriptor !== undefined && 'value' in descriptor && typeof child !== 'function' && (typeof child !== 'object' || child === null || test(child));
-    }
+    const deep = isDeeplyFrozen(value);
     verdicts.set(value, deep);
     return deep;
   };
-  return test;
 }
 
 /** Records `read` of `key` under `node` once. */
@@ -152,7 +145,7 @@ function track<T>(value: T, path: Path, tracking: Tracking): T {
       const child: unknown = Reflect.get(target, key, receiver);
       if (typeof key === 'symbol') return child;
       // What cannot change is read whole: the next input must hold this very object.
-      if (typeof child === 'object' && child !== null && tracking.isDeeplyFrozen(child)) {
+      if (typeof child === 'object' && child !== null && tracking.cannotChange(child)) {
         record(node, reads, key, 'same', (at) => ({ at, key, kind: 'same', object: child }));
         return child;
       }

@@ -1,4 +1,4 @@
-import { deepEqual, isPlainObject } from '../../kube-patch/index.js';
+import { deepEqual, deepFreeze, isPlainObject } from '../../kube-patch/index.js';
 import { parseRenderedYaml } from './rendered-yaml.js';
 
 /**
@@ -85,7 +85,7 @@ export function newRenderedYamlReader(parse: (text: string) => unknown = parseRe
         if (s > 0) skeletons.unshift(...skeletons.splice(s, 1));
         return value;
       }
-      const value = freezeAll(parse(text));
+      const value = deepFreeze(parse(text));
       skeletons.unshift({ lines, value, editable: isTree(value), scalarPaths: new Map() });
       if (skeletons.length > SKELETONS) skeletons.pop();
       return value;
@@ -181,12 +181,4 @@ function isTree(value: unknown, seen = new Set<object>()): boolean {
   if (seen.has(value)) return false;
   seen.add(value);
   return Object.values(value).every((child) => isTree(child, seen));
-}
-
-function freezeAll<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) freezeAll(child);
-  }
-  return value;
 }
