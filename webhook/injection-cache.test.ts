@@ -15,6 +15,17 @@ describe('the injection cache', () => {
     expect(cache.size).toBe(looked);
   });
 
+  test('while cold, a key comes back without its result (only seen), and lookups turn back on: the result is kept again', () => {
+    const cache = newInjectionCache<string>(1024);
+    for (let i = 0; i < 200; i++) cache.get(`pod-${i}`);
+    expect(Array.from({ length: 16 }, () => cache.worthLooking()).filter(Boolean)).toHaveLength(2);
+    cache.set('again', 'patch');
+    expect(cache.get('again')).toBeUndefined();
+    expect(cache.worthLooking()).toBe(true);
+    cache.set('again', 'patch');
+    expect(cache.get('again')).toBe('patch');
+  });
+
   test('while lookups hit, every request is looked at', () => {
     const cache = newInjectionCache<string>(1024);
     cache.set('pod', 'patch');
