@@ -40,7 +40,11 @@ export interface InjectParams {
 export interface Injector {
   /** Whether the pod gets a sidecar (§1.3 order). */
   required(pod: Pod, namespace: string): InjectionDecision;
-  /** The injected pod; throws an `InjectionError` the webhook turns into a denial. */
+  /**
+   * The injected pod; throws an `InjectionError` the webhook turns into a denial. The given pod is
+   * not changed; the injected one shares what injection left as it was with it, and parts with
+   * the remembered renders (frozen): read it, or copy what you change.
+   */
   inject(params: InjectParams): Pod;
   /** The template names, sorted. */
   readonly templateNames: readonly string[];
