@@ -15,7 +15,8 @@
  *    the patch cache; the label is one the templates never read, so their renders are remembered
  *    (render-memo.ts): the cost of injecting pods of one workload that differ in name and labels.
  *  - distinct workloads: every request's pod has an `app` label of its own, which the sidecar
- *    template reads for the canonical name: every render is a fresh one, the raw cost of injection.
+ *    template reads for the canonical name: every render is a fresh one, the raw cost of injection
+ *    (the rendered text differs from the last in a line: rendered-yaml-reader.ts edits it).
  *
  *   npm run bench:admission [-- seconds-per-server]
  *

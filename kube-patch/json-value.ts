@@ -46,3 +46,33 @@ function copyJson(value: unknown): unknown {
   }
   return out;
 }
+
+/**
+ * Freezes a JSON value all the way down and returns it. A part found frozen already is taken as
+ * frozen all the way down and is not walked (a remembered render, a value shared by many): freeze
+ * values whole, never only their top.
+ */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}
+
+/**
+ * Whether a value can never change: a primitive, or an array or plain object that is frozen and
+ * whose properties are all data (no accessors) holding such values (no functions).
+ */
+export function isDeeplyFrozen(value: unknown): boolean {
+  if (typeof value === 'function') return false;
+  if (typeof value !== 'object' || value === null) return true;
+  if (!Object.isFrozen(value)) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  if (!Array.isArray(value) && prototype !== Object.prototype && prototype !== null) return false;
+  for (const key of Reflect.ownKeys(value)) {
+    const descriptor = Reflect.getOwnPropertyDescriptor(value, key);
+    if (descriptor === undefined || !('value' in descriptor) || !isDeeplyFrozen(descriptor.value)) return false;
+  }
+  return true;
+}

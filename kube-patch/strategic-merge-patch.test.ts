@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { builtinListStrategy } from './list-strategy.js';
+import { deepFreeze, isDeeplyFrozen } from './json-value.js';
 import { applyStrategicMergePatch } from './strategic-merge-patch.js';
 
 const pod = {
@@ -35,5 +36,48 @@ describe('applyStrategicMergePatch', () => {
     const before = JSON.stringify(pod);
     check(applyStrategicMergePatch(pod, patch, builtinListStrategy));
     expect(JSON.stringify(pod)).toBe(before);
+  });
+
+  test('what the patch adds is shared when it holds no directives, copied without them (the patch unchanged) when it does', () => {
+    const plain = { name: 'sidecar', image: 'proxy:1', env: [{ name: 'A', value: '1' }] };
+    const withDirectives = { name: 'init', env: [{ name: 'B', value: '2', drop: null }], $patch: 'merge' };
+    const patch = { spec: { containers: [plain, withDirectives] } };
+    const before = JSON.stringify(patch);
+    const result = applyStrategicMergePatch(pod, patch, builtinListStrategy) as typeof pod;
+    const [, , sidecar, init] = result.spec.containers as unknown[];
+    expect(sidecar).toBe(plain);
+    expect(init).toEqual({ name: 'init', env: [{ name: 'B', value: '2' }] });
+    expect(JSON.stringify(patch)).toBe(before);
+    // A frozen patch (a remembered render) merges the same.
+    const frozen = structuredClone(patch);
+    for (const value of [frozen, frozen.spec, frozen.spec.containers, ...frozen.spec.containers, ...frozen.spec.containers.flatMap((c) => c.env)]) Object.freeze(value);
+    expect(applyStrategicMergePatch(pod, frozen, builtinListStrategy)).toEqual(result);
+  });
+
+  test('with a place to keep them, a frozen value stripped of its null fields is the same frozen copy merge after merge', () => {
+    const init = Object.freeze({ name: 'init', env: null, args: Object.freeze(['a']) });
+    const patch = Object.freeze({ spec: Object.freeze({ initContainers: Object.freeze([init]) }) });
+    const strippedValues = new WeakMap<object, unknown>();
+    const first = applyStrategicMergePatch(pod, patch, builtinListStrategy, { strippedValues }) as { spec: { initContainers: unknown[] } };
+    const second = applyStrategicMergePatch(pod, patch, builtinListStrategy, { strippedValues }) as { spec: { initContainers: unknown[] } };
+    expect(first.spec.initContainers[0]).toEqual({ name: 'init', args: ['a'] });
+    expect(second.spec.initContainers[0]).toBe(first.spec.initContainers[0]);
+    expect(Object.isFrozen(first.spec.initContainers[0])).toBe(true);
+    const unremembered = applyStrategicMergePatch(pod, patch, builtinListStrategy) as { spec: { initContainers: unknown[] } };
+    expect(unremembered.spec.initContainers[0]).toEqual(first.spec.initContainers[0]);
+    expect(unremembered.spec.initContainers[0]).not.toBe(first.spec.initContainers[0]);
+  });
+});
+
+describe('deepFreeze and isDeeplyFrozen', () => {
+  test('a value frozen all the way down cannot change; a frozen top over a mutable part can', () => {
+    const value = deepFreeze({ a: [1, { b: 'c' }], d: null });
+    expect(Object.isFrozen((value.a[1] as object))).toBe(true);
+    expect(isDeeplyFrozen(value)).toBe(true);
+    expect(isDeeplyFrozen(Object.freeze({ a: { b: 1 } }))).toBe(false);
+    expect(isDeeplyFrozen(Object.freeze({ f: () => 1 }))).toBe(false);
+    expect(isDeeplyFrozen(Object.freeze(Object.defineProperty({}, 'g', { get: () => Math.random(), enumerable: true })))).toBe(false);
+    expect(isDeeplyFrozen(Object.freeze(new Date(0)))).toBe(false);
+    expect(isDeeplyFrozen('text')).toBe(true);
   });
 });

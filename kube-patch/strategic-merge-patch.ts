@@ -1,4 +1,4 @@
-import { clone, deepEqual, isPlainObject } from './json-value.js';
+import { clone, deepEqual, deepFreeze, isPlainObject } from './json-value.js';
 import type { JsonObject } from './json-value.js';
 import type { ListStrategyResolver } from './list-strategy.js';
 
@@ -11,14 +11,30 @@ const DOLLAR = 0x24;
  * merge key merge element by element, `$patch` (replace/delete/merge), `$retainKeys`,
  * `$setElementOrder/<list>` and `$deleteFromPrimitiveList/<list>` directives.
  */
-export function applyStrategicMergePatch(original: unknown, patch: unknown, lists: ListStrategyResolver): unknown {
-  return mergeMap(isPlainObject(original) ? original : {}, isPlainObject(patch) ? patch : {}, [], lists);
+export function applyStrategicMergePatch(original: unknown, patch: unknown, lists: ListStrategyResolver, options: MergeOptions = {}): unknown {
+  return mergeMap(isPlainObject(original) ? original : {}, isPlainObject(patch) ? patch : {}, [], { lists, stripped: options.strippedValues });
 }
 
-function mergeMap(original: JsonObject, patch: JsonObject, path: string[], lists: ListStrategyResolver): JsonObject | undefined {
+export interface MergeOptions {
+  /**
+   * Where the directive-free forms of frozen patch values are kept, for a caller that merges the
+   * same frozen patch again and again (the injector's remembered renders): a frozen value that
+   * needs its directives or null fields taken out gives the same frozen copy every time.
+   */
+  readonly strippedValues?: StrippedValues;
+}
+
+export type StrippedValues = WeakMap<object, unknown>;
+
+interface Merge {
+  readonly lists: ListStrategyResolver;
+  readonly stripped: StrippedValues | undefined;
+}
+
+function mergeMap(original: JsonObject, patch: JsonObject, path: string[], merge: Merge): JsonObject | undefined {
   const directive = patch['$patch'];
   if (directive === 'delete') return undefined;
-  if (directive === 'replace') return stripDirectives(patch) as JsonObject;
+  if (directive === 'replace') return stripDirectives(patch, merge.stripped) as JsonObject;
   const result: JsonObject = { ...original };
   const orders = new Map<string, unknown[]>();
   for (const [key, value] of Object.entries(patch)) {
@@ -39,13 +55,12 @@ function mergeMap(original: JsonObject, patch: JsonObject, path: string[], lists
       delete result[key];
       continue;
     }
-    const childPath = [...path, key];
     if (Array.isArray(value)) {
       const current = result[key];
-      result[key] = mergeList(Array.isArray(current) ? current : [], value, childPath, lists);
+      result[key] = mergeList(Array.isArray(current) ? current : [], value, [...path, key], merge);
     } else if (isPlainObject(value)) {
       const current = result[key];
-      const merged = mergeMap(isPlainObject(current) ? current : {}, value, childPath, lists);
+      const merged = mergeMap(isPlainObject(current) ? current : {}, value, [...path, key], merge);
       if (merged === undefined) delete result[key];
       else result[key] = merged;
     } else {
@@ -54,7 +69,7 @@ function mergeMap(original: JsonObject, patch: JsonObject, path: string[], lists
   }
   for (const [field, order] of orders) {
     const current = result[field];
-    if (Array.isArray(current)) result[field] = reorder(current, order, lists([...path, field]));
+    if (Array.isArray(current)) result[field] = reorder(current, order, merge.lists([...path, field]));
   }
   const retain = patch['$retainKeys'];
   if (Array.isArray(retain)) {
@@ -63,17 +78,17 @@ function mergeMap(original: JsonObject, patch: JsonObject, path: string[], lists
   return result;
 }
 
-function mergeList(original: unknown[], patch: unknown[], path: string[], lists: ListStrategyResolver): unknown[] {
-  const strategy = lists(path);
+function mergeList(original: unknown[], patch: unknown[], path: string[], merge: Merge): unknown[] {
+  const strategy = merge.lists(path);
   if (patch.some((e) => isPlainObject(e) && e['$patch'] === 'replace')) {
-    return patch.filter((e) => !(isPlainObject(e) && e['$patch'] === 'replace')).map(stripDirectives);
+    return patch.filter((e) => !(isPlainObject(e) && e['$patch'] === 'replace')).map((e) => stripDirectives(e, merge.stripped));
   }
   if (strategy.type === 'set') {
     const result = [...original];
     for (const value of patch) if (!result.some((v) => deepEqual(v, value))) result.push(clone(value));
     return result;
   }
-  if (strategy.type !== 'map') return patch.map(stripDirectives);
+  if (strategy.type !== 'map') return patch.map((e) => stripDirectives(e, merge.stripped));
   const mergeKey = strategy.keys[0] as string;
   const result = [...original];
   for (const element of patch) {
@@ -84,11 +99,11 @@ function mergeList(original: unknown[], patch: unknown[], path: string[], lists:
       continue;
     }
     if (at >= 0) {
-      const merged = mergeMap(result[at] as JsonObject, element, path, lists);
+      const merged = mergeMap(result[at] as JsonObject, element, path, merge);
       if (merged === undefined) result.splice(at, 1);
       else result[at] = merged;
     } else {
-      result.push(stripDirectives(element));
+      result.push(stripDirectives(element, merge.stripped));
     }
   }
   return result;
@@ -107,17 +122,61 @@ function reorder(list: unknown[], order: unknown[], strategy: ReturnType<ListStr
   return [...ordered, ...list.filter((e) => !ordered.includes(e))];
 }
 
-function stripDirectives(value: unknown): unknown {
+/**
+ * A patch value as it goes into the result: without directives and null fields. What holds none
+ * is the value itself, shared with the result (no copy: the result is read, or copied before it is
+ * changed, as the original's untouched parts already are); only what changes is copied.
+ */
+function stripDirectives(value: unknown, memo: StrippedValues | undefined): unknown {
+  if (memo === undefined || typeof value !== 'object' || value === null || !Object.isFrozen(value)) return strip(value);
+  // Kept for the value as a whole only (an added container, a volume): remembering each of its
+  // parts would cost more than walking them.
+  const known = memo.get(value);
+  if (known !== undefined) return known;
+  // Frozen like its source: what stripping copied is frozen, what it shares is so already.
+  const stripped = deepFreeze(strip(value));
+  memo.set(value, stripped);
+  return stripped;
+}
+
+function strip(value: unknown): unknown {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return value;
-  if (Array.isArray(value)) return value.map(stripDirectives);
-  if (!isPlainObject(value)) return clone(value);
-  const out: JsonObject = {};
-  for (const k of Object.keys(value)) {
-    const v = value[k];
-    if (v === null || isDirective(k)) continue;
-    out[k] = stripDirectives(v);
+  if (Array.isArray(value)) {
+    let out: unknown[] | undefined;
+    for (let i = 0; i < value.length; i++) {
+      const element: unknown = value[i];
+      const stripped = strip(element);
+      if (out === undefined && stripped !== element) out = value.slice(0, i);
+      out?.push(stripped);
+    }
+    return out ?? value;
   }
+  if (!isPlainObject(value)) return clone(value);
+  const keys = Object.keys(value);
+  let out: JsonObject | undefined;
+  for (let i = 0; i < keys.length; i++) {
+    const k = keys[i] as string;
+    const v = value[k];
+    const dropped = v === null || isDirective(k);
+    const stripped = dropped ? undefined : strip(v);
+    if (out === undefined && (dropped || stripped !== v)) out = copyOfFields(value, keys, i);
+    if (out !== undefined && !dropped) setField(out, k, stripped);
+  }
+  return out ?? value;
+}
+
+
+/** A new object with the first `count` of `keys` of `value`. */
+function copyOfFields(value: JsonObject, keys: readonly string[], count: number): JsonObject {
+  const out: JsonObject = {};
+  for (let i = 0; i < count; i++) setField(out, keys[i] as string, value[keys[i] as string]);
   return out;
+}
+
+/** A JSON `__proto__` field is data: assigning it would set the object's prototype instead. */
+function setField(out: JsonObject, key: string, value: unknown): void {
+  if (key === '__proto__') Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 /** Every directive starts with `$`: the one character looked at for the (many) fields that are not. */

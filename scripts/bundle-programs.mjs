@@ -38,7 +38,7 @@ for (const name of PROGRAMS) {
     if (!file.endsWith('.mjs')) continue;
     const path = `${dir}/${file}`;
     const source = await readFile(path, 'utf8');
-    const ascii = source.replace(/[^\x00-\x7f]/gu, (char) =>
+    const ascii = source.replace(/[\u0080-\u{10ffff}]/gu, (char) =>
       [...Array(char.length).keys()].map((i) => `\\u${char.charCodeAt(i).toString(16).padStart(4, '0')}`).join(''),
     );
     if (ascii !== source) await writeFile(path, ascii);

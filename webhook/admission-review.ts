@@ -82,11 +82,11 @@ export function encodeAdmissionReview(version: AdmissionReviewVersion, uid: stri
   const wire: Record<string, unknown> = { uid, allowed: response.allowed };
   if (response.message !== undefined) wire['status'] = { message: response.message };
   if (response.warnings && response.warnings.length > 0) wire['warnings'] = response.warnings;
-  if (response.patch) {
-    wire['patchType'] = 'JSONPatch';
-    wire['patch'] = response.encodedPatch ?? encodePatch(response.patch);
-  }
-  return JSON.stringify({ apiVersion: version, kind: 'AdmissionReview', response: wire });
+  const review = JSON.stringify({ apiVersion: version, kind: 'AdmissionReview', response: wire });
+  if (!response.patch) return review;
+  // The patch goes last, as is: base64 needs no escaping, and the review's JSON need not scan it.
+  const patch = response.encodedPatch ?? encodePatch(response.patch);
+  return `${review.slice(0, -2)},"patchType":"JSONPatch","patch":"${patch}"}}`;
 }
 
 /** A JSON patch as an AdmissionReview carries it: base64 of its JSON. */

@@ -132,6 +132,21 @@ describe('the injection webhook', () => {
       expect(counts.injected).toBe(3);
     });
 
+    test('pods that never come back turn lookups off but for a sample; a pod that comes back is soon served from the cache again', async () => {
+      const { counts, compile } = countingCompile();
+      const webhook = newInjectionWebhook({ settings, meshConfig: () => DEFAULT_MESH_CONFIG, metrics: newMetrics('pilot-discovery'), log: newNopLogger(), compile });
+      webhook.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' });
+      for (let i = 0; i < 200; i++) await patchOf(webhook, labelled(`app-${i}`));
+      expect(counts.injected).toBe(200);
+      const same = await patchOf(webhook, labelled('same'));
+      for (let i = 0; i < 30; i++) expect(await patchOf(webhook, labelled('same'))).toBe(same);
+      // Kept by a sampled request, found by the next sampled one: then every request is served.
+      expect(counts.injected).toBeLessThanOrEqual(200 + 17);
+      const before = counts.injected;
+      for (let i = 0; i < 10; i++) await patchOf(webhook, labelled('same'));
+      expect(counts.injected).toBe(before);
+    });
+
     test('the cache is bounded: the least recently used patch is the one computed again', async () => {
       const { counts, compile } = countingCompile();
       const webhook = newInjectionWebhook({ settings, meshConfig: () => DEFAULT_MESH_CONFIG, metrics: newMetrics('pilot-discovery'), log: newNopLogger(), compile, cacheEntries: 2 });

@@ -2,9 +2,10 @@ import type { FastifyInstance } from 'fastify';
 import type { MeshConfig } from '../crds/index.js';
 import { errorMessage, type Logger, type MeshMetrics } from '../controllers/runtime/index.js';
 import type { AdmissionRoute } from './admission-http.js';
-import { encodePatch, isRecord, type AdmissionResponse } from './admission-review.js';
+import { isRecord, type AdmissionResponse } from './admission-review.js';
 import { compileInjector, injectionPatch, parseInjectorConfig, type Injector, type InjectorConfig } from './inject/index.js';
 import { injectionCacheKey, newInjectionCache } from './injection-cache.js';
+import { newPatchEncoder } from './patch-encoder.js';
 import type { InjectorConfigVersion } from './injector-config-source.js';
 import type { WebhookSettings } from './webhook-settings.js';
 
@@ -45,6 +46,7 @@ export function newInjectionWebhook(options: InjectionWebhookOptions): Injection
   // Answers of successful injections (patch and its wire encoding) under the active injector and `patchesMeshConfig`.
   const patches = newInjectionCache<InjectedAnswer>(options.cacheEntries ?? DEFAULT_CACHE_ENTRIES);
   let patchesMeshConfig: MeshConfig | undefined;
+  const encoder = newPatchEncoder();
 
   const handle = (object: unknown, namespace: string, path: string): AdmissionResponse => {
     if (!active) return { allowed: false, message: 'the injector has no configuration yet' };
@@ -55,8 +57,8 @@ export function newInjectionWebhook(options: InjectionWebhookOptions): Injection
       patchesMeshConfig = meshConfig;
     }
     // Same inputs, same injector, same mesh config: the decision was to inject and the patch is this one.
-    const key = injectionCacheKey({ pod: object, namespace, path });
-    const cached = patches.get(key);
+    const key = patches.worthLooking() ? injectionCacheKey({ pod: object, namespace, path }) : undefined;
+    const cached = key === undefined ? undefined : patches.get(key);
     if (cached !== undefined) {
       metrics.counter('sidecar_injection_success_total').inc();
       return cached;
@@ -84,8 +86,8 @@ export function newInjectionWebhook(options: InjectionWebhookOptions): Injection
       });
       metrics.counter('sidecar_injection_success_total').inc();
       const patch = injectionPatch(pod, injected);
-      const answer: InjectedAnswer = { allowed: true, patch, encodedPatch: encodePatch(patch) };
-      patches.set(key, answer);
+      const answer: InjectedAnswer = { allowed: true, patch, encodedPatch: encoder.encode(patch) };
+      if (key !== undefined) patches.set(key, answer);
       return answer;
     } catch (error) {
       metrics.counter('sidecar_injection_failure_total').inc();

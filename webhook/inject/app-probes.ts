@@ -15,13 +15,15 @@ export type AppProbers = Record<string, { httpGet: JsonObject; timeoutSeconds?: 
  * Points every app container's HTTP probe at the agent's status port (`/app-health/<container>/
  * readyz|livez|startupz`; HTTPS becomes HTTP, the agent speaks HTTPS to the app) and returns the
  * originals, named ports resolved to numbers, for the agent. Probes already on the status port,
- * or on a named port the container does not declare, are left alone.
+ * or on a named port the container does not declare, are left alone. A container whose probe
+ * changes is replaced in `containers` by a copy (the containers themselves are not written).
  */
-export function rewriteAppProbes(containers: readonly JsonObject[], statusPort: number): AppProbers {
+export function rewriteAppProbes(containers: JsonObject[], statusPort: number): AppProbers {
   const probers: AppProbers = {};
-  for (const container of containers) {
-    const name = String(container['name']);
-    if (name === PROXY_CONTAINER) continue;
+  containers.forEach((original, at) => {
+    const name = String(original['name']);
+    if (name === PROXY_CONTAINER) return;
+    let container = original;
     for (const [field, suffix] of PROBES) {
       const probe = container[field];
       if (!isObject(probe) || !isObject(probe['httpGet'])) continue;
@@ -32,9 +34,11 @@ export function rewriteAppProbes(containers: readonly JsonObject[], statusPort: 
       probers[path] = originalProbe(httpGet, port, probe['timeoutSeconds']);
       const rewritten: JsonObject = { ...httpGet, path, port: statusPort };
       if (rewritten['scheme'] === 'HTTPS') rewritten['scheme'] = 'HTTP';
-      probe['httpGet'] = rewritten;
+      if (container === original) container = { ...original };
+      container[field] = { ...probe, httpGet: rewritten };
     }
-  }
+    containers[at] = container;
+  });
   return sortedByPath(probers);
 }
 

@@ -26,40 +26,47 @@ function withoutManagedFields(pod: Pod): Pod {
 
 type Container = Record<string, unknown> | unknown[];
 
-/** fast-json-patch's `_generate` without `test` operations: removals and replacements walking the old keys backwards, then additions. */
+/**
+ * fast-json-patch's `_generate` without `test` operations: removals and replacements walking the
+ * old keys backwards, then additions. Array indices are walked as numbers (the library makes a
+ * list of their strings), and a path is written only where the walk goes down: a field that is
+ * the same value on both sides (shared, or an equal primitive) is passed over at once.
+ */
 function diff(before: Container, after: Container, path: string, operations: Operation[]): void {
   if (before === after) return;
   if (typeof (after as { toJSON?: unknown }).toJSON === 'function') after = (after as { toJSON: () => Container }).toJSON();
-  const newKeys = keysOf(after);
-  const oldKeys = keysOf(before);
-  const oldRecord = before as Record<string, unknown>;
-  const newRecord = after as Record<string, unknown>;
+  const beforeIsArray = Array.isArray(before);
+  const afterIsArray = Array.isArray(after);
+  const oldKeys = beforeIsArray ? null : Object.keys(before);
+  const newKeys = afterIsArray ? null : Object.keys(after);
+  const oldCount = oldKeys === null ? (before as unknown[]).length : oldKeys.length;
+  const newCount = newKeys === null ? (after as unknown[]).length : newKeys.length;
+  const oldRecord = before as Record<PropertyKey, unknown>;
+  const newRecord = after as Record<PropertyKey, unknown>;
   let deleted = false;
-  for (let i = oldKeys.length - 1; i >= 0; i--) {
-    const key = oldKeys[i] as string;
+  for (let i = oldCount - 1; i >= 0; i--) {
+    const key = oldKeys === null ? i : (oldKeys[i] as string);
     const oldValue = oldRecord[key];
-    if (Object.hasOwn(after, key) && !(newRecord[key] === undefined && oldValue !== undefined && !Array.isArray(after))) {
+    if (Object.hasOwn(after, key) && !(newRecord[key] === undefined && oldValue !== undefined && !afterIsArray)) {
       const newValue = newRecord[key];
+      if (oldValue === newValue) continue;
       if (typeof oldValue === 'object' && oldValue !== null && typeof newValue === 'object' && newValue !== null && Array.isArray(oldValue) === Array.isArray(newValue)) {
-        diff(oldValue as Container, newValue as Container, `${path}/${escapePathComponent(key)}`, operations);
-      } else if (oldValue !== newValue) {
-        operations.push({ op: 'replace', path: `${path}/${escapePathComponent(key)}`, value: jsonCopy(newValue) });
+        diff(oldValue as Container, newValue as Container, `${path}/${escapePathComponent(String(key))}`, operations);
+      } else {
+        operations.push({ op: 'replace', path: `${path}/${escapePathComponent(String(key))}`, value: jsonCopy(newValue) });
       }
-    } else if (Array.isArray(before) === Array.isArray(after)) {
-      operations.push({ op: 'remove', path: `${path}/${escapePathComponent(key)}` });
+    } else if (beforeIsArray === afterIsArray) {
+      operations.push({ op: 'remove', path: `${path}/${escapePathComponent(String(key))}` });
       deleted = true;
     } else {
       operations.push({ op: 'replace', path, value: after });
     }
   }
-  if (!deleted && newKeys.length === oldKeys.length) return;
-  for (const key of newKeys) {
-    if (!Object.hasOwn(before, key) && newRecord[key] !== undefined) operations.push({ op: 'add', path: `${path}/${escapePathComponent(key)}`, value: jsonCopy(newRecord[key]) });
+  if (!deleted && newCount === oldCount) return;
+  for (let i = 0; i < newCount; i++) {
+    const key = newKeys === null ? i : (newKeys[i] as string);
+    if (!Object.hasOwn(before, key) && newRecord[key] !== undefined) operations.push({ op: 'add', path: `${path}/${escapePathComponent(String(key))}`, value: jsonCopy(newRecord[key]) });
   }
-}
-
-function keysOf(value: Container): string[] {
-  return Array.isArray(value) ? Array.from({ length: value.length }, (_, i) => String(i)) : Object.keys(value);
 }
 
 function escapePathComponent(key: string): string {

@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { InjectionError, compileInjector, injectionPatch, parseInjectorConfig, parseSingleTemplateConfig, isWholeInjectorConfig, uninjectPod, BUILTIN_INJECTOR_CONFIG } from './index.js';
 import type { Pod } from './index.js';
+import { deepFreeze } from '../../kube-patch/index.js';
 import { builtinConfig, builtinInjector, meshConfigWith } from './testing/injector-fixture.js';
 
 function pod(metadata: Record<string, unknown> = {}, spec: Record<string, unknown> = {}): Pod {
@@ -148,6 +149,19 @@ describe('inject', () => {
     expect(patch.some((op) => op.path.includes('managedFields'))).toBe(false);
     expect(patch).toContainEqual(expect.objectContaining({ op: 'add', path: '/spec/initContainers' }));
     expect(patch).toContainEqual(expect.objectContaining({ op: 'add', path: '/spec/containers/1' }));
+  });
+
+  test('injection copies what it changes and writes nothing it is given: a pod frozen all the way down injects the same, twice', () => {
+    const input = pod(
+      { labels: { app: 'reviews' }, annotations: { 'prometheus.io/scrape': 'true', 'traffic.sidecar.mesh.io/excludeInboundPorts': '9090' } },
+      { containers: [{ name: 'app', image: 'app:1', ports: [{ name: 'http', containerPort: 8080 }], readinessProbe: { httpGet: { path: '/ready', port: 'http' } } }], securityContext: { runAsUser: 1000 }, volumes: [{ name: 'v', emptyDir: {} }] },
+    );
+    const injector = builtinInjector();
+    const expected = builtinInjector().inject({ pod: structuredClone(input), namespace: 'default', meshConfig: meshConfigWith(), urlEnv: { EXTRA: 'x' } });
+    const frozen = deepFreeze(structuredClone(input));
+    for (let i = 0; i < 2; i++) expect(injector.inject({ pod: frozen, namespace: 'default', meshConfig: meshConfigWith(), urlEnv: { EXTRA: 'x' } })).toEqual(expected);
+    // Re-injecting an injected pod, frozen too.
+    expect(injector.inject({ pod: deepFreeze(structuredClone(expected)), namespace: 'default', meshConfig: meshConfigWith(), urlEnv: { EXTRA: 'x' } })).toEqual(expected);
   });
 
   test('uninjecting a pod that was never injected changes nothing', () => {

@@ -1,19 +1,19 @@
 import Handlebars from 'handlebars';
 import { errorMessage } from '../../controllers/runtime/index.js';
 import type { MeshConfig } from '../../crds/index.js';
-import { applyStrategicMergePatch, builtinListStrategy, clone, isPlainObject } from '../../kube-patch/index.js';
+import { applyStrategicMergePatch, builtinListStrategy, clone, deepFreeze, isPlainObject, type StrippedValues } from '../../kube-patch/index.js';
 import { InjectionError } from './injection-error.js';
 import { injectionRequired, type InjectionDecision } from './injection-required.js';
 import { injectionStatusOf } from './injection-status.js';
 import type { InjectorConfig } from './injector-config.js';
 import { ANNOTATIONS } from './names.js';
-import { metadataOf, objectList, stringMap, type JsonObject, type Pod } from './pod.js';
-import { postProcessPod } from './post-process.js';
-import { parseRenderedYaml } from './rendered-yaml.js';
+import { objectList, stringMap, type JsonObject, type Pod } from './pod.js';
+import { postProcessPod, type ProxyEnvMemo } from './post-process.js';
+import { newRenderedYamlReader, type RenderedYamlReader } from './rendered-yaml-reader.js';
 import { newRenderMemo } from './render-memo.js';
 import { buildTemplateData, type TemplateData } from './template-data.js';
 import { templateHelpers } from './template-helpers.js';
-import { uninjectPod } from './uninject.js';
+import { appPodOf } from './uninject.js';
 import { parseBool, validateAnnotations } from './validate-annotations.js';
 import type { WorkloadMeta } from './workload-meta.js';
 
@@ -40,7 +40,11 @@ export interface InjectParams {
 export interface Injector {
   /** Whether the pod gets a sidecar (§1.3 order). */
   required(pod: Pod, namespace: string): InjectionDecision;
-  /** The injected pod; throws an `InjectionError` the webhook turns into a denial. */
+  /**
+   * The injected pod; throws an `InjectionError` the webhook turns into a denial. The given pod is
+   * not changed; the injected one shares what injection left as it was with it, and parts with
+   * the remembered renders (frozen): read it, or copy what you change.
+   */
   inject(params: InjectParams): Pod;
   /** The template names, sorted. */
   readonly templateNames: readonly string[];
@@ -55,7 +59,9 @@ export interface CompileOptions {
 type RenderTemplate = (data: TemplateData) => JsonObject;
 
 /** Compiles every template up front, each injector with its own Handlebars environment and helpers. */
-export function compileInjector(config: InjectorConfig, options: CompileOptions = {}): Injector {
+export function compileInjector(given: InjectorConfig, options: CompileOptions = {}): Injector {
+  // The injector's own values, frozen: templates read them as one unchanging object (render-memo.ts).
+  const config: InjectorConfig = { ...given, values: deepFreeze(clone(given.values)) };
   const handlebars = Handlebars.create();
   for (const [name, helper] of Object.entries(templateHelpers(options.env ?? {}))) handlebars.registerHelper(name, helper);
   const templates = new Map<string, RenderTemplate>();
@@ -65,30 +71,56 @@ export function compileInjector(config: InjectorConfig, options: CompileOptions 
       // fields (a pod without annotations) that strict mode would refuse to look up.
       const compiled = handlebars.compile<TemplateData>(handlebars.parse(text), { noEscape: true, strict: false });
       // Overlays are only read (merges copy what they take): frozen, so that a write would throw, and shared.
-      const memo = newRenderMemo((data: TemplateData) => deepFreeze(renderOverlay(compiled, data)));
+      const reader = newRenderedYamlReader();
+      const memo = newRenderMemo((data: TemplateData) => deepFreeze(renderOverlay(compiled, data, reader)));
       templates.set(name, (data) => memo.get(data));
     } catch (error) {
       throw new InjectionError('injection-template-failed', `failed to run injection template: template "${name}": ${errorMessage(error)}`, { cause: error });
     }
   }
   const templateNames = [...templates.keys()].sort();
+  const compiled: Compiled = { templates, templateNames, proxyEnvMemo: new WeakMap(), strippedValues: new WeakMap(), statusTexts: new WeakMap() };
   return {
     templateNames,
     required: (pod, namespace) => injectionRequired(config, pod, namespace),
-    inject: (params) => injectPod(config, templates, templateNames, params),
+    inject: (params) => injectPod(config, compiled, params),
   };
 }
 
-function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, RenderTemplate>, templateNames: readonly string[], params: InjectParams): Pod {
+/**
+ * What an injector compiled, and what it remembers about its renders (frozen, and the same objects
+ * for as long as a render is remembered): their directive-free forms as merges add them, and the
+ * proxy containers with their env set. Pods of one workload then get the very same objects.
+ */
+interface Compiled {
+  readonly templates: ReadonlyMap<string, RenderTemplate>;
+  readonly templateNames: readonly string[];
+  readonly proxyEnvMemo: ProxyEnvMemo;
+  readonly strippedValues: StrippedValues;
+  readonly statusTexts: StatusTexts;
+}
+
+/** The status annotation of a remembered render (one template's frozen overlay), by revision. */
+type StatusTexts = WeakMap<Pod, { readonly revision: string; readonly text: string }>;
+
+/** The status annotation's value: what the templates add (the same for every pod of a remembered render). */
+function statusTextOf(templatePod: Pod, revision: string, texts: StatusTexts): string {
+  const known = texts.get(templatePod);
+  if (known !== undefined && known.revision === revision) return known.text;
+  const text = JSON.stringify(injectionStatusOf(templatePod, revision));
+  if (Object.isFrozen(templatePod)) texts.set(templatePod, { revision, text });
+  return text;
+}
+
+function injectPod(config: InjectorConfig, { templates, templateNames, proxyEnvMemo, strippedValues, statusTexts }: Compiled, params: InjectParams): Pod {
   const podMetadata = params.pod['metadata'];
   const annotations = stringMap(isPlainObject(podMetadata) ? podMetadata['annotations'] : undefined);
   validateAnnotations(annotations);
 
-  // Re-injection starts from the app's own pod (a copy), so that injecting twice gives what injecting once does.
-  const appPod = uninjectPod(params.pod);
-  const metadata = metadataOf(appPod);
-  if (typeof metadata['namespace'] !== 'string' || metadata['namespace'] === '') metadata['namespace'] = params.namespace;
-  const namespace = String(metadata['namespace']);
+  // Re-injection starts from the app's own pod, so that injecting twice gives what injecting once
+  // does. Nothing below writes to it or to the renders: merges and post-processing copy what they change.
+  const appPod = withNamespace(appPodOf(params.pod), params.namespace);
+  const namespace = String((appPod['metadata'] as JsonObject)['namespace']);
   const revision = params.revision ?? '';
   const urlEnv = params.urlEnv ?? {};
   const data = buildTemplateData({
@@ -103,14 +135,14 @@ function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, Render
     rewriteProbeLegacyLocalhost: params.rewriteProbeLegacyLocalhost ?? false,
   });
 
-  let merged: Pod = clone(appPod);
+  let merged: Pod = appPod;
   let templatePod: Pod = {};
   for (const name of selectTemplates(config, annotations, templateNames)) {
     const render = templates.get(name) as RenderTemplate;
     const overlay = render(data);
     // The first overlay is the template pod as it is (both are only read).
-    templatePod = Object.keys(templatePod).length === 0 ? overlay : mergePod(templatePod, overlay);
-    merged = mergePod(merged, overlay);
+    templatePod = Object.keys(templatePod).length === 0 ? overlay : mergePod(templatePod, overlay, strippedValues);
+    merged = mergePod(merged, overlay, strippedValues);
   }
   merged = reapplyUserContainers(merged, appPod, templatePod);
 
@@ -119,18 +151,26 @@ function injectPod(config: InjectorConfig, templates: ReadonlyMap<string, Render
   const webhookValues = (data.values['sidecarInjectorWebhook'] ?? {}) as JsonObject;
   const global = (data.values['global'] ?? {}) as JsonObject;
   const proxyValues = (global['proxy'] ?? {}) as JsonObject;
-  postProcessPod(merged, {
+  return postProcessPod(merged, {
     meshConfig: params.meshConfig,
     statusPort,
     rewriteProbes: (probeAnnotation === undefined ? undefined : parseBool(probeAnnotation)) ?? webhookValues['rewriteAppHTTPProbe'] === true,
     holdApplication: data.proxyConfig.holdApplicationUntilProxyStarts || proxyValues['holdApplicationUntilProxyStarts'] === true,
     network: typeof global['network'] === 'string' ? global['network'] : '',
-    status: injectionStatusOf(templatePod, revision),
+    statusText: statusTextOf(templatePod, revision, statusTexts),
     injectedAnnotations: config.injectedAnnotations,
     urlEnv,
     legacyFsGroup: params.legacyFsGroup ?? true,
+    proxyEnvMemo,
   });
-  return merged;
+}
+
+/** The pod with `metadata.namespace` set to `namespace` when it has none (a shallow copy then). */
+function withNamespace(pod: Pod, namespace: string): Pod {
+  const metadata = pod['metadata'];
+  const current = isPlainObject(metadata) ? metadata['namespace'] : undefined;
+  if (typeof current === 'string' && current !== '') return pod;
+  return { ...pod, metadata: { ...(isPlainObject(metadata) ? metadata : {}), namespace } };
 }
 
 /** `inject.mesh.io/templates` (aliases expanded), else the config's defaults; an unknown name fails. */
@@ -144,10 +184,10 @@ function selectTemplates(config: InjectorConfig, annotations: Readonly<Record<st
   return resolved;
 }
 
-function renderOverlay(render: (data: TemplateData) => string, data: TemplateData): JsonObject {
+function renderOverlay(render: (data: TemplateData) => string, data: TemplateData, reader: RenderedYamlReader): JsonObject {
   let overlay: unknown;
   try {
-    overlay = parseRenderedYaml(render(data));
+    overlay = reader.read(render(data));
   } catch (error) {
     throw new InjectionError('injection-template-failed', `failed to run injection template: ${errorMessage(error)}`, { cause: error });
   }
@@ -156,8 +196,8 @@ function renderOverlay(render: (data: TemplateData) => string, data: TemplateDat
   return overlay;
 }
 
-function mergePod(pod: Pod, overlay: JsonObject): Pod {
-  return applyStrategicMergePatch(pod, overlay, builtinListStrategy) as Pod;
+function mergePod(pod: Pod, overlay: JsonObject, strippedValues?: StrippedValues): Pod {
+  return applyStrategicMergePatch(pod, overlay, builtinListStrategy, { strippedValues }) as Pod;
 }
 
 /**
@@ -180,17 +220,7 @@ function reapplyUserContainers(merged: Pod, appPod: Pod, templatePod: Pod): Pod 
       result = mergePod(result, { spec: { [field]: [overlay] } });
     }
   }
-  if (Object.keys(overrides).length > 0) {
-    const metadata = metadataOf(result);
-    metadata['annotations'] = { ...stringMap(metadata['annotations']), [ANNOTATIONS.overrides]: JSON.stringify(overrides) };
-  }
-  return result;
-}
-
-function deepFreeze<T>(value: T): T {
-  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
-    Object.freeze(value);
-    for (const child of Object.values(value)) deepFreeze(child);
-  }
-  return value;
+  if (Object.keys(overrides).length === 0) return result;
+  const metadata = isPlainObject(result['metadata']) ? result['metadata'] : {};
+  return { ...result, metadata: { ...metadata, annotations: { ...stringMap(metadata['annotations']), [ANNOTATIONS.overrides]: JSON.stringify(overrides) } } };
 }

@@ -55,9 +55,13 @@ export function buildTemplateData(input: TemplateDataInput): TemplateData {
   };
 }
 
-/** `proxy.mesh.io/config` (already validated) laid over the mesh's defaultConfig; proxyMetadata merges key by key. */
+/**
+ * `proxy.mesh.io/config` (already validated) laid over the mesh's defaultConfig; proxyMetadata
+ * merges key by key. Without the annotation, the defaults themselves when they are frozen (as the
+ * mesh config is): the templates then read them as one unchanging object.
+ */
 export function effectiveProxyConfig(defaults: ProxyConfig, annotation: string | undefined): ProxyConfig {
-  if (annotation === undefined) return clone(defaults);
+  if (annotation === undefined) return Object.isFrozen(defaults) ? defaults : clone(defaults);
   const overlay = (parse(annotation) ?? {}) as ProxyConfigInput;
   return { ...clone(defaults), ...clone(overlay), proxyMetadata: { ...defaults.proxyMetadata, ...overlay.proxyMetadata } };
 }

@@ -47,6 +47,14 @@ export function uninjectPod(injected: Pod): Pod {
   return pod;
 }
 
+/**
+ * The app's own pod, read-only: the pod itself when it was never injected (no copy: injection
+ * copies only what it changes), else its uninjection.
+ */
+export function appPodOf(pod: Pod): Pod {
+  return readInjectionStatus(pod) ? uninjectPod(pod) : pod;
+}
+
 function without(list: JsonObject[], names: readonly string[] | null): JsonObject[] {
   return list.filter((item) => !(names ?? []).includes(String(item['name'])));
 }
