@@ -75,29 +75,24 @@ export type ProxiesReport =
   | ({ kind: 'status' } & ProxiesStatus);
 
 const protos = loadEnvoyProtos();
-const FANOUT: ServiceDefinition = {
-  Stream: {
-    path: '/mesh.bench.Fanout/Stream',
-    requestStream: false,
-    responseStream: true,
-    requestSerialize: (value: Buffer) => value,
-    requestDeserialize: (bytes: Buffer) => bytes,
-    responseSerialize: (value: Buffer) => value,
-    responseDeserialize: (bytes: Buffer) => bytes,
-  },
-};
+/** A bytes-in, bytes-out method of the raw baselines' service. */
+function rawMethod(name: string, requestStream: boolean): ServiceDefinition {
+  const identity = (bytes: Buffer): Buffer => bytes;
+  return {
+    [name]: {
+      path: `/mesh.bench.Fanout/${name}`,
+      requestStream,
+      responseStream: true,
+      requestSerialize: identity,
+      requestDeserialize: identity,
+      responseSerialize: identity,
+      responseDeserialize: identity,
+    },
+  };
+}
+export const FANOUT = rawMethod('Stream', false);
 const FanoutClient = makeGenericClientConstructor(FANOUT, 'Fanout');
-export const ECHO: ServiceDefinition = {
-  Echo: {
-    path: '/mesh.bench.Fanout/Echo',
-    requestStream: true,
-    responseStream: true,
-    requestSerialize: (value: Buffer) => value,
-    requestDeserialize: (bytes: Buffer) => bytes,
-    responseSerialize: (value: Buffer) => value,
-    responseDeserialize: (bytes: Buffer) => bytes,
-  },
-};
+export const ECHO = rawMethod('Echo', true);
 const EchoClient = makeGenericClientConstructor(ECHO, 'Echo');
 // Every proxy gets its own connection, as separate Envoys would.
 const CHANNEL_OPTIONS = { 'grpc.use_local_subchannel_pool': 1, 'grpc.max_receive_message_length': 256 * 1024 * 1024 };

@@ -35,7 +35,7 @@ import { buildPushContext, newSidecarCdsGenerator, type PushContext } from '../x
 import { newMeshGenerators } from '../xds/mesh-generators.js';
 import { loadEnvoyProtos, newXdsServer, parseProxy, jsonToStruct, LISTENER_TYPE, SECRET_TYPE, type Generator } from '../xds/index.js';
 import { newPhaseProfiler } from './phase-profiler.js';
-import { ECHO, type ConnectCommand, type ProxiesCommand, type ProxiesReport } from './xds-proxies.js';
+import { ECHO, FANOUT, type ConnectCommand, type ProxiesCommand, type ProxiesReport } from './xds-proxies.js';
 
 const ARGS = parseArgs({
   allowPositionals: true,
@@ -375,17 +375,7 @@ async function rawFanout(bytesPerProxy: number): Promise<number> {
   const chunk = Buffer.alloc(Math.max(1, Math.floor(bytesPerProxy / 4)), 7);
   const server = new Server({ 'grpc.max_concurrent_streams': 100_000 });
   server.addService(
-    {
-      Stream: {
-        path: '/mesh.bench.Fanout/Stream',
-        requestStream: false,
-        responseStream: true,
-        requestSerialize: (value: Buffer) => value,
-        requestDeserialize: (bytes: Buffer) => bytes,
-        responseSerialize: (value: Buffer) => value,
-        responseDeserialize: (bytes: Buffer) => bytes,
-      },
-    },
+    FANOUT,
     {
       Stream: (call: ServerWritableStream<Buffer, Buffer>) => {
         for (let i = 0; i < 4; i++) call.write(chunk);
