@@ -92,7 +92,7 @@ export function newRequestHandler<C>(options: RequestHandlerOptions<C>): Request
         // What the proxy already holds from an earlier stream: unchanged resources are not resent.
         const held = con.heldOf(request.type_url);
         held.clear();
-        for (const [name, version] of Object.entries(request.initial_resource_versions ?? {})) held.set(name, { version, sentAt: 0 });
+        for (const [name, version] of Object.entries(request.initial_resource_versions ?? {})) held.set(name, version, 0);
       }
       apply(con, request.type_url, decision, request.response_nonce ?? '');
       if (!decision.respond) return;

@@ -8,6 +8,7 @@ import type { EncodedResource, GenerateRequest, GenerateResult, Generator, Named
 import type { ConfigKey } from './push/push-request.js';
 import type { PushSnapshot } from './push/push-snapshot.js';
 import type { XdsCallbacks } from './xds-callbacks.js';
+import type { HeldResources } from './held-resources.js';
 import { newXdsCache } from './xds-cache.js';
 import type { XdsConnection } from './xds-connection.js';
 
@@ -165,7 +166,7 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
       sending = encoded;
       message = { version_info: push.version, resources: encoded.map((resource) => resource.any), type_url: typeUrl, nonce, ...withControlPlane };
     } else {
-      sending = mode.forceAll ? encoded : encoded.filter((resource) => held.get(resource.name)?.version !== resource.version);
+      sending = mode.forceAll || held.size === 0 ? encoded : encoded.filter((resource) => held.get(resource.name)?.version !== resource.version);
       removed = result.removed ? [...result.removed] : removedNames(encoded, held, watch, request, mode.always);
       if (!mode.always && sending.length === 0 && removed.length === 0) return;
       message = {
@@ -189,16 +190,14 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
       else if (latest && !latest.wildcard && con.prunedFor.get(typeUrl) !== latest.names) {
         // Once per subscription: an ACK keeps the watch's names array, a change makes a new one.
         const watched = new Set(latest.names);
-        for (const name of held.keys()) if (!watched.has(name)) held.delete(name);
+        held.retain((name) => watched.has(name));
         con.prunedFor.set(typeUrl, latest.names);
       }
     }
     for (const name of removed) held.delete(name);
+    held.sent(sending, now);
     let bytes = 0;
-    for (const resource of sending) {
-      held.set(resource.name, { version: resource.version, resource, sentAt: now });
-      bytes += resource.any.value.byteLength;
-    }
+    for (const resource of sending) bytes += resource.any.value.byteLength;
     callbacks.onStreamResponse?.(con, typeUrl, { bytes, durationMs: performance.now() - started });
     log.debug({ connection: con.id, type: shortType(typeUrl), resources: sending.length, removed: removed.length, nonce }, 'push');
   };
@@ -221,7 +220,7 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
  */
 function removedNames(
   encoded: readonly EncodedResource[],
-  held: ReadonlyMap<string, unknown>,
+  held: HeldResources,
   watch: { wildcard: boolean; names: readonly string[] },
   request: GenerateRequest,
   answeringRequest: boolean,
@@ -229,6 +228,6 @@ function removedNames(
   if (!request.full) return [];
   const generated = new Set(encoded.map((resource) => resource.name));
   if (request.delta) return request.delta.subscribed.filter((name) => !generated.has(name));
-  const candidates = watch.wildcard ? [...held.keys()] : watch.names.filter((name) => answeringRequest || held.has(name));
+  const candidates = watch.wildcard ? [...held.names()] : watch.names.filter((name) => answeringRequest || held.has(name));
   return candidates.filter((name) => !generated.has(name)).sort();
 }
