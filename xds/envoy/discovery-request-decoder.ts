@@ -115,12 +115,33 @@ function decodeNames(encoded: Buffer, checked: boolean, pool: NamePool): string[
   return names;
 }
 
+/** Subscriptions remembered decoded. */
+const RECENT_SUBSCRIPTIONS = 8;
+
+/**
+ * The names of the last few distinct subscriptions, decoded once and frozen: sidecars of one
+ * namespace subscribe to the same EDS names, so most streams' names are one memcmp away.
+ */
+class RecentSubscriptions {
+  private readonly entries: { encoded: Buffer; names: readonly string[] }[] = [];
+
+  namesOf(encoded: Buffer, decode: () => string[]): readonly string[] {
+    for (const entry of this.entries) if (entry.encoded.length === encoded.length && entry.encoded.equals(encoded)) return entry.names;
+    const names = Object.freeze(decode());
+    // A copy of the bytes: the request's buffer belongs to the stream that sent it.
+    this.entries.unshift({ encoded: Buffer.from(encoded), names });
+    if (this.entries.length > RECENT_SUBSCRIPTIONS) this.entries.pop();
+    return names;
+  }
+}
+
 /**
  * Wraps the plain DiscoveryRequest decoder: a request with many names is decoded without them,
  * and gets them back as a lazily decoded `resource_names` plus the encoded bytes.
  */
 export function withEncodedResourceNames(decode: (bytes: Buffer) => object): (bytes: Buffer) => object {
   const pool = new NamePool();
+  const recent = new RecentSubscriptions();
   return (bytes) => {
     const span = bytes.length >= MIN_ENCODED_BYTES ? resourceNamesSpan(bytes) : undefined;
     if (!span || span.end - span.start < MIN_ENCODED_BYTES) return decode(bytes);
@@ -128,11 +149,11 @@ export function withEncodedResourceNames(decode: (bytes: Buffer) => object): (by
     const message = decode(Buffer.concat([bytes.subarray(0, span.start), bytes.subarray(span.end)]));
     // Each name sits between ASCII bytes (a tag, the last byte of a length), so the whole run is
     // valid UTF-8 only if every name is; otherwise each is checked now, failing as the plain decode.
-    let names = isUtf8(encoded) ? undefined : decodeNames(encoded, false, pool);
+    let names: readonly string[] | undefined = isUtf8(encoded) ? undefined : decodeNames(encoded, false, pool);
     Object.defineProperty(message, 'resource_names', {
       enumerable: true,
       configurable: true,
-      get: () => (names ??= decodeNames(encoded, true, pool)),
+      get: () => (names ??= recent.namesOf(encoded, () => decodeNames(encoded, true, pool))),
     });
     Object.defineProperty(message, ENCODED_NAMES, { value: encoded, enumerable: false });
     return message;
