@@ -149,9 +149,12 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
       result = { resources: [] };
     }
     const encoded: EncodedResource[] = [];
+    let encodedBytes = 0;
     for (const resource of result.resources) {
       try {
-        encoded.push(encode(typeUrl, resource, push));
+        const built = encode(typeUrl, resource, push);
+        encoded.push(built);
+        encodedBytes += built.any.value.byteLength;
       } catch (error) {
         internalError(con, typeUrl, error, resource.name);
       }
@@ -189,15 +192,17 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
       if (isWildcardType(typeUrl) && request.delta === undefined) held.clear();
       else if (latest && !latest.wildcard && con.prunedFor.get(typeUrl) !== latest.names) {
         // Once per subscription: an ACK keeps the watch's names array, a change makes a new one.
-        const watched = new Set(latest.names);
-        held.retain((name) => watched.has(name));
+        if (held.size > 0) {
+          const watched = new Set(latest.names);
+          held.retain((name) => watched.has(name));
+        }
         con.prunedFor.set(typeUrl, latest.names);
       }
     }
     for (const name of removed) held.delete(name);
     held.sent(sending, now);
-    let bytes = 0;
-    for (const resource of sending) bytes += resource.any.value.byteLength;
+    let bytes = sending === encoded ? encodedBytes : 0;
+    if (sending !== encoded) for (const resource of sending) bytes += resource.any.value.byteLength;
     callbacks.onStreamResponse?.(con, typeUrl, { bytes, durationMs: performance.now() - started });
     log.debug({ connection: con.id, type: shortType(typeUrl), resources: sending.length, removed: removed.length, nonce }, 'push');
   };
