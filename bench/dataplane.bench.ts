@@ -115,7 +115,7 @@ interface Part {
 }
 
 function startPart(part: MeshPart, setup: Omit<Extract<PartCommand, { cmd: 'start' }>['setup'], 'part'>): Part {
-  const execArgv = PROFILE_DIR && part !== 'backend' ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${part}.cpuprofile`] : [];
+  const execArgv = PROFILE_DIR && part !== 'backend' ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${part}.cpuprofile`] : [];
   const child: ChildProcess = fork(fileURLToPath(new URL('./dataplane-mesh.js', import.meta.url)), [], { stdio: 'inherit', execArgv });
   const waiters: ((message: PartMessage) => void)[] = [];
   child.on('message', (message: PartMessage) => waiters.shift()?.(message));

@@ -8,9 +8,8 @@ import type { ConfigState } from './config-state.js';
 import type { AcceptedChain, ConnectionFacts, PeerCertificate, RequestContext, UpstreamDecision } from './decisions/index.js';
 import { newDataPlaneStats, type DataPlaneStats } from './data-plane-stats.js';
 import { forwardRequest, requestHeaderFacts, respond } from './http-forwarder.js';
-import { MAX_SNIFF_BYTES, sniffProtocol, type SniffResult } from './protocol-sniffer.js';
 import { newPeerChainVerifier } from './peer-verification.js';
-import { PrefixedStream } from './prefixed-stream.js';
+import { sniffConnection } from './sniffed-socket.js';
 import { parseProxyForm } from './proxy-form.js';
 import { newMeshMetrics } from './mesh-metrics.js';
 import { UNKNOWN_WORKLOAD, type WorkloadFacts } from './peer-metadata.js';
@@ -69,31 +68,6 @@ interface ConnectionContext {
   facts: ConnectionFacts;
   direction: 'inbound' | 'outbound' | 'gateway';
   tls: boolean;
-}
-
-/** Reads the first bytes of a connection (the listener filters' view); the stream gives them back. */
-async function sniff(socket: Socket, timeoutMs: number): Promise<{ result: Exclude<SniffResult, { kind: 'need-more' }>; stream: PrefixedStream }> {
-  let buffered = Buffer.alloc(0);
-  return new Promise((resolve) => {
-    const finish = (complete: boolean): void => {
-      const result = sniffProtocol(buffered, complete);
-      if (result.kind === 'need-more') return;
-      clearTimeout(timer);
-      socket.off('data', onData);
-      socket.off('end', onEnd);
-      socket.pause();
-      resolve({ result, stream: new PrefixedStream(socket, buffered) });
-    };
-    const onData = (chunk: Buffer): void => {
-      buffered = Buffer.concat([buffered, chunk]);
-      finish(buffered.length >= MAX_SNIFF_BYTES);
-    };
-    const onEnd = (): void => finish(true);
-    const timer = setTimeout(() => finish(true), timeoutMs);
-    socket.on('data', onData);
-    socket.once('end', onEnd);
-    socket.resume();
-  });
 }
 
 /**
@@ -257,12 +231,16 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
   http2Server.on('session', (session) => {
     if (handingOver) sessionContexts.set(session, handingOver);
   });
-  const serveHttp = (socket: Duplex, protocols: readonly string[]): void => {
+  /** `resume`: the socket is paused (the HTTP/1 server reads through its events; an HTTP/2 session reads the handle itself). */
+  const serveHttp = (socket: Duplex, protocols: readonly string[], resume = false): void => {
     if (protocols.includes('h2c') || protocols[0] === 'h2') {
       handingOver = contexts.get(socket);
       http2Server.emit('connection', socket);
       handingOver = undefined;
-    } else httpServer.emit('connection', socket);
+      return;
+    }
+    httpServer.emit('connection', socket);
+    if (resume) socket.resume();
   };
 
   const handleTcp = (socket: Duplex, chain: AcceptedChain, context: ConnectionContext, raw: Socket): void => {
@@ -362,11 +340,10 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     const local = socket.address() as AddressInfo;
     if (direction === 'outbound') {
       contexts.set(socket, { listener, direction, tls: false, facts: { destinationAddress: local.address, destinationPort: local.port, sourceAddress: socket.remoteAddress ?? '', transportProtocol: 'raw_buffer' } });
-      httpServer.emit('connection', socket);
-      socket.resume();
+      serveHttp(socket, [], true);
       return;
     }
-    const { result: sniffed, stream } = await sniff(socket, sniffTimeoutMs);
+    const { result: sniffed, stream, isRaw } = await sniffConnection(socket, sniffTimeoutMs);
     const facts: ConnectionFacts = {
       destinationAddress: local.address,
       destinationPort: local.port,
@@ -386,7 +363,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     if (decision.downstreamTls) terminateTls(stream, decision, context, socket);
     else if (decision.protocol === 'http') {
       contexts.set(stream, context);
-      serveHttp(stream, sniffed.applicationProtocols);
+      serveHttp(stream, sniffed.applicationProtocols, isRaw);
     } else handleTcp(stream, decision, context, socket);
   };
 
