@@ -5,6 +5,7 @@
  * policies); the child answers with its address and, on request, its CPU time.
  */
 import { jwtPolicies, proxyUrlOf, startBackend, startSidecar, type SidecarSide } from '../dataplane/testing/two-sidecars-fixture.js';
+import { newPhaseProfiler } from './phase-profiler.js';
 
 export type MeshPart = 'backend' | SidecarSide;
 
@@ -19,7 +20,8 @@ export interface PartSetup {
   readonly jwks: string;
 }
 
-export type PartCommand = { cmd: 'start'; setup: PartSetup } | { cmd: 'cpu' } | { cmd: 'exit' };
+/** `profile`: a CPU profile from now until `profile-end`, written as `<dir>/<name>.cpuprofile`. */
+export type PartCommand = { cmd: 'start'; setup: PartSetup } | { cmd: 'cpu' } | { cmd: 'profile'; dir: string; name: string } | { cmd: 'profile-end' } | { cmd: 'exit' };
 export type PartMessage = { kind: 'ready'; proxyUrl?: string } | { kind: 'cpu'; micros: number };
 
 async function start(setup: PartSetup): Promise<{ proxyUrl?: string; close(): Promise<void> }> {
@@ -33,7 +35,16 @@ async function start(setup: PartSetup): Promise<{ proxyUrl?: string; close(): Pr
 }
 
 let running: { close(): Promise<void> } | undefined;
+let endProfile: (() => void) | undefined;
 process.on('message', (message: PartCommand) => {
+  if (message.cmd === 'profile') {
+    void newPhaseProfiler(message.dir).then(async (profiler) => {
+      await profiler.around(message.name, () => new Promise<void>((resolve) => (endProfile = resolve)));
+      await profiler.close();
+    });
+    return;
+  }
+  if (message.cmd === 'profile-end') return endProfile?.();
   if (message.cmd === 'start') {
     void start(message.setup).then((started) => {
       running = started;

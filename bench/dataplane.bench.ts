@@ -14,7 +14,8 @@
  *
  *   npm run bench:dataplane [-- seconds] [--profile dir]
  *
- * `--profile dir` runs both sidecars under `node --cpu-prof` (`dir/client.cpuprofile`, `dir/server.cpuprofile`).
+ * `--profile dir` writes CPU profiles of both sidecars over the two sidecars' saturation phase
+ * (`dir/client.cpuprofile`, `dir/server.cpuprofile`; sampled every 200 µs).
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { Agent, request } from 'node:http';
@@ -60,23 +61,29 @@ function targetOf(url: string, viaProxy: boolean, token: string): Target {
 
 const agent = new Agent({ keepAlive: true, maxSockets: CONCURRENCY * 2 });
 
-function once(target: Target): Promise<number> {
-  return new Promise((resolve, reject) => {
+/** One request; a failure (a status other than 200, a reset) is counted, not thrown. */
+function once(target: Target, failures: string[]): Promise<void> {
+  return new Promise((resolve) => {
+    const failed = (why: string): void => {
+      failures.push(why);
+      resolve();
+    };
     const req = request({ host: target.host, port: target.port, path: target.path, headers: target.headers, agent }, (res) => {
       let body = '';
       res.setEncoding('utf8');
       res.on('data', (chunk: string) => {
         if (body.length < 500) body += chunk;
       });
-      res.on('end', () => (res.statusCode === 200 ? resolve(res.statusCode) : reject(new Error(`status ${res.statusCode}: ${body}`))));
+      res.on('end', () => (res.statusCode === 200 ? resolve() : failed(`status ${res.statusCode}: ${body}`)));
+      res.on('error', (error) => failed(error.message));
     });
-    req.on('error', reject);
+    req.on('error', (error) => failed(error.message));
     req.end();
   });
 }
 
 /** Open loop at a fixed rate: latency counted from each request's scheduled start. */
-async function fixedRate(target: Target, rate: number): Promise<number[]> {
+async function fixedRate(target: Target, rate: number, failures: string[]): Promise<number[]> {
   const latencies: number[] = [];
   const total = Math.round(rate * SECONDS);
   const start = performance.now();
@@ -87,19 +94,19 @@ async function fixedRate(target: Target, rate: number): Promise<number[]> {
     if (wait > 1) await new Promise((resolve) => setTimeout(resolve, wait));
     // Late requests count from when they were due (no coordinated omission); early ones from when sent.
     const sent = Math.min(due, performance.now());
-    pending.push(once(target).then(() => void latencies.push(performance.now() - sent)));
+    pending.push(once(target, failures).then(() => void latencies.push(performance.now() - sent)));
   }
   await Promise.all(pending);
   return latencies;
 }
 
 /** Closed loop with CONCURRENCY workers: requests per second. */
-async function saturation(target: Target): Promise<{ rps: number; count: number }> {
+async function saturation(target: Target, failures: string[]): Promise<{ rps: number; count: number }> {
   let count = 0;
   const end = performance.now() + SECONDS * 1000;
   const worker = async (): Promise<void> => {
     while (performance.now() < end) {
-      await once(target);
+      await once(target, failures);
       count++;
     }
   };
@@ -111,12 +118,14 @@ async function saturation(target: Target): Promise<{ rps: number; count: number 
 interface Part {
   readonly ready: Promise<Extract<PartMessage, { kind: 'ready' }>>;
   cpuMicros(): Promise<number>;
+  send(command: PartCommand): void;
   exit(): Promise<void>;
 }
 
 function startPart(part: MeshPart, setup: Omit<Extract<PartCommand, { cmd: 'start' }>['setup'], 'part'>): Part {
-  const execArgv = PROFILE_DIR && part !== 'backend' ? ['--cpu-prof', '--cpu-prof-interval=100', `--cpu-prof-dir=${PROFILE_DIR}`, `--cpu-prof-name=${part}.cpuprofile`] : [];
-  const child: ChildProcess = fork(fileURLToPath(new URL('./dataplane-mesh.js', import.meta.url)), [], { stdio: 'inherit', execArgv });
+  const child: ChildProcess = fork(fileURLToPath(new URL('./dataplane-mesh.js', import.meta.url)), [], { stdio: 'inherit' });
+  // A benchmark that dies leaves no part of the mesh behind.
+  process.once('exit', () => child.kill());
   const waiters: ((message: PartMessage) => void)[] = [];
   child.on('message', (message: PartMessage) => waiters.shift()?.(message));
   const next = (): Promise<PartMessage> => new Promise((resolve) => waiters.push(resolve));
@@ -124,6 +133,7 @@ function startPart(part: MeshPart, setup: Omit<Extract<PartCommand, { cmd: 'star
   child.send({ cmd: 'start', setup: { ...setup, part } } satisfies PartCommand);
   return {
     ready,
+    send: (command) => void child.send(command),
     async cpuMicros() {
       const answer = next();
       child.send({ cmd: 'cpu' } satisfies PartCommand);
@@ -174,20 +184,27 @@ async function main(): Promise<void> {
   const meshed = targetOf(client.proxyUrl ?? '', true, token);
   console.log('the backend, the server sidecar (mutual TLS + jwt_authn + RBAC) and the client sidecar each in a process of their own; the load generator in this one');
   // Warm up to steady state: connection pools (and their TLS handshakes) at the concurrency the phases reach.
+  const warmUpFailures: string[] = [];
   for (const target of [direct, meshed]) {
-    for (let round = 0; round < 100; round++) await Promise.all(Array.from({ length: CONCURRENCY }, () => once(target)));
+    for (let round = 0; round < 100; round++) await Promise.all(Array.from({ length: CONCURRENCY }, () => once(target, warmUpFailures)));
   }
+  if (warmUpFailures.length > 0) throw new Error(`warm-up: ${warmUpFailures.length} requests failed, the first: ${warmUpFailures[0]}`);
 
-  const directSaturation = await saturation(direct);
-  const meshedSaturation = await cpuPerRequest(parts, () => saturation(meshed));
+  const failures: Record<string, string[]> = {};
+  const failuresOf = (phase: string): string[] => (failures[phase] = []);
+  const directSaturation = await saturation(direct, failuresOf('direct saturation'));
+  const sidecars = [parts.client, parts.server] as const;
+  if (PROFILE_DIR) sidecars.forEach((part, index) => part.send({ cmd: 'profile', dir: PROFILE_DIR, name: index === 0 ? 'client' : 'server' }));
+  const meshedSaturation = await cpuPerRequest(parts, () => saturation(meshed, failuresOf('two sidecars saturation')));
+  if (PROFILE_DIR) sidecars.forEach((part) => part.send({ cmd: 'profile-end' }));
   const ratio = meshedSaturation.rps / directSaturation.rps;
   console.log(`saturation (closed loop, concurrency ${CONCURRENCY}): direct ${directSaturation.rps.toFixed(0)} rps, two sidecars ${meshedSaturation.rps.toFixed(0)} rps → ratio ${ratio.toFixed(3)} (goal ≥ 0.25; at filing 2,136 ÷ 19,537 = 0.11)`);
   console.log(`  CPU per request at saturation: ${hops(meshedSaturation.cpuUs)}`);
   for (const { share, goalMs } of LOADS) {
     const rate = Math.max(1, Math.round(share * meshedSaturation.rps));
-    const directLatencies = await fixedRate(direct, rate);
+    const directLatencies = await fixedRate(direct, rate, failuresOf(`direct at ${rate} rps`));
     const meshedRun = await cpuPerRequest(parts, async () => {
-      const latencies = await fixedRate(meshed, rate);
+      const latencies = await fixedRate(meshed, rate, failuresOf(`two sidecars at ${rate} rps`));
       return { latencies, count: latencies.length };
     });
     const added = percentile(meshedRun.latencies, 99) - percentile(directLatencies, 99);
@@ -195,6 +212,7 @@ async function main(): Promise<void> {
     console.log(`at ${share * 100} % of the two sidecars' saturation (${rate} rps, open loop): direct ${row(directLatencies)}; two sidecars ${row(meshedRun.latencies)}`);
     console.log(`  added p99 ${ms(added)} (goal ≤ ${goalMs} ms; at filing +329 ms at 1000 rps = 47 %); CPU per request: ${hops(meshedRun.cpuUs)}; load average ${loadText()}`);
   }
+  for (const [phase, failed] of Object.entries(failures)) if (failed.length > 0) console.log(`FAILED: ${phase}: ${failed.length} requests, the first: ${failed[0]}`);
   await Promise.all(Object.values(parts).map((part) => part.exit()));
   agent.destroy();
   console.log(`load average ${loadText()} at the end; ${((performance.now() - wall) / 1000).toFixed(0)} s in all`);

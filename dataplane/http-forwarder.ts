@@ -69,10 +69,23 @@ export interface ForwardObserver {
   requestBytes(bytes: number): void;
 }
 
+/** Kept on a pooled upstream socket: its peer's URI SAN (null: none), read once per connection. */
+const PEER_URI = Symbol('mesh.upstream-peer-uri');
+
+/**
+ * The upstream certificate's first URI SAN, for the request metrics. Read from the TLS session
+ * once per connection (each read copies the whole certificate into JavaScript): a session's peer
+ * certificate is the one its handshake verified, for the life of the connection.
+ */
 function peerUriOf(response: IncomingMessage): string | undefined {
-  const socket = response.socket as (IncomingMessage['socket'] & { getPeerCertificate?: () => { subjectaltname?: string } }) | null;
-  const sans = socket?.getPeerCertificate?.()?.subjectaltname ?? '';
-  return sans.split(', ').find((entry) => entry.startsWith('URI:'))?.slice(4);
+  const socket = response.socket as (IncomingMessage['socket'] & { getPeerCertificate?: () => { subjectaltname?: string }; [PEER_URI]?: string | null }) | null;
+  if (!socket) return undefined;
+  let uri = socket[PEER_URI];
+  if (uri === undefined) {
+    const sans = socket.getPeerCertificate?.()?.subjectaltname ?? '';
+    uri = socket[PEER_URI] = sans.split(', ').find((entry) => entry.startsWith('URI:'))?.slice(4) ?? null;
+  }
+  return uri ?? undefined;
 }
 
 function upstreamHeaders(req: IncomingMessage, options: ForwardOptions): OutgoingHttpHeaders {

@@ -3,6 +3,7 @@ import type { HttpDecision, UpstreamDecision } from './decisions/index.js';
 import type { MeshMetrics, RequestLabels, TcpLabels } from './mesh-metrics.js';
 import {
   decodePeerMetadata,
+  MAX_PEER_METADATA_CHARS,
   encodePeerMetadata,
   PEER_METADATA_HEADER,
   PEER_METADATA_HEADERS,
@@ -137,6 +138,9 @@ function destinationLabels(workload: WorkloadFacts, principal: string): SideLabe
   };
 }
 
+/** Distinct peer-metadata header values kept decoded (a full cache starts again). */
+const MAX_DECODED_PEERS = 256;
+
 const PASSTHROUGH_CLUSTERS = new Set(['PassthroughCluster', 'BlackHoleCluster', 'InboundPassthroughCluster']);
 
 /** Counts the bytes written through a response (local replies and proxied bodies alike). */
@@ -157,7 +161,18 @@ function countWrites(res: ServerResponse): () => number {
 export function newRequestTelemetry(options: RequestTelemetryOptions): RequestTelemetry {
   const { metrics, workload } = options;
   const now = options.now ?? (() => performance.now());
-  const ownMetadata = (): Record<string, string> => ({ [PEER_METADATA_HEADER]: encodePeerMetadata(workload), [PEER_METADATA_ID_HEADER]: options.nodeId });
+  const ownMetadata: Readonly<Record<string, string>> = { [PEER_METADATA_HEADER]: encodePeerMetadata(workload), [PEER_METADATA_ID_HEADER]: options.nodeId };
+  // Peers send the same few header values again and again: each is decoded (and checked) once.
+  let decoded = new Map<string, WorkloadFacts | undefined>();
+  const peerMetadata = (value: string | readonly string[] | undefined): WorkloadFacts | undefined => {
+    // Values longer than any valid one are refused uncached (the cache holds at most 256 × 4 KiB).
+    if (typeof value !== 'string' || value.length > MAX_PEER_METADATA_CHARS) return undefined;
+    if (decoded.has(value)) return decoded.get(value);
+    if (decoded.size >= MAX_DECODED_PEERS) decoded = new Map();
+    const facts = decodePeerMetadata(value);
+    decoded.set(value, facts);
+    return facts;
+  };
 
   /** Everything but the response code and gRPC status. */
   const baseLabels = (arrival: ArrivalFacts, cluster: string | undefined, host: string | undefined, upstreamMutualTls: boolean, exchanged: WorkloadFacts | undefined, upstreamUri: string | undefined, protocol: string, flags: string): TcpLabels => {
@@ -193,7 +208,7 @@ export function newRequestTelemetry(options: RequestTelemetryOptions): RequestTe
       const inbound = arrival.direction === 'inbound';
       const fromMeshedClient = inbound && arrival.mutualTls && headers[PEER_METADATA_HEADER] !== undefined;
       // Only a verified peer's word about itself counts; plain text callers' headers are dropped unread.
-      let exchanged = fromMeshedClient ? decodePeerMetadata(headers[PEER_METADATA_HEADER]) : undefined;
+      let exchanged = fromMeshedClient ? peerMetadata(headers[PEER_METADATA_HEADER]) : undefined;
       let cluster: string | undefined;
       let upstreamMutualTls = false;
       let upstreamUri: string | undefined;
@@ -222,11 +237,11 @@ export function newRequestTelemetry(options: RequestTelemetryOptions): RequestTe
         },
         flag: (flag) => void flags.push(flag),
         headerEdits() {
-          const outboundMetadata = !inbound && upstreamMutualTls ? ownMetadata() : {};
+          const outboundMetadata = !inbound && upstreamMutualTls ? ownMetadata : {};
           return {
             requestSet: outboundMetadata,
             requestRemove: PEER_METADATA_HEADERS,
-            responseSet: fromMeshedClient ? ownMetadata() : {},
+            responseSet: fromMeshedClient ? ownMetadata : {},
             responseRemove: PEER_METADATA_HEADERS,
           };
         },
@@ -235,7 +250,7 @@ export function newRequestTelemetry(options: RequestTelemetryOptions): RequestTe
           if (typeof status === 'string' && /^\d{1,2}$/.test(status)) grpcStatus = status;
           if (inbound || !upstreamMutualTls) return;
           upstreamUri = uri;
-          exchanged = decodePeerMetadata(responseHeaders[PEER_METADATA_HEADER]);
+          exchanged = peerMetadata(responseHeaders[PEER_METADATA_HEADER]);
         },
         requestBytes(bytes) {
           requestBytes = bytes;

@@ -147,6 +147,9 @@ export async function startBackend(subnet: number): Promise<{ close(): Promise<v
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });
+  // Idle keep-alive connections stay (Node closes them after 5 s): a client reusing one as the
+  // server closes it gets a reset it could not have avoided (the benchmark's direct path pauses).
+  backend.keepAliveTimeout = 3_600_000;
   await new Promise<void>((resolve) => backend.listen(SERVER_PORT, podsOf(subnet).serverApp, resolve));
   return {
     async close() {
