@@ -22,7 +22,7 @@ export interface PartSetup {
 
 /** `profile`: a CPU profile from now until `profile-end`, written as `<dir>/<name>.cpuprofile`. */
 export type PartCommand = { cmd: 'start'; setup: PartSetup } | { cmd: 'cpu' } | { cmd: 'profile'; dir: string; name: string } | { cmd: 'profile-end' } | { cmd: 'exit' };
-export type PartMessage = { kind: 'ready'; proxyUrl?: string } | { kind: 'cpu'; micros: number };
+export type PartMessage = { kind: 'ready'; proxyUrl?: string } | { kind: 'cpu'; user: number; system: number };
 
 async function start(setup: PartSetup): Promise<{ proxyUrl?: string; close(): Promise<void> }> {
   if (setup.part === 'backend') return startBackend(setup.subnet);
@@ -52,6 +52,6 @@ process.on('message', (message: PartCommand) => {
     });
   } else if (message.cmd === 'cpu') {
     const usage = process.cpuUsage();
-    process.send?.({ kind: 'cpu', micros: usage.user + usage.system } satisfies PartMessage);
+    process.send?.({ kind: 'cpu', user: usage.user, system: usage.system } satisfies PartMessage);
   } else void (running?.close() ?? Promise.resolve()).then(() => process.exit(0));
 });

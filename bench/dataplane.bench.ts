@@ -115,9 +115,15 @@ async function saturation(target: Target, failures: string[]): Promise<{ rps: nu
   return { rps: count / ((performance.now() - started) / 1000), count };
 }
 
+/** CPU time in µs: all of it, and the part spent in the kernel (system calls: the sockets' reads and writes). */
+interface CpuTime {
+  readonly total: number;
+  readonly system: number;
+}
+
 interface Part {
   readonly ready: Promise<Extract<PartMessage, { kind: 'ready' }>>;
-  cpuMicros(): Promise<number>;
+  cpuMicros(): Promise<CpuTime>;
   send(command: PartCommand): void;
   exit(): Promise<void>;
 }
@@ -137,7 +143,8 @@ function startPart(part: MeshPart, setup: Omit<Extract<PartCommand, { cmd: 'star
     async cpuMicros() {
       const answer = next();
       child.send({ cmd: 'cpu' } satisfies PartCommand);
-      return ((await answer) as Extract<PartMessage, { kind: 'cpu' }>).micros;
+      const { user, system } = (await answer) as Extract<PartMessage, { kind: 'cpu' }>;
+      return { total: user + system, system };
     },
     exit: () =>
       new Promise((resolve) => {
@@ -148,19 +155,21 @@ function startPart(part: MeshPart, setup: Omit<Extract<PartCommand, { cmd: 'star
 }
 
 /** CPU of each part over `phase`, in µs per request. */
-async function cpuPerRequest<T extends { count: number }>(parts: Readonly<Record<MeshPart, Part>>, phase: () => Promise<T>): Promise<T & { cpuUs: Record<MeshPart, number> }> {
+async function cpuPerRequest<T extends { count: number }>(parts: Readonly<Record<MeshPart, Part>>, phase: () => Promise<T>): Promise<T & { cpuUs: Record<MeshPart, CpuTime> }> {
   const names = Object.keys(parts) as MeshPart[];
   const before = await Promise.all(names.map((name) => parts[name].cpuMicros()));
   const result = await phase();
   const after = await Promise.all(names.map((name) => parts[name].cpuMicros()));
-  const cpuUs = Object.fromEntries(names.map((name, index) => [name, ((after[index] as number) - (before[index] as number)) / result.count])) as Record<MeshPart, number>;
+  const perRequest = (index: number, field: keyof CpuTime): number => ((after[index] as CpuTime)[field] - (before[index] as CpuTime)[field]) / result.count;
+  const cpuUs = Object.fromEntries(names.map((name, index) => [name, { total: perRequest(index, 'total'), system: perRequest(index, 'system') }])) as Record<MeshPart, CpuTime>;
   return { ...result, cpuUs };
 }
 
 const loadText = (): string => loadavg().map((value) => value.toFixed(2)).join(' ');
 const ms = (value: number): string => `${value.toFixed(2)} ms`;
-const hops = (cpuUs: Record<MeshPart, number>): string =>
-  `client sidecar ${cpuUs.client.toFixed(0)} µs, server sidecar ${cpuUs.server.toFixed(0)} µs (reference ${REFERENCE_CPU_PER_REQUEST_US} µs per proxy: ${(cpuUs.client / REFERENCE_CPU_PER_REQUEST_US).toFixed(2)}× and ${(cpuUs.server / REFERENCE_CPU_PER_REQUEST_US).toFixed(2)}×); backend ${cpuUs.backend.toFixed(0)} µs`;
+const us = (cpu: CpuTime): string => `${cpu.total.toFixed(0)} µs (system ${cpu.system.toFixed(0)})`;
+const hops = (cpuUs: Record<MeshPart, CpuTime>): string =>
+  `client sidecar ${us(cpuUs.client)}, server sidecar ${us(cpuUs.server)} (reference ${REFERENCE_CPU_PER_REQUEST_US} µs per proxy: ${(cpuUs.client.total / REFERENCE_CPU_PER_REQUEST_US).toFixed(2)}× and ${(cpuUs.server.total / REFERENCE_CPU_PER_REQUEST_US).toFixed(2)}×); backend ${us(cpuUs.backend)}`;
 
 async function main(): Promise<void> {
   const wall = performance.now();

@@ -13,7 +13,8 @@ import { sniffConnection } from './sniffed-socket.js';
 import { parseProxyForm } from './proxy-form.js';
 import { newMeshMetrics } from './mesh-metrics.js';
 import { UNKNOWN_WORKLOAD, type WorkloadFacts } from './peer-metadata.js';
-import { isMeshMutualTls, newRequestTelemetry, newServiceHostIndex, withHeaderEdits, type ArrivalFacts } from './request-telemetry.js';
+import { isMeshMutualTls, newRequestTelemetry, newServiceHostIndex, type ArrivalFacts } from './request-telemetry.js';
+import { CountedHttp2ServerResponse, CountedServerResponse } from './counted-response.js';
 import type { SecretSet } from './sds-subscriber.js';
 import { leafUriSan, MissingSecretError, newSecureContextCache, peerCertificateFacts, tlsMaterialFor } from './tls-material.js';
 import { connectUpstream, newUpstreamAgents, type UpstreamTarget } from './upstream-connector.js';
@@ -204,8 +205,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       return respond(res, upstream.status, upstream.body);
     }
     try {
-      const edited = withHeaderEdits(decision, exchange.headerEdits());
-      forwardRequest(req, res, { decision: edited, target: upstream, secrets: options.secrets(), downstreamTls: context.tls, stats, agents, observer: exchange });
+      forwardRequest(req, res, { decision, edits: exchange.headerEdits(), target: upstream, secrets: options.secrets(), downstreamTls: context.tls, stats, agents, observer: exchange });
     } catch (error) {
       if (error instanceof MissingSecretError) return (exchange.flag('UF'), respond(res, 503, `upstream connect error: ${error.message}`));
       throw error;
@@ -219,12 +219,12 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     });
   };
   // Envoy's default max_request_headers_kb: 60 KiB of request headers (Node's own limit is 16 KiB).
-  const httpServer = createHttpServer({ keepAlive: true, maxHeaderSize: MAX_HEADER_BYTES }, onRequest);
+  const httpServer = createHttpServer({ keepAlive: true, maxHeaderSize: MAX_HEADER_BYTES, ServerResponse: CountedServerResponse }, onRequest);
   // Envoy keeps an idle downstream connection for an hour (idle_timeout); Node's 5 s would make
   // every client pay a new (mutual TLS) handshake after a pause.
   httpServer.keepAliveTimeout = 3_600_000;
   // HTTP/2 (negotiated with ALPN h2, or prior knowledge in plain text) through the same request path.
-  const http2Server = createHttp2Server({}, (req: Http2ServerRequest, res: Http2ServerResponse) => onRequest(req as unknown as IncomingMessage, res as unknown as ServerResponse));
+  const http2Server = createHttp2Server({ Http2ServerResponse: CountedHttp2ServerResponse }, (req: Http2ServerRequest, res: Http2ServerResponse) => onRequest(req as unknown as IncomingMessage, res as unknown as ServerResponse));
   // An HTTP/2 request reaches its connection through its session, created while the socket is handed over.
   const sessionContexts = new WeakMap<object, ConnectionContext>();
   let handingOver: ConnectionContext | undefined;

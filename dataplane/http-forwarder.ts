@@ -3,6 +3,7 @@ import { request as httpsRequest } from 'node:https';
 import { randomUUID } from 'node:crypto';
 import type { HttpDecision } from './decisions/index.js';
 import type { DataPlaneStats } from './data-plane-stats.js';
+import type { HeaderEdits } from './request-telemetry.js';
 import type { SecretSet } from './sds-subscriber.js';
 import { upstreamTlsOptions, type UpstreamAgents, type UpstreamTarget } from './upstream-connector.js';
 
@@ -59,6 +60,8 @@ export interface ForwardOptions {
   readonly agents: UpstreamAgents;
   /** Sees what the request metrics need: the upstream response, failures as response flags, the body size. */
   readonly observer?: ForwardObserver;
+  /** Header edits on top of the decision's (the peer-metadata exchange), applied after them. */
+  readonly edits?: HeaderEdits;
 }
 
 export interface ForwardObserver {
@@ -102,9 +105,11 @@ function upstreamHeaders(req: IncomingMessage, options: ForwardOptions): Outgoin
     else if (name === 'cookie') headers[name] = `${String(existing)}; ${value}`;
     else headers[name] = [...(Array.isArray(existing) ? existing : [String(existing)]), value];
   }
-  for (const name of options.decision.headersToRemove) delete headers[name];
-  Object.assign(headers, options.decision.headersToSet);
-  headers['host'] = options.decision.host;
+  const { decision, edits } = options;
+  for (const name of decision.headersToRemove) delete headers[name];
+  for (const name of edits?.requestRemove ?? []) delete headers[name];
+  Object.assign(headers, decision.headersToSet, edits?.requestSet);
+  headers['host'] = decision.host;
   headers['x-forwarded-proto'] ??= options.downstreamTls ? 'https' : 'http';
   headers['x-request-id'] ??= randomUUID();
   return headers;
@@ -178,7 +183,8 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
       for (const [name, value] of Object.entries(response.headers)) if (value !== undefined && !HOP_BY_HOP.has(name)) outHeaders[name] = value;
       const edits = decision.route.responseHeaders;
       for (const name of edits.remove) delete outHeaders[name];
-      Object.assign(outHeaders, edits.set);
+      for (const name of options.edits?.responseRemove ?? []) delete outHeaders[name];
+      Object.assign(outHeaders, edits.set, options.edits?.responseSet);
       for (const [name, value] of Object.entries(edits.append)) {
         const existing = outHeaders[name];
         outHeaders[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [String(existing)]), value];

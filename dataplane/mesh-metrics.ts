@@ -91,6 +91,13 @@ function bucketOf(bounds: readonly number[], value: number): number {
 }
 
 export function newMeshMetrics(maxSeries = MAX_SERIES): MeshMetrics {
+  // A label set recorded again (the request telemetry reuses its label objects) keeps its text.
+  const texts = new WeakMap<object, string>();
+  const seriesKey = (labels: Readonly<Record<string, string>>): string => {
+    let text = texts.get(labels);
+    if (text === undefined) texts.set(labels, (text = labelText(labels)));
+    return text;
+  };
   const counters = new Map<string, Map<string, number>>();
   const histograms = new Map<string, Map<string, Histogram>>();
   let dropped = 0;
@@ -121,17 +128,17 @@ export function newMeshMetrics(maxSeries = MAX_SERIES): MeshMetrics {
   const boundsOf = (name: string): readonly number[] => (name === REQUEST_METRICS.duration ? DURATION_BUCKETS_MS : SIZE_BUCKETS_BYTES);
   return {
     recordRequest(labels, durationMs, requestBytes, responseBytes) {
-      const key = labelText(labels);
+      const key = seriesKey(labels);
       add(REQUEST_METRICS.requests, key, 1);
       observe(REQUEST_METRICS.duration, DURATION_BUCKETS_MS, key, durationMs);
       observe(REQUEST_METRICS.requestBytes, SIZE_BUCKETS_BYTES, key, requestBytes);
       observe(REQUEST_METRICS.responseBytes, SIZE_BUCKETS_BYTES, key, responseBytes);
     },
-    tcpOpened: (labels) => add(REQUEST_METRICS.tcpOpened, labelText(labels), 1),
-    tcpClosed: (labels) => add(REQUEST_METRICS.tcpClosed, labelText(labels), 1),
+    tcpOpened: (labels) => add(REQUEST_METRICS.tcpOpened, seriesKey(labels), 1),
+    tcpClosed: (labels) => add(REQUEST_METRICS.tcpClosed, seriesKey(labels), 1),
     tcpBytes(labels, received, sent) {
-      if (received > 0) add(REQUEST_METRICS.tcpReceived, labelText(labels), received);
-      if (sent > 0) add(REQUEST_METRICS.tcpSent, labelText(labels), sent);
+      if (received > 0) add(REQUEST_METRICS.tcpReceived, seriesKey(labels), received);
+      if (sent > 0) add(REQUEST_METRICS.tcpSent, seriesKey(labels), sent);
     },
     droppedSeries: () => dropped,
     prometheus() {
