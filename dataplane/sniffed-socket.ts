@@ -29,7 +29,12 @@ export async function sniffConnection(socket: Socket, timeoutMs: number): Promis
       socket.off('data', onData);
       socket.off('end', onEnd);
       socket.pause();
-      if (socket.readableEnded) return resolve({ result, stream: new PrefixedStream(socket, buffered), isRaw: false });
+      if (socket.readableEnded) {
+        const replay = new PrefixedStream(socket, buffered);
+        // The socket's end was read already: the replay ends after the bytes, as the socket did.
+        replay.push(null);
+        return resolve({ result, stream: replay, isRaw: false });
+      }
       if (buffered.length > 0) socket.unshift(buffered);
       resolve({ result, stream: socket, isRaw: true });
     };
