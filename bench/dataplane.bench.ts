@@ -5,8 +5,8 @@
  * backend directly. The backend and each sidecar run in a process of their own, so that each hop's
  * CPU is its own. Prints, with the goals beside them:
  *   - saturation (closed loop) of both paths and their ratio;
- *   - the two sidecars' added p99 (against direct at the same rate) at 25 % and 50 % of their own
- *     saturation measured in the same run;
+ *   - the two sidecars' added p99 (against direct at the same rate, the two in alternating
+ *     one-second slices) at 25 % and 50 % of their own saturation measured in the same run;
  *   - CPU per request per hop beside the reference's published 0.2 vCPU per 1000 requests per
  *     second per proxy (200 µs per request per proxy);
  *   - the load average before and after.
@@ -83,9 +83,9 @@ function once(target: Target, failures: string[]): Promise<void> {
 }
 
 /** Open loop at a fixed rate: latency counted from each request's scheduled start. */
-async function fixedRate(target: Target, rate: number, failures: string[]): Promise<number[]> {
+async function fixedRate(target: Target, rate: number, seconds: number, failures: string[]): Promise<number[]> {
   const latencies: number[] = [];
-  const total = Math.round(rate * SECONDS);
+  const total = Math.round(rate * seconds);
   const start = performance.now();
   const pending: Promise<void>[] = [];
   for (let i = 0; i < total; i++) {
@@ -154,21 +154,53 @@ function startPart(part: MeshPart, setup: Omit<Extract<PartCommand, { cmd: 'star
   };
 }
 
-/** CPU of each part over `phase`, in µs per request. */
-async function cpuPerRequest<T extends { count: number }>(parts: Readonly<Record<MeshPart, Part>>, phase: () => Promise<T>): Promise<T & { cpuUs: Record<MeshPart, CpuTime> }> {
+type CpuSnapshot = Record<MeshPart, CpuTime>;
+
+async function cpuNow(parts: Readonly<Record<MeshPart, Part>>): Promise<CpuSnapshot> {
   const names = Object.keys(parts) as MeshPart[];
-  const before = await Promise.all(names.map((name) => parts[name].cpuMicros()));
+  const times = await Promise.all(names.map((name) => parts[name].cpuMicros()));
+  return Object.fromEntries(names.map((name, index) => [name, times[index] as CpuTime])) as CpuSnapshot;
+}
+
+/** `total` plus the CPU spent between two snapshots. */
+function addSpent(total: CpuSnapshot, before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
+  const sum = (name: MeshPart, field: keyof CpuTime): number => total[name][field] + after[name][field] - before[name][field];
+  return Object.fromEntries((Object.keys(total) as MeshPart[]).map((name) => [name, { total: sum(name, 'total'), system: sum(name, 'system') }])) as CpuSnapshot;
+}
+
+function perRequest(spent: CpuSnapshot, count: number): CpuSnapshot {
+  return Object.fromEntries((Object.keys(spent) as MeshPart[]).map((name) => [name, { total: spent[name].total / count, system: spent[name].system / count }])) as CpuSnapshot;
+}
+
+const NO_CPU: CpuSnapshot = { backend: { total: 0, system: 0 }, server: { total: 0, system: 0 }, client: { total: 0, system: 0 } };
+
+/** CPU of each part over `phase`, in µs per request. */
+async function cpuPerRequest<T extends { count: number }>(parts: Readonly<Record<MeshPart, Part>>, phase: () => Promise<T>): Promise<T & { cpuUs: CpuSnapshot }> {
+  const before = await cpuNow(parts);
   const result = await phase();
-  const after = await Promise.all(names.map((name) => parts[name].cpuMicros()));
-  const perRequest = (index: number, field: keyof CpuTime): number => ((after[index] as CpuTime)[field] - (before[index] as CpuTime)[field]) / result.count;
-  const cpuUs = Object.fromEntries(names.map((name, index) => [name, { total: perRequest(index, 'total'), system: perRequest(index, 'system') }])) as Record<MeshPart, CpuTime>;
-  return { ...result, cpuUs };
+  return { ...result, cpuUs: perRequest(addSpent(NO_CPU, before, await cpuNow(parts)), result.count) };
+}
+
+/**
+ * Direct and two sidecars at the same rate, in alternating one-second slices (SECONDS of each), so
+ * that both see the same neighbours on a shared machine; the sidecars' CPU over their slices.
+ */
+async function pairedRate(parts: Readonly<Record<MeshPart, Part>>, direct: Target, meshed: Target, rate: number, failures: { direct: string[]; meshed: string[] }): Promise<{ direct: number[]; meshed: number[]; cpuUs: CpuSnapshot }> {
+  const latencies = { direct: [] as number[], meshed: [] as number[] };
+  let spent = NO_CPU;
+  for (let slice = 0; slice < Math.max(1, Math.round(SECONDS)); slice++) {
+    latencies.direct.push(...(await fixedRate(direct, rate, 1, failures.direct)));
+    const before = await cpuNow(parts);
+    latencies.meshed.push(...(await fixedRate(meshed, rate, 1, failures.meshed)));
+    spent = addSpent(spent, before, await cpuNow(parts));
+  }
+  return { ...latencies, cpuUs: perRequest(spent, latencies.meshed.length) };
 }
 
 const loadText = (): string => loadavg().map((value) => value.toFixed(2)).join(' ');
 const ms = (value: number): string => `${value.toFixed(2)} ms`;
 const us = (cpu: CpuTime): string => `${cpu.total.toFixed(0)} µs (system ${cpu.system.toFixed(0)})`;
-const hops = (cpuUs: Record<MeshPart, CpuTime>): string =>
+const hops = (cpuUs: CpuSnapshot): string =>
   `client sidecar ${us(cpuUs.client)}, server sidecar ${us(cpuUs.server)} (reference ${REFERENCE_CPU_PER_REQUEST_US} µs per proxy: ${(cpuUs.client.total / REFERENCE_CPU_PER_REQUEST_US).toFixed(2)}× and ${(cpuUs.server.total / REFERENCE_CPU_PER_REQUEST_US).toFixed(2)}×); backend ${us(cpuUs.backend)}`;
 
 async function main(): Promise<void> {
@@ -211,15 +243,11 @@ async function main(): Promise<void> {
   console.log(`  CPU per request at saturation: ${hops(meshedSaturation.cpuUs)}`);
   for (const { share, goalMs } of LOADS) {
     const rate = Math.max(1, Math.round(share * meshedSaturation.rps));
-    const directLatencies = await fixedRate(direct, rate, failuresOf(`direct at ${rate} rps`));
-    const meshedRun = await cpuPerRequest(parts, async () => {
-      const latencies = await fixedRate(meshed, rate, failuresOf(`two sidecars at ${rate} rps`));
-      return { latencies, count: latencies.length };
-    });
-    const added = percentile(meshedRun.latencies, 99) - percentile(directLatencies, 99);
+    const run = await pairedRate(parts, direct, meshed, rate, { direct: failuresOf(`direct at ${rate} rps`), meshed: failuresOf(`two sidecars at ${rate} rps`) });
+    const added = percentile(run.meshed, 99) - percentile(run.direct, 99);
     const row = (latencies: readonly number[]): string => `p50 ${ms(percentile(latencies, 50))}, p90 ${ms(percentile(latencies, 90))}, p99 ${ms(percentile(latencies, 99))}, max ${ms(percentile(latencies, 100))}`;
-    console.log(`at ${share * 100} % of the two sidecars' saturation (${rate} rps, open loop): direct ${row(directLatencies)}; two sidecars ${row(meshedRun.latencies)}`);
-    console.log(`  added p99 ${ms(added)} (goal ≤ ${goalMs} ms; at filing +329 ms at 1000 rps = 47 %); CPU per request: ${hops(meshedRun.cpuUs)}; load average ${loadText()}`);
+    console.log(`at ${share * 100} % of the two sidecars' saturation (${rate} rps, open loop, alternating 1 s slices): direct ${row(run.direct)}; two sidecars ${row(run.meshed)}`);
+    console.log(`  added p99 ${ms(added)} (goal ≤ ${goalMs} ms; at filing +329 ms at 1000 rps = 47 %); CPU per request: ${hops(run.cpuUs)}; load average ${loadText()}`);
   }
   for (const [phase, failed] of Object.entries(failures)) if (failed.length > 0) console.log(`FAILED: ${phase}: ${failed.length} requests, the first: ${failed[0]}`);
   await Promise.all(Object.values(parts).map((part) => part.exit()));

@@ -34,19 +34,21 @@ function readAll(stream: Duplex): Promise<string> {
   });
 }
 
+/** Sends `bytes` and half-closes; what the filters' stream gives back, and whether it is the raw socket. */
+async function sendThrough(bytes: string): Promise<{ text: string; raw: boolean }> {
+  let received: Promise<{ text: string; raw: boolean }> | undefined;
+  const port = await sniffing((sniffed) => (received = readAll(sniffed.stream).then((text) => ({ text, raw: sniffed.isRaw }))));
+  const client = netConnect({ host: HOST, port });
+  client.end(bytes);
+  const result = await waitFor(() => received);
+  client.destroy();
+  return result;
+}
+
 describe('sniffed connections', () => {
   test('plain bytes are given back on the socket itself, then the rest follows in order', async () => {
-    let received: Promise<string> | undefined;
-    let raw: boolean | undefined;
-    const port = await sniffing((sniffed) => {
-      raw = sniffed.isRaw;
-      received = readAll(sniffed.stream);
-    });
-    const client = netConnect({ host: HOST, port });
-    client.end('GET /first HTTP/1.1\r\nHost: a\r\n\r\nGET /second HTTP/1.1\r\nHost: a\r\n\r\n');
-    await new Promise((resolve) => client.once('close', resolve));
-    expect(await waitFor(() => received)).toBe('GET /first HTTP/1.1\r\nHost: a\r\n\r\nGET /second HTTP/1.1\r\nHost: a\r\n\r\n');
-    expect(raw).toBe(true);
+    const requests = 'GET /first HTTP/1.1\r\nHost: a\r\n\r\nGET /second HTTP/1.1\r\nHost: a\r\n\r\n';
+    expect(await sendThrough(requests)).toEqual({ text: requests, raw: true });
   });
 
   test('a TLS ClientHello read by the filters reaches a TLS socket made on the raw socket: the handshake completes', async () => {
@@ -68,17 +70,7 @@ describe('sniffed connections', () => {
   });
 
   test('a client that half-closes while the filters wait for more gets its bytes replayed, then the end', async () => {
-    let replayed: Promise<string> | undefined;
-    let raw: boolean | undefined;
-    const port = await sniffing((sniffed) => {
-      raw = sniffed.isRaw;
-      replayed = readAll(sniffed.stream);
-    });
-    const client = netConnect({ host: HOST, port });
     // "GET" could still become a request line: the filters wait, and the end arrives instead.
-    client.end('GET');
-    expect(await waitFor(() => replayed)).toBe('GET');
-    expect(raw).toBe(false);
-    client.destroy();
+    expect(await sendThrough('GET')).toEqual({ text: 'GET', raw: false });
   });
 });
