@@ -25,6 +25,8 @@ interface Upstream {
   connections: number;
   /** Responses closed before they finished (the downstream went away). */
   aborted: number;
+  /** Connections that resumed an earlier TLS session. */
+  resumed: number;
 }
 
 let mesh: TestAuthority;
@@ -46,10 +48,12 @@ function secretsOf(authority: TestAuthority, name: string, trusted: TestAuthorit
 }
 
 /** An upstream peer with its own workload identity, requiring the mesh's client certificates; it answers with both identities. */
-async function startUpstream(name: string): Promise<Upstream> {
+async function startUpstream(name: string, options: { ticketsAndOneRequestPerConnection?: boolean } = {}): Promise<Upstream> {
   const own = secretsOf(mesh, name).certificates.get('default');
-  // No session tickets, as the mesh's sidecars serve: every connection is a full handshake.
-  const tls = { key: own?.privateKey, cert: own?.certificateChain, ca: mesh.rootPem, requestCert: true, rejectUnauthorized: true, secureOptions: constants.SSL_OP_NO_TICKET };
+  // No session tickets, as the mesh's sidecars serve: every connection is a full handshake. Other
+  // servers (an Envoy, an external service) issue them.
+  const tickets = options.ticketsAndOneRequestPerConnection === true;
+  const tls = { key: own?.privateKey, cert: own?.certificateChain, ca: mesh.rootPem, requestCert: true, rejectUnauthorized: true, ...(tickets ? {} : { secureOptions: constants.SSL_OP_NO_TICKET }) };
   const server = createTlsServer(tls, (req, res) => {
     const client = (req.socket as TLSSocket).getPeerCertificate().subjectaltname ?? '';
     if (req.url === '/drip') {
@@ -60,12 +64,16 @@ async function startUpstream(name: string): Promise<Upstream> {
       return;
     }
     const body = JSON.stringify({ server: name, client });
+    if (tickets) res.setHeader('connection', 'close');
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });
   server.keepAliveTimeout = 60_000;
-  const upstream: Upstream = { server, port: 0, connections: 0, aborted: 0 };
-  server.on('secureConnection', () => upstream.connections++);
+  const upstream: Upstream = { server, port: 0, connections: 0, aborted: 0, resumed: 0 };
+  server.on('secureConnection', (socket: TLSSocket) => {
+    upstream.connections++;
+    if (socket.isSessionReused()) upstream.resumed++;
+  });
   await new Promise<void>((resolve) => server.listen(0, HOST, resolve));
   upstream.port = (server.address() as AddressInfo).port;
   return upstream;
@@ -90,6 +98,7 @@ beforeAll(async () => {
   mesh = await newTestAuthority('cluster.local');
   otherRoot = await newTestAuthority('cluster.local');
   for (const name of ['one', 'two']) upstreams.set(name, await startUpstream(name));
+  upstreams.set('tickets', await startUpstream('tickets', { ticketsAndOneRequestPerConnection: true }));
   agents = newUpstreamAgents();
   secrets = secretsOf(mesh, 'sleep');
   const stats = newDataPlaneStats();
@@ -143,6 +152,19 @@ describe('pooled mutual TLS connections to upstream peers', () => {
     }
     // Connections were reused: far fewer than the 15 requests each peer got.
     expect((upstreams.get('one')?.connections ?? 0) - before).toBeLessThanOrEqual(3);
+  });
+
+  test('an upstream that issues session tickets: every connection is a full handshake, its certificate checked and its identity known', async () => {
+    const before = upstreams.get('tickets')?.connections ?? 0;
+    for (let i = 0; i < 3; i++) {
+      const { status, body, id } = await call('tickets');
+      expect(status).toBe(200);
+      expect(JSON.parse(body)).toMatchObject({ server: 'tickets' });
+      // A resumed session shows no certificate: the SAN rules would not be checked and the peer's identity would be unknown.
+      expect(observed.get(id)).toBe(identity('tickets'));
+    }
+    expect(upstreams.get('tickets')?.connections).toBe(before + 3);
+    expect(upstreams.get('tickets')?.resumed).toBe(0);
   });
 
   test('a rotated client certificate gets a new connection: the upstream sees the new identity, never the old pooled one', async () => {

@@ -91,7 +91,10 @@ export function newUpstreamAgents(): UpstreamAgents {
     return id;
   };
   const newTlsAgent = (): Agent => {
-    const agent = new HttpsAgent({ keepAlive: true, maxSockets: 256, noDelay: true } as ConstructorParameters<typeof HttpsAgent>[0]);
+    // No TLS session resumption: Node skips checkServerIdentity on a resumed session and shows no
+    // peer certificate, so the SAN rules would go unchecked and the peer's identity unknown. Every
+    // new connection is a full handshake (connections are pooled, so new ones are few).
+    const agent = new HttpsAgent({ keepAlive: true, maxSockets: 256, noDelay: true, maxCachedSessions: 0 } as ConstructorParameters<typeof HttpsAgent>[0]);
     // tls.connect does not pass `noDelay` on to the TCP socket under the TLS one: set it once created.
     const createTlsConnection = (agent as unknown as { createConnection: (options: object, callback?: unknown) => Socket }).createConnection.bind(agent);
     (agent as unknown as { createConnection: (options: object, callback?: unknown) => Socket }).createConnection = (options, callback) => createTlsConnection(options, callback).setNoDelay(true);
