@@ -9,16 +9,23 @@
  *     and end to end (from the write returning, so fs.watch, the 100 ms debounce and the rescan
  *     of the whole folder are included).
  *
- *   npm run build:bench && node dist/bench/config-load.bench.js [changes]
+ *   npm run build:bench && node dist/bench/config-load.bench.js [changes] [--profile dir]
+ *
+ * `--profile dir` writes a CPU profile of the main thread during the load on one parse thread and
+ * during the load on every core (`load-1-thread.cpuprofile`, `load-<n>-threads.cpuprofile`).
  */
 import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, tmpdir } from 'node:os';
 import { parseAllDocuments } from 'yaml';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { parseArgs } from 'node:util';
 import type { PushRequest } from '../controllers/index.js';
 import { setupConfigPipeline, type ConfigPipelineOptions } from '../controllers/testing/config-pipeline.js';
 import { loadSettings, newManager, newMetrics, newNopLogger } from '../controllers/runtime/index.js';
+import { newPhaseProfiler } from './phase-profiler.js';
+
+const ARGS = parseArgs({ allowPositionals: true, options: { profile: { type: 'string' } } });
 
 const POLICIES = 10_000;
 const NAMESPACES = 100;
@@ -158,7 +165,7 @@ async function loadOnce(dir: string, workers: number): Promise<number> {
 }
 
 async function main(): Promise<void> {
-  const changes = Number(process.argv[2] ?? 100);
+  const changes = Number(ARGS.positionals[0] ?? 100);
   const dir = await mkdtemp(join(tmpdir(), 'config-load-bench-'));
   const perFile = POLICIES / FILES;
   for (let file = 0; file < FILES; file++) {
@@ -173,8 +180,10 @@ async function main(): Promise<void> {
   const workers = availableParallelism();
   // Warm the code paths once, then one load on one thread and one on every core, same folder.
   await loadOnce(dir, 1);
-  const singleMs = await loadOnce(dir, 1);
-  const parallelMs = await loadOnce(dir, workers);
+  const profiler = await newPhaseProfiler(ARGS.values.profile);
+  const singleMs = await profiler.around('load-1-thread', () => loadOnce(dir, 1));
+  const parallelMs = await profiler.around(`load-${workers}-threads`, () => loadOnce(dir, workers));
+  await profiler.close();
 
   const pushes: { at: number; request: PushRequest }[] = [];
   const metrics = newMetrics('pilot-discovery');

@@ -3,8 +3,9 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, sep } from 'node:path';
+import type { ResourceCheck } from '../../crds/index.js';
 import { listConfigFiles } from './config-dir-walk.js';
-import type { ParsedConfigFile, ParsedDocument } from './config-file-parser.js';
+import type { CheckedConfigFile, CheckedDocument } from './config-file-checker.js';
 import { newParsePool } from './parse-pool.js';
 import type { ConfigFileProblem } from './config-file-problem.js';
 import { newConfigKindSource, type ConfigKindSource } from './config-kind-source.js';
@@ -30,8 +31,13 @@ export interface ConfigDirSourceOptions {
   clusterScopedKinds?: Iterable<string>;
   /** Called once for each new problem (a file turning bad, a new conflict): wire an error counter here. */
   onProblem?: (problem: ConfigFileProblem) => void;
-  /** Worker threads that parse a large scan (the first one); default one per core. */
+  /**
+   * Worker threads that parse and check a large scan (the first one); default one per core. They
+   * are started with the source, so that the first scan does not wait for them, and end when idle.
+   */
   parseWorkers?: number;
+  /** How long the parse threads may stay idle before they end (default 10 s). */
+  parseWorkersIdleMs?: number;
 }
 
 /**
@@ -52,6 +58,12 @@ export interface ConfigDirSource {
   /** Resolves once the first scan has been stored. */
   waitForSync(signal?: AbortSignal): Promise<void>;
   isSynced(): boolean;
+  /**
+   * For a mesh-kind object this source serves: its validation without the checks that need the
+   * cluster, done while the folder was parsed (on the parse threads for a large scan). What
+   * `checkResource` gives for that object; `completeValidation` finishes it.
+   */
+  checkOf(object: KubeObject): ResourceCheck | undefined;
 }
 
 interface FileState {
@@ -61,7 +73,7 @@ interface FileState {
   racy: boolean;
   hash: string;
   /** The last good documents: kept while the file has a syntax or read error. */
-  documents: readonly ParsedDocument[];
+  documents: readonly CheckedDocument[];
   problems: ConfigFileProblem[];
   /** Read empty once while it had objects: a writer may have truncated it and not written yet. */
   emptyOnce?: boolean;
@@ -116,7 +128,13 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
 
   // ---- scanning ------------------------------------------------------------------------------
 
-  const parsePool = newParsePool({ workers: options.parseWorkers ?? availableParallelism() });
+  const parsePool = newParsePool({
+    workers: options.parseWorkers ?? availableParallelism(),
+    clusterScopedKinds: clusterScoped,
+    clock,
+    ...(options.parseWorkersIdleMs !== undefined ? { idleMs: options.parseWorkersIdleMs } : {}),
+  });
+  parsePool.prestart();
   const normalizedCache: NormalizedCache = new WeakMap();
   let lastUnreadable = '[]';
   let folderFailed = false;
@@ -175,7 +193,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
     // Parsed together: a first scan of many files is spread over the worker threads.
     const parsedFiles = await parsePool.parse(toParse);
     toParse.forEach((file, i) => {
-      const parsed = parsedFiles[i] as ParsedConfigFile;
+      const parsed = parsedFiles[i] as CheckedConfigFile;
       changed = true;
       files.set(file.path, {
         signature: file.signature,
@@ -433,6 +451,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
 
     waitForSync: (signal) => sync.wait(signal),
     isSynced: () => sync.isSynced(),
+    checkOf: (object) => index.checkOf(object),
   };
 }
 

@@ -1,16 +1,20 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { parseConfigFile, type ParsedConfigFile } from './config-file-parser.js';
+import { MeshError, newRealClock, type Clock, type TimerHandle } from '../runtime/index.js';
+import { checkConfigFile, type CheckedConfigFile } from './config-file-checker.js';
+import { fromTransfer, type Transferred } from './json-transfer.js';
 
 export interface FileText {
   readonly path: string;
   readonly text: string;
 }
 
-/** Parses config files, spread over worker threads when there are enough of them to pay for it. */
+/** Parses and checks config files (`checkConfigFile`), spread over worker threads when there are enough of them to pay for it. */
 export interface ParsePool {
-  parse(files: readonly FileText[]): Promise<ParsedConfigFile[]>;
+  parse(files: readonly FileText[]): Promise<CheckedConfigFile[]>;
+  /** Starts the workers now, ahead of the first large batch, so that it does not wait for them (no-op without workers). */
+  prestart(): void;
   /** Ends the workers (they are started again if `parse` is called after). */
   close(): Promise<void>;
   /** Worker threads running now (0 when every parse happens on the calling thread). */
@@ -22,51 +26,98 @@ export interface ParsePoolOptions {
   readonly workers: number;
   /** Below this much text a batch is parsed on the calling thread: a worker's round trip would cost more. */
   readonly minParallelBytes?: number;
+  /** More cluster-scoped kinds, as the folder source normalizes with them. */
+  readonly clusterScopedKinds?: ReadonlySet<string>;
+  /** Workers with nothing to do for this long are ended (default 10 s); the next large batch starts them again. */
+  readonly idleMs?: number;
+  readonly clock?: Clock;
 }
 
 const DEFAULT_MIN_PARALLEL_BYTES = 256 * 1024;
+const DEFAULT_IDLE_MS = 10_000;
 
 interface Pending {
-  resolve(results: ParsedConfigFile[]): void;
+  resolve(results: CheckedConfigFile[]): void;
   reject(error: Error): void;
 }
 
+/** What the worker answers: per file, JSON text where that is exact (`json-transfer.ts`). */
+export interface ParseAnswer {
+  readonly id: number;
+  readonly results: readonly Transferred<CheckedConfigFile>[];
+}
+
 /**
- * A folder's first scan (thousands of policies) is parsed on every core: the files are split in
- * as many batches as workers, by size. The parsed documents come back by structured clone. The
- * worker script is the compiled `parse-worker.js` beside this module; where there is none (the
- * sources run uncompiled, in tests) every batch is parsed on the calling thread.
+ * A folder's first scan (thousands of policies) is parsed and checked on every core: the files
+ * are split in as many batches as workers, by size, and put back in order. The worker script is
+ * the compiled `parse-worker.js` beside this module; where there is none (the sources run
+ * uncompiled, in tests) every batch is handled on the calling thread, by the same function.
+ *
+ * Workers hold the process only while they have a job; idle for `idleMs` they end, so a daemon
+ * whose folder has settled does not keep their memory.
  */
 export function newParsePool(options: ParsePoolOptions): ParsePool {
   const script = new URL('./parse-worker.js', import.meta.url);
   const usable = options.workers > 1 && existsSync(fileURLToPath(script));
   const minBytes = options.minParallelBytes ?? DEFAULT_MIN_PARALLEL_BYTES;
+  const idleMs = options.idleMs ?? DEFAULT_IDLE_MS;
+  const clock = options.clock ?? newRealClock();
+  const clusterScoped = options.clusterScopedKinds;
   let workers: Worker[] = [];
   const pending = new Map<number, Pending>();
   let nextId = 0;
+  let idleTimer: TimerHandle | undefined;
+
+  const failPending = (error: Error): void => {
+    for (const [id, job] of pending) {
+      job.reject(error);
+      pending.delete(id);
+    }
+  };
+
+  const end = (): Promise<unknown> => {
+    idleTimer?.cancel();
+    idleTimer = undefined;
+    const ending = workers;
+    workers = [];
+    failPending(new MeshError('parse-pool-closed', 'the parse pool was closed while files were being parsed'));
+    return Promise.all(ending.map((worker) => worker.terminate()));
+  };
+
+  /** While jobs run the workers hold the process; once none is left the idle clock starts. */
+  const settle = (): void => {
+    idleTimer?.cancel();
+    idleTimer = undefined;
+    for (const worker of workers) {
+      if (pending.size > 0) worker.ref();
+      else worker.unref();
+    }
+    if (pending.size === 0 && workers.length > 0) idleTimer = clock.setTimer(() => void end(), idleMs);
+  };
 
   const start = (): Worker[] => {
     if (workers.length > 0) return workers;
     workers = Array.from({ length: options.workers }, () => {
-      const worker = new Worker(script);
-      worker.unref();
-      worker.on('message', (answer: { id: number; results: ParsedConfigFile[] }) => {
-        pending.get(answer.id)?.resolve(answer.results);
+      const worker = new Worker(script, { workerData: { clusterScopedKinds: [...(clusterScoped ?? [])] } });
+      worker.on('message', (answer: ParseAnswer) => {
+        const job = pending.get(answer.id);
         pending.delete(answer.id);
+        job?.resolve(answer.results.map(fromTransfer));
+        settle();
       });
       worker.on('error', (error) => {
-        for (const [id, job] of pending) {
-          job.reject(error);
-          pending.delete(id);
-        }
-        workers = [];
+        failPending(error);
+        void end();
       });
       return worker;
     });
+    settle();
     return workers;
   };
 
-  const onWorker = (worker: Worker, files: readonly FileText[]): Promise<ParsedConfigFile[]> =>
+  const inline = (files: readonly FileText[]): CheckedConfigFile[] => files.map((file) => checkConfigFile(file.path, file.text, clusterScoped));
+
+  const onWorker = (worker: Worker, files: readonly FileText[]): Promise<CheckedConfigFile[]> =>
     new Promise((resolve, reject) => {
       const id = nextId++;
       pending.set(id, { resolve, reject });
@@ -76,20 +127,26 @@ export function newParsePool(options: ParsePoolOptions): ParsePool {
   return {
     async parse(files) {
       const bytes = files.reduce((sum, file) => sum + file.text.length, 0);
-      if (!usable || files.length < 2 || bytes < minBytes) return files.map((file) => parseConfigFile(file.path, file.text));
+      if (!usable || files.length < 2 || bytes < minBytes) return inline(files);
       const pool = start();
       const batches = splitBySize(files, pool.length);
-      const parsed = await Promise.all(batches.map((batch, i) => (batch.files.length === 0 ? Promise.resolve([]) : onWorker(pool[i] as Worker, batch.files))));
+      // A worker that fails (out of memory, a crash) costs time, not the scan: its batch is done here.
+      const jobs = batches.map((batch, i) =>
+        batch.files.length === 0 ? Promise.resolve([]) : onWorker(pool[i] as Worker, batch.files).catch(() => inline(batch.files)),
+      );
+      settle();
+      const parsed = await Promise.all(jobs);
       // Back in the callers' order.
-      const results = new Array<ParsedConfigFile>(files.length);
-      batches.forEach((batch, i) => batch.indexes.forEach((index, j) => (results[index] = (parsed[i] as ParsedConfigFile[])[j] as ParsedConfigFile)));
+      const results = new Array<CheckedConfigFile>(files.length);
+      batches.forEach((batch, i) => batch.indexes.forEach((index, j) => (results[index] = (parsed[i] as CheckedConfigFile[])[j] as CheckedConfigFile)));
       return results;
+    },
+    prestart() {
+      if (usable) start();
     },
     threads: () => workers.length,
     async close() {
-      const ending = workers;
-      workers = [];
-      await Promise.all(ending.map((worker) => worker.terminate()));
+      await end();
     },
   };
 }
