@@ -6,7 +6,7 @@ import { join, sep } from 'node:path';
 import type { ResourceCheck } from '../../crds/index.js';
 import { listConfigFiles } from './config-dir-walk.js';
 import type { CheckedConfigFile, CheckedDocument } from './config-file-checker.js';
-import { newParsePool } from './parse-pool.js';
+import { newParsePool, type ParsePool } from './parse-pool.js';
 import type { ConfigFileProblem } from './config-file-problem.js';
 import { newConfigKindSource, type ConfigKindSource } from './config-kind-source.js';
 import { newConfigObjectIndex } from './config-object-index.js';
@@ -38,6 +38,8 @@ export interface ConfigDirSourceOptions {
   parseWorkers?: number;
   /** How long the parse threads may stay idle before they end (default 10 s). */
   parseWorkersIdleMs?: number;
+  /** The parse pool to use instead (tests); `parseWorkers` and `parseWorkersIdleMs` are then ignored. The source closes it when it stops. */
+  parsePool?: ParsePool;
 }
 
 /**
@@ -128,12 +130,15 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
 
   // ---- scanning ------------------------------------------------------------------------------
 
-  const parsePool = newParsePool({
-    workers: options.parseWorkers ?? availableParallelism(),
-    clusterScopedKinds: clusterScoped,
-    clock,
-    ...(options.parseWorkersIdleMs !== undefined ? { idleMs: options.parseWorkersIdleMs } : {}),
-  });
+  const parsePool =
+    options.parsePool ??
+    newParsePool({
+      workers: options.parseWorkers ?? availableParallelism(),
+      clusterScopedKinds: clusterScoped,
+      clock,
+      ...(options.parseWorkersIdleMs !== undefined ? { idleMs: options.parseWorkersIdleMs } : {}),
+    });
+  // Now rather than at the first scan: the daemon starts its servers meanwhile.
   parsePool.prestart();
   const normalizedCache: NormalizedCache = new WeakMap();
   let lastUnreadable = '[]';
