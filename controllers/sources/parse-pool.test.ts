@@ -11,6 +11,7 @@ import { FakeClock } from '../runtime/testing/fake-clock.js';
 import { checkConfigFile, validationInputOf } from './config-file-checker.js';
 import type { newConfigDirSource as NewConfigDirSource, ConfigDirSource } from './config-dir-source.js';
 import type { newParsePool as NewParsePool, FileText, ParsePool } from './parse-pool.js';
+import { WARM_UP_SAMPLE, warmUpParsing } from './parse-warm-up.js';
 
 // The worker threads need the compiled worker script: the pool and the source are taken from the
 // build (`npm run build`), as the daemon runs them. Uncompiled, the same pool parses on the calling thread.
@@ -83,6 +84,23 @@ describe('the parse pool', () => {
     }
     expect(pool.threads()).toBe(0);
     expect(clock.pendingTimers()).toBe(0);
+  });
+});
+
+describe('the parse threads\' warm-up', () => {
+  test('its sample is one valid policy of every kind', () => {
+    const checked = checkConfigFile('warm-up.yaml', WARM_UP_SAMPLE);
+    expect(checked.problems).toEqual([]);
+    expect(checked.documents.map((document) => document.object.kind).sort()).toEqual([...KIND_NAMES].sort());
+    expect(checked.documents.map((document) => document.check?.errors)).toEqual(KIND_NAMES.map(() => []));
+  });
+
+  test('stops as soon as a job comes', async () => {
+    let busy = false;
+    let passes = 0;
+    await warmUpParsing({ isBusy: () => (passes++ === 3 ? (busy = true) : busy), rounds: 1_000 });
+    expect(passes).toBe(4);
+    await warmUpParsing({ isBusy: () => false, rounds: 2 });
   });
 });
 
