@@ -3,6 +3,7 @@ import type { KubeObject } from '../runtime/index.js';
 import { parseConfigFile, type ParsedConfigFile, type ParsedDocument } from './config-file-parser.js';
 import { normalizeConfigObject } from './config-object-resolver.js';
 import { groupKindOf } from './group-kind.js';
+import { withFields } from './with-fields.js';
 
 /** A parsed document with, for the mesh kinds, the part of its validation that needs no cluster. */
 export interface CheckedDocument extends ParsedDocument {
@@ -35,7 +36,7 @@ export function checkConfigFile(path: string, text: string, clusterScoped?: Read
     const { apiVersion, kind } = document.object;
     if (typeof apiVersion !== 'string' || typeof kind !== 'string' || !MESH_GROUP_KINDS.has(groupKindOf(apiVersion, kind))) continue;
     const normalized = normalizeConfigObject(document.object, clusterScoped);
-    document.check = checkResource(validationInputOf({ ...normalized, metadata: { ...normalized.metadata, ...SERVED_FIELD_PLACEHOLDERS } }));
+    document.check = checkResource(validationInputOf({ ...normalized, metadata: withFields(normalized.metadata ?? {}, SERVED_FIELD_PLACEHOLDERS) }));
   }
   return parsed;
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ResourceCheck } from '../../crds/index.js';
 import { withServedMetadata } from './config-file-checker.js';
 import type { DesiredObject, NormalizedObject } from './config-object-resolver.js';
+import { withFields } from './with-fields.js';
 import { formatObjectKey, type Clock, type KubeObject, type ObjectKey, type SourceEvent } from '../runtime/index.js';
 
 /**
@@ -47,13 +48,12 @@ export function newConfigObjectIndex(clock: Clock): ConfigObjectIndex {
     const generation = typeof previous?.object.metadata?.generation === 'number' ? previous.object.metadata.generation + 1 : 1;
     const object: KubeObject = {
       ...desired.normalized.object,
-      metadata: {
-        ...metadata,
+      metadata: withFields(metadata, {
         uid: uidOf(desired.groupKind, desired.key),
         resourceVersion: String(++lastVersion),
         generation,
         creationTimestamp: previous?.object.metadata?.creationTimestamp ?? timestamp(clock.now()),
-      },
+      }),
     };
     if (desired.check) checks.set(object, desired.check);
     return { object, normalized: desired.normalized };

@@ -5,6 +5,7 @@ import type { ParsedDocument } from './config-file-parser.js';
 import { groupKindOf } from './group-kind.js';
 import { formatObjectKey, type KubeObject } from '../runtime/index.js';
 import { stableJson } from '../stable-json.js';
+import { withFields } from './with-fields.js';
 
 /** The objects one file currently contributes (its last good set when it is malformed). */
 export interface FileObjects {
@@ -105,11 +106,15 @@ function newNormalizedObject(object: KubeObject): NormalizedObject {
 
 /** The object as the folder serves it: namespaced kinds get `default` when they name none, cluster-scoped ones none. */
 export function normalizeConfigObject(object: KubeObject, clusterScoped?: ReadonlySet<string>): KubeObject {
-  const metadata = { ...object.metadata };
+  const given = object.metadata ?? {};
+  let metadata: NonNullable<KubeObject['metadata']>;
   if (isClusterScoped(object.apiVersion ?? '', object.kind ?? '', clusterScoped)) {
+    metadata = { ...given };
     delete metadata.namespace;
-  } else if (typeof metadata.namespace !== 'string' || metadata.namespace === '') {
-    metadata.namespace = 'default';
+  } else if (typeof given.namespace !== 'string' || given.namespace === '') {
+    metadata = withFields(given, { namespace: 'default' });
+  } else {
+    metadata = { ...given };
   }
   return { ...object, metadata };
 }

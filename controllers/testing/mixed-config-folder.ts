@@ -3,9 +3,10 @@
  * read (one thread, parse threads): every case of the policy corpus (`crds/testdata/corpus`, valid
  * and invalid, with their exact messages), several to a file and several defining the same object,
  * generated policies in multi-document files, a `List`, a file with a syntax error, documents that
- * are not objects or name nothing, values JSON cannot carry (`.nan`, `.inf`, `-0`), metadata the
- * folder overrides (`uid`, `generation`), server fields (`status`, `managedFields`), objects without a
- * namespace, other kinds (a Service, a ConfigMap) and an empty file.
+ * are not objects or name nothing, values JSON cannot carry (`.nan`, `.inf`, `-0`), `__proto__`
+ * keys, metadata the folder overrides (`uid`, `generation`), server fields (`status`,
+ * `managedFields`), objects without a namespace, other kinds (a Service, a ConfigMap) and an empty
+ * file.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, writeFile } from 'node:fs/promises';
@@ -45,6 +46,9 @@ const ODD_DOCUMENTS = [
   'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: odd-values\n  namespace: ns-1\ndata:\n  a: "1"\nextra:\n  nan: .nan\n  inf: -.inf\n  zero: -0\n',
   // Metadata the folder overrides, and fields the server owns.
   'apiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata:\n  name: overridden\n  namespace: ns-2\n  uid: 5\n  generation: "x"\n  resourceVersion: 7\n  creationTimestamp: 12\n  managedFields:\n    - manager: kubectl\nspec:\n  mtls:\n    mode: STRICT\nstatus:\n  conditions: [{ type: Ready }]\n',
+  // A `__proto__` key: data, never a prototype (a rejected policy, a served ConfigMap).
+  'apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata:\n  name: proto\n  namespace: ns-2\n  __proto__: { namespace: evil }\nspec: {}\n',
+  'apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: proto\n  __proto__: { labels: { a: b } }\ndata:\n  __proto__: x\n',
   // No namespace: `default`.
   'apiVersion: networking.mesh.io/v1alpha3\nkind: Gateway\nmetadata:\n  name: no-namespace\nspec:\n  selector:\n    app: ingress\n  servers:\n    - port: { number: 80, name: http, protocol: HTTP }\n      hosts: ["*"]\n',
   // Not a policy: served to other reconcilers, never validated as one.
