@@ -35,6 +35,8 @@ export interface ParsePoolOptions {
 
 const DEFAULT_MIN_PARALLEL_BYTES = 256 * 1024;
 const DEFAULT_IDLE_MS = 10_000;
+/** Chunks per worker in a large batch: enough to even out workers that run at different speeds. */
+const CHUNKS_PER_WORKER = 6;
 
 interface Pending {
   resolve(results: CheckedConfigFile[]): void;
@@ -49,7 +51,8 @@ export interface ParseAnswer {
 
 /**
  * A folder's first scan (thousands of policies) is parsed and checked on every core: the files
- * are split in as many batches as workers, by size, and put back in order. The worker script is
+ * are split in chunks of about equal size, handed to the workers as they finish the previous
+ * ones, and put back in order. The worker script is
  * the compiled `parse-worker.js` beside this module; where there is none (the sources run
  * uncompiled, in tests) every batch is handled on the calling thread, by the same function.
  *
@@ -119,9 +122,14 @@ export function newParsePool(options: ParsePoolOptions): ParsePool {
 
   const onWorker = (worker: Worker, files: readonly FileText[]): Promise<CheckedConfigFile[]> =>
     new Promise((resolve, reject) => {
+      if (!workers.includes(worker)) {
+        reject(new MeshError('parse-pool-closed', 'the parse pool was closed while files were being parsed'));
+        return;
+      }
       const id = nextId++;
       pending.set(id, { resolve, reject });
       worker.postMessage({ id, files });
+      settle();
     });
 
   return {
@@ -129,16 +137,22 @@ export function newParsePool(options: ParsePoolOptions): ParsePool {
       const bytes = files.reduce((sum, file) => sum + file.text.length, 0);
       if (!usable || files.length < 2 || bytes < minBytes) return inline(files);
       const pool = start();
-      const batches = splitBySize(files, pool.length);
-      // A worker that fails (out of memory, a crash) costs time, not the scan: its batch is done here.
-      const jobs = batches.map((batch, i) =>
-        batch.files.length === 0 ? Promise.resolve([]) : onWorker(pool[i] as Worker, batch.files).catch(() => inline(batch.files)),
-      );
-      settle();
-      const parsed = await Promise.all(jobs);
-      // Back in the callers' order.
+      const chunks = splitBySize(files, pool.length * CHUNKS_PER_WORKER);
       const results = new Array<CheckedConfigFile>(files.length);
-      batches.forEach((batch, i) => batch.indexes.forEach((index, j) => (results[index] = (parsed[i] as CheckedConfigFile[])[j] as CheckedConfigFile)));
+      let next = 0;
+      // Each worker takes the next chunk as it finishes one (a worker slowed by other work takes
+      // fewer), with a second one queued so that it never waits for this thread; each answer is
+      // read here while the workers go on.
+      const lane = async (worker: Worker): Promise<void> => {
+        for (let at = next++; at < chunks.length; at = next++) {
+          const { from, to } = chunks[at] as { from: number; to: number };
+          const chunk = files.slice(from, to);
+          // A worker that fails (out of memory, a crash) costs time, not the scan: the chunk is done here.
+          const parsed = await onWorker(worker, chunk).catch(() => inline(chunk));
+          parsed.forEach((result, i) => (results[from + i] = result));
+        }
+      };
+      await Promise.all(pool.flatMap((worker) => [lane(worker), lane(worker)]));
       return results;
     },
     prestart() {
@@ -151,15 +165,20 @@ export function newParsePool(options: ParsePoolOptions): ParsePool {
   };
 }
 
-/** `count` batches of about equal text size (largest files first, each to the lightest batch). */
-function splitBySize(files: readonly FileText[], count: number): { files: FileText[]; indexes: number[] }[] {
-  const batches = Array.from({ length: count }, () => ({ files: [] as FileText[], indexes: [] as number[], bytes: 0 }));
-  const order = files.map((file, index) => ({ file, index })).sort((a, b) => b.file.text.length - a.file.text.length);
-  for (const { file, index } of order) {
-    const lightest = batches.reduce((min, batch) => (batch.bytes < min.bytes ? batch : min));
-    lightest.files.push(file);
-    lightest.indexes.push(index);
-    lightest.bytes += file.text.length;
-  }
-  return batches;
+/** Up to `count` runs of consecutive files of about equal text size, as index ranges. */
+function splitBySize(files: readonly FileText[], count: number): { from: number; to: number }[] {
+  const total = files.reduce((sum, file) => sum + file.text.length, 0);
+  const target = total / count;
+  const chunks: { from: number; to: number }[] = [];
+  let from = 0;
+  let bytes = 0;
+  files.forEach((file, i) => {
+    bytes += file.text.length;
+    if (bytes >= target || i === files.length - 1) {
+      chunks.push({ from, to: i + 1 });
+      from = i + 1;
+      bytes = 0;
+    }
+  });
+  return chunks;
 }
