@@ -138,8 +138,14 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
       clock,
       ...(options.parseWorkersIdleMs !== undefined ? { idleMs: options.parseWorkersIdleMs } : {}),
     });
-  // Now rather than at the first scan: the daemon starts its servers meanwhile.
-  parsePool.prestart();
+  // A folder large enough for the parse threads gets them now rather than at its first scan: the
+  // daemon starts its servers and CA meanwhile, and the threads warm up.
+  void listConfigFiles(dir).then(
+    (listing) => {
+      if (!stopped) parsePool.prestart(listing.files.reduce((sum, file) => sum + file.size, 0));
+    },
+    () => undefined,
+  );
   const normalizedCache: NormalizedCache = new WeakMap();
   let lastUnreadable = '[]';
   let folderFailed = false;

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { KIND_NAMES, apiVersionOf, completeValidation, validateResource, type ValidateOptions } from '../../crds/index.js';
 import { PROJECT_ROOT } from '../../testing/run-bin.js';
+import { waitFor } from '../../testing/wait-for.js';
 import { writeMixedConfigFolder } from '../testing/mixed-config-folder.js';
 import { newNopLogger, type KubeObject } from '../runtime/index.js';
 import { FakeClock } from '../runtime/testing/fake-clock.js';
@@ -46,7 +47,7 @@ describe('the parse pool', () => {
   test('on worker threads it gives exactly what parsing and checking on this thread gives, in the same order', async () => {
     const pool = newParsePool({ workers: 2, minParallelBytes: 0 });
     try {
-      pool.prestart();
+      pool.prestart(0);
       expect(pool.threads()).toBe(2);
       const parsed = await pool.parse(files);
       const here = files.map((file) => checkConfigFile(file.path, file.text));
@@ -57,8 +58,9 @@ describe('the parse pool', () => {
       const checks = parsed.flatMap((file) => file.documents.flatMap((document) => (document.check ? [document.check] : [])));
       expect(checks.filter((check) => check.errors.length > 0).length).toBeGreaterThan(50);
       expect(checks.filter((check) => check.errors.length === 0).length).toBeGreaterThan(50);
-      // A small batch stays on this thread.
+      // A small batch stays on this thread, and is no reason to start threads ahead.
       const small = newParsePool({ workers: 2 });
+      small.prestart(1_000);
       expect(await small.parse(files.slice(0, 3))).toEqual(here.slice(0, 3));
       expect(small.threads()).toBe(0);
     } finally {
@@ -128,6 +130,19 @@ async function readFolder(pool: ParsePool | undefined): Promise<{ source: Config
 }
 
 describe('the config folder on parse threads', () => {
+  test('a folder large enough gets its threads when the source is built, before its first scan', async () => {
+    const pool = newParsePool({ workers: 2, minParallelBytes: 1024 });
+    const small = newParsePool({ workers: 2, minParallelBytes: 1024 * 1024 * 1024 });
+    try {
+      newConfigDirSource({ dir: folder, log: newNopLogger(), clock: new FakeClock(), parsePool: pool });
+      newConfigDirSource({ dir: folder, log: newNopLogger(), clock: new FakeClock(), parsePool: small });
+      await waitFor(() => pool.threads() === 2, { description: 'the threads of the large folder' });
+      expect(small.threads()).toBe(0);
+    } finally {
+      await pool.close();
+    }
+  });
+
   test('serves, checks and reports exactly what it does on one thread; the threads end with it', async () => {
     const pool = newParsePool({ workers: 2, minParallelBytes: 0 });
     const threaded = await readFolder(pool);

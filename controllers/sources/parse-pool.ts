@@ -13,8 +13,11 @@ export interface FileText {
 /** Parses and checks config files (`checkConfigFile`), spread over worker threads when there are enough of them to pay for it. */
 export interface ParsePool {
   parse(files: readonly FileText[]): Promise<CheckedConfigFile[]>;
-  /** Starts the workers now, ahead of the first large batch, so that it does not wait for them (no-op without workers). */
-  prestart(): void;
+  /**
+   * Starts the workers now, ahead of a batch of about `bytes` of text, so that it does not wait for
+   * them (nothing happens when that batch would be parsed on the calling thread).
+   */
+  prestart(bytes: number): void;
   /** Ends the workers (they are started again if `parse` is called after). */
   close(): Promise<void>;
   /** Worker threads running now (0 when every parse happens on the calling thread). */
@@ -155,8 +158,8 @@ export function newParsePool(options: ParsePoolOptions): ParsePool {
       await Promise.all(pool.flatMap((worker) => [lane(worker), lane(worker)]));
       return results;
     },
-    prestart() {
-      if (usable) start();
+    prestart(bytes) {
+      if (usable && bytes >= minBytes) start();
     },
     threads: () => workers.length,
     async close() {

@@ -1,9 +1,10 @@
 /**
  * What a parse thread does between its start and its first job: it parses and checks a few
  * policies of every kind, so that its first real batch runs on compiled code. A cold thread
- * spends about a fifth more CPU on its first half of 10,000 policies (850 ms against 660 ms); two
- * hundred documents beforehand (about 100 ms) take most of that back. Done in slices, so a job
- * that arrives stops it at once.
+ * spends about a fifth more CPU on its first half of 10,000 policies (850 ms against 660 ms), and
+ * V8's compiler threads as much again compiling for it: cold, two threads parsing 10,000 policies
+ * cost 2.6 s of CPU in all against 1.5 s warm; 300 documents beforehand bring it to 2.1 s, 1,600
+ * to 1.8 s. Done in slices, so a job that arrives stops it at once.
  */
 import { checkConfigFile } from './config-file-checker.js';
 import { toTransfer } from './json-transfer.js';
@@ -112,8 +113,11 @@ spec:
       hosts: ["*"]
 `;
 
-/** Passes over the sample (six documents each): about 240 documents. */
-const DEFAULT_ROUNDS = 40;
+/**
+ * Passes over the sample (six documents each), at most: about 900 documents, 300–400 ms of CPU. A
+ * job usually stops it before (the daemon starts its caches 300–400 ms after its config source).
+ */
+const DEFAULT_ROUNDS = 150;
 
 /**
  * Runs the warm-up, one pass per turn of the event loop, until `rounds` passes are done or
