@@ -190,7 +190,7 @@ async function loadOnce(dir: string, workers: number, sourceLeadMs: number): Pro
   const pipeline = pipelineOver(dir, manager, {
     metrics: newMetrics('pilot-discovery'),
     updater: { configUpdate: () => undefined },
-    configDirOptions: { debounceMs: DEBOUNCE_MS, rescanIntervalMs: 60_000, watch: false, parseWorkers: workers },
+    configDirOptions: { debounceMs: DEBOUNCE_MS, rescanIntervalMs: 60_000, watch: false, parseThreads: workers },
   });
   if (sourceLeadMs > 0) await sleep(sourceLeadMs);
   const stop = new AbortController();

@@ -54,7 +54,7 @@ async function load(pool: Pool.ParsePool | undefined): Promise<Outcome> {
     log,
     metrics,
     updater: { configUpdate: () => undefined },
-    configDirOptions: { watch: false, rescanIntervalMs: 60_000, ...(pool ? { parsePool: pool } : { parseWorkers: 1 }) },
+    configDirOptions: { watch: false, rescanIntervalMs: 60_000, ...(pool ? { parsePool: pool } : { parseThreads: 1 }) },
   });
   const stop = new AbortController();
   const running = manager.start(stop.signal);
@@ -83,7 +83,7 @@ async function load(pool: Pool.ParsePool | undefined): Promise<Outcome> {
 describe('the config pipeline with parse threads', () => {
   test('fills the model, rejects and logs exactly as with one thread', async () => {
     const { newParsePool } = await fromBuild<typeof Pool>('controllers/sources/parse-pool.js');
-    const pool = newParsePool({ workers: 2, minParallelBytes: 0 });
+    const pool = newParsePool({ threads: 3, minParallelBytes: 0 });
     const threaded = await load(pool);
     expect(pool.threads()).toBe(0);
     const single = await load(undefined);

@@ -80,7 +80,7 @@ export interface ConfigSourcesOptions {
   /** Where model changes go: the xDS server. */
   updater: ConfigUpdater;
   /** Tuning of the folder watcher (tests, benches). */
-  configDirOptions?: Pick<ConfigDirSourceOptions, 'debounceMs' | 'rescanIntervalMs' | 'watch' | 'parseWorkers' | 'parseWorkersIdleMs' | 'parsePool'>;
+  configDirOptions?: Pick<ConfigDirSourceOptions, 'debounceMs' | 'rescanIntervalMs' | 'watch' | 'parseThreads' | 'parseWorkersIdleMs' | 'parsePool'>;
   /** Tuning of the informers' restart backoff (tests). */
   informerBackoff?: InformerBackoffOptions;
 }

@@ -32,13 +32,14 @@ export interface ConfigDirSourceOptions {
   /** Called once for each new problem (a file turning bad, a new conflict): wire an error counter here. */
   onProblem?: (problem: ConfigFileProblem) => void;
   /**
-   * Worker threads that parse and check a large scan (the first one); default one per core. They
-   * are started with the source, so that the first scan does not wait for them, and end when idle.
+   * Threads that parse and check a large scan (the first one), the event loop's included: default
+   * one per core. The workers among them are started with the source when the folder is large
+   * enough, so that the first scan does not wait for them, and end when idle.
    */
-  parseWorkers?: number;
-  /** How long the parse threads may stay idle before they end (default 10 s). */
+  parseThreads?: number;
+  /** How long the parse workers may stay idle before they end (default 10 s). */
   parseWorkersIdleMs?: number;
-  /** The parse pool to use instead (tests); `parseWorkers` and `parseWorkersIdleMs` are then ignored. The source closes it when it stops. */
+  /** The parse pool to use instead (tests); `parseThreads` and `parseWorkersIdleMs` are then ignored. The source closes it when it stops. */
   parsePool?: ParsePool;
 }
 
@@ -133,7 +134,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
   const parsePool =
     options.parsePool ??
     newParsePool({
-      workers: options.parseWorkers ?? availableParallelism(),
+      threads: options.parseThreads ?? availableParallelism(),
       clusterScopedKinds: clusterScoped,
       clock,
       ...(options.parseWorkersIdleMs !== undefined ? { idleMs: options.parseWorkersIdleMs } : {}),

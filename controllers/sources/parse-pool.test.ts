@@ -45,7 +45,7 @@ function sameText(value: unknown): string {
 
 describe('the parse pool', () => {
   test('on worker threads it gives exactly what parsing and checking on this thread gives, in the same order', async () => {
-    const pool = newParsePool({ workers: 2, minParallelBytes: 0 });
+    const pool = newParsePool({ threads: 3, minParallelBytes: 0 });
     try {
       pool.prestart(0);
       expect(pool.threads()).toBe(2);
@@ -59,7 +59,7 @@ describe('the parse pool', () => {
       expect(checks.filter((check) => check.errors.length > 0).length).toBeGreaterThan(50);
       expect(checks.filter((check) => check.errors.length === 0).length).toBeGreaterThan(50);
       // A small batch stays on this thread, and is no reason to start threads ahead.
-      const small = newParsePool({ workers: 2 });
+      const small = newParsePool({ threads: 3 });
       small.prestart(1_000);
       expect(await small.parse(files.slice(0, 3))).toEqual(here.slice(0, 3));
       expect(small.threads()).toBe(0);
@@ -71,7 +71,7 @@ describe('the parse pool', () => {
 
   test('idle workers end after idleMs; the next large batch starts them again', async () => {
     const clock = new FakeClock();
-    const pool = newParsePool({ workers: 2, minParallelBytes: 0, idleMs: 5_000, clock });
+    const pool = newParsePool({ threads: 3, minParallelBytes: 0, idleMs: 5_000, clock });
     try {
       await pool.parse(files);
       expect(pool.threads()).toBe(2);
@@ -115,7 +115,7 @@ async function readFolder(pool: ParsePool | undefined): Promise<{ source: Config
     log: newNopLogger(),
     clock: new FakeClock(),
     watch: false,
-    ...(pool ? { parsePool: pool } : { parseWorkers: 1 }),
+    ...(pool ? { parsePool: pool } : { parseThreads: 1 }),
   });
   const stop = new AbortController();
   const running = source.runnable.start(stop.signal);
@@ -131,8 +131,8 @@ async function readFolder(pool: ParsePool | undefined): Promise<{ source: Config
 
 describe('the config folder on parse threads', () => {
   test('a folder large enough gets its threads when the source is built, before its first scan', async () => {
-    const pool = newParsePool({ workers: 2, minParallelBytes: 1024 });
-    const small = newParsePool({ workers: 2, minParallelBytes: 1024 * 1024 * 1024 });
+    const pool = newParsePool({ threads: 3, minParallelBytes: 1024 });
+    const small = newParsePool({ threads: 3, minParallelBytes: 1024 * 1024 * 1024 });
     try {
       newConfigDirSource({ dir: folder, log: newNopLogger(), clock: new FakeClock(), parsePool: pool });
       newConfigDirSource({ dir: folder, log: newNopLogger(), clock: new FakeClock(), parsePool: small });
@@ -144,7 +144,7 @@ describe('the config folder on parse threads', () => {
   });
 
   test('serves, checks and reports exactly what it does on one thread; the threads end with it', async () => {
-    const pool = newParsePool({ workers: 2, minParallelBytes: 0 });
+    const pool = newParsePool({ threads: 3, minParallelBytes: 0 });
     const threaded = await readFolder(pool);
     const single = await readFolder(undefined);
     try {
