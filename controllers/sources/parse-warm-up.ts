@@ -51,13 +51,9 @@ spec:
 ---
 apiVersion: security.mesh.io/v1beta1
 kind: RequestAuthentication
-metadata:
-  name: warm-up
-  namespace: warm-up
+metadata: { name: warm-up-jwt, namespace: warm-up }
 spec:
-  selector:
-    matchLabels:
-      app: warm-up
+  selector: { matchLabels: { app: warm-up, version: v1 } }
   jwtRules:
     - issuer: https://issuer.example.com
       jwksUri: https://issuer.example.com/jwks.json
