@@ -3,12 +3,10 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { MeshError, newRealClock, type Clock, type TimerHandle } from '../runtime/index.js';
 import { checkConfigFile, type CheckedConfigFile } from './config-file-checker.js';
-import { fromTransfer, type Transferred } from './json-transfer.js';
+import { fromTransfer } from './json-transfer.js';
+import { claimChunk, type FileText, type ParseAnswer, type ParseJob } from './parse-job.js';
 
-export interface FileText {
-  readonly path: string;
-  readonly text: string;
-}
+export type { FileText } from './parse-job.js';
 
 /** Parses and checks config files (`checkConfigFile`), spread over worker threads when there are enough of them to pay for it. */
 export interface ParsePool {
@@ -39,18 +37,14 @@ export interface ParsePoolOptions {
 const DEFAULT_MIN_PARALLEL_BYTES = 256 * 1024;
 const DEFAULT_IDLE_MS = 10_000;
 /** Chunks per parsing thread in a large batch: enough to even out threads that run at different speeds. */
-const CHUNKS_PER_THREAD = 6;
+const CHUNKS_PER_THREAD = 8;
 
 interface Pending {
-  resolve(results: CheckedConfigFile[]): void;
+  /** `undefined`: the chunk was claimed by another thread before the worker came to it. */
+  resolve(results: CheckedConfigFile[] | undefined): void;
   reject(error: Error): void;
 }
 
-/** What the worker answers: per file, JSON text where that is exact (`json-transfer.ts`). */
-export interface ParseAnswer {
-  readonly id: number;
-  readonly results: readonly Transferred<CheckedConfigFile>[];
-}
 
 /**
  * A folder's first scan (thousands of policies) is parsed and checked on every core: the calling
@@ -112,7 +106,7 @@ export function newParsePool(options: ParsePoolOptions): ParsePool {
       worker.on('message', (answer: ParseAnswer) => {
         const job = pending.get(answer.id);
         pending.delete(answer.id);
-        job?.resolve(answer.results.map(fromTransfer));
+        job?.resolve(answer.results?.map(fromTransfer));
         settle();
       });
       worker.on('error', (error) => {
@@ -127,7 +121,7 @@ export function newParsePool(options: ParsePoolOptions): ParsePool {
 
   const inline = (files: readonly FileText[]): CheckedConfigFile[] => files.map((file) => checkConfigFile(file.path, file.text, clusterScoped));
 
-  const onWorker = (worker: Worker, files: readonly FileText[]): Promise<CheckedConfigFile[]> =>
+  const onWorker = (worker: Worker, files: readonly FileText[], claims: Int32Array, chunk: number): Promise<CheckedConfigFile[] | undefined> =>
     new Promise((resolve, reject) => {
       if (!workers.includes(worker)) {
         reject(new MeshError('parse-pool-closed', 'the parse pool was closed while files were being parsed'));
@@ -135,7 +129,8 @@ export function newParsePool(options: ParsePoolOptions): ParsePool {
       }
       const id = nextId++;
       pending.set(id, { resolve, reject });
-      worker.postMessage({ id, files });
+      const job: ParseJob = { id, files, claims, chunk };
+      worker.postMessage(job);
       settle();
     });
 
@@ -145,26 +140,36 @@ export function newParsePool(options: ParsePoolOptions): ParsePool {
       if (!usable || files.length < 2 || bytes < minBytes) return inline(files);
       const pool = start();
       const chunks = splitBySize(files, (pool.length + 1) * CHUNKS_PER_THREAD);
+      const claims = new Int32Array(new SharedArrayBuffer(Int32Array.BYTES_PER_ELEMENT * chunks.length));
       const results = new Array<CheckedConfigFile>(files.length);
+      const sent: number[] = [];
       let next = 0;
-      const take = (): { from: number; to: number; chunk: FileText[] } | undefined => {
-        const range = chunks[next++];
-        return range && { ...range, chunk: files.slice(range.from, range.to) };
+      const filesOf = (chunk: number): FileText[] => files.slice(chunks[chunk]?.from, chunks[chunk]?.to);
+      const keep = (chunk: number, parsed: readonly CheckedConfigFile[]): void => {
+        const from = chunks[chunk]?.from ?? 0;
+        parsed.forEach((result, i) => (results[from + i] = result));
       };
-      const keep = (from: number, parsed: readonly CheckedConfigFile[]): void => parsed.forEach((result, i) => (results[from + i] = result));
       // Each worker takes the next chunk as it finishes one (a worker slowed by other work takes
       // fewer), with a second one queued so that it never waits for this thread.
       const lane = async (worker: Worker): Promise<void> => {
-        for (let job = take(); job; job = take()) {
+        for (let chunk = next++; chunk < chunks.length; chunk = next++) {
+          sent.push(chunk);
           // A worker that fails (out of memory, a crash) costs time, not the scan: the chunk is done here.
-          keep(job.from, await onWorker(worker, job.chunk).catch(() => inline(job.chunk)));
+          const parsed = await onWorker(worker, filesOf(chunk), claims, chunk).catch(() => inline(filesOf(chunk)));
+          if (parsed) keep(chunk, parsed);
         }
       };
       // This thread's lane: a chunk, then a turn of the event loop, where the workers' answers
-      // are read and their next chunks sent.
+      // are read and their next chunks sent; at the end, the chunks still queued at a worker.
+      const takeHere = (): number | undefined => {
+        if (next >= chunks.length) return sent.find((queued) => claimChunk(claims, queued));
+        const chunk = next++;
+        claimChunk(claims, chunk);
+        return chunk;
+      };
       const here = async (): Promise<void> => {
-        for (let job = take(); job; job = take()) {
-          keep(job.from, inline(job.chunk));
+        for (let chunk = takeHere(); chunk !== undefined; chunk = takeHere()) {
+          keep(chunk, inline(filesOf(chunk)));
           await new Promise<void>((resolve) => setImmediate(resolve));
         }
       };

@@ -6,20 +6,18 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { checkConfigFile } from './config-file-checker.js';
 import { toTransfer } from './json-transfer.js';
-import type { FileText, ParseAnswer } from './parse-pool.js';
+import { claimChunk, type ParseAnswer, type ParseJob } from './parse-job.js';
 import { warmUpParsing } from './parse-warm-up.js';
-
-interface ParseJob {
-  readonly id: number;
-  readonly files: readonly FileText[];
-}
 
 const clusterScoped: ReadonlySet<string> = new Set((workerData as { clusterScopedKinds?: string[] } | null)?.clusterScopedKinds ?? []);
 let hadJob = false;
 
 parentPort?.on('message', (job: ParseJob) => {
   hadJob = true;
-  const answer: ParseAnswer = { id: job.id, results: job.files.map((file) => toTransfer(checkConfigFile(file.path, file.text, clusterScoped))) };
+  const answer: ParseAnswer = {
+    id: job.id,
+    results: claimChunk(job.claims, job.chunk) ? job.files.map((file) => toTransfer(checkConfigFile(file.path, file.text, clusterScoped))) : null,
+  };
   parentPort?.postMessage(answer);
 });
 
