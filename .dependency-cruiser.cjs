@@ -12,6 +12,7 @@ const ENTRY_POINTS = [
   '^webhook/inject/index\\.ts$',
   '^dataplane/decisions/index\\.ts$',
   '^ca/client/index\\.ts$',
+  '^crds/mesh-config/index\\.ts$',
 ];
 const PRODUCT = `^(${PACKAGES}|cli)/`;
 const TESTS = '\\.test\\.ts$';

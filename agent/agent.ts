@@ -22,7 +22,7 @@ import { dataPlaneLaunch } from './proxy/data-plane-launch.js';
 import { newDataPlaneProcess, type DataPlaneProcess } from './proxy/data-plane-process.js';
 import { buildEnvoyBootstrap, mergeBootstrap } from './proxy/envoy-bootstrap.js';
 import { buildGrpcBootstrap } from './proxy/grpc-bootstrap.js';
-import type { ProxyConfig } from '../crds/index.js';
+import type { ProxyConfig } from '../crds/mesh-config/index.js';
 import { buildProxyIdentity, loadProxyConfig, parsePodLabels, type ProxyIdentity, type ProxyType } from './proxy/proxy-identity.js';
 import { newStatusServer } from './proxy/status-server.js';
 import { newSdsServer } from './sds/sds-server.js';

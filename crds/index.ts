@@ -131,33 +131,4 @@ export {
 } from './virtual-service-schema.js';
 
 // The mesh config (MeshConfig, its ProxyConfig defaults): schema, defaults and loader, read by the daemon and the agent.
-export {
-  INBOUND_TRAFFIC_MODES,
-  OUTBOUND_TRAFFIC_MODES,
-  PATH_NORMALIZATIONS,
-  meshConfigInputSchema,
-  proxyConfigInputSchema,
-  type ExtensionProvider,
-  type InboundTrafficMode,
-  type MeshConfig,
-  type MeshConfigInput,
-  type OutboundTrafficMode,
-  type PathNormalization,
-  type ProxyConfig,
-  type ProxyConfigInput,
-} from './mesh-config/mesh-config-schema.js';
-export { DEFAULT_MESH_CONFIG, effectivePathNormalization } from './mesh-config/mesh-config-defaults.js';
-export {
-  DEFAULT_MESH_CONFIG_FILE,
-  MESH_CONFIG_MAP_KEY,
-  MESH_CONFIG_MAP_NAME,
-  MeshConfigError,
-  applyMeshConfig,
-  buildMeshConfig,
-  loadMeshConfig,
-  meshConfigTextOf,
-  parseMeshConfigYaml,
-  readMeshConfigFile,
-  type LoadMeshConfigOptions,
-  type MeshConfigIssue,
-} from './mesh-config/mesh-config.js';
+export * from './mesh-config/index.js';

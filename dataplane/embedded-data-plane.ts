@@ -8,13 +8,13 @@ import type { ConfigState } from './config-state.js';
 import type { AcceptedChain, ConnectionFacts, PeerCertificate, RequestContext, UpstreamDecision } from './decisions/index.js';
 import { newDataPlaneStats, type DataPlaneStats } from './data-plane-stats.js';
 import { forwardRequest, requestHeaderFacts, respond } from './http-forwarder.js';
-import { MAX_SNIFF_BYTES, sniffProtocol, type SniffResult } from './protocol-sniffer.js';
 import { newPeerChainVerifier } from './peer-verification.js';
-import { PrefixedStream } from './prefixed-stream.js';
+import { sniffConnection } from './sniffed-socket.js';
 import { parseProxyForm } from './proxy-form.js';
 import { newMeshMetrics } from './mesh-metrics.js';
 import { UNKNOWN_WORKLOAD, type WorkloadFacts } from './peer-metadata.js';
-import { isMeshMutualTls, newRequestTelemetry, newServiceHostIndex, withHeaderEdits, type ArrivalFacts } from './request-telemetry.js';
+import { isMeshMutualTls, newRequestTelemetry, newServiceHostIndex, type ArrivalFacts } from './request-telemetry.js';
+import { CountedHttp2ServerResponse, CountedServerResponse } from './counted-response.js';
 import type { SecretSet } from './sds-subscriber.js';
 import { leafUriSan, MissingSecretError, newSecureContextCache, peerCertificateFacts, tlsMaterialFor } from './tls-material.js';
 import { connectUpstream, newUpstreamAgents, type UpstreamTarget } from './upstream-connector.js';
@@ -69,31 +69,6 @@ interface ConnectionContext {
   facts: ConnectionFacts;
   direction: 'inbound' | 'outbound' | 'gateway';
   tls: boolean;
-}
-
-/** Reads the first bytes of a connection (the listener filters' view); the stream gives them back. */
-async function sniff(socket: Socket, timeoutMs: number): Promise<{ result: Exclude<SniffResult, { kind: 'need-more' }>; stream: PrefixedStream }> {
-  let buffered = Buffer.alloc(0);
-  return new Promise((resolve) => {
-    const finish = (complete: boolean): void => {
-      const result = sniffProtocol(buffered, complete);
-      if (result.kind === 'need-more') return;
-      clearTimeout(timer);
-      socket.off('data', onData);
-      socket.off('end', onEnd);
-      socket.pause();
-      resolve({ result, stream: new PrefixedStream(socket, buffered) });
-    };
-    const onData = (chunk: Buffer): void => {
-      buffered = Buffer.concat([buffered, chunk]);
-      finish(buffered.length >= MAX_SNIFF_BYTES);
-    };
-    const onEnd = (): void => finish(true);
-    const timer = setTimeout(() => finish(true), timeoutMs);
-    socket.on('data', onData);
-    socket.once('end', onEnd);
-    socket.resume();
-  });
 }
 
 /**
@@ -230,8 +205,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       return respond(res, upstream.status, upstream.body);
     }
     try {
-      const edited = withHeaderEdits(decision, exchange.headerEdits());
-      forwardRequest(req, res, { decision: edited, target: upstream, secrets: options.secrets(), downstreamTls: context.tls, stats, agents, observer: exchange });
+      forwardRequest(req, res, { decision, edits: exchange.headerEdits(), target: upstream, secrets: options.secrets(), downstreamTls: context.tls, stats, agents, observer: exchange });
     } catch (error) {
       if (error instanceof MissingSecretError) return (exchange.flag('UF'), respond(res, 503, `upstream connect error: ${error.message}`));
       throw error;
@@ -245,24 +219,28 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     });
   };
   // Envoy's default max_request_headers_kb: 60 KiB of request headers (Node's own limit is 16 KiB).
-  const httpServer = createHttpServer({ keepAlive: true, maxHeaderSize: MAX_HEADER_BYTES }, onRequest);
+  const httpServer = createHttpServer({ keepAlive: true, maxHeaderSize: MAX_HEADER_BYTES, ServerResponse: CountedServerResponse }, onRequest);
   // Envoy keeps an idle downstream connection for an hour (idle_timeout); Node's 5 s would make
   // every client pay a new (mutual TLS) handshake after a pause.
   httpServer.keepAliveTimeout = 3_600_000;
   // HTTP/2 (negotiated with ALPN h2, or prior knowledge in plain text) through the same request path.
-  const http2Server = createHttp2Server({}, (req: Http2ServerRequest, res: Http2ServerResponse) => onRequest(req as unknown as IncomingMessage, res as unknown as ServerResponse));
+  const http2Server = createHttp2Server({ Http2ServerResponse: CountedHttp2ServerResponse }, (req: Http2ServerRequest, res: Http2ServerResponse) => onRequest(req as unknown as IncomingMessage, res as unknown as ServerResponse));
   // An HTTP/2 request reaches its connection through its session, created while the socket is handed over.
   const sessionContexts = new WeakMap<object, ConnectionContext>();
   let handingOver: ConnectionContext | undefined;
   http2Server.on('session', (session) => {
     if (handingOver) sessionContexts.set(session, handingOver);
   });
-  const serveHttp = (socket: Duplex, protocols: readonly string[]): void => {
+  /** `resume`: the socket is paused (the HTTP/1 server reads through its events; an HTTP/2 session reads the handle itself). */
+  const serveHttp = (socket: Duplex, protocols: readonly string[], resume = false): void => {
     if (protocols.includes('h2c') || protocols[0] === 'h2') {
       handingOver = contexts.get(socket);
       http2Server.emit('connection', socket);
       handingOver = undefined;
-    } else httpServer.emit('connection', socket);
+      return;
+    }
+    httpServer.emit('connection', socket);
+    if (resume) socket.resume();
   };
 
   const handleTcp = (socket: Duplex, chain: AcceptedChain, context: ConnectionContext, raw: Socket): void => {
@@ -362,11 +340,10 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     const local = socket.address() as AddressInfo;
     if (direction === 'outbound') {
       contexts.set(socket, { listener, direction, tls: false, facts: { destinationAddress: local.address, destinationPort: local.port, sourceAddress: socket.remoteAddress ?? '', transportProtocol: 'raw_buffer' } });
-      httpServer.emit('connection', socket);
-      socket.resume();
+      serveHttp(socket, [], true);
       return;
     }
-    const { result: sniffed, stream } = await sniff(socket, sniffTimeoutMs);
+    const { result: sniffed, stream, isRaw } = await sniffConnection(socket, sniffTimeoutMs);
     const facts: ConnectionFacts = {
       destinationAddress: local.address,
       destinationPort: local.port,
@@ -386,7 +363,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     if (decision.downstreamTls) terminateTls(stream, decision, context, socket);
     else if (decision.protocol === 'http') {
       contexts.set(stream, context);
-      serveHttp(stream, sniffed.applicationProtocols);
+      serveHttp(stream, sniffed.applicationProtocols, isRaw);
     } else handleTcp(stream, decision, context, socket);
   };
 

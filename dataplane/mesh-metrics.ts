@@ -52,6 +52,7 @@ export const SIZE_BUCKETS_BYTES = [1, 10, 100, 1000, 10000, 100000, 1000000, 100
 export const MAX_SERIES = 10_000;
 
 interface Histogram {
+  /** Observations per interval: `buckets[i]` counts values in (bounds[i-1], bounds[i]], the last one those above every bound. */
   readonly buckets: number[];
   sum: number;
   count: number;
@@ -68,17 +69,35 @@ export interface MeshMetrics {
   prometheus(): string;
 }
 
+const NEEDS_ESCAPE = /[\\\n"]/;
+
 function escapeValue(value: string): string {
+  if (!NEEDS_ESCAPE.test(value)) return value;
   return value.replace(/\\/g, '\\\\').replace(/\n/g, '\\n').replace(/"/g, '\\"');
 }
 
+/** A label set as the text between the braces: the series' key, computed once per recorded event. */
 function labelText(labels: Readonly<Record<string, string>>): string {
-  return Object.entries(labels)
-    .map(([name, value]) => `${name}="${escapeValue(value)}"`)
-    .join(',');
+  let text = '';
+  for (const name in labels) text += `${text === '' ? '' : ','}${name}="${escapeValue(labels[name] as string)}"`;
+  return text;
+}
+
+/** The first bucket a value falls in (buckets hold counts per interval; the text sums them). */
+function bucketOf(bounds: readonly number[], value: number): number {
+  let index = 0;
+  while (index < bounds.length && !(value <= (bounds[index] as number))) index++;
+  return index;
 }
 
 export function newMeshMetrics(maxSeries = MAX_SERIES): MeshMetrics {
+  // A label set recorded again (the request telemetry reuses its label objects) keeps its text.
+  const texts = new WeakMap<object, string>();
+  const seriesKey = (labels: Readonly<Record<string, string>>): string => {
+    let text = texts.get(labels);
+    if (text === undefined) texts.set(labels, (text = labelText(labels)));
+    return text;
+  };
   const counters = new Map<string, Map<string, number>>();
   const histograms = new Map<string, Map<string, Histogram>>();
   let dropped = 0;
@@ -87,40 +106,39 @@ export function newMeshMetrics(maxSeries = MAX_SERIES): MeshMetrics {
     if (!series) families.set(name, (series = new Map()));
     return series;
   };
-  const add = (name: string, labels: Readonly<Record<string, string>>, by: number): void => {
+  const add = (name: string, key: string, by: number): void => {
     const series = seriesOf(counters, name);
-    const key = labelText(labels);
     const current = series.get(key);
     if (current === undefined && series.size >= maxSeries) return void dropped++;
     series.set(key, (current ?? 0) + by);
   };
-  const observe = (name: string, bounds: readonly number[], labels: RequestLabels, value: number): void => {
+  const observe = (name: string, bounds: readonly number[], key: string, value: number): void => {
     const series = seriesOf(histograms, name);
-    const key = labelText(labels);
     let histogram = series.get(key);
     if (!histogram) {
       if (series.size >= maxSeries) return void dropped++;
-      series.set(key, (histogram = { buckets: bounds.map(() => 0), sum: 0, count: 0 }));
+      // One more bucket than bounds: values above the last bound (+Inf).
+      series.set(key, (histogram = { buckets: new Array<number>(bounds.length + 1).fill(0), sum: 0, count: 0 }));
     }
-    bounds.forEach((bound, index) => {
-      if (value <= bound) histogram.buckets[index] = (histogram.buckets[index] ?? 0) + 1;
-    });
+    const index = bucketOf(bounds, value);
+    histogram.buckets[index] = (histogram.buckets[index] as number) + 1;
     histogram.sum += value;
     histogram.count += 1;
   };
   const boundsOf = (name: string): readonly number[] => (name === REQUEST_METRICS.duration ? DURATION_BUCKETS_MS : SIZE_BUCKETS_BYTES);
   return {
     recordRequest(labels, durationMs, requestBytes, responseBytes) {
-      add(REQUEST_METRICS.requests, labels, 1);
-      observe(REQUEST_METRICS.duration, DURATION_BUCKETS_MS, labels, durationMs);
-      observe(REQUEST_METRICS.requestBytes, SIZE_BUCKETS_BYTES, labels, requestBytes);
-      observe(REQUEST_METRICS.responseBytes, SIZE_BUCKETS_BYTES, labels, responseBytes);
+      const key = seriesKey(labels);
+      add(REQUEST_METRICS.requests, key, 1);
+      observe(REQUEST_METRICS.duration, DURATION_BUCKETS_MS, key, durationMs);
+      observe(REQUEST_METRICS.requestBytes, SIZE_BUCKETS_BYTES, key, requestBytes);
+      observe(REQUEST_METRICS.responseBytes, SIZE_BUCKETS_BYTES, key, responseBytes);
     },
-    tcpOpened: (labels) => add(REQUEST_METRICS.tcpOpened, labels, 1),
-    tcpClosed: (labels) => add(REQUEST_METRICS.tcpClosed, labels, 1),
+    tcpOpened: (labels) => add(REQUEST_METRICS.tcpOpened, seriesKey(labels), 1),
+    tcpClosed: (labels) => add(REQUEST_METRICS.tcpClosed, seriesKey(labels), 1),
     tcpBytes(labels, received, sent) {
-      if (received > 0) add(REQUEST_METRICS.tcpReceived, labels, received);
-      if (sent > 0) add(REQUEST_METRICS.tcpSent, labels, sent);
+      if (received > 0) add(REQUEST_METRICS.tcpReceived, seriesKey(labels), received);
+      if (sent > 0) add(REQUEST_METRICS.tcpSent, seriesKey(labels), sent);
     },
     droppedSeries: () => dropped,
     prometheus() {
@@ -133,7 +151,8 @@ export function newMeshMetrics(maxSeries = MAX_SERIES): MeshMetrics {
         const bounds = boundsOf(name);
         lines.push(`# TYPE ${name} histogram`);
         for (const [labels, histogram] of series) {
-          bounds.forEach((bound, index) => lines.push(`${name}_bucket{${labels},le="${bound}"} ${histogram.buckets[index] ?? 0}`));
+          let cumulative = 0;
+          bounds.forEach((bound, index) => lines.push(`${name}_bucket{${labels},le="${bound}"} ${(cumulative += histogram.buckets[index] ?? 0)}`));
           lines.push(`${name}_bucket{${labels},le="+Inf"} ${histogram.count}`, `${name}_sum{${labels}} ${histogram.sum}`, `${name}_count{${labels}} ${histogram.count}`);
         }
       }

@@ -25,7 +25,8 @@ export const UNKNOWN_WORKLOAD: WorkloadFacts = { name: UNKNOWN, namespace: UNKNO
 
 /** What a label value may hold (names, namespaces, label values): bounded, no separators. */
 const SAFE_VALUE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,252}$/;
-const MAX_HEADER_CHARS = 4096;
+/** The longest peer-metadata header value taken. */
+export const MAX_PEER_METADATA_CHARS = 4096;
 
 function safe(value: unknown): string {
   return typeof value === 'string' && SAFE_VALUE.test(value) ? value : UNKNOWN;
@@ -56,7 +57,7 @@ export function encodePeerMetadata(workload: WorkloadFacts): string {
 
 /** A received header value, or undefined when absent or malformed; every field is checked. */
 export function decodePeerMetadata(value: string | readonly string[] | undefined): WorkloadFacts | undefined {
-  if (typeof value !== 'string' || value.length > MAX_HEADER_CHARS) return undefined;
+  if (typeof value !== 'string' || value.length > MAX_PEER_METADATA_CHARS) return undefined;
   try {
     const parsed = JSON.parse(Buffer.from(value, 'base64').toString('utf8')) as unknown;
     if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return undefined;

@@ -174,5 +174,19 @@ describe('request metrics of the embedded data plane', () => {
     const labels = samplesOf(server, 'mesh_tcp_sent_bytes_total', plain)[0]?.labels ?? {};
     expect(Object.keys(labels)).not.toContain('response_code');
   });
-});
 
+  test('response sizes are the body bytes, counted once, over HTTP/1.1 and HTTP/2, proxied and local replies', async () => {
+    // `%00` in the path: the server sidecar's own 400 reply.
+    for (const [version, path, code] of [['--http1.1', '/headers', '200'], ['--http2-prior-knowledge', '/headers', '200'], ['--http1.1', '/a%00b', '400'], ['--http2-prior-knowledge', '/a%00b', '400']] as const) {
+      const plain = { reporter: 'destination', connection_security_policy: 'none', response_code: code };
+      const before = scrape('server');
+      const result = await curl([version, `http://${SERVER_POD}:8000${path}`]);
+      expect(result.code).toBe(code);
+      const after = await waitFor(() => {
+        const samples = scrape('server');
+        return sumOf(samples, 'mesh_response_bytes_count', plain) > sumOf(before, 'mesh_response_bytes_count', plain) ? samples : undefined;
+      });
+      expect(sumOf(after, 'mesh_response_bytes_sum', plain) - sumOf(before, 'mesh_response_bytes_sum', plain)).toBe(Buffer.byteLength(result.body));
+    }
+  });
+});

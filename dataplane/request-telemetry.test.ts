@@ -107,3 +107,39 @@ describe('response flags', () => {
     expect(run(flags, finished)).toBe(expected);
   });
 });
+
+describe('label sets and peer metadata kept between requests never cross peers', () => {
+  const fakeResponse = (status: number): ServerResponse => {
+    const emitter = new EventEmitter() as unknown as ServerResponse;
+    Object.assign(emitter, { statusCode: status, headersSent: true, writableFinished: true });
+    return emitter;
+  };
+  const header = (name: string, namespace: string): string => encodePeerMetadata({ name, namespace, app: name, version: 'v1', cluster: 'Kubernetes' });
+
+  test('alternating peers, a malformed and an oversized header: each request is labelled by its own peer', () => {
+    const metrics = newMeshMetrics();
+    const telemetry = newRequestTelemetry({ metrics, workload: workloadFromNodeMetadata({ NAMESPACE: 'bar', WORKLOAD_NAME: 'httpbin' }), nodeId: 'n', localUri: () => 'spiffe://cluster.local/ns/bar/sa/httpbin', knownServices: () => KNOWN });
+    const requests = [
+      { peer: 'spiffe://cluster.local/ns/foo/sa/sleep', metadata: header('sleep', 'foo'), status: 200 },
+      { peer: 'spiffe://cluster.local/ns/baz/sa/curl', metadata: header('curl', 'baz'), status: 200 },
+      // A peer claiming another namespace than its certificate's: only the certificate's is believed.
+      { peer: 'spiffe://cluster.local/ns/baz/sa/curl', metadata: header('sleep', 'foo'), status: 200 },
+      { peer: 'spiffe://cluster.local/ns/foo/sa/sleep', metadata: '%%%', status: 503 },
+      { peer: 'spiffe://cluster.local/ns/foo/sa/sleep', metadata: header('x'.repeat(4000), 'foo'), status: 200 },
+      { peer: 'spiffe://cluster.local/ns/foo/sa/sleep', metadata: header('sleep', 'foo'), status: 200 },
+    ];
+    for (const { peer, metadata, status } of requests) {
+      const res = fakeResponse(status);
+      telemetry.beginHttp({ 'x-mesh-peer-metadata': metadata }, 'httpbin.bar:8000', res, { direction: 'inbound', mutualTls: true, peerUri: peer });
+      res.emit('finish');
+    }
+    const samples = samplesOf(parsePrometheusText(metrics.prometheus()), 'mesh_requests_total');
+    const count = (where: Record<string, string>): number => samples.filter((sample) => Object.entries(where).every(([key, value]) => sample.labels[key] === value)).reduce((sum, sample) => sum + sample.value, 0);
+    expect(count({ source_workload: 'sleep', source_workload_namespace: 'foo', source_principal: 'spiffe://cluster.local/ns/foo/sa/sleep', response_code: '200' })).toBe(2);
+    expect(count({ source_workload: 'curl', source_workload_namespace: 'baz' })).toBe(1);
+    expect(count({ source_workload: 'unknown', source_workload_namespace: 'baz', source_principal: 'spiffe://cluster.local/ns/baz/sa/curl' })).toBe(1);
+    expect(count({ source_workload: 'unknown', source_workload_namespace: 'foo', response_code: '503' })).toBe(1);
+    expect(count({ source_workload: 'unknown', source_workload_namespace: 'foo', response_code: '200' })).toBe(1);
+    expect(samples.reduce((sum, sample) => sum + sample.value, 0)).toBe(requests.length);
+  });
+});

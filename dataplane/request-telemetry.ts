@@ -1,8 +1,10 @@
 import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
-import type { HttpDecision, UpstreamDecision } from './decisions/index.js';
+import type { UpstreamDecision } from './decisions/index.js';
+import { bodyBytesOf } from './counted-response.js';
 import type { MeshMetrics, RequestLabels, TcpLabels } from './mesh-metrics.js';
 import {
   decodePeerMetadata,
+  MAX_PEER_METADATA_CHARS,
   encodePeerMetadata,
   PEER_METADATA_HEADER,
   PEER_METADATA_HEADERS,
@@ -75,19 +77,6 @@ export function isMeshMutualTls(upstream: UpstreamDecision): boolean {
   return upstream.tls.kind === 'tls' && upstream.tls.certificateSecrets.includes('default') && upstream.tls.validationSecret === 'ROOTCA';
 }
 
-type ForwardDecision = Extract<HttpDecision, { kind: 'forward' }>;
-
-/** A forward decision with the peer-metadata exchange's header edits added to the route's. */
-export function withHeaderEdits(decision: ForwardDecision, edits: HeaderEdits): ForwardDecision {
-  const response = decision.route.responseHeaders;
-  return {
-    ...decision,
-    headersToRemove: [...decision.headersToRemove, ...edits.requestRemove],
-    headersToSet: { ...decision.headersToSet, ...edits.requestSet },
-    route: { ...decision.route, responseHeaders: { ...response, remove: [...response.remove, ...edits.responseRemove], set: { ...response.set, ...edits.responseSet } } },
-  };
-}
-
 /** The service hosts of a config's outbound clusters, computed once per cluster map. */
 export function newServiceHostIndex(): (clusterNames: ReadonlyMap<string, unknown>) => ReadonlySet<string> {
   let last: { of: ReadonlyMap<string, unknown>; hosts: ReadonlySet<string> } | undefined;
@@ -137,32 +126,56 @@ function destinationLabels(workload: WorkloadFacts, principal: string): SideLabe
   };
 }
 
-const PASSTHROUGH_CLUSTERS = new Set(['PassthroughCluster', 'BlackHoleCluster', 'InboundPassthroughCluster']);
+/** Distinct peer-metadata header values kept decoded (a full cache starts again). */
+const MAX_DECODED_PEERS = 256;
+/** Distinct label sets kept built (a full cache starts again). */
+const MAX_LABEL_SETS = 1024;
 
-/** Counts the bytes written through a response (local replies and proxied bodies alike). */
-function countWrites(res: ServerResponse): () => number {
-  let bytes = 0;
-  const count = (chunk: unknown): void => {
-    if (typeof chunk === 'string') bytes += Buffer.byteLength(chunk);
-    else if (chunk instanceof Uint8Array) bytes += chunk.length;
-  };
-  const patched = res as unknown as { write: (...args: unknown[]) => boolean; end: (...args: unknown[]) => unknown };
-  const write = patched.write.bind(res);
-  const end = patched.end.bind(res);
-  patched.write = (...args) => (count(args[0]), write(...args));
-  patched.end = (...args) => (typeof args[0] !== 'function' && count(args[0]), end(...args));
-  return () => bytes;
+/** What one HTTP request's metrics are made of, filled in as it goes. */
+interface ExchangeState {
+  readonly started: number;
+  readonly headers: Readonly<Record<string, string>>;
+  readonly host: string;
+  readonly res: ServerResponse;
+  readonly arrival: ArrivalFacts;
+  exchanged: WorkloadFacts | undefined;
+  cluster: string | undefined;
+  upstreamMutualTls: boolean;
+  upstreamUri: string | undefined;
+  grpcStatus: string;
+  requestBytes: number;
+  readonly flags: string[];
+  recorded: boolean;
 }
+
+/** One unambiguous key for a list of values (each length-prefixed; `~` for none). */
+function keyOf(parts: readonly (string | boolean | undefined)[]): string {
+  let key = '';
+  for (const part of parts) key += part === undefined ? '~' : `${String(part).length}:${String(part)}`;
+  return key;
+}
+
+const PASSTHROUGH_CLUSTERS = new Set(['PassthroughCluster', 'BlackHoleCluster', 'InboundPassthroughCluster']);
 
 export function newRequestTelemetry(options: RequestTelemetryOptions): RequestTelemetry {
   const { metrics, workload } = options;
   const now = options.now ?? (() => performance.now());
-  const ownMetadata = (): Record<string, string> => ({ [PEER_METADATA_HEADER]: encodePeerMetadata(workload), [PEER_METADATA_ID_HEADER]: options.nodeId });
+  const ownMetadata: Readonly<Record<string, string>> = { [PEER_METADATA_HEADER]: encodePeerMetadata(workload), [PEER_METADATA_ID_HEADER]: options.nodeId };
+  // Peers send the same few header values again and again: each is decoded (and checked) once.
+  let decoded = new Map<string, WorkloadFacts | undefined>();
+  const peerMetadata = (value: string | readonly string[] | undefined): WorkloadFacts | undefined => {
+    // Values longer than any valid one are refused uncached (the cache holds at most 256 × 4 KiB).
+    if (typeof value !== 'string' || value.length > MAX_PEER_METADATA_CHARS) return undefined;
+    if (decoded.has(value)) return decoded.get(value);
+    if (decoded.size >= MAX_DECODED_PEERS) decoded = new Map();
+    const facts = decodePeerMetadata(value);
+    decoded.set(value, facts);
+    return facts;
+  };
 
-  /** Everything but the response code and gRPC status. */
-  const baseLabels = (arrival: ArrivalFacts, cluster: string | undefined, host: string | undefined, upstreamMutualTls: boolean, exchanged: WorkloadFacts | undefined, upstreamUri: string | undefined, protocol: string, flags: string): TcpLabels => {
+  /** Everything but the response code and gRPC status; `service` is the inbound request's (its host matched to a known service). */
+  const baseLabels = (arrival: ArrivalFacts, cluster: string | undefined, service: string | undefined, upstreamMutualTls: boolean, exchanged: WorkloadFacts | undefined, upstreamUri: string | undefined, protocol: string, flags: string): TcpLabels => {
     if (arrival.direction === 'inbound') {
-      const service = host !== undefined ? serviceOfHost(host, workload.namespace, options.knownServices()) : undefined;
       return {
         reporter: 'destination',
         ...sourceLabels(arrival.mutualTls ? trustedPeer(exchanged, arrival.peerUri) : UNKNOWN_WORKLOAD, arrival.mutualTls ? principalLabel(arrival.peerUri) : UNKNOWN),
@@ -174,71 +187,96 @@ export function newRequestTelemetry(options: RequestTelemetryOptions): RequestTe
       };
     }
     const destination = upstreamMutualTls ? trustedPeer(exchanged, upstreamUri) : UNKNOWN_WORKLOAD;
-    const service = cluster !== undefined ? clusterHost(cluster) : undefined;
+    const clusterService = cluster !== undefined ? clusterHost(cluster) : undefined;
     return {
       reporter: 'source',
       ...sourceLabels(workload, upstreamMutualTls ? principalLabel(options.localUri()) : UNKNOWN),
       ...destinationLabels(destination, upstreamMutualTls ? principalLabel(upstreamUri) : UNKNOWN),
-      ...serviceLabels(service, cluster !== undefined && PASSTHROUGH_CLUSTERS.has(cluster) ? cluster : UNKNOWN),
+      ...serviceLabels(clusterService, cluster !== undefined && PASSTHROUGH_CLUSTERS.has(cluster) ? cluster : UNKNOWN),
       request_protocol: protocol,
       response_flags: flags,
       connection_security_policy: upstreamMutualTls ? 'mutual_tls' : 'none',
     };
   };
 
+  // Label sets by what they are made of: a request like an earlier one takes its labels object
+  // (whose text the metrics keep) instead of building 21 fields and their text again.
+  let labelSets = new Map<string, RequestLabels>();
+  const peerIds = new WeakMap<WorkloadFacts, number>();
+  const peerId = (peer: WorkloadFacts | undefined): string => {
+    if (!peer) return '';
+    let id = peerIds.get(peer);
+    if (id === undefined) peerIds.set(peer, (id = ++peers));
+    return String(id);
+  };
+  let peers = 0;
+  const requestLabels = (exchange: ExchangeState, finished: boolean): RequestLabels => {
+    const { arrival, cluster, upstreamMutualTls, exchanged, upstreamUri, headers, res } = exchange;
+    const inbound = arrival.direction === 'inbound';
+    const service = inbound ? serviceOfHost(exchange.host, workload.namespace, options.knownServices()) : undefined;
+    const protocol = (headers['content-type'] ?? '').startsWith('application/grpc') ? 'grpc' : 'http';
+    const flags = exchange.flags.length > 0 ? exchange.flags.join(',') : '-';
+    const code = String(res.headersSent || finished ? res.statusCode : 0);
+    const local = options.localUri();
+    const key = keyOf([arrival.direction, arrival.mutualTls, arrival.peerUri, service, cluster, upstreamMutualTls, peerId(exchanged), upstreamUri, protocol, flags, code, exchange.grpcStatus, local]);
+    let labels = labelSets.get(key);
+    if (!labels) {
+      if (labelSets.size >= MAX_LABEL_SETS) labelSets = new Map();
+      labels = Object.freeze({ ...baseLabels(arrival, cluster, service, upstreamMutualTls, exchanged, upstreamUri, protocol, flags), response_code: code, grpc_response_status: exchange.grpcStatus });
+      labelSets.set(key, labels);
+    }
+    return labels;
+  };
+  const edits = {
+    outbound: { requestSet: ownMetadata, requestRemove: PEER_METADATA_HEADERS, responseSet: {}, responseRemove: PEER_METADATA_HEADERS },
+    inbound: { requestSet: {}, requestRemove: PEER_METADATA_HEADERS, responseSet: ownMetadata, responseRemove: PEER_METADATA_HEADERS },
+    none: { requestSet: {}, requestRemove: PEER_METADATA_HEADERS, responseSet: {}, responseRemove: PEER_METADATA_HEADERS },
+  } as const satisfies Record<string, HeaderEdits>;
+
   return {
     beginHttp(headers, host, res, arrival) {
-      const started = now();
-      const responseBytes = countWrites(res);
       const inbound = arrival.direction === 'inbound';
       const fromMeshedClient = inbound && arrival.mutualTls && headers[PEER_METADATA_HEADER] !== undefined;
-      // Only a verified peer's word about itself counts; plain text callers' headers are dropped unread.
-      let exchanged = fromMeshedClient ? decodePeerMetadata(headers[PEER_METADATA_HEADER]) : undefined;
-      let cluster: string | undefined;
-      let upstreamMutualTls = false;
-      let upstreamUri: string | undefined;
-      let grpcStatus = '';
-      let requestBytes = Number(headers['content-length'] ?? 0) || 0;
-      const flags: string[] = [];
-      let recorded = false;
+      const exchange: ExchangeState = {
+        started: now(),
+        headers,
+        host,
+        res,
+        arrival,
+        // Only a verified peer's word about itself counts; plain text callers' headers are dropped unread.
+        exchanged: fromMeshedClient ? peerMetadata(headers[PEER_METADATA_HEADER]) : undefined,
+        cluster: undefined,
+        upstreamMutualTls: false,
+        upstreamUri: undefined,
+        grpcStatus: '',
+        requestBytes: Number(headers['content-length'] ?? 0) || 0,
+        flags: [],
+        recorded: false,
+      };
       const record = (finished: boolean): void => {
-        if (recorded) return;
-        recorded = true;
-        if (!finished) flags.push('DC');
-        const protocol = (headers['content-type'] ?? '').startsWith('application/grpc') ? 'grpc' : 'http';
-        const labels: RequestLabels = {
-          ...baseLabels(arrival, cluster, inbound ? host : undefined, upstreamMutualTls, exchanged, upstreamUri, protocol, flags.length > 0 ? flags.join(',') : '-'),
-          response_code: String(res.headersSent || finished ? res.statusCode : 0),
-          grpc_response_status: grpcStatus,
-        };
-        metrics.recordRequest(labels, now() - started, requestBytes, responseBytes());
+        if (exchange.recorded) return;
+        exchange.recorded = true;
+        if (!finished) exchange.flags.push('DC');
+        metrics.recordRequest(requestLabels(exchange, finished), now() - exchange.started, exchange.requestBytes, bodyBytesOf(res));
       };
       res.once('finish', () => record(true));
       res.once('close', () => record(res.writableFinished));
       return {
         upstream(name, mutualTls) {
-          cluster = name;
-          upstreamMutualTls = mutualTls;
+          exchange.cluster = name;
+          exchange.upstreamMutualTls = mutualTls;
         },
-        flag: (flag) => void flags.push(flag),
-        headerEdits() {
-          const outboundMetadata = !inbound && upstreamMutualTls ? ownMetadata() : {};
-          return {
-            requestSet: outboundMetadata,
-            requestRemove: PEER_METADATA_HEADERS,
-            responseSet: fromMeshedClient ? ownMetadata() : {},
-            responseRemove: PEER_METADATA_HEADERS,
-          };
-        },
+        flag: (flag) => void exchange.flags.push(flag),
+        headerEdits: () => (!inbound && exchange.upstreamMutualTls ? edits.outbound : fromMeshedClient ? edits.inbound : edits.none),
         response(responseHeaders, uri) {
           const status = responseHeaders['grpc-status'];
-          if (typeof status === 'string' && /^\d{1,2}$/.test(status)) grpcStatus = status;
-          if (inbound || !upstreamMutualTls) return;
-          upstreamUri = uri;
-          exchanged = decodePeerMetadata(responseHeaders[PEER_METADATA_HEADER]);
+          if (typeof status === 'string' && /^\d{1,2}$/.test(status)) exchange.grpcStatus = status;
+          if (inbound || !exchange.upstreamMutualTls) return;
+          exchange.upstreamUri = uri;
+          exchange.exchanged = peerMetadata(responseHeaders[PEER_METADATA_HEADER]);
         },
         requestBytes(bytes) {
-          requestBytes = bytes;
+          exchange.requestBytes = bytes;
         },
       };
     },

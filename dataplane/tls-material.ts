@@ -37,19 +37,35 @@ export function tlsMaterialFor(settings: TlsContextSettings, secrets: SecretSet)
   return material;
 }
 
-/** Secure contexts cached by the PEM they were built from (secrets rotate rarely; handshakes are many). */
+/** A bound on the secure contexts kept (secrets rotate rarely; a full cache starts again). */
+const MAX_SECURE_CONTEXTS = 32;
+
+/**
+ * Secure contexts cached by the PEM they were built from (secrets rotate rarely; handshakes are
+ * many). Looked up by each PEM in turn: the secrets hand out the same string objects, whose hashes
+ * V8 keeps, where a key joining them would be a new 3 KB string to hash on every call.
+ */
 export function newSecureContextCache(): (material: { cert?: string; key?: string; ca?: string }) => SecureContext {
-  let cache = new Map<string, SecureContext>();
+  let cache = new Map<string, Map<string, Map<string, SecureContext>>>();
+  let size = 0;
   return (material) => {
-    const key = `${material.cert ?? ''}\0${material.key ?? ''}\0${material.ca ?? ''}`;
-    let context = cache.get(key);
-    if (!context) {
-      if (cache.size > 32) cache = new Map();
-      // No session tickets: a server socket made outside a tls.Server has no ticket keys, and a
-      // client resuming with a ticket would get an internal-error alert instead of a full handshake.
-      context = createSecureContext({ ...material, secureOptions: constants.SSL_OP_NO_TICKET });
-      cache.set(key, context);
+    const byKey = cache.get(material.cert ?? '');
+    const byCa = byKey?.get(material.key ?? '');
+    const cached = byCa?.get(material.ca ?? '');
+    if (cached) return cached;
+    if (size >= MAX_SECURE_CONTEXTS) {
+      cache = new Map();
+      size = 0;
     }
+    // No session tickets: a server socket made outside a tls.Server has no ticket keys, and a
+    // client resuming with a ticket would get an internal-error alert instead of a full handshake.
+    const context = createSecureContext({ ...material, secureOptions: constants.SSL_OP_NO_TICKET });
+    const keys = cache.get(material.cert ?? '') ?? new Map<string, Map<string, SecureContext>>();
+    const cas = keys.get(material.key ?? '') ?? new Map<string, SecureContext>();
+    cas.set(material.ca ?? '', context);
+    keys.set(material.key ?? '', cas);
+    cache.set(material.cert ?? '', keys);
+    size++;
     return context;
   };
 }

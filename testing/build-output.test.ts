@@ -24,6 +24,8 @@ describe('the build output', () => {
       expect({ file, nonAscii: /[\u0080-\u{10ffff}]/u.exec(source)?.[0] }).toEqual({ file, nonAscii: undefined });
       // A static import would load @kubernetes/client-node (tens of MB) into every sidecar.
       expect({ file, staticImports: source.match(/^import [^;]*from "@kubernetes\/client-node"/gmu) ?? [] }).toEqual({ file, staticImports: [] });
+      // The policy kinds' schemas (built when their module loads) belong to the daemon; a sidecar reads the mesh config only.
+      expect({ file, policySchemas: /literal\("AuthorizationPolicy"\)/u.test(source) }).toEqual({ file, policySchemas: false });
     }
   });
 });

@@ -33,7 +33,8 @@ export {
   type XdsAuthenticator,
   type XdsCaller,
 } from './xds-auth.js';
-export { XdsConnection, type HeldResource, type StreamKind, type XdsConnectionOptions } from './xds-connection.js';
+export { XdsConnection, type StreamKind, type XdsConnectionOptions } from './xds-connection.js';
+export { HeldResources, type HeldResource } from './held-resources.js';
 export { DiscoveryServer, type DiscoveryServerOptions, type XdsTuning } from './discovery-server.js';
 export type { PushSnapshot, PushStatus } from './push/push-snapshot.js';
 export type { DebugSource } from './debug/debug-source.js';

@@ -5,6 +5,7 @@ import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE, shortType } from './envoy/type-urls.js';
 import type { GenerateRequest } from './generator.js';
 import type { PushSnapshot } from './push/push-snapshot.js';
 import type { ResponseSender } from './response-sender.js';
+import { SharedNameLists } from './shared-name-lists.js';
 import { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, type SotwRequestView } from './should-respond.js';
 import type { XdsCallbacks } from './xds-callbacks.js';
 import type { XdsConnection } from './xds-connection.js';
@@ -29,10 +30,13 @@ export interface RequestHandler {
 
 export function newRequestHandler<C>(options: RequestHandlerOptions<C>): RequestHandler {
   const { registry, sender, callbacks, log } = options;
+  const sharedNames = new SharedNameLists();
 
   /** Records a decision: the new watches, the metrics and logs of NACKs and stale nonces. */
   const apply = (con: XdsConnection, typeUrl: string, decision: RequestDecision, nonce: string): void => {
-    con.watches = decision.watches;
+    const watch = decision.watches.get(typeUrl);
+    const names = watch && sharedNames.share(watch.names);
+    con.watches = watch && names && names !== watch.names ? new Map(decision.watches).set(typeUrl, { ...watch, names }) : decision.watches;
     const fields = { connection: con.id, type: shortType(typeUrl), nonce };
     callbacks.onStreamRequest?.(con, typeUrl, decision.event);
     switch (decision.event) {
@@ -92,7 +96,7 @@ export function newRequestHandler<C>(options: RequestHandlerOptions<C>): Request
         // What the proxy already holds from an earlier stream: unchanged resources are not resent.
         const held = con.heldOf(request.type_url);
         held.clear();
-        for (const [name, version] of Object.entries(request.initial_resource_versions ?? {})) held.set(name, { version, sentAt: 0 });
+        for (const [name, version] of Object.entries(request.initial_resource_versions ?? {})) held.set(name, version, 0);
       }
       apply(con, request.type_url, decision, request.response_nonce ?? '');
       if (!decision.respond) return;

@@ -8,6 +8,7 @@ import type { EncodedResource, GenerateRequest, GenerateResult, Generator, Named
 import type { ConfigKey } from './push/push-request.js';
 import type { PushSnapshot } from './push/push-snapshot.js';
 import type { XdsCallbacks } from './xds-callbacks.js';
+import type { HeldResources } from './held-resources.js';
 import { newXdsCache } from './xds-cache.js';
 import type { XdsConnection } from './xds-connection.js';
 
@@ -148,9 +149,12 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
       result = { resources: [] };
     }
     const encoded: EncodedResource[] = [];
+    let encodedBytes = 0;
     for (const resource of result.resources) {
       try {
-        encoded.push(encode(typeUrl, resource, push));
+        const built = encode(typeUrl, resource, push);
+        encoded.push(built);
+        encodedBytes += built.any.value.byteLength;
       } catch (error) {
         internalError(con, typeUrl, error, resource.name);
       }
@@ -165,7 +169,7 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
       sending = encoded;
       message = { version_info: push.version, resources: encoded.map((resource) => resource.any), type_url: typeUrl, nonce, ...withControlPlane };
     } else {
-      sending = mode.forceAll ? encoded : encoded.filter((resource) => held.get(resource.name)?.version !== resource.version);
+      sending = mode.forceAll || held.size === 0 ? encoded : encoded.filter((resource) => held.get(resource.name)?.version !== resource.version);
       removed = result.removed ? [...result.removed] : removedNames(encoded, held, watch, request, mode.always);
       if (!mode.always && sending.length === 0 && removed.length === 0) return;
       message = {
@@ -188,17 +192,17 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
       if (isWildcardType(typeUrl) && request.delta === undefined) held.clear();
       else if (latest && !latest.wildcard && con.prunedFor.get(typeUrl) !== latest.names) {
         // Once per subscription: an ACK keeps the watch's names array, a change makes a new one.
-        const watched = new Set(latest.names);
-        for (const name of held.keys()) if (!watched.has(name)) held.delete(name);
+        if (held.size > 0) {
+          const watched = new Set(latest.names);
+          held.retain((name) => watched.has(name));
+        }
         con.prunedFor.set(typeUrl, latest.names);
       }
     }
     for (const name of removed) held.delete(name);
-    let bytes = 0;
-    for (const resource of sending) {
-      held.set(resource.name, { version: resource.version, resource, sentAt: now });
-      bytes += resource.any.value.byteLength;
-    }
+    held.sent(sending, now);
+    let bytes = sending === encoded ? encodedBytes : 0;
+    if (sending !== encoded) for (const resource of sending) bytes += resource.any.value.byteLength;
     callbacks.onStreamResponse?.(con, typeUrl, { bytes, durationMs: performance.now() - started });
     log.debug({ connection: con.id, type: shortType(typeUrl), resources: sending.length, removed: removed.length, nonce }, 'push');
   };
@@ -221,7 +225,7 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
  */
 function removedNames(
   encoded: readonly EncodedResource[],
-  held: ReadonlyMap<string, unknown>,
+  held: HeldResources,
   watch: { wildcard: boolean; names: readonly string[] },
   request: GenerateRequest,
   answeringRequest: boolean,
@@ -229,6 +233,6 @@ function removedNames(
   if (!request.full) return [];
   const generated = new Set(encoded.map((resource) => resource.name));
   if (request.delta) return request.delta.subscribed.filter((name) => !generated.has(name));
-  const candidates = watch.wildcard ? [...held.keys()] : watch.names.filter((name) => answeringRequest || held.has(name));
+  const candidates = watch.wildcard ? [...held.names()] : watch.names.filter((name) => answeringRequest || held.has(name));
   return candidates.filter((name) => !generated.has(name)).sort();
 }

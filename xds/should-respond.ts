@@ -56,7 +56,7 @@ export function decideSotw(watches: Watches, request: SotwRequestView): RequestD
   const encoded = encodedResourceNames(request);
   const sameRequest = previous?.namesEncoded !== undefined && encoded !== undefined && previous.namesEncoded.equals(encoded);
   const requested = sameRequest ? [] : (request.resource_names ?? []);
-  const names = sameRequest || (previous && sameNames(requested, previous.names)) ? (previous as WatchState).names : sortedUnique(requested.filter((name) => name !== '*'));
+  const names = sameRequest || (previous && sameNames(requested, previous.names)) ? (previous as WatchState).names : sortedUnique(requested.includes('*') ? requested.filter((name) => name !== '*') : requested);
   const wildcard = sameRequest ? (previous as WatchState).wildcard : isWildcardType(typeUrl) && (names.length === 0 || requested.includes('*'));
   const namesEncoded = encoded !== undefined ? { namesEncoded: encoded } : {};
   if (names.length === 0 && !isWildcardType(typeUrl)) {

@@ -43,10 +43,12 @@ export function syncStatus(state: WatchState | undefined): SyncStatus {
   return state.nonceAcked === state.nonceSent ? 'SYNCED' : 'STALE';
 }
 
-export function sortedUnique(names: Iterable<string>): string[] {
+export function sortedUnique(names: Iterable<string>): readonly string[] {
   const list = Array.isArray(names) ? (names as string[]) : [...names];
   // Proxies send the same sorted list with every ACK: check before sorting.
   let ordered = true;
   for (let i = 1; i < list.length && ordered; i++) ordered = (list[i - 1] as string) < (list[i] as string);
-  return ordered ? [...list] : [...new Set(list)].sort();
+  // A frozen list (decoded once for every stream that sends the same names) is shared as it is.
+  if (ordered) return Object.isFrozen(list) ? list : [...list];
+  return [...new Set(list)].sort();
 }

@@ -1,15 +1,9 @@
-import type { EncodedResource } from './generator.js';
+import { HeldResources } from './held-resources.js';
 import type { Proxy } from './proxy.js';
 import type { Watches } from './watch-state.js';
 
 export type StreamKind = 'sotw' | 'delta';
 
-/** A resource the proxy holds: its version, and the bytes when we sent them (not for delta's initial versions). */
-export interface HeldResource {
-  readonly version: string;
-  readonly resource?: EncodedResource;
-  readonly sentAt: number;
-}
 
 export interface XdsConnectionOptions {
   id: string;
@@ -35,7 +29,7 @@ export class XdsConnection {
   readonly identities: readonly string[] | undefined;
   watches: Watches = new Map();
   /** Per type URL: what the proxy holds, by resource name. */
-  readonly held = new Map<string, Map<string, HeldResource>>();
+  readonly held = new Map<string, HeldResources>();
   /** Per type URL (state of the world): the subscribed names `held` was last trimmed to. */
   readonly prunedFor = new Map<string, readonly string[]>();
   /** Per type URL: when the last response was sent. */
@@ -78,9 +72,9 @@ export class XdsConnection {
     this.abortFn(code, details);
   }
 
-  heldOf(typeUrl: string): Map<string, HeldResource> {
+  heldOf(typeUrl: string): HeldResources {
     let held = this.held.get(typeUrl);
-    if (!held) this.held.set(typeUrl, (held = new Map()));
+    if (!held) this.held.set(typeUrl, (held = new HeldResources()));
     return held;
   }
 }

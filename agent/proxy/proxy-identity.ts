@@ -1,8 +1,6 @@
 import { hostname } from 'node:os';
 import { parse } from 'yaml';
-import { loadMeshConfig } from '../../crds/index.js';
-import { DEFAULT_MESH_CONFIG } from '../../crds/index.js';
-import { proxyConfigInputSchema, type ProxyConfig } from '../../crds/index.js';
+import { DEFAULT_MESH_CONFIG, loadMeshConfig, proxyConfigInputSchema, type ProxyConfig } from '../../crds/mesh-config/index.js';
 import { UsageError } from '../../controllers/runtime/index.js';
 
 export type ProxyType = 'sidecar' | 'router';

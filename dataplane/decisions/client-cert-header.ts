@@ -42,6 +42,16 @@ export function compileClientCertHeader(config: ClientCertHeaderConfig): (incomi
     if (details.dns === true) for (const dns of cert.dnsSans) parts.push(`DNS=${dns}`);
     return parts.join(';');
   };
+  // A connection's element is the same for each of its requests: built once per certificate.
+  const elements = new WeakMap<PeerCertificate, { readonly localUriSan: string | undefined; readonly value: string }>();
+  const elementOf = (connection: ClientCertConnection): string => {
+    const cert = connection.peerCertificate as PeerCertificate;
+    const cached = elements.get(cert);
+    if (cached !== undefined && cached.localUriSan === connection.localUriSan) return cached.value;
+    const value = element(connection);
+    elements.set(cert, { localUriSan: connection.localUriSan, value });
+    return value;
+  };
   return (incoming, connection) => {
     const mutual = connection.peerCertificate !== undefined;
     switch (mode) {
@@ -51,9 +61,9 @@ export function compileClientCertHeader(config: ClientCertHeaderConfig): (incomi
         return incoming;
       case 'APPEND_FORWARD':
         if (!mutual) return undefined;
-        return incoming ? `${incoming},${element(connection)}` : element(connection);
+        return incoming ? `${incoming},${elementOf(connection)}` : elementOf(connection);
       case 'SANITIZE_SET':
-        return mutual ? element(connection) : undefined;
+        return mutual ? elementOf(connection) : undefined;
       default:
         return undefined;
     }

@@ -142,3 +142,66 @@ describe('key sets with several keys and requests with several tokens', () => {
     expect((await several(request({}, `/ip?token=${good}&secondary_token=${await signed(keys[2]!, { kid: 'named' })}`), NOW)).kind).toBe('allow');
   });
 });
+
+describe('the verified-token cache against an attacker', () => {
+  let signer: CryptoKey;
+  let jwks: string;
+  beforeAll(async () => {
+    const pair = await generateKeyPair('RS256');
+    signer = pair.privateKey;
+    jwks = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256' }] });
+  });
+  // Each test compiles its own filter: a fresh cache, filled by the first (good) request.
+  const fresh = (audiences?: string[]): ReturnType<typeof compileJwtAuthn> =>
+    compileJwtAuthn({
+      providers: { p: { issuer: ISSUER, ...(audiences ? { audiences } : {}), local_jwks: { inline_string: jwks }, payload_in_metadata: 'payload' } },
+      rules: [{ match: { prefix: '/' }, requires: { provider_name: 'p' } }],
+    });
+  const signedToken = (claims: JWTPayload): Promise<string> => new SignJWT({ sub: 'alice', ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).sign(signer);
+  /** The token with one byte of its signature changed (still base64url). */
+  const flipped = (jwt: string, at: number): string => {
+    const index = jwt.lastIndexOf('.') + 1 + at;
+    return `${jwt.slice(0, index)}${jwt[index] === 'A' ? 'B' : 'A'}${jwt.slice(index + 1)}`;
+  };
+
+  test('a cached token is refused once it expires (past exp and the 60 s skew), and stays refused', async () => {
+    const run = fresh();
+    const jwt = await signedToken({ exp: nowSeconds + 10 });
+    expect((await run(request(bearer(jwt)), NOW)).kind).toBe('allow');
+    const later = new Date(NOW.getTime() + 71_000);
+    expect(await run(request(bearer(jwt)), later)).toMatchObject({ kind: 'deny', status: 401, failure: 'expired' });
+    expect(await run(request(bearer(jwt)), later)).toMatchObject({ kind: 'deny', status: 401, failure: 'expired' });
+    // Going back in time does not revive a cached verdict that was dropped: the verifier decides again.
+    expect((await run(request(bearer(jwt)), NOW)).kind).toBe('allow');
+  });
+
+  test('after a good token was cached, the same token with a flipped signature byte is refused', async () => {
+    const run = fresh();
+    const jwt = await signedToken({ exp: nowSeconds + 600 });
+    expect((await run(request(bearer(jwt)), NOW)).kind).toBe('allow');
+    for (const at of [0, 10, 100]) {
+      expect(await run(request(bearer(flipped(jwt, at))), NOW)).toMatchObject({ kind: 'deny', status: 401 });
+    }
+    // A forged payload under the cached token's signature is refused too.
+    const [header, , signature] = jwt.split('.');
+    const forgedPayload = Buffer.from(JSON.stringify({ sub: 'root', iss: ISSUER, exp: nowSeconds + 600 })).toString('base64url');
+    expect(await run(request(bearer(`${header}.${forgedPayload}.${signature}`)), NOW)).toMatchObject({ kind: 'deny', status: 401 });
+    expect((await run(request(bearer(jwt)), NOW)).kind).toBe('allow');
+  });
+
+  test('a token cached for one audience requirement is not accepted by another', async () => {
+    const bookstore = fresh(['bookstore']);
+    const jwt = await signedToken({ exp: nowSeconds + 600, aud: 'bookstore' });
+    expect((await bookstore(request(bearer(jwt)), NOW)).kind).toBe('allow');
+    const library = fresh(['library']);
+    expect(await library(request(bearer(jwt)), NOW)).toMatchObject({ kind: 'deny', status: 403, failure: 'audience-not-allowed' });
+  });
+
+  test('past the cache bound, every token is still decided right (evicted ones verified again)', async () => {
+    const run = fresh();
+    const tokens = await Promise.all(Array.from({ length: 120 }, (_, index) => signedToken({ exp: nowSeconds + 600, jti: String(index) })));
+    for (const jwt of tokens) expect((await run(request(bearer(jwt)), NOW)).kind).toBe('allow');
+    for (const jwt of tokens) expect((await run(request(bearer(jwt)), NOW)).kind).toBe('allow');
+    expect(await run(request(bearer(flipped(tokens[0] as string, 5))), NOW)).toMatchObject({ kind: 'deny', status: 401 });
+  });
+});

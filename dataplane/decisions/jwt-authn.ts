@@ -61,7 +61,11 @@ interface CompiledProvider {
   readonly name: string;
   readonly config: JwtProviderConfig;
   readonly keys: JWTVerifyGetKey;
-  /** Tokens whose signature, issuer and audience were verified, by token and audiences (Envoy's jwt_cache). */
+  /**
+   * Tokens whose signature, issuer and audience were verified, by the whole token and the audiences
+   * asked (Envoy's jwt_cache): a token differing in any byte misses. A hit is checked against the
+   * clock again (exp, nbf) and dropped once it fails; at most JWT_CACHE_SIZE, least recently used out.
+   */
   readonly verified: Map<string, JWTPayload>;
   extract(request: HttpRequestFacts): Token[];
 }
@@ -157,7 +161,11 @@ async function verify(provider: CompiledProvider, token: Token, now: Date, audie
   const cached = provider.verified.get(cacheKey);
   if (cached) {
     const failure = timeFailure(cached, now, skew);
-    return failure ? { ok: false, failure } : { ok: true, provider, payload: cached, token };
+    provider.verified.delete(cacheKey);
+    if (failure) return { ok: false, failure };
+    // Least recently used first out: a hit goes to the end of the map's order.
+    provider.verified.set(cacheKey, cached);
+    return { ok: true, provider, payload: cached, token };
   }
   const options = {
     ...(provider.config.issuer ? { issuer: provider.config.issuer } : {}),

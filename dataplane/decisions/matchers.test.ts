@@ -119,6 +119,21 @@ describe('HCM request handling', () => {
     );
     expect(() => compileClientCertHeader({ set_current_client_cert_details: { chain: true } })).toThrow('chain is not supported');
   });
+
+  test('XFCC built once per certificate never carries one peer identity to another, nor a stale By', () => {
+    const inbound = compileClientCertHeader({ forward_client_cert_details: 'APPEND_FORWARD', set_current_client_cert_details: { uri: true } });
+    const other = { ...peer, sha256: 'cd34', uriSans: ['spiffe://cluster.local/ns/evil/sa/mallory'] };
+    const by = 'spiffe://cluster.local/ns/bar/sa/httpbin';
+    const sleep = 'By=spiffe://cluster.local/ns/bar/sa/httpbin;Hash=ab12;URI=spiffe://cluster.local/ns/foo/sa/sleep';
+    expect(inbound(undefined, { peerCertificate: peer, localUriSan: by })).toBe(sleep);
+    expect(inbound(undefined, { peerCertificate: other, localUriSan: by })).toBe('By=spiffe://cluster.local/ns/bar/sa/httpbin;Hash=cd34;URI=spiffe://cluster.local/ns/evil/sa/mallory');
+    expect(inbound('By=a', { peerCertificate: peer, localUriSan: by })).toBe(`By=a,${sleep}`);
+    // This proxy's own identity rotated: the same peer's element names the new one.
+    expect(inbound(undefined, { peerCertificate: peer, localUriSan: 'spiffe://cluster.local/ns/bar/sa/httpbin-v2' })).toBe(
+      'By=spiffe://cluster.local/ns/bar/sa/httpbin-v2;Hash=ab12;URI=spiffe://cluster.local/ns/foo/sa/sleep',
+    );
+    expect(inbound(undefined, { peerCertificate: peer })).toBe('Hash=ab12;URI=spiffe://cluster.local/ns/foo/sa/sleep');
+  });
 });
 
 describe('upstream TLS', () => {

@@ -263,7 +263,7 @@ function compileHcm(where: string, config: HcmConfig, resources: ProxyResources,
       headers[XFCC_HEADER] = xfcc;
       headersToSet[XFCC_HEADER] = xfcc;
     }
-    let request: HttpRequestFacts = { ...incoming, path: normalized.path, headers };
+    const request: HttpRequestFacts = { ...incoming, path: normalized.path, headers };
     let metadata: Record<string, Record<string, unknown>> = {};
     let jwt: JwtVerdict | undefined;
     const rbac: RbacVerdict[] = [];
@@ -272,11 +272,11 @@ function compileHcm(where: string, config: HcmConfig, resources: ProxyResources,
         jwt = await stage.run(request, context.now);
         if (jwt.kind === 'deny') return { kind: 'respond', status: jwt.status, body: jwt.message, by: 'jwt', jwt, rbac };
         metadata = { ...metadata, 'envoy.filters.http.jwt_authn': { ...jwt.metadata } };
-        const edited = { ...request.headers, ...jwt.headersToSet };
-        for (const name of jwt.headersToRemove) delete edited[name];
+        // `headers` is this request's own copy (`request.headers`): the later filters see the edits.
+        Object.assign(headers, jwt.headersToSet);
+        for (const name of jwt.headersToRemove) delete headers[name];
         Object.assign(headersToSet, jwt.headersToSet);
         headersToRemove.push(...jwt.headersToRemove);
-        request = { ...request, headers: edited };
       } else {
         const verdict = stage.run({ connection: context.connection, request, metadata });
         rbac.push(verdict);

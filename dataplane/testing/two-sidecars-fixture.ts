@@ -62,19 +62,16 @@ const proxyNode = (ip: string, pod: string, namespace: string, serviceAccount: s
   metadata: { NAMESPACE: namespace, SERVICE_ACCOUNT: serviceAccount },
 });
 
-/** The config the daemon's sidecar generators give each side, as it travels. */
-function generatedConfig(protos: EnvoyProtos, subnet: number, mode: ServerMode, policies: readonly object[]): Record<'server' | 'client', Map<string, Record<string, unknown>[]>> {
+export type SidecarSide = 'server' | 'client';
+
+/** The config the daemon's sidecar generators give one side, as it travels. */
+function generatedConfig(protos: EnvoyProtos, subnet: number, mode: ServerMode, policies: readonly object[], side: SidecarSide): Map<string, Record<string, unknown>[]> {
   const { serverPod, clientPod } = podsOf(subnet);
   // Policies carry their JWKS inline (nothing is fetched).
   const generators = newMeshGenerators({ securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: (rule) => rule.jwks ?? '{"keys":[]}' } }) });
-  const configOf = (node: CaseObject): Map<string, Record<string, unknown>[]> => {
-    const { model, proxy } = buildCase([...meshObjects(subnet, mode, policies), node], 'the two-sidecar mesh');
-    return generateProxyConfig(protos, generators, proxy, buildPushContext(model));
-  };
-  return {
-    server: configOf(proxyNode(serverPod, 'httpbin-1', 'bar', 'httpbin')),
-    client: configOf(proxyNode(clientPod, 'sleep-1', 'foo', 'sleep')),
-  };
+  const node = side === 'server' ? proxyNode(serverPod, 'httpbin-1', 'bar', 'httpbin') : proxyNode(clientPod, 'sleep-1', 'foo', 'sleep');
+  const { model, proxy } = buildCase([...meshObjects(subnet, mode, policies), node], 'the two-sidecar mesh');
+  return generateProxyConfig(protos, generators, proxy, buildPushContext(model));
 }
 
 /**
@@ -84,7 +81,7 @@ function generatedConfig(protos: EnvoyProtos, subnet: number, mode: ServerMode, 
  */
 export function serverListeners(mode: ServerMode, policies: readonly object[] = []): Record<string, unknown>[] {
   // A sidecar's listeners do not name its pod address: any subnet gives the same.
-  return generatedConfig(loadEnvoyProtos(), 0, mode, policies).server.get(LISTENER_TYPE) ?? [];
+  return generatedConfig(loadEnvoyProtos(), 0, mode, policies, 'server').get(LISTENER_TYPE) ?? [];
 }
 
 /**
@@ -108,6 +105,97 @@ export function jwtPolicies(issuer: string, jwks: string): object[] {
   ];
 }
 
+/** The workload certificates of the mesh: issued by one test authority, by SPIFFE identity. */
+export type MeshSecrets = (identity: string) => SecretSet;
+
+export async function newMeshSecrets(): Promise<MeshSecrets> {
+  const authority = await newTestAuthority('cluster.local');
+  return (identity) => {
+    const { key, certPem } = authority.workload(identity);
+    return {
+      certificates: new Map([['default', { certificateChain: certPem, privateKey: key.export({ format: 'pem', type: 'pkcs8' }).toString() }]]),
+      trustedCas: new Map([['ROOTCA', authority.rootPem]]),
+    };
+  };
+}
+
+export const SIDECAR_IDENTITIES: Readonly<Record<SidecarSide, string>> = {
+  server: 'spiffe://cluster.local/ns/bar/sa/httpbin',
+  client: 'spiffe://cluster.local/ns/foo/sa/sleep',
+};
+
+export interface MeshAddresses {
+  /** `http://<server app>:8000`: the backend without sidecars. */
+  readonly directUrl: string;
+  readonly serverPod: string;
+}
+
+export function meshAddresses(subnet: number): MeshAddresses {
+  const { serverPod, serverApp } = podsOf(subnet);
+  return { directUrl: `http://${serverApp}:${SERVER_PORT}`, serverPod };
+}
+
+/** The app behind the server sidecar: echoes the request's headers as JSON; `/delay/<ms>` answers late, `/status/<code>` with that code. */
+export async function startBackend(subnet: number): Promise<{ close(): Promise<void> }> {
+  const backend: Server = createServer(async (req, res) => {
+    // `/delay/<ms>` answers late: a request in flight while the proxies drain.
+    const delay = /^\/delay\/(\d+)$/.exec(req.url ?? '')?.[1];
+    if (delay) await new Promise((resolve) => setTimeout(resolve, Number(delay)));
+    // `/status/<code>` answers with that code (the request metrics' 4xx and 5xx).
+    const status = Number(/^\/status\/(\d{3})$/.exec(req.url ?? '')?.[1] ?? 200);
+    const body = JSON.stringify({ headers: req.headers, url: req.url });
+    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+  // Idle keep-alive connections stay (Node closes them after 5 s): a client reusing one as the
+  // server closes it gets a reset it could not have avoided (the benchmark's direct path pauses).
+  backend.keepAliveTimeout = 3_600_000;
+  await new Promise<void>((resolve) => backend.listen(SERVER_PORT, podsOf(subnet).serverApp, resolve));
+  return {
+    async close() {
+      backend.closeAllConnections();
+      await new Promise<void>((resolve) => backend.close(() => resolve()));
+    },
+  };
+}
+
+export interface SidecarOptions {
+  /** Loopback octet pair distinguishing fixtures that run in parallel. */
+  readonly subnet: number;
+  readonly mode?: ServerMode;
+  /** Policies of the server workload (RequestAuthentication, AuthorizationPolicy objects), in bar. */
+  readonly serverPolicies?: readonly object[];
+  /** Ports the server sidecar captures on its pod address; default 8000 (add the ports of extra Services given as policies). */
+  readonly serverPorts?: readonly number[];
+}
+
+export interface Sidecar {
+  readonly state: ConfigState;
+  readonly plane: EmbeddedDataPlane;
+}
+
+/** One side's sidecar with the config the generators give it, started; the client's outbound port is free, found in `plane.addresses()`. */
+export async function startSidecar(side: SidecarSide, options: SidecarOptions, secrets: SecretSet): Promise<Sidecar> {
+  const { serverPod, serverApp, clientPod } = podsOf(options.subnet);
+  const config = generatedConfig(loadEnvoyProtos(), options.subnet, options.mode ?? 'STRICT', options.serverPolicies ?? [], side);
+  if (side === 'client' && !config.get(CLUSTER_TYPE)?.some((cluster) => cluster['name'] === SERVER_CLUSTER)) throw new Error(`the client sidecar has no cluster ${SERVER_CLUSTER}`);
+  const state = newConfigState();
+  applyProxyConfig(state, config, '1');
+  const common = { state, secrets: () => secrets, log: newNopLogger('dataplane') };
+  const plane =
+    side === 'server'
+      ? newEmbeddedDataPlane({ ...common, podAddress: serverPod, inboundPorts: options.serverPorts ?? [SERVER_PORT], appAddress: serverApp, workload: SERVER_WORKLOAD, nodeId: `sidecar~${serverPod}~httpbin-1.bar~bar.svc.cluster.local` })
+      : newEmbeddedDataPlane({ ...common, podAddress: clientPod, outboundPort: 0, workload: CLIENT_WORKLOAD, nodeId: `sidecar~${clientPod}~sleep-1.foo~foo.svc.cluster.local` });
+  await plane.start();
+  return { state, plane };
+}
+
+/** `http://<client pod>:<port>` of a started client sidecar's outbound listener. */
+export function proxyUrlOf(client: Sidecar): string {
+  const outbound = client.plane.addresses().get('outbound') as AddressInfo;
+  return `http://${outbound.address}:${outbound.port}`;
+}
+
 export interface TwoSidecars {
   readonly serverState: ConfigState;
   readonly serverPlane: EmbeddedDataPlane;
@@ -122,80 +210,24 @@ export interface TwoSidecars {
   close(): Promise<void>;
 }
 
-export interface TwoSidecarsOptions {
-  /** Loopback octet pair distinguishing fixtures that run in parallel. */
-  readonly subnet: number;
-  readonly mode?: ServerMode;
-  /** Policies of the server workload (RequestAuthentication, AuthorizationPolicy objects), in bar. */
-  readonly serverPolicies?: readonly object[];
-  /** Ports the server sidecar captures on its pod address; default 8000 (add the ports of extra Services given as policies). */
-  readonly serverPorts?: readonly number[];
-}
+export type TwoSidecarsOptions = SidecarOptions;
 
 export async function startTwoSidecars(options: TwoSidecarsOptions): Promise<TwoSidecars> {
-  const { serverPod, serverApp, clientPod } = podsOf(options.subnet);
-  const config = generatedConfig(loadEnvoyProtos(), options.subnet, options.mode ?? 'STRICT', options.serverPolicies ?? []);
-  if (!config.client.get(CLUSTER_TYPE)?.some((cluster) => cluster['name'] === SERVER_CLUSTER)) throw new Error(`the client sidecar has no cluster ${SERVER_CLUSTER}`);
-  const authority = await newTestAuthority('cluster.local');
-  const secretsFor = (identity: string): SecretSet => {
-    const { key, certPem } = authority.workload(identity);
-    return {
-      certificates: new Map([['default', { certificateChain: certPem, privateKey: key.export({ format: 'pem', type: 'pkcs8' }).toString() }]]),
-      trustedCas: new Map([['ROOTCA', authority.rootPem]]),
-    };
-  };
-  const backend: Server = createServer(async (req, res) => {
-    // `/delay/<ms>` answers late: a request in flight while the proxies drain.
-    const delay = /^\/delay\/(\d+)$/.exec(req.url ?? '')?.[1];
-    if (delay) await new Promise((resolve) => setTimeout(resolve, Number(delay)));
-    // `/status/<code>` answers with that code (the request metrics' 4xx and 5xx).
-    const status = Number(/^\/status\/(\d{3})$/.exec(req.url ?? '')?.[1] ?? 200);
-    const body = JSON.stringify({ headers: req.headers, url: req.url });
-    res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
-  });
-  await new Promise<void>((resolve) => backend.listen(SERVER_PORT, serverApp, resolve));
-
-  const serverState = newConfigState();
-  applyProxyConfig(serverState, config.server, '1');
-  const serverSecrets = secretsFor('spiffe://cluster.local/ns/bar/sa/httpbin');
-  const serverPlane = newEmbeddedDataPlane({
-    state: serverState,
-    secrets: () => serverSecrets,
-    podAddress: serverPod,
-    inboundPorts: options.serverPorts ?? [SERVER_PORT],
-    appAddress: serverApp,
-    log: newNopLogger('dataplane'),
-    workload: SERVER_WORKLOAD,
-    nodeId: `sidecar~${serverPod}~httpbin-1.bar~bar.svc.cluster.local`,
-  });
-
-  const clientState = newConfigState();
-  applyProxyConfig(clientState, config.client, '1');
-  const clientSecrets = secretsFor('spiffe://cluster.local/ns/foo/sa/sleep');
-  const clientPlane = newEmbeddedDataPlane({
-    state: clientState,
-    secrets: () => clientSecrets,
-    podAddress: clientPod,
-    outboundPort: 0,
-    log: newNopLogger('dataplane'),
-    workload: CLIENT_WORKLOAD,
-    nodeId: `sidecar~${clientPod}~sleep-1.foo~foo.svc.cluster.local`,
-  });
-  await Promise.all([serverPlane.start(), clientPlane.start()]);
-  const outbound = clientPlane.addresses().get('outbound') as AddressInfo;
+  const secretsFor = await newMeshSecrets();
+  const backend = await startBackend(options.subnet);
+  const [server, client] = await Promise.all([startSidecar('server', options, secretsFor(SIDECAR_IDENTITIES.server)), startSidecar('client', options, secretsFor(SIDECAR_IDENTITIES.client))]);
+  const { directUrl, serverPod } = meshAddresses(options.subnet);
   return {
-    serverState,
-    serverPlane,
-    clientPlane,
-    proxyUrl: `http://${clientPod}:${outbound.port}`,
-    directUrl: `http://${serverApp}:${SERVER_PORT}`,
+    serverState: server.state,
+    serverPlane: server.plane,
+    clientPlane: client.plane,
+    proxyUrl: proxyUrlOf(client),
+    directUrl,
     serverPod,
     secretsFor,
     async close() {
-      await Promise.all([serverPlane.stop(), clientPlane.stop()]);
-      backend.closeAllConnections();
-      await new Promise<void>((resolve) => backend.close(() => resolve()));
+      await Promise.all([server.plane.stop(), client.plane.stop()]);
+      await backend.close();
     },
   };
 }

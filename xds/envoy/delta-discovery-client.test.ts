@@ -164,7 +164,7 @@ describe('the delta discovery client against the daemon', () => {
     const second = env.discovery.findConnection(proxyId);
     expect(second).not.toBe(first);
     expect(second?.kind).toBe('delta');
-    expect([...(second?.held.get(ENDPOINT_TYPE)?.keys() ?? [])]).toEqual(['b']);
+    expect([...(second?.held.get(ENDPOINT_TYPE)?.names() ?? [])]).toEqual(['b']);
     expect(endpoints.nonce).not.toBe(eds.nonce);
   });
 

@@ -98,6 +98,20 @@ describe('the discovery client', () => {
     expect(await request(0, 1)).toMatchObject({ version_info: 'v1', response_nonce: 'n1', node: null });
   });
 
+  test('responses written back to back arrive whole: the server reuses its output buffer only after grpc-js has copied it', async () => {
+    const { client, responses } = start({ initial: [[CLUSTER_TYPE, []]] });
+    await request(0, 0);
+    const sizes = [300, 1, 2000, 5, 300];
+    const names = (count: number, round: number) => Array.from({ length: count }, (_, i) => `outbound|80||svc-${round}-${i}.ns.svc.cluster.local`);
+    // All written in one turn of the event loop, a large response before a smaller one and after it.
+    sizes.forEach((count, round) => streams[0]!.call.write({ version_info: `v${round}`, type_url: CLUSTER_TYPE, nonce: `n${round}`, resources: names(count, round).map(cluster) }));
+    await until(() => responses[sizes.length - 1], 'every response');
+    sizes.forEach((count, round) => {
+      expect(responses[round]).toMatchObject({ version_info: `v${round}`, nonce: `n${round}` });
+      expect(client.decode(responses[round]!).map((decoded) => (decoded as { name: string }).name)).toEqual(names(count, round));
+    });
+  });
+
   test('a broken stream is reopened after a jittered backoff, subscribing again with the versions accepted', async () => {
     const { client, responses, ends } = start({ initial: [[CLUSTER_TYPE, []]], reconnect: { firstMs: 40 }, metadata: () => Promise.resolve(new Metadata()) });
     await request(0, 0);

@@ -48,6 +48,14 @@ describe('DiscoveryRequest resource names kept encoded', () => {
     expect(first?.equals(changed as Buffer)).toBe(false);
   });
 
+  test('names are exact past the bound of the pool that shares them between streams, long names included', () => {
+    const many = Array.from({ length: 70_000 }, (_, i) => `outbound|80||s-${i}.ns.svc.cluster.local`);
+    const long = `outbound|80||${'x'.repeat(300)}.ns.svc.cluster.local`;
+    for (const subscription of [many, [...names, long], many.slice(60_000).concat(names)]) {
+      expect(decode(encode({ ...ack, resource_names: subscription }))['resource_names']).toEqual(subscription);
+    }
+  });
+
   test('small requests, and names split by another field, go through the plain decoder', () => {
     expect(encodedResourceNames(decode(encode({ ...ack, resource_names: ['a', 'b'] })))).toBeUndefined();
     const nameFields = names.map((name) => field(3, Buffer.from(name)));

@@ -78,8 +78,30 @@ function resourceNamesSpan(bytes: Buffer): Span | undefined {
   return span;
 }
 
+/** Names longer than this are not interned. */
+const MAX_INTERNED_LENGTH = 256;
+/** Interned names kept at most; the pool starts again empty when full. */
+const MAX_INTERNED_NAMES = 65_536;
+
+/**
+ * One string per distinct name: a thousand sidecars each subscribe to the same thousand EDS
+ * names, and each decoded copy would otherwise live in its watch as long as the stream.
+ */
+class NamePool {
+  private readonly names = new Map<string, string>();
+
+  intern(name: string): string {
+    if (name.length > MAX_INTERNED_LENGTH) return name;
+    const known = this.names.get(name);
+    if (known !== undefined) return known;
+    if (this.names.size >= MAX_INTERNED_NAMES) this.names.clear();
+    this.names.set(name, name);
+    return name;
+  }
+}
+
 /** The strings of a run of field-3 entries; throws on invalid UTF-8, as the plain decoder does. */
-function decodeNames(encoded: Buffer, checked: boolean): string[] {
+function decodeNames(encoded: Buffer, checked: boolean, pool: NamePool): string[] {
   const names: string[] = [];
   const cursor = new Cursor(encoded);
   while (cursor.pos < encoded.length) {
@@ -87,10 +109,30 @@ function decodeNames(encoded: Buffer, checked: boolean): string[] {
     const length = cursor.varint();
     const entry = encoded.subarray(cursor.pos, cursor.pos + length);
     if (!checked && !isUtf8(entry)) throw new Error('invalid utf8 in resource_names');
-    names.push(entry.toString('utf8'));
+    names.push(pool.intern(entry.toString('utf8')));
     cursor.pos += length;
   }
   return names;
+}
+
+/** Subscriptions remembered decoded. */
+const RECENT_SUBSCRIPTIONS = 8;
+
+/**
+ * The names of the last few distinct subscriptions, decoded once and frozen: sidecars of one
+ * namespace subscribe to the same EDS names, so most streams' names are one memcmp away.
+ */
+class RecentSubscriptions {
+  private readonly entries: { encoded: Buffer; names: readonly string[] }[] = [];
+
+  namesOf(encoded: Buffer, decode: () => string[]): readonly string[] {
+    for (const entry of this.entries) if (entry.encoded.length === encoded.length && entry.encoded.equals(encoded)) return entry.names;
+    const names = Object.freeze(decode());
+    // A copy of the bytes: the request's buffer belongs to the stream that sent it.
+    this.entries.unshift({ encoded: Buffer.from(encoded), names });
+    if (this.entries.length > RECENT_SUBSCRIPTIONS) this.entries.pop();
+    return names;
+  }
 }
 
 /**
@@ -98,6 +140,8 @@ function decodeNames(encoded: Buffer, checked: boolean): string[] {
  * and gets them back as a lazily decoded `resource_names` plus the encoded bytes.
  */
 export function withEncodedResourceNames(decode: (bytes: Buffer) => object): (bytes: Buffer) => object {
+  const pool = new NamePool();
+  const recent = new RecentSubscriptions();
   return (bytes) => {
     const span = bytes.length >= MIN_ENCODED_BYTES ? resourceNamesSpan(bytes) : undefined;
     if (!span || span.end - span.start < MIN_ENCODED_BYTES) return decode(bytes);
@@ -105,11 +149,11 @@ export function withEncodedResourceNames(decode: (bytes: Buffer) => object): (by
     const message = decode(Buffer.concat([bytes.subarray(0, span.start), bytes.subarray(span.end)]));
     // Each name sits between ASCII bytes (a tag, the last byte of a length), so the whole run is
     // valid UTF-8 only if every name is; otherwise each is checked now, failing as the plain decode.
-    let names = isUtf8(encoded) ? undefined : decodeNames(encoded, false);
+    let names: readonly string[] | undefined = isUtf8(encoded) ? undefined : decodeNames(encoded, false, pool);
     Object.defineProperty(message, 'resource_names', {
       enumerable: true,
       configurable: true,
-      get: () => (names ??= decodeNames(encoded, true)),
+      get: () => (names ??= recent.namesOf(encoded, () => decodeNames(encoded, true, pool))),
     });
     Object.defineProperty(message, ENCODED_NAMES, { value: encoded, enumerable: false });
     return message;

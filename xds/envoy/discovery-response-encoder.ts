@@ -55,6 +55,35 @@ class Frame {
     this.flush();
     return Buffer.concat(this.parts, this.length);
   }
+
+  /** The frame written into `output` (at least `length` long), returned as a view of it. */
+  finishInto(output: Buffer): Buffer {
+    this.flush();
+    let offset = 0;
+    for (const part of this.parts) {
+      output.set(part, offset);
+      offset += part.length;
+    }
+    return output.subarray(0, offset);
+  }
+}
+
+/** Responses up to this size are written into one buffer reused from response to response. */
+const REUSED_OUTPUT_MAX_BYTES = 16 * 1024 * 1024;
+
+/**
+ * The buffer a response is written into. grpc-js copies a serialized message into its own frame
+ * before `serialize` returns, so the bytes are dead by the next response: reusing one buffer
+ * saves allocating (and collecting) a fresh one per response, megabytes for a full push.
+ */
+class OutputBuffer {
+  private buffer = Buffer.alloc(0);
+
+  write(frame: Frame): Buffer {
+    if (frame.length > REUSED_OUTPUT_MAX_BYTES) return frame.finish();
+    if (frame.length > this.buffer.length) this.buffer = Buffer.allocUnsafe(Math.min(REUSED_OUTPUT_MAX_BYTES, Math.max(frame.length, 2 * this.buffer.length)));
+    return frame.finishInto(this.buffer);
+  }
 }
 
 function anyBody(any: EncodedAny): Buffer {
@@ -83,7 +112,8 @@ const DELTA_RESOURCE_FIELDS = new Set(['name', 'version', 'resource']);
 
 /**
  * Encodes the `Any` bytes of a resource once per object; the cached encodings are shared by
- * every response that sends the same encoded resource.
+ * every response that sends the same encoded resource. A response's bytes are valid until the
+ * next response is encoded (the serializer of a grpc-js server, which copies them at once).
  */
 export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, unknown>): Buffer | undefined; delta(message: Record<string, unknown>): Buffer | undefined } {
   // The resource as field 2 (its tag, length and `Any` body), which it is in both responses and in
@@ -116,6 +146,7 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
     resourceFields.set(any, { name, version, field });
     return field;
   };
+  const output = new OutputBuffer();
   return {
     sotw(message) {
       if (!Object.keys(message).every((key) => SOTW_FIELDS.has(key))) return undefined;
@@ -129,7 +160,7 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
       frame.string(4, message['type_url'] as string | undefined);
       frame.string(5, message['nonce'] as string | undefined);
       if (message['control_plane'] !== undefined) frame.field(6, controlPlane);
-      return frame.finish();
+      return output.write(frame);
     },
     delta(message) {
       if (!Object.keys(message).every((key) => DELTA_FIELDS.has(key))) return undefined;
@@ -151,7 +182,7 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
       const removed = message['removed_resources'];
       if (Array.isArray(removed)) for (const name of removed) frame.string(6, String(name));
       if (message['control_plane'] !== undefined) frame.field(7, controlPlane);
-      return frame.finish();
+      return output.write(frame);
     },
   };
 }

@@ -5,7 +5,7 @@ import protobuf from 'protobufjs';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { MeshError } from '../../controllers/runtime/index.js';
 import { grpcServiceDefinition } from './grpc-service-definition.js';
-import { verifyMessage } from './strict-verify.js';
+import { newStrictVerifier } from './strict-verify.js';
 import { messageNameOf } from './type-urls.js';
 
 /** The Envoy v3 entry files the daemon needs; their imports load with them. */
@@ -111,13 +111,14 @@ export function loadEnvoyProtos(options: LoadEnvoyProtosOptions = {}): EnvoyProt
     return type;
   };
   const services = new Map<string, ServiceDefinition>();
+  const verifier = newStrictVerifier(root);
 
   return {
     root,
     lookupType,
     encodeAny(typeUrl, message) {
       const type = lookupType(messageNameOf(typeUrl));
-      const issues = verifyMessage(type, message);
+      const issues = verifier.verify(type, message);
       if (issues.length === 0) {
         const instance = type.fromObject(message);
         const problem = type.verify(instance);

@@ -1,102 +1,128 @@
 import protobuf from 'protobufjs';
 
-const ANY = '.google.protobuf.Any';
 const INT32 = new Set(['int32', 'sint32', 'sfixed32']);
 const UINT32 = new Set(['uint32', 'fixed32']);
 const INT64 = new Set(['int64', 'sint64', 'sfixed64', 'uint64', 'fixed64']);
 const FLOAT = new Set(['double', 'float']);
 const FLOAT_WORDS = new Set(['NaN', 'Infinity', '-Infinity']);
-
-/**
- * Checks a plain object against a message type more strictly than protobufjs' own verify:
- * every key must be a field (by its snake_case name), scalars must have the right JS type,
- * enums must be known values, at most one member of a oneof may be set, and a nested `Any`
- * written with `@type` is checked against the type it names. Returns the problems with their
- * paths (`filter_chains[0].filters[1].typed_config.stat_prefix`); empty when valid.
- */
-export function verifyMessage(type: protobuf.Type, value: unknown): string[] {
-  const issues: string[] = [];
-  checkMessage(type, value, '', issues, 0);
-  return issues;
-}
-
 const MAX_DEPTH = 64;
 
-function checkMessage(type: protobuf.Type, value: unknown, path: string, issues: string[], depth: number): void {
-  if (depth > MAX_DEPTH) {
-    issues.push(`${path || '(root)'}: nested too deeply`);
-    return;
-  }
-  if (!isPlainObject(value)) {
-    issues.push(`${path || '(root)'}: expected a ${type.fullName.slice(1)} object`);
-    return;
-  }
-  let target = type;
-  let skip: string | undefined;
-  if (type.fullName === ANY && '@type' in value) {
-    const url = value['@type'];
-    if (typeof url !== 'string' || !url.includes('/')) {
-      issues.push(`${join(path, '@type')}: expected a type URL`);
-      return;
-    }
-    const named = lookupMessage(type.root as protobuf.Root, url.slice(url.lastIndexOf('/') + 1));
-    if (!named) {
-      issues.push(`${join(path, '@type')}: unknown type ${url}`);
-      return;
-    }
-    target = named;
-    skip = '@type';
-  }
-  const oneofsSet = new Map<string, string>();
-  for (const [key, fieldValue] of Object.entries(value)) {
-    if (key === skip) continue;
-    const field = target.fields[key];
-    const fieldPath = join(path, key);
-    if (!field) {
-      issues.push(`${fieldPath}: unknown field of ${target.fullName.slice(1)}`);
-      continue;
-    }
-    if (fieldValue === null || fieldValue === undefined) continue;
-    if (field.partOf) {
-      const other = oneofsSet.get(field.partOf.name);
-      if (other !== undefined) issues.push(`${fieldPath}: oneof ${field.partOf.name} already set by ${other}`);
-      else oneofsSet.set(field.partOf.name, key);
-    }
-    if (field.map) {
-      if (!isPlainObject(fieldValue)) {
-        issues.push(`${fieldPath}: expected a map`);
-        continue;
-      }
-      for (const [mapKey, mapValue] of Object.entries(fieldValue)) {
-        checkValue(field, mapValue, `${fieldPath}[${JSON.stringify(mapKey)}]`, issues, depth);
-      }
-    } else if (field.repeated) {
-      if (!Array.isArray(fieldValue)) {
-        issues.push(`${fieldPath}: expected a list`);
-        continue;
-      }
-      fieldValue.forEach((item, index) => checkValue(field, item, `${fieldPath}[${index}]`, issues, depth));
-    } else {
-      checkValue(field, fieldValue, fieldPath, issues, depth);
-    }
-  }
+/**
+ * Checks plain objects against message types more strictly than protobufjs' own verify: every
+ * key must be a field (by its snake_case name), scalars must have the right JS type, enums must
+ * be known values, at most one member of a oneof may be set, and a nested `Any` written with
+ * `@type` is checked against the type it names.
+ */
+export interface StrictVerifier {
+  /** The problems with their paths (`filter_chains[0].filters[1].typed_config.stat_prefix`); empty when valid. */
+  verify(type: protobuf.Type, value: unknown): string[];
 }
 
-function checkValue(field: protobuf.Field, value: unknown, path: string, issues: string[], depth: number): void {
-  const resolved = field.resolve().resolvedType;
-  if (resolved instanceof protobuf.Type) {
-    checkMessage(resolved, value, path, issues, depth + 1);
-    return;
-  }
-  if (resolved instanceof protobuf.Enum) {
-    const ok =
-      (typeof value === 'string' && value in resolved.values) ||
-      (typeof value === 'number' && Object.values(resolved.values).includes(value));
-    if (!ok) issues.push(`${path}: unknown ${resolved.name} value ${JSON.stringify(value)}`);
-    return;
-  }
-  const problem = scalarProblem(field.type, value);
-  if (problem) issues.push(`${path}: ${problem}`);
+export function newStrictVerifier(root: protobuf.Root): StrictVerifier {
+  const anyType = root.lookup('google.protobuf.Any');
+  const typesByName = new Map<string, protobuf.Type>();
+  const lookupMessage = (name: string): protobuf.Type | undefined => {
+    let type = typesByName.get(name);
+    if (!type) {
+      const found = root.lookup(name);
+      if (!(found instanceof protobuf.Type)) return undefined;
+      // Only types that exist are kept: a resource naming made-up types cannot grow the map.
+      typesByName.set(name, (type = found));
+    }
+    return type;
+  };
+
+  /**
+   * Walks `value`. Without `issues` (the first pass, over every generated resource) it builds no
+   * paths and stops at the first problem; with `issues` it records every problem with its path.
+   */
+  const checkMessage = (type: protobuf.Type, value: unknown, path: string, issues: string[] | undefined, depth: number): boolean => {
+    if (depth > MAX_DEPTH) return fail(issues, `${path || '(root)'}: nested too deeply`);
+    if (!isPlainObject(value)) return fail(issues, `${path || '(root)'}: expected a ${type.fullName.slice(1)} object`);
+    let target = type;
+    let skip: string | undefined;
+    if (type === anyType && '@type' in value) {
+      const url = value['@type'];
+      if (typeof url !== 'string' || !url.includes('/')) return fail(issues, `${join(path, '@type')}: expected a type URL`);
+      const named = lookupMessage(url.slice(url.lastIndexOf('/') + 1));
+      if (!named) return fail(issues, `${join(path, '@type')}: unknown type ${url}`);
+      target = named;
+      skip = '@type';
+    }
+    let oneofsSet: Map<string, string> | undefined;
+    let valid = true;
+    for (const key of Object.keys(value)) {
+      if (key === skip) continue;
+      const fieldValue = value[key];
+      const field = target.fields[key];
+      const fieldPath = issues ? join(path, key) : '';
+      if (!field) {
+        valid = fail(issues, `${fieldPath}: unknown field of ${target.fullName.slice(1)}`);
+        if (!issues) return false;
+        continue;
+      }
+      if (fieldValue === null || fieldValue === undefined) continue;
+      if (field.partOf) {
+        oneofsSet ??= new Map();
+        const other = oneofsSet.get(field.partOf.name);
+        if (other !== undefined) {
+          valid = fail(issues, `${fieldPath}: oneof ${field.partOf.name} already set by ${other}`);
+          if (!issues) return false;
+        } else oneofsSet.set(field.partOf.name, key);
+      }
+      if (field.map) {
+        if (!isPlainObject(fieldValue)) {
+          valid = fail(issues, `${fieldPath}: expected a map`);
+          if (!issues) return false;
+          continue;
+        }
+        for (const mapKey of Object.keys(fieldValue)) {
+          if (!checkValue(field, fieldValue[mapKey], issues ? `${fieldPath}[${JSON.stringify(mapKey)}]` : '', issues, depth)) valid = false;
+          if (!valid && !issues) return false;
+        }
+      } else if (field.repeated) {
+        if (!Array.isArray(fieldValue)) {
+          valid = fail(issues, `${fieldPath}: expected a list`);
+          if (!issues) return false;
+          continue;
+        }
+        for (let index = 0; index < fieldValue.length; index++) {
+          if (!checkValue(field, fieldValue[index], issues ? `${fieldPath}[${index}]` : '', issues, depth)) valid = false;
+          if (!valid && !issues) return false;
+        }
+      } else if (!checkValue(field, fieldValue, fieldPath, issues, depth)) {
+        valid = false;
+        if (!issues) return false;
+      }
+    }
+    return valid;
+  };
+
+  const checkValue = (field: protobuf.Field, value: unknown, path: string, issues: string[] | undefined, depth: number): boolean => {
+    const resolved = field.resolve().resolvedType;
+    if (resolved instanceof protobuf.Type) return checkMessage(resolved, value, path, issues, depth + 1);
+    if (resolved instanceof protobuf.Enum) {
+      const ok = (typeof value === 'string' && value in resolved.values) || (typeof value === 'number' && resolved.valuesById[value] !== undefined);
+      return ok || fail(issues, `${path}: unknown ${resolved.name} value ${JSON.stringify(value)}`);
+    }
+    const problem = scalarProblem(field.type, value);
+    return problem === undefined || fail(issues, `${path}: ${problem}`);
+  };
+
+  return {
+    verify(type, value) {
+      if (checkMessage(type, value, '', undefined, 0)) return [];
+      const issues: string[] = [];
+      checkMessage(type, value, '', issues, 0);
+      return issues;
+    },
+  };
+}
+
+/** Records a problem when paths are being collected; always false. */
+function fail(issues: string[] | undefined, problem: string): false {
+  issues?.push(problem);
+  return false;
 }
 
 function scalarProblem(scalar: string, value: unknown): string | undefined {
@@ -122,11 +148,6 @@ function scalarProblem(scalar: string, value: unknown): string | undefined {
 function integerProblem(value: unknown, min: number, max: number): string | undefined {
   if (typeof value !== 'number' || !Number.isInteger(value)) return 'expected an integer';
   return value < min || value > max ? `expected an integer from ${min} to ${max}` : undefined;
-}
-
-function lookupMessage(root: protobuf.Root, name: string): protobuf.Type | undefined {
-  const found = root.lookup(name);
-  return found instanceof protobuf.Type ? found : undefined;
 }
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {

@@ -32,7 +32,8 @@ export interface InboundPort {
  */
 export function inboundPortsOf(push: PushContext, workload: Workload): InboundPort[] {
   const byPort = new Map<number, InboundPort>();
-  for (const service of push.services) {
+  // A Service selects pods of its own namespace only.
+  for (const service of push.servicesByNamespace.get(workload.namespace) ?? []) {
     if (!selectsWorkload(service, workload)) continue;
     for (const servicePort of service.ports) {
       const targetPort = resolveTargetPort(servicePort, workload);

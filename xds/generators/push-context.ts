@@ -44,6 +44,8 @@ export interface PushContext {
   /** Sorted by hostname. */
   readonly services: readonly Service[];
   readonly serviceByHost: ReadonlyMap<string, Service>;
+  /** `services` by namespace, in the same order: what can select a workload of that namespace. */
+  readonly servicesByNamespace: ReadonlyMap<string, readonly Service[]>;
   /** By `servicePortKey(hostname, port)`; ready and not-ready endpoints, sorted by address. */
   readonly endpointsByServicePort: ReadonlyMap<string, readonly Endpoint[]>;
   /** By resolved host; within a host sorted by namespace, then name. */
@@ -81,9 +83,13 @@ export function buildPushContext(model: MeshModel): PushContext {
   const meshConfig = model.meshConfig();
   const services = [...model.registry.services()].sort((a, b) => compare(a.hostname, b.hostname));
   const serviceByHost = new Map<string, Service>();
+  const servicesByNamespace = new Map<string, Service[]>();
   const endpointsByServicePort = new Map<string, readonly Endpoint[]>();
   for (const service of services) {
     serviceByHost.set(service.hostname, service);
+    const inNamespace = servicesByNamespace.get(service.namespace);
+    if (inNamespace) inNamespace.push(service);
+    else servicesByNamespace.set(service.namespace, [service]);
     for (const port of service.ports) {
       endpointsByServicePort.set(servicePortKey(service.hostname, port.port), freezeAll(model.registry.endpoints(service.namespace, service.name, port.port)));
     }
@@ -156,6 +162,7 @@ export function buildPushContext(model: MeshModel): PushContext {
     inboundTrafficMode: meshConfig.inboundTrafficPolicy.mode,
     services: Object.freeze(services),
     serviceByHost,
+    servicesByNamespace,
     endpointsByServicePort,
     destinationRulesByHost,
     workloads,

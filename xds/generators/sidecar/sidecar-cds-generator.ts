@@ -1,10 +1,9 @@
 import type { Generator, NamedResource } from '../../generator.js';
 import type { Proxy } from '../../proxy.js';
 import { CLUSTER_TYPE } from '../../envoy/type-urls.js';
-import { parseClusterName } from '../cluster-names.js';
 import { destinationRuleKey } from '../destination-rule-policy.js';
 import type { PushContext } from '../push-context.js';
-import { buildInboundClusters, buildOutboundClusters, type BuildSidecarClustersOptions } from './sidecar-clusters.js';
+import { buildInboundClusters, outboundClusters, type BuildSidecarClustersOptions } from './sidecar-clusters.js';
 
 /** Which DestinationRules a sidecar sees: its namespace, and its labels when some rule selects workloads. */
 function visibilityKey(proxy: Proxy, push: PushContext): string {
@@ -31,11 +30,12 @@ export function newSidecarCdsGenerator(options: BuildSidecarClustersOptions = {}
     const key = visibilityKey(proxy, push);
     let resources = byKey.get(key);
     if (!resources) {
-      // The encoded bytes depend on the one rule a cluster's host sees: shared across namespaces that see the same.
-      resources = buildOutboundClusters(proxy, push, options).map((cluster) => ({
+      // The encoded bytes depend on the one rule a cluster's host sees: shared across namespaces
+      // that see the same, so a cluster is built only for the first of them (or after an eviction).
+      resources = outboundClusters(proxy, push, options).map((cluster) => ({
         name: cluster.name,
-        resource: cluster,
-        cacheKey: `${cluster.name}@${destinationRuleKey(push, proxy, parseClusterName(cluster.name)?.hostname ?? '')}`,
+        resource: cluster.build,
+        cacheKey: `${cluster.name}@${destinationRuleKey(push, proxy, cluster.hostname)}`,
       }));
       resources.sort(byName);
       byKey.set(key, resources);

@@ -58,9 +58,21 @@ export function buildSidecarClusters(proxy: Proxy, push: PushContext, options: B
  * cluster and one per subset, `PassthroughCluster` and `BlackHoleCluster`.
  */
 export function buildOutboundClusters(proxy: Proxy, push: PushContext, options: BuildSidecarClustersOptions = {}): ClusterResource[] {
+  return outboundClusters(proxy, push, options).map((cluster) => cluster.build());
+}
+
+/** An outbound cluster's name and host, and how to build it when its bytes are not already at hand. */
+export interface OutboundCluster {
+  readonly name: string;
+  readonly hostname: string;
+  build(): ClusterResource;
+}
+
+/** The outbound clusters, each built only when asked: most pushes find their bytes in the cache. */
+export function outboundClusters(proxy: Proxy, push: PushContext, options: BuildSidecarClustersOptions = {}): OutboundCluster[] {
   const connectTimeout = envoyDuration(push.connectTimeout) ?? DEFAULT_CONNECT_TIMEOUT;
   const hook = options.clusterTransportSocket;
-  const clusters: ClusterResource[] = [];
+  const clusters: OutboundCluster[] = [];
 
   for (const service of push.services) {
     const entry = destinationRuleFor(push, proxy, service);
@@ -69,25 +81,28 @@ export function buildOutboundClusters(proxy: Proxy, push: PushContext, options: 
       const variants: (Subset | undefined)[] = [undefined, ...(rule?.spec.subsets ?? [])];
       for (const subset of variants) {
         const name = outboundClusterName(servicePort.port, subset?.name ?? '', service.hostname);
-        const { lb_policy, ...discovery } = discoveryOf(name, loadBalancerFor(rule, servicePort.port, subset));
-        const cluster: Record<string, unknown> = { name, ...discovery, connect_timeout: connectTimeout, lb_policy, ...(entry ? { metadata: configMetadata('DestinationRule', entry.namespace, entry.name) } : {}) };
-        const socket = hook?.({
-          proxy,
-          push,
-          clusterName: name,
-          direction: 'outbound',
-          service,
-          servicePort,
-          ...(subset ? { subset } : {}),
-          ...(rule ? { destinationRule: rule } : {}),
-        });
-        clusters.push({ ...cluster, ...socket, name });
+        const build = (): ClusterResource => {
+          const { lb_policy, ...discovery } = discoveryOf(name, loadBalancerFor(rule, servicePort.port, subset));
+          const cluster: Record<string, unknown> = { name, ...discovery, connect_timeout: connectTimeout, lb_policy, ...(entry ? { metadata: configMetadata('DestinationRule', entry.namespace, entry.name) } : {}) };
+          const socket = hook?.({
+            proxy,
+            push,
+            clusterName: name,
+            direction: 'outbound',
+            service,
+            servicePort,
+            ...(subset ? { subset } : {}),
+            ...(rule ? { destinationRule: rule } : {}),
+          });
+          return { ...cluster, ...socket, name };
+        };
+        clusters.push({ name, hostname: service.hostname, build });
       }
     }
   }
   clusters.push(
-    { name: PASSTHROUGH_CLUSTER, type: 'ORIGINAL_DST', connect_timeout: connectTimeout, lb_policy: 'CLUSTER_PROVIDED' },
-    { name: BLACKHOLE_CLUSTER, type: 'STATIC', connect_timeout: connectTimeout, load_assignment: { cluster_name: BLACKHOLE_CLUSTER } },
+    { name: PASSTHROUGH_CLUSTER, hostname: '', build: () => ({ name: PASSTHROUGH_CLUSTER, type: 'ORIGINAL_DST', connect_timeout: connectTimeout, lb_policy: 'CLUSTER_PROVIDED' }) },
+    { name: BLACKHOLE_CLUSTER, hostname: '', build: () => ({ name: BLACKHOLE_CLUSTER, type: 'STATIC', connect_timeout: connectTimeout, load_assignment: { cluster_name: BLACKHOLE_CLUSTER } }) },
   );
   return clusters;
 }

@@ -16,13 +16,22 @@ import { buildSidecarClusters, isEdsCluster } from './sidecar-clusters.js';
 export function newSidecarEdsGenerator(): Generator<PushContext> {
   // Plain (subset-less) clusters read nothing of the proxy: one resource object per push and name, shared.
   const sharedByPush = new WeakMap<PushContext, Map<string, NamedResource>>();
+  // A shared (frozen) subscription indexed by host once: an endpoint push then finds a proxy's
+  // clusters of the changed Services without reading its thousand names.
+  const namesByHost = new WeakMap<readonly string[], Map<string, string[]>>();
+  const clustersOfHosts = (names: readonly string[], hosts: readonly string[]): readonly string[] => {
+    if (!Object.isFrozen(names)) return names.filter((name) => isClusterOfAny(name, hosts));
+    let index = namesByHost.get(names);
+    if (!index) namesByHost.set(names, (index = indexByHost(names)));
+    return hosts.length === 1 ? (index.get(hosts[0] as string) ?? []) : hosts.flatMap((host) => index.get(host) ?? []);
+  };
   return {
     typeUrl: ENDPOINT_TYPE,
     generate(proxy, push, request) {
       let names = request.names.length > 0 ? request.names : edsClusterNames(proxy, push);
       if (!request.full && request.configsUpdated.length > 0) {
         const hosts = request.configsUpdated.filter((key) => key.kind === 'Service').map((key) => `${key.name}.${key.namespace}.svc.${push.domain}`);
-        names = names.filter((name) => isClusterOfAny(name, hosts));
+        names = clustersOfHosts(names, hosts);
         if (names.length === 0) return undefined;
       }
       return {
@@ -55,6 +64,18 @@ function isClusterOfAny(name: string, hosts: readonly string[]): boolean {
     if (bar >= 0 && name.charCodeAt(bar) === 124 && name.endsWith(host)) return true;
   }
   return false;
+}
+
+/** Cluster names by the host after their last `|` (`outbound|80||a.ns.svc.cluster.local`). */
+function indexByHost(names: readonly string[]): Map<string, string[]> {
+  const index = new Map<string, string[]>();
+  for (const name of names) {
+    const host = name.slice(name.lastIndexOf('|') + 1);
+    const list = index.get(host);
+    if (list) list.push(name);
+    else index.set(host, [name]);
+  }
+  return index;
 }
 
 function edsClusterNames(proxy: Proxy, push: PushContext): string[] {

@@ -92,6 +92,32 @@ describe('sidecar generators', () => {
     expect(eds.generate(proxy, push, changed('unrelated'))).toBeUndefined();
   });
 
+  test('a shared (frozen) subscription answers an endpoint push exactly as a list of its own', () => {
+    const { proxy, push } = load('two-ports');
+    const eds = newSidecarEdsGenerator();
+    const names = [
+      'PassthroughCluster',
+      'inbound|8080||',
+      'outbound|80|v1|api.foo.svc.cluster.local',
+      'outbound|80||api.foo.svc.cluster.local',
+      'outbound|80||xapi.foo.svc.cluster.local',
+      'outbound|80||api.foo.svc.cluster.local.evil',
+      'outbound|9000||api.foo.svc.cluster.local',
+      'outbound|80||other.foo.svc.cluster.local',
+    ];
+    const shared = Object.freeze([...names]);
+    for (const changedNames of [['api'], ['other'], ['api', 'other'], ['unrelated'], ['xapi', 'api']]) {
+      const request = (list: readonly string[]): GenerateRequest => ({ names: list, full: false, configsUpdated: changedNames.map((name) => ({ kind: 'Service' as const, namespace: 'foo', name })) });
+      const own = eds.generate(proxy, push, request([...names]))?.resources.map((r) => r.name);
+      expect({ changedNames, names: eds.generate(proxy, push, request(shared))?.resources.map((r) => r.name) }).toEqual({ changedNames, names: own });
+    }
+    expect(eds.generate(proxy, push, { names: shared, full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name: 'api' }] })?.resources.map((r) => r.name)).toEqual([
+      'outbound|80|v1|api.foo.svc.cluster.local',
+      'outbound|80||api.foo.svc.cluster.local',
+      'outbound|9000||api.foo.svc.cluster.local',
+    ]);
+  });
+
   test.each([
     ['an unknown service', 'outbound|80||missing.foo.svc.cluster.local'],
     ['an unknown port', 'outbound|81||api.foo.svc.cluster.local'],

@@ -1,0 +1,33 @@
+// The mesh config (MeshConfig, its ProxyConfig defaults): schema, defaults and loader, read by the
+// daemon and the agent. An entry point of its own: the agent reads the mesh config and nothing
+// else of the policy API, and importing the package's index would build every kind's schema.
+export {
+  INBOUND_TRAFFIC_MODES,
+  OUTBOUND_TRAFFIC_MODES,
+  PATH_NORMALIZATIONS,
+  meshConfigInputSchema,
+  proxyConfigInputSchema,
+  type ExtensionProvider,
+  type InboundTrafficMode,
+  type MeshConfig,
+  type MeshConfigInput,
+  type OutboundTrafficMode,
+  type PathNormalization,
+  type ProxyConfig,
+  type ProxyConfigInput,
+} from './mesh-config-schema.js';
+export { DEFAULT_MESH_CONFIG, effectivePathNormalization } from './mesh-config-defaults.js';
+export {
+  DEFAULT_MESH_CONFIG_FILE,
+  MESH_CONFIG_MAP_KEY,
+  MESH_CONFIG_MAP_NAME,
+  MeshConfigError,
+  applyMeshConfig,
+  buildMeshConfig,
+  loadMeshConfig,
+  meshConfigTextOf,
+  parseMeshConfigYaml,
+  readMeshConfigFile,
+  type LoadMeshConfigOptions,
+  type MeshConfigIssue,
+} from './mesh-config.js';
