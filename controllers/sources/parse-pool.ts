@@ -37,14 +37,13 @@ export interface ParsePoolOptions {
 const DEFAULT_MIN_PARALLEL_BYTES = 256 * 1024;
 const DEFAULT_IDLE_MS = 10_000;
 /** Chunks per parsing thread in a large batch: enough to even out threads that run at different speeds. */
-const CHUNKS_PER_THREAD = 8;
+const CHUNKS_PER_THREAD = 16;
 
 interface Pending {
   /** `undefined`: the chunk was claimed by another thread before the worker came to it. */
   resolve(results: CheckedConfigFile[] | undefined): void;
   reject(error: Error): void;
 }
-
 
 /**
  * A folder's first scan (thousands of policies) is parsed and checked on every core: the calling
