@@ -1,6 +1,6 @@
 import type { AnalysisRunner } from './analysis/analysis-runner.js';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { newConfigDirSource, type ConfigDirSource } from './sources/config-dir-source.js';
+import { newConfigDirSource, type ConfigDirSource, type ConfigDirSourceOptions } from './sources/config-dir-source.js';
 import { newKubeSourceSet } from './sources/kube-sources.js';
 import { newKubeThrottle, throttledTransport, type KubeThrottle } from './sources/kube-throttle.js';
 import { scopedLogger, type LoggerSource } from './logger-source.js';
@@ -80,7 +80,7 @@ export interface ConfigSourcesOptions {
   /** Where model changes go: the xDS server. */
   updater: ConfigUpdater;
   /** Tuning of the folder watcher (tests, benches). */
-  configDirOptions?: { debounceMs?: number; rescanIntervalMs?: number; watch?: boolean; parseWorkers?: number };
+  configDirOptions?: Pick<ConfigDirSourceOptions, 'debounceMs' | 'rescanIntervalMs' | 'watch' | 'parseThreads' | 'parseWorkersIdleMs' | 'parsePool'>;
   /** Tuning of the informers' restart backoff (tests). */
   informerBackoff?: InformerBackoffOptions;
 }

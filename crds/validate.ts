@@ -6,7 +6,7 @@ import { validateAuthorizationPolicy } from './validate-authorization-policy.js'
 import { validateDestinationRule } from './validate-destination-rule.js';
 import { validateGateway } from './validate-gateway.js';
 import type { ValidateOptions } from './validate-options.js';
-import { validatePeerAuthentication } from './validate-peer-authentication.js';
+import { checkBoundPorts, validatePeerAuthentication } from './validate-peer-authentication.js';
 import { validateRequestAuthentication } from './validate-request-authentication.js';
 import { validateVirtualService } from './validate-virtual-service.js';
 import { IssueSink, type ValidationIssue } from './validation-issue.js';
@@ -20,6 +20,18 @@ export type ValidationResult = {
   errors: ValidationIssue[];
   warnings: ValidationIssue[];
   resource?: TypedResource;
+};
+
+/**
+ * The part of validation that needs nothing but the object (schema and semantic checks), as plain
+ * data that can cross a thread. `typed` is the schema's output, present whenever the schema
+ * accepted the object (semantic errors may still follow); {@link completeValidation} adds the
+ * checks that need the cluster.
+ */
+export type ResourceCheck = {
+  errors: ValidationIssue[];
+  warnings: ValidationIssue[];
+  typed?: TypedResource;
 };
 
 const API_VERSIONS = [...new Set(KIND_NAMES.map(apiVersionOf))];
@@ -71,10 +83,10 @@ function checkMetadata(sink: IssueSink, kind: KindName, metadata: ObjectMeta): v
   }
 }
 
-function validateSpec(sink: IssueSink, resource: TypedResource, options: ValidateOptions): void {
+function validateSpec(sink: IssueSink, resource: TypedResource): void {
   switch (resource.kind) {
     case 'PeerAuthentication':
-      return validatePeerAuthentication(sink, resource, options);
+      return validatePeerAuthentication(sink, resource);
     case 'RequestAuthentication':
       return validateRequestAuthentication(sink, resource);
     case 'AuthorizationPolicy':
@@ -94,6 +106,11 @@ function validateSpec(sink: IssueSink, resource: TypedResource, options: Validat
  * run, as the reference control plane's validation does.
  */
 export function validateResource(obj: unknown, options: ValidateOptions = {}): ValidationResult {
+  return completeValidation(checkResource(obj), options);
+}
+
+/** {@link validateResource} without the checks that need the cluster (`options`). */
+export function checkResource(obj: unknown): ResourceCheck {
   if (typeof obj !== 'object' || obj === null || Array.isArray(obj)) {
     return {
       errors: [{ path: '', message: `expected an object with apiVersion, kind, metadata and spec, got ${describeInput(obj)}` }],
@@ -107,12 +124,22 @@ export function validateResource(obj: unknown, options: ValidateOptions = {}): V
   const parsed = RESOURCE_SCHEMAS[resolved.kind].safeParse(obj, { error: zodErrorMap, reportInput: true });
   if (!parsed.success) return { errors: toValidationIssues(parsed.error.issues), warnings: [] };
 
-  const resource: TypedResource = parsed.data;
+  const typed: TypedResource = parsed.data;
   const sink = new IssueSink();
-  checkMetadata(sink, resolved.kind, resource.metadata);
-  validateSpec(sink, resource, options);
-  return sink.errors.length === 0
-    ? { errors: sink.errors, warnings: sink.warnings, resource }
-    : { errors: sink.errors, warnings: sink.warnings };
+  checkMetadata(sink, resolved.kind, typed.metadata);
+  validateSpec(sink, typed);
+  return { errors: sink.errors, warnings: sink.warnings, typed };
 }
 
+/** A {@link checkResource} result completed with the checks that need the cluster: what {@link validateResource} gives. */
+export function completeValidation(check: ResourceCheck, options: ValidateOptions = {}): ValidationResult {
+  const { typed } = check;
+  let warnings = check.warnings;
+  if (typed?.kind === 'PeerAuthentication' && options.servicePortsForWorkload !== undefined) {
+    const sink = new IssueSink();
+    checkBoundPorts(sink, typed, options);
+    if (sink.warnings.length > 0) warnings = [...warnings, ...sink.warnings];
+  }
+  const { errors } = check;
+  return typed !== undefined && errors.length === 0 ? { errors, warnings, resource: typed } : { errors, warnings };
+}

@@ -1,8 +1,9 @@
-import { validateResource, type KindName, type TypedResource, type ValidationIssue } from '../../crds/index.js';
+import { checkResource, completeValidation, type KindName, type ResourceCheck, type TypedResource, type ValidationIssue } from '../../crds/index.js';
 import type { ConfigOutcome } from '../status/config-status.js';
 import type { ConfigOutcomeSink } from '../status/config-status-controller.js';
 import { describeIssues } from '../status/config-status.js';
 import type { InitialSyncTracker } from '../sources/initial-sync-tracker.js';
+import { validationInputOf } from '../sources/config-file-checker.js';
 import { configContentOf } from '../model/config-store.js';
 import type { MeshModelWriter } from '../model/mesh-model.js';
 import type { PushEmitter } from './push-emitter.js';
@@ -23,6 +24,11 @@ export interface ConfigReconcilerOptions {
   /** Receives every verdict, for status writes (Kubernetes mode with PILOT_ENABLE_STATUS or _ANALYSIS). */
   outcomes?: ConfigOutcomeSink;
   tracker?: InitialSyncTracker;
+  /**
+   * The check the source made of an object before serving it (the config folder's, on its parse
+   * threads), used instead of checking it here; what `checkResource` would give for it.
+   */
+  checkOf?: (object: KubeObject) => ResourceCheck | undefined;
 }
 
 interface Seen {
@@ -87,7 +93,8 @@ export function newConfigReconciler(options: ConfigReconcilerOptions): Reconcile
       return;
     }
 
-    const result = validateResource(withoutServerFields(object), validateOptions);
+    const check = options.checkOf?.(object) ?? checkResource(validationInputOf(object));
+    const result = completeValidation(check, validateOptions);
     const fields = { kind, namespace: key.namespace, name: key.name, resourceVersion };
     if (result.resource) {
       const existed = model.configStore.get(kind, key.namespace, key.name) !== undefined;
@@ -123,15 +130,6 @@ export function newConfigReconciler(options: ConfigReconcilerOptions): Reconcile
     );
     throw new TerminalError(`${kind} ${id} is invalid: ${describeIssues(result.errors)}`);
   };
-}
-
-/** The object as validation sees it: what the server adds on its own (status, managed fields) left out. */
-function withoutServerFields(object: KubeObject): KubeObject {
-  const { status: _status, ...rest } = object;
-  const metadata = object.metadata;
-  if (!metadata || !('managedFields' in metadata)) return rest;
-  const { managedFields: _managed, ...kept } = metadata;
-  return { ...rest, metadata: kept };
 }
 
 function formatIssues(issues: readonly ValidationIssue[]): string[] {

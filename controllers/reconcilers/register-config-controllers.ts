@@ -18,7 +18,7 @@ import { newPushEmitter } from './push-emitter.js';
 import { wireController, type ControllerWiring } from './reconciler-wiring.js';
 import { newServiceReconciler } from './service-reconciler.js';
 import type { SourceSet } from '../sources/source-set.js';
-import type { Controller, Manager, MeshMetrics } from '../runtime/index.js';
+import type { Controller, KubeObject, Manager, MeshMetrics } from '../runtime/index.js';
 
 /** What the settings tell the config controllers (`config-settings.ts` maps them). */
 export interface ConfigControllerSettings {
@@ -138,6 +138,7 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
       metrics,
       clock,
       ...(outcomes ? { outcomes } : {}),
+      ...(sources.checkOf ? { checkOf: (object: KubeObject) => sources.checkOf?.(object) } : {}),
     });
     add(wireController(wiring, KINDS[kind].plural, [{ source }], reconcile));
   }

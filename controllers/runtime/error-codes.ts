@@ -39,7 +39,7 @@ export const ERROR_CODES = {
     'kube-no-cluster',
   ],
   /** Config sources, the mesh config and the policy API. */
-  config: ['invalid-mesh-config', 'config-dir-unreadable', 'invalid-kind', 'unknown-kind'],
+  config: ['invalid-mesh-config', 'config-dir-unreadable', 'invalid-kind', 'unknown-kind', 'parse-pool-closed'],
   /** The xDS server and the Envoy plumbing. */
   xds: ['invalid-node', 'invalid-xds-resource', 'unknown-proto-type', 'proto-missing', 'proto-load-failed', 'stream-closed', 'unauthenticated', 'permission-denied', 'jwks-fetch-failed'],
   /** The certificate authority and X.509 handling. */

@@ -3,9 +3,10 @@ import { watch, type FSWatcher } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { availableParallelism } from 'node:os';
 import { join, sep } from 'node:path';
+import type { ResourceCheck } from '../../crds/index.js';
 import { listConfigFiles } from './config-dir-walk.js';
-import type { ParsedConfigFile, ParsedDocument } from './config-file-parser.js';
-import { newParsePool } from './parse-pool.js';
+import type { CheckedConfigFile, CheckedDocument } from './config-file-checker.js';
+import { newParsePool, type ParsePool } from './parse-pool.js';
 import type { ConfigFileProblem } from './config-file-problem.js';
 import { newConfigKindSource, type ConfigKindSource } from './config-kind-source.js';
 import { newConfigObjectIndex } from './config-object-index.js';
@@ -30,8 +31,16 @@ export interface ConfigDirSourceOptions {
   clusterScopedKinds?: Iterable<string>;
   /** Called once for each new problem (a file turning bad, a new conflict): wire an error counter here. */
   onProblem?: (problem: ConfigFileProblem) => void;
-  /** Worker threads that parse a large scan (the first one); default one per core. */
-  parseWorkers?: number;
+  /**
+   * Threads that parse and check a large scan (the first one), the event loop's included: default
+   * one per core. The workers among them are started with the source when the folder is large
+   * enough, so that the first scan does not wait for them, and end when idle.
+   */
+  parseThreads?: number;
+  /** How long the parse workers may stay idle before they end (default 10 s). */
+  parseWorkersIdleMs?: number;
+  /** The parse pool to use instead (tests); `parseThreads` and `parseWorkersIdleMs` are then ignored. The source closes it when it stops. */
+  parsePool?: ParsePool;
 }
 
 /**
@@ -52,6 +61,12 @@ export interface ConfigDirSource {
   /** Resolves once the first scan has been stored. */
   waitForSync(signal?: AbortSignal): Promise<void>;
   isSynced(): boolean;
+  /**
+   * For a mesh-kind object this source serves: its validation without the checks that need the
+   * cluster, done while the folder was parsed (on the parse threads for a large scan). What
+   * `checkResource` gives for that object; `completeValidation` finishes it.
+   */
+  checkOf(object: KubeObject): ResourceCheck | undefined;
 }
 
 interface FileState {
@@ -61,7 +76,7 @@ interface FileState {
   racy: boolean;
   hash: string;
   /** The last good documents: kept while the file has a syntax or read error. */
-  documents: readonly ParsedDocument[];
+  documents: readonly CheckedDocument[];
   problems: ConfigFileProblem[];
   /** Read empty once while it had objects: a writer may have truncated it and not written yet. */
   emptyOnce?: boolean;
@@ -116,7 +131,22 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
 
   // ---- scanning ------------------------------------------------------------------------------
 
-  const parsePool = newParsePool({ workers: options.parseWorkers ?? availableParallelism() });
+  const parsePool =
+    options.parsePool ??
+    newParsePool({
+      threads: options.parseThreads ?? availableParallelism(),
+      clusterScopedKinds: clusterScoped,
+      clock,
+      ...(options.parseWorkersIdleMs !== undefined ? { idleMs: options.parseWorkersIdleMs } : {}),
+    });
+  // A folder large enough for the parse threads gets them now rather than at its first scan: the
+  // daemon starts its servers and CA meanwhile, and the threads warm up.
+  void listConfigFiles(dir).then(
+    (listing) => {
+      if (!stopped) parsePool.prestart(listing.files.reduce((sum, file) => sum + file.size, 0));
+    },
+    () => undefined,
+  );
   const normalizedCache: NormalizedCache = new WeakMap();
   let lastUnreadable = '[]';
   let folderFailed = false;
@@ -175,7 +205,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
     // Parsed together: a first scan of many files is spread over the worker threads.
     const parsedFiles = await parsePool.parse(toParse);
     toParse.forEach((file, i) => {
-      const parsed = parsedFiles[i] as ParsedConfigFile;
+      const parsed = parsedFiles[i] as CheckedConfigFile;
       changed = true;
       files.set(file.path, {
         signature: file.signature,
@@ -433,6 +463,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
 
     waitForSync: (signal) => sync.wait(signal),
     isSynced: () => sync.isSynced(),
+    checkOf: (object) => index.checkOf(object),
   };
 }
 

@@ -10,6 +10,7 @@ export interface ConfigFileEntry {
   /** Device, inode, size, modification and change times (ns): differs whenever the content may. */
   signature: string;
   mtimeMs: number;
+  size: number;
 }
 
 export interface ConfigDirListing {
@@ -61,6 +62,7 @@ export async function listConfigFiles(root: string): Promise<ConfigDirListing> {
           path,
           signature: `${info.dev}:${info.ino}:${info.size}:${info.mtimeNs}:${info.ctimeNs}`,
           mtimeMs: Number(info.mtimeMs),
+          size: Number(info.size),
         });
       }),
     );

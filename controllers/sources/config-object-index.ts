@@ -1,5 +1,8 @@
 import { createHash } from 'node:crypto';
-import type { DesiredObject } from './config-object-resolver.js';
+import type { ResourceCheck } from '../../crds/index.js';
+import { withServedMetadata } from './config-file-checker.js';
+import type { DesiredObject, NormalizedObject } from './config-object-resolver.js';
+import { withFields } from './with-fields.js';
 import { formatObjectKey, type Clock, type KubeObject, type ObjectKey, type SourceEvent } from '../runtime/index.js';
 
 /**
@@ -18,31 +21,42 @@ export interface ConfigObjectIndex {
    * nothing for unchanged ones.
    */
   replace(desired: ReadonlyMap<string, ReadonlyMap<string, DesiredObject>>): Map<string, SourceEvent<KubeObject>[]>;
+  /** The check of a served mesh-kind object (as `checkResource` gives it for that object), when it was checked before serving. */
+  checkOf(object: KubeObject): ResourceCheck | undefined;
 }
 
 interface Served {
   object: KubeObject;
-  content: string;
+  /** What it was built from: the same one means the same content. */
+  normalized: NormalizedObject;
 }
 
 export function newConfigObjectIndex(clock: Clock): ConfigObjectIndex {
   let served = new Map<string, Map<string, Served>>();
   let lastVersion = 0;
+  const checks = new WeakMap<KubeObject, ResourceCheck>();
+  let lastTimestamp = { second: NaN, text: '' };
+  /** RFC 3339 in whole seconds, as the API server writes it (a load stamps thousands of objects in the same second). */
+  const timestamp = (ms: number): string => {
+    const second = Math.floor(ms / 1000);
+    if (second !== lastTimestamp.second) lastTimestamp = { second, text: new Date(second * 1000).toISOString().replace('.000Z', 'Z') };
+    return lastTimestamp.text;
+  };
 
   const build = (desired: DesiredObject, previous: Served | undefined): Served => {
-    const metadata = desired.object.metadata ?? {};
+    const metadata = desired.normalized.object.metadata ?? {};
     const generation = typeof previous?.object.metadata?.generation === 'number' ? previous.object.metadata.generation + 1 : 1;
     const object: KubeObject = {
-      ...desired.object,
-      metadata: {
-        ...metadata,
+      ...desired.normalized.object,
+      metadata: withFields(metadata, {
         uid: uidOf(desired.groupKind, desired.key),
         resourceVersion: String(++lastVersion),
         generation,
         creationTimestamp: previous?.object.metadata?.creationTimestamp ?? timestamp(clock.now()),
-      },
+      }),
     };
-    return { object, content: desired.content };
+    if (desired.check) checks.set(object, desired.check);
+    return { object, normalized: desired.normalized };
   };
 
   return {
@@ -67,7 +81,7 @@ export function newConfigObjectIndex(clock: Clock): ConfigObjectIndex {
         const after = new Map<string, Served>();
         for (const [key, wanted] of byKey) {
           const previous = before?.get(key);
-          if (previous && previous.content === wanted.content) {
+          if (previous && (previous.normalized === wanted.normalized || previous.normalized.content === wanted.normalized.content)) {
             after.set(key, previous);
             continue;
           }
@@ -86,6 +100,11 @@ export function newConfigObjectIndex(clock: Clock): ConfigObjectIndex {
       served = next;
       return events;
     },
+
+    checkOf(object) {
+      const check = checks.get(object);
+      return check && withServedMetadata(check, object);
+    },
   };
 }
 
@@ -94,9 +113,4 @@ function uidOf(groupKind: string, key: string): string {
   const hex = createHash('sha1').update(`${groupKind}/${key}`).digest('hex');
   const variant = ((parseInt(hex.slice(16, 18), 16) & 0x3f) | 0x80).toString(16);
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-5${hex.slice(13, 16)}-${variant}${hex.slice(18, 20)}-${hex.slice(20, 32)}`;
-}
-
-/** RFC 3339 in whole seconds, as the API server writes it. */
-function timestamp(ms: number): string {
-  return new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 }

@@ -20,7 +20,7 @@ describe('resolveConfigObjects', () => {
     const [byKey] = [...objects.values()];
     const [[key, desired] = []] = [...(byKey ?? new Map())];
     expect(key).toBe(wantKey);
-    expect(desired?.object.metadata?.namespace).toBe(wantNamespace);
+    expect(desired?.normalized.object.metadata?.namespace).toBe(wantNamespace);
   });
 
   test('the group separates kinds of the same name; versions of one group do not', () => {
@@ -49,6 +49,6 @@ describe('resolveConfigObjects', () => {
   test('content is canonical: key order does not matter', () => {
     const a = resolveConfigObjects([{ path: '/a', documents: [doc({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'm' }, data: { a: '1', b: '2' } })] }]);
     const b = resolveConfigObjects([{ path: '/b', documents: [doc({ data: { b: '2', a: '1' }, metadata: { name: 'm', namespace: 'default' }, apiVersion: 'v1', kind: 'ConfigMap' })] }]);
-    expect(a.objects.get('ConfigMap')?.get('default/m')?.content).toBe(b.objects.get('ConfigMap')?.get('default/m')?.content);
+    expect(a.objects.get('ConfigMap')?.get('default/m')?.normalized.content).toBe(b.objects.get('ConfigMap')?.get('default/m')?.normalized.content);
   });
 });

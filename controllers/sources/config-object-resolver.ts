@@ -1,30 +1,41 @@
+import type { ResourceCheck } from '../../crds/index.js';
 import { isClusterScoped } from './cluster-scoped-kinds.js';
 import type { ConfigFileProblem } from './config-file-problem.js';
 import type { ParsedDocument } from './config-file-parser.js';
 import { groupKindOf } from './group-kind.js';
 import { formatObjectKey, type KubeObject } from '../runtime/index.js';
 import { stableJson } from '../stable-json.js';
+import { withFields } from './with-fields.js';
 
 /** The objects one file currently contributes (its last good set when it is malformed). */
 export interface FileObjects {
   path: string;
-  documents: readonly ParsedDocument[];
+  /** Each with, for the mesh kinds, its check (`config-file-checker.ts`). */
+  documents: readonly (ParsedDocument & { check?: ResourceCheck })[];
+}
+
+/** A normalized object and its canonical JSON: equal text means unchanged content. */
+export interface NormalizedObject {
+  readonly object: KubeObject;
+  /** Computed on first read: only a key served before needs it (a first scan compares nothing). */
+  readonly content: string;
 }
 
 /**
- * Normalized objects and their canonical JSON by parsed document, so that a rescan does not redo
- * them for files that did not change. Valid for one `clusterScoped` set only.
+ * Normalized objects by parsed document, so that a rescan does not redo them (nor their content)
+ * for files that did not change. Valid for one `clusterScoped` set only.
  */
-export type NormalizedCache = WeakMap<ParsedDocument, { object: KubeObject; content: string }>;
+export type NormalizedCache = WeakMap<ParsedDocument, NormalizedObject>;
 
 /** An object as the folder defines it, before synthetic metadata is added. */
 export interface DesiredObject {
   groupKind: string;
   /** `namespace/name`, or `name` for cluster-scoped kinds. */
   key: string;
-  object: KubeObject;
-  /** Canonical JSON of `object`: equal text means unchanged content. */
-  content: string;
+  /** The same object for the same parsed document, scan after scan. */
+  normalized: NormalizedObject;
+  /** Its check, for the mesh kinds. */
+  check?: ResourceCheck;
   path: string;
   line: number;
   column: number;
@@ -54,11 +65,10 @@ export function resolveConfigObjects(
     for (const document of file.documents) {
       let normalized = cache?.get(document);
       if (!normalized) {
-        const object = normalize(document.object, clusterScoped);
-        normalized = { object, content: stableJson(object) };
+        normalized = newNormalizedObject(normalizeConfigObject(document.object, clusterScoped));
         cache?.set(document, normalized);
       }
-      const { object, content } = normalized;
+      const { object } = normalized;
       const apiVersion = object.apiVersion ?? '';
       const kind = object.kind ?? '';
       const groupKind = groupKindOf(apiVersion, kind);
@@ -76,18 +86,35 @@ export function resolveConfigObjects(
         });
         continue;
       }
-      byKey.set(key, { groupKind, key, object, content, path: file.path, line: document.line, column: document.column });
+      const desired: DesiredObject = { groupKind, key, normalized, path: file.path, line: document.line, column: document.column };
+      if (document.check) desired.check = document.check;
+      byKey.set(key, desired);
     }
   }
   return { objects, conflicts };
 }
 
-function normalize(object: KubeObject, clusterScoped?: ReadonlySet<string>): KubeObject {
-  const metadata = { ...object.metadata };
+function newNormalizedObject(object: KubeObject): NormalizedObject {
+  let content: string | undefined;
+  return {
+    object,
+    get content() {
+      return (content ??= stableJson(object));
+    },
+  };
+}
+
+/** The object as the folder serves it: namespaced kinds get `default` when they name none, cluster-scoped ones none. */
+export function normalizeConfigObject(object: KubeObject, clusterScoped?: ReadonlySet<string>): KubeObject {
+  const given = object.metadata ?? {};
+  let metadata: NonNullable<KubeObject['metadata']>;
   if (isClusterScoped(object.apiVersion ?? '', object.kind ?? '', clusterScoped)) {
+    metadata = { ...given };
     delete metadata.namespace;
-  } else if (typeof metadata.namespace !== 'string' || metadata.namespace === '') {
-    metadata.namespace = 'default';
+  } else if (typeof given.namespace !== 'string' || given.namespace === '') {
+    metadata = withFields(given, { namespace: 'default' });
+  } else {
+    metadata = { ...given };
   }
   return { ...object, metadata };
 }

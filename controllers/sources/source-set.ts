@@ -1,3 +1,4 @@
+import type { ResourceCheck } from '../../crds/index.js';
 import type { ConfigDirSource } from './config-dir-source.js';
 import type { KubeObject, Runnable, Source } from '../runtime/index.js';
 
@@ -14,6 +15,8 @@ export interface SourceSet {
   readonly runnables: readonly Runnable[];
   /** True for the Kubernetes API (status can be written back), false for the folder. */
   readonly isKubernetes: boolean;
+  /** The check of a mesh-kind object done before it was served, when the source did one (the folder does). */
+  checkOf?(object: KubeObject): ResourceCheck | undefined;
 }
 
 /** The config folder as a source set: every kind, ConfigMaps included, from the same watcher. */
@@ -23,5 +26,6 @@ export function newConfigDirSourceSet(configDir: ConfigDirSource): SourceSet {
     configMapSource: () => configDir.sourceFor('v1', 'ConfigMap'),
     runnables: [configDir.runnable],
     isKubernetes: false,
+    checkOf: (object) => configDir.checkOf(object),
   };
 }

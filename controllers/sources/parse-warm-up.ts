@@ -1,0 +1,138 @@
+/**
+ * What a parse thread does between its start and its first job: it parses and checks a few
+ * policies of every kind, so that its first real batch runs on compiled code. A cold thread
+ * spends about a fifth more CPU on its first half of 10,000 policies (850 ms against 660 ms), and
+ * V8's compiler threads as much again compiling for it: cold, two threads parsing 10,000 policies
+ * cost 2.6 s of CPU in all against 1.5 s warm; 300 documents beforehand bring it to 2.1 s, 1,600
+ * to 1.8 s. Done in slices, so a job that arrives stops it at once.
+ */
+import { checkConfigFile } from './config-file-checker.js';
+import { toTransfer } from './json-transfer.js';
+
+export const WARM_UP_SAMPLE = `apiVersion: security.mesh.io/v1beta1
+kind: AuthorizationPolicy
+metadata:
+  name: warm-up
+  namespace: warm-up
+  labels: { app: warm-up }
+spec:
+  selector:
+    matchLabels:
+      app: warm-up
+  action: ALLOW
+  rules:
+    - from:
+        - source:
+            principals: ["cluster.local/ns/warm-up/sa/client"]
+            namespaces: [warm-up]
+      to:
+        - operation:
+            methods: ["GET", "POST"]
+            paths: ["/api/*"]
+            ports: ["8080"]
+      when:
+        - key: request.headers[x-tenant]
+          values: ["tenant"]
+---
+apiVersion: security.mesh.io/v1beta1
+kind: PeerAuthentication
+metadata:
+  name: warm-up
+  namespace: warm-up
+spec:
+  selector:
+    matchLabels:
+      app: warm-up
+  mtls:
+    mode: STRICT
+  portLevelMtls:
+    "8080":
+      mode: PERMISSIVE
+---
+apiVersion: security.mesh.io/v1beta1
+kind: RequestAuthentication
+metadata: { name: warm-up-jwt, namespace: warm-up }
+spec:
+  selector: { matchLabels: { app: warm-up, version: v1 } }
+  jwtRules:
+    - issuer: https://issuer.example.com
+      jwksUri: https://issuer.example.com/jwks.json
+      audiences: ["api"]
+      forwardOriginalToken: true
+---
+apiVersion: networking.mesh.io/v1alpha3
+kind: DestinationRule
+metadata:
+  name: warm-up
+  namespace: warm-up
+spec:
+  host: warm-up.warm-up.svc.cluster.local
+  trafficPolicy:
+    tls:
+      mode: MESH_MUTUAL
+    connectionPool:
+      tcp:
+        maxConnections: 100
+  subsets:
+    - name: v1
+      labels:
+        version: v1
+---
+apiVersion: networking.mesh.io/v1alpha3
+kind: VirtualService
+metadata:
+  name: warm-up
+  namespace: warm-up
+spec:
+  hosts: [warm-up.warm-up.svc.cluster.local]
+  http:
+    - match:
+        - uri:
+            prefix: /api
+      route:
+        - destination:
+            host: warm-up.warm-up.svc.cluster.local
+            subset: v1
+          weight: 100
+      timeout: 5s
+---
+apiVersion: networking.mesh.io/v1alpha3
+kind: Gateway
+metadata:
+  name: warm-up
+  namespace: warm-up
+spec:
+  selector:
+    app: ingress
+  servers:
+    - port: { number: 80, name: http, protocol: HTTP }
+      hosts: ["*"]
+`;
+
+/**
+ * Passes over the sample (six documents each), at most: about 900 documents, 300–400 ms of CPU. A
+ * job usually stops it before (the daemon starts its caches 300–400 ms after its config source).
+ */
+const DEFAULT_ROUNDS = 150;
+
+/**
+ * Runs the warm-up, one pass per turn of the event loop, until `rounds` passes are done or
+ * `isBusy()` says a job came. `clusterScoped` as the real jobs use it. Every document of the
+ * sample is valid (a test checks it).
+ */
+export function warmUpParsing(options: { isBusy: () => boolean; clusterScoped?: ReadonlySet<string>; rounds?: number }): Promise<void> {
+  const rounds = options.rounds ?? DEFAULT_ROUNDS;
+  return new Promise((resolve) => {
+    let done = 0;
+    const pass = (): void => {
+      if (options.isBusy() || done >= rounds) {
+        resolve();
+        return;
+      }
+      toTransfer(checkConfigFile(`warm-up-${done}.yaml`, WARM_UP_SAMPLE, options.clusterScoped));
+      done++;
+      setImmediate(pass);
+    };
+    setImmediate(pass);
+  });
+}
