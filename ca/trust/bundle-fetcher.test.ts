@@ -81,6 +81,10 @@ describe('fetching federated trust bundles over HTTPS', () => {
   };
 
   test('fetched at start, refreshed after the refresh hint; a change notifies; its workloads authenticate', async () => {
+    // Issued before the fetcher's fake clock starts: valid from a real second that clock has reached.
+    const identity = 'spiffe://td1/ns/shop/sa/cart';
+    const current = td1.workload(identity).der;
+    const next = td1Next.workload(identity).der;
     answers.set('/a', { status: 200, body: bundle([td1], { refreshHintSeconds: 60, sequence: 1 }) });
     const { clock, set, status, changes } = await start('/a');
     const t0 = clock.now();
@@ -88,8 +92,7 @@ describe('fetching federated trust bundles over HTTPS', () => {
     expect(changes).toEqual([t0]);
     expect(status()).toMatchObject({ roots: 1, sequence: 1, consecutiveFailures: 0, lastSuccessMs: t0, nextFetchMs: t0 + 60_000 });
     const authenticator = newClientCertAuthenticator({ ca: ours.ca, trustDomain: 'cluster.local', clock, trustBundles: set });
-    const identity = 'spiffe://td1/ns/shop/sa/cart';
-    expect(await authenticator.authenticate({ peerCertificates: [td1.workload(identity).der] })).toEqual({ identities: [identity], authenticator: 'client-cert' });
+    expect(await authenticator.authenticate({ peerCertificates: [current] })).toEqual({ identities: [identity], authenticator: 'client-cert' });
 
     // Rotation at td1: the new root is published beside the old one.
     answers.set('/a', { status: 200, body: bundle([td1, td1Next], { refreshHintSeconds: 60, sequence: 2 }) });
@@ -97,7 +100,7 @@ describe('fetching federated trust bundles over HTTPS', () => {
     await waitFor(() => set.rootsFor('td1').length === 2, { description: 'the refreshed bundle' });
     expect(changes).toEqual([t0, t0 + 60_000]);
     expect(status()).toMatchObject({ roots: 2, sequence: 2, nextFetchMs: t0 + 120_000 });
-    expect(await authenticator.authenticate({ peerCertificates: [td1Next.workload(identity).der] })).toMatchObject({ identities: [identity] });
+    expect(await authenticator.authenticate({ peerCertificates: [next] })).toMatchObject({ identities: [identity] });
 
     // The same bundle again: no notification.
     clock.advance(60_000);
