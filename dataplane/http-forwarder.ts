@@ -115,6 +115,19 @@ function upstreamHeaders(req: IncomingMessage, options: ForwardOptions): Outgoin
   return headers;
 }
 
+const REPLAYABLE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE']);
+
+/**
+ * Whether a request may be sent again on a new connection after a pooled one failed under it:
+ * without a body, and safe by its method or marked idempotent by the client. An upstream closes
+ * an idle keep-alive connection (Node's servers after 5 s) whenever it likes; a request written
+ * as the close crosses it fails without having been read, and is not the client's failure.
+ */
+function isReplayable(req: IncomingMessage, hasBody: boolean): boolean {
+  if (hasBody) return false;
+  return REPLAYABLE_METHODS.has(req.method ?? 'GET') || req.headers['idempotency-key'] !== undefined || req.headers['x-idempotency-key'] !== undefined;
+}
+
 function isRetriable(retryOn: readonly string[], failure: 'connect' | 'reset' | number): boolean {
   if (typeof failure === 'number') {
     return (retryOn.includes('5xx') && failure >= 500) || (retryOn.includes('gateway-error') && failure >= 502 && failure <= 504) || retryOn.includes(String(failure));
@@ -156,6 +169,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
   const timeoutMs = decision.route.timeoutMs;
   let finished = false;
   const timer = timeoutMs > 0 ? setTimeout(() => fail(504, 'upstream request timeout', 'UT'), timeoutMs) : undefined;
+  const replayable = isReplayable(req, hasBody);
   const retried = (): boolean => attemptsLeft < (hasBody ? 0 : (retry?.numRetries ?? 0));
   const fail = (status: number, body: string, flag: string): void => {
     if (finished) return;
@@ -214,6 +228,12 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
     upstream.on('error', (error: NodeJS.ErrnoException) => {
       if (responded) {
         res.destroy();
+        return;
+      }
+      // A stale pooled connection: the pool has dropped it, so this goes out on another (each
+      // replay consumes one pooled connection; a fresh connection that fails ends it).
+      if (!finished && upstream.reusedSocket && replayable && (error.code === 'ECONNRESET' || error.code === 'EPIPE')) {
+        attempt();
         return;
       }
       const connectFailure = error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EHOSTUNREACH' || (error.code === 'ECONNRESET' && !upstream.reusedSocket);
