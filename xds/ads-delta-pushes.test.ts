@@ -53,11 +53,21 @@ function push(request: Partial<PushRequest> = {}): void {
   clock.advance(DEFAULT_TUNING.debounceAfterMs);
 }
 
-/** The responses since the last call, once a new secret subscription was answered (every response owed comes before its). */
-async function responsesOwed(): Promise<{ type: string; names: string[]; removed: string[] }[]> {
+/** Subscribes to a secret no one has and waits for the answer: every response the daemon owed before it has arrived. */
+async function barrier(): Promise<void> {
   const name = `barrier-${++barriers}`;
   client.subscribe(SECRET_TYPE, [name]);
   await waitFor(() => responses.slice(taken).some((response) => response.type_url === SECRET_TYPE && response.removed_resources.includes(name)), { description: 'the barrier answered' });
+}
+
+/**
+ * The responses since the last call. Two barriers: the first ensures the client received what was
+ * pushed (and so sent the subscriptions it makes on receipt, EDS after CDS and RDS after LDS); the
+ * second, that the answers to those arrived too.
+ */
+async function responsesOwed(): Promise<{ type: string; names: string[]; removed: string[] }[]> {
+  await barrier();
+  await barrier();
   const owed = responses.slice(taken).filter((response) => response.type_url !== SECRET_TYPE);
   taken = responses.length;
   return owed.map((response) => ({ type: shortType(response.type_url), names: response.resources.map((resource) => resource.name).sort(), removed: [...response.removed_resources].sort() }));
