@@ -18,5 +18,7 @@ export default {
   testPathIgnorePatterns: ['/node_modules/', '/dist/'],
   modulePathIgnorePatterns: ['<rootDir>/dist/'],
   testTimeout: 30000,
+  // Most suites wait on sockets and child processes: one worker per core, not Jest's cores − 1.
+  maxWorkers: '100%',
   reporters: ['default', '<rootDir>/testing/summary-reporter.js'],
 };
