@@ -52,8 +52,16 @@ export interface EchoCommand {
   count: number;
   port: number;
 }
+/**
+ * Starts timing a change: each live proxy reports when the first response of `type` (EDS unless
+ * given) reaches it; `marked` once every one has.
+ */
+export interface MarkCommand {
+  cmd: 'mark';
+  type?: string;
+}
 /** `close` ends every stream of the proxies (`closed` once done): the next `connect` starts afresh. */
-export type ProxiesCommand = ConnectCommand | FanoutCommand | EchoCommand | { cmd: 'mark' } | { cmd: 'close' } | { cmd: 'status' } | { cmd: 'cpu' } | { cmd: 'exit' };
+export type ProxiesCommand = ConnectCommand | FanoutCommand | EchoCommand | MarkCommand | { cmd: 'close' } | { cmd: 'status' } | { cmd: 'cpu' } | { cmd: 'exit' };
 
 /** Since the proxies connected: streams open now (a response received since the last (re)connect), stream ends, responses by type URL. */
 export interface ProxiesStatus {
@@ -65,8 +73,8 @@ export interface ProxiesStatus {
 
 export type ProxiesReport =
   | { kind: 'synced'; proxies: number; bytes: number; refused: number; lastAckAt: number }
-  /** After a `mark`: when each connected proxy got the EDS push, the bytes of those responses, and how many responses of other types came meanwhile. */
-  | { kind: 'eds'; times: number[]; bytes: number; others: number }
+  /** After a `mark`: when each connected proxy got the marked type's push, the bytes of those responses, and the responses of other types (and their bytes) meanwhile. */
+  | { kind: 'marked'; times: number[]; bytes: number; others: number; otherBytes: number }
   | { kind: 'closed' }
   | { kind: 'fanout-done'; bytes: number; doneAt: number }
   | { kind: 'echo-ready' }
@@ -104,9 +112,11 @@ const send = (report: ProxiesReport): void => {
 
 const clients: { close(): void }[] = [];
 let marked = false;
-let edsTimes: number[] = [];
-let edsBytes = 0;
+let markedType: string = ENDPOINT_TYPE;
+let markedTimes: number[] = [];
+let markedBytes = 0;
 let otherResponses = 0;
+let otherBytes = 0;
 let markedPending = 0;
 /** Which `mark` is running; a proxy counted in it remembers the number. */
 let markSeq = 0;
@@ -190,7 +200,7 @@ function connect(command: ConnectCommand): void {
     if (synced + (retries ? 0 : refused) === total) send({ kind: 'synced', proxies: synced, bytes, refused, lastAckAt });
   };
   const countMarked = (): void => {
-    if (--markedPending === 0) send({ kind: 'eds', times: edsTimes, bytes: edsBytes, others: otherResponses });
+    if (--markedPending === 0) send({ kind: 'marked', times: markedTimes, bytes: markedBytes, others: otherResponses, otherBytes });
   };
   for (let i = command.from; i < command.to; i++) {
     const pod = command.pods[i] as ConnectCommand['pods'][number];
@@ -250,12 +260,15 @@ function connect(command: ConnectCommand): void {
         acked.add(response.type_url);
         if (response.type_url === CLUSTER_TYPE) client.subscribe(ENDPOINT_TYPE, command.edsNames);
         if (response.type_url === LISTENER_TYPE) client.subscribe(ROUTE_TYPE, command.routeNames);
-      } else if (marked && live && countedIn !== markSeq && response.type_url === ENDPOINT_TYPE) {
+      } else if (marked && live && countedIn !== markSeq && response.type_url === markedType) {
         countedIn = markSeq;
-        edsTimes.push(now());
-        edsBytes += response.bytes ?? 0;
+        markedTimes.push(now());
+        markedBytes += response.bytes ?? 0;
         countMarked();
-      } else if (marked) otherResponses++;
+      } else if (marked) {
+        otherResponses++;
+        otherBytes += response.bytes ?? 0;
+      }
       acked.add(response.type_url);
       if (!done && acked.size === command.types.length) {
         done = true;
@@ -333,9 +346,11 @@ process.on('message', (command: ProxiesCommand) => {
       break;
     case 'mark':
       marked = true;
-      edsTimes = [];
-      edsBytes = 0;
+      markedType = command.type ?? ENDPOINT_TYPE;
+      markedTimes = [];
+      markedBytes = 0;
       otherResponses = 0;
+      otherBytes = 0;
       markSeq++;
       markedPending = liveProxies;
       break;

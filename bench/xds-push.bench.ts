@@ -7,7 +7,9 @@
  *     CPU-second against a raw grpc-js fan-out of the same bytes measured in the same run;
  *   - one endpoint change with 1000 proxies: event to each proxy's EDS ACK (the 100 ms debounce
  *     included), p50/p99 over the proxies and over repeated changes;
- *   - the storm and the endpoint changes once per protocol: state of the world, then delta xDS
+ *   - a Service added, then deleted, and again (a full push to every proxy): event to each
+ *     proxy's CDS response, bytes per proxy, daemon CPU per change;
+ *   - the storm and the changes once per protocol: state of the world, then delta xDS
  *     (the proxies of one leave before the other's connect), each beside its own baselines;
  *   - RSS per extra proxy between 1000 and 2000 connected proxies (the last protocol's).
  *
@@ -33,7 +35,7 @@ import { newMeshModel, serviceFromObject, workloadFromPod, type MeshModelWriter 
 import { newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
 import { buildPushContext, newSidecarCdsGenerator, type PushContext } from '../xds/generators/index.js';
 import { newMeshGenerators } from '../xds/mesh-generators.js';
-import { loadEnvoyProtos, newXdsServer, parseProxy, jsonToStruct, LISTENER_TYPE, SECRET_TYPE, type Generator } from '../xds/index.js';
+import { loadEnvoyProtos, newXdsServer, parseProxy, jsonToStruct, CLUSTER_TYPE, LISTENER_TYPE, SECRET_TYPE, type Generator, type XdsServer } from '../xds/index.js';
 import { newPhaseProfiler } from './phase-profiler.js';
 import { ECHO, FANOUT, type ConnectCommand, type ProxiesCommand, type ProxiesReport } from './xds-proxies.js';
 
@@ -282,7 +284,7 @@ async function main(): Promise<void> {
         pods[(PROXIES * 2 + change) % pods.length] = moved;
         proxies.send({ cmd: 'mark' });
         await new Promise((resolve) => setTimeout(resolve, 50));
-        const eds = proxies.next('eds');
+        const eds = proxies.next('marked');
         const t0 = now();
         const result = applyPod(model, moved);
         xds.configUpdate({
@@ -291,7 +293,7 @@ async function main(): Promise<void> {
           configsUpdated: [...result.endpointsChanged.map((key) => ({ kind: 'Service' as const, ...key })), { kind: 'Pod', namespace: moved.namespace, name: moved.name }],
           startedAt: clock.now(),
         });
-        const received = (await eds) as Extract<ProxiesReport, { kind: 'eds' }>;
+        const received = (await eds) as Extract<ProxiesReport, { kind: 'marked' }>;
         const times = received.times.map((time) => time - t0);
         edsBytes += received.bytes;
         others += received.others;
@@ -310,6 +312,12 @@ async function main(): Promise<void> {
     if (others > 0 || reached < PROXIES) console.log(`  responses of other types meanwhile: ${others}; the fewest proxies a change reached: ${reached} (streams dropped)`);
     console.log('  anchor: the reference claims endpoint updates to 500 sidecars in under 1 s');
     figures.set(protocol, { stormBytes: report.bytes, bytesPerCpuSecond, lastAck, edsBytesPerProxy });
+
+    encodes.clear();
+    const serviceReadsBefore = await cacheReads(metrics);
+    await profiler.around(phase('service-changes'), () => serviceChanges({ label, model, xds, metrics, proxies, clock }));
+    const serviceReads = await cacheReads(metrics);
+    console.log(`  encoded-resource cache: ${serviceReads.hit - serviceReadsBefore.hit} hits, ${serviceReads.miss - serviceReadsBefore.miss} misses; encoded: ${[...encodes.entries()].map(([type, entry]) => `${type.split('.').pop()} ${entry.count} (${mb(entry.bytes)})`).join(', ')}`);
 
     if (protocol !== PROTOCOLS[PROTOCOLS.length - 1]) {
       // The next protocol's proxies connect to a daemon without these.
@@ -354,6 +362,64 @@ async function main(): Promise<void> {
     console.log(`${label}raw grpc-js push of ${figure.edsBytesPerProxy.toFixed(0)} bytes to ${PROXIES} open streams, to the last answer: p50 ${ms(rawPush)}`);
     console.log(`  endpoint change: event → last ACK p50 ${ms(percentile(figure.lastAck, 50))} (goal ≤ debounce + 2 × raw = ${ms(goal)}; ratio ${(percentile(figure.lastAck, 50) / goal).toFixed(2)}, goal ≤ 1)`);
   }
+}
+
+/** A Service of its own in the first namespace, one port: added by even changes, deleted by odd ones. */
+const CHANGED_SERVICE = { namespace: 'ns-0', name: 'bench-changed' };
+
+/**
+ * A config change rather than an endpoint one: a Service added, then deleted, and again. Every
+ * proxy's clusters change (a full push): state of the world sends each proxy all its clusters and
+ * listeners again, delta only the cluster added or removed and what routes to it.
+ */
+async function serviceChanges(context: {
+  label: string;
+  model: MeshModelWriter;
+  xds: XdsServer<PushContext>;
+  metrics: ReturnType<typeof newMetrics>;
+  proxies: ReturnType<typeof startChild>;
+  clock: ReturnType<typeof newRealClock>;
+}): Promise<void> {
+  const { label, model, xds, metrics, proxies, clock } = context;
+  const changes = Math.max(2, Math.floor(CHANGES / 2));
+  const lastCds: number[] = [];
+  const cdsTimes: number[] = [];
+  let bytes = 0;
+  const cpuBefore = process.cpuUsage();
+  const clientCpuBefore = await proxies.cpu();
+  for (let i = 0; i < changes; i++) {
+    const bytesBefore = await pushedBytes(metrics);
+    proxies.send({ cmd: 'mark', type: CLUSTER_TYPE });
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const marked = proxies.next('marked');
+    const t0 = now();
+    if (i % 2 === 0) {
+      const service = serviceFromObject(
+        { apiVersion: 'v1', kind: 'Service', metadata: CHANGED_SERVICE, spec: { clusterIP: '10.97.0.1', selector: { app: CHANGED_SERVICE.name }, ports: [{ name: 'http', port: 8000, targetPort: 8000 }] } },
+        DOMAIN,
+      );
+      if (!service) throw new Error('bad service');
+      model.registry.applyService(service);
+    } else model.registry.deleteService(CHANGED_SERVICE.namespace, CHANGED_SERVICE.name);
+    xds.configUpdate({ full: true, reason: 'service', configsUpdated: [{ kind: 'Service', ...CHANGED_SERVICE }], startedAt: clock.now() });
+    const received = (await marked) as Extract<ProxiesReport, { kind: 'marked' }>;
+    const times = received.times.map((time) => time - t0);
+    cdsTimes.push(...times);
+    lastCds.push(Math.max(...times));
+    await waitUntil(() => xds.discovery.pendingPushes() === 0, 60_000, 'the push done');
+    bytes += (await pushedBytes(metrics)) - bytesBefore;
+  }
+  const cpu = process.cpuUsage(cpuBefore);
+  const clientCpu = ((await proxies.cpu()) - clientCpuBefore) / 1e6;
+  console.log(`\n${label}a Service added or deleted (a full push to every proxy), ${PROXIES} proxies, ${changes} changes:`);
+  console.log(`  event → a proxy's CDS response: p50 ${ms(percentile(cdsTimes, 50))}, p99 ${ms(percentile(cdsTimes, 99))}; to the last proxy's: p50 ${ms(percentile(lastCds, 50))}, p99 ${ms(percentile(lastCds, 99))}`);
+  console.log(`  bytes sent per proxy per change ${(bytes / changes / PROXIES / 1024).toFixed(1)} KB; daemon CPU per change ${ms((cpu.user + cpu.system) / 1e3 / changes)}, the simulated proxies' CPU per change ${ms((clientCpu * 1e3) / changes)}`);
+}
+
+/** What the daemon has sent so far, all types: the sum of `pilot_xds_config_size_bytes`. */
+async function pushedBytes(metrics: ReturnType<typeof newMetrics>): Promise<number> {
+  const values = (await metrics.registry.getSingleMetric('pilot_xds_config_size_bytes')?.get())?.values ?? [];
+  return values.filter((value) => (value as { metricName?: string }).metricName === 'pilot_xds_config_size_bytes_sum').reduce((sum, value) => sum + value.value, 0);
 }
 
 async function cacheReads(metrics: ReturnType<typeof newMetrics>): Promise<{ hit: number; miss: number }> {
