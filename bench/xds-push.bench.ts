@@ -20,13 +20,17 @@
  * streams, and a raw push of one change's EDS bytes to as many open streams answered as an ACK
  * would be. The simulated proxies' CPU is printed apart: they share the machine with the daemon.
  *
- *   npm run bench:xds [-- proxies services changes throttle] [--admission] [--profile dir] [--sotw | --delta]
+ *   npm run bench:xds [-- proxies services changes throttle] [--admission] [--profile dir] [--heap-snapshot dir] [--sotw | --delta]
  *
  * `--admission` keeps the daemon's default admission rate of new streams during the storm;
  * `--profile dir` writes a CPU profile of the storm and of the endpoint changes there;
+ * `--heap-snapshot dir` writes the daemon's heap after the storm (`storm-<protocol>.heapsnapshot`);
  * `--sotw` or `--delta` runs one protocol only.
  */
 import { fork, type ChildProcess } from 'node:child_process';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
 import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -41,7 +45,7 @@ import { ECHO, FANOUT, type ConnectCommand, type ProxiesCommand, type ProxiesRep
 
 const ARGS = parseArgs({
   allowPositionals: true,
-  options: { admission: { type: 'boolean', default: false }, profile: { type: 'string' }, sotw: { type: 'boolean', default: false }, delta: { type: 'boolean', default: false } },
+  options: { admission: { type: 'boolean', default: false }, profile: { type: 'string' }, 'heap-snapshot': { type: 'string' }, sotw: { type: 'boolean', default: false }, delta: { type: 'boolean', default: false } },
 });
 const PROXIES = Number(ARGS.positionals[0] ?? 1000);
 const SERVICES = Number(ARGS.positionals[1] ?? 1000);
@@ -268,6 +272,11 @@ async function main(): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, 500));
     gc();
     rssAt1000 = process.memoryUsage().rss;
+    const heapDir = ARGS.values['heap-snapshot'];
+    if (heapDir !== undefined) {
+      mkdirSync(heapDir, { recursive: true });
+      console.log(`  heap after the storm: ${mb(process.memoryUsage().heapUsed)} used; snapshot ${writeHeapSnapshot(join(heapDir, `storm-${protocol}.heapsnapshot`))}`);
+    }
 
     // Endpoint changes.
     const perProxy: number[] = [];

@@ -18,7 +18,7 @@ import { newPushEmitter } from './push-emitter.js';
 import { wireController, type ControllerWiring } from './reconciler-wiring.js';
 import { newServiceReconciler } from './service-reconciler.js';
 import type { SourceSet } from '../sources/source-set.js';
-import type { Controller, KubeObject, Manager, MeshMetrics } from '../runtime/index.js';
+import { settledOrAborted, type Controller, type KubeObject, type Manager, type MeshMetrics } from '../runtime/index.js';
 
 /** What the settings tell the config controllers (`config-settings.ts` maps them). */
 export interface ConfigControllerSettings {
@@ -216,8 +216,9 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
     ...(analysis ? { analysis } : {}),
     controllers,
     hasSynced,
+    // One abort listener for all the kinds, not one each (a dozen on one signal).
     waitForSync: async (signal) => {
-      await Promise.all(trackers.map((tracker) => tracker.waitForSync(signal)));
+      await settledOrAborted(Promise.all(trackers.map((tracker) => tracker.waitForSync())), signal);
     },
   };
 }

@@ -4,7 +4,7 @@ import { MeshError } from './errors.js';
 import type { ListenAddress } from './listen-address.js';
 import type { Logger } from './log/logger.js';
 import type { Runnable } from './runnable.js';
-import { untilAborted } from './until-aborted.js';
+import { settledOrAborted, untilAborted } from './until-aborted.js';
 
 /** An HTTP server in the manager's first start group; ready once it listens. */
 export interface HttpServerRunnable extends Runnable {
@@ -79,13 +79,7 @@ export function newFastifyRunnable(options: FastifyRunnableOptions): HttpServerR
     },
 
     waitForReady(signal?: AbortSignal): Promise<void> {
-      if (!signal) return ready;
-      if (signal.aborted) return Promise.reject(signal.reason);
-      return new Promise((resolve, reject) => {
-        const onAbort = (): void => reject(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        ready.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-      });
+      return settledOrAborted(ready, signal);
     },
 
     boundAddress(): ListenAddress {

@@ -7,6 +7,7 @@ import type { Logger } from './log/logger.js';
 import { newRestartBackoff } from './restart-backoff.js';
 import type { RestartBackoffOptions } from './restart-backoff.js';
 import type { KubeObject, Source, SourceEvent, SourceHandler } from './source.js';
+import { settledOrAborted } from './until-aborted.js';
 
 export type { KubeList, KubeTransport } from './kube-list-watch.js';
 export type { RestartBackoffOptions } from './restart-backoff.js';
@@ -201,13 +202,7 @@ export function newInformerSource<T extends KubeObject>(options: InformerSourceO
 
   function waitForSync(signal?: AbortSignal): Promise<void> {
     if (synced) return Promise.resolve();
-    if (!signal) return syncedPromise;
-    if (signal.aborted) return Promise.reject(signal.reason);
-    return new Promise((resolve, reject) => {
-      const onAbort = (): void => reject(signal.reason);
-      signal.addEventListener('abort', onAbort, { once: true });
-      syncedPromise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
-    });
+    return settledOrAborted(syncedPromise, signal);
   }
 
   const startResync = (): TimerHandle | undefined => {

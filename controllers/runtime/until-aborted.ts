@@ -42,3 +42,17 @@ export function runnableOf(
     waitForReady: (signal) => Promise.race([ready, rejectWhenAborted(signal)]),
   };
 }
+
+/**
+ * `done`, or a rejection with the signal's reason if it aborts first. The abort listener is
+ * removed once `done` settles, so waits that end do not pile up on a long-lived signal.
+ */
+export function settledOrAborted<T>(done: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return done;
+  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason as Error);
+    signal.addEventListener('abort', onAbort, { once: true });
+    done.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}

@@ -1,4 +1,4 @@
-import { formatObjectKey, objectKeyOf } from '../runtime/index.js';
+import { formatObjectKey, objectKeyOf, settledOrAborted } from '../runtime/index.js';
 import type { KubeObject, MapFn, ObjectKey, Reconciler, Source } from '../runtime/index.js';
 
 /**
@@ -87,16 +87,7 @@ export function newInitialSyncTracker(watched: readonly TrackedSource[]): Initia
     hasSynced: () => synced,
     waitForSync(signal) {
       if (synced) return Promise.resolve();
-      if (!signal) return done;
-      if (signal.aborted) return Promise.reject(signal.reason);
-      return new Promise((res, rej) => {
-        const onAbort = (): void => rej(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        void done.then(() => {
-          signal.removeEventListener('abort', onAbort);
-          res();
-        });
-      });
+      return settledOrAborted(done, signal);
     },
   };
 }

@@ -1,3 +1,4 @@
+import { settledOrAborted } from '../runtime/index.js';
 /** "Has the first full list been stored?", shared by every source the folder feeds. */
 export interface SyncLatch {
   isSynced(): boolean;
@@ -29,13 +30,7 @@ export function newSyncLatch(): SyncLatch {
     },
     wait(signal) {
       if (synced) return Promise.resolve();
-      if (!signal) return done;
-      if (signal.aborted) return Promise.reject(signal.reason);
-      return new Promise((res, rej) => {
-        const onAbort = (): void => rej(signal.reason);
-        signal.addEventListener('abort', onAbort, { once: true });
-        done.then(res, rej).finally(() => signal.removeEventListener('abort', onAbort));
-      });
+      return settledOrAborted(done, signal);
     },
   };
 }
