@@ -167,13 +167,15 @@ function subscriptionNames(generators: readonly Generator<PushContext>[], push: 
 async function main(): Promise<void> {
   console.log(`xDS benchmark: ${PROXIES} proxies, ${SERVICES} services, ${CHANGES} endpoint changes, ${PROTOCOLS.map((protocol) => PROTOCOL_NAME[protocol]).join(' then ')}, Node ${process.version}`);
   const loaded = loadEnvoyProtos();
-  const encodes = new Map<string, { count: number; bytes: number }>();
-  // Counts what the daemon encodes (cache misses), by type.
+  const encodes = new Map<string, { count: number; bytes: number; ms: number }>();
+  // Counts what the daemon encodes (cache misses), by type, and the time it takes.
   const protos = {
     ...loaded,
     encodeAny(typeUrl: string, message: object) {
+      const started = performance.now();
       const encoded = loaded.encodeAny(typeUrl, message);
-      const entry = encodes.get(typeUrl) ?? { count: 0, bytes: 0 };
+      const entry = encodes.get(typeUrl) ?? { count: 0, bytes: 0, ms: 0 };
+      entry.ms += performance.now() - started;
       entry.count++;
       entry.bytes += encoded.value.length;
       encodes.set(typeUrl, entry);
@@ -266,7 +268,7 @@ async function main(): Promise<void> {
     console.log(`  pushed ${mb(report.bytes)} (${mb(report.bytes / PROXIES)} per proxy), ${mb(bytesPerCpuSecond)} per daemon CPU-second`);
     console.log(`  anchor: the reference admits 25 new streams per second on 2 cores, about ${(PROXIES / 25).toFixed(0)} s for ${PROXIES}`);
     const reads = await cacheReads(metrics);
-    console.log(`  encoded-resource cache: ${reads.hit - readsBefore.hit} hits, ${reads.miss - readsBefore.miss} misses; encoded: ${[...encodes.entries()].map(([type, entry]) => `${type.split('.').pop()} ${entry.count} (${mb(entry.bytes)})`).join(', ')}`);
+    console.log(`  encoded-resource cache: ${reads.hit - readsBefore.hit} hits, ${reads.miss - readsBefore.miss} misses; encoded: ${encodedSummary(encodes)}`);
 
     gc();
     await new Promise((resolve) => setTimeout(resolve, 500));
@@ -326,7 +328,7 @@ async function main(): Promise<void> {
     const serviceReadsBefore = await cacheReads(metrics);
     await profiler.around(phase('service-changes'), () => serviceChanges({ label, model, xds, metrics, proxies, clock }));
     const serviceReads = await cacheReads(metrics);
-    console.log(`  encoded-resource cache: ${serviceReads.hit - serviceReadsBefore.hit} hits, ${serviceReads.miss - serviceReadsBefore.miss} misses; encoded: ${[...encodes.entries()].map(([type, entry]) => `${type.split('.').pop()} ${entry.count} (${mb(entry.bytes)})`).join(', ')}`);
+    console.log(`  encoded-resource cache: ${serviceReads.hit - serviceReadsBefore.hit} hits, ${serviceReads.miss - serviceReadsBefore.miss} misses; encoded: ${encodedSummary(encodes)}`);
 
     if (protocol !== PROTOCOLS[PROTOCOLS.length - 1]) {
       // The next protocol's proxies connect to a daemon without these.
@@ -363,8 +365,11 @@ async function main(): Promise<void> {
     const figure = figures.get(protocol);
     if (!figure) continue;
     const label = PROTOCOLS.length > 1 ? `[${PROTOCOL_NAME[protocol]}] ` : '';
-    const rawPerCpuSecond = await rawFanout(figure.stormBytes / PROXIES);
-    console.log(`\n${label}raw grpc-js fan-out of the storm's bytes to ${PROXIES} new streams: ${mb(rawPerCpuSecond)} per CPU-second`);
+    // The better of two runs: the baseline moves by ±15 % from run to run on a shared machine, and
+    // the goal is against what grpc-js can do.
+    const rawRuns = [await rawFanout(figure.stormBytes / PROXIES), await rawFanout(figure.stormBytes / PROXIES)];
+    const rawPerCpuSecond = Math.max(...rawRuns);
+    console.log(`\n${label}raw grpc-js fan-out of the storm's bytes to ${PROXIES} new streams: ${mb(rawPerCpuSecond)} per CPU-second (the better of ${rawRuns.map(mb).join(' and ')})`);
     console.log(`  storm: xDS bytes per daemon CPU-second / raw: ${(figure.bytesPerCpuSecond / rawPerCpuSecond).toFixed(2)} (goal ≥ 0.75)`);
     const rawPush = await rawPushRoundTrip(figure.edsBytesPerProxy);
     const goal = DEBOUNCE_MS + 2 * rawPush;
@@ -390,7 +395,8 @@ async function serviceChanges(context: {
   clock: ReturnType<typeof newRealClock>;
 }): Promise<void> {
   const { label, model, xds, metrics, proxies, clock } = context;
-  const changes = Math.max(2, Math.floor(CHANGES / 2));
+  // A state-of-the-world change costs the daemon about as much CPU as the storm: four by default.
+  const changes = Math.max(2, Math.floor(CHANGES / 5));
   const lastCds: number[] = [];
   const cdsTimes: number[] = [];
   let bytes = 0;
@@ -423,6 +429,11 @@ async function serviceChanges(context: {
   console.log(`\n${label}a Service added or deleted (a full push to every proxy), ${PROXIES} proxies, ${changes} changes:`);
   console.log(`  event → a proxy's CDS response: p50 ${ms(percentile(cdsTimes, 50))}, p99 ${ms(percentile(cdsTimes, 99))}; to the last proxy's: p50 ${ms(percentile(lastCds, 50))}, p99 ${ms(percentile(lastCds, 99))}`);
   console.log(`  bytes sent per proxy per change ${(bytes / changes / PROXIES / 1024).toFixed(1)} KB; daemon CPU per change ${ms((cpu.user + cpu.system) / 1e3 / changes)}, the simulated proxies' CPU per change ${ms((clientCpu * 1e3) / changes)}`);
+}
+
+/** What was encoded, by type: how many, their bytes, the time spent encoding them. */
+function encodedSummary(encodes: ReadonlyMap<string, { count: number; bytes: number; ms: number }>): string {
+  return [...encodes.entries()].map(([type, entry]) => `${type.split('.').pop()} ${entry.count} (${mb(entry.bytes)}, ${ms(entry.ms)})`).join(', ');
 }
 
 /** What the daemon has sent so far, all types: the sum of `pilot_xds_config_size_bytes`. */

@@ -75,6 +75,34 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
     );
   };
 
+  const encodeMessage = (typeUrl: string, name: string, message: object): EncodedResource => {
+    const any = protos.encodeAny(typeUrl, message);
+    return { name, any, version: createHash('sha1').update(any.value).digest('base64url').slice(0, 16) };
+  };
+
+  // A proxy's own resources (its inbound listener and clusters) have no cache key, yet proxies of
+  // one workload, or of workloads alike, get the same: each distinct message of a push is encoded
+  // once, found by its whole JSON text (a fraction of the encoding's cost). Equal text means equal
+  // bytes except where JSON folds values together (NaN and the infinities print as null), so a
+  // text with a null in it is encoded on its own.
+  const byContent = { seq: -1, encoded: new Map<string, EncodedResource>() };
+  const encodeByContent = (typeUrl: string, name: string, message: object, push: PushSnapshot<C>): EncodedResource => {
+    if (byContent.seq !== push.seq) byContent.encoded = new Map();
+    byContent.seq = push.seq;
+    let key: string;
+    try {
+      key = `${typeUrl}\n${JSON.stringify(message)}`;
+    } catch {
+      return encodeMessage(typeUrl, name, message);
+    }
+    if (key.includes('null')) return encodeMessage(typeUrl, name, message);
+    const hit = byContent.encoded.get(key);
+    if (hit) return hit.name === name ? hit : { ...hit, name };
+    const built = encodeMessage(typeUrl, name, message);
+    byContent.encoded.set(key, built);
+    return built;
+  };
+
   const encodeUncached = (typeUrl: string, resource: NamedResource, push: PushSnapshot<C>): EncodedResource => {
     const cacheable = cache !== undefined && resource.cacheKey !== undefined;
     if (cacheable) {
@@ -82,8 +110,8 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
       if (hit) return hit.name === resource.name ? hit : { ...hit, name: resource.name };
     }
     const message = typeof resource.resource === 'function' ? (resource.resource as () => object)() : resource.resource;
-    const any = protos.encodeAny(typeUrl, message);
-    const built: EncodedResource = { name: resource.name, any, version: createHash('sha1').update(any.value).digest('base64url').slice(0, 16) };
+    if (resource.cacheKey === undefined) return encodeByContent(typeUrl, resource.name, message, push);
+    const built = encodeMessage(typeUrl, resource.name, message);
     // Only the newest context may fill the cache: an older one would store stale bytes under the same version.
     if (cacheable && options.current()?.seq === push.seq) {
       cache?.set(typeUrl, push.version, resource.cacheKey as string, built, resource.dependsOn);
