@@ -1,20 +1,16 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { credentials } from '@grpc/grpc-js';
 import { serviceFromObject, workloadFromPod } from '../controllers/index.js';
-import { newMetrics, newNopLogger } from '../controllers/runtime/index.js';
-import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
-import { validateResource, type TypedResource } from '../crds/index.js';
 import { waitFor } from '../testing/wait-for.js';
 import { newDeltaDiscoveryClient, type DeltaDiscoveryClient, type DeltaDiscoveryResponse } from './envoy/delta-discovery-client.js';
 import { loadEnvoyProtos } from './envoy/envoy-protos.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE, shortType } from './envoy/type-urls.js';
-import { buildPushContext, type PushContext } from './generators/index.js';
+import type { PushContext } from './generators/index.js';
 import { buildCase, valuesOf, type CaseObject } from './generators/testing/test-cases.js';
-import { newMeshGenerators } from './mesh-generators.js';
-import { newInboundSecurityFilters } from './security/index.js';
 import type { PushRequest } from './push/push-request.js';
-import { DEFAULT_TUNING, nodeFor } from './testing/test-support.js';
-import { newXdsServer, type XdsServer } from './xds-server.js';
+import { applyValidated, DENY_HTTPBIN_FROM_BAR, startMeshXds, type MeshXds } from './testing/mesh-xds.js';
+import { nodeFor } from './testing/test-support.js';
+import type { XdsServer } from './xds-server.js';
 
 // Delta pushes with the mesh's own generators: whatever a push says may have changed, a proxy is
 // sent only the resources whose bytes differ from what it holds, and nothing when none do.
@@ -37,20 +33,17 @@ const { model } = buildCase(
   'the delta push mesh',
 );
 const protos = loadEnvoyProtos();
-const clock = new FakeClock();
+let server: MeshXds;
 let xds: XdsServer<PushContext>;
 let client: DeltaDiscoveryClient;
 const responses: DeltaDiscoveryResponse[] = [];
 let taken = 0;
 let barriers = 0;
-const controller = new AbortController();
-let running: Promise<unknown>[];
 
 const connection = () => xds.discovery.findConnection('httpbin-1.foo');
 
 function push(request: Partial<PushRequest> = {}): void {
-  xds.configUpdate({ full: true, configsUpdated: [], reason: 'config', startedAt: clock.now(), ...request });
-  clock.advance(DEFAULT_TUNING.debounceAfterMs);
+  server.push(request);
 }
 
 /** Subscribes to a secret no one has and waits for the answer: every response the daemon owed before it has arrived. */
@@ -82,25 +75,11 @@ async function pushed(): Promise<void> {
 }
 
 beforeAll(async () => {
-  xds = newXdsServer<PushContext>({
-    protos,
-    generators: newMeshGenerators({ securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: () => '{"keys":[]}' } }) }),
-    buildPushContext: () => buildPushContext(model),
-    isReady: () => true,
-    tuning: DEFAULT_TUNING,
-    transport: { keepaliveIntervalMs: 30_000, keepaliveTimeoutMs: 10_000, maxConnectionAgeMs: 2 ** 53, maxRecvMsgSize: 4 * 1024 * 1024, maxStreams: 1000 },
-    grpcAddr: '127.0.0.1:0',
-    clock,
-    metrics: newMetrics('pilot-discovery'),
-    log: newNopLogger('ads'),
-    shutdownTimeoutMs: 1000,
-    newStreamsPerSecond: 0,
-  });
-  running = xds.runnables.map((runnable) => runnable.start(controller.signal));
-  await xds.plaintext.waitForReady();
+  server = await startMeshXds(protos, model);
+  xds = server.xds;
   client = newDeltaDiscoveryClient({
     protos,
-    target: `127.0.0.1:${xds.plaintext.port()}`,
+    target: `127.0.0.1:${server.port}`,
     credentials: credentials.createInsecure(),
     node: { ...nodeFor('httpbin-1', 'foo'), id: 'sidecar~10.1.0.1~httpbin-1.foo~foo.svc.cluster.local' },
     initial: [[CLUSTER_TYPE, []], [LISTENER_TYPE, []]],
@@ -119,8 +98,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   client?.close();
-  controller.abort();
-  await Promise.allSettled(running);
+  await server?.close();
 });
 
 describe('delta pushes with the mesh generators', () => {
@@ -139,14 +117,7 @@ describe('delta pushes with the mesh generators', () => {
   });
 
   test('a policy on the proxy’s workload, pushed as "anything may have changed", sends only the listener it changes', async () => {
-    const policy = validateResource({
-      apiVersion: 'security.mesh.io/v1beta1',
-      kind: 'AuthorizationPolicy',
-      metadata: { name: 'deny-bar', namespace: 'foo' },
-      spec: { selector: { matchLabels: { app: 'httpbin' } }, action: 'DENY', rules: [{ from: [{ source: { namespaces: ['bar'] } }] }] },
-    });
-    expect(policy.errors).toEqual([]);
-    model.configStore.apply(policy.resource as TypedResource);
+    applyValidated(model, DENY_HTTPBIN_FROM_BAR);
     push();
     await pushed();
     expect(await responsesOwed()).toEqual([{ type: 'lds', names: ['virtualInbound'], removed: [] }]);

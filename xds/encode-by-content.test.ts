@@ -1,18 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { credentials } from '@grpc/grpc-js';
-import { newMetrics, newNopLogger } from '../controllers/runtime/index.js';
-import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
-import { validateResource, type TypedResource } from '../crds/index.js';
 import { waitFor } from '../testing/wait-for.js';
 import { newDiscoveryClient, type DiscoveryClient, type DiscoveryResponse } from './envoy/discovery-client.js';
 import { loadEnvoyProtos, type EnvoyProtos } from './envoy/envoy-protos.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from './envoy/type-urls.js';
-import { buildPushContext, type PushContext } from './generators/index.js';
 import { buildCase, type CaseObject } from './generators/testing/test-cases.js';
-import { newMeshGenerators } from './mesh-generators.js';
-import { newInboundSecurityFilters } from './security/index.js';
-import { DEFAULT_TUNING, nodeFor } from './testing/test-support.js';
-import { newXdsServer, type XdsServer } from './xds-server.js';
+import { applyValidated, DENY_HTTPBIN_FROM_BAR, startMeshXds, type MeshXds } from './testing/mesh-xds.js';
+import { nodeFor } from './testing/test-support.js';
 
 // A proxy's own resources (its `virtualInbound` listener, its inbound clusters) have no cache key:
 // proxies whose messages are equal get them encoded once per push, and each proxy still gets
@@ -50,13 +44,10 @@ const protos: EnvoyProtos = {
     return loaded.encodeAny(typeUrl, message);
   },
 };
-const clock = new FakeClock();
-let xds: XdsServer<PushContext>;
+let server: MeshXds;
 const clients = new Map<string, DiscoveryClient>();
 /** The last response of each type each proxy got. */
 const latest = new Map<string, Map<string, DiscoveryResponse>>();
-const controller = new AbortController();
-let running: Promise<unknown>[];
 
 /** The bytes of a proxy's resource of one type, by name, as the last response carried them. */
 function bytesOf(pod: string, typeUrl: string, name: string): Buffer {
@@ -69,8 +60,7 @@ function bytesOf(pod: string, typeUrl: string, name: string): Buffer {
 
 async function pushAndWait(): Promise<void> {
   const versions = PODS.map((proxy) => latest.get(proxy.name)?.get(LISTENER_TYPE)?.version_info);
-  xds.configUpdate({ full: true, configsUpdated: [], reason: 'config', startedAt: clock.now() });
-  clock.advance(DEFAULT_TUNING.debounceAfterMs);
+  server.push();
   await waitFor(() => PODS.every((proxy, i) => {
     const got = latest.get(proxy.name);
     return got?.get(LISTENER_TYPE)?.version_info !== versions[i] && got?.get(CLUSTER_TYPE)?.version_info === got?.get(LISTENER_TYPE)?.version_info;
@@ -78,28 +68,13 @@ async function pushAndWait(): Promise<void> {
 }
 
 beforeAll(async () => {
-  xds = newXdsServer<PushContext>({
-    protos,
-    generators: newMeshGenerators({ securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: () => '{"keys":[]}' } }) }),
-    buildPushContext: () => buildPushContext(model),
-    isReady: () => true,
-    tuning: DEFAULT_TUNING,
-    transport: { keepaliveIntervalMs: 30_000, keepaliveTimeoutMs: 10_000, maxConnectionAgeMs: 2 ** 53, maxRecvMsgSize: 4 * 1024 * 1024, maxStreams: 1000 },
-    grpcAddr: '127.0.0.1:0',
-    clock,
-    metrics: newMetrics('pilot-discovery'),
-    log: newNopLogger('ads'),
-    shutdownTimeoutMs: 1000,
-    newStreamsPerSecond: 0,
-  });
-  running = xds.runnables.map((runnable) => runnable.start(controller.signal));
-  await xds.plaintext.waitForReady();
+  server = await startMeshXds(protos, model);
   for (const proxy of PODS) {
     const responses = new Map<string, DiscoveryResponse>();
     latest.set(proxy.name, responses);
     const client = newDiscoveryClient({
       protos: loaded,
-      target: `127.0.0.1:${xds.plaintext.port()}`,
+      target: `127.0.0.1:${server.port}`,
       credentials: credentials.createInsecure(),
       node: { ...nodeFor(proxy.name, 'foo'), id: `sidecar~${proxy.ip}~${proxy.name}.foo~foo.svc.cluster.local` },
       initial: [[CLUSTER_TYPE, []], [LISTENER_TYPE, []]],
@@ -116,8 +91,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const client of clients.values()) client.close();
-  controller.abort();
-  await Promise.allSettled(running);
+  await server?.close();
 });
 
 describe('resources without a cache key, encoded once per distinct message', () => {
@@ -137,14 +111,7 @@ describe('resources without a cache key, encoded once per distinct message', () 
 
   test('a policy for one app changes its pods’ listener in the next push; the other app’s is untouched and nothing stale is reused', async () => {
     const before = PODS.map((proxy) => bytesOf(proxy.name, LISTENER_TYPE, 'virtualInbound'));
-    const policy = validateResource({
-      apiVersion: 'security.mesh.io/v1beta1',
-      kind: 'AuthorizationPolicy',
-      metadata: { name: 'deny-bar', namespace: 'foo' },
-      spec: { selector: { matchLabels: { app: 'httpbin' } }, action: 'DENY', rules: [{ from: [{ source: { namespaces: ['bar'] } }] }] },
-    });
-    expect(policy.errors).toEqual([]);
-    model.configStore.apply(policy.resource as TypedResource);
+    applyValidated(model, DENY_HTTPBIN_FROM_BAR);
     await pushAndWait();
     const after = PODS.map((proxy) => bytesOf(proxy.name, LISTENER_TYPE, 'virtualInbound'));
     expect(after[0]?.equals(before[0] as Buffer)).toBe(false);
