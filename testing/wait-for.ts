@@ -35,15 +35,27 @@ export async function waitFor<T>(
   }
 }
 
-/** A port that was free a moment ago on `host`. */
+/**
+ * Where `freePort` picks: below Linux's ephemeral range (32768–60999). A port from that range,
+ * once released, can become the source port of any outgoing connection on the machine before
+ * the server that was meant to bind it does (EADDRINUSE), and a test run opens thousands.
+ */
+const PORTS_FROM = 20_000;
+const PORTS_TO = 32_768;
+
+/** A port that was free a moment ago on `host`, for a server another process will bind. */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
-  return new Promise((resolve, reject) => {
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = PORTS_FROM + Math.floor(Math.random() * (PORTS_TO - PORTS_FROM));
+    if (await canListen(host, port)) return port;
+  }
+  throw new Error(`no free port on ${host} from ${PORTS_FROM} to ${PORTS_TO - 1}`);
+}
+
+function canListen(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
     const server = createServer();
-    server.once('error', reject);
-    server.listen(0, host, () => {
-      const address = server.address();
-      const port = typeof address === 'object' && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
+    server.once('error', () => resolve(false));
+    server.listen(port, host, () => server.close(() => resolve(true)));
   });
 }

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type AddressInfo } from 'node:net';
+import { createServer } from 'node:net';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
@@ -82,12 +82,22 @@ export interface LocalMesh {
   stop(): Promise<void>;
 }
 
+/**
+ * A port for the daemon, free a moment ago: picked below Linux's ephemeral range (32768–60999),
+ * as `testing/wait-for.ts` does (not built into this program), because a released ephemeral port
+ * can become the source port of any outgoing connection before the daemon binds it.
+ */
 async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const port = (server.address() as AddressInfo).port;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
+  for (let attempt = 0; attempt < 200; attempt++) {
+    const port = 20_000 + Math.floor(Math.random() * 12_768);
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+    if (free) return port;
+  }
+  throw new Error('no free port on 127.0.0.1 from 20000 to 32767');
 }
 
 /** `127.A.B.C` → `127.(A+100).B.C`: the app's private address beside the pod address. */
@@ -147,17 +157,25 @@ function newContainerLogs(): { write(container: string, line: string): void; rea
   };
 }
 
+/** The last lines each started program wrote: what a failed start reports. */
+const OUTPUT_TAIL_LINES = 30;
+const outputTails = new WeakMap<ChildProcess, string[]>();
+
 function startProgram(program: string, args: readonly string[], env: Record<string, string>, cwd: string, log: (line: string) => void, tag: string, capture?: (line: string) => void): ChildProcess {
   const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', `${program}.js`), ...args], {
     cwd,
     env: { PATH: processEnvironment()['PATH'] ?? '', HOME: processEnvironment()['HOME'] ?? '', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  const tail: string[] = [];
+  outputTails.set(child, tail);
   const forward = (chunk: Buffer): void => {
     for (const line of chunk.toString().split('\n')) {
       if (line.trim() === '') continue;
       log(`[${tag}] ${line}`);
       capture?.(line);
+      tail.push(line);
+      if (tail.length > OUTPUT_TAIL_LINES) tail.shift();
     }
   };
   child.stdout?.on('data', forward);
@@ -172,6 +190,22 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: s
     if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
     await new Promise((done) => setTimeout(done, 50));
   }
+}
+
+/** Waits for the daemon's readiness; if it exits or never gets ready, the error carries its last output. */
+async function waitForDaemon(daemon: ChildProcess, readyUrl: string, timeoutMs: number): Promise<void> {
+  const exited = (): boolean => daemon.exitCode !== null || daemon.signalCode !== null;
+  try {
+    await waitFor(async () => {
+      if (exited()) throw new Error('exited');
+      return (await fetch(readyUrl)).status === 200;
+    }, timeoutMs, 'the daemon');
+    return;
+  } catch {
+    // Reported below with what the daemon said.
+  }
+  const state = exited() ? `it exited (${daemon.exitCode ?? daemon.signalCode})` : `not ready within ${timeoutMs} ms at ${readyUrl}`;
+  throw new Error(`the daemon did not start: ${state}; its last output:\n${(outputTails.get(daemon) ?? []).join('\n')}`);
 }
 
 /**
@@ -237,8 +271,9 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       daemonLaunch
         ? startProgram('pilot-discovery', [...daemonLaunch.args, ...listeners], daemonLaunch.env, daemonDir, log, 'meshd', (line) => containerLogs.write(`mesh-system/${DAEMON_POD}/discovery`, line))
         : startFolderDaemon();
-    launched(startDaemon(), 'meshd');
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.httpPort}/ready`)).status === 200, 20_000, 'the daemon');
+    const daemon = startDaemon();
+    launched(daemon, 'meshd');
+    await waitForDaemon(daemon, `http://127.0.0.1:${ports.httpPort}/ready`, 30_000);
     // In Kubernetes mode the pods are applied now, through the daemon's injection webhook.
     if (kubernetes) await kubernetes.waitForWebhooks(20_000);
     const storedPods = kubernetes ? await kubernetes.applyWorkloads(appAddressOf) : [];
@@ -315,7 +350,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         const daemon = startDaemon();
         processes[0] = daemon;
         processNames.set(daemon, 'meshd');
-        await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.httpPort}/ready`)).status === 200, 20_000, 'the daemon');
+        await waitForDaemon(daemon, `http://127.0.0.1:${ports.httpPort}/ready`, 30_000);
       },
       processes: () =>
         processes.flatMap((child) => (child.pid !== undefined && child.exitCode === null && child.signalCode === null ? [{ name: processNames.get(child) ?? '?', pid: child.pid }] : [])),
