@@ -23,7 +23,7 @@ const MESH_GROUP_KINDS: ReadonlySet<string> = new Set(KIND_NAMES.map((kind) => g
  * object is checked before it is served: values of the types the index gives, which no check reads
  * and no schema can reject. {@link withServedMetadata} puts the served values in their place.
  */
-const SERVED_FIELD_PLACEHOLDERS = { uid: '', resourceVersion: '0', generation: 1, creationTimestamp: '' } as const;
+const SERVED_METADATA_STAND_INS = { uid: '', resourceVersion: '0', generation: 1, creationTimestamp: '' } as const;
 
 /**
  * Parses one config file and checks each mesh-kind document as its reconciler will see it once
@@ -36,7 +36,7 @@ export function checkConfigFile(path: string, text: string, clusterScoped?: Read
     const { apiVersion, kind } = document.object;
     if (typeof apiVersion !== 'string' || typeof kind !== 'string' || !MESH_GROUP_KINDS.has(groupKindOf(apiVersion, kind))) continue;
     const normalized = normalizeConfigObject(document.object, clusterScoped);
-    document.check = checkResource(validationInputOf({ ...normalized, metadata: withFields(normalized.metadata ?? {}, SERVED_FIELD_PLACEHOLDERS) }));
+    document.check = checkResource(validationInputOf({ ...normalized, metadata: withFields(normalized.metadata ?? {}, SERVED_METADATA_STAND_INS) }));
   }
   return parsed;
 }
@@ -50,7 +50,7 @@ export function validationInputOf(object: KubeObject): KubeObject {
   return { ...rest, metadata: kept };
 }
 
-/** A check made with the placeholders, for the object served: its typed resource carries the served metadata. */
+/** A check made with the stand-ins, for the object served: its typed resource carries the served metadata. */
 export function withServedMetadata(check: ResourceCheck, served: KubeObject): ResourceCheck {
   if (check.typed === undefined) return check;
   const { uid, resourceVersion, generation, creationTimestamp } = served.metadata ?? {};
