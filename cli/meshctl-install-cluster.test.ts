@@ -177,7 +177,8 @@ describe('meshctl x revision tag', () => {
     expect((await meshctl('x', 'revision', 'tag', 'remove', 'prod')).stderr).toContain('namespaces still use it: tagged');
     expect((await meshctl('x', 'revision', 'tag', 'remove', 'prod', '-y')).stdout).toBe('Revision tag prod removed\n');
     expect((await meshctl('x', 'revision', 'tag', 'list')).stdout).toBe('No mesh revision tag MutatingWebhookConfigurations to list\n');
-  });
+    // About twenty meshctl and kubectl runs: 25 s alone on a slow machine, more beside other suites.
+  }, 90_000);
 });
 
 describe('meshctl x uninstall', () => {

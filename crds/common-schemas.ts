@@ -1,6 +1,4 @@
 import { z } from 'zod';
-import { DURATION_PATTERN, NANOS_PER_MILLISECOND, parseDurationNanos } from './duration.js';
-import { describeInput } from './zod-issues.js';
 
 /** "a, b or c": how messages list alternatives. */
 export function listWords(words: readonly string[], conjunction = 'or'): string {
@@ -25,28 +23,7 @@ export function requiredString(what: string) {
   });
 }
 
-const DURATION_EXAMPLES = 'such as 1s, 0.5s, 100ms or 1h30m';
-
-/** Any well-formed duration, zero included (TTLs, idle timeouts where 0s disables). */
-export const durationOrZeroSchema = z
-  .string({
-    error: (issue) => {
-      if (issue.code !== 'invalid_type') return undefined;
-      if (issue.input === undefined) return `required: expected a duration ${DURATION_EXAMPLES}`;
-      return `expected a duration string ${DURATION_EXAMPLES}, got ${describeInput(issue.input)}`;
-    },
-  })
-  .regex(DURATION_PATTERN, { error: (issue) => `expected a duration ${DURATION_EXAMPLES}, got ${JSON.stringify(issue.input)}` });
-
-/** A duration of at least 1ms with millisecond precision: what the proxy accepts for timeouts and intervals. */
-export const durationSchema = durationOrZeroSchema.refine(
-  (text) => {
-    const nanos = parseDurationNanos(text);
-    // A malformed duration was already reported by the pattern check.
-    return nanos === undefined || (nanos >= NANOS_PER_MILLISECOND && nanos % NANOS_PER_MILLISECOND === 0n);
-  },
-  { error: (issue) => `expected a duration of at least 1ms in whole milliseconds, got ${JSON.stringify(issue.input)}` },
-);
+export { durationOrZeroSchema, durationSchema } from './duration-schemas.js';
 
 export const portNumberSchema = z.int().min(1).max(65535);
 

@@ -39,7 +39,7 @@ export const clientTlsSettingsSchema = z.strictObject({
 const httpCookieSchema = z.strictObject({
   name: requiredString('a cookie name').min(1, { error: 'expected a non-empty cookie name' }),
   path: z.string().optional(),
-  ttl: durationOrZeroSchema.optional(),
+  ttl: z.optional(durationOrZeroSchema),
   attributes: z
     .array(
       z.strictObject({
@@ -103,7 +103,7 @@ export const loadBalancerSettingsSchema = z
     consistentHash: consistentHashSchema.optional(),
     localityLbSetting: localityLbSettingSchema.optional(),
     zoneAwareLbSetting: zoneAwareLbSettingSchema.optional(),
-    warmupDurationSecs: durationSchema.optional(),
+    warmupDurationSecs: z.optional(durationSchema),
     warmup: warmupSchema.optional(),
   })
   .refine(...atMostOneOf('simple', 'consistentHash'))
@@ -114,17 +114,17 @@ export const connectionPoolSettingsSchema = z.strictObject({
   tcp: z
     .strictObject({
       maxConnections: nonNegativeInt32Schema.optional(),
-      connectTimeout: durationSchema.optional(),
+      connectTimeout: z.optional(durationSchema),
       tcpKeepalive: z
         .strictObject({
           probes: uint32Schema.optional(),
-          time: durationSchema.optional(),
-          interval: durationSchema.optional(),
+          time: z.optional(durationSchema),
+          interval: z.optional(durationSchema),
         })
         .optional(),
-      maxConnectionDuration: durationSchema.optional(),
+      maxConnectionDuration: z.optional(durationSchema),
       /** 0s disables the idle timeout. */
-      idleTimeout: durationOrZeroSchema.optional(),
+      idleTimeout: z.optional(durationOrZeroSchema),
     })
     .optional(),
   http: z
@@ -133,14 +133,14 @@ export const connectionPoolSettingsSchema = z.strictObject({
       http2MaxRequests: nonNegativeInt32Schema.optional(),
       maxRequestsPerConnection: nonNegativeInt32Schema.optional(),
       maxRetries: nonNegativeInt32Schema.optional(),
-      idleTimeout: durationSchema.optional(),
+      idleTimeout: z.optional(durationSchema),
       h2UpgradePolicy: z.enum(H2_UPGRADE_POLICIES).optional(),
       useClientProtocol: z.boolean().optional(),
       maxConcurrentStreams: nonNegativeInt32Schema.optional(),
       http2KeepAlive: z
         .strictObject({
-          interval: durationSchema.optional(),
-          timeout: durationSchema.optional(),
+          interval: z.optional(durationSchema),
+          timeout: z.optional(durationSchema),
         })
         .optional(),
     })
@@ -154,8 +154,8 @@ export const outlierDetectionSchema = z.strictObject({
   consecutiveLocalOriginFailures: uint32Schema.optional(),
   consecutiveGatewayErrors: uint32Schema.optional(),
   consecutive5xxErrors: uint32Schema.optional(),
-  interval: durationSchema.optional(),
-  baseEjectionTime: durationSchema.optional(),
+  interval: z.optional(durationSchema),
+  baseEjectionTime: z.optional(durationSchema),
   maxEjectionPercent: z.int().min(0).max(100).optional(),
   minHealthPercent: z.int().min(0).max(100).optional(),
   outlierDetectionHttpErrorCodes: z.array(z.int().min(100).max(599)).optional(),
@@ -171,7 +171,7 @@ export const tunnelSettingsSchema = z.strictObject({
 export const retryBudgetSchema = z.strictObject({
   percent: z.number().min(0).max(100).optional(),
   minRetryConcurrency: uint32Schema.optional(),
-  budgetInterval: durationOrZeroSchema.optional(),
+  budgetInterval: z.optional(durationOrZeroSchema),
 });
 
 /** Settings for one service port; they override the policy-wide ones for that port. */

@@ -32,7 +32,7 @@ export const jwtRuleSchema = z.strictObject({
   forwardOriginalToken: z.boolean().optional(),
   outputClaimToHeaders: z.array(claimToHeaderSchema).optional(),
   /** How long to wait for the JWKS fetch. */
-  timeout: durationSchema.optional(),
+  timeout: z.optional(durationSchema),
   /** Claims whose string value holds several space-separated values (like `scope`). */
   spaceDelimitedClaims: z.array(nonEmptyString).max(64).optional(),
 });

@@ -116,12 +116,12 @@ export const httpRewriteSchema = z.strictObject({
 
 export const httpRetrySchema = z.strictObject({
   attempts: nonNegativeInt32Schema.optional(),
-  perTryTimeout: durationSchema.optional(),
+  perTryTimeout: z.optional(durationSchema),
   /** Comma-separated retry conditions (5xx, gateway-error, connect-failure, …) or status codes. */
   retryOn: z.string().optional(),
   retryRemoteLocalities: z.boolean().optional(),
   retryIgnorePreviousHosts: z.boolean().optional(),
-  backoff: durationSchema.optional(),
+  backoff: z.optional(durationSchema),
 });
 
 export const corsPolicySchema = z.strictObject({
@@ -131,7 +131,7 @@ export const corsPolicySchema = z.strictObject({
   allowMethods: z.array(z.string()).optional(),
   allowHeaders: z.array(z.string()).optional(),
   exposeHeaders: z.array(z.string()).optional(),
-  maxAge: durationSchema.optional(),
+  maxAge: z.optional(durationSchema),
   allowCredentials: z.boolean().optional(),
   unmatchedPreflights: z.enum(UNMATCHED_PREFLIGHTS).optional(),
 });
@@ -141,8 +141,8 @@ export const httpFaultInjectionSchema = z.strictObject({
     .strictObject({
       /** Deprecated: use percentage. */
       percent: int32Schema.optional(),
-      fixedDelay: durationSchema.optional(),
-      exponentialDelay: durationSchema.optional(),
+      fixedDelay: z.optional(durationSchema),
+      exponentialDelay: z.optional(durationSchema),
       percentage: percentSchema.optional(),
     })
     .refine(...atMostOneOf('fixedDelay', 'exponentialDelay'))
@@ -171,7 +171,7 @@ export const httpRouteSchema = z.strictObject({
   directResponse: httpDirectResponseSchema.optional(),
   delegate: delegateSchema.optional(),
   rewrite: httpRewriteSchema.optional(),
-  timeout: durationSchema.optional(),
+  timeout: z.optional(durationSchema),
   retries: httpRetrySchema.optional(),
   fault: httpFaultInjectionSchema.optional(),
   mirror: destinationSchema.optional(),

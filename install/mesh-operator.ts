@@ -31,7 +31,7 @@ export const meshOperatorSpecSchema = z.strictObject({
   revision: dnsLabel.optional(),
   hub: z.string().optional(),
   tag: z.union([z.string(), z.number()]).optional(),
-  meshConfig: meshConfigInputSchema.optional(),
+  meshConfig: z.optional(meshConfigInputSchema),
   components: z
     .strictObject({
       base: z.strictObject({ enabled: z.boolean().optional() }).optional(),

@@ -92,7 +92,7 @@ export const meshdValuesSchema = z.strictObject({
       podDisruptionBudget: z.strictObject({ enabled: z.boolean().optional(), minAvailable: percentOrCount.optional() }).optional(),
     })
     .optional(),
-  meshConfig: meshConfigInputSchema.optional(),
+  meshConfig: z.optional(meshConfigInputSchema),
   sidecarInjectorWebhook: z
     .strictObject({
       neverInjectSelector: z.array(labelSelector).optional(),

@@ -43,11 +43,21 @@ export async function waitFor<T>(
 const PORTS_FROM = 20_000;
 const PORTS_TO = 32_768;
 
-/** A port that was free a moment ago on `host`, for a server another process will bind. */
+/**
+ * The ports this test file was given: a port is free again until its server binds it, and a test
+ * that asks for several before starting the process that binds them must get different ones.
+ */
+const givenPorts = new Set<number>();
+
+/** A port that was free a moment ago on `host`, for a server another process will bind; never one given before. */
 export async function freePort(host = '127.0.0.1'): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = PORTS_FROM + Math.floor(Math.random() * (PORTS_TO - PORTS_FROM));
-    if (await canListen(host, port)) return port;
+    if (givenPorts.has(port)) continue;
+    if (await canListen(host, port)) {
+      givenPorts.add(port);
+      return port;
+    }
   }
   throw new Error(`no free port on ${host} from ${PORTS_FROM} to ${PORTS_TO - 1}`);
 }

@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { parse } from 'yaml';
-import { DEFAULT_MESH_CONFIG, loadMeshConfig, proxyConfigInputSchema, type ProxyConfig } from '../../crds/mesh-config/index.js';
+import { DEFAULT_MESH_CONFIG, loadMeshConfig, parseProxyConfigInput, type ProxyConfig } from '../../crds/mesh-config/index.js';
 import { UsageError } from '../../controllers/runtime/index.js';
 
 export type ProxyType = 'sidecar' | 'router';
@@ -55,7 +55,7 @@ export function loadProxyConfig(meshConfigFile: string, proxyConfigText: string)
     throw new UsageError(`--meshConfig ${meshConfigFile}: ${(error as Error).message}`);
   }
   if (proxyConfigText.trim() === '') return base;
-  const parsed = proxyConfigInputSchema.safeParse(parse(proxyConfigText));
+  const parsed = parseProxyConfigInput(parse(proxyConfigText));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new UsageError(`PROXY_CONFIG: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);

@@ -6,6 +6,8 @@ export {
   OUTBOUND_TRAFFIC_MODES,
   PATH_NORMALIZATIONS,
   meshConfigInputSchema,
+  parseMeshConfigInput,
+  parseProxyConfigInput,
   proxyConfigInputSchema,
   type ExtensionProvider,
   type InboundTrafficMode,

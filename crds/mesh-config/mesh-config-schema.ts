@@ -1,5 +1,6 @@
-import { z } from 'zod';
-import { durationOrZeroSchema, durationSchema } from '../common-schemas.js';
+import * as z from 'zod/mini';
+import { en } from 'zod/v4/locales';
+import { durationOrZeroSchema, durationSchema } from '../duration-schemas.js';
 
 /**
  * The mesh config as users write it (the `--meshConfig` file, the `mesh` key of the `mesh`
@@ -8,7 +9,7 @@ import { durationOrZeroSchema, durationSchema } from '../common-schemas.js';
  * sections we only pass on (tracing, extension providers, locality settings…) are kept as written.
  */
 
-const portSchema = z.int().min(0).max(65535);
+const portSchema = z.int().check(z.minimum(0), z.maximum(65535));
 const stringListSchema = z.array(z.string());
 const stringMapSchema = z.record(z.string(), z.string());
 /** A section kept as written, for the consumers that interpret it. */
@@ -25,122 +26,138 @@ export const INBOUND_TRAFFIC_MODES = ['PASSTHROUGH', 'LOCALHOST'] as const;
 export type InboundTrafficMode = (typeof INBOUND_TRAFFIC_MODES)[number];
 
 const tlsConfigSchema = z.strictObject({
-  minProtocolVersion: z.enum(['TLS_AUTO', 'TLSV1_2', 'TLSV1_3']).optional(),
-  ecdhCurves: stringListSchema.optional(),
-  cipherSuites: stringListSchema.optional(),
+  minProtocolVersion: z.optional(z.enum(['TLS_AUTO', 'TLSV1_2', 'TLSV1_3'])),
+  ecdhCurves: z.optional(stringListSchema),
+  cipherSuites: z.optional(stringListSchema),
 });
 
 export const proxyConfigInputSchema = z.strictObject({
-  configPath: z.string().optional(),
-  binaryPath: z.string().optional(),
-  serviceCluster: z.string().optional(),
-  tracingServiceName: z.enum(['APP_LABEL_AND_NAMESPACE', 'CANONICAL_NAME_ONLY', 'CANONICAL_NAME_AND_NAMESPACE']).optional(),
-  drainDuration: durationSchema.optional(),
-  terminationDrainDuration: durationSchema.optional(),
-  discoveryAddress: z.string().optional(),
-  statsdUdpAddress: z.string().optional(),
-  proxyAdminPort: portSchema.optional(),
-  controlPlaneAuthPolicy: z.enum(['NONE', 'MUTUAL_TLS']).optional(),
-  customConfigFile: z.string().optional(),
-  statNameLength: z.int().min(0).optional(),
-  concurrency: z.int().min(0).optional(),
-  proxyBootstrapTemplatePath: z.string().optional(),
-  interceptionMode: z.enum(['REDIRECT', 'TPROXY', 'NONE']).optional(),
-  tracing: passThroughSchema.optional(),
-  envoyAccessLogService: passThroughSchema.optional(),
-  envoyMetricsService: passThroughSchema.optional(),
-  proxyMetadata: stringMapSchema.optional(),
-  runtimeValues: stringMapSchema.optional(),
-  statusPort: portSchema.optional(),
-  extraStatTags: stringListSchema.optional(),
-  gatewayTopology: passThroughSchema.optional(),
-  meshId: z.string().optional(),
-  readinessProbe: passThroughSchema.optional(),
-  proxyStatsMatcher: z
-    .strictObject({
-      inclusionPrefixes: stringListSchema.optional(),
-      inclusionSuffixes: stringListSchema.optional(),
-      inclusionRegexps: stringListSchema.optional(),
-    })
-    .optional(),
-  holdApplicationUntilProxyStarts: z.boolean().optional(),
-  caCertificatesPem: stringListSchema.optional(),
-  image: passThroughSchema.optional(),
-  privateKeyProvider: passThroughSchema.optional(),
-  proxyHeaders: passThroughSchema.optional(),
-  fileFlushInterval: durationSchema.optional(),
-  fileFlushMinSizeKb: z.int().min(0).optional(),
-  statsCompression: z.boolean().optional(),
-  connectionSettings: passThroughSchema.optional(),
+  configPath: z.optional(z.string()),
+  binaryPath: z.optional(z.string()),
+  serviceCluster: z.optional(z.string()),
+  tracingServiceName: z.optional(z.enum(['APP_LABEL_AND_NAMESPACE', 'CANONICAL_NAME_ONLY', 'CANONICAL_NAME_AND_NAMESPACE'])),
+  drainDuration: z.optional(durationSchema),
+  terminationDrainDuration: z.optional(durationSchema),
+  discoveryAddress: z.optional(z.string()),
+  statsdUdpAddress: z.optional(z.string()),
+  proxyAdminPort: z.optional(portSchema),
+  controlPlaneAuthPolicy: z.optional(z.enum(['NONE', 'MUTUAL_TLS'])),
+  customConfigFile: z.optional(z.string()),
+  statNameLength: z.optional(z.int().check(z.minimum(0))),
+  concurrency: z.optional(z.int().check(z.minimum(0))),
+  proxyBootstrapTemplatePath: z.optional(z.string()),
+  interceptionMode: z.optional(z.enum(['REDIRECT', 'TPROXY', 'NONE'])),
+  tracing: z.optional(passThroughSchema),
+  envoyAccessLogService: z.optional(passThroughSchema),
+  envoyMetricsService: z.optional(passThroughSchema),
+  proxyMetadata: z.optional(stringMapSchema),
+  runtimeValues: z.optional(stringMapSchema),
+  statusPort: z.optional(portSchema),
+  extraStatTags: z.optional(stringListSchema),
+  gatewayTopology: z.optional(passThroughSchema),
+  meshId: z.optional(z.string()),
+  readinessProbe: z.optional(passThroughSchema),
+  proxyStatsMatcher: z.optional(
+    z.strictObject({
+      inclusionPrefixes: z.optional(stringListSchema),
+      inclusionSuffixes: z.optional(stringListSchema),
+      inclusionRegexps: z.optional(stringListSchema),
+    }),
+  ),
+  holdApplicationUntilProxyStarts: z.optional(z.boolean()),
+  caCertificatesPem: z.optional(stringListSchema),
+  image: z.optional(passThroughSchema),
+  privateKeyProvider: z.optional(passThroughSchema),
+  proxyHeaders: z.optional(passThroughSchema),
+  fileFlushInterval: z.optional(durationSchema),
+  fileFlushMinSizeKb: z.optional(z.int().check(z.minimum(0))),
+  statsCompression: z.optional(z.boolean()),
+  connectionSettings: z.optional(passThroughSchema),
 });
 
 /** An extension provider: a unique `name` and one provider section, kept as written. */
-export const extensionProviderSchema = z.looseObject({ name: z.string().min(1) });
+export const extensionProviderSchema = z.looseObject({ name: z.string().check(z.minLength(1)) });
 
 export const meshConfigInputSchema = z.strictObject({
-  proxyListenPort: portSchema.optional(),
-  proxyInboundListenPort: portSchema.optional(),
-  proxyHttpPort: portSchema.optional(),
-  connectTimeout: durationSchema.optional(),
-  hboneIdleTimeout: durationOrZeroSchema.optional(),
-  protocolDetectionTimeout: durationOrZeroSchema.optional(),
-  tcpKeepalive: passThroughSchema.optional(),
-  ingressClass: z.string().optional(),
-  ingressService: z.string().optional(),
-  ingressControllerMode: z.enum(['UNSPECIFIED', 'OFF', 'DEFAULT', 'STRICT']).optional(),
-  ingressSelector: z.string().optional(),
-  enableTracing: z.boolean().optional(),
-  accessLogFile: z.string().optional(),
-  accessLogFormat: z.string().optional(),
-  accessLogEncoding: z.enum(['TEXT', 'JSON']).optional(),
-  enableEnvoyAccessLogService: z.boolean().optional(),
-  disableEnvoyListenerLog: z.boolean().optional(),
-  defaultConfig: proxyConfigInputSchema.optional(),
-  outboundTrafficPolicy: z.strictObject({ mode: z.enum(OUTBOUND_TRAFFIC_MODES).optional() }).optional(),
-  inboundTrafficPolicy: z.strictObject({ mode: z.enum(INBOUND_TRAFFIC_MODES).optional() }).optional(),
-  configSources: z.array(passThroughSchema).optional(),
-  enableAutoMtls: z.boolean().optional(),
-  trustDomain: z.string().optional(),
-  trustDomainAliases: stringListSchema.optional(),
-  caCertificates: z
-    .array(
+  proxyListenPort: z.optional(portSchema),
+  proxyInboundListenPort: z.optional(portSchema),
+  proxyHttpPort: z.optional(portSchema),
+  connectTimeout: z.optional(durationSchema),
+  hboneIdleTimeout: z.optional(durationOrZeroSchema),
+  protocolDetectionTimeout: z.optional(durationOrZeroSchema),
+  tcpKeepalive: z.optional(passThroughSchema),
+  ingressClass: z.optional(z.string()),
+  ingressService: z.optional(z.string()),
+  ingressControllerMode: z.optional(z.enum(['UNSPECIFIED', 'OFF', 'DEFAULT', 'STRICT'])),
+  ingressSelector: z.optional(z.string()),
+  enableTracing: z.optional(z.boolean()),
+  accessLogFile: z.optional(z.string()),
+  accessLogFormat: z.optional(z.string()),
+  accessLogEncoding: z.optional(z.enum(['TEXT', 'JSON'])),
+  enableEnvoyAccessLogService: z.optional(z.boolean()),
+  disableEnvoyListenerLog: z.optional(z.boolean()),
+  defaultConfig: z.optional(proxyConfigInputSchema),
+  outboundTrafficPolicy: z.optional(z.strictObject({ mode: z.optional(z.enum(OUTBOUND_TRAFFIC_MODES)) })),
+  inboundTrafficPolicy: z.optional(z.strictObject({ mode: z.optional(z.enum(INBOUND_TRAFFIC_MODES)) })),
+  configSources: z.optional(z.array(passThroughSchema)),
+  enableAutoMtls: z.optional(z.boolean()),
+  trustDomain: z.optional(z.string()),
+  trustDomainAliases: z.optional(stringListSchema),
+  caCertificates: z.optional(
+    z.array(
       z.strictObject({
-        pem: z.string().optional(),
-        spiffeBundleUrl: z.string().optional(),
-        certSigners: stringListSchema.optional(),
-        trustDomains: stringListSchema.optional(),
+        pem: z.optional(z.string()),
+        spiffeBundleUrl: z.optional(z.string()),
+        certSigners: z.optional(stringListSchema),
+        trustDomains: z.optional(stringListSchema),
       }),
-    )
-    .optional(),
-  defaultServiceExportTo: stringListSchema.optional(),
-  defaultVirtualServiceExportTo: stringListSchema.optional(),
-  defaultDestinationRuleExportTo: stringListSchema.optional(),
-  rootNamespace: z.string().optional(),
-  localityLbSetting: passThroughSchema.optional(),
-  zoneAwareLbSetting: passThroughSchema.optional(),
-  dnsRefreshRate: durationSchema.optional(),
-  h2UpgradePolicy: z.enum(['DO_NOT_UPGRADE', 'UPGRADE']).optional(),
-  inboundClusterStatName: z.string().optional(),
-  outboundClusterStatName: z.string().optional(),
-  serviceSettings: z.array(passThroughSchema).optional(),
-  serviceScopeConfigs: z.array(passThroughSchema).optional(),
-  enablePrometheusMerge: z.boolean().optional(),
-  ca: passThroughSchema.optional(),
-  extensionProviders: z.array(extensionProviderSchema).optional(),
-  defaultProviders: z
-    .strictObject({
-      tracing: stringListSchema.optional(),
-      metrics: stringListSchema.optional(),
-      accessLogging: stringListSchema.optional(),
-    })
-    .optional(),
-  discoverySelectors: z.array(passThroughSchema).optional(),
-  pathNormalization: z.strictObject({ normalization: z.enum(PATH_NORMALIZATIONS).optional() }).optional(),
-  meshMTLS: tlsConfigSchema.optional(),
-  tlsDefaults: tlsConfigSchema.optional(),
-  defaultTrafficPolicy: passThroughSchema.optional(),
-  serviceEntryVisibility: passThroughSchema.optional(),
+  ),
+    ),
+  defaultServiceExportTo: z.optional(stringListSchema),
+  defaultVirtualServiceExportTo: z.optional(stringListSchema),
+  defaultDestinationRuleExportTo: z.optional(stringListSchema),
+  rootNamespace: z.optional(z.string()),
+  localityLbSetting: z.optional(passThroughSchema),
+  zoneAwareLbSetting: z.optional(passThroughSchema),
+  dnsRefreshRate: z.optional(durationSchema),
+  h2UpgradePolicy: z.optional(z.enum(['DO_NOT_UPGRADE', 'UPGRADE'])),
+  inboundClusterStatName: z.optional(z.string()),
+  outboundClusterStatName: z.optional(z.string()),
+  serviceSettings: z.optional(z.array(passThroughSchema)),
+  serviceScopeConfigs: z.optional(z.array(passThroughSchema)),
+  enablePrometheusMerge: z.optional(z.boolean()),
+  ca: z.optional(passThroughSchema),
+  extensionProviders: z.optional(z.array(extensionProviderSchema)),
+  defaultProviders: z.optional(
+    z.strictObject({
+      tracing: z.optional(stringListSchema),
+      metrics: z.optional(stringListSchema),
+      accessLogging: z.optional(stringListSchema),
+    }),
+  ),
+  discoverySelectors: z.optional(z.array(passThroughSchema)),
+  pathNormalization: z.optional(z.strictObject({ normalization: z.optional(z.enum(PATH_NORMALIZATIONS)) })),
+  meshMTLS: z.optional(tlsConfigSchema),
+  tlsDefaults: z.optional(tlsConfigSchema),
+  defaultTrafficPolicy: z.optional(passThroughSchema),
+  serviceEntryVisibility: z.optional(passThroughSchema),
 });
+
+/**
+ * zod's English messages, passed to each parse: zod's tree-shakable API sets no language of its
+ * own, and the agent loads nothing else of zod that would.
+ */
+const IN_ENGLISH = { error: en().localeError };
+
+/** A ProxyConfig as written (PROXY_CONFIG, the `proxy.mesh.io/config` annotation) checked. */
+export function parseProxyConfigInput(value: unknown): z.core.util.SafeParseResult<ProxyConfigInput> {
+  return proxyConfigInputSchema.safeParse(value, IN_ENGLISH);
+}
+
+/** A MeshConfig as written checked. */
+export function parseMeshConfigInput(value: unknown): z.core.util.SafeParseResult<MeshConfigInput> {
+  return meshConfigInputSchema.safeParse(value, IN_ENGLISH);
+}
 
 export type ProxyConfigInput = z.infer<typeof proxyConfigInputSchema>;
 export type MeshConfigInput = z.infer<typeof meshConfigInputSchema>;

@@ -4,7 +4,7 @@ import type { Node } from 'yaml';
 import type { z } from 'zod';
 import { renderPath } from '../validation-issue.js';
 import { DEFAULT_MESH_CONFIG } from './mesh-config-defaults.js';
-import { meshConfigInputSchema, type ExtensionProvider, type MeshConfig, type MeshConfigInput } from './mesh-config-schema.js';
+import { parseMeshConfigInput, type ExtensionProvider, type MeshConfig, type MeshConfigInput } from './mesh-config-schema.js';
 import { MeshError, type KubeObject } from '../../controllers/runtime/index.js';
 
 /** The name and key of the ConfigMap that holds the mesh config in the root namespace. */
@@ -67,7 +67,7 @@ export function parseMeshConfigYaml(text: string, origin: string): MeshConfigInp
     throw new MeshConfigError(origin, [{ path: '', line: 1, column: 1, message: (error as Error).message }], { cause: error });
   }
   if (value === null || value === undefined) return {};
-  const result = meshConfigInputSchema.safeParse(value);
+  const result = parseMeshConfigInput(value);
   if (result.success) return result.data;
   throw new MeshConfigError(origin, result.error.issues.flatMap((issue) => describeIssue(issue, document.contents, at)));
 }

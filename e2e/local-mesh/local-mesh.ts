@@ -87,9 +87,10 @@ export interface LocalMesh {
  * as `testing/wait-for.ts` does (not built into this program), because a released ephemeral port
  * can become the source port of any outgoing connection before the daemon binds it.
  */
-async function freePort(): Promise<number> {
+async function freePort(taken: ReadonlySet<number>): Promise<number> {
   for (let attempt = 0; attempt < 200; attempt++) {
     const port = 20_000 + Math.floor(Math.random() * 12_768);
+    if (taken.has(port)) continue;
     const free = await new Promise<boolean>((resolve) => {
       const server = createServer();
       server.once('error', () => resolve(false));
@@ -98,6 +99,17 @@ async function freePort(): Promise<number> {
     if (free) return port;
   }
   throw new Error('no free port on 127.0.0.1 from 20000 to 32767');
+}
+
+/** Five different free ports for the daemon's servers (a port stays free until the daemon binds it). */
+async function daemonPorts(): Promise<LocalMesh['daemon']> {
+  const taken = new Set<number>();
+  const next = async (): Promise<number> => {
+    const port = await freePort(taken);
+    taken.add(port);
+    return port;
+  };
+  return { grpcPort: await next(), securePort: await next(), httpPort: await next(), monitoringPort: await next(), httpsPort: await next() };
 }
 
 /** `127.A.B.C` → `127.(A+100).B.C`: the app's private address beside the pod address. */
@@ -222,7 +234,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   const workloads = readWorkloads(configDir);
   const ports = options.fixedPorts
     ? { grpcPort: 15010, securePort: 15012, httpPort: 8080, monitoringPort: 15014, httpsPort: 15017 }
-    : { grpcPort: await freePort(), securePort: await freePort(), httpPort: await freePort(), monitoringPort: await freePort(), httpsPort: await freePort() };
+    : await daemonPorts();
   const containerLogs = newContainerLogs();
   const kubernetes =
     options.orchestrator === 'kubernetes'

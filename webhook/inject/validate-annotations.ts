@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { parse } from 'yaml';
 import { errorMessage } from '../../controllers/runtime/index.js';
-import { proxyConfigInputSchema } from '../../crds/index.js';
+import { parseProxyConfigInput } from '../../crds/index.js';
 import { InjectionError } from './injection-error.js';
 import { splitList } from './template-helpers.js';
 
@@ -97,7 +97,7 @@ function validateProxyConfig(value: string): string | undefined {
   } catch (error) {
     return `failed to parse proxy config: ${errorMessage(error)}`;
   }
-  const result = proxyConfigInputSchema.safeParse(document ?? {});
+  const result = parseProxyConfigInput(document ?? {});
   if (result.success) return undefined;
   return result.error.issues.map((issue) => `${issue.path.join('.') || '(document)'}: ${issue.message}`).join(', ');
 }
