@@ -5,8 +5,9 @@ import protobuf from 'protobufjs';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { MeshError } from '../../controllers/runtime/index.js';
 import { grpcServiceDefinition } from './grpc-service-definition.js';
+import { newRouteConfigurationEncoder, type EncodeChecked } from './route-configuration-encoder.js';
 import { newStrictVerifier } from './strict-verify.js';
-import { messageNameOf } from './type-urls.js';
+import { messageNameOf, ROUTE_TYPE } from './type-urls.js';
 
 /** The Envoy v3 entry files the daemon needs; their imports load with them. */
 export const ENVOY_PROTO_FILES = [
@@ -113,10 +114,24 @@ export function loadEnvoyProtos(options: LoadEnvoyProtosOptions = {}): EnvoyProt
   const services = new Map<string, ServiceDefinition>();
   const verifier = newStrictVerifier(root);
 
+  const encodeChecked: EncodeChecked = (type, message) => {
+    if (verifier.verify(type, message).length > 0) return undefined;
+    const instance = type.fromObject(message);
+    return type.verify(instance) ? undefined : type.encode(instance).finish();
+  };
+  // Built on first use: a process that loaded only the SDS protos has no route types.
+  let encodeRouteConfiguration: ((message: object) => Uint8Array | undefined) | undefined;
+
   return {
     root,
     lookupType,
     encodeAny(typeUrl, message) {
+      if (typeUrl === ROUTE_TYPE) {
+        encodeRouteConfiguration ??= newRouteConfigurationEncoder(root, encodeChecked);
+        const value = encodeRouteConfiguration(message);
+        // Anything it does not take (an invalid message included, for the error below) goes the general way.
+        if (value) return { type_url: typeUrl, value };
+      }
       const type = lookupType(messageNameOf(typeUrl));
       const issues = verifier.verify(type, message);
       if (issues.length === 0) {

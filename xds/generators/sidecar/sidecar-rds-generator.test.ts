@@ -118,6 +118,27 @@ describe('sidecar RDS generator', () => {
     ]);
   });
 
+  test('proxies of a push share the virtual host objects of services they see alike (their encoding is shared)', () => {
+    const { model } = loadCase(TESTDATA, 'default-routes.in.yaml');
+    const push = buildPushContext(model);
+    const generator = newSidecarRdsGenerator();
+    const hostsOf = (namespace: string): VirtualHost[] => {
+      const proxy = parseProxy({ id: `sidecar~10.0.0.7~x-1.${namespace}~${namespace}.svc.cluster.local`, metadata: jsonToStruct({ NAMESPACE: namespace }) });
+      const named = generator.generate(proxy, push, full(['8000']))?.resources[0];
+      const config = (typeof named?.resource === 'function' ? named.resource() : named?.resource) as { virtual_hosts: VirtualHost[] };
+      return config.virtual_hosts;
+    };
+    const [baz, qux, bar] = [hostsOf('baz'), hostsOf('qux'), hostsOf('bar')];
+    expect(baz.length).toBeGreaterThan(1);
+    baz.forEach((host, index) => expect(qux[index]).toBe(host));
+    const details = (hosts: VirtualHost[]): VirtualHost | undefined => hosts.find((host) => host.name.startsWith('details.'));
+    // In its own namespace a service's host has its short name: an object of its own.
+    expect(details(bar)).not.toBe(details(baz));
+    expect(details(bar)?.domains).toContain('details');
+    expect(details(baz)?.domains).not.toContain('details');
+    baz.filter((host) => host !== details(baz)).forEach((host) => expect(bar).toContain(host));
+  });
+
   test('a VirtualService exported only to its own namespace does not route other namespaces', () => {
     const { model } = loadCase(TESTDATA, 'weighted-subsets.in.yaml');
     const entry = required(model.configStore.list('VirtualService')[0], 'a VirtualService');

@@ -34,6 +34,13 @@ export function newSidecarRdsGenerator(): Generator<PushContext> {
     }
     return used;
   };
+  // Virtual hosts without a VirtualService, shared by the proxies of a push (see buildSidecarRouteConfiguration).
+  const sharedHostsByPush = new WeakMap<PushContext, Map<string, object>>();
+  const sharedHostsOf = (push: PushContext): Map<string, object> => {
+    let shared = sharedHostsByPush.get(push);
+    if (!shared) sharedHostsByPush.set(push, (shared = new Map()));
+    return shared;
+  };
   return {
     typeUrl: ROUTE_TYPE,
     generate(proxy, push, request) {
@@ -41,7 +48,9 @@ export function newSidecarRdsGenerator(): Generator<PushContext> {
       const names = request.delta?.subscribed ?? request.names;
       const key = routeCacheKey(proxy, usesSourceLabels(push));
       return {
-        resources: [...new Set(names)].sort().map((name) => ({ name, cacheKey: `${name}@${key}`, resource: () => buildSidecarRouteConfiguration(proxy, push, name) })),
+        resources: [...new Set(names)]
+          .sort()
+          .map((name) => ({ name, cacheKey: `${name}@${key}`, resource: () => buildSidecarRouteConfiguration(proxy, push, name, sharedHostsOf(push)) })),
       };
     },
   };

@@ -1,4 +1,3 @@
-import type { Service } from '../../../controllers/index.js';
 import type { Proxy } from '../../proxy.js';
 import { outboundClusterName } from '../cluster-names.js';
 import type { PushContext } from '../push-context.js';
@@ -27,29 +26,44 @@ export function parseSidecarRouteName(name: string): number | undefined {
  * own http routes; one that yields no route for this port leaves the host out, as the reference.
  * A name that is no port gets an empty configuration.
  */
-export function buildSidecarRouteConfiguration(proxy: Proxy, push: PushContext, routeName: string): RouteConfigurationResource {
+export function buildSidecarRouteConfiguration(
+  proxy: Proxy,
+  push: PushContext,
+  routeName: string,
+  sharedHosts: Map<string, object> = new Map(),
+): RouteConfigurationResource {
   const port = parseSidecarRouteName(routeName);
   const virtualHosts: object[] = [];
   if (port !== undefined) {
     for (const service of push.services) {
       if (!service.ports.some((servicePort) => servicePort.port === port && isHttpRoutable(servicePort))) continue;
-      const routes = routesFor(proxy, push, service, port);
+      const virtualService = virtualServiceFor(push, proxy, service.hostname);
+      const domains = buildVirtualHostDomains(service, port, proxy);
+      if (!virtualService) {
+        virtualHosts.push(defaultVirtualHost(service.hostname, port, domains, sharedHosts));
+        continue;
+      }
+      const routes = buildVirtualServiceRoutes({ proxy, push, virtualService, port });
       if (routes.length === 0) continue;
-      virtualHosts.push({
-        name: `${service.hostname}:${port}`,
-        domains: buildVirtualHostDomains(service, port, proxy),
-        routes,
-        include_request_attempt_count: true,
-      });
+      virtualHosts.push({ name: `${service.hostname}:${port}`, domains, routes, include_request_attempt_count: true });
     }
   }
   return { name: routeName, virtual_hosts: virtualHosts, validate_clusters: { value: false } };
 }
 
-function routesFor(proxy: Proxy, push: PushContext, service: Service, port: number): RouteResource[] {
-  const virtualService = virtualServiceFor(push, proxy, service.hostname);
-  if (virtualService) return buildVirtualServiceRoutes({ proxy, push, virtualService, port });
-  return [buildDefaultRoute(service.hostname, port)];
+/**
+ * The virtual host of a service without a VirtualService: the same for every proxy that sees the
+ * same domains (every namespace but the service's own), so one object per push is handed to all
+ * of them and its encoding is shared.
+ */
+function defaultVirtualHost(hostname: string, port: number, domains: string[], sharedHosts: Map<string, object>): object {
+  const key = `${port}\n${domains.join('\n')}`;
+  let host = sharedHosts.get(key);
+  if (!host) {
+    host = { name: `${hostname}:${port}`, domains, routes: [buildDefaultRoute(hostname, port)], include_request_attempt_count: true };
+    sharedHosts.set(key, host);
+  }
+  return host;
 }
 
 /** The route of a host without a VirtualService: everything to its service cluster, with the default retries. */
