@@ -10,6 +10,7 @@ import type { PushSnapshot } from './push/push-snapshot.js';
 import type { XdsCallbacks } from './xds-callbacks.js';
 import type { HeldResources } from './held-resources.js';
 import { newXdsCache } from './xds-cache.js';
+import { SharedResponseLists, type SharedResponseList } from './shared-response-lists.js';
 import type { XdsConnection } from './xds-connection.js';
 
 export interface RespondMode {
@@ -17,6 +18,14 @@ export interface RespondMode {
   always: boolean;
   /** Delta: send every generated resource, also those the proxy already holds at that version. */
   forceAll: boolean;
+}
+
+/** A response's resources encoded: kept with the generator's list when that list is shared. */
+interface EncodedList {
+  readonly encoded: readonly EncodedResource[];
+  readonly bytes: number;
+  /** The shared response list, once looked up (null: the list is not shared). */
+  shared?: SharedResponseList | null;
 }
 
 export interface ResponseSenderOptions<C> {
@@ -66,6 +75,7 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
         })
       : undefined;
   const encodedShared = new WeakMap<NamedResource, { seq: number; encoded: EncodedResource }>();
+  const sharedLists = new SharedResponseLists();
 
   const internalError = (con: XdsConnection, typeUrl: string, error: unknown, resource?: string): void => {
     callbacks.onGeneratorError?.(con, typeUrl, error);
@@ -128,6 +138,35 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
     return encoded;
   };
 
+  // A frozen list a generator hands to many proxies of one push is encoded once, and found shared
+  // once: its proxies' responses are then written without visiting its resources.
+  const encodedLists = new WeakMap<readonly NamedResource[], { seq: number; typeUrl: string; list: EncodedList }>();
+  const encodeList = (con: XdsConnection, typeUrl: string, resources: readonly NamedResource[], push: PushSnapshot<C>): EncodedList => {
+    const frozen = Object.isFrozen(resources);
+    const known = frozen ? encodedLists.get(resources) : undefined;
+    if (known && known.seq === push.seq && known.typeUrl === typeUrl) return known.list;
+    const encoded: EncodedResource[] = [];
+    let bytes = 0;
+    let failed = false;
+    for (const resource of resources) {
+      try {
+        const built = encode(typeUrl, resource, push);
+        encoded.push(built);
+        bytes += built.any.value.byteLength;
+      } catch (error) {
+        failed = true;
+        internalError(con, typeUrl, error, resource.name);
+      }
+    }
+    const list: EncodedList = { encoded, bytes };
+    if (frozen && !failed) encodedLists.set(resources, { seq: push.seq, typeUrl, list });
+    return list;
+  };
+  const sharedListOf = (typeUrl: string, list: EncodedList): SharedResponseList | undefined => {
+    if (list.shared === undefined) list.shared = sharedLists.share(typeUrl, list.encoded, list.bytes) ?? null;
+    return list.shared ?? undefined;
+  };
+
   const send = async (con: XdsConnection, typeUrl: string, message: object): Promise<boolean> => {
     if (con.closed) return false;
     const started = performance.now();
@@ -176,33 +215,28 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
       if (!mode.always) return;
       result = { resources: [] };
     }
-    const encoded: EncodedResource[] = [];
-    let encodedBytes = 0;
-    for (const resource of result.resources) {
-      try {
-        const built = encode(typeUrl, resource, push);
-        encoded.push(built);
-        encodedBytes += built.any.value.byteLength;
-      } catch (error) {
-        internalError(con, typeUrl, error, resource.name);
-      }
-    }
+    const list = encodeList(con, typeUrl, result.resources, push);
+    const { encoded, bytes: encodedBytes } = list;
 
     const nonce = `${push.version}/${randomUUID()}`;
     const held = con.heldOf(typeUrl);
     let message: object;
-    let sending: EncodedResource[];
+    let sending: readonly EncodedResource[];
     let removed: string[] = [];
     if (con.kind === 'sotw') {
-      sending = encoded;
-      message = { version_info: push.version, resources: encoded.map((resource) => resource.any), type_url: typeUrl, nonce, ...withControlPlane };
+      const shared = sharedListOf(typeUrl, list);
+      sending = shared?.resources ?? encoded;
+      const resources = shared?.anys ?? encoded.map((resource) => resource.any);
+      message = { version_info: push.version, resources, type_url: typeUrl, nonce, ...withControlPlane };
     } else {
       sending = mode.forceAll || held.size === 0 ? encoded : encoded.filter((resource) => held.get(resource.name)?.version !== resource.version);
       removed = result.removed ? [...result.removed] : removedNames(encoded, held, watch, request, mode.always);
       if (!mode.always && sending.length === 0 && removed.length === 0) return;
+      const shared = sending === encoded ? sharedListOf(typeUrl, list) : undefined;
+      if (shared) sending = shared.resources;
       message = {
         system_version_info: push.version,
-        resources: sending.map((resource) => ({ name: resource.name, version: resource.version, resource: resource.any })),
+        resources: shared?.deltaResources ?? sending.map((resource) => ({ name: resource.name, version: resource.version, resource: resource.any })),
         type_url: typeUrl,
         removed_resources: removed,
         nonce,
@@ -229,8 +263,8 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
     }
     for (const name of removed) held.delete(name);
     held.sent(sending, now);
-    let bytes = sending === encoded ? encodedBytes : 0;
-    if (sending !== encoded) for (const resource of sending) bytes += resource.any.value.byteLength;
+    let bytes = sending.length === encoded.length ? encodedBytes : 0;
+    if (sending.length !== encoded.length) for (const resource of sending) bytes += resource.any.value.byteLength;
     callbacks.onStreamResponse?.(con, typeUrl, { bytes, durationMs: performance.now() - started });
     log.debug({ connection: con.id, type: shortType(typeUrl), resources: sending.length, removed: removed.length, nonce }, 'push');
   };

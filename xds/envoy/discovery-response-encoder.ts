@@ -132,9 +132,9 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
   // A delta Resource (version, the resource as field 2, name) as field 2 of the response, encoded
   // once per encoded resource: its name and version are those of every response that sends it
   // (the version is the digest of its bytes; another name re-encodes it).
-  const resourceFields = new WeakMap<EncodedAny, { name: string; version: string; field: Buffer }>();
+  const deltaResourceFields = new WeakMap<EncodedAny, { name: string; version: string; field: Buffer }>();
   const resourceFieldOf = (any: EncodedAny, name: string, version: string): Buffer => {
-    const cached = resourceFields.get(any);
+    const cached = deltaResourceFields.get(any);
     if (cached && cached.name === name && cached.version === version) return cached.field;
     const inner = new Frame();
     inner.string(1, version);
@@ -143,20 +143,56 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
     const frame = new Frame();
     frame.field(2, inner.finish());
     const field = frame.finish();
-    resourceFields.set(any, { name, version, field });
+    deltaResourceFields.set(any, { name, version, field });
     return field;
+  };
+  const writeSotw = (frame: Frame, resources: unknown[]): boolean => {
+    if (!resources.every(isEncodedAny)) return false;
+    for (const resource of resources) frame.bytes(fieldTwoOf(resource));
+    return true;
+  };
+  const writeDelta = (frame: Frame, resources: unknown[]): boolean => {
+    for (const resource of resources as Record<string, unknown>[]) {
+      const { name, version } = resource;
+      for (const key in resource) if (!DELTA_RESOURCE_FIELDS.has(key)) return false;
+      if (!isEncodedAny(resource['resource'])) return false;
+      if ((name !== undefined && typeof name !== 'string') || (version !== undefined && typeof version !== 'string')) return false;
+      frame.bytes(resourceFieldOf(resource['resource'], name ?? '', version ?? ''));
+    }
+    return true;
+  };
+  // A frozen list (what the responses sharing one list carry) is written once and its bytes copied
+  // whole into each response that carries it. Its `Any`s are taken as immutable, as `fieldTwoOf`
+  // takes them; a delta list is kept only when its Resource objects are frozen too.
+  const frozenLists = new WeakMap<unknown[], Buffer>();
+  const writeResources = (
+    frame: Frame,
+    resources: unknown[],
+    write: (frame: Frame, resources: unknown[]) => boolean,
+    immutable: (resource: unknown) => boolean,
+  ): boolean => {
+    if (!Object.isFrozen(resources)) return write(frame, resources);
+    let fields = frozenLists.get(resources);
+    if (!fields) {
+      const own = new Frame();
+      if (!write(own, resources)) return false;
+      fields = own.finish();
+      if (resources.every(immutable)) frozenLists.set(resources, fields);
+    }
+    frame.bytes(fields);
+    return true;
   };
   const output = new OutputBuffer();
   return {
     sotw(message) {
       if (!Object.keys(message).every((key) => SOTW_FIELDS.has(key))) return undefined;
       const resources = message['resources'];
-      if (!Array.isArray(resources) || !resources.every(isEncodedAny)) return undefined;
+      if (!Array.isArray(resources)) return undefined;
       const controlPlane = controlPlaneBody(message['control_plane']);
       if (!controlPlane) return undefined;
       const frame = new Frame();
       frame.string(1, message['version_info'] as string | undefined);
-      for (const resource of resources) frame.bytes(fieldTwoOf(resource));
+      if (!writeResources(frame, resources, writeSotw, () => true)) return undefined;
       frame.string(4, message['type_url'] as string | undefined);
       frame.string(5, message['nonce'] as string | undefined);
       if (message['control_plane'] !== undefined) frame.field(6, controlPlane);
@@ -170,13 +206,7 @@ export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, un
       if (!controlPlane) return undefined;
       const frame = new Frame();
       frame.string(1, message['system_version_info'] as string | undefined);
-      for (const resource of resources as Record<string, unknown>[]) {
-        const { name, version } = resource;
-        for (const key in resource) if (!DELTA_RESOURCE_FIELDS.has(key)) return undefined;
-        if (!isEncodedAny(resource['resource'])) return undefined;
-        if ((name !== undefined && typeof name !== 'string') || (version !== undefined && typeof version !== 'string')) return undefined;
-        frame.bytes(resourceFieldOf(resource['resource'], name ?? '', version ?? ''));
-      }
+      if (!writeResources(frame, resources, writeDelta, Object.isFrozen)) return undefined;
       frame.string(4, message['type_url'] as string | undefined);
       frame.string(5, message['nonce'] as string | undefined);
       const removed = message['removed_resources'];

@@ -25,6 +25,31 @@ export function newSidecarEdsGenerator(): Generator<PushContext> {
     if (!index) namesByHost.set(names, (index = indexByHost(names)));
     return hosts.length === 1 ? (index.get(hosts[0] as string) ?? []) : hosts.flatMap((host) => index.get(host) ?? []);
   };
+  const plainResources = new WeakSet<NamedResource>();
+  const listsByPush = new WeakMap<PushContext, WeakMap<readonly string[], readonly NamedResource[]>>();
+  const resourcesOf = (names: readonly string[], proxy: Proxy, push: PushContext): NamedResource[] => {
+    let shared = sharedByPush.get(push);
+    if (!shared) sharedByPush.set(push, (shared = new Map()));
+    const sharedOfPush = shared;
+    return sortedUnique(names).map((name) => {
+      const known = sharedOfPush.get(name);
+      if (known) return known;
+      const parsed = parseClusterName(name);
+      const service = parsed ? push.serviceByHost.get(parsed.hostname) : undefined;
+      const resource: NamedResource = {
+        name,
+        // Subsets read the DestinationRules the proxy's namespace sees; plain clusters read nothing of the proxy.
+        cacheKey: parsed?.subset ? `${name}@${destinationRuleKey(push, proxy, parsed.hostname)}` : name,
+        ...(service ? { dependsOn: [{ kind: 'Service' as const, namespace: service.namespace, name: service.name }] } : {}),
+        resource: () => buildClusterLoadAssignment(push, proxy, name),
+      };
+      if (parsed && !parsed.subset) {
+        sharedOfPush.set(name, resource);
+        plainResources.add(resource);
+      }
+      return resource;
+    });
+  };
   return {
     typeUrl: ENDPOINT_TYPE,
     generate(proxy, push, request) {
@@ -34,25 +59,16 @@ export function newSidecarEdsGenerator(): Generator<PushContext> {
         names = clustersOfHosts(names, hosts);
         if (names.length === 0) return undefined;
       }
-      return {
-        resources: sortedUnique(names).map((name) => {
-          let shared = sharedByPush.get(push);
-          if (!shared) sharedByPush.set(push, (shared = new Map()));
-          const known = shared.get(name);
-          if (known) return known;
-          const parsed = parseClusterName(name);
-          const service = parsed ? push.serviceByHost.get(parsed.hostname) : undefined;
-          const resource: NamedResource = {
-            name,
-            // Subsets read the DestinationRules the proxy's namespace sees; plain clusters read nothing of the proxy.
-            cacheKey: parsed?.subset ? `${name}@${destinationRuleKey(push, proxy, parsed.hostname)}` : name,
-            ...(service ? { dependsOn: [{ kind: 'Service' as const, namespace: service.namespace, name: service.name }] } : {}),
-            resource: () => buildClusterLoadAssignment(push, proxy, name),
-          };
-          if (parsed && !parsed.subset) shared.set(name, resource);
-          return resource;
-        }),
-      };
+      if (!Object.isFrozen(names)) return { resources: resourcesOf(names, proxy, push) };
+      // A shared subscription of plain clusters gets one frozen list per push: the response sender
+      // then encodes the list once for every proxy that sends it.
+      let lists = listsByPush.get(push);
+      if (!lists) listsByPush.set(push, (lists = new WeakMap()));
+      const known = lists.get(names);
+      if (known) return { resources: known };
+      const resources = resourcesOf(names, proxy, push);
+      if (resources.every((resource) => plainResources.has(resource))) lists.set(names, Object.freeze(resources));
+      return { resources };
     },
   };
 }

@@ -118,6 +118,23 @@ describe('sidecar generators', () => {
     ]);
   });
 
+  test('a shared subscription of plain clusters is answered with one frozen list per push; subsets, lists of their own and a new push are not', () => {
+    const { proxy, push, model } = load('two-ports');
+    const eds = newSidecarEdsGenerator();
+    const plain = Object.freeze(['outbound|80||api.foo.svc.cluster.local', 'outbound|80||other.foo.svc.cluster.local', 'outbound|9000||api.foo.svc.cluster.local']);
+    const first = eds.generate(proxy, push, { ...FULL, names: plain })?.resources;
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(eds.generate(proxy, push, { ...FULL, names: plain })?.resources).toBe(first);
+    expect(first?.map((resource) => resource.name)).toEqual(plain);
+    expect(eds.generate(proxy, buildPushContext(model), { ...FULL, names: plain })?.resources).not.toBe(first);
+    // A subset's assignment reads the DestinationRules of the proxy's namespace: never one list for every proxy.
+    const withSubset = Object.freeze([...plain, 'outbound|80|v1|api.foo.svc.cluster.local']);
+    const own = eds.generate(proxy, push, { ...FULL, names: withSubset })?.resources;
+    expect(Object.isFrozen(own)).toBe(false);
+    expect(eds.generate(proxy, push, { ...FULL, names: withSubset })?.resources).not.toBe(own);
+    expect(Object.isFrozen(eds.generate(proxy, push, { ...FULL, names: [...plain] })?.resources)).toBe(false);
+  });
+
   test.each([
     ['an unknown service', 'outbound|80||missing.foo.svc.cluster.local'],
     ['an unknown port', 'outbound|81||api.foo.svc.cluster.local'],
