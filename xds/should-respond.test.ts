@@ -93,6 +93,11 @@ describe('decideSotw with the names as received on the wire', () => {
     const again = decideSotw(first.watches, received({ type_url: ENDPOINT_TYPE, response_nonce: 'n1', version_info: 'v1', resource_names: names }));
     expect(again.event).toBe('ack');
     expect(again.watches.get(ENDPOINT_TYPE)?.names).toBe(watch.names);
+    // The encoding held stays the first one: each ACK's own bytes are not kept.
+    const held = first.watches.get(ENDPOINT_TYPE)?.namesEncoded;
+    expect(held).toBeDefined();
+    expect(again.watches.get(ENDPOINT_TYPE)?.namesEncoded).toBe(held);
+    expect(again.watches.get(ENDPOINT_TYPE)).toMatchObject({ typeUrl: ENDPOINT_TYPE, nonceSent: 'n1', versionSent: 'v1', nonceAcked: 'n1', versionAcked: 'v1', lastError: '', alwaysRespond: false });
 
     const swapped = [...names.slice(0, -1), 'outbound|80||zz.ns.svc.cluster.local'];
     const change = decideSotw(again.watches, received({ type_url: ENDPOINT_TYPE, response_nonce: 'n1', version_info: 'v1', resource_names: swapped }));
