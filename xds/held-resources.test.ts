@@ -34,6 +34,21 @@ describe('what a proxy holds of one type', () => {
     expect(held.get('c')).toBeUndefined();
   });
 
+  test('retain without an index filters the responses held, keeping a shared list that loses nothing', () => {
+    const names = Array.from({ length: 70 }, (_, i) => `n${i}`);
+    const list = Object.freeze(names.map((name) => resource(name, '1')));
+    const held = new HeldResources();
+    held.sent(list, 1);
+    held.sent([resource('gone', '1'), resource('n3', '2')], 2);
+    held.retain((name) => name !== 'gone');
+    expect(held.empty).toBe(false);
+    expect(held.has('gone')).toBe(false);
+    expect(held.get('n3')).toMatchObject({ version: '2' });
+    expect(held.size).toBe(70);
+    held.retain(() => false);
+    expect(held.empty).toBe(true);
+  });
+
   test('always agrees with a plain map, whatever the order of operations', () => {
     type Op = { kind: 'sent'; names: string[] } | { kind: 'delete' | 'set'; name: string } | { kind: 'clear' | 'read' } | { kind: 'retain'; drop: string };
     const name = fc.constantFrom('a', 'b', 'c', 'd', 'e');
@@ -68,6 +83,50 @@ describe('what a proxy holds of one type', () => {
         });
         expect(new Map(held.entries())).toEqual(model);
         expect([...held.names()]).toEqual([...model.keys()]);
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe('what a proxy holds, with shared responses', () => {
+  test('holds what a plain map would, whatever mix of shared, own and indexed responses', () => {
+    const pool = Array.from({ length: 70 }, (_, i) => `n${String(i).padStart(2, '0')}`);
+    type Op = { kind: 'own'; names: string[] } | { kind: 'shared'; count: number } | { kind: 'delete' | 'set'; name: string } | { kind: 'read' } | { kind: 'retain'; drop: string };
+    const name = fc.constantFrom(...pool.slice(0, 4), pool[69] as string, 'extra');
+    const op: fc.Arbitrary<Op> = fc.oneof(
+      fc.record({ kind: fc.constant('own' as const), names: fc.array(name, { maxLength: 3 }) }),
+      fc.record({ kind: fc.constant('shared' as const), count: fc.constantFrom(64, 69, 70) }),
+      fc.record({ kind: fc.constantFrom('delete' as const, 'set' as const), name }),
+      fc.record({ kind: fc.constant('read' as const) }),
+      fc.record({ kind: fc.constant('retain' as const), drop: name }),
+    );
+    const sorted = (entries: Iterable<[string, HeldResource]>) => [...entries].sort(([a], [b]) => (a < b ? -1 : 1));
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 30 }), (ops) => {
+        const held = new HeldResources();
+        const model = new Map<string, HeldResource>();
+        ops.forEach((step, time) => {
+          if (step.kind === 'own' || step.kind === 'shared') {
+            const list = step.kind === 'own' ? step.names.map((n) => resource(n, `v${time}`)) : Object.freeze(pool.slice(0, step.count).map((n) => resource(n, `s${time}`)));
+            held.sent(list, time);
+            for (const r of list) model.set(r.name, { version: r.version, resource: r, sentAt: time });
+          } else if (step.kind === 'set') {
+            held.set(step.name, `i${time}`, 0);
+            model.set(step.name, { version: `i${time}`, sentAt: 0 });
+          } else if (step.kind === 'delete') {
+            held.delete(step.name);
+            model.delete(step.name);
+          } else if (step.kind === 'retain') {
+            held.retain((n) => n !== step.drop);
+            model.delete(step.drop);
+          } else {
+            expect(held.size).toBe(model.size);
+            expect(held.empty).toBe(model.size === 0);
+          }
+        });
+        expect(sorted(held.entries())).toEqual(sorted(model.entries()));
+        expect(held.empty).toBe(model.size === 0);
       }),
       { numRuns: 300 },
     );

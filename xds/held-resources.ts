@@ -36,6 +36,11 @@ export class HeldResources {
     if (this.batches.length > MAX_BATCHES) this.indexed();
   }
 
+  /** True when nothing is held. */
+  get empty(): boolean {
+    return this.index ? this.index.size === 0 : this.batches.length === 0;
+  }
+
   /** Records a version the proxy says it holds (delta's initial versions), without bytes. */
   set(name: string, version: string, sentAt: number): void {
     this.indexed().set(name, { version, sentAt });
@@ -72,8 +77,14 @@ export class HeldResources {
 
   /** Keeps only the names `keep` accepts. */
   retain(keep: (name: string) => boolean): void {
-    const index = this.lookup();
-    if (index) for (const name of index.keys()) if (!keep(name)) index.delete(name);
+    if (this.index) {
+      for (const name of this.index.keys()) if (!keep(name)) this.index.delete(name);
+      return;
+    }
+    // Without an index each batch is filtered; a batch that loses nothing stays the same (shared) array.
+    this.batches = this.batches
+      .map((batch) => (batch.resources.every((resource) => keep(resource.name)) ? batch : { ...batch, resources: batch.resources.filter((resource) => keep(resource.name)) }))
+      .filter((batch) => batch.resources.length > 0);
   }
 
   /** The index, built now if needed; undefined while nothing is held and nothing was indexed (building one would make every later response pay for it). */

@@ -254,7 +254,7 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
       if (isWildcardType(typeUrl) && request.delta === undefined) held.clear();
       else if (latest && !latest.wildcard && con.prunedFor.get(typeUrl) !== latest.names) {
         // Once per subscription: an ACK keeps the watch's names array, a change makes a new one.
-        if (held.size > 0) {
+        if (!held.empty) {
           const watched = new Set(latest.names);
           held.retain((name) => watched.has(name));
         }

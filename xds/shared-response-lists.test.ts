@@ -41,6 +41,19 @@ describe('lists of encoded resources shared by the responses that send them alik
     expect(lists.share(TYPE, elements, 40)).toBe(shared);
   });
 
+  test('long lists that differ where the key does not look are still told apart, and both kept', () => {
+    const lists = new SharedResponseLists();
+    const elements = resources(1000);
+    const other = [...elements];
+    for (const index of [500, 501, 502]) other[index] = { ...(elements[index] as EncodedResource), version: 'other' };
+    const first = lists.share(TYPE, elements, 1000);
+    const second = lists.share(TYPE, other, 1000);
+    expect(second).not.toBe(first);
+    expect(second?.resources[501]?.version).toBe('other');
+    expect(lists.share(TYPE, [...elements], 1000)).toBe(first);
+    expect(lists.share(TYPE, [...other], 1000)).toBe(second);
+  });
+
   test('short lists are not shared', () => {
     expect(new SharedResponseLists().share(TYPE, resources(3), 3)).toBeUndefined();
   });

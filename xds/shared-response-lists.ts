@@ -4,7 +4,7 @@ import type { EncodedResource } from './generator.js';
 /** Lists shorter than this are cheap to write resource by resource. */
 const MIN_SHARED_LENGTH = 16;
 /** Lists kept under one key (equal type, length and fingerprint) before the oldest is dropped. */
-const MAX_LISTS_PER_KEY = 4;
+const MAX_LISTS_PER_KEY = 16;
 /** The resources' bytes the kept lists may add up to (the encoder holds each list's bytes once more). */
 const MAX_SHARED_BYTES = 64 * 1024 * 1024;
 
@@ -82,14 +82,27 @@ export class SharedResponseLists {
   }
 }
 
+/** Elements whose versions make a list's key: the first ones (a proxy's own resources sort first), then a spread. */
+const FINGERPRINT_HEAD = 16;
+const FINGERPRINT_SPREAD = 16;
+
 /**
- * A hash of the elements' versions (digests of their bytes), three characters each: lists that
- * differ in any element's bytes almost never meet under one key. Lists meeting under a key are
- * still compared element by element.
+ * A hash of some elements' versions (digests of their bytes): all of the first sixteen, where a
+ * proxy's own resources sort (`inbound|…` before `outbound|…`), and sixteen spread over the rest.
+ * Reading every element's version cost more than the rest of the lookup (each a string of its
+ * own to reach in a large heap); lists meeting under a key are told apart by comparing their
+ * elements' identities, which reads only the two arrays.
  */
 function fingerprint(resources: readonly EncodedResource[]): number {
   let hash = 0;
-  for (const { version } of resources) hash = (Math.imul(hash, 31) + ((version.charCodeAt(0) << 16) ^ (version.charCodeAt(1) << 8) ^ version.charCodeAt(2))) | 0;
+  const mix = (index: number): void => {
+    const { version } = resources[index] as EncodedResource;
+    hash = (Math.imul(hash, 31) + ((version.charCodeAt(0) << 16) ^ (version.charCodeAt(1) << 8) ^ version.charCodeAt(2))) | 0;
+  };
+  const head = Math.min(FINGERPRINT_HEAD, resources.length);
+  for (let i = 0; i < head; i++) mix(i);
+  const step = Math.max(1, Math.floor((resources.length - head) / FINGERPRINT_SPREAD));
+  for (let i = head + step - 1; i < resources.length; i += step) mix(i);
   return hash;
 }
 
