@@ -7,7 +7,8 @@
  *     (verified once, then from the CA's verdict cache: an agent renewing), once with a new
  *     token per call (a fleet of agents starting: one token verification each);
  *   - the same over TLS gRPC on loopback, the client in a child process (so the CPU counted is
- *     the server's alone), 8 calls in flight;
+ *     the server's alone), one call at a time and 8 in flight; then again with the signing
+ *     threads the daemon starts when CSRs come in numbers (`signing-pool.ts`);
  *   - the crypto floor, timed with node:crypto in the same run (`crypto-floor.ts`): one sign
  *     with the CA's key plus the verification every CSR needs (its requester's key imported,
  *     its self-signature checked); the token is verified once and then cached, so its
@@ -25,7 +26,7 @@ import { KeyObject, generateKeyPairSync } from 'node:crypto';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
@@ -41,6 +42,7 @@ import {
   newJwtAuthenticator,
   newMeshCertificateClient,
   newSelfSignedMaterial,
+  newSigningPool,
   type CaKeyType,
 } from '../ca/index.js';
 import { daemonServingFromSettings } from '../ca/ca-settings.js';
@@ -103,6 +105,10 @@ interface Issuer {
   inProcessNewTokens: Figures;
   grpcSequential: Figures;
   grpc: Figures;
+  /** The same two phases with the signing threads. */
+  grpcPooledSequential: Figures;
+  grpcPooled: Figures;
+  poolThreads: number;
   floor: CryptoFloor;
 }
 
@@ -133,6 +139,17 @@ async function benchCa(keyType: CaKeyType, token: string, tokenParts: CryptoFloo
   const running = server.start(abort.signal);
   await server.waitForReady?.(abort.signal);
   const [grpcSequential, grpc] = await grpcBurstsFromChild(`localhost:${server.port()}`, ca.rootBundlePem(), token);
+  abort.abort();
+  await running;
+
+  // The same with the signing threads the daemon starts when CSRs come in numbers.
+  const pool = newSigningPool({ ca, threads: availableParallelism(), clock });
+  const pooledServer = newCaServer({ serving: daemonServingFromSettings(settings), ca, signer: pool, authenticators, metrics, log: newNopLogger('serverca'), host: '127.0.0.1', port: 0, clock });
+  const pooledAbort = new AbortController();
+  const pooledRunning = pooledServer.start(pooledAbort.signal);
+  await pooledServer.waitForReady?.(pooledAbort.signal);
+  const [grpcPooledSequential, grpcPooled] = await grpcBurstsFromChild(`localhost:${pooledServer.port()}`, ca.rootBundlePem(), token);
+  const poolThreads = pool.threads();
 
   // The floor: node:crypto over a TBS of the size the CA produces and CSRs like the workload's.
   const certDer = Buffer.from(sample[0]!.replace(/-----[A-Z ]+-----|\s/g, ''), 'base64');
@@ -143,10 +160,14 @@ async function benchCa(keyType: CaKeyType, token: string, tokenParts: CryptoFloo
     inProcessNewTokens,
     grpcSequential: grpcSequential!,
     grpc: grpc!,
+    grpcPooledSequential: grpcPooledSequential!,
+    grpcPooled: grpcPooled!,
+    poolThreads,
     floor,
     close: async () => {
-      abort.abort();
-      await running;
+      pooledAbort.abort();
+      await pooledRunning;
+      await pool.close();
     },
   };
 }
@@ -262,6 +283,9 @@ async function main(): Promise<void> {
     lines.push(`| ${label} | in-process, a new token per call (÷ floor + token verify) | ${f(n.perCore)} | ${f(n.wallRate)} | ${f(n.p50, 2)} | ${f(n.p99, 2)} | ${f(n.perCore / r.floor.withTokenPerCore, 2)} |`);
     lines.push(`| ${label} | gRPC over TLS, 1 in flight (server CPU) | ${f(r.grpcSequential.perCore)} | ${f(r.grpcSequential.wallRate)} | ${f(r.grpcSequential.p50, 2)} | ${f(r.grpcSequential.p99, 2)} | ${ratio(r.grpcSequential)} |`);
     lines.push(`| ${label} | gRPC over TLS, ${GRPC_IN_FLIGHT} in flight (server CPU) | ${f(r.grpc.perCore)} | ${f(r.grpc.wallRate)} | ${f(r.grpc.p50, 2)} | ${f(r.grpc.p99, 2)} | ${ratio(r.grpc)} |`);
+    const pooled = `${r.poolThreads} signing thread${r.poolThreads === 1 ? '' : 's'}`;
+    lines.push(`| ${label} | gRPC over TLS, 1 in flight, ${pooled} (server CPU) | ${f(r.grpcPooledSequential.perCore)} | ${f(r.grpcPooledSequential.wallRate)} | ${f(r.grpcPooledSequential.p50, 2)} | ${f(r.grpcPooledSequential.p99, 2)} | ${ratio(r.grpcPooledSequential)} |`);
+    lines.push(`| ${label} | gRPC over TLS, ${GRPC_IN_FLIGHT} in flight, ${pooled} (server CPU) | ${f(r.grpcPooled.perCore)} | ${f(r.grpcPooled.wallRate)} | ${f(r.grpcPooled.p50, 2)} | ${f(r.grpcPooled.p99, 2)} | ${ratio(r.grpcPooled)} |`);
   }
   lines.push(
     '',

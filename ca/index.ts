@@ -68,6 +68,7 @@ export { newCaEndpoint, type CaEndpoint, newCaServer, type CaServer, type CaServ
 export { addRootCertPublisher, ROOT_CERT_CONFIG_MAP, ROOT_CERT_KEY, type RootCertPublisherOptions } from './trust/root-cert-publisher.js';
 // Federation (SPIFFE_BUNDLE_ENDPOINTS) and external signing (EXTERNAL_CA).
 export type { CsrSigner } from './authority/csr-signer.js';
+export { newSigningPool, type SigningPool, type SigningPoolOptions } from './authority/signing-pool.js';
 export { csrRequestedNames, type RequestedName } from './x509/csr-requested-names.js';
 export { chainProblem, type ChainInput } from '../pki/index.js';
 export {

@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { newInitializer, runnableOf, UsageError, type Logging, type Manager, type MeshMetrics, type Runnable, type Settings } from '../controllers/runtime/index.js';
 import type { Authenticator } from './authn/authenticator.js';
@@ -7,6 +8,7 @@ import { newCaEndpoint, type CaEndpoint } from './server/ca-server.js';
 import { newFolderCaStore } from './store/folder-ca-store.js';
 import { newKubeSecretCaStore } from './store/kube-secret-ca-store.js';
 import { newMeshSigner } from './authority/new-mesh-signer.js';
+import { newSigningPool } from './authority/signing-pool.js';
 import {
   caAuthenticationFromSettings,
   daemonServingFromSettings,
@@ -87,6 +89,9 @@ export function setupCaWithManager(manager: Manager, options: CaSetupOptions): C
       });
       if (!meshSigner) throw new UsageError('the CA server is enabled but no signer is configured');
       const ca = meshSigner.kind === 'ca' ? meshSigner.ca.authority : undefined;
+      // Our own CA signs on every core while CSRs come in numbers; a registration authority waits on another signer.
+      const signingPool = ca ? newSigningPool({ ca, threads: availableParallelism(), clock: manager.clock }) : undefined;
+      if (signingPool) manager.add(runnableOf('ca-signing-threads', () => () => signingPool.close()));
       if (!ca && !options.tlsFiles) {
         throw new UsageError("EXTERNAL_CA=MESHD_RA_ORCH_API needs the daemon's serving certificate: give --tlsCertFile and --tlsKeyFile");
       }
@@ -105,7 +110,7 @@ export function setupCaWithManager(manager: Manager, options: CaSetupOptions): C
       );
       const endpoint = newCaEndpoint({
         ...(ca ? { ca } : {}),
-        signer: meshSigner.signer,
+        signer: signingPool ?? meshSigner.signer,
         authenticators,
         metrics,
         log: logging.scope('serverca'),
