@@ -315,6 +315,9 @@ async function main(): Promise<void> {
     `  gRPC p99 with ${GRPC_IN_FLIGHT} in flight ${f(ec.grpc.p99, 2)} ms vs 4 × one-at-a-time p50 ${f(4 * ec.grpcSequential.p50, 2)} ms (${f(ec.grpc.p99 / ec.grpcSequential.p50, 1)}× p50; goal <= 4×: ${verdict(ec.grpc.p99 <= 4 * ec.grpcSequential.p50)})`,
     `  node:crypto sign ÷ openssl speed ${f(signRatio, 2)} (goal >= 0.75: ${verdict(signRatio >= 0.75)})`,
     '',
+    `Signing threads (${ec.poolThreads} beside the gRPC thread), speed-up of the ${GRPC_IN_FLIGHT}-in-flight wall rate over one thread:`,
+    ...results.map(([label, r]) => `  ${label}: ${f(r.grpcPooled.wallRate / r.grpc.wallRate, 2)}× (p50 ${f(r.grpc.p50, 2)} → ${f(r.grpcPooled.p50, 2)} ms, p99 ${f(r.grpc.p99, 2)} → ${f(r.grpcPooled.p99, 2)} ms)`),
+    '',
   );
   process.stdout.write(lines.join('\n'));
 

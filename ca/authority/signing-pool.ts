@@ -55,16 +55,16 @@ interface SigningThread {
 }
 
 /**
- * The CA's signing on every core. A CSR costs the CA a key import, a signature verification and a
- * signature (about 60 % of a gRPC issuance's CPU on this code's machines), which a second thread can
- * do while the calling thread serves TLS, HTTP/2 and the callers' tokens. Threads start when CSRs
- * come in numbers (a fleet of agents starting: `startAfter` within a second) and end after `idleMs`
- * without work; until they are up, and at rest (a renewal now and then), the calling thread signs,
- * as it does when there is no compiled worker script (the sources run uncompiled, in tests).
+ * The CA's signing on every core. Most of an issuance's CPU is the CSR's key import, its signature
+ * verification and the certificate's signature, which a second thread can do while the calling
+ * thread serves TLS, HTTP/2 and the callers' tokens. Threads start when CSRs come in numbers (a
+ * fleet of agents starting: `startAfter` within a second) and end after `idleMs` without work;
+ * until they are up, and at rest (a renewal now and then), the calling thread signs, as it does
+ * when there is no compiled worker script (the sources run uncompiled, in tests).
  *
  * The lifetime is resolved on the calling thread, and a job carries it with the calling thread's
- * time, so a certificate is the same whichever thread signs it. A thread that fails or exits has its jobs
- * signed again on the calling thread: nothing is lost.
+ * time, so a certificate is the same whichever thread signs it. The jobs of a thread that fails,
+ * exits or is closed are signed again on the calling thread: nothing is lost.
  */
 export function newSigningPool(options: SigningPoolOptions): SigningPool {
   const { ca } = options;
@@ -101,7 +101,10 @@ export function newSigningPool(options: SigningPoolOptions): SigningPool {
     idleTimer = undefined;
     const ending = threads;
     threads = [];
-    for (const thread of ending) redoInline(thread.jobs.values());
+    for (const thread of ending) {
+      redoInline(thread.jobs.values());
+      thread.jobs.clear();
+    }
     return Promise.all(ending.map((thread) => thread.worker.terminate()));
   };
 
