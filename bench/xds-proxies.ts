@@ -46,11 +46,12 @@ export interface FanoutCommand {
   count: number;
   port: number;
 }
-/** Opens `count` echo streams (one connection each) that answer every message with one byte; `echo-ready` once all are open. */
+/** Opens `count` echo streams (one connection each) that answer every message with `answerBytes` (default 1); `echo-ready` once all are open. */
 export interface EchoCommand {
   cmd: 'echo';
   count: number;
   port: number;
+  answerBytes?: number;
 }
 /**
  * Starts timing a change: each live proxy reports when the first response of `type` (EDS unless
@@ -310,6 +311,7 @@ const ACK_BYTE = Buffer.from([1]);
 /** The raw baseline of a push: streams that answer each message at once, as an ACK would. */
 function echo(command: EchoCommand): void {
   let ready = 0;
+  const answer = command.answerBytes === undefined ? ACK_BYTE : Buffer.alloc(Math.max(1, command.answerBytes), 1);
   for (let i = 0; i < command.count; i++) {
     const client = new EchoClient(`127.0.0.1:${command.port}`, credentials.createInsecure(), CHANNEL_OPTIONS);
     clients.push(client);
@@ -319,7 +321,7 @@ function echo(command: EchoCommand): void {
       if (first) {
         first = false;
         if (++ready === command.count) send({ kind: 'echo-ready' });
-      } else call.write(ACK_BYTE);
+      } else call.write(answer);
     });
     call.on('error', () => undefined);
     call.write(ACK_BYTE);

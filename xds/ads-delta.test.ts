@@ -128,6 +128,15 @@ describe('delta ADS', () => {
     expect(response.removed_resources).toEqual(['nope']);
   });
 
+  test('a first request naming names that do not exist, among others and in any order, answers them as removed', async () => {
+    const { stream, node } = open();
+    stream.send({ node, type_url: ENDPOINT_TYPE, resource_names_subscribe: ['nope', 'b', 'a', 'also-nope'] });
+    const response = await stream.next();
+    expect(resourceNames(response)).toEqual(['a', 'b']);
+    expect(response.removed_resources).toEqual(['also-nope', 'nope']);
+    await ack(stream, response);
+  });
+
   test('a reconnect with initial versions gets only what changed and the removals', async () => {
     const first = open();
     first.stream.send({ node: first.node, type_url: CLUSTER_TYPE });

@@ -293,8 +293,17 @@ function removedNames(
   answeringRequest: boolean,
 ): string[] {
   if (!request.full) return [];
+  if (request.delta) return notGenerated(request.delta.subscribed, encoded);
+  const candidates = watch.wildcard ? [...held.names()] : answeringRequest ? watch.names : watch.names.filter((name) => held.has(name));
+  return notGenerated(candidates, encoded).sort();
+}
+
+/** The names no generated resource has. A generator answering every name in their order (EDS) is checked without a set. */
+function notGenerated(names: readonly string[], encoded: readonly EncodedResource[]): string[] {
+  if (names.length === 0) return [];
+  let matched = 0;
+  while (matched < names.length && matched < encoded.length && names[matched] === encoded[matched]?.name) matched++;
+  if (matched === names.length) return [];
   const generated = new Set(encoded.map((resource) => resource.name));
-  if (request.delta) return request.delta.subscribed.filter((name) => !generated.has(name));
-  const candidates = watch.wildcard ? [...held.names()] : watch.names.filter((name) => answeringRequest || held.has(name));
-  return candidates.filter((name) => !generated.has(name)).sort();
+  return names.filter((name) => !generated.has(name));
 }

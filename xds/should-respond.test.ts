@@ -124,6 +124,15 @@ describe('decideDelta', () => {
     ['first wildcard request (legacy, no names)', watches(), { type_url: CLUSTER_TYPE }, { event: 'init', respond: true, names: [], wildcard: true }],
     ['first wildcard request with *', watches(), { type_url: LISTENER_TYPE, resource_names_subscribe: ['*'] }, { event: 'init', respond: true, names: [], wildcard: true }],
     ['first request with names', watches(), { type_url: ENDPOINT_TYPE, resource_names_subscribe: ['a', 'b'] }, { event: 'init', respond: true, names: ['a', 'b'], wildcard: false }],
+    ['first request with names out of order and repeated', watches(), { type_url: ENDPOINT_TYPE, resource_names_subscribe: ['b', 'a', 'b'] }, { event: 'init', respond: true, names: ['a', 'b'], wildcard: false }],
+    ['first request naming * among names', watches(), { type_url: LISTENER_TYPE, resource_names_subscribe: ['y', '*', 'x'] }, { event: 'init', respond: true, names: ['x', 'y'], wildcard: true }],
+    ['first request naming * on a type that has no wildcard', watches(), { type_url: ENDPOINT_TYPE, resource_names_subscribe: ['*', 'a'] }, { event: 'init', respond: true, names: ['a'], wildcard: false }],
+    [
+      'first request unsubscribing what it names',
+      watches(),
+      { type_url: ENDPOINT_TYPE, resource_names_subscribe: ['a', 'b'], resource_names_unsubscribe: ['b'] },
+      { event: 'init', respond: true, names: ['a'], wildcard: false },
+    ],
     [
       'reconnect with initial versions (they count as subscribed)',
       watches(),
@@ -162,8 +171,30 @@ describe('decideDelta', () => {
     if (expected.unsubscribed) expect(decision.unsubscribed).toEqual(expected.unsubscribed);
   });
 
+  test("a first request's names decoded once for many streams (a frozen list) become each watch's names as they are", () => {
+    const shared = Object.freeze(['outbound|80||a.ns.svc.cluster.local', 'outbound|80||b.ns.svc.cluster.local']);
+    const first = decideDelta(watches(), { type_url: ENDPOINT_TYPE, resource_names_subscribe: shared });
+    const second = decideDelta(watches(), { type_url: ENDPOINT_TYPE, resource_names_subscribe: shared });
+    expect(first.watches.get(ENDPOINT_TYPE)?.names).toBe(shared);
+    expect(second.watches.get(ENDPOINT_TYPE)?.names).toBe(shared);
+    // Out of order, it is sorted into a list of the watch's own.
+    const unordered = Object.freeze([...shared].reverse());
+    const sorted = decideDelta(watches(), { type_url: ENDPOINT_TYPE, resource_names_subscribe: unordered }).watches.get(ENDPOINT_TYPE)?.names;
+    expect(sorted).toEqual(shared);
+    expect(unordered).toEqual([...shared].reverse());
+  });
+
   test('an ACK takes the version that was sent with the nonce', () => {
     const decision = decideDelta(watches(sent(CLUSTER_TYPE, [], 'n1', { versionSent: 'v7' })), { type_url: CLUSTER_TYPE, response_nonce: 'n1' });
     expect(decision.watches.get(CLUSTER_TYPE)).toMatchObject({ nonceAcked: 'n1', versionAcked: 'v7' });
+  });
+
+  test('an ACK keeps every other field of the watch and clears the error; a request without a nonce keeps the last ACK', () => {
+    const before = sent(ENDPOINT_TYPE, ['a', 'b'], 'n2', { versionSent: 'v2', nonceAcked: 'n1', versionAcked: 'v1', lastError: 'bad', alwaysRespond: false });
+    const acked = decideDelta(watches(before), { type_url: ENDPOINT_TYPE, response_nonce: 'n2' }).watches.get(ENDPOINT_TYPE);
+    expect(acked).toEqual({ ...before, nonceAcked: 'n2', versionAcked: 'v2', lastError: '' });
+    expect(acked?.names).toBe(before.names);
+    const withoutNonce = decideDelta(watches(before), { type_url: ENDPOINT_TYPE }).watches.get(ENDPOINT_TYPE);
+    expect(withoutNonce).toEqual({ ...before, lastError: '' });
   });
 });

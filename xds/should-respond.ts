@@ -111,7 +111,13 @@ export function decideDelta(watches: Watches, request: DeltaRequestView): Reques
   const subscribe = request.resource_names_subscribe ?? [];
   const unsubscribe = request.resource_names_unsubscribe ?? [];
   if (!previous) {
-    const names = new Set([...subscribe, ...Object.keys(request.initial_resource_versions ?? {})]);
+    const versions = Object.keys(request.initial_resource_versions ?? {});
+    if (unsubscribe.length === 0 && versions.length === 0 && !subscribe.includes('*')) {
+      // The common first request: its names as they are (a shared list stays shared), sorted if they are not.
+      const wildcard = isWildcardType(typeUrl) && subscribe.length === 0;
+      return { event: 'init', respond: true, watches: withNewWatch(watches, newWatchState(typeUrl, subscribe, wildcard)) };
+    }
+    const names = new Set([...subscribe, ...versions]);
     for (const name of unsubscribe) names.delete(name);
     const explicitWildcard = names.delete('*');
     // Envoy's legacy wildcard: the first request of a wildcard type names nothing.
@@ -124,8 +130,20 @@ export function decideDelta(watches: Watches, request: DeltaRequestView): Reques
   const acked = nonce !== '' ? { nonceAcked: nonce, versionAcked: previous.versionSent } : {};
 
   if (subscribe.length === 0 && unsubscribe.length === 0) {
-    // A plain ACK (the common request): the subscription stands, nothing to compare.
-    const next = new Map(watches).set(typeUrl, { ...previous, lastError: '', ...acked, alwaysRespond: false });
+    // A plain ACK (the common request): the subscription stands, nothing to compare. Built field
+    // by field, as an ACK of state of the world is (an object spread takes V8's slow path).
+    const next = new Map(watches).set(typeUrl, {
+      typeUrl: previous.typeUrl,
+      names: previous.names,
+      wildcard: previous.wildcard,
+      ...(previous.namesEncoded !== undefined ? { namesEncoded: previous.namesEncoded } : {}),
+      nonceSent: previous.nonceSent,
+      versionSent: previous.versionSent,
+      nonceAcked: nonce !== '' ? nonce : previous.nonceAcked,
+      versionAcked: nonce !== '' ? previous.versionSent : previous.versionAcked,
+      lastError: '',
+      alwaysRespond: false,
+    });
     return { event: previous.alwaysRespond ? 'force' : 'ack', respond: previous.alwaysRespond, watches: next };
   }
   const names = new Set(previous.names);

@@ -97,3 +97,45 @@ describe('DiscoveryRequest resource names kept encoded', () => {
     else expect(JSON.parse(JSON.stringify(decode(wrongWireType)))).toEqual(expected);
   });
 });
+
+describe('DeltaDiscoveryRequest subscriptions kept encoded', () => {
+  const deltaType = protos.lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest');
+  const deltaMethod = protos.serviceDefinition(ADS_SERVICE)['DeltaAggregatedResources'];
+  if (!deltaMethod) throw new Error('no DeltaAggregatedResources');
+  const decodeDelta = (bytes: Buffer): Record<string, unknown> => deltaMethod.requestDeserialize(bytes) as Record<string, unknown>;
+  const encodeDelta = (message: object): Buffer => Buffer.from(deltaType.encode(deltaType.fromObject(message)).finish());
+  const plainDelta = (bytes: Buffer): unknown =>
+    deltaType.toObject(deltaType.decode(bytes), { enums: String, longs: Number, defaults: true, arrays: true, objects: true, oneofs: true });
+  const subscribe = {
+    node: { id: 'sidecar~10.0.0.1~a.ns~ns.svc.cluster.local' },
+    type_url: ENDPOINT_TYPE,
+    resource_names_subscribe: names,
+    resource_names_unsubscribe: ['outbound|80||gone.ns.svc.cluster.local'],
+    initial_resource_versions: { 'outbound|80||held.ns.svc.cluster.local': 'v0' },
+    response_nonce: '',
+  };
+
+  test('a large subscribe decodes as the plain decoder does, every other field included', () => {
+    const bytes = encodeDelta(subscribe);
+    const decoded = decodeDelta(bytes);
+    expect(JSON.parse(JSON.stringify(decoded))).toEqual(plainDelta(bytes));
+    expect(decoded['resource_names_subscribe']).toEqual(names);
+    expect(encodedResourceNames(decoded)?.equals(encodeDelta({ resource_names_subscribe: names }))).toBe(true);
+  });
+
+  test('streams sending the same names share one frozen list; other names get their own', () => {
+    const first = decodeDelta(encodeDelta(subscribe))['resource_names_subscribe'];
+    const again = decodeDelta(encodeDelta({ ...subscribe, node: { id: 'sidecar~10.0.0.2~b.ns~ns.svc.cluster.local' } }))['resource_names_subscribe'];
+    const other = decodeDelta(encodeDelta({ ...subscribe, resource_names_subscribe: [...names].reverse() }))['resource_names_subscribe'];
+    expect(again).toBe(first);
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(other).not.toBe(first);
+    expect(other).toEqual([...names].reverse());
+  });
+
+  test('an invalid UTF-8 name to subscribe is refused when the request is decoded', () => {
+    const bad = Buffer.concat([field(2, Buffer.from(ENDPOINT_TYPE)), ...names.map((name) => field(3, Buffer.from(name))), field(3, Buffer.from([0x61, 0xc3, 0x28]))]);
+    expect(() => plainDelta(bad)).toThrow();
+    expect(() => decodeDelta(bad)).toThrow(/utf8|utf-8/i);
+  });
+});

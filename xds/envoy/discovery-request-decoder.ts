@@ -4,7 +4,9 @@ import { isUtf8 } from 'node:buffer';
  * A DiscoveryRequest's `resource_names` (field 3) kept encoded: every ACK of a sidecar repeats
  * its whole subscription (a thousand EDS names at a thousand services), and comparing the bytes
  * with the last request's is a memcmp where decoding and comparing the strings was most of the
- * daemon's work on an endpoint change. The names are decoded only when read.
+ * daemon's work on an endpoint change. The names are decoded only when read. A
+ * DeltaDiscoveryRequest's `resource_names_subscribe` is field 3 too: a delta sidecar's first EDS
+ * request names the same thousand clusters as its neighbours'.
  */
 
 const RESOURCE_NAMES_FIELD = 3;
@@ -136,10 +138,11 @@ class RecentSubscriptions {
 }
 
 /**
- * Wraps the plain DiscoveryRequest decoder: a request with many names is decoded without them,
- * and gets them back as a lazily decoded `resource_names` plus the encoded bytes.
+ * Wraps the plain decoder of a (Delta)DiscoveryRequest: a request with many names in field 3 is
+ * decoded without them, and gets them back as a lazily decoded `property` (`resource_names`, or
+ * a delta request's `resource_names_subscribe`) plus the encoded bytes.
  */
-export function withEncodedResourceNames(decode: (bytes: Buffer) => object): (bytes: Buffer) => object {
+export function withEncodedResourceNames(decode: (bytes: Buffer) => object, property = 'resource_names'): (bytes: Buffer) => object {
   const pool = new NamePool();
   const recent = new RecentSubscriptions();
   return (bytes) => {
@@ -150,7 +153,7 @@ export function withEncodedResourceNames(decode: (bytes: Buffer) => object): (by
     // Each name sits between ASCII bytes (a tag, the last byte of a length), so the whole run is
     // valid UTF-8 only if every name is; otherwise each is checked now, failing as the plain decode.
     let names: readonly string[] | undefined = isUtf8(encoded) ? undefined : decodeNames(encoded, false, pool);
-    Object.defineProperty(message, 'resource_names', {
+    Object.defineProperty(message, property, {
       enumerable: true,
       configurable: true,
       get: () => (names ??= recent.namesOf(encoded, () => decodeNames(encoded, true, pool))),

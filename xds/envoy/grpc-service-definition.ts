@@ -37,14 +37,19 @@ export function grpcServiceDefinition(service: protobuf.Service): ServiceDefinit
       requestStream: method.requestStream === true,
       responseStream: method.responseStream === true,
       requestSerialize: serializer(requestType),
-      requestDeserialize:
-        requestType.fullName === '.envoy.service.discovery.v3.DiscoveryRequest' ? withEncodedResourceNames(deserializer(requestType)) : deserializer(requestType),
+      requestDeserialize: requestDeserializer(requestType),
       responseSerialize: serializerFor(responseType),
       responseDeserialize: deserializer(responseType),
       originalName: method.name.charAt(0).toLowerCase() + method.name.slice(1),
     };
   }
   return definition as ServiceDefinition;
+}
+
+function requestDeserializer(type: protobuf.Type): (bytes: Buffer) => object {
+  if (type.fullName === '.envoy.service.discovery.v3.DiscoveryRequest') return withEncodedResourceNames(deserializer(type));
+  if (type.fullName === '.envoy.service.discovery.v3.DeltaDiscoveryRequest') return withEncodedResourceNames(deserializer(type), 'resource_names_subscribe');
+  return deserializer(type);
 }
 
 function serializer(type: protobuf.Type): (value: object) => Buffer {
