@@ -14,6 +14,7 @@ import {
   loadEnvoyProtos,
   newDeltaDiscoveryClient,
   newDiscoveryClient,
+  newRawDiscoveryCodec,
   type DeltaDiscoveryResponse,
   type DiscoveryConnectionOptions,
   type DiscoveryResponse,
@@ -84,6 +85,8 @@ export type ProxiesReport =
   | ({ kind: 'status' } & ProxiesStatus);
 
 const protos = loadEnvoyProtos();
+/** One codec for every simulated proxy: the subscription they share is encoded once for all their ACKs. */
+const rawCodec = newRawDiscoveryCodec(protos);
 /** A bytes-in, bytes-out method of the raw baselines' service. */
 function rawMethod(name: string, requestStream: boolean): ServiceDefinition {
   const identity = (bytes: Buffer): Buffer => bytes;
@@ -196,6 +199,9 @@ function connect(command: ConnectCommand): void {
   let lastAckAt = 0;
   const total = command.to - command.from;
   const retries = command.follow === true || command.reconnect === true;
+  // Frozen once: every proxy then sends the same lists, which the codec encodes once.
+  const edsNames = Object.freeze([...command.edsNames]);
+  const routeNames = Object.freeze([...command.routeNames]);
   const settle = (): void => {
     // A proxy that reconnects after a refusal settles only once synced.
     if (synced + (retries ? 0 : refused) === total) send({ kind: 'synced', proxies: synced, bytes, refused, lastAckAt });
@@ -221,9 +227,9 @@ function connect(command: ConnectCommand): void {
         locality: { region: 'r1', zone: 'z1' },
       },
       // Only what an ACK needs is read; the resources stay encoded.
-      raw: true,
+      raw: rawCodec,
       ...(retries ? { reconnect: { firstMs: 500, maxMs: 10_000 } } : {}),
-      initial: [[CLUSTER_TYPE, []] as const, ...(command.types.includes(LISTENER_TYPE) ? [[LISTENER_TYPE, []] as const] : command.types.includes(ROUTE_TYPE) ? [[ROUTE_TYPE, command.routeNames] as const] : [])],
+      initial: [[CLUSTER_TYPE, []] as const, ...(command.types.includes(LISTENER_TYPE) ? [[LISTENER_TYPE, []] as const] : command.types.includes(ROUTE_TYPE) ? [[ROUTE_TYPE, routeNames] as const] : [])],
       onStreamEnd({ error }: { error?: Error }) {
         status.streamEnds++;
         if (open) {
@@ -259,8 +265,8 @@ function connect(command: ConnectCommand): void {
         if (next && names.length > 0) client.subscribe(next, names);
       } else if (!acked.has(response.type_url)) {
         acked.add(response.type_url);
-        if (response.type_url === CLUSTER_TYPE) client.subscribe(ENDPOINT_TYPE, command.edsNames);
-        if (response.type_url === LISTENER_TYPE) client.subscribe(ROUTE_TYPE, command.routeNames);
+        if (response.type_url === CLUSTER_TYPE) client.subscribe(ENDPOINT_TYPE, edsNames);
+        if (response.type_url === LISTENER_TYPE) client.subscribe(ROUTE_TYPE, routeNames);
       } else if (marked && live && countedIn !== markSeq && response.type_url === markedType) {
         countedIn = markSeq;
         markedTimes.push(now());

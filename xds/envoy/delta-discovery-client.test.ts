@@ -5,6 +5,7 @@ import { metricValue, nodeFor, startTestXds, type TestXds } from '../testing/tes
 import type { XdsConnection } from '../xds-connection.js';
 import { newDeltaDiscoveryClient, type DeltaDiscoveryClient, type DeltaDiscoveryClientOptions, type DeltaDiscoveryResponse } from './delta-discovery-client.js';
 import { loadEnvoyProtos } from './envoy-protos.js';
+import { newRawDiscoveryCodec } from './raw-discovery-codec.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE } from './type-urls.js';
 
 // The delta client against the daemon's real ADS server (the test world's generators).
@@ -169,7 +170,7 @@ describe('the delta discovery client against the daemon', () => {
   });
 
   test('raw: ACKs from the envelope alone, the versions held all the same', async () => {
-    const { client, next, proxyId } = start({ raw: true });
+    const { client, next, proxyId } = start({ raw: newRawDiscoveryCodec(protos) });
     const first = await next(0);
     expect(first.bytes).toBeGreaterThan(0);
     await waitFor(() => acked(env.discovery.findConnection(proxyId), CLUSTER_TYPE), { description: 'CDS ACKed' });

@@ -3,6 +3,7 @@ import { Metadata, Server, ServerCredentials, credentials, status, type ServerDu
 import { newDiscoveryClient, type DiscoveryClient, type DiscoveryClientOptions, type DiscoveryResponse } from './discovery-client.js';
 import type { StreamEnd } from './discovery-stream.js';
 import { ADS_SERVICE, SDS_SERVICE, loadEnvoyProtos } from './envoy-protos.js';
+import { newRawDiscoveryCodec } from './raw-discovery-codec.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, SECRET_TYPE } from './type-urls.js';
 
 type Request = Record<string, unknown> & { type_url: string; version_info: string; response_nonce: string; resource_names: string[]; node: { id: string } | null; error_detail: { code: number; message: string } | null };
@@ -87,7 +88,7 @@ describe('the discovery client', () => {
   });
 
   test('raw: the envelope and the encoded size only; ACKs may go without the node', async () => {
-    const { client, responses } = start({ raw: true, nodeOnAcks: false, initial: [[CLUSTER_TYPE, []]] });
+    const { client, responses } = start({ raw: newRawDiscoveryCodec(protos), nodeOnAcks: false, initial: [[CLUSTER_TYPE, []]] });
     await request(0, 0);
     streams[0]!.call.write({ version_info: 'v1', type_url: CLUSTER_TYPE, nonce: 'n1', resources: [cluster('a')] });
     const response = await until(() => responses[0], 'the response');

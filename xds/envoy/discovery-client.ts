@@ -75,7 +75,8 @@ export function newDiscoveryClient(options: DiscoveryClientOptions): DiscoveryCl
 
   const request = (typeUrl: string, subscribed: readonly string[]): void => {
     if (!stream.isOpen()) return;
-    names.set(typeUrl, subscribed);
+    // Frozen: every ACK repeats the list, and a raw stream encodes a frozen list once.
+    names.set(typeUrl, Object.isFrozen(subscribed) ? subscribed : Object.freeze([...subscribed]));
     write(typeUrl, nonces.get(typeUrl) ?? '');
   };
 

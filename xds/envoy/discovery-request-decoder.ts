@@ -1,4 +1,5 @@
 import { isUtf8 } from 'node:buffer';
+import { contiguousFieldSpan, Cursor, withoutSpan } from './wire-fields.js';
 
 /**
  * A DiscoveryRequest's `resource_names` (field 3) kept encoded: every ACK of a sidecar repeats
@@ -10,7 +11,6 @@ import { isUtf8 } from 'node:buffer';
  */
 
 const RESOURCE_NAMES_FIELD = 3;
-const LENGTH_DELIMITED = 2;
 /** Below this many bytes of names, the plain decode is as cheap. */
 const MIN_ENCODED_BYTES = 512;
 
@@ -19,65 +19,6 @@ const ENCODED_NAMES = Symbol('encodedResourceNames');
 /** The request's `resource_names` as received on the wire, when the decoder kept them encoded. */
 export function encodedResourceNames(request: object): Buffer | undefined {
   return (request as { [ENCODED_NAMES]?: Buffer })[ENCODED_NAMES];
-}
-
-interface Span {
-  start: number;
-  end: number;
-}
-
-/** Reads varints without allocating: `pos` moves past each; -1 past the end or beyond 2^53. */
-class Cursor {
-  pos = 0;
-  constructor(readonly bytes: Buffer) {}
-
-  varint(): number {
-    let value = 0;
-    let scale = 1;
-    const { bytes } = this;
-    for (let i = this.pos; i < bytes.length && i < this.pos + 8; i++) {
-      const byte = bytes[i] as number;
-      value += (byte & 0x7f) * scale;
-      if (byte < 0x80) {
-        this.pos = i + 1;
-        return value;
-      }
-      scale *= 128;
-    }
-    return -1;
-  }
-}
-
-/**
- * The one contiguous run of top-level field-3 entries, or undefined when there is none, the
- * entries are apart, or the message is malformed (the plain decoder then says why).
- */
-function resourceNamesSpan(bytes: Buffer): Span | undefined {
-  let span: Span | undefined;
-  const cursor = new Cursor(bytes);
-  while (cursor.pos < bytes.length) {
-    const start = cursor.pos;
-    const tag = cursor.varint();
-    if (tag < 0) return undefined;
-    const wireType = tag % 8;
-    if (wireType === 0) {
-      if (cursor.varint() < 0) return undefined;
-    } else if (wireType === 1) cursor.pos += 8;
-    else if (wireType === LENGTH_DELIMITED) {
-      const length = cursor.varint();
-      if (length < 0) return undefined;
-      cursor.pos += length;
-    } else if (wireType === 5) cursor.pos += 4;
-    else return undefined;
-    if (cursor.pos > bytes.length) return undefined;
-    if (Math.floor(tag / 8) === RESOURCE_NAMES_FIELD) {
-      if (wireType !== LENGTH_DELIMITED) return undefined;
-      if (!span) span = { start, end: cursor.pos };
-      else if (span.end === start) span.end = cursor.pos;
-      else return undefined;
-    }
-  }
-  return span;
 }
 
 /** Names longer than this are not interned. */
@@ -146,10 +87,10 @@ export function withEncodedResourceNames(decode: (bytes: Buffer) => object, prop
   const pool = new NamePool();
   const recent = new RecentSubscriptions();
   return (bytes) => {
-    const span = bytes.length >= MIN_ENCODED_BYTES ? resourceNamesSpan(bytes) : undefined;
+    const span = bytes.length >= MIN_ENCODED_BYTES ? contiguousFieldSpan(bytes, RESOURCE_NAMES_FIELD) : undefined;
     if (!span || span.end - span.start < MIN_ENCODED_BYTES) return decode(bytes);
     const encoded = bytes.subarray(span.start, span.end);
-    const message = decode(Buffer.concat([bytes.subarray(0, span.start), bytes.subarray(span.end)]));
+    const message = decode(withoutSpan(bytes, span));
     // Each name sits between ASCII bytes (a tag, the last byte of a length), so the whole run is
     // valid UTF-8 only if every name is; otherwise each is checked now, failing as the plain decode.
     let names: readonly string[] | undefined = isUtf8(encoded) ? undefined : decodeNames(encoded, false, pool);

@@ -1,6 +1,7 @@
 import { Metadata, makeGenericClientConstructor, type ChannelCredentials, type ChannelOptions, type Client, type ClientDuplexStream, type ServiceDefinition } from '@grpc/grpc-js';
 import { ADS_SERVICE, SDS_SERVICE, type EnvoyProtos } from './envoy-protos.js';
 import { errorMessage } from '../../controllers/runtime/index.js';
+import type { RawDiscoveryCodec } from './raw-discovery-codec.js';
 
 /** Reconnection: the first delay, doubled after each attempt that got no response, up to `maxMs`. */
 export interface Backoff {
@@ -34,8 +35,11 @@ export interface DiscoveryConnectionOptions {
   metadata?: () => Promise<Metadata> | Metadata;
   /** The node, as a DiscoveryRequest carries it (snake_case, metadata as a Struct). */
   node?: object;
-  /** Responses are read only as far as an ACK needs (no conversion to plain objects): for load generators. */
-  raw?: boolean;
+  /**
+   * Responses read only as far as an ACK needs (no conversion to plain objects) and requests
+   * written by this codec: for load generators, whose streams share one codec.
+   */
+  raw?: RawDiscoveryCodec;
   /** The managed stream ended while the client was open. */
   onStreamEnd?: (end: StreamEnd) => void;
   /** Reopen the managed stream after it ends; without it, an ended stream stays ended. */
@@ -49,11 +53,6 @@ const METHODS = {
   sds: { service: SDS_SERVICE, sotw: 'StreamSecrets', delta: 'DeltaSecrets' },
 } as const;
 
-const RESPONSE_TYPES: Readonly<Record<StreamFlavour, string>> = {
-  sotw: 'envoy.service.discovery.v3.DiscoveryResponse',
-  delta: 'envoy.service.discovery.v3.DeltaDiscoveryResponse',
-};
-
 type StreamMethod = (metadata: Metadata) => ClientDuplexStream<object, unknown>;
 
 /** One gRPC channel to a discovery service, its streams opened by flavour. */
@@ -64,7 +63,7 @@ export interface DiscoveryChannel {
 
 export function newDiscoveryChannel(options: DiscoveryConnectionOptions): DiscoveryChannel {
   const methods = METHODS[options.service ?? 'ads'];
-  const definition = options.raw ? rawDefinition(options.protos, methods) : options.protos.serviceDefinition(methods.service);
+  const definition = options.raw ? rawDefinition(options.raw, methods) : options.protos.serviceDefinition(methods.service);
   const Ctor = makeGenericClientConstructor(definition, methods.service);
   const client = new Ctor(options.target, options.credentials, options.channelOptions) as unknown as Client & Record<string, StreamMethod>;
   return {
@@ -73,17 +72,10 @@ export function newDiscoveryChannel(options: DiscoveryConnectionOptions): Discov
   };
 }
 
-/**
- * The service whose methods decode only the envelope of a response (protobufjs messages, the
- * resources' `Any`s left as bytes) and report its encoded size in `bytes`.
- */
-function rawDefinition(protos: EnvoyProtos, methods: (typeof METHODS)[keyof typeof METHODS]): ServiceDefinition {
-  const base = protos.serviceDefinition(methods.service);
-  const raw = (flavour: StreamFlavour): object => {
-    const responseType = protos.lookupType(RESPONSE_TYPES[flavour]);
-    const responseDeserialize = (bytes: Buffer): object => Object.assign(responseType.decode(bytes), { bytes: bytes.length });
-    return { ...base[methods[flavour]], responseDeserialize };
-  };
+/** The service of load generators: the codec's request encoder and response decoder in place of the plain ones. */
+function rawDefinition(codec: RawDiscoveryCodec, methods: (typeof METHODS)[keyof typeof METHODS]): ServiceDefinition {
+  const base = codec.protos.serviceDefinition(methods.service);
+  const raw = (flavour: StreamFlavour): object => ({ ...base[methods[flavour]], ...codec.methods(flavour) });
   return { ...base, [methods.sotw]: raw('sotw'), [methods.delta]: raw('delta') } as ServiceDefinition;
 }
 
