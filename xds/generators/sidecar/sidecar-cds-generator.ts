@@ -42,15 +42,43 @@ export function newSidecarCdsGenerator(options: BuildSidecarClustersOptions = {}
     }
     return resources;
   };
+  // Proxies whose inbound clusters are alike (replicas of a workload, workloads of one shape) get
+  // one frozen list per outbound list: it is then encoded and shared once, not merged and walked
+  // a thousand entries at a time for each proxy.
+  const mergedByOutbound = new WeakMap<readonly NamedResource[], Map<string, readonly NamedResource[]>>();
   return {
     typeUrl: CLUSTER_TYPE,
     generate(proxy, push, request) {
       if (!request.full) return undefined;
       const inbound = buildInboundClusters(proxy, push, options).map((cluster) => ({ name: cluster.name, resource: cluster }));
+      inbound.sort(byName);
+      const shared = outbound(proxy, push);
+      const key = contentKey(inbound);
+      if (key === undefined) return { resources: mergeSorted(shared, inbound) };
+      let merged = mergedByOutbound.get(shared);
+      if (!merged) mergedByOutbound.set(shared, (merged = new Map()));
+      let resources = merged.get(key);
       // The shared outbound list is sorted once; the proxy's few inbound clusters are merged in.
-      return { resources: mergeSorted(outbound(proxy, push), inbound.sort(byName)) };
+      if (!resources) merged.set(key, (resources = Object.freeze(mergeSorted(shared, inbound))));
+      return { resources };
     },
   };
+}
+
+/**
+ * The inbound clusters' names and messages as JSON text: equal text, equal clusters. Undefined
+ * when the text holds a null (JSON folds NaN and the infinities into it), a resource is built on
+ * demand, or the text cannot be made.
+ */
+function contentKey(inbound: readonly NamedResource[]): string | undefined {
+  // A function (a resource built on demand) has no JSON text.
+  if (inbound.some((resource) => typeof resource.resource === 'function')) return undefined;
+  try {
+    const key = JSON.stringify(inbound);
+    return key.includes('null') ? undefined : key;
+  } catch {
+    return undefined;
+  }
 }
 
 function byName(a: NamedResource, b: NamedResource): number {

@@ -2,9 +2,9 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { expectGolden, goldenCases } from '../../../testing/golden.js';
 import { consistent } from '../../testing/consistent.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../../index.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest } from '../../index.js';
 import { serviceFromObject } from '../../../controllers/index.js';
-import { generateSnapshot, loadCase, required, TEST_DOMAIN, type GeneratorCase } from '../testing/test-cases.js';
+import { buildCase, generateSnapshot, loadCase, required, TEST_DOMAIN, type CaseObject, type GeneratorCase } from '../testing/test-cases.js';
 import { buildPushContext, newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator, type PushContext } from '../index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/cds/', import.meta.url));
@@ -76,6 +76,50 @@ describe('sidecar generators', () => {
     ]);
     expect(seen).toContain('inbound inbound|9090|| httpbin:9000');
     expect(seen).not.toContain(expect.stringContaining('PassthroughCluster'));
+  });
+
+  test('proxies whose inbound clusters are alike get one frozen cluster list per push; other inbound clusters, namespaces or a new push get their own', () => {
+    const pod = (name: string, namespace: string, ip: string, app: string, ports: number[]): CaseObject => ({
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace, labels: { app }, annotations: { 'sidecar.mesh.io/status': 'injected' } },
+      spec: { serviceAccountName: app, containers: [{ name: 'app', ports: ports.map((containerPort) => ({ containerPort })) }] },
+      status: { podIP: ip },
+    });
+    const service = (name: string, namespace: string, targetPort: number): CaseObject => ({
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { name, namespace },
+      spec: { selector: { app: name }, ports: [{ name: 'http', port: 80, targetPort }] },
+    });
+    const { model } = buildCase(
+      [
+        { apiVersion: 'test.mesh.io/v1', kind: 'ProxyNode', id: 'sidecar~10.0.0.1~api-1.foo~foo.svc.cluster.local', metadata: { NAMESPACE: 'foo' } },
+        service('api', 'foo', 8080),
+        service('web', 'foo', 9090),
+        service('api', 'bar', 8080),
+        pod('api-1', 'foo', '10.0.0.1', 'api', [8080]),
+        pod('api-2', 'foo', '10.0.0.2', 'api', [8080]),
+        pod('web-1', 'foo', '10.0.0.3', 'web', [9090]),
+        pod('api-1', 'bar', '10.0.1.1', 'api', [8080]),
+      ],
+      'alike',
+    );
+    const proxy = (name: string, namespace: string, ip: string, app: string) =>
+      parseProxy({ id: `sidecar~${ip}~${name}.${namespace}~${namespace}.svc.cluster.local`, metadata: jsonToStruct({ NAMESPACE: namespace, LABELS: { app } }) });
+    const [api1, api2, web1, barApi1] = [proxy('api-1', 'foo', '10.0.0.1', 'api'), proxy('api-2', 'foo', '10.0.0.2', 'api'), proxy('web-1', 'foo', '10.0.0.3', 'web'), proxy('api-1', 'bar', '10.0.1.1', 'api')];
+    const push = buildPushContext(model);
+    const cds = newSidecarCdsGenerator();
+    const first = cds.generate(api1, push, FULL)?.resources;
+    expect(Object.isFrozen(first)).toBe(true);
+    expect(cds.generate(api2, push, FULL)?.resources).toBe(first);
+    // The shared list is what the proxy would get alone.
+    expect(resourcesOf(cds.generate(api2, push, FULL))).toEqual(resourcesOf(newSidecarCdsGenerator().generate(api2, push, FULL)));
+    const web = cds.generate(web1, push, FULL)?.resources;
+    expect(web).not.toBe(first);
+    expect(web?.filter((resource) => resource.name.startsWith('inbound')).map((resource) => resource.name)).toEqual(['inbound|9090||']);
+    expect(cds.generate(barApi1, push, FULL)?.resources).not.toBe(first);
+    expect(cds.generate(api1, buildPushContext(model), FULL)?.resources).not.toBe(first);
   });
 
   test('CDS ignores endpoint-only pushes', () => {
