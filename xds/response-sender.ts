@@ -95,21 +95,25 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
   // once, found by its whole JSON text (a fraction of the encoding's cost). Equal text means equal
   // bytes except where JSON folds values together (NaN and the infinities print as null), so a
   // text with a null in it is encoded on its own.
-  const byContent = { seq: -1, encoded: new Map<string, EncodedResource>() };
+  // The text is the key as JSON made it, by type: a key joined from two strings would be copied
+  // flat at the first lookup, a second copy of every text.
+  const byContent = { seq: -1, encoded: new Map<string, Map<string, EncodedResource>>() };
   const encodeByContent = (typeUrl: string, name: string, message: object, push: PushSnapshot<C>): EncodedResource => {
     if (byContent.seq !== push.seq) byContent.encoded = new Map();
     byContent.seq = push.seq;
-    let key: string;
+    let text: string;
     try {
-      key = `${typeUrl}\n${JSON.stringify(message)}`;
+      text = JSON.stringify(message);
     } catch {
       return encodeMessage(typeUrl, name, message);
     }
-    if (key.includes('null')) return encodeMessage(typeUrl, name, message);
-    const hit = byContent.encoded.get(key);
+    if (text.includes('null')) return encodeMessage(typeUrl, name, message);
+    let ofType = byContent.encoded.get(typeUrl);
+    if (!ofType) byContent.encoded.set(typeUrl, (ofType = new Map()));
+    const hit = ofType.get(text);
     if (hit) return hit.name === name ? hit : { ...hit, name };
     const built = encodeMessage(typeUrl, name, message);
-    byContent.encoded.set(key, built);
+    ofType.set(text, built);
     return built;
   };
 
