@@ -56,6 +56,30 @@ describe('DiscoveryRequest resource names kept encoded', () => {
     }
   });
 
+  test('an ACK repeating a subscription read before gets its names and bytes without a walk, exactly as the first time', () => {
+    const subscription = names.map((name) => `${name}-acked`);
+    const first = decode(encode({ ...ack, resource_names: subscription }));
+    const firstNames = first['resource_names'];
+    const again = decode(encode({ ...ack, resource_names: subscription, response_nonce: 'v9/x', version_info: 'v9' }));
+    expect(again['resource_names']).toBe(firstNames);
+    expect(again).toMatchObject({ version_info: 'v9', response_nonce: 'v9/x', type_url: ENDPOINT_TYPE });
+    expect(encodedResourceNames(again)?.equals(encodedResourceNames(first) as Buffer)).toBe(true);
+  });
+
+  test('the names of a subscription read before, followed by more names, are all the names', () => {
+    const subscription = names.map((name) => `${name}-longer`);
+    decode(encode({ ...ack, resource_names: subscription }))['resource_names'];
+    const longer = [...subscription, 'outbound|80||one-more.ns.svc.cluster.local'];
+    expect(decode(encode({ ...ack, resource_names: longer }))['resource_names']).toEqual(longer);
+    // And after another field: the plain decoder's reading (every field-3 entry, in order).
+    const nameFields = subscription.map((name) => field(3, Buffer.from(name)));
+    const split = Buffer.concat([...nameFields, field(4, Buffer.from(ENDPOINT_TYPE)), field(3, Buffer.from('outbound|80||after.ns.svc.cluster.local'))]);
+    const decoded = decode(split);
+    expect(decoded['resource_names']).toEqual([...subscription, 'outbound|80||after.ns.svc.cluster.local']);
+    expect(JSON.parse(JSON.stringify(decoded))).toEqual(plain(split));
+    expect(encodedResourceNames(decoded)).toBeUndefined();
+  });
+
   test('small requests, and names split by another field, go through the plain decoder', () => {
     expect(encodedResourceNames(decode(encode({ ...ack, resource_names: ['a', 'b'] })))).toBeUndefined();
     const nameFields = names.map((name) => field(3, Buffer.from(name)));

@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { contiguousFieldSpan, Cursor, withoutSpan } from './wire-fields.js';
+import { contiguousFieldSpan, Cursor, endsRunOf, firstFieldStart, withoutSpan, type Span } from './wire-fields.js';
 
 /**
  * A DiscoveryRequest's `resource_names` (field 3) kept encoded: every ACK of a sidecar repeats
@@ -68,6 +68,23 @@ const RECENT_SUBSCRIPTIONS = 8;
 class RecentSubscriptions {
   private readonly entries: { encoded: Buffer; names: readonly string[] }[] = [];
 
+  /**
+   * A recent subscription whose bytes the request carries where its names start, ending there:
+   * an ACK repeating its subscription is then found without walking a thousand entries.
+   */
+  match(bytes: Buffer): { span: Span; encoded: Buffer; names: readonly string[] } | undefined {
+    if (this.entries.length === 0) return undefined;
+    const start = firstFieldStart(bytes, RESOURCE_NAMES_FIELD);
+    if (start < 0) return undefined;
+    for (const entry of this.entries) {
+      const end = start + entry.encoded.length;
+      if (end <= bytes.length && bytes.compare(entry.encoded, 0, entry.encoded.length, start, end) === 0 && endsRunOf(bytes, end, RESOURCE_NAMES_FIELD)) {
+        return { span: { start, end }, encoded: bytes.subarray(start, end), names: entry.names };
+      }
+    }
+    return undefined;
+  }
+
   namesOf(encoded: Buffer, decode: () => string[]): readonly string[] {
     for (const entry of this.entries) if (entry.encoded.length === encoded.length && entry.encoded.equals(encoded)) return entry.names;
     const names = Object.freeze(decode());
@@ -86,20 +103,28 @@ class RecentSubscriptions {
 export function withEncodedResourceNames(decode: (bytes: Buffer) => object, property = 'resource_names'): (bytes: Buffer) => object {
   const pool = new NamePool();
   const recent = new RecentSubscriptions();
+  const withNames = (message: object, encoded: Buffer, names: () => readonly string[]): object => {
+    let known: readonly string[] | undefined;
+    Object.defineProperty(message, property, { enumerable: true, configurable: true, get: () => (known ??= names()) });
+    Object.defineProperty(message, ENCODED_NAMES, { value: encoded, enumerable: false });
+    return message;
+  };
   return (bytes) => {
-    const span = bytes.length >= MIN_ENCODED_BYTES ? contiguousFieldSpan(bytes, RESOURCE_NAMES_FIELD) : undefined;
+    if (bytes.length < MIN_ENCODED_BYTES) return decode(bytes);
+    const repeated = recent.match(bytes);
+    if (repeated) {
+      const message = decode(withoutSpan(bytes, repeated.span));
+      // Names further on, after another field, make it another subscription: the walk below decides.
+      const more = (message as Record<string, unknown>)[property];
+      if (!Array.isArray(more) || more.length === 0) return withNames(message, repeated.encoded, () => repeated.names);
+    }
+    const span = contiguousFieldSpan(bytes, RESOURCE_NAMES_FIELD);
     if (!span || span.end - span.start < MIN_ENCODED_BYTES) return decode(bytes);
     const encoded = bytes.subarray(span.start, span.end);
     const message = decode(withoutSpan(bytes, span));
     // Each name sits between ASCII bytes (a tag, the last byte of a length), so the whole run is
     // valid UTF-8 only if every name is; otherwise each is checked now, failing as the plain decode.
-    let names: readonly string[] | undefined = isUtf8(encoded) ? undefined : decodeNames(encoded, false, pool);
-    Object.defineProperty(message, property, {
-      enumerable: true,
-      configurable: true,
-      get: () => (names ??= recent.namesOf(encoded, () => decodeNames(encoded, true, pool))),
-    });
-    Object.defineProperty(message, ENCODED_NAMES, { value: encoded, enumerable: false });
-    return message;
+    const names: readonly string[] | undefined = isUtf8(encoded) ? undefined : decodeNames(encoded, false, pool);
+    return withNames(message, encoded, () => names ?? recent.namesOf(encoded, () => decodeNames(encoded, true, pool)));
   };
 }

@@ -42,16 +42,7 @@ export function contiguousFieldSpan(bytes: Buffer, field: number): Span | undefi
     const tag = cursor.varint();
     if (tag < 0) return undefined;
     const wireType = tag % 8;
-    if (wireType === 0) {
-      if (cursor.varint() < 0) return undefined;
-    } else if (wireType === 1) cursor.pos += 8;
-    else if (wireType === LENGTH_DELIMITED) {
-      const length = cursor.varint();
-      if (length < 0) return undefined;
-      cursor.pos += length;
-    } else if (wireType === 5) cursor.pos += 4;
-    else return undefined;
-    if (cursor.pos > bytes.length) return undefined;
+    if (!skipValue(cursor, wireType)) return undefined;
     if (Math.floor(tag / 8) === field) {
       if (wireType !== LENGTH_DELIMITED) return undefined;
       if (!span) span = { start, end: cursor.pos };
@@ -60,6 +51,41 @@ export function contiguousFieldSpan(bytes: Buffer, field: number): Span | undefi
     }
   }
   return span;
+}
+
+/** Where the first top-level entry of `field` starts; -1 when there is none or the message is malformed before it. */
+export function firstFieldStart(bytes: Buffer, field: number): number {
+  const cursor = new Cursor(bytes);
+  while (cursor.pos < bytes.length) {
+    const start = cursor.pos;
+    const tag = cursor.varint();
+    if (tag < 0) return -1;
+    if (Math.floor(tag / 8) === field) return start;
+    if (!skipValue(cursor, tag % 8)) return -1;
+  }
+  return -1;
+}
+
+/** True when what starts at `offset` is the end of the message or an entry of a field other than `field`. */
+export function endsRunOf(bytes: Buffer, offset: number, field: number): boolean {
+  if (offset === bytes.length) return true;
+  const cursor = new Cursor(bytes);
+  cursor.pos = offset;
+  const tag = cursor.varint();
+  return tag >= 0 && Math.floor(tag / 8) !== field;
+}
+
+/** Moves past a value of the wire type; false when the type is unknown or the value runs past the end. */
+function skipValue(cursor: Cursor, wireType: number): boolean {
+  if (wireType === 0) return cursor.varint() >= 0;
+  if (wireType === 1) cursor.pos += 8;
+  else if (wireType === LENGTH_DELIMITED) {
+    const length = cursor.varint();
+    if (length < 0) return false;
+    cursor.pos += length;
+  } else if (wireType === 5) cursor.pos += 4;
+  else return false;
+  return cursor.pos <= cursor.bytes.length;
 }
 
 /** The message without the span's bytes: its other fields. */
