@@ -68,7 +68,8 @@ describe('DiscoveryRequest resource names kept encoded', () => {
 
   test('the names of a subscription read before, followed by more names, are all the names', () => {
     const subscription = names.map((name) => `${name}-longer`);
-    decode(encode({ ...ack, resource_names: subscription }))['resource_names'];
+    // Read once: the decoder remembers a subscription whose names were read.
+    expect(decode(encode({ ...ack, resource_names: subscription }))['resource_names']).toEqual(subscription);
     const longer = [...subscription, 'outbound|80||one-more.ns.svc.cluster.local'];
     expect(decode(encode({ ...ack, resource_names: longer }))['resource_names']).toEqual(longer);
     // And after another field: the plain decoder's reading (every field-3 entry, in order).
