@@ -10,6 +10,7 @@ import type { PushSnapshot } from './push/push-snapshot.js';
 import type { XdsCallbacks } from './xds-callbacks.js';
 import type { HeldResources } from './held-resources.js';
 import { newXdsCache } from './xds-cache.js';
+import { contentText } from './content-text.js';
 import { SharedResponseLists, type SharedResponseList } from './shared-response-lists.js';
 import type { XdsConnection } from './xds-connection.js';
 
@@ -92,22 +93,16 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
 
   // A proxy's own resources (its inbound listener and clusters) have no cache key, yet proxies of
   // one workload, or of workloads alike, get the same: each distinct message of a push is encoded
-  // once, found by its whole JSON text (a fraction of the encoding's cost). Equal text means equal
-  // bytes except where JSON folds values together (NaN and the infinities print as null), so a
-  // text with a null in it is encoded on its own.
+  // once, found by its whole JSON text (a fraction of the encoding's cost; `contentText` says
+  // when the text is no key, and such a message is encoded on its own).
   // The text is the key as JSON made it, by type: a key joined from two strings would be copied
   // flat at the first lookup, a second copy of every text.
   const byContent = { seq: -1, encoded: new Map<string, Map<string, EncodedResource>>() };
   const encodeByContent = (typeUrl: string, name: string, message: object, push: PushSnapshot<C>): EncodedResource => {
     if (byContent.seq !== push.seq) byContent.encoded = new Map();
     byContent.seq = push.seq;
-    let text: string;
-    try {
-      text = JSON.stringify(message);
-    } catch {
-      return encodeMessage(typeUrl, name, message);
-    }
-    if (text.includes('null')) return encodeMessage(typeUrl, name, message);
+    const text = contentText(message);
+    if (text === undefined) return encodeMessage(typeUrl, name, message);
     let ofType = byContent.encoded.get(typeUrl);
     if (!ofType) byContent.encoded.set(typeUrl, (ofType = new Map()));
     const hit = ofType.get(text);

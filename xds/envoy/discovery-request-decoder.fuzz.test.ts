@@ -3,6 +3,7 @@ import fc from 'fast-check';
 import { fuzzParameters } from '../../testing/fuzz.js';
 import { ADS_SERVICE, loadEnvoyProtos } from './envoy-protos.js';
 import { ENDPOINT_TYPE } from './type-urls.js';
+import { lengthDelimitedField } from './testing/wire-bytes.js';
 
 // The request decoder that keeps large subscriptions encoded (and finds a repeated one by its
 // bytes) against protobufjs's plain decoder, on requests an attacker shapes: names split by other
@@ -12,25 +13,14 @@ import { ENDPOINT_TYPE } from './type-urls.js';
 const protos = loadEnvoyProtos();
 const RECEIVE = { enums: String, longs: Number, defaults: true, arrays: true, objects: true, oneofs: true } as const;
 
-function field(number: number, body: Buffer): Buffer {
-  const length: number[] = [];
-  let value = body.length;
-  while (value >= 0x80) {
-    length.push((value & 0x7f) | 0x80);
-    value >>>= 7;
-  }
-  length.push(value);
-  return Buffer.concat([Buffer.from([(number << 3) | 2, ...length]), body]);
-}
-
 const baseNames = Array.from({ length: 120 }, (_, i) => `outbound|${8000 + (i % 7)}||svc-${i}.ns-${i % 20}.svc.cluster.local`);
 
 /** A piece of a request on the wire: names from the shared subscription, another name, another field, or raw bytes. */
 const piece = fc.oneof(
-  { weight: 4, arbitrary: fc.constant<Buffer>(Buffer.concat(baseNames.map((name) => field(3, Buffer.from(name))))) },
-  { weight: 3, arbitrary: fc.string({ maxLength: 40 }).map((name) => field(3, Buffer.from(name))) },
-  { weight: 2, arbitrary: fc.uint8Array({ maxLength: 12 }).map((bytes) => field(3, Buffer.from(bytes))) },
-  { weight: 2, arbitrary: fc.constantFrom(1, 4, 5).chain((number) => fc.string({ maxLength: 30 }).map((text) => field(number, Buffer.from(text)))) },
+  { weight: 4, arbitrary: fc.constant<Buffer>(Buffer.concat(baseNames.map((name) => lengthDelimitedField(3, Buffer.from(name))))) },
+  { weight: 3, arbitrary: fc.string({ maxLength: 40 }).map((name) => lengthDelimitedField(3, Buffer.from(name))) },
+  { weight: 2, arbitrary: fc.uint8Array({ maxLength: 12 }).map((bytes) => lengthDelimitedField(3, Buffer.from(bytes))) },
+  { weight: 2, arbitrary: fc.constantFrom(1, 4, 5).chain((number) => fc.string({ maxLength: 30 }).map((text) => lengthDelimitedField(number, Buffer.from(text)))) },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 8 }).map((bytes) => Buffer.from(bytes)) },
 );
 
@@ -55,7 +45,7 @@ describe.each([
     const decode = (bytes: Buffer): Record<string, unknown> => method.requestDeserialize(bytes) as Record<string, unknown>;
     const plain = (bytes: Buffer): Record<string, unknown> => type.toObject(type.decode(bytes), RECEIVE);
     // The decoder remembers the subscription once its names were read, as a first request's are.
-    const first = Buffer.concat([field(typeUrlField, Buffer.from(ENDPOINT_TYPE)), ...baseNames.map((name) => field(3, Buffer.from(name)))]);
+    const first = Buffer.concat([lengthDelimitedField(typeUrlField, Buffer.from(ENDPOINT_TYPE)), ...baseNames.map((name) => lengthDelimitedField(3, Buffer.from(name)))]);
     expect(decode(first)[property]).toEqual(baseNames);
     fc.assert(
       fc.property(fc.array(piece, { minLength: 1, maxLength: 6 }), fc.nat(), (pieces, cut) => {

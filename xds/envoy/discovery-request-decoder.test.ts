@@ -2,6 +2,7 @@ import { describe, expect, test } from '@jest/globals';
 import { encodedResourceNames } from './discovery-request-decoder.js';
 import { ADS_SERVICE, loadEnvoyProtos } from './envoy-protos.js';
 import { ENDPOINT_TYPE } from './type-urls.js';
+import { lengthDelimitedField } from './testing/wire-bytes.js';
 
 const protos = loadEnvoyProtos();
 const requestType = protos.lookupType('envoy.service.discovery.v3.DiscoveryRequest');
@@ -14,18 +15,6 @@ const plain = (bytes: Buffer): unknown =>
 
 const names = Array.from({ length: 200 }, (_, i) => `outbound|${8000 + (i % 7)}||svc-${i}.ns-${i % 20}.svc.cluster.local`);
 const ack = { version_info: 'v1', node: { id: 'sidecar~10.0.0.1~a.ns~ns.svc.cluster.local' }, resource_names: names, type_url: ENDPOINT_TYPE, response_nonce: 'v1/n' };
-
-/** A length-delimited field by hand: the wire form an attacker controls. */
-function field(number: number, body: Buffer): Buffer {
-  const length: number[] = [];
-  let value = body.length;
-  while (value >= 0x80) {
-    length.push((value & 0x7f) | 0x80);
-    value >>>= 7;
-  }
-  length.push(value);
-  return Buffer.concat([Buffer.from([(number << 3) | 2, ...length]), body]);
-}
 
 describe('DiscoveryRequest resource names kept encoded', () => {
   test('a large subscription decodes as the plain decoder does, with the names bytes beside it', () => {
@@ -73,8 +62,8 @@ describe('DiscoveryRequest resource names kept encoded', () => {
     const longer = [...subscription, 'outbound|80||one-more.ns.svc.cluster.local'];
     expect(decode(encode({ ...ack, resource_names: longer }))['resource_names']).toEqual(longer);
     // And after another field: the plain decoder's reading (every field-3 entry, in order).
-    const nameFields = subscription.map((name) => field(3, Buffer.from(name)));
-    const split = Buffer.concat([...nameFields, field(4, Buffer.from(ENDPOINT_TYPE)), field(3, Buffer.from('outbound|80||after.ns.svc.cluster.local'))]);
+    const nameFields = subscription.map((name) => lengthDelimitedField(3, Buffer.from(name)));
+    const split = Buffer.concat([...nameFields, lengthDelimitedField(4, Buffer.from(ENDPOINT_TYPE)), lengthDelimitedField(3, Buffer.from('outbound|80||after.ns.svc.cluster.local'))]);
     const decoded = decode(split);
     expect(decoded['resource_names']).toEqual([...subscription, 'outbound|80||after.ns.svc.cluster.local']);
     expect(JSON.parse(JSON.stringify(decoded))).toEqual(plain(split));
@@ -83,8 +72,8 @@ describe('DiscoveryRequest resource names kept encoded', () => {
 
   test('small requests, and names split by another field, go through the plain decoder', () => {
     expect(encodedResourceNames(decode(encode({ ...ack, resource_names: ['a', 'b'] })))).toBeUndefined();
-    const nameFields = names.map((name) => field(3, Buffer.from(name)));
-    const split = Buffer.concat([...nameFields.slice(0, 100), field(4, Buffer.from(ENDPOINT_TYPE)), ...nameFields.slice(100)]);
+    const nameFields = names.map((name) => lengthDelimitedField(3, Buffer.from(name)));
+    const split = Buffer.concat([...nameFields.slice(0, 100), lengthDelimitedField(4, Buffer.from(ENDPOINT_TYPE)), ...nameFields.slice(100)]);
     const decoded = decode(split);
     expect(encodedResourceNames(decoded)).toBeUndefined();
     expect(decoded['resource_names']).toEqual(names);
@@ -98,11 +87,11 @@ describe('DiscoveryRequest resource names kept encoded', () => {
   });
 
   test('an invalid UTF-8 name is refused when the request is decoded, as by the plain decoder', () => {
-    const bad = Buffer.concat([...names.map((name) => field(3, Buffer.from(name))), field(3, Buffer.from([0x61, 0xc3, 0x28]))]);
+    const bad = Buffer.concat([...names.map((name) => lengthDelimitedField(3, Buffer.from(name))), lengthDelimitedField(3, Buffer.from([0x61, 0xc3, 0x28]))]);
     expect(() => plain(bad)).toThrow();
     expect(() => decode(bad)).toThrow(/utf8|utf-8/i);
     // Overlong and truncated sequences too.
-    expect(() => decode(Buffer.concat([bad.subarray(0, 600), field(3, Buffer.from([0xe0, 0x80, 0xaf]))]))).toThrow();
+    expect(() => decode(Buffer.concat([bad.subarray(0, 600), lengthDelimitedField(3, Buffer.from([0xe0, 0x80, 0xaf]))]))).toThrow();
   });
 
   test('a truncated or malformed request fails as the plain decoder fails', () => {
@@ -159,7 +148,7 @@ describe('DeltaDiscoveryRequest subscriptions kept encoded', () => {
   });
 
   test('an invalid UTF-8 name to subscribe is refused when the request is decoded', () => {
-    const bad = Buffer.concat([field(2, Buffer.from(ENDPOINT_TYPE)), ...names.map((name) => field(3, Buffer.from(name))), field(3, Buffer.from([0x61, 0xc3, 0x28]))]);
+    const bad = Buffer.concat([lengthDelimitedField(2, Buffer.from(ENDPOINT_TYPE)), ...names.map((name) => lengthDelimitedField(3, Buffer.from(name))), lengthDelimitedField(3, Buffer.from([0x61, 0xc3, 0x28]))]);
     expect(() => plainDelta(bad)).toThrow();
     expect(() => decodeDelta(bad)).toThrow(/utf8|utf-8/i);
   });

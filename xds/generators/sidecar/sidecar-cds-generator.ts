@@ -3,6 +3,7 @@ import type { Proxy } from '../../proxy.js';
 import { CLUSTER_TYPE } from '../../envoy/type-urls.js';
 import { destinationRuleKey } from '../destination-rule-policy.js';
 import type { PushContext } from '../push-context.js';
+import { contentText } from '../../content-text.js';
 import { buildInboundClusters, outboundClusters, type BuildSidecarClustersOptions } from './sidecar-clusters.js';
 
 /** Which DestinationRules a sidecar sees: its namespace, and its labels when some rule selects workloads. */
@@ -65,20 +66,9 @@ export function newSidecarCdsGenerator(options: BuildSidecarClustersOptions = {}
   };
 }
 
-/**
- * The inbound clusters' names and messages as JSON text: equal text, equal clusters. Undefined
- * when the text holds a null (JSON folds NaN and the infinities into it), a resource is built on
- * demand, or the text cannot be made.
- */
+/** The inbound clusters' names and messages as JSON text (`contentText`); none when one is built on demand (a function has no text). */
 function contentKey(inbound: readonly NamedResource[]): string | undefined {
-  // A function (a resource built on demand) has no JSON text.
-  if (inbound.some((resource) => typeof resource.resource === 'function')) return undefined;
-  try {
-    const key = JSON.stringify(inbound);
-    return key.includes('null') ? undefined : key;
-  } catch {
-    return undefined;
-  }
+  return inbound.some((resource) => typeof resource.resource === 'function') ? undefined : contentText(inbound);
 }
 
 function byName(a: NamedResource, b: NamedResource): number {
