@@ -12,6 +12,7 @@ import { buildCase, type CaseObject } from '../../xds/generators/testing/test-ca
 import { newConfigState, type ConfigState } from '../config-state.js';
 import { newEmbeddedDataPlane, type EmbeddedDataPlane } from '../embedded-data-plane.js';
 import type { SecretSet } from '../sds-subscriber.js';
+import type { MeshConfig } from '../../crds/index.js';
 import type { WorkloadFacts } from '../peer-metadata.js';
 import { applyProxyConfig, generateProxyConfig } from './simulation-support.js';
 
@@ -64,13 +65,23 @@ const proxyNode = (ip: string, pod: string, namespace: string, serviceAccount: s
 
 export type SidecarSide = 'server' | 'client';
 
+/** What the daemon is told besides the policies: mesh config fields and PILOT_SKIP_VALIDATE_TRUST_DOMAIN. */
+export interface DaemonConfig {
+  readonly meshConfig?: Partial<MeshConfig>;
+  readonly skipValidateTrustDomain?: boolean;
+}
+
 /** The config the daemon's sidecar generators give one side, as it travels. */
-function generatedConfig(protos: EnvoyProtos, subnet: number, mode: ServerMode, policies: readonly object[], side: SidecarSide): Map<string, Record<string, unknown>[]> {
+function generatedConfig(protos: EnvoyProtos, subnet: number, mode: ServerMode, policies: readonly object[], side: SidecarSide, daemon: DaemonConfig = {}): Map<string, Record<string, unknown>[]> {
   const { serverPod, clientPod } = podsOf(subnet);
   // Policies carry their JWKS inline (nothing is fetched).
-  const generators = newMeshGenerators({ securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: (rule) => rule.jwks ?? '{"keys":[]}' } }) });
+  const generators = newMeshGenerators({
+    securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: (rule) => rule.jwks ?? '{"keys":[]}' } }),
+    skipValidateTrustDomain: daemon.skipValidateTrustDomain ?? false,
+  });
   const node = side === 'server' ? proxyNode(serverPod, 'httpbin-1', 'bar', 'httpbin') : proxyNode(clientPod, 'sleep-1', 'foo', 'sleep');
   const { model, proxy } = buildCase([...meshObjects(subnet, mode, policies), node], 'the two-sidecar mesh');
+  if (daemon.meshConfig) model.setMeshConfig({ ...model.meshConfig(), ...daemon.meshConfig });
   return generateProxyConfig(protos, generators, proxy, buildPushContext(model));
 }
 
@@ -79,9 +90,9 @@ function generatedConfig(protos: EnvoyProtos, subnet: number, mode: ServerMode, 
  * 8000 (and a plain one in PERMISSIVE), carrying the HTTP filters of `policies`
  * (RequestAuthentication, AuthorizationPolicy objects in bar), and the outbound ones.
  */
-export function serverListeners(mode: ServerMode, policies: readonly object[] = []): Record<string, unknown>[] {
+export function serverListeners(mode: ServerMode, policies: readonly object[] = [], daemon: DaemonConfig = {}): Record<string, unknown>[] {
   // A sidecar's listeners do not name its pod address: any subnet gives the same.
-  return generatedConfig(loadEnvoyProtos(), 0, mode, policies, 'server').get(LISTENER_TYPE) ?? [];
+  return generatedConfig(loadEnvoyProtos(), 0, mode, policies, 'server', daemon).get(LISTENER_TYPE) ?? [];
 }
 
 /**

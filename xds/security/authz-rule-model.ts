@@ -26,7 +26,7 @@ import {
   type RbacPolicy,
   type RbacPrincipal,
 } from './rbac-types.js';
-import { expandTrustDomainAliases } from './trust-domain-aliases.js';
+import { expandTrustDomainAliases, expandTrustDomainValues } from './trust-domain-aliases.js';
 
 /** The filter whose dynamic metadata holds the verified JWT payload (under `payload`). */
 export const JWT_FILTER_NAME = 'envoy.filters.http.jwt_authn';
@@ -68,9 +68,13 @@ function jwtClaims(path: readonly string[], values: readonly string[]): RbacPrin
   return { metadata: metadataListMatcher(JWT_FILTER_NAME, [JWT_PAYLOAD_KEY, ...path], stringOrMatcher(values)) };
 }
 
-/** `*` inside a user string becomes `.*`; the rest is literal. */
-function wildcardRegex(value: string): string {
-  return value.split('*').map(escapeRegex).join('.*');
+/**
+ * `*` inside a user string becomes `[^/]*`; the rest is literal. A wildcard in a trust domain or
+ * namespace thus stays inside its segment of the SPIFFE ID: `*-td` never matches the namespace
+ * `my-td` of `spiffe://cluster.local/ns/my-td/...`.
+ */
+function segmentWildcardRegex(value: string): string {
+  return value.split('*').map(escapeRegex).join('[^/]*');
 }
 
 function bracketed(key: string, base: string): string[] | undefined {
@@ -122,8 +126,22 @@ function requestPrincipal(value: string): RbacPrincipal {
   return principalAnd([jwtClaim('iss', matchIss), jwtClaim('sub', matchSub)]);
 }
 
+/**
+ * A principal (`<td>/ns/<ns>/sa/<sa>`, or any string with a `*` at an end) as a match on the
+ * peer's SPIFFE ID. As the reference, but a leading `*` in the trust domain of a five-part
+ * principal covers the trust domain only: `*-td/ns/a/sa/b` does not match
+ * `spiffe://cluster.local/ns/x-td/ns/a/sa/b`.
+ */
+function principalMatcher(value: string): StringMatcher {
+  const parts = value.split('/');
+  const domain = parts[0] ?? '';
+  if (value === '*' || parts.length !== 5 || !domain.startsWith('*')) return wildcardMatcher(value, 'spiffe://');
+  const domainRegex = domain === '*' ? '[^/]+' : `[^/]*${escapeRegex(domain.slice(1))}`;
+  return regexMatcher(`spiffe://${domainRegex}/${escapeRegex(parts.slice(1).join('/'))}`);
+}
+
 const principalsGenerator: Generator<RbacPrincipal> = {
-  one: (_key, value) => authenticated(wildcardMatcher(value, 'spiffe://')),
+  one: (_key, value) => authenticated(principalMatcher(value)),
 };
 
 const requestPrincipalsGenerator: Generator<RbacPrincipal> = {
@@ -146,16 +164,30 @@ function serviceAccountsGenerator(policyNamespace: string): Generator<RbacPrinci
   };
 }
 
+/** Validation refuses these; a policy that reached the builder without it still never widens a match. */
+function trustDomainValueProblem(value: string): Problem | undefined {
+  const stars = value.split('*').length - 1;
+  const starOk = stars === 0 || value === '*' || (stars === 1 && (value.startsWith('*') || value.endsWith('*')));
+  return value !== '' && starOk && !value.includes('/') ? undefined : { problem: `invalid trust domain "${value}"` };
+}
+
+/** As the reference: `*` any SPIFFE ID, a name its prefix, one `*` at an end a regex whose wildcard stays in the trust domain. */
 const trustDomainsGenerator: Generator<RbacPrincipal> = {
   one(_key, value) {
-    if (value === '*') return authenticated(regexMatcher('spiffe://.+/.*'));
-    if (value.includes('*')) return authenticated(regexMatcher(`spiffe://${wildcardRegex(value)}/.*`));
-    return authenticated({ prefix: `spiffe://${value}/` });
+    const problem = trustDomainValueProblem(value);
+    if (problem) return problem;
+    if (value === '*') return authenticated({ prefix: 'spiffe://' });
+    if (!value.includes('*')) return authenticated({ prefix: `spiffe://${value}/` });
+    return authenticated(regexMatcher(`spiffe://${segmentWildcardRegex(value)}/.*`));
   },
 };
 
+/** Any trust domain, as the reference; a `*` stays inside the namespace segment and a namespace never holds a `/`. */
 const namespacesGenerator: Generator<RbacPrincipal> = {
-  one: (_key, value) => authenticated(regexMatcher(`.*/ns/${wildcardRegex(value)}/.*`)),
+  one(_key, value) {
+    if (value === '' || value.includes('/')) return { problem: `invalid namespace "${value}"` };
+    return authenticated(regexMatcher(`.*/ns/${segmentWildcardRegex(value)}/.*`));
+  },
 };
 
 const directRemoteIpGenerator: Generator<RbacPrincipal> = {
@@ -320,6 +352,7 @@ export function buildRulePolicy(rule: AuthorizationRule, context: RuleContext, f
   const permissionWhen: Field<RbacPermission>[] = [];
   const aliases = (values?: readonly string[]): string[] | undefined =>
     values && expandTrustDomainAliases(values, context.trustDomains);
+  const domains = (values?: readonly string[]): string[] | undefined => values && expandTrustDomainValues(values, context.trustDomains);
 
   for (const condition of rule.when ?? []) {
     const { key, values, notValues } = condition;
@@ -332,7 +365,7 @@ export function buildRulePolicy(rule: AuthorizationRule, context: RuleContext, f
     else if (key === 'source.namespace') principalWhen.push(...field(key, namespacesGenerator, values, notValues));
     else if (key === 'source.serviceAccount')
       principalWhen.push(...field(key, serviceAccountsGenerator(context.policyNamespace), values, notValues));
-    else if (key === 'source.trustDomain') principalWhen.push(...field(key, trustDomainsGenerator, values, notValues));
+    else if (key === 'source.trustDomain') principalWhen.push(...field(key, trustDomainsGenerator, domains(values), domains(notValues)));
     else if (key === 'source.principal') principalWhen.push(...field(key, principalsGenerator, aliases(values), aliases(notValues)));
     else if (key === 'request.auth.principal') principalWhen.push(...field(key, requestPrincipalsGenerator, values, notValues));
     else if (key === 'request.auth.audiences') principalWhen.push(...field(key, jwtListGenerator(() => ['aud']), values, notValues));
@@ -350,7 +383,7 @@ export function buildRulePolicy(rule: AuthorizationRule, context: RuleContext, f
       ...field('source.principal', principalsGenerator, aliases(s.principals), aliases(s.notPrincipals)),
       ...field('request.auth.principal', requestPrincipalsGenerator, s.requestPrincipals, s.notRequestPrincipals),
       ...field('source.serviceAccount', serviceAccountsGenerator(context.policyNamespace), s.serviceAccounts, s.notServiceAccounts),
-      ...field('source.trustDomain', trustDomainsGenerator, s.trustDomains, s.notTrustDomains),
+      ...field('source.trustDomain', trustDomainsGenerator, domains(s.trustDomains), domains(s.notTrustDomains)),
       ...field('source.namespace', namespacesGenerator, s.namespaces, s.notNamespaces),
       ...field('remote.ip', remoteIpGenerator, s.remoteIpBlocks, s.notRemoteIpBlocks),
       ...field('source.ip', directRemoteIpGenerator, s.ipBlocks, s.notIpBlocks),

@@ -25,7 +25,7 @@ export {
   type SkippedRule,
 } from './rbac-builder.js';
 export { JWT_FILTER_NAME, JWT_PAYLOAD_KEY, URI_TEMPLATE_TYPE_URL, buildRulePolicy, type RuleContext, type RuleResult } from './authz-rule-model.js';
-export { DEFAULT_TRUST_DOMAIN, expandTrustDomainAliases } from './trust-domain-aliases.js';
+export { DEFAULT_TRUST_DOMAIN, expandTrustDomainAliases, expandTrustDomainValues } from './trust-domain-aliases.js';
 export type { RbacAction, RbacPermission, RbacPolicy, RbacPrincipal, RbacRules } from './rbac-types.js';
 export type { CidrRange, HeaderMatcher, MetadataMatcher, StringMatcher, ValueMatcher } from './envoy-matchers.js';
 export { newClientTlsHook, newMeshClientTlsHook, clientTlsSettingsFor, meshSni, type ClientTlsHookOptions } from './client-tls.js';

@@ -191,6 +191,38 @@ describe('buildRbac behaviour', () => {
     });
   });
 
+  test('trust-domain values naming the mesh trust domain or an alias stand for all of them; others are kept', () => {
+    const policy: AuthorizationPolicy = {
+      apiVersion: 'security.mesh.io/v1beta1',
+      kind: 'AuthorizationPolicy',
+      metadata: { name: 'p', namespace: 'foo' },
+      spec: {
+        rules: [{ from: [{ source: { trustDomains: ['cluster.local', 'other.org'] } }], when: [{ key: 'source.trustDomain', notValues: ['td1'] }] }],
+      },
+    };
+    const [filter] = buildRbac([policy], { trustDomain: 'td1', trustDomainAliases: ['cluster.local'], forTcp: false }).filters;
+    const text = JSON.stringify(rulesOf(filter)?.policies['ns[foo]-policy[p]-rule[0]']?.principals);
+    const prefixes = [...text.matchAll(/"prefix":"([^"]+)"/g)].map((match) => match[1]);
+    expect(prefixes).toEqual(['spiffe://td1/', 'spiffe://cluster.local/', 'spiffe://other.org/', 'spiffe://td1/', 'spiffe://cluster.local/']);
+  });
+
+  test('a trust domain or namespace that validation would refuse never widens a match: the ALLOW rule is dropped, the DENY value', () => {
+    const withSource = (action: 'ALLOW' | 'DENY', source: Record<string, string[]>): AuthorizationPolicy => ({
+      apiVersion: 'security.mesh.io/v1beta1',
+      kind: 'AuthorizationPolicy',
+      metadata: { name: 'p', namespace: 'foo' },
+      spec: { action, rules: [{ from: [{ source }] }] },
+    });
+    const sources: Record<string, string[]>[] = [{ trustDomains: ['cluster.local/ns/prod'] }, { trustDomains: ['a*b'] }, { trustDomains: ['*a*'] }, { namespaces: ['prod/sa/admin'] }];
+    for (const source of sources) {
+      const allow = buildRbac([withSource('ALLOW', source)], { ...OPTIONS, forTcp: false });
+      expect(rulesOf(allow.filters[0])?.policies).toEqual({});
+      expect(allow.skipped[0]?.problem).toMatch(/^invalid (trust domain|namespace) "/);
+      const [deny] = buildRbac([withSource('DENY', source)], { ...OPTIONS, forTcp: false }).filters;
+      expect(rulesOf(deny)?.policies['ns[foo]-policy[p]-rule[0]']?.principals).toEqual([{ and_ids: { ids: [{ any: true }] } }]);
+    }
+  });
+
   test('an unknown field anywhere in a built filter would fail encoding', () => {
     const [filter] = build(readPolicies('allow-all.in.yaml'), false).filters;
     const broken = { ...filter, typed_config: { ...filter?.typed_config, not_a_field: true } };

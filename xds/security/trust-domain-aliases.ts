@@ -35,3 +35,16 @@ export function expandTrustDomainAliases(principals: readonly string[], bundle: 
   }
   return out;
 }
+
+/**
+ * Expands trust-domain values (`trustDomains`, `notTrustDomains`, `when source.trustDomain`) as
+ * the reference does: a value naming the mesh trust domain or one of its aliases stands for all
+ * of them, in both directions; any other value, wildcards included, is kept as written.
+ */
+export function expandTrustDomainValues(values: readonly string[], bundle: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const value of values) {
+    for (const domain of bundle.includes(value) ? bundle : [value]) if (!out.includes(domain)) out.push(domain);
+  }
+  return out;
+}
