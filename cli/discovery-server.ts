@@ -37,6 +37,7 @@ export function meshdOptionsFrom(flags: DiscoveryFlags, context: DiscoveryContex
     tlsCertFile: flags.tlsCertFile,
     tlsKeyFile: flags.tlsKeyFile,
     caCertFile: flags.caCertFile,
+    plugins: flags.plugins,
   };
 }
 

@@ -84,6 +84,7 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     secureGrpcAddr: options.secureGrpcAddr,
     ...(ca ? { tls: { authenticators: ca.authenticators, credentials: () => ca.endpoint().credentials(), register: (server) => ca.endpoint().register(server), ready: ca.ready } } : {}),
     keepalive: options.keepalive,
+    ...(options.plugins ? { plugins: options.plugins } : {}),
     systemNamespace: options.namespace,
     // The reference's identifier names the pod (POD_NAME, its hostname in a cluster).
     controlPlane: { id: settings.get('POD_NAME') || hostname(), version: buildInfo.version },

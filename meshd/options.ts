@@ -37,6 +37,8 @@ export interface MeshdOptions {
   readonly tlsCertFile: string;
   readonly tlsKeyFile: string;
   readonly caCertFile: string;
+  /** `--plugins`: the security filters generated (`ext_authz`, `authn`, `authz`); all of them when absent. */
+  readonly plugins?: readonly string[];
   /** Lease timings of the leader election (in-process runs that need a short lease); client-go's defaults otherwise. */
   readonly leaderElectionTimings?: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
 }

@@ -5,7 +5,7 @@ import { loadEnvoyProtos } from './envoy/index.js';
 import { buildPushContext, type PushContext } from './generators/index.js';
 import { newMeshGenerators } from './mesh-generators.js';
 import { newSecretRefusalReporter } from './secret-refusal-reporter.js';
-import { newInboundSecurityFilters, newJwksResolver } from './security/index.js';
+import { newCustomProblemReporter, newInboundSecurityFilters, newJwksResolver } from './security/index.js';
 import type { XdsAuthenticator } from './xds-auth.js';
 import { newXdsServer, type XdsServer } from './xds-server.js';
 import {
@@ -41,6 +41,8 @@ export interface XdsSetupOptions {
   readonly secureGrpcAddr: string;
   readonly tls?: XdsTlsEndpoint;
   readonly keepalive: KeepaliveFlags;
+  /** `--plugins`: the security filters generated; all of them when absent. */
+  readonly plugins?: readonly string[];
   /** `--namespace`: callers of this namespace read every debug view. */
   readonly systemNamespace: string;
   readonly controlPlane: { id: string; version: string };
@@ -71,7 +73,12 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
   const server: XdsServer<PushContext> = newXdsServer<PushContext>({
     protos: loadEnvoyProtos(),
     generators: newMeshGenerators({
-      securityFilters: newInboundSecurityFilters({ jwks }),
+      securityFilters: newInboundSecurityFilters({
+        jwks,
+        ...(options.plugins ? { plugins: options.plugins } : {}),
+        onCustomProblem: newCustomProblemReporter(options.logging.scope('authorization')),
+      }),
+      peerAuthentication: options.plugins?.includes('authn') ?? true,
       ...meshGeneratorSettingsFromSettings(settings),
       onRefused: newSecretRefusalReporter(options.logging.scope('ads'), metrics),
     }),

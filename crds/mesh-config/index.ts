@@ -9,7 +9,6 @@ export {
   parseMeshConfigInput,
   parseProxyConfigInput,
   proxyConfigInputSchema,
-  type ExtensionProvider,
   type InboundTrafficMode,
   type MeshConfig,
   type MeshConfigInput,
@@ -18,6 +17,19 @@ export {
   type ProxyConfig,
   type ProxyConfigInput,
 } from './mesh-config-schema.js';
+export {
+  EXTENSION_PROVIDER_KINDS,
+  extensionProviderSchema,
+  type EnvoyExtAuthzGrpcProvider,
+  type EnvoyExtAuthzHttpProvider,
+  type ExtensionProvider,
+} from './extension-provider-schema.js';
+export {
+  resolveExtAuthzProvider,
+  type ExtAuthzProviderResolution,
+  type ProviderServiceRef,
+  type ResolvedExtAuthzProvider,
+} from './ext-authz-provider.js';
 export { DEFAULT_MESH_CONFIG, effectivePathNormalization } from './mesh-config-defaults.js';
 export {
   DEFAULT_MESH_CONFIG_FILE,

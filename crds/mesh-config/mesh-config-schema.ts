@@ -1,6 +1,7 @@
 import * as z from 'zod/mini';
 import { en } from 'zod/v4/locales';
 import { durationOrZeroSchema, durationSchema } from '../duration-schemas.js';
+import { extensionProvidersSchema } from './extension-provider-schema.js';
 
 /**
  * The mesh config as users write it (the `--meshConfig` file, the `mesh` key of the `mesh`
@@ -75,8 +76,6 @@ export const proxyConfigInputSchema = z.strictObject({
   connectionSettings: z.optional(passThroughSchema),
 });
 
-/** An extension provider: a unique `name` and one provider section, kept as written. */
-export const extensionProviderSchema = z.looseObject({ name: z.string().check(z.minLength(1)) });
 
 export const meshConfigInputSchema = z.strictObject({
   proxyListenPort: z.optional(portSchema),
@@ -127,7 +126,7 @@ export const meshConfigInputSchema = z.strictObject({
   serviceScopeConfigs: z.optional(z.array(passThroughSchema)),
   enablePrometheusMerge: z.optional(z.boolean()),
   ca: z.optional(passThroughSchema),
-  extensionProviders: z.optional(z.array(extensionProviderSchema)),
+  extensionProviders: z.optional(extensionProvidersSchema),
   defaultProviders: z.optional(
     z.strictObject({
       tracing: z.optional(stringListSchema),
@@ -161,7 +160,6 @@ export function parseMeshConfigInput(value: unknown): z.core.util.SafeParseResul
 
 export type ProxyConfigInput = z.infer<typeof proxyConfigInputSchema>;
 export type MeshConfigInput = z.infer<typeof meshConfigInputSchema>;
-export type ExtensionProvider = z.infer<typeof extensionProviderSchema>;
 
 /** The proxy defaults after merging: the fields every consumer relies on are always set. */
 export type ProxyConfig = ProxyConfigInput &

@@ -4,7 +4,8 @@ import type { Node } from 'yaml';
 import type { z } from 'zod';
 import { renderPath } from '../validation-issue.js';
 import { DEFAULT_MESH_CONFIG } from './mesh-config-defaults.js';
-import { parseMeshConfigInput, type ExtensionProvider, type MeshConfig, type MeshConfigInput } from './mesh-config-schema.js';
+import { parseMeshConfigInput, type MeshConfig, type MeshConfigInput } from './mesh-config-schema.js';
+import type { ExtensionProvider } from './extension-provider-schema.js';
 import { MeshError, type KubeObject } from '../../controllers/runtime/index.js';
 
 /** The name and key of the ConfigMap that holds the mesh config in the root namespace. */

@@ -20,6 +20,8 @@ export const ENVOY_PROTO_FILES = [
   'envoy/extensions/filters/http/jwt_authn/v3/config.proto',
   'envoy/extensions/filters/http/rbac/v3/rbac.proto',
   'envoy/extensions/filters/network/rbac/v3/rbac.proto',
+  'envoy/extensions/filters/http/ext_authz/v3/ext_authz.proto',
+  'envoy/extensions/filters/network/ext_authz/v3/ext_authz.proto',
   'envoy/extensions/filters/http/router/v3/router.proto',
   'envoy/extensions/filters/http/fault/v3/fault.proto',
   'envoy/extensions/transport_sockets/tls/v3/tls.proto',

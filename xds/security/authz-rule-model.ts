@@ -36,6 +36,7 @@ export const URI_TEMPLATE_TYPE_URL = 'type.googleapis.com/envoy.extensions.path.
 /** Why a value produced no matcher: it is HTTP-only on a TCP chain, or malformed. */
 interface Problem {
   readonly problem: string;
+  readonly httpOnly?: true;
 }
 type Generated<T> = T | Problem | undefined;
 
@@ -54,7 +55,7 @@ interface Field<T> {
   readonly generator: Generator<T>;
 }
 
-const httpOnly = (key: string): Problem => ({ problem: `"${key}" is HTTP only` });
+const httpOnly = (key: string): Problem => ({ problem: `"${key}" is HTTP only`, httpOnly: true });
 
 function authenticated(matcher: StringMatcher): RbacPrincipal {
   return { authenticated: { principal_name: matcher } };
@@ -340,7 +341,8 @@ export interface RuleContext {
   readonly trustDomains: readonly string[];
 }
 
-export type RuleResult = { ok: true; policy: RbacPolicy } | { ok: false; problem: string };
+/** `httpOnly`: the rule was dropped for a field a TCP connection cannot answer. */
+export type RuleResult = { ok: true; policy: RbacPolicy } | { ok: false; problem: string; httpOnly?: true };
 
 /**
  * One AuthorizationPolicy rule as an Envoy RBAC policy: one principal per `from` entry and one
@@ -405,13 +407,13 @@ export function buildRulePolicy(rule: AuthorizationRule, context: RuleContext, f
   const permissions: RbacPermission[] = [];
   for (const fields of permissionLists) {
     const permission = assemble(fields, PERMISSION_SIDE, forTcp, action);
-    if (isProblem(permission)) return { ok: false, problem: permission.problem };
+    if (isProblem(permission)) return { ok: false, ...permission };
     permissions.push(permission);
   }
   const principals: RbacPrincipal[] = [];
   for (const fields of principalLists) {
     const principal = assemble(fields, PRINCIPAL_SIDE, forTcp, action);
-    if (isProblem(principal)) return { ok: false, problem: principal.problem };
+    if (isProblem(principal)) return { ok: false, ...principal };
     principals.push(principal);
   }
   return { ok: true, policy: { permissions, principals } };

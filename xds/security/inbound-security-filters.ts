@@ -1,42 +1,87 @@
-import type { AuthorizationPolicy } from '../../crds/index.js';
+import { resolveExtAuthzProvider, type ExtAuthzProviderResolution } from '../../crds/index.js';
+import type { PushContext } from '../generators/push-context.js';
 import type { SecurityFilterInput, SecurityFilters, TypedFilter } from '../generators/security-filters.js';
+import { buildCustomAuthz, type CustomProblem } from './ext-authz-builder.js';
 import { buildJwtAuthnFilter, type JwksSource } from './jwt-authn-builder.js';
 import { policiesFor } from './policy-selection.js';
-import { buildRbac, RBAC_HTTP_FILTER_NAME, RBAC_HTTP_TYPE_URL, RBAC_NETWORK_FILTER_NAME, RBAC_NETWORK_TYPE_URL } from './rbac-builder.js';
+import { buildRbac } from './rbac-builder.js';
 
-/** CUSTOM policies need an external authorizer the mesh does not run: they deny, fail closed. */
-function customDenyFilter(policies: readonly AuthorizationPolicy[], forTcp: boolean): TypedFilter | undefined {
-  const custom = policies.filter((policy) => policy.spec.action === 'CUSTOM');
-  if (custom.length === 0) return undefined;
-  const names = custom.map((policy) => `${policy.metadata.namespace}/${policy.metadata.name}`).join(',');
-  return {
-    name: forTcp ? RBAC_NETWORK_FILTER_NAME : RBAC_HTTP_FILTER_NAME,
-    typed_config: {
-      '@type': forTcp ? RBAC_NETWORK_TYPE_URL : RBAC_HTTP_TYPE_URL,
-      rules: { action: 'DENY', policies: { [`custom-provider-unresolved[${names}]`]: { permissions: [{ any: true }], principals: [{ any: true }] } } },
-      ...(forTcp ? { stat_prefix: 'tcp.' } : {}),
-      shadow_rules_stat_prefix: '',
-    },
+/** `--plugins`: the security filters the daemon generates (a plugin left out is not generated, as the reference does). */
+export const SECURITY_PLUGINS = ['ext_authz', 'authn', 'authz'] as const;
+export type SecurityPlugin = (typeof SECURITY_PLUGINS)[number];
+
+export interface InboundSecurityFiltersOptions {
+  readonly jwks: JwksSource;
+  /** Default: all of them. */
+  readonly plugins?: readonly string[];
+  /** Told of every CUSTOM policy whose provider cannot be used (its rules are then denied). */
+  readonly onCustomProblem?: (problem: CustomProblem) => void;
+}
+
+/** The providers a push's CUSTOM policies name, resolved once per push. */
+function newProviderResolver(): (push: PushContext) => (provider: string) => ExtAuthzProviderResolution {
+  const byPush = new WeakMap<PushContext, Map<string, ExtAuthzProviderResolution>>();
+  return (push) => {
+    let resolved = byPush.get(push);
+    if (!resolved) byPush.set(push, (resolved = new Map()));
+    const cache = resolved;
+    return (provider) => {
+      let resolution = cache.get(provider);
+      if (!resolution) {
+        const servicesByHost = (hostname: string): readonly { hostname: string; namespace: string }[] => push.services.filter((service) => service.hostname === hostname);
+        resolution = resolveExtAuthzProvider(provider, push.meshConfig.extensionProviders, servicesByHost);
+        cache.set(provider, resolution);
+      }
+      return resolution;
+    };
   };
 }
 
 /**
- * The policy filters of a port: jwt_authn (HTTP), then CUSTOM (deny: no provider can be
- * reached), AUDIT, DENY and ALLOW RBAC from the AuthorizationPolicies that select the workload.
+ * The policy filters of a port, in the reference's order: the CUSTOM pairs (shadow RBAC and
+ * ext_authz, per provider), jwt_authn (HTTP), then the AUDIT, DENY and ALLOW RBAC filters of the
+ * AuthorizationPolicies that select the workload. `plugins` leaves out CUSTOM (`ext_authz`),
+ * jwt_authn (`authn`) or the local RBAC (`authz`).
  */
-export function newInboundSecurityFilters(options: { jwks: JwksSource }): SecurityFilters {
-  const rbacFor = (input: SecurityFilterInput, forTcp: boolean): TypedFilter[] => {
+export function newInboundSecurityFilters(options: InboundSecurityFiltersOptions): SecurityFilters {
+  const plugins = new Set(options.plugins ?? SECURITY_PLUGINS);
+  const providersOf = newProviderResolver();
+  const reported = new WeakMap<PushContext, Set<string>>();
+
+  const report = (push: PushContext, problems: readonly CustomProblem[]): void => {
+    if (!options.onCustomProblem || problems.length === 0) return;
+    let seen = reported.get(push);
+    if (!seen) reported.set(push, (seen = new Set()));
+    for (const problem of problems) {
+      const key = `${problem.policy}\n${problem.provider}`;
+      if (seen.has(key)) continue;
+      seen.add(key);
+      options.onCustomProblem(problem);
+    }
+  };
+
+  const authorizationFor = (input: SecurityFilterInput, forTcp: boolean): { custom: TypedFilter[]; local: TypedFilter[] } => {
     const policies = policiesFor(input.push.authorizationPolicies, input.push.rootNamespace, input.namespace, input.labels);
-    if (policies.length === 0) return [];
-    const custom = customDenyFilter(policies, forTcp);
-    const built = buildRbac(policies, { trustDomain: input.push.meshConfig.trustDomain, trustDomainAliases: input.push.meshConfig.trustDomainAliases, forTcp });
-    return [...(custom ? [custom] : []), ...(built.filters as unknown as TypedFilter[])];
+    if (policies.length === 0) return { custom: [], local: [] };
+    const trust = { trustDomain: input.push.meshConfig.trustDomain, trustDomainAliases: input.push.meshConfig.trustDomainAliases, forTcp };
+    let custom: TypedFilter[] = [];
+    if (plugins.has('ext_authz')) {
+      const built = buildCustomAuthz(policies, { ...trust, resolve: providersOf(input.push) });
+      report(input.push, built.problems);
+      custom = [...built.filters];
+    }
+    const local = plugins.has('authz') ? (buildRbac(policies, trust).filters as unknown as TypedFilter[]) : [];
+    return { custom, local };
   };
   return {
     http(input) {
-      const jwt = buildJwtAuthnFilter(input, input.push.requestAuthentications, options.jwks);
-      return [...(jwt ? [jwt] : []), ...rbacFor(input, false)];
+      const { custom, local } = authorizationFor(input, false);
+      const jwt = plugins.has('authn') ? buildJwtAuthnFilter(input, input.push.requestAuthentications, options.jwks) : undefined;
+      return [...custom, ...(jwt ? [jwt] : []), ...local];
     },
-    tcp: (input) => rbacFor(input, true),
+    tcp(input) {
+      const { custom, local } = authorizationFor(input, true);
+      return [...custom, ...local];
+    },
   };
 }

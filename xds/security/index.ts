@@ -33,7 +33,23 @@ export { adsSecretConfig, sdsSecretConfig, SDS_CLUSTER, WORKLOAD_SECRET, ROOT_SE
 export { credentialResourceName, isAgentSecret, parseCredentialResource, KUBERNETES_SECRET_PREFIX, type CredentialResource } from './credential-names.js';
 export { policiesFor } from './policy-selection.js';
 export { buildJwtAuthnFilter, JWT_AUTHN_TYPE, type JwksSource } from './jwt-authn-builder.js';
-export { newInboundSecurityFilters } from './inbound-security-filters.js';
+export { newInboundSecurityFilters, SECURITY_PLUGINS, type InboundSecurityFiltersOptions, type SecurityPlugin } from './inbound-security-filters.js';
+export {
+  BAD_CUSTOM_ACTION_SUFFIX,
+  DRY_RUN_CUSTOM_STAT_PREFIX,
+  EXT_AUTHZ_HTTP_FILTER_NAME,
+  EXT_AUTHZ_HTTP_TYPE_URL,
+  EXT_AUTHZ_NETWORK_FILTER_NAME,
+  EXT_AUTHZ_NETWORK_TYPE_URL,
+  EXT_AUTHZ_SHADOW_POLICY_KEY,
+  EXT_AUTHZ_SHADOW_STAT_PREFIX,
+  buildCustomAuthz,
+  customPolicyName,
+  type BuildCustomAuthzOptions,
+  type BuiltCustomAuthz,
+  type CustomProblem,
+} from './ext-authz-builder.js';
+export { newCustomProblemReporter } from './custom-problem-reporter.js';
 export { newJwksResolver, JwksFetchError, type JwksResolver, type JwksResolverOptions } from './jwks-resolver.js';
 export { serviceSubjectAltNames, upstreamAlpn, SYSTEM_CA_CERTIFICATES, MESH_TLS_MATCH, DISABLED_TLS_MATCH } from './client-tls.js';
 export { buildMeshTlsSocket, buildUserTlsSocket, RAW_BUFFER_SOCKET, UPSTREAM_TLS_TYPE, TLS_TRANSPORT_SOCKET, CREDENTIAL_CA_SUFFIX, type MeshTlsSocketInput, type UserTlsSocketInput } from './client-tls-context.js';

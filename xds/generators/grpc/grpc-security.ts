@@ -5,6 +5,7 @@ import { TLS_TRANSPORT_SOCKET, UPSTREAM_TLS_TYPE } from '../../security/client-t
 import type { EffectiveMtlsMode } from '../../security/peer-authentication.js';
 import { policiesFor } from '../../security/policy-selection.js';
 import { buildRbac, DRY_RUN_ANNOTATION, RBAC_HTTP_TYPE_URL } from '../../security/rbac-builder.js';
+import { buildCustomAuthz } from '../../security/ext-authz-builder.js';
 import type { TypedFilter } from '../security-filters.js';
 import type { PushContext } from '../push-context.js';
 import { MESH_TLS_MODE } from '../cluster-load-assignment.js';
@@ -67,29 +68,26 @@ export const grpcClusterTransportSocket: ClusterTransportSocketHook = (input) =>
   return { transport_socket: { name: TLS_TRANSPORT_SOCKET, typed_config: { '@type': UPSTREAM_TLS_TYPE, common_tls_context: commonTlsContext(sans) } } };
 };
 
-function denyAll(name: string, policyName: string): TypedFilter {
-  return {
-    name,
-    typed_config: { '@type': RBAC_HTTP_TYPE_URL, rules: { action: 'DENY', policies: { [policyName]: { permissions: [{ any: true }], principals: [{ any: true }] } } } },
-  };
-}
+/** gRPC's xDS server has no ext_authz filter: a CUSTOM rule can only fail closed. */
+const NO_EXT_AUTHZ = { ok: false, problem: 'a proxyless gRPC server cannot call an external authorizer' } as const;
 
 /**
- * The authorization filters of a proxyless server, before the router: CUSTOM fails closed (no
- * external authorizer is reachable), then DENY, then ALLOW. gRPC enforces only ALLOW and DENY
- * and has no shadow mode, so AUDIT and dry-run policies are left out rather than refused.
+ * The authorization filters of a proxyless server, before the router: the CUSTOM rules denied
+ * (gRPC cannot ask an external authorizer; what the rules do not match passes), then DENY, then
+ * ALLOW. gRPC enforces only ALLOW and DENY and has no shadow mode, so AUDIT and dry-run policies
+ * are left out rather than refused.
  */
 export function grpcAuthorizationFilters(push: PushContext, namespace: string, labels: Readonly<Record<string, string>>): TypedFilter[] {
   const policies = policiesFor(push.authorizationPolicies, push.rootNamespace, namespace, labels).filter(
     (policy) => policy.metadata.annotations?.[DRY_RUN_ANNOTATION]?.toLowerCase() !== 'true',
   );
   const filters: TypedFilter[] = [];
-  const custom = policies.filter((policy) => policy.spec.action === 'CUSTOM');
-  if (custom.length > 0) {
-    filters.push(denyAll(CUSTOM_DENY_FILTER, `custom-provider-unresolved[${custom.map((policy) => `${policy.metadata.namespace}/${policy.metadata.name}`).join(',')}]`));
-  }
+  const trust = { trustDomain: push.meshConfig.trustDomain, trustDomainAliases: push.meshConfig.trustDomainAliases, forTcp: false };
+  buildCustomAuthz(policies, { ...trust, resolve: () => NO_EXT_AUTHZ }).filters.forEach((filter, index) => {
+    filters.push({ name: `${CUSTOM_DENY_FILTER}.${index}`, typed_config: { '@type': RBAC_HTTP_TYPE_URL, rules: filter.typed_config['rules'] } });
+  });
   const enforced = policies.filter((policy) => (policy.spec.action ?? 'ALLOW') === 'DENY' || (policy.spec.action ?? 'ALLOW') === 'ALLOW');
-  const built = buildRbac(enforced, { trustDomain: push.meshConfig.trustDomain, trustDomainAliases: push.meshConfig.trustDomainAliases, forTcp: false });
+  const built = buildRbac(enforced, trust);
   for (const filter of built.filters) {
     const rules = filter.typed_config.rules;
     if (!rules) continue;

@@ -22,6 +22,11 @@ export interface BuildSidecarListenersOptions {
   readonly securityFilters?: SecurityFilters;
   /** PILOT_SKIP_VALIDATE_TRUST_DOMAIN: accept client certificates of any trust domain. */
   readonly skipValidateTrustDomain?: boolean;
+  /**
+   * PeerAuthentication applies to inbound ports (default). The `authn` plugin left out of
+   * `--plugins` turns it off, as the reference: inbound ports take plain text only.
+   */
+  readonly peerAuthentication?: boolean;
 }
 
 const TLS_INSPECTOR = { name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector' } };
@@ -106,7 +111,7 @@ function virtualInbound(proxy: Proxy, push: PushContext, options: BuildSidecarLi
   const input = (port: number): SecurityFilterInput => ({ proxy, push, ...(workload ? { workload } : {}), namespace, labels, port, kind: 'sidecar-inbound' });
   const chains: object[] = [];
   for (const port of ports) {
-    const mode = mtlsModeForPort(composed, port.targetPort);
+    const mode = options.peerAuthentication === false ? 'DISABLE' : mtlsModeForPort(composed, port.targetPort);
     const http = isHttpRoutable(port.servicePort);
     const cluster = inboundClusterName(port.targetPort);
     const filters = http
@@ -115,7 +120,7 @@ function virtualInbound(proxy: Proxy, push: PushContext, options: BuildSidecarLi
     chains.push(...chainsForMode(push, options, mode, { name: `0.0.0.0_${port.targetPort}`, port: port.targetPort, filters, alpn: http ? ['h2', 'http/1.1'] : [] }));
   }
   // Ports no service binds: passed through to the app under the workload-wide mode.
-  chains.push(...chainsForMode(push, options, composed.mode, { name: VIRTUAL_INBOUND, filters: [...security.tcp(input(0)), tcpProxy(PASSTHROUGH_CLUSTER, PASSTHROUGH_CLUSTER)], alpn: [] }));
+  chains.push(...chainsForMode(push, options, options.peerAuthentication === false ? 'DISABLE' : composed.mode, { name: VIRTUAL_INBOUND, filters: [...security.tcp(input(0)), tcpProxy(PASSTHROUGH_CLUSTER, PASSTHROUGH_CLUSTER)], alpn: [] }));
   return {
     name: VIRTUAL_INBOUND,
     address: socketAddress('0.0.0.0', INBOUND_PORT),
