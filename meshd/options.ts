@@ -37,6 +37,8 @@ export interface MeshdOptions {
   readonly tlsCertFile: string;
   readonly tlsKeyFile: string;
   readonly caCertFile: string;
+  /** How often those files are read again (in-process runs that change them); one minute otherwise. */
+  readonly tlsFilesRefreshMs?: number;
   /** Lease timings of the leader election (in-process runs that need a short lease); client-go's defaults otherwise. */
   readonly leaderElectionTimings?: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
 }
