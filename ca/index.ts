@@ -2,7 +2,8 @@
 // self-signed or plugged, with root rotation and the Kubernetes registration authority
 // (authority/), where the CA material is kept (store/), X.509 and CSR handling (x509/), the gRPC
 // service and the daemon's serving certificate (server/), SPIFFE bundles and root publication
-// (trust/), and `setupCaWithManager`. Errors are data (CaError), mapped to gRPC status at the
+// (trust/), and `setupCaWithManager` (or, with the CA disabled, `setupCaDisabledWithManager`:
+// the certificate files and the authenticators without a CA). Errors are data (CaError), mapped to gRPC status at the
 // edge. Imports neither xds/ (only xds/envoy/) nor agent/.
 export { CaError, type CaErrorCode } from './ca-error.js';
 export { CA_FILES, SELF_SIGNED_SECRET_NAME, type CaStore, type StoredCa } from './store/ca-store.js';
@@ -64,7 +65,17 @@ export {
   type DaemonKeyCertificate,
   type DaemonServerNames,
 } from './server/daemon-certificate.js';
-export { newCaEndpoint, type CaEndpoint, newCaServer, type CaServer, type CaServerOptions, fileServingProviders, type ServingProviders } from './server/ca-server.js';
+export {
+  newCaEndpoint,
+  type CaEndpoint,
+  newCaServer,
+  type CaServer,
+  type CaServerOptions,
+  fileServingProviders,
+  servingCredentials,
+  type ServingProviders,
+  type TlsFiles,
+} from './server/ca-server.js';
 export { addRootCertPublisher, ROOT_CERT_CONFIG_MAP, ROOT_CERT_KEY, type RootCertPublisherOptions } from './trust/root-cert-publisher.js';
 // Federation (SPIFFE_BUNDLE_ENDPOINTS) and external signing (EXTERNAL_CA).
 export type { CsrSigner } from './authority/csr-signer.js';
@@ -97,3 +108,5 @@ export {
 export { DEFAULT_SIGNER_ROOT_FILE, newMeshSigner, type MeshSigner, type MeshSignerOptions } from './authority/new-mesh-signer.js';
 export { openSslCipherList, withCipherSuites } from './server/tls-cipher-suites.js';
 export { LOCAL_CA_DIR, setupCaWithManager, type CaSecurity, type CaSetupOptions } from './setup.js';
+export { setupCaDisabledWithManager, type CaDisabledSecurity, type CaDisabledSetupOptions, type FileServing } from './ca-disabled-setup.js';
+export { newFileRoots, type FileRoots, type FileRootsOptions } from './trust/file-roots.js';

@@ -4,7 +4,7 @@ import { newInitializer, runnableOf, UsageError, type Logging, type Manager, typ
 import type { Authenticator } from './authn/authenticator.js';
 import { newBundleFetcher } from './trust/bundle-fetcher.js';
 import { newCaAuthenticators } from './authn/ca-authenticators.js';
-import { newCaEndpoint, type CaEndpoint } from './server/ca-server.js';
+import { newCaEndpoint, type CaEndpoint, type TlsFiles } from './server/ca-server.js';
 import { newFolderCaStore } from './store/folder-ca-store.js';
 import { newKubeSecretCaStore } from './store/kube-secret-ca-store.js';
 import { newMeshSigner } from './authority/new-mesh-signer.js';
@@ -36,7 +36,7 @@ export interface CaSetupOptions {
   /** `--tls-cipher-suites`. */
   readonly cipherSuites: readonly string[];
   /** `--tlsCertFile`/`--tlsKeyFile` (and `--caCertFile`): the serving certificate from files. */
-  readonly tlsFiles?: { certFile: string; keyFile: string; caCertFile?: string };
+  readonly tlsFiles?: TlsFiles;
   readonly metrics: MeshMetrics<'pilot-discovery'>;
   /** The process's logging: scopes `ca`, `rootcertrotator`, `serverca`, `trustBundle`. */
   readonly logging: Logging;

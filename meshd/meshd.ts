@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
-import { setupCaWithManager } from '../ca/index.js';
+import { setupCaDisabledWithManager, setupCaWithManager } from '../ca/index.js';
 import { analysisDebugRoutes, modelDebugRoutes, newMeshEnvironment, setupConfigWithManager } from '../controllers/index.js';
 import {
   DAEMON_SCOPES,
@@ -19,7 +19,7 @@ import {
 import { setupWebhookWithManager } from '../webhook/index.js';
 import { setupXdsWithManager } from '../xds/index.js';
 import { checkConfigDir, leaderElectionFor, loadOrchConfig, tlsFilesOf } from './orchestrator.js';
-import { webhookServingOf } from './webhook-serving.js';
+import { reportUnservedTls, secureServingOf } from './secure-serving.js';
 import type { MeshdOptions } from './options.js';
 
 /** The assembled daemon: start its manager; close its logging once the manager has stopped. */
@@ -64,17 +64,18 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     clock: manager.clock,
   });
   const tlsFiles = tlsFilesOf(options);
-  const ca = setupCaWithManager(manager, {
+  const security = {
     settings,
     ...(kubeConfig ? { kubeConfig } : {}),
-    namespace: options.namespace,
-    clusterId: options.clusterId,
     trustDomain: environment.model.meshConfig().trustDomain,
     cipherSuites: options.tlsCipherSuites,
     ...(tlsFiles ? { tlsFiles } : {}),
-    metrics,
     logging,
-  });
+  };
+  const ca = setupCaWithManager(manager, { ...security, namespace: options.namespace, clusterId: options.clusterId, metrics });
+  // Without a CA the files serve TLS alone, and callers still authenticate as the reference has them.
+  const secure = secureServingOf(ca ? { ca } : { caDisabled: setupCaDisabledWithManager(manager, security) });
+  reportUnservedTls(log, secure, options);
   const xds = setupXdsWithManager(manager, {
     model: environment.model,
     // Asked per new stream, once the manager runs: the config controllers below exist by then.
@@ -82,7 +83,8 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     settings,
     grpcAddr: options.grpcAddr,
     secureGrpcAddr: options.secureGrpcAddr,
-    ...(ca ? { tls: { authenticators: ca.authenticators, credentials: () => ca.endpoint().credentials(), register: (server) => ca.endpoint().register(server), ready: ca.ready } } : {}),
+    ...(secure.xdsTls ? { tls: secure.xdsTls } : {}),
+    authenticators: secure.authenticators,
     keepalive: options.keepalive,
     ...(options.plugins ? { plugins: options.plugins } : {}),
     systemNamespace: options.namespace,
@@ -106,7 +108,7 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     updater: xds,
   });
 
-  const serving = webhookServingOf(ca, tlsFiles);
+  const serving = secure.webhooks;
   const webhooks = serving
     ? setupWebhookWithManager(manager, {
         settings,
@@ -119,7 +121,6 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
         logging,
       })
     : undefined;
-  if (!webhooks) log.warn('no serving certificate (the CA server is disabled and no --tlsCertFile): the admission webhooks are not served');
 
   const debugRoutes = (app: FastifyInstance): void => {
     // First: it installs the access check every `/debug/` route goes through.

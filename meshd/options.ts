@@ -39,6 +39,8 @@ export interface MeshdOptions {
   readonly caCertFile: string;
   /** `--plugins`: the security filters generated (`ext_authz`, `authn`, `authz`); all of them when absent. */
   readonly plugins?: readonly string[];
+  /** How often those files are read again (in-process runs that change them); one minute otherwise. */
+  readonly tlsFilesRefreshMs?: number;
   /** Lease timings of the leader election (in-process runs that need a short lease); client-go's defaults otherwise. */
   readonly leaderElectionTimings?: { leaseDurationMs: number; renewDeadlineMs: number; retryPeriodMs: number };
 }

@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { TlsFiles } from '../ca/index.js';
 import { UsageError, type ManagerLeaderElectionOptions } from '../controllers/runtime/index.js';
 import type { MeshdOptions } from './options.js';
 
@@ -49,8 +50,13 @@ export async function checkConfigDir(configDir: string): Promise<void> {
 }
 
 /** `--tlsCertFile` and `--tlsKeyFile` go together; `--caCertFile` adds client-certificate roots. */
-export function tlsFilesOf(options: MeshdOptions): { certFile: string; keyFile: string; caCertFile?: string } | undefined {
+export function tlsFilesOf(options: MeshdOptions): TlsFiles | undefined {
   if (options.tlsCertFile === '' && options.tlsKeyFile === '') return undefined;
   if (options.tlsCertFile === '' || options.tlsKeyFile === '') throw new UsageError('--tlsCertFile and --tlsKeyFile must be given together');
-  return { certFile: options.tlsCertFile, keyFile: options.tlsKeyFile, ...(options.caCertFile === '' ? {} : { caCertFile: options.caCertFile }) };
+  return {
+    certFile: options.tlsCertFile,
+    keyFile: options.tlsKeyFile,
+    ...(options.caCertFile === '' ? {} : { caCertFile: options.caCertFile }),
+    ...(options.tlsFilesRefreshMs === undefined ? {} : { refreshIntervalMs: options.tlsFilesRefreshMs }),
+  };
 }

@@ -19,14 +19,13 @@ import {
   type KeepaliveFlags,
 } from './xds-settings.js';
 
-/** What the TLS listener serves besides xDS (the CA): its credentials, its service, and who its callers are. */
+/** The TLS listener's credentials, and what it serves besides xDS (the CA's service). */
 export interface XdsTlsEndpoint {
-  /** Filled once the endpoint is ready; consulted for every authenticated stream. */
-  readonly authenticators: readonly XdsAuthenticator[];
-  credentials(): ServerCredentials;
-  register(server: Server): void;
-  /** Resolves once the credentials exist; the TLS listener binds then. */
-  ready(signal: AbortSignal): Promise<void>;
+  readonly credentials: () => ServerCredentials;
+  /** Adds further services (the CA's) to the TLS listener; none when absent. */
+  readonly register?: (server: Server) => void;
+  /** Resolves once the credentials exist; the TLS listener binds then (at once when absent). */
+  readonly ready?: (signal: AbortSignal) => Promise<void>;
 }
 
 export interface XdsSetupOptions {
@@ -36,10 +35,15 @@ export interface XdsSetupOptions {
   readonly isReady: () => boolean;
   /** Read through `xds-settings.ts` only. */
   readonly settings: Settings<'pilot-discovery'>;
-  /** `--grpcAddr` (plain text) and `--secureGRPCAddr` (TLS, with `tls`). */
+  /** `--grpcAddr` (plain text) and `--secureGRPCAddr` (TLS, with `tls`; not served without). */
   readonly grpcAddr: string;
   readonly secureGrpcAddr: string;
   readonly tls?: XdsTlsEndpoint;
+  /**
+   * Who xDS streams (on TLS, and on plain text with XDS_AUTH_PLAINTEXT) and remote debug callers
+   * are; consulted for each, so an array filled later (once the CA has loaded) counts from then on.
+   */
+  readonly authenticators: readonly XdsAuthenticator[];
   readonly keepalive: KeepaliveFlags;
   /** `--plugins`: the security filters generated; all of them when absent. */
   readonly plugins?: readonly string[];
@@ -69,6 +73,8 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
   });
   manager.add(runnableOf('jwks-resolver', () => () => jwks.close()));
   const tls = options.tls;
+  const ready = tls?.ready;
+  const register = tls?.register;
   const distribution = distributionFromSettings(settings);
   const server: XdsServer<PushContext> = newXdsServer<PushContext>({
     protos: loadEnvoyProtos(),
@@ -97,11 +103,11 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
       ? {
           secureGrpcAddr: options.secureGrpcAddr,
           tls: { credentials: () => tls.credentials() },
-          secureListenerReady: (signal: AbortSignal) => tls.ready(signal),
-          extraServices: (grpcServer: Server, secure: boolean) => secure && tls.register(grpcServer),
+          ...(ready ? { secureListenerReady: ready } : {}),
+          ...(register ? { extraServices: (grpcServer: Server, secure: boolean) => secure && register(grpcServer) } : {}),
         }
       : {}),
-    auth: xdsAuthPolicyFromSettings(settings, tls?.authenticators ?? []),
+    auth: xdsAuthPolicyFromSettings(settings, options.authenticators),
     clock: manager.clock,
     metrics,
     log: options.logging.scope('ads'),

@@ -20,8 +20,11 @@ export interface CaAuthenticatorsOptions {
   /** Our CA; absent with external signing, where `trustBundles` holds the signer's roots. */
   readonly ca?: CertificateAuthority;
   readonly trustDomain: string;
-  /** With SPIFFE_BUNDLE_ENDPOINTS: client certificates of federated domains verify against their own roots. */
-  readonly trustBundles?: TrustBundleSet;
+  /**
+   * The roots client certificates verify against, by the trust domain they name: with
+   * SPIFFE_BUNDLE_ENDPOINTS, federated domains' own roots; without a CA, `--caCertFile`.
+   */
+  readonly trustBundles?: Pick<TrustBundleSet, 'rootsFor'>;
   readonly clock: Clock;
   /** Kubernetes mode: service account tokens go to TokenReview. Absent in local mode. */
   readonly kubeConfig?: KubeConfig;

@@ -13,11 +13,12 @@ export interface ClientCertAuthenticatorOptions {
   readonly trustDomain: string;
   readonly clock: Clock;
   /**
-   * Federation (SPIFFE_BUNDLE_ENDPOINTS): the roots of each trust domain. A certificate is then
-   * checked against the roots of the domain its SPIFFE ID names, and only those. Without it,
-   * only certificates of our trust domain chaining to the CA are accepted.
+   * The roots of each trust domain (federation with SPIFFE_BUNDLE_ENDPOINTS, or `--caCertFile`
+   * for our own domain when the daemon runs no CA). A certificate is then checked against the
+   * roots of the domain its SPIFFE ID names, and only those. Without it, only certificates of our
+   * trust domain chaining to the CA are accepted.
    */
-  readonly trustBundles?: TrustBundleSet;
+  readonly trustBundles?: Pick<TrustBundleSet, 'rootsFor'>;
 }
 
 /**

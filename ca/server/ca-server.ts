@@ -31,9 +31,18 @@ export interface CaServerOptions extends CertificateServiceOptions {
    * `--tlsCertFile`/`--tlsKeyFile` (and `--caCertFile` for the roots that verify client
    * certificates): serve these files, re-read as they change, instead of a CA-issued certificate.
    */
-  readonly tlsFiles?: { certFile: string; keyFile: string; caCertFile?: string };
+  readonly tlsFiles?: TlsFiles;
   /** `--tls-cipher-suites`: the TLS 1.2 suites offered (IANA names); empty means the defaults. */
   readonly cipherSuites?: readonly string[];
+}
+
+/** `--tlsCertFile`/`--tlsKeyFile` and `--caCertFile`: the daemon's serving certificate from files. */
+export interface TlsFiles {
+  readonly certFile: string;
+  readonly keyFile: string;
+  readonly caCertFile?: string;
+  /** How often the files are read again; default one minute. */
+  readonly refreshIntervalMs?: number;
 }
 
 export interface CaServer extends Runnable {
@@ -80,7 +89,7 @@ export function newCaEndpoint(options: CaServerOptions): CaEndpoint {
   return {
     daemonCertificate,
     register: (server) => newCaGrpcService(server, options),
-    credentials: () => withCipherSuites(credentialsOf(providers()), options.cipherSuites ?? []),
+    credentials: () => servingCredentials(providers(), options.cipherSuites ?? []),
     servingProviders: () => providers(),
     start() {
       daemonCertificate?.start();
@@ -136,8 +145,13 @@ export interface ServingProviders {
   readonly roots: experimental.CertificateProvider | null;
 }
 
-function credentialsOf(providers: ServingProviders): ServerCredentials {
-  return experimental.createCertificateProviderServerCredentials(providers.identity, providers.roots, false);
+/**
+ * Server credentials serving `providers.identity`; with roots, client certificates are requested
+ * (never required, never checked in the handshake: the authenticators check them against the roots
+ * of the trust domain they name). `cipherSuites` as `--tls-cipher-suites`; empty means the defaults.
+ */
+export function servingCredentials(providers: ServingProviders, cipherSuites: readonly string[]): ServerCredentials {
+  return withCipherSuites(experimental.createCertificateProviderServerCredentials(providers.identity, providers.roots, false), cipherSuites);
 }
 
 function servingProvidersOf(daemonCertificate: DaemonCertificate | undefined, files: CaServerOptions['tlsFiles']): ServingProviders {
@@ -148,18 +162,10 @@ function servingProvidersOf(daemonCertificate: DaemonCertificate | undefined, fi
   return fileServingProviders(files, daemonCertificate ?? null);
 }
 
-/** `--tlsCertFile`/`--tlsKeyFile` (and `--caCertFile`), re-read every minute. */
-export function fileServingProviders(
-  files: NonNullable<CaServerOptions['tlsFiles']>,
-  fallbackRoots: experimental.CertificateProvider | null = null,
-): ServingProviders {
-  const identity = new experimental.FileWatcherCertificateProvider({
-    certificateFile: files.certFile,
-    privateKeyFile: files.keyFile,
-    refreshIntervalMs: 60_000,
-  });
-  const roots = files.caCertFile
-    ? new experimental.FileWatcherCertificateProvider({ caCertificateFile: files.caCertFile, refreshIntervalMs: 60_000 })
-    : fallbackRoots;
+/** `--tlsCertFile`/`--tlsKeyFile` (and `--caCertFile`), re-read every minute (or `refreshIntervalMs`). */
+export function fileServingProviders(files: TlsFiles, fallbackRoots: experimental.CertificateProvider | null = null): ServingProviders {
+  const refreshIntervalMs = files.refreshIntervalMs ?? 60_000;
+  const identity = new experimental.FileWatcherCertificateProvider({ certificateFile: files.certFile, privateKeyFile: files.keyFile, refreshIntervalMs });
+  const roots = files.caCertFile ? new experimental.FileWatcherCertificateProvider({ caCertificateFile: files.caCertFile, refreshIntervalMs }) : fallbackRoots;
   return { identity, roots };
 }
