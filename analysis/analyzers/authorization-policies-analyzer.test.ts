@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { DEFAULT_MESH_CONFIG } from '../../crds/index.js';
-import { analyze, authorizationPolicy, namespace, peerAuthentication, pod, requestAuthentication } from '../testing/fixtures.js';
+import { analyze, authorizationPolicy, namespace, peerAuthentication, service, pod, requestAuthentication } from '../testing/fixtures.js';
 import { authorizationPoliciesAnalyzer, extensionProviderAnalyzer, serviceAccountAnalyzer } from './authorization-policies-analyzer.js';
 import { WORKLOAD_SELECTOR_ANALYZERS } from './workload-selector-analyzers.js';
 
@@ -50,12 +50,27 @@ describe('auth.ServiceAccountAnalyzer', () => {
 
 describe('auth.ExtensionProviderAnalyzer', () => {
   const custom = (name: string): object => authorizationPolicy('ext', 'foo', { action: 'CUSTOM', provider: { name }, rules: [{ to: [{ operation: { paths: ['/admin'] } }] }] });
-  const meshConfig = { ...DEFAULT_MESH_CONFIG, extensionProviders: [{ name: 'opa' }] };
-  test('a provider of the mesh config stays quiet; another is not found', () => {
-    expect(analyze(extensionProviderAnalyzer, [custom('opa')], { meshConfig })).toEqual([]);
-    expect(analyze(extensionProviderAnalyzer, [custom('authz')], { meshConfig })).toEqual([
+  const meshConfig = {
+    ...DEFAULT_MESH_CONFIG,
+    extensionProviders: [
+      { name: 'opa', envoyExtAuthzGrpc: { service: 'opa.foo.svc.cluster.local', port: 9191 } },
+      { name: 'gone', envoyExtAuthzHttp: { service: 'foo/gone.foo.svc.cluster.local', port: 8000 } },
+      { name: 'tracer', zipkin: {} },
+    ],
+  };
+  const opa = service('opa', 'foo', { app: 'opa' }, [{ port: 9191 }]);
+  test('a usable provider of the mesh config stays quiet; another is not found', () => {
+    expect(analyze(extensionProviderAnalyzer, [opa, custom('opa')], { meshConfig })).toEqual([]);
+    expect(analyze(extensionProviderAnalyzer, [opa, custom('authz')], { meshConfig })).toEqual([
       'Error [MSH0101] (AuthorizationPolicy ext.foo) Referenced extension provider not found: "authz"',
     ]);
+  });
+  test('a provider whose service is missing, or that is no authorizer, is reported with why', () => {
+    expect(analyze(extensionProviderAnalyzer, [custom('opa')], { meshConfig })).toEqual([
+      expect.stringContaining('Referenced extension provider "opa" cannot be used (found errors in provider opa: could not find service opa.foo.svc.cluster.local'),
+    ]);
+    expect(analyze(extensionProviderAnalyzer, [opa, custom('gone')], { meshConfig })[0]).toContain('could not find service foo/gone.foo.svc.cluster.local');
+    expect(analyze(extensionProviderAnalyzer, [opa, custom('tracer')], { meshConfig })[0]).toContain('is not an external authorizer');
   });
 });
 

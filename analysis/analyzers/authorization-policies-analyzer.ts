@@ -1,4 +1,5 @@
 import type { Analyzer } from '../analyzer.js';
+import { resolveExtAuthzProvider } from '../../crds/index.js';
 import { identitiesNamed, namespacesNamed } from './policy-references.js';
 
 /**
@@ -44,17 +45,30 @@ export const serviceAccountAnalyzer: Analyzer = {
   },
 };
 
-/** MSH0101: a CUSTOM AuthorizationPolicy whose provider is not among the mesh config's extensionProviders. */
+/**
+ * MSH0101: a CUSTOM AuthorizationPolicy whose provider is not among the mesh config's
+ * extensionProviders, or cannot be used (not an authorizer, its service missing from the
+ * registry or found in several namespaces): the daemon denies the requests its rules match.
+ */
 export const extensionProviderAnalyzer: Analyzer = {
   name: 'auth.ExtensionProviderAnalyzer',
-  description: 'Checks the extension provider of each CUSTOM authorization policy is defined in the mesh config',
-  inputs: ['AuthorizationPolicy', 'MeshConfig'],
+  description: 'Checks the extension provider of each CUSTOM authorization policy is defined in the mesh config and usable',
+  inputs: ['AuthorizationPolicy', 'MeshConfig', 'Service'],
   analyze(context) {
-    const providers = new Set((context.read('MeshConfig').extensionProviders ?? []).map((provider) => provider.name));
+    const providers = context.read('MeshConfig').extensionProviders ?? [];
+    const services = context.read('Service').map((service) => ({ hostname: `${service.name}.${service.namespace}.svc.${context.domainSuffix}`, namespace: service.namespace }));
+    const servicesByHost = (hostname: string): typeof services => services.filter((service) => service.hostname === hostname);
     for (const resource of context.read('AuthorizationPolicy')) {
       const { action, provider } = resource.object.spec;
-      if (action !== 'CUSTOM' || provider?.name === undefined || providers.has(provider.name)) continue;
-      context.report('ReferencedResourceNotFound', resource, `Referenced extension provider not found: "${provider.name}"`);
+      if (action !== 'CUSTOM' || provider?.name === undefined) continue;
+      if (!providers.some((candidate) => candidate.name === provider.name)) {
+        context.report('ReferencedResourceNotFound', resource, `Referenced extension provider not found: "${provider.name}"`);
+        continue;
+      }
+      const resolution = resolveExtAuthzProvider(provider.name, providers, servicesByHost);
+      if (!resolution.ok) {
+        context.report('ReferencedResourceNotFound', resource, `Referenced extension provider "${provider.name}" cannot be used (${resolution.problem}): the requests its rules match are denied`);
+      }
     }
   },
 };
