@@ -6,6 +6,8 @@ import { buildMeshctl } from './meshctl-program.js';
 import { buildPilotAgent } from './pilot-agent-program.js';
 import { buildPilotDiscovery } from './pilot-discovery-program.js';
 import { runProgram, type CliIo } from './run-cli.js';
+import { meshdOptionsFrom } from './discovery-server.js';
+import type { DiscoveryFlags } from './discovery-command.js';
 
 const SEED = readSeed('daemon');
 const UTILITY_SEED = readSeed('meshctl');
@@ -195,6 +197,8 @@ describe('bad input is a usage error with exit code 2', () => {
     command.action(() => undefined);
     await program.parseAsync(['discovery', '--plugins', 'authn', '--plugins', 'authz,ext_authz'], { from: 'user' });
     expect(command.opts().plugins).toEqual(['authn', 'authz', 'ext_authz']);
+    // The daemon generates the security filters of these plugins only (xds/security/security-plugins.test.ts).
+    expect(meshdOptionsFrom(command.opts() as DiscoveryFlags, { settings: loadSettings('pilot-discovery', {}), args: [] }).plugins).toEqual(['authn', 'authz', 'ext_authz']);
     expect(command.opts().keepaliveMaxServerConnectionAge).toBe(MAX_DURATION_MS);
   });
 });
