@@ -292,4 +292,17 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
     // For the note: how long the message took (the debounce is PILOT_DEBOUNCE_AFTER, 100 ms by default).
     process.stdout.write(`analysis status latency: ${latencyMs} ms\n`);
   });
+
+  test('PILOT_ENABLE_ANALYSIS: a CUSTOM policy whose provider the mesh config lacks says so in its status (its rules are denied)', async () => {
+    const apStatus = (): { validationMessages?: { type?: { code: string }; message?: string }[] } | undefined =>
+      server.objects('security.mesh.io/v1beta1', 'AuthorizationPolicy', 'foo').find((o) => o.metadata?.name === 'ext-authz')?.['status'] as never;
+    await custom.createNamespacedCustomObject({
+      ...AP,
+      namespace: 'foo',
+      body: { apiVersion: 'security.mesh.io/v1beta1', kind: 'AuthorizationPolicy', metadata: { name: 'ext-authz', namespace: 'foo' }, spec: { action: 'CUSTOM', provider: { name: 'opa' }, rules: [{ to: [{ operation: { paths: ['/admin'] } }] }] } },
+    });
+    await waitFor(() => apStatus()?.validationMessages?.some((m) => m.type?.code === 'MSH0101'), { description: 'the unknown provider in the policy status', timeoutMs: 10_000 });
+    expect(apStatus()?.validationMessages?.find((m) => m.type?.code === 'MSH0101')?.message).toBe('Referenced extension provider not found: "opa"');
+    await custom.deleteNamespacedCustomObject({ ...AP, namespace: 'foo', name: 'ext-authz' });
+  });
 });

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseAllDocuments } from 'yaml';
 import { prepareProxyContainer } from './kubelet.js';
@@ -54,6 +54,8 @@ export interface LocalMeshOptions {
   readonly addressBlock?: number;
   /** Kubernetes mode: where the ports of pods the test registers itself are served (an add-on's, for example). */
   readonly extraPods?: PodPortResolver;
+  /** Config-folder mode: the daemon's mesh config (`--meshConfig`, its default path), as YAML. */
+  readonly meshConfig?: string;
 }
 
 export interface LocalMesh {
@@ -71,6 +73,8 @@ export interface LocalMesh {
   apply(name: string, yaml: string): Promise<void>;
   /** Removes it: the file deleted, or `kubectl delete`. */
   remove(name: string): Promise<void>;
+  /** Config-folder mode: rewrites the daemon's mesh config file (the daemon watches it). */
+  setMeshConfig(yaml: string): void;
   /** Waits until every proxy's readiness answers 200. */
   waitReady(timeoutMs?: number): Promise<void>;
   /** Kills the daemon (SIGKILL: no drain, no goodbye) and waits until it is gone. */
@@ -267,6 +271,13 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   try {
     const daemonDir = join(options.workDir, 'daemon');
     mkdirSync(daemonDir, { recursive: true });
+    // `--meshConfig`'s default, relative to the daemon's working folder.
+    const meshConfigFile = join(daemonDir, 'etc/mesh/config/mesh');
+    const setMeshConfig = (yaml: string): void => {
+      mkdirSync(dirname(meshConfigFile), { recursive: true });
+      writeFileSync(meshConfigFile, yaml);
+    };
+    if (options.meshConfig !== undefined) setMeshConfig(options.meshConfig);
     const startFolderDaemon = (): ChildProcess =>
       startProgram('pilot-discovery', ['discovery', '--configDir', configDir, ...listeners], { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' }, daemonDir, log, 'meshd');
     const listeners = [
@@ -345,6 +356,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       },
       apply: async (name, yaml) => (kubernetes ? kubernetes.apply(name, yaml) : writeFileSync(join(configDir, name), yaml)),
       remove: async (name) => (kubernetes ? kubernetes.remove(name) : rmSync(join(configDir, name), { force: true })),
+      setMeshConfig,
       async waitReady(timeoutMs = 30_000) {
         for (const workload of workloads.filter((candidate) => candidate.kind !== 'none')) {
           await waitFor(async () => (await fetch(`http://${workload.podIp}:15021/healthz/ready`)).status === 200, timeoutMs, `the proxy of ${workload.namespace}/${workload.name}`);
