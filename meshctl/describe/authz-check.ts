@@ -26,32 +26,49 @@ function rbacConfigs(dump: EnvoyConfigDump): Json[] {
   return configs;
 }
 
-/** `ns[<ns>]-policy[<name>]-rule[<i>]` → `<name>.<ns>` and the rule index. */
-export function parsePolicyKey(key: string): { policy: string; rule: string } {
-  const match = /^ns\[([^\]]*)\]-policy\[([^\]]*)\]-rule\[([^\]]*)\]$/.exec(key);
-  return match ? { policy: `${match[2]}.${match[1]}`, rule: match[3] ?? '' } : { policy: key, rule: '0' };
+const CUSTOM_PREFIX = 'mesh-ext-authz-';
+const POLICY_KEY = /^(?:mesh-ext-authz-(?:([a-z0-9-]+)-)?)?ns\[([^\]]*)\]-policy\[([^\]]*)\]-rule\[([^\]]*)\](-deny-due-to-bad-CUSTOM-action)?$/;
+
+/**
+ * `ns[<ns>]-policy[<name>]-rule[<i>]` → `<name>.<ns>` and the rule index. A CUSTOM rule's key
+ * (`mesh-ext-authz-<provider>-ns[…]…`) also names its provider, and one denied because that
+ * provider cannot be used ends in `-deny-due-to-bad-CUSTOM-action`.
+ */
+export function parsePolicyKey(key: string): { policy: string; rule: string; provider?: string; badProvider?: boolean } {
+  const match = POLICY_KEY.exec(key);
+  if (!match) return { policy: key, rule: '0' };
+  return {
+    policy: `${match[3]}.${match[2]}`,
+    rule: match[4] ?? '',
+    ...(match[1] !== undefined ? { provider: match[1] } : {}),
+    ...(match[5] !== undefined ? { badProvider: true } : {}),
+  };
 }
 
 /**
  * `meshctl x authz check`: the AuthorizationPolicies a proxy enforces, read from the RBAC filters
- * of its listeners: `ACTION  AuthorizationPolicy  RULES` (distinct rules per policy).
+ * of its listeners: `ACTION  AuthorizationPolicy  RULES` (distinct rules per policy). CUSTOM
+ * policies are the shadow rules that send requests to an external authorizer, as the reference
+ * reads them; one whose provider cannot be used shows as the DENY it has become.
  */
 export function authzCheck(dump: EnvoyConfigDump): string {
   const rules = new Map<string, Map<string, Set<string>>>(ACTIONS.map((action) => [action, new Map()]));
-  for (const config of rbacConfigs(dump)) {
-    const rbac = (config['rules'] as Json | undefined) ?? {};
-    const action = String(rbac['action'] ?? 'ALLOW');
+  const add = (action: string, policy: string, rule: string): void => {
     const byPolicy = rules.get(action) ?? new Map<string, Set<string>>();
     rules.set(action, byPolicy);
+    byPolicy.set(policy, (byPolicy.get(policy) ?? new Set()).add(rule));
+  };
+  for (const config of rbacConfigs(dump)) {
+    for (const key of Object.keys(((config['shadow_rules'] as Json | undefined)?.['policies'] as Json | undefined) ?? {})) {
+      if (key.startsWith(CUSTOM_PREFIX)) add('CUSTOM', parsePolicyKey(key).policy, parsePolicyKey(key).rule);
+    }
+    // A filter with no enforced rules (a CUSTOM or dry-run shadow filter) allows everything: not an empty ALLOW.
+    const rbac = config['rules'] as Json | undefined;
+    if (!rbac) continue;
+    const action = String(rbac['action'] ?? 'ALLOW');
     const policies = Object.keys((rbac['policies'] as Json | undefined) ?? {});
-    if (policies.length === 0) {
-      byPolicy.set(ANONYMOUS, (byPolicy.get(ANONYMOUS) ?? new Set()).add('0'));
-      continue;
-    }
-    for (const key of policies) {
-      const { policy, rule } = parsePolicyKey(key);
-      byPolicy.set(policy, (byPolicy.get(policy) ?? new Set()).add(rule));
-    }
+    if (policies.length === 0) add(action, ANONYMOUS, '0');
+    for (const key of policies) add(action, parsePolicyKey(key).policy, parsePolicyKey(key).rule);
   }
   const rows = [...rules].flatMap(([action, byPolicy]) =>
     [...byPolicy].sort(([a], [b]) => a.localeCompare(b)).map(([policy, indexes]) => [action, policy, String(indexes.size)]),
@@ -64,6 +81,9 @@ export function policyNamesOf(dump: EnvoyConfigDump): string[] {
   const names = new Set<string>();
   for (const config of rbacConfigs(dump)) {
     for (const key of Object.keys((((config['rules'] as Json | undefined) ?? {})['policies'] as Json | undefined) ?? {})) names.add(parsePolicyKey(key).policy);
+    for (const key of Object.keys((((config['shadow_rules'] as Json | undefined) ?? {})['policies'] as Json | undefined) ?? {})) {
+      if (key.startsWith(CUSTOM_PREFIX)) names.add(parsePolicyKey(key).policy);
+    }
   }
   return [...names].sort();
 }

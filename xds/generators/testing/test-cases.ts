@@ -2,7 +2,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
-import { validateResource, type TypedResource } from '../../../crds/index.js';
+import { applyMeshConfig, parseMeshConfigInput, validateResource, type TypedResource } from '../../../crds/index.js';
 import { newMeshModel, parseSecretCredential, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../../../controllers/index.js';
 import type { KubeObject } from '../../../controllers/runtime/index.js';
 import {
@@ -39,7 +39,7 @@ export function loadCase(folder: string, file: string): GeneratorCase {
   );
 }
 
-/** A case document: a Kubernetes object, or the `ProxyNode` naming the proxy. */
+/** A case document: a Kubernetes object, the `ProxyNode` naming the proxy, or a `MeshConfig` (fields under `spec`). */
 export type CaseObject = KubeObject & { id?: string; metadata?: Record<string, JsonValue>; routeNames?: string[] };
 
 /** `loadCase` over objects already parsed (`label` names them in errors). */
@@ -59,6 +59,13 @@ export function buildCase(objects: readonly CaseObject[], label: string): Genera
       case 'Pod':
         model.registry.applyWorkload(workloadFromPod(object, CLUSTER_ID) ?? fail(`bad Pod in ${label}`));
         break;
+      case 'MeshConfig': {
+        // The mesh config as written (its fields under `spec`), laid over the defaults.
+        const parsed = parseMeshConfigInput(object['spec']);
+        if (!parsed.success) fail(`bad MeshConfig in ${label}: ${JSON.stringify(parsed.error.issues)}`);
+        model.setMeshConfig(applyMeshConfig(model.meshConfig(), parsed.data));
+        break;
+      }
       case 'Secret': {
         const parsed = parseSecretCredential(object as Parameters<typeof parseSecretCredential>[0]);
         if (parsed.kind !== 'credential') fail(`Secret ${object.metadata?.['name'] as string} in ${label} is not a credential: ${JSON.stringify(parsed)}`);
