@@ -9,7 +9,7 @@ import type { EnvoyProtos } from '../xds/envoy/index.js';
 import type { ConfigState } from './config-state.js';
 import { httpExtAuthzCounters, networkExtAuthzCounters, type AcceptedChain, type ConnectionFacts, type HttpDecision, type PeerCertificate, type RequestBodyReader, type RequestContext, type TcpDecision, type UpstreamDecision } from './decisions/index.js';
 import { authorizationServiceOf, newExtAuthzTransport } from './ext-authz-transport.js';
-import { newRequestBodyBuffer } from './request-body.js';
+import { newRequestBodyBuffer, type RequestBodyBuffer } from './request-body.js';
 import { newDataPlaneStats, type DataPlaneStats } from './data-plane-stats.js';
 import { forwardRequest, requestHeaderFacts, respond } from './http-forwarder.js';
 import { newPeerChainVerifier } from './peer-verification.js';
@@ -192,10 +192,12 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     const protocol = req.httpVersionMajor === 2 ? 'HTTP/2' : `HTTP/${req.httpVersion}`;
     const facts = { method: req.method ?? 'GET', host, path, headers: { ...received.headers, host }, protocol, ...(received.repeatedHeaders ? { repeatedHeaders: received.repeatedHeaders } : {}) };
     const exchange = telemetry.beginHttp(facts.headers, host, res, arrivalOf(context));
-    const body = newRequestBodyBuffer(req, req.headers['content-length']);
+    // Made when a check asks for the body (most requests never read it here).
+    let body: RequestBodyBuffer | undefined;
+    const readBody: RequestBodyReader = (maxBytes) => (body ??= newRequestBodyBuffer(req, req.headers['content-length'])).read(maxBytes);
     let decision;
     try {
-      decision = await chain.http(facts, requestContext(context, body.read));
+      decision = await chain.http(facts, requestContext(context, readBody));
     } catch (error) {
       log.error({ error: (error as Error).message }, 'request decision failed');
       return respond(res, 500, 'internal error');
@@ -217,7 +219,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       return respond(res, upstream.status, upstream.body);
     }
     try {
-      const prefix = body.prefix();
+      const prefix = body?.prefix();
       forwardRequest(req, res, { decision, edits: exchange.headerEdits(), target: upstream, secrets: options.secrets(), downstreamTls: context.tls, stats, agents, observer: exchange, ...(prefix ? { bodyPrefix: prefix } : {}) });
     } catch (error) {
       if (error instanceof MissingSecretError) return (exchange.flag('UF'), respond(res, 503, `upstream connect error: ${error.message}`));

@@ -144,6 +144,25 @@ describe('the HTTP ext_authz filter with a gRPC authorization server', () => {
     expect(source?.request?.http?.scheme).toBe('http');
   });
 
+  test('a server that goes away mid-call is an error', async () => {
+    const doomed = await startGrpcAuthorizer({ host: `127.${SUBNET}.3.2` });
+    try {
+      applyClusters(mesh.serverState, protos, [authorizerCluster(providerCluster('doomed.foo.svc.cluster.local', 9000), doomed.address, doomed.port)], String(++version));
+      const listeners = withCustomFilters(serverListeners('PERMISSIVE', [ECHO_SERVICE]), {
+        httpPort: 8000,
+        http: [customShadowRbac('http', { [POLICY]: pathsPermission(['/headers']) }), httpExtAuthz(grpcService('doomed.foo.svc.cluster.local', 9000), { status_on_error: { code: 502 } })],
+      });
+      applyListeners(mesh.serverState, protos, listeners, String(++version));
+      doomed.behave({ answer: { kind: 'hang-up' } });
+      expect(await viaMesh('/headers')).toMatchObject({ code: '502', body: '' });
+      expect(doomed.calls()).toBe(1);
+      // Gone for good: the next check finds nothing listening.
+      expect((await viaMesh('/headers')).code).toBe('502');
+    } finally {
+      await doomed.close();
+    }
+  });
+
   test('the body in the check: as text, or as bytes with pack_as_bytes', async () => {
     useCustom({ http: { with_request_body: { max_request_bytes: 64 } } });
     expect((await viaMesh('/post', ['--data-binary', 'hello'])).code).toBe('200');

@@ -159,6 +159,11 @@ describe('ext_authz with an HTTP authorization server', () => {
     expect(await viaMesh('/headers')).toMatchObject({ code: '403', body: '' });
     useCustom({ failure_mode_allow: true }, httpService('down.foo.svc.cluster.local', 8000));
     expect((await viaMesh('/headers')).code).toBe('200');
+    // A server that hangs up without answering.
+    useCustom();
+    authorizer.behave({ answer: { kind: 'hang-up' } });
+    expect(await viaMesh('/headers')).toMatchObject({ code: '403', body: '' });
+    expect(authorizer.calls()).toBe(1);
     // A cluster the proxy does not have is an error too.
     useCustom({ status_on_error: { code: 503 } }, httpService('missing.foo.svc.cluster.local', 8000));
     expect(await viaMesh('/headers')).toMatchObject({ code: '503', body: '' });

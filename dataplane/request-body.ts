@@ -28,6 +28,7 @@ export function newRequestBodyBuffer(req: Readable, contentLength: string | unde
 
   const fill = (limit: number): Promise<void> =>
     new Promise((resolve, reject) => {
+      if (req.readableEnded) ended = true;
       if (ended || total >= limit) return resolve();
       const onData = (chunk: Buffer): void => {
         chunks.push(chunk);

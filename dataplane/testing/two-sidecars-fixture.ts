@@ -145,7 +145,8 @@ export async function startBackend(subnet: number): Promise<{ close(): Promise<v
     const status = Number(/^\/status\/(\d{3})$/.exec(req.url ?? '')?.[1] ?? 200);
     // The request's body comes back as text (what reached the app after the proxies).
     const chunks: Buffer[] = [];
-    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const hasBody = (req.headers['content-length'] ?? '0') !== '0' || req.headers['transfer-encoding'] !== undefined;
+    if (hasBody) for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = JSON.stringify({ headers: req.headers, url: req.url, body: Buffer.concat(chunks).toString('utf8') });
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);

@@ -22,7 +22,9 @@ export type AuthorizerAnswer =
       readonly body?: string;
     }
   /** HTTP: a 5xx with this status (503 by default); gRPC: the call fails with UNAVAILABLE. */
-  | { readonly kind: 'error'; readonly status?: number };
+  | { readonly kind: 'error'; readonly status?: number }
+  /** The connection is closed without an answer (HTTP: the socket destroyed; gRPC: the server shut down). */
+  | { readonly kind: 'hang-up' };
 
 export interface AuthorizerBehaviour {
   readonly answer: AuthorizerAnswer;

@@ -55,7 +55,7 @@ function authorizationService(): ServiceDefinition {
 const headerOptions = (headers: Readonly<Record<string, string>> | undefined, append: boolean): object[] =>
   Object.entries(headers ?? {}).map(([key, value]) => ({ header: { key, value }, append: { value: append } }));
 
-function checkResponse(answer: Exclude<AuthorizerAnswer, { kind: 'error' }>): object {
+function checkResponse(answer: Exclude<AuthorizerAnswer, { kind: 'error' | 'hang-up' }>): object {
   if (answer.kind === 'allow') {
     return {
       status: { code: status.OK },
@@ -83,6 +83,8 @@ export async function startGrpcAuthorizer(options: { readonly host: string }): P
         if (!answered) return callback({ code: status.CANCELLED, details: 'the authorizer closed' });
         const { answer } = behaviour;
         if (answer.kind === 'error') return callback({ code: status.UNAVAILABLE, details: 'the authorizer failed' });
+        // Every connection dropped mid-call, as a server that goes away.
+        if (answer.kind === 'hang-up') return server.forceShutdown();
         return callback(null, checkResponse(answer));
       });
     },

@@ -28,7 +28,7 @@ export interface HttpAuthorizerOptions {
 
 export type HttpAuthorizer = TestAuthorizer<RecordedHttpCheck>;
 
-function send(reply: FastifyReply, answer: AuthorizerAnswer): FastifyReply {
+function send(reply: FastifyReply, answer: Exclude<AuthorizerAnswer, { kind: 'hang-up' }>): FastifyReply {
   switch (answer.kind) {
     case 'allow': {
       const headers: Record<string, string> = { ...answer.upstreamHeaders, ...answer.clientHeaders };
@@ -65,6 +65,10 @@ export async function startHttpAuthorizer(options: HttpAuthorizerOptions): Promi
     state.received.push({ method: request.method, path: request.url, headers, body, ...(peerUri ? { peerUri } : {}) });
     const behaviour = state.behaviour;
     if (!(await state.delay(behaviour.delayMs))) return reply.hijack();
+    if (behaviour.answer.kind === 'hang-up') {
+      request.raw.socket.destroy();
+      return reply.hijack();
+    }
     return send(reply, behaviour.answer);
   });
   await app.listen({ host: options.host, port: 0 });
