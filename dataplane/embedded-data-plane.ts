@@ -3,9 +3,13 @@ import { createServer as createHttp2Server, type Http2ServerRequest, type Http2S
 import { createServer as createTcpServer, type AddressInfo, type Server, type Socket } from 'node:net';
 import type { Duplex } from 'node:stream';
 import { TLSSocket } from 'node:tls';
+import type { ServiceDefinition } from '@grpc/grpc-js';
 import type { Logger } from '../controllers/runtime/index.js';
+import type { EnvoyProtos } from '../xds/envoy/index.js';
 import type { ConfigState } from './config-state.js';
-import type { AcceptedChain, ConnectionFacts, PeerCertificate, RequestContext, UpstreamDecision } from './decisions/index.js';
+import { httpExtAuthzCounters, networkExtAuthzCounters, type AcceptedChain, type ConnectionFacts, type HttpDecision, type PeerCertificate, type RequestBodyReader, type RequestContext, type TcpDecision, type UpstreamDecision } from './decisions/index.js';
+import { authorizationServiceOf, newExtAuthzTransport } from './ext-authz-transport.js';
+import { newRequestBodyBuffer, type RequestBodyBuffer } from './request-body.js';
 import { newDataPlaneStats, type DataPlaneStats } from './data-plane-stats.js';
 import { forwardRequest, requestHeaderFacts, respond } from './http-forwarder.js';
 import { newPeerChainVerifier } from './peer-verification.js';
@@ -18,6 +22,7 @@ import { CountedHttp2ServerResponse, CountedServerResponse } from './counted-res
 import type { SecretSet } from './sds-subscriber.js';
 import { leafUriSan, MissingSecretError, newSecureContextCache, peerCertificateFacts, tlsMaterialFor } from './tls-material.js';
 import { connectUpstream, newUpstreamAgents, type UpstreamTarget } from './upstream-connector.js';
+import { upstreamTarget } from './upstream-target.js';
 
 /** Envoy's default limit on the headers of a request or a response. */
 export const MAX_HEADER_BYTES = 60 * 1024;
@@ -47,6 +52,8 @@ export interface EmbeddedDataPlaneOptions {
   /** This proxy's workload and node id, for the request metrics and the peer-metadata exchange. */
   workload?: WorkloadFacts;
   nodeId?: string;
+  /** The Envoy protos the process loaded: the ext_authz gRPC client's service definition (loaded on first use when absent). */
+  protos?: EnvoyProtos;
 }
 
 export interface EmbeddedDataPlane {
@@ -121,24 +128,8 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     return { direction: context.direction, mutualTls: context.tls && context.facts.peerCertificate !== undefined, ...(peerUri ? { peerUri } : {}) };
   };
 
-  const target = (decision: UpstreamDecision, context: ConnectionContext, requestHost?: string): UpstreamTarget | { status: number; body: string } => {
-    switch (decision.kind) {
-      case 'endpoint':
-        return { address: decision.address, port: decision.port, tls: decision.tls };
-      case 'original-destination': {
-        if (context.direction === 'inbound') return { address: options.appAddress ?? context.facts.destinationAddress, port: context.facts.destinationPort, tls: decision.tls };
-        // Outbound passthrough of a proxy-form request: where the client asked to go.
-        const host = requestHost ?? context.facts.destinationAddress;
-        const colon = host.lastIndexOf(':');
-        const address = colon > 0 && !host.endsWith(']') ? host.slice(0, colon) : host;
-        return { address: address.replace(/^\[|\]$/g, ''), port: context.facts.destinationPort, tls: decision.tls };
-      }
-      case 'no-healthy-upstream':
-        return { status: 503, body: 'no healthy upstream' };
-      default:
-        return { status: 503, body: `cluster ${decision.cluster} not found` };
-    }
-  };
+  const target = (decision: UpstreamDecision, context: ConnectionContext, requestHost?: string): UpstreamTarget | { status: number; body: string } =>
+    upstreamTarget(decision, { direction: context.direction, facts: context.facts, ...(options.appAddress !== undefined ? { appAddress: options.appAddress } : {}) }, requestHost);
 
   /** The chain for a request: chosen again from the current config, so route and cluster updates apply to open connections. */
   const chainFor = (context: ConnectionContext): AcceptedChain | undefined => {
@@ -146,9 +137,26 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     return decision.kind === 'accept' ? decision : undefined;
   };
 
-  const requestContext = (context: ConnectionContext): RequestContext => {
+  let authorization: ServiceDefinition | undefined;
+  const extAuthz = newExtAuthzTransport({
+    upstream: (cluster) => state.current().decisions.upstream(cluster, pick++),
+    secrets: options.secrets,
+    agents,
+    stats,
+    authorizationService: () => (authorization ??= authorizationServiceOf(options.protos)),
+  });
+
+  const requestContext = (context: ConnectionContext, requestBody?: RequestBodyReader): RequestContext => {
     const uri = localUriSan();
-    return { connection: context.facts, ...(uri ? { localUriSan: uri } : {}), now: new Date(), random: Math.random(), pick: pick++ };
+    return { connection: context.facts, ...(uri ? { localUriSan: uri } : {}), now: new Date(), random: Math.random(), pick: pick++, extAuthz, ...(requestBody ? { requestBody } : {}) };
+  };
+
+  /** Envoy's counters of what the ext_authz filters did. */
+  const countExtAuthz = (decision: HttpDecision | TcpDecision, counters: typeof httpExtAuthzCounters): void => {
+    for (const verdict of decision.extAuthz ?? []) {
+      for (const name of counters(verdict)) stats.inc(name);
+      if (verdict.detail !== undefined) log.debug({ cluster: verdict.calledCluster, detail: verdict.detail }, 'ext_authz check failed');
+    }
   };
 
   const handleRequest = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -181,19 +189,25 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       return;
     }
     const received = requestHeaderFacts(req.rawHeaders);
-    const facts = { method: req.method ?? 'GET', host, path, headers: { ...received.headers, host }, ...(received.repeatedHeaders ? { repeatedHeaders: received.repeatedHeaders } : {}) };
+    const protocol = req.httpVersionMajor === 2 ? 'HTTP/2' : `HTTP/${req.httpVersion}`;
+    const facts = { method: req.method ?? 'GET', host, path, headers: { ...received.headers, host }, protocol, ...(received.repeatedHeaders ? { repeatedHeaders: received.repeatedHeaders } : {}) };
     const exchange = telemetry.beginHttp(facts.headers, host, res, arrivalOf(context));
+    // Made when a check asks for the body (most requests never read it here).
+    let body: RequestBodyBuffer | undefined;
+    const readBody: RequestBodyReader = (maxBytes) => (body ??= newRequestBodyBuffer(req, req.headers['content-length'])).read(maxBytes);
     let decision;
     try {
-      decision = await chain.http(facts, requestContext(context));
+      decision = await chain.http(facts, requestContext(context, readBody));
     } catch (error) {
       log.error({ error: (error as Error).message }, 'request decision failed');
       return respond(res, 500, 'internal error');
     }
+    countExtAuthz(decision, httpExtAuthzCounters);
     if (decision.kind === 'respond') {
       stats.inc(`http.${decision.by}.downstream_rq_${decision.status}`);
       if (decision.by === 'rbac') stats.inc('http.rbac.denied');
       if (decision.by === 'jwt') stats.inc('http.jwt_authn.denied');
+      if (decision.by === 'ext_authz') exchange.flag('UAEX');
       if (decision.by === 'router' && !decision.route) exchange.flag('NR');
       return respond(res, decision.status, decision.body, decision.headers);
     }
@@ -205,7 +219,8 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       return respond(res, upstream.status, upstream.body);
     }
     try {
-      forwardRequest(req, res, { decision, edits: exchange.headerEdits(), target: upstream, secrets: options.secrets(), downstreamTls: context.tls, stats, agents, observer: exchange });
+      const prefix = body?.prefix();
+      forwardRequest(req, res, { decision, edits: exchange.headerEdits(), target: upstream, secrets: options.secrets(), downstreamTls: context.tls, stats, agents, observer: exchange, ...(prefix ? { bodyPrefix: prefix } : {}) });
     } catch (error) {
       if (error instanceof MissingSecretError) return (exchange.flag('UF'), respond(res, 503, `upstream connect error: ${error.message}`));
       throw error;
@@ -244,12 +259,28 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
   };
 
   const handleTcp = (socket: Duplex, chain: AcceptedChain, context: ConnectionContext, raw: Socket): void => {
-    const decision = chain.tcp(requestContext(context));
+    chain.tcp(requestContext(context)).then(
+      (decision) => proxyTcp(socket, decision, context, raw),
+      (error: Error) => {
+        log.error({ error: error.message }, 'connection decision failed');
+        socket.destroy();
+      },
+    );
+  };
+
+  const proxyTcp = (socket: Duplex, decision: TcpDecision, context: ConnectionContext, raw: Socket): void => {
+    countExtAuthz(decision, networkExtAuthzCounters);
+    if (decision.kind === 'reset' && decision.by === 'ext_authz') {
+      // Envoy closes the connection (no reset) when the authorization server denies it.
+      socket.destroy();
+      return;
+    }
     if (decision.kind === 'reset') {
       stats.inc('tcp.rbac.denied');
       raw.resetAndDestroy();
       return;
     }
+    if (socket.destroyed) return;
     const upstream = target(decision.upstream, context);
     if ('status' in upstream) {
       socket.destroy();
@@ -339,7 +370,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     stats.inc('downstream_cx_total');
     const local = socket.address() as AddressInfo;
     if (direction === 'outbound') {
-      contexts.set(socket, { listener, direction, tls: false, facts: { destinationAddress: local.address, destinationPort: local.port, sourceAddress: socket.remoteAddress ?? '', transportProtocol: 'raw_buffer' } });
+      contexts.set(socket, { listener, direction, tls: false, facts: { destinationAddress: local.address, destinationPort: local.port, sourceAddress: socket.remoteAddress ?? '', ...(socket.remotePort !== undefined ? { sourcePort: socket.remotePort } : {}), transportProtocol: 'raw_buffer' } });
       serveHttp(socket, [], true);
       return;
     }
@@ -348,6 +379,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       destinationAddress: local.address,
       destinationPort: local.port,
       sourceAddress: socket.remoteAddress ?? '',
+      ...(socket.remotePort !== undefined ? { sourcePort: socket.remotePort } : {}),
       transportProtocol: sniffed.kind === 'tls' ? 'tls' : 'raw_buffer',
       ...(sniffed.kind === 'tls' && sniffed.serverName ? { serverName: sniffed.serverName } : {}),
       applicationProtocols: sniffed.applicationProtocols,
@@ -460,6 +492,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       for (const socket of sockets) socket.destroy();
       httpServer.closeAllConnections();
       agents.destroy();
+      extAuthz.close();
     },
   };
 }

@@ -71,6 +71,7 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
     log,
     workload: workloadFromNodeMetadata(view.node.metadata),
     nodeId: view.node.id,
+    protos,
   });
   dataPlane.stats.attach(processMemoryStats());
   const newXds = (channelCredentials: ChannelCredentials, channelOptions: ChannelOptions = {}): XdsSubscriber =>

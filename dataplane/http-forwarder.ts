@@ -1,9 +1,10 @@
 import { request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { randomUUID } from 'node:crypto';
-import type { HttpDecision } from './decisions/index.js';
+import { applyHeaderMutations, type HttpDecision } from './decisions/index.js';
 import type { DataPlaneStats } from './data-plane-stats.js';
 import type { HeaderEdits } from './request-telemetry.js';
+import type { BodyPrefix } from './request-body.js';
 import type { SecretSet } from './sds-subscriber.js';
 import { upstreamTlsOptions, type UpstreamAgents, type UpstreamTarget } from './upstream-connector.js';
 
@@ -42,7 +43,7 @@ export function requestHeaderFacts(rawHeaders: readonly string[]): RequestHeader
   return repeatedHeaders ? { headers, repeatedHeaders } : { headers };
 }
 
-export function respond(res: ServerResponse, status: number, body: string, headers: Readonly<Record<string, string>> = {}): void {
+export function respond(res: ServerResponse, status: number, body: string, headers: Readonly<Record<string, string | readonly string[]>> = {}): void {
   if (res.headersSent) {
     res.destroy();
     return;
@@ -62,6 +63,8 @@ export interface ForwardOptions {
   readonly observer?: ForwardObserver;
   /** Header edits on top of the decision's (the peer-metadata exchange), applied after them. */
   readonly edits?: HeaderEdits;
+  /** The body's first bytes, read already (for an authorization check): sent first, then the rest of the request. */
+  readonly bodyPrefix?: BodyPrefix;
 }
 
 export interface ForwardObserver {
@@ -222,6 +225,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
         const existing = outHeaders[name];
         outHeaders[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [String(existing)]), value];
       }
+      if (decision.responseHeaderMutations) applyHeaderMutations(outHeaders as Record<string, string | string[]>, decision.responseHeaderMutations, { joined: false });
       res.writeHead(status, outHeaders);
       relayBody(response, res);
     });
@@ -246,7 +250,23 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
       const reason = connectFailure ? 'connection failure' : 'remote reset';
       fail(503, `upstream connect error or disconnect/reset before headers. reset reason: ${reason}, transport failure reason: ${error.message}`, connectFailure ? 'UF' : 'UC');
     });
-    if (hasBody && attemptsLeft === 0) {
+    const prefix = options.bodyPrefix;
+    if (prefix) {
+      // Read already for a check: what was read goes first, then whatever is left of the stream.
+      let bytes = 0;
+      for (const chunk of prefix.chunks) {
+        bytes += chunk.length;
+        upstream.write(chunk);
+      }
+      if (prefix.ended) {
+        options.observer?.requestBytes(bytes);
+        upstream.end();
+      } else {
+        req.on('data', (chunk: Buffer) => void (bytes += chunk.length));
+        req.on('end', () => options.observer?.requestBytes(bytes));
+        req.pipe(upstream);
+      }
+    } else if (hasBody && attemptsLeft === 0) {
       let bytes = 0;
       req.on('data', (chunk: Buffer) => void (bytes += chunk.length));
       req.on('end', () => options.observer?.requestBytes(bytes));

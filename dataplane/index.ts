@@ -1,7 +1,8 @@
 // The embedded data plane, a program of its own (bin/mesh-dataplane.js), run by the agent where no
 // Envoy binary exists: it takes LDS/RDS/CDS/EDS and secrets over SDS as Envoy would, and serves
-// traffic with mutual TLS, JWT, RBAC and routing. What it decides is in decisions/ (pure, no
-// sockets); this package holds the sockets, the config state and the admin server.
+// traffic with mutual TLS, JWT, RBAC, external authorization (ext_authz) and routing. What it
+// decides is in decisions/ (pure, no sockets); this package holds the sockets, the config state
+// and the admin server.
 export { newEmbeddedRunner, APP_ADDRESS_METADATA, OUTBOUND_CAPTURE_PORT, type EmbeddedRunner, type EmbeddedRunnerOptions } from './embedded-runner.js';
 export { readBootstrap, BootstrapError, type BootstrapView } from './bootstrap-view.js';
 export { newEmbeddedDataPlane, type EmbeddedDataPlane, type EmbeddedDataPlaneOptions } from './embedded-data-plane.js';

@@ -49,7 +49,7 @@ export const ERROR_CODES = {
   /** The agent and its capture rules. */
   agent: ['iptables-command-failed', 'iptables-validation-failed', 'resolv-conf-unreadable', 'credential-fetcher-invalid', 'app-probers-invalid'],
   /** The embedded data plane. */
-  dataplane: ['bootstrap-invalid', 'secret-missing', 'config-rejected', 'rbac-config-invalid'],
+  dataplane: ['bootstrap-invalid', 'secret-missing', 'config-rejected', 'rbac-config-invalid', 'ext-authz-config-invalid'],
   /** The API server double (the Kubernetes reason of a failure travels beside the code). */
   apiserverDouble: ['api-status', 'json-patch', 'revision-compacted', 'revision-too-large', 'webhook-call', 'webhook-response-invalid'],
   /** meshctl. */

@@ -3,6 +3,11 @@ export const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.ht
 export const TCP_PROXY_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
 export const NETWORK_RBAC_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.rbac.v3.RBAC';
 export const HTTP_RBAC_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC';
+export const HTTP_EXT_AUTHZ_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthz';
+export const NETWORK_EXT_AUTHZ_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.ext_authz.v3.ExtAuthz';
+/** The namespaces the RBAC filters write their dynamic metadata under (their extension names). */
+export const HTTP_RBAC_FILTER = 'envoy.filters.http.rbac';
+export const NETWORK_RBAC_FILTER = 'envoy.filters.network.rbac';
 export const JWT_AUTHN_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication';
 export const ROUTER_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
 export const DOWNSTREAM_TLS_TYPE = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext';

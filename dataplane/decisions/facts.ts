@@ -20,6 +20,8 @@ export interface ConnectionFacts {
   readonly destinationAddress: string;
   readonly destinationPort: number;
   readonly sourceAddress: string;
+  /** The client's port (the ext_authz check's `source.address`). */
+  readonly sourcePort?: number;
   /** `tls` when the first bytes are a TLS ClientHello (tls_inspector), else `raw_buffer`. */
   readonly transportProtocol: 'tls' | 'raw_buffer';
   /** SNI of the ClientHello. */
@@ -39,6 +41,8 @@ export interface HttpRequestFacts {
   readonly path: string;
   /** Lower-case names; repeated headers joined with `,` as Envoy's matchers see them. */
   readonly headers: Readonly<Record<string, string>>;
+  /** `HTTP/1.0`, `HTTP/1.1` or `HTTP/2` (the ext_authz check's `request.http.protocol`). */
+  readonly protocol?: string;
   /** Headers the request carried more than once, each value as sent (authorization matches them one by one). */
   readonly repeatedHeaders?: Readonly<Record<string, readonly string[]>>;
 }

@@ -14,6 +14,28 @@ export { compileRouteConfiguration, type RouteConfigurationConfig, type RouteCon
 export { compilePathNormalization, type NormalizedPath, type PathNormalizationConfig } from './path-normalization.js';
 export { compileClientCertHeader, XFCC_HEADER, type ClientCertHeaderConfig } from './client-cert-header.js';
 export { compileUpstreamTls, decodeCommonTlsContext, dnsNameMatches, TRANSPORT_SOCKET_MATCH_FILTER, type ClusterTlsConfig, type SanType, type TlsContextSettings, type UpstreamTls } from './upstream-tls.js';
+export { durationMs, timeoutMs, type DurationConfig } from './duration.js';
+export { httpStatusCode } from './http-status.js';
+export { compileListStringMatcher, type ListStringMatcherConfig } from './list-string-matcher.js';
+export { applyHeaderMutations, type HeaderValues } from './header-mutation.js';
+export {
+  compileExtAuthzHttpSettings,
+  compileExtAuthzNetworkSettings,
+  DEFAULT_GRPC_TIMEOUT_MS,
+  ExtAuthzConfigError,
+  type ExtAuthzConfig,
+  type ExtAuthzHttpSettings,
+  type ExtAuthzNetworkSettings,
+  type GrpcServiceConfig,
+  type HttpServiceConfig,
+  type NetworkExtAuthzConfig,
+} from './ext-authz-config.js';
+export { buildHttpCheckCall, buildHttpCheckRequest, buildNetworkCheckRequest, PARTIAL_BODY_HEADER, type CheckConnection, type CheckHttpRequest } from './ext-authz-check-request.js';
+export { readGrpcAnswer, readHttpAnswer, HEADERS_TO_REMOVE_HEADER, type ExtAuthzResult } from './ext-authz-answer.js';
+export { compileExtAuthzHttpFilter, compileExtAuthzNetworkFilter, type ExtAuthzHttpInput, type ExtAuthzHttpStep, type ExtAuthzNetworkInput, type ExtAuthzNetworkStep } from './ext-authz-filter.js';
+export { httpExtAuthzCounters, networkExtAuthzCounters, networkActiveGauge } from './ext-authz-stats.js';
+export type * from './ext-authz-types.js';
+export { HTTP_EXT_AUTHZ_TYPE, NETWORK_EXT_AUTHZ_TYPE, HTTP_RBAC_FILTER, NETWORK_RBAC_FILTER } from './envoy-types.js';
 export {
   compileProxyDecisions,
   type AcceptedChain,
@@ -28,5 +50,6 @@ export {
   type ProxyResources,
   type RequestContext,
   type TcpDecision,
+  type UpstreamChooser,
   type UpstreamDecision,
 } from './proxy-decisions.js';

@@ -92,7 +92,7 @@ describe('RBAC', () => {
   test('no rules allows everything; shadow rules only report; unknown fields are refused at compile time', () => {
     expect(compileRbacFilter({})(input()).allowed).toBe(true);
     const shadowed = compileRbacFilter({ shadow_rules: { action: 'DENY', policies: { s: { permissions: [{ any: true }], principals: [{ any: true }] } } } });
-    expect(shadowed(input())).toEqual({ allowed: true, shadow: { allowed: false, matchedPolicy: 's' } });
+    expect(shadowed(input())).toEqual({ allowed: true, shadow: { allowed: false, matchedPolicy: 's' }, dynamicMetadata: { shadow_engine_result: 'denied', shadow_effective_policy_id: 's' } });
     expect(() => compileRbacFilter({ rules: { policies: { p: { permissions: [{ sourced_metadata: {} }], principals: [{ any: true }] } } } })).toThrow(/sourced_metadata/);
   });
 });

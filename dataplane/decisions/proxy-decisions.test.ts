@@ -107,10 +107,10 @@ describe('proxy decisions', () => {
     expect(denied).toMatchObject({ kind: 'respond', status: 403, by: 'rbac', rbac: [{ allowed: false, matchedPolicy: 'ns[bar]-policy[deny]-rule[0]' }] });
   });
 
-  test('TCP: an ALLOW filter with no policies resets the connection', () => {
+  test('TCP: an ALLOW filter with no policies resets the connection', async () => {
     const accepted = decisions.connection('virtualInbound', connection({ destinationPort: 9000, transportProtocol: 'raw_buffer' }));
     if (accepted.kind !== 'accept') throw new Error('expected a chain');
-    expect(accepted.tcp(context(connection()))).toMatchObject({ kind: 'reset', by: 'rbac' });
+    expect(await accepted.tcp(context(connection()))).toMatchObject({ kind: 'reset', by: 'rbac' });
   });
 
   test('what the data plane cannot implement is refused with the resource and field named', () => {

@@ -1,13 +1,16 @@
 import { compileClientCertHeader, XFCC_HEADER, type ClientCertHeaderConfig } from './client-cert-header.js';
 import { compiling, ConfigRejection } from './config-rejection.js';
-import { DOWNSTREAM_TLS_TYPE, HCM_TYPE, HTTP_RBAC_TYPE, INSPECTOR_TYPES, JWT_AUTHN_TYPE, NETWORK_RBAC_TYPE, RAW_BUFFER_TYPE, ROUTER_TYPE, TCP_PROXY_TYPE, type TypedConfig } from './envoy-types.js';
-import type { ConnectionFacts, DynamicMetadata, HttpRequestFacts } from './facts.js';
+import type { HttpDecision, RequestContext, TcpDecision, UpstreamChooser, UpstreamDecision } from './decision-types.js';
+import { DOWNSTREAM_TLS_TYPE, HCM_TYPE, INSPECTOR_TYPES, RAW_BUFFER_TYPE, type TypedConfig } from './envoy-types.js';
+import type { ConnectionFacts, HttpRequestFacts } from './facts.js';
 import { selectFilterChain, type FilterChainMatchConfig } from './filter-chain-match.js';
-import { compileJwtAuthn, type JwtAuthenticationConfig, type JwtVerdict } from './jwt-authn.js';
+import { compileHttpFilterChain } from './http-filter-chain.js';
 import { compilePathNormalization, type PathNormalizationConfig } from './path-normalization.js';
-import { compileRbacFilter, type RbacFilterConfig, type RbacVerdict } from './rbac.js';
-import { compileRouteConfiguration, type RouteConfigurationConfig, type RouteDecision } from './route-configuration.js';
-import { compileUpstreamTls, decodeCommonTlsContext, type ClusterTlsConfig, type CommonTlsContext, type TlsContextSettings, type UpstreamTls } from './upstream-tls.js';
+import { compileRouteConfiguration, type RouteConfigurationConfig } from './route-configuration.js';
+import { compileTcpChain } from './tcp-chain.js';
+import { compileUpstreamTls, decodeCommonTlsContext, type ClusterTlsConfig, type CommonTlsContext, type TlsContextSettings } from './upstream-tls.js';
+
+export type { HttpDecision, RequestContext, TcpDecision, UpstreamChooser, UpstreamDecision } from './decision-types.js';
 
 interface SocketAddress {
   socket_address?: { address: string; port_value?: number };
@@ -60,57 +63,6 @@ export interface DownstreamTls extends TlsContextSettings {
   readonly requireClientCertificate: boolean;
 }
 
-export type UpstreamDecision =
-  | { readonly kind: 'endpoint'; readonly cluster: string; readonly address: string; readonly port: number; readonly tls: UpstreamTls }
-  /** ORIGINAL_DST: connect where the client was going. */
-  | { readonly kind: 'original-destination'; readonly cluster: string; readonly tls: UpstreamTls }
-  | { readonly kind: 'no-healthy-upstream'; readonly cluster: string }
-  | { readonly kind: 'unknown-cluster'; readonly cluster: string };
-
-/** What the data plane does with one HTTP request on an accepted chain. */
-export type HttpDecision =
-  | {
-      readonly kind: 'respond';
-      readonly status: number;
-      readonly body: string;
-      /** Which stage answered. */
-      readonly by: 'path' | 'jwt' | 'rbac' | 'router';
-      readonly headers?: Readonly<Record<string, string>>;
-      readonly jwt?: JwtVerdict;
-      readonly rbac: readonly RbacVerdict[];
-      readonly route?: RouteDecision;
-    }
-  | {
-      readonly kind: 'forward';
-      readonly route: Extract<RouteDecision, { kind: 'cluster' }>;
-      readonly upstream: UpstreamDecision;
-      /** The request line and headers the upstream receives. */
-      readonly path: string;
-      readonly host: string;
-      readonly headersToSet: Readonly<Record<string, string>>;
-      readonly headersToRemove: readonly string[];
-      readonly jwt?: JwtVerdict;
-      readonly rbac: readonly RbacVerdict[];
-      readonly metadata: DynamicMetadata;
-    };
-
-export type TcpDecision =
-  | { readonly kind: 'reset'; readonly by: 'rbac'; readonly rbac: readonly RbacVerdict[] }
-  | { readonly kind: 'forward'; readonly upstream: UpstreamDecision; readonly rbac: readonly RbacVerdict[] };
-
-/** Inputs of a request decision besides the request itself. */
-export interface RequestContext {
-  /** The connection, with the verified peer certificate once TLS was terminated. */
-  readonly connection: ConnectionFacts;
-  /** The URI SAN of this proxy's own certificate (XFCC `By`). */
-  readonly localUriSan?: string;
-  readonly now: Date;
-  /** Uniform in [0, 1): weighted clusters. */
-  readonly random: number;
-  /** Increasing counter: round robin over endpoints. */
-  readonly pick: number;
-}
-
 export interface AcceptedChain {
   readonly kind: 'accept';
   readonly listener: string;
@@ -118,7 +70,7 @@ export interface AcceptedChain {
   readonly protocol: 'http' | 'tcp';
   readonly downstreamTls?: DownstreamTls;
   http(request: HttpRequestFacts, context: RequestContext): Promise<HttpDecision>;
-  tcp(context: RequestContext): TcpDecision;
+  tcp(context: RequestContext): Promise<TcpDecision>;
 }
 
 export type ConnectionDecision = { readonly kind: 'reset'; readonly listener?: string } | AcceptedChain;
@@ -128,6 +80,8 @@ export interface ProxyDecisions {
   listenerFor(direction: 'inbound' | 'outbound', destinationAddress: string, destinationPort: number): string | undefined;
   /** The filter chain of a listener that accepts the connection, or a reset. */
   connection(listener: string, facts: ConnectionFacts): ConnectionDecision;
+  /** An upstream of a cluster, by the proxy's clusters and endpoints (what an authorization server's calls go to). */
+  upstream: UpstreamChooser;
 }
 
 const UNHEALTHY = new Set(['UNHEALTHY', 'DRAINING', 'TIMEOUT', 2, 3, 4]);
@@ -165,7 +119,7 @@ function compileEndpoints(assignment: ClusterLoadAssignmentConfig | undefined): 
 }
 
 /** Compiles the clusters and their endpoints into an upstream chooser. */
-function compileUpstreams(resources: ProxyResources): (cluster: string, pick: number) => UpstreamDecision {
+function compileUpstreams(resources: ProxyResources): UpstreamChooser {
   const compiled = new Map<string, (pick: number) => UpstreamDecision>();
   for (const [name, cluster] of resources.clusters) {
     onlyFields(`Cluster ${name}`, '', cluster, CLUSTER_FIELDS);
@@ -207,31 +161,8 @@ interface HcmConfig extends PathNormalizationConfig, ClientCertHeaderConfig {
   use_remote_address?: boolean | { value: boolean };
 }
 
-type HttpStage =
-  | { kind: 'jwt'; run: ReturnType<typeof compileJwtAuthn> }
-  | { kind: 'rbac'; run: ReturnType<typeof compileRbacFilter> };
-
-function compileHttpFilters(where: string, filters: readonly TypedConfig[]): HttpStage[] {
-  const stages: HttpStage[] = [];
-  filters.forEach((filter, index) => {
-    const field = `http_filters[${index}] (${filter.name})`;
-    const type = filter.typed_config?.['@type'];
-    const isLast = index === filters.length - 1;
-    if (type === ROUTER_TYPE) {
-      if (!isLast) throw new ConfigRejection(where, field, 'the router must be the last HTTP filter');
-      return;
-    }
-    if (isLast) throw new ConfigRejection(where, field, 'the last HTTP filter must be the router');
-    if (type === JWT_AUTHN_TYPE) stages.push({ kind: 'jwt', run: compiling(where, field, () => compileJwtAuthn(filter.typed_config as JwtAuthenticationConfig)) });
-    else if (type === HTTP_RBAC_TYPE) stages.push({ kind: 'rbac', run: compiling(where, field, () => compileRbacFilter(filter.typed_config as RbacFilterConfig)) });
-    else if (filter.is_optional !== true) throw new ConfigRejection(where, field, `filter type ${type ?? '(none)'} is not supported`);
-  });
-  if (filters.length === 0) throw new ConfigRejection(where, 'http_filters', 'the router filter is required');
-  return stages;
-}
-
-function compileHcm(where: string, config: HcmConfig, resources: ProxyResources, upstreams: ReturnType<typeof compileUpstreams>): AcceptedChain['http'] {
-  const stages = compileHttpFilters(where, config.http_filters ?? []);
+function compileHcm(where: string, config: HcmConfig, resources: ProxyResources, upstreams: UpstreamChooser, terminatesTls: boolean): AcceptedChain['http'] {
+  const filters = compileHttpFilterChain(where, config.http_filters ?? []);
   const normalize = compilePathNormalization(config);
   const clientCert = compileClientCertHeader(config);
   const edge = flag(config.use_remote_address, false);
@@ -264,28 +195,19 @@ function compileHcm(where: string, config: HcmConfig, resources: ProxyResources,
       headersToSet[XFCC_HEADER] = xfcc;
     }
     const request: HttpRequestFacts = { ...incoming, path: normalized.path, headers };
-    let metadata: Record<string, Record<string, unknown>> = {};
-    let jwt: JwtVerdict | undefined;
-    const rbac: RbacVerdict[] = [];
-    for (const stage of stages) {
-      if (stage.kind === 'jwt') {
-        jwt = await stage.run(request, context.now);
-        if (jwt.kind === 'deny') return { kind: 'respond', status: jwt.status, body: jwt.message, by: 'jwt', jwt, rbac };
-        metadata = { ...metadata, 'envoy.filters.http.jwt_authn': { ...jwt.metadata } };
-        // `headers` is this request's own copy (`request.headers`): the later filters see the edits.
-        Object.assign(headers, jwt.headersToSet);
-        for (const name of jwt.headersToRemove) delete headers[name];
-        Object.assign(headersToSet, jwt.headersToSet);
-        headersToRemove.push(...jwt.headersToRemove);
-      } else {
-        const verdict = stage.run({ connection: context.connection, request, metadata });
-        rbac.push(verdict);
-        if (!verdict.allowed) return { kind: 'respond', status: 403, body: 'RBAC: access denied', by: 'rbac', ...(jwt ? { jwt } : {}), rbac };
-      }
-    }
-    const optional = { ...(jwt ? { jwt } : {}) };
+    const routeContext = { random: context.random, scheme: context.connection.transportProtocol === 'tls' ? ('https' as const) : ('http' as const) };
+    const statCluster = (): string | undefined => {
+      const route = routed?.(request, routeContext);
+      return route?.kind === 'cluster' ? route.cluster : undefined;
+    };
+    const filtered = await filters({ request, edits: { headers, headersToSet, headersToRemove }, context, terminatesTls, statCluster });
+    if (filtered.kind === 'respond') return filtered;
+    const { metadata, responseHeaderMutations } = filtered;
+    const optional = { ...(filtered.jwt ? { jwt: filtered.jwt } : {}), ...(filtered.extAuthz ? { extAuthz: filtered.extAuthz } : {}) };
+    const rbac = filtered.rbac;
     if (!routed) return { kind: 'respond', status: 404, body: '', by: 'router', ...optional, rbac };
-    const route = routed(request, { random: context.random, scheme: context.connection.transportProtocol === 'tls' ? 'https' : 'http' });
+    // Routed after the filters, as when a filter clears the route cache (jwt_authn for claim-based routes).
+    const route = routed(request, routeContext);
     switch (route.kind) {
       case 'cluster':
         return {
@@ -296,6 +218,7 @@ function compileHcm(where: string, config: HcmConfig, resources: ProxyResources,
           host: route.host,
           headersToSet: { ...headersToSet, ...route.requestHeaders.set, ...appended(request.headers, route.requestHeaders.append) },
           headersToRemove: [...headersToRemove, ...route.requestHeaders.remove],
+          ...(responseHeaderMutations.length > 0 ? { responseHeaderMutations } : {}),
           ...optional,
           rbac,
           metadata,
@@ -319,34 +242,7 @@ function appended(headers: Readonly<Record<string, string>>, append: Readonly<Re
   return out;
 }
 
-function compileTcp(where: string, filters: readonly TypedConfig[], upstreams: ReturnType<typeof compileUpstreams>): AcceptedChain['tcp'] {
-  const rbacFilters: ReturnType<typeof compileRbacFilter>[] = [];
-  let cluster: string | undefined;
-  filters.forEach((filter, index) => {
-    const field = `filters[${index}] (${filter.name})`;
-    const type = filter.typed_config?.['@type'];
-    if (type === NETWORK_RBAC_TYPE) rbacFilters.push(compiling(where, field, () => compileRbacFilter(filter.typed_config as RbacFilterConfig)));
-    else if (type === TCP_PROXY_TYPE) {
-      if (index !== filters.length - 1) throw new ConfigRejection(where, field, 'tcp_proxy must be the last filter');
-      const value = (filter.typed_config as { cluster?: string }).cluster;
-      if (!value) throw new ConfigRejection(where, `${field}.cluster`, 'only a single cluster is supported');
-      cluster = value;
-    } else throw new ConfigRejection(where, field, `filter type ${type ?? '(none)'} is not supported`);
-  });
-  const target = cluster;
-  if (target === undefined) throw new ConfigRejection(where, 'filters', 'needs tcp_proxy or http_connection_manager last');
-  return (context) => {
-    const rbac: RbacVerdict[] = [];
-    for (const run of rbacFilters) {
-      const verdict = run({ connection: context.connection, metadata: {} });
-      rbac.push(verdict);
-      if (!verdict.allowed) return { kind: 'reset', by: 'rbac', rbac };
-    }
-    return { kind: 'forward', upstream: upstreams(target, context.pick), rbac };
-  };
-}
-
-function compileChain(listener: string, index: number | 'default', chain: FilterChainConfig, resources: ProxyResources, upstreams: ReturnType<typeof compileUpstreams>): AcceptedChain {
+function compileChain(listener: string, index: number | 'default', chain: FilterChainConfig, resources: ProxyResources, upstreams: UpstreamChooser): AcceptedChain {
   const chainName = chain.name ?? (index === 'default' ? 'default' : `#${index}`);
   const where = `Listener ${listener} filter chain ${chainName}`;
   onlyFields(where, '', chain, CHAIN_FIELDS);
@@ -360,8 +256,8 @@ function compileChain(listener: string, index: number | 'default', chain: Filter
     throw new Error('not an HTTP chain');
   };
   if (hcm) onlyFields(where, 'http_connection_manager.', last.typed_config, HCM_FIELDS);
-  const http = hcm ? compileHcm(where, last.typed_config as HcmConfig, resources, upstreams) : async () => notHttp();
-  const tcp = hcm ? (): TcpDecision => notHttp() : compileTcp(where, filters, upstreams);
+  const http = hcm ? compileHcm(where, last.typed_config as HcmConfig, resources, upstreams, downstreamTls !== undefined) : async () => notHttp();
+  const tcp = hcm ? async (): Promise<TcpDecision> => notHttp() : compileTcpChain(where, filters, upstreams, downstreamTls !== undefined);
   return { kind: 'accept', listener, chain: chainName, protocol: hcm ? 'http' : 'tcp', ...(downstreamTls ? { downstreamTls } : {}), http, tcp };
 }
 
@@ -406,5 +302,6 @@ export function compileProxyDecisions(resources: ProxyResources): ProxyDecisions
       const compiled = chosen?.compiled ?? listener.fallback;
       return compiled ?? { kind: 'reset', listener: name };
     },
+    upstream: upstreams,
   };
 }

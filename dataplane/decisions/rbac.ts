@@ -37,6 +37,12 @@ export interface RbacVerdict {
   readonly matchedPolicy?: string;
   /** The shadow (dry-run) result, for stats only. */
   readonly shadow?: { readonly allowed: boolean; readonly matchedPolicy?: string };
+  /**
+   * What the filter writes into the dynamic metadata under its own name, as Envoy's RBAC filter
+   * does for its shadow rules: `<shadow_rules_stat_prefix>shadow_engine_result` (`allowed` or
+   * `denied`) and, when a shadow policy matched, `<shadow_rules_stat_prefix>shadow_effective_policy_id`.
+   */
+  readonly dynamicMetadata?: Readonly<Record<string, string>>;
 }
 
 export class RbacConfigError extends MeshError<'rbac-config-invalid'> {
@@ -200,8 +206,13 @@ function compileRules(rules: RbacRulesConfig): CompiledRules {
 export function compileRbacFilter(config: RbacFilterConfig): (input: RbacInput) => RbacVerdict {
   const enforced = config.rules ? compileRules(config.rules) : undefined;
   const shadow = config.shadow_rules ? compileRules(config.shadow_rules) : undefined;
+  const prefix = config.shadow_rules_stat_prefix ?? '';
   return (input) => {
     const verdict = enforced ? enforced(input) : { allowed: true };
-    return shadow ? { ...verdict, shadow: shadow(input) } : verdict;
+    if (!shadow) return verdict;
+    const dryRun = shadow(input);
+    const dynamicMetadata: Record<string, string> = { [`${prefix}shadow_engine_result`]: dryRun.allowed ? 'allowed' : 'denied' };
+    if (dryRun.matchedPolicy !== undefined) dynamicMetadata[`${prefix}shadow_effective_policy_id`] = dryRun.matchedPolicy;
+    return { ...verdict, shadow: dryRun, dynamicMetadata };
   };
 }

@@ -146,7 +146,7 @@ export function meshAddresses(subnet: number): MeshAddresses {
   return { directUrl: `http://${serverApp}:${SERVER_PORT}`, serverPod };
 }
 
-/** The app behind the server sidecar: echoes the request's headers as JSON; `/delay/<ms>` answers late, `/status/<code>` with that code. */
+/** The app behind the server sidecar: echoes the request's headers and body as JSON; `/delay/<ms>` answers late, `/status/<code>` with that code. */
 export async function startBackend(subnet: number): Promise<{ close(): Promise<void> }> {
   const backend: Server = createServer(async (req, res) => {
     // `/delay/<ms>` answers late: a request in flight while the proxies drain.
@@ -154,7 +154,11 @@ export async function startBackend(subnet: number): Promise<{ close(): Promise<v
     if (delay) await new Promise((resolve) => setTimeout(resolve, Number(delay)));
     // `/status/<code>` answers with that code (the request metrics' 4xx and 5xx).
     const status = Number(/^\/status\/(\d{3})$/.exec(req.url ?? '')?.[1] ?? 200);
-    const body = JSON.stringify({ headers: req.headers, url: req.url });
+    // The request's body comes back as text (what reached the app after the proxies).
+    const chunks: Buffer[] = [];
+    const hasBody = (req.headers['content-length'] ?? '0') !== '0' || req.headers['transfer-encoding'] !== undefined;
+    if (hasBody) for await (const chunk of req) chunks.push(chunk as Buffer);
+    const body = JSON.stringify({ headers: req.headers, url: req.url, body: Buffer.concat(chunks).toString('utf8') });
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);
   });

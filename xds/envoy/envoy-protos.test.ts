@@ -35,6 +35,9 @@ describe('loadEnvoyProtos', () => {
     'envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy',
     'envoy.service.status.v3.ClientConfig',
     'envoy.admin.v3.ConfigDump',
+    'envoy.extensions.filters.http.ext_authz.v3.ExtAuthz',
+    'envoy.extensions.filters.network.ext_authz.v3.ExtAuthz',
+    'envoy.service.auth.v3.CheckRequest',
   ])('knows %s', (name) => {
     expect(protos.lookupType(name).fullName).toBe(`.${name}`);
   });
@@ -56,6 +59,21 @@ describe('loadEnvoyProtos', () => {
 });
 
 describe('encodeAny', () => {
+  test('takes the ext_authz filters as the CUSTOM generator writes them, and refuses a misspelt field', () => {
+    const enabled = { filter: 'envoy.filters.http.rbac', path: [{ key: 'mesh_ext_authz_shadow_effective_policy_id' }], value: { string_match: { prefix: 'mesh-ext-authz' } } };
+    const http = {
+      http_service: { server_uri: { uri: 'http://authz.foo', cluster: 'outbound|8000||authz.foo', timeout: { seconds: 600 } }, path_prefix: '/check', authorization_request: { headers_to_add: [{ key: 'x-a', value: 'b' }] } },
+      status_on_error: { code: 503 },
+      transport_api_version: 'V3',
+      filter_enabled_metadata: enabled,
+    };
+    const httpType = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthz';
+    expect(protos.decodeAny(protos.encodeAny(httpType, http))).toMatchObject({ status_on_error: { code: 'ServiceUnavailable' }, http_service: { server_uri: { timeout: { seconds: '600' } } } });
+    const network = { stat_prefix: 'tcp.', grpc_service: { envoy_grpc: { cluster_name: 'outbound|9000||authz.foo', authority: 'authz.foo' } }, transport_api_version: 'V3', filter_enabled_metadata: { ...enabled, filter: 'envoy.filters.network.rbac' } };
+    expect(protos.decodeAny(protos.encodeAny('type.googleapis.com/envoy.extensions.filters.network.ext_authz.v3.ExtAuthz', network))).toEqual(network);
+    expect(() => protos.encodeAny(httpType, { ...http, failure_mode_alow: true })).toThrow(/failure_mode_alow/);
+  });
+
   test('round-trips a cluster with enums by name and nested messages', () => {
     const cluster = {
       name: 'outbound|80||a.default.svc.cluster.local',

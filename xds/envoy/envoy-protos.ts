@@ -20,8 +20,10 @@ export const ENVOY_PROTO_FILES = [
   'envoy/extensions/filters/http/jwt_authn/v3/config.proto',
   'envoy/extensions/filters/http/rbac/v3/rbac.proto',
   'envoy/extensions/filters/network/rbac/v3/rbac.proto',
+  // CUSTOM authorization: the ext_authz filters and the service they call.
   'envoy/extensions/filters/http/ext_authz/v3/ext_authz.proto',
   'envoy/extensions/filters/network/ext_authz/v3/ext_authz.proto',
+  'envoy/service/auth/v3/external_auth.proto',
   'envoy/extensions/filters/http/router/v3/router.proto',
   'envoy/extensions/filters/http/fault/v3/fault.proto',
   'envoy/extensions/transport_sockets/tls/v3/tls.proto',
@@ -42,6 +44,10 @@ export const ENVOY_PROTO_FILES = [
 export const ADS_SERVICE = 'envoy.service.discovery.v3.AggregatedDiscoveryService';
 export const CSDS_SERVICE = 'envoy.service.status.v3.ClientStatusDiscoveryService';
 export const SDS_SERVICE = 'envoy.service.secret.v3.SecretDiscoveryService';
+export const AUTHORIZATION_SERVICE = 'envoy.service.auth.v3.Authorization';
+
+/** What an ext_authz client needs: the Authorization service and its messages. */
+export const AUTHORIZATION_PROTO_FILES = ['envoy/service/auth/v3/external_auth.proto'] as const;
 
 import type { EncodedAny } from './encoded-any.js';
 
