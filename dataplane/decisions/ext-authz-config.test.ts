@@ -58,7 +58,7 @@ describe('the ext_authz filters take the fields the generator sets', () => {
 
   it.each<[string, ExtAuthzConfig, RegExp]>([
     ['an unknown field', { http_service: HTTP_SERVICE, transport_api_version: 'V3', include_peer_certificate: true } as ExtAuthzConfig, /^include_peer_certificate: is not supported$/],
-    ['a field Envoy has but the data plane lacks', { http_service: HTTP_SERVICE, transport_api_version: 'V3', clear_route_cache: true } as ExtAuthzConfig, /^clear_route_cache: is not supported$/],
+    ['a field Envoy has but the data plane lacks', { http_service: HTTP_SERVICE, transport_api_version: 'V3', charge_cluster_response_stats: { value: false } } as ExtAuthzConfig, /^charge_cluster_response_stats: is not supported$/],
     ['AUTO (unset) transport version', { http_service: HTTP_SERVICE }, /^transport_api_version: must be V3, got AUTO/],
     ['V2', { http_service: HTTP_SERVICE, transport_api_version: 'V2' }, /^transport_api_version: must be V3, got V2/],
     ['no service', { transport_api_version: 'V3' }, /^services: needs exactly one/],

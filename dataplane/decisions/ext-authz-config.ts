@@ -108,7 +108,9 @@ export interface ExtAuthzNetworkSettings {
 export const DEFAULT_GRPC_TIMEOUT_MS = 200;
 const DEFAULT_STATUS_ON_ERROR = 403;
 
-const HTTP_FIELDS = new Set(['@type', 'http_service', 'grpc_service', 'failure_mode_allow', 'status_on_error', 'with_request_body', 'transport_api_version', 'filter_enabled_metadata', 'allowed_headers']);
+// `clear_route_cache`: the data plane picks the route after every filter ran, so an authorizer's
+// header edits always reach route selection, which is what the flag asks of Envoy.
+const HTTP_FIELDS = new Set(['@type', 'http_service', 'grpc_service', 'failure_mode_allow', 'status_on_error', 'with_request_body', 'transport_api_version', 'filter_enabled_metadata', 'allowed_headers', 'clear_route_cache']);
 const NETWORK_FIELDS = new Set(['@type', 'stat_prefix', 'grpc_service', 'failure_mode_allow', 'transport_api_version', 'filter_enabled_metadata']);
 const HTTP_SERVICE_FIELDS = new Set(['server_uri', 'path_prefix', 'authorization_request', 'authorization_response']);
 const SERVER_URI_FIELDS = new Set(['uri', 'cluster', 'timeout']);
