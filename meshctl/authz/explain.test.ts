@@ -42,6 +42,29 @@ const policy = (text: string): string => `\n---\n${text}\n`;
 const STRICT = policy('apiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata: { name: default, namespace: foo }\nspec: { mtls: { mode: STRICT } }');
 const DENY_HEADERS = policy('apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: deny-headers, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  action: DENY\n  rules: [{ to: [{ operation: { paths: ["/headers"] } }] }]');
 const ALLOW_BAR = policy('apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: allow-bar, namespace: foo }\nspec:\n  action: ALLOW\n  rules: [{ from: [{ source: { namespaces: [bar] } }] }]');
+const CUSTOM = policy(`kind: MeshConfig
+spec:
+  extensionProviders: [{ name: opa, envoyExtAuthzGrpc: { service: opa.foo.svc.cluster.local, port: 9191 } }]
+---
+apiVersion: v1
+kind: Service
+metadata: { name: opa, namespace: foo }
+spec: { clusterIP: 10.96.0.20, selector: { app: opa }, ports: [{ name: grpc, port: 9191 }] }
+---
+apiVersion: security.mesh.io/v1beta1
+kind: AuthorizationPolicy
+metadata: { name: ext-admin, namespace: foo }
+spec: { action: CUSTOM, provider: { name: opa }, rules: [{ to: [{ operation: { paths: ["/admin"] } }] }] }
+---
+apiVersion: security.mesh.io/v1beta1
+kind: AuthorizationPolicy
+metadata: { name: ext-trial, namespace: foo, annotations: { mesh.io/dry-run: "true" } }
+spec: { action: CUSTOM, provider: { name: opa }, rules: [{ to: [{ operation: { paths: ["/trial"] } }] }] }
+---
+apiVersion: security.mesh.io/v1beta1
+kind: AuthorizationPolicy
+metadata: { name: ext-missing, namespace: foo }
+spec: { action: CUSTOM, provider: { name: missing }, rules: [{ to: [{ operation: { paths: ["/missing"] } }] }] }`);
 const jwtPolicy = (): string => policy(`apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt, namespace: foo }\nspec:\n  jwtRules: [{ issuer: ${ISSUER}, jwks: '${jwks}' }]`);
 
 function dumpOf(name: string, yaml: string): EnvoyConfigDump {
@@ -123,6 +146,29 @@ describe('x authz explain', () => {
     expect((await explainRequest(dump, request())).jwt).toMatch(/^no token: passes/);
   });
 
+  test('CUSTOM: the external authorizer a request is sent to is named, and the answer is conditional on it', async () => {
+    const dump = dumpOf('custom', WORKLOADS + CUSTOM);
+    const sent = await explainRequest(dump, request({ path: '/admin' }));
+    const custom = sent.rbac.find((step) => step.action === 'CUSTOM' && step.result === 'matched');
+    expect(custom).toMatchObject({ matchedPolicy: 'mesh-ext-authz-opa-ns[foo]-policy[ext-admin]-rule[0]', externalAuthorizer: { provider: 'opa', cluster: 'outbound|9191||opa.foo.svc.cluster.local' } });
+    expect(sent.answer).toEqual({ outcome: 'forwarded', by: 'router', ifAllowedBy: ['opa'] });
+    const text = renderExplanation(request({ path: '/admin' }), sent);
+    expect(text).toContain('  CUSTOM matched AuthorizationPolicy ext-admin.foo, rule 0 → sent to the external authorizer of provider opa (outbound|9191||opa.foo.svc.cluster.local): its answer decides\n');
+    expect(text).toContain('Answer:       forwarded to the application (its status is the answer), if the external authorizer of provider opa allows it (explain cannot know its answer; a denial answers instead)\n');
+
+    const notSent = await explainRequest(dump, request({ path: '/ip' }));
+    expect(notSent.answer).toEqual({ outcome: 'forwarded', by: 'router' });
+    expect(renderExplanation(request(), notSent)).toContain('  CUSTOM no CUSTOM rule matched → the external authorizer is not asked\n');
+
+    const trial = await explainRequest(dump, request({ path: '/trial' }));
+    expect(trial.answer).toEqual({ outcome: 'forwarded', by: 'router' });
+    expect(renderExplanation(request(), trial)).toContain('[dry-run: would be sent to provider opa by AuthorizationPolicy ext-trial.foo, rule 0]');
+
+    const missing = await explainRequest(dump, request({ path: '/missing' }));
+    expect(missing.answer).toMatchObject({ outcome: 'respond', status: 403 });
+    expect(renderExplanation(request(), missing)).toContain('denied by AuthorizationPolicy ext-missing.foo, rule 0 (CUSTOM: provider missing cannot be used, its rules are denied)');
+  });
+
   test('a certificate of another trust domain fails the handshake', async () => {
     const dump = dumpOf('domain', WORKLOADS + STRICT);
     const explanation = await explainRequest(dump, request({ source: { kind: 'mtls', principal: 'spiffe://evil.example/ns/bar/sa/sleep' } }));
@@ -143,6 +189,11 @@ describe('x authz explain', () => {
     const denied = await meshctl('--source-principal', 'spiffe://cluster.local/ns/bar/sa/sleep', '--path', '/headers', '--host', 'httpbin.foo:8000');
     expect(denied.stderr).toBe('');
     expectGoldenText(join(PROJECT_ROOT, 'meshctl', 'authz', 'testdata', 'deny-headers.golden.txt'), denied.stdout);
+    const customFile = join(dir, 'httpbin-custom.config_dump.json');
+    writeFileSync(customFile, JSON.stringify(dumpOf('cli-custom', WORKLOADS + CUSTOM)));
+    const external = await runBin('meshctl', ['x', 'authz', 'explain', '-f', customFile, '--address', '10.0.1.10', '--port', '80', '--path', '/admin', '--host', 'httpbin.foo:8000', '--source-principal', 'spiffe://cluster.local/ns/bar/sa/sleep'], { env: { HOME: '/nonexistent' } });
+    expect(external.stderr).toBe('');
+    expectGoldenText(join(PROJECT_ROOT, 'meshctl', 'authz', 'testdata', 'custom-external.golden.txt'), external.stdout);
     const reset = await meshctl('--plaintext', '--host', 'httpbin.foo:8000');
     expectGoldenText(join(PROJECT_ROOT, 'meshctl', 'authz', 'testdata', 'strict-plaintext.golden.txt'), reset.stdout);
     expect(await meshctl('--plaintext', '--source-principal', 'spiffe://cluster.local/ns/bar/sa/sleep')).toMatchObject({ code: 64, stderr: 'Error: --from, --source-principal and --plaintext are exclusive: give one\n' });

@@ -2,6 +2,7 @@ import {
   compileProxyDecisions,
   type AcceptedChain,
   type ConnectionFacts,
+  type ExtAuthzTransport,
   type HttpDecision,
   type JwtVerdict,
   type ProxyDecisions,
@@ -12,6 +13,7 @@ import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
 import type { EnvoyConfigDump } from '../proxyconfig/config-dump.js';
 import { proxyResourcesOf } from './dump-resources.js';
 import { rbacFiltersOfChain, type RbacFilterSummary } from './rbac-filters.js';
+import { parsePolicyKey } from '../describe/authz-check.js';
 
 /** The client of the request: plain text, or mutual TLS with a certificate naming this principal. */
 export type ExplainSource = { readonly kind: 'plaintext' } | { readonly kind: 'mtls'; readonly principal: string };
@@ -32,6 +34,7 @@ export interface ExplainRequest {
 }
 
 export interface RbacStep {
+  /** DENY, ALLOW, LOG, or CUSTOM: the rules that send a request to an external authorizer. */
   readonly action: string;
   readonly policies: readonly string[];
   /** `matched`/`no match` for an evaluated filter, `not reached` after an earlier denial. */
@@ -39,6 +42,8 @@ export interface RbacStep {
   readonly matchedPolicy?: string;
   readonly allowed?: boolean;
   readonly dryRun?: { readonly allowed: boolean; readonly matchedPolicy?: string };
+  /** CUSTOM, matched: the authorizer the request is sent to. Its answer decides; explain cannot know it. */
+  readonly externalAuthorizer?: { readonly provider: string; readonly cluster?: string };
 }
 
 export interface Explanation {
@@ -52,8 +57,12 @@ export interface Explanation {
   readonly rbac: readonly RbacStep[];
   readonly route?: string;
   readonly upstream?: string;
-  /** The final answer: an HTTP status, `forwarded` to the application, or a connection reset. */
-  readonly answer: { readonly outcome: 'reset' | 'respond' | 'forwarded'; readonly status?: number; readonly body?: string; readonly by: string };
+  /**
+   * The final answer: an HTTP status, `forwarded` to the application, or a connection reset.
+   * `ifAllowedBy`: external authorizers the request was sent to, as providers: the answer is
+   * what happens when they allow it (a denial answers in their place).
+   */
+  readonly answer: { readonly outcome: 'reset' | 'respond' | 'forwarded'; readonly status?: number; readonly body?: string; readonly by: string; readonly ifAllowedBy?: readonly string[] };
 }
 
 const MESH_CLIENT_ALPN = ['http/1.1'];
@@ -85,19 +94,38 @@ export async function explainRequest(dump: EnvoyConfigDump, request: ExplainRequ
     return { listener, chain: decision.chain, connection: `the client certificate's SAN ${san} is not accepted by the chain's validation context: the TLS handshake fails`, ...(mtlsMode ? { mtlsMode } : {}), rbac: [], answer: { outcome: 'reset', by: 'tls' } };
   }
   const rbacFilters = rbacFiltersOfChain(dump, listener, decision.chain);
+  const asked = newAllowingTransport();
   const http = await decision.http(
     { method: request.method.toUpperCase(), host: request.host, path: request.path, headers: request.headers },
-    { connection: facts, now: request.now, random: 0, pick: 0 },
+    { connection: facts, now: request.now, random: 0, pick: 0, extAuthz: asked.transport },
   );
+  const rbac = rbacSteps(rbacFilters.filters, http.rbac, asked.clusters);
+  const providers = rbac.flatMap((step) => (step.externalAuthorizer ? [step.externalAuthorizer.provider] : []));
+  const answer = answerOf(http);
   return {
     listener,
     chain: decision.chain,
     connection: describeChain(decision, request.source),
     ...(mtlsMode ? { mtlsMode } : {}),
     jwt: describeJwt(http.jwt, rbacFilters.hasJwt),
-    rbac: rbacSteps(rbacFilters.filters, http.rbac),
+    rbac,
     ...routeAndUpstream(http),
-    answer: answerOf(http),
+    answer: providers.length > 0 ? { ...answer, ifAllowedBy: providers } : answer,
+  };
+}
+
+/**
+ * The external authorizers' stand-in: explain cannot know their answers, so it records which
+ * cluster each check would go to and answers as an authorizer that allows, to show what follows.
+ */
+function newAllowingTransport(): { transport: ExtAuthzTransport; clusters: string[] } {
+  const clusters: string[] = [];
+  return {
+    clusters,
+    transport: {
+      http: async (call) => (clusters.push(call.cluster), { kind: 'response', status: 200, headers: {}, body: new Uint8Array() }),
+      grpc: async (call) => (clusters.push(call.cluster), { kind: 'response', response: { status: { code: 0 } } }),
+    },
   };
 }
 
@@ -140,10 +168,20 @@ function describeJwt(verdict: JwtVerdict | undefined, hasJwtFilter: boolean): st
   return payloads.map((p) => `valid token: issuer ${String(p.iss)}, subject ${String(p.sub)}${p.exp !== undefined ? `, exp ${new Date(p.exp * 1000).toISOString()}` : ''}`).join('; ');
 }
 
-function rbacSteps(filters: readonly RbacFilterSummary[], verdicts: readonly RbacVerdict[]): RbacStep[] {
+function rbacSteps(filters: readonly RbacFilterSummary[], verdicts: readonly RbacVerdict[], askedClusters: readonly string[]): RbacStep[] {
+  let asked = 0;
   return filters.map((filter, index) => {
     const verdict = verdicts[index];
     if (verdict === undefined) return { action: filter.action, policies: filter.policies, result: 'not reached' };
+    if (filter.action === 'CUSTOM') {
+      // A CUSTOM filter only marks: what it matched is in its shadow result.
+      const matchedPolicy = verdict.shadow?.matchedPolicy;
+      const base = { action: 'CUSTOM', policies: filter.policies, allowed: true };
+      if (matchedPolicy === undefined) return { ...base, result: 'no match' };
+      if (filter.dryRun) return { ...base, result: 'no match', dryRun: { allowed: true, matchedPolicy } };
+      const cluster = askedClusters[asked++];
+      return { ...base, result: 'matched', matchedPolicy, externalAuthorizer: { provider: parsePolicyKey(matchedPolicy).provider ?? '', ...(cluster ? { cluster } : {}) } };
+    }
     const matched = filter.action === 'DENY' ? !verdict.allowed : verdict.matchedPolicy !== undefined;
     return {
       action: filter.action,

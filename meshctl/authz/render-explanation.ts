@@ -1,13 +1,28 @@
 import { parsePolicyKey } from '../describe/authz-check.js';
 import type { ExplainRequest, Explanation, RbacStep } from './explain.js';
 
-/** `ns[<ns>]-policy[<name>]-rule[<i>]` → `AuthorizationPolicy <name>.<ns>, rule <i>`. */
+/** `ns[<ns>]-policy[<name>]-rule[<i>]` → `AuthorizationPolicy <name>.<ns>, rule <i>` (and what a CUSTOM key says of its provider). */
 export function describePolicyKey(key: string): string {
-  const { policy, rule } = parsePolicyKey(key);
-  return policy === key ? key : `AuthorizationPolicy ${policy}, rule ${rule}`;
+  const { policy, rule, provider, badProvider } = parsePolicyKey(key);
+  if (policy === key) return key;
+  const custom = badProvider ? ` (CUSTOM: provider ${provider ?? ''} cannot be used, its rules are denied)` : '';
+  return `AuthorizationPolicy ${policy}, rule ${rule}${custom}`;
+}
+
+function customLine(step: RbacStep): string {
+  const policies = step.policies.map(describePolicyKey).join('; ');
+  const dryRun = step.dryRun ? ` [dry-run: would be sent to provider ${parsePolicyKey(step.dryRun.matchedPolicy ?? '').provider ?? ''} by ${describePolicyKey(step.dryRun.matchedPolicy ?? '')}]` : '';
+  let result: string;
+  if (step.result === 'not reached') result = 'not reached';
+  else if (step.externalAuthorizer) {
+    const { provider, cluster } = step.externalAuthorizer;
+    result = `matched ${describePolicyKey(step.matchedPolicy ?? '')} → sent to the external authorizer of provider ${provider}${cluster ? ` (${cluster})` : ''}: its answer decides`;
+  } else result = `no CUSTOM rule matched → the external authorizer is not asked${dryRun}`;
+  return `  CUSTOM ${result}\n           policies: ${policies}\n`;
 }
 
 function rbacLine(step: RbacStep): string {
+  if (step.action === 'CUSTOM') return customLine(step);
   const policies = step.policies.length === 0 ? '(no policies)' : step.policies.map(describePolicyKey).join('; ');
   const result =
     step.result === 'not reached'
@@ -37,8 +52,11 @@ export function renderExplanation(request: ExplainRequest, explanation: Explanat
 }
 
 function answerText(answer: Explanation['answer']): string {
+  const external = answer.ifAllowedBy?.length
+    ? `, if the external authorizer of ${answer.ifAllowedBy.map((provider) => `provider ${provider}`).join(' and ')} allows it (explain cannot know its answer; a denial answers instead)`
+    : '';
   if (answer.outcome === 'reset') return `connection reset (by the ${answer.by})`;
-  if (answer.outcome === 'forwarded') return 'forwarded to the application (its status is the answer)';
+  if (answer.outcome === 'forwarded') return `forwarded to the application (its status is the answer)${external}`;
   const by = answer.by.startsWith('rbac ') ? `denied by ${describePolicyKey(answer.by.slice(5))}` : `by the ${answer.by}`;
-  return `${answer.status ?? ''} ${answer.body ?? ''} (${by})`.replace(/ +/g, ' ');
+  return `${`${answer.status ?? ''} ${answer.body ?? ''} (${by})`.replace(/ +/g, ' ')}${external}`;
 }
