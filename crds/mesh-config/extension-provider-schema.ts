@@ -37,9 +37,10 @@ const ENVOY_STATUS_CODES: ReadonlySet<number> = new Set([
   510, 511,
 ]);
 
-const portSchema = z.int({ error: (issue) => (issue.input === undefined ? 'required: expected a port from 1 to 65535' : undefined) }).check(
-  z.refine((port) => port >= 1 && port <= 65535, { error: (issue) => `expected a port from 1 to 65535, got ${String(issue.input)}` }),
-);
+const portProblem = (issue: { input?: unknown }): string => `expected a port from 1 to 65535, got ${String(issue.input)}`;
+const portSchema = z
+  .int({ error: (issue) => (issue.input === undefined ? 'required: expected a port from 1 to 65535' : undefined) })
+  .check(z.minimum(1, { error: portProblem }), z.maximum(65535, { error: portProblem }));
 
 /** `<namespace>/<host>`, a host name or an IP address, as the reference's `validateExtensionProviderService`. */
 const serviceSchema = z.string({ error: (issue) => (issue.input === undefined ? 'required: expected the authorizer\'s service, such as "my-ns/authz.my-ns.svc.cluster.local"' : undefined) }).check(
