@@ -34,6 +34,7 @@ let workDir: string;
 let mesh: LocalMesh;
 let http: HttpAuthorizer;
 let grpc: GrpcAuthorizer;
+const daemonLines: string[] = [];
 
 /** The authorizers as unmeshed pods behind Services of namespace legacy (no container ports: the mesh starts no backend there). */
 function authorizerServices(): string {
@@ -118,7 +119,7 @@ beforeAll(async () => {
   writeFileSync(join(samples, 'tcpbin.yaml'), TCP_SERVICE);
   const foo = join(samples, 'workloads-foo.yaml');
   writeFileSync(foo, readFileSync(foo, 'utf8').replace('- containerPort: 8080', '- containerPort: 8080\n        - containerPort: 9000'));
-  mesh = await startLocalMesh({ workDir: join(workDir, 'mesh'), samples, addressBlock: BLOCK, meshConfig: meshConfig() });
+  mesh = await startLocalMesh({ workDir: join(workDir, 'mesh'), samples, addressBlock: BLOCK, meshConfig: meshConfig(), log: (line) => void (line.startsWith('[meshd]') && daemonLines.push(line)) });
   await mesh.waitReady(30_000);
   // The first allowed request proves the sidecars have the CUSTOM filters and the authorizer's cluster.
   await waitFor(async () => (await get('/headers')).code === '200' && http.calls() > 0, { description: 'the HTTP authorizer consulted', timeoutMs: 30_000 });
@@ -181,9 +182,12 @@ describe('CUSTOM with the authorizer down', () => {
     expect((await get('/status/202')).code).toBe('202');
   });
 
-  test('a provider the mesh config does not define denies exactly its rules', async () => {
+  test('a provider the mesh config does not define denies exactly its rules, and the daemon says why', async () => {
     expect((await get('/status/204')).code).toBe('403');
     expect((await get('/status/205')).code).toBe('205');
+    const logged = daemonLines.filter((line) => line.includes('failed to process CUSTOM action of foo/by-unknown'));
+    expect(logged).toHaveLength(1);
+    expect(logged[0]).toContain('available providers are [');
   });
 });
 
