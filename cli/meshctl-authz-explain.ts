@@ -1,5 +1,4 @@
 import { Command, Option } from 'commander';
-import type { V1Pod } from '@kubernetes/client-node';
 import { UsageError } from '../controllers/runtime/index.js';
 import { stringArrayFlag, uint16Flag } from './flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
@@ -61,29 +60,12 @@ export function newMeshctlAuthzExplainCommand(io: CliIo): Command {
       const meshctl = await import('../meshctl/index.js');
       const global = command.optsWithGlobals<MeshctlGlobalFlags>();
       const needsCluster = target !== undefined || flags.from !== undefined;
-      const kubeConfig = needsCluster ? meshctl.loadOrchClient(global) : undefined;
-      const namespace = kubeConfig ? meshctl.namespaceOf(kubeConfig, global.namespace) : 'default';
-      const resolvePod = async (name: string): Promise<{ name: string; namespace: string; pod: V1Pod }> => meshctl.resolvePodTarget(kubeConfig as NonNullable<typeof kubeConfig>, name, namespace);
-      const pod = target !== undefined ? await resolvePod(target) : undefined;
-      const dump = pod && kubeConfig ? await meshctl.podAdmin(kubeConfig, pod.namespace, pod.name, { includeEds: true }).configDump() : await meshctl.fileAdmin(flags.file ?? '').configDump();
-      const port = meshctl.targetPort(pod?.pod, flags.port);
-      const address = flags.address ?? pod?.pod.status?.podIP ?? '0.0.0.0';
-      const request = {
-        method: flags.method,
-        path: flags.path,
-        host: flags.host ?? `${address}:${port}`,
-        headers: await meshctl.requestHeaders(flags),
-        source: await meshctl.resolveSource(flags, async (name) => (await resolvePod(name)).pod, {
-          dumpOf: (client) => meshctl.podAdmin(kubeConfig as NonNullable<typeof kubeConfig>, client.metadata?.namespace ?? namespace, client.metadata?.name ?? '', { includeEds: true }).configDump(),
-          address,
-          port,
-        }),
-        address,
-        port,
-        gateway: flags.gateway,
-        now: new Date(),
-      };
-      const explanation = await meshctl.explainRequest(dump, request);
+      const { request, explanation } = await meshctl.explainPod({
+        ...flags,
+        ...(target !== undefined ? { target } : {}),
+        ...(needsCluster ? { kubeConfig: meshctl.loadOrchClient(global) } : {}),
+        namespace: global.namespace,
+      });
       io.stdout(flags.output === 'json' ? `${JSON.stringify({ request: { ...request, now: request.now.toISOString() }, ...explanation }, null, 2)}\n` : meshctl.renderExplanation(request, explanation));
     });
 }

@@ -32,6 +32,7 @@ export { authzCheck, policyNamesOf } from './describe/authz-check.js';
 export { explainRequest, type ExplainRequest, type ExplainSource, type Explanation } from './authz/explain.js';
 export { renderExplanation } from './authz/render-explanation.js';
 export { requestHeaders, resolveSource, targetPort } from './authz/explain-target.js';
+export { explainPod, type ExplainPodInput } from './authz/explain-pod.js';
 export { describePod, type PodFacts } from './describe/describe-pod.js';
 export { gatherPodFacts, gatherPodTarget, gatherServiceTarget } from './describe/describe-gather.js';
 export { kindOf, waitForDistribution, type WaitOptions } from './wait/wait-distribution.js';
