@@ -10,6 +10,7 @@ import { addonPod, openDashboard } from '../meshctl/index.js';
 import { expectGoldenText } from '../testing/golden.js';
 import { collect, PROJECT_ROOT, runBin, startBin } from '../testing/run-bin.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
+import { runMeshctlInProcess } from './testing/run-meshctl.js';
 
 // meshctl version, admin log, dashboard, options and x config list, run as built, against the API
 // server double. Pod meshd-a is the real daemon (its monitoring port 15014 and ControlZ 9876 mapped
@@ -27,7 +28,7 @@ let standInVersion = '';
 let daemonVersion = '';
 
 const meshctl = (args: string[], env: Record<string, string> = {}) =>
-  runBin('meshctl', ['-c', join(dir, 'kubeconfig'), ...args], { env: { HOME: '/nonexistent', ...env }, timeoutMs: 30_000 });
+  runMeshctlInProcess(['-c', join(dir, 'kubeconfig'), ...args], { HOME: '/nonexistent', ...env });
 const scopeOf = async (scope: string) => (await (await fetch(`http://127.0.0.1:${ctrlzPort}/scopej/${scope}`)).json()) as { output_level: string; stack_trace_level: string };
 /** The client's version (this build) in place of the number, so outputs read as goldens. */
 const normalised = (text: string) => text.split(daemonVersion).join('<version>');

@@ -7,6 +7,7 @@ import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/
 import { expectGoldenText } from '../testing/golden.js';
 import { kubectl } from '../testing/kubectl.js';
 import { PROJECT_ROOT, runBin } from '../testing/run-bin.js';
+import { runMeshctlInProcess } from './testing/run-meshctl.js';
 
 // meshctl analyze, the built CLI: files alone (-k=false), and the API server double's state with
 // files applied over it, the cluster's objects created with the real kubectl.
@@ -16,7 +17,7 @@ let kube: ApiServerDouble;
 let dir: string;
 let silent: Server;
 const meshctl = (args: readonly string[], env: Record<string, string> = {}) =>
-  runBin('meshctl', ['-c', join(dir, 'kubeconfig'), ...args], { env: { HOME: '/nonexistent', TERM: 'xterm', ...env }, timeoutMs: 30_000 });
+  runMeshctlInProcess(['-c', join(dir, 'kubeconfig'), ...args], { HOME: '/nonexistent', TERM: 'xterm', ...env });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'meshctl-analyze-'));

@@ -7,13 +7,14 @@ import { parseAllDocuments } from 'yaml';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { expectGoldenText } from '../testing/golden.js';
 import { CHARTS_DIR, helm } from '../testing/helm.js';
-import { PROJECT_ROOT, runBin } from '../testing/run-bin.js';
+import { PROJECT_ROOT } from '../testing/run-bin.js';
+import { runMeshctlInProcess } from './testing/run-meshctl.js';
 
 // meshctl x check-inject against the API server double holding the injection webhooks the meshd
 // chart renders for the default revision and a canary (with a revision tag `prod` on it).
 let kube: ApiServerDouble;
 let dir: string;
-const meshctl = (...args: string[]) => runBin('meshctl', ['-c', join(dir, 'kubeconfig'), ...args], { env: { HOME: '/nonexistent' }, timeoutMs: 30_000 });
+const meshctl = (...args: string[]) => runMeshctlInProcess(['-c', join(dir, 'kubeconfig'), ...args], { HOME: '/nonexistent' });
 
 async function injectors(args: readonly string[]): Promise<V1MutatingWebhookConfiguration[]> {
   const rendered = await helm(['template', 'meshd', join(CHARTS_DIR, 'meshd'), '--namespace', 'mesh-system', ...args], { workDir: dir });

@@ -7,6 +7,7 @@ import { expectGoldenText } from '../testing/golden.js';
 import { kubectl as runKubectl } from '../testing/kubectl.js';
 import { PROJECT_ROOT, runBin } from '../testing/run-bin.js';
 import { waitFor } from '../testing/wait-for.js';
+import { runMeshctlInProcess } from './testing/run-meshctl.js';
 
 // meshctl x precheck and x revision describe|list -v, built, against one API server double; the
 // cluster's objects are applied with the real kubectl from cli/testdata/meshctl-revision.
@@ -14,7 +15,7 @@ const GOLDEN = 'cli/testdata/meshctl-revision';
 let kube: ApiServerDouble;
 let dir: string;
 
-const meshctl = (...args: string[]) => runBin('meshctl', ['-c', join(dir, 'kubeconfig'), ...args], { env: { HOME: '/nonexistent' } });
+const meshctl = (...args: string[]) => runMeshctlInProcess(['-c', join(dir, 'kubeconfig'), ...args], { HOME: '/nonexistent' });
 const kubectl = (...args: string[]) => runKubectl({ kubeconfig: join(dir, 'kubeconfig'), home: dir }, args);
 const SUCCESS = '✔ No issues found when checking the cluster. Mesh is safe to install or upgrade!\n  To get started, check out the README of the mesh project, section "Installing with meshctl"\n';
 const ISSUES =

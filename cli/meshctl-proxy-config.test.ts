@@ -13,6 +13,7 @@ import { newConfigState } from '../dataplane/config-state.js';
 import { applyProxyConfig, generateProxyConfig } from '../dataplane/testing/simulation-support.js';
 import { expectGoldenText } from '../testing/golden.js';
 import { PROJECT_ROOT, runBin } from '../testing/run-bin.js';
+import { runMeshctlInProcess } from './testing/run-meshctl.js';
 import { loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
 import { buildPushContext } from '../xds/generators/index.js';
 import { loadCase } from '../xds/generators/testing/test-cases.js';
@@ -31,7 +32,9 @@ let clustersFile: string;
 let kube: ApiServerDouble;
 let admin: AdminServer;
 
-const meshctl = (...args: string[]) => runBin('meshctl', ['-c', join(dir, 'kubeconfig'), ...args], { env: { HOME: '/nonexistent' }, timeoutMs: 30_000 });
+const meshctl = (...args: string[]) => runMeshctlInProcess(['-c', join(dir, 'kubeconfig'), ...args], { HOME: '/nonexistent' });
+/** The built program, for what only a process shows (the request log it writes on its own stderr). */
+const builtMeshctl = (...args: string[]) => runBin('meshctl', ['-c', join(dir, 'kubeconfig'), ...args], { env: { HOME: '/nonexistent' }, timeoutMs: 30_000 });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'meshctl-pc-'));
@@ -142,10 +145,10 @@ describe('meshctl proxy-config against a live proxy through a port-forward', () 
   }, 60_000);
 
   test('--vklog 6 logs each API request and its status on stderr, as kubectl -v=6 does', async () => {
-    const logged = await meshctl('--vklog', '6', 'pc', 'cluster', 'productpage-1.bookinfo');
+    const logged = await builtMeshctl('--vklog', '6', 'pc', 'cluster', 'productpage-1.bookinfo');
     expect(logged.code).toBe(0);
     expect(logged.stderr).toMatch(/^GET https?:\/\/127\.0\.0\.1:\d+\/api\/v1\/namespaces\/bookinfo\/pods\/productpage-1\nResponse Status: 200\n/);
-    expect((await meshctl('--vklog', '5', 'pc', 'cluster', 'productpage-1.bookinfo')).stderr).toBe('');
+    expect((await builtMeshctl('--vklog', '5', 'pc', 'cluster', 'productpage-1.bookinfo')).stderr).toBe('');
   });
 
   test('a missing pod, and a target that is not a pod, are named', async () => {

@@ -1,0 +1,18 @@
+/**
+ * Test support: meshctl run in the test's own process, through the same program tree and exit
+ * codes as the built binary (`runProgram`), with its settings from `env` rather than the
+ * process's. Output written through the program's io is captured; one smoke test per suite still
+ * spawns the built program for what only a process shows (its stderr logging, its exit).
+ */
+import { loadSettings } from '../../controllers/runtime/index.js';
+import type { BinResult } from '../../testing/run-bin.js';
+import { buildMeshctl } from '../meshctl-program.js';
+import { runProgram } from '../run-cli.js';
+
+export async function runMeshctlInProcess(args: readonly string[], env: Record<string, string> = {}): Promise<BinResult> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stderr += text) };
+  const code = await runProgram(buildMeshctl(io, () => loadSettings('meshctl', env)), args, io);
+  return { code, stdout, stderr };
+}
