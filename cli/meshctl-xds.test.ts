@@ -9,10 +9,11 @@ import { ApiextensionsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-no
 import { buildCrdManifests } from '../crds/crd-manifests.js';
 import { startApiServerDouble, type ApiRequestRecord, type ApiServerDouble } from '../apiserver-double/index.js';
 import { signedCertificate } from '../testing/openssl.js';
-import { collect, runBin, startBin, type BinResult } from '../testing/run-bin.js';
+import { collect, startBin, type BinResult } from '../testing/run-bin.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { CLUSTER_TYPE, loadEnvoyProtos } from '../xds/index.js';
 import { newAdsTestClient, nodeFor, type AdsTestClient, type AdsTestStream } from '../xds/testing/test-support.js';
+import { runMeshctlInProcess } from './testing/run-meshctl.js';
 
 // The built daemon in Kubernetes mode against the API server double, its pod `meshd-a` registered
 // with its xDS ports resolved to the process (15012 TLS, 15010 plain text), two proxies of
@@ -57,7 +58,7 @@ async function connectProxy(pod: string, meshVersion: string): Promise<void> {
   stream.send({ type_url: CLUSTER_TYPE, version_info: cds.version_info, response_nonce: cds.nonce, resource_names: [] });
 }
 
-const meshctl = (...args: string[]): Promise<BinResult> => runBin('meshctl', ['-c', kubeconfig, ...args], { cwd: workDir });
+const meshctl = (...args: string[]): Promise<BinResult> => runMeshctlInProcess(['-c', kubeconfig, ...args]);
 
 beforeAll(async () => {
   [ports.grpc, ports.secure, ports.http, ports.admin, ports.closed] = await Promise.all([freePort(), freePort(), freePort(), freePort(), freePort()]);
