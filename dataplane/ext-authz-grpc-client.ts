@@ -3,6 +3,7 @@ import type { SecureContext } from 'node:tls';
 import type { CheckRequestMessage, CheckResponseMessage, ExtAuthzGrpcAnswer, ExtAuthzGrpcCall } from './decisions/index.js';
 import type { SecretSet } from './sds-subscriber.js';
 import { upstreamTlsOptions, type SecureContextCache, type UpstreamTarget } from './upstream-connector.js';
+import { recentEntry } from './recent-map.js';
 
 /** Clients kept for distinct endpoints and TLS settings; the least recently used beyond this are closed. */
 const MAX_CLIENTS = 32;
@@ -50,16 +51,7 @@ export function newGrpcAuthorizerClients(service: () => ServiceDefinition, secur
     }
     if (authority) options['grpc.default_authority'] = authority;
     const key = `${hostPort(target.address, target.port)}|${authority ?? ''}|${tlsKey}`;
-    let client = clients.get(key);
-    if (client) clients.delete(key);
-    else client = new Client(hostPort(target.address, target.port), channel, options);
-    clients.set(key, client);
-    if (clients.size > MAX_CLIENTS) {
-      const [oldest, evicted] = clients.entries().next().value as [string, Client];
-      clients.delete(oldest);
-      evicted.close();
-    }
-    return client;
+    return recentEntry(clients, key, MAX_CLIENTS, () => new Client(hostPort(target.address, target.port), channel, options), (evicted) => evicted.close());
   };
   return {
     check(target, call, secrets) {

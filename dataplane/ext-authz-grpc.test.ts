@@ -16,7 +16,7 @@ import {
   providerCluster,
   withCustomFilters,
 } from './testing/ext-authz-config.js';
-import { serverListeners, startTwoSidecars, type TwoSidecars } from './testing/two-sidecars-fixture.js';
+import { ECHO_SERVICE, ECHO_TCP_PORT, serverListeners, startTwoSidecars, type TwoSidecars } from './testing/two-sidecars-fixture.js';
 
 // The server sidecar of the two-sidecar fixture (PERMISSIVE) with CUSTOM pairs calling a real gRPC
 // authorization server (grpc-js, its service loaded from Envoy's own protos): the HTTP filter on
@@ -25,13 +25,7 @@ const SUBNET = 112;
 const SERVER_POD = `127.${SUBNET}.1.2`;
 const SERVER_APP = `127.${SUBNET}.2.2`;
 const CLIENT_POD = `127.${SUBNET}.1.1`;
-const TCP_PORT = 9000;
-const ECHO_SERVICE = {
-  apiVersion: 'v1',
-  kind: 'Service',
-  metadata: { name: 'echo', namespace: 'bar' },
-  spec: { clusterIP: '10.96.0.11', selector: { app: 'httpbin' }, ports: [{ name: 'tcp', port: TCP_PORT, targetPort: TCP_PORT }] },
-};
+const TCP_PORT = ECHO_TCP_PORT;
 const AUTHZ_HOST = 'ext-authz-grpc.foo.svc.cluster.local';
 const AUTHZ_PORT = 9000;
 const SLEEP = 'spiffe://cluster.local/ns/foo/sa/sleep';

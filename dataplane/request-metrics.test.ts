@@ -5,7 +5,7 @@ import { curl, echoedHeaders } from '../testing/curl.js';
 import { waitFor } from '../testing/wait-for.js';
 import { PEER_METADATA_HEADER, PEER_METADATA_ID_HEADER } from './peer-metadata.js';
 import { parsePrometheusText, samplesOf, sumOf, type Sample } from './testing/prometheus-text.js';
-import { startTwoSidecars, type TwoSidecars } from './testing/two-sidecars-fixture.js';
+import { ECHO_SERVICE, ECHO_TCP_PORT, startTwoSidecars, type TwoSidecars } from './testing/two-sidecars-fixture.js';
 
 // The mesh's request metrics from both sidecars of the two-sidecar fixture (PERMISSIVE, so that an
 // unmeshed caller reaches the server in plain text), driven by the real curl; and TCP through a
@@ -13,13 +13,7 @@ import { startTwoSidecars, type TwoSidecars } from './testing/two-sidecars-fixtu
 const SUBNET = 64;
 const SERVER_POD = `127.${SUBNET}.1.2`;
 const SERVER_APP = `127.${SUBNET}.2.2`;
-const TCP_PORT = 9000;
-const ECHO_SERVICE = {
-  apiVersion: 'v1',
-  kind: 'Service',
-  metadata: { name: 'echo', namespace: 'bar' },
-  spec: { clusterIP: '10.96.0.11', selector: { app: 'httpbin' }, ports: [{ name: 'tcp', port: TCP_PORT, targetPort: TCP_PORT }] },
-};
+const TCP_PORT = ECHO_TCP_PORT;
 /** A Service port of the same workload where its app listens on nothing: the server sidecar's connection fails (UF). */
 const DEAD_PORT = 8001;
 const DEAD_SERVICE = {

@@ -5,6 +5,7 @@ import { connect as tlsConnect, type ConnectionOptions, type PeerCertificate as 
 import type { SanType, UpstreamTls } from './decisions/index.js';
 import type { SecretSet } from './sds-subscriber.js';
 import { newSecureContextCache, tlsMaterialFor } from './tls-material.js';
+import { recentEntry } from './recent-map.js';
 
 /** Where and how to reach one upstream. */
 export interface UpstreamTarget {
@@ -113,16 +114,7 @@ export function newUpstreamAgents(): UpstreamAgents {
     plain,
     tlsFor(tls) {
       const key = poolKeyOf(tls);
-      let agent = pools.get(key);
-      if (agent) pools.delete(key);
-      else agent = newTlsAgent();
-      pools.set(key, agent);
-      if (pools.size > MAX_TLS_POOLS) {
-        const [oldest, evicted] = pools.entries().next().value as [string, Agent];
-        pools.delete(oldest);
-        evicted.destroy();
-      }
-      return agent;
+      return recentEntry(pools, key, MAX_TLS_POOLS, newTlsAgent, (evicted) => evicted.destroy());
     },
     secureContexts: newSecureContextCache(),
     destroy() {

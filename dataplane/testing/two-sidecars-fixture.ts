@@ -18,6 +18,14 @@ import { applyProxyConfig, generateProxyConfig } from './simulation-support.js';
 
 export const SERVER_CLUSTER = 'outbound|8000||httpbin.bar.svc.cluster.local';
 export const SERVER_PORT = 8000;
+/** A second Service of the server workload, TCP on 9000 (tests put an echo behind it). */
+export const ECHO_TCP_PORT = 9000;
+export const ECHO_SERVICE = {
+  apiVersion: 'v1',
+  kind: 'Service',
+  metadata: { name: 'echo', namespace: 'bar' },
+  spec: { clusterIP: '10.96.0.11', selector: { app: 'httpbin' }, ports: [{ name: 'tcp', port: ECHO_TCP_PORT, targetPort: ECHO_TCP_PORT }] },
+} as const;
 
 /** The workloads as their node metadata name them (the request metrics' source and destination labels). */
 export const SERVER_WORKLOAD: WorkloadFacts = { name: 'httpbin', namespace: 'bar', app: 'httpbin', version: 'v1', cluster: 'Kubernetes' };
