@@ -3,11 +3,13 @@
  * imports the command trees, test support never ships, and the layers point one way.
  * `npm test` runs `depcruise` with this file; a violation fails the run.
  */
-const PACKAGES = 'crds|pki|kube-patch|controllers|xds|ca|webhook|analysis|agent|dataplane|meshd|meshctl|install';
+const { LAYERS, PRODUCT: PRODUCT_PACKAGES } = require('./scripts/packages.cjs');
+
+// Every product package but cli/, which nothing imports.
+const PACKAGES = PRODUCT_PACKAGES.filter((name) => name !== 'cli').join('|');
 // The entry points of packages and of the documented sub-packages.
 const ENTRY_POINTS = [
   `^(${PACKAGES})/index\\.ts$`,
-  '^controllers/runtime/index\\.ts$',
   '^xds/envoy/index\\.ts$',
   '^webhook/inject/index\\.ts$',
   '^dataplane/decisions/index\\.ts$',
@@ -17,8 +19,18 @@ const ENTRY_POINTS = [
 const PRODUCT = `^(${PACKAGES}|cli)/`;
 const TESTS = '\\.test\\.ts$';
 
+// runtime → API → model → services (xDS, CA, webhook, analysis, install) → composition roots → CLI.
+const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
+  name: `layer-${layer.name.replace(/ /g, '-')}-imports-no-layer-above`,
+  severity: 'error',
+  comment: `${layer.packages.join(', ')} (the ${layer.name} layer) import only their own layer and those below it.`,
+  from: { path: `^(${layer.packages.join('|')})/`, pathNot: [TESTS, '(^|/)testing/'] },
+  to: { path: `^(${LAYERS.slice(index + 1).flatMap((above) => above.packages).join('|')})/` },
+}));
+
 module.exports = {
   forbidden: [
+    ...layerRules,
     {
       name: 'no-circular',
       severity: 'error',
@@ -57,9 +69,16 @@ module.exports = {
     {
       name: 'runtime-stands-alone',
       severity: 'error',
-      comment: 'controllers/runtime/ is the base every process plugs into: it imports no other package of ours.',
-      from: { path: '^controllers/runtime/', pathNot: TESTS },
-      to: { path: `^(${PACKAGES}|cli|e2e|bench)/`, pathNot: '^controllers/runtime/' },
+      comment: 'runtime/ is the base every process plugs into: it imports no other package of ours.',
+      from: { path: '^runtime/', pathNot: TESTS },
+      to: { path: `^(${PACKAGES}|cli|e2e|bench|testing|apiserver-double)/`, pathNot: '^runtime/' },
+    },
+    {
+      name: 'api-server-double-on-the-base-only',
+      severity: 'error',
+      comment: 'The API server double speaks the Kubernetes protocol on the base layer alone (runtime/, kube-patch/), so it can serve any test.',
+      from: { path: '^apiserver-double/', pathNot: [TESTS, '(^|/)testing/'] },
+      to: { path: `^(${PACKAGES}|cli|e2e|bench)/`, pathNot: '^(runtime|kube-patch)/' },
     },
     {
       name: 'kube-patch-stands-alone',
@@ -74,13 +93,6 @@ module.exports = {
       comment: 'xds/envoy/ is the plumbing importable without the xDS server: it imports no other part of xds/.',
       from: { path: '^xds/envoy/', pathNot: TESTS },
       to: { path: '^xds/(?!envoy/)' },
-    },
-    {
-      name: 'controllers-never-import-xds',
-      severity: 'error',
-      comment: 'Config flows to xDS through the ConfigUpdater seam, not by import.',
-      from: { path: '^controllers/', pathNot: TESTS },
-      to: { path: '^xds/' },
     },
     {
       name: 'ca-independent-of-xds-and-agent',

@@ -29,6 +29,7 @@ COPY kube-patch/ kube-patch/
 COPY meshctl/ meshctl/
 COPY meshd/ meshd/
 COPY pki/ pki/
+COPY runtime/ runtime/
 COPY webhook/ webhook/
 COPY xds/ xds/
 RUN npm run build

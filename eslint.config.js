@@ -23,7 +23,7 @@ export default tseslint.config(
       'no-empty': ['error', { allowEmptyCatch: true }],
       eqeqeq: ['error', 'always'],
       'prefer-const': 'error',
-      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Settings are read through the settings registry (controllers/runtime/settings.ts), never process.env.' }],
+      'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Settings are read through the settings registry (runtime/settings.ts), never process.env.' }],
     },
   },
   {
@@ -39,7 +39,7 @@ export default tseslint.config(
   },
   {
     // The settings registry, the programs' entry points and test/bench harnesses may read the environment.
-    files: ['controllers/runtime/settings.ts', '**/*.test.ts', 'e2e/**', 'bench/**', 'testing/**'],
+    files: ['runtime/settings.ts', '**/*.test.ts', 'e2e/**', 'bench/**', 'testing/**'],
     rules: { 'no-restricted-properties': 'off' },
   },
 );

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { loadSettings } from '../controllers/runtime/index.js';
+import { loadSettings } from '../runtime/index.js';
 import { agentSettingsFromSettings } from './agent-settings.js';
 
 const HOUR = 3_600_000;

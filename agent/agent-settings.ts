@@ -2,7 +2,7 @@
  * The agent's one reader of its settings: `newAgent` maps them here, once, into its parts' own
  * options and the switches it reads itself.
  */
-import type { Settings } from '../controllers/runtime/index.js';
+import type { Settings } from '../runtime/index.js';
 import type { ControlPlaneAccessSettings } from './control-plane-access.js';
 import type { PodSettings } from './proxy/proxy-identity.js';
 

@@ -12,7 +12,7 @@ import {
   type LoggingOptions,
   type Manager,
   type Settings,
-} from '../controllers/runtime/index.js';
+} from '../runtime/index.js';
 import { loadEnvoyProtos, SDS_PROTO_FILES, type EnvoyProtos } from '../xds/envoy/index.js';
 import { AGENT_PATHS } from './agent-paths.js';
 import { agentSettingsFromSettings, type BootstrapSettings } from './agent-settings.js';

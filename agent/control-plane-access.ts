@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { credentials, experimental, Metadata, type ChannelCredentials } from '@grpc/grpc-js';
-import { UsageError, type Clock, type Logging, type MeshMetrics } from '../controllers/runtime/index.js';
+import { UsageError, type Clock, type Logging, type MeshMetrics } from '../runtime/index.js';
 import { AGENT_PATHS } from './agent-paths.js';
 import type { ProxyConfig } from '../crds/mesh-config/index.js';
 import type { ProxyIdentity } from './proxy/proxy-identity.js';

@@ -14,8 +14,8 @@ import { newCertificateAuthority, type CertificateAuthority } from '../ca/author
 import { loadKeyCertBundle } from '../ca/authority/key-cert-bundle.js';
 import { newSelfSignedMaterial } from '../ca/authority/self-signed-root.js';
 import { daemonSettings, removeDir, tempDir } from '../ca/testing/test-support.js';
-import { newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
-import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
+import { newMetrics, newNopLogger, newRealClock } from '../runtime/index.js';
+import { FakeClock } from '../runtime/testing/fake-clock.js';
 import { waitFor } from '../testing/wait-for.js';
 import { loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
 import { SECRET_TYPE } from '../xds/envoy/type-urls.js';

@@ -24,3 +24,6 @@ export { buildSnapshot, type SnapshotOptions, type SourcedObject } from './build
 export { runAnalyzers, SUPPRESS_ANNOTATION, type AnalysisResult } from './run-analyzers.js';
 export { ALL_ANALYZERS } from './all-analyzers.js';
 export { webhookOverlaps } from './webhook-overlap.js';
+// The daemon's analysis (PILOT_ENABLE_ANALYSIS) and its `/debug/analyze` route.
+export { analysisDebugRoutes } from './runner/analysis-debug-routes.js';
+export { setupAnalysisWithManager, type AnalysisReport, type AnalysisRunner } from './runner/analysis-runner.js';

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { AuthorizationV1Api, CoreV1Api, VersionApi, Watch } from '@kubernetes/client-node';
-import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
+import { FakeClock } from '../runtime/testing/fake-clock.js';
 import { startApiServerDouble } from './index.js';
 import type { ApiServerDouble } from './index.js';
 import { expectStatus, waitFor } from './test-support.js';

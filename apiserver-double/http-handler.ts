@@ -1,11 +1,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import type { Clock } from '../controllers/runtime/clock.js';
+import type { Clock } from '../runtime/clock.js';
 import { AdmissionRejection, admittedWrite, warningHeaderValue } from './admission/index.js';
 import type { AdmissionChain } from './admission/index.js';
 import { forbiddenMessage } from './access-rules.js';
 import type { AccessRules } from './access-rules.js';
-import type { KubeObject } from '../controllers/runtime/source.js';
+import type { KubeObject } from '../runtime/source.js';
 import { aggregatedDiscovery, AGGREGATED_DISCOVERY_V2, coreVersions, group, groupList, resourceList } from './discovery.js';
 import type { FaultState } from './faults.js';
 import { ADMIN_USER } from './kind-defaults.js';
@@ -30,7 +30,7 @@ import { partialMetadata, toTable } from './table.js';
 import type { IncludeObject } from './table.js';
 import type { TokenAuthority } from './token-authority.js';
 import type { WatchHub } from './watch-hub.js';
-import { errorMessage } from '../controllers/runtime/index.js';
+import { errorMessage } from '../runtime/index.js';
 
 export interface HandlerDeps {
   service: ResourceService;

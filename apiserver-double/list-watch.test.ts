@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { CoreV1Api, makeInformer, Watch } from '@kubernetes/client-node';
 import type { KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
-import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
+import { FakeClock } from '../runtime/testing/fake-clock.js';
 import { startApiServerDouble } from './index.js';
 import type { ApiServerDouble } from './index.js';
 import { expectStatus, waitFor } from './test-support.js';

@@ -1,5 +1,5 @@
-import type { KubeObject } from '../controllers/runtime/source.js';
-import { MeshError } from '../controllers/runtime/index.js';
+import type { KubeObject } from '../runtime/source.js';
+import { MeshError } from '../runtime/index.js';
 
 export type StoredEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

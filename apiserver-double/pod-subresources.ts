@@ -13,7 +13,7 @@ import { routeOf } from './request-path.js';
 import type { ResourceRoute } from './request-path.js';
 import type { ResourceRegistry } from './resource-registry.js';
 import { badRequest, methodNotAllowed, notFound, StatusError } from './status-error.js';
-import { errorMessage } from '../controllers/runtime/index.js';
+import { errorMessage } from '../runtime/index.js';
 
 const STREAMS = new Set(['log', 'proxy', 'portforward']);
 

@@ -1,4 +1,4 @@
-import { MeshError } from '../controllers/runtime/errors.js';
+import { MeshError } from '../runtime/errors.js';
 
 /** The `reason` field of a Kubernetes `Status`. */
 export type StatusReason =

@@ -3,7 +3,7 @@ import { AuthenticationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import type { V1TokenReviewStatus } from '@kubernetes/client-node';
 import { createLocalJWKSet, decodeJwt, jwtVerify } from 'jose';
 import type { JSONWebKeySet } from 'jose';
-import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
+import { FakeClock } from '../runtime/testing/fake-clock.js';
 import { startApiServerDouble } from './index.js';
 import type { ApiServerDouble } from './index.js';
 import { expectStatus } from './test-support.js';

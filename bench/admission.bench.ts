@@ -31,7 +31,7 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { DEFAULT_MESH_CONFIG } from '../crds/index.js';
-import { newMetrics, newNopLogger } from '../controllers/runtime/index.js';
+import { newMetrics, newNopLogger } from '../runtime/index.js';
 import { newAdmissionServer, type AdmissionRoute, type ServingIdentity, type ServingKeyCertificate } from '../webhook/index.js';
 import { BUILTIN_INJECTOR_CONFIG } from '../webhook/inject/index.js';
 import { newInjectionWebhook } from '../webhook/injection-webhook.js';

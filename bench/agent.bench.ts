@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url';
 import { credentials } from '@grpc/grpc-js';
 import { startTokenIssuer } from '../e2e/local-mesh/token-issuer.js';
 import { loadEnvoyProtos, newDiscoveryClient, SECRET_TYPE } from '../xds/envoy/index.js';
-import { processEnvironment } from '../controllers/runtime/index.js';
+import { processEnvironment } from '../runtime/index.js';
 
 const STARTS = Number(process.argv[2] ?? 50);
 /** When the agent's RSS counts as steady. */

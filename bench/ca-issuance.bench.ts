@@ -48,7 +48,7 @@ import {
   type CaKeyType,
 } from '../ca/index.js';
 import { daemonServingFromSettings } from '../ca/ca-settings.js';
-import { loadSettings, newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
+import { loadSettings, newMetrics, newNopLogger, newRealClock } from '../runtime/index.js';
 import { measureCryptoFloor, nodeSignRate, type CryptoFloor, type CryptoFloorOptions } from './crypto-floor.js';
 
 const BURST = 1000;

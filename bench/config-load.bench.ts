@@ -28,7 +28,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { parseArgs } from 'node:util';
 import type { PushRequest } from '../controllers/index.js';
 import { setupConfigPipeline, type ConfigPipelineOptions } from '../controllers/testing/config-pipeline.js';
-import { loadSettings, newManager, newMetrics, newNopLogger } from '../controllers/runtime/index.js';
+import { loadSettings, newManager, newMetrics, newNopLogger } from '../runtime/index.js';
 import { newPhaseProfiler } from './phase-profiler.js';
 
 const ARGS = parseArgs({ allowPositionals: true, options: { profile: { type: 'string' } } });

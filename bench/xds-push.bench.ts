@@ -40,7 +40,7 @@ import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Server, ServerCredentials, type ServerDuplexStream, type ServerWritableStream } from '@grpc/grpc-js';
 import { newMeshModel, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../controllers/index.js';
-import { newMetrics, newNopLogger, newRealClock } from '../controllers/runtime/index.js';
+import { newMetrics, newNopLogger, newRealClock } from '../runtime/index.js';
 import { buildPushContext, newSidecarCdsGenerator, type PushContext } from '../xds/generators/index.js';
 import { newMeshGenerators } from '../xds/mesh-generators.js';
 import { loadEnvoyProtos, newXdsServer, parseProxy, jsonToStruct, CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, SECRET_TYPE, type Generator, type XdsServer } from '../xds/index.js';

@@ -1,7 +1,7 @@
 import { ServerCredentials } from '@grpc/grpc-js';
 import { KubeConfig } from '@kubernetes/client-node';
 import { describe, expect, test } from '@jest/globals';
-import { DAEMON_SCOPES, loadSettings, newLogging, newManager, newNopLogger, parseLevelSpec } from '../controllers/runtime/index.js';
+import { DAEMON_SCOPES, loadSettings, newLogging, newManager, newNopLogger, parseLevelSpec } from '../runtime/index.js';
 import { CaError } from './ca-error.js';
 import { setupCaDisabledWithManager, type CaDisabledSetupOptions } from './ca-disabled-setup.js';
 

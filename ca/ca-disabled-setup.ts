@@ -1,6 +1,6 @@
 import type { ServerCredentials } from '@grpc/grpc-js';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { runnableOf, type Logging, type Manager, type Settings } from '../controllers/runtime/index.js';
+import { runnableOf, type Logging, type Manager, type Settings } from '../runtime/index.js';
 import type { Authenticator } from './authn/authenticator.js';
 import { newCaAuthenticators } from './authn/ca-authenticators.js';
 import { caAuthenticationFromSettings } from './ca-settings.js';

@@ -1,4 +1,4 @@
-import { MeshError } from '../controllers/runtime/index.js';
+import { MeshError } from '../runtime/index.js';
 
 /**
  * What can go wrong in the CA, as data. The gRPC edge maps codes to status codes: the

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { CaError } from './ca-error.js';
-import { loadSettings, SettingsError } from '../controllers/runtime/index.js';
+import { loadSettings, SettingsError } from '../runtime/index.js';
 import {
   caAuthenticationFromSettings,
   daemonServingFromSettings,

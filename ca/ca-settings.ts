@@ -2,7 +2,7 @@
  * The CA's one reader of the daemon's settings: each function maps the settings one part of the
  * CA reads into that part's own options, and refuses a bad value naming its setting.
  */
-import { SettingsError, type Settings } from '../controllers/runtime/index.js';
+import { SettingsError, type Settings } from '../runtime/index.js';
 import type { CaAuthenticationSettings } from './authn/ca-authenticators.js';
 import { parseJwtRule, type JwtRule } from './authn/jwt-authenticator.js';
 import type { JwtPolicy } from './authn/kube-token-authenticator.js';

@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { newInitializer, runnableOf, UsageError, type Logging, type Manager, type MeshMetrics, type Runnable, type Settings } from '../controllers/runtime/index.js';
+import { newInitializer, runnableOf, UsageError, type Logging, type Manager, type MeshMetrics, type Runnable, type Settings } from '../runtime/index.js';
 import type { Authenticator } from './authn/authenticator.js';
 import { newBundleFetcher } from './trust/bundle-fetcher.js';
 import { newCaAuthenticators } from './authn/ca-authenticators.js';

@@ -7,7 +7,7 @@ import { startTokenIssuer, type TokenIssuer } from '../e2e/local-mesh/token-issu
 import { fakeEnvoyRuns, writeFakeEnvoy } from '../testing/fake-envoy.js';
 import { collect, startBin, type BinResult } from '../testing/run-bin.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
-import { processEnvironment } from '../controllers/runtime/index.js';
+import { processEnvironment } from '../runtime/index.js';
 
 // With an `envoy` binary on the path the built agent supervises it instead of running the
 // embedded data plane: Envoy gets the bootstrap the agent wrote, readiness follows Envoy's admin

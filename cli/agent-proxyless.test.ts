@@ -12,7 +12,7 @@ import { ECHO_SERVICE as ECHO } from '../testing/echo-service.js';
 import { loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
 import { newAdsTestClient } from '../xds/testing/test-support.js';
 import { DEBUG_TYPE, LISTENER_TYPE } from '../xds/envoy/type-urls.js';
-import { processEnvironment } from '../controllers/runtime/index.js';
+import { processEnvironment } from '../runtime/index.js';
 
 // Proxyless gRPC applications on the agent's bootstrap: each built agent (GENERATOR=grpc) gets a
 // certificate, writes the gRPC bootstrap and proxies xDS to the built daemon over TLS with its

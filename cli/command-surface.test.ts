@@ -1,7 +1,7 @@
 import type { Command } from 'commander';
 import { describe, expect, test } from '@jest/globals';
 import { describeWithSeeds, readSeed, seedsAvailable } from '../testing/seeds.js';
-import { MAX_DURATION_MS, loadSettings } from '../controllers/runtime/index.js';
+import { MAX_DURATION_MS, loadSettings } from '../runtime/index.js';
 import { buildMeshctl } from './meshctl-program.js';
 import { buildPilotAgent } from './pilot-agent-program.js';
 import { buildPilotDiscovery } from './pilot-discovery-program.js';

@@ -7,7 +7,7 @@ import { connect as connectTls } from 'node:tls';
 import { credentials, Metadata, status, type ChannelCredentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { newTestAuthority, type TestAuthority } from '../ca/testing/test-authority.js';
-import { addLoggingFlags, loadSettings } from '../controllers/runtime/index.js';
+import { addLoggingFlags, loadSettings } from '../runtime/index.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { CLUSTER_TYPE, loadEnvoyProtos, newDeltaDiscoveryClient, newDiscoveryClient, type DiscoveryResponse, type EnvoyProtos } from '../xds/index.js';
 import { nodeFor } from '../xds/testing/test-support.js';

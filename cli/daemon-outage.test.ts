@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ApiextensionsV1Api, CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { addLoggingFlags, loadSettings } from '../controllers/runtime/index.js';
+import { addLoggingFlags, loadSettings } from '../runtime/index.js';
 import { buildCrdManifests } from '../crds/crd-manifests.js';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { freePort, waitFor } from '../testing/wait-for.js';

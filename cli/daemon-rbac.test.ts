@@ -9,7 +9,7 @@ import { startApiServerDouble, type ApiRequestRecord, type ApiServerDouble } fro
 import { buildCsr, newMeshCertificateClient } from '../ca/index.js';
 import { newDiscoveryCommand } from './discovery-command.js';
 import { meshdOptionsFrom, runDiscovery } from './discovery-server.js';
-import { addLoggingFlags, loadSettings } from '../controllers/runtime/index.js';
+import { addLoggingFlags, loadSettings } from '../runtime/index.js';
 import { helm } from '../testing/helm.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { allows, BASE_CHART, clusterRoleRules, renderBase, type PolicyRule } from '../e2e/charts/testing/base-chart.js';

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { AdmissionregistrationV1Api, ApiextensionsV1Api, CoreV1Api, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
-import { addLoggingFlags, loadSettings } from '../controllers/runtime/index.js';
+import { addLoggingFlags, loadSettings } from '../runtime/index.js';
 import { buildCrdManifests } from '../crds/crd-manifests.js';
 import { kubectl as runKubectl } from '../testing/kubectl.js';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';

@@ -1,4 +1,4 @@
-import { loggingOptionsFrom, stopSignal, type Settings } from '../controllers/runtime/index.js';
+import { loggingOptionsFrom, stopSignal, type Settings } from '../runtime/index.js';
 import { newMeshd, type MeshdOptions } from '../meshd/index.js';
 import type { DiscoveryFlags } from './discovery-command.js';
 

@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option } from 'commander';
-import { formatDuration, parseDuration } from '../controllers/runtime/index.js';
+import { formatDuration, parseDuration } from '../runtime/index.js';
 
 /**
  * Commander argument parsers with Go flag semantics, so values read and print as the seeds write

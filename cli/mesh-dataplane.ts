@@ -1,7 +1,7 @@
 import { fstatSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import { AGENT_SCOPES, newLogging, stopSignal, UsageError, type LogLevel } from '../controllers/runtime/index.js';
+import { AGENT_SCOPES, newLogging, stopSignal, UsageError, type LogLevel } from '../runtime/index.js';
 import { newEmbeddedRunner } from '../dataplane/index.js';
 import { loadEnvoyProtos } from '../xds/envoy/index.js';
 import { main } from './run-cli.js';

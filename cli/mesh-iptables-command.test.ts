@@ -13,7 +13,7 @@ import {
 // Test support for loading rules for real, kept out of the package's index.
 import { cleanupCases, cleanupGolden, rulesCases, rulesGolden } from '../agent/iptables/testing/golden.js';
 import { newPrivateNetns, privateNetnsUnavailable } from '../agent/iptables/testing/private-netns.js';
-import { addLoggingFlags } from '../controllers/runtime/index.js';
+import { addLoggingFlags } from '../runtime/index.js';
 import { freePort } from '../testing/wait-for.js';
 import { newMeshCleanIptablesCommand, newMeshIptablesCommand, type MeshIptablesDeps } from './mesh-iptables-command.js';
 import { runProgram, type CliIo } from './run-cli.js';

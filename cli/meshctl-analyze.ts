@@ -1,5 +1,5 @@
 import { Command, InvalidArgumentError, Option } from 'commander';
-import type { BuildInfo, Settings } from '../controllers/runtime/index.js';
+import type { BuildInfo, Settings } from '../runtime/index.js';
 import { boolOption, durationFlag, stringArrayFlag } from './flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';

@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import { readFileSync } from 'node:fs';
-import { UsageError, errorMessage, type BuildInfo } from '../controllers/runtime/index.js';
+import { UsageError, errorMessage, type BuildInfo } from '../runtime/index.js';
 import { boolOption, describeDuration, durationFlag, listDefault, stringSliceFlag } from './flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { stopSignal, UsageError } from '../controllers/runtime/index.js';
+import { stopSignal, UsageError } from '../runtime/index.js';
 import { boolOption, uint16Flag } from './flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';

@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { UsageError } from '../controllers/runtime/index.js';
+import { UsageError } from '../runtime/index.js';
 
 /** Flag defaults from the MESHCONFIG file (`$HOME/.meshctl/config.yaml`); absent file, no defaults. */
 export type MeshctlDefaults = Partial<Record<'context' | 'meshNamespace' | 'orchconfig' | 'namespace' | 'xds-address' | 'xds-port' | 'cert-dir' | 'authority' | 'insecure' | 'plaintext' | 'prefer-experimental', string>>;

@@ -9,7 +9,7 @@ import { runBin } from '../testing/run-bin.js';
 import { BUILTIN_INJECTOR_CONFIG } from '../webhook/inject/index.js';
 import { newAdmissionServer } from '../webhook/admission-server.js';
 import { newInjectionWebhook } from '../webhook/injection-webhook.js';
-import { newMetrics, newNopLogger } from '../controllers/runtime/index.js';
+import { newMetrics, newNopLogger } from '../runtime/index.js';
 import { DEFAULT_MESH_CONFIG } from '../crds/index.js';
 import { certificateAuthority, signedCertificate } from '../testing/openssl.js';
 

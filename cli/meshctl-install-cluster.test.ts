@@ -9,7 +9,7 @@ import { collect, startBin, runBin } from '../testing/run-bin.js';
 import { TOOLS_BIN, toolPath } from '../testing/tools.js';
 import { waitFor } from '../testing/wait-for.js';
 import { freeDaemonPorts, startChartDaemon, type ChartDaemon, type DaemonPorts } from '../e2e/charts/testing/chart-daemon.js';
-import { processEnvironment } from '../controllers/runtime/index.js';
+import { processEnvironment } from '../runtime/index.js';
 
 // meshctl install, verify-install and x uninstall against the API server double, with the real
 // helm rendering and the real kubectl. The test plays the Deployment controller and the kubelet:

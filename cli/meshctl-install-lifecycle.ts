@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
-import { MeshError, UsageError, readBuildInfo } from '../controllers/runtime/index.js';
+import { MeshError, UsageError, readBuildInfo } from '../runtime/index.js';
 import { durationFlag, stringArrayFlag, stringSliceFlag } from './flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import { chartsOption, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';

@@ -8,7 +8,7 @@ import { expectGoldenText } from '../testing/golden.js';
 import { CHARTS_DIR, helm } from '../testing/helm.js';
 import { PROJECT_ROOT, runBin } from '../testing/run-bin.js';
 import { TOOLS_BIN, toolPath } from '../testing/tools.js';
-import { processEnvironment } from '../controllers/runtime/index.js';
+import { processEnvironment } from '../runtime/index.js';
 
 // meshctl's profile and manifest commands, run as the built program with the real helm rendering
 // the charts: the dumps of every profile and the manifests they generate are pinned by golden

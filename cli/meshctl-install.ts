@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { ExitStatus, UsageError } from '../controllers/runtime/index.js';
+import { ExitStatus, UsageError } from '../runtime/index.js';
 import { stringArrayFlag, stringSliceFlag } from './flags.js';
 import { chartsOption, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
 import { newMeshctlInstallCommand } from './meshctl-install-lifecycle.js';

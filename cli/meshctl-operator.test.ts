@@ -12,7 +12,7 @@ import { kubectl as runKubectl } from '../testing/kubectl.js';
 import { PROJECT_ROOT, runBin, startBin } from '../testing/run-bin.js';
 import { TOOLS_BIN, toolPath } from '../testing/tools.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
-import { processEnvironment } from '../controllers/runtime/index.js';
+import { processEnvironment } from '../runtime/index.js';
 
 // The install operator: `meshctl operator dump|init|remove` with the real helm, and the operator
 // started from the Deployment `operator init` applied (the test plays the kubelet and the

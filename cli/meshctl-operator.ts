@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { stopSignal } from '../controllers/runtime/index.js';
+import { stopSignal } from '../runtime/index.js';
 import { listenAddressFlag, stringSliceFlag } from './flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import { chartsOption, loadInstall, manifestsOf, manifestsOption } from './meshctl-manifests-flags.js';

@@ -1,5 +1,5 @@
 import { Command, type Option } from 'commander';
-import type { Settings } from '../controllers/runtime/index.js';
+import type { Settings } from '../runtime/index.js';
 import type { MeshctlDefaults } from './meshctl-defaults.js';
 import type { CliIo } from './run-cli.js';
 

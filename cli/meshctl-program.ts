@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { loadProcessSettings, readBuildInfo, type Settings } from '../controllers/runtime/index.js';
+import { loadProcessSettings, readBuildInfo, type Settings } from '../runtime/index.js';
 import { intFlag } from './flags.js';
 import { newMeshctlAdminCommand } from './meshctl-admin.js';
 import { newMeshctlAnalyzeCommand } from './meshctl-analyze.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { UsageError } from '../controllers/runtime/index.js';
+import { UsageError } from '../runtime/index.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import { manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
 import type { CliIo } from './run-cli.js';

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { UsageError } from '../controllers/runtime/index.js';
+import { UsageError } from '../runtime/index.js';
 import { boolOption, stringSliceFlag } from './flags.js';
 import { readProcessStdin, type CliIo } from './run-cli.js';
 

@@ -1,6 +1,6 @@
 import { Command } from 'commander';
 import { stringify } from 'yaml';
-import { errorMessage, type BuildInfo, type Settings } from '../controllers/runtime/index.js';
+import { errorMessage, type BuildInfo, type Settings } from '../runtime/index.js';
 import { boolOption } from './flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { UsageError } from '../controllers/runtime/index.js';
+import { UsageError } from '../runtime/index.js';
 import { durationFlag, floatFlag } from './flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';

@@ -1,5 +1,5 @@
 import { Option, type Command } from 'commander';
-import { UsageError, type Settings } from '../controllers/runtime/index.js';
+import { UsageError, type Settings } from '../runtime/index.js';
 import type { XdsQuery } from '../meshctl/index.js';
 import { boolOption, describeDuration, durationFlag, intFlag } from './flags.js';
 

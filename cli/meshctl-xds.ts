@@ -1,6 +1,6 @@
 import { Command, Option } from 'commander';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { MeshError, type BuildInfo, type Settings } from '../controllers/runtime/index.js';
+import { MeshError, type BuildInfo, type Settings } from '../runtime/index.js';
 import type { XdsAnswers, XdsDeps, XdsQuery } from '../meshctl/index.js';
 import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE, loadEnvoyProtos } from '../xds/envoy/index.js';
 import { boolOption } from './flags.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { addLoggingFlags, loadProcessSettings, type Settings } from '../controllers/runtime/index.js';
+import { addLoggingFlags, loadProcessSettings, type Settings } from '../runtime/index.js';
 import { intFlag } from './flags.js';
 import { newMeshCleanIptablesCommand, newMeshIptablesCommand } from './mesh-iptables-command.js';
 import { newProxyCommand } from './proxy-command.js';

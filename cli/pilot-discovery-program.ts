@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { addLoggingFlags, loadProcessSettings, type Settings } from '../controllers/runtime/index.js';
+import { addLoggingFlags, loadProcessSettings, type Settings } from '../runtime/index.js';
 import { newDiscoveryCommand } from './discovery-command.js';
 import { meshdOptionsFrom, runDiscovery } from './discovery-server.js';
 import { requestCommand, sendDebugRequest } from './request-command.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { loggingOptionsFrom, stopSignal, UsageError, type Settings } from '../controllers/runtime/index.js';
+import { loggingOptionsFrom, stopSignal, UsageError, type Settings } from '../runtime/index.js';
 import { newAgent, type AgentOptions } from '../agent/index.js';
 import { intFlag } from './flags.js';
 import type { CliIo } from './run-cli.js';

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { UsageError } from '../controllers/runtime/index.js';
+import { UsageError } from '../runtime/index.js';
 import { ensureNewline } from './version-command.js';
 import type { CliIo } from './run-cli.js';
 

@@ -1,5 +1,5 @@
 import { CommanderError, type Command } from 'commander';
-import { ExitStatus, UsageError, errorMessage } from '../controllers/runtime/index.js';
+import { ExitStatus, UsageError, errorMessage } from '../runtime/index.js';
 
 export interface CliIo {
   stdout: (text: string) => void;

@@ -1,5 +1,5 @@
 import { Command, Option } from 'commander';
-import { formatBuildInfo, readBuildInfo, type BuildInfo } from '../controllers/runtime/index.js';
+import { formatBuildInfo, readBuildInfo, type BuildInfo } from '../runtime/index.js';
 import { boolOption } from './flags.js';
 import type { CliIo } from './run-cli.js';
 

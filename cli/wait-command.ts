@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { MeshError } from '../controllers/runtime/index.js';
+import { MeshError } from '../runtime/index.js';
 import { intFlag } from './flags.js';
 import type { CliIo } from './run-cli.js';
 

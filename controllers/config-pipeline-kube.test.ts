@@ -19,8 +19,8 @@ import { waitFor } from '../testing/wait-for.js';
 import { setupConfigPipeline, type ConfigPipeline } from './testing/config-pipeline.js';
 import { formatConfigKey } from './model/config-key.js';
 import type { PushRequest } from './model/config-updater.js';
-import { loadSettings, newManager, newMetrics, newNopLogger } from './runtime/index.js';
-import type { KubeObject, MeshMetrics } from './runtime/index.js';
+import { loadSettings, newManager, newMetrics, newNopLogger } from '../runtime/index.js';
+import type { KubeObject, MeshMetrics } from '../runtime/index.js';
 
 const SECURITY = { group: 'security.mesh.io', version: 'v1beta1' };
 const PA = { ...SECURITY, plural: 'peerauthentications' };

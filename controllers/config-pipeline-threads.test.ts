@@ -7,7 +7,7 @@ import { KIND_NAMES } from '../crds/index.js';
 import { PROJECT_ROOT } from '../testing/run-bin.js';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 import type * as Controllers from './index.js';
-import type * as Runtime from './runtime/index.js';
+import type * as Runtime from '../runtime/index.js';
 import type * as Pool from './sources/parse-pool.js';
 import { writeMixedConfigFolder } from './testing/mixed-config-folder.js';
 
@@ -36,7 +36,7 @@ afterAll(async () => {
 
 async function load(pool: Pool.ParsePool | undefined): Promise<Outcome> {
   const controllers = await fromBuild<typeof Controllers>('controllers/index.js');
-  const runtime = await fromBuild<typeof Runtime>('controllers/runtime/index.js');
+  const runtime = await fromBuild<typeof Runtime>('runtime/index.js');
   const entries: LogEntry[] = [];
   const log = newRecordingLogger(entries);
   const metrics = runtime.newMetrics('pilot-discovery');

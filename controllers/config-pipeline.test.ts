@@ -7,8 +7,8 @@ import { waitFor } from '../testing/wait-for.js';
 import { setupConfigPipeline, type ConfigPipeline } from './testing/config-pipeline.js';
 import { formatConfigKey } from './model/config-key.js';
 import type { PushRequest } from './model/config-updater.js';
-import { loadSettings, newManager, newMetrics, newNopLogger, UsageError } from './runtime/index.js';
-import type { MeshMetrics } from './runtime/index.js';
+import { loadSettings, newManager, newMetrics, newNopLogger, UsageError } from '../runtime/index.js';
+import type { MeshMetrics } from '../runtime/index.js';
 
 const NAMESPACES = `
 apiVersion: v1

@@ -1,4 +1,4 @@
-import type { AnalysisRunner } from './analysis/analysis-runner.js';
+import type { ConfigAnalysisFeed } from './reconcilers/register-config-controllers.js';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { newConfigDirSource, type ConfigDirSource, type ConfigDirSourceOptions } from './sources/config-dir-source.js';
 import { newKubeSourceSet } from './sources/kube-sources.js';
@@ -10,8 +10,8 @@ import { newMeshModel, type MeshModelWriter } from './model/mesh-model.js';
 import { registerConfigControllers } from './reconcilers/register-config-controllers.js';
 import { configControllerSettingsFromSettings, statusWriteRateFromSettings } from './config-settings.js';
 import { newConfigDirSourceSet, type SourceSet } from './sources/source-set.js';
-import { UsageError, newRealClock } from './runtime/index.js';
-import type { Clock, InformerBackoffOptions, Manager, MeshMetrics, Settings } from './runtime/index.js';
+import { UsageError, newRealClock } from '../runtime/index.js';
+import type { Clock, InformerBackoffOptions, Manager, MeshMetrics, Settings } from '../runtime/index.js';
 import type { MeshConfigWatcher } from './sources/mesh-config-watcher.js';
 
 /** What the model is built from: the mesh config (a file, then the ConfigMap) and the identity of the cluster. */
@@ -91,8 +91,8 @@ export interface ConfigSources {
   waitForSync(signal?: AbortSignal): Promise<void>;
   /** The config folder, when there is one (its problems, for debug endpoints). */
   readonly configDir?: ConfigDirSource;
-  /** With PILOT_ENABLE_ANALYSIS: the daemon's analysis (`/debug/analyze`). */
-  readonly analysis?: AnalysisRunner;
+  /** With PILOT_ENABLE_ANALYSIS: what the daemon's analysis (`analysis/`) reads and where its messages go. */
+  readonly analysisFeed?: ConfigAnalysisFeed;
 }
 
 /**
@@ -159,6 +159,6 @@ export function setupConfigWithManager(manager: Manager, options: ConfigSourcesO
     sourcesSynced: () => controllers.hasSynced(),
     waitForSync: (signal) => controllers.waitForSync(signal),
     ...(configDir ? { configDir } : {}),
-    ...(controllers.analysis ? { analysis: controllers.analysis } : {}),
+    ...(controllers.analysisFeed ? { analysisFeed: controllers.analysisFeed } : {}),
   };
 }

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { configControllerSettingsFromSettings, statusWriteRateFromSettings } from './config-settings.js';
-import { loadSettings } from './runtime/index.js';
+import { loadSettings } from '../runtime/index.js';
 
 const daemon = (env: Record<string, string>) => loadSettings('pilot-discovery', env);
 

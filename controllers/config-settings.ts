@@ -3,7 +3,7 @@
  * reads into that part's own options.
  */
 import type { ConfigControllerSettings } from './reconcilers/register-config-controllers.js';
-import type { Settings } from './runtime/index.js';
+import type { Settings } from '../runtime/index.js';
 import type { KubeThrottleOptions } from './sources/kube-throttle.js';
 
 type DaemonSettings = Settings<'pilot-discovery'>;

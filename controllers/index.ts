@@ -60,8 +60,6 @@ export {
   type StatusCondition,
   type ValidationMessage,
 } from './status/config-status.js';
-export { analysisDebugRoutes } from './analysis/analysis-debug-routes.js';
-export { newAnalysisRunner, type AnalysisReport, type AnalysisRunner } from './analysis/analysis-runner.js';
 export { newConfigStatusController, type ConfigOutcomeSink, type ConfigStatusControllerOptions } from './status/config-status-controller.js';
 export { newConfigReconciler, type ConfigReconcilerOptions } from './reconcilers/config-reconciler.js';
 export { newNamespaceReconciler, type RegistryReconcilerOptions } from './reconcilers/namespace-reconciler.js';
@@ -72,6 +70,7 @@ export { newMeshConfigReconciler, type MeshConfigReconcilerOptions } from './rec
 export { wireController, type ControllerWiring } from './reconcilers/reconciler-wiring.js';
 export {
   registerConfigControllers,
+  type ConfigAnalysisFeed,
   type ConfigControllers,
   type RegisterConfigControllersOptions,
 } from './reconcilers/register-config-controllers.js';
@@ -84,6 +83,3 @@ export {
   type MeshEnvironmentOptions,
 } from './config-pipeline.js';
 export { modelDebugRoutes } from './model-debug-routes.js';
-// The install operator: MeshOperator resources reconciled into an installed control plane.
-export { setupOperatorWithManager, type OperatorSetupOptions } from './operator/setup-operator.js';
-export type { MeshOperatorStatus } from './operator/operator-status.js';

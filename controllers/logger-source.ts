@@ -1,4 +1,4 @@
-import type { Logger } from './runtime/index.js';
+import type { Logger } from '../runtime/index.js';
 
 /** A process's logging (which hands out a logger per scope) or one logger for everything. */
 export type LoggerSource = Logger | { scope(name: string): Logger };

@@ -1,4 +1,4 @@
-import { MeshError } from '../controllers/runtime/index.js';
+import { MeshError } from '../runtime/index.js';
 /** What the embedded data plane reads from the Envoy bootstrap the agent writes. */
 export interface BootstrapView {
   /** The node as a DiscoveryRequest carries it (metadata as plain JSON). */

@@ -9,7 +9,7 @@ import {
   type ProxyResources,
   type RouteConfigurationConfig,
 } from './decisions/index.js';
-import { errorMessage } from '../controllers/runtime/index.js';
+import { errorMessage } from '../runtime/index.js';
 
 export type ResourceMap = ReadonlyMap<string, Record<string, unknown>>;
 

@@ -4,7 +4,7 @@ import { createServer as createTcpServer, type AddressInfo, type Server, type So
 import type { Duplex } from 'node:stream';
 import { TLSSocket } from 'node:tls';
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import type { Logger } from '../controllers/runtime/index.js';
+import type { Logger } from '../runtime/index.js';
 import type { EnvoyProtos } from '../xds/envoy/index.js';
 import type { ConfigState } from './config-state.js';
 import { httpExtAuthzCounters, networkExtAuthzCounters, type AcceptedChain, type ConnectionFacts, type HttpDecision, type PeerCertificate, type RequestBodyReader, type RequestContext, type TcpDecision, type UpstreamDecision } from './decisions/index.js';

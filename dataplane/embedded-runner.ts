@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { credentials, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
-import type { Logger } from '../controllers/runtime/index.js';
+import type { Logger } from '../runtime/index.js';
 import type { EnvoyProtos } from '../xds/envoy/index.js';
 import { jsonToStruct, type JsonValue } from '../xds/envoy/index.js';
 import { newAdminServer, type AdminServer } from './admin-server.js';

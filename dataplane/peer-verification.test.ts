@@ -3,7 +3,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { newNopLogger } from '../controllers/runtime/index.js';
+import { newNopLogger } from '../runtime/index.js';
 import { curl } from '../testing/curl.js';
 import { certificateAuthority, intermediateAuthority, selfSignedCertificate, signedCertificate, type KeyAndCert } from '../testing/openssl.js';
 import { CLUSTER_TYPE, LISTENER_TYPE } from '../xds/envoy/type-urls.js';

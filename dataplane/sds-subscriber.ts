@@ -1,5 +1,5 @@
 import type { ChannelCredentials } from '@grpc/grpc-js';
-import type { Logger } from '../controllers/runtime/index.js';
+import type { Logger } from '../runtime/index.js';
 import { newDiscoveryClient, SECRET_TYPE, type DiscoveryClient, type EnvoyProtos } from '../xds/envoy/index.js';
 
 /** The secrets the data plane holds, in PEM. */

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createSecureContext, type PeerCertificate as NodePeerCertificate, type SecureContext } from 'node:tls';
 import type { PeerCertificate, TlsContextSettings } from './decisions/index.js';
 import type { SecretSet } from './sds-subscriber.js';
-import { MeshError } from '../controllers/runtime/index.js';
+import { MeshError } from '../runtime/index.js';
 
 export class MissingSecretError extends MeshError<'secret-missing'> {
   constructor(message: string, options?: { cause?: unknown }) {

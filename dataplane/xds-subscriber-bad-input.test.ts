@@ -1,6 +1,6 @@
 import { credentials, Server, ServerCredentials, type ServerDuplexStream } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { newNopLogger } from '../controllers/runtime/index.js';
+import { newNopLogger } from '../runtime/index.js';
 import { waitFor } from '../testing/wait-for.js';
 import { ADS_SERVICE, loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../xds/envoy/type-urls.js';

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { newNopLogger } from '../controllers/runtime/index.js';
+import { newNopLogger } from '../runtime/index.js';
 import { selfSignedCertificate } from '../testing/openssl.js';
 import { waitFor } from '../testing/wait-for.js';
 import { loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';

@@ -1,11 +1,11 @@
 import type { ChannelCredentials, ChannelOptions, Metadata } from '@grpc/grpc-js';
-import type { Logger } from '../controllers/runtime/index.js';
+import type { Logger } from '../runtime/index.js';
 import type { EnvoyProtos } from '../xds/envoy/index.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE, shortType } from '../xds/envoy/index.js';
 import type { AdsSecrets } from './ads-secrets.js';
 import { newAdsFeed, type AdsFeed, type AdsUpdate } from './ads-feed.js';
 import type { ConfigState } from './config-state.js';
-import { errorMessage } from '../controllers/runtime/index.js';
+import { errorMessage } from '../runtime/index.js';
 
 export interface XdsSubscriberOptions {
   protos: EnvoyProtos;

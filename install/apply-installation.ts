@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { MeshError, errorMessage } from '../controllers/runtime/index.js';
+import { MeshError, errorMessage } from '../runtime/index.js';
 import { installedStateName, type ComponentName } from './chart-values.js';
 import { IGNORE_RECONCILE_ANNOTATION, INSTALLED_VERSION_ANNOTATION, type MeshOperator } from './mesh-operator.js';
 import type { RenderedComponent } from './render.js';

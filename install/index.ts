@@ -11,3 +11,6 @@ export { renderChart, renderInstallation, renderReleases, type RenderOptions, ty
 export { applyInstallation, waitUntilEstablished, COMPONENT_TITLES, type ApplyInstallationOptions, type ApplyObserver } from './apply-installation.js';
 export { INSTALLED_KINDS, clusterObjectsOf, objectKey, objectsOfManifest, type ClusterObjects } from './cluster-objects.js';
 export { operatorValuesSchema, type OperatorValues } from './operator-values.js';
+// The install operator: MeshOperator resources reconciled into an installed control plane.
+export { setupOperatorWithManager, type OperatorSetupOptions } from './operator/setup-operator.js';
+export type { MeshOperatorStatus } from './operator/operator-status.js';

@@ -1,7 +1,7 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { UsageError, errorMessage } from '../controllers/runtime/index.js';
+import { UsageError, errorMessage } from '../runtime/index.js';
 import { MESH_OPERATOR_API_VERSION, MESH_OPERATOR_KIND, meshOperatorSchema, type MeshOperator } from './mesh-operator.js';
 
 /** The reference's sysexits code for a usage error (a bad profile, overlay or --set). */

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { MeshError, errorMessage } from '../controllers/runtime/index.js';
+import { MeshError, errorMessage } from '../runtime/index.js';
 import { chartReleasesOf, installedStateName, type ChartRelease, type ComponentName } from './chart-values.js';
 import type { MeshOperator } from './mesh-operator.js';
 

@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { setupCaDisabledWithManager, setupCaWithManager } from '../ca/index.js';
-import { analysisDebugRoutes, modelDebugRoutes, newMeshEnvironment, setupConfigWithManager } from '../controllers/index.js';
+import { analysisDebugRoutes, setupAnalysisWithManager } from '../analysis/index.js';
+import { modelDebugRoutes, newMeshEnvironment, setupConfigWithManager } from '../controllers/index.js';
 import {
   DAEMON_SCOPES,
   newControlZ,
@@ -15,7 +16,7 @@ import {
   runnableOf,
   type Logging,
   type Manager,
-} from '../controllers/runtime/index.js';
+} from '../runtime/index.js';
 import { setupWebhookWithManager } from '../webhook/index.js';
 import { setupXdsWithManager } from '../xds/index.js';
 import { checkConfigDir, leaderElectionFor, loadOrchConfig, tlsFilesOf } from './orchestrator.js';
@@ -107,6 +108,9 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     metrics,
     updater: xds,
   });
+  const analysis = config.analysisFeed
+    ? setupAnalysisWithManager(manager, { feed: config.analysisFeed, model: environment.model, rootNamespace: options.namespace, log: logging.scope('analysis') })
+    : undefined;
 
   const serving = secure.webhooks;
   const webhooks = serving
@@ -126,7 +130,7 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     // First: it installs the access check every `/debug/` route goes through.
     xds.debugRoutes(app);
     modelDebugRoutes(environment.model)(app);
-    if (config.analysis) analysisDebugRoutes(config.analysis)(app);
+    if (analysis) analysisDebugRoutes(analysis)(app);
     webhooks?.debugRoutes(app);
   };
   manager.add(newMonitoringServer({ address: options.monitoringAddr, metrics, buildInfo: { ...buildInfo }, log, extraRoutes: debugRoutes }));

@@ -1,4 +1,4 @@
-import type { LoggingOptions, Settings } from '../controllers/runtime/index.js';
+import type { LoggingOptions, Settings } from '../runtime/index.js';
 
 /**
  * Everything the daemon is assembled from, typed: the command line maps its flags here (cli/),

@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { TlsFiles } from '../ca/index.js';
-import { UsageError, type ManagerLeaderElectionOptions } from '../controllers/runtime/index.js';
+import { UsageError, type ManagerLeaderElectionOptions } from '../runtime/index.js';
 import type { MeshdOptions } from './options.js';
 
 /**

@@ -1,5 +1,5 @@
 import type { Authenticator, CaDisabledSecurity, CaSecurity, ServingProviders } from '../ca/index.js';
-import type { Logger } from '../controllers/runtime/index.js';
+import type { Logger } from '../runtime/index.js';
 import { caBundleSourceOf, servingIdentityOf, type WebhookServing } from '../webhook/index.js';
 import type { XdsTlsEndpoint } from '../xds/index.js';
 

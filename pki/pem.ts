@@ -1,4 +1,4 @@
-import { MeshError } from '../controllers/runtime/index.js';
+import { MeshError } from '../runtime/index.js';
 
 /** PEM blocks: `-----BEGIN <label>-----`, base64 in 64-character lines, `-----END <label>-----`. */
 export interface PemBlock {

@@ -3,8 +3,9 @@
 // free. Exits 1, listing the offenders, when a rule is broken.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import packages from './packages.cjs';
 
-const PRODUCT = ['crds', 'pki', 'kube-patch', 'controllers', 'xds', 'ca', 'webhook', 'install', 'analysis', 'agent', 'dataplane', 'meshd', 'meshctl', 'apiserver-double', 'cli'];
+const PRODUCT = [...packages.PRODUCT, 'apiserver-double'];
 const LIMITS = { cli: 200, default: 500 };
 
 function* sources(dir) {

@@ -8,7 +8,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { dirname, join } from 'node:path';
 import { expect } from '@jest/globals';
 import { parse, stringify } from 'yaml';
-import { processEnvironment } from '../controllers/runtime/index.js';
+import { processEnvironment } from '../runtime/index.js';
 
 const IN = '.in.yaml';
 const GOLDEN = '.golden.yaml';

@@ -1,4 +1,4 @@
-import type { LogFields, Logger, LogLevel, LogMethod } from '../controllers/runtime/index.js';
+import type { LogFields, Logger, LogLevel, LogMethod } from '../runtime/index.js';
 
 /** One captured log entry, with the fields bound through `with()` merged in. */
 export interface LogEntry {

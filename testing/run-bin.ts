@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { processEnvironment } from '../controllers/runtime/index.js';
+import { processEnvironment } from '../runtime/index.js';
 
 /** The project root, for tests that run the built programs. */
 export const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { errorMessage, type Logger } from '../controllers/runtime/index.js';
+import { errorMessage, type Logger } from '../runtime/index.js';
 import { ADMISSION_V1, decodeAdmissionReview, encodeAdmissionReview, type AdmissionRequest, type AdmissionResponse } from './admission-review.js';
 
 /** The reference's cap on an admission body (kube's MaxRequestBodyBytes). */

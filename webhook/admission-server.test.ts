@@ -3,7 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:https';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { newMetrics, newNopLogger, type MeshMetrics } from '../controllers/runtime/index.js';
+import { newMetrics, newNopLogger, type MeshMetrics } from '../runtime/index.js';
 import { curl } from '../testing/curl.js';
 import { certificateAuthority, signedCertificate, type KeyAndCert } from '../testing/openssl.js';
 import { newAdmissionServer, type AdmissionServer } from './admission-server.js';

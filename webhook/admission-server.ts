@@ -8,7 +8,7 @@ import {
   type HttpServerRunnable,
   type ListenAddress,
   type Logger,
-} from '../controllers/runtime/index.js';
+} from '../runtime/index.js';
 import { serveAdmission, type AdmissionRoute } from './admission-http.js';
 import type { ServingIdentity, ServingKeyCertificate } from './serving-identity.js';
 

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { parseAllDocuments } from 'yaml';
-import { newMetrics, newNopLogger } from '../controllers/runtime/index.js';
+import { newMetrics, newNopLogger } from '../runtime/index.js';
 import { applyMeshConfig, DEFAULT_MESH_CONFIG, parseMeshConfigYaml } from '../crds/index.js';
 import { certificateAuthority, signedCertificate, type KeyAndCert } from '../testing/openssl.js';
 import { goldenCases, readCaseInput, readGolden } from '../testing/golden.js';

@@ -1,6 +1,6 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { newMetrics, newNopLogger } from '../controllers/runtime/index.js';
+import { newMetrics, newNopLogger } from '../runtime/index.js';
 import { DEFAULT_MESH_CONFIG } from '../crds/index.js';
 import { fuzzParameters } from '../testing/fuzz.js';
 import type { AdmissionRequest } from './admission-review.js';

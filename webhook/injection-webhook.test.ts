@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { newMetrics, newNopLogger } from '../controllers/runtime/index.js';
+import { newMetrics, newNopLogger } from '../runtime/index.js';
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../crds/index.js';
 import type { AdmissionRequest } from './admission-review.js';
 import { BUILTIN_INJECTOR_CONFIG, compileInjector, type Injector, type InjectorConfig } from './inject/index.js';

@@ -1,6 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { MeshConfig } from '../crds/index.js';
-import { errorMessage, type Logger, type MeshMetrics } from '../controllers/runtime/index.js';
+import { errorMessage, type Logger, type MeshMetrics } from '../runtime/index.js';
 import type { AdmissionRoute } from './admission-http.js';
 import { isRecord, type AdmissionResponse } from './admission-review.js';
 import { compileInjector, injectionPatch, parseInjectorConfig, type Injector, type InjectorConfig } from './inject/index.js';

@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
 import { ApiException, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { errorMessage, newInformerSource, runnableOf, type Clock, type KubeObject, type Logger, type Manager } from '../controllers/runtime/index.js';
+import { errorMessage, newInformerSource, runnableOf, type Clock, type KubeObject, type Logger, type Manager } from '../runtime/index.js';
 import { BUILTIN_INJECTOR_CONFIG, type InjectorConfigText } from './inject/index.js';
 
 /** The injector ConfigMap of a revision: `mesh-sidecar-injector`, or `mesh-sidecar-injector-<rev>`. */

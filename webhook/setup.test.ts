@@ -2,7 +2,7 @@ import { afterEach, describe, expect, test } from '@jest/globals';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { DAEMON_SCOPES, loadSettings, newLogging, newManager, newMetrics, newNopLogger, parseLevelSpec } from '../controllers/runtime/index.js';
+import { DAEMON_SCOPES, loadSettings, newLogging, newManager, newMetrics, newNopLogger, parseLevelSpec } from '../runtime/index.js';
 import { DEFAULT_MESH_CONFIG } from '../crds/index.js';
 import { curl } from '../testing/curl.js';
 import { certificateAuthority, signedCertificate } from '../testing/openssl.js';

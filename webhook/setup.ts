@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { FastifyInstance } from 'fastify';
 import type { MeshConfig } from '../crds/index.js';
-import type { ListenAddress, Logging, Manager, MeshMetrics, Settings } from '../controllers/runtime/index.js';
+import type { ListenAddress, Logging, Manager, MeshMetrics, Settings } from '../runtime/index.js';
 import type { AdmissionRoute } from './admission-http.js';
 import { newAdmissionServer, type AdmissionServer } from './admission-server.js';
 import type { CaBundleSource, ServingIdentity } from './serving-identity.js';

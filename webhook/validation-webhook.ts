@@ -1,5 +1,5 @@
 import { KINDS, KIND_NAMES, validateResource, type KindName, type ValidationIssue } from '../crds/index.js';
-import type { Logger, MeshMetrics } from '../controllers/runtime/index.js';
+import type { Logger, MeshMetrics } from '../runtime/index.js';
 import type { AdmissionRoute } from './admission-http.js';
 import { isRecord, type AdmissionRequest, type AdmissionResponse } from './admission-review.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { AdmissionregistrationV1Api } from '@kubernetes/client-node';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
-import { newManager, newMetrics, newNopLogger } from '../controllers/runtime/index.js';
+import { newManager, newMetrics, newNopLogger } from '../runtime/index.js';
 import { waitFor } from '../testing/wait-for.js';
 import type { CaBundleSource } from './serving-identity.js';
 import { addWebhookConfigPatcher } from './webhook-config-patcher.js';

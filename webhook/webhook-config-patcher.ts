@@ -18,7 +18,7 @@ import {
   type Manager,
   type MeshMetrics,
   type ObjectKey,
-} from '../controllers/runtime/index.js';
+} from '../runtime/index.js';
 import type { CaBundleSource } from './serving-identity.js';
 import { ALWAYS_REJECT_ANNOTATION } from './validation-webhook.js';
 

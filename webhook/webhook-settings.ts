@@ -1,4 +1,4 @@
-import type { Settings } from '../controllers/runtime/index.js';
+import type { Settings } from '../runtime/index.js';
 
 /** The settings the admission webhooks read, narrowed from the daemon's registry. */
 export interface WebhookSettings {

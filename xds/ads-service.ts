@@ -1,5 +1,5 @@
 import { status, type Server, type ServerDuplexStream, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
-import { MeshError, type Logger } from '../controllers/runtime/index.js';
+import { MeshError, type Logger } from '../runtime/index.js';
 import type { DiscoveryServer } from './discovery-server.js';
 import { ADS_SERVICE, CSDS_SERVICE } from './envoy/envoy-protos.js';
 import { parseProxy, type NodeMessage } from './proxy.js';

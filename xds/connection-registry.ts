@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '../controllers/runtime/index.js';
+import type { Clock, Logger } from '../runtime/index.js';
 import type { XdsCallbacks } from './xds-callbacks.js';
 import { XdsConnection, type XdsConnectionOptions } from './xds-connection.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
-import { newNopLogger } from '../controllers/runtime/index.js';
-import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
+import { newNopLogger } from '../runtime/index.js';
+import { FakeClock } from '../runtime/testing/fake-clock.js';
 import { newDebouncer } from './debouncer.js';
 import { mergePushRequests, toMerged, type ConfigKey, type MergedPushRequest, type PushRequest } from './push/push-request.js';
 

@@ -1,4 +1,4 @@
-import type { Clock, Logger, TimerHandle } from '../controllers/runtime/index.js';
+import type { Clock, Logger, TimerHandle } from '../runtime/index.js';
 import { mergePushRequests, toMerged, type MergedPushRequest, type PushRequest } from './push/push-request.js';
 
 export interface DebouncerOptions {

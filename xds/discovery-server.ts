@@ -1,5 +1,5 @@
 import { status } from '@grpc/grpc-js';
-import type { Clock, Logger, MeshMetrics } from '../controllers/runtime/index.js';
+import type { Clock, Logger, MeshMetrics } from '../runtime/index.js';
 import { newConnectionRegistry, type ConnectionRegistry } from './connection-registry.js';
 import { debugReaderFor, type DebugReader } from './debug/debug-access.js';
 import { newDebugRequests } from './debug/debug-requests.js';

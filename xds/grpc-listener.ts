@@ -1,5 +1,5 @@
 import { Server, type ChannelOptions, type ServerCredentials } from '@grpc/grpc-js';
-import { MeshError, parseListenAddress, shutdownGrpcServer, type Logger, type Runnable } from '../controllers/runtime/index.js';
+import { MeshError, parseListenAddress, shutdownGrpcServer, type Logger, type Runnable } from '../runtime/index.js';
 
 /** The gRPC transport settings of the xDS listeners (flags and settings of the seed). */
 export interface GrpcTransportOptions {

@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { MeshError } from '../controllers/runtime/index.js';
+import { MeshError } from '../runtime/index.js';
 import { structToJson, type JsonValue, type StructMessage } from './envoy/struct-json.js';
 
 export type ProxyType = 'sidecar' | 'router';

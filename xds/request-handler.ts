@@ -1,4 +1,4 @@
-import type { Logger } from '../controllers/runtime/index.js';
+import type { Logger } from '../runtime/index.js';
 import type { ConnectionRegistry } from './connection-registry.js';
 import type { DebugRequests } from './debug/debug-requests.js';
 import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE, shortType } from './envoy/type-urls.js';

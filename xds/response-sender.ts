@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { performance } from 'node:perf_hooks';
 import { status } from '@grpc/grpc-js';
-import type { Clock, Logger } from '../controllers/runtime/index.js';
+import type { Clock, Logger } from '../runtime/index.js';
 import type { EnvoyProtos } from './envoy/envoy-protos.js';
 import { isWildcardType, shortType } from './envoy/type-urls.js';
 import type { EncodedResource, GenerateRequest, GenerateResult, Generator, NamedResource } from './generator.js';

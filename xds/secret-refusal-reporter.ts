@@ -1,4 +1,4 @@
-import type { Logger, MeshMetrics } from '../controllers/runtime/index.js';
+import type { Logger, MeshMetrics } from '../runtime/index.js';
 import type { SecretRefusalEvent } from './generators/index.js';
 
 /**

@@ -1,6 +1,6 @@
 import type { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { MeshModel } from '../controllers/index.js';
-import { runnableOf, type Logging, type Manager, type MeshMetrics, type Settings } from '../controllers/runtime/index.js';
+import { runnableOf, type Logging, type Manager, type MeshMetrics, type Settings } from '../runtime/index.js';
 import { loadEnvoyProtos } from './envoy/index.js';
 import { buildPushContext, type PushContext } from './generators/index.js';
 import { newMeshGenerators } from './mesh-generators.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { FakeClock } from '../controllers/runtime/testing/fake-clock.js';
+import { FakeClock } from '../runtime/testing/fake-clock.js';
 import { defaultNewStreamsPerSecond, newStreamAdmission } from './stream-admission.js';
 
 /** Lets every promise the fake clock resolved run. */

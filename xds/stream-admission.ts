@@ -1,5 +1,5 @@
 import { availableParallelism } from 'node:os';
-import type { Clock } from '../controllers/runtime/index.js';
+import type { Clock } from '../runtime/index.js';
 
 /**
  * The reference's default rate of new xDS streams per second: `min(15 + 5 × cores, 100)`, so that

@@ -1,4 +1,4 @@
-import { MeshError } from '../controllers/runtime/index.js';
+import { MeshError } from '../runtime/index.js';
 import type { Proxy } from './proxy.js';
 
 /** What an authenticator sees of an xDS stream (the same shape as the CA's AuthContext). */

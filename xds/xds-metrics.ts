@@ -1,4 +1,4 @@
-import type { MeshMetrics } from '../controllers/runtime/index.js';
+import type { MeshMetrics } from '../runtime/index.js';
 import { metricType } from './envoy/type-urls.js';
 import type { Proxy } from './proxy.js';
 import type { XdsCallbacks } from './xds-callbacks.js';

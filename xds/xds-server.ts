@@ -1,6 +1,6 @@
 import { ServerCredentials, experimental, type Server } from '@grpc/grpc-js';
 import type { FastifyInstance } from 'fastify';
-import type { Clock, Logger, MeshMetrics, Runnable } from '../controllers/runtime/index.js';
+import type { Clock, Logger, MeshMetrics, Runnable } from '../runtime/index.js';
 import { addAdsService, addCsdsService, type XdsAuthPolicy } from './ads-service.js';
 import { newDebugAccess } from './debug/debug-access.js';
 import { defaultNewStreamsPerSecond, newStreamAdmission } from './stream-admission.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { loadSettings } from '../controllers/runtime/index.js';
+import { loadSettings } from '../runtime/index.js';
 import { adminEndpointsFromSettings, jwksRefreshFromSettings, meshGeneratorSettingsFromSettings } from './xds-settings.js';
 
 const daemon = (env: Record<string, string>) => loadSettings('pilot-discovery', env);

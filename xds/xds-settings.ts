@@ -1,4 +1,4 @@
-import type { Settings } from '../controllers/runtime/index.js';
+import type { Settings } from '../runtime/index.js';
 import type { XdsAuthPolicy } from './ads-service.js';
 import type { XdsTuning } from './discovery-server.js';
 import type { GrpcTransportOptions } from './grpc-listener.js';

@@ -1,4 +1,4 @@
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import type { IptablesRules } from './build-rules.js';
 import type { CommandResult, CommandRunner } from './command-runner.js';
 import { formatArgs, renderRestore, restoreCommand } from './render.js';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 import { captureConfigFromFlags, capturesIpv6, DEFAULT_CAPTURE_CONFIG, type CaptureFlagValues } from './capture-config.js';
 import { parseCidr } from './cidr.js';
 

@@ -1,4 +1,4 @@
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 import { addressFamily, type Cidr } from './cidr.js';
 import {
   DEFAULT_INBOUND_CAPTURE_PORT,

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 import { buildCleanupCommands, cleanupConfigFromFlags, jumpsToMeshChains, runCleanup, type CleanupFlagValues } from './cleanup.js';
 import type { CommandResult, CommandRunner } from './command-runner.js';
 import { expectGolden } from '../../testing/golden.js';

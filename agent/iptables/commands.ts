@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import { applyIptablesRules } from './apply-rules.js';
 import { buildIptablesRules } from './build-rules.js';
 import { captureConfigFromFlags, type CaptureFlagValues } from './capture-config.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 import { parseCidr, type Cidr } from './cidr.js';
 
 /**

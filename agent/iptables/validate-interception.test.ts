@@ -1,6 +1,6 @@
 import { connect, createServer, type Server, type Socket } from 'node:net';
 import { describe, expect, test } from '@jest/globals';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import { freePort } from '../../testing/wait-for.js';
 import { validateInterception } from './validate-interception.js';
 

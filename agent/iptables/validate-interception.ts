@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 
 export interface InterceptionProbeOptions {
   /** Where the proxy would listen (outbound and inbound capture ports): the probe listens there instead. */

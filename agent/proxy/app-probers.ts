@@ -1,5 +1,5 @@
 import { connect } from 'node:net';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 
 /** One rewritten probe of MESH_ORCH_APP_PROBERS: the kubelet asks the agent, the agent asks the app. */
 export interface AppProbe {

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseDuration } from '../../controllers/runtime/index.js';
+import { parseDuration } from '../../runtime/index.js';
 import type { DataPlaneCommand } from './data-plane-process.js';
 
 export interface DataPlaneLaunchInput {

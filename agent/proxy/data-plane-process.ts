@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import type { Logger } from '../../controllers/runtime/index.js';
+import type { Logger } from '../../runtime/index.js';
 
 /** How the data plane process is started: Envoy, or the embedded data plane's program. */
 export interface DataPlaneCommand {

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { loadSettings } from '../../controllers/runtime/index.js';
+import { loadSettings } from '../../runtime/index.js';
 import { buildGrpcBootstrap, GRPC_SERVER_LISTENER_TEMPLATE } from './grpc-bootstrap.js';
 import { buildProxyIdentity, loadProxyConfig } from './proxy-identity.js';
 import { agentSettingsFromSettings } from '../agent-settings.js';

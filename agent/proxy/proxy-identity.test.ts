@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { loadSettings } from '../../controllers/runtime/index.js';
+import { loadSettings } from '../../runtime/index.js';
 import { agentSettingsFromSettings } from '../agent-settings.js';
 import { buildProxyIdentity, loadProxyConfig, parsePodLabels } from './proxy-identity.js';
 

@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { parse } from 'yaml';
 import { DEFAULT_MESH_CONFIG, loadMeshConfig, parseProxyConfigInput, type ProxyConfig } from '../../crds/mesh-config/index.js';
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 
 export type ProxyType = 'sidecar' | 'router';
 

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { newMetrics } from '../../controllers/runtime/index.js';
+import { newMetrics } from '../../runtime/index.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseAppProbers } from './app-probers.js';

@@ -1,6 +1,6 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import type { MeshMetrics } from '../../controllers/runtime/index.js';
+import type { MeshMetrics } from '../../runtime/index.js';
 import { runAppProbe, type AppProbe } from './app-probers.js';
 
 export interface StatusServerOptions {

@@ -2,7 +2,7 @@ import { mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { Server, ServerCredentials, type ServerDuplexStream } from '@grpc/grpc-js';
-import type { Logger, MeshMetrics } from '../../controllers/runtime/index.js';
+import type { Logger, MeshMetrics } from '../../runtime/index.js';
 import type { EnvoyProtos } from '../../xds/envoy/index.js';
 import { SECRET_TYPE } from '../../xds/envoy/index.js';
 import type { WorkloadSecrets } from '../secrets/workload-certificates.js';

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { tokenFile } from './workload-certificates.js';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 
 /** CREDENTIAL_FETCHER_TYPE values: the projected token file (empty), or a cloud VM's metadata server. */
 export const CREDENTIAL_FETCHER_TYPES = ['', 'GoogleComputeEngine'] as const;

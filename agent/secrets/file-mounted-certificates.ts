@@ -1,7 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import type { Clock, Logger } from '../../controllers/runtime/index.js';
+import type { Clock, Logger } from '../../runtime/index.js';
 import type { WorkloadCertificates, WorkloadSecrets } from './workload-certificates.js';
 
 export interface FileMountedCertificatesOptions {

@@ -1,7 +1,7 @@
 import { createHash, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import type { experimental } from '@grpc/grpc-js';
-import type { Clock, Logger, TimerHandle } from '../../controllers/runtime/index.js';
+import type { Clock, Logger, TimerHandle } from '../../runtime/index.js';
 import { decodePemBlocks, encodePem } from '../../pki/index.js';
 
 type CaListener = Parameters<experimental.CertificateProvider['addCaCertificateListener']>[0];

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { experimental, Metadata } from '@grpc/grpc-js';
 import { buildCsr } from '../../ca/client/index.js';
 import { newMeshCertificateClient, type MeshCertificateClient } from '../../ca/client/index.js';
-import type { Clock, Logger, MeshMetrics } from '../../controllers/runtime/index.js';
+import type { Clock, Logger, MeshMetrics } from '../../runtime/index.js';
 import { graceRatioJitter, renewalDelayMs, retryDelayMs } from './renewal-time.js';
 import { staticIdentity, type AgentTrustBundle } from './trust-bundle.js';
 

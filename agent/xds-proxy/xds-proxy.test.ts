@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { credentials, experimental, makeGenericClientConstructor, Metadata, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { newNopLogger, newRealClock } from '../../controllers/runtime/index.js';
+import { newNopLogger, newRealClock } from '../../runtime/index.js';
 import { certificateAuthority, selfSignedCertificate } from '../../testing/openssl.js';
 import { newAgentTrustBundle } from '../secrets/trust-bundle.js';
 import { waitFor } from '../../testing/wait-for.js';

@@ -1,7 +1,7 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { type Metadata, Server, ServerCredentials, makeGenericClientConstructor, status, type ChannelCredentials, type ChannelOptions, type Client, type ClientDuplexStream, type ServerDuplexStream, type ServiceDefinition } from '@grpc/grpc-js';
-import type { Logger, MeshMetrics } from '../../controllers/runtime/index.js';
+import type { Logger, MeshMetrics } from '../../runtime/index.js';
 
 const ADS_PATH = '/envoy.service.discovery.v3.AggregatedDiscoveryService';
 const identity = (value: Buffer): Buffer => value;

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import type { Clock } from '../../controllers/runtime/index.js';
+import type { Clock } from '../../runtime/index.js';
 import type { Authenticator } from './authenticator.js';
 import type { CertificateAuthority } from '../authority/certificate-authority.js';
 import { newClientCertAuthenticator } from './client-cert-authenticator.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import type { Authenticator } from './authenticator.js';
 import { parseCertificatesPem } from '../x509/certificate-info.js';
 import { newClientCertAuthenticator } from './client-cert-authenticator.js';

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import type { Clock } from '../../controllers/runtime/index.js';
+import type { Clock } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { Authenticator } from './authenticator.js';
 import type { CertificateAuthority } from '../authority/certificate-authority.js';

@@ -1,5 +1,5 @@
 import { createRemoteJWKSet, customFetch, jwtVerify, type JWTPayload } from 'jose';
-import type { Clock } from '../../controllers/runtime/index.js';
+import type { Clock } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { Authenticator, Caller } from './authenticator.js';
 import { parseServiceAccountUser, spiffeId } from '../trust/spiffe.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey, type JWK } from 'jose';
-import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import { newJwtAuthenticator, type JwtAuthenticatorOptions } from './jwt-authenticator.js';
 import type { Authenticator } from './authenticator.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { X509Certificate, createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { newMetrics } from '../../controllers/runtime/index.js';
-import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
+import { newMetrics } from '../../runtime/index.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import { CaError } from '../ca-error.js';
 import { newCertificateAuthority, type CertificateAuthority } from './certificate-authority.js';
 import { buildCsr } from '../x509/csr-builder.js';

@@ -1,4 +1,4 @@
-import type { Clock, MeshMetrics } from '../../controllers/runtime/index.js';
+import type { Clock, MeshMetrics } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import {
   EXT_KEY_USAGE,

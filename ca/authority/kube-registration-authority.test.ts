@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { X509Certificate, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { CertificatesV1Api, type V1CertificateSigningRequest } from '@kubernetes/client-node';
-import { newInformerSource, newMetrics, newNopLogger, newRealClock, type KubeObject, type MeshMetrics, type Source } from '../../controllers/runtime/index.js';
-import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
+import { newInformerSource, newMetrics, newNopLogger, newRealClock, type KubeObject, type MeshMetrics, type Source } from '../../runtime/index.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { CaError } from '../ca-error.js';

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { ApiException, CertificatesV1Api, type KubeConfig, type V1CertificateSigningRequest } from '@kubernetes/client-node';
-import type { Clock, Logger } from '../../controllers/runtime/index.js';
+import type { Clock, Logger } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { IssuedCertificate } from './certificate-authority.js';
 import { parseCertificatesPem, type CertificateInfo } from '../x509/certificate-info.js';

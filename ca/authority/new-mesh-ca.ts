@@ -1,4 +1,4 @@
-import { newRealClock, type Clock, type Logger, type MeshMetrics } from '../../controllers/runtime/index.js';
+import { newRealClock, type Clock, type Logger, type MeshMetrics } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { CaStore } from '../store/ca-store.js';
 import { newCertificateAuthority, type CertificateAuthority } from './certificate-authority.js';

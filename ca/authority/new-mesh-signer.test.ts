@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { KubeConfig } from '@kubernetes/client-node';
-import { SettingsError, UsageError, newNopLogger } from '../../controllers/runtime/index.js';
+import { SettingsError, UsageError, newNopLogger } from '../../runtime/index.js';
 import { newFolderCaStore } from '../store/folder-ca-store.js';
 import { newMeshSigner, type MeshSignerOptions } from './new-mesh-signer.js';
 import { daemonSettings, removeDir, tempDir } from '../testing/test-support.js';

@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { UsageError, newRealClock, type Logger } from '../../controllers/runtime/index.js';
+import { UsageError, newRealClock, type Logger } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { CsrSigner } from './csr-signer.js';
 import { newKubeRegistrationAuthority, type KubeRegistrationAuthority } from './kube-registration-authority.js';

@@ -1,4 +1,4 @@
-import type { Clock, Logger, MeshMetrics, Runnable } from '../../controllers/runtime/index.js';
+import type { Clock, Logger, MeshMetrics, Runnable } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { CaStore, StoredCa } from '../store/ca-store.js';
 import { recordExpiry, type CertificateAuthority } from './certificate-authority.js';

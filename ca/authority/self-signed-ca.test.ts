@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { X509Certificate, generateKeyPairSync, type KeyObject } from 'node:crypto';
 import { join } from 'node:path';
-import { newMetrics, newNopLogger } from '../../controllers/runtime/index.js';
-import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
+import { newMetrics, newNopLogger } from '../../runtime/index.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import { waitFor } from '../../testing/wait-for.js';
 import type { CaStore } from '../store/ca-store.js';
 import { buildCsr } from '../x509/csr-builder.js';

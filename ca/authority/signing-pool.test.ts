@@ -3,12 +3,12 @@ import { X509Certificate, createPublicKey, generateKeyPairSync, type KeyObject }
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Metadata, credentials, type ServiceError } from '@grpc/grpc-js';
-import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import { PROJECT_ROOT } from '../../testing/run-bin.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { daemonSettings } from '../testing/test-support.js';
 import type * as Ca from '../index.js';
-import type * as Runtime from '../../controllers/runtime/index.js';
+import type * as Runtime from '../../runtime/index.js';
 import type * as CaSettings from '../ca-settings.js';
 
 // The signing threads need the compiled worker script: the pool and the CA are taken from the
@@ -26,7 +26,7 @@ let caSettings: typeof CaSettings;
 
 beforeAll(async () => {
   ca = await fromBuild<typeof Ca>('ca/index.js');
-  runtime = await fromBuild<typeof Runtime>('controllers/runtime/index.js');
+  runtime = await fromBuild<typeof Runtime>('runtime/index.js');
   caSettings = await fromBuild<typeof CaSettings>('ca/ca-settings.js');
 });
 

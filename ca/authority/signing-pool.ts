@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { newRealClock, type Clock, type TimerHandle } from '../../controllers/runtime/index.js';
+import { newRealClock, type Clock, type TimerHandle } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { CertificateAuthority, IssuedCertificate } from './certificate-authority.js';
 import type { CsrSigner } from './csr-signer.js';

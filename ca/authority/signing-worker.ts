@@ -4,7 +4,7 @@
  * answers each by its id.
  */
 import { parentPort } from 'node:worker_threads';
-import { newRealClock } from '../../controllers/runtime/index.js';
+import { newRealClock } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import { newCertificateAuthority, type CertificateAuthority } from './certificate-authority.js';
 import { loadKeyCertBundle } from './key-cert-bundle.js';

@@ -5,7 +5,7 @@ import { createServer, type Server as HttpServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import { SignJWT, exportJWK, generateKeyPair, type CryptoKey } from 'jose';
-import { newMetrics, newRealClock, type MeshMetrics } from '../../controllers/runtime/index.js';
+import { newMetrics, newRealClock, type MeshMetrics } from '../../runtime/index.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
 import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
 import { waitFor } from '../../testing/wait-for.js';

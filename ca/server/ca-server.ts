@@ -1,5 +1,5 @@
 import { Server, type ServerCredentials, experimental } from '@grpc/grpc-js';
-import { newRealClock, rejectWhenAborted, shutdownGrpcServer, untilAborted, type Clock, type Runnable } from '../../controllers/runtime/index.js';
+import { newRealClock, rejectWhenAborted, shutdownGrpcServer, untilAborted, type Clock, type Runnable } from '../../runtime/index.js';
 import type { CertificateAuthority } from '../authority/certificate-authority.js';
 import type { CertificateServiceOptions } from './certificate-service.js';
 import { daemonServerNames, newDaemonCertificate, type DaemonCertificate, type DaemonHosts } from './daemon-certificate.js';

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { generateKeyPairSync } from 'node:crypto';
 import { Metadata, credentials, status, type ServiceError } from '@grpc/grpc-js';
 import fc from 'fast-check';
-import { newMetrics, newNopLogger, newRealClock } from '../../controllers/runtime/index.js';
+import { newMetrics, newNopLogger, newRealClock } from '../../runtime/index.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
 import { fuzzParameters } from '../../testing/fuzz.js';
 import { newCaAuthenticators } from '../authn/ca-authenticators.js';

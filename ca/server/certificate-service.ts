@@ -1,4 +1,4 @@
-import type { Logger, MeshMetrics } from '../../controllers/runtime/index.js';
+import type { Logger, MeshMetrics } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { AuthContext, Authenticator, Caller } from '../authn/authenticator.js';
 import type { CertificateAuthority } from '../authority/certificate-authority.js';

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { X509Certificate } from 'node:crypto';
-import { newNopLogger } from '../../controllers/runtime/index.js';
-import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
+import { newNopLogger } from '../../runtime/index.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import { newCertificateAuthority } from '../authority/certificate-authority.js';
 import { daemonServerNames, newDaemonCertificate } from './daemon-certificate.js';
 import { loadKeyCertBundle } from '../authority/key-cert-bundle.js';

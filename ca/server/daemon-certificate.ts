@@ -1,7 +1,7 @@
 import { createPublicKey, generateKeyPairSync } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { experimental } from '@grpc/grpc-js';
-import type { Clock, Logger, TimerHandle } from '../../controllers/runtime/index.js';
+import type { Clock, Logger, TimerHandle } from '../../runtime/index.js';
 import type { CertificateAuthority } from '../authority/certificate-authority.js';
 
 type CertificateProvider = experimental.CertificateProvider;

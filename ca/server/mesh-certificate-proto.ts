@@ -12,7 +12,7 @@ import {
   type ServiceError,
 } from '@grpc/grpc-js';
 import protobuf from 'protobufjs';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import { grpcServiceDefinition } from '../../xds/envoy/index.js';
 
 export const MESH_CERTIFICATE_SERVICE = 'mesh.v1.auth.MeshCertificateService';

@@ -1,7 +1,7 @@
 import { ServerCredentials } from '@grpc/grpc-js';
 import type { SecureServerOptions } from 'node:http2';
 import type { SecureContextOptions } from 'node:tls';
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 
 /**
  * `--tls-cipher-suites` names (IANA, as the seed lists them) and their OpenSSL names. As in the

@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { join } from 'node:path';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { newNopLogger } from '../../controllers/runtime/index.js';
-import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
+import { newNopLogger } from '../../runtime/index.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
 import { CaError } from '../ca-error.js';
 import { newKubeSecretCaStore } from './kube-secret-ca-store.js';

@@ -3,7 +3,7 @@
  * and loopback serving certificates. Not exported from index.ts.
  */
 import { createPublicKey, generateKeyPairSync, type KeyObject } from 'node:crypto';
-import { newRealClock, type Clock } from '../../controllers/runtime/index.js';
+import { newRealClock, type Clock } from '../../runtime/index.js';
 import { newCertificateAuthority, type CertificateAuthority } from '../authority/certificate-authority.js';
 import { buildCsr } from '../x509/csr-builder.js';
 import { loadKeyCertBundle } from '../authority/key-cert-bundle.js';

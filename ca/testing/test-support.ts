@@ -7,7 +7,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadSettings, type Settings } from '../../controllers/runtime/index.js';
+import { loadSettings, type Settings } from '../../runtime/index.js';
 
 const execFileAsync = promisify(execFile);
 

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { newBundleFetcher, type BundleFetcher } from './bundle-fetcher.js';

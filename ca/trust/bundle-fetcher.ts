@@ -1,5 +1,5 @@
 import { request } from 'node:https';
-import type { Clock, Logger, Runnable } from '../../controllers/runtime/index.js';
+import type { Clock, Logger, Runnable } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { BundleEndpoint } from './spiffe-bundle-endpoints.js';
 import { parseSpiffeBundle } from './spiffe-bundle.js';

@@ -1,6 +1,6 @@
 import type { experimental } from '@grpc/grpc-js';
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { newRealClock } from '../../controllers/runtime/index.js';
+import { newRealClock } from '../../runtime/index.js';
 import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
 import { newClientCertAuthenticator } from '../authn/client-cert-authenticator.js';
 import { newTestAuthority, type TestAuthority } from '../testing/test-authority.js';

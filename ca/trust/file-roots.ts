@@ -1,5 +1,5 @@
 import type { experimental } from '@grpc/grpc-js';
-import { errorMessage, type Logger } from '../../controllers/runtime/index.js';
+import { errorMessage, type Logger } from '../../runtime/index.js';
 import { parseCertificatesPem, type CertificateInfo } from '../x509/certificate-info.js';
 import type { TrustBundleSet } from './trust-bundle-set.js';
 

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { CoreV1Api } from '@kubernetes/client-node';
-import { newManager, newNopLogger, newRealClock } from '../../controllers/runtime/index.js';
+import { newManager, newNopLogger, newRealClock } from '../../runtime/index.js';
 import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { newCertificateAuthority, type CertificateAuthority } from '../authority/certificate-authority.js';

@@ -7,7 +7,7 @@ import {
   type KubeObject,
   type Logger,
   type Manager,
-} from '../../controllers/runtime/index.js';
+} from '../../runtime/index.js';
 import type { RootBundleSource } from './trust-bundle-set.js';
 
 export const ROOT_CERT_CONFIG_MAP = 'mesh-ca-root-cert';

@@ -1,4 +1,4 @@
-import { SettingsError } from '../../controllers/runtime/index.js';
+import { SettingsError } from '../../runtime/index.js';
 
 /** A foreign trust domain and the HTTPS URL of its SPIFFE bundle endpoint. */
 export interface BundleEndpoint {

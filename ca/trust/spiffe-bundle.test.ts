@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { SettingsError } from '../../controllers/runtime/index.js';
+import { SettingsError } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import { parseCertificatesPem, type CertificateInfo } from '../x509/certificate-info.js';
 import { parseSpiffeBundleEndpoints } from './spiffe-bundle-endpoints.js';

@@ -1,5 +1,5 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
-import { newRealClock } from '../../controllers/runtime/index.js';
+import { newRealClock } from '../../runtime/index.js';
 import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
 import { parseCertificatesPem } from '../x509/certificate-info.js';
 import { loadKeyCertBundle } from '../authority/key-cert-bundle.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '../../controllers/runtime/index.js';
+import type { Logger } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import { parseCertificatesPem, type CertificateInfo } from '../x509/certificate-info.js';
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import fc from 'fast-check';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import { fuzzParameters } from '../../testing/fuzz.js';
 import { parseAndVerifyCsr, verifyCsrDer } from './csr.js';
 

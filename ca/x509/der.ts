@@ -1,4 +1,4 @@
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 
 /**
  * A minimal DER encoder and decoder: just what certificates and PKCS#10 requests need. Writing

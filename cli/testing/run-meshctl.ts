@@ -4,7 +4,7 @@
  * process's. Output written through the program's io is captured; one smoke test per suite still
  * spawns the built program for what only a process shows (its stderr logging, its exit).
  */
-import { loadSettings } from '../../controllers/runtime/index.js';
+import { loadSettings } from '../../runtime/index.js';
 import type { BinResult } from '../../testing/run-bin.js';
 import { buildMeshctl } from '../meshctl-program.js';
 import { runProgram } from '../run-cli.js';

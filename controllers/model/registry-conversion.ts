@@ -1,4 +1,4 @@
-import type { KubeObject } from '../runtime/index.js';
+import type { KubeObject } from '../../runtime/index.js';
 import type { ContainerPort, EndpointSliceInfo, NamespaceInfo, PortProtocol, Service, ServicePort, Workload } from './registry-types.js';
 
 /** The annotation injection leaves on a pod, and the label meshed endpoints carry (auto mTLS reads it). */

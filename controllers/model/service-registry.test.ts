@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import type { KubeObject } from '../runtime/index.js';
+import type { KubeObject } from '../../runtime/index.js';
 import { endpointSliceFromObject, serviceFromObject, workloadFromPod } from './registry-conversion.js';
 import { newServiceRegistry, type ServiceRegistryWriter } from './service-registry.js';
 import type { Service, Workload } from './registry-types.js';

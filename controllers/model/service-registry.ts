@@ -1,5 +1,5 @@
 import { stableJson } from '../stable-json.js';
-import type { ObjectKey } from '../runtime/index.js';
+import type { ObjectKey } from '../../runtime/index.js';
 import { buildPodEndpoints, buildSliceEndpoints, resolveTargetPort, selectsWorkload } from './endpoint-builder.js';
 import { matchesLabels } from './label-selector.js';
 import type { Endpoint, EndpointSliceInfo, NamespaceInfo, Service, ServicePort, Workload } from './registry-types.js';

@@ -1,7 +1,7 @@
 import type { ConfigKey } from '../model/config-key.js';
 import { endpointSliceFromObject } from '../model/registry-conversion.js';
 import type { RegistryReconcilerOptions } from './namespace-reconciler.js';
-import type { Reconciler } from '../runtime/index.js';
+import type { Reconciler } from '../../runtime/index.js';
 
 /** EndpointSlices into the registry (`PILOT_USE_ENDPOINT_SLICE`); endpoint changes push EDS only (`full: false`). */
 export function newEndpointSliceReconciler(options: RegistryReconcilerOptions): Reconciler {

@@ -3,8 +3,8 @@ import type { MeshConfig } from '../../crds/index.js';
 import type { MeshConfigWatcher } from '../sources/mesh-config-watcher.js';
 import type { MeshModelWriter } from '../model/mesh-model.js';
 import type { PushEmitter } from './push-emitter.js';
-import { TerminalError } from '../runtime/index.js';
-import type { Clock, KubeObject, Logger, MeshMetrics, ObjectKey, Reconciler, Source } from '../runtime/index.js';
+import { TerminalError } from '../../runtime/index.js';
+import type { Clock, KubeObject, Logger, MeshMetrics, ObjectKey, Reconciler, Source } from '../../runtime/index.js';
 
 export interface MeshConfigReconcilerOptions {
   /** Holds the mesh ConfigMap of the root namespace (other objects are ignored). */

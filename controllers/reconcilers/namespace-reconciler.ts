@@ -1,7 +1,7 @@
 import { namespaceFromObject } from '../model/registry-conversion.js';
 import type { MeshModelWriter } from '../model/mesh-model.js';
 import type { PushEmitter } from './push-emitter.js';
-import type { Clock, KubeObject, Logger, MeshMetrics, Reconciler, Source } from '../runtime/index.js';
+import type { Clock, KubeObject, Logger, MeshMetrics, Reconciler, Source } from '../../runtime/index.js';
 
 export interface RegistryReconcilerOptions {
   source: Source<KubeObject>;

@@ -1,7 +1,7 @@
 import type { ConfigKey } from '../model/config-key.js';
 import { workloadFromPod } from '../model/registry-conversion.js';
 import type { RegistryReconcilerOptions } from './namespace-reconciler.js';
-import type { Reconciler } from '../runtime/index.js';
+import type { Reconciler } from '../../runtime/index.js';
 
 /**
  * Pods into the registry as workloads (carrying `--clusterID`). A change to the address,

@@ -1,7 +1,7 @@
 import type { ConfigKey } from '../model/config-key.js';
 import type { ConfigUpdater, PushReason } from '../model/config-updater.js';
-import type { Logger } from '../runtime/index.js';
-import { errorMessage } from '../runtime/index.js';
+import type { Logger } from '../../runtime/index.js';
+import { errorMessage } from '../../runtime/index.js';
 
 /** How reconcilers hand a model change to the push pipeline; a failing updater never fails a reconcile. */
 export interface PushEmitter {

@@ -1,6 +1,6 @@
 import { newInitialSyncTracker, type InitialSyncTracker } from '../sources/initial-sync-tracker.js';
-import { controllerFor } from '../runtime/index.js';
-import type { Controller, KubeObject, Logger, Manager, MapFn, Reconciler, Source, SyncErrorCounter } from '../runtime/index.js';
+import { controllerFor } from '../../runtime/index.js';
+import type { Controller, KubeObject, Logger, Manager, MapFn, Reconciler, Source, SyncErrorCounter } from '../../runtime/index.js';
 
 /** What every model controller is built with. */
 export interface ControllerWiring {

@@ -2,7 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { KINDS, KIND_NAMES, apiVersionOf } from '../../crds/index.js';
 import { newConfigReconciler } from './config-reconciler.js';
 import { newConfigStatusController, type AnalysisMessageSink, type ConfigOutcomeSink } from '../status/config-status-controller.js';
-import { newAnalysisRunner, type AnalysisRunner } from '../analysis/analysis-runner.js';
+import type { ValidationMessage } from '../status/config-status.js';
 import { newEndpointSliceReconciler } from './endpoint-slice-reconciler.js';
 import type { InitialSyncTracker } from '../sources/initial-sync-tracker.js';
 import type { KubeThrottle } from '../sources/kube-throttle.js';
@@ -18,7 +18,7 @@ import { newPushEmitter } from './push-emitter.js';
 import { wireController, type ControllerWiring } from './reconciler-wiring.js';
 import { newServiceReconciler } from './service-reconciler.js';
 import type { SourceSet } from '../sources/source-set.js';
-import { settledOrAborted, type Controller, type KubeObject, type Manager, type MeshMetrics } from '../runtime/index.js';
+import { settledOrAborted, type Controller, type KubeObject, type Manager, type MeshMetrics } from '../../runtime/index.js';
 
 /** What the settings tell the config controllers (`config-settings.ts` maps them). */
 export interface ConfigControllerSettings {
@@ -69,8 +69,22 @@ export interface ConfigControllers {
   /** True once every source has synced and every object it held at start has been reconciled once. */
   hasSynced(): boolean;
   waitForSync(signal?: AbortSignal): Promise<void>;
-  /** With PILOT_ENABLE_ANALYSIS: the daemon's analysis. */
-  readonly analysis?: AnalysisRunner;
+  /** With PILOT_ENABLE_ANALYSIS: what the daemon's analysis reads and where its messages go. */
+  readonly analysisFeed?: ConfigAnalysisFeed;
+}
+
+/**
+ * What the config side hands the daemon's analysis (PILOT_ENABLE_ANALYSIS), which lives above it
+ * in `analysis/`: the sources it reads, how long it waits for changes to settle, and the status
+ * writers that take its messages about each mesh resource (Kubernetes mode).
+ */
+export interface ConfigAnalysisFeed {
+  readonly sources: SourceSet;
+  readonly registrySources?: SourceSet;
+  readonly secretSources?: SourceSet;
+  readonly debounceMs: number;
+  readonly debounceMaxMs: number;
+  statusMessages(kind: string, key: { namespace: string; name: string }, messages: readonly ValidationMessage[]): void;
 }
 
 /**
@@ -189,31 +203,20 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
   add(meshWired);
   options.meshConfigWatcher.subscribe(() => meshWired.controller.enqueue(meshConfig.key));
 
-  const analysis = writeAnalysis
-    ? newAnalysisRunner({
+  const analysisFeed: ConfigAnalysisFeed | undefined = writeAnalysis
+    ? {
         sources,
         ...((options.readRegistry ?? true) ? { registrySources } : {}),
         ...((options.readSecrets ?? true) ? { secretSources: registrySources } : {}),
-        model,
-        rootNamespace: options.rootNamespace,
         debounceMs: controllerSettings.analysisDebounceMs,
         debounceMaxMs: controllerSettings.analysisDebounceMaxMs,
-        clock,
-        log: scopedLogger(options.log, 'analysis'),
-        sink: {
-          analysis: (kind, key, messages) =>
-            analysisSinks.get(kind)?.analysisMessages(
-              key,
-              messages.map((m) => ({ level: m.level, path: '', type: { code: m.code, name: m.type }, message: m.message })),
-            ),
-        },
-      })
+        statusMessages: (kind, key, messages) => analysisSinks.get(kind)?.analysisMessages(key, messages),
+      }
     : undefined;
-  if (analysis) manager.add(analysis.runnable);
 
   const hasSynced = (): boolean => trackers.every((tracker) => tracker.hasSynced());
   return {
-    ...(analysis ? { analysis } : {}),
+    ...(analysisFeed ? { analysisFeed } : {}),
     controllers,
     hasSynced,
     // One abort listener for all the kinds, not one each (a dozen on one signal).

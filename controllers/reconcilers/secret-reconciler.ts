@@ -1,6 +1,6 @@
 import type { RegistryReconcilerOptions } from './namespace-reconciler.js';
 import { parseSecretCredential } from './secret-credential.js';
-import type { Reconciler } from '../runtime/index.js';
+import type { Reconciler } from '../../runtime/index.js';
 
 /**
  * Secrets into the model's credentials (gateways' `credentialName`). A secret that is not usable

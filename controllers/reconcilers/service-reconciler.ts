@@ -1,7 +1,7 @@
 import type { ConfigKey } from '../model/config-key.js';
 import { serviceFromObject } from '../model/registry-conversion.js';
 import type { RegistryReconcilerOptions } from './namespace-reconciler.js';
-import type { Reconciler } from '../runtime/index.js';
+import type { Reconciler } from '../../runtime/index.js';
 
 /** Services into the registry (and their endpoints, recomputed); a change is a full push (reason `service`). */
 export function newServiceReconciler(options: RegistryReconcilerOptions): Reconciler {

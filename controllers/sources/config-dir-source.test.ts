@@ -5,9 +5,9 @@ import { join } from 'node:path';
 import { waitFor } from '../../testing/wait-for.js';
 import type { ConfigFileProblem } from './config-file-problem.js';
 import { newConfigDirSource, type ConfigDirSource, type ConfigDirSourceOptions } from './config-dir-source.js';
-import { controllerFor, newManager, newNopLogger } from '../runtime/index.js';
-import { FakeClock } from '../runtime/testing/fake-clock.js';
-import type { KubeObject, Source } from '../runtime/index.js';
+import { controllerFor, newManager, newNopLogger } from '../../runtime/index.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
+import type { KubeObject, Source } from '../../runtime/index.js';
 import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
 
 

@@ -12,8 +12,8 @@ import { newConfigKindSource, type ConfigKindSource } from './config-kind-source
 import { newConfigObjectIndex } from './config-object-index.js';
 import { resolveConfigObjects, type NormalizedCache } from './config-object-resolver.js';
 import { groupKindOf } from './group-kind.js';
-import { MeshError, newRealClock, errorMessage, untilAborted } from '../runtime/index.js';
-import type { Clock, KubeObject, Logger, Runnable, Source, TimerHandle } from '../runtime/index.js';
+import { MeshError, newRealClock, errorMessage, untilAborted } from '../../runtime/index.js';
+import type { Clock, KubeObject, Logger, Runnable, Source, TimerHandle } from '../../runtime/index.js';
 import { newSyncLatch } from './sync-latch.js';
 
 export interface ConfigDirSourceOptions {

@@ -2,7 +2,7 @@ import type { BigIntStats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isConfigFileName } from './config-file-parser.js';
-import { errorMessage } from '../runtime/index.js';
+import { errorMessage } from '../../runtime/index.js';
 
 /** A config file found under the folder, with what tells whether it changed since the last look. */
 export interface ConfigFileEntry {

@@ -1,5 +1,5 @@
 import { KIND_NAMES, apiVersionOf, checkResource, type ResourceCheck } from '../../crds/index.js';
-import type { KubeObject } from '../runtime/index.js';
+import type { KubeObject } from '../../runtime/index.js';
 import { parseConfigFile, type ParsedConfigFile, type ParsedDocument } from './config-file-parser.js';
 import { normalizeConfigObject } from './config-object-resolver.js';
 import { groupKindOf } from './group-kind.js';

@@ -1,6 +1,6 @@
 import { LineCounter, isMap, isNode, isSeq, parseAllDocuments, parseDocument } from 'yaml';
 import type { Document, Node } from 'yaml';
-import type { KubeObject } from '../runtime/index.js';
+import type { KubeObject } from '../../runtime/index.js';
 import type { ConfigFileProblem } from './config-file-problem.js';
 
 const CONFIG_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;

@@ -1,6 +1,6 @@
 import type { ConfigObjectIndex } from './config-object-index.js';
-import { MeshError, errorMessage } from '../runtime/index.js';
-import type { KubeObject, Logger, Source, SourceEvent, SourceHandler } from '../runtime/index.js';
+import { MeshError, errorMessage } from '../../runtime/index.js';
+import type { KubeObject, Logger, Source, SourceEvent, SourceHandler } from '../../runtime/index.js';
 import type { SyncLatch } from './sync-latch.js';
 
 /** One kind's view of the folder: a `Source` like the informer's, fed by the shared watcher. */

@@ -1,8 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
 import { newConfigObjectIndex } from './config-object-index.js';
 import { resolveConfigObjects } from './config-object-resolver.js';
-import { type KubeObject } from '../runtime/index.js';
-import { FakeClock } from '../runtime/testing/fake-clock.js';
+import { type KubeObject } from '../../runtime/index.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 
 function desired(...objects: KubeObject[]): ReturnType<typeof resolveConfigObjects>['objects'] {
   return resolveConfigObjects([{ path: '/c/a.yaml', documents: objects.map((object) => ({ object, line: 1, column: 1 })) }]).objects;

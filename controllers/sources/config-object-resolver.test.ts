@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { resolveConfigObjects } from './config-object-resolver.js';
-import type { KubeObject } from '../runtime/index.js';
+import type { KubeObject } from '../../runtime/index.js';
 
 function doc(object: KubeObject, line = 1): { object: KubeObject; line: number; column: number } {
   return { object, line, column: 1 };

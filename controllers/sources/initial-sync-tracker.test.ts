@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { newInitialSyncTracker } from './initial-sync-tracker.js';
-import { newNopLogger, objectKeyOf } from '../runtime/index.js';
-import type { KubeObject, ObjectKey, Reconciler, Source, SourceHandler } from '../runtime/index.js';
+import { newNopLogger, objectKeyOf } from '../../runtime/index.js';
+import type { KubeObject, ObjectKey, Reconciler, Source, SourceHandler } from '../../runtime/index.js';
 
 /** A source under the test's control: `sync()` marks the first list stored, `remove()` deletes. */
 function fakeSource(names: string[]): Source<KubeObject> & { sync(): void; remove(name: string): void } {

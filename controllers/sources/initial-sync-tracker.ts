@@ -1,5 +1,5 @@
-import { formatObjectKey, objectKeyOf, settledOrAborted } from '../runtime/index.js';
-import type { KubeObject, MapFn, ObjectKey, Reconciler, Source } from '../runtime/index.js';
+import { formatObjectKey, objectKeyOf, settledOrAborted } from '../../runtime/index.js';
+import type { KubeObject, MapFn, ObjectKey, Reconciler, Source } from '../../runtime/index.js';
 
 /**
  * "Has the model taken in everything the sources held at start?": sources synced is not enough,

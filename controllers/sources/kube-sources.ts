@@ -1,7 +1,7 @@
 import { KINDS, KIND_NAMES } from '../../crds/index.js';
 import { groupKindOf } from './group-kind.js';
-import { MeshError, newInformerSource } from '../runtime/index.js';
-import type { Clock, InformerBackoffOptions, KubeObject, KubeTransport, Logger, Source } from '../runtime/index.js';
+import { MeshError, newInformerSource } from '../../runtime/index.js';
+import type { Clock, InformerBackoffOptions, KubeObject, KubeTransport, Logger, Source } from '../../runtime/index.js';
 import type { SourceSet } from './source-set.js';
 
 export interface KubeSourceSetOptions {

@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { newKubeThrottle, throttledTransport } from './kube-throttle.js';
-import { FakeClock } from '../runtime/testing/fake-clock.js';
-import type { KubeTransport } from '../runtime/index.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
+import type { KubeTransport } from '../../runtime/index.js';
 
 /** Starts `count` waits at once and reports which have resolved after each advance. */
 function startWaits(throttle: ReturnType<typeof newKubeThrottle>, count: number): { passed: () => number[] } {

@@ -1,4 +1,4 @@
-import type { Clock, KubeTransport } from '../runtime/index.js';
+import type { Clock, KubeTransport } from '../../runtime/index.js';
 
 /** client-go's client-side rate limit: a token bucket every request to the API server waits on. */
 export interface KubeThrottle {

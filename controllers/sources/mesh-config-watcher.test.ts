@@ -6,8 +6,8 @@ import { waitFor } from '../../testing/wait-for.js';
 import { type MeshConfigError } from '../../crds/mesh-config/mesh-config.js';
 import type { MeshConfig } from '../../crds/mesh-config/mesh-config-schema.js';
 import { newMeshConfigWatcher, type MeshConfigWatcher, type MeshConfigWatcherOptions } from './mesh-config-watcher.js';
-import { newNopLogger } from '../runtime/index.js';
-import { FakeClock } from '../runtime/testing/fake-clock.js';
+import { newNopLogger } from '../../runtime/index.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
 
 

@@ -3,8 +3,8 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { buildMeshConfig, MeshConfigError, readMeshConfigFile } from '../../crds/index.js';
 import type { MeshConfig } from '../../crds/index.js';
-import { MeshError, newRealClock, errorMessage, untilAborted } from '../runtime/index.js';
-import type { Clock, Logger, Runnable, TimerHandle } from '../runtime/index.js';
+import { MeshError, newRealClock, errorMessage, untilAborted } from '../../runtime/index.js';
+import type { Clock, Logger, Runnable, TimerHandle } from '../../runtime/index.js';
 import { stableJson } from '../stable-json.js';
 
 export interface MeshConfigWatcherOptions {

@@ -7,8 +7,8 @@ import { KIND_NAMES, apiVersionOf, completeValidation, validateResource, type Va
 import { PROJECT_ROOT } from '../../testing/run-bin.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { writeMixedConfigFolder } from '../testing/mixed-config-folder.js';
-import { newNopLogger, type KubeObject } from '../runtime/index.js';
-import { FakeClock } from '../runtime/testing/fake-clock.js';
+import { newNopLogger, type KubeObject } from '../../runtime/index.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import { checkConfigFile, validationInputOf } from './config-file-checker.js';
 import type { newConfigDirSource as NewConfigDirSource, ConfigDirSource } from './config-dir-source.js';
 import type { newParsePool as NewParsePool, FileText, ParsePool } from './parse-pool.js';

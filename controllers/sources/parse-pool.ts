@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
-import { MeshError, newRealClock, type Clock, type TimerHandle } from '../runtime/index.js';
+import { MeshError, newRealClock, type Clock, type TimerHandle } from '../../runtime/index.js';
 import { checkConfigFile, type CheckedConfigFile } from './config-file-checker.js';
 import { fromTransfer } from './json-transfer.js';
 import { claimChunk, type FileText, type ParseAnswer, type ParseJob } from './parse-job.js';

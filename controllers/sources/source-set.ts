@@ -1,6 +1,6 @@
 import type { ResourceCheck } from '../../crds/index.js';
 import type { ConfigDirSource } from './config-dir-source.js';
-import type { KubeObject, Runnable, Source } from '../runtime/index.js';
+import type { KubeObject, Runnable, Source } from '../../runtime/index.js';
 
 /**
  * Where the reconcilers' objects come from, per kind: the config folder or the Kubernetes

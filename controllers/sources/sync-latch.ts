@@ -1,4 +1,4 @@
-import { settledOrAborted } from '../runtime/index.js';
+import { settledOrAborted } from '../../runtime/index.js';
 /** "Has the first full list been stored?", shared by every source the folder feeds. */
 export interface SyncLatch {
   isSynced(): boolean;

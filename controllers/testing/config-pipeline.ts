@@ -2,7 +2,7 @@
 import type { ConfigSources, ConfigSourcesOptions, MeshEnvironmentOptions } from '../config-pipeline.js';
 import { newMeshEnvironment, setupConfigWithManager } from '../config-pipeline.js';
 import type { MeshModel } from '../model/mesh-model.js';
-import type { Manager } from '../runtime/index.js';
+import type { Manager } from '../../runtime/index.js';
 
 export type ConfigPipelineOptions = Omit<ConfigSourcesOptions, 'environment'> & Omit<MeshEnvironmentOptions, 'useEndpointSlices' | 'clock'>;
 

@@ -6,7 +6,7 @@ import { renderPath } from '../validation-issue.js';
 import { DEFAULT_MESH_CONFIG } from './mesh-config-defaults.js';
 import { parseMeshConfigInput, type MeshConfig, type MeshConfigInput } from './mesh-config-schema.js';
 import type { ExtensionProvider } from './extension-provider-schema.js';
-import { MeshError, type KubeObject } from '../../controllers/runtime/index.js';
+import { MeshError, type KubeObject } from '../../runtime/index.js';
 
 /** The name and key of the ConfigMap that holds the mesh config in the root namespace. */
 export const MESH_CONFIG_MAP_NAME = 'mesh';

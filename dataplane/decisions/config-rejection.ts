@@ -1,4 +1,4 @@
-import { errorMessage, MeshError } from '../../controllers/runtime/index.js';
+import { errorMessage, MeshError } from '../../runtime/index.js';
 
 /** Configuration the data plane cannot implement: the NACK names the resource and the field. */
 export class ConfigRejection extends MeshError<'config-rejected'> {

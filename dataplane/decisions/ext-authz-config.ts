@@ -1,4 +1,4 @@
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import type { DynamicMetadata } from './facts.js';
 import { timeoutMs, type DurationConfig } from './duration.js';
 import { httpStatusCode } from './http-status.js';

@@ -4,7 +4,7 @@ import { compileHeaderMatcher, type HeaderMatcherConfig } from './header-matcher
 import { compileMetadataMatcher, type MetadataMatcherConfig } from './metadata-matcher.js';
 import { compileStringMatcher, type StringMatcherConfig } from './string-matcher.js';
 import { compileUriTemplate } from './uri-template.js';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 
 /** What RBAC rules are evaluated against. `request` is absent for the network filter. */
 export interface RbacInput {

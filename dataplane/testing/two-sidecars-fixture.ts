@@ -5,7 +5,7 @@
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { newNopLogger } from '../../controllers/runtime/index.js';
+import { newNopLogger } from '../../runtime/index.js';
 import { newTestAuthority } from '../../ca/testing/test-authority.js';
 import { buildPushContext, CLUSTER_TYPE, LISTENER_TYPE, loadEnvoyProtos, newInboundSecurityFilters, newMeshGenerators, type EnvoyProtos } from '../../xds/index.js';
 import { buildCase, type CaseObject } from '../../xds/generators/testing/test-cases.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, test } from '@jest/globals';
 import { PROJECT_ROOT } from '../../testing/run-bin.js';
-import { processEnvironment } from '../../controllers/runtime/index.js';
+import { processEnvironment } from '../../runtime/index.js';
 
 // No container engine runs here: the Dockerfile is read as text. Every path it copies from the
 // build context or the build stage must exist (the build stage's after `npm run build`, which

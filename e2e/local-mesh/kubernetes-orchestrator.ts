@@ -7,7 +7,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { buildCrdManifests } from '../../crds/crd-manifests.js';
 import { startApiServerDouble, type ApiServerDouble, type PodLogSource } from '../../apiserver-double/index.js';
 import { prepareContainer, type ContainerLaunch, type KubeletOptions } from './kubelet.js';
-import { processEnvironment } from '../../controllers/runtime/index.js';
+import { processEnvironment } from '../../runtime/index.js';
 
 const run = promisify(execFile);
 

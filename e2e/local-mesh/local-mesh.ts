@@ -9,7 +9,7 @@ import { DAEMON_POD, startKubernetesOrchestrator, type PodPortResolver } from '.
 import type { FaultControls, PodLogLine } from '../../apiserver-double/index.js';
 import { startSampleBackend, type SampleBackend } from './sample-backend.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
-import { processEnvironment } from '../../controllers/runtime/index.js';
+import { processEnvironment } from '../../runtime/index.js';
 
 /** The project folder, from the sources (`e2e/local-mesh`) or the build (`dist/e2e/local-mesh`). */
 const HERE = fileURLToPath(new URL('.', import.meta.url));

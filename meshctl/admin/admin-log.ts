@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { MeshError, UsageError } from '../../controllers/runtime/index.js';
+import { MeshError, UsageError } from '../../runtime/index.js';
 import { podHttp } from '../orch/pod-http.js';
 
 /** The daemon's ControlZ introspection port (`--ctrlz_port`). */

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { ALL_ANALYZERS, atLeast, buildSnapshot, runAnalyzers, type Analyzer, type MessageLevel, type SourcedObject } from '../../analysis/index.js';
 import { KIND_NAMES, buildMeshConfig, readMeshConfigFile } from '../../crds/index.js';
-import { ExitStatus, MeshError, UsageError } from '../../controllers/runtime/index.js';
+import { ExitStatus, MeshError, UsageError } from '../../runtime/index.js';
 import { readClusterState, type ClusterState } from './read-cluster.js';
 import { readAnalysisFiles } from './read-files.js';
 import { renderMessages, type AnalyzeFormat } from './render-messages.js';

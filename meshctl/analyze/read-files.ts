@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { LineCounter, parseAllDocuments } from 'yaml';
 import type { SourcedObject } from '../../analysis/index.js';
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 import { listItems, walkConfigFiles } from '../config-files.js';
 
 export const STDIN = '-';

@@ -1,5 +1,5 @@
 import { messageTypeOfCode, type AnalysisMessage } from '../../analysis/index.js';
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 
 export interface Suppression {
   readonly code: string;

@@ -1,5 +1,5 @@
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 import { namespaceOf, resolvePodTarget } from '../orch/pod-target.js';
 import { podAdmin } from '../proxyconfig/pod-admin.js';
 import { fileAdmin } from '../proxyconfig/proxy-config.js';

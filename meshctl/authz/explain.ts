@@ -9,7 +9,7 @@ import {
   type RbacVerdict,
   type UpstreamDecision,
 } from '../../dataplane/decisions/index.js';
-import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
+import { MeshError, errorMessage } from '../../runtime/index.js';
 import type { EnvoyConfigDump } from '../proxyconfig/config-dump.js';
 import { proxyResourcesOf } from './dump-resources.js';
 import { rbacFiltersOfChain, type RbacFilterSummary } from './rbac-filters.js';

@@ -1,5 +1,5 @@
 import { parse } from 'yaml';
-import { UsageError, errorMessage, parseDuration } from '../../controllers/runtime/index.js';
+import { UsageError, errorMessage, parseDuration } from '../../runtime/index.js';
 import { parseSelectionSpecs, type SelectionSpec } from './selection.js';
 
 /** The settings of `meshctl bug-report`, as flags and the `-f` file spell them. */

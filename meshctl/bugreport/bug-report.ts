@@ -1,6 +1,6 @@
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { join, resolve } from 'node:path';
-import { errorMessage, formatDuration, type BuildInfo } from '../../controllers/runtime/index.js';
+import { errorMessage, formatDuration, type BuildInfo } from '../../runtime/index.js';
 import { kubeMessage } from '../orch/port-forward.js';
 import { fetchMeshVersions, fetchProxyVersions } from '../version/mesh-versions.js';
 import { renderVersionReport } from '../version/render-version.js';

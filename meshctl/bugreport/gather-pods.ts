@@ -1,7 +1,7 @@
 import { Log, type KubeConfig } from '@kubernetes/client-node';
 import { request } from 'node:http';
 import { Writable } from 'node:stream';
-import { errorMessage } from '../../controllers/runtime/index.js';
+import { errorMessage } from '../../runtime/index.js';
 import { forwardToPod, kubeMessage } from '../orch/port-forward.js';
 import { PROXY_ADMIN_PORT } from '../proxyconfig/pod-admin.js';
 import { DAEMON_MONITORING_PORT } from '../proxystatus/daemon-query.js';

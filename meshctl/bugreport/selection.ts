@@ -1,5 +1,5 @@
 import type { V1Pod } from '@kubernetes/client-node';
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 
 /**
  * One `--include`/`--exclude` spec, the reference's `ns1,ns2/dep1,dep2/pod1,pod2/l1=v1,l2=v2/a1=v1/c1,c2`:

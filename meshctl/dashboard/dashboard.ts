@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
-import { MeshError, errorMessage, untilAborted } from '../../controllers/runtime/index.js';
+import { MeshError, errorMessage, untilAborted } from '../../runtime/index.js';
 import { podsBySelector } from '../orch/pod-target.js';
 import { forwardToPod, type PodForward } from '../orch/port-forward.js';
 

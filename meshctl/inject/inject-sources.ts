@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { ApiException, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { UsageError, errorMessage } from '../../controllers/runtime/index.js';
+import { UsageError, errorMessage } from '../../runtime/index.js';
 import { MESH_CONFIG_MAP_KEY, buildMeshConfig, type MeshConfig } from '../../crds/index.js';
 import { BUILTIN_INJECTOR_CONFIG, isWholeInjectorConfig, parseInjectorConfig, parseSingleTemplateConfig, type InjectorConfig } from '../../webhook/inject/index.js';
 

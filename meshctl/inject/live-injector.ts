@@ -1,7 +1,7 @@
 import { request } from 'node:https';
 import { AdmissionregistrationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
-import { errorMessage } from '../../controllers/runtime/index.js';
+import { errorMessage } from '../../runtime/index.js';
 import type { Pod } from '../../webhook/inject/index.js';
 
 const INJECTOR_SUFFIX = 'sidecar-injector.mesh.io';

@@ -1,5 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
-import { UsageError, errorMessage } from '../../controllers/runtime/index.js';
+import { UsageError, errorMessage } from '../../runtime/index.js';
 import { compileInjector, injectResources, kubeInjectTemplate, uninjectPod, type Pod } from '../../webhook/inject/index.js';
 import { findLiveInjector, injectThroughWebhook, type LiveInjector } from './live-injector.js';
 import { resolveInjectSources, type InjectSourceContext, type InjectSourceFlags } from './inject-sources.js';

@@ -2,7 +2,7 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { createTwoFilesPatch } from 'diff';
 import { parse, stringify } from 'yaml';
-import { UsageError, errorMessage } from '../../controllers/runtime/index.js';
+import { UsageError, errorMessage } from '../../runtime/index.js';
 import { EXIT_USAGE, objectKey, objectsOfManifest } from '../../install/index.js';
 
 export interface ManifestDiffOptions {

@@ -1,6 +1,6 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 import { COMPONENTS, EXIT_USAGE, buildOperatorConfig, renderInstallation, type OperatorConfigInputs, type RenderedComponent } from '../../install/index.js';
 
 export interface ManifestGenerateOptions extends OperatorConfigInputs {

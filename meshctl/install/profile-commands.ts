@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { createTwoFilesPatch } from 'diff';
 import { stringify } from 'yaml';
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 import { EXIT_USAGE, buildOperatorConfig, listProfiles, type MeshOperator } from '../../install/index.js';
 
 export type DumpFormat = 'yaml' | 'json' | 'flags';

@@ -1,4 +1,4 @@
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 import { EXIT_USAGE } from '../../install/index.js';
 import { INSTALLED_KINDS, objectKey, type ClusterObjects } from '../../install/index.js';
 import { ANNOTATIONS } from '../../webhook/inject/index.js';

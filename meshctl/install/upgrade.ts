@@ -1,5 +1,5 @@
 import { createTwoFilesPatch } from 'diff';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import type { MeshOperator } from '../../install/index.js';
 import { renderProfileDump } from './profile-commands.js';
 

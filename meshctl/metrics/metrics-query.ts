@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
+import { MeshError, errorMessage } from '../../runtime/index.js';
 import { addonPod, type Addon } from '../dashboard/dashboard.js';
 import { forwardToPod } from '../orch/port-forward.js';
 import { metricsQueries, type WorkloadMetrics, type WorkloadTarget } from './workload-metrics.js';

@@ -1,4 +1,4 @@
-import { UsageError } from '../../controllers/runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
 
 /**
  * `meshctl x metrics`: what it asks the metrics add-on for one workload, server side

@@ -1,5 +1,5 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { MeshError, UsageError } from '../../controllers/runtime/index.js';
+import { MeshError, UsageError } from '../../runtime/index.js';
 import {
   EXIT_USAGE,
   buildOperatorConfig,

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { setupOperatorWithManager } from '../../controllers/index.js';
-import { newLogging, newManager, newMetrics, newMonitoringServer, readBuildInfo, type LoggingOptions } from '../../controllers/runtime/index.js';
+import { setupOperatorWithManager } from '../../install/index.js';
+import { newLogging, newManager, newMetrics, newMonitoringServer, readBuildInfo, type LoggingOptions } from '../../runtime/index.js';
 
 export interface OperatorServerOptions {
   readonly kubeConfig: KubeConfig;

@@ -1,5 +1,5 @@
 import { KubeConfig, ServerConfiguration, createConfiguration, type ApiType, type Configuration } from '@kubernetes/client-node';
-import { UsageError, errorMessage } from '../../controllers/runtime/index.js';
+import { UsageError, errorMessage } from '../../runtime/index.js';
 
 export interface OrchClientFlags {
   /** `-c/--orchconfig`; '' looks where client-node looks (KUBECONFIG, ~/.kube/config, in-cluster). */

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { request } from 'node:http';
-import type { MeshError } from '../../controllers/runtime/index.js';
+import type { MeshError } from '../../runtime/index.js';
 import { forwardToPod, portForwardFailure } from './port-forward.js';
 
 export interface PodHttpRequest {

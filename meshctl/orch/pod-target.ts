@@ -1,5 +1,5 @@
 import { AppsV1Api, CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { MeshError, UsageError } from '../../controllers/runtime/index.js';
+import { MeshError, UsageError } from '../../runtime/index.js';
 
 const POD_TYPES = new Set(['pod', 'pods', 'po']);
 const DEPLOYMENT_TYPES = new Set(['deployment', 'deployments', 'deploy']);

@@ -3,7 +3,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
 import { Writable } from 'node:stream';
-import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
+import { MeshError, errorMessage } from '../../runtime/index.js';
 
 export interface PodForwardTarget {
   readonly namespace: string;

@@ -1,5 +1,5 @@
 import { AdmissionregistrationV1Api, AuthorizationV1Api, CoreV1Api, CustomObjectsApi, VersionApi, type KubeConfig } from '@kubernetes/client-node';
-import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
+import { MeshError, errorMessage } from '../../runtime/index.js';
 import { installedStateName, type MeshOperatorSpec } from '../../install/index.js';
 import { analysisMessage, formatMessage, isWarningOrWorse, sortedDeduped, type AnalysisMessage } from '../../analysis/index.js';
 import { LABELS } from '../../webhook/inject/index.js';

@@ -1,4 +1,4 @@
-import { UsageError, errorMessage } from '../../controllers/runtime/index.js';
+import { UsageError, errorMessage } from '../../runtime/index.js';
 
 export type Json = Record<string, unknown>;
 

@@ -1,5 +1,5 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import { podHttp } from '../orch/pod-http.js';
 import { parseConfigDump } from './config-dump.js';
 import type { ProxyAdmin } from './proxy-config.js';

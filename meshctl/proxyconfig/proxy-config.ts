@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { stringify } from 'yaml';
-import { MeshError, UsageError, errorMessage } from '../../controllers/runtime/index.js';
+import { MeshError, UsageError, errorMessage } from '../../runtime/index.js';
 import { dumpOf, parseConfigDump, type EnvoyConfigDump } from './config-dump.js';
 import {
   clusterSummary,

@@ -1,5 +1,5 @@
 import { X509Certificate } from 'node:crypto';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import { formatTable } from '../orch/table.js';
 import { clustersOf, configNameOf, configPathOf, listenersOf, routeConfigsOf, secretsOf, type EnvoyConfigDump, type Json } from './config-dump.js';
 

@@ -1,5 +1,5 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
+import { MeshError, errorMessage } from '../../runtime/index.js';
 import { podHttp } from '../orch/pod-http.js';
 
 /** The daemon's monitoring port, where its `/debug/` views are served. */

@@ -1,5 +1,5 @@
 import { createTwoFilesPatch } from 'diff';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import { formatTable } from '../orch/table.js';
 import { clustersOf, listenersOf, routeConfigsOf, dumpOf, type EnvoyConfigDump, type Json } from '../proxyconfig/config-dump.js';
 

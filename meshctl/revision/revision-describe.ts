@@ -1,5 +1,5 @@
 import { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import type { MeshOperatorSpec } from '../../install/index.js';
 import { customizationsOf } from './customizations.js';
 import { enabledComponents } from './revision-list.js';

@@ -1,6 +1,6 @@
 import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig, type V1MutatingWebhook, type V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import { formatTable } from '../orch/table.js';
 import { formatMessage, sortedDeduped, webhookOverlaps } from '../../analysis/index.js';
 import { LABELS } from '../../webhook/inject/index.js';

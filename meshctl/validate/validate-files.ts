@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
 import type { TypedResource, ValidationIssue, ValidationResult } from '../../crds/index.js';
-import { MeshError, errorMessage } from '../../controllers/runtime/index.js';
+import { MeshError, errorMessage } from '../../runtime/index.js';
 import { listItems, walkConfigFiles } from '../config-files.js';
 import { checkReferences } from './validate-references.js';
 

@@ -1,5 +1,5 @@
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { errorMessage, type BuildInfo } from '../../controllers/runtime/index.js';
+import { errorMessage, type BuildInfo } from '../../runtime/index.js';
 import { podHttp } from '../orch/pod-http.js';
 import { kubeMessage } from '../orch/port-forward.js';
 import { DAEMON_MONITORING_PORT, queryDaemons } from '../proxystatus/daemon-query.js';

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { formatBuildInfo, type BuildInfo } from '../../controllers/runtime/index.js';
+import { formatBuildInfo, type BuildInfo } from '../../runtime/index.js';
 import type { ProxyInfo, ServerInfo } from './mesh-versions.js';
 
 export interface VersionReport {

@@ -1,6 +1,6 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { KINDS, KIND_NAMES, type KindName } from '../../crds/index.js';
-import { MeshError, UsageError } from '../../controllers/runtime/index.js';
+import { MeshError, UsageError } from '../../runtime/index.js';
 import { queryDaemons } from '../proxystatus/daemon-query.js';
 
 export interface WaitOptions {

@@ -1,4 +1,4 @@
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import type { XdsResponse } from './xds-query.js';
 import { controlPlaneOf } from './xds-syncz.js';
 

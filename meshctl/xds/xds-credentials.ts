@@ -2,7 +2,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { credentials, Metadata, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { MeshError, UsageError, errorMessage } from '../../controllers/runtime/index.js';
+import { MeshError, UsageError, errorMessage } from '../../runtime/index.js';
 
 /** How meshctl secures its xDS streams: the XDS flag group. */
 export interface XdsSecurity {

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
-import { MeshError, errorMessage, formatDuration } from '../../controllers/runtime/index.js';
+import { MeshError, errorMessage, formatDuration } from '../../runtime/index.js';
 import { jsonToStruct, newDiscoveryClient, type DiscoveryResponse, type EnvoyProtos } from '../../xds/envoy/index.js';
 import { forwardToPod } from '../orch/port-forward.js';
 import { defaultAuthority, requestXdsToken, xdsChannel, type TokenSubject, type XdsChannel, type XdsSecurity } from './xds-credentials.js';

@@ -1,5 +1,5 @@
 import { stringify } from 'yaml';
-import { formatBuildInfo, type BuildInfo } from '../../controllers/runtime/index.js';
+import { formatBuildInfo, type BuildInfo } from '../../runtime/index.js';
 import type { EnvoyProtos } from '../../xds/envoy/index.js';
 import type { XdsResponse } from './xds-query.js';
 import { controlPlaneOf, proxiesOfSyncz } from './xds-syncz.js';

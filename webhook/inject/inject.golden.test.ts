@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { expectGolden, goldenCases, readCaseInput } from '../../testing/golden.js';
-import { errorMessage } from '../../controllers/runtime/index.js';
+import { errorMessage } from '../../runtime/index.js';
 import type { InjectParams } from './injector.js';
 import { readInjectionStatus } from './injection-status.js';
 import type { Pod } from './pod.js';

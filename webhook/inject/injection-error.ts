@@ -1,4 +1,4 @@
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 
 /** The codes of the injector's failures (the `webhook` group of the error catalogue). */
 export type InjectionErrorCode =

@@ -1,6 +1,6 @@
 import { parse } from 'yaml';
 import { z } from 'zod';
-import { errorMessage } from '../../controllers/runtime/index.js';
+import { errorMessage } from '../../runtime/index.js';
 import { InjectionError } from './injection-error.js';
 import type { LabelSelector } from './label-selector.js';
 

@@ -1,5 +1,5 @@
 import Handlebars from 'handlebars';
-import { errorMessage } from '../../controllers/runtime/index.js';
+import { errorMessage } from '../../runtime/index.js';
 import type { MeshConfig } from '../../crds/index.js';
 import { applyStrategicMergePatch, builtinListStrategy, clone, deepFreeze, isPlainObject, type StrippedValues } from '../../kube-patch/index.js';
 import { InjectionError } from './injection-error.js';

@@ -1,6 +1,6 @@
 import { isIP } from 'node:net';
 import { parse } from 'yaml';
-import { errorMessage } from '../../controllers/runtime/index.js';
+import { errorMessage } from '../../runtime/index.js';
 import { parseProxyConfigInput } from '../../crds/index.js';
 import { InjectionError } from './injection-error.js';
 import { splitList } from './template-helpers.js';

@@ -1,5 +1,5 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { Logger } from '../../controllers/runtime/index.js';
+import type { Logger } from '../../runtime/index.js';
 import { authenticateStream, parseWorkloadIdentity, type XdsAuthenticator } from '../xds-auth.js';
 
 /**

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import { newDistributionLedger } from './distribution-ledger.js';
 
 describe('the config distribution ledger', () => {

@@ -1,4 +1,4 @@
-import type { Clock } from '../../controllers/runtime/index.js';
+import type { Clock } from '../../runtime/index.js';
 
 /** Which generation of each config a push version carried: the answer to "has the proxy got it?". */
 export interface DistributionLedger {

@@ -1,6 +1,6 @@
 import { Metadata, makeGenericClientConstructor, type ChannelCredentials, type ChannelOptions, type Client, type ClientDuplexStream, type ServiceDefinition } from '@grpc/grpc-js';
 import { ADS_SERVICE, SDS_SERVICE, type EnvoyProtos } from './envoy-protos.js';
-import { errorMessage } from '../../controllers/runtime/index.js';
+import { errorMessage } from '../../runtime/index.js';
 import type { RawDiscoveryCodec } from './raw-discovery-codec.js';
 
 /** Reconnection: the first delay, doubled after each attempt that got no response, up to `maxMs`. */

@@ -3,7 +3,7 @@ import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import protobuf from 'protobufjs';
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { MeshError } from '../../controllers/runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import { grpcServiceDefinition } from './grpc-service-definition.js';
 import { newRouteConfigurationEncoder, type EncodeChecked } from './route-configuration-encoder.js';
 import { newStrictVerifier } from './strict-verify.js';

@@ -1,4 +1,4 @@
-import type { Clock, Logger } from '../../controllers/runtime/index.js';
+import type { Clock, Logger } from '../../runtime/index.js';
 import { newDebouncer } from '../debouncer.js';
 import { ENDPOINT_TYPE, PUSH_ORDER } from '../envoy/type-urls.js';
 import { mergePushRequests, toPushRequest, type MergedPushRequest, type PushRequest } from './push-request.js';

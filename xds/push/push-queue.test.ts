@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { newNopLogger } from '../../controllers/runtime/index.js';
+import { newNopLogger } from '../../runtime/index.js';
 import { newPushQueue } from './push-queue.js';
 import { startPushWorkers } from './push-workers.js';
 

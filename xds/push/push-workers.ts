@@ -1,4 +1,4 @@
-import type { Logger } from '../../controllers/runtime/index.js';
+import type { Logger } from '../../runtime/index.js';
 import type { PushQueue } from './push-queue.js';
 
 export interface PushWorkers {

@@ -3,8 +3,8 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { importJWK, type JWK } from 'jose';
 import type { JwtRule } from '../../crds/index.js';
-import type { Clock, Logger, MeshMetrics } from '../../controllers/runtime/index.js';
-import { MeshError } from '../../controllers/runtime/index.js';
+import type { Clock, Logger, MeshMetrics } from '../../runtime/index.js';
+import { MeshError } from '../../runtime/index.js';
 import type { JwksSource } from './jwt-authn-builder.js';
 
 export interface JwksResolverOptions {

@@ -1,7 +1,7 @@
 import { validateResource, type TypedResource } from '../../crds/index.js';
-import { newMetrics, newNopLogger } from '../../controllers/runtime/index.js';
+import { newMetrics, newNopLogger } from '../../runtime/index.js';
 import type { MeshModelWriter } from '../../controllers/index.js';
-import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import type { EnvoyProtos } from '../envoy/envoy-protos.js';
 import { buildPushContext, type PushContext } from '../generators/index.js';
 import { newMeshGenerators } from '../mesh-generators.js';

@@ -4,8 +4,8 @@
  * exported from index.ts.
  */
 import { credentials, type ClientDuplexStream, type Metadata, type StatusObject } from '@grpc/grpc-js';
-import { newMetrics, newNopLogger, type Logger, type MeshMetrics } from '../../controllers/runtime/index.js';
-import { FakeClock } from '../../controllers/runtime/testing/fake-clock.js';
+import { newMetrics, newNopLogger, type Logger, type MeshMetrics } from '../../runtime/index.js';
+import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import type { EnvoyProtos } from '../envoy/envoy-protos.js';
 import { newDiscoveryClient } from '../envoy/discovery-client.js';
 import type { GenerateRequest, Generator, NamedResource } from '../generator.js';

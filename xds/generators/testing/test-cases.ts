@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { applyMeshConfig, parseMeshConfigInput, validateResource, type TypedResource } from '../../../crds/index.js';
 import { newMeshModel, parseSecretCredential, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../../../controllers/index.js';
-import type { KubeObject } from '../../../controllers/runtime/index.js';
+import type { KubeObject } from '../../../runtime/index.js';
 import {
   CLUSTER_TYPE,
   ENDPOINT_TYPE,

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { CoordinationV1Api, CoreV1Api, type V1Lease } from '@kubernetes/client-node';
-import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
+import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { newRealClock } from './clock.js';
 import { MeshError } from './errors.js';
 import { newLeaderElector, type LeaderElectorOptions } from './leader-election.js';

@@ -4,7 +4,7 @@ import { newController, type Controller, type ReconcileRequest, type ReconcileRe
 import { MeshError, TerminalError } from './errors.js';
 import type { KubeObject, ObjectKey, Source, SourceHandler } from './source.js';
 import { objectKeyOf } from './source.js';
-import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
+import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 
 
 /** An in-memory source: tests push events; the store follows them. */

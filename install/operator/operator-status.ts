@@ -1,5 +1,6 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
-import type { ClusterObjects, ComponentName } from '../../install/index.js';
+import type { ComponentName } from '../chart-values.js';
+import type { ClusterObjects } from '../cluster-objects.js';
 
 /** The reference's install status words. */
 export type InstallStatusWord = 'RECONCILING' | 'HEALTHY' | 'ERROR';

@@ -17,7 +17,7 @@ const INFO: BuildInfo = {
 describe('readBuildInfo', () => {
   test('reads the version of the project this module belongs to', () => {
     const projectPackage = JSON.parse(
-      readFileSync(fileURLToPath(new URL('../../package.json', import.meta.url)), 'utf8'),
+      readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8'),
     ) as { version: string };
     const info = readBuildInfo();
     expect(info.version).toBe(projectPackage.version);

@@ -1,8 +1,12 @@
-import { ALL_ANALYZERS, buildSnapshot, formatMessage, runAnalyzers, type AnalysisMessage, type Analyzer, type InputName } from '../../analysis/index.js';
+import { ALL_ANALYZERS } from '../all-analyzers.js';
+import type { Analyzer } from '../analyzer.js';
+import { buildSnapshot } from '../build-snapshot.js';
+import { formatMessage, type AnalysisMessage } from '../messages.js';
+import { runAnalyzers } from '../run-analyzers.js';
+import type { InputName } from '../snapshot.js';
 import { KIND_NAMES, apiVersionOf, type KindName } from '../../crds/index.js';
-import type { MeshModel } from '../model/mesh-model.js';
-import type { SourceSet } from '../sources/source-set.js';
-import { runnableOf, type Clock, type KubeObject, type Logger, type Runnable, type Source, type SourceEvent, type TimerHandle } from '../runtime/index.js';
+import type { ConfigAnalysisFeed, MeshModel, SourceSet } from '../../controllers/index.js';
+import { runnableOf, type Clock, type KubeObject, type Logger, type Manager, type Runnable, type Source, type SourceEvent, type TimerHandle } from '../../runtime/index.js';
 
 /** Where the messages about one mesh resource go: its status writer (Kubernetes mode). */
 export interface AnalysisSink {
@@ -53,6 +57,40 @@ const REGISTRY_KINDS = [
  * the mesh config in effect). New messages are logged; each mesh resource whose messages changed,
  * appeared or disappeared is handed to the sink, so its status follows.
  */
+export interface AnalysisSetupOptions {
+  /** From the config side: the sources, the debounce and the status writers. */
+  readonly feed: ConfigAnalysisFeed;
+  readonly model: MeshModel;
+  readonly rootNamespace: string;
+  readonly log: Logger;
+}
+
+/** Registers the daemon's analysis with the manager (leader-elected), its messages going to the status writers. */
+export function setupAnalysisWithManager(manager: Manager, options: AnalysisSetupOptions): AnalysisRunner {
+  const { feed } = options;
+  const runner = newAnalysisRunner({
+    sources: feed.sources,
+    ...(feed.registrySources ? { registrySources: feed.registrySources } : {}),
+    ...(feed.secretSources ? { secretSources: feed.secretSources } : {}),
+    model: options.model,
+    rootNamespace: options.rootNamespace,
+    debounceMs: feed.debounceMs,
+    debounceMaxMs: feed.debounceMaxMs,
+    clock: manager.clock,
+    log: options.log,
+    sink: {
+      analysis: (kind, key, messages) =>
+        feed.statusMessages(
+          kind,
+          key,
+          messages.map((m) => ({ level: m.level, path: '', type: { code: m.code, name: m.type }, message: m.message })),
+        ),
+    },
+  });
+  manager.add(runner.runnable);
+  return runner;
+}
+
 export function newAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRunner {
   const sourced: (readonly [SourceSet, string, string])[] = [
     ...KIND_NAMES.map((kind) => [options.sources, apiVersionOf(kind), kind] as const),

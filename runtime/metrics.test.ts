@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { register as globalRegister } from 'prom-client';
-import { describeWithSeeds, readSeed } from '../../testing/seeds.js';
+import { describeWithSeeds, readSeed } from '../testing/seeds.js';
 import { MeshError } from './errors.js';
 import { METRIC_CATALOG, metricsFor, type SeedMetricType } from './metrics-catalog.js';
 import { newMetrics } from './metrics.js';

@@ -1,4 +1,4 @@
-import { describeWithSeeds, readSeed } from '../../testing/seeds.js';
+import { describeWithSeeds, readSeed } from '../testing/seeds.js';
 import { describe, expect, test } from '@jest/globals';
 import { MeshError, UsageError } from './errors.js';
 import type { Program } from './settings-info.js';

@@ -1,20 +1,12 @@
 import { createHash } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import {
-  COMPONENTS,
-  IGNORE_RECONCILE_ANNOTATION,
-  INSTALLED_KINDS,
-  applyInstallation,
-  buildOperatorConfig,
-  objectKey,
-  objectsOfManifest,
-  renderInstallation,
-  type ClusterObjects,
-  type ComponentName,
-  type MeshOperator,
-  type RenderedComponent,
-} from '../../install/index.js';
-import { UsageError, errorMessage, type KubeObject, type Logger, type MeshMetrics, type ObjectKey, type Reconciler, type Store } from '../runtime/index.js';
+import { IGNORE_RECONCILE_ANNOTATION, type MeshOperator } from '../mesh-operator.js';
+import { buildOperatorConfig } from '../operator-config.js';
+import { COMPONENTS, type ComponentName } from '../chart-values.js';
+import { renderInstallation, type RenderedComponent } from '../render.js';
+import { applyInstallation } from '../apply-installation.js';
+import { INSTALLED_KINDS, objectKey, objectsOfManifest, type ClusterObjects } from '../cluster-objects.js';
+import { UsageError, errorMessage, type KubeObject, type Logger, type MeshMetrics, type ObjectKey, type Reconciler, type Store } from '../../runtime/index.js';
 import { componentStatusOf, type MeshOperatorStatus } from './operator-status.js';
 
 const OWNER_LABEL = 'install.operator.mesh.io/owning-resource';

@@ -1,6 +1,6 @@
 import { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
-import { clusterObjectsOf } from '../../install/index.js';
-import { controllerFor, newInformerSource, objectKeyOf, type KubeObject, type Logger, type Manager, type MeshMetrics, type ObjectKey, type Source, type Store } from '../runtime/index.js';
+import { clusterObjectsOf } from '../cluster-objects.js';
+import { controllerFor, newInformerSource, objectKeyOf, type KubeObject, type Logger, type Manager, type MeshMetrics, type ObjectKey, type Source, type Store } from '../../runtime/index.js';
 import { newMeshOperatorReconciler } from './mesh-operator-reconciler.js';
 import type { MeshOperatorStatus } from './operator-status.js';
 

@@ -1,14 +1,14 @@
 import { request as httpRequest } from 'node:http';
 import { afterEach, describe, expect, test } from '@jest/globals';
-import { startApiServerDouble } from '../../apiserver-double/index.js';
-import type { ApiServerDouble } from '../../apiserver-double/index.js';
+import { startApiServerDouble } from '../apiserver-double/index.js';
+import type { ApiServerDouble } from '../apiserver-double/index.js';
 import { newRealClock } from './clock.js';
 import { FakeClock } from './testing/fake-clock.js';
 import type { Clock } from './clock.js';
 import { newInformerSource } from './informer-source.js';
 import type { InformerSourceOptions } from './informer-source.js';
 import type { KubeObject, Source, SourceEvent } from './source.js';
-import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
+import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 
 const CONFIGMAPS = '/api/v1/configmaps';
 const RESTART_MESSAGES = ['list/watch failed, restarting', 'resource version expired, relisting', 'watch closed, reconnecting'];
