@@ -5,22 +5,23 @@ import { join } from 'node:path';
 import { AppsV1Api } from '@kubernetes/client-node';
 import { kubectl as runKubectl } from '../testing/kubectl.js';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
-import { collect, startBin, runBin } from '../testing/run-bin.js';
-import { TOOLS_BIN, toolPath } from '../testing/tools.js';
+import { collect, startBin } from '../testing/run-bin.js';
+import { TOOLS_BIN, toolsFirstOnPath } from '../testing/tools.js';
 import { waitFor } from '../testing/wait-for.js';
 import { freeDaemonPorts, startChartDaemon, type ChartDaemon, type DaemonPorts } from '../e2e/charts/testing/chart-daemon.js';
-import { processEnvironment } from '../runtime/index.js';
+import { runMeshctlInProcess } from './testing/run-meshctl.js';
 
 // meshctl install, verify-install and x uninstall against the API server double, with the real
-// helm rendering and the real kubectl. The test plays the Deployment controller and the kubelet:
+// helm rendering and the real kubectl; meshctl runs in process, and once as the built program. The test plays the Deployment controller and the kubelet:
 // it starts the daemon from the Deployment meshctl applied and marks Deployments ready.
 let kube: ApiServerDouble;
 let dir: string;
 let ports: DaemonPorts;
 let daemon: ChartDaemon | undefined;
 let env: Record<string, string>;
+let restorePath: () => void;
 
-const meshctl = (...args: string[]) => runBin('meshctl', ['-c', join(dir, 'kubeconfig'), ...args], { env, timeoutMs: 90_000 });
+const meshctl = (...args: string[]) => runMeshctlInProcess(['-c', join(dir, 'kubeconfig'), ...args], env);
 const kubectl = (...args: string[]) => runKubectl({ kubeconfig: join(dir, 'kubeconfig'), home: dir }, args);
 const apps = () => kube.kubeConfig().makeApiClient(AppsV1Api);
 const deploymentNames = async (): Promise<string[]> => (await apps().listNamespacedDeployment({ namespace: 'mesh-system' })).items.map((d) => d.metadata?.name ?? '').sort();
@@ -35,8 +36,7 @@ async function markReady(name: string): Promise<void> {
 
 /** Runs `meshctl install …` while playing the controllers for the Deployments it should create. */
 async function install(args: readonly string[], deployments: readonly string[], onDaemon?: () => Promise<void>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = startBin('meshctl', ['-c', join(dir, 'kubeconfig'), 'install', '-y', '--readiness-timeout', '60s', ...args], env);
-  const done = collect(child, 120_000);
+  const done = meshctl('install', '-y', '--readiness-timeout', '60s', ...args);
   for (const name of deployments) {
     if (name === 'meshd' && onDaemon) await onDaemon();
     await markReady(name);
@@ -45,7 +45,7 @@ async function install(args: readonly string[], deployments: readonly string[], 
 }
 
 beforeAll(async () => {
-  await toolPath('helm');
+  restorePath = await toolsFirstOnPath();
   ports = await freeDaemonPorts();
   kube = await startApiServerDouble({
     bookmarkIntervalMs: 0,
@@ -53,13 +53,14 @@ beforeAll(async () => {
   });
   dir = mkdtempSync(join(tmpdir(), 'meshctl-install-cluster-'));
   await kube.writeKubeconfig(join(dir, 'kubeconfig'));
-  env = { HOME: '/nonexistent', PATH: `${TOOLS_BIN}:${processEnvironment()['PATH'] ?? ''}` };
+  env = { HOME: '/nonexistent', PATH: `${TOOLS_BIN}:${process.env['PATH'] ?? ''}` };
   await kubectl('create', 'namespace', 'mesh-system');
 }, 60_000);
 
 afterAll(async () => {
   await daemon?.stop();
   await kube?.close();
+  restorePath();
   rmSync(dir, { recursive: true, force: true });
 });
 
@@ -177,8 +178,8 @@ describe('meshctl x revision tag', () => {
     expect((await meshctl('x', 'revision', 'tag', 'remove', 'prod')).stderr).toContain('namespaces still use it: tagged');
     expect((await meshctl('x', 'revision', 'tag', 'remove', 'prod', '-y')).stdout).toBe('Revision tag prod removed\n');
     expect((await meshctl('x', 'revision', 'tag', 'list')).stdout).toBe('No mesh revision tag MutatingWebhookConfigurations to list\n');
-    // About twenty meshctl and kubectl runs: 25 s alone on a slow machine, more beside other suites.
-  }, 90_000);
+    // About twenty meshctl (in process) and kubectl runs: 1–3 s alone, several times that on a busy machine.
+  }, 60_000);
 });
 
 describe('meshctl x uninstall', () => {
@@ -221,7 +222,7 @@ describe('the API server going away during install', () => {
     expect(refused.stderr).toContain('✘ Meshd encountered an error: failed to apply Deployment:mesh-system:meshd: deployments.apps "meshd" is forbidden');
 
     // The server goes down once the daemon's Deployment is applied: while install applies the rest of
-    // the component, or waits for it to be ready.
+    // the component, or waits for it to be ready. The built program, as users run it.
     const child = startBin('meshctl', ['-c', join(dir, 'kubeconfig'), 'install', '-y', '--readiness-timeout', '60s'], env);
     const done = collect(child, 120_000);
     await waitFor(async () => (await deploymentNames()).includes('meshd'), { timeoutMs: 60_000, description: 'the meshd Deployment applied' });

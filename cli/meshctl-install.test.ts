@@ -7,33 +7,37 @@ import { buildOperatorConfig, chartReleasesOf, installedStateName, listProfiles 
 import { expectGoldenText } from '../testing/golden.js';
 import { CHARTS_DIR, helm } from '../testing/helm.js';
 import { PROJECT_ROOT, runBin } from '../testing/run-bin.js';
-import { TOOLS_BIN, toolPath } from '../testing/tools.js';
-import { processEnvironment } from '../runtime/index.js';
+import { TOOLS_BIN, toolsFirstOnPath } from '../testing/tools.js';
+import { runMeshctlInProcess } from './testing/run-meshctl.js';
 
-// meshctl's profile and manifest commands, run as the built program with the real helm rendering
-// the charts: the dumps of every profile and the manifests they generate are pinned by golden
-// files, and the manifests equal `helm template` of the same values, object for object.
+// meshctl's profile and manifest commands, run in process (one smoke test spawns the built
+// program) with the real helm rendering the charts: the dumps of every profile and the manifests
+// they generate are pinned by golden files, and the manifests equal `helm template` of the same
+// values, object for object.
 const GOLDEN = 'cli/testdata/meshctl-install';
 const MANIFESTS = join(PROJECT_ROOT, 'deploy');
 const PROFILES = listProfiles(MANIFESTS);
 let dir: string;
-let env: Record<string, string>;
+let restorePath: () => void;
+const env = { HOME: '/nonexistent', PATH: `${TOOLS_BIN}:${process.env['PATH'] ?? ''}` };
 
 beforeAll(async () => {
-  await toolPath('helm');
+  restorePath = await toolsFirstOnPath();
   dir = mkdtempSync(join(tmpdir(), 'meshctl-install-'));
-  env = { HOME: '/nonexistent', PATH: `${TOOLS_BIN}:${processEnvironment()['PATH'] ?? ''}` };
 });
 
-afterAll(() => rmSync(dir, { recursive: true, force: true }));
+afterAll(() => {
+  restorePath();
+  rmSync(dir, { recursive: true, force: true });
+});
 
-const meshctl = (...args: string[]) => runBin('meshctl', args, { env, timeoutMs: 60_000 });
+const meshctl = (...args: string[]) => runMeshctlInProcess(args, env);
 type KubeObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
 const objectsOf = (text: string): KubeObject[] => parseAllDocuments(text).map((d) => d.toJS() as KubeObject).filter((o) => o !== null);
 
 describe('meshctl profile', () => {
-  test('list names every shipped profile', async () => {
-    const result = await meshctl('profile', 'list');
+  test('list names every shipped profile (the built program)', async () => {
+    const result = await runBin('meshctl', ['profile', 'list'], { env, timeoutMs: 30_000 });
     expect(result.stdout).toBe(`Mesh configuration profiles:\n${PROFILES.map((p) => `    ${p}\n`).join('')}`);
     expect(PROFILES).toEqual(['default', 'demo', 'empty', 'minimal', 'preview', 'remote']);
   });

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { stringify } from 'yaml';
-import { MeshError, errorMessage } from '../runtime/index.js';
+import { MeshError, errorMessage, processEnvironment } from '../runtime/index.js';
 import { chartReleasesOf, installedStateName, type ChartRelease, type ComponentName } from './chart-values.js';
 import type { MeshOperator } from './mesh-operator.js';
 
@@ -55,7 +55,8 @@ export async function renderChart(
 
 async function helmTemplate(helm: string, args: readonly string[]): Promise<string> {
   try {
-    return (await run(helm, [...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })).stdout;
+    // The environment handed on explicitly: helm is looked up on its PATH, the caller's own.
+    return (await run(helm, [...args], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024, env: processEnvironment() })).stdout;
   } catch (error) {
     const failed = error as { code?: string | number; stderr?: string };
     if (failed.code === 'ENOENT') {

@@ -18,3 +18,16 @@ export async function toolPath(tool: 'helm' | 'kubectl'): Promise<string> {
   if (!existsSync(path)) await run('bash', [join(PROJECT_ROOT, 'scripts', 'get-helm-kubectl.sh'), TOOLS_BIN], { timeout: 180_000 });
   return path;
 }
+
+/**
+ * Puts `.tools/bin` first on this process's PATH, where a program run in process (meshctl's
+ * install family) looks for helm; returns what restores it. Installs the tools first if needed.
+ */
+export async function toolsFirstOnPath(): Promise<() => void> {
+  await toolPath('helm');
+  const before = process.env['PATH'] ?? '';
+  process.env['PATH'] = `${TOOLS_BIN}:${before}`;
+  return () => {
+    process.env['PATH'] = before;
+  };
+}

@@ -10,6 +10,9 @@ import { buildMeshctl } from '../meshctl-program.js';
 import { runProgram } from '../run-cli.js';
 
 export async function runMeshctlInProcess(args: readonly string[], env: Record<string, string> = {}): Promise<BinResult> {
+  // The commands load their packages lazily, some two at once; under jest's module loader two
+  // concurrent first imports of one graph fail ("request for … is not in cache"): load them first.
+  await import('../../meshctl/index.js');
   let stdout = '';
   let stderr = '';
   const io = { stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stderr += text) };
