@@ -48,9 +48,16 @@ module.exports = {
     {
       name: 'nothing-imports-cli',
       severity: 'error',
-      comment: 'cli/ holds the command trees; nothing depends on them.',
-      from: { pathNot: '^(cli|bin)/' },
+      comment: 'cli/ holds the command trees; nothing depends on them (tests elsewhere may use its test support, cli/testing/).',
+      from: { pathNot: ['^(cli|bin)/', TESTS] },
       to: { path: '^cli/' },
+    },
+    {
+      name: 'tests-use-only-the-cli-test-support',
+      severity: 'error',
+      comment: 'A test outside cli/ runs the programs through cli/testing/ (meshctl in process), not by importing command trees.',
+      from: { path: TESTS, pathNot: '^cli/' },
+      to: { path: '^cli/', pathNot: '^cli/testing/' },
     },
     {
       name: 'product-never-imports-test-support',

@@ -8,6 +8,7 @@ import { KubeConfig } from '@kubernetes/client-node';
 import { explainPod, loadOrchClient, type ExplainPodInput } from '../meshctl/index.js';
 import { kubectl as runKubectl } from '../testing/kubectl.js';
 import { runBin } from '../testing/run-bin.js';
+import { runMeshctlInProcess } from '../cli/testing/run-meshctl.js';
 import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
 
 // Seed 1's behaviour tables, end to end: the built daemon and agents with embedded data planes on
@@ -344,7 +345,8 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
 
 /** meshctl's diagnostics against the local mesh in Kubernetes mode, as a user runs them after `export KUBECONFIG=…`. */
 function diagnostics(): void {
-  const meshctl = (...args: string[]) => runBin('meshctl', args, { env: { HOME: '/nonexistent', KUBECONFIG: mesh.kubeconfigPath ?? '' }, timeoutMs: 60_000 });
+  // In process, the cluster is named with -c (client-node reads KUBECONFIG from the process itself).
+  const meshctl = (...args: string[]) => runMeshctlInProcess([...(mesh.kubeconfigPath ? ['-c', mesh.kubeconfigPath] : []), ...args], { HOME: '/nonexistent' });
 
   describe('meshctl diagnostics (proxy-status, proxy-config) through port-forwards', () => {
     test('ps: every proxy SYNCED with the daemon pod', async () => {
