@@ -6,6 +6,7 @@ import { AdmissionregistrationV1Api, CoreV1Api } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { runBin } from '../testing/run-bin.js';
+import { runMeshctlInProcess } from './testing/run-meshctl.js';
 import { BUILTIN_INJECTOR_CONFIG } from '../webhook/inject/index.js';
 import { newAdmissionServer } from '../webhook/admission-server.js';
 import { newInjectionWebhook } from '../webhook/injection-webhook.js';
@@ -76,6 +77,7 @@ afterAll(async () => {
 
 describe('meshctl orch-inject with neither files nor a cluster (the built-in defaults)', () => {
   test('injects the workloads, passes other kinds through, keeps the documents in order; x orch-uninject reverses it exactly', async () => {
+    // The built program, with no cluster anywhere it could look.
     const injected = await runBin('meshctl', ['orch-inject', '-f', join(dir, 'app.yaml')], { env: NO_CLUSTER });
     expect(injected.stderr).toBe('');
     expect(injected.code).toBe(0);
@@ -88,17 +90,17 @@ describe('meshctl orch-inject with neither files nor a cluster (the built-in def
     expect(cron.containers.map((c) => c.name)).toEqual(['job', 'mesh-proxy']);
 
     writeFileSync(join(dir, 'injected.yaml'), injected.stdout);
-    const uninjected = await runBin('meshctl', ['x', 'orch-uninject', '-f', join(dir, 'injected.yaml'), '-o', join(dir, 'uninjected.yaml')], { env: NO_CLUSTER });
+    const uninjected = await runMeshctlInProcess(['x', 'orch-uninject', '-f', join(dir, 'injected.yaml'), '-o', join(dir, 'uninjected.yaml')], NO_CLUSTER);
     expect(uninjected.code).toBe(0);
     expect(docs(readFileSync(join(dir, 'uninjected.yaml'), 'utf8'))).toEqual(docs(APP));
   });
 
   test('bad flags are usage errors (exit 2) that name the flag', async () => {
-    const none = await runBin('meshctl', ['orch-inject'], { env: NO_CLUSTER });
+    const none = await runMeshctlInProcess(['orch-inject'], NO_CLUSTER);
     expect([none.code, none.stderr]).toEqual([2, 'Error: filename not specified (see --filename or -f)\n']);
-    const both = await runBin('meshctl', ['orch-inject', '-f', join(dir, 'app.yaml'), '--injectConfigFile', join(dir, 'app.yaml'), '--injectConfigMapName', 'x'], { env: NO_CLUSTER });
+    const both = await runMeshctlInProcess(['orch-inject', '-f', join(dir, 'app.yaml'), '--injectConfigFile', join(dir, 'app.yaml'), '--injectConfigMapName', 'x'], NO_CLUSTER);
     expect([both.code, both.stderr]).toEqual([2, 'Error: --injectConfigFile and --injectConfigMapName cannot be used together\n']);
-    const missing = await runBin('meshctl', ['orch-inject', '-f', join(dir, 'nope.yaml')], { env: NO_CLUSTER });
+    const missing = await runMeshctlInProcess(['orch-inject', '-f', join(dir, 'nope.yaml')], NO_CLUSTER);
     expect(missing.code).toBe(2);
     expect(missing.stderr).toMatch(/^Error: --filename: cannot read .*nope\.yaml/);
   });
@@ -111,10 +113,9 @@ describe('meshctl orch-inject with files and with a cluster', () => {
     writeFileSync(join(dir, 'values.json'), JSON.stringify(values));
     writeFileSync(join(dir, 'inject-config.yaml'), BUILTIN_INJECTOR_CONFIG.config);
     writeFileSync(join(dir, 'mesh.yaml'), 'trustDomain: offline.example\n');
-    const result = await runBin(
-      'meshctl',
+    const result = await runMeshctlInProcess(
       ['orch-inject', '-f', join(dir, 'app.yaml'), '--injectConfigFile', join(dir, 'inject-config.yaml'), '--meshConfigFile', join(dir, 'mesh.yaml'), '--valuesFile', join(dir, 'values.json'), '-c', join(dir, 'nowhere')],
-      { env: NO_CLUSTER },
+      NO_CLUSTER,
     );
     expect(result.code).toBe(0);
     const proxy = templateSpec(docs(result.stdout)[0] ?? {}).containers.find((c) => c.name === 'mesh-proxy') as unknown as { image: string; env: { name: string; value?: string }[] };
@@ -131,7 +132,7 @@ describe('meshctl orch-inject with files and with a cluster', () => {
       namespace: 'mesh-system',
       body: { metadata: { name: 'mesh-sidecar-injector-canary', labels: { 'mesh.io/rev': 'canary' } }, data: { config: BUILTIN_INJECTOR_CONFIG.config, values: JSON.stringify(values) } },
     });
-    const result = await runBin('meshctl', ['orch-inject', '-f', join(dir, 'app.yaml'), '-r', 'canary', '-c', join(dir, 'kubeconfig')], { env: NO_CLUSTER });
+    const result = await runMeshctlInProcess(['orch-inject', '-f', join(dir, 'app.yaml'), '-r', 'canary', '-c', join(dir, 'kubeconfig')], NO_CLUSTER);
     expect(result.code).toBe(0);
     expect(result.stderr).toBe('using the injector ConfigMaps: no MutatingWebhookConfiguration labelled mesh.io/rev=canary has a webhook named *sidecar-injector.mesh.io\nConfigMap mesh-system/mesh-canary not found; using the built-in defaults\n');
     const proxy = templateSpec(docs(result.stdout)[0] ?? {}).containers.find((c) => c.name === 'mesh-proxy');
@@ -164,7 +165,7 @@ describe('meshctl orch-inject through the cluster’s live injection webhook', (
           webhooks: [{ name: 'rev.namespace.sidecar-injector.mesh.io', admissionReviewVersions: ['v1'], sideEffects: 'None', clientConfig: { url: `https://127.0.0.1:${server.boundAddress().port}/inject`, caBundle: Buffer.from(readFileSync(ca.certFile)).toString('base64') } }],
         },
       });
-      const result = await runBin('meshctl', ['orch-inject', '-f', join(dir, 'app.yaml'), '-r', 'live', '-c', join(dir, 'kubeconfig')], { env: NO_CLUSTER });
+      const result = await runMeshctlInProcess(['orch-inject', '-f', join(dir, 'app.yaml'), '-r', 'live', '-c', join(dir, 'kubeconfig')], NO_CLUSTER);
       expect(result.stderr).toBe('');
       const out = docs(result.stdout);
       expect(out.map((d) => d['kind'])).toEqual(['Deployment', 'Service', 'CronJob']);
@@ -206,7 +207,7 @@ describe('meshctl x injector list', () => {
       });
     await hook('mesh-sidecar-injector', 'default', { 'mesh-injection': 'enabled' });
     await hook('mesh-sidecar-injector-canary', 'canary', { 'mesh.io/rev': 'canary' });
-    const result = await runBin('meshctl', ['x', 'injector', 'list', '-c', join(dir, 'kubeconfig')], { env: NO_CLUSTER });
+    const result = await runMeshctlInProcess(['x', 'injector', 'list', '-c', join(dir, 'kubeconfig')], NO_CLUSTER);
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe(
       [

@@ -9,10 +9,10 @@ import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/
 import { prepareContainer } from '../e2e/local-mesh/kubelet.js';
 import { expectGoldenText } from '../testing/golden.js';
 import { kubectl as runKubectl } from '../testing/kubectl.js';
-import { PROJECT_ROOT, runBin, startBin } from '../testing/run-bin.js';
-import { TOOLS_BIN, toolPath } from '../testing/tools.js';
+import { PROJECT_ROOT, startBin } from '../testing/run-bin.js';
+import { TOOLS_BIN, toolsFirstOnPath } from '../testing/tools.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
-import { processEnvironment } from '../runtime/index.js';
+import { runMeshctlInProcess } from './testing/run-meshctl.js';
 
 // The install operator: `meshctl operator dump|init|remove` with the real helm, and the operator
 // started from the Deployment `operator init` applied (the test plays the kubelet and the
@@ -21,9 +21,11 @@ import { processEnvironment } from '../runtime/index.js';
 let kube: ApiServerDouble;
 let dir: string;
 let env: Record<string, string>;
+let restorePath: () => void;
 let operator: { process: ChildProcess; output: () => string; metricsPort: number } | undefined;
 
-const meshctl = (...args: string[]) => runBin('meshctl', ['-c', join(dir, 'kubeconfig'), ...args], { env, timeoutMs: 60_000 });
+// meshctl's commands run in process; the operator runs as the built program, as its pod would.
+const meshctl = (...args: string[]) => runMeshctlInProcess(['-c', join(dir, 'kubeconfig'), ...args], env);
 const kubectl = (...args: string[]) => runKubectl({ kubeconfig: join(dir, 'kubeconfig'), home: dir }, args);
 const apps = () => kube.kubeConfig().makeApiClient(AppsV1Api);
 const deployment = async (name: string, namespace = 'mesh-system'): Promise<V1Deployment | undefined> => apps().readNamespacedDeployment({ name, namespace }).catch(() => undefined);
@@ -82,11 +84,11 @@ async function startOperator(): Promise<void> {
 }
 
 beforeAll(async () => {
-  await toolPath('helm');
+  restorePath = await toolsFirstOnPath();
   kube = await startApiServerDouble({ bookmarkIntervalMs: 0 });
   dir = mkdtempSync(join(tmpdir(), 'meshctl-operator-'));
   await kube.writeKubeconfig(join(dir, 'kubeconfig'));
-  env = { HOME: '/nonexistent', PATH: `${TOOLS_BIN}:${processEnvironment()['PATH'] ?? ''}` };
+  env = { HOME: '/nonexistent', PATH: `${TOOLS_BIN}:${process.env['PATH'] ?? ''}` };
 }, 60_000);
 
 afterAll(async () => {
@@ -96,6 +98,7 @@ afterAll(async () => {
     await exited;
   }
   await kube?.close();
+  restorePath();
   rmSync(dir, { recursive: true, force: true });
 });
 
