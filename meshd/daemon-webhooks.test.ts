@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { AdmissionregistrationV1Api, ApiextensionsV1Api, CoreV1Api, type V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
-import { addLoggingFlags, loadSettings } from '../runtime/index.js';
+import { loadSettings } from '../runtime/index.js';
 import { buildCrdManifests } from '../crds/crd-manifests.js';
 import { kubectl as runKubectl } from '../testing/kubectl.js';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { toolPath } from '../testing/tools.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
-import { newDiscoveryCommand } from './discovery-command.js';
-import { meshdOptionsFrom, runDiscovery } from './discovery-server.js';
+import { loggingTo, meshdTestOptions, startMeshdInProcess, type InProcessMeshd } from './testing/in-process-meshd.js';
 
 // The daemon's admission webhooks in Kubernetes mode, run in process against the API server
 // double's admission chain and driven with the real kubectl: the daemon patches caBundle into its
@@ -21,8 +20,7 @@ let kube: ApiServerDouble;
 let workDir: string;
 let httpsPort: number;
 let httpPort: number;
-let daemonStop: AbortController | undefined;
-let daemonDone: Promise<unknown> | undefined;
+let daemon: InProcessMeshd | undefined;
 
 const kubectl = (...args: string[]) => runKubectl({ kubeconfig: join(workDir, 'kubeconfig'), home: workDir }, args);
 let manifests = 0;
@@ -74,13 +72,9 @@ const mutatingConfiguration = {
 
 async function startDaemon(): Promise<void> {
   const settings = loadSettings('pilot-discovery', { POD_NAME: 'meshd-webhooks', ECC_SIGNATURE_ALGORITHM: 'ECDSA' });
-  daemonStop = new AbortController();
-  const stop = daemonStop;
-  const command = addLoggingFlags(
-    newDiscoveryCommand({ namespace: 'mesh-system', clusterID: 'Kubernetes' }, (flags) => runDiscovery(meshdOptionsFrom(flags, { settings, args: [] }), stop.signal)),
+  daemon = startMeshdInProcess(
+    meshdTestOptions(settings, { orchConfigPath: join(workDir, 'kubeconfig'), httpAddr: `127.0.0.1:${httpPort}`, httpsAddr: `127.0.0.1:${httpsPort}`, logging: loggingTo(join(workDir, 'meshd.log')) }),
   );
-  const argv = ['--orchconfig', join(workDir, 'kubeconfig'), '--grpcAddr', '127.0.0.1:0', '--secureGRPCAddr', '127.0.0.1:0', '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', `127.0.0.1:${httpsPort}`, '--ctrlz_port', '0', '--log_target', join(workDir, 'meshd.log')];
-  daemonDone = command.parseAsync(argv, { from: 'user' }).catch((error: unknown) => error);
   await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, description: 'the daemon ready' });
 }
 
@@ -105,8 +99,7 @@ beforeAll(async () => {
 }, 60_000);
 
 afterAll(async () => {
-  daemonStop?.abort();
-  await daemonDone;
+  await daemon?.stop();
   await kube?.close();
   rmSync(workDir, { recursive: true, force: true });
 });
@@ -189,8 +182,7 @@ describe('kubectl against the daemon’s injection webhook', () => {
 
 describe('the daemon down', () => {
   test('with the daemon down, the fail-closed policy refuses what it cannot check', async () => {
-    daemonStop?.abort();
-    await daemonDone;
+    await daemon?.stop();
     const result = await apply('apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata:\n  name: unchecked\n  namespace: foo\nspec: {}\n');
     expect(result.code).toBe(1);
     expect(result.stderr).toContain('failed calling webhook "validation.mesh.io"');

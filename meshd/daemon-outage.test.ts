@@ -3,14 +3,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { ApiextensionsV1Api, CoordinationV1Api, CoreV1Api } from '@kubernetes/client-node';
-import { addLoggingFlags, loadSettings } from '../runtime/index.js';
+import { loadSettings } from '../runtime/index.js';
 import { buildCrdManifests } from '../crds/crd-manifests.js';
 import { startApiServerDouble, type ApiServerDouble } from '../apiserver-double/index.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { CLUSTER_TYPE, loadEnvoyProtos } from '../xds/index.js';
 import { newAdsTestClient, nodeFor, type AdsTestClient } from '../xds/testing/test-support.js';
-import { newDiscoveryCommand } from './discovery-command.js';
-import { meshdOptionsFrom, runDiscovery } from './discovery-server.js';
+import { loggingTo, meshdTestOptions, startMeshdInProcess, type InProcessMeshd } from './testing/in-process-meshd.js';
 
 // The daemon in Kubernetes mode when the API server goes away, run in process with a short lease:
 // started while the API server refuses connections it stays up and not ready, then serves once it
@@ -23,8 +22,7 @@ let workDir: string;
 let logFile: string;
 let httpPort: number;
 let grpcPort: number;
-let daemonStop: AbortController;
-let daemonDone: Promise<unknown>;
+let daemon: InProcessMeshd | undefined;
 let daemonSettled = false;
 let client: AdsTestClient;
 
@@ -51,8 +49,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   client?.close();
-  daemonStop?.abort();
-  await daemonDone;
+  await daemon?.stop();
   await kube?.close();
   rmSync(workDir, { recursive: true, force: true });
 });
@@ -61,20 +58,16 @@ describe('the daemon while the API server is unreachable', () => {
   test('started while the API server refuses connections: up and not ready, retrying; ready once it answers', async () => {
     kube.faults.refuseConnections(true);
     const settings = loadSettings('pilot-discovery', { POD_NAME: 'meshd-outage', ECC_SIGNATURE_ALGORITHM: 'ECDSA' });
-    daemonStop = new AbortController();
-    const command = addLoggingFlags(
-      newDiscoveryCommand({ namespace: 'mesh-system', clusterID: 'Kubernetes' }, (flags) =>
-        runDiscovery({ ...meshdOptionsFrom(flags, { settings, args: [] }), leaderElectionTimings: LEASE }, daemonStop.signal),
-      ),
+    daemon = startMeshdInProcess(
+      meshdTestOptions(settings, {
+        orchConfigPath: join(workDir, 'kubeconfig'),
+        grpcAddr: `127.0.0.1:${grpcPort}`,
+        httpAddr: `127.0.0.1:${httpPort}`,
+        logging: loggingTo(logFile),
+        leaderElectionTimings: LEASE,
+      }),
     );
-    const argv = ['--orchconfig', join(workDir, 'kubeconfig'), '--grpcAddr', `127.0.0.1:${grpcPort}`, '--secureGRPCAddr', '127.0.0.1:0', '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--ctrlz_port', '0', '--log_target', logFile];
-    daemonDone = command.parseAsync(argv, { from: 'user' }).then(
-      () => (daemonSettled = true),
-      (error: unknown) => {
-        daemonSettled = true;
-        return error;
-      },
-    );
+    void daemon.done.then(() => (daemonSettled = true));
     await waitFor(async () => (await readiness()) === 503, { timeoutMs: 10_000, description: 'the daemon answering, not ready' });
     await waitFor(() => /start-up step failed; retrying/.test(logText()), { timeoutMs: 10_000, description: 'the CA retrying' });
     expect(daemonSettled).toBe(false);

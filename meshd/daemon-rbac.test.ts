@@ -7,9 +7,8 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi, DiscoveryV1Api } from '@kubernetes/client-node';
 import { startApiServerDouble, type ApiRequestRecord, type ApiServerDouble } from '../apiserver-double/index.js';
 import { buildCsr, newMeshCertificateClient } from '../ca/index.js';
-import { newDiscoveryCommand } from './discovery-command.js';
-import { meshdOptionsFrom, runDiscovery } from './discovery-server.js';
-import { addLoggingFlags, loadSettings } from '../runtime/index.js';
+import { loggingTo, meshdTestOptions, startMeshdInProcess, type InProcessMeshd } from './testing/in-process-meshd.js';
+import { loadSettings } from '../runtime/index.js';
 import { helm } from '../testing/helm.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { allows, BASE_CHART, clusterRoleRules, renderBase, type PolicyRule } from '../e2e/charts/testing/base-chart.js';
@@ -25,8 +24,7 @@ let kube: ApiServerDouble;
 let workDir: string;
 let rules: PolicyRule[];
 let securePort: number;
-let daemonStop: AbortController | undefined;
-let daemonDone: Promise<unknown> | undefined;
+let daemon: InProcessMeshd | undefined;
 const requests: ApiRequestRecord[] = [];
 
 const injector = {
@@ -70,19 +68,20 @@ beforeAll(async () => {
   const daemonKubeconfig = join(workDir, 'meshd-kubeconfig');
   await kube.writeKubeconfig(daemonKubeconfig, kube.issueToken({ namespace: 'mesh-system', serviceAccount: 'meshd', expirationSeconds: 86_400 }));
   const settings = loadSettings('pilot-discovery', { POD_NAME: 'meshd-rbac', ECC_SIGNATURE_ALGORITHM: 'ECDSA', PILOT_ENABLE_STATUS: 'true', PILOT_USE_ENDPOINT_SLICE: 'true' });
-  daemonStop = new AbortController();
-  const stop = daemonStop;
-  const command = addLoggingFlags(
-    newDiscoveryCommand({ namespace: 'mesh-system', clusterID: 'Kubernetes' }, (flags) => runDiscovery(meshdOptionsFrom(flags, { settings, args: [] }), stop.signal)),
+  daemon = startMeshdInProcess(
+    meshdTestOptions(settings, {
+      orchConfigPath: daemonKubeconfig,
+      secureGrpcAddr: `127.0.0.1:${securePort}`,
+      httpAddr: `127.0.0.1:${httpPort}`,
+      httpsAddr: `127.0.0.1:${httpsPort}`,
+      logging: loggingTo(join(workDir, 'meshd.log')),
+    }),
   );
-  const argv = ['--orchconfig', daemonKubeconfig, '--grpcAddr', '127.0.0.1:0', '--secureGRPCAddr', `127.0.0.1:${securePort}`, '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', `127.0.0.1:${httpsPort}`, '--ctrlz_port', '0', '--log_target', join(workDir, 'meshd.log')];
-  daemonDone = command.parseAsync(argv, { from: 'user' }).catch((error: unknown) => error);
   await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, description: 'the daemon ready' });
 }, 120_000);
 
 afterAll(async () => {
-  daemonStop?.abort();
-  await daemonDone;
+  await daemon?.stop();
   await kube?.close();
   rmSync(workDir, { recursive: true, force: true });
 });

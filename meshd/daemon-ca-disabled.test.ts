@@ -7,12 +7,12 @@ import { connect as connectTls } from 'node:tls';
 import { credentials, Metadata, status, type ChannelCredentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { newTestAuthority, type TestAuthority } from '../ca/testing/test-authority.js';
-import { addLoggingFlags, loadSettings } from '../runtime/index.js';
+import { loadSettings } from '../runtime/index.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
 import { CLUSTER_TYPE, loadEnvoyProtos, newDeltaDiscoveryClient, newDiscoveryClient, type DiscoveryResponse, type EnvoyProtos } from '../xds/index.js';
 import { nodeFor } from '../xds/testing/test-support.js';
-import { newDiscoveryCommand } from './discovery-command.js';
-import { meshdOptionsFrom, runDiscovery } from './discovery-server.js';
+import type { MeshdOptions } from './options.js';
+import { loggingTo, meshdTestOptions, startMeshdInProcess } from './testing/in-process-meshd.js';
 
 // The daemon with ENABLE_CA_SERVER=false, run in process. With --tlsCertFile/--tlsKeyFile (and
 // --caCertFile) it serves xDS over TLS on --secureGRPCAddr with the files, re-read as they change,
@@ -29,41 +29,29 @@ interface Daemon {
 let protos: EnvoyProtos;
 let workDir: string;
 
-async function startDaemon(name: string, flags: readonly string[]): Promise<Daemon> {
+async function startDaemon(name: string, files: Partial<Pick<MeshdOptions, 'tlsCertFile' | 'tlsKeyFile' | 'caCertFile'>>): Promise<Daemon> {
   const [grpc, secure, http, https] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   const logFile = join(workDir, `${name}.log`);
   const settings = loadSettings('pilot-discovery', { ENABLE_CA_SERVER: 'false', POD_NAME: name, PILOT_DEBOUNCE_AFTER: '10ms' });
-  const stop = new AbortController();
-  const command = addLoggingFlags(
-    newDiscoveryCommand({ namespace: 'mesh-system', clusterID: 'Kubernetes' }, (parsed) =>
+  const daemon = startMeshdInProcess(
+    meshdTestOptions(settings, {
+      configDir: mkdtempSync(join(workDir, 'config-')),
+      grpcAddr: `127.0.0.1:${grpc}`,
+      secureGrpcAddr: `127.0.0.1:${secure}`,
+      httpAddr: `127.0.0.1:${http}`,
+      httpsAddr: `127.0.0.1:${https}`,
+      logging: loggingTo(logFile, true),
       // The files are read again every 200 ms, so a test sees a replaced certificate served.
-      runDiscovery({ ...meshdOptionsFrom(parsed, { settings, args: [] }), tlsFilesRefreshMs: 200 }, stop.signal),
-    ),
-  );
-  const config = mkdtempSync(join(workDir, 'config-'));
-  const argv = [
-    '--configDir', config,
-    '--grpcAddr', `127.0.0.1:${grpc}`,
-    '--secureGRPCAddr', `127.0.0.1:${secure}`,
-    '--httpAddr', `127.0.0.1:${http}`,
-    '--httpsAddr', `127.0.0.1:${https}`,
-    '--monitoringAddr', '127.0.0.1:0',
-    '--ctrlz_port', '0',
-    '--log_as_json',
-    '--log_target', logFile,
-    ...flags,
-  ];
-  const done = command.parseAsync(argv, { from: 'user' }).then(
-    () => undefined,
-    (error: unknown) => error,
+      tlsFilesRefreshMs: 200,
+      ...files,
+    }),
   );
   await waitFor(async () => (await fetch(`http://127.0.0.1:${http}/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 20_000, description: `${name} ready` });
   return {
     ports: { grpc, secure, http, https },
     logFile,
     stop: async () => {
-      stop.abort();
-      expect(await done).toBeUndefined();
+      expect(await daemon.stop()).toBeUndefined();
     },
   };
 }
@@ -139,7 +127,7 @@ describe('ENABLE_CA_SERVER=false with --tlsCertFile, --tlsKeyFile and --caCertFi
     writeFileSync(files.cert, serving.certPem);
     writeFileSync(files.key, serving.keyPem);
     writeFileSync(files.ca, mesh.rootPem);
-    daemon = await startDaemon('meshd-files', ['--tlsCertFile', files.cert, '--tlsKeyFile', files.key, '--caCertFile', files.ca]);
+    daemon = await startDaemon('meshd-files', { tlsCertFile: files.cert, tlsKeyFile: files.key, caCertFile: files.ca });
   }, 40_000);
 
   afterAll(async () => daemon?.stop());
@@ -211,7 +199,7 @@ describe('ENABLE_CA_SERVER=false without --tlsCertFile', () => {
   let daemon: Daemon;
 
   beforeAll(async () => {
-    daemon = await startDaemon('meshd-plain', []);
+    daemon = await startDaemon('meshd-plain', {});
   }, 40_000);
 
   afterAll(async () => daemon?.stop());
