@@ -46,9 +46,10 @@ RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /src/dist/ dist/
 COPY --from=build /src/build-info.json ./
 COPY bin/ bin/
-# Read at run time beside the compiled code: the CA's gRPC service definition, and the charts and
-# profiles meshctl's install family renders.
+# Read at run time beside the compiled code: the CA's gRPC service definition, the Envoy protos,
+# and the charts and profiles meshctl's install family renders.
 COPY ca/server/proto/ ca/server/proto/
+COPY xds/envoy/protos/ xds/envoy/protos/
 COPY deploy/charts/ deploy/charts/
 COPY deploy/profiles/ deploy/profiles/
 COPY --from=build /src/.tools/bin/helm /usr/local/bin/helm

@@ -6,8 +6,7 @@
  */
 import { loadPackageDefinition, Server, ServerCredentials, status, type sendUnaryData, type ServerUnaryCall, type ServiceDefinition } from '@grpc/grpc-js';
 import { loadSync } from '@grpc/proto-loader';
-import { createRequire } from 'node:module';
-import { dirname, join } from 'node:path';
+import { protoIncludeDirs } from '../../xds/envoy/index.js';
 import { newAuthorizerState, type AuthorizerAnswer, type AuthorizerBehaviour, type TestAuthorizer } from './authorizer-behaviour.js';
 
 /** A CheckRequest as proto-loader decodes it (snake_case, enums by name, int64 as text, defaults filled). */
@@ -38,12 +37,6 @@ export type GrpcAuthorizer = TestAuthorizer<RecordedGrpcCheck> & {
   /** The `:authority` of each call, oldest first. */
   authorities(): readonly string[];
 };
-
-function protoIncludeDirs(): string[] {
-  const require = createRequire(import.meta.url);
-  const deps = join(dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
-  return ['envoy-api', 'xds', 'googleapis', 'protoc-gen-validate'].map((dir) => join(deps, dir));
-}
 
 /** `envoy.service.auth.v3.Authorization` from Envoy's own proto files. */
 function authorizationService(): ServiceDefinition {

@@ -1,6 +1,6 @@
 import { existsSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { MeshError } from '../../runtime/index.js';
@@ -87,7 +87,7 @@ export interface LoadEnvoyProtosOptions {
 /** What the agent's SDS server needs: the secret service, `Secret` and the discovery messages. */
 export const SDS_PROTO_FILES = ['envoy/service/secret/v3/sds.proto', 'envoy/extensions/transport_sockets/tls/v3/secret.proto'] as const;
 
-/** Loads the Envoy protos shipped in `@grpc/grpc-js-xds` (about 0.2 s): call once per process. */
+/** Loads the Envoy protos vendored in `xds/envoy/protos/` (about 0.2 s): call once per process. */
 export function loadEnvoyProtos(options: LoadEnvoyProtosOptions = {}): EnvoyProtos {
   const includeDirs = protoIncludeDirs();
   const root = new protobuf.Root();
@@ -202,16 +202,19 @@ function defineSnakeCaseStruct(root: protobuf.Root): void {
   root.files.push('google/protobuf/struct.proto');
 }
 
-/** The include folders: Envoy's API and its dependencies from grpc-js-xds, protobufjs's `google/protobuf`. */
+/**
+ * The include folder: `xds/envoy/protos/` (Envoy's API and what it imports, vendored; see its
+ * VERSIONS) beside this module in the source tree, or, from compiled output (`dist/xds/envoy/`,
+ * the agent's bundle, the image), in the nearest ancestor that has one.
+ */
 export function protoIncludeDirs(): string[] {
-  const require = createRequire(import.meta.url);
-  const xdsDeps = join(dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
-  const protobufjsDir = dirname(require.resolve('protobufjs/package.json'));
-  return [
-    join(xdsDeps, 'envoy-api'),
-    join(xdsDeps, 'xds'),
-    join(xdsDeps, 'googleapis'),
-    join(xdsDeps, 'protoc-gen-validate'),
-    protobufjsDir,
-  ];
+  const here = dirname(fileURLToPath(import.meta.url));
+  const candidates = [join(here, 'protos')];
+  for (let dir = dirname(here); ; dir = dirname(dir)) {
+    candidates.push(join(dir, 'xds', 'envoy', 'protos'));
+    if (dirname(dir) === dir) break;
+  }
+  const found = candidates.find((path) => existsSync(join(path, 'VERSIONS')));
+  if (!found) throw new MeshError('proto-missing', `the Envoy protos (xds/envoy/protos/) are not beside ${here} nor in an ancestor`);
+  return [found];
 }
