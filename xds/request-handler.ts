@@ -1,12 +1,14 @@
 import type { Logger } from '../runtime/index.js';
 import type { ConnectionRegistry } from './connection-registry.js';
 import type { DebugRequests } from './debug/debug-requests.js';
+import { encodedResourceNames } from './envoy/discovery-request-decoder.js';
 import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE, shortType } from './envoy/type-urls.js';
 import type { GenerateRequest } from './generator.js';
 import type { PushSnapshot } from './push/push-snapshot.js';
 import type { ResponseSender } from './response-sender.js';
 import { SharedNameLists } from './shared-name-lists.js';
-import { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, type SotwRequestView } from './should-respond.js';
+import { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, type SotwNamesOnTheWire, type SotwRequestView } from './should-respond.js';
+import type { Watches } from './watch-state.js';
 import type { XdsCallbacks } from './xds-callbacks.js';
 import type { XdsConnection } from './xds-connection.js';
 
@@ -83,7 +85,7 @@ export function newRequestHandler<C>(options: RequestHandlerOptions<C>): Request
         return;
       }
       con.debugOnly = false;
-      const decision = decideSotw(con.watches, request);
+      const decision = decideSotw(con.watches, request, namesOnTheWire(con.watches, request));
       apply(con, request.type_url, decision, request.response_nonce ?? '');
       if (!decision.respond) return;
       await respondToRequest(con, request.type_url, decision);
@@ -103,4 +105,12 @@ export function newRequestHandler<C>(options: RequestHandlerOptions<C>): Request
       await respondToRequest(con, request.type_url, decision);
     },
   };
+}
+
+/** The request's names as the decoder kept them encoded, compared with the watch's (see `decideSotw`). */
+export function namesOnTheWire(watches: Watches, request: SotwRequestView): SotwNamesOnTheWire {
+  const encoded = encodedResourceNames(request);
+  if (encoded === undefined) return { repeatsWatch: false };
+  const kept = watches.get(request.type_url)?.namesEncoded;
+  return { encoded, repeatsWatch: kept !== undefined && kept.equals(encoded) };
 }

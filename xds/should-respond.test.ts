@@ -1,5 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { decideDelta, decideSotw, type DeltaRequestView, type SotwRequestView } from './should-respond.js';
+import { namesOnTheWire } from './request-handler.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from './envoy/type-urls.js';
 import { newWatchState, syncStatus, type WatchState, type Watches } from './watch-state.js';
 import { ADS_SERVICE, loadEnvoyProtos } from './envoy/envoy-protos.js';
@@ -81,16 +82,19 @@ describe('decideSotw with the names as received on the wire', () => {
     method?.requestDeserialize(Buffer.from(type.encode(type.fromObject(message)).finish())) as SotwRequestView;
   const names = Array.from({ length: 100 }, (_, i) => `outbound|80||svc-${i}.ns.svc.cluster.local`).sort();
 
+  // As the request handler calls it: with the names' encoding the decoder kept, compared with the watch's.
+  const decideOnTheWire = (before: Watches, request: SotwRequestView) => decideSotw(before, request, namesOnTheWire(before, request));
+
   test("an ACK repeating the subscription keeps the watch's names; a changed name is a subscription change", () => {
-    const init = decideSotw(watches(), received({ type_url: ENDPOINT_TYPE, resource_names: [...names].reverse() }));
+    const init = decideOnTheWire(watches(), received({ type_url: ENDPOINT_TYPE, resource_names: [...names].reverse() }));
     const watch = init.watches.get(ENDPOINT_TYPE) as WatchState;
     expect(watch.names).toEqual(names);
     const sentOnce = watches({ ...watch, nonceSent: 'n1', versionSent: 'v1' });
     // The first ACK (sorted by the proxy) matches the names; every later one has the same bytes.
-    const first = decideSotw(sentOnce, received({ type_url: ENDPOINT_TYPE, response_nonce: 'n1', version_info: 'v1', resource_names: names }));
+    const first = decideOnTheWire(sentOnce, received({ type_url: ENDPOINT_TYPE, response_nonce: 'n1', version_info: 'v1', resource_names: names }));
     expect(first.event).toBe('ack');
     expect(first.watches.get(ENDPOINT_TYPE)?.names).toBe(watch.names);
-    const again = decideSotw(first.watches, received({ type_url: ENDPOINT_TYPE, response_nonce: 'n1', version_info: 'v1', resource_names: names }));
+    const again = decideOnTheWire(first.watches, received({ type_url: ENDPOINT_TYPE, response_nonce: 'n1', version_info: 'v1', resource_names: names }));
     expect(again.event).toBe('ack');
     expect(again.watches.get(ENDPOINT_TYPE)?.names).toBe(watch.names);
     // The encoding held stays the first one: each ACK's own bytes are not kept.
@@ -100,7 +104,7 @@ describe('decideSotw with the names as received on the wire', () => {
     expect(again.watches.get(ENDPOINT_TYPE)).toMatchObject({ typeUrl: ENDPOINT_TYPE, nonceSent: 'n1', versionSent: 'v1', nonceAcked: 'n1', versionAcked: 'v1', lastError: '', alwaysRespond: false });
 
     const swapped = [...names.slice(0, -1), 'outbound|80||zz.ns.svc.cluster.local'];
-    const change = decideSotw(again.watches, received({ type_url: ENDPOINT_TYPE, response_nonce: 'n1', version_info: 'v1', resource_names: swapped }));
+    const change = decideOnTheWire(again.watches, received({ type_url: ENDPOINT_TYPE, response_nonce: 'n1', version_info: 'v1', resource_names: swapped }));
     expect(change).toMatchObject({ event: 'subscription-change', respond: true, subscribed: ['outbound|80||zz.ns.svc.cluster.local'], unsubscribed: [names[names.length - 1]] });
     expect(change.watches.get(ENDPOINT_TYPE)?.names).toEqual([...swapped].sort());
   });

@@ -1,5 +1,4 @@
 import { isWildcardType, warmingDependencies } from './envoy/type-urls.js';
-import { encodedResourceNames } from './envoy/discovery-request-decoder.js';
 import { newWatchState, sortedUnique, type WatchState, type Watches } from './watch-state.js';
 
 /** The fields of a DiscoveryRequest the decision reads. */
@@ -10,6 +9,18 @@ export interface SotwRequestView {
   readonly resource_names?: readonly string[] | null;
   readonly error_detail?: { readonly code?: number | null; readonly message?: string | null } | null;
 }
+
+/**
+ * How the request's `resource_names` came on the wire, as the request handler finds them before
+ * the decision: their encoding when the decoder kept it, and whether it is byte for byte the one
+ * the watch last had (an ACK repeating its subscription, whose names need not even be decoded).
+ */
+export interface SotwNamesOnTheWire {
+  readonly encoded?: Buffer;
+  readonly repeatsWatch: boolean;
+}
+
+const NOT_KEPT: SotwNamesOnTheWire = { repeatsWatch: false };
 
 /** The fields of a DeltaDiscoveryRequest the decision reads. */
 export interface DeltaRequestView {
@@ -46,15 +57,15 @@ export interface RequestDecision {
 }
 
 /** The reference's `ShouldRespond` for state-of-the-world streams, as a pure function. */
-export function decideSotw(watches: Watches, request: SotwRequestView): RequestDecision {
+export function decideSotw(watches: Watches, request: SotwRequestView, wire: SotwNamesOnTheWire = NOT_KEPT): RequestDecision {
   const typeUrl = request.type_url;
   const previous = watches.get(typeUrl);
   if (request.error_detail) return nack(watches, previous, request.error_detail.message ?? '');
 
   // An ACK repeats the subscription: the watch's own list is kept (the same array), so that what
-  // is derived from it per subscription stays valid. The same bytes need not even be decoded.
-  const encoded = encodedResourceNames(request);
-  const sameRequest = previous?.namesEncoded !== undefined && encoded !== undefined && previous.namesEncoded.equals(encoded);
+  // is derived from it per subscription stays valid.
+  const encoded = wire.encoded;
+  const sameRequest = previous !== undefined && wire.repeatsWatch;
   const requested = sameRequest ? [] : (request.resource_names ?? []);
   const names = sameRequest || (previous && sameNames(requested, previous.names)) ? (previous as WatchState).names : sortedUnique(requested.includes('*') ? requested.filter((name) => name !== '*') : requested);
   const wildcard = sameRequest ? (previous as WatchState).wildcard : isWildcardType(typeUrl) && (names.length === 0 || requested.includes('*'));

@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import type { ServiceDefinition } from '@grpc/grpc-js';
 import { MeshError } from '../../runtime/index.js';
+import { discoveryMessageCodecs } from './ads-service-definition.js';
 import { grpcServiceDefinition } from './grpc-service-definition.js';
 import { newRouteConfigurationEncoder, type EncodeChecked } from './route-configuration-encoder.js';
 import { newStrictVerifier } from './strict-verify.js';
@@ -159,7 +160,7 @@ export function loadEnvoyProtos(options: LoadEnvoyProtosOptions = {}): EnvoyProt
     serviceDefinition(fullName) {
       let definition = services.get(fullName);
       if (!definition) {
-        definition = grpcServiceDefinition(root.lookupService(fullName));
+        definition = grpcServiceDefinition(root.lookupService(fullName), discoveryMessageCodecs());
         services.set(fullName, definition);
       }
       return definition;

@@ -1,7 +1,5 @@
 import type protobuf from 'protobufjs';
 import type { MethodDefinition, ServiceDefinition } from '@grpc/grpc-js';
-import { withEncodedResourceNames } from './discovery-request-decoder.js';
-import { newDiscoveryResponseEncoder } from './discovery-response-encoder.js';
 
 /**
  * How received messages look: Envoy's field names, enums by name, empty repeated fields as
@@ -16,17 +14,22 @@ const RECEIVE_OPTIONS: protobuf.IConversionOptions = {
   oneofs: true,
 };
 
+type Serializer = (value: object) => Buffer;
+type Deserializer = (bytes: Buffer) => object;
+
+/** Where a service writes or reads some messages its own way (`ads-service-definition.ts`); each gets the generic codec to fall back on. */
+export interface MessageCodecs {
+  /** The serializer of a request or response type. */
+  serializer(type: protobuf.Type, generic: Serializer): Serializer;
+  /** The deserializer of a request type (responses are read the generic way). */
+  requestDeserializer(type: protobuf.Type, generic: Deserializer): Deserializer;
+}
+
+const GENERIC_CODECS: MessageCodecs = { serializer: (_type, generic) => generic, requestDeserializer: (_type, generic) => generic };
+
 /** A grpc-js service definition (servers and clients) for a protobufjs service. */
-export function grpcServiceDefinition(service: protobuf.Service): ServiceDefinition {
+export function grpcServiceDefinition(service: protobuf.Service, codecs: MessageCodecs = GENERIC_CODECS): ServiceDefinition {
   const definition: Record<string, MethodDefinition<object, object>> = {};
-  const fast = newDiscoveryResponseEncoder();
-  const serializerFor = (type: protobuf.Type): ((value: object) => Buffer) => {
-    const generic = serializer(type);
-    // Responses of pre-encoded resources skip protobufjs: the hot path of every push.
-    if (type.fullName === '.envoy.service.discovery.v3.DiscoveryResponse') return (value) => fast.sotw(value as Record<string, unknown>) ?? generic(value);
-    if (type.fullName === '.envoy.service.discovery.v3.DeltaDiscoveryResponse') return (value) => fast.delta(value as Record<string, unknown>) ?? generic(value);
-    return generic;
-  };
   for (const method of service.methodsArray) {
     method.resolve();
     const requestType = method.resolvedRequestType;
@@ -36,9 +39,9 @@ export function grpcServiceDefinition(service: protobuf.Service): ServiceDefinit
       path: `/${service.fullName.slice(1)}/${method.name}`,
       requestStream: method.requestStream === true,
       responseStream: method.responseStream === true,
-      requestSerialize: serializer(requestType),
-      requestDeserialize: requestDeserializer(requestType),
-      responseSerialize: serializerFor(responseType),
+      requestSerialize: codecs.serializer(requestType, serializer(requestType)),
+      requestDeserialize: codecs.requestDeserializer(requestType, deserializer(requestType)),
+      responseSerialize: codecs.serializer(responseType, serializer(responseType)),
       responseDeserialize: deserializer(responseType),
       originalName: method.name.charAt(0).toLowerCase() + method.name.slice(1),
     };
@@ -46,19 +49,13 @@ export function grpcServiceDefinition(service: protobuf.Service): ServiceDefinit
   return definition as ServiceDefinition;
 }
 
-function requestDeserializer(type: protobuf.Type): (bytes: Buffer) => object {
-  if (type.fullName === '.envoy.service.discovery.v3.DiscoveryRequest') return withEncodedResourceNames(deserializer(type));
-  if (type.fullName === '.envoy.service.discovery.v3.DeltaDiscoveryRequest') return withEncodedResourceNames(deserializer(type), 'resource_names_subscribe');
-  return deserializer(type);
-}
-
-function serializer(type: protobuf.Type): (value: object) => Buffer {
+function serializer(type: protobuf.Type): Serializer {
   return (value) => {
     const bytes = type.encode(type.fromObject(value)).finish();
     return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   };
 }
 
-function deserializer(type: protobuf.Type): (bytes: Buffer) => object {
+function deserializer(type: protobuf.Type): Deserializer {
   return (bytes) => type.toObject(type.decode(bytes), RECEIVE_OPTIONS);
 }
