@@ -42,7 +42,7 @@ module.exports = {
       name: 'through-the-index',
       severity: 'error',
       comment: 'A package is used through its index.ts (or a documented sub-package index), never its internals.',
-      from: { path: `^(${PACKAGES}|cli)/`, pathNot: [TESTS, '(^|/)testing/'] },
+      from: { path: `^(${PACKAGES}|cli|apiserver-double)/`, pathNot: [TESTS, '(^|/)testing/'] },
       to: { path: `^(${PACKAGES})/`, pathNot: ['^$1/', ...ENTRY_POINTS] },
     },
     {

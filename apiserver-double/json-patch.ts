@@ -1,4 +1,4 @@
-import { MeshError } from '../runtime/errors.js';
+import { MeshError } from '../runtime/index.js';
 import { clone, deepEqual, isPlainObject } from './object-util.js';
 
 export interface JsonPatchOperation {

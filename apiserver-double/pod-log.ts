@@ -1,5 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../runtime/index.js';
 import type { PodTargets, PodView } from './pod-target.js';
 import { badRequest } from './status-error.js';
 

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../runtime/source.js';
+import type { KubeObject } from '../runtime/index.js';
 import type { ObjectStore } from './object-store.js';
 import { isPlainObject } from './object-util.js';
 import { badRequest, notFound, StatusError } from './status-error.js';

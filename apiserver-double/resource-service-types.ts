@@ -1,4 +1,4 @@
-import type { KubeObject } from '../runtime/source.js';
+import type { KubeObject } from '../runtime/index.js';
 import type { FieldRequirement } from './field-selector.js';
 import type { RequestUser } from './kind-defaults.js';
 import type { LabelRequirement } from './label-selector.js';

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
-import type { Clock } from '../runtime/clock.js';
-import type { KubeObject } from '../runtime/source.js';
+import type { Clock } from '../runtime/index.js';
+import type { KubeObject } from '../runtime/index.js';
 import { crdResourceType, crdStatus, defaultCrd, validateCrd } from './crd-registration.js';
 import { matchesFieldSelector, parseFieldSelector } from './field-selector.js';
 import { applyJsonPatch, JsonPatchError } from './json-patch.js';

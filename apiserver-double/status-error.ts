@@ -1,4 +1,4 @@
-import { MeshError } from '../runtime/errors.js';
+import { MeshError } from '../runtime/index.js';
 
 /** The `reason` field of a Kubernetes `Status`. */
 export type StatusReason =

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../runtime/source.js';
+import type { KubeObject } from '../runtime/index.js';
 import { isPlainObject } from './object-util.js';
 import type { PrinterColumn, ResourceType } from './resource-type.js';
 

@@ -2,7 +2,7 @@ import { createHash, generateKeyPairSync, randomUUID, sign } from 'node:crypto';
 import type { KeyObject } from 'node:crypto';
 import { errors as joseErrors, importJWK, jwtVerify } from 'jose';
 import type { CryptoKey, JWK } from 'jose';
-import type { Clock } from '../runtime/clock.js';
+import type { Clock } from '../runtime/index.js';
 import { isPlainObject } from './object-util.js';
 
 export const DEFAULT_ISSUER = 'https://kubernetes.default.svc.cluster.local';

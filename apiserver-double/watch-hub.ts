@@ -1,6 +1,6 @@
 import type { ServerResponse } from 'node:http';
-import type { Clock, TimerHandle } from '../runtime/clock.js';
-import type { KubeObject } from '../runtime/source.js';
+import type { Clock, TimerHandle } from '../runtime/index.js';
+import type { KubeObject } from '../runtime/index.js';
 import { RevisionCompactedError } from './object-store.js';
 import type { StoredEvent } from './object-store.js';
 import { storageKey } from './resource-registry.js';

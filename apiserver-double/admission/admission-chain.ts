@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { KubeObject } from '../../runtime/source.js';
+import type { KubeObject } from '../../runtime/index.js';
 import { applyJsonPatch } from '../json-patch.js';
 import { isPlainObject } from '../object-util.js';
 import type { JsonObject } from '../object-util.js';

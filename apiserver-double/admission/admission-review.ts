@@ -1,4 +1,4 @@
-import { MeshError } from '../../runtime/errors.js';
+import { MeshError } from '../../runtime/index.js';
 import { isPlainObject } from '../object-util.js';
 import type { JsonObject } from '../object-util.js';
 import type { AdmissionAttributes } from './admission-attributes.js';

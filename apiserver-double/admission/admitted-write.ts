@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../runtime/source.js';
+import type { KubeObject } from '../../runtime/index.js';
 import { crdResourceType } from '../crd-registration.js';
 import { ADMIN_USER } from '../kind-defaults.js';
 import { clone, deepEqual } from '../object-util.js';

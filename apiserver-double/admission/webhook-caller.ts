@@ -1,6 +1,6 @@
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { MeshError } from '../../runtime/errors.js';
+import { MeshError } from '../../runtime/index.js';
 import type { WebhookClientConfig } from './webhook-configuration.js';
 
 /**

@@ -1,4 +1,4 @@
-import type { KubeObject } from '../../runtime/source.js';
+import type { KubeObject } from '../../runtime/index.js';
 import type { LabelRequirement } from '../label-selector.js';
 import { isPlainObject } from '../object-util.js';
 import type { JsonObject } from '../object-util.js';
