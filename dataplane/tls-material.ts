@@ -43,7 +43,7 @@ const MAX_SECURE_CONTEXTS = 32;
 /**
  * Secure contexts cached by the PEM they were built from (secrets rotate rarely; handshakes are
  * many). Looked up by each PEM in turn: the secrets hand out the same string objects, whose hashes
- * V8 keeps, where a key joining them would be a new 3 KB string to hash on every call.
+ * V8 keeps, where a key joining them would be a new string of whole PEMs to hash on every call.
  */
 export function newSecureContextCache(): (material: { cert?: string; key?: string; ca?: string }) => SecureContext {
   let cache = new Map<string, Map<string, Map<string, SecureContext>>>();

@@ -83,9 +83,9 @@ export function decideSotw(watches: Watches, request: SotwRequestView, wire: Sot
   }
   if (nonce !== previous.nonceSent) return { event: 'stale', respond: false, watches };
 
-  // Built field by field: an object rest over the watch took the runtime's slow path (a third of
-  // this decision's time for an ACK of a thousand names). The same names keep the encoding
-  // already held (long-lived), so that the ACK's own bytes die young.
+  // Built field by field: an object rest over the watch takes the runtime's slow path (bench/README.md,
+  // xDS). The same names keep the encoding already held (long-lived), so that the ACK's own bytes
+  // die young.
   const keptEncoding = sameRequest ? previous.namesEncoded : encoded;
   const acked: WatchState = {
     typeUrl: previous.typeUrl,

@@ -1,8 +1,7 @@
 /**
  * Plain data across a thread as JSON text where that is exact. A posted object graph is copied by
- * structured clone, whose reading side costs the receiving thread about three times what
- * `JSON.parse` of the same data does (10,000 parsed policies: 47 ms against 16 ms); a string
- * crosses as one copy. JSON is used only when it gives back an equal value: plain objects and
+ * structured clone, whose reading side costs the receiving thread several times what `JSON.parse`
+ * of the same data does (figures in bench/README.md, config loading); a string crosses as one copy. JSON is used only when it gives back an equal value: plain objects and
  * arrays of strings, booleans, null and finite numbers other than -0 (YAML's `.nan`, `.inf` and
  * `-0`, a `!!binary` buffer or an `undefined` take the structured clone).
  */

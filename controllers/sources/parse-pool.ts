@@ -48,9 +48,8 @@ interface Pending {
 /**
  * A folder's first scan (thousands of policies) is parsed and checked on every core: the calling
  * thread and `threads - 1` workers. The calling thread takes its share rather than wait: a worker
- * is a V8 isolate of its own, which compiles the parser and the schemas again (cold, about 0.6 s
- * of CPU for half of 10,000 policies, most of it on V8's compiler threads) and throws that away
- * when it ends, while the calling thread's compiled code serves every later scan. The files are
+ * is a V8 isolate of its own, which compiles the parser and the schemas again (most of a cold
+ * worker's CPU; bench/README.md, config loading) and throws that away when it ends, while the calling thread's compiled code serves every later scan. The files are
  * split in chunks of about equal size, each thread taking the next as it finishes one, and put
  * back in order. The worker script is the compiled `parse-worker.js` beside this module; where
  * there is none (the sources run uncompiled, in tests) every batch is handled on the calling

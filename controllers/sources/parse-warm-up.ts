@@ -1,10 +1,8 @@
 /**
  * What a parse thread does between its start and its first job: it parses and checks a few
- * policies of every kind, so that its first real batch runs on compiled code. A cold thread
- * spends about a fifth more CPU on its first half of 10,000 policies (850 ms against 660 ms), and
- * V8's compiler threads as much again compiling for it: cold, two threads parsing 10,000 policies
- * cost 2.6 s of CPU in all against 1.5 s warm; 300 documents beforehand bring it to 2.1 s, 1,600
- * to 1.8 s. Done in slices, so a job that arrives stops it at once.
+ * policies of every kind, so that its first real batch runs on compiled code: a cold thread spends
+ * more CPU on its first batch, and V8's compiler threads as much again compiling for it (figures
+ * in bench/README.md, config loading). Done in slices, so a job that arrives stops it at once.
  */
 import { checkConfigFile } from './config-file-checker.js';
 import { toTransfer } from './json-transfer.js';

@@ -1,7 +1,7 @@
 /**
  * `{ ...base, ...extra }` for plain data (own enumerable string keys). V8 copies a spread fast but
- * then takes a slow path for every key the copy did not have: giving 10,000 served objects their
- * four synthetic metadata fields cost 13–27 ms that way, 2 ms this way. A key `__proto__` (YAML
+ * then takes a slow path for every key the copy did not have; copying the keys avoids it (figures
+ * in bench/README.md, config loading). A key `__proto__` (YAML
  * allows it) stays an own property, as with the spread, never a prototype.
  */
 export function withFields<T extends object>(base: T, extra: Readonly<Record<string, unknown>>): T {
