@@ -1,13 +1,9 @@
 import { fstatSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import { AGENT_SCOPES, newLogging, stopSignal, UsageError, type LogLevel } from '../runtime/index.js';
-import { newEmbeddedRunner } from '../dataplane/index.js';
-import { loadEnvoyProtos } from '../xds/envoy/index.js';
+import { errorMessage, stopSignal, UsageError } from '../runtime/index.js';
+import { newDataPlaneProcess } from '../dataplane/index.js';
 import { main } from './run-cli.js';
-
-/** Envoy's level names, as `-l` and the admin `/logging` take them, onto the data plane's scope. */
-const ENVOY_LEVELS: Readonly<Record<string, LogLevel>> = { trace: 'debug', debug: 'debug', info: 'info', warning: 'warn', warn: 'warn', error: 'error', critical: 'fatal', off: 'none' };
 
 interface DataPlaneFlags {
   configPath: string;
@@ -20,41 +16,24 @@ interface DataPlaneFlags {
  * SIGTERM/SIGINT or `POST /quitquitquit` on its admin port.
  */
 async function runDataPlane(flags: DataPlaneFlags): Promise<void> {
-  const level = ENVOY_LEVELS[flags.logLevel];
-  if (!level) throw new UsageError(`--log-level must be one of ${Object.keys(ENVOY_LEVELS).join(', ')}, got "${flags.logLevel}"`);
   let bootstrap: Record<string, unknown>;
   try {
     bootstrap = JSON.parse(await readFile(flags.configPath, 'utf8')) as Record<string, unknown>;
   } catch (error) {
-    throw new UsageError(`--config-path ${flags.configPath}: ${(error as Error).message}`);
+    throw new UsageError(`--config-path ${flags.configPath}: ${errorMessage(error)}`);
   }
-  const logging = newLogging({ outputLevels: new Map([['default', 'info'], ['ads', level]]) }, AGENT_SCOPES);
-  const log = logging.scope('ads');
-  const quit = new AbortController();
-  const { signal, release } = stopSignal(quit.signal);
+  const { manager, logging, quit } = newDataPlaneProcess({ bootstrap, logLevel: flags.logLevel });
+  const stop = stopSignal(quit.signal);
   // Started by the agent, stdin is a pipe (a socket pair in Node) from it: its end means the agent
   // is gone, even killed, and the data plane goes with it.
   const stdin = fstatSync(0);
   if (stdin.isFIFO() || stdin.isSocket()) {
     process.stdin.on('end', () => quit.abort()).resume();
   }
-  const runner = newEmbeddedRunner({
-    protos: loadEnvoyProtos(),
-    bootstrap,
-    log,
-    logLevel: flags.logLevel,
-    setLogLevel: (name) => {
-      const mapped = ENVOY_LEVELS[name];
-      if (mapped) logging.setScope('ads', { outputLevel: mapped });
-    },
-    quit: () => quit.abort(),
-  });
   try {
-    await runner.start();
-    if (!signal.aborted) await new Promise<void>((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+    await manager.start(stop.signal);
   } finally {
-    release();
-    await runner.stop();
+    stop.release();
     await logging.close();
   }
 }

@@ -3,6 +3,7 @@
 // traffic with mutual TLS, JWT, RBAC, external authorization (ext_authz) and routing. What it
 // decides is in decisions/ (pure, no sockets); this package holds the sockets, the config state
 // and the admin server.
+export { newDataPlaneProcess, type DataPlaneProcess, type DataPlaneProcessOptions } from './data-plane-process.js';
 export { newEmbeddedRunner, APP_ADDRESS_METADATA, OUTBOUND_CAPTURE_PORT, type EmbeddedRunner, type EmbeddedRunnerOptions } from './embedded-runner.js';
 export { readBootstrap, BootstrapError, type BootstrapView } from './bootstrap-view.js';
 export { newEmbeddedDataPlane, type EmbeddedDataPlane, type EmbeddedDataPlaneOptions } from './embedded-data-plane.js';
