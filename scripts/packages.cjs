@@ -1,7 +1,7 @@
 /**
  * The one list of the repository's packages, shared by the import rules (.dependency-cruiser.cjs),
- * the file-size check (check-file-sizes.mjs) and `npm run check` (which runs this file for the
- * folders to check). Product packages are grouped in layers, lowest first: a package may import
+ * the file-size check (check-file-sizes.mjs) and `npm run check` (scripts/check.mjs, which hands
+ * them to the import rules' checker). Run alone, it prints them. Product packages are grouped in layers, lowest first: a package may import
  * its own layer or those below it, never one above.
  */
 const LAYERS = [
