@@ -1,8 +1,8 @@
 /**
  * The one list of the repository's packages, shared by the import rules (.dependency-cruiser.cjs),
  * the file-size check (check-file-sizes.mjs) and `npm run check` (scripts/check.mjs, which hands
- * them to the import rules' checker). Run alone, it prints them. Product packages are grouped in layers, lowest first: a package may import
- * its own layer or those below it, never one above.
+ * them to the import rules' checker). Run alone, it prints them. Product packages are grouped in
+ * layers, lowest first: a package may import its own layer or those below it, never one above.
  */
 const LAYERS = [
   { name: 'runtime', packages: ['runtime', 'kube-patch'] },
