@@ -2,7 +2,7 @@ import type { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { MeshModel } from '../controllers/index.js';
 import { runnableOf, type Logging, type Manager, type MeshMetrics, type Settings } from '../runtime/index.js';
 import { loadEnvoyProtos } from './envoy/index.js';
-import { buildPushContext, type PushContext } from './generators/index.js';
+import { newPushContextBuilder, type PushContext } from './generators/index.js';
 import { newMeshGenerators } from './mesh-generators.js';
 import { newSecretRefusalReporter } from './secret-refusal-reporter.js';
 import { newCustomProblemReporter, newInboundSecurityFilters, newJwksResolver } from './security/index.js';
@@ -76,6 +76,7 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
   const ready = tls?.ready;
   const register = tls?.register;
   const distribution = distributionFromSettings(settings);
+  const pushContexts = newPushContextBuilder(options.model);
   const server: XdsServer<PushContext> = newXdsServer<PushContext>({
     protos: loadEnvoyProtos(),
     generators: newMeshGenerators({
@@ -88,8 +89,8 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
       ...meshGeneratorSettingsFromSettings(settings),
       onRefused: newSecretRefusalReporter(options.logging.scope('ads'), metrics),
     }),
-    buildPushContext: () => {
-      const push = buildPushContext(options.model);
+    buildPushContext: (previous, request) => {
+      const push = pushContexts.build(previous, request);
       metrics.gauge('pilot_services').set(push.services.length);
       metrics.gauge('pilot_virt_services').set(push.virtualServices.length);
       return push;

@@ -4,12 +4,14 @@
 // golden cases in testdata/<area>/.
 export {
   buildPushContext,
+  newPushContextBuilder,
   resolveRuleHost,
   servicePortKey,
   type IndexedDestinationRule,
   type IndexedGateway,
   type IndexedVirtualService,
   type PushContext,
+  type PushContextBuilder,
 } from './push-context.js';
 export {
   BLACKHOLE_CLUSTER,

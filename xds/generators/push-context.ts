@@ -78,9 +78,57 @@ export function resolveRuleHost(host: string, namespace: string, domain: string)
   return host.includes('.') || host === '*' ? host : `${host}.${namespace}.svc.${domain}`;
 }
 
+/** What a push context holds of the registry: rebuilt for every push. */
+type RegistryPart = Pick<
+  PushContext,
+  'services' | 'serviceByHost' | 'servicesByNamespace' | 'endpointsByServicePort' | 'workloads' | 'serviceAccountsByHost' | 'workloadsByAddress'
+>;
+
+/** What a push context holds of the config, the mesh config and the credentials: kept by an endpoint-only push. */
+interface ConfigPart extends Omit<PushContext, keyof RegistryPart | 'version'> {
+  /** The config store's version, the credentials' and the mesh config's digest: the version without the registry's. */
+  readonly configVersion: readonly [string, string, string];
+}
+
 /** Builds the frozen push context from the model's current state. Pure: reads the model, writes nothing. */
 export function buildPushContext(model: MeshModel): PushContext {
-  const meshConfig = model.meshConfig();
+  return assemble(model, buildConfigPart(model));
+}
+
+/** Builds each push's context, keeping the config part of the last one for the endpoint-only push that follows it. */
+export interface PushContextBuilder {
+  /**
+   * The context of a push. After an endpoint-only push (`full: false`: only endpoints and pods
+   * moved) of the context this builder built last, that context's config part (policies,
+   * routing, the mesh config, credentials: any change to them comes with a full push) is kept and
+   * only the registry part is built again.
+   */
+  build(previous: PushContext | undefined, request: { readonly full: boolean }): PushContext;
+}
+
+export function newPushContextBuilder(model: MeshModel): PushContextBuilder {
+  let last: { context: PushContext; config: ConfigPart } | undefined;
+  return {
+    build(previous, request) {
+      const config = !request.full && last && previous === last.context ? last.config : buildConfigPart(model);
+      const context = assemble(model, config);
+      last = { context, config };
+      return context;
+    },
+  };
+}
+
+function assemble(model: MeshModel, config: ConfigPart): PushContext {
+  const { configVersion, ...configPart } = config;
+  const [configStore, credentials, meshDigest] = configVersion;
+  return Object.freeze({
+    version: `${configStore}.${model.registry.version()}.${credentials}.${meshDigest}`,
+    ...configPart,
+    ...buildRegistryPart(model),
+  });
+}
+
+function buildRegistryPart(model: MeshModel): RegistryPart {
   const services = [...model.registry.services()].sort((a, b) => compare(a.hostname, b.hostname));
   const serviceByHost = new Map<string, Service>();
   const servicesByNamespace = new Map<string, Service[]>();
@@ -94,16 +142,6 @@ export function buildPushContext(model: MeshModel): PushContext {
       endpointsByServicePort.set(servicePortKey(service.hostname, port.port), freezeAll(model.registry.endpoints(service.namespace, service.name, port.port)));
     }
   }
-
-  const destinationRulesByHost = new Map<string, IndexedDestinationRule[]>();
-  for (const entry of model.configStore.list('DestinationRule')) {
-    const rule = entry.resource;
-    const host = resolveRuleHost(rule.spec.host, entry.namespace, model.domain);
-    let list = destinationRulesByHost.get(host);
-    if (!list) destinationRulesByHost.set(host, (list = []));
-    list.push(Object.freeze({ namespace: entry.namespace, name: entry.name, host, rule }));
-  }
-  for (const list of destinationRulesByHost.values()) Object.freeze(list);
 
   const workloads = new Map<string, Workload>();
   const workloadsByAddress = new Map<string, Workload[]>();
@@ -131,6 +169,21 @@ export function buildPushContext(model: MeshModel): PushContext {
     serviceAccountsByHost.set(service.hostname, Object.freeze([...accounts].sort()));
   }
 
+  return { services: Object.freeze(services), serviceByHost, servicesByNamespace, endpointsByServicePort, workloads, serviceAccountsByHost, workloadsByAddress };
+}
+
+function buildConfigPart(model: MeshModel): ConfigPart {
+  const meshConfig = model.meshConfig();
+  const destinationRulesByHost = new Map<string, IndexedDestinationRule[]>();
+  for (const entry of model.configStore.list('DestinationRule')) {
+    const rule = entry.resource;
+    const host = resolveRuleHost(rule.spec.host, entry.namespace, model.domain);
+    let list = destinationRulesByHost.get(host);
+    if (!list) destinationRulesByHost.set(host, (list = []));
+    list.push(Object.freeze({ namespace: entry.namespace, name: entry.name, host, rule }));
+  }
+  for (const list of destinationRulesByHost.values()) Object.freeze(list);
+
   const byKey = (a: { namespace: string; name: string }, b: { namespace: string; name: string }): number =>
     compare(a.namespace, b.namespace) || compare(a.name, b.name);
   const virtualServices = model.configStore
@@ -153,21 +206,14 @@ export function buildPushContext(model: MeshModel): PushContext {
     Object.freeze([...model.configStore.list(kind)].sort(byKey).map((entry) => entry.resource));
 
   const meshDigest = createHash('sha256').update(JSON.stringify(meshConfig)).digest('hex').slice(0, 8);
-  return Object.freeze({
-    version: `${model.configStore.version()}.${model.registry.version()}.${model.credentials.version()}.${meshDigest}`,
+  return {
+    configVersion: [String(model.configStore.version()), String(model.credentials.version()), meshDigest],
     configGenerations: configGenerationsOf(model),
     domain: model.domain,
     rootNamespace: meshConfig.rootNamespace,
     connectTimeout: meshConfig.connectTimeout,
     inboundTrafficMode: meshConfig.inboundTrafficPolicy.mode,
-    services: Object.freeze(services),
-    serviceByHost,
-    servicesByNamespace,
-    endpointsByServicePort,
     destinationRulesByHost,
-    workloads,
-    serviceAccountsByHost,
-    workloadsByAddress,
     virtualServices: Object.freeze(virtualServices),
     gateways: Object.freeze(gateways),
     meshConfig,
@@ -175,7 +221,7 @@ export function buildPushContext(model: MeshModel): PushContext {
     requestAuthentications: resourcesOf('RequestAuthentication'),
     authorizationPolicies: resourcesOf('AuthorizationPolicy'),
     credentials: model.credentials.snapshot(),
-  });
+  };
 }
 
 function freezeAll<T>(list: readonly T[]): readonly T[] {
