@@ -1,5 +1,6 @@
 import type { V1LabelSelector, V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
-import { LABELS, type LabelSelector, selectorMatches } from '../webhook/inject/index.js';
+import { LABELS } from '../names/index.js';
+import { type LabelSelector, selectorMatches } from '../webhook/inject/index.js';
 import { analysisMessage, type AnalysisMessage } from './messages.js';
 
 /**

@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
+import { INSTALLED_VERSION_ANNOTATION } from '../names/index.js';
 import { MeshError, UsageError, readBuildInfo } from '../runtime/index.js';
 import { durationFlag, stringArrayFlag, stringSliceFlag } from './flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
@@ -66,7 +67,7 @@ export function newMeshctlUpgradeCommand(io: CliIo, readLine: () => Promise<stri
     const recorded = await cluster.read({ apiVersion: 'install.mesh.io/v1alpha1', kind: 'MeshOperator', metadata: { name, namespace: global.meshNamespace } });
     if (!recorded) throw new UsageError(`no installation to upgrade: MeshOperator ${global.meshNamespace}/${name} not found; use meshctl install`, { exitCode: 64 });
     const target = readBuildInfo().version;
-    install.checkUpgradeEligible(recorded.metadata?.annotations?.[install.INSTALLED_VERSION_ANNOTATION] ?? '', target, flags.force);
+    install.checkUpgradeEligible(recorded.metadata?.annotations?.[INSTALLED_VERSION_ANNOTATION] ?? '', target, flags.force);
     const installed = install.meshOperatorSchema.parse({ apiVersion: recorded.apiVersion, kind: recorded.kind, metadata: { name }, spec: (recorded as { spec?: unknown }).spec });
     // The installed configuration is the first overlay: what the user does not change stays.
     const scratch = mkdtempSync(join(tmpdir(), 'meshctl-upgrade-'));

@@ -28,9 +28,6 @@ export type {
 } from './model/registry-types.js';
 export { matchesLabels } from './model/label-selector.js';
 export {
-  SERVICE_NAME_LABEL,
-  SIDECAR_STATUS_ANNOTATION,
-  TLS_MODE_LABEL,
   endpointSliceFromObject,
   namespaceFromObject,
   serviceFromObject,

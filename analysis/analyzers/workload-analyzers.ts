@@ -1,5 +1,5 @@
 import type { V1PodSpec } from '@kubernetes/client-node';
-import { IGNORED_NAMESPACES, PROXY_CONTAINER } from '../../webhook/inject/index.js';
+import { IGNORED_NAMESPACES, PROXY_CONTAINER } from '../../names/index.js';
 import type { Analyzer, AnalysisContext } from '../analyzer.js';
 import type { Resource } from '../snapshot.js';
 import { applicationContainers, declaredProtocol, isSystemNamespace, labelsMatch, portProtocol } from './kube-objects.js';

@@ -7,7 +7,7 @@ import { renderVersionReport } from '../version/render-version.js';
 import { ARCHIVE_ROOT, newReportTree, writeArchive, writeTree, type ReportTree } from './archive.js';
 import type { BugReportOptions } from './bug-report-options.js';
 import { clusterContext, clusterTargets, type ClusterTarget } from './gather-cluster.js';
-import { PROXY_CONTAINER } from '../../webhook/inject/index.js';
+import { PROXY_CONTAINER } from '../../names/index.js';
 import { gatherPod, podFolder, podTargetPaths, type PodTarget } from './gather-pods.js';
 import { newSelection, podViewOf } from './selection.js';
 import { renderReportLog, type PodCritical } from './report-log.js';

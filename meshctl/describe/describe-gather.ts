@@ -3,7 +3,7 @@ import { resolvePodTarget } from '../orch/pod-target.js';
 import { clustersOf, configNameOf, configPathOf, routeConfigsOf, type EnvoyConfigDump, type Json } from '../proxyconfig/config-dump.js';
 import { podAdmin } from '../proxyconfig/pod-admin.js';
 import type { GatewayView, MeshResource, PodFacts } from './describe-pod.js';
-import { PROXY_CONTAINER } from '../../webhook/inject/index.js';
+import { PROXY_CONTAINER } from '../../names/index.js';
 
 const PLURALS: Record<string, string> = { 'destination-rule': 'destinationrules', 'virtual-service': 'virtualservices' };
 

@@ -1,7 +1,7 @@
 import type { V1Pod, V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { clustersOf, configNameOf, configPathOf, listenersOf, routeConfigsOf, type EnvoyConfigDump, type Json } from '../proxyconfig/config-dump.js';
 import { policyNamesOf } from './authz-check.js';
-import { ANNOTATIONS, PROXY_CONTAINER } from '../../webhook/inject/index.js';
+import { ANNOTATIONS, PROXY_CONTAINER } from '../../names/index.js';
 
 /** A mesh resource as the API returns it (DestinationRule, VirtualService, PeerAuthentication, RequestAuthentication). */
 export interface MeshResource {

@@ -1,5 +1,6 @@
 import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig, type V1ConfigMap, type V1MutatingWebhookConfiguration, type V1Namespace, type V1Pod } from '@kubernetes/client-node';
-import { IGNORED_NAMESPACES, LABELS, type LabelSelector, readInjectionStatus, selectorMatches } from '../../webhook/inject/index.js';
+import { IGNORED_NAMESPACES, LABELS } from '../../names/index.js';
+import { type LabelSelector, readInjectionStatus, selectorMatches } from '../../webhook/inject/index.js';
 import { formatTable } from '../orch/table.js';
 
 const NOT_MESHED = '<non-mesh>';

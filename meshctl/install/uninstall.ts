@@ -1,7 +1,7 @@
 import { UsageError } from '../../runtime/index.js';
 import { EXIT_USAGE } from '../../install/index.js';
 import { INSTALLED_KINDS, objectKey, type ClusterObjects } from '../../install/index.js';
-import { ANNOTATIONS } from '../../webhook/inject/index.js';
+import { ANNOTATIONS, LABELS } from '../../names/index.js';
 
 /** The API groups of our CRDs: `--purge` removes their definitions. */
 const MESH_GROUPS = ['security.mesh.io', 'networking.mesh.io', 'install.mesh.io'];
@@ -30,7 +30,7 @@ export function requireUninstallTarget(revision: string, filenames: readonly str
 export async function uninstall(options: UninstallOptions): Promise<number> {
   const { cluster, progress } = options;
   const revisionLabel = options.revision === '' || options.revision === 'default' ? 'default' : options.revision;
-  const selector = options.purge ? 'app.kubernetes.io/part-of=mesh' : `app.kubernetes.io/part-of=mesh,mesh.io/rev=${revisionLabel}`;
+  const selector = options.purge ? `${LABELS.partOf}=mesh` : `${LABELS.partOf}=mesh,${LABELS.revision}=${revisionLabel}`;
   let removed = 0;
   for (const { apiVersion, kind } of INSTALLED_KINDS) {
     for (const object of await cluster.list(apiVersion, kind, selector)) {

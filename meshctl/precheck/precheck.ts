@@ -2,7 +2,7 @@ import { AdmissionregistrationV1Api, AuthorizationV1Api, CoreV1Api, CustomObject
 import { MeshError, errorMessage } from '../../runtime/index.js';
 import { installedStateName, type MeshOperatorSpec } from '../../install/index.js';
 import { analysisMessage, formatMessage, isWarningOrWorse, sortedDeduped, type AnalysisMessage } from '../../analysis/index.js';
-import { LABELS } from '../../webhook/inject/index.js';
+import { LABELS } from '../../names/index.js';
 
 /** The oldest Kubernetes minor version (1.x) the mesh installs on: the reference's `MinK8SVersion`. */
 export const MIN_KUBERNETES_MINOR = 17;

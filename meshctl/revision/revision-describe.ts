@@ -3,7 +3,7 @@ import { MeshError } from '../../runtime/index.js';
 import type { MeshOperatorSpec } from '../../install/index.js';
 import { customizationsOf } from './customizations.js';
 import { enabledComponents } from './revision-list.js';
-import { ANNOTATIONS, LABELS } from '../../webhook/inject/index.js';
+import { ANNOTATIONS, LABELS } from '../../names/index.js';
 
 export interface PodSummary {
   readonly namespace: string;

@@ -2,7 +2,7 @@ import { AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig } from '@
 import { COMPONENTS, type MeshOperatorSpec } from '../../install/index.js';
 import { formatTable } from '../orch/table.js';
 import { customizationsOf } from './customizations.js';
-import { LABELS } from '../../webhook/inject/index.js';
+import { LABELS } from '../../names/index.js';
 
 export interface RevisionSummary {
   readonly revision: string;

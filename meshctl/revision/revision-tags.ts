@@ -3,7 +3,7 @@ import { stringify } from 'yaml';
 import { MeshError } from '../../runtime/index.js';
 import { formatTable } from '../orch/table.js';
 import { formatMessage, sortedDeduped, webhookOverlaps } from '../../analysis/index.js';
-import { LABELS } from '../../webhook/inject/index.js';
+import { LABELS } from '../../names/index.js';
 
 export interface TagOptions {
   readonly tag: string;
@@ -42,7 +42,7 @@ export async function buildTagWebhook(kubeConfig: KubeConfig, options: TagOption
     kind: 'MutatingWebhookConfiguration',
     metadata: {
       name: options.webhookName || `mesh-revision-tag-${options.tag}`,
-      labels: { [LABELS.tag]: options.tag, [LABELS.revision]: revision, app: 'sidecar-injector', 'app.kubernetes.io/part-of': 'mesh' },
+      labels: { [LABELS.tag]: options.tag, [LABELS.revision]: revision, app: 'sidecar-injector', [LABELS.partOf]: 'mesh' },
     },
     webhooks,
   };
@@ -68,7 +68,7 @@ export async function setTag(kubeConfig: KubeConfig, options: TagOptions): Promi
     await api.deleteMutatingWebhookConfiguration({ name: old.metadata?.name ?? '' });
   }
   await api.createMutatingWebhookConfiguration({ body: webhook });
-  return `Revision tag "${options.tag}" created, referencing control plane revision "${revisionOf(options.revision)}". To enable injection using this\nrevision tag, use 'kubectl label namespace <NAMESPACE> mesh.io/rev=${options.tag}'\n`;
+  return `Revision tag "${options.tag}" created, referencing control plane revision "${revisionOf(options.revision)}". To enable injection using this\nrevision tag, use 'kubectl label namespace <NAMESPACE> ${LABELS.revision}=${options.tag}'\n`;
 }
 
 /** `x revision tag generate`: the tag's webhook configuration as YAML, applied by the user. */

@@ -4,7 +4,7 @@ import { podHttp } from '../orch/pod-http.js';
 import { kubeMessage } from '../orch/port-forward.js';
 import { DAEMON_MONITORING_PORT, queryDaemons } from '../proxystatus/daemon-query.js';
 import { parseSyncz } from '../proxystatus/proxy-status.js';
-import { LABELS } from '../../webhook/inject/index.js';
+import { LABELS } from '../../names/index.js';
 
 /** One control-plane instance's version (the reference's `ServerInfo`). */
 export interface ServerInfo {

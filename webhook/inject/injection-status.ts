@@ -1,4 +1,4 @@
-import { ANNOTATIONS } from './names.js';
+import { ANNOTATIONS } from '../../names/index.js';
 import { objectList, stringMap, type JsonObject, type Pod } from './pod.js';
 
 /** The `sidecar.mesh.io/status` annotation: what injection added, so that it can be taken away. */

@@ -1,0 +1,15 @@
+// The mesh's shared names, the lowest package of all (it imports no other package of ours, and
+// every package may import it): the Kubernetes labels and annotations the mesh reads and writes,
+// the containers injection adds, the namespaces it leaves alone.
+export {
+  ALWAYS_REJECT_ANNOTATION,
+  ANALYZE_SUPPRESS_ANNOTATION,
+  ANNOTATIONS,
+  DEPRECATED_ANNOTATIONS,
+  DRY_RUN_ANNOTATION,
+  IGNORE_RECONCILE_ANNOTATION,
+  INSTALLED_VERSION_ANNOTATION,
+} from './annotations.js';
+export { CORE_DUMP_CONTAINER, INIT_CONTAINER, PROXY_CONTAINER, VALIDATION_CONTAINER } from './containers.js';
+export { LABELS } from './labels.js';
+export { IGNORED_NAMESPACES } from './namespaces.js';
