@@ -26,7 +26,6 @@ export type {
   ServicePort,
   Workload,
 } from './model/registry-types.js';
-export { matchesLabels } from './model/label-selector.js';
 export {
   endpointSliceFromObject,
   namespaceFromObject,

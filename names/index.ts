@@ -1,6 +1,6 @@
 // The mesh's shared names, the lowest package of all (it imports no other package of ours, and
 // every package may import it): the Kubernetes labels and annotations the mesh reads and writes,
-// the containers injection adds, the namespaces it leaves alone.
+// the containers injection adds, the namespaces it leaves alone; the one label-selector matcher.
 export {
   ALWAYS_REJECT_ANNOTATION,
   ANALYZE_SUPPRESS_ANNOTATION,
@@ -12,4 +12,12 @@ export {
 } from './annotations.js';
 export { CORE_DUMP_CONTAINER, INIT_CONTAINER, PROXY_CONTAINER, VALIDATION_CONTAINER } from './containers.js';
 export { LABELS } from './labels.js';
+export {
+  labelsMatch,
+  selectorMatches,
+  type LabelSelector,
+  type LabelSelectorOperator,
+  type LabelSelectorRequirement,
+  type UncheckedLabelSelector,
+} from './label-selector.js';
 export { IGNORED_NAMESPACES } from './namespaces.js';
