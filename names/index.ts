@@ -1,6 +1,7 @@
 // The mesh's shared names, the lowest package of all (it imports no other package of ours, and
 // every package may import it): the Kubernetes labels and annotations the mesh reads and writes,
-// the containers injection adds, the namespaces it leaves alone; the one label-selector matcher.
+// the containers injection adds, the namespaces it leaves alone; the one label-selector matcher;
+// the one object and config key formatter.
 export {
   ALWAYS_REJECT_ANNOTATION,
   ANALYZE_SUPPRESS_ANNOTATION,
@@ -10,6 +11,7 @@ export {
   IGNORE_RECONCILE_ANNOTATION,
   INSTALLED_VERSION_ANNOTATION,
 } from './annotations.js';
+export { formatConfigKey, formatObjectKey, type NamespacedName } from './config-key.js';
 export { CORE_DUMP_CONTAINER, INIT_CONTAINER, PROXY_CONTAINER, VALIDATION_CONTAINER } from './containers.js';
 export { LABELS } from './labels.js';
 export {
