@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { UsageError } from '../runtime/index.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';
+import { INJECTOR_CONFIG_MAP_NAME } from '../names/index.js';
 
 interface InjectFlags {
   filename: string;
@@ -40,12 +41,12 @@ export function newMeshctlOrchInjectCommand(io: CliIo, readStdin: () => Promise<
     .option('-f, --filename <string>', 'Input orchestrator resource filename (- for standard input)', '')
     .option('-o, --output <string>', 'Modified output orchestrator resource filename', '')
     .option('--injectConfigFile <string>', 'Injection configuration filename; cannot be used with --injectConfigMapName', '')
-    .option('--injectConfigMapName <string>', 'ConfigMap name for the injection configuration (key "config"); cannot be used with --injectConfigFile', 'mesh-sidecar-injector')
+    .option('--injectConfigMapName <string>', 'ConfigMap name for the injection configuration (key "config"); cannot be used with --injectConfigFile', INJECTOR_CONFIG_MAP_NAME)
     .option('--meshConfigFile <string>', 'Mesh configuration filename; takes precedence over --meshConfigMapName if set', '')
     .option('--meshConfigMapName <string>', 'ConfigMap name for the mesh configuration (key "mesh")', 'mesh')
     .option('--valuesFile <string>', 'Injection values configuration filename', '')
     .option('-r, --revision <string>', 'Control plane revision', '')
-    .option('--webhookConfig <string>', 'MutatingWebhookConfiguration name of the injector', 'mesh-sidecar-injector')
+    .option('--webhookConfig <string>', 'MutatingWebhookConfiguration name of the injector', INJECTOR_CONFIG_MAP_NAME)
     .addHelpText('after', INJECT_EXAMPLES)
     .action(async (flags: InjectFlags, command: Command) => {
       if (flags.injectConfigFile !== '' && command.getOptionValueSource('injectConfigMapName') === 'cli') {

@@ -1,6 +1,7 @@
 // The mesh's shared names, the lowest package of all (it imports no other package of ours, and
 // every package may import it): the Kubernetes labels and annotations the mesh reads and writes,
-// the containers injection adds, the namespaces it leaves alone; the one label-selector matcher;
+// the containers injection adds, the namespaces it leaves alone; the names of the mesh's own
+// objects per revision; the one label-selector matcher;
 // the one object and config key formatter.
 export {
   ALWAYS_REJECT_ANNOTATION,
@@ -23,3 +24,12 @@ export {
   type UncheckedLabelSelector,
 } from './label-selector.js';
 export { IGNORED_NAMESPACES } from './namespaces.js';
+export {
+  DAEMON_NAME,
+  DAEMON_POD_SELECTOR,
+  DEFAULT_REVISION,
+  INJECTOR_CONFIG_MAP_NAME,
+  MESH_CONFIG_MAP_NAME,
+  revisionLabelValue,
+  revisionedName,
+} from './service-names.js';

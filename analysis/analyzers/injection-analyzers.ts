@@ -1,5 +1,5 @@
 import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
-import { ANNOTATIONS, IGNORED_NAMESPACES, LABELS, PROXY_CONTAINER } from '../../names/index.js';
+import { ANNOTATIONS, DEFAULT_REVISION, IGNORED_NAMESPACES, INJECTOR_CONFIG_MAP_NAME, LABELS, PROXY_CONTAINER } from '../../names/index.js';
 import { readInjectionStatus, type Pod } from '../../webhook/inject/index.js';
 import type { Analyzer } from '../analyzer.js';
 import type { Resource } from '../snapshot.js';
@@ -110,8 +110,8 @@ export const imageAnalyzer: Analyzer = {
   analyze(context) {
     const images = new Map<string, string>();
     for (const configMap of context.read('ConfigMap')) {
-      if (configMap.namespace !== context.rootNamespace || !configMap.name.startsWith('mesh-sidecar-injector')) continue;
-      const revision = configMap.name === 'mesh-sidecar-injector' ? 'default' : configMap.name.slice('mesh-sidecar-injector-'.length);
+      if (configMap.namespace !== context.rootNamespace || !configMap.name.startsWith(INJECTOR_CONFIG_MAP_NAME)) continue;
+      const revision = configMap.name === INJECTOR_CONFIG_MAP_NAME ? DEFAULT_REVISION : configMap.name.slice(`${INJECTOR_CONFIG_MAP_NAME}-`.length);
       const image = injectorImage(configMap.object.data?.['values']);
       if (image !== undefined) images.set(revision, image);
     }

@@ -3,6 +3,7 @@ import { UsageError, errorMessage } from '../../runtime/index.js';
 import { compileInjector, injectResources, kubeInjectTemplate, uninjectPod, type Pod } from '../../webhook/inject/index.js';
 import { findLiveInjector, injectThroughWebhook, type LiveInjector } from './live-injector.js';
 import { resolveInjectSources, type InjectSourceContext, type InjectSourceFlags } from './inject-sources.js';
+import { revisionLabelValue } from '../../names/index.js';
 
 export interface ResourceIo {
   /** `-f/--filename`: a file, or `-` for standard input. */
@@ -26,7 +27,7 @@ export async function orchInject(io: ResourceIo, flags: InjectSourceFlags, conte
   }
   const sources = await resolveInjectSources(flags, { ...context, warn: io.stderr });
   const injector = compileInjector(sources.config);
-  const revision = flags.revision === '' ? 'default' : flags.revision;
+  const revision = revisionLabelValue(flags.revision);
   const result = injectResources(input, kubeInjectTemplate(injector, { meshConfig: sources.meshConfig, revision }));
   for (const warning of result.warnings) io.stderr(warning);
   writeOutput(io, result.text);

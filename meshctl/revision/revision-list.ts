@@ -2,7 +2,7 @@ import { AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig } from '@
 import { COMPONENTS, type MeshOperatorSpec } from '../../install/index.js';
 import { formatTable } from '../orch/table.js';
 import { customizationsOf } from './customizations.js';
-import { LABELS } from '../../names/index.js';
+import { LABELS, revisionLabelValue } from '../../names/index.js';
 
 export interface RevisionSummary {
   readonly revision: string;
@@ -37,7 +37,7 @@ export async function listRevisions(kubeConfig: KubeConfig, manifestsDir?: strin
   };
   for (const record of records) {
     const spec = record.spec ?? {};
-    const revision = spec.revision === undefined || spec.revision === '' ? 'default' : spec.revision;
+    const revision = revisionLabelValue(spec.revision);
     revisions.set(revision, {
       ...entry(revision),
       meshOperator: `${record.metadata?.namespace ?? ''}/${record.metadata?.name ?? ''}`,
