@@ -1,7 +1,7 @@
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { join, resolve } from 'node:path';
 import { errorMessage, formatDuration, type BuildInfo } from '../../runtime/index.js';
-import { kubeMessage } from '../orch/port-forward.js';
+import { kubeMessage } from '../kube/port-forward.js';
 import { fetchMeshVersions, fetchProxyVersions } from '../version/mesh-versions.js';
 import { renderVersionReport } from '../version/render-version.js';
 import { ARCHIVE_ROOT, newReportTree, writeArchive, writeTree, type ReportTree } from './archive.js';

@@ -2,7 +2,7 @@ import { Log, type KubeConfig } from '@kubernetes/client-node';
 import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import { errorMessage } from '../../runtime/index.js';
-import { forwardToPod, kubeMessage } from '../orch/port-forward.js';
+import { forwardToPod, kubeMessage } from '../kube/port-forward.js';
 import { PROXY_ADMIN_PORT } from '../proxyconfig/pod-admin.js';
 import { DAEMON_MONITORING_PORT } from '../proxystatus/daemon-query.js';
 import { filterLog, type FilteredLog, type LogWindow } from './log-window.js';

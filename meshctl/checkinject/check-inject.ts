@@ -1,6 +1,6 @@
 import type { V1LabelSelector, V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
 import { LABELS, selectorMatches } from '../../names/index.js';
-import { formatTable } from '../orch/table.js';
+import { formatTable } from '../kube/table.js';
 
 export interface CheckInjectRow {
   readonly webhook: string;

@@ -1,5 +1,5 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod, type V1Service } from '@kubernetes/client-node';
-import { resolvePodTarget } from '../orch/pod-target.js';
+import { resolvePodTarget } from '../kube/pod-target.js';
 import { clustersOf, configNameOf, configPathOf, routeConfigsOf, type EnvoyConfigDump, type Json } from '../proxyconfig/config-dump.js';
 import { podAdmin } from '../proxyconfig/pod-admin.js';
 import type { GatewayView, MeshResource, PodFacts } from './describe-pod.js';

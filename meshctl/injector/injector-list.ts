@@ -1,7 +1,7 @@
 import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig, type V1ConfigMap, type V1MutatingWebhookConfiguration, type V1Namespace, type V1Pod } from '@kubernetes/client-node';
 import { IGNORED_NAMESPACES, LABELS, selectorMatches, type UncheckedLabelSelector } from '../../names/index.js';
 import { readInjectionStatus } from '../../webhook/inject/index.js';
-import { formatTable } from '../orch/table.js';
+import { formatTable } from '../kube/table.js';
 
 const NOT_MESHED = '<non-mesh>';
 

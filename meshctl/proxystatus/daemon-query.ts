@@ -1,7 +1,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { DAEMON_POD_SELECTOR, LABELS } from '../../names/index.js';
 import { MeshError, errorMessage } from '../../runtime/index.js';
-import { podHttp } from '../orch/pod-http.js';
+import { podHttp } from '../kube/pod-http.js';
 
 /** The daemon's monitoring port, where its `/debug/` views are served. */
 export const DAEMON_MONITORING_PORT = 15014;

@@ -1,6 +1,6 @@
 import { AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { COMPONENTS, type MeshOperatorSpec } from '../../install/index.js';
-import { formatTable } from '../orch/table.js';
+import { formatTable } from '../kube/table.js';
 import { customizationsOf } from './customizations.js';
 import { LABELS, revisionLabelValue } from '../../names/index.js';
 

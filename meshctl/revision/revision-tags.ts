@@ -1,7 +1,7 @@
 import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig, type V1MutatingWebhook, type V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { MeshError } from '../../runtime/index.js';
-import { formatTable } from '../orch/table.js';
+import { formatTable } from '../kube/table.js';
 import { formatMessage, sortedDeduped, webhookOverlaps } from '../../analysis/index.js';
 import { LABELS, revisionLabelValue } from '../../names/index.js';
 

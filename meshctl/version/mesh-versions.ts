@@ -1,7 +1,7 @@
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { errorMessage, type BuildInfo } from '../../runtime/index.js';
-import { podHttp } from '../orch/pod-http.js';
-import { kubeMessage } from '../orch/port-forward.js';
+import { podHttp } from '../kube/pod-http.js';
+import { kubeMessage } from '../kube/port-forward.js';
 import { DAEMON_MONITORING_PORT, queryDaemons } from '../proxystatus/daemon-query.js';
 import { parseSyncz } from '../proxystatus/proxy-status.js';
 import { DAEMON_POD_SELECTOR, LABELS } from '../../names/index.js';

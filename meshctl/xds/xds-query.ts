@@ -3,7 +3,7 @@ import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { LABELS } from '../../names/index.js';
 import { MeshError, errorMessage, formatDuration } from '../../runtime/index.js';
 import { jsonToStruct, newDiscoveryClient, type DiscoveryResponse, type EnvoyProtos } from '../../xds/envoy/index.js';
-import { forwardToPod } from '../orch/port-forward.js';
+import { forwardToPod } from '../kube/port-forward.js';
 import { defaultAuthority, requestXdsToken, xdsChannel, type TokenSubject, type XdsChannel, type XdsSecurity } from './xds-credentials.js';
 
 /** The daemon's xDS port (TLS, tokens and the CA). */

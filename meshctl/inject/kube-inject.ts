@@ -16,7 +16,7 @@ export interface ResourceIo {
 }
 
 /** `meshctl orch-inject`: the workloads of the input with their sidecars, other kinds unchanged, in order. */
-export async function orchInject(io: ResourceIo, flags: InjectSourceFlags, context: Omit<InjectSourceContext, 'warn'>): Promise<void> {
+export async function kubeInject(io: ResourceIo, flags: InjectSourceFlags, context: Omit<InjectSourceContext, 'warn'>): Promise<void> {
   const input = await readInput(io);
   // Without templates given, the cluster's own injector answers, as the reference does; the
   // ConfigMaps (or the built-in defaults) serve when it cannot be reached.
@@ -34,7 +34,7 @@ export async function orchInject(io: ResourceIo, flags: InjectSourceFlags, conte
 }
 
 /** `meshctl x orch-uninject`: the reverse of `orch-inject`, exactly. */
-export async function orchUninject(io: ResourceIo): Promise<void> {
+export async function kubeUninject(io: ResourceIo): Promise<void> {
   const input = await readInput(io);
   const result = injectResources(input, (template) => ({ injected: uninjectPod(template) }));
   writeOutput(io, result.text);
