@@ -19,7 +19,7 @@ const ENTRY_POINTS = [
 const PRODUCT = `^(${PACKAGES}|cli)/`;
 const TESTS = '\\.test\\.ts$';
 
-// runtime → API → model → services (xDS, CA, webhook, analysis, install) → composition roots → CLI.
+// names, runtime → API → model → services (xDS, CA, webhook, analysis, install) → composition roots → CLI.
 const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
   name: `layer-${layer.name.replace(/ /g, '-')}-imports-no-layer-above`,
   severity: 'error',
@@ -74,25 +74,32 @@ module.exports = {
       to: { path: '^apiserver-double/' },
     },
     {
+      name: 'names-stand-alone',
+      severity: 'error',
+      comment: 'names/ holds the shared names every package may import: it imports no other package of ours.',
+      from: { path: '^names/', pathNot: TESTS },
+      to: { path: `^(${PACKAGES}|cli|e2e|bench|testing|apiserver-double)/`, pathNot: '^names/' },
+    },
+    {
       name: 'runtime-stands-alone',
       severity: 'error',
-      comment: 'runtime/ is the base every process plugs into: it imports no other package of ours.',
+      comment: 'runtime/ is the base every process plugs into: it imports no other package of ours but names/.',
       from: { path: '^runtime/', pathNot: TESTS },
-      to: { path: `^(${PACKAGES}|cli|e2e|bench|testing|apiserver-double)/`, pathNot: '^runtime/' },
+      to: { path: `^(${PACKAGES}|cli|e2e|bench|testing|apiserver-double)/`, pathNot: '^(runtime|names)/' },
     },
     {
       name: 'api-server-double-on-the-base-only',
       severity: 'error',
-      comment: 'The API server double speaks the Kubernetes protocol on the base layer alone (runtime/, kube-patch/), so it can serve any test.',
+      comment: 'The API server double speaks the Kubernetes protocol on the base layer alone (names/, runtime/, kube-patch/), so it can serve any test.',
       from: { path: '^apiserver-double/', pathNot: [TESTS, '(^|/)testing/'] },
-      to: { path: `^(${PACKAGES}|cli|e2e|bench)/`, pathNot: '^(runtime|kube-patch)/' },
+      to: { path: `^(${PACKAGES}|cli|e2e|bench)/`, pathNot: '^(names|runtime|kube-patch)/' },
     },
     {
       name: 'kube-patch-stands-alone',
-      comment: 'kube-patch/ is shared by the API server double and the injector: it imports no other package of ours.',
+      comment: 'kube-patch/ is shared by the API server double and the injector: it imports no other package of ours but names/.',
       severity: 'error',
       from: { path: '^kube-patch/', pathNot: TESTS },
-      to: { path: `^(${PACKAGES}|cli|e2e|bench|testing|apiserver-double)/`, pathNot: '^kube-patch/' },
+      to: { path: `^(${PACKAGES}|cli|e2e|bench|testing|apiserver-double)/`, pathNot: '^(kube-patch|names)/' },
     },
     {
       name: 'envoy-plumbing-stands-alone',

@@ -28,6 +28,7 @@ COPY install/ install/
 COPY kube-patch/ kube-patch/
 COPY meshctl/ meshctl/
 COPY meshd/ meshd/
+COPY names/ names/
 COPY pki/ pki/
 COPY runtime/ runtime/
 COPY webhook/ webhook/

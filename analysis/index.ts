@@ -21,7 +21,7 @@ export {
 export type { AnalysisContext, Analyzer } from './analyzer.js';
 export type { AnalysisInputs, AnalysisSnapshot, InputName, MeshObject, Resource, SourcePosition } from './snapshot.js';
 export { buildSnapshot, type SnapshotOptions, type SourcedObject } from './build-snapshot.js';
-export { runAnalyzers, SUPPRESS_ANNOTATION, type AnalysisResult } from './run-analyzers.js';
+export { runAnalyzers, type AnalysisResult } from './run-analyzers.js';
 export { ALL_ANALYZERS } from './all-analyzers.js';
 export { webhookOverlaps } from './webhook-overlap.js';
 // The daemon's analysis (PILOT_ENABLE_ANALYSIS) and its `/debug/analyze` route.

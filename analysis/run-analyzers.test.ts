@@ -2,7 +2,8 @@ import { describe, expect, test } from '@jest/globals';
 import type { Analyzer } from './analyzer.js';
 import { buildSnapshot } from './build-snapshot.js';
 import { formatMessage } from './messages.js';
-import { runAnalyzers, SUPPRESS_ANNOTATION } from './run-analyzers.js';
+import { ANALYZE_SUPPRESS_ANNOTATION } from '../names/index.js';
+import { runAnalyzers } from './run-analyzers.js';
 
 const virtualService = (name: string, annotations?: Record<string, string>): object => ({
   apiVersion: 'networking.mesh.io/v1alpha3',
@@ -50,7 +51,7 @@ describe('runAnalyzers', () => {
     ['*', 0],
     ['MSH0102', 1],
   ])('the suppress annotation %s leaves %i messages', (value, count) => {
-    const snapshot = buildSnapshot({ objects: [{ object: virtualService('reviews', { [SUPPRESS_ANNOTATION]: value }) }] });
+    const snapshot = buildSnapshot({ objects: [{ object: virtualService('reviews', { [ANALYZE_SUPPRESS_ANNOTATION]: value }) }] });
     expect(runAnalyzers(snapshot, [everyVirtualService]).messages).toHaveLength(count);
   });
 });

@@ -1,9 +1,7 @@
+import { ANALYZE_SUPPRESS_ANNOTATION } from '../names/index.js';
 import { UndeclaredInputError, type AnalysisContext, type Analyzer } from './analyzer.js';
 import { analysisMessage, originOf, sortedDeduped, type AnalysisMessage } from './messages.js';
 import type { AnalysisSnapshot, InputName, Resource } from './snapshot.js';
-
-/** The annotation that silences codes on the resource carrying it: a comma list of codes, or `*`. */
-export const SUPPRESS_ANNOTATION = 'galley.mesh.io/analyze-suppress';
 
 export interface AnalysisResult {
   /** Sorted as the reference sorts, without duplicates, in-resource suppressions applied. */
@@ -61,7 +59,7 @@ function contextFor(analyzer: Analyzer, snapshot: AnalysisSnapshot, sink: Analys
 
 function suppressedInResource(resource: Resource<unknown>, code: string): boolean {
   const object = resource.object as { metadata?: { annotations?: Record<string, string> } } | undefined;
-  const value = object?.metadata?.annotations?.[SUPPRESS_ANNOTATION];
+  const value = object?.metadata?.annotations?.[ANALYZE_SUPPRESS_ANNOTATION];
   if (value === undefined) return false;
   return value.split(',').some((entry) => entry.trim() === '*' || entry.trim() === code);
 }

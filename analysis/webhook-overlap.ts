@@ -1,5 +1,5 @@
 import type { V1LabelSelector, V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
-import { LABELS, type LabelSelector, selectorMatches } from '../webhook/inject/index.js';
+import { LABELS, selectorMatches } from '../names/index.js';
 import { analysisMessage, type AnalysisMessage } from './messages.js';
 
 /**
@@ -26,7 +26,7 @@ export function webhookOverlaps(configurations: readonly V1MutatingWebhookConfig
   const overlaps = new Map<string, Set<string>>();
   for (const namespace of namespaceLabels) {
     for (const object of objectLabels) {
-      const matched = webhooks.filter((w) => matches(w.namespaceSelector, namespace) && matches(w.objectSelector, object));
+      const matched = webhooks.filter((w) => selectorMatches(w.namespaceSelector, namespace) && selectorMatches(w.objectSelector, object));
       if (matched.length < 2) continue;
       for (const webhook of matched) {
         const others = overlaps.get(webhook.id) ?? new Set<string>();
@@ -54,10 +54,3 @@ function revisionsOf(configuration: V1MutatingWebhookConfiguration): string[] {
   return [...found];
 }
 
-/** An absent selector matches everything (the webhook API's default); an invalid one nothing. */
-function matches(selector: V1LabelSelector | undefined, labels: Record<string, string>): boolean {
-  if (!selector) return true;
-  const known = new Set(['In', 'NotIn', 'Exists', 'DoesNotExist']);
-  if ((selector.matchExpressions ?? []).some((e) => !known.has(e.operator))) return false;
-  return selectorMatches(selector as LabelSelector, labels);
-}

@@ -3,6 +3,7 @@ import { UsageError } from '../runtime/index.js';
 import { uint16Flag } from './flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';
+import { DAEMON_POD_SELECTOR } from '../names/index.js';
 
 interface AdminLogFlags {
   selector: string;
@@ -18,7 +19,7 @@ export function newMeshctlAdminCommand(io: CliIo): Command {
   const admin = new Command('admin')
     .alias('meshd')
     .description('Manage control plane (meshd) configuration')
-    .option('-l, --selector <string>', 'label selector', 'app=meshd');
+    .option('-l, --selector <string>', 'label selector', DAEMON_POD_SELECTOR);
   admin.addCommand(
     new Command('log')
       .alias('l')
@@ -50,7 +51,7 @@ Examples:
         // The cluster is reached only once the flags are known to be good.
         let client: Promise<import('../meshctl/index.js').ScopeClient> | undefined;
         const connect = async (): Promise<import('../meshctl/index.js').ScopeClient> => {
-          const kubeConfig = meshctl.loadOrchClient(flags);
+          const kubeConfig = meshctl.loadKubeClient(flags);
           let name = pod;
           if (name === undefined) {
             const pods = await meshctl.podsBySelector(kubeConfig, flags.meshNamespace, flags.selector);

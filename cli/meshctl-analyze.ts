@@ -74,7 +74,7 @@ export function newMeshctlAnalyzeCommand(io: CliIo, deps: { settings: Settings<'
         return;
       }
       const global = command.optsWithGlobals<MeshctlGlobalFlags>();
-      const kubeConfig = flags.useOrch ? meshctl.loadOrchClient(global) : undefined;
+      const kubeConfig = flags.useOrch ? meshctl.loadKubeClient(global) : undefined;
       const colorFlagGiven = command.getOptionValueSource('color') === 'cli';
       const [major = '0', minor = '0'] = deps.buildInfo().version.split('.');
       await meshctl.analyze({

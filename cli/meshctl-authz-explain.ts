@@ -63,7 +63,7 @@ export function newMeshctlAuthzExplainCommand(io: CliIo): Command {
       const { request, explanation } = await meshctl.explainPod({
         ...flags,
         ...(target !== undefined ? { target } : {}),
-        ...(needsCluster ? { kubeConfig: meshctl.loadOrchClient(global) } : {}),
+        ...(needsCluster ? { kubeConfig: meshctl.loadKubeClient(global) } : {}),
         namespace: global.namespace,
       });
       io.stdout(flags.output === 'json' ? `${JSON.stringify({ request: { ...request, now: request.now.toISOString() }, ...explanation }, null, 2)}\n` : meshctl.renderExplanation(request, explanation));

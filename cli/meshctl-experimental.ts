@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { newMeshctlCheckInjectCommand } from './meshctl-check-inject.js';
 import { newMeshctlAuthzCommand, newMeshctlDescribeCommand } from './meshctl-describe.js';
-import { newMeshctlOrchUninjectCommand } from './meshctl-inject.js';
+import { newMeshctlKubeUninjectCommand } from './meshctl-inject.js';
 import { newMeshctlMetricsCommand } from './meshctl-metrics.js';
 import { newMeshctlUninstallCommand } from './meshctl-install-lifecycle.js';
 import { newMeshctlPrecheckCommand } from './meshctl-precheck.js';
@@ -21,12 +21,12 @@ export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promis
       .addHelpText('after', '\nExamples:\n  meshctl experimental injector list\n')
       .action(async (_options: unknown, command: Command) => {
         const flags = command.optsWithGlobals<MeshctlGlobalFlags>();
-        const { listInjectors, loadOrchClient } = await import('../meshctl/index.js');
-        io.stdout(await listInjectors(loadOrchClient(flags), flags.meshNamespace));
+        const { listInjectors, loadKubeClient } = await import('../meshctl/index.js');
+        io.stdout(await listInjectors(loadKubeClient(flags), flags.meshNamespace));
       }),
   );
   experimental.addCommand(injector);
-  experimental.addCommand(newMeshctlOrchUninjectCommand(io, readStdin));
+  experimental.addCommand(newMeshctlKubeUninjectCommand(io, readStdin));
   experimental.addCommand(newMeshctlUninstallCommand(io, readLine));
   experimental.addCommand(newMeshctlRevisionCommand(io));
   experimental.addCommand(newMeshctlPrecheckCommand(io));

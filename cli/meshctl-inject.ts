@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { UsageError } from '../runtime/index.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from './run-cli.js';
+import { INJECTOR_CONFIG_MAP_NAME } from '../names/index.js';
 
 interface InjectFlags {
   filename: string;
@@ -34,42 +35,42 @@ Examples:
 `;
 
 /** `meshctl orch-inject`: injects the sidecar into workloads read from files (unsupported resources unchanged). */
-export function newMeshctlOrchInjectCommand(io: CliIo, readStdin: () => Promise<string>): Command {
+export function newMeshctlKubeInjectCommand(io: CliIo, readStdin: () => Promise<string>): Command {
   return new Command('orch-inject')
     .description('Inject the mesh sidecar into orchestrator workloads (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, List); other resources pass through unchanged')
     .option('-f, --filename <string>', 'Input orchestrator resource filename (- for standard input)', '')
     .option('-o, --output <string>', 'Modified output orchestrator resource filename', '')
     .option('--injectConfigFile <string>', 'Injection configuration filename; cannot be used with --injectConfigMapName', '')
-    .option('--injectConfigMapName <string>', 'ConfigMap name for the injection configuration (key "config"); cannot be used with --injectConfigFile', 'mesh-sidecar-injector')
+    .option('--injectConfigMapName <string>', 'ConfigMap name for the injection configuration (key "config"); cannot be used with --injectConfigFile', INJECTOR_CONFIG_MAP_NAME)
     .option('--meshConfigFile <string>', 'Mesh configuration filename; takes precedence over --meshConfigMapName if set', '')
     .option('--meshConfigMapName <string>', 'ConfigMap name for the mesh configuration (key "mesh")', 'mesh')
     .option('--valuesFile <string>', 'Injection values configuration filename', '')
     .option('-r, --revision <string>', 'Control plane revision', '')
-    .option('--webhookConfig <string>', 'MutatingWebhookConfiguration name of the injector', 'mesh-sidecar-injector')
+    .option('--webhookConfig <string>', 'MutatingWebhookConfiguration name of the injector', INJECTOR_CONFIG_MAP_NAME)
     .addHelpText('after', INJECT_EXAMPLES)
     .action(async (flags: InjectFlags, command: Command) => {
       if (flags.injectConfigFile !== '' && command.getOptionValueSource('injectConfigMapName') === 'cli') {
         throw new UsageError('--injectConfigFile and --injectConfigMapName cannot be used together');
       }
       const global = command.optsWithGlobals<MeshctlGlobalFlags>();
-      const { orchInject, loadOrchClient } = await import('../meshctl/index.js');
+      const { kubeInject, loadKubeClient } = await import('../meshctl/index.js');
       // Without a configured cluster the built-in defaults serve: orch-inject works on a laptop.
       const needsCluster = flags.injectConfigFile === '' || flags.meshConfigFile === '' || flags.valuesFile === '';
-      const kubeConfig = needsCluster ? clusterIfConfigured(() => loadOrchClient(global), global.orchconfig !== '') : undefined;
-      await orchInject({ filename: flags.filename, output: flags.output, readStdin, stdout: io.stdout, stderr: io.stderr }, flags, { kubeConfig, meshNamespace: global.meshNamespace });
+      const kubeConfig = needsCluster ? clusterIfConfigured(() => loadKubeClient(global), global.orchconfig !== '') : undefined;
+      await kubeInject({ filename: flags.filename, output: flags.output, readStdin, stdout: io.stdout, stderr: io.stderr }, flags, { kubeConfig, meshNamespace: global.meshNamespace });
     });
 }
 
 /** `meshctl x orch-uninject`: removes what orch-inject added. */
-export function newMeshctlOrchUninjectCommand(io: CliIo, readStdin: () => Promise<string>): Command {
+export function newMeshctlKubeUninjectCommand(io: CliIo, readStdin: () => Promise<string>): Command {
   return new Command('orch-uninject')
     .description('Remove the mesh sidecar from orchestrator workloads injected by orch-inject')
     .option('-f, --filename <string>', 'Input orchestrator resource filename (- for standard input)', '')
     .option('-o, --output <string>', 'Modified output orchestrator resource filename', '')
     .addHelpText('after', '\nExamples:\n  meshctl experimental orch-uninject -f deployment-injected.yaml -o deployment.yaml\n')
     .action(async (flags: { filename: string; output: string }) => {
-      const { orchUninject } = await import('../meshctl/index.js');
-      await orchUninject({ filename: flags.filename, output: flags.output, readStdin, stdout: io.stdout, stderr: io.stderr });
+      const { kubeUninject } = await import('../meshctl/index.js');
+      await kubeUninject({ filename: flags.filename, output: flags.output, readStdin, stdout: io.stdout, stderr: io.stderr });
     });
 }
 

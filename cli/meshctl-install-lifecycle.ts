@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Command, Option } from 'commander';
+import { INSTALLED_VERSION_ANNOTATION } from '../names/index.js';
 import { MeshError, UsageError, readBuildInfo } from '../runtime/index.js';
 import { durationFlag, stringArrayFlag, stringSliceFlag } from './flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
@@ -35,7 +36,7 @@ export function newMeshctlInstallCommand(io: CliIo, readLine: () => Promise<stri
   if (name === 'install') command.alias('apply');
   return installGroup(command).action(async (flags: InstallFlags, cmd: Command) => {
     const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
-    const { applyInstallation, buildOperatorConfig, clusterObjectsOf, loadOrchClient, renderInstallation, verifyInstallation, COMPONENT_TITLES } = await loadInstall();
+    const { applyInstallation, buildOperatorConfig, clusterObjectsOf, loadKubeClient, renderInstallation, verifyInstallation, COMPONENT_TITLES } = await loadInstall();
     const config = buildOperatorConfig({ manifestsDir: manifestsOf(flags), files: flags.filename ?? [], sets: flags.set ?? [], revision: flags.revision });
     const rendered = await renderInstallation(config, { manifestsDir: manifestsOf(flags), components: [] });
     if (!flags.skipConfirmation && !flags.dryRun) {
@@ -46,7 +47,7 @@ export function newMeshctlInstallCommand(io: CliIo, readLine: () => Promise<stri
         return;
       }
     }
-    const cluster = clusterObjectsOf(loadOrchClient(global));
+    const cluster = clusterObjectsOf(loadKubeClient(global));
     await applyInstallation({ cluster, rendered, config, dryRun: flags.dryRun, readinessTimeoutMs: flags.readinessTimeout, version: readBuildInfo().version, progress: (line) => io.stdout(`${line}\n`) });
     if (flags.verify && !flags.dryRun) await reportVerification(io, verifyInstallation, cluster, rendered);
   });
@@ -61,12 +62,12 @@ export function newMeshctlUpgradeCommand(io: CliIo, readLine: () => Promise<stri
   return installGroup(new Command('upgrade').description('Upgrade the mesh control plane in-place')).action(async (flags: InstallFlags, cmd: Command) => {
     const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
     const install = await loadInstall();
-    const cluster = install.clusterObjectsOf(install.loadOrchClient(global));
+    const cluster = install.clusterObjectsOf(install.loadKubeClient(global));
     const name = install.installedStateName(flags.revision);
     const recorded = await cluster.read({ apiVersion: 'install.mesh.io/v1alpha1', kind: 'MeshOperator', metadata: { name, namespace: global.meshNamespace } });
     if (!recorded) throw new UsageError(`no installation to upgrade: MeshOperator ${global.meshNamespace}/${name} not found; use meshctl install`, { exitCode: 64 });
     const target = readBuildInfo().version;
-    install.checkUpgradeEligible(recorded.metadata?.annotations?.[install.INSTALLED_VERSION_ANNOTATION] ?? '', target, flags.force);
+    install.checkUpgradeEligible(recorded.metadata?.annotations?.[INSTALLED_VERSION_ANNOTATION] ?? '', target, flags.force);
     const installed = install.meshOperatorSchema.parse({ apiVersion: recorded.apiVersion, kind: recorded.kind, metadata: { name }, spec: (recorded as { spec?: unknown }).spec });
     // The installed configuration is the first overlay: what the user does not change stays.
     const scratch = mkdtempSync(join(tmpdir(), 'meshctl-upgrade-'));
@@ -100,8 +101,8 @@ export function newMeshctlVerifyInstallCommand(io: CliIo): Command {
     .addOption(chartsOption())
     .action(async (flags: ManifestFlags, cmd: Command) => {
       const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
-      const { buildOperatorConfig, clusterObjectsOf, installedStateName, loadOrchClient, meshOperatorSchema, renderInstallation, verifyInstallation } = await loadInstall();
-      const cluster = clusterObjectsOf(loadOrchClient(global));
+      const { buildOperatorConfig, clusterObjectsOf, installedStateName, loadKubeClient, meshOperatorSchema, renderInstallation, verifyInstallation } = await loadInstall();
+      const cluster = clusterObjectsOf(loadKubeClient(global));
       let config;
       if ((flags.filename ?? []).length > 0) {
         config = buildOperatorConfig({ manifestsDir: manifestsOf(flags), files: flags.filename ?? [], sets: [], revision: flags.revision });
@@ -132,9 +133,9 @@ export function newMeshctlUninstallCommand(io: CliIo, readLine: () => Promise<st
     .action(async (flags: { dryRun: boolean; filename: string; purge: boolean; revision: string; set?: string[]; skipConfirmation: boolean }, cmd: Command) => {
       const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
       const revision = flags.revision || ((flags.set ?? []).find((s) => s.startsWith('revision='))?.slice('revision='.length) ?? '');
-      const { clusterObjectsOf, loadOrchClient, orphanedProxiesWarning, requireUninstallTarget, uninstall } = await loadInstall();
+      const { clusterObjectsOf, loadKubeClient, orphanedProxiesWarning, requireUninstallTarget, uninstall } = await loadInstall();
       requireUninstallTarget(revision, flags.filename === '' ? [] : [flags.filename], flags.purge);
-      const cluster = clusterObjectsOf(loadOrchClient(global));
+      const cluster = clusterObjectsOf(loadKubeClient(global));
       io.stdout(await orphanedProxiesWarning(cluster, revision, flags.purge));
       if (!flags.skipConfirmation && !flags.dryRun) {
         io.stdout(`All mesh resources ${flags.purge ? 'of every revision' : `of revision ${revision || 'default'}`} will be pruned from the cluster\nProceed? (y/N) `);

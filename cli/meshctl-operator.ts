@@ -43,7 +43,7 @@ export function newMeshctlOperatorCommand(io: CliIo): Command {
   });
   const cluster = async (command: Command) => {
     const install = await loadInstall();
-    return { ...install, cluster: install.clusterObjectsOf(install.loadOrchClient(command.optsWithGlobals<MeshctlGlobalFlags>())) };
+    return { ...install, cluster: install.clusterObjectsOf(install.loadKubeClient(command.optsWithGlobals<MeshctlGlobalFlags>())) };
   };
 
   operator.addCommand(
@@ -80,12 +80,12 @@ export function newMeshctlOperatorCommand(io: CliIo): Command {
       .addOption(new Option('--monitoringAddr <string>', 'The address of the metrics endpoint').argParser(listenAddressFlag).default(':8383'))
       .option('-r, --revision <string>', 'Reconcile the MeshOperators of this revision only', '')
     .action(async (flags: { manifests?: string; watchedNamespaces: string; monitoringAddr: string; revision: string }, command: Command) => {
-    const { runOperatorServer, loadOrchClient } = await loadInstall();
+    const { runOperatorServer, loadKubeClient } = await loadInstall();
     const { signal, release } = stopSignal(undefined);
     try {
       await runOperatorServer(
         {
-          kubeConfig: loadOrchClient(command.optsWithGlobals<MeshctlGlobalFlags>()),
+          kubeConfig: loadKubeClient(command.optsWithGlobals<MeshctlGlobalFlags>()),
           watchedNamespaces: flags.watchedNamespaces.split(',').filter((ns) => ns !== ''),
           manifestsDir: manifestsOf({ ...flags }),
           revision: flags.revision,

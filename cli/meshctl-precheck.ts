@@ -11,8 +11,8 @@ export function newMeshctlPrecheckCommand(io: CliIo): Command {
     .option('--skip-controlplane', 'skip checking the control plane', false)
     .action(async (flags: { revision: string; skipControlplane: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<MeshctlGlobalFlags>();
-      const { loadOrchClient, precheck, renderPrecheck } = await import('../meshctl/index.js');
-      const messages = await precheck(loadOrchClient(globals), { revision: flags.revision, meshNamespace: globals.meshNamespace, skipControlPlane: flags.skipControlplane });
+      const { loadKubeClient, precheck, renderPrecheck } = await import('../meshctl/index.js');
+      const messages = await precheck(loadKubeClient(globals), { revision: flags.revision, meshNamespace: globals.meshNamespace, skipControlPlane: flags.skipControlplane });
       const report = renderPrecheck(messages);
       io.stdout(report.stdout);
       io.stderr(report.stderr);

@@ -6,7 +6,7 @@ import { newMeshctlAnalyzeCommand } from './meshctl-analyze.js';
 import { newMeshctlDashboardCommand } from './meshctl-dashboard.js';
 import { readMeshctlDefaults } from './meshctl-defaults.js';
 import { newMeshctlExperimentalCommand } from './meshctl-experimental.js';
-import { newMeshctlOrchInjectCommand } from './meshctl-inject.js';
+import { newMeshctlKubeInjectCommand } from './meshctl-inject.js';
 import { newMeshctlOperatorCommand } from './meshctl-operator.js';
 import { newMeshctlConfigCommand, newMeshctlOptionsCommand } from './meshctl-options.js';
 import { newMeshctlProxyConfigCommand } from './meshctl-proxy-config.js';
@@ -48,7 +48,7 @@ export function buildMeshctl(
   program.addCommand(newMeshctlInstallCommand(io, readProcessLine));
   program.addCommand(newMeshctlUpgradeCommand(io, readProcessLine));
   program.addCommand(newMeshctlVerifyInstallCommand(io));
-  program.addCommand(newMeshctlOrchInjectCommand(io, readProcessStdin));
+  program.addCommand(newMeshctlKubeInjectCommand(io, readProcessStdin));
   program.addCommand(newMeshctlManifestCommand(io, readProcessLine));
   program.addCommand(newMeshctlOperatorCommand(io));
   program.addCommand(newMeshctlProfileCommand(io));

@@ -27,8 +27,8 @@ export function newMeshctlRevisionCommand(io: CliIo): Command {
       .option('-y, --skip-confirmation', 'The skipConfirmation determines whether the user is prompted for confirmation', false)
       .option('--webhook-name <string>', 'Name to use for a revision tag\'s mutating webhook configuration', '');
   const client = async (command: Command) => {
-    const { loadOrchClient, ...meshctl } = await import('../meshctl/index.js');
-    return { kubeConfig: loadOrchClient(command.optsWithGlobals<MeshctlGlobalFlags>()), ...meshctl };
+    const { loadKubeClient, ...meshctl } = await import('../meshctl/index.js');
+    return { kubeConfig: loadKubeClient(command.optsWithGlobals<MeshctlGlobalFlags>()), ...meshctl };
   };
   tag.addCommand(
     tagFlags(new Command('set').argument('<revision-tag>').description('Create or modify revision tags')).action(async (name: string, flags: TagFlags, command: Command) => {

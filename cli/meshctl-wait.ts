@@ -20,7 +20,7 @@ export function newMeshctlWaitCommand(io: CliIo): Command {
       if (flags.threshold <= 0 || flags.threshold > 1) throw new UsageError(`--threshold ${flags.threshold}: must be above 0 and at most 1`, { exitCode: 64 });
       const meshctl = await import('../meshctl/index.js');
       const global = command.optsWithGlobals<MeshctlGlobalFlags>();
-      const kubeConfig = meshctl.loadOrchClient(global);
+      const kubeConfig = meshctl.loadKubeClient(global);
       io.stdout(
         await meshctl.waitForDistribution(kubeConfig, type, name, meshctl.namespaceOf(kubeConfig, global.namespace), {
           for: flags.for,

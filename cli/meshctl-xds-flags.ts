@@ -2,6 +2,7 @@ import { Option, type Command } from 'commander';
 import { UsageError, type Settings } from '../runtime/index.js';
 import type { XdsQuery } from '../meshctl/index.js';
 import { boolOption, describeDuration, durationFlag, intFlag } from './flags.js';
+import { DAEMON_POD_SELECTOR } from '../names/index.js';
 
 /** The XDS flag group as commander parses it. */
 export interface XdsFlags {
@@ -32,7 +33,7 @@ export function addXdsFlags(command: Command, settings: Settings<'meshctl'>): Co
     .option('-r, --revision <string>', 'Control plane revision', '')
     .addOption(new Option('--timeout <duration>', 'The duration to wait before failing').argParser(durationFlag).default(DEFAULT_TIMEOUT_MS, describeDuration(DEFAULT_TIMEOUT_MS)))
     .option('--xds-address <string>', 'XDS Endpoint', settings.get('MESHCTL_XDS_ADDRESS'))
-    .option('--xds-label <string>', 'Daemon pod label selector', 'app=meshd')
+    .option('--xds-label <string>', 'Daemon pod label selector', DAEMON_POD_SELECTOR)
     .addOption(new Option('--xds-port <int>', 'Daemon pod port').argParser(intFlag).default(settings.get('MESHCTL_XDS_PORT')));
 }
 

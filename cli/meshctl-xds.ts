@@ -23,7 +23,7 @@ async function xdsContext(command: Command): Promise<{ meshctl: typeof import('.
   const global = command.optsWithGlobals<MeshctlGlobalFlags>();
   const query = xdsQueryOf(command.opts<XdsFlags>(), global.meshNamespace);
   let kubeConfig: KubeConfig | undefined;
-  const deps: XdsDeps = { protos: loadEnvoyProtos({ files: XDS_PROTO_FILES }), kubeConfig: () => (kubeConfig ??= meshctl.loadOrchClient(global)) };
+  const deps: XdsDeps = { protos: loadEnvoyProtos({ files: XDS_PROTO_FILES }), kubeConfig: () => (kubeConfig ??= meshctl.loadKubeClient(global)) };
   return { meshctl, global, query, deps };
 }
 

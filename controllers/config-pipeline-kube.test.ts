@@ -17,7 +17,7 @@ import { certificateAuthority, signedCertificate } from '../testing/openssl.js';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 import { waitFor } from '../testing/wait-for.js';
 import { setupConfigPipeline, type ConfigPipeline } from './testing/config-pipeline.js';
-import { formatConfigKey } from './model/config-key.js';
+import { formatConfigKey } from '../names/index.js';
 import type { PushRequest } from './model/config-updater.js';
 import { loadSettings, newManager, newMetrics, newNopLogger } from '../runtime/index.js';
 import type { KubeObject, MeshMetrics } from '../runtime/index.js';

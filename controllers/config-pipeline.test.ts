@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
 import { waitFor } from '../testing/wait-for.js';
 import { setupConfigPipeline, type ConfigPipeline } from './testing/config-pipeline.js';
-import { formatConfigKey } from './model/config-key.js';
+import { formatConfigKey } from '../names/index.js';
 import type { PushRequest } from './model/config-updater.js';
 import { loadSettings, newManager, newMetrics, newNopLogger, UsageError } from '../runtime/index.js';
 import type { MeshMetrics } from '../runtime/index.js';

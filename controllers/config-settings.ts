@@ -5,6 +5,7 @@
 import type { ConfigControllerSettings } from './reconcilers/register-config-controllers.js';
 import type { Settings } from '../runtime/index.js';
 import type { KubeThrottleOptions } from './sources/kube-throttle.js';
+import { MESH_CONFIG_MAP_NAME, revisionedName } from '../names/index.js';
 
 type DaemonSettings = Settings<'pilot-discovery'>;
 
@@ -28,5 +29,5 @@ export function statusWriteRateFromSettings(settings: DaemonSettings): Pick<Kube
 
 /** The mesh ConfigMap of a revision, as the meshd chart names it: `mesh`, or `mesh-<revision>`. */
 export function meshConfigMapNameOf(revision: string): string {
-  return revision === '' || revision === 'default' ? 'mesh' : `mesh-${revision}`;
+  return revisionedName(MESH_CONFIG_MAP_NAME, revision);
 }

@@ -10,9 +10,9 @@ export { CLUSTER_SCOPED_KINDS, isClusterScoped } from './sources/cluster-scoped-
 export { groupKindOf, groupOf } from './sources/group-kind.js';
 export { newMeshConfigWatcher, type MeshConfigWatcher, type MeshConfigWatcherOptions } from './sources/mesh-config-watcher.js';
 // The model and the reconcilers that fill it.
-export { formatConfigKey, type ConfigKey, type ConfigKind } from './model/config-key.js';
+export type { ConfigKey, ConfigKind } from './model/config-key.js';
 export { PUSH_REASONS, type ConfigUpdater, type PushReason, type PushRequest } from './model/config-updater.js';
-export { credentialKey, newCredentialStore, type Credential, type CredentialStore, type CredentialStoreWriter } from './model/credential-store.js';
+export { newCredentialStore, type Credential, type CredentialStore, type CredentialStoreWriter } from './model/credential-store.js';
 export { parseSecretCredential, type SecretCredentialResult } from './reconcilers/secret-credential.js';
 export { newSecretReconciler } from './reconcilers/secret-reconciler.js';
 export { configContentOf, newConfigStore, type ConfigEntry, type ConfigStore, type ConfigStoreWriter } from './model/config-store.js';
@@ -26,11 +26,7 @@ export type {
   ServicePort,
   Workload,
 } from './model/registry-types.js';
-export { matchesLabels } from './model/label-selector.js';
 export {
-  SERVICE_NAME_LABEL,
-  SIDECAR_STATUS_ANNOTATION,
-  TLS_MODE_LABEL,
   endpointSliceFromObject,
   namespaceFromObject,
   serviceFromObject,

@@ -1,5 +1,6 @@
 import { stringify } from 'yaml';
 import { z } from 'zod';
+import { LABELS } from '../names/index.js';
 import { KINDS, KIND_NAMES, type KindName } from './kinds.js';
 import { SPEC_SCHEMAS } from './resource-schemas.js';
 import { sortSchemaKeys, toStructuralSchema, type StructuralSchema } from './structural-schema.js';
@@ -100,7 +101,7 @@ function buildCrd(kind: KindName): CustomResourceDefinition {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${info.plural}.${info.group}`, labels: { 'app.kubernetes.io/part-of': 'mesh' } },
+    metadata: { name: `${info.plural}.${info.group}`, labels: { [LABELS.partOf]: 'mesh' } },
     spec: {
       group: info.group,
       names: {

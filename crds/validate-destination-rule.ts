@@ -7,6 +7,7 @@ import type {
   PortTrafficPolicy,
   TrafficPolicy,
 } from './destination-rule-schema.js';
+import { LABELS } from '../names/index.js';
 import { hostNameProblem, isDnsLabel, isFqdn } from './dns-names.js';
 import { NANOS_PER_MILLISECOND, parseDurationNanos } from './duration.js';
 import { isIpAddress } from './ip-address.js';
@@ -18,7 +19,7 @@ const MAGLEV_TABLE_LIMIT = 5000011;
 const TOPOLOGY_LABELS: ReadonlySet<string> = new Set([
   'topology.kubernetes.io/region',
   'topology.kubernetes.io/zone',
-  'topology.mesh.io/subzone',
+  LABELS.subzone,
 ]);
 
 function isPrime(n: number): boolean {

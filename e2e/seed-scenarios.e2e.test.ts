@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { curl, type CurlResult } from '../testing/curl.js';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { KubeConfig } from '@kubernetes/client-node';
-import { explainPod, loadOrchClient, type ExplainPodInput } from '../meshctl/index.js';
+import { explainPod, loadKubeClient, type ExplainPodInput } from '../meshctl/index.js';
 import { kubectl as runKubectl } from '../testing/kubectl.js';
 import { runBin } from '../testing/run-bin.js';
 import { runMeshctlInProcess } from '../cli/testing/run-meshctl.js';
@@ -84,7 +84,7 @@ async function expectExplained(args: readonly string[], observed: CurlResult): P
     expect(result.stderr).toBe('');
     explained = JSON.parse(result.stdout) as Explained;
   } else {
-    const kubeConfig = loadOrchClient({ orchconfig: mesh.kubeconfigPath ?? '', context: '' }, () => undefined);
+    const kubeConfig = loadKubeClient({ orchconfig: mesh.kubeconfigPath ?? '', context: '' }, () => undefined);
     explained = (await explainPod(explainInputOf(args, kubeConfig))).explanation;
   }
   const answer = explained.answer.outcome === 'reset' ? '000' : explained.answer.outcome === 'forwarded' ? '200' : String(explained.answer.status);

@@ -1,7 +1,8 @@
 import type { KubernetesObject } from '@kubernetes/client-node';
 import { MeshError, errorMessage } from '../runtime/index.js';
 import { installedStateName, type ComponentName } from './chart-values.js';
-import { IGNORE_RECONCILE_ANNOTATION, INSTALLED_VERSION_ANNOTATION, type MeshOperator } from './mesh-operator.js';
+import { IGNORE_RECONCILE_ANNOTATION, INSTALLED_VERSION_ANNOTATION, LABELS, revisionLabelValue } from '../names/index.js';
+import type { MeshOperator } from './mesh-operator.js';
 import type { RenderedComponent } from './render.js';
 import { INSTALLED_KINDS, objectKey, objectsOfManifest, type ClusterObjects } from './cluster-objects.js';
 
@@ -75,7 +76,7 @@ export async function applyInstallation(options: ApplyInstallationOptions): Prom
         metadata: {
           name: installedStateName(revision),
           namespace,
-          labels: { 'mesh.io/rev': revision === '' ? 'default' : revision, 'app.kubernetes.io/part-of': 'mesh' },
+          labels: { [LABELS.revision]: revisionLabelValue(revision), [LABELS.partOf]: 'mesh' },
           annotations: { [IGNORE_RECONCILE_ANNOTATION]: 'true', ...(options.version ? { [INSTALLED_VERSION_ANNOTATION]: options.version } : {}) },
         },
       } as KubernetesObject,
@@ -145,7 +146,7 @@ async function waitFor(
 }
 
 async function prune(cluster: ClusterObjects, owner: string, revision: string, applied: ReadonlySet<string>, progress: (line: string) => void, observer: ApplyObserver | undefined): Promise<void> {
-  const selector = `install.operator.mesh.io/owning-resource=${owner},mesh.io/rev=${revision === '' ? 'default' : revision}`;
+  const selector = `${LABELS.operatorOwner}=${owner},${LABELS.revision}=${revisionLabelValue(revision)}`;
   for (const { apiVersion, kind } of INSTALLED_KINDS) {
     for (const object of await cluster.list(apiVersion, kind, selector)) {
       if (applied.has(objectKey(object))) continue;

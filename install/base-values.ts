@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { DAEMON_NAME } from '../names/index.js';
 
 /** A DNS-1123 label: a revision, a service account or a namespace name. */
 const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(63);
@@ -24,7 +25,7 @@ export const baseValuesSchema = z.strictObject({
    */
   defaultRevision: z.union([z.literal(''), dnsLabel]).default('').describe('The revision whose daemon serves meshd-default-validator; empty (the default) renders none: the meshd chart of the default revision validates those objects itself.'),
   /** The daemon's service accounts in the release namespace bound to the ClusterRole (one per revision). */
-  serviceAccounts: z.array(dnsLabel).min(1).default(['meshd']).describe('The service accounts of the daemon (meshd, meshd-<revision>) bound to the ClusterRole.'),
+  serviceAccounts: z.array(dnsLabel).min(1).default([DAEMON_NAME]).describe('The service accounts of the daemon (meshd, meshd-<revision>) bound to the ClusterRole.'),
   /** The installer's owning resource, written to `install.operator.mesh.io/owning-resource`. */
   ownerName: z.string().default('').describe('The owning resource recorded in install.operator.mesh.io/owning-resource; empty means "unknown".'),
 });

@@ -1,6 +1,7 @@
 import type { GatewayValues } from './gateway-values.js';
 import type { MeshOperatorSpec } from './mesh-operator.js';
 import type { MeshdValues } from './meshd-values.js';
+import { DAEMON_NAME, revisionedName } from '../names/index.js';
 
 /** The install components, in the order they are applied (the reference's names). */
 export const COMPONENTS = ['Base', 'Pilot', 'IngressGateways', 'EgressGateways'] as const;
@@ -33,7 +34,7 @@ export function chartReleasesOf(spec: MeshOperatorSpec, ownerName: string): Char
       chart: 'base',
       release: 'base',
       namespace,
-      values: { ownerName, ...(revision ? { revision, serviceAccounts: ['meshd', `meshd-${revision}`] } : {}), global: { configValidation: values.global?.configValidation ?? true } },
+      values: { ownerName, ...(revision ? { revision, serviceAccounts: [DAEMON_NAME, `${DAEMON_NAME}-${revision}`] } : {}), global: { configValidation: values.global?.configValidation ?? true } },
     });
   }
   if (spec.components?.pilot?.enabled !== false) {
@@ -48,7 +49,7 @@ export function chartReleasesOf(spec: MeshOperatorSpec, ownerName: string): Char
       ...(values.mesh_cni ? { mesh_cni: values.mesh_cni } : {}),
       global: { ...values.global, ...(spec.hub !== undefined ? { hub: spec.hub } : {}), ...(spec.tag !== undefined ? { tag: spec.tag } : {}) },
     };
-    releases.push({ component: 'Pilot', chart: 'meshd', release: revision ? `meshd-${revision}` : 'meshd', namespace, values: meshd });
+    releases.push({ component: 'Pilot', chart: 'meshd', release: revision ? `${DAEMON_NAME}-${revision}` : DAEMON_NAME, namespace, values: meshd });
   }
   const gateways = (component: 'IngressGateways' | 'EgressGateways', label: string): void => {
     for (const gateway of (component === 'IngressGateways' ? spec.components?.ingressGateways : spec.components?.egressGateways) ?? []) {
@@ -64,5 +65,5 @@ export function chartReleasesOf(spec: MeshOperatorSpec, ownerName: string): Char
 
 /** The record (and owner label) of an installation of `revision`: `installed-state[-<revision>]`. */
 export function installedStateName(revision: string | undefined): string {
-  return revision === undefined || revision === '' || revision === 'default' ? 'installed-state' : `installed-state-${revision}`;
+  return revisionedName('installed-state', revision);
 }

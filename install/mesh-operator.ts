@@ -5,10 +5,6 @@ import { globalValuesSchema, meshdValuesSchema } from './meshd-values.js';
 
 export const MESH_OPERATOR_API_VERSION = 'install.mesh.io/v1alpha1';
 export const MESH_OPERATOR_KIND = 'MeshOperator';
-/** The annotation on an installation record naming the meshctl version that installed it. */
-export const INSTALLED_VERSION_ANNOTATION = 'install.mesh.io/version';
-/** On an installation record: the install operator leaves it alone (meshctl, not the operator, installed it). */
-export const IGNORE_RECONCILE_ANNOTATION = 'install.mesh.io/ignoreReconcile';
 
 const dnsLabel = z.string().regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/, 'a DNS label: lowercase letters, digits and -');
 const gatewayComponent = z.strictObject({

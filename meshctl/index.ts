@@ -2,11 +2,11 @@
 export { ANALYZERS_FOUND_ISSUES, analyze, renderAnalyzerList, type AnalyzeOptions } from './analyze/analyze.js';
 export { validateFiles, type ValidateOutput } from './validate/validate-files.js';
 export { listInjectors, renderInjectorList, type InjectorInventory } from './injector/injector-list.js';
-export { loadOrchClient, type OrchClientFlags } from './orch/orch-client.js';
-export { formatTable } from './orch/table.js';
-export { forwardToPod, portForwardFailure, type PodForward, type PodForwardTarget } from './orch/port-forward.js';
-export { podHttp, type PodHttpRequest, type PodHttpResponse } from './orch/pod-http.js';
-export { orchInject, orchUninject, type ResourceIo } from './inject/orch-inject.js';
+export { loadKubeClient, type KubeClientFlags } from './kube/kube-client.js';
+export { formatTable } from './kube/table.js';
+export { forwardToPod, portForwardFailure, type PodForward, type PodForwardTarget } from './kube/port-forward.js';
+export { podHttp, type PodHttpRequest, type PodHttpResponse } from './kube/pod-http.js';
+export { kubeInject, kubeUninject, type ResourceIo } from './inject/kube-inject.js';
 export { resolveInjectSources, type InjectSourceFlags, type InjectSources } from './inject/inject-sources.js';
 export { renderProfileDiff, renderProfileDump, renderProfileList, type DumpFormat } from './install/profile-commands.js';
 export { generateManifests, manifestText, writeManifestDir, type ManifestGenerateOptions } from './install/manifest-generate.js';
@@ -24,7 +24,7 @@ export { MESSAGE_TYPES, formatMessage, sortedDeduped, type AnalysisMessage, type
 export { diffManifests, readManifests, type ManifestDiffOptions } from './install/manifest-diff.js';
 export { fileAdmin, proxyConfig, proxyLog, PROXY_LOG_LEVELS, type ProxyAdmin, type ProxyConfigOutput, type ProxyConfigRequest } from './proxyconfig/proxy-config.js';
 export { parseConfigDump, type EnvoyConfigDump } from './proxyconfig/config-dump.js';
-export { namespaceOf, podsBySelector, resolvePodTarget } from './orch/pod-target.js';
+export { namespaceOf, podsBySelector, resolvePodTarget } from './kube/pod-target.js';
 export { podAdmin, PROXY_ADMIN_PORT } from './proxyconfig/pod-admin.js';
 export { DAEMON_MONITORING_PORT, queryDaemons, type DaemonAnswers, type DaemonQuery } from './proxystatus/daemon-query.js';
 export { ProxyStatusError, compareConfigDumps, parseSyncz, statusTable, type SynczEntry } from './proxystatus/proxy-status.js';

@@ -19,7 +19,7 @@ import {
 } from '../runtime/index.js';
 import { setupWebhookWithManager } from '../webhook/index.js';
 import { setupXdsWithManager } from '../xds/index.js';
-import { checkConfigDir, leaderElectionFor, loadOrchConfig, tlsFilesOf } from './orchestrator.js';
+import { checkConfigDir, leaderElectionFor, loadKubeConfig, tlsFilesOf } from './kube-config.js';
 import { reportUnservedTls, secureServingOf } from './secure-serving.js';
 import type { MeshdOptions } from './options.js';
 
@@ -45,7 +45,7 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
   const buildInfo = readBuildInfo();
   metrics.gauge('mesh_build').set({ component: 'pilot', tag: buildInfo.version }, 1);
 
-  const kubeConfig = await loadOrchConfig(options.orchConfigPath, options.configDir === '');
+  const kubeConfig = await loadKubeConfig(options.kubeConfigPath, options.configDir === '');
   const manager = newManager({
     log,
     shutdownDurationMs: options.shutdownDurationMs,
@@ -100,8 +100,8 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     ...(kubeConfig ? { kubeConfig } : {}),
     registries: options.registries,
     resyncMs: options.resyncMs,
-    qps: options.orchApiQps,
-    burst: options.orchApiBurst,
+    qps: options.kubeApiQps,
+    burst: options.kubeApiBurst,
     rootNamespace: options.namespace,
     settings,
     log: logging,

@@ -12,13 +12,13 @@ export interface MeshdOptions {
   /** `--configDir`: the mesh kinds (and, without an orchestrator, everything) from a folder; '' for none. */
   readonly configDir: string;
   /** `--orchconfig`; '' lets client-node look (KUBECONFIG, in-cluster) when there is no config folder. */
-  readonly orchConfigPath: string;
+  readonly kubeConfigPath: string;
   readonly registries: readonly string[];
   readonly clusterId: string;
   readonly domain: string;
   readonly resyncMs: number;
-  readonly orchApiQps: number;
-  readonly orchApiBurst: number;
+  readonly kubeApiQps: number;
+  readonly kubeApiBurst: number;
   readonly meshConfigFile: string;
   /** `--namespace`: the daemon's own namespace, the mesh's root namespace. */
   readonly namespace: string;

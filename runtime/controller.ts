@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { formatObjectKey } from '../names/index.js';
 import type { Clock } from './clock.js';
 import { MeshError, TerminalError, errorMessage } from './errors.js';
 import type { Logger } from './log/logger.js';
@@ -80,18 +81,14 @@ interface Watch {
   mapFn: MapFn<KubeObject>;
 }
 
-function objectKeyString(key: ObjectKey): string {
-  return `${key.namespace}/${key.name}`;
-}
-
 export function newController(options: ControllerOptions): Controller {
   const { name, reconcile, clock, log } = options;
   const workers = options.workers ?? 1;
   if (!Number.isInteger(workers) || workers < 1) {
     throw new MeshError('invalid-workers', `controller ${name}: workers must be a positive integer, got ${workers}`);
   }
-  const rateLimiter = options.rateLimiter ?? newDefaultControllerRateLimiter<ObjectKey>(clock, objectKeyString);
-  const newQueue = (): WorkQueue<ObjectKey> => newWorkQueue<ObjectKey>({ clock, rateLimiter, name, keyOf: objectKeyString });
+  const rateLimiter = options.rateLimiter ?? newDefaultControllerRateLimiter<ObjectKey>(clock, formatObjectKey);
+  const newQueue = (): WorkQueue<ObjectKey> => newWorkQueue<ObjectKey>({ clock, rateLimiter, name, keyOf: formatObjectKey });
   let queue = newQueue();
   const needLeaderElection = options.needLeaderElection ?? true;
   const watchList: Watch[] = [];

@@ -1,4 +1,5 @@
-import { formatObjectKey, objectKeyOf } from './source.js';
+import { formatObjectKey } from '../names/index.js';
+import { objectKeyOf } from './source.js';
 import type { KubeObject, ObjectKey, SourceEvent, Store } from './source.js';
 
 /**

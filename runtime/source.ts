@@ -51,7 +51,3 @@ export interface Source<T extends KubeObject = KubeObject> extends Runnable {
 export function objectKeyOf(object: KubeObject): ObjectKey {
   return { namespace: object.metadata?.namespace ?? '', name: object.metadata?.name ?? '' };
 }
-
-export function formatObjectKey(key: ObjectKey): string {
-  return key.namespace ? `${key.namespace}/${key.name}` : key.name;
-}

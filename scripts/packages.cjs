@@ -5,7 +5,7 @@
  * layers, lowest first: a package may import its own layer or those below it, never one above.
  */
 const LAYERS = [
-  { name: 'runtime', packages: ['runtime', 'kube-patch'] },
+  { name: 'runtime', packages: ['names', 'runtime', 'kube-patch'] },
   { name: 'API', packages: ['crds', 'pki'] },
   { name: 'model', packages: ['controllers'] },
   { name: 'services', packages: ['xds', 'ca', 'webhook', 'analysis', 'install'] },

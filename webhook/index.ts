@@ -8,6 +8,6 @@ export { servingIdentityOf, caBundleSourceOf, type ServingIdentity, type CaBundl
 export { newAdmissionServer, type AdmissionServer, type AdmissionServerOptions } from './admission-server.js';
 export { MAX_ADMISSION_BODY_BYTES, type AdmissionRoute, type ReviewHandler } from './admission-http.js';
 export { ADMISSION_V1, ADMISSION_V1BETA1, type AdmissionRequest, type AdmissionResponse, type AdmissionReviewVersion } from './admission-review.js';
-export { newValidationRoute, validateRequest, ALWAYS_REJECT_ANNOTATION, type ValidationFailure } from './validation-webhook.js';
+export { newValidationRoute, validateRequest, type ValidationFailure } from './validation-webhook.js';
 export { addWebhookConfigPatcher, INJECTOR_WEBHOOK_SUFFIX, type WebhookConfigPatcherOptions } from './webhook-config-patcher.js';
 export { webhookSettingsFromSettings, type WebhookSettings } from './webhook-settings.js';

@@ -8,6 +8,7 @@ import { injectionCacheKey, newInjectionCache } from './injection-cache.js';
 import { newPatchEncoder } from './patch-encoder.js';
 import type { InjectorConfigVersion } from './injector-config-source.js';
 import type { WebhookSettings } from './webhook-settings.js';
+import { revisionLabelValue } from '../names/index.js';
 
 export interface InjectionWebhookOptions {
   readonly settings: WebhookSettings;
@@ -79,7 +80,7 @@ export function newInjectionWebhook(options: InjectionWebhookOptions): Injection
         pod,
         namespace: podNamespace,
         meshConfig,
-        revision: settings.revision === '' ? 'default' : settings.revision,
+        revision: revisionLabelValue(settings.revision),
         legacyFsGroup: settings.legacyFsGroup,
         rewriteProbeLegacyLocalhost: settings.rewriteProbeLegacyLocalhost,
         urlEnv: injectEnvsOfPath(path),

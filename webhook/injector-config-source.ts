@@ -3,10 +3,11 @@ import { join } from 'node:path';
 import { ApiException, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { errorMessage, newInformerSource, runnableOf, type Clock, type KubeObject, type Logger, type Manager } from '../runtime/index.js';
 import { BUILTIN_INJECTOR_CONFIG, type InjectorConfigText } from './inject/index.js';
+import { INJECTOR_CONFIG_MAP_NAME, revisionedName } from '../names/index.js';
 
 /** The injector ConfigMap of a revision: `mesh-sidecar-injector`, or `mesh-sidecar-injector-<rev>`. */
 export function injectorConfigMapName(revision: string): string {
-  return revision === '' || revision === 'default' ? 'mesh-sidecar-injector' : `mesh-sidecar-injector-${revision}`;
+  return revisionedName(INJECTOR_CONFIG_MAP_NAME, revision);
 }
 
 /** Where local mode reads the injector's `config` and `values` files (the reference's injection folder). */

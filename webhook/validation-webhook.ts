@@ -1,13 +1,11 @@
 import { KINDS, KIND_NAMES, validateResource, type KindName, type ValidationIssue } from '../crds/index.js';
+import { ALWAYS_REJECT_ANNOTATION } from '../names/index.js';
 import type { Logger, MeshMetrics } from '../runtime/index.js';
 import type { AdmissionRoute } from './admission-http.js';
 import { isRecord, type AdmissionRequest, type AdmissionResponse } from './admission-review.js';
 
 /** Why a request was not counted as passed: the reference's `reason` label values. */
 export type ValidationFailure = 'unsupported_operation' | 'yaml_decode_error' | 'unknown_type' | 'crd_conversion_error' | 'invalid_resource';
-
-/** Marks the probe object the webhook configuration controller sends: rejected without a log line. */
-export const ALWAYS_REJECT_ANNOTATION = 'mesh.io/always-reject';
 
 const TOP_LEVEL_FIELDS = new Set(['apiVersion', 'kind', 'metadata', 'spec', 'status']);
 

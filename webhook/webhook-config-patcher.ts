@@ -20,7 +20,7 @@ import {
   type ObjectKey,
 } from '../runtime/index.js';
 import type { CaBundleSource } from './serving-identity.js';
-import { ALWAYS_REJECT_ANNOTATION } from './validation-webhook.js';
+import { ALWAYS_REJECT_ANNOTATION, LABELS, revisionLabelValue } from '../names/index.js';
 
 /** Injection webhooks are recognised by this name suffix (the chart prefixes `rev.`, `namespace.`, …). */
 export const INJECTOR_WEBHOOK_SUFFIX = 'sidecar-injector.mesh.io';
@@ -52,7 +52,7 @@ const VALIDATING = 'validating/';
 export function addWebhookConfigPatcher(options: WebhookConfigPatcherOptions): Controller {
   const { manager, kubeConfig, log, metrics } = options;
   const clock = manager.clock;
-  const revisionLabel = `mesh.io/rev=${options.revision === '' ? 'default' : options.revision}`;
+  const revisionLabel = `${LABELS.revision}=${revisionLabelValue(options.revision)}`;
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const mutating = newInformerSource<V1MutatingWebhookConfiguration & KubeObject>({
     name: 'mutatingwebhookconfigurations',

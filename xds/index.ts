@@ -7,7 +7,6 @@
 export * from './envoy/index.js';
 export { parseProxy, type NodeMessage, type Proxy, type ProxyLocality, type ProxyMetadata, type ProxyType } from './proxy.js';
 export {
-  configKeyString,
   mergePushRequests,
   toMerged,
   toPushRequest,

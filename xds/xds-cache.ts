@@ -1,4 +1,5 @@
-import { configKeyString, type ConfigKey } from './push/push-request.js';
+import { formatConfigKey } from '../names/index.js';
+import type { ConfigKey } from './push/push-request.js';
 
 /** Counts the cache reports; wired to xds_cache_reads, xds_cache_evictions and xds_cache_size. */
 export interface XdsCacheMetrics {
@@ -64,7 +65,7 @@ export function newXdsCache<V>(maxEntries: number, metrics: XdsCacheMetrics): Xd
       const key = `${typeUrl}\n${version}\n${cacheKey}`;
       const previous = entries.get(key);
       if (previous) forget(key, previous);
-      const entry: Entry<V> = { value, dependsOn: dependsOn?.map(configKeyString) };
+      const entry: Entry<V> = { value, dependsOn: dependsOn?.map(formatConfigKey) };
       entries.set(key, entry);
       if (entry.dependsOn === undefined) dependsOnAll.add(key);
       else {
@@ -90,7 +91,7 @@ export function newXdsCache<V>(maxEntries: number, metrics: XdsCacheMetrics): Xd
         return;
       }
       const doomed = new Set(dependsOnAll);
-      for (const key of keys) for (const entryKey of byConfig.get(configKeyString(key)) ?? []) doomed.add(entryKey);
+      for (const key of keys) for (const entryKey of byConfig.get(formatConfigKey(key)) ?? []) doomed.add(entryKey);
       for (const entryKey of doomed) {
         const entry = entries.get(entryKey);
         if (entry) forget(entryKey, entry);

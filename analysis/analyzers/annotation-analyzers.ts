@@ -1,6 +1,6 @@
-import { ANNOTATIONS, annotationValueProblem } from '../../webhook/inject/index.js';
+import { ANALYZE_SUPPRESS_ANNOTATION, ANNOTATIONS, DEPRECATED_ANNOTATIONS } from '../../names/index.js';
+import { annotationValueProblem } from '../../webhook/inject/index.js';
 import type { Analyzer, AnalysisContext } from '../analyzer.js';
-import { SUPPRESS_ANNOTATION } from '../run-analyzers.js';
 import type { Resource } from '../snapshot.js';
 import { annotationsOf } from './kube-objects.js';
 
@@ -22,12 +22,9 @@ const KNOWN: ReadonlyMap<string, AnnotationInfo> = new Map<string, AnnotationInf
   ...Object.values(ANNOTATIONS)
     .filter(isMeshAnnotation)
     .map((key): [string, AnnotationInfo] => [key, { kinds: ['Pod'] }]),
-  ['sidecar.mesh.io/proxyImage', { kinds: ['Pod'] }],
-  ['sidecar.mesh.io/proxyMemory', { kinds: ['Pod'] }],
-  ['sidecar.mesh.io/proxyMemoryLimit', { kinds: ['Pod'] }],
-  [SUPPRESS_ANNOTATION, { kinds: [] }],
-  ['readiness.status.sidecar.mesh.io/applicationPorts', { kinds: ['Pod'], deprecated: ': the agent reads the probes of the pod itself' }],
-  ['sidecar.mesh.io/discoveryAddress', { kinds: ['Pod'], deprecated: ' in favor of discoveryAddress in proxy.mesh.io/config' }],
+  [ANALYZE_SUPPRESS_ANNOTATION, { kinds: [] }],
+  [DEPRECATED_ANNOTATIONS.readinessApplicationPorts, { kinds: ['Pod'], deprecated: ': the agent reads the probes of the pod itself' }],
+  [DEPRECATED_ANNOTATIONS.discoveryAddress, { kinds: ['Pod'], deprecated: ` in favor of discoveryAddress in ${ANNOTATIONS.proxyConfig}` }],
 ]);
 
 /**

@@ -2,7 +2,8 @@ import type { Gateway, GatewayServer } from '../../crds/index.js';
 import type { Analyzer } from '../analyzer.js';
 import type { Resource } from '../snapshot.js';
 import { hostsOverlap } from './hosts.js';
-import { labelsMatch, selectorString } from './kube-objects.js';
+import { labelsMatch } from '../../names/index.js';
+import { selectorString } from './kube-objects.js';
 
 /** The certificates a TLS server presents: its credential names or its certificate files. */
 function certificatesOf(server: GatewayServer): string[] {

@@ -1,5 +1,6 @@
 import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
-import { ANNOTATIONS, IGNORED_NAMESPACES, LABELS, PROXY_CONTAINER, readInjectionStatus, type Pod } from '../../webhook/inject/index.js';
+import { ANNOTATIONS, DEFAULT_REVISION, IGNORED_NAMESPACES, INJECTOR_CONFIG_MAP_NAME, LABELS, PROXY_CONTAINER } from '../../names/index.js';
+import { readInjectionStatus, type Pod } from '../../webhook/inject/index.js';
 import type { Analyzer } from '../analyzer.js';
 import type { Resource } from '../snapshot.js';
 import { annotationsOf, isSystemNamespace, labelsOf } from './kube-objects.js';
@@ -109,8 +110,8 @@ export const imageAnalyzer: Analyzer = {
   analyze(context) {
     const images = new Map<string, string>();
     for (const configMap of context.read('ConfigMap')) {
-      if (configMap.namespace !== context.rootNamespace || !configMap.name.startsWith('mesh-sidecar-injector')) continue;
-      const revision = configMap.name === 'mesh-sidecar-injector' ? 'default' : configMap.name.slice('mesh-sidecar-injector-'.length);
+      if (configMap.namespace !== context.rootNamespace || !configMap.name.startsWith(INJECTOR_CONFIG_MAP_NAME)) continue;
+      const revision = configMap.name === INJECTOR_CONFIG_MAP_NAME ? DEFAULT_REVISION : configMap.name.slice(`${INJECTOR_CONFIG_MAP_NAME}-`.length);
       const image = injectorImage(configMap.object.data?.['values']);
       if (image !== undefined) images.set(revision, image);
     }
@@ -120,7 +121,7 @@ export const imageAnalyzer: Analyzer = {
       const revision = namespace === undefined ? undefined : namespaceRevision(namespace);
       const expected = revision === undefined ? undefined : images.get(revision);
       const proxy = (pod.object.spec?.containers ?? []).find((container) => container.name === PROXY_CONTAINER);
-      if (expected === undefined || proxy?.image === undefined || proxy.image === expected || annotationsOf(pod.object)['sidecar.mesh.io/proxyImage'] !== undefined) continue;
+      if (expected === undefined || proxy?.image === undefined || proxy.image === expected || annotationsOf(pod.object)[ANNOTATIONS.proxyImage] !== undefined) continue;
       const message = `The image of the mesh proxy running on the pod does not match the image defined in the injection configuration (pod image: ${proxy.image}; injection configuration image: ${expected}). This often happens after upgrading the mesh control-plane and can be fixed by redeploying the pod.`;
       context.report('ProxyImageMismatch', pod, message);
     }

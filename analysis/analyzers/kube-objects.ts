@@ -1,4 +1,5 @@
 import type { V1Container, V1Pod, V1PodSpec, V1Service, V1ServicePort } from '@kubernetes/client-node';
+import { labelsMatch } from '../../names/index.js';
 import type { Resource } from '../snapshot.js';
 
 /** Labels of a Kubernetes object, never undefined. */
@@ -16,11 +17,6 @@ export function selectorString(selector: Readonly<Record<string, string>>): stri
     .sort()
     .map((key) => `${key}=${selector[key] ?? ''}`)
     .join(',');
-}
-
-/** Whether labels hold every pair of the selector; an empty selector holds for every set of labels. */
-export function labelsMatch(selector: Readonly<Record<string, string>> | undefined, labels: Readonly<Record<string, string>>): boolean {
-  return Object.entries(selector ?? {}).every(([key, value]) => labels[key] === value);
 }
 
 /** Whether a Service selects the pod: same namespace and a non-empty selector the pod's labels hold (an empty one selects nothing). */

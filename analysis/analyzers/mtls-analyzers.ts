@@ -2,7 +2,8 @@ import type { DestinationRule, MtlsMode, PeerAuthentication } from '../../crds/i
 import type { Analyzer, AnalysisContext } from '../analyzer.js';
 import type { Resource } from '../snapshot.js';
 import { fullHostName, hostCovers, servicesByHost } from './hosts.js';
-import { labelsMatch, labelsOf, serviceSelects, targetPortOn } from './kube-objects.js';
+import { labelsMatch } from '../../names/index.js';
+import { labelsOf, serviceSelects, targetPortOn } from './kube-objects.js';
 
 type ClientMode = 'DISABLE' | 'MESH_MUTUAL';
 

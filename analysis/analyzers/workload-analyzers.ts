@@ -1,8 +1,8 @@
 import type { V1PodSpec } from '@kubernetes/client-node';
-import { IGNORED_NAMESPACES, PROXY_CONTAINER } from '../../webhook/inject/index.js';
+import { IGNORED_NAMESPACES, PROXY_CONTAINER, labelsMatch } from '../../names/index.js';
 import type { Analyzer, AnalysisContext } from '../analyzer.js';
 import type { Resource } from '../snapshot.js';
-import { applicationContainers, declaredProtocol, isSystemNamespace, labelsMatch, portProtocol } from './kube-objects.js';
+import { applicationContainers, declaredProtocol, isSystemNamespace, portProtocol } from './kube-objects.js';
 import { namespaceRevision } from './injection-analyzers.js';
 
 /** MSH0118: Service ports whose name does not start with a protocol (`http`, `grpc-web`, `tcp-db`…) and have no appProtocol. */

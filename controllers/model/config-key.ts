@@ -12,8 +12,3 @@ export interface ConfigKey {
   readonly namespace: string;
   readonly name: string;
 }
-
-/** `Kind/namespace/name` (or `Kind/name` without a namespace), for maps and logs. */
-export function formatConfigKey(key: ConfigKey): string {
-  return key.namespace === '' ? `${key.kind}/${key.name}` : `${key.kind}/${key.namespace}/${key.name}`;
-}

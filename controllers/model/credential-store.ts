@@ -1,3 +1,5 @@
+import { formatObjectKey } from '../../names/index.js';
+
 /**
  * A TLS credential taken from a Kubernetes Secret (or a Secret of the config folder), already
  * checked: every PEM parses and the key matches the leaf certificate. A secret holding only a CA
@@ -14,7 +16,7 @@ export interface Credential {
 /** The read side: what the push context snapshots (the map is never mutated, a write replaces it). */
 export interface CredentialStore {
   get(namespace: string, name: string): Credential | undefined;
-  /** By `<namespace>/<name>`; a new map after every change. */
+  /** By `formatObjectKey` (`<namespace>/<name>`); a new map after every change. */
   snapshot(): ReadonlyMap<string, Credential>;
   /** Grows by one with every change. */
   version(): number;
@@ -27,21 +29,17 @@ export interface CredentialStoreWriter extends CredentialStore {
   delete(namespace: string, name: string): boolean;
 }
 
-export function credentialKey(namespace: string, name: string): string {
-  return `${namespace}/${name}`;
-}
-
 export function newCredentialStore(): CredentialStoreWriter {
   let credentials: ReadonlyMap<string, Credential> = new Map();
   let version = 0;
   const same = (a: Credential, b: Credential): boolean =>
     a.certificateChain === b.certificateChain && a.privateKey === b.privateKey && a.caCertificate === b.caCertificate;
   return {
-    get: (namespace, name) => credentials.get(credentialKey(namespace, name)),
+    get: (namespace, name) => credentials.get(formatObjectKey({ namespace, name })),
     snapshot: () => credentials,
     version: () => version,
     apply(credential) {
-      const key = credentialKey(credential.namespace, credential.name);
+      const key = formatObjectKey(credential);
       const previous = credentials.get(key);
       if (previous && same(previous, credential)) return false;
       credentials = new Map(credentials).set(key, Object.freeze({ ...credential }));
@@ -49,7 +47,7 @@ export function newCredentialStore(): CredentialStoreWriter {
       return true;
     },
     delete(namespace, name) {
-      const key = credentialKey(namespace, name);
+      const key = formatObjectKey({ namespace, name });
       if (!credentials.has(key)) return false;
       const next = new Map(credentials);
       next.delete(key);

@@ -1,4 +1,4 @@
-import { matchesLabels } from './label-selector.js';
+import { labelsMatch } from '../../names/index.js';
 import type { Endpoint, EndpointSliceInfo, Service, ServicePort, Workload } from './registry-types.js';
 
 /** The container port a service port reaches on this workload, or undefined when a named port is missing. */
@@ -9,7 +9,7 @@ export function resolveTargetPort(port: ServicePort, workload: Pick<Workload, 'c
 
 /** True when the Service's selector picks the workload (a Service without selector picks none). */
 export function selectsWorkload(service: Pick<Service, 'namespace' | 'selector'>, workload: Workload): boolean {
-  return service.selector !== undefined && service.namespace === workload.namespace && matchesLabels(service.selector, workload.labels);
+  return service.selector !== undefined && service.namespace === workload.namespace && labelsMatch(service.selector, workload.labels);
 }
 
 /**

@@ -1,10 +1,6 @@
+import { ANNOTATIONS, LABELS } from '../../names/index.js';
 import type { KubeObject } from '../../runtime/index.js';
 import type { ContainerPort, EndpointSliceInfo, NamespaceInfo, PortProtocol, Service, ServicePort, Workload } from './registry-types.js';
-
-/** The annotation injection leaves on a pod, and the label meshed endpoints carry (auto mTLS reads it). */
-export const SIDECAR_STATUS_ANNOTATION = 'sidecar.mesh.io/status';
-export const TLS_MODE_LABEL = 'security.mesh.io/tlsMode';
-export const SERVICE_NAME_LABEL = 'kubernetes.io/service-name';
 
 /**
  * Core objects into registry types. Sources hand over whatever the API server or a file holds,
@@ -78,7 +74,7 @@ export function workloadFromPod(object: KubeObject, clusterId: string): Workload
     address: typeof status['podIP'] === 'string' ? status['podIP'] : '',
     labels,
     serviceAccount,
-    hasSidecar: SIDECAR_STATUS_ANNOTATION in annotations || labels[TLS_MODE_LABEL] === 'mesh',
+    hasSidecar: ANNOTATIONS.status in annotations || labels[LABELS.tlsMode] === 'mesh',
     nodeName: typeof spec['nodeName'] === 'string' ? spec['nodeName'] : '',
     clusterId,
     ready,
@@ -118,7 +114,7 @@ export function endpointSliceFromObject(object: KubeObject): EndpointSliceInfo |
           nodeName: typeof endpoint['nodeName'] === 'string' ? endpoint['nodeName'] : '',
         };
       });
-  return { name, namespace, serviceName: stringMap(object.metadata?.labels)[SERVICE_NAME_LABEL] ?? '', ports, endpoints };
+  return { name, namespace, serviceName: stringMap(object.metadata?.labels)[LABELS.serviceName] ?? '', ports, endpoints };
 }
 
 function nameOf(object: KubeObject): { name: string; namespace: string } {

@@ -1,7 +1,7 @@
 import { stableJson } from '../stable-json.js';
 import type { ObjectKey } from '../../runtime/index.js';
 import { buildPodEndpoints, buildSliceEndpoints, resolveTargetPort, selectsWorkload } from './endpoint-builder.js';
-import { matchesLabels } from './label-selector.js';
+import { labelsMatch } from '../../names/index.js';
 import type { Endpoint, EndpointSliceInfo, NamespaceInfo, Service, ServicePort, Workload } from './registry-types.js';
 
 /** The read side of the service registry: services, workloads, endpoints and namespaces. */
@@ -237,7 +237,7 @@ export function newServiceRegistry(options: ServiceRegistryOptions): ServiceRegi
     },
 
     workloadsMatching(namespace, selector) {
-      return workloads.sorted(namespace).filter((workload) => matchesLabels(selector, workload.labels));
+      return workloads.sorted(namespace).filter((workload) => labelsMatch(selector, workload.labels));
     },
 
     workloadsByAddress(address) {

@@ -7,7 +7,8 @@ import { validationInputOf } from '../sources/config-file-checker.js';
 import { configContentOf } from '../model/config-store.js';
 import type { MeshModelWriter } from '../model/mesh-model.js';
 import type { PushEmitter } from './push-emitter.js';
-import { TerminalError, formatObjectKey } from '../../runtime/index.js';
+import { formatObjectKey } from '../../names/index.js';
+import { TerminalError } from '../../runtime/index.js';
 import type { Clock, KubeObject, Logger, MeshMetrics, ObjectKey, Reconciler, Source } from '../../runtime/index.js';
 
 export interface ConfigReconcilerOptions {

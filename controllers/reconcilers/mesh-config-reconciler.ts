@@ -1,4 +1,5 @@
-import { buildMeshConfig, MESH_CONFIG_MAP_NAME, MeshConfigError, meshConfigTextOf } from '../../crds/index.js';
+import { buildMeshConfig, MeshConfigError, meshConfigTextOf } from '../../crds/index.js';
+import { MESH_CONFIG_MAP_NAME } from '../../names/index.js';
 import type { MeshConfig } from '../../crds/index.js';
 import type { MeshConfigWatcher } from '../sources/mesh-config-watcher.js';
 import type { MeshModelWriter } from '../model/mesh-model.js';

@@ -3,7 +3,8 @@ import type { ResourceCheck } from '../../crds/index.js';
 import { withServedMetadata } from './config-file-checker.js';
 import type { DesiredObject, NormalizedObject } from './config-object-resolver.js';
 import { withFields } from './with-fields.js';
-import { formatObjectKey, type Clock, type KubeObject, type ObjectKey, type SourceEvent } from '../../runtime/index.js';
+import { formatObjectKey } from '../../names/index.js';
+import { type Clock, type KubeObject, type ObjectKey, type SourceEvent } from '../../runtime/index.js';
 
 /**
  * The objects the folder serves, by group-kind and key, with the metadata an API server would

@@ -3,7 +3,8 @@ import { isClusterScoped } from './cluster-scoped-kinds.js';
 import type { ConfigFileProblem } from './config-file-problem.js';
 import type { ParsedDocument } from './config-file-parser.js';
 import { groupKindOf } from './group-kind.js';
-import { formatObjectKey, type KubeObject } from '../../runtime/index.js';
+import { formatObjectKey } from '../../names/index.js';
+import type { KubeObject } from '../../runtime/index.js';
 import { stableJson } from '../stable-json.js';
 import { withFields } from './with-fields.js';
 

@@ -1,4 +1,5 @@
-import { formatObjectKey, objectKeyOf, settledOrAborted } from '../../runtime/index.js';
+import { formatObjectKey } from '../../names/index.js';
+import { objectKeyOf, settledOrAborted } from '../../runtime/index.js';
 import type { KubeObject, MapFn, ObjectKey, Reconciler, Source } from '../../runtime/index.js';
 
 /**

@@ -2,7 +2,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { KINDS, type KindName } from '../../crds/index.js';
 import { buildConfigStatus, type ConfigOutcome, type ConfigStatusOptions, type ValidationMessage } from './config-status.js';
 import type { KubeThrottle } from '../sources/kube-throttle.js';
-import { controllerFor, formatObjectKey } from '../../runtime/index.js';
+import { formatObjectKey } from '../../names/index.js';
+import { controllerFor } from '../../runtime/index.js';
 import type { Clock, Controller, KubeObject, Logger, Manager, ObjectKey, Source, SyncErrorCounter } from '../../runtime/index.js';
 
 /** Where the config reconciler leaves its verdicts for the status writer. */

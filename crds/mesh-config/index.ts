@@ -34,7 +34,6 @@ export { DEFAULT_MESH_CONFIG, effectivePathNormalization } from './mesh-config-d
 export {
   DEFAULT_MESH_CONFIG_FILE,
   MESH_CONFIG_MAP_KEY,
-  MESH_CONFIG_MAP_NAME,
   MeshConfigError,
   applyMeshConfig,
   buildMeshConfig,

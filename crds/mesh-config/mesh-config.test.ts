@@ -196,7 +196,8 @@ describe('mesh config', () => {
 
 describe('meshConfigTextOf', () => {
   test('reads the mesh key of the mesh ConfigMap', async () => {
-    const { meshConfigTextOf, MESH_CONFIG_MAP_NAME, MESH_CONFIG_MAP_KEY } = await import('./mesh-config.js');
+    const { meshConfigTextOf, MESH_CONFIG_MAP_KEY } = await import('./mesh-config.js');
+    const { MESH_CONFIG_MAP_NAME } = await import('../../names/index.js');
     expect([MESH_CONFIG_MAP_NAME, MESH_CONFIG_MAP_KEY]).toEqual(['mesh', 'mesh']);
     const configMap = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mesh', namespace: 'mesh-system' }, data: { mesh: 'trustDomain: x\n' } };
     expect(meshConfigTextOf(configMap)).toBe('trustDomain: x\n');

@@ -8,8 +8,7 @@ import { parseMeshConfigInput, type MeshConfig, type MeshConfigInput } from './m
 import type { ExtensionProvider } from './extension-provider-schema.js';
 import { MeshError, type KubeObject } from '../../runtime/index.js';
 
-/** The name and key of the ConfigMap that holds the mesh config in the root namespace. */
-export const MESH_CONFIG_MAP_NAME = 'mesh';
+/** The key of the mesh config in its ConfigMap (names/ MESH_CONFIG_MAP_NAME, in the root namespace). */
 export const MESH_CONFIG_MAP_KEY = 'mesh';
 
 /** The mesh config text of the `mesh` ConfigMap (its `mesh` key), or undefined when it has none. */

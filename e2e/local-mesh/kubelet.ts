@@ -1,6 +1,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig, type V1EnvVar, type V1Pod, type V1Volume } from '@kubernetes/client-node';
+import { PROXY_CONTAINER } from '../../names/index.js';
 
 /** What the kubelet would run for a container: its command, arguments and environment, in its folder. */
 export interface ContainerLaunch {
@@ -19,8 +20,6 @@ export interface KubeletOptions {
   /** Issues a projected service-account token, as the kubelet asks the API server for one. */
   readonly issueToken: (namespace: string, serviceAccount: string, audience: string, expirationSeconds: number) => string;
 }
-
-const PROXY_CONTAINER = 'mesh-proxy';
 
 /**
  * Plays the kubelet for a pod's injected proxy container, from the pod as the API server stored

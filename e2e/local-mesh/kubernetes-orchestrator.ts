@@ -7,6 +7,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { buildCrdManifests } from '../../crds/crd-manifests.js';
 import { startApiServerDouble, type ApiServerDouble, type PodLogSource } from '../../apiserver-double/index.js';
 import { prepareContainer, type ContainerLaunch, type KubeletOptions } from './kubelet.js';
+import { ANNOTATIONS, LABELS } from '../../names/index.js';
 import { processEnvironment } from '../../runtime/index.js';
 
 const run = promisify(execFile);
@@ -119,7 +120,7 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
   // Namespaces first, as one would apply a folder; the meshed ones ask for injection.
   const namespaces = sampleFiles.flatMap(documentsOf).filter((d) => d.kind === 'Namespace');
   for (const namespace of namespaces) {
-    if (namespace.metadata?.labels?.['sidecar.mesh.io/inject'] === 'true') namespace.metadata.labels = { ...namespace.metadata.labels, 'mesh-injection': 'enabled' };
+    if (namespace.metadata?.labels?.[LABELS.inject] === 'true') namespace.metadata.labels = { ...namespace.metadata.labels, [LABELS.namespaceInjection]: 'enabled' };
   }
   await applyText('namespaces.yaml', namespaces.map((d) => stringify(d)).join('---\n'));
   // The control plane and the gateway as a user installs them: the charts, with helm.
@@ -235,11 +236,11 @@ function asAppliedBeforeInjection(pod: SampleObject, appAddress: string): void {
   const metadata = (pod.metadata ??= {});
   const labels = { ...(metadata.labels ?? {}) };
   const annotations = { ...(metadata.annotations ?? {}) };
-  delete labels['security.mesh.io/tlsMode'];
-  const meshed = annotations['sidecar.mesh.io/status'] !== undefined;
-  delete annotations['sidecar.mesh.io/status'];
+  delete labels[LABELS.tlsMode];
+  const meshed = annotations[ANNOTATIONS.status] !== undefined;
+  delete annotations[ANNOTATIONS.status];
   if (meshed) {
-    annotations['proxy.mesh.io/config'] = JSON.stringify({ proxyMetadata: { APP_ADDRESS: appAddress } });
+    annotations[ANNOTATIONS.proxyConfig] = JSON.stringify({ proxyMetadata: { APP_ADDRESS: appAddress } });
   }
   metadata.labels = labels;
   metadata.annotations = annotations;

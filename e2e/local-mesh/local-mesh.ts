@@ -9,6 +9,7 @@ import { DAEMON_POD, startKubernetesOrchestrator, type PodPortResolver } from '.
 import type { FaultControls, PodLogLine } from '../../apiserver-double/index.js';
 import { startSampleBackend, type SampleBackend } from './sample-backend.js';
 import { startTokenIssuer, type TokenIssuer } from './token-issuer.js';
+import { ANNOTATIONS, LABELS } from '../../names/index.js';
 import { processEnvironment } from '../../runtime/index.js';
 
 /** The project folder, from the sources (`e2e/local-mesh`) or the build (`dist/e2e/local-mesh`). */
@@ -129,7 +130,7 @@ function readWorkloads(configDir: string): LocalWorkload[] {
       const object = document.toJS() as { kind?: string; metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { serviceAccountName?: string; containers?: { ports?: { containerPort: number }[] }[] }; status?: { podIP?: string } };
       if (object?.kind !== 'Pod' || !object.status?.podIP) continue;
       const labels = object.metadata?.labels ?? {};
-      const meshed = object.metadata?.annotations?.['sidecar.mesh.io/status'] !== undefined || labels['security.mesh.io/tlsMode'] === 'mesh';
+      const meshed = object.metadata?.annotations?.[ANNOTATIONS.status] !== undefined || labels[LABELS.tlsMode] === 'mesh';
       const router = labels['mesh'] === 'ingressgateway';
       const kind = router ? 'router' : meshed ? 'sidecar' : 'none';
       const podIp = object.status.podIP;

@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { KubernetesObject } from '@kubernetes/client-node';
-import { IGNORE_RECONCILE_ANNOTATION, type MeshOperator } from '../mesh-operator.js';
+import { IGNORE_RECONCILE_ANNOTATION, LABELS } from '../../names/index.js';
+import type { MeshOperator } from '../mesh-operator.js';
 import { buildOperatorConfig } from '../operator-config.js';
 import { COMPONENTS, type ComponentName } from '../chart-values.js';
 import { renderInstallation, type RenderedComponent } from '../render.js';
@@ -9,7 +10,6 @@ import { INSTALLED_KINDS, objectKey, objectsOfManifest, type ClusterObjects } fr
 import { UsageError, errorMessage, type KubeObject, type Logger, type MeshMetrics, type ObjectKey, type Reconciler, type Store } from '../../runtime/index.js';
 import { componentStatusOf, type MeshOperatorStatus } from './operator-status.js';
 
-const OWNER_LABEL = 'install.operator.mesh.io/owning-resource';
 
 export interface MeshOperatorReconcilerOptions {
   /** The watched MeshOperator resources. */
@@ -59,7 +59,7 @@ export function newMeshOperatorReconciler(options: MeshOperatorReconcilerOptions
   const ownedGauge = metrics.gauge('owned_resource_total');
 
   const listOwned = async (name: string): Promise<KubernetesObject[]> =>
-    (await Promise.all(INSTALLED_KINDS.map(({ apiVersion, kind }) => cluster.list(apiVersion, kind, `${OWNER_LABEL}=${name}`)))).flat();
+    (await Promise.all(INSTALLED_KINDS.map(({ apiVersion, kind }) => cluster.list(apiVersion, kind, `${LABELS.operatorOwner}=${name}`)))).flat();
 
   const recordOwned = (id: string, objects: readonly KubernetesObject[] | undefined): void => {
     if (objects) {

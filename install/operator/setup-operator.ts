@@ -1,10 +1,9 @@
 import { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import { LABELS } from '../../names/index.js';
 import { clusterObjectsOf } from '../cluster-objects.js';
 import { controllerFor, newInformerSource, objectKeyOf, type KubeObject, type Logger, type Manager, type MeshMetrics, type ObjectKey, type Source, type Store } from '../../runtime/index.js';
 import { newMeshOperatorReconciler } from './mesh-operator-reconciler.js';
 import type { MeshOperatorStatus } from './operator-status.js';
-
-const OWNER_LABEL = 'install.operator.mesh.io/owning-resource';
 
 export interface OperatorSetupOptions {
   readonly kubeConfig: KubeConfig;
@@ -30,13 +29,13 @@ export function setupOperatorWithManager(manager: Manager, options: OperatorSetu
   const meshOperators = options.watchedNamespaces.map((namespace) =>
     newInformerSource<KubeObject>({ ...common, name: `meshoperators:${namespace}`, path: `/apis/install.mesh.io/v1alpha1/namespaces/${encodeURIComponent(namespace)}/meshoperators` }),
   );
-  const deployments = newInformerSource<KubeObject>({ ...common, name: 'deployments:owned', path: '/apis/apps/v1/deployments', labelSelector: OWNER_LABEL });
+  const deployments = newInformerSource<KubeObject>({ ...common, name: 'deployments:owned', path: '/apis/apps/v1/deployments', labelSelector: LABELS.operatorOwner });
   const store = unionStore(meshOperators);
   let builder = controllerFor(manager, 'mesh-operator').withLogger(log);
   for (const source of meshOperators) builder = builder.watches(source);
   builder
     .watches(deployments, (deployment) => {
-      const owner = deployment.metadata?.labels?.[OWNER_LABEL];
+      const owner = deployment.metadata?.labels?.[LABELS.operatorOwner];
       return store.list().filter((meshOperator) => meshOperator.metadata?.name === owner).map(objectKeyOf);
     })
     .complete(

@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { MeshError, UsageError } from '../../runtime/index.js';
-import { podHttp } from '../orch/pod-http.js';
+import { podHttp } from '../kube/pod-http.js';
 
 /** The daemon's ControlZ introspection port (`--ctrlz_port`). */
 export const CONTROLZ_PORT = 9876;

@@ -1,6 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { InputName, SourcedObject } from '../../analysis/index.js';
-import { KINDS, KIND_NAMES, MESH_CONFIG_MAP_NAME, meshConfigTextOf } from '../../crds/index.js';
+import { KINDS, KIND_NAMES, meshConfigTextOf } from '../../crds/index.js';
+import { MESH_CONFIG_MAP_NAME } from '../../names/index.js';
 
 export interface ClusterState {
   readonly objects: readonly SourcedObject[];

@@ -1,6 +1,6 @@
 import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { UsageError } from '../../runtime/index.js';
-import { namespaceOf, resolvePodTarget } from '../orch/pod-target.js';
+import { namespaceOf, resolvePodTarget } from '../kube/pod-target.js';
 import { podAdmin } from '../proxyconfig/pod-admin.js';
 import { fileAdmin } from '../proxyconfig/proxy-config.js';
 import { explainRequest, type ExplainRequest, type Explanation } from './explain.js';

@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { V1Pod } from '@kubernetes/client-node';
 import { UsageError } from '../../runtime/index.js';
-import { ANNOTATIONS } from '../../webhook/inject/index.js';
+import { ANNOTATIONS } from '../../names/index.js';
 import type { EnvoyConfigDump } from '../proxyconfig/config-dump.js';
 import { clientTransportTo } from './client-transport.js';
 import type { ExplainSource } from './explain.js';

@@ -1,13 +1,13 @@
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { join, resolve } from 'node:path';
 import { errorMessage, formatDuration, type BuildInfo } from '../../runtime/index.js';
-import { kubeMessage } from '../orch/port-forward.js';
+import { kubeMessage } from '../kube/port-forward.js';
 import { fetchMeshVersions, fetchProxyVersions } from '../version/mesh-versions.js';
 import { renderVersionReport } from '../version/render-version.js';
 import { ARCHIVE_ROOT, newReportTree, writeArchive, writeTree, type ReportTree } from './archive.js';
 import type { BugReportOptions } from './bug-report-options.js';
 import { clusterContext, clusterTargets, type ClusterTarget } from './gather-cluster.js';
-import { PROXY_CONTAINER } from '../../webhook/inject/index.js';
+import { DAEMON_NAME, DAEMON_POD_SELECTOR, PROXY_CONTAINER } from '../../names/index.js';
 import { gatherPod, podFolder, podTargetPaths, type PodTarget } from './gather-pods.js';
 import { newSelection, podViewOf } from './selection.js';
 import { renderReportLog, type PodCritical } from './report-log.js';
@@ -61,11 +61,11 @@ export async function runBugReport(deps: BugReportDeps, options: BugReportOption
   const allNamespaces = (await core.listNamespace()).items.map((ns) => ns.metadata?.name ?? '').sort();
   const namespaces = allNamespaces.filter((name) => selection.namespace(name));
   const pods = (await core.listPodForAllNamespaces()).items.filter((pod) => pod.status?.phase === 'Running');
-  const daemons = pods.filter((pod) => pod.metadata?.namespace === options.meshNamespace && pod.metadata?.labels?.['app'] === 'meshd');
+  const daemons = pods.filter((pod) => pod.metadata?.namespace === options.meshNamespace && pod.metadata?.labels?.['app'] === DAEMON_NAME);
   const proxies = pods.filter((pod) => (pod.spec?.containers ?? []).some((c) => c.name === PROXY_CONTAINER) && selection.pod(podViewOf(pod)));
   const podTargets: PodTarget[] = [...daemons.map((pod) => targetOf('meshd', pod)), ...proxies.map((pod) => targetOf('proxies', pod))];
   note(`namespaces selected: ${namespaces.join(', ') || '(none)'}; daemons: ${daemons.length}; proxies: ${proxies.length}`);
-  if (daemons.length === 0) note(`no running meshd pod (label app=meshd) in namespace ${options.meshNamespace}`);
+  if (daemons.length === 0) note(`no running meshd pod (label ${DAEMON_POD_SELECTOR}) in namespace ${options.meshNamespace}`);
   const cluster = clusterTargets(deps.kubeConfig, namespaces, options.fullSecrets);
 
   if (options.dryRun) {

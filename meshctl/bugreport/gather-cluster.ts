@@ -1,7 +1,7 @@
 import { KubernetesObjectApi, VersionApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { KINDS, KIND_NAMES } from '../../crds/index.js';
-import { kubeMessage } from '../orch/port-forward.js';
+import { kubeMessage } from '../kube/port-forward.js';
 
 /** The namespaced kinds dumped per selected namespace, as `kubectl get -o yaml` lists them. */
 export const NAMESPACED_KINDS: readonly { apiVersion: string; kind: string; file: string }[] = [

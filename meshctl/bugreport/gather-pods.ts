@@ -2,11 +2,11 @@ import { Log, type KubeConfig } from '@kubernetes/client-node';
 import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import { errorMessage } from '../../runtime/index.js';
-import { forwardToPod, kubeMessage } from '../orch/port-forward.js';
+import { forwardToPod, kubeMessage } from '../kube/port-forward.js';
 import { PROXY_ADMIN_PORT } from '../proxyconfig/pod-admin.js';
 import { DAEMON_MONITORING_PORT } from '../proxystatus/daemon-query.js';
 import { filterLog, type FilteredLog, type LogWindow } from './log-window.js';
-import { PROXY_CONTAINER } from '../../webhook/inject/index.js';
+import { PROXY_CONTAINER } from '../../names/index.js';
 
 /** The daemon's debug views gathered from each daemon pod (15014), as `debug/<view>`. */
 export const DAEMON_DEBUG_VIEWS = ['syncz', 'adsz', 'push_status', 'configz', 'mesh', 'registryz', 'endpointz'] as const;

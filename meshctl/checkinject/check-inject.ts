@@ -1,6 +1,6 @@
 import type { V1LabelSelector, V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
-import { LABELS, type LabelSelector, selectorMatches } from '../../webhook/inject/index.js';
-import { formatTable } from '../orch/table.js';
+import { LABELS, selectorMatches } from '../../names/index.js';
+import { formatTable } from '../kube/table.js';
 
 export interface CheckInjectRow {
   readonly webhook: string;
@@ -25,7 +25,6 @@ function satisfied(requirements: readonly string[], labels: Readonly<Record<stri
   });
 }
 
-const matches = (selector: V1LabelSelector | undefined, labels: Readonly<Record<string, string>>): boolean => !selector || selectorMatches(selector as LabelSelector, labels);
 
 /**
  * `meshctl x check-inject`: for each injection webhook configuration, whether it would inject a
@@ -41,7 +40,7 @@ export function checkInjection(configurations: readonly V1MutatingWebhookConfigu
       const revision = labels[LABELS.tag] ?? labels[LABELS.revision] ?? 'default';
       if (podLabels[LABELS.inject] === 'false') return { webhook: name, revision, injected: false, reason: `Pod has ${LABELS.inject}=false label, preventing injection` };
       const hooks = (configuration.webhooks ?? []).filter((w) => w.name.endsWith('sidecar-injector.mesh.io'));
-      const hit = hooks.find((w) => matches(w.namespaceSelector, namespaceLabels) && matches(w.objectSelector, podLabels));
+      const hit = hooks.find((w) => selectorMatches(w.namespaceSelector, namespaceLabels) && selectorMatches(w.objectSelector, podLabels));
       if (hit) {
         const byNamespace = satisfied(positiveRequirements(hit.namespaceSelector), namespaceLabels);
         const byPod = satisfied(positiveRequirements(hit.objectSelector), podLabels);

@@ -1,4 +1,4 @@
-import { formatTable } from '../orch/table.js';
+import { formatTable } from '../kube/table.js';
 
 /** One configurable default: where its value comes from, as `x config list` shows it. */
 export interface ConfigListRow {

@@ -1,8 +1,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { spawn } from 'node:child_process';
 import { MeshError, errorMessage, untilAborted } from '../../runtime/index.js';
-import { podsBySelector } from '../orch/pod-target.js';
-import { forwardToPod, type PodForward } from '../orch/port-forward.js';
+import { podsBySelector } from '../kube/pod-target.js';
+import { forwardToPod, type PodForward } from '../kube/port-forward.js';
 
 /** An add-on web UI `dashboard` opens: found by its pod label in the mesh namespace. */
 export interface Addon {

@@ -1,4 +1,4 @@
-import { formatTable } from '../orch/table.js';
+import { formatTable } from '../kube/table.js';
 import { listenersOf, type EnvoyConfigDump, type Json } from '../proxyconfig/config-dump.js';
 
 const HTTP_RBAC = 'envoy.filters.http.rbac';

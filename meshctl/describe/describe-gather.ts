@@ -1,9 +1,9 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod, type V1Service } from '@kubernetes/client-node';
-import { resolvePodTarget } from '../orch/pod-target.js';
+import { resolvePodTarget } from '../kube/pod-target.js';
 import { clustersOf, configNameOf, configPathOf, routeConfigsOf, type EnvoyConfigDump, type Json } from '../proxyconfig/config-dump.js';
 import { podAdmin } from '../proxyconfig/pod-admin.js';
 import type { GatewayView, MeshResource, PodFacts } from './describe-pod.js';
-import { PROXY_CONTAINER } from '../../webhook/inject/index.js';
+import { PROXY_CONTAINER, labelsMatch } from '../../names/index.js';
 
 const PLURALS: Record<string, string> = { 'destination-rule': 'destinationrules', 'virtual-service': 'virtualservices' };
 
@@ -32,9 +32,10 @@ async function listMesh(api: CustomObjectsApi, plural: string, namespaces: reado
   return lists.flat();
 }
 
+/** A Service's selector: an empty one selects no pod. */
 const selects = (service: V1Service, pod: V1Pod): boolean => {
   const selector = service.spec?.selector ?? {};
-  return Object.keys(selector).length > 0 && Object.entries(selector).every(([k, v]) => pod.metadata?.labels?.[k] === v);
+  return Object.keys(selector).length > 0 && labelsMatch(selector, pod.metadata?.labels ?? {});
 };
 
 /** What `x describe pod` reads: the pod, its services, its proxy's dump through a port-forward, the config it names, the gateways. */

@@ -1,7 +1,7 @@
 import type { V1Pod, V1Service, V1ServicePort } from '@kubernetes/client-node';
 import { clustersOf, configNameOf, configPathOf, listenersOf, routeConfigsOf, type EnvoyConfigDump, type Json } from '../proxyconfig/config-dump.js';
 import { policyNamesOf } from './authz-check.js';
-import { ANNOTATIONS, PROXY_CONTAINER } from '../../webhook/inject/index.js';
+import { ANNOTATIONS, PROXY_CONTAINER, labelsMatch } from '../../names/index.js';
 
 /** A mesh resource as the API returns it (DestinationRule, VirtualService, PeerAuthentication, RequestAuthentication). */
 export interface MeshResource {
@@ -33,8 +33,6 @@ export interface PodFacts {
   readonly gateways: readonly GatewayView[] | undefined;
   readonly domain: string;
 }
-
-const labelsMatch = (selector: Record<string, string> | undefined, labels: Record<string, string>): boolean => Object.entries(selector ?? {}).every(([k, v]) => labels[k] === v);
 
 /** Whether a policy (PeerAuthentication, RequestAuthentication) applies to the pod: the root namespace's or its own, by selector. */
 function applies(resource: MeshResource, pod: V1Pod, rootNamespace: string): boolean {

@@ -1,6 +1,7 @@
 import { request } from 'node:https';
 import { AdmissionregistrationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
+import { LABELS, revisionLabelValue } from '../../names/index.js';
 import { errorMessage } from '../../runtime/index.js';
 import type { Pod } from '../../webhook/inject/index.js';
 
@@ -20,7 +21,7 @@ export interface LiveInjector {
  * else says why, and the caller falls back to the ConfigMaps.
  */
 export async function findLiveInjector(kubeConfig: KubeConfig, revision: string): Promise<LiveInjector | { reason: string }> {
-  const label = `mesh.io/rev=${revision === '' ? 'default' : revision}`;
+  const label = `${LABELS.revision}=${revisionLabelValue(revision)}`;
   let configurations;
   try {
     configurations = await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration({ labelSelector: label });

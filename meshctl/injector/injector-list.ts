@@ -1,6 +1,7 @@
 import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig, type V1ConfigMap, type V1MutatingWebhookConfiguration, type V1Namespace, type V1Pod } from '@kubernetes/client-node';
-import { IGNORED_NAMESPACES, LABELS, type LabelSelector, readInjectionStatus, selectorMatches } from '../../webhook/inject/index.js';
-import { formatTable } from '../orch/table.js';
+import { IGNORED_NAMESPACES, LABELS, selectorMatches, type UncheckedLabelSelector } from '../../names/index.js';
+import { readInjectionStatus } from '../../webhook/inject/index.js';
+import { formatTable } from '../kube/table.js';
 
 const NOT_MESHED = '<non-mesh>';
 
@@ -82,7 +83,7 @@ function injectedRevision(namespace: V1Namespace, hooks: readonly V1MutatingWebh
 
 function namespaceSelected(selector: unknown, namespace: V1Namespace): boolean {
   // An absent selector selects every namespace, as the API server reads it.
-  return selectorMatches((selector ?? {}) as LabelSelector, namespace.metadata?.labels ?? {});
+  return selectorMatches((selector ?? {}) as UncheckedLabelSelector, namespace.metadata?.labels ?? {});
 }
 
 function countByRevision(pods: readonly V1Pod[], expected: string): Map<string, RevisionCount> {

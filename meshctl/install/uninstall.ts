@@ -1,7 +1,7 @@
 import { UsageError } from '../../runtime/index.js';
 import { EXIT_USAGE } from '../../install/index.js';
 import { INSTALLED_KINDS, objectKey, type ClusterObjects } from '../../install/index.js';
-import { ANNOTATIONS } from '../../webhook/inject/index.js';
+import { ANNOTATIONS, LABELS, revisionLabelValue } from '../../names/index.js';
 
 /** The API groups of our CRDs: `--purge` removes their definitions. */
 const MESH_GROUPS = ['security.mesh.io', 'networking.mesh.io', 'install.mesh.io'];
@@ -29,8 +29,8 @@ export function requireUninstallTarget(revision: string, filenames: readonly str
  */
 export async function uninstall(options: UninstallOptions): Promise<number> {
   const { cluster, progress } = options;
-  const revisionLabel = options.revision === '' || options.revision === 'default' ? 'default' : options.revision;
-  const selector = options.purge ? 'app.kubernetes.io/part-of=mesh' : `app.kubernetes.io/part-of=mesh,mesh.io/rev=${revisionLabel}`;
+  const revisionLabel = revisionLabelValue(options.revision);
+  const selector = options.purge ? `${LABELS.partOf}=mesh` : `${LABELS.partOf}=mesh,${LABELS.revision}=${revisionLabel}`;
   let removed = 0;
   for (const { apiVersion, kind } of INSTALLED_KINDS) {
     for (const object of await cluster.list(apiVersion, kind, selector)) {
@@ -56,7 +56,7 @@ export async function uninstall(options: UninstallOptions): Promise<number> {
  * any with `--purge`, read from their sidecar status) that would be left without a control plane.
  */
 export async function orphanedProxiesWarning(cluster: ClusterObjects, revision: string, purge: boolean): Promise<string> {
-  const wanted = revision === '' ? 'default' : revision;
+  const wanted = revisionLabelValue(revision);
   const byRevision = new Map<string, string[]>();
   for (const pod of await cluster.list('v1', 'Pod', '')) {
     const status = pod.metadata?.annotations?.[ANNOTATIONS.status];

@@ -1,7 +1,7 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { MeshError, errorMessage } from '../../runtime/index.js';
 import { addonPod, type Addon } from '../dashboard/dashboard.js';
-import { forwardToPod } from '../orch/port-forward.js';
+import { forwardToPod } from '../kube/port-forward.js';
 import { metricsQueries, type WorkloadMetrics, type WorkloadTarget } from './workload-metrics.js';
 
 /** The metrics add-on: pods labelled `app=prometheus` in the mesh namespace, its HTTP API on 9090. */

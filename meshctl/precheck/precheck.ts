@@ -2,7 +2,7 @@ import { AdmissionregistrationV1Api, AuthorizationV1Api, CoreV1Api, CustomObject
 import { MeshError, errorMessage } from '../../runtime/index.js';
 import { installedStateName, type MeshOperatorSpec } from '../../install/index.js';
 import { analysisMessage, formatMessage, isWarningOrWorse, sortedDeduped, type AnalysisMessage } from '../../analysis/index.js';
-import { LABELS } from '../../webhook/inject/index.js';
+import { DAEMON_POD_SELECTOR, LABELS, revisionLabelValue } from '../../names/index.js';
 
 /** The oldest Kubernetes minor version (1.x) the mesh installs on: the reference's `MinK8SVersion`. */
 export const MIN_KUBERNETES_MINOR = 17;
@@ -38,7 +38,7 @@ export async function precheck(kubeConfig: KubeConfig, options: PrecheckOptions)
   const messages = [
     ...(await checkServerVersion(kubeConfig)),
     ...(await checkInstallPermissions(kubeConfig, options.meshNamespace)),
-    ...(await checkRevision(kubeConfig, options.revision === '' ? 'default' : options.revision)),
+    ...(await checkRevision(kubeConfig, revisionLabelValue(options.revision))),
   ];
   return sortedDeduped(messages);
 }
@@ -106,7 +106,7 @@ async function checkRevision(kubeConfig: KubeConfig, revision: string): Promise<
   }
   if (installed.length > 0) return messages;
   const unowned = webhooks.filter((c) => c.metadata?.labels?.[LABELS.revision] === revision && c.metadata.labels[LABELS.tag] === undefined).map((c) => `MutatingWebhookConfiguration ${c.metadata?.name ?? ''}`);
-  const pods = (await kubeConfig.makeApiClient(CoreV1Api).listPodForAllNamespaces({ labelSelector: `app=meshd,${LABELS.revision}=${revision}` })).items.map((p) => `Pod ${p.metadata?.name ?? ''}.${p.metadata?.namespace ?? ''}`);
+  const pods = (await kubeConfig.makeApiClient(CoreV1Api).listPodForAllNamespaces({ labelSelector: `${DAEMON_POD_SELECTOR},${LABELS.revision}=${revision}` })).items.map((p) => `Pod ${p.metadata?.name ?? ''}.${p.metadata?.namespace ?? ''}`);
   for (const origin of [...unowned, ...pods]) {
     messages.push(
       analysisMessage('RevisionConflict', origin, `A control plane of revision "${revision}" is already running, but no installation of it is recorded (installed by another tool?): installing this revision would conflict with it. Uninstall it first, or install under another --revision.`),

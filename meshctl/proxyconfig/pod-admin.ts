@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { MeshError } from '../../runtime/index.js';
-import { podHttp } from '../orch/pod-http.js';
+import { podHttp } from '../kube/pod-http.js';
 import { parseConfigDump } from './config-dump.js';
 import type { ProxyAdmin } from './proxy-config.js';
 

@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { MeshError } from '../../runtime/index.js';
-import { formatTable } from '../orch/table.js';
+import { formatTable } from '../kube/table.js';
 import { clustersOf, configNameOf, configPathOf, listenersOf, routeConfigsOf, secretsOf, type EnvoyConfigDump, type Json } from './config-dump.js';
 
 /** The reference's tables pad every column with five spaces. */

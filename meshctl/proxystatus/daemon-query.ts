@@ -1,6 +1,7 @@
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { DAEMON_POD_SELECTOR, LABELS } from '../../names/index.js';
 import { MeshError, errorMessage } from '../../runtime/index.js';
-import { podHttp } from '../orch/pod-http.js';
+import { podHttp } from '../kube/pod-http.js';
 
 /** The daemon's monitoring port, where its `/debug/` views are served. */
 export const DAEMON_MONITORING_PORT = 15014;
@@ -30,7 +31,7 @@ export interface DaemonAnswers {
  * not everyone's, and the others' answers are still returned.
  */
 export async function queryDaemons(kubeConfig: KubeConfig, query: DaemonQuery): Promise<DaemonAnswers> {
-  const selector = [query.selector ?? 'app=meshd', ...(query.revision !== '' ? [`mesh.io/rev=${query.revision}`] : [])].join(',');
+  const selector = [query.selector ?? DAEMON_POD_SELECTOR, ...(query.revision !== '' ? [`${LABELS.revision}=${query.revision}`] : [])].join(',');
   const pods = (await kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: query.meshNamespace, labelSelector: selector, fieldSelector: 'status.phase=Running' })).items;
   if (pods.length === 0) throw new MeshError('pod-not-found', `unable to find any meshd instances (pods labelled ${selector} in namespace ${query.meshNamespace})`);
   const answers = new Map<string, string>();

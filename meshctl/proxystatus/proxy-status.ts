@@ -1,6 +1,6 @@
 import { createTwoFilesPatch } from 'diff';
 import { MeshError } from '../../runtime/index.js';
-import { formatTable } from '../orch/table.js';
+import { formatTable } from '../kube/table.js';
 import { clustersOf, listenersOf, routeConfigsOf, dumpOf, type EnvoyConfigDump, type Json } from '../proxyconfig/config-dump.js';
 
 /** proxy-status could not get what it needs from the daemons. */

@@ -1,4 +1,4 @@
-import { formatTable } from '../orch/table.js';
+import { formatTable } from '../kube/table.js';
 import type { PodSummary, RevisionDescription } from './revision-describe.js';
 
 /**

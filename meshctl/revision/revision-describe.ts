@@ -3,7 +3,7 @@ import { MeshError } from '../../runtime/index.js';
 import type { MeshOperatorSpec } from '../../install/index.js';
 import { customizationsOf } from './customizations.js';
 import { enabledComponents } from './revision-list.js';
-import { ANNOTATIONS, LABELS } from '../../webhook/inject/index.js';
+import { ANNOTATIONS, DAEMON_NAME, LABELS } from '../../names/index.js';
 
 export interface PodSummary {
   readonly namespace: string;
@@ -75,7 +75,7 @@ export async function describeRevisions(kubeConfig: KubeConfig, revisions: reado
     const own = records.filter((r) => (r.spec?.revision || 'default') === revision);
     const hooks = webhooks.filter((c) => c.metadata?.labels?.[LABELS.revision] === revision);
     const tags = hooks.map((c) => c.metadata?.labels?.[LABELS.tag]).filter((t): t is string => t !== undefined);
-    const controlPlane = pods.filter((p) => p.metadata?.labels?.['app'] === 'meshd' && p.metadata.labels[LABELS.revision] === revision);
+    const controlPlane = pods.filter((p) => p.metadata?.labels?.['app'] === DAEMON_NAME && p.metadata.labels[LABELS.revision] === revision);
     const gatewayPods = (label: string): PodSummary[] => pods.filter((p) => p.metadata?.labels?.['mesh'] === label && podRevision(p) === revision).map(summary).sort(byName);
     const declared = (kind: 'ingressGateways' | 'egressGateways'): string[] => own.flatMap((r) => (r.spec?.components?.[kind] ?? []).filter((g) => g.enabled !== false).map((g) => g.name));
     const description: RevisionDescription = {

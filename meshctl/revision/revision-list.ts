@@ -1,8 +1,8 @@
 import { AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
 import { COMPONENTS, type MeshOperatorSpec } from '../../install/index.js';
-import { formatTable } from '../orch/table.js';
+import { formatTable } from '../kube/table.js';
 import { customizationsOf } from './customizations.js';
-import { LABELS } from '../../webhook/inject/index.js';
+import { LABELS, revisionLabelValue } from '../../names/index.js';
 
 export interface RevisionSummary {
   readonly revision: string;
@@ -37,7 +37,7 @@ export async function listRevisions(kubeConfig: KubeConfig, manifestsDir?: strin
   };
   for (const record of records) {
     const spec = record.spec ?? {};
-    const revision = spec.revision === undefined || spec.revision === '' ? 'default' : spec.revision;
+    const revision = revisionLabelValue(spec.revision);
     revisions.set(revision, {
       ...entry(revision),
       meshOperator: `${record.metadata?.namespace ?? ''}/${record.metadata?.name ?? ''}`,

@@ -1,9 +1,9 @@
 import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig, type V1MutatingWebhook, type V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { MeshError } from '../../runtime/index.js';
-import { formatTable } from '../orch/table.js';
+import { formatTable } from '../kube/table.js';
 import { formatMessage, sortedDeduped, webhookOverlaps } from '../../analysis/index.js';
-import { LABELS } from '../../webhook/inject/index.js';
+import { LABELS, revisionLabelValue } from '../../names/index.js';
 
 export interface TagOptions {
   readonly tag: string;
@@ -16,7 +16,6 @@ export interface TagOptions {
   readonly skipConfirmation?: boolean;
 }
 
-const revisionOf = (revision: string): string => (revision === '' ? 'default' : revision);
 
 /**
  * The MutatingWebhookConfiguration of a revision tag: the revision's own injection webhooks
@@ -25,7 +24,7 @@ const revisionOf = (revision: string): string => (revision === '' ? 'default' : 
  */
 export async function buildTagWebhook(kubeConfig: KubeConfig, options: TagOptions): Promise<V1MutatingWebhookConfiguration> {
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
-  const revision = revisionOf(options.revision);
+  const revision = revisionLabelValue(options.revision);
   const all = (await api.listMutatingWebhookConfiguration({ labelSelector: LABELS.revision })).items;
   const canonical = all.filter((c) => c.metadata?.labels?.[LABELS.revision] === revision && c.metadata.labels[LABELS.tag] === undefined);
   if (canonical.length === 0) throw new MeshError('tag-refused', `cannot modify tag: cannot find MutatingWebhookConfiguration with revision "${revision}"`);
@@ -42,7 +41,7 @@ export async function buildTagWebhook(kubeConfig: KubeConfig, options: TagOption
     kind: 'MutatingWebhookConfiguration',
     metadata: {
       name: options.webhookName || `mesh-revision-tag-${options.tag}`,
-      labels: { [LABELS.tag]: options.tag, [LABELS.revision]: revision, app: 'sidecar-injector', 'app.kubernetes.io/part-of': 'mesh' },
+      labels: { [LABELS.tag]: options.tag, [LABELS.revision]: revision, app: 'sidecar-injector', [LABELS.partOf]: 'mesh' },
     },
     webhooks,
   };
@@ -68,7 +67,7 @@ export async function setTag(kubeConfig: KubeConfig, options: TagOptions): Promi
     await api.deleteMutatingWebhookConfiguration({ name: old.metadata?.name ?? '' });
   }
   await api.createMutatingWebhookConfiguration({ body: webhook });
-  return `Revision tag "${options.tag}" created, referencing control plane revision "${revisionOf(options.revision)}". To enable injection using this\nrevision tag, use 'kubectl label namespace <NAMESPACE> mesh.io/rev=${options.tag}'\n`;
+  return `Revision tag "${options.tag}" created, referencing control plane revision "${revisionLabelValue(options.revision)}". To enable injection using this\nrevision tag, use 'kubectl label namespace <NAMESPACE> ${LABELS.revision}=${options.tag}'\n`;
 }
 
 /** `x revision tag generate`: the tag's webhook configuration as YAML, applied by the user. */

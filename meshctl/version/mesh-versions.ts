@@ -1,10 +1,10 @@
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
 import { errorMessage, type BuildInfo } from '../../runtime/index.js';
-import { podHttp } from '../orch/pod-http.js';
-import { kubeMessage } from '../orch/port-forward.js';
+import { podHttp } from '../kube/pod-http.js';
+import { kubeMessage } from '../kube/port-forward.js';
 import { DAEMON_MONITORING_PORT, queryDaemons } from '../proxystatus/daemon-query.js';
 import { parseSyncz } from '../proxystatus/proxy-status.js';
-import { LABELS } from '../../webhook/inject/index.js';
+import { DAEMON_POD_SELECTOR, LABELS } from '../../names/index.js';
 
 /** One control-plane instance's version (the reference's `ServerInfo`). */
 export interface ServerInfo {
@@ -35,7 +35,7 @@ export interface MeshVersions {
 }
 
 function daemonSelector(revision: string): string {
-  return ['app=meshd', ...(revision !== '' ? [`${LABELS.revision}=${revision}`] : [])].join(',');
+  return [DAEMON_POD_SELECTOR, ...(revision !== '' ? [`${LABELS.revision}=${revision}`] : [])].join(',');
 }
 
 /**

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { credentials, Metadata, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { MeshError, UsageError, errorMessage } from '../../runtime/index.js';
+import { DAEMON_NAME, revisionedName } from '../../names/index.js';
 
 /** How meshctl secures its xDS streams: the XDS flag group. */
 export interface XdsSecurity {
@@ -36,8 +37,7 @@ export interface XdsChannel {
 
 /** `meshd.<ns>.svc`, or `meshd-<rev>.<ns>.svc` for a revision other than the default. */
 export function defaultAuthority(meshNamespace: string, revision: string): string {
-  const name = revision === '' || revision === 'default' ? 'meshd' : `meshd-${revision}`;
-  return `${name}.${meshNamespace}.svc`;
+  return `${revisionedName(DAEMON_NAME, revision)}.${meshNamespace}.svc`;
 }
 
 /** A bound token of the service account for the daemons (a TokenRequest). */

@@ -1,8 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import { LABELS } from '../../names/index.js';
 import { MeshError, errorMessage, formatDuration } from '../../runtime/index.js';
 import { jsonToStruct, newDiscoveryClient, type DiscoveryResponse, type EnvoyProtos } from '../../xds/envoy/index.js';
-import { forwardToPod } from '../orch/port-forward.js';
+import { forwardToPod } from '../kube/port-forward.js';
 import { defaultAuthority, requestXdsToken, xdsChannel, type TokenSubject, type XdsChannel, type XdsSecurity } from './xds-credentials.js';
 
 /** The daemon's xDS port (TLS, tokens and the CA). */
@@ -60,7 +61,7 @@ interface Target {
 async function daemonTargets(deps: XdsDeps, query: XdsQuery): Promise<Target[]> {
   if (query.xdsAddress !== '') return [{ name: query.xdsAddress, dial: () => Promise.resolve({ address: query.xdsAddress, close: () => Promise.resolve() }) }];
   const kubeConfig = deps.kubeConfig();
-  const selector = [query.xdsLabel, ...(query.revision !== '' ? [`mesh.io/rev=${query.revision}`] : [])].filter((s) => s !== '').join(',');
+  const selector = [query.xdsLabel, ...(query.revision !== '' ? [`${LABELS.revision}=${query.revision}`] : [])].filter((s) => s !== '').join(',');
   const pods = (await kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: query.meshNamespace, labelSelector: selector, fieldSelector: 'status.phase=Running' })).items;
   const names = pods.map((pod) => pod.metadata?.name ?? '').sort();
   if (names.length === 0) throw new MeshError('pod-not-found', `unable to find any meshd instances (running pods labelled ${selector} in namespace ${query.meshNamespace})`);

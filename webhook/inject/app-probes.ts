@@ -1,4 +1,5 @@
-import { ENV, PROXY_CONTAINER } from './names.js';
+import { PROXY_CONTAINER } from '../../names/index.js';
+import { ENV } from './proxy-env.js';
 import { envValue, objectList, type JsonObject } from './pod.js';
 
 /** The probes kubelet runs, and the status-port path each becomes. */

@@ -17,8 +17,6 @@ export {
   type InjectorConfigText,
 } from './injector-config.js';
 export { injectResources, kubeInjectTemplate, type InjectedResources, type InjectPodTemplate, type PodTemplateResult } from './inject-resources.js';
-export { selectorMatches, type LabelSelector, type LabelSelectorRequirement } from './label-selector.js';
-export { ANNOTATIONS, IGNORED_NAMESPACES, LABELS, PROXY_CONTAINER } from './names.js';
 export type { Pod } from './pod.js';
 export { uninjectPod } from './uninject.js';
 export { annotationValueProblem } from './validate-annotations.js';

@@ -2,7 +2,7 @@ import { parseAllDocuments, stringify } from 'yaml';
 import { isPlainObject } from '../../kube-patch/index.js';
 import type { Injector, InjectParams } from './injector.js';
 import { readInjectionStatus } from './injection-status.js';
-import { PROXY_CONTAINER } from './names.js';
+import { PROXY_CONTAINER } from '../../names/index.js';
 import { objectList, type JsonObject, type Pod } from './pod.js';
 import type { WorkloadMeta } from './workload-meta.js';
 

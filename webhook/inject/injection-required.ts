@@ -1,6 +1,5 @@
 import type { InjectorConfig } from './injector-config.js';
-import { selectorMatches } from './label-selector.js';
-import { ANNOTATIONS, IGNORED_NAMESPACES, LABELS } from './names.js';
+import { ANNOTATIONS, IGNORED_NAMESPACES, LABELS, selectorMatches } from '../../names/index.js';
 import { stringMap, type Pod } from './pod.js';
 
 /** Whether a pod gets a sidecar, and why (for logs and the kube-inject skip messages). */

@@ -1,4 +1,4 @@
-import { ANNOTATIONS } from './names.js';
+import { ANNOTATIONS, revisionLabelValue } from '../../names/index.js';
 import { objectList, stringMap, type JsonObject, type Pod } from './pod.js';
 
 /** The `sidecar.mesh.io/status` annotation: what injection added, so that it can be taken away. */
@@ -22,7 +22,7 @@ export function injectionStatusOf(templatePod: Pod, revision: string): Injection
     containers: names('containers'),
     volumes: names('volumes'),
     imagePullSecrets: names('imagePullSecrets'),
-    revision: revision === '' ? 'default' : revision,
+    revision: revisionLabelValue(revision),
   };
 }
 

@@ -2,7 +2,7 @@ import { parse } from 'yaml';
 import { z } from 'zod';
 import { errorMessage } from '../../runtime/index.js';
 import { InjectionError } from './injection-error.js';
-import type { LabelSelector } from './label-selector.js';
+import type { LabelSelector } from '../../names/index.js';
 
 /** The `config` and `values` keys of the `mesh-sidecar-injector` ConfigMap, as text. */
 export interface InjectorConfigText {

@@ -6,7 +6,7 @@ import { InjectionError } from './injection-error.js';
 import { injectionRequired, type InjectionDecision } from './injection-required.js';
 import { injectionStatusOf } from './injection-status.js';
 import type { InjectorConfig } from './injector-config.js';
-import { ANNOTATIONS } from './names.js';
+import { ANNOTATIONS } from '../../names/index.js';
 import { objectList, stringMap, type JsonObject, type Pod } from './pod.js';
 import { postProcessPod, type ProxyEnvMemo } from './post-process.js';
 import { newRenderedYamlReader, type RenderedYamlReader } from './rendered-yaml-reader.js';

@@ -1,7 +1,8 @@
 import type { MeshConfig } from '../../crds/index.js';
 import { isPlainObject } from '../../kube-patch/index.js';
 import { rewriteAppProbes } from './app-probes.js';
-import { ANNOTATIONS, CORE_DUMP_CONTAINER, ENV, INIT_CONTAINER, LABELS, MERGED_METRICS_PATH, PROXY_CONTAINER, VALIDATION_CONTAINER } from './names.js';
+import { ANNOTATIONS, CORE_DUMP_CONTAINER, INIT_CONTAINER, LABELS, PROXY_CONTAINER, VALIDATION_CONTAINER } from '../../names/index.js';
+import { ENV, MERGED_METRICS_PATH } from './proxy-env.js';
 import { copyOnWrite, objectList, setEnv, stringMap, type JsonObject, type Pod } from './pod.js';
 import { LEGACY_FS_GROUP } from './uninject.js';
 import { parseBool } from './validate-annotations.js';

@@ -1,7 +1,8 @@
 import { parse } from 'yaml';
 import type { MeshConfig, ProxyConfig, ProxyConfigInput } from '../../crds/index.js';
 import { clone, isPlainObject } from '../../kube-patch/index.js';
-import { ANNOTATIONS, ENV, LABELS } from './names.js';
+import { ANNOTATIONS, LABELS } from '../../names/index.js';
+import { ENV } from './proxy-env.js';
 import { stringMap, type JsonObject, type Pod } from './pod.js';
 import { workloadMetaOf, type WorkloadMeta } from './workload-meta.js';
 
@@ -111,7 +112,7 @@ function parseCpu(quantity: unknown): number | undefined {
 
 /** `sidecar.mesh.io/proxyImage` when it names a full image, else the override, else `<hub>/<image>:<tag>`. */
 function proxyImage(annotations: Readonly<Record<string, string>>, values: JsonObject, override: string | undefined): string {
-  const fromAnnotation = annotations['sidecar.mesh.io/proxyImage'];
+  const fromAnnotation = annotations[ANNOTATIONS.proxyImage];
   if (fromAnnotation?.includes('/')) return fromAnnotation;
   if (override !== undefined && override !== '') return override;
   const global = fieldAt(values, 'global');

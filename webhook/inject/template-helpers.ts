@@ -1,5 +1,5 @@
 import { parse, stringify } from 'yaml';
-import { PROXY_CONTAINER } from './names.js';
+import { ANNOTATIONS, PROXY_CONTAINER } from '../../names/index.js';
 
 type Helper = (...args: unknown[]) => unknown;
 
@@ -104,10 +104,10 @@ export function excludeInboundPort(port: unknown, excluded: string): string {
 
 /** The proxy's resources: the CPU/memory annotations when any is set, else the values' defaults. */
 export function proxyResources(annotations: Readonly<Record<string, string>>, defaults: unknown): Record<string, unknown> {
-  const cpu = annotations['sidecar.mesh.io/proxyCPU'];
-  const memory = annotations['sidecar.mesh.io/proxyMemory'];
-  const cpuLimit = annotations['sidecar.mesh.io/proxyCPULimit'];
-  const memoryLimit = annotations['sidecar.mesh.io/proxyMemoryLimit'];
+  const cpu = annotations[ANNOTATIONS.proxyCPU];
+  const memory = annotations[ANNOTATIONS.proxyMemory];
+  const cpuLimit = annotations[ANNOTATIONS.proxyCPULimit];
+  const memoryLimit = annotations[ANNOTATIONS.proxyMemoryLimit];
   if (cpu === undefined && memory === undefined && cpuLimit === undefined && memoryLimit === undefined) {
     return isObject(defaults) ? defaults : {};
   }

@@ -1,7 +1,8 @@
 import { clone } from '../../kube-patch/index.js';
 import { restoreAppProbes } from './app-probes.js';
 import { readInjectionStatus } from './injection-status.js';
-import { ANNOTATIONS, ENV, LABELS, MERGED_METRICS_PATH, PROXY_CONTAINER } from './names.js';
+import { ANNOTATIONS, LABELS, PROXY_CONTAINER } from '../../names/index.js';
+import { ENV, MERGED_METRICS_PATH } from './proxy-env.js';
 import { dropIfEmpty, envValue, metadataOf, objectList, specOf, stringMap, type JsonObject, type Pod } from './pod.js';
 import { derivedCanonicalName, derivedCanonicalRevision, workloadMetaOf } from './workload-meta.js';
 

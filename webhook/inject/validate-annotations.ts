@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import { parse } from 'yaml';
+import { ANNOTATIONS } from '../../names/index.js';
 import { errorMessage } from '../../runtime/index.js';
 import { parseProxyConfigInput } from '../../crds/index.js';
 import { InjectionError } from './injection-error.js';
@@ -11,19 +12,19 @@ const INTERCEPTION_MODES = ['REDIRECT', 'TPROXY', 'NONE'];
 
 /** The annotations injection checks before rendering, each with why a value is refused. */
 const VALIDATORS: Readonly<Record<string, Validator>> = {
-  'sidecar.mesh.io/interceptionMode': (v) => (INTERCEPTION_MODES.includes(v) ? undefined : `interceptionMode invalid, use ${INTERCEPTION_MODES.join(',')}`),
-  'sidecar.mesh.io/enableCoreDump': validateBool,
-  'status.sidecar.mesh.io/port': (v) => validatePort(v, true),
-  'readiness.status.sidecar.mesh.io/initialDelaySeconds': validateUint32,
-  'readiness.status.sidecar.mesh.io/periodSeconds': validateUint32,
-  'readiness.status.sidecar.mesh.io/failureThreshold': validateUint32,
-  'traffic.sidecar.mesh.io/includeOutboundIPRanges': (v) => (v === '*' ? undefined : validateCidrList(v)),
-  'traffic.sidecar.mesh.io/excludeOutboundIPRanges': validateCidrList,
-  'traffic.sidecar.mesh.io/includeInboundPorts': (v) => (v === '*' ? undefined : validatePortList(v)),
-  'traffic.sidecar.mesh.io/excludeInboundPorts': validatePortList,
-  'traffic.sidecar.mesh.io/excludeOutboundPorts': validatePortList,
-  'prometheus.mesh.io/merge-metrics': validateBool,
-  'proxy.mesh.io/config': validateProxyConfig,
+  [ANNOTATIONS.interceptionMode]: (v) => (INTERCEPTION_MODES.includes(v) ? undefined : `interceptionMode invalid, use ${INTERCEPTION_MODES.join(',')}`),
+  [ANNOTATIONS.enableCoreDump]: validateBool,
+  [ANNOTATIONS.statusPort]: (v) => validatePort(v, true),
+  [ANNOTATIONS.readinessInitialDelaySeconds]: validateUint32,
+  [ANNOTATIONS.readinessPeriodSeconds]: validateUint32,
+  [ANNOTATIONS.readinessFailureThreshold]: validateUint32,
+  [ANNOTATIONS.includeOutboundIPRanges]: (v) => (v === '*' ? undefined : validateCidrList(v)),
+  [ANNOTATIONS.excludeOutboundIPRanges]: validateCidrList,
+  [ANNOTATIONS.includeInboundPorts]: (v) => (v === '*' ? undefined : validatePortList(v)),
+  [ANNOTATIONS.excludeInboundPorts]: validatePortList,
+  [ANNOTATIONS.excludeOutboundPorts]: validatePortList,
+  [ANNOTATIONS.mergeMetrics]: validateBool,
+  [ANNOTATIONS.proxyConfig]: validateProxyConfig,
 };
 
 /**

@@ -1,4 +1,5 @@
-import { matchesLabels, type Endpoint } from '../../controllers/index.js';
+import { labelsMatch } from '../../names/index.js';
+import { type Endpoint } from '../../controllers/index.js';
 import { jsonToStruct } from '../envoy/struct-json.js';
 import type { Proxy } from '../proxy.js';
 import { parseClusterName } from './cluster-names.js';
@@ -25,7 +26,7 @@ export function endpointsForCluster(push: PushContext, proxy: Proxy, clusterName
   const subset = subsetOf(destinationRuleFor(push, proxy, service)?.rule, parsed.subset);
   if (!subset) return [];
   const labels = subset.labels ?? {};
-  return endpoints.filter((endpoint) => matchesLabels(labels, endpoint.labels));
+  return endpoints.filter((endpoint) => labelsMatch(labels, endpoint.labels));
 }
 
 /**

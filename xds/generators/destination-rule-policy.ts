@@ -1,5 +1,6 @@
 import type { DestinationRule, LoadBalancerSettings, Subset, TrafficPolicy } from '../../crds/index.js';
-import { matchesLabels, type Service } from '../../controllers/index.js';
+import { labelsMatch } from '../../names/index.js';
+import { type Service } from '../../controllers/index.js';
 import type { Proxy } from '../proxy.js';
 import type { IndexedDestinationRule, PushContext } from './push-context.js';
 
@@ -32,7 +33,7 @@ function wildcardRules(push: PushContext, hostname: string): IndexedDestinationR
 function appliesToProxy(entry: IndexedDestinationRule, proxy: Proxy): boolean {
   const selector = entry.rule.spec.workloadSelector?.matchLabels;
   if (selector === undefined) return true;
-  return entry.namespace === proxy.configNamespace && matchesLabels(selector, proxy.metadata.labels);
+  return entry.namespace === proxy.configNamespace && labelsMatch(selector, proxy.metadata.labels);
 }
 
 /** The subset of a rule by name. */

@@ -1,4 +1,5 @@
 import type { ConfigKey, PushReason, PushRequest } from '../../controllers/index.js';
+import { formatConfigKey } from '../../names/index.js';
 
 // The ConfigUpdater seam is the model's (controllers/model/config-updater.ts); re-exported for xDS users.
 export type { ConfigKey, ConfigUpdater, PushReason, PushRequest } from '../../controllers/index.js';
@@ -12,10 +13,6 @@ export interface MergedPushRequest {
   readonly reasons: ReadonlyMap<PushReason, number>;
   /** The earliest start of the merged requests. */
   readonly startedAt: number;
-}
-
-export function configKeyString(key: ConfigKey): string {
-  return `${key.kind}/${key.namespace}/${key.name}`;
 }
 
 export function toMerged(request: PushRequest): MergedPushRequest {
@@ -59,6 +56,6 @@ export function toPushRequest(merged: MergedPushRequest): PushRequest {
 
 function dedupe(keys: readonly ConfigKey[]): ConfigKey[] {
   const seen = new Map<string, ConfigKey>();
-  for (const key of keys) seen.set(configKeyString(key), key);
+  for (const key of keys) seen.set(formatConfigKey(key), key);
   return [...seen.values()];
 }

@@ -2,7 +2,8 @@ import type { AuthorizationPolicy, ExtAuthzProviderResolution, ResolvedExtAuthzP
 import { envoyDuration } from '../generators/envoy-duration.js';
 import { buildRulePolicy } from './authz-rule-model.js';
 import type { StringMatcher } from './envoy-matchers.js';
-import { DRY_RUN_ANNOTATION, RBAC_HTTP_FILTER_NAME, RBAC_HTTP_TYPE_URL, RBAC_NETWORK_FILTER_NAME, RBAC_NETWORK_TYPE_URL, TCP_STAT_PREFIX, type SkippedRule } from './rbac-builder.js';
+import { DRY_RUN_ANNOTATION } from '../../names/index.js';
+import { RBAC_HTTP_FILTER_NAME, RBAC_HTTP_TYPE_URL, RBAC_NETWORK_FILTER_NAME, RBAC_NETWORK_TYPE_URL, TCP_STAT_PREFIX, type SkippedRule } from './rbac-builder.js';
 import { matchNeverPolicy, type RbacPolicy } from './rbac-types.js';
 
 export const EXT_AUTHZ_HTTP_FILTER_NAME = 'envoy.filters.http.ext_authz';

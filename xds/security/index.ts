@@ -8,7 +8,6 @@ export {
   type EffectiveMtlsMode,
 } from './peer-authentication.js';
 export {
-  DRY_RUN_ANNOTATION,
   RBAC_HTTP_FILTER_NAME,
   RBAC_HTTP_TYPE_URL,
   RBAC_NETWORK_FILTER_NAME,

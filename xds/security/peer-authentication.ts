@@ -1,5 +1,5 @@
 import type { MtlsMode, PeerAuthentication } from '../../crds/index.js';
-import { matchesLabels } from '../../controllers/index.js';
+import { labelsMatch } from '../../names/index.js';
 
 /** The mutual TLS mode a workload's inbound side enforces (UNSET is resolved away). */
 export type EffectiveMtlsMode = 'STRICT' | 'PERMISSIVE' | 'DISABLE';
@@ -68,7 +68,7 @@ export function composePeerAuthentication(input: ComposePeerAuthenticationInput)
     } else if (
       policyNamespace !== rootNamespace &&
       policyNamespace === workload.namespace &&
-      matchesLabels(policy.spec.selector?.matchLabels ?? {}, workload.labels)
+      labelsMatch(policy.spec.selector?.matchLabels ?? {}, workload.labels)
     ) {
       workloadPolicy = pick(workloadPolicy, policy);
     }

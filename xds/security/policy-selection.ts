@@ -1,4 +1,4 @@
-import { matchesLabels } from '../../controllers/index.js';
+import { labelsMatch } from '../../names/index.js';
 
 interface SelectablePolicy {
   readonly metadata: { readonly namespace?: string | undefined };
@@ -16,6 +16,6 @@ export function policiesFor<P extends SelectablePolicy>(policies: readonly P[], 
     const selector = policy.spec.selector?.matchLabels;
     const hasSelector = selector !== undefined && Object.keys(selector).length > 0;
     if (!hasSelector) return policyNamespace === rootNamespace || policyNamespace === namespace;
-    return policyNamespace === namespace && matchesLabels(selector, labels);
+    return policyNamespace === namespace && labelsMatch(selector, labels);
   });
 }

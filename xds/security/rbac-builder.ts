@@ -1,4 +1,5 @@
 import type { AuthorizationPolicy } from '../../crds/index.js';
+import { DRY_RUN_ANNOTATION } from '../../names/index.js';
 import { buildRulePolicy } from './authz-rule-model.js';
 import { matchNeverPolicy, type RbacAction, type RbacPolicy, type RbacRules } from './rbac-types.js';
 
@@ -6,8 +7,6 @@ export const RBAC_HTTP_FILTER_NAME = 'envoy.filters.http.rbac';
 export const RBAC_NETWORK_FILTER_NAME = 'envoy.filters.network.rbac';
 export const RBAC_HTTP_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC';
 export const RBAC_NETWORK_TYPE_URL = 'type.googleapis.com/envoy.extensions.filters.network.rbac.v3.RBAC';
-/** Annotation that puts a policy into `shadow_rules`: evaluated and counted, never enforced. */
-export const DRY_RUN_ANNOTATION = 'mesh.io/dry-run';
 export const TCP_STAT_PREFIX = 'tcp.';
 export const SHADOW_ALLOW_STAT_PREFIX = 'mesh_dry_run_allow_';
 export const SHADOW_DENY_STAT_PREFIX = 'mesh_dry_run_deny_';

@@ -1,5 +1,5 @@
 import type { GatewayServer } from '../../../crds/index.js';
-import { matchesLabels } from '../../../controllers/index.js';
+import { labelsMatch } from '../../../names/index.js';
 import type { Proxy } from '../../proxy.js';
 import { inboundPortsOf, workloadOfProxy } from '../proxy-workload.js';
 import type { IndexedGateway, PushContext } from '../push-context.js';
@@ -83,7 +83,7 @@ export function selectedGateways(push: PushContext, proxy: Proxy, options: Gatew
   return push.gateways.filter((gateway) => {
     if (options.scopeToNamespace && gateway.namespace !== proxy.configNamespace) return false;
     const selector = gateway.gateway.spec.selector ?? {};
-    return Object.keys(selector).length === 0 || matchesLabels(selector, labels);
+    return Object.keys(selector).length === 0 || labelsMatch(selector, labels);
   });
 }
 

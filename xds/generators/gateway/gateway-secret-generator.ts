@@ -1,4 +1,5 @@
 import type { Credential } from '../../../controllers/index.js';
+import { formatObjectKey } from '../../../names/index.js';
 import { SECRET_TYPE } from '../../envoy/type-urls.js';
 import type { GenerateRequest, Generator, NamedResource } from '../../generator.js';
 import type { Proxy } from '../../proxy.js';
@@ -27,15 +28,15 @@ export function secretNamespaceOf(proxy: Proxy): string {
 
 /** The Secrets a resource reads, as config keys: what a Secret push must name for it to matter. */
 function secretsRead(resource: CredentialResource): string[] {
-  const own = `${resource.namespace}/${resource.name}`;
-  return resource.caOnly ? [own, `${resource.namespace}/${resource.name.slice(0, -'-cacert'.length)}`] : [own];
+  const own = formatObjectKey(resource);
+  return resource.caOnly ? [own, formatObjectKey({ namespace: resource.namespace, name: resource.name.slice(0, -'-cacert'.length) })] : [own];
 }
 
 function caOf(resource: CredentialResource, credentials: ReadonlyMap<string, Credential>): string | undefined {
-  const own = credentials.get(`${resource.namespace}/${resource.name}`)?.caCertificate;
+  const own = credentials.get(formatObjectKey(resource))?.caCertificate;
   if (own !== undefined) return own;
   // As the reference: without a `<name>-cacert` Secret, the CA of the `<name>` Secret itself.
-  return credentials.get(`${resource.namespace}/${resource.name.slice(0, -'-cacert'.length)}`)?.caCertificate;
+  return credentials.get(formatObjectKey({ namespace: resource.namespace, name: resource.name.slice(0, -'-cacert'.length) }))?.caCertificate;
 }
 
 function secretMessage(resource: CredentialResource, credentials: ReadonlyMap<string, Credential>): object | undefined {
@@ -43,7 +44,7 @@ function secretMessage(resource: CredentialResource, credentials: ReadonlyMap<st
     const ca = caOf(resource, credentials);
     return ca === undefined ? undefined : { name: resource.resourceName, validation_context: { trusted_ca: { inline_bytes: Buffer.from(ca) } } };
   }
-  const credential = credentials.get(`${resource.namespace}/${resource.name}`);
+  const credential = credentials.get(formatObjectKey(resource));
   if (credential?.certificateChain === undefined || credential.privateKey === undefined) return undefined;
   return {
     name: resource.resourceName,
@@ -54,7 +55,7 @@ function secretMessage(resource: CredentialResource, credentials: ReadonlyMap<st
 /** True when the request must be answered: a new request or forced push, or a change to a Secret one of the names reads. */
 function affected(request: GenerateRequest, resources: readonly CredentialResource[]): boolean {
   if (request.configsUpdated.length === 0) return true;
-  const changed = new Set(request.configsUpdated.filter((key) => key.kind === 'Secret').map((key) => `${key.namespace}/${key.name}`));
+  const changed = new Set(request.configsUpdated.filter((key) => key.kind === 'Secret').map(formatObjectKey));
   if (changed.size === 0) return false;
   return resources.some((resource) => secretsRead(resource).some((key) => changed.has(key)));
 }

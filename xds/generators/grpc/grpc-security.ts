@@ -1,10 +1,10 @@
-import { TLS_MODE_LABEL } from '../../../controllers/index.js';
+import { DRY_RUN_ANNOTATION, LABELS } from '../../../names/index.js';
 import { serviceSubjectAltNames } from '../../security/client-tls.js';
 import { clientTlsSettingsFor } from '../../security/client-tls-settings.js';
 import { TLS_TRANSPORT_SOCKET, UPSTREAM_TLS_TYPE } from '../../security/client-tls-context.js';
 import type { EffectiveMtlsMode } from '../../security/peer-authentication.js';
 import { policiesFor } from '../../security/policy-selection.js';
-import { buildRbac, DRY_RUN_ANNOTATION, RBAC_HTTP_TYPE_URL } from '../../security/rbac-builder.js';
+import { buildRbac, RBAC_HTTP_TYPE_URL } from '../../security/rbac-builder.js';
 import { buildCustomAuthz } from '../../security/ext-authz-builder.js';
 import type { TypedFilter } from '../security-filters.js';
 import type { PushContext } from '../push-context.js';
@@ -51,7 +51,7 @@ export function grpcServerTlsSocket(): object {
  */
 export function grpcServerMtlsMode(mode: EffectiveMtlsMode, labels: Readonly<Record<string, string>>): 'STRICT' | 'DISABLE' {
   if (mode === 'STRICT') return 'STRICT';
-  return mode === 'PERMISSIVE' && labels[TLS_MODE_LABEL] === MESH_TLS_MODE ? 'STRICT' : 'DISABLE';
+  return mode === 'PERMISSIVE' && labels[LABELS.tlsMode] === MESH_TLS_MODE ? 'STRICT' : 'DISABLE';
 }
 
 /**

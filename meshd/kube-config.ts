@@ -7,11 +7,11 @@ import { UsageError, type ManagerLeaderElectionOptions } from '../runtime/index.
 import type { MeshdOptions } from './options.js';
 
 /**
- * The orchestrator config: `--orchconfig`; without it and without `--configDir`, what client-node
+ * The Kubernetes client config: `--orchconfig`; without it and without `--configDir`, what client-node
  * finds on its own (KUBECONFIG, ~/.kube/config, or the in-cluster service account). None means
  * local mode.
  */
-export async function loadOrchConfig(path: string, needsCluster: boolean): Promise<KubeConfig | undefined> {
+export async function loadKubeConfig(path: string, needsCluster: boolean): Promise<KubeConfig | undefined> {
   if (path === '' && !needsCluster) return undefined;
   const { KubeConfig } = await import('@kubernetes/client-node');
   const kubeConfig = new KubeConfig();

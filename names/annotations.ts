@@ -1,4 +1,7 @@
-/** The annotations, labels, containers and env names injection reads and writes. */
+/**
+ * The annotations a pod carries for injection and the proxy: what the injector reads and writes,
+ * and what `meshctl analyze` knows as pod annotations (every `mesh.io` one here belongs on a Pod).
+ */
 export const ANNOTATIONS = {
   inject: 'sidecar.mesh.io/inject',
   status: 'sidecar.mesh.io/status',
@@ -8,8 +11,11 @@ export const ANNOTATIONS = {
   interceptionMode: 'sidecar.mesh.io/interceptionMode',
   enableCoreDump: 'sidecar.mesh.io/enableCoreDump',
   rewriteAppHTTPProbers: 'sidecar.mesh.io/rewriteAppHTTPProbers',
+  proxyImage: 'sidecar.mesh.io/proxyImage',
   proxyCPU: 'sidecar.mesh.io/proxyCPU',
   proxyCPULimit: 'sidecar.mesh.io/proxyCPULimit',
+  proxyMemory: 'sidecar.mesh.io/proxyMemory',
+  proxyMemoryLimit: 'sidecar.mesh.io/proxyMemoryLimit',
   statusPort: 'status.sidecar.mesh.io/port',
   readinessInitialDelaySeconds: 'readiness.status.sidecar.mesh.io/initialDelaySeconds',
   readinessPeriodSeconds: 'readiness.status.sidecar.mesh.io/periodSeconds',
@@ -27,33 +33,23 @@ export const ANNOTATIONS = {
   prometheusPort: 'prometheus.io/port',
 } as const;
 
-export const LABELS = {
-  inject: 'sidecar.mesh.io/inject',
-  tlsMode: 'security.mesh.io/tlsMode',
-  canonicalName: 'service.mesh.io/canonical-name',
-  canonicalRevision: 'service.mesh.io/canonical-revision',
-  network: 'topology.mesh.io/network',
-  revision: 'mesh.io/rev',
-  /** On a revision tag's webhook configurations: the tag. */
-  tag: 'mesh.io/tag',
-  /** On a namespace: `enabled` asks the default revision to inject its pods. */
-  namespaceInjection: 'mesh-injection',
+/** Pod annotations of older versions, still recognised (and reported as deprecated) by analysis. */
+export const DEPRECATED_ANNOTATIONS = {
+  readinessApplicationPorts: 'readiness.status.sidecar.mesh.io/applicationPorts',
+  discoveryAddress: 'sidecar.mesh.io/discoveryAddress',
 } as const;
 
-export const PROXY_CONTAINER = 'mesh-proxy';
-export const INIT_CONTAINER = 'mesh-init';
-export const VALIDATION_CONTAINER = 'mesh-validation';
-export const CORE_DUMP_CONTAINER = 'enable-core-dump';
+/** On any mesh resource: the analysis codes (`MSH0101,MSH0102` or `*`) not to report for it. */
+export const ANALYZE_SUPPRESS_ANNOTATION = 'galley.mesh.io/analyze-suppress';
 
-export const ENV = {
-  appProbers: 'MESH_ORCH_APP_PROBERS',
-  prometheusAnnotations: 'MESH_PROMETHEUS_ANNOTATIONS',
-  clusterId: 'MESH_META_CLUSTER_ID',
-  network: 'MESH_META_NETWORK',
-} as const;
+/** On an AuthorizationPolicy: `true` puts it into `shadow_rules`: evaluated and counted, never enforced. */
+export const DRY_RUN_ANNOTATION = 'mesh.io/dry-run';
 
-/** Namespaces whose pods are never injected: the cluster's own. */
-export const IGNORED_NAMESPACES: readonly string[] = ['kube-system', 'kube-public', 'kube-node-lease', 'local-path-storage'];
+/** Marks the probe object the webhook configuration controller sends: rejected without a log line. */
+export const ALWAYS_REJECT_ANNOTATION = 'mesh.io/always-reject';
 
-/** Where Prometheus scrapes the merged metrics of the app and the proxy on the status port. */
-export const MERGED_METRICS_PATH = '/stats/prometheus';
+/** On an installation record: the meshctl version that installed it. */
+export const INSTALLED_VERSION_ANNOTATION = 'install.mesh.io/version';
+
+/** On an installation record: the install operator leaves it alone (meshctl, not the operator, installed it). */
+export const IGNORE_RECONCILE_ANNOTATION = 'install.mesh.io/ignoreReconcile';

@@ -3,6 +3,7 @@ import { UsageError, errorMessage } from '../../runtime/index.js';
 import { compileInjector, injectResources, kubeInjectTemplate, uninjectPod, type Pod } from '../../webhook/inject/index.js';
 import { findLiveInjector, injectThroughWebhook, type LiveInjector } from './live-injector.js';
 import { resolveInjectSources, type InjectSourceContext, type InjectSourceFlags } from './inject-sources.js';
+import { revisionLabelValue } from '../../names/index.js';
 
 export interface ResourceIo {
   /** `-f/--filename`: a file, or `-` for standard input. */
@@ -15,7 +16,7 @@ export interface ResourceIo {
 }
 
 /** `meshctl orch-inject`: the workloads of the input with their sidecars, other kinds unchanged, in order. */
-export async function orchInject(io: ResourceIo, flags: InjectSourceFlags, context: Omit<InjectSourceContext, 'warn'>): Promise<void> {
+export async function kubeInject(io: ResourceIo, flags: InjectSourceFlags, context: Omit<InjectSourceContext, 'warn'>): Promise<void> {
   const input = await readInput(io);
   // Without templates given, the cluster's own injector answers, as the reference does; the
   // ConfigMaps (or the built-in defaults) serve when it cannot be reached.
@@ -26,14 +27,14 @@ export async function orchInject(io: ResourceIo, flags: InjectSourceFlags, conte
   }
   const sources = await resolveInjectSources(flags, { ...context, warn: io.stderr });
   const injector = compileInjector(sources.config);
-  const revision = flags.revision === '' ? 'default' : flags.revision;
+  const revision = revisionLabelValue(flags.revision);
   const result = injectResources(input, kubeInjectTemplate(injector, { meshConfig: sources.meshConfig, revision }));
   for (const warning of result.warnings) io.stderr(warning);
   writeOutput(io, result.text);
 }
 
 /** `meshctl x orch-uninject`: the reverse of `orch-inject`, exactly. */
-export async function orchUninject(io: ResourceIo): Promise<void> {
+export async function kubeUninject(io: ResourceIo): Promise<void> {
   const input = await readInput(io);
   const result = injectResources(input, (template) => ({ injected: uninjectPod(template) }));
   writeOutput(io, result.text);

@@ -1,7 +1,7 @@
 import { KubeConfig, ServerConfiguration, createConfiguration, type ApiType, type Configuration } from '@kubernetes/client-node';
 import { UsageError, errorMessage } from '../../runtime/index.js';
 
-export interface OrchClientFlags {
+export interface KubeClientFlags {
   /** `-c/--orchconfig`; '' looks where client-node looks (KUBECONFIG, ~/.kube/config, in-cluster). */
   readonly orchconfig: string;
   /** `--context`; '' keeps the file's current context. */
@@ -43,8 +43,8 @@ class RequestLoggingKubeConfig extends KubeConfig {
   }
 }
 
-/** The orchestrator's client configuration from meshctl's global flags. */
-export function loadOrchClient(flags: OrchClientFlags, requestLog: RequestLog = (line) => process.stderr.write(`${line}\n`)): KubeConfig {
+/** The Kubernetes client configuration from meshctl's global flags. */
+export function loadKubeClient(flags: KubeClientFlags, requestLog: RequestLog = (line) => process.stderr.write(`${line}\n`)): KubeConfig {
   const config = (flags.vklog ?? 0) >= 6 ? new RequestLoggingKubeConfig(requestLog) : new KubeConfig();
   try {
     if (flags.orchconfig === '') config.loadFromDefault();
