@@ -60,7 +60,7 @@ describe('the daemon while the API server is unreachable', () => {
     const settings = loadSettings('pilot-discovery', { POD_NAME: 'meshd-outage', ECC_SIGNATURE_ALGORITHM: 'ECDSA' });
     daemon = startMeshdInProcess(
       meshdTestOptions(settings, {
-        orchConfigPath: join(workDir, 'kubeconfig'),
+        kubeConfigPath: join(workDir, 'kubeconfig'),
         grpcAddr: `127.0.0.1:${grpcPort}`,
         httpAddr: `127.0.0.1:${httpPort}`,
         logging: loggingTo(logFile),

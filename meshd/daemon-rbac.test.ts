@@ -70,7 +70,7 @@ beforeAll(async () => {
   const settings = loadSettings('pilot-discovery', { POD_NAME: 'meshd-rbac', ECC_SIGNATURE_ALGORITHM: 'ECDSA', PILOT_ENABLE_STATUS: 'true', PILOT_USE_ENDPOINT_SLICE: 'true' });
   daemon = startMeshdInProcess(
     meshdTestOptions(settings, {
-      orchConfigPath: daemonKubeconfig,
+      kubeConfigPath: daemonKubeconfig,
       secureGrpcAddr: `127.0.0.1:${securePort}`,
       httpAddr: `127.0.0.1:${httpPort}`,
       httpsAddr: `127.0.0.1:${httpsPort}`,

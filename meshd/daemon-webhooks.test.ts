@@ -73,7 +73,7 @@ const mutatingConfiguration = {
 async function startDaemon(): Promise<void> {
   const settings = loadSettings('pilot-discovery', { POD_NAME: 'meshd-webhooks', ECC_SIGNATURE_ALGORITHM: 'ECDSA' });
   daemon = startMeshdInProcess(
-    meshdTestOptions(settings, { orchConfigPath: join(workDir, 'kubeconfig'), httpAddr: `127.0.0.1:${httpPort}`, httpsAddr: `127.0.0.1:${httpsPort}`, logging: loggingTo(join(workDir, 'meshd.log')) }),
+    meshdTestOptions(settings, { kubeConfigPath: join(workDir, 'kubeconfig'), httpAddr: `127.0.0.1:${httpPort}`, httpsAddr: `127.0.0.1:${httpsPort}`, logging: loggingTo(join(workDir, 'meshd.log')) }),
   );
   await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, description: 'the daemon ready' });
 }
