@@ -3,6 +3,8 @@ import type { ConfigSources, ConfigSourcesOptions, MeshEnvironmentOptions } from
 import { newMeshEnvironment, setupConfigWithManager } from '../config-pipeline.js';
 import type { MeshModel } from '../model/mesh-model.js';
 import type { Manager } from '../../runtime/index.js';
+import { setupAnalysisWithManager } from '../../analysis/index.js';
+import { scopedLogger } from '../logger-source.js';
 
 export type ConfigPipelineOptions = Omit<ConfigSourcesOptions, 'environment'> & Omit<MeshEnvironmentOptions, 'useEndpointSlices' | 'clock'>;
 
@@ -10,8 +12,12 @@ export interface ConfigPipeline extends ConfigSources {
   readonly model: MeshModel;
 }
 
-/** The environment and the config controllers on `manager` (start it to run them). */
+/** The environment, the config controllers and (with PILOT_ENABLE_ANALYSIS) the analysis on `manager` (start it to run them). */
 export function setupConfigPipeline(manager: Manager, options: ConfigPipelineOptions): ConfigPipeline {
   const environment = newMeshEnvironment({ ...options, useEndpointSlices: options.settings.get('PILOT_USE_ENDPOINT_SLICE'), clock: manager.clock });
-  return { model: environment.model, ...setupConfigWithManager(manager, { ...options, environment }) };
+  const config = setupConfigWithManager(manager, { ...options, environment });
+  if (config.analysisFeed) {
+    setupAnalysisWithManager(manager, { feed: config.analysisFeed, model: environment.model, rootNamespace: options.rootNamespace, log: scopedLogger(options.log, 'analysis') });
+  }
+  return { model: environment.model, ...config };
 }
