@@ -2,6 +2,19 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+// A cast says nothing about what was thrown: `errorMessage(error)` and `errorCode(error)` (runtime/)
+// read any thrown value, `error instanceof Error` narrows it.
+const errorCasts = [
+  {
+    selector: ":matches(TSAsExpression, TSTypeAssertion) > TSTypeReference.typeAnnotation[typeName.name='Error']",
+    message: 'No `as Error`: use errorMessage(error) from runtime/, or narrow with `error instanceof Error`.',
+  },
+  {
+    selector: ":matches(TSAsExpression, TSTypeAssertion) > TSTypeReference.typeAnnotation[typeName.left.name='NodeJS'][typeName.right.name='ErrnoException']",
+    message: 'No `as NodeJS.ErrnoException`: use errorCode(error) from runtime/.',
+  },
+];
+
 export default tseslint.config(
   { ignores: ['dist/**', 'node_modules/**', '.tools/**', 'var/**', 'coverage/**', 'eslint.config.js', '.dependency-cruiser.cjs', 'jest.config.js', 'testing/summary-reporter.js', 'bin/**', 'scripts/**', '**/testdata/**'] },
   js.configs.recommended,
@@ -24,6 +37,7 @@ export default tseslint.config(
       eqeqeq: ['error', 'always'],
       'prefer-const': 'error',
       'no-restricted-properties': ['error', { object: 'process', property: 'env', message: 'Settings are read through the settings registry (runtime/settings.ts), never process.env.' }],
+      'no-restricted-syntax': ['error', ...errorCasts],
     },
   },
   {

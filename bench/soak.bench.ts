@@ -22,6 +22,7 @@ import { clock, counts, delta, newSeries, processTable, summaryTable } from './s
 import { byLabel, childrenOf, heapAndHandles, procSample, scrape, sumOf, type ProcessSample } from './soak-sampler.js';
 import { requestOnce, startTraffic, type TrafficPair } from './soak-traffic.js';
 import type { ProxiesCommand, ProxiesReport, ProxiesStatus } from './xds-proxies.js';
+import { errorMessage } from '../runtime/index.js';
 
 function flag(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -141,7 +142,7 @@ async function soak(mesh: LocalMesh, proxies: ReturnType<typeof startProxies>, p
     try {
       await step.run(mesh, round);
     } catch (error) {
-      churnError = `${step.name}: ${(error as Error).message}`;
+      churnError = `${step.name}: ${errorMessage(error)}`;
     }
     if (step.deny === 'start') windows.push({ policy: 'soak-deny', fromNamespace: DENY_FROM, toNamespace: DENY_TO, startAt: Date.now() });
     const open = windows.find((window) => window.endAt === undefined);
@@ -206,7 +207,7 @@ async function soak(mesh: LocalMesh, proxies: ReturnType<typeof startProxies>, p
 }
 
 process.exitCode = await main().catch((error: unknown) => {
-  console.error(`the soak harness broke: ${(error as Error).stack ?? String(error)}`);
+  console.error(`the soak harness broke: ${error instanceof Error ? (error.stack ?? String(error)) : String(error)}`);
   return 1;
 });
 process.exit();

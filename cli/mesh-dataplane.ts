@@ -1,7 +1,7 @@
 import { fstatSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { Command } from 'commander';
-import { AGENT_SCOPES, newLogging, stopSignal, UsageError, type LogLevel } from '../runtime/index.js';
+import { errorMessage, AGENT_SCOPES, newLogging, stopSignal, UsageError, type LogLevel } from '../runtime/index.js';
 import { newEmbeddedRunner } from '../dataplane/index.js';
 import { loadEnvoyProtos } from '../xds/envoy/index.js';
 import { main } from './run-cli.js';
@@ -26,7 +26,7 @@ async function runDataPlane(flags: DataPlaneFlags): Promise<void> {
   try {
     bootstrap = JSON.parse(await readFile(flags.configPath, 'utf8')) as Record<string, unknown>;
   } catch (error) {
-    throw new UsageError(`--config-path ${flags.configPath}: ${(error as Error).message}`);
+    throw new UsageError(`--config-path ${flags.configPath}: ${errorMessage(error)}`);
   }
   const logging = newLogging({ outputLevels: new Map([['default', 'info'], ['ads', level]]) }, AGENT_SCOPES);
   const log = logging.scope('ads');

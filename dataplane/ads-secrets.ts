@@ -1,5 +1,6 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readSecretMessage, type SecretMessage, type SecretSet } from './sds-subscriber.js';
+import { errorMessage } from '../runtime/index.js';
 
 /**
  * Secrets the daemon sends over the ADS stream itself (`sds_config: { ads: {} }`, the gateways'
@@ -77,7 +78,7 @@ export function newAdsSecrets(): AdsSecrets {
           taken.push({ name: message.name, material });
         }
       } catch (error) {
-        return { ok: false, error: (error as Error).message };
+        return { ok: false, error: errorMessage(error) };
       }
       const wanted = new Set(subscribed);
       for (const name of removed) wanted.delete(name);

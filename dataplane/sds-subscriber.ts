@@ -1,6 +1,7 @@
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { Logger } from '../runtime/index.js';
 import { newDiscoveryClient, SECRET_TYPE, type DiscoveryClient, type EnvoyProtos } from '../xds/envoy/index.js';
+import { errorMessage } from '../runtime/index.js';
 
 /** The secrets the data plane holds, in PEM. */
 export interface SecretSet {
@@ -84,7 +85,7 @@ export function newSdsSubscriber(options: SdsSubscriberOptions): SdsSubscriber {
         client.ack(response);
         options.onChange?.({ certificates, trustedCas });
       } catch (error) {
-        client.nack(response, (error as Error).message);
+        client.nack(response, errorMessage(error));
       }
     },
     onStreamEnd: ({ reason }) => log.info({ reason }, 'SDS stream ended; reconnecting'),

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { ERROR_CODES } from './error-codes.js';
-import { errorMessage, MeshError, TerminalError, UsageError } from './errors.js';
+import { errorCode, errorMessage, MeshError, TerminalError, UsageError } from './errors.js';
 
 describe('the error catalogue', () => {
   const all = Object.values(ERROR_CODES).flat();
@@ -37,5 +37,18 @@ describe('errorMessage', () => {
     const foreign: unknown = runInNewContext('new Error("from a VM")');
     expect(foreign instanceof Error).toBe(false);
     expect(errorMessage(foreign)).toBe('from a VM');
+  });
+});
+
+describe('errorCode', () => {
+  test('a system error or a MeshError gives its code, anything else nothing', async () => {
+    const { readFile } = await import('node:fs/promises');
+    const missing: unknown = await readFile('/nonexistent/file').catch((error: unknown) => error);
+    expect(errorCode(missing)).toBe('ENOENT');
+    expect(errorCode(new MeshError('listen-failed', 'cannot listen'))).toBe('listen-failed');
+    expect(errorCode(new Error('boom'))).toBeUndefined();
+    expect(errorCode({ code: 404 })).toBeUndefined();
+    expect(errorCode('ENOENT')).toBeUndefined();
+    expect(errorCode(null)).toBeUndefined();
   });
 });

@@ -54,3 +54,13 @@ function isError(value: unknown): value is Error {
 export function errorMessage(error: unknown): string {
   return isError(error) ? error.message : String(error);
 }
+
+/**
+ * The string `code` a thrown value carries: a Node.js system error's (`ENOENT`, `ECONNREFUSED`…)
+ * or a `MeshError`'s catalogue code; undefined when it has none. What `(error as
+ * NodeJS.ErrnoException).code` said, without the cast.
+ */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
+}
