@@ -7,7 +7,7 @@ import { newMeshCertificateClient, type MeshCertificateClient } from '../../ca/c
 import type { Clock, Logger, MeshMetrics } from '../../runtime/index.js';
 import { graceRatioJitter, renewalDelayMs, retryDelayMs } from './renewal-time.js';
 import { staticIdentity, type AgentTrustBundle } from './trust-bundle.js';
-import { errorMessage } from '../../runtime/index.js';
+import { MeshError, errorMessage } from '../../runtime/index.js';
 
 /** The workload's key and certificate chain, and the roots that verify peers, in PEM. */
 export interface WorkloadSecrets {
@@ -63,7 +63,7 @@ export function provisionedCertificateFiles(dir: string): () => Promise<Provisio
     try {
       return await readFile(join(dir, file), 'utf8');
     } catch (error) {
-      throw new Error(`PROV_CERT ${dir}: cannot read ${file}: ${errorMessage(error)}`, { cause: error });
+      throw new MeshError('provisioned-certificate-unreadable', `PROV_CERT ${dir}: cannot read ${file}: ${errorMessage(error)}`, { cause: error });
     }
   };
   return async () => ({ privateKey: await read('key.pem'), certificateChain: await read('cert-chain.pem') });
@@ -136,7 +136,7 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
     } finally {
       options.metrics?.counter('outgoing_latency').inc({ request_type: 'csr' }, clock.now() - started);
     }
-    if (chain.length === 0) throw new Error('the CA returned no certificate');
+    if (chain.length === 0) throw new MeshError('certificate-chain-empty', 'the CA returned no certificate');
     const leaf = new X509Certificate(chain[0] as string);
     const roots = chain.length > 1 ? (chain[chain.length - 1] as string) : options.caTrust.current();
     if (chain.length > 1) options.caTrust.learn(roots);
