@@ -222,26 +222,6 @@ describe('controller reconcile contract', () => {
     }
   });
 
-  test('requeue: true retries with rate-limited backoff without counting an error', async () => {
-    const h = await startController(async (_request, attempt) => (attempt < 2 ? { requeue: true } : undefined));
-    try {
-      h.controller.enqueue(key);
-      await waitFor(() => h.clock.pendingTimers() === 1, 'first requeue');
-      expect(h.controller.queue.numRequeues(key)).toBe(1);
-      h.clock.advance(5);
-      await waitFor(() => h.calls.length === 2 && h.clock.pendingTimers() === 1, 'second requeue');
-      h.clock.advance(9);
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(h.calls).toHaveLength(2);
-      h.clock.advance(1);
-      await waitFor(() => h.calls.length === 3, 'third reconcile');
-      await waitFor(() => h.controller.queue.numRequeues(key) === 0, 'forgotten');
-      expect(h.errors).toEqual([]);
-    } finally {
-      await h.stop();
-    }
-  });
-
   test('each call gets a fresh reconcile id and a logger bound to it', async () => {
     const h = await startController(async (request) => {
       request.log.info({ step: 'inside' }, 'working');

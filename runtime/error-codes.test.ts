@@ -16,11 +16,19 @@ describe('the error catalogue', () => {
   });
 
   test('the base errors carry catalogue codes and their own class name', () => {
-    expect(new TerminalError('bad spec')).toMatchObject({ code: 'terminal', name: 'TerminalError' });
+    expect(new TerminalError('bad spec')).toMatchObject({ code: 'terminal', name: 'TerminalError', issues: [] });
     expect(new UsageError('bad flag')).toMatchObject({ code: 'usage', name: 'UsageError', exitCode: 2 });
     expect(all).toEqual(expect.arrayContaining(['terminal', 'usage']));
     const cause = new Error('disk full');
     expect(new MeshError('listen-failed', 'cannot listen', { cause }).cause).toBe(cause);
+  });
+
+  test('a TerminalError keeps the validation issues and the cause', () => {
+    const cause = new MeshError('invalid-mesh-config', 'invalid mesh config');
+    const issues = [{ path: 'spec.selector', message: 'must not be empty' }];
+    const error = new TerminalError('Sidecar default/x is invalid', { cause, issues });
+    expect(error).toMatchObject({ message: 'Sidecar default/x is invalid', issues, cause });
+    expect('cause' in new TerminalError('no cause', { issues })).toBe(false);
   });
 });
 

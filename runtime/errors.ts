@@ -15,10 +15,22 @@ export class MeshError<Code extends MeshErrorCode = MeshErrorCode> extends Error
   }
 }
 
-/** A reconcile error that retrying cannot fix (an invalid spec): logged and counted, never requeued. */
+/** One problem of an invalid spec, as validation reports it: where (`spec.rules[0].from`, '' for the whole) and what. */
+export interface TerminalIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * A reconcile error that retrying cannot fix (an invalid spec): logged and counted, never requeued.
+ * It keeps, as data, the validation issues that made it and the error it came from.
+ */
 export class TerminalError extends MeshError<'terminal'> {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly issues: readonly TerminalIssue[];
+
+  constructor(message: string, options?: { cause?: unknown; issues?: readonly TerminalIssue[] }) {
     super('terminal', message, options);
+    this.issues = options?.issues ?? [];
   }
 }
 
