@@ -23,6 +23,7 @@ import { byLabel, childrenOf, heapAndHandles, procSample, scrape, sumOf, type Pr
 import { requestOnce, startTraffic, type TrafficPair } from './soak-traffic.js';
 import type { ProxiesCommand, ProxiesReport, ProxiesStatus } from './xds-proxies.js';
 import { errorMessage } from '../runtime/index.js';
+import { waitFor } from '../testing/wait-for.js';
 
 function flag(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -40,14 +41,6 @@ const STEP_S = flag('step', 5);
 const GRACE_S = flag('grace', 3);
 const VERBOSE = process.argv.includes('--verbose');
 const SHORT_TYPES: Record<string, string> = { [CLUSTER_TYPE]: 'cds', [ENDPOINT_TYPE]: 'eds', [LISTENER_TYPE]: 'lds', [ROUTE_TYPE]: 'rds' };
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 function startProxies(): { child: ChildProcess; next<K extends ProxiesReport['kind']>(kind: K, timeoutMs: number): Promise<Extract<ProxiesReport, { kind: K }>>; send(command: ProxiesCommand): void } {
   const child = fork(fileURLToPath(new URL('./xds-proxies.js', import.meta.url)), [], { stdio: 'inherit' });
@@ -109,7 +102,7 @@ async function main(): Promise<number> {
     const probeAgent = new Agent();
     for (const pair of pairs) {
       // The server sidecar adds the client's certificate: proof the hop was mutual TLS.
-      await waitFor(async () => (await requestOnce(pair, probeAgent, 5_000, 'X-Forwarded-Client-Cert')) === 'ok', 30_000, `${pair.from} → ${pair.to} answering 200 over mutual TLS`);
+      await waitFor(async () => (await requestOnce(pair, probeAgent, 5_000, 'X-Forwarded-Client-Cert')) === 'ok', { timeoutMs: 30_000, intervalMs: 100, description: `${pair.from} → ${pair.to} answering 200 over mutual TLS` });
     }
     probeAgent.destroy();
     const pods = Array.from({ length: PROXIES }, (_, i) => ({ name: `sim-${i}`, namespace: i % 2 === 0 ? 'foo' : 'bar', ip: `10.250.${Math.floor(i / 250)}.${(i % 250) + 1}` }));
