@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { join } from 'node:path';
 import { credentials, experimental, Metadata, type ChannelCredentials } from '@grpc/grpc-js';
-import { UsageError, type Clock, type Logging, type MeshMetrics } from '../runtime/index.js';
+import { errorMessage, UsageError, type Clock, type Logging, type MeshMetrics } from '../runtime/index.js';
 import { AGENT_PATHS } from './agent-paths.js';
 import type { ProxyConfig } from '../crds/mesh-config/index.js';
 import type { ProxyIdentity } from './proxy/proxy-identity.js';
@@ -40,7 +40,7 @@ export function asUsageError<T>(read: () => T): T {
   try {
     return read();
   } catch (error) {
-    throw new UsageError((error as Error).message, { cause: error });
+    throw new UsageError(errorMessage(error), { cause: error });
   }
 }
 
@@ -95,7 +95,7 @@ export async function newControlPlaneAccess(options: ControlPlaneAccessOptions):
   try {
     provisionedAtStart = await provisioned?.();
   } catch (error) {
-    throw new UsageError((error as Error).message, { cause: error });
+    throw new UsageError(errorMessage(error), { cause: error });
   }
   const rootsPath = access.caRootFile || (provisionedDir !== '' ? join(provisionedDir, 'root-cert.pem') : AGENT_PATHS.meshRoot);
   const xdsRootsPath = access.xdsRootFile || rootsPath;

@@ -3,7 +3,8 @@ import { ApiextensionsV1Api, CustomObjectsApi, KubernetesObjectApi, PatchStrateg
 import type { KubeConfig, KubernetesObject, V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { startApiServerDouble } from './index.js';
 import type { ApiServerDouble } from './index.js';
-import { expectStatus, waitFor } from './test-support.js';
+import { expectStatus } from './test-support.js';
+import { waitFor } from '../testing/wait-for.js';
 
 const GROUP = 'security.mesh.io';
 const VERSION = 'v1beta1';
@@ -165,9 +166,9 @@ describe('API server double: custom resource definitions', () => {
         ended = true;
       },
     );
-    await waitFor(() => events.length === 1, 3000, 'initial event');
+    await waitFor(() => events.length === 1, { description: 'initial event', timeoutMs: 3000 });
     await extensions.deleteCustomResourceDefinition({ name: `${PLURAL}.${GROUP}` });
-    await waitFor(() => ended, 3000, 'watch end');
+    await waitFor(() => ended, { description: 'watch end', timeoutMs: 3000 });
     expect(events).toEqual(['ADDED', 'DELETED']);
     expect(server.objects(`${GROUP}/${VERSION}`, 'PeerAuthentication')).toHaveLength(0);
     const status = await expectStatus(() => custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural: PLURAL }));

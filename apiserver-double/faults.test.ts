@@ -3,7 +3,8 @@ import { AuthorizationV1Api, CoreV1Api, VersionApi, Watch } from '@kubernetes/cl
 import { FakeClock } from '../runtime/testing/fake-clock.js';
 import { startApiServerDouble } from './index.js';
 import type { ApiServerDouble } from './index.js';
-import { expectStatus, waitFor } from './test-support.js';
+import { expectStatus } from './test-support.js';
+import { waitFor } from '../testing/wait-for.js';
 
 describe('API server double: fault controls', () => {
   const clock = new FakeClock();
@@ -36,7 +37,7 @@ describe('API server double: fault controls', () => {
       answered = true;
       return ns;
     });
-    await waitFor(() => clock.pendingTimers() === 1, 3000, 'delay timer');
+    await waitFor(() => clock.pendingTimers() === 1, { description: 'delay timer', timeoutMs: 3000 });
     clock.advance(4999);
     expect(answered).toBe(false);
     server.faults.delayMs(0);
@@ -50,9 +51,9 @@ describe('API server double: fault controls', () => {
     await new Watch(server.kubeConfig()).watch('/api/v1/namespaces', {}, (type) => events.push(type), () => {
       ended = true;
     });
-    await waitFor(() => events.length >= 4, 3000, 'initial events');
+    await waitFor(() => events.length >= 4, { description: 'initial events', timeoutMs: 3000 });
     server.faults.dropWatches();
-    await waitFor(() => ended, 3000, 'watch end');
+    await waitFor(() => ended, { description: 'watch end', timeoutMs: 3000 });
     await core.createNamespace({ body: { metadata: { name: 'after-drop' } } });
     expect(events.every((e) => e === 'ADDED')).toBe(true);
     expect(events).toHaveLength(4);
@@ -74,7 +75,7 @@ describe('API server double: fault controls', () => {
         ended = true;
       },
     );
-    await waitFor(() => ended, 3000, 'watch end');
+    await waitFor(() => ended, { description: 'watch end', timeoutMs: 3000 });
     expect(error).toEqual({ type: 'ERROR', code: 410 });
   });
 

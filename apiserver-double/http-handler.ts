@@ -416,7 +416,7 @@ function parseBody(req: IncomingMessage, body: Buffer): JsonObject {
     const text = body.toString('utf8');
     parsed = contentType === 'application/yaml' ? parseYaml(text) : JSON.parse(text);
   } catch (err) {
-    throw badRequest(`error decoding request body: ${(err as Error).message}`);
+    throw badRequest(`error decoding request body: ${errorMessage(err)}`);
   }
   if (!isPlainObject(parsed)) throw badRequest('the body of the request must be an object');
   return parsed;

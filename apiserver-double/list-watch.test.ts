@@ -4,7 +4,8 @@ import type { KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
 import { FakeClock } from '../runtime/testing/fake-clock.js';
 import { startApiServerDouble } from './index.js';
 import type { ApiServerDouble } from './index.js';
-import { expectStatus, waitFor } from './test-support.js';
+import { expectStatus } from './test-support.js';
+import { waitFor } from '../testing/wait-for.js';
 
 interface Seen {
   type: string;
@@ -117,9 +118,9 @@ describe('API server double: list and watch', () => {
     const x = await core.readNamespacedConfigMap({ name: 'x', namespace: 'w1' });
     await core.replaceNamespacedConfigMap({ name: 'x', namespace: 'w1', body: { ...x, data: { v: '2' } } });
     const watch = await record(kc, '/api/v1/namespaces/w1/configmaps', { resourceVersion: start.metadata!.resourceVersion! });
-    await waitFor(() => watch.events.length === 2, 3000, 'replayed events');
+    await waitFor(() => watch.events.length === 2, { description: 'replayed events', timeoutMs: 3000 });
     await core.deleteNamespacedConfigMap({ name: 'x', namespace: 'w1' });
-    await waitFor(() => watch.events.length === 3, 3000, 'live delete');
+    await waitFor(() => watch.events.length === 3, { description: 'live delete', timeoutMs: 3000 });
     expect(watch.events.map((e) => `${e.type} ${e.name}`)).toEqual(['ADDED x', 'MODIFIED x', 'DELETED x']);
     const rvs = watch.events.map((e) => Number(e.rv));
     expect([...rvs].sort((a, b) => a - b)).toEqual(rvs);
@@ -129,7 +130,7 @@ describe('API server double: list and watch', () => {
 
   test('a watch without resourceVersion starts with ADDED for every current object', async () => {
     const watch = await record(kc, '/api/v1/namespaces/sel/configmaps', { labelSelector: 'app=web' });
-    await waitFor(() => watch.events.length === 2, 3000, 'initial events');
+    await waitFor(() => watch.events.length === 2, { description: 'initial events', timeoutMs: 3000 });
     expect(watch.events.map((e) => `${e.type} ${e.name}`)).toEqual(['ADDED a', 'ADDED b']);
     watch.stop();
   });
@@ -141,7 +142,7 @@ describe('API server double: list and watch', () => {
     const obj = await make('w2', 'flip', { on: 'no' });
     const on = await core.replaceNamespacedConfigMap({ name: 'flip', namespace: 'w2', body: { ...obj, metadata: { ...obj.metadata, labels: { on: 'yes' } } } });
     await core.replaceNamespacedConfigMap({ name: 'flip', namespace: 'w2', body: { ...on, metadata: { ...on.metadata, labels: { on: 'no' } } } });
-    await waitFor(() => watch.events.length === 2, 3000, 'transitions');
+    await waitFor(() => watch.events.length === 2, { description: 'transitions', timeoutMs: 3000 });
     expect(watch.events.map((e) => e.type)).toEqual(['ADDED', 'DELETED']);
     watch.stop();
   });
@@ -152,7 +153,7 @@ describe('API server double: list and watch', () => {
       allowWatchBookmarks: true,
       resourceVersionMatch: 'NotOlderThan',
     });
-    await waitFor(() => watch.events.some((e) => e.type === 'BOOKMARK'), 3000, 'initial-events-end bookmark');
+    await waitFor(() => watch.events.some((e) => e.type === 'BOOKMARK'), { description: 'initial-events-end bookmark', timeoutMs: 3000 });
     expect(watch.events.map((e) => e.type)).toEqual(['ADDED', 'ADDED', 'ADDED', 'ADDED', 'BOOKMARK']);
     const bookmark = watch.events[4]?.object as { metadata: { annotations: Record<string, string> } };
     expect(bookmark.metadata.annotations['k8s.io/initial-events-end']).toBe('true');
@@ -168,11 +169,11 @@ describe('API server double: list and watch', () => {
     informer.on('delete', (o) => log.push(`delete ${o.metadata?.name}`));
     await make('inf', 'before');
     await informer.start();
-    await waitFor(() => log.length === 1, 3000, 'initial add');
+    await waitFor(() => log.length === 1, { description: 'initial add', timeoutMs: 3000 });
     const created = await make('inf', 'after');
     await core.replaceNamespacedConfigMap({ name: 'after', namespace: 'inf', body: { ...created, data: { k: 'v' } } });
     await core.deleteNamespacedConfigMap({ name: 'before', namespace: 'inf' });
-    await waitFor(() => log.length === 4, 3000, 'informer events');
+    await waitFor(() => log.length === 4, { description: 'informer events', timeoutMs: 3000 });
     expect(log).toEqual(['add before', 'add after', 'update after {"k":"v"}', 'delete before']);
     expect(informer.list('inf').map((o) => o.metadata?.name)).toEqual(['after']);
     await informer.stop();
@@ -189,14 +190,14 @@ describe('API server double: history limits and bookmarks', () => {
       const names = (): string[] => informer.list('default').map((o) => o.metadata!.name!).sort();
       await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'one' } } });
       await informer.start();
-      await waitFor(() => names().length === 1, 3000, 'informer sync');
+      await waitFor(() => names().length === 1, { description: 'informer sync', timeoutMs: 3000 });
       const oldRv = (await core.listNamespacedConfigMap({ namespace: 'default' })).metadata!.resourceVersion!;
       await informer.stop();
       await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'two' } } });
       server.faults.compactHistory();
 
       const watch = await record(kc, '/api/v1/namespaces/default/configmaps', { resourceVersion: oldRv });
-      await waitFor(() => watch.done(), 3000, 'watch end');
+      await waitFor(() => watch.done(), { description: 'watch end', timeoutMs: 3000 });
       expect(watch.events).toHaveLength(1);
       expect(watch.events[0]).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
 
@@ -204,7 +205,7 @@ describe('API server double: history limits and bookmarks', () => {
       expect(listStatus).toMatchObject({ code: 410, reason: 'Expired' });
 
       await informer.start();
-      await waitFor(() => names().join() === 'one,two', 3000, 'relist after 410');
+      await waitFor(() => names().join() === 'one,two', { description: 'relist after 410', timeoutMs: 3000 });
       await informer.stop();
     } finally {
       await server.close();
@@ -218,11 +219,11 @@ describe('API server double: history limits and bookmarks', () => {
       const start = await core.listNamespacedConfigMap({ namespace: 'default' });
       for (const name of ['h1', 'h2', 'h3', 'h4']) await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name } } });
       const watch = await record(server.kubeConfig(), '/api/v1/namespaces/default/configmaps', { resourceVersion: start.metadata!.resourceVersion! });
-      await waitFor(() => watch.done(), 3000, 'watch end');
+      await waitFor(() => watch.done(), { description: 'watch end', timeoutMs: 3000 });
       expect(watch.events[0]?.type).toBe('ERROR');
       const recent = Number(start.metadata!.resourceVersion!) + 2;
       const ok = await record(server.kubeConfig(), '/api/v1/namespaces/default/configmaps', { resourceVersion: String(recent) });
-      await waitFor(() => ok.events.length === 2, 3000, 'recent events');
+      await waitFor(() => ok.events.length === 2, { description: 'recent events', timeoutMs: 3000 });
       expect(ok.events.map((e) => e.name)).toEqual(['h3', 'h4']);
       ok.stop();
     } finally {
@@ -239,13 +240,13 @@ describe('API server double: history limits and bookmarks', () => {
       const start = await core.listNamespacedConfigMap({ namespace: 'default' });
       const watch = await record(kc, '/api/v1/namespaces/default/configmaps', { resourceVersion: start.metadata!.resourceVersion!, allowWatchBookmarks: true });
       const plain = await record(kc, '/api/v1/namespaces/default/configmaps', { resourceVersion: start.metadata!.resourceVersion! });
-      await waitFor(() => clock.pendingTimers() === 1, 3000, 'bookmark timer');
+      await waitFor(() => clock.pendingTimers() === 1, { description: 'bookmark timer', timeoutMs: 3000 });
       const other = await core.createNamespace({ body: { metadata: { name: 'elsewhere' } } });
       clock.advance(60_000);
-      await waitFor(() => watch.events.length === 1, 3000, 'bookmark');
+      await waitFor(() => watch.events.length === 1, { description: 'bookmark', timeoutMs: 3000 });
       expect(watch.events[0]).toMatchObject({ type: 'BOOKMARK', rv: other.metadata?.resourceVersion, object: { kind: 'ConfigMap', apiVersion: 'v1' } });
       clock.advance(60_000);
-      await waitFor(() => watch.events.length === 2, 3000, 'second bookmark');
+      await waitFor(() => watch.events.length === 2, { description: 'second bookmark', timeoutMs: 3000 });
       expect(plain.events).toHaveLength(0);
       watch.stop();
       plain.stop();
@@ -259,10 +260,10 @@ describe('API server double: history limits and bookmarks', () => {
     const server = await startApiServerDouble({ clock });
     try {
       const watch = await record(server.kubeConfig(), '/api/v1/namespaces/default/configmaps', { timeoutSeconds: 30 });
-      await waitFor(() => clock.pendingTimers() === 1, 3000, 'timeout timer');
+      await waitFor(() => clock.pendingTimers() === 1, { description: 'timeout timer', timeoutMs: 3000 });
       expect(watch.done()).toBe(false);
       clock.advance(30_000);
-      await waitFor(() => watch.done(), 3000, 'watch end');
+      await waitFor(() => watch.done(), { description: 'watch end', timeoutMs: 3000 });
       expect(watch.doneError()).toBeNull();
     } finally {
       await server.close();

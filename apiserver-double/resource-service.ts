@@ -30,8 +30,8 @@ import {
 } from './status-error.js';
 
 import { DEFAULT_NAMESPACES, type DeleteOptions, type DeleteResult, type ListQuery, type ListResult, type PatchType, type Selectors, type WriteOptions } from './resource-service-types.js';
-
 import { decodeContinue, encodeContinue, managerFromUserAgent, parseRevision } from './request-parameters.js';
+import { errorMessage } from '../runtime/errors.js';
 
 export { managerFromUserAgent, parseRevision } from './request-parameters.js';
 export { DEFAULT_NAMESPACES, PATCH_CONTENT_TYPES, type DeleteOptions, type DeleteResult, type ListQuery, type ListResult, type PatchType, type Selectors, type WriteOptions } from './resource-service-types.js';
@@ -255,7 +255,7 @@ export class ResourceService {
     try {
       applied = parseYaml(rawBody);
     } catch (err) {
-      throw badRequest(`error decoding YAML: ${(err as Error).message}`);
+      throw badRequest(`error decoding YAML: ${errorMessage(err)}`);
     }
     if (!isPlainObject(applied)) throw badRequest('the apply configuration must be an object');
     const { group, version: appliedVersion } = parseApiVersion(String(applied['apiVersion'] ?? ''));

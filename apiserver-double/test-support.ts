@@ -1,16 +1,5 @@
 /** Helpers shared by this folder's tests only. */
 
-/** Polls `predicate` until it holds; fails after `timeoutMs`. */
-export async function waitFor(predicate: () => boolean | Promise<boolean>, timeoutMs = 3000, what = 'condition'): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    if (await predicate()) return;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
-
 /** The `Status` body of a client-node ApiException (or of a raw response body). */
 export function statusOf(err: unknown): { code?: number; reason?: string; message?: string; details?: Record<string, unknown> } {
   const body = (err as { body?: unknown }).body;

@@ -366,6 +366,6 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
-  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? String(err)) : String(err)}\n`);
   process.exitCode = 1;
 });

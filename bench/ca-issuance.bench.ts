@@ -342,6 +342,6 @@ async function main(): Promise<void> {
 
 const [mode, ...args] = process.argv.slice(2);
 (mode === 'grpc-client' ? grpcClientMain(args[0]!, args[1]!, args[2]!) : main()).catch((err: unknown) => {
-  process.stderr.write(`${(err as Error).stack ?? String(err)}\n`);
+  process.stderr.write(`${err instanceof Error ? (err.stack ?? String(err)) : String(err)}\n`);
   process.exitCode = 1;
 });

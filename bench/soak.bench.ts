@@ -22,6 +22,8 @@ import { clock, counts, delta, newSeries, processTable, summaryTable } from './s
 import { byLabel, childrenOf, heapAndHandles, procSample, scrape, sumOf, type ProcessSample } from './soak-sampler.js';
 import { requestOnce, startTraffic, type TrafficPair } from './soak-traffic.js';
 import type { ProxiesCommand, ProxiesReport, ProxiesStatus } from './xds-proxies.js';
+import { errorMessage } from '../runtime/index.js';
+import { waitFor } from '../testing/wait-for.js';
 
 function flag(name: string, fallback: number): number {
   const index = process.argv.indexOf(`--${name}`);
@@ -39,14 +41,6 @@ const STEP_S = flag('step', 5);
 const GRACE_S = flag('grace', 3);
 const VERBOSE = process.argv.includes('--verbose');
 const SHORT_TYPES: Record<string, string> = { [CLUSTER_TYPE]: 'cds', [ENDPOINT_TYPE]: 'eds', [LISTENER_TYPE]: 'lds', [ROUTE_TYPE]: 'rds' };
-
-async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await check().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-}
 
 function startProxies(): { child: ChildProcess; next<K extends ProxiesReport['kind']>(kind: K, timeoutMs: number): Promise<Extract<ProxiesReport, { kind: K }>>; send(command: ProxiesCommand): void } {
   const child = fork(fileURLToPath(new URL('./xds-proxies.js', import.meta.url)), [], { stdio: 'inherit' });
@@ -108,7 +102,7 @@ async function main(): Promise<number> {
     const probeAgent = new Agent();
     for (const pair of pairs) {
       // The server sidecar adds the client's certificate: proof the hop was mutual TLS.
-      await waitFor(async () => (await requestOnce(pair, probeAgent, 5_000, 'X-Forwarded-Client-Cert')) === 'ok', 30_000, `${pair.from} → ${pair.to} answering 200 over mutual TLS`);
+      await waitFor(async () => (await requestOnce(pair, probeAgent, 5_000, 'X-Forwarded-Client-Cert')) === 'ok', { timeoutMs: 30_000, intervalMs: 100, description: `${pair.from} → ${pair.to} answering 200 over mutual TLS` });
     }
     probeAgent.destroy();
     const pods = Array.from({ length: PROXIES }, (_, i) => ({ name: `sim-${i}`, namespace: i % 2 === 0 ? 'foo' : 'bar', ip: `10.250.${Math.floor(i / 250)}.${(i % 250) + 1}` }));
@@ -141,7 +135,7 @@ async function soak(mesh: LocalMesh, proxies: ReturnType<typeof startProxies>, p
     try {
       await step.run(mesh, round);
     } catch (error) {
-      churnError = `${step.name}: ${(error as Error).message}`;
+      churnError = `${step.name}: ${errorMessage(error)}`;
     }
     if (step.deny === 'start') windows.push({ policy: 'soak-deny', fromNamespace: DENY_FROM, toNamespace: DENY_TO, startAt: Date.now() });
     const open = windows.find((window) => window.endAt === undefined);
@@ -206,7 +200,7 @@ async function soak(mesh: LocalMesh, proxies: ReturnType<typeof startProxies>, p
 }
 
 process.exitCode = await main().catch((error: unknown) => {
-  console.error(`the soak harness broke: ${(error as Error).stack ?? String(error)}`);
+  console.error(`the soak harness broke: ${error instanceof Error ? (error.stack ?? String(error)) : String(error)}`);
   return 1;
 });
 process.exit();

@@ -46,6 +46,7 @@ import { newMeshGenerators } from '../xds/mesh-generators.js';
 import { loadEnvoyProtos, newXdsServer, parseProxy, jsonToStruct, CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, SECRET_TYPE, type Generator, type XdsServer } from '../xds/index.js';
 import { newPhaseProfiler } from './phase-profiler.js';
 import { ECHO, FANOUT, type ConnectCommand, type ProxiesCommand, type ProxiesReport } from './xds-proxies.js';
+import { waitFor } from '../testing/wait-for.js';
 
 const ARGS = parseArgs({
   allowPositionals: true,
@@ -406,7 +407,7 @@ async function endStorm(proxies: ReturnType<typeof startChild>, daemon: { xds: X
   const closed = proxies.next('closed');
   proxies.send({ cmd: 'close' });
   await closed;
-  await waitUntil(() => daemon.xds.discovery.connections().length === 0, 30_000, 'the proxies gone');
+  await waitFor(() => daemon.xds.discovery.connections().length === 0, { timeoutMs: 30_000, intervalMs: 20, description: 'the proxies gone' });
   await daemon.stop();
   // Its garbage collected now, not during the next storm.
   gc();
@@ -492,7 +493,7 @@ async function serviceChanges(context: {
     const times = received.times.map((time) => time - t0);
     cdsTimes.push(...times);
     lastCds.push(Math.max(...times));
-    await waitUntil(() => xds.discovery.pendingPushes() === 0, 60_000, 'the push done');
+    await waitFor(() => xds.discovery.pendingPushes() === 0, { timeoutMs: 60_000, intervalMs: 20, description: 'the push done' });
     bytes += (await pushedBytes(metrics)) - bytesBefore;
   }
   const cpu = process.cpuUsage(cpuBefore);
@@ -517,14 +518,6 @@ async function cacheReads(metrics: ReturnType<typeof newMetrics>): Promise<{ hit
   const reads = (await metrics.registry.getSingleMetric('xds_cache_reads')?.get())?.values ?? [];
   const count = (result: string): number => reads.filter((value) => value.labels['type'] === result).reduce((sum, value) => sum + value.value, 0);
   return { hit: count('hit'), miss: count('miss') };
-}
-
-async function waitUntil(check: () => boolean, timeoutMs: number, what: string): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!check()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
 }
 
 /** Bytes per CPU-second of this process sending `bytesPerProxy` to each of PROXIES new server streams. */

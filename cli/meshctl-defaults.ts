@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
-import { UsageError } from '../runtime/index.js';
+import { errorCode, errorMessage, UsageError } from '../runtime/index.js';
 
 /** Flag defaults from the MESHCONFIG file (`$HOME/.meshctl/config.yaml`); absent file, no defaults. */
 export type MeshctlDefaults = Partial<Record<'context' | 'meshNamespace' | 'orchconfig' | 'namespace' | 'xds-address' | 'xds-port' | 'cert-dir' | 'authority' | 'insecure' | 'plaintext' | 'prefer-experimental', string>>;
@@ -12,14 +12,14 @@ export function readMeshctlDefaults(path: string): MeshctlDefaults {
   try {
     text = readFileSync(path, 'utf8');
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return {};
-    throw new UsageError(`cannot read MESHCONFIG file ${path}: ${(error as Error).message}`);
+    if (errorCode(error) === 'ENOENT') return {};
+    throw new UsageError(`cannot read MESHCONFIG file ${path}: ${errorMessage(error)}`);
   }
   let document: unknown;
   try {
     document = parse(text) ?? {};
   } catch (error) {
-    throw new UsageError(`MESHCONFIG file ${path} is not valid YAML: ${(error as Error).message}`);
+    throw new UsageError(`MESHCONFIG file ${path} is not valid YAML: ${errorMessage(error)}`);
   }
   if (typeof document !== 'object' || document === null || Array.isArray(document)) {
     throw new UsageError(`MESHCONFIG file ${path} must hold a map of flag names to values`);

@@ -92,7 +92,7 @@ async function fetchDaemonVersion(url: string): Promise<RemoteVersion> {
     return { url, info: (await response.json()) as BuildInfo };
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;
-    return { url, problem: `no daemon answered at ${url} (${cause?.code ?? (error as Error).message})` };
+    return { url, problem: `no daemon answered at ${url} (${cause?.code ?? errorMessage(error)})` };
   }
 }
 

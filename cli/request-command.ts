@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { UsageError } from '../runtime/index.js';
+import { MeshError, UsageError } from '../runtime/index.js';
 import { ensureNewline } from './version-command.js';
 import type { CliIo } from './run-cli.js';
 
@@ -23,11 +23,11 @@ export async function sendDebugRequest(
     response = await fetch(url, { method: verb, body: body === undefined ? undefined : body });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
-    throw new Error(`request to ${url.href} failed: ${cause?.code ?? cause?.message ?? String(error)}`, { cause: error });
+    throw new MeshError('debug-request-failed', `request to ${url.href} failed: ${cause?.code ?? cause?.message ?? String(error)}`, { cause: error });
   }
   const text = await response.text();
   if (!response.ok) {
-    throw new Error(`${verb} ${url.href} answered ${response.status} ${response.statusText}: ${text.trim()}`);
+    throw new MeshError('debug-request-failed', `${verb} ${url.href} answered ${response.status} ${response.statusText}: ${text.trim()}`);
   }
   if (text !== '') io.stdout(ensureNewline(text));
 }

@@ -1,5 +1,5 @@
 import { Command } from 'commander';
-import { MeshError } from '../runtime/index.js';
+import { errorMessage, MeshError } from '../runtime/index.js';
 import { intFlag } from './flags.js';
 import type { CliIo } from './run-cli.js';
 
@@ -37,8 +37,8 @@ async function probeOnce(url: string, timeoutMs: number): Promise<string | undef
     return response.status === 200 ? undefined : `last answer was ${response.status}`;
   } catch (error) {
     const cause = (error as { cause?: { code?: string } }).cause;
-    if ((error as Error).name === 'TimeoutError') return `no answer within ${timeoutMs}ms`;
-    return `last attempt failed: ${cause?.code ?? (error as Error).message}`;
+    if (error instanceof Error && error.name === 'TimeoutError') return `no answer within ${timeoutMs}ms`;
+    return `last attempt failed: ${cause?.code ?? errorMessage(error)}`;
   }
 }
 

@@ -10,7 +10,7 @@ import { newMeshModel, type MeshModelWriter } from './model/mesh-model.js';
 import { registerConfigControllers } from './reconcilers/register-config-controllers.js';
 import { configControllerSettingsFromSettings, statusWriteRateFromSettings } from './config-settings.js';
 import { newConfigDirSourceSet, type SourceSet } from './sources/source-set.js';
-import { UsageError, newRealClock } from '../runtime/index.js';
+import { MeshError, UsageError, newRealClock } from '../runtime/index.js';
 import type { Clock, InformerBackoffOptions, Manager, MeshMetrics, Settings } from '../runtime/index.js';
 import type { MeshConfigWatcher } from './sources/mesh-config-watcher.js';
 
@@ -152,7 +152,7 @@ export function setupConfigWithManager(manager: Manager, options: ConfigSourcesO
     ...(options.kubeConfig ? { kubeConfig: options.kubeConfig, kubeThrottles: throttles } : {}),
   });
   manager.health.addReadinessCheck('config', () => {
-    if (!controllers.hasSynced()) throw new Error('config sources have not synced yet');
+    if (!controllers.hasSynced()) throw new MeshError('not-ready', 'config sources have not synced yet');
   });
 
   return {

@@ -1,3 +1,4 @@
+import { errorMessage } from '../runtime/index.js';
 /**
  * A node of a Kubernetes structural schema: the subset of `apiextensions.k8s.io/v1` JSONSchemaProps
  * that the CRD generator emits.
@@ -72,7 +73,7 @@ export function re2PatternProblem(pattern: string): string | undefined {
     try {
       new RegExp(pattern);
     } catch (error) {
-      return `does not compile: ${(error as Error).message}`;
+      return `does not compile: ${errorMessage(error)}`;
     }
   }
   let inClass = false;

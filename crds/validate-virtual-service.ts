@@ -16,6 +16,7 @@ import { parseDurationNanos } from './duration.js';
 import { isIpAddress, isIpOrCidr } from './ip-address.js';
 import { checkExportTo, checkSelectorLabels } from './validate-shared.js';
 import type { IssueSink, Path } from './validation-issue.js';
+import { errorMessage } from '../runtime/index.js';
 
 type StringMatch = z.infer<typeof stringMatchSchema>;
 type Headers = HttpRouteDestination['headers'];
@@ -78,7 +79,7 @@ export function regexProblem(pattern: string): string | undefined {
     RE2JS.compile(pattern);
     return undefined;
   } catch (error) {
-    return `expected a valid RE2 regular expression, got "${pattern}": ${(error as Error).message}`;
+    return `expected a valid RE2 regular expression, got "${pattern}": ${errorMessage(error)}`;
   }
 }
 

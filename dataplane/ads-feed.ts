@@ -1,5 +1,6 @@
 import { newDeltaDiscoveryClient, newDiscoveryClient, isWildcardType, type DiscoveryConnectionOptions } from '../xds/envoy/index.js';
 import { keyResources, type ResourceMap } from './config-state.js';
+import { MeshError } from '../runtime/index.js';
 
 /** One response of the ADS stream, whichever its flavour, as the data plane takes it. */
 export interface AdsUpdate {
@@ -45,7 +46,7 @@ export function newAdsFeed(options: AdsFeedOptions): AdsFeed {
             const { resources, removed } = client.decode(response);
             const keyed = keyResources(response.type_url, resources.map((resource) => resource.resource));
             // The resource's own name must be the one it travels under: removals and versions go by the latter.
-            for (const { name } of resources) if (!keyed.has(name)) throw new Error(`resource ${name}: the message inside names another resource`);
+            for (const { name } of resources) if (!keyed.has(name)) throw new MeshError('config-rejected', `resource ${name}: the message inside names another resource`);
             return { resources: keyed, removed };
           },
           ack: () => client.ack(response),

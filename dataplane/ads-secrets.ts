@@ -1,5 +1,6 @@
 import { createPrivateKey, X509Certificate } from 'node:crypto';
 import { readSecretMessage, type SecretMessage, type SecretSet } from './sds-subscriber.js';
+import { MeshError, errorMessage } from '../runtime/index.js';
 
 /**
  * Secrets the daemon sends over the ADS stream itself (`sds_config: { ads: {} }`, the gateways'
@@ -29,15 +30,15 @@ function checkCertificate(name: string, certificate: { certificateChain: string;
   try {
     leaf = new X509Certificate(certificate.certificateChain);
   } catch {
-    throw new Error(`secret ${name}: tls_certificate.certificate_chain is not a PEM certificate`);
+    throw new MeshError('secret-invalid', `secret ${name}: tls_certificate.certificate_chain is not a PEM certificate`);
   }
   let key;
   try {
     key = createPrivateKey(certificate.privateKey);
   } catch {
-    throw new Error(`secret ${name}: tls_certificate.private_key is not a PEM private key`);
+    throw new MeshError('secret-invalid', `secret ${name}: tls_certificate.private_key is not a PEM private key`);
   }
-  if (!leaf.checkPrivateKey(key)) throw new Error(`secret ${name}: tls_certificate.private_key does not match the certificate`);
+  if (!leaf.checkPrivateKey(key)) throw new MeshError('secret-invalid', `secret ${name}: tls_certificate.private_key does not match the certificate`);
 }
 
 const EMPTY: SecretSet = { certificates: new Map(), trustedCas: new Map() };
@@ -71,13 +72,13 @@ export function newAdsSecrets(): AdsSecrets {
             try {
               new X509Certificate(material.trustedCa);
             } catch {
-              throw new Error(`secret ${message.name}: validation_context.trusted_ca is not a PEM certificate`);
+              throw new MeshError('secret-invalid', `secret ${message.name}: validation_context.trusted_ca is not a PEM certificate`);
             }
           }
           taken.push({ name: message.name, material });
         }
       } catch (error) {
-        return { ok: false, error: (error as Error).message };
+        return { ok: false, error: errorMessage(error) };
       }
       const wanted = new Set(subscribed);
       for (const name of removed) wanted.delete(name);

@@ -23,6 +23,7 @@ import type { SecretSet } from './sds-subscriber.js';
 import { leafUriSan, MissingSecretError, newSecureContextCache, peerCertificateFacts, tlsMaterialFor } from './tls-material.js';
 import { connectUpstream, newUpstreamAgents, type UpstreamTarget } from './upstream-connector.js';
 import { upstreamTarget } from './upstream-target.js';
+import { errorMessage } from '../runtime/index.js';
 
 /** Envoy's default limit on the headers of a request or a response. */
 export const MAX_HEADER_BYTES = 60 * 1024;
@@ -199,7 +200,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     try {
       decision = await chain.http(facts, requestContext(context, readBody));
     } catch (error) {
-      log.error({ error: (error as Error).message }, 'request decision failed');
+      log.error({ error: errorMessage(error) }, 'request decision failed');
       return respond(res, 500, 'internal error');
     }
     countExtAuthz(decision, httpExtAuthzCounters);
@@ -314,7 +315,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     try {
       material = tlsMaterialFor(tls, options.secrets());
     } catch (error) {
-      log.warn({ error: (error as Error).message, listener: context.listener }, 'no certificate for TLS yet; closing');
+      log.warn({ error: errorMessage(error), listener: context.listener }, 'no certificate for TLS yet; closing');
       socket.destroy();
       return;
     }

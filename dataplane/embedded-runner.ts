@@ -13,6 +13,7 @@ import { workloadFromNodeMetadata } from './peer-metadata.js';
 import { newSdsSubscriber, type SdsSubscriber } from './sds-subscriber.js';
 import { newEnvoyLoggers, type EnvoyLevel } from './admin-loggers.js';
 import { newXdsSubscriber, type XdsSubscriber } from './xds-subscriber.js';
+import { errorMessage } from '../runtime/index.js';
 
 /** Node metadata naming the app's private address in local mode (where captured inbound traffic is delivered). */
 export const APP_ADDRESS_METADATA = 'APP_ADDRESS';
@@ -87,7 +88,7 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
     try {
       roots = readFileSync(xdsTls.caFile);
     } catch (error) {
-      log.error({ file: xdsTls.caFile, error: (error as Error).message }, 'cannot read the CA that verifies the control plane');
+      log.error({ file: xdsTls.caFile, error: errorMessage(error) }, 'cannot read the CA that verifies the control plane');
       return;
     }
     const channelCredentials = credentials.createSsl(roots, Buffer.from(certificate.privateKey), Buffer.from(certificate.certificateChain));

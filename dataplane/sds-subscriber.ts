@@ -1,6 +1,7 @@
 import type { ChannelCredentials } from '@grpc/grpc-js';
 import type { Logger } from '../runtime/index.js';
 import { newDiscoveryClient, SECRET_TYPE, type DiscoveryClient, type EnvoyProtos } from '../xds/envoy/index.js';
+import { MeshError, errorMessage } from '../runtime/index.js';
 
 /** The secrets the data plane holds, in PEM. */
 export interface SecretSet {
@@ -52,7 +53,7 @@ export function readSecretMessage(secret: SecretMessage): { certificate?: { cert
   if (secret.tls_certificate) {
     const chain = text(secret.tls_certificate.certificate_chain);
     const key = text(secret.tls_certificate.private_key);
-    if (!chain || !key) throw new Error(`secret ${secret.name}: tls_certificate needs certificate_chain and private_key`);
+    if (!chain || !key) throw new MeshError('secret-invalid', `secret ${secret.name}: tls_certificate needs certificate_chain and private_key`);
     out.certificate = { certificateChain: chain, privateKey: key };
   }
   const ca = text(secret.validation_context?.trusted_ca);
@@ -84,7 +85,7 @@ export function newSdsSubscriber(options: SdsSubscriberOptions): SdsSubscriber {
         client.ack(response);
         options.onChange?.({ certificates, trustedCas });
       } catch (error) {
-        client.nack(response, (error as Error).message);
+        client.nack(response, errorMessage(error));
       }
     },
     onStreamEnd: ({ reason }) => log.info({ reason }, 'SDS stream ended; reconnecting'),

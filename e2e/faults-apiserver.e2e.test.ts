@@ -8,6 +8,7 @@ import { kubectl } from '../testing/kubectl.js';
 import { waitFor } from '../testing/wait-for.js';
 import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
 import { dumpDifferences, meshProxies, proxyDump, restartDaemon, settledDumps, type ComparableDump } from './testing/config-dumps.js';
+import { errorMessage } from '../runtime/index.js';
 
 // Faults end to end (issue 21, item 4, part b): in Kubernetes mode, the API server double
 // misbehaves while policies, DestinationRules, Services and EndpointSlices churn. It refuses
@@ -153,7 +154,7 @@ async function waitForChurnState(denies: readonly number[], services: Readonly<R
     },
     { timeoutMs: 45_000, intervalMs: 100, description },
   ).catch((error: unknown) => {
-    throw new Error(`${(error as Error).message}; last seen ${JSON.stringify({ denies: [...(last?.denies ?? [])], services: [...(last?.services ?? [])], selected: last?.selected, mode: last?.mode })}`);
+    throw new Error(`${errorMessage(error)}; last seen ${JSON.stringify({ denies: [...(last?.denies ?? [])], services: [...(last?.services ?? [])], selected: last?.selected, mode: last?.mode })}`);
   });
 }
 

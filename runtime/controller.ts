@@ -21,10 +21,8 @@ export interface ReconcileRequest {
 }
 
 export interface ReconcileResult {
-  /** Reconcile again after this delay (the failure history is cleared first). */
+  /** Reconcile again after this delay (the failure history is cleared first). To retry with backoff, throw. */
   requeueAfterMs?: number;
-  /** Reconcile again after the rate limiter's backoff. */
-  requeue?: boolean;
 }
 
 /**
@@ -130,8 +128,6 @@ export function newController(options: ControllerOptions): Controller {
     if (requeueAfterMs > 0) {
       queue.forget(key);
       queue.addAfter(key, requeueAfterMs);
-    } else if (result?.requeue) {
-      queue.addRateLimited(key);
     } else {
       queue.forget(key);
     }

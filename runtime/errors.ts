@@ -15,10 +15,22 @@ export class MeshError<Code extends MeshErrorCode = MeshErrorCode> extends Error
   }
 }
 
-/** A reconcile error that retrying cannot fix (an invalid spec): logged and counted, never requeued. */
+/** One problem of an invalid spec, as validation reports it: where (`spec.rules[0].from`, '' for the whole) and what. */
+export interface TerminalIssue {
+  readonly path: string;
+  readonly message: string;
+}
+
+/**
+ * A reconcile error that retrying cannot fix (an invalid spec): logged and counted, never requeued.
+ * It keeps, as data, the validation issues that made it and the error it came from.
+ */
 export class TerminalError extends MeshError<'terminal'> {
-  constructor(message: string, options?: { cause?: unknown }) {
+  readonly issues: readonly TerminalIssue[];
+
+  constructor(message: string, options?: { cause?: unknown; issues?: readonly TerminalIssue[] }) {
     super('terminal', message, options);
+    this.issues = options?.issues ?? [];
   }
 }
 
@@ -53,4 +65,14 @@ function isError(value: unknown): value is Error {
 /** What to say about a thrown value, for logs and messages: its message, or its text when it is no error. */
 export function errorMessage(error: unknown): string {
   return isError(error) ? error.message : String(error);
+}
+
+/**
+ * The string `code` a thrown value carries: a Node.js system error's (`ENOENT`, `ECONNREFUSED`…)
+ * or a `MeshError`'s catalogue code; undefined when it has none. What `(error as
+ * NodeJS.ErrnoException).code` said, without the cast.
+ */
+export function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
+  return typeof error.code === 'string' ? error.code : undefined;
 }

@@ -9,19 +9,10 @@ import { newInformerSource } from './informer-source.js';
 import type { InformerSourceOptions } from './informer-source.js';
 import type { KubeObject, Source, SourceEvent } from './source.js';
 import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.js';
+import { waitFor } from '../testing/wait-for.js';
 
 const CONFIGMAPS = '/api/v1/configmaps';
 const RESTART_MESSAGES = ['list/watch failed, restarting', 'resource version expired, relisting', 'watch closed, reconnecting'];
-
-
-
-async function waitFor(what: string, predicate: () => boolean, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** Writes ConfigMaps in `default` over plain HTTP, one connection per call. */
 function newConfigMapWriter(double: ApiServerDouble): {
@@ -131,7 +122,9 @@ async function harness(
       running = source.start(controller.signal);
     },
     restarts: () => logs.filter((entry) => RESTART_MESSAGES.includes(entry.message)),
-    watching: (count) => waitFor(`watch ${count}`, () => logs.filter((entry) => entry.message === 'watching').length >= count),
+    watching: async (count) => {
+      await waitFor(() => logs.filter((entry) => entry.message === 'watching').length >= count, { description: `watch ${count}` });
+    },
   };
 }
 
@@ -170,7 +163,7 @@ describe('newInformerSource against the API server double', () => {
     const a2 = await h.writer.update('a', { version: '2' });
     await h.writer.remove('a');
     const b = await h.writer.create('b');
-    await waitFor('the last event', () => h.events.length >= 4);
+    await waitFor(() => h.events.length >= 4, { description: 'the last event' });
     expect(h.events).toEqual([applied(a1), applied(a2), 'delete a', applied(b)]);
     expect(second).toEqual(h.events);
     expect(storeState(h.source)).toEqual([`b@${rvOf(b)}`]);
@@ -179,7 +172,7 @@ describe('newInformerSource against the API server double', () => {
     unsubscribe();
     unsubscribe();
     const c = await h.writer.create('c');
-    await waitFor('c', () => h.events.length >= 5);
+    await waitFor(() => h.events.length >= 5, { description: 'c' });
     expect(h.events[4]).toBe(applied(c));
     expect(second).toHaveLength(4);
   });
@@ -192,7 +185,7 @@ describe('newInformerSource against the API server double', () => {
     await h.source.waitForSync();
     expect(storeState(h.source)).toEqual([`web@${rvOf(web)}`]);
     await h.writer.update('web', { version: '2' }, { app: 'other' });
-    await waitFor('the delete', () => h.events.includes('delete web'));
+    await waitFor(() => h.events.includes('delete web'), { description: 'the delete' });
     expect(h.source.store.list()).toEqual([]);
   });
 
@@ -208,7 +201,7 @@ describe('newInformerSource against the API server double', () => {
     await h.watching(1);
 
     h.double.faults.dropWatches();
-    await waitFor('the restart', () => h.restarts().length === 1);
+    await waitFor(() => h.restarts().length === 1, { description: 'the restart' });
     expect(h.restarts()[0]).toMatchObject({ level: 'warn', fields: { source: 'configmaps', delayMs: 1000, failures: 1 } });
     const created = await h.writer.create('created');
     const changed = await h.writer.update('change', { version: '2' });
@@ -216,7 +209,7 @@ describe('newInformerSource against the API server double', () => {
     expect(rvOf(changed)).not.toBe(rvOf(change));
 
     clock.advance(1000);
-    await waitFor('the store to catch up', () => storeState(h.source).join() === serverState(h.double).join());
+    await waitFor(() => storeState(h.source).join() === serverState(h.double).join(), { description: 'the store to catch up' });
     expect(h.events).toEqual([applied(created), applied(changed), 'delete gone']);
     expect(h.source.isSynced()).toBe(true);
   });
@@ -239,18 +232,18 @@ describe('newInformerSource against the API server double', () => {
     await h.watching(1);
 
     h.double.faults.dropWatches();
-    await waitFor('the restart', () => h.restarts().length === 1);
+    await waitFor(() => h.restarts().length === 1, { description: 'the restart' });
     const created = await h.writer.create('created');
     const changed = await h.writer.update('change', { version: '2' });
     await h.writer.remove('gone');
     h.double.faults.compactHistory();
 
     clock.advance(1000);
-    await waitFor('the 410', () => h.restarts().length === 2);
+    await waitFor(() => h.restarts().length === 2, { description: 'the 410' });
     expect(h.restarts()[1]).toMatchObject({ level: 'info', message: 'resource version expired, relisting' });
     expect(h.events).toEqual([]);
     clock.advance(2000);
-    await waitFor('the relist', () => h.events.length >= 3);
+    await waitFor(() => h.events.length >= 3, { description: 'the relist' });
     expect(storeState(h.source)).toEqual(serverState(h.double));
     expect(h.events).toEqual([applied(changed), applied(created), 'delete gone']);
     // The subscriber saw the whole new snapshot already with the first relist event.
@@ -258,7 +251,7 @@ describe('newInformerSource against the API server double', () => {
 
     // The watch resumes from the relisted version: later writes still flow.
     const late = await h.writer.create('late');
-    await waitFor('late', () => h.events.includes(applied(late)));
+    await waitFor(() => h.events.includes(applied(late)), { description: 'late' });
     expect(h.events).toHaveLength(4);
   });
 
@@ -274,11 +267,11 @@ describe('newInformerSource against the API server double', () => {
     await h.watching(1);
 
     h.double.faults.refuseConnections(true);
-    await waitFor('restart 1', () => h.restarts().length === 1);
+    await waitFor(() => h.restarts().length === 1, { description: 'restart 1' });
     clock.advance(1000);
-    await waitFor('restart 2', () => h.restarts().length === 2);
+    await waitFor(() => h.restarts().length === 2, { description: 'restart 2' });
     clock.advance(2000);
-    await waitFor('restart 3', () => h.restarts().length === 3);
+    await waitFor(() => h.restarts().length === 3, { description: 'restart 3' });
     expect(h.restarts().map((entry) => [entry.level, entry.fields['delayMs'], entry.fields['failures']])).toEqual([
       ['warn', 1000, 1],
       ['warn', 2000, 2],
@@ -290,7 +283,7 @@ describe('newInformerSource against the API server double', () => {
     const changed = await h.writer.update('change', { version: '2' });
     await h.writer.remove('gone');
     clock.advance(4000);
-    await waitFor('the store to catch up', () => storeState(h.source).join() === serverState(h.double).join());
+    await waitFor(() => storeState(h.source).join() === serverState(h.double).join(), { description: 'the store to catch up' });
     expect(h.events).toEqual([applied(created), applied(changed), 'delete gone']);
     expect(h.source.store.get({ namespace: 'default', name: 'keep' })?.metadata?.resourceVersion).toBe(rvOf(keep));
 
@@ -298,7 +291,7 @@ describe('newInformerSource against the API server double', () => {
     await h.watching(2);
     clock.advance(60_000);
     h.double.faults.dropWatches();
-    await waitFor('restart 4', () => h.restarts().length === 4);
+    await waitFor(() => h.restarts().length === 4, { description: 'restart 4' });
     expect(h.restarts()[3]?.fields).toMatchObject({ delayMs: 1000, failures: 1 });
   });
 
@@ -308,10 +301,10 @@ describe('newInformerSource against the API server double', () => {
     const a = await h.writer.create('a');
     h.double.faults.failNext(2, 503);
     h.start();
-    await waitFor('restart 1', () => h.restarts().length === 1);
+    await waitFor(() => h.restarts().length === 1, { description: 'restart 1' });
     expect(String(h.restarts()[0]?.fields['error'])).toContain('503');
     clock.advance(1000);
-    await waitFor('restart 2', () => h.restarts().length === 2);
+    await waitFor(() => h.restarts().length === 2, { description: 'restart 2' });
     expect(h.source.isSynced()).toBe(false);
     clock.advance(2000);
     await h.source.waitForSync();
@@ -323,7 +316,7 @@ describe('newInformerSource against the API server double', () => {
     const h = await harness({ clock });
     h.double.faults.refuseConnections(true);
     h.start();
-    await waitFor('a failed list', () => h.restarts().length === 1);
+    await waitFor(() => h.restarts().length === 1, { description: 'a failed list' });
 
     const waiter = new AbortController();
     const waiting = h.source.waitForSync(waiter.signal);

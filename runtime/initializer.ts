@@ -1,5 +1,5 @@
 import type { Clock } from './clock.js';
-import { UsageError, errorMessage } from './errors.js';
+import { MeshError, UsageError, errorMessage } from './errors.js';
 import type { Logger } from './log/logger.js';
 import { newRestartBackoff, type RestartBackoffOptions } from './restart-backoff.js';
 import type { Runnable, RunnableGroup } from './runnable.js';
@@ -56,7 +56,7 @@ export function newInitializer<T>(options: InitializerOptions<T>): Initializer<T
     },
     waitForReady: (signal) => (signal ? Promise.race([ready, rejectWhenAborted(signal)]) : ready),
     value() {
-      if (!result) throw new Error(`${options.name} has not completed yet`);
+      if (!result) throw new MeshError('not-ready', `${options.name} has not completed yet`);
       return result.value;
     },
   };

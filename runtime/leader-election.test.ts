@@ -6,6 +6,7 @@ import { MeshError } from './errors.js';
 import { newLeaderElector, type LeaderElectorOptions } from './leader-election.js';
 import { newNopLogger } from './log/logger.js';
 import { newManager, type Manager } from './manager.js';
+import { waitFor } from '../testing/wait-for.js';
 
 const NAMESPACE = 'mesh-system';
 // Short timings on a real server: 1 s lease, 0.7 s renew deadline, 0.2 s retry.
@@ -28,14 +29,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await api?.close();
 });
-
-async function waitFor(predicate: () => boolean | Promise<boolean>, what: string, timeoutMs = 5000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await predicate())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-}
 
 async function readLease(name: string): Promise<V1Lease | undefined> {
   try {
@@ -123,7 +116,7 @@ describe('leader election on a Lease', () => {
     const abort = new AbortController();
     const running = elector.run(abort.signal);
     try {
-      await waitFor(() => elector.isLeader(), 'leadership');
+      await waitFor(() => elector.isLeader(), { description: 'leadership' });
       expect(started).toEqual(['a']);
       const created = await readLease(lease);
       expect(created?.spec?.holderIdentity).toBe('meshd-a');
@@ -138,7 +131,7 @@ describe('leader election on a Lease', () => {
       expect(raw.spec.acquireTime).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
 
       const firstRenew = String(created?.spec?.renewTime);
-      await waitFor(async () => String((await readLease(lease))?.spec?.renewTime) !== firstRenew, 'a renewal');
+      await waitFor(async () => String((await readLease(lease))?.spec?.renewTime) !== firstRenew, { description: 'a renewal' });
       const renewed = await readLease(lease);
       expect(String(renewed?.spec?.acquireTime)).toBe(String(created?.spec?.acquireTime));
       expect(renewed?.spec?.leaseTransitions).toBe(0);
@@ -159,9 +152,9 @@ describe('leader election on a Lease', () => {
     const abort = new AbortController();
     const runs = electors.map((e) => e.run(abort.signal));
     try {
-      await waitFor(() => electors.some((e) => e.isLeader()), 'a leader');
+      await waitFor(() => electors.some((e) => e.isLeader()), { description: 'a leader' });
       const settleUntil = Date.now() + 3 * RETRY_MS;
-      await waitFor(() => Date.now() > settleUntil, 'a few retry periods', 2000);
+      await waitFor(() => Date.now() > settleUntil, { description: 'a few retry periods', timeoutMs: 2000 });
       const leaders = electors.filter((e) => e.isLeader()).map((e) => e.identity);
       expect(leaders).toHaveLength(1);
       expect(await holderOf(lease)).toBe(leaders[0]);
@@ -178,13 +171,13 @@ describe('leader election on a Lease', () => {
     const a = startCandidate(lease, 'meshd-a', work);
     let b: Candidate | undefined;
     try {
-      await waitFor(() => work.active.has('meshd-a'), 'a leads');
+      await waitFor(() => work.active.has('meshd-a'), { description: 'a leads' });
       expect(await holderOf(lease)).toBe('meshd-a');
       b = startCandidate(lease, 'meshd-b', work);
 
       // b stays a follower for longer than a lease duration while a keeps renewing.
       const followerUntil = Date.now() + LEASE_MS + 2 * RETRY_MS;
-      await waitFor(() => Date.now() > followerUntil, 'one lease duration to pass', LEASE_MS * 3);
+      await waitFor(() => Date.now() > followerUntil, { description: 'one lease duration to pass', timeoutMs: LEASE_MS * 3 });
       expect(work.active).toEqual(new Set(['meshd-a']));
       expect(b.manager.isLeader()).toBe(false);
       expect(await holderOf(lease)).toBe('meshd-a');
@@ -192,7 +185,7 @@ describe('leader election on a Lease', () => {
       const stoppedAt = Date.now();
       a.abort.abort();
       expect(await a.result).toBeUndefined();
-      await waitFor(() => work.active.has('meshd-b'), 'b takes over', LEASE_MS + 2000);
+      await waitFor(() => work.active.has('meshd-b'), { description: 'b takes over', timeoutMs: LEASE_MS + 2000 });
       // Released at shutdown: b takes over on its next attempt, well within a lease duration.
       expect((work.startedAt.get('meshd-b') as number) - stoppedAt).toBeLessThan(LEASE_MS);
       const taken = await readLease(lease);
@@ -210,7 +203,7 @@ describe('leader election on a Lease', () => {
     const a = startCandidate(lease, 'meshd-a', work, { releaseOnCancel: false });
     let b: Candidate | undefined;
     try {
-      await waitFor(() => work.active.has('meshd-a'), 'a leads');
+      await waitFor(() => work.active.has('meshd-a'), { description: 'a leads' });
       // No jitter, so the bound below is tight: last change seen + lease duration + one retry.
       b = startCandidate(lease, 'meshd-b', work, { jitterFactor: 0 });
       const diedAt = Date.now();
@@ -218,7 +211,7 @@ describe('leader election on a Lease', () => {
       expect(await a.result).toBeUndefined();
       expect(await holderOf(lease)).toBe('meshd-a');
 
-      await waitFor(() => work.active.has('meshd-b'), 'b takes over', LEASE_MS * 4);
+      await waitFor(() => work.active.has('meshd-b'), { description: 'b takes over', timeoutMs: LEASE_MS * 4 });
       const takeoverMs = (work.startedAt.get('meshd-b') as number) - diedAt;
       // b may first see a's last renewal up to one retry after it was written.
       expect(takeoverMs).toBeGreaterThanOrEqual(LEASE_MS - RETRY_MS - 100);
@@ -237,7 +230,7 @@ describe('leader election on a Lease', () => {
     const work = new LeaderWork();
     const a = startCandidate(lease, 'meshd-a', work);
     try {
-      await waitFor(() => work.active.has('meshd-a'), 'a leads');
+      await waitFor(() => work.active.has('meshd-a'), { description: 'a leads' });
       // Another writer takes the lease for a long time: a's renewals now conflict or find it held.
       const current = (await readLease(lease)) as V1Lease;
       await coordination.replaceNamespacedLease({

@@ -4,6 +4,7 @@ import type { LeaderElector } from './leader-election.js';
 import { newNopLogger } from './log/logger.js';
 import { newManager, type Manager } from './manager.js';
 import type { Runnable, RunnableGroup } from './runnable.js';
+import { waitFor } from '../testing/wait-for.js';
 
 interface Deferred {
   promise: Promise<void>;
@@ -19,14 +20,6 @@ function deferred(): Deferred {
     reject = rej;
   });
   return { promise, resolve, reject };
-}
-
-async function waitFor(predicate: () => boolean, what: string, timeoutMs = 3000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  while (!predicate()) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
 }
 
 interface TestRunnableOptions {
@@ -141,19 +134,19 @@ describe('manager start order', () => {
     manager.add(recorded('monitoring', events, { group: 'httpServer', ready: serverReady }));
     const run = startManager(manager);
     try {
-      await waitFor(() => events.includes('start:monitoring'), 'server started');
+      await waitFor(() => events.includes('start:monitoring'), { description: 'server started' });
       expect(events).toEqual(['start:monitoring']);
       serverReady.resolve();
-      await waitFor(() => events.includes('start:webhook'), 'webhook started');
+      await waitFor(() => events.includes('start:webhook'), { description: 'webhook started' });
       expect(events).toEqual(['start:monitoring', 'start:webhook']);
       webhookReady.resolve();
-      await waitFor(() => events.includes('start:pods'), 'cache started');
+      await waitFor(() => events.includes('start:pods'), { description: 'cache started' });
       await new Promise((resolve) => setImmediate(resolve));
       expect(events).toEqual(['start:monitoring', 'start:webhook', 'start:pods']);
       expect((await manager.health.check('readiness')).healthy).toBe(false);
 
       cacheSync.resolve();
-      await waitFor(() => events.includes('start:leader-ctl'), 'leader-elected runnable started');
+      await waitFor(() => events.includes('start:leader-ctl'), { description: 'leader-elected runnable started' });
       expect(events).toEqual(['start:monitoring', 'start:webhook', 'start:pods', 'start:worker', 'start:leader-ctl']);
       expect(await manager.health.check('readiness')).toEqual({ healthy: true, failures: [] });
       expect(manager.isLeader()).toBe(true);
@@ -176,9 +169,9 @@ describe('manager start order', () => {
     manager.add(recorded('worker', events, { leader: false }));
     manager.add(recorded('leader-ctl', events, { leader: true }));
     const run = startManager(manager);
-    await waitFor(() => events.includes('elector:run'), 'elector running');
+    await waitFor(() => events.includes('elector:run'), { description: 'elector running' });
     elector.grant();
-    await waitFor(() => events.includes('start:leader-ctl'), 'leader-elected runnable started');
+    await waitFor(() => events.includes('start:leader-ctl'), { description: 'leader-elected runnable started' });
 
     events.length = 0;
     run.abort.abort();
@@ -207,10 +200,10 @@ describe('manager start order', () => {
     });
     manager.add(recorded('worker', events));
     const run = startManager(manager);
-    await waitFor(() => events.includes('start:worker'), 'started');
+    await waitFor(() => events.includes('start:worker'), { description: 'started' });
     expect((await manager.health.check('readiness')).healthy).toBe(true);
     run.abort.abort();
-    await waitFor(() => events.includes('stop:worker'), 'stopping');
+    await waitFor(() => events.includes('stop:worker'), { description: 'stopping' });
     expect(await manager.health.check('readiness')).toEqual({
       healthy: false,
       failures: [{ name: 'manager', reason: 'manager is shutting down' }],
@@ -224,11 +217,11 @@ describe('manager start order', () => {
     const manager = newManager({ log });
     manager.add(recorded('first', events));
     const run = startManager(manager);
-    await waitFor(() => events.includes('start:first'), 'first started');
+    await waitFor(() => events.includes('start:first'), { description: 'first started' });
     const late = recorded('late', events);
     manager.add(late);
     manager.add(late);
-    await waitFor(() => events.includes('start:late'), 'late started');
+    await waitFor(() => events.includes('start:late'), { description: 'late started' });
     run.abort.abort();
     expect(await run.result).toBeUndefined();
     expect(events.filter((e) => e === 'start:late')).toHaveLength(1);
@@ -252,14 +245,14 @@ describe('manager with leader election', () => {
     manager.add(recorded('worker', events, { leader: false }));
     const run = startManager(manager);
     try {
-      await waitFor(() => events.includes('elector:run'), 'elector running');
+      await waitFor(() => events.includes('elector:run'), { description: 'elector running' });
       await new Promise((resolve) => setImmediate(resolve));
       expect(events).toEqual(['start:worker', 'elector:run']);
       expect(manager.isLeader()).toBe(false);
       expect((await manager.health.check('readiness')).healthy).toBe(true);
 
       elector.grant();
-      await waitFor(() => events.includes('start:leader-ctl'), 'leader-elected runnable started');
+      await waitFor(() => events.includes('start:leader-ctl'), { description: 'leader-elected runnable started' });
       expect(manager.isLeader()).toBe(true);
     } finally {
       run.abort.abort();
@@ -274,9 +267,9 @@ describe('manager with leader election', () => {
     manager.add(recorded('leader-ctl', events, { leader: true }));
     manager.add(recorded('worker', events));
     const run = startManager(manager);
-    await waitFor(() => events.includes('elector:run'), 'elector running');
+    await waitFor(() => events.includes('elector:run'), { description: 'elector running' });
     elector.grant();
-    await waitFor(() => events.includes('start:leader-ctl'), 'leading');
+    await waitFor(() => events.includes('start:leader-ctl'), { description: 'leading' });
     elector.lose();
     const error = await run.result;
     expect(error).toBeInstanceOf(MeshError);
@@ -294,19 +287,19 @@ describe('manager with leader election that campaigns again (leadershipLoss: rec
     manager.add(recorded('worker', events));
     const run = startManager(manager);
     try {
-      await waitFor(() => events.includes('elector:run'), 'elector running');
+      await waitFor(() => events.includes('elector:run'), { description: 'elector running' });
       elector.grant();
-      await waitFor(() => events.includes('start:leader-ctl'), 'leading');
+      await waitFor(() => events.includes('start:leader-ctl'), { description: 'leading' });
       elector.lose();
-      await waitFor(() => events.includes('stop:leader-ctl'), 'the leader-elected runnable stopped');
-      await waitFor(() => events.filter((event) => event === 'elector:run').length === 2, 'a second campaign');
+      await waitFor(() => events.includes('stop:leader-ctl'), { description: 'the leader-elected runnable stopped' });
+      await waitFor(() => events.filter((event) => event === 'elector:run').length === 2, { description: 'a second campaign' });
       expect(manager.isLeader()).toBe(false);
       expect(run.settled()).toBe(false);
       expect(events).not.toContain('stop:worker');
       expect((await manager.health.check('readiness')).healthy).toBe(true);
 
       elector.grant();
-      await waitFor(() => events.filter((event) => event === 'start:leader-ctl').length === 2, 'the leader-elected runnable started again');
+      await waitFor(() => events.filter((event) => event === 'start:leader-ctl').length === 2, { description: 'the leader-elected runnable started again' });
       expect(manager.isLeader()).toBe(true);
     } finally {
       run.abort.abort();
@@ -334,7 +327,7 @@ describe('manager shutdown on failure and timeout', () => {
       },
     });
     const run = startManager(manager);
-    await waitFor(() => events.includes('start:leader-ctl') && events.includes('start:crashy'), 'all started');
+    await waitFor(() => events.includes('start:leader-ctl') && events.includes('start:crashy'), { description: 'all started' });
     fail.reject(boom);
     expect(await run.result).toBe(boom);
     expect(events.slice(-3)).toEqual(['stop:leader-ctl', 'stop:pods', 'stop:monitoring']);
@@ -348,7 +341,7 @@ describe('manager shutdown on failure and timeout', () => {
     manager.add(recorded('monitoring', events, { group: 'httpServer', ready }));
     manager.add(recorded('worker', events));
     const run = startManager(manager);
-    await waitFor(() => events.includes('start:monitoring'), 'server started');
+    await waitFor(() => events.includes('start:monitoring'), { description: 'server started' });
     const error = new MeshError('listen-failed', 'address in use');
     ready.reject(error);
     expect(await run.result).toBe(error);
@@ -363,7 +356,7 @@ describe('manager shutdown on failure and timeout', () => {
     manager.add(recorded('stubborn', events, { ignoreSignal: true }));
     manager.add(recorded('worker', events));
     const run = startManager(manager);
-    await waitFor(() => events.includes('start:worker') && events.includes('start:stubborn'), 'started');
+    await waitFor(() => events.includes('start:worker') && events.includes('start:stubborn'), { description: 'started' });
     const stoppedAt = Date.now();
     run.abort.abort();
     const error = await run.result;
@@ -376,7 +369,7 @@ describe('manager shutdown on failure and timeout', () => {
     expect(elapsed).toBeGreaterThanOrEqual(shutdownDurationMs - 5);
     expect(elapsed).toBeLessThan(shutdownDurationMs + 700);
     // Groups not yet reached when time ran out are told to stop as well.
-    await waitFor(() => events.includes('stop:monitoring'), 'server stopped');
+    await waitFor(() => events.includes('stop:monitoring'), { description: 'server stopped' });
   });
 
   test('an abort before start stops at once without starting anything', async () => {

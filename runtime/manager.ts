@@ -91,8 +91,8 @@ export function newManager(options: ManagerOptions): Manager {
   const stopRequested = new Promise<void>((resolve) => (requestStop = resolve));
 
   health.addReadinessCheck('manager', () => {
-    if (stopping) throw new Error('manager is shutting down');
-    if (!ready) throw new Error('manager has not started all runnables and synced its caches yet');
+    if (stopping) throw new MeshError('stopping', 'manager is shutting down');
+    if (!ready) throw new MeshError('not-ready', 'manager has not started all runnables and synced its caches yet');
   });
 
   const phaseOf = (runnable: Runnable): Phase => {

@@ -416,7 +416,7 @@ function parseDefault(name: string, spec: SettingSpec, env: Readonly<Record<stri
 
 /** A default that does not parse is a bug in the tables above, not bad input. */
 function failDefault(name: string, spec: SettingSpec, text: string): never {
-  throw new Error(`default ${JSON.stringify(text)} of ${name} is not ${expectedOf(spec)}`);
+  throw new MeshError('invalid-setting-default', `default ${JSON.stringify(text)} of ${name} is not ${expectedOf(spec)}`);
 }
 
 /** Like Go's filepath.Join(home, rest): no home leaves a relative path. */

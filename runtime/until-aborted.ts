@@ -8,8 +8,8 @@ export function untilAborted(signal: AbortSignal): Promise<void> {
 
 /** Rejects with the signal's reason once it aborts: raced against readiness, so waiting stops with the run. */
 export function rejectWhenAborted(signal: AbortSignal): Promise<never> {
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
-  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason as Error), { once: true }));
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise((_, reject) => signal.addEventListener('abort', () => reject(signal.reason), { once: true }));
 }
 
 type Cleanup = () => void | Promise<void>;
@@ -49,9 +49,9 @@ export function runnableOf(
  */
 export function settledOrAborted<T>(done: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   if (!signal) return done;
-  if (signal.aborted) return Promise.reject(signal.reason as Error);
+  if (signal.aborted) return Promise.reject(signal.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason as Error);
+    const onAbort = (): void => reject(signal.reason);
     signal.addEventListener('abort', onAbort, { once: true });
     done.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
   });

@@ -1,3 +1,4 @@
+import { errorMessage } from '../runtime/index.js';
 /** The AdmissionReview versions the API server may send; a response is written in the request's. */
 export const ADMISSION_V1 = 'admission.k8s.io/v1';
 export const ADMISSION_V1BETA1 = 'admission.k8s.io/v1beta1';
@@ -49,7 +50,7 @@ export function decodeAdmissionReview(body: string): DecodedReview {
   try {
     review = JSON.parse(body);
   } catch (error) {
-    return { error: `could not decode body: ${(error as Error).message}` };
+    return { error: `could not decode body: ${errorMessage(error)}` };
   }
   if (!isRecord(review)) return { error: 'could not decode body: expected an AdmissionReview object' };
   const { apiVersion, kind, request } = review;

@@ -79,7 +79,8 @@ export function addWebhookConfigPatcher(options: WebhookConfigPatcherOptions): C
   let builder = controllerFor(manager, 'webhook-config-patcher').watches(validating, keyOf(VALIDATING)).withLogger(log);
   if (options.injectionWebhookConfigName !== '') builder = builder.watches(mutating, keyOf(MUTATING));
   const controller = builder.complete(async ({ key, log: reconcileLog }) => {
-    if (bundle === undefined) return { requeue: true };
+    // No trust bundle yet: its arrival queues every configuration again.
+    if (bundle === undefined) return undefined;
     const caBundle = Buffer.from(bundle).toString('base64');
     if (key.name.startsWith(MUTATING)) {
       const current = mutating.store.get({ namespace: '', name: key.name.slice(MUTATING.length) });
@@ -88,7 +89,7 @@ export function addWebhookConfigPatcher(options: WebhookConfigPatcherOptions): C
         webhook.name.endsWith(INJECTOR_WEBHOOK_SUFFIX) ? { ...webhook, clientConfig: { ...webhook.clientConfig, caBundle } } : webhook,
       );
       if (JSON.stringify(webhooks) === JSON.stringify(current.webhooks ?? [])) return undefined;
-      return replaceOrRequeue(() => api.replaceMutatingWebhookConfiguration({ name: current.metadata?.name ?? '', body: { ...current, webhooks } }), () =>
+      return replaceOrThrow(() => api.replaceMutatingWebhookConfiguration({ name: current.metadata?.name ?? '', body: { ...current, webhooks } }), () =>
         reconcileLog.info({ name: current.metadata?.name }, 'patched caBundle into the injection webhooks'),
       );
     }
@@ -106,17 +107,16 @@ export function addWebhookConfigPatcher(options: WebhookConfigPatcherOptions): C
       failurePolicy: readyForFailClose || webhook.failurePolicy === 'Fail' ? 'Fail' : 'Ignore',
     }));
     const changed = JSON.stringify(webhooks) !== JSON.stringify(current.webhooks ?? []);
-    const result = changed
-      ? await replaceOrRequeue(
-          () => api.replaceValidatingWebhookConfiguration({ name: current.metadata?.name ?? '', body: { ...current, webhooks } }),
-          () => {
-            metrics.counter('galley_validation_config_updates').inc();
-            reconcileLog.info({ name: current.metadata?.name, failurePolicy: webhooks[0]?.failurePolicy }, 'updated the validation webhook configuration');
-          },
-          (reason) => metrics.counter('galley_validation_config_update_error').inc({ reason }),
-        )
-      : undefined;
-    if (result) return result;
+    if (changed) {
+      await replaceOrThrow(
+        () => api.replaceValidatingWebhookConfiguration({ name: current.metadata?.name ?? '', body: { ...current, webhooks } }),
+        () => {
+          metrics.counter('galley_validation_config_updates').inc();
+          reconcileLog.info({ name: current.metadata?.name, failurePolicy: webhooks[0]?.failurePolicy }, 'updated the validation webhook configuration');
+        },
+        (reason) => metrics.counter('galley_validation_config_update_error').inc({ reason }),
+      );
+    }
     if (readyForFailClose) return undefined;
     // Not ready to fail closed yet: look again later (the webhook may still be starting).
     const retryMs = probeRetryMs;
@@ -148,17 +148,12 @@ export function addWebhookConfigPatcher(options: WebhookConfigPatcherOptions): C
   return controller;
 }
 
-async function replaceOrRequeue(
-  replace: () => Promise<unknown>,
-  onDone: () => void,
-  onError: (reason: string) => void = () => undefined,
-): Promise<{ requeue: true } | undefined> {
+/** Replaces a configuration; a failure (a stale cache's conflict, a vanished object, anything else) is counted and thrown, to retry with backoff. */
+async function replaceOrThrow(replace: () => Promise<unknown>, onDone: () => void, onError: (reason: string) => void = () => undefined): Promise<undefined> {
   try {
     await replace();
   } catch (error) {
-    // A stale cache (conflict) or a vanished object: retry with backoff; anything else is retried too.
     onError(error instanceof ApiException ? String(error.code) : 'unknown');
-    if (error instanceof ApiException && (error.code === 409 || error.code === 404)) return { requeue: true };
     throw error;
   }
   onDone();

@@ -11,19 +11,9 @@ import { ADS_SERVICE, CSDS_SERVICE, loadEnvoyProtos, type EnvoyProtos } from './
 import { AdsTestStream, newAdsTestClient, nodeFor, startTestXds, type AdsTestClient, type RequestMessage, type ResponseMessage, type TestXds } from './testing/test-support.js';
 import { CLUSTER_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE } from './envoy/type-urls.js';
 import type { XdsAuthenticator } from './xds-auth.js';
+import { testTokenAuthenticator } from './testing/test-authenticators.js';
 
 const run = promisify(execFile);
-
-/** Tokens are `token:<namespace>:<service account>`; anything else is a bad credential. */
-const tokenAuthenticator: XdsAuthenticator = {
-  name: 'test-token',
-  async authenticate({ bearerToken }) {
-    if (bearerToken === undefined) return undefined;
-    const [kind, namespace, serviceAccount] = bearerToken.split(':');
-    if (kind !== 'token' || !namespace || !serviceAccount) throw new Error('malformed token');
-    return { identities: [`spiffe://cluster.local/ns/${namespace}/sa/${serviceAccount}`] };
-  },
-};
 
 /** The SPIFFE URI of a presented client certificate (the chain was verified by TLS). */
 const certAuthenticator: XdsAuthenticator = {
@@ -41,7 +31,7 @@ let env: TestXds;
 let client: AdsTestClient;
 let dir: string;
 let pem: Record<'ca' | 'serverKey' | 'serverCert' | 'clientKey' | 'clientCert', string>;
-const policy = { authenticators: [tokenAuthenticator, certAuthenticator], xdsAuth: true, xdsAuthPlaintext: true, identityCheck: true };
+const policy = { authenticators: [testTokenAuthenticator, certAuthenticator], xdsAuth: true, xdsAuthPlaintext: true, identityCheck: true };
 
 async function makeCertificates(): Promise<void> {
   dir = await mkdtemp(join(tmpdir(), 'mesh-xds-'));

@@ -15,18 +15,8 @@ import { buildPushContext, type PushContext } from './generators/index.js';
 import { newMeshGenerators } from './mesh-generators.js';
 import { newSecretRefusalReporter } from './secret-refusal-reporter.js';
 import { DEFAULT_TUNING, metricValue, newAdsTestClient, nodeFor, type AdsTestClient, type AdsTestStream, type ResponseMessage } from './testing/test-support.js';
-import type { XdsAuthenticator } from './xds-auth.js';
 import { newXdsServer, type XdsServer } from './xds-server.js';
-
-/** Tokens are `token:<namespace>:<service account>`. */
-const tokens: XdsAuthenticator = {
-  name: 'test-token',
-  async authenticate({ bearerToken }) {
-    if (bearerToken === undefined) return undefined;
-    const [, namespace, serviceAccount] = bearerToken.split(':');
-    return { identities: [`spiffe://cluster.local/ns/${namespace}/sa/${serviceAccount}`] };
-  },
-};
+import { testTokenAuthenticator } from './testing/test-authenticators.js';
 
 interface Pem {
   cert: string;
@@ -71,7 +61,7 @@ beforeAll(async () => {
     tuning: DEFAULT_TUNING,
     transport: { keepaliveIntervalMs: 30_000, keepaliveTimeoutMs: 10_000, maxConnectionAgeMs: 2 ** 53, maxRecvMsgSize: 4 * 1024 * 1024, maxStreams: 1000 },
     grpcAddr: '127.0.0.1:0',
-    auth: { authenticators: [tokens], xdsAuth: true, xdsAuthPlaintext: true, identityCheck: false },
+    auth: { authenticators: [testTokenAuthenticator], xdsAuth: true, xdsAuthPlaintext: true, identityCheck: false },
     clock,
     metrics,
     log: newRecordingLogger([], {}, 'ads'),

@@ -1,5 +1,5 @@
 import { status, type Server, type ServerDuplexStream, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
-import { MeshError, type Logger } from '../runtime/index.js';
+import { errorMessage, MeshError, type Logger } from '../runtime/index.js';
 import type { DiscoveryServer } from './discovery-server.js';
 import { ADS_SERVICE, CSDS_SERVICE } from './envoy/envoy-protos.js';
 import { parseProxy, type NodeMessage } from './proxy.js';
@@ -143,7 +143,7 @@ function serveStream<C>(kind: StreamKind, call: StreamCall, context: StreamConte
       try {
         proxy = parseProxy(request.node);
       } catch (error) {
-        fail(status.INVALID_ARGUMENT, (error as Error).message);
+        fail(status.INVALID_ARGUMENT, errorMessage(error));
         return;
       }
       if (callerIdentities !== undefined && policy.identityCheck) {
@@ -172,7 +172,7 @@ function serveStream<C>(kind: StreamKind, call: StreamCall, context: StreamConte
     chain = chain
       .then(() => onRequest(request))
       .catch((error: unknown) => {
-        log.error({ peer: call.getPeer(), error: (error as Error).message }, 'request failed');
+        log.error({ peer: call.getPeer(), error: errorMessage(error) }, 'request failed');
         fail(status.INTERNAL, 'internal error');
       });
   });

@@ -13,6 +13,7 @@ import { jsonToStruct, type JsonValue } from './envoy/struct-json.js';
 import { CLUSTER_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from './envoy/type-urls.js';
 import { AdsTestStream, nodeFor, startTestXds, type RequestMessage, type ResponseMessage, type TestXds } from './testing/test-support.js';
 import type { XdsAuthenticator } from './xds-auth.js';
+import { testTokenAuthenticator } from './testing/test-authenticators.js';
 
 // The ADS handler on an attacker's input, on both listeners, before and after authentication:
 // random and truncated DiscoveryRequests (SotW and delta), and random bytes as the message body.
@@ -22,17 +23,6 @@ import type { XdsAuthenticator } from './xds-auth.js';
 // the running test (a test cannot listen itself: its `process` is a sandbox copy).
 
 const IDENTITY = { namespace: 'default', serviceAccount: 'app' };
-
-/** Tokens are `token:<namespace>:<service account>`; anything else is a bad credential. */
-const tokenAuthenticator: XdsAuthenticator = {
-  name: 'test-token',
-  async authenticate({ bearerToken }) {
-    if (bearerToken === undefined) return undefined;
-    const [kind, namespace, serviceAccount] = bearerToken.split(':');
-    if (kind !== 'token' || !namespace || !serviceAccount) throw new Error('malformed token');
-    return { identities: [`spiffe://cluster.local/ns/${namespace}/sa/${serviceAccount}`] };
-  },
-};
 
 /** The presented client certificate is this test's workload (TLS verified the chain). */
 const certAuthenticator: XdsAuthenticator = {
@@ -89,7 +79,7 @@ beforeAll(async () => {
   const [caPem, serverKey, serverCert, clientKey, clientCert] = await Promise.all([read(ca.certFile), read(server.keyFile), read(server.certFile), read(workload.keyFile), read(workload.certFile)]);
   env = await startTestXds(protos, {
     // Plain text serves anyone (XDS_AUTH_PLAINTEXT off); the TLS listener authenticates.
-    auth: { authenticators: [tokenAuthenticator, certAuthenticator], xdsAuth: true, xdsAuthPlaintext: false, identityCheck: true },
+    auth: { authenticators: [testTokenAuthenticator, certAuthenticator], xdsAuth: true, xdsAuthPlaintext: false, identityCheck: true },
     secureGrpcAddr: '127.0.0.1:0',
     tls: { keyPem: serverKey.toString(), certPem: serverCert.toString(), caPem: caPem.toString() },
     log: newRecordingLogger(logs, {}, 'ads'),

@@ -1,5 +1,6 @@
 import type { Clock, Logger, TimerHandle } from '../runtime/index.js';
 import { mergePushRequests, toMerged, type MergedPushRequest, type PushRequest } from './push/push-request.js';
+import { errorMessage } from '../runtime/index.js';
 
 export interface DebouncerOptions {
   clock: Clock;
@@ -41,7 +42,7 @@ export function newDebouncer(options: DebouncerOptions): Debouncer {
     if (exclusive) pushing = true;
     void options
       .push(request)
-      .catch((error: unknown) => options.log.error({ error: (error as Error).message }, 'push failed'))
+      .catch((error: unknown) => options.log.error({ error: errorMessage(error) }, 'push failed'))
       .finally(() => {
         if (!exclusive) return;
         pushing = false;

@@ -1,5 +1,5 @@
 import { Server, type ChannelOptions, type ServerCredentials } from '@grpc/grpc-js';
-import { MeshError, parseListenAddress, shutdownGrpcServer, type Logger, type Runnable } from '../runtime/index.js';
+import { errorMessage, MeshError, parseListenAddress, shutdownGrpcServer, type Logger, type Runnable } from '../runtime/index.js';
 
 /** The gRPC transport settings of the xDS listeners (flags and settings of the seed). */
 export interface GrpcTransportOptions {
@@ -90,7 +90,7 @@ export function newGrpcListener(options: GrpcListenerOptions): GrpcListener {
         );
       } catch (error) {
         server.forceShutdown();
-        const failure = new MeshError('listen-failed', `${options.name}: cannot listen on ${target}: ${(error as Error).message}`, { cause: error });
+        const failure = new MeshError('listen-failed', `${options.name}: cannot listen on ${target}: ${errorMessage(error)}`, { cause: error });
         markFailed(failure);
         throw failure;
       }

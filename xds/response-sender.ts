@@ -13,6 +13,7 @@ import { newXdsCache } from './xds-cache.js';
 import { contentText } from './content-text.js';
 import { SharedResponseLists, type SharedResponseList } from './shared-response-lists.js';
 import type { XdsConnection } from './xds-connection.js';
+import { errorMessage } from '../runtime/index.js';
 
 export interface RespondMode {
   /** Answer even when the generator has nothing to say (a request always gets a response). */
@@ -81,7 +82,7 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
   const internalError = (con: XdsConnection, typeUrl: string, error: unknown, resource?: string): void => {
     callbacks.onGeneratorError?.(con, typeUrl, error);
     log.error(
-      { connection: con.id, type: shortType(typeUrl), ...(resource ? { resource } : {}), error: (error as Error).message },
+      { connection: con.id, type: shortType(typeUrl), ...(resource ? { resource } : {}), error: errorMessage(error) },
       'generator failed; the other resources are still served',
     );
   };
@@ -186,7 +187,7 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
       return true;
     } catch (error) {
       callbacks.onSendError?.(con, typeUrl, error);
-      log.info({ connection: con.id, type: shortType(typeUrl), error: (error as Error).message }, 'send failed');
+      log.info({ connection: con.id, type: shortType(typeUrl), error: errorMessage(error) }, 'send failed');
       return false;
     } finally {
       timer?.cancel();

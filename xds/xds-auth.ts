@@ -1,4 +1,4 @@
-import { MeshError } from '../runtime/index.js';
+import { errorMessage, MeshError } from '../runtime/index.js';
 import type { Proxy } from './proxy.js';
 
 /** What an authenticator sees of an xDS stream (the same shape as the CA's AuthContext). */
@@ -44,7 +44,7 @@ export async function authenticateStream(
       const caller = await authenticator.authenticate(context);
       if (caller) return { caller };
     } catch (error) {
-      reasons.push(`${authenticator.name}: ${(error as Error).message}`);
+      reasons.push(`${authenticator.name}: ${errorMessage(error)}`);
     }
   }
   if (reasons.length === 0) reasons.push('no credential presented');

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { MeshError } from '../../runtime/index.js';
+import { errorMessage, MeshError } from '../../runtime/index.js';
 import { applyIptablesRules } from './apply-rules.js';
 import { buildIptablesRules } from './build-rules.js';
 import { captureConfigFromFlags, type CaptureFlagValues } from './capture-config.js';
@@ -68,7 +68,7 @@ describe('applyIptablesRules', () => {
     );
     expect(error).toBeInstanceOf(MeshError);
     expect((error as MeshError).code).toBe('iptables-command-failed');
-    expect((error as Error).message).toBe(`"${command}" failed with exit code 2: ${stderr}`);
+    expect(errorMessage(error)).toBe(`"${command}" failed with exit code 2: ${stderr}`);
     expect(calls.at(-1)?.argv).toBe(command);
   });
 });

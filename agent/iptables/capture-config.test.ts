@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import { UsageError } from '../../runtime/index.js';
+import { errorMessage, UsageError } from '../../runtime/index.js';
 import { captureConfigFromFlags, capturesIpv6, DEFAULT_CAPTURE_CONFIG, type CaptureFlagValues } from './capture-config.js';
 import { parseCidr } from './cidr.js';
 
@@ -105,7 +105,7 @@ describe('captureConfigFromFlags', () => {
       error = e;
     }
     expect(error).toBeInstanceOf(UsageError);
-    expect((error as Error).message).toMatch(message);
+    expect(errorMessage(error)).toMatch(message);
   });
 
   test('marks and tables are accepted in the forms ip and iptables take', () => {

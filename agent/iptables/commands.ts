@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { MeshError } from '../../runtime/index.js';
+import { errorMessage, MeshError } from '../../runtime/index.js';
 import { applyIptablesRules } from './apply-rules.js';
 import { buildIptablesRules } from './build-rules.js';
 import { captureConfigFromFlags, type CaptureFlagValues } from './capture-config.js';
@@ -85,7 +85,7 @@ async function readNameServers(deps: MeshIptablesDeps): Promise<string[]> {
   try {
     return parseResolvConf(await (deps.readResolvConf ?? readSystemResolvConf)());
   } catch (error) {
-    throw new MeshError('resolv-conf-unreadable', `cannot read name servers from ${RESOLV_CONF_PATH}: ${(error as Error).message}`, {
+    throw new MeshError('resolv-conf-unreadable', `cannot read name servers from ${RESOLV_CONF_PATH}: ${errorMessage(error)}`, {
       cause: error,
     });
   }
@@ -99,7 +99,7 @@ export async function runMeshCleanIptables(options: MeshCleanIptablesOptions, io
       config = cleanupConfigFromFlags(options, parseResolvConf(await (deps.readResolvConf ?? readSystemResolvConf)()));
     } catch (error) {
       // Clean-up is best effort: the rules for all DNS are removed in any case.
-      io.stderr(`warning: cannot read name servers from ${RESOLV_CONF_PATH}: ${(error as Error).message}\n`);
+      io.stderr(`warning: cannot read name servers from ${RESOLV_CONF_PATH}: ${errorMessage(error)}\n`);
     }
   }
   const commands = buildCleanupCommands(config);

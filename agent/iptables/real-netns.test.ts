@@ -1,6 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { describe, expect, test } from '@jest/globals';
-import { MeshError } from '../../runtime/index.js';
+import { errorMessage, MeshError } from '../../runtime/index.js';
 import { applyIptablesRules } from './apply-rules.js';
 import { buildIptablesRules } from './build-rules.js';
 import { captureConfigFromFlags } from './capture-config.js';
@@ -88,7 +88,7 @@ describeReal(`real iptables in a private network namespace${unavailable ? ` (ski
       );
       expect(error).toBeInstanceOf(MeshError);
       expect((error as MeshError).code).toBe('iptables-command-failed');
-      expect((error as Error).message).toMatch(/^"iptables-restore --noflush" failed with exit code \d+: .*NO_SUCH_CHAIN/s);
+      expect(errorMessage(error)).toMatch(/^"iptables-restore --noflush" failed with exit code \d+: .*NO_SUCH_CHAIN/s);
       // Nothing was half applied.
       expect(ruleLines((await saved(netns)).ipv4)).toEqual([]);
     });

@@ -38,14 +38,14 @@ async function ports(): Promise<{ proxy: number; inbound: number; probe: number 
   return { proxy: await freePort(), inbound: await freePort(), probe: await freePort(PROBE_HOST) };
 }
 
-async function failure(promise: Promise<void>): Promise<Error> {
+async function failure(promise: Promise<void>): Promise<MeshError> {
   const error = await promise.then(
     () => undefined,
     (e: unknown) => e,
   );
-  expect(error).toBeInstanceOf(MeshError);
-  expect((error as MeshError).code).toBe('iptables-validation-failed');
-  return error as Error;
+  if (!(error instanceof MeshError)) throw new Error(`expected a MeshError, got ${String(error)}`);
+  expect(error.code).toBe('iptables-validation-failed');
+  return error;
 }
 
 describe('validateInterception', () => {

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { connect, createServer, type Server, type Socket } from 'node:net';
-import { MeshError } from '../../runtime/index.js';
+import { errorMessage, MeshError } from '../../runtime/index.js';
 
 export interface InterceptionProbeOptions {
   /** Where the proxy would listen (outbound and inbound capture ports): the probe listens there instead. */
@@ -54,7 +54,7 @@ export async function validateInterception(options: InterceptionProbeOptions): P
       await listen(server, port, listenHost);
       servers.push(server);
     } catch (error) {
-      listenErrors.push(`${listenHost}:${port}: ${(error as Error).message}`);
+      listenErrors.push(`${listenHost}:${port}: ${errorMessage(error)}`);
     }
   }
   const listening = options.listenPorts.map((port) => `${listenHost}:${port}`).join(', ');

@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseDuration } from '../../runtime/index.js';
+import { MeshError, parseDuration } from '../../runtime/index.js';
 import type { DataPlaneCommand } from './data-plane-process.js';
 
 export interface DataPlaneLaunchInput {
@@ -27,7 +27,7 @@ function embeddedProgram(): string {
   for (let dir = dirname(fileURLToPath(import.meta.url)); ; dir = dirname(dir)) {
     const candidate = join(dir, 'bin', 'mesh-dataplane.js');
     if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) throw new Error(`bin/mesh-dataplane.js not found above ${fileURLToPath(import.meta.url)}`);
+    if (dirname(dir) === dir) throw new MeshError('data-plane-program-missing', `bin/mesh-dataplane.js not found above ${fileURLToPath(import.meta.url)}`);
   }
 }
 

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from '../../runtime/index.js';
+import { errorMessage } from '../../runtime/index.js';
 
 /** How the data plane process is started: Envoy, or the embedded data plane's program. */
 export interface DataPlaneCommand {
@@ -102,7 +103,7 @@ export function newDataPlaneProcess(options: DataPlaneProcessOptions): DataPlane
         const missing = READY_STATS.filter((name) => !((stats.get(name) ?? 0) > 0));
         return missing.length === 0 ? undefined : `config not received from the control plane yet: ${missing.join(', ')} is 0`;
       } catch (error) {
-        return `data plane admin unreachable: ${(error as Error).message}`;
+        return `data plane admin unreachable: ${errorMessage(error)}`;
       }
     },
     async drain(graceMs, signal) {
@@ -110,7 +111,7 @@ export function newDataPlaneProcess(options: DataPlaneProcessOptions): DataPlane
       try {
         await admin('POST', options.inboundOnlyDrain ? '/drain_listeners?inboundonly&graceful' : '/drain_listeners?graceful');
       } catch (error) {
-        log.warn({ error: (error as Error).message }, 'data plane drain request failed');
+        log.warn({ error: errorMessage(error) }, 'data plane drain request failed');
       }
       if (graceMs <= 0 || signal?.aborted) return;
       await new Promise<void>((resolve) => {

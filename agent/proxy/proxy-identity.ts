@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import { parse } from 'yaml';
 import { DEFAULT_MESH_CONFIG, loadMeshConfig, parseProxyConfigInput, type ProxyConfig } from '../../crds/mesh-config/index.js';
-import { UsageError } from '../../runtime/index.js';
+import { errorMessage, UsageError } from '../../runtime/index.js';
 
 export type ProxyType = 'sidecar' | 'router';
 
@@ -52,7 +52,7 @@ export function loadProxyConfig(meshConfigFile: string, proxyConfigText: string)
   try {
     base = loadMeshConfig({ file: meshConfigFile }).defaultConfig;
   } catch (error) {
-    throw new UsageError(`--meshConfig ${meshConfigFile}: ${(error as Error).message}`);
+    throw new UsageError(`--meshConfig ${meshConfigFile}: ${errorMessage(error)}`);
   }
   if (proxyConfigText.trim() === '') return base;
   const parsed = parseProxyConfigInput(parse(proxyConfigText));

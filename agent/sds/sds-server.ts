@@ -6,6 +6,7 @@ import type { Logger, MeshMetrics } from '../../runtime/index.js';
 import type { EnvoyProtos } from '../../xds/envoy/index.js';
 import { SECRET_TYPE } from '../../xds/envoy/index.js';
 import type { WorkloadSecrets } from '../secrets/workload-certificates.js';
+import { errorMessage } from '../../runtime/index.js';
 
 const SDS_SERVICE = 'envoy.service.secret.v3.SecretDiscoveryService';
 export const WORKLOAD_SECRET_NAME = 'default';
@@ -117,7 +118,7 @@ export function newSdsServer(options: SdsServerOptions): SdsServer {
           send(stream, state.names);
         } catch (error) {
           options.metrics?.counter('total_push_errors').inc();
-          log.warn({ error: (error as Error).message }, 'SDS push failed');
+          log.warn({ error: errorMessage(error) }, 'SDS push failed');
         }
       }
     },

@@ -1,6 +1,6 @@
 import { decodeJwt } from 'jose';
 import { tokenFile } from './workload-certificates.js';
-import { MeshError } from '../../runtime/index.js';
+import { errorMessage, MeshError } from '../../runtime/index.js';
 
 /** CREDENTIAL_FETCHER_TYPE values: the projected token file (empty), or a cloud VM's metadata server. */
 export const CREDENTIAL_FETCHER_TYPES = ['', 'GoogleComputeEngine'] as const;
@@ -59,7 +59,7 @@ export function credentialFetcher(options: CredentialFetcherOptions): () => Prom
       const exp = decodeJwt(body).exp;
       expiresAt = typeof exp === 'number' ? exp * 1000 : now();
     } catch (error) {
-      throw new CredentialFetcherError(`the metadata server's identity token is not a JWT: ${(error as Error).message}`);
+      throw new CredentialFetcherError(`the metadata server's identity token is not a JWT: ${errorMessage(error)}`);
     }
     cached = { token: body, refreshAt: expiresAt - REFRESH_BEFORE_EXPIRY_MS };
     return body;

@@ -3,6 +3,7 @@ import { readFile } from 'node:fs/promises';
 import type { experimental } from '@grpc/grpc-js';
 import type { Clock, Logger, TimerHandle } from '../../runtime/index.js';
 import { decodePemBlocks, encodePem } from '../../pki/index.js';
+import { errorMessage } from '../../runtime/index.js';
 
 type CaListener = Parameters<experimental.CertificateProvider['addCaCertificateListener']>[0];
 
@@ -77,7 +78,7 @@ export function newAgentTrustBundle(options: AgentTrustBundleOptions): AgentTrus
     try {
       fromFile = await readFile(options.file, 'utf8');
     } catch (error) {
-      log.debug({ file: options.file, error: (error as Error).message }, 'root file not readable');
+      log.debug({ file: options.file, error: errorMessage(error) }, 'root file not readable');
     }
     publish();
   };

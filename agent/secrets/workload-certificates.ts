@@ -7,6 +7,7 @@ import { newMeshCertificateClient, type MeshCertificateClient } from '../../ca/c
 import type { Clock, Logger, MeshMetrics } from '../../runtime/index.js';
 import { graceRatioJitter, renewalDelayMs, retryDelayMs } from './renewal-time.js';
 import { staticIdentity, type AgentTrustBundle } from './trust-bundle.js';
+import { MeshError, errorMessage } from '../../runtime/index.js';
 
 /** The workload's key and certificate chain, and the roots that verify peers, in PEM. */
 export interface WorkloadSecrets {
@@ -62,7 +63,7 @@ export function provisionedCertificateFiles(dir: string): () => Promise<Provisio
     try {
       return await readFile(join(dir, file), 'utf8');
     } catch (error) {
-      throw new Error(`PROV_CERT ${dir}: cannot read ${file}: ${(error as Error).message}`, { cause: error });
+      throw new MeshError('provisioned-certificate-unreadable', `PROV_CERT ${dir}: cannot read ${file}: ${errorMessage(error)}`, { cause: error });
     }
   };
   return async () => ({ privateKey: await read('key.pem'), certificateChain: await read('cert-chain.pem') });
@@ -135,7 +136,7 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
     } finally {
       options.metrics?.counter('outgoing_latency').inc({ request_type: 'csr' }, clock.now() - started);
     }
-    if (chain.length === 0) throw new Error('the CA returned no certificate');
+    if (chain.length === 0) throw new MeshError('certificate-chain-empty', 'the CA returned no certificate');
     const leaf = new X509Certificate(chain[0] as string);
     const roots = chain.length > 1 ? (chain[chain.length - 1] as string) : options.caTrust.current();
     if (chain.length > 1) options.caTrust.learn(roots);
@@ -180,7 +181,7 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
       scheduleRenewal(secrets);
     } catch (error) {
       const delay = retryDelayMs({ failures, nowMs: clock.now(), notAfterMs: current?.notAfter });
-      log.warn({ error: (error as Error).message, retryMs: delay, expires: current ? new Date(current.notAfter).toISOString() : undefined }, 'cannot renew the workload certificate; retrying');
+      log.warn({ error: errorMessage(error), retryMs: delay, expires: current ? new Date(current.notAfter).toISOString() : undefined }, 'cannot renew the workload certificate; retrying');
       client?.close();
       client = undefined;
       schedule(delay, failures + 1);
@@ -199,7 +200,7 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
         } catch (error) {
           if (stopped) throw error;
           const delay = Math.min(200 * 2 ** failures++, 10_000);
-          log.warn({ error: (error as Error).message, retryMs: delay }, 'cannot get a workload certificate yet');
+          log.warn({ error: errorMessage(error), retryMs: delay }, 'cannot get a workload certificate yet');
           client?.close();
           client = undefined;
           await new Promise<void>((resolve) => clock.setTimer(resolve, delay));

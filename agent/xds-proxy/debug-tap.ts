@@ -2,6 +2,7 @@ import type { EnvoyProtos } from '../../xds/envoy/index.js';
 import { jsonToStruct, type JsonValue } from '../../xds/envoy/index.js';
 import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE } from '../../xds/envoy/index.js';
 import type { RequestVerdict } from './xds-proxy.js';
+import { errorMessage } from '../../runtime/index.js';
 
 /** The port where the agent offers the daemon's debug API (PROXY_XDS_DEBUG_VIA_AGENT). */
 export const DEBUG_TAP_PORT = 15004;
@@ -26,7 +27,7 @@ export function debugTapInspector(protos: EnvoyProtos, node: { id: string; metad
     try {
       request = Request.toObject(Request.decode(message)) as Record<string, unknown>;
     } catch (error) {
-      return { refuse: `not a DiscoveryRequest: ${(error as Error).message}` };
+      return { refuse: `not a DiscoveryRequest: ${errorMessage(error)}` };
     }
     const typeUrl = typeof request['type_url'] === 'string' ? request['type_url'] : '';
     if (!DEBUG_TYPES.includes(typeUrl)) return { refuse: `the debug port forwards only ${DEBUG_TYPES.join(' and ')}, not "${typeUrl}"` };

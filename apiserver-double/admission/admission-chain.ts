@@ -14,6 +14,7 @@ import type { WebhookServiceResolver } from './webhook-caller.js';
 import { webhooksOf } from './webhook-configuration.js';
 import type { AdmissionPhase, AdmissionWebhook } from './webhook-configuration.js';
 import { webhookApplies } from './webhook-matcher.js';
+import { errorMessage } from '../../runtime/index.js';
 
 /** What the chain reads from the cluster: the stored configurations and namespaces. */
 export interface AdmissionSources {
@@ -112,7 +113,7 @@ function patched(webhook: AdmissionWebhook, object: JsonObject, patch: unknown):
   try {
     result = applyJsonPatch(object, patch);
   } catch (err) {
-    throw new AdmissionRejection(500, 'InternalError', `Internal error occurred: admission webhook "${webhook.name}" returned a patch that does not apply: ${(err as Error).message}`);
+    throw new AdmissionRejection(500, 'InternalError', `Internal error occurred: admission webhook "${webhook.name}" returned a patch that does not apply: ${errorMessage(err)}`);
   }
   if (!isPlainObject(result)) throw new AdmissionRejection(500, 'InternalError', `Internal error occurred: admission webhook "${webhook.name}" patched the object into a non-object`);
   return result;

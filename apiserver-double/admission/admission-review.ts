@@ -3,6 +3,7 @@ import { isPlainObject } from '../object-util.js';
 import type { JsonObject } from '../object-util.js';
 import type { AdmissionAttributes } from './admission-attributes.js';
 import type { AdmissionPhase } from './webhook-configuration.js';
+import { errorMessage } from '../../runtime/index.js';
 
 export type ReviewVersion = 'v1' | 'v1beta1';
 
@@ -92,6 +93,6 @@ function readPatch(response: JsonObject, version: ReviewVersion, phase: Admissio
   try {
     return JSON.parse(Buffer.from(String(encoded), 'base64').toString('utf8')) as unknown;
   } catch (err) {
-    throw new InvalidReviewResponse(`the patch is not JSON: ${(err as Error).message}`);
+    throw new InvalidReviewResponse(`the patch is not JSON: ${errorMessage(err)}`);
   }
 }

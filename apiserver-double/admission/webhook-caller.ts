@@ -2,6 +2,7 @@ import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
 import { MeshError } from '../../runtime/index.js';
 import type { WebhookClientConfig } from './webhook-configuration.js';
+import { errorCode, errorMessage } from '../../runtime/index.js';
 
 /**
  * Where the double dials a webhook's `clientConfig.service`: tests and the local mesh map services
@@ -69,7 +70,7 @@ export async function postToWebhook(config: WebhookClientConfig, body: unknown, 
   try {
     return JSON.parse(text) as unknown;
   } catch (err) {
-    throw new WebhookCallError(`failed to call webhook: couldn't decode the response: ${(err as Error).message}`);
+    throw new WebhookCallError(`failed to call webhook: couldn't decode the response: ${errorMessage(err)}`);
   }
 }
 
@@ -99,7 +100,7 @@ function targetOf(config: WebhookClientConfig, timeoutSeconds: number, resolveSe
 
 /** Node's socket and TLS errors in the words of Go's HTTP client, which kube's messages carry. */
 function transportReason(err: Error, target: Target): string {
-  const code = (err as NodeJS.ErrnoException).code ?? '';
+  const code = errorCode(err) ?? '';
   const address = `${target.host.includes(':') ? `[${target.host}]` : target.host}:${target.port}`;
   if (code === 'ECONNREFUSED') return `dial tcp ${address}: connect: connection refused`;
   if (code === 'ECONNRESET') return `read tcp ${address}: read: connection reset by peer`;

@@ -5,6 +5,7 @@ import { parseCertificatesPem } from '../x509/certificate-info.js';
 import { newClientCertAuthenticator } from './client-cert-authenticator.js';
 import { HOUR, newTestAuthority, type TestAuthority } from '../testing/test-authority.js';
 import { newTrustBundleSet, type TrustBundleSet } from '../trust/trust-bundle-set.js';
+import { errorMessage } from '../../runtime/index.js';
 
 const OURS = 'spiffe://cluster.local/ns/apps/sa/web';
 const FOREIGN = 'spiffe://td1/ns/shop/sa/cart';
@@ -31,7 +32,7 @@ describe('client certificate authentication across trust domains', () => {
       const caller = await authenticator.authenticate({ peerCertificates: [der] });
       return caller ? `ok ${caller.identities.join(',')}` : 'none';
     } catch (err) {
-      return `refused: ${(err as Error).message}`;
+      return `refused: ${errorMessage(err)}`;
     }
   };
 

@@ -4,6 +4,7 @@ import { CaError } from '../ca-error.js';
 import type { Authenticator, Caller } from './authenticator.js';
 import { parseServiceAccountUser, spiffeId } from '../trust/spiffe.js';
 import { newVerifiedTokenCache } from './verified-token-cache.js';
+import { errorMessage } from '../../runtime/index.js';
 
 /** Which tokens an OIDC issuer vouches for. */
 export interface JwtRule {
@@ -108,7 +109,7 @@ export function newJwtAuthenticator(options: JwtAuthenticatorOptions): Authentic
           ...(options.clock ? { currentDate: new Date(options.clock.now()) } : {}),
         }));
       } catch (err) {
-        throw new CaError('unauthenticated', `JWT verification failed: ${(err as Error).message}`, { cause: err });
+        throw new CaError('unauthenticated', `JWT verification failed: ${errorMessage(err)}`, { cause: err });
       }
       const account = serviceAccountOf(payload);
       if (!account) throw new CaError('unauthenticated', 'the JWT does not name a service account');

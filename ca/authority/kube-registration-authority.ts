@@ -10,6 +10,7 @@ import { parseAndVerifyCsr } from '../x509/csr.js';
 import { decodePemBlocks, encodePem } from '../../pki/index.js';
 import type { RootBundleSource } from '../trust/trust-bundle-set.js';
 import { chainProblem } from '../../pki/index.js';
+import { errorMessage } from '../../runtime/index.js';
 
 export interface KubeRegistrationAuthorityOptions {
   readonly kubeConfig: KubeConfig;
@@ -247,5 +248,5 @@ function apiErrorText(err: unknown): string {
     const message = /"message"\s*:\s*"([^"]*)"/.exec(body)?.[1];
     return `HTTP ${err.code}${message ? `: ${message}` : ''}`;
   }
-  return (err as Error).message;
+  return errorMessage(err);
 }

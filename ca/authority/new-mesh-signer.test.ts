@@ -47,7 +47,8 @@ describe('choosing who signs workload certificates', () => {
     try {
       await promise;
     } catch (err) {
-      return err as Error;
+      if (err instanceof Error) return err;
+      throw new Error(`expected an Error, got ${String(err)}`, { cause: err });
     }
     throw new Error('expected a rejection');
   };

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { CaError } from '../ca-error.js';
 import { CA_FILES } from '../store/ca-store.js';
 import type { CaMaterial } from './key-cert-bundle.js';
+import { errorCode } from '../../runtime/index.js';
 
 /**
  * Plugged-in CA material from ROOT_CA_DIR (the mounted `cacerts` secret), or undefined when the
@@ -14,7 +15,7 @@ export async function readPluggedCa(dir: string): Promise<CaMaterial | undefined
     try {
       return await readFile(join(dir, name), 'utf8');
     } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code;
+      const code = errorCode(err);
       if (code === 'ENOENT' || code === 'ENOTDIR') return undefined;
       throw err;
     }

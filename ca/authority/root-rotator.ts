@@ -4,6 +4,7 @@ import type { CaStore, StoredCa } from '../store/ca-store.js';
 import { recordExpiry, type CertificateAuthority } from './certificate-authority.js';
 import { loadKeyCertBundle, type CaMaterial } from './key-cert-bundle.js';
 import { rotateSelfSignedMaterial } from './self-signed-root.js';
+import { errorMessage } from '../../runtime/index.js';
 
 export interface RootRotatorOptions {
   readonly ca: CertificateAuthority;
@@ -112,7 +113,7 @@ export function newRootRotator(options: RootRotatorOptions): RootRotator {
           try {
             await checkNow();
           } catch (err) {
-            log.error({ error: (err as Error).message }, 'root certificate check failed');
+            log.error({ error: errorMessage(err) }, 'root certificate check failed');
           }
         }
       } catch (err) {

@@ -43,7 +43,7 @@ const DEFAULT_JOBS_PER_THREAD = 2;
 interface Job {
   readonly message: SigningJobMessage;
   resolve(issued: IssuedCertificate): void;
-  reject(error: Error): void;
+  reject(error: unknown): void;
 }
 
 interface SigningThread {
@@ -89,7 +89,7 @@ export function newSigningPool(options: SigningPoolOptions): SigningPool {
       try {
         job.resolve(signInline(job.message));
       } catch (error) {
-        job.reject(error as Error);
+        job.reject(error);
       }
     }
   };

@@ -1,5 +1,5 @@
 import { Server, type ServerCredentials, experimental } from '@grpc/grpc-js';
-import { newRealClock, rejectWhenAborted, shutdownGrpcServer, untilAborted, type Clock, type Runnable } from '../../runtime/index.js';
+import { MeshError, newRealClock, rejectWhenAborted, shutdownGrpcServer, untilAborted, type Clock, type Runnable } from '../../runtime/index.js';
 import type { CertificateAuthority } from '../authority/certificate-authority.js';
 import type { CertificateServiceOptions } from './certificate-service.js';
 import { daemonServerNames, newDaemonCertificate, type DaemonCertificate, type DaemonHosts } from './daemon-certificate.js';
@@ -116,7 +116,7 @@ export function newCaServer(options: CaServerOptions): CaServer {
     group: 'httpServer',
     daemonCertificate: endpoint.daemonCertificate,
     port: () => {
-      if (boundPort === undefined) throw new Error('the CA server is not listening yet');
+      if (boundPort === undefined) throw new MeshError('not-listening', 'the CA server is not listening yet');
       return boundPort;
     },
     waitForReady: (signal) => Promise.race([readyPromise, rejectWhenAborted(signal)]),

@@ -3,6 +3,7 @@ import { CaError } from '../ca-error.js';
 import type { AuthContext, Authenticator, Caller } from '../authn/authenticator.js';
 import type { CertificateAuthority } from '../authority/certificate-authority.js';
 import type { CsrSigner } from '../authority/csr-signer.js';
+import { errorMessage } from '../../runtime/index.js';
 
 export interface CertificateServiceOptions {
   /** Signs workload CSRs, unless `signer` is given. */
@@ -61,7 +62,7 @@ export function newCertificateService(options: CertificateServiceOptions): Certi
         const caller = await authenticator.authenticate(context);
         if (caller) return caller;
       } catch (err) {
-        failures.push(`${authenticator.name}: ${(err as Error).message}`);
+        failures.push(`${authenticator.name}: ${errorMessage(err)}`);
       }
     }
     authFailures.inc();
@@ -86,7 +87,7 @@ export function newCertificateService(options: CertificateServiceOptions): Certi
       } catch (err) {
         if (!(err instanceof CaError)) {
           signErrors.inc({ error: 'cert-gen' });
-          log.error({ identity, error: (err as Error).message }, 'certificate signing failed');
+          log.error({ identity, error: errorMessage(err) }, 'certificate signing failed');
           throw new CaError('sign-failed', 'certificate signing failed', { cause: err });
         }
         const label = signErrorLabel(err);

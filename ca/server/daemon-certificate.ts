@@ -3,6 +3,7 @@ import { isIP } from 'node:net';
 import type { experimental } from '@grpc/grpc-js';
 import type { Clock, Logger, TimerHandle } from '../../runtime/index.js';
 import type { CertificateAuthority } from '../authority/certificate-authority.js';
+import { errorMessage } from '../../runtime/index.js';
 
 type CertificateProvider = experimental.CertificateProvider;
 type CaListener = experimental.CaCertificateUpdateListener;
@@ -100,7 +101,7 @@ export function newDaemonCertificate(options: DaemonCertificateOptions): DaemonC
       try {
         renew();
       } catch (err) {
-        log.error({ error: (err as Error).message }, 'renewing the daemon certificate failed');
+        log.error({ error: errorMessage(err) }, 'renewing the daemon certificate failed');
         timer = clock.setTimer(() => schedule(), 60_000);
       }
     }, delay);

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { CaError } from '../ca-error.js';
 import { CA_FILES, type CaStore, type StoredCa } from './ca-store.js';
 import type { CaMaterial } from '../authority/key-cert-bundle.js';
+import { errorCode } from '../../runtime/index.js';
 
 /** CA material as the four PEM files of a folder; the key file is readable by its owner only. */
 export function newFolderCaStore(dir: string): CaStore {
@@ -11,7 +12,7 @@ export function newFolderCaStore(dir: string): CaStore {
     try {
       return await readFile(join(dir, name), 'utf8');
     } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
+      if (errorCode(err) === 'ENOENT') return undefined;
       throw err;
     }
   };

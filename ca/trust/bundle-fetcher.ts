@@ -4,6 +4,7 @@ import { CaError } from '../ca-error.js';
 import type { BundleEndpoint } from './spiffe-bundle-endpoints.js';
 import { parseSpiffeBundle } from './spiffe-bundle.js';
 import type { TrustBundleSet } from './trust-bundle-set.js';
+import { errorMessage } from '../../runtime/index.js';
 
 export interface BundleFetcherOptions {
   readonly endpoints: readonly BundleEndpoint[];
@@ -97,7 +98,7 @@ export function newBundleFetcher(options: BundleFetcherOptions): BundleFetcher {
     } catch (err) {
       if (signal.aborted) throw err;
       state.consecutiveFailures++;
-      state.lastError = (err as Error).message;
+      state.lastError = errorMessage(err);
       const retryMs = Math.min(defaultRefreshMs, initialBackoffMs * 2 ** Math.min(state.consecutiveFailures - 1, 30));
       log.warn(
         { ...fields, error: state.lastError, failures: state.consecutiveFailures, retryMs, keptRoots: state.roots },

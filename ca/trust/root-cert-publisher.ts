@@ -1,4 +1,4 @@
-import { ApiException, CoreV1Api, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
+import { CoreV1Api, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
 import {
   controllerFor,
   newInformerSource,
@@ -67,14 +67,9 @@ export function addRootCertPublisher(options: RootCertPublisherOptions): Control
         },
         data: { ...(current?.data ?? {}), [ROOT_CERT_KEY]: bundle },
       };
-      try {
-        if (current) await api.replaceNamespacedConfigMap({ name: ROOT_CERT_CONFIG_MAP, namespace: key.namespace, body });
-        else await api.createNamespacedConfigMap({ namespace: key.namespace, body });
-      } catch (err) {
-        // The cache was behind (a conflict, or the object appeared or vanished): retry with backoff.
-        if (err instanceof ApiException && (err.code === 409 || err.code === 404)) return { requeue: true };
-        throw err;
-      }
+      // A failure, such as the cache being behind (a conflict, or the object appeared or vanished), throws: retried with backoff.
+      if (current) await api.replaceNamespacedConfigMap({ name: ROOT_CERT_CONFIG_MAP, namespace: key.namespace, body });
+      else await api.createNamespacedConfigMap({ namespace: key.namespace, body });
       reconcileLog.info({ namespace: key.namespace }, current ? 'updated the root certificate config map' : 'created the root certificate config map');
       return undefined;
     });

@@ -1,6 +1,7 @@
 import type { Logger } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import { parseCertificatesPem, type CertificateInfo } from '../x509/certificate-info.js';
+import { errorMessage } from '../../runtime/index.js';
 
 /**
  * Where our own trust domain's roots come from: the CA (its trust bundle follows root
@@ -77,7 +78,7 @@ export function newTrustBundleSet(options: TrustBundleSetOptions): TrustBundleSe
       try {
         listener(current);
       } catch (err) {
-        log?.error({ error: (err as Error).message }, 'trust bundle listener failed');
+        log?.error({ error: errorMessage(err) }, 'trust bundle listener failed');
       }
     }
   };

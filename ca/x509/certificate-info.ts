@@ -14,6 +14,7 @@ import {
 } from './der.js';
 import { keyIdentifier } from '../authority/certificate-builder.js';
 import { decodeCertificates, encodePem } from '../../pki/index.js';
+import { errorMessage } from '../../runtime/index.js';
 
 /** A parsed certificate of a CA chain: the raw pieces the signer reuses, and node's view of it. */
 export interface CertificateInfo {
@@ -60,7 +61,7 @@ export function parseCertificate(der: Buffer): CertificateInfo {
     };
   } catch (err) {
     if (err instanceof CaError) throw err;
-    throw new CaError('ca-material-invalid', `cannot parse certificate: ${(err as Error).message}`, { cause: err });
+    throw new CaError('ca-material-invalid', `cannot parse certificate: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -70,7 +71,7 @@ export function parseCertificatesPem(text: string, what: string): CertificateInf
     return decodeCertificates(text, what).map(parseCertificate);
   } catch (err) {
     if (err instanceof CaError) throw err;
-    throw new CaError('ca-material-invalid', (err as Error).message, { cause: err });
+    throw new CaError('ca-material-invalid', errorMessage(err), { cause: err });
   }
 }
 

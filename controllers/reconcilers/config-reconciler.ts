@@ -16,9 +16,7 @@ export interface ConfigReconcilerOptions {
   source: Source<KubeObject>;
   model: MeshModelWriter;
   push: PushEmitter;
-  /** Scope `model`: what changed in the model. */
-  log: Logger;
-  /** Scope `validation`: what was rejected and why. */
+  /** Scope `validation`: what was rejected and why (what changed in the model goes to the reconcile request's logger). */
   validationLog: Logger;
   metrics: MeshMetrics<'pilot-discovery'>;
   clock: Clock;
@@ -47,7 +45,7 @@ interface Seen {
  * reported as a `TerminalError` (counted by the runtime, not retried) once per distinct content.
  */
 export function newConfigReconciler(options: ConfigReconcilerOptions): Reconciler {
-  const { kind, source, model, push, log, validationLog, metrics, clock, outcomes } = options;
+  const { kind, source, model, push, validationLog, metrics, clock, outcomes } = options;
   const seen = new Map<string, Seen>();
   const rejected = metrics.counter('pilot_total_rejected_configs');
   const events = metrics.counter('pilot_orch_cfg_events');
@@ -61,7 +59,7 @@ export function newConfigReconciler(options: ConfigReconcilerOptions): Reconcile
     return entry ? { resourceVersion: entry.resourceVersion, generation: entry.resource.metadata.generation } : undefined;
   };
 
-  return async ({ key }) => {
+  return async ({ key, log }) => {
     const startedAt = clock.now();
     const id = formatObjectKey(key);
     const object = source.store.get(key);
@@ -129,7 +127,7 @@ export function newConfigReconciler(options: ConfigReconcilerOptions): Reconcile
       { ...fields, errors: formatIssues(result.errors), servingResourceVersion: serving?.resourceVersion },
       serving ? 'config rejected, the last good version keeps serving' : 'config rejected',
     );
-    throw new TerminalError(`${kind} ${id} is invalid: ${describeIssues(result.errors)}`);
+    throw new TerminalError(`${kind} ${id} is invalid: ${describeIssues(result.errors)}`, { issues: result.errors });
   };
 }
 

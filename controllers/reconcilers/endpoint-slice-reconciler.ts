@@ -5,9 +5,9 @@ import type { Reconciler } from '../../runtime/index.js';
 
 /** EndpointSlices into the registry (`PILOT_USE_ENDPOINT_SLICE`); endpoint changes push EDS only (`full: false`). */
 export function newEndpointSliceReconciler(options: RegistryReconcilerOptions): Reconciler {
-  const { source, model, push, log, clock } = options;
+  const { source, model, push, clock } = options;
   const events = options.metrics.counter('pilot_orch_reg_events');
-  return async ({ key }) => {
+  return async ({ key, log }) => {
     const startedAt = clock.now();
     const object = source.store.get(key);
     const slice = object ? endpointSliceFromObject(object) : undefined;

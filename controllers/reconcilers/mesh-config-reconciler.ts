@@ -5,7 +5,7 @@ import type { MeshConfigWatcher } from '../sources/mesh-config-watcher.js';
 import type { MeshModelWriter } from '../model/mesh-model.js';
 import type { PushEmitter } from './push-emitter.js';
 import { TerminalError } from '../../runtime/index.js';
-import type { Clock, KubeObject, Logger, MeshMetrics, ObjectKey, Reconciler, Source } from '../../runtime/index.js';
+import type { Clock, KubeObject, MeshMetrics, ObjectKey, Reconciler, Source } from '../../runtime/index.js';
 
 export interface MeshConfigReconcilerOptions {
   /** Holds the mesh ConfigMap of the root namespace (other objects are ignored). */
@@ -21,7 +21,6 @@ export interface MeshConfigReconcilerOptions {
   watcher: MeshConfigWatcher;
   model: MeshModelWriter;
   push: PushEmitter;
-  log: Logger;
   metrics: MeshMetrics<'pilot-discovery'>;
   clock: Clock;
 }
@@ -38,7 +37,7 @@ export function newMeshConfigReconciler(options: MeshConfigReconcilerOptions): {
   mapFn: (object: KubeObject) => ObjectKey | undefined;
   reconcile: Reconciler;
 } {
-  const { source, rootNamespace, watcher, model, push, log, clock } = options;
+  const { source, rootNamespace, watcher, model, push, clock } = options;
   const configMapName = options.configMapName ?? MESH_CONFIG_MAP_NAME;
   const key: ObjectKey = { namespace: rootNamespace, name: configMapName };
   const names = new Set([configMapName, ...(options.sharedName ? [options.sharedName] : [])]);
@@ -48,7 +47,7 @@ export function newMeshConfigReconciler(options: MeshConfigReconcilerOptions): {
   const mapFn = (object: KubeObject): ObjectKey | undefined =>
     object.metadata?.namespace === rootNamespace && names.has(object.metadata?.name ?? '') ? key : undefined;
 
-  const reconcile: Reconciler = async () => {
+  const reconcile: Reconciler = async ({ log }) => {
     const startedAt = clock.now();
     const sharedText = options.sharedName
       ? meshConfigTextOf((options.sharedSource ?? source).store.get({ namespace: rootNamespace, name: options.sharedName }))
@@ -68,7 +67,7 @@ export function newMeshConfigReconciler(options: MeshConfigReconcilerOptions): {
         lastRejected = inputs;
         rejected.inc({ type: 'MeshConfig' });
         log.error({ origin: error.origin, error: error.message }, 'mesh config rejected, keeping the last good one');
-        throw new TerminalError(error.message, { cause: error });
+        throw new TerminalError(error.message, { cause: error, issues: error.issues });
       }
     }
     lastRejected = undefined;

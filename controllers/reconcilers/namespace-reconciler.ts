@@ -1,22 +1,21 @@
 import { namespaceFromObject } from '../model/registry-conversion.js';
 import type { MeshModelWriter } from '../model/mesh-model.js';
 import type { PushEmitter } from './push-emitter.js';
-import type { Clock, KubeObject, Logger, MeshMetrics, Reconciler, Source } from '../../runtime/index.js';
+import type { Clock, KubeObject, MeshMetrics, Reconciler, Source } from '../../runtime/index.js';
 
 export interface RegistryReconcilerOptions {
   source: Source<KubeObject>;
   model: MeshModelWriter;
   push: PushEmitter;
-  log: Logger;
   metrics: MeshMetrics<'pilot-discovery'>;
   clock: Clock;
 }
 
 /** Namespaces and their labels into the registry; a change is a full push (reason `namespace`). */
 export function newNamespaceReconciler(options: RegistryReconcilerOptions): Reconciler {
-  const { source, model, push, log, clock } = options;
+  const { source, model, push, clock } = options;
   const events = options.metrics.counter('pilot_orch_reg_events');
-  return async ({ key }) => {
+  return async ({ key, log }) => {
     const startedAt = clock.now();
     const object = source.store.get(key);
     const info = object ? namespaceFromObject(object) : undefined;

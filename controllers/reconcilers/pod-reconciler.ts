@@ -10,9 +10,9 @@ import type { Reconciler } from '../../runtime/index.js';
  * node) changes which policies and services apply to its proxy: a full push, reason `proxy`.
  */
 export function newPodReconciler(options: RegistryReconcilerOptions): Reconciler {
-  const { source, model, push, log, clock } = options;
+  const { source, model, push, clock } = options;
   const events = options.metrics.counter('pilot_orch_reg_events');
-  return async ({ key }) => {
+  return async ({ key, log }) => {
     const startedAt = clock.now();
     const object = source.store.get(key);
     const workload = object ? workloadFromPod(object, model.clusterId) : undefined;

@@ -147,7 +147,6 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
       source,
       model,
       push,
-      log: modelLog,
       validationLog: scopedLogger(options.log, 'validation'),
       metrics,
       clock,
@@ -161,7 +160,6 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
     source: registrySources.sourceFor(apiVersion, kind),
     model,
     push,
-    log: modelLog,
     metrics,
     clock,
   });
@@ -194,7 +192,6 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
     watcher: options.meshConfigWatcher,
     model,
     push,
-    log: modelLog,
     metrics,
     clock,
   });

@@ -9,8 +9,8 @@ import type { Reconciler } from '../../runtime/index.js';
  * full push naming the Secret, which only the Secret generator answers.
  */
 export function newSecretReconciler(options: RegistryReconcilerOptions): Reconciler {
-  const { source, model, push, log, clock } = options;
-  return async ({ key }) => {
+  const { source, model, push, clock } = options;
+  return async ({ key, log }) => {
     const startedAt = clock.now();
     const object = source.store.get(key);
     const fields = { namespace: key.namespace, name: key.name };

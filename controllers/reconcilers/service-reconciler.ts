@@ -5,9 +5,9 @@ import type { Reconciler } from '../../runtime/index.js';
 
 /** Services into the registry (and their endpoints, recomputed); a change is a full push (reason `service`). */
 export function newServiceReconciler(options: RegistryReconcilerOptions): Reconciler {
-  const { source, model, push, log, clock } = options;
+  const { source, model, push, clock } = options;
   const events = options.metrics.counter('pilot_orch_reg_events');
-  return async ({ key }) => {
+  return async ({ key, log }) => {
     const startedAt = clock.now();
     const object = source.store.get(key);
     const service = object ? serviceFromObject(object, model.domain) : undefined;

@@ -2,6 +2,7 @@ import { LineCounter, isMap, isNode, isSeq, parseAllDocuments, parseDocument } f
 import type { Document, Node } from 'yaml';
 import type { KubeObject } from '../../runtime/index.js';
 import type { ConfigFileProblem } from './config-file-problem.js';
+import { errorMessage } from '../../runtime/index.js';
 
 const CONFIG_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
 
@@ -76,7 +77,7 @@ function parseJsonFile(path: string, text: string): ParsedConfigFile {
     value = JSON.parse(text);
   } catch (error) {
     const where = located.errors[0] ? at(located.errors[0].pos[0]) : { line: 1, column: 1 };
-    const message = `invalid JSON: ${(error as Error).message.split('\n')[0] ?? ''}`;
+    const message = `invalid JSON: ${errorMessage(error).split('\n')[0] ?? ''}`;
     return { parsed: false, documents: [], problems: [{ path, ...where, reason: 'syntax', message }] };
   }
   const node = located.errors.length === 0 ? located.contents : null;

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
 import { buildMeshConfig, MeshConfigError, readMeshConfigFile } from '../../crds/index.js';
 import type { MeshConfig } from '../../crds/index.js';
-import { MeshError, newRealClock, errorMessage, untilAborted } from '../../runtime/index.js';
+import { errorCode, MeshError, newRealClock, errorMessage, untilAborted } from '../../runtime/index.js';
 import type { Clock, Logger, Runnable, TimerHandle } from '../../runtime/index.js';
 import { stableJson } from '../stable-json.js';
 
@@ -108,7 +108,7 @@ export function newMeshConfigWatcher(options: MeshConfigWatcherOptions): MeshCon
       text = await readFile(file, 'utf8');
     } catch (error) {
       if ((error as { code?: unknown }).code !== 'ENOENT') {
-        log.error({ file, error: (error as Error).message }, 'mesh config cannot be read, keeping the last good one');
+        log.error({ file, error: errorMessage(error) }, 'mesh config cannot be read, keeping the last good one');
         return;
       }
       text = undefined;
@@ -189,8 +189,8 @@ export function newMeshConfigWatcher(options: MeshConfigWatcherOptions): MeshCon
           });
         } catch (error) {
           // No folder is the usual case of a daemon without a mesh config file: defaults apply.
-          const level = (error as NodeJS.ErrnoException).code === 'ENOENT' ? 'debug' : 'warn';
-          log[level]({ file, error: (error as Error).message }, 'mesh config watch failed, relying on the periodic re-read');
+          const level = errorCode(error) === 'ENOENT' ? 'debug' : 'warn';
+          log[level]({ file, error: errorMessage(error) }, 'mesh config watch failed, relying on the periodic re-read');
         }
       }
       schedulePoll();

@@ -6,7 +6,7 @@ import { renderPath } from '../validation-issue.js';
 import { DEFAULT_MESH_CONFIG } from './mesh-config-defaults.js';
 import { parseMeshConfigInput, type MeshConfig, type MeshConfigInput } from './mesh-config-schema.js';
 import type { ExtensionProvider } from './extension-provider-schema.js';
-import { MeshError, type KubeObject } from '../../runtime/index.js';
+import { errorMessage, MeshError, type KubeObject } from '../../runtime/index.js';
 
 /** The key of the mesh config in its ConfigMap (names/ MESH_CONFIG_MAP_NAME, in the root namespace). */
 export const MESH_CONFIG_MAP_KEY = 'mesh';
@@ -64,7 +64,7 @@ export function parseMeshConfigYaml(text: string, origin: string): MeshConfigInp
   try {
     value = document.toJS({ maxAliasCount: 100 });
   } catch (error) {
-    throw new MeshConfigError(origin, [{ path: '', line: 1, column: 1, message: (error as Error).message }], { cause: error });
+    throw new MeshConfigError(origin, [{ path: '', line: 1, column: 1, message: errorMessage(error) }], { cause: error });
   }
   if (value === null || value === undefined) return {};
   const result = parseMeshConfigInput(value);
@@ -136,7 +136,7 @@ export function readMeshConfigFile(file: string): string | undefined {
     return readFileSync(file, 'utf8');
   } catch (error) {
     if ((error as { code?: unknown }).code === 'ENOENT') return undefined;
-    throw new MeshConfigError(file, [{ path: '', line: 1, column: 1, message: `cannot read: ${(error as Error).message}` }], {
+    throw new MeshConfigError(file, [{ path: '', line: 1, column: 1, message: `cannot read: ${errorMessage(error)}` }], {
       cause: error,
     });
   }

@@ -1,4 +1,4 @@
-import { MeshError } from '../../runtime/index.js';
+import { errorMessage, MeshError } from '../../runtime/index.js';
 import type { DynamicMetadata } from './facts.js';
 import { timeoutMs, type DurationConfig } from './duration.js';
 import { httpStatusCode } from './http-status.js';
@@ -133,7 +133,7 @@ function field<T>(name: string, compile: () => T): T {
     return compile();
   } catch (error) {
     if (error instanceof ExtAuthzConfigError) throw error;
-    throw new ExtAuthzConfigError(name, (error as Error).message, { cause: error });
+    throw new ExtAuthzConfigError(name, errorMessage(error), { cause: error });
   }
 }
 

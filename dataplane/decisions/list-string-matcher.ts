@@ -1,4 +1,5 @@
 import { compileStringMatcher, type StringMatcherConfig } from './string-matcher.js';
+import { errorMessage } from '../../runtime/index.js';
 
 /** `envoy.type.matcher.v3.ListStringMatcher`: at least one pattern; a value matches when any does. */
 export interface ListStringMatcherConfig {
@@ -12,7 +13,7 @@ export function compileListStringMatcher(config: ListStringMatcherConfig): (valu
     try {
       return compileStringMatcher(pattern);
     } catch (error) {
-      throw new Error(`patterns[${index}]: ${(error as Error).message}`, { cause: error });
+      throw new Error(`patterns[${index}]: ${errorMessage(error)}`, { cause: error });
     }
   });
   return (value) => predicates.some((matches) => matches(value));

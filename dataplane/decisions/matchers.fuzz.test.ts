@@ -4,6 +4,7 @@ import { fuzzParameters } from '../../testing/fuzz.js';
 import type { HttpRequestFacts } from './facts.js';
 import { compileHeaderMatcher, type HeaderMatcherConfig } from './header-matcher.js';
 import { compileRouteMatch, type RouteMatchConfig } from './route-match.js';
+import { errorMessage } from '../../runtime/index.js';
 
 // Route and header matchers under fuzzing: whatever a route or a header matcher holds (a regex
 // RE2 refuses, odd names, a range of non-numbers), compiling either succeeds or throws; a compiled
@@ -49,7 +50,7 @@ function compiles<T>(compile: () => T): T | undefined {
     return compile();
   } catch (error) {
     expect(error).toBeInstanceOf(Error);
-    expect((error as Error).message).not.toBe('');
+    expect(errorMessage(error)).not.toBe('');
     return undefined;
   }
 }

@@ -200,6 +200,7 @@ function startProgram(program: string, args: readonly string[], env: Record<stri
   return child;
 }
 
+// Not testing/wait-for.ts: the local mesh ships in dist/ (`npm run local`), where no testing/ folder goes.
 async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {

@@ -1,6 +1,7 @@
 import { X509Certificate } from 'node:crypto';
 import { waitFor } from '../../testing/wait-for.js';
 import type { LocalMesh } from '../local-mesh/local-mesh.js';
+import { errorMessage } from '../../runtime/index.js';
 
 /** A config dump's xDS resources by kind and name, without versions and times. */
 export type ComparableDump = Record<string, Record<string, unknown>>;
@@ -112,6 +113,6 @@ export async function settledDumps(mesh: LocalMesh, timeoutMs: number): Promise<
     },
     { timeoutMs, intervalMs: 100, description: 'every proxy holding the endpoints of its clusters' },
   ).catch((error: unknown) => {
-    throw new Error(`${(error as Error).message}; still without: ${warming.join(', ')}`, { cause: error });
+    throw new Error(`${errorMessage(error)}; still without: ${warming.join(', ')}`, { cause: error });
   });
 }

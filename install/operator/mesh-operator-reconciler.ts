@@ -24,7 +24,6 @@ export interface MeshOperatorReconcilerOptions {
   /** Writes `status` through the status subresource. */
   readonly writeStatus: (key: ObjectKey, status: MeshOperatorStatus) => Promise<void>;
   readonly metrics: MeshMetrics<'meshctl'>;
-  readonly log: Logger;
 }
 
 /** What was applied for one MeshOperator: each object's content hash, for the spec generation it was rendered from. */
@@ -42,7 +41,7 @@ interface AppliedCache {
  * status, not a retry: only a change of it can help.
  */
 export function newMeshOperatorReconciler(options: MeshOperatorReconcilerOptions): Reconciler {
-  const { store, cluster, metrics, log } = options;
+  const { store, cluster, metrics } = options;
   const caches = new Map<string, AppliedCache>();
   const owned = new Map<string, Map<string, number>>();
   const counters = {
@@ -73,11 +72,11 @@ export function newMeshOperatorReconciler(options: MeshOperatorReconcilerOptions
     for (const { kind } of INSTALLED_KINDS) ownedGauge.set({ kind }, totals.get(kind) ?? 0);
   };
 
-  return async ({ key }) => {
+  return async ({ key, log }) => {
     const id = `${key.namespace}/${key.name}`;
     const object = store.get(key) as (KubeObject & { spec?: MeshOperator['spec'] }) | undefined;
     if (!object) {
-      await removeOwned(key.name, id);
+      await removeOwned(key.name, id, log);
       return;
     }
     if (object.metadata?.annotations?.[IGNORE_RECONCILE_ANNOTATION] === 'true') return;
@@ -145,7 +144,7 @@ export function newMeshOperatorReconciler(options: MeshOperatorReconcilerOptions
     log.info({ meshOperator: id, status: status.status }, 'MeshOperator reconciled');
   };
 
-  async function removeOwned(name: string, id: string): Promise<void> {
+  async function removeOwned(name: string, id: string, log: Logger): Promise<void> {
     if (!caches.has(id) && !owned.has(id)) return;
     caches.delete(id);
     for (const object of await listOwned(name)) {

@@ -47,7 +47,6 @@ export function setupOperatorWithManager(manager: Manager, options: OperatorSetu
         revision: options.revision,
         writeStatus: statusWriter(kubeConfig),
         metrics: options.metrics,
-        log,
       }),
     );
 }

@@ -2,6 +2,7 @@ import { KubernetesObjectApi, VersionApi, type KubeConfig, type KubernetesObject
 import { stringify } from 'yaml';
 import { KINDS, KIND_NAMES } from '../../crds/index.js';
 import { kubeMessage } from '../kube/port-forward.js';
+import { MeshError } from '../../runtime/index.js';
 
 /** The namespaced kinds dumped per selected namespace, as `kubectl get -o yaml` lists them. */
 export const NAMESPACED_KINDS: readonly { apiVersion: string; kind: string; file: string }[] = [
@@ -48,7 +49,7 @@ export function clusterTargets(kubeConfig: KubeConfig, namespaces: readonly stri
       const items = (await objects.list(apiVersion, kind, namespace)).items;
       return items.map((item) => ({ ...item, apiVersion, kind }));
     } catch (error) {
-      throw new Error(`listing ${kind}${namespace ? ` in ${namespace}` : ''}: ${kubeMessage(error)}`, { cause: error });
+      throw new MeshError('bugreport-gather-failed', `listing ${kind}${namespace ? ` in ${namespace}` : ''}: ${kubeMessage(error)}`, { cause: error });
     }
   };
   const yamlOf = (items: readonly KubernetesObject[]): string => stringify({ apiVersion: 'v1', kind: 'List', items: items.map(withoutManagedFields) });
@@ -83,7 +84,7 @@ export function clusterTargets(kubeConfig: KubeConfig, namespaces: readonly stri
       try {
         return stringify(await kubeConfig.makeApiClient(VersionApi).getCode());
       } catch (error) {
-        throw new Error(`reading the API server version: ${kubeMessage(error)}`, { cause: error });
+        throw new MeshError('bugreport-gather-failed', `reading the API server version: ${kubeMessage(error)}`, { cause: error });
       }
     },
   });

@@ -1,7 +1,7 @@
 import { Log, type KubeConfig } from '@kubernetes/client-node';
 import { request } from 'node:http';
 import { Writable } from 'node:stream';
-import { errorMessage } from '../../runtime/index.js';
+import { MeshError, errorMessage } from '../../runtime/index.js';
 import { forwardToPod, kubeMessage } from '../kube/port-forward.js';
 import { PROXY_ADMIN_PORT } from '../proxyconfig/pod-admin.js';
 import { DAEMON_MONITORING_PORT } from '../proxystatus/daemon-query.js';
@@ -117,7 +117,7 @@ async function readPodLog(kubeConfig: KubeConfig, target: PodTarget, container: 
       }),
     ]);
   } catch (error) {
-    throw new Error(kubeMessage(error), { cause: error });
+    throw new MeshError('bugreport-gather-failed', kubeMessage(error), { cause: error });
   } finally {
     clearTimeout(timer);
   }

@@ -2,7 +2,7 @@ import { request } from 'node:https';
 import { AdmissionregistrationV1Api, type KubeConfig } from '@kubernetes/client-node';
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { LABELS, revisionLabelValue } from '../../names/index.js';
-import { errorMessage } from '../../runtime/index.js';
+import { MeshError, errorMessage } from '../../runtime/index.js';
 import type { Pod } from '../../webhook/inject/index.js';
 
 const INJECTOR_SUFFIX = 'sidecar-injector.mesh.io';
@@ -53,7 +53,7 @@ export async function injectThroughWebhook(injector: LiveInjector, pod: Pod, nam
     req.end(body);
   });
   const response = (JSON.parse(answer) as { response?: { allowed?: boolean; patch?: string; status?: { message?: string } } }).response ?? {};
-  if (!response.allowed) throw new Error(`webhook ${injector.webhook} denied the pod: ${response.status?.message ?? 'without explanation'}`);
+  if (!response.allowed) throw new MeshError('webhook-denied', `webhook ${injector.webhook} denied the pod: ${response.status?.message ?? 'without explanation'}`);
   if (!response.patch) return pod;
   const patch = JSON.parse(Buffer.from(response.patch, 'base64').toString()) as Operation[];
   return fastJsonPatch.applyPatch(structuredClone(pod), patch, true, false).newDocument;

@@ -1,5 +1,5 @@
 import { KubeConfig, ServerConfiguration, createConfiguration, type ApiType, type Configuration } from '@kubernetes/client-node';
-import { UsageError, errorMessage } from '../../runtime/index.js';
+import { MeshError, UsageError, errorMessage } from '../../runtime/index.js';
 
 export interface KubeClientFlags {
   /** `-c/--orchconfig`; '' looks where client-node looks (KUBECONFIG, ~/.kube/config, in-cluster). */
@@ -21,7 +21,7 @@ class RequestLoggingKubeConfig extends KubeConfig {
 
   override makeApiClient<T extends ApiType>(apiClientType: new (config: Configuration) => T): T {
     const cluster = this.getCurrentCluster();
-    if (!cluster) throw new Error('No active cluster!');
+    if (!cluster) throw new MeshError('kube-no-cluster', 'No active cluster!');
     const log = this.requestLog;
     const config = createConfiguration({
       baseServer: new ServerConfiguration(cluster.server, {}),

@@ -47,7 +47,7 @@ export async function forwardToPod(kubeConfig: KubeConfig, target: PodForwardTar
   try {
     const pod = await kubeConfig.makeApiClient(CoreV1Api).readNamespacedPod({ name: target.pod, namespace: target.namespace });
     const phase = pod.status?.phase ?? '';
-    if (phase !== 'Running') throw new Error(`pod is not running. Status=${phase}`);
+    if (phase !== 'Running') throw new MeshError('port-forward-failed', `pod is not running. Status=${phase}`);
   } catch (error) {
     throw portForwardFailure(error);
   }

@@ -17,7 +17,7 @@ export async function queryScalar(baseUrl: string, query: string, timeoutMs = 10
     try {
       body = JSON.parse(text) as typeof body;
     } catch {
-      throw new Error(`HTTP ${response.status}: ${text.slice(0, 200).trim()}`);
+      throw new MeshError('metrics-query-failed', `HTTP ${response.status}: ${text.slice(0, 200).trim()}`);
     }
   } catch (error) {
     throw new MeshError('metrics-query-failed', `error querying the metrics store: ${errorMessage(error)}`, { cause: error });

@@ -1,7 +1,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import { parseAllDocuments } from 'yaml';
 import type { TypedResource, ValidationIssue, ValidationResult } from '../../crds/index.js';
-import { MeshError, errorMessage } from '../../runtime/index.js';
+import { errorCode, MeshError, errorMessage } from '../../runtime/index.js';
 import { listItems, walkConfigFiles } from '../config-files.js';
 import { checkReferences } from './validate-references.js';
 
@@ -107,7 +107,7 @@ function formatFinding(finding: Finding): string {
 }
 
 function describeError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
+  const code = errorCode(error);
   if (code === 'ENOENT') return 'no such file or directory';
   if (code === 'EACCES') return 'permission denied';
   if (code === 'EISDIR') return 'is a directory';

@@ -1,5 +1,5 @@
 import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
-import { errorMessage, type BuildInfo } from '../../runtime/index.js';
+import { MeshError, errorMessage, type BuildInfo } from '../../runtime/index.js';
 import { podHttp } from '../kube/pod-http.js';
 import { kubeMessage } from '../kube/port-forward.js';
 import { DAEMON_MONITORING_PORT, queryDaemons } from '../proxystatus/daemon-query.js';
@@ -71,14 +71,14 @@ async function versionOf(kubeConfig: KubeConfig, core: CoreV1Api, pod: V1Pod): P
     viaProxy = kubeMessage(error);
   }
   const answer = await podHttp(kubeConfig, { namespace, pod: name, port: DAEMON_MONITORING_PORT, method: 'GET', path: '/version' }).catch((error: unknown) => {
-    throw new Error(`pod proxy: ${viaProxy}; port-forward: ${errorMessage(error)}`);
+    throw new MeshError('version-query-failed', `pod proxy: ${viaProxy}; port-forward: ${errorMessage(error)}`);
   });
-  if (answer.status !== 200) throw new Error(`pod proxy: ${viaProxy}; port-forward: /version answered ${answer.status}`);
+  if (answer.status !== 200) throw new MeshError('version-query-failed', `pod proxy: ${viaProxy}; port-forward: /version answered ${answer.status}`);
   return asBuildInfo(JSON.parse(answer.body) as unknown);
 }
 
 function asBuildInfo(value: unknown): BuildInfo {
-  if (typeof value !== 'object' || value === null || typeof (value as BuildInfo).version !== 'string') throw new Error('/version is not build information');
+  if (typeof value !== 'object' || value === null || typeof (value as BuildInfo).version !== 'string') throw new MeshError('version-query-failed', '/version is not build information');
   return value as BuildInfo;
 }
 

@@ -49,7 +49,7 @@ export async function requestXdsToken(kubeConfig: KubeConfig, subject: TokenSubj
       body: { spec: { audiences: [XDS_TOKEN_AUDIENCE], expirationSeconds: XDS_TOKEN_EXPIRATION_SECONDS } },
     });
     const token = answer.status?.token ?? '';
-    if (token === '') throw new Error('the answer holds no token');
+    if (token === '') throw new MeshError('xds-query-failed', 'the answer holds no token');
     return token;
   } catch (error) {
     const body = (error as { body?: unknown }).body;

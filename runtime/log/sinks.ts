@@ -1,4 +1,5 @@
 import { closeSync, openSync, writeSync } from 'node:fs';
+import { MeshError } from '../errors.js';
 
 /** Where encoded entries go. Writes are synchronous so that nothing is lost when the process exits. */
 export interface LogSink {
@@ -50,7 +51,7 @@ export function writeAll(fd: number, text: string): void {
   let offset = 0;
   while (offset < bytes.length) {
     const written = writeSync(fd, bytes, offset, bytes.length - offset);
-    if (written <= 0) throw new Error('write made no progress');
+    if (written <= 0) throw new MeshError('log-write-failed', 'write made no progress');
     offset += written;
   }
 }

@@ -7,6 +7,7 @@ import { parseInjectorConfig } from './injector-config.js';
 import { compileInjector } from './injector.js';
 import type { Pod } from './pod.js';
 import { newRenderMemo } from './render-memo.js';
+import { errorMessage } from '../../runtime/index.js';
 
 describe('newRenderMemo', () => {
   const counting = <D extends object, R>(render: (data: D) => R): { memo: ReturnType<typeof newRenderMemo<D, R>>; renders: () => number } => {
@@ -156,7 +157,7 @@ describe('the injector with its render memo', () => {
       try {
         return run();
       } catch (error) {
-        return { error: (error as Error).message };
+        return { error: errorMessage(error) };
       }
     };
     fc.assert(

@@ -7,21 +7,11 @@ import { waitFor } from '../../testing/wait-for.js';
 import { loadEnvoyProtos, type EnvoyProtos } from '../envoy/envoy-protos.js';
 import { newAdsTestClient, nodeFor, startTestXds, type AdsTestClient, type TestXds } from '../testing/test-support.js';
 import { CLUSTER_TYPE } from '../envoy/type-urls.js';
-import type { XdsAuthenticator } from '../xds-auth.js';
+import { testTokenAuthenticator } from '../testing/test-authenticators.js';
 
 // The daemon's HTTP debug endpoints for callers off the machine: authenticated as xDS streams
 // are, the system namespace reads everything, a workload its own namespace's config dumps. Here
 // only 127.0.0.1 counts as the daemon's machine, so a caller from 127.0.0.2 plays a remote one.
-const tokens: XdsAuthenticator = {
-  name: 'test-token',
-  async authenticate({ bearerToken }) {
-    if (bearerToken === undefined) return undefined;
-    const [kind, namespace, serviceAccount] = bearerToken.split(':');
-    if (kind !== 'token' || !namespace || !serviceAccount) throw new Error('malformed token');
-    return { identities: [`spiffe://cluster.local/ns/${namespace}/sa/${serviceAccount}`] };
-  },
-};
-
 let protos: EnvoyProtos;
 let env: TestXds;
 let client: AdsTestClient;
@@ -48,7 +38,7 @@ function get(target: FastifyInstance, url: string, token?: string, from = REMOTE
 
 beforeAll(async () => {
   protos = loadEnvoyProtos();
-  const auth = { authenticators: [tokens], xdsAuth: true, xdsAuthPlaintext: false, identityCheck: false };
+  const auth = { authenticators: [testTokenAuthenticator], xdsAuth: true, xdsAuthPlaintext: false, identityCheck: false };
   const isLocalDebugCaller = (address: string | undefined): boolean => address === LOCAL || address === `::ffff:${LOCAL}`;
   env = await startTestXds(protos, { auth, unsafeAdminEndpoints: true, isLocalDebugCaller });
   safeEnv = await startTestXds(protos, { auth, isLocalDebugCaller });

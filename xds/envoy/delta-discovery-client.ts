@@ -1,6 +1,7 @@
 import type { EncodedAny } from './encoded-any.js';
 import { newManagedStream, type DiscoveryConnectionOptions } from './discovery-stream.js';
 import { isWildcardType } from './type-urls.js';
+import { MeshError } from '../../runtime/index.js';
 
 /** A DeltaDiscoveryRequest as the client writes it. */
 export interface DeltaDiscoveryRequest {
@@ -191,8 +192,8 @@ export function newDeltaDiscoveryClient(options: DeltaDiscoveryClientOptions): D
       const resources: DecodedDeltaResource[] = [];
       for (const { name, version, resource } of response.resources) {
         if (!isWanted(response.type_url, name)) continue;
-        if (!resource) throw new Error(`resource ${name} has no body`);
-        if (resource.type_url !== response.type_url) throw new Error(`resource ${name} is a ${resource.type_url}, not a ${response.type_url}`);
+        if (!resource) throw new MeshError('invalid-xds-resource', `resource ${name} has no body`);
+        if (resource.type_url !== response.type_url) throw new MeshError('invalid-xds-resource', `resource ${name} is a ${resource.type_url}, not a ${response.type_url}`);
         resources.push({ name, version, resource: protos.decodeAny(resource) });
       }
       return { resources, removed: [...response.removed_resources] };

@@ -1,5 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import { contiguousFieldSpan, Cursor, endsRunOf, firstFieldStart, withoutSpan, type Span } from './wire-fields.js';
+import { MeshError } from '../../runtime/index.js';
 
 /**
  * A DiscoveryRequest's `resource_names` (field 3) kept encoded: every ACK of a sidecar repeats
@@ -51,7 +52,7 @@ function decodeNames(encoded: Buffer, checked: boolean, pool: NamePool): string[
     cursor.varint();
     const length = cursor.varint();
     const entry = encoded.subarray(cursor.pos, cursor.pos + length);
-    if (!checked && !isUtf8(entry)) throw new Error('invalid utf8 in resource_names');
+    if (!checked && !isUtf8(entry)) throw new MeshError('invalid-discovery-request', 'invalid utf8 in resource_names');
     names.push(pool.intern(entry.toString('utf8')));
     cursor.pos += length;
   }

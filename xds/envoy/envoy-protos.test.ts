@@ -2,6 +2,7 @@ import { beforeAll, describe, expect, test } from '@jest/globals';
 import { credentials, makeGenericClientConstructor } from '@grpc/grpc-js';
 import { ADS_SERVICE, CSDS_SERVICE, loadEnvoyProtos, type EnvoyProtos } from './envoy-protos.js';
 import { CLUSTER_TYPE, LISTENER_TYPE, SECRET_TYPE } from './type-urls.js';
+import { errorMessage } from '../../runtime/index.js';
 
 const HCM = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 const ROUTER = 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router';
@@ -122,7 +123,7 @@ describe('encodeAny', () => {
       error = caught;
     }
     expect(error).toMatchObject({ code: 'invalid-xds-resource' });
-    expect((error as Error).message).toMatch(pattern);
+    expect(errorMessage(error)).toMatch(pattern);
   });
 
   test('accepts bytes, int64 strings and enum numbers', () => {

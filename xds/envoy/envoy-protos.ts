@@ -3,7 +3,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import protobuf from 'protobufjs';
 import type { ServiceDefinition } from '@grpc/grpc-js';
-import { MeshError } from '../../runtime/index.js';
+import { errorMessage, MeshError } from '../../runtime/index.js';
 import { discoveryMessageCodecs } from './ads-service-definition.js';
 import { grpcServiceDefinition } from './grpc-service-definition.js';
 import { newRouteConfigurationEncoder, type EncodeChecked } from './route-configuration-encoder.js';
@@ -105,7 +105,7 @@ export function loadEnvoyProtos(options: LoadEnvoyProtosOptions = {}): EnvoyProt
     root.loadSync([...(options.files ?? ENVOY_PROTO_FILES), ...(options.extraFiles ?? [])], { keepCase: true });
     root.resolveAll();
   } catch (error) {
-    throw new MeshError('proto-load-failed', `cannot load the Envoy protos: ${(error as Error).message}`, { cause: error });
+    throw new MeshError('proto-load-failed', `cannot load the Envoy protos: ${errorMessage(error)}`, { cause: error });
   }
   const types = new Map<string, protobuf.Type>();
   const lookupType = (fullName: string): protobuf.Type => {

@@ -1,6 +1,7 @@
 import type protobuf from 'protobufjs';
 import type { EnvoyProtos } from './envoy-protos.js';
 import { contiguousFieldSpan, withoutSpan } from './wire-fields.js';
+import { MeshError } from '../../runtime/index.js';
 
 export type RawStreamFlavour = 'sotw' | 'delta';
 
@@ -80,7 +81,7 @@ const MIN_CACHED_NAMES = 64;
  */
 export function namesEncodedOnceEncoder(type: protobuf.Type, property: string): (value: object) => Buffer {
   const namesField = type.fields[property];
-  if (!namesField) throw new Error(`${type.fullName} has no field ${property}`);
+  if (!namesField) throw new MeshError('proto-layout-changed', `${type.fullName} has no field ${property}`);
   const encode = (value: object): Uint8Array => type.encode(type.fromObject(value)).finish();
   const encodedLists = new WeakMap<readonly string[], Uint8Array>();
   return (value) => {

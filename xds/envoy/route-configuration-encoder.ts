@@ -1,4 +1,5 @@
 import protobuf from 'protobufjs';
+import { MeshError } from '../../runtime/index.js';
 
 /** A message checked and encoded by the protos' strict path; undefined when it does not pass (the caller then reports why). */
 export type EncodeChecked = (type: protobuf.Type, message: object) => Uint8Array | undefined;
@@ -16,7 +17,7 @@ export function newRouteConfigurationEncoder(root: protobuf.Root, encodeChecked:
   const routeConfiguration = root.lookupType('envoy.config.route.v3.RouteConfiguration');
   const virtualHost = root.lookupType('envoy.config.route.v3.VirtualHost');
   if (routeConfiguration.fields['name']?.id !== 1 || routeConfiguration.fields['virtual_hosts']?.id !== 2) {
-    throw new Error('RouteConfiguration no longer numbers name 1 and virtual_hosts 2');
+    throw new MeshError('proto-layout-changed', 'RouteConfiguration no longer numbers name 1 and virtual_hosts 2');
   }
   const encodedHosts = new WeakMap<object, Uint8Array>();
 

@@ -8,6 +8,7 @@ import { startPushWorkers, type PushWorkers } from './push-workers.js';
 import type { ResponseSender } from '../response-sender.js';
 import type { XdsCallbacks } from '../xds-callbacks.js';
 import type { XdsConnection } from '../xds-connection.js';
+import { errorMessage } from '../../runtime/index.js';
 
 export interface PushPipelineOptions<C> {
   /** Builds the immutable push context of a push from the previous one (undefined at first). */
@@ -101,7 +102,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
       snapshot = await buildSnapshot(request);
     } catch (error) {
       callbacks.onPushContextError?.(error);
-      log.error({ error: (error as Error).message }, 'cannot build the push context; the previous one stays');
+      log.error({ error: errorMessage(error) }, 'cannot build the push context; the previous one stays');
       return;
     }
     const enqueuedAt = clock.now();

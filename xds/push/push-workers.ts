@@ -1,5 +1,6 @@
 import type { Logger } from '../../runtime/index.js';
 import type { PushQueue } from './push-queue.js';
+import { errorMessage } from '../../runtime/index.js';
 
 export interface PushWorkers {
   /** Resolves when every worker has stopped (after the queue is shut down). */
@@ -24,7 +25,7 @@ export function startPushWorkers<K, T>(
       try {
         await work(key, item);
       } catch (error) {
-        log.error({ error: (error as Error).message }, 'push failed');
+        log.error({ error: errorMessage(error) }, 'push failed');
       } finally {
         queue.markDone(key);
       }

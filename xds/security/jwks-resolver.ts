@@ -4,7 +4,7 @@ import { BlockList, isIP } from 'node:net';
 import { importJWK, type JWK } from 'jose';
 import type { JwtRule } from '../../crds/index.js';
 import type { Clock, Logger, MeshMetrics } from '../../runtime/index.js';
-import { MeshError } from '../../runtime/index.js';
+import { errorMessage, MeshError } from '../../runtime/index.js';
 import type { JwksSource } from './jwt-authn-builder.js';
 
 export interface JwksResolverOptions {
@@ -122,7 +122,7 @@ export function newJwksResolver(options: JwksResolverOptions): JwksResolver {
       try {
         await importJWK(jwk, typeof jwk.alg === 'string' ? jwk.alg : jwk.kty === 'EC' ? 'ES256' : 'RS256');
       } catch (error) {
-        throw new JwksFetchError(`GET ${jwksUri}: a key cannot be used (${(error as Error).message})`);
+        throw new JwksFetchError(`GET ${jwksUri}: a key cannot be used (${errorMessage(error)})`);
       }
     }
     return JSON.stringify({ keys: body.keys });

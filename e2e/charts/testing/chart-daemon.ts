@@ -7,6 +7,7 @@ import type { ApiServerDouble } from '../../../apiserver-double/index.js';
 import { collect, startBin } from '../../../testing/run-bin.js';
 import { freePort, waitFor } from '../../../testing/wait-for.js';
 import { prepareContainer } from '../../local-mesh/kubelet.js';
+import { errorMessage } from '../../../runtime/index.js';
 
 export interface DaemonPorts {
   readonly grpc: number;
@@ -75,7 +76,7 @@ export async function startChartDaemon(options: { kube: ApiServerDouble; workDir
     description: `${podName} ready`,
   }).catch(async (error: unknown) => {
     await daemon.stop('SIGKILL');
-    throw new Error(`${(error as Error).message}; its output: ${output.slice(-3000)}`, { cause: error });
+    throw new Error(`${errorMessage(error)}; its output: ${output.slice(-3000)}`, { cause: error });
   });
   return daemon;
 }
