@@ -1,4 +1,4 @@
 #!/usr/bin/env node
 // Log caller info and stack traces point at the TypeScript sources.
 process.setSourceMapsEnabled(true);
-await import('../dist/cli/pilot-discovery.js');
+await import('../dist/cli/pilot-discovery/pilot-discovery.js');

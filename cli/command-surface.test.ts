@@ -2,12 +2,12 @@ import type { Command } from 'commander';
 import { describe, expect, test } from '@jest/globals';
 import { describeWithSeeds, readSeed, seedsAvailable } from '../testing/seeds.js';
 import { MAX_DURATION_MS, loadSettings } from '../runtime/index.js';
-import { buildMeshctl } from './meshctl-program.js';
-import { buildPilotAgent } from './pilot-agent-program.js';
-import { buildPilotDiscovery } from './pilot-discovery-program.js';
+import { buildMeshctl } from './meshctl/meshctl-program.js';
+import { buildPilotAgent } from './pilot-agent/pilot-agent-program.js';
+import { buildPilotDiscovery } from './pilot-discovery/pilot-discovery-program.js';
 import { runProgram, type CliIo } from './run-cli.js';
-import { meshdOptionsFrom } from './discovery-server.js';
-import type { DiscoveryFlags } from './discovery-command.js';
+import { meshdOptionsFrom } from './pilot-discovery/discovery-server.js';
+import type { DiscoveryFlags } from './pilot-discovery/discovery-command.js';
 
 const SEED = readSeed('daemon');
 const UTILITY_SEED = readSeed('meshctl');

@@ -168,7 +168,7 @@ describe('the base chart’s ClusterRole against what the daemon asks', () => {
     );
     console.info(`ClusterRole use by the daemon:\n  ${report.join('\n  ')}\nnever used here:\n  ${unused.join('\n  ')}`);
     // What this run cannot reach, each granted for code that calls it: the CSR API
-    // (EXTERNAL_CA=MESHD_RA_ORCH_API, driven by cli/daemon-kubernetes.test.ts), replacing a root
+    // (EXTERNAL_CA=MESHD_RA_ORCH_API, driven by cli/pilot-discovery/daemon-kubernetes.test.ts), replacing a root
     // ConfigMap that differs, rotating the CA secret, renewing the Lease (after the retry period),
     // and the status of networking kinds (no networking policy here).
     expect(unused.sort()).toEqual(

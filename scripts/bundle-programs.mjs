@@ -9,7 +9,7 @@ const PROGRAMS = ['pilot-agent', 'mesh-dataplane'];
 await Promise.all(
   PROGRAMS.map((name) =>
     build({
-      entryPoints: { [name]: `dist/cli/${name}.js` },
+      entryPoints: { [name]: `dist/cli/${name}/${name}.js` },
       outdir: `dist/bundle/${name}`,
       outExtension: { '.js': '.mjs' },
       // What is only imported dynamically (the HTTP framework) goes in its own chunk, loaded if used.

@@ -13,7 +13,7 @@ const xdsDeps = join(dirname(require.resolve('@grpc/grpc-js-xds/package.json')),
 const INCLUDE_DIRS = [join(xdsDeps, 'envoy-api'), join(xdsDeps, 'xds'), join(xdsDeps, 'googleapis'), join(xdsDeps, 'protoc-gen-validate'), dirname(require.resolve('protobufjs/package.json'))];
 const OUT = 'xds/envoy/protos';
 
-// Every entry file any process loads (xds/envoy/envoy-protos.ts, cli/meshctl-xds.ts).
+// Every entry file any process loads (xds/envoy/envoy-protos.ts, cli/meshctl/meshctl-xds.ts).
 const source = readFileSync('xds/envoy/envoy-protos.ts', 'utf8');
 const entries = [...new Set([...source.matchAll(/'([a-z0-9_/]+\.proto)'/g)].map((m) => m[1]))];
 

@@ -6,7 +6,7 @@
  */
 import { loadSettings } from '../../runtime/index.js';
 import type { BinResult } from '../../testing/run-bin.js';
-import { buildMeshctl } from '../meshctl-program.js';
+import { buildMeshctl } from '../meshctl/meshctl-program.js';
 import { runProgram } from '../run-cli.js';
 
 export async function runMeshctlInProcess(args: readonly string[], env: Record<string, string> = {}): Promise<BinResult> {

@@ -10,7 +10,7 @@ import { expectSchemaFresh, expectValuesDocumented } from './testing/chart-sourc
 
 // The operator chart with the real helm: sources in step, strict lint, bad values refused, and a
 // helm install into the API server double (meshctl operator dump|init render the same chart; their
-// golden output is pinned in cli/meshctl-operator.test.ts).
+// golden output is pinned in cli/meshctl/meshctl-operator.test.ts).
 const CHART = join(CHARTS_DIR, 'operator');
 let workDir: string;
 let kube: ApiServerDouble;

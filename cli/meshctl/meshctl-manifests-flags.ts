@@ -1,0 +1,28 @@
+import { dirname, join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Option } from 'commander';
+
+/** The charts and profiles shipped with meshctl: `deploy/` of the project (from the sources or the build). */
+function shippedManifests(): string {
+  const here = dirname(fileURLToPath(import.meta.url));
+  return resolve(here, here.includes(`${join('dist', 'cli')}`) ? '../../../deploy' : '../../deploy');
+}
+
+export interface ManifestFlags {
+  manifests?: string;
+  charts?: string;
+  filename?: string[];
+  set?: string[];
+  revision: string;
+}
+
+export const manifestsOption = (): Option => new Option('-d, --manifests <string>', 'Specify a path to a directory of charts and profiles (e.g. ~/Downloads/mesh/deploy)');
+export const chartsOption = (): Option => new Option('--charts <string>', 'Deprecated, use --manifests instead').hideHelp();
+export const manifestsOf = (flags: Pick<ManifestFlags, 'manifests' | 'charts'>): string => flags.manifests ?? flags.charts ?? shippedManifests();
+
+
+/** The install family's packages, loaded when a command runs. */
+export async function loadInstall(): Promise<typeof import('../../meshctl/index.js') & typeof import('../../install/index.js')> {
+  const [meshctl, install] = await Promise.all([import('../../meshctl/index.js'), import('../../install/index.js')]);
+  return { ...meshctl, ...install };
+}

@@ -1,0 +1,4 @@
+import { buildMeshctl } from './meshctl-program.js';
+import { main } from '../run-cli.js';
+
+await main(() => buildMeshctl());

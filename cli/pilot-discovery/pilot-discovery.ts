@@ -1,0 +1,4 @@
+import { main } from '../run-cli.js';
+import { buildPilotDiscovery } from './pilot-discovery-program.js';
+
+await main(() => buildPilotDiscovery());
