@@ -8,12 +8,14 @@ import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
 // PROXY_XDS_VIA_AGENT=false: each embedded data plane opens its ADS stream straight to the
 // daemon's TLS port and authenticates with the workload certificate SDS gives it (no agent
 // socket, no token on the stream), and traffic flows as through the agent.
+// Pod addresses of their own: the seed scenarios run the default block's meshes beside this file.
+const ADDRESS_BLOCK = 52;
 let mesh: LocalMesh;
 let workDir: string;
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'direct-xds-'));
-  mesh = await startLocalMesh({ workDir, agentEnv: { PROXY_XDS_VIA_AGENT: 'false' } });
+  mesh = await startLocalMesh({ workDir, addressBlock: ADDRESS_BLOCK, agentEnv: { PROXY_XDS_VIA_AGENT: 'false' } });
   await mesh.waitReady();
 }, 60_000);
 
