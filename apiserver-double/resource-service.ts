@@ -1,7 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { parse as parseYaml } from 'yaml';
-import type { Clock } from '../runtime/index.js';
-import type { KubeObject } from '../runtime/index.js';
+import { errorMessage, type Clock, type KubeObject } from '../runtime/index.js';
 import { crdResourceType, crdStatus, defaultCrd, validateCrd } from './crd-registration.js';
 import { matchesFieldSelector, parseFieldSelector } from './field-selector.js';
 import { applyJsonPatch, JsonPatchError } from './json-patch.js';
@@ -31,7 +30,6 @@ import {
 
 import { DEFAULT_NAMESPACES, type DeleteOptions, type DeleteResult, type ListQuery, type ListResult, type PatchType, type Selectors, type WriteOptions } from './resource-service-types.js';
 import { decodeContinue, encodeContinue, managerFromUserAgent, parseRevision } from './request-parameters.js';
-import { errorMessage } from '../runtime/errors.js';
 
 export { managerFromUserAgent, parseRevision } from './request-parameters.js';
 export { DEFAULT_NAMESPACES, PATCH_CONTENT_TYPES, type DeleteOptions, type DeleteResult, type ListQuery, type ListResult, type PatchType, type Selectors, type WriteOptions } from './resource-service-types.js';
