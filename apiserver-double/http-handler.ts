@@ -1,11 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseYaml } from 'yaml';
-import type { Clock } from '../runtime/index.js';
+import { errorMessage, type Clock, type KubeObject } from '../runtime/index.js';
 import { AdmissionRejection, admittedWrite, warningHeaderValue } from './admission/index.js';
 import type { AdmissionChain } from './admission/index.js';
 import { forbiddenMessage } from './access-rules.js';
 import type { AccessRules } from './access-rules.js';
-import type { KubeObject } from '../runtime/index.js';
 import { aggregatedDiscovery, AGGREGATED_DISCOVERY_V2, coreVersions, group, groupList, resourceList } from './discovery.js';
 import type { FaultState } from './faults.js';
 import { ADMIN_USER } from './kind-defaults.js';
@@ -30,7 +29,6 @@ import { partialMetadata, toTable } from './table.js';
 import type { IncludeObject } from './table.js';
 import type { TokenAuthority } from './token-authority.js';
 import type { WatchHub } from './watch-hub.js';
-import { errorMessage } from '../runtime/index.js';
 
 export interface HandlerDeps {
   service: ResourceService;

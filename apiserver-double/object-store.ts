@@ -1,5 +1,4 @@
-import type { KubeObject } from '../runtime/index.js';
-import { MeshError } from '../runtime/index.js';
+import { MeshError, type KubeObject } from '../runtime/index.js';
 
 export type StoredEventType = 'ADDED' | 'MODIFIED' | 'DELETED';
 

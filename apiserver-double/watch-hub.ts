@@ -1,6 +1,5 @@
 import type { ServerResponse } from 'node:http';
-import type { Clock, TimerHandle } from '../runtime/index.js';
-import type { KubeObject } from '../runtime/index.js';
+import type { Clock, KubeObject, TimerHandle } from '../runtime/index.js';
 import { RevisionCompactedError } from './object-store.js';
 import type { StoredEvent } from './object-store.js';
 import { storageKey } from './resource-registry.js';

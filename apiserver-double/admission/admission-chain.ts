@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { KubeObject } from '../../runtime/index.js';
+import { errorMessage, type KubeObject } from '../../runtime/index.js';
 import { applyJsonPatch } from '../json-patch.js';
 import { isPlainObject } from '../object-util.js';
 import type { JsonObject } from '../object-util.js';
@@ -14,7 +14,6 @@ import type { WebhookServiceResolver } from './webhook-caller.js';
 import { webhooksOf } from './webhook-configuration.js';
 import type { AdmissionPhase, AdmissionWebhook } from './webhook-configuration.js';
 import { webhookApplies } from './webhook-matcher.js';
-import { errorMessage } from '../../runtime/index.js';
 
 /** What the chain reads from the cluster: the stored configurations and namespaces. */
 export interface AdmissionSources {

@@ -1,9 +1,8 @@
-import { MeshError } from '../../runtime/index.js';
+import { errorMessage, MeshError } from '../../runtime/index.js';
 import { isPlainObject } from '../object-util.js';
 import type { JsonObject } from '../object-util.js';
 import type { AdmissionAttributes } from './admission-attributes.js';
 import type { AdmissionPhase } from './webhook-configuration.js';
-import { errorMessage } from '../../runtime/index.js';
 
 export type ReviewVersion = 'v1' | 'v1beta1';
 

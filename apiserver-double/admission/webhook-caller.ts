@@ -1,8 +1,7 @@
 import { request as httpsRequest } from 'node:https';
 import { isIP } from 'node:net';
-import { MeshError } from '../../runtime/index.js';
+import { errorCode, errorMessage, MeshError } from '../../runtime/index.js';
 import type { WebhookClientConfig } from './webhook-configuration.js';
-import { errorCode, errorMessage } from '../../runtime/index.js';
 
 /**
  * Where the double dials a webhook's `clientConfig.service`: tests and the local mesh map services
