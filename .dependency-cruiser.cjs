@@ -109,6 +109,20 @@ module.exports = {
       to: { path: '^xds/(?!envoy/)' },
     },
     {
+      name: 'push-model-below-generators-and-security',
+      severity: 'error',
+      comment: 'xds/model/ (the push context and what generators and security filters share) imports neither of them.',
+      from: { path: '^xds/model/', pathNot: TESTS },
+      to: { path: '^xds/(generators|security)/' },
+    },
+    {
+      name: 'security-filters-below-generators',
+      severity: 'error',
+      comment: 'Security builders are handed to generators through xds/model/ hooks; they never import a generator.',
+      from: { path: '^xds/security/', pathNot: TESTS },
+      to: { path: '^xds/generators/' },
+    },
+    {
       name: 'ca-independent-of-xds-and-agent',
       severity: 'error',
       comment: 'The CA may use the Envoy plumbing (xds/envoy/) but not the xDS server, nor the agent.',

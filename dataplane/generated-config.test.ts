@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { loadEnvoyProtos, type EnvoyProtos } from '../xds/envoy/envoy-protos.js';
-import { buildPushContext } from '../xds/generators/index.js';
+import { buildPushContext } from '../xds/model/index.js';
 import { goldenCases } from '../testing/golden.js';
 import { loadCase } from '../xds/generators/testing/test-cases.js';
 import { newMeshGenerators } from '../xds/mesh-generators.js';

@@ -5,7 +5,7 @@ import { waitFor } from '../testing/wait-for.js';
 import { newDeltaDiscoveryClient, type DeltaDiscoveryClient, type DeltaDiscoveryResponse } from './envoy/delta-discovery-client.js';
 import { loadEnvoyProtos } from './envoy/envoy-protos.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE, shortType } from './envoy/type-urls.js';
-import type { PushContext } from './generators/index.js';
+import type { PushContext } from './model/index.js';
 import { buildCase, valuesOf, type CaseObject } from './generators/testing/test-cases.js';
 import type { PushRequest } from './push/push-request.js';
 import { applyValidated, DENY_HTTPBIN_FROM_BAR, startMeshXds, type MeshXds } from './testing/mesh-xds.js';

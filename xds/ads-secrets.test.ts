@@ -11,7 +11,7 @@ import { newRecordingLogger, type LogEntry } from '../testing/recording-logger.j
 import { waitFor } from '../testing/wait-for.js';
 import { loadEnvoyProtos, type EnvoyProtos } from './envoy/envoy-protos.js';
 import { SECRET_TYPE } from './envoy/type-urls.js';
-import { buildPushContext, type PushContext } from './generators/index.js';
+import { buildPushContext, type PushContext } from './model/index.js';
 import { newMeshGenerators } from './mesh-generators.js';
 import { newSecretRefusalReporter } from './secret-refusal-reporter.js';
 import { DEFAULT_TUNING, metricValue, newAdsTestClient, nodeFor, type AdsTestClient, type AdsTestStream, type ResponseMessage } from './testing/test-support.js';

@@ -45,7 +45,7 @@ export { buildConfigDump, redactSecrets } from './debug/config-dump.js';
 export { registerXdsDebugRoutes } from './debug/debug-routes.js';
 export { grpcTransportFromSettings, xdsAuthPolicyFromSettings, xdsTuningFromSettings, type KeepaliveFlags } from './xds-settings.js';
 export { newXdsServer, type XdsServer, type XdsServerOptions, type XdsTlsMaterial } from './xds-server.js';
-export { buildPushContext, type PushContext } from './generators/index.js';
+export { buildPushContext, type PushContext } from './model/index.js';
 export { newMeshGenerators } from './mesh-generators.js';
 export { newInboundSecurityFilters, newJwksResolver } from './security/index.js';
 export { setupXdsWithManager, type XdsSetupOptions, type XdsTlsEndpoint } from './setup.js';

@@ -2,24 +2,8 @@ import { SECRET_TYPE } from './envoy/type-urls.js';
 import type { Generator } from './generator.js';
 import { newMeshClientTlsHook } from './security/client-tls.js';
 import type { Proxy } from './proxy.js';
-import {
-  newGatewayCdsGenerator,
-  newGatewayLdsGenerator,
-  newGrpcGenerators,
-  newGatewayRdsGenerator,
-  newGatewaySecretGenerator,
-  newSidecarCdsGenerator,
-  newSidecarEdsGenerator,
-  newSidecarLdsGenerator,
-  newSidecarRdsGenerator,
-  type BuildGatewayClustersOptions,
-  type BuildGatewayListenersOptions,
-  type BuildSidecarClustersOptions,
-  type GatewayRdsOptions,
-  type GatewaySecretGeneratorOptions,
-  type BuildSidecarListenersOptions,
-  type PushContext,
-} from './generators/index.js';
+import { newGatewayCdsGenerator, newGatewayLdsGenerator, newGrpcGenerators, newGatewayRdsGenerator, newGatewaySecretGenerator, newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator, type BuildGatewayClustersOptions, type BuildGatewayListenersOptions, type BuildSidecarClustersOptions, type GatewayRdsOptions, type GatewaySecretGeneratorOptions, type BuildSidecarListenersOptions } from './generators/index.js';
+import { type PushContext } from './model/index.js';
 
 /** What kind of client a proxy is, as the generators care: Envoy sidecar, Envoy gateway, proxyless gRPC. */
 export type ProxyKind = 'sidecar' | 'router' | 'grpc';

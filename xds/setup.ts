@@ -2,7 +2,7 @@ import type { Server, ServerCredentials } from '@grpc/grpc-js';
 import type { MeshModel } from '../controllers/index.js';
 import { runnableOf, type Logging, type Manager, type MeshMetrics, type Settings } from '../runtime/index.js';
 import { loadEnvoyProtos } from './envoy/index.js';
-import { newPushContextBuilder, type PushContext } from './generators/index.js';
+import { newPushContextBuilder, type PushContext } from './model/index.js';
 import { newMeshGenerators } from './mesh-generators.js';
 import { newSecretRefusalReporter } from './secret-refusal-reporter.js';
 import { newCustomProblemReporter, newInboundSecurityFilters, newJwksResolver } from './security/index.js';

@@ -15,7 +15,7 @@ import { expectGoldenText } from '../../testing/golden.js';
 import { PROJECT_ROOT, runBin } from '../../testing/run-bin.js';
 import { runMeshctlInProcess } from '../testing/run-meshctl.js';
 import { loadEnvoyProtos } from '../../xds/envoy/envoy-protos.js';
-import { buildPushContext } from '../../xds/generators/index.js';
+import { buildPushContext } from '../../xds/model/index.js';
 import { loadCase } from '../../xds/generators/testing/test-cases.js';
 import { newMeshGenerators } from '../../xds/mesh-generators.js';
 

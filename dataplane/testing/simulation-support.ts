@@ -10,7 +10,7 @@ import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../xd
 import { keyResources, newConfigState, type ConfigSnapshot, type ConfigState } from '../config-state.js';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildPushContext } from '../../xds/generators/index.js';
+import { buildPushContext } from '../../xds/model/index.js';
 import { loadCase } from '../../xds/generators/testing/test-cases.js';
 import { newMeshGenerators } from '../../xds/mesh-generators.js';
 import { newInboundSecurityFilters } from '../../xds/security/index.js';

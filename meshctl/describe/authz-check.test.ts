@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
-import { buildPushContext, newSidecarLdsGenerator } from '../../xds/generators/index.js';
+import { newSidecarLdsGenerator } from '../../xds/generators/index.js';
+import { buildPushContext } from '../../xds/model/index.js';
 import { buildCase, type CaseObject } from '../../xds/generators/testing/test-cases.js';
 import { newInboundSecurityFilters } from '../../xds/security/index.js';
 import type { EnvoyConfigDump } from '../proxyconfig/config-dump.js';

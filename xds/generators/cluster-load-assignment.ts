@@ -3,16 +3,13 @@ import { type Endpoint } from '../../controllers/index.js';
 import { jsonToStruct } from '../envoy/struct-json.js';
 import type { Proxy } from '../proxy.js';
 import { parseClusterName } from './cluster-names.js';
-import { destinationRuleFor, subsetOf } from './destination-rule-policy.js';
-import { servicePortKey, type PushContext } from './push-context.js';
-import { endpointMeshTlsOf } from '../security/client-tls-endpoints.js';
+import { destinationRuleFor, subsetOf } from '../model/destination-rule-policy.js';
+import { servicePortKey, type PushContext } from '../model/push-context.js';
+import { endpointMeshTlsOf, MESH_TLS_MODE, TRANSPORT_SOCKET_MATCH_KEY } from '../model/endpoint-mesh-tls.js';
 
 /** An Envoy `ClusterLoadAssignment` message in snake_case. */
 export type ClusterLoadAssignmentResource = { readonly cluster_name: string } & Readonly<Record<string, unknown>>;
 
-/** The metadata key Envoy's `transport_socket_matches` read, and the value meshed endpoints carry. */
-export const TRANSPORT_SOCKET_MATCH_KEY = 'envoy.transport_socket_match';
-export const MESH_TLS_MODE = 'mesh';
 const MESH_TLS_METADATA = { filter_metadata: { [TRANSPORT_SOCKET_MATCH_KEY]: jsonToStruct({ tlsMode: MESH_TLS_MODE }) } };
 
 /** The endpoints behind an outbound cluster name for this proxy: ready ones, a subset's labels applied. */

@@ -1,6 +1,6 @@
 import { effectivePathNormalization, type MeshConfig } from '../../crds/index.js';
 import { jsonToStruct } from '../envoy/struct-json.js';
-import type { TypedFilter } from './security-filters.js';
+import type { TypedFilter } from '../model/security-filters.js';
 
 export const HCM_FILTER = 'envoy.filters.network.http_connection_manager';
 export const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';

@@ -3,17 +3,6 @@
 // gateway's listeners, routes and clusters) and grpc/ (proxyless gRPC). Each folder keeps its
 // golden cases in testdata/<area>/.
 export {
-  buildPushContext,
-  newPushContextBuilder,
-  resolveRuleHost,
-  servicePortKey,
-  type IndexedDestinationRule,
-  type IndexedGateway,
-  type IndexedVirtualService,
-  type PushContext,
-  type PushContextBuilder,
-} from './push-context.js';
-export {
   BLACKHOLE_CLUSTER,
   PASSTHROUGH_CLUSTER,
   inboundClusterName,
@@ -21,21 +10,14 @@ export {
   parseClusterName,
   type ParsedClusterName,
 } from './cluster-names.js';
-export { destinationRuleFor, loadBalancerFor, subsetOf } from './destination-rule-policy.js';
-export { envoyDuration } from './envoy-duration.js';
 export { inboundPortsOf, workloadOfProxy, type InboundPort } from './proxy-workload.js';
 export {
   buildSidecarClusters,
   isEdsCluster,
   type BuildSidecarClustersOptions,
   type ClusterResource,
-  type ClusterTransportSocket,
-  type ClusterTransportSocketHook,
-  type ClusterTransportSocketInput,
 } from './sidecar/sidecar-clusters.js';
 export {
-  MESH_TLS_MODE,
-  TRANSPORT_SOCKET_MATCH_KEY,
   buildClusterLoadAssignment,
   endpointsForCluster,
   type ClusterLoadAssignmentResource,
@@ -54,8 +36,6 @@ export { isBoundToMesh, isVisibleTo, virtualServiceFor } from './virtual-service
 export { buildVirtualHostDomains } from './virtual-host-domains.js';
 export { buildRouteMatch, envoyHeaderMatcher, envoyStringMatcher, matchAppliesTo } from './route-match.js';
 export { buildRetryPolicy, defaultRetryPolicy } from './route-retry-policy.js';
-export { isHttpRoutable, servicePortProtocol, type ServicePortProtocol } from './service-port-protocol.js';
-export { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from './security-filters.js';
 export { buildSidecarListeners, INBOUND_PORT, OUTBOUND_PORT, VIRTUAL_INBOUND, VIRTUAL_OUTBOUND, type BuildSidecarListenersOptions, type ListenerResource } from './sidecar/sidecar-listeners.js';
 export { newSidecarLdsGenerator } from './sidecar/sidecar-lds-generator.js';
 export { httpConnectionManager, pathNormalizationOptions, tcpProxy, ROUTER_FILTER } from './http-connection-manager.js';

@@ -1,6 +1,6 @@
 import { resolveTargetPort, selectsWorkload, type Service, type ServicePort, type Workload } from '../../controllers/index.js';
 import type { Proxy } from '../proxy.js';
-import type { PushContext } from './push-context.js';
+import type { PushContext } from '../model/push-context.js';
 
 /**
  * The proxy's own workload: the pod its id names (`<pod>.<namespace>`), else the workload at one

@@ -1,5 +1,5 @@
 import type { HttpRoute } from '../../crds/index.js';
-import { envoyDuration } from './envoy-duration.js';
+import { envoyDuration } from '../envoy/envoy-duration.js';
 
 type HttpRetry = NonNullable<HttpRoute['retries']>;
 

@@ -2,8 +2,8 @@ import { configMetadata } from './config-metadata.js';
 import type { HttpMatchRequest, HttpRoute } from '../../crds/index.js';
 import type { Proxy } from '../proxy.js';
 import { outboundClusterName, parseClusterName } from './cluster-names.js';
-import { envoyDuration } from './envoy-duration.js';
-import { resolveRuleHost, type IndexedVirtualService, type PushContext } from './push-context.js';
+import { envoyDuration } from '../envoy/envoy-duration.js';
+import { resolveRuleHost, type IndexedVirtualService, type PushContext } from '../model/push-context.js';
 import { buildRouteMatch, matchAppliesTo } from './route-match.js';
 import { buildRetryPolicy } from './route-retry-policy.js';
 

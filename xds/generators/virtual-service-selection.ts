@@ -1,5 +1,5 @@
 import type { Proxy } from '../proxy.js';
-import type { IndexedVirtualService, PushContext } from './push-context.js';
+import type { IndexedVirtualService, PushContext } from '../model/push-context.js';
 
 /** Whether a VirtualService applies to sidecars: no `gateways`, or `mesh` among them. */
 export function isBoundToMesh(entry: IndexedVirtualService): boolean {

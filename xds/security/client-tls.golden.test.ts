@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { expectGolden, goldenCases } from '../../testing/golden.js';
-import { buildPushContext, newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../generators/index.js';
+import { newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../generators/index.js';
+import { buildPushContext } from '../model/index.js';
 import { generateSnapshot, loadCase } from '../generators/testing/test-cases.js';
 import { consistent } from '../testing/consistent.js';
 import { loadEnvoyProtos, type EnvoyProtos } from '../index.js';

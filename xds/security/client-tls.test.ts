@@ -4,11 +4,12 @@ import { parseAllDocuments } from 'yaml';
 import { validateResource, type DestinationRule, type TypedResource } from '../../crds/index.js';
 import { DEFAULT_MESH_CONFIG } from '../../crds/index.js';
 import { compileUpstreamTls, type ClusterTlsConfig } from '../../dataplane/decisions/index.js';
-import { buildClusterLoadAssignment, buildOutboundClusters, buildPushContext, type PushContext } from '../generators/index.js';
+import { buildClusterLoadAssignment, buildOutboundClusters } from '../generators/index.js';
+import { buildPushContext, type PushContext } from '../model/index.js';
 import { loadCase } from '../generators/testing/test-cases.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, loadEnvoyProtos, type EnvoyProtos, type Proxy } from '../index.js';
 import { clientTlsSettingsFor, meshSni, newClientTlsHook, serviceSubjectAltNames, SYSTEM_CA_CERTIFICATES } from './client-tls.js';
-import { endpointMeshTlsOf } from './client-tls-endpoints.js';
+import { endpointMeshTlsOf } from '../model/endpoint-mesh-tls.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/client-tls/', import.meta.url));
 const HTTPBIN = 'httpbin.foo.svc.cluster.local';

@@ -1,10 +1,10 @@
 import type { ClientTlsSettings } from '../../crds/index.js';
 import type { Service, ServicePort } from '../../controllers/index.js';
-import { MESH_TLS_MODE } from '../generators/cluster-load-assignment.js';
-import { loadBalancerFor } from '../generators/destination-rule-policy.js';
-import type { PushContext } from '../generators/push-context.js';
-import { servicePortProtocol } from '../generators/service-port-protocol.js';
-import type { ClusterTransportSocket, ClusterTransportSocketHook, ClusterTransportSocketInput } from '../generators/sidecar/sidecar-clusters.js';
+import { MESH_TLS_MODE } from '../model/endpoint-mesh-tls.js';
+import { loadBalancerFor } from '../model/destination-rule-policy.js';
+import type { PushContext } from '../model/push-context.js';
+import { servicePortProtocol } from '../model/service-port-protocol.js';
+import type { ClusterTransportSocket, ClusterTransportSocketHook, ClusterTransportSocketInput } from '../model/cluster-transport-socket.js';
 import { jsonToStruct } from '../envoy/struct-json.js';
 import { buildMeshTlsSocket, buildUserTlsSocket, RAW_BUFFER_SOCKET } from './client-tls-context.js';
 import { clientTlsSettingsFor } from './client-tls-settings.js';

@@ -1,5 +1,5 @@
 import type { AuthorizationPolicy, ExtAuthzProviderResolution, ResolvedExtAuthzProvider } from '../../crds/index.js';
-import { envoyDuration } from '../generators/envoy-duration.js';
+import { envoyDuration } from '../envoy/envoy-duration.js';
 import { buildRulePolicy } from './authz-rule-model.js';
 import type { StringMatcher } from './envoy-matchers.js';
 import { DRY_RUN_ANNOTATION } from '../../names/index.js';

@@ -1,9 +1,9 @@
 import { resolveExtAuthzProvider, type ExtAuthzProviderResolution } from '../../crds/index.js';
-import type { PushContext } from '../generators/push-context.js';
-import type { SecurityFilterInput, SecurityFilters, TypedFilter } from '../generators/security-filters.js';
+import type { PushContext } from '../model/push-context.js';
+import type { SecurityFilterInput, SecurityFilters, TypedFilter } from '../model/security-filters.js';
 import { buildCustomAuthz, type CustomProblem } from './ext-authz-builder.js';
 import { buildJwtAuthnFilter, type JwksSource } from './jwt-authn-builder.js';
-import { policiesFor } from './policy-selection.js';
+import { policiesFor } from '../model/policy-selection.js';
 import { buildRbac } from './rbac-builder.js';
 
 /** `--plugins`: the security filters the daemon generates (a plugin left out is not generated, as the reference does). */

@@ -1,13 +1,5 @@
 // Security builders: peer authentication composition and AuthorizationPolicy → Envoy RBAC. Pure functions.
 export {
-  DEFAULT_MTLS_MODE,
-  composePeerAuthentication,
-  mtlsModeForPort,
-  type ComposePeerAuthenticationInput,
-  type ComposedPeerAuthentication,
-  type EffectiveMtlsMode,
-} from './peer-authentication.js';
-export {
   RBAC_HTTP_FILTER_NAME,
   RBAC_HTTP_TYPE_URL,
   RBAC_NETWORK_FILTER_NAME,
@@ -30,7 +22,6 @@ export type { CidrRange, HeaderMatcher, MetadataMatcher, StringMatcher, ValueMat
 export { newClientTlsHook, newMeshClientTlsHook, clientTlsSettingsFor, meshSni, type ClientTlsHookOptions } from './client-tls.js';
 export { adsSecretConfig, sdsSecretConfig, SDS_CLUSTER, WORKLOAD_SECRET, ROOT_SECRET } from './sds-secret-config.js';
 export { credentialResourceName, isAgentSecret, parseCredentialResource, KUBERNETES_SECRET_PREFIX, type CredentialResource } from './credential-names.js';
-export { policiesFor } from './policy-selection.js';
 export { buildJwtAuthnFilter, JWT_AUTHN_TYPE, type JwksSource } from './jwt-authn-builder.js';
 export { newInboundSecurityFilters, SECURITY_PLUGINS, type InboundSecurityFiltersOptions, type SecurityPlugin } from './inbound-security-filters.js';
 export {
@@ -52,4 +43,3 @@ export { newCustomProblemReporter } from './custom-problem-reporter.js';
 export { newJwksResolver, JwksFetchError, type JwksResolver, type JwksResolverOptions } from './jwks-resolver.js';
 export { serviceSubjectAltNames, upstreamAlpn, SYSTEM_CA_CERTIFICATES, MESH_TLS_MATCH, DISABLED_TLS_MATCH } from './client-tls.js';
 export { buildMeshTlsSocket, buildUserTlsSocket, RAW_BUFFER_SOCKET, UPSTREAM_TLS_TYPE, TLS_TRANSPORT_SOCKET, CREDENTIAL_CA_SUFFIX, type MeshTlsSocketInput, type UserTlsSocketInput } from './client-tls-context.js';
-export { endpointMeshTlsOf, type EndpointMeshTls } from './client-tls-endpoints.js';

@@ -1,7 +1,7 @@
 import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { expectGolden, goldenCases } from '../../testing/golden.js';
-import { buildPushContext } from '../generators/index.js';
+import { buildPushContext } from '../model/index.js';
 import { loadCase } from '../generators/testing/test-cases.js';
 import { workloadOfProxy } from '../generators/proxy-workload.js';
 import { loadEnvoyProtos, type EnvoyProtos } from '../index.js';

@@ -1,7 +1,7 @@
 import type { JwtRule, RequestAuthentication } from '../../crds/index.js';
-import type { SecurityFilterInput, TypedFilter } from '../generators/security-filters.js';
+import type { SecurityFilterInput, TypedFilter } from '../model/security-filters.js';
 import { JWT_FILTER_NAME, JWT_PAYLOAD_KEY } from './authz-rule-model.js';
-import { policiesFor } from './policy-selection.js';
+import { policiesFor } from '../model/policy-selection.js';
 
 export const JWT_AUTHN_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication';
 

@@ -1,6 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
 import { buildCase, type CaseObject } from '../generators/testing/test-cases.js';
-import { buildPushContext, newSidecarLdsGenerator } from '../generators/index.js';
+import { newSidecarLdsGenerator } from '../generators/index.js';
+import { buildPushContext } from '../model/index.js';
 import { newInboundSecurityFilters, SECURITY_PLUGINS, type SecurityPlugin } from './index.js';
 
 // `--plugins` as the reference reads it: a plugin left out is not generated. `ext_authz` is the

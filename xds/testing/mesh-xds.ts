@@ -3,7 +3,7 @@ import { newMetrics, newNopLogger } from '../../runtime/index.js';
 import type { MeshModelWriter } from '../../controllers/index.js';
 import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import type { EnvoyProtos } from '../envoy/envoy-protos.js';
-import { buildPushContext, type PushContext } from '../generators/index.js';
+import { buildPushContext, type PushContext } from '../model/index.js';
 import { newMeshGenerators } from '../mesh-generators.js';
 import type { PushRequest } from '../push/push-request.js';
 import { newInboundSecurityFilters } from '../security/index.js';

@@ -2,7 +2,7 @@ import type { Proxy } from '../../proxy.js';
 import { BLACKHOLE_CLUSTER, parseClusterName } from '../cluster-names.js';
 import { gatewayKey, selectedGateways, type GatewaySelectionOptions } from './gateway-config.js';
 import { virtualServicesForGateway } from './gateway-virtual-services.js';
-import { resolveRuleHost, type PushContext } from '../push-context.js';
+import { resolveRuleHost, type PushContext } from '../../model/push-context.js';
 import { buildSidecarClusters, type BuildSidecarClustersOptions, type ClusterResource } from '../sidecar/sidecar-clusters.js';
 
 export interface BuildGatewayClustersOptions extends BuildSidecarClustersOptions, GatewaySelectionOptions {

@@ -2,7 +2,7 @@ import type { GatewayServer } from '../../../crds/index.js';
 import { labelsMatch } from '../../../names/index.js';
 import type { Proxy } from '../../proxy.js';
 import { inboundPortsOf, workloadOfProxy } from '../proxy-workload.js';
-import type { IndexedGateway, PushContext } from '../push-context.js';
+import type { IndexedGateway, PushContext } from '../../model/push-context.js';
 
 // Host intersection and VirtualService binding live beside the VirtualService views.
 

@@ -7,17 +7,8 @@ import { simulateProxyConfig } from '../../../dataplane/testing/simulation-suppo
 import { newMeshGenerators } from '../../mesh-generators.js';
 import { jsonToStruct, LISTENER_TYPE, loadEnvoyProtos, parseProxy, ROUTE_TYPE, type EnvoyProtos, type GenerateRequest, type JsonValue, type Proxy } from '../../index.js';
 import { generateSnapshot, loadCase, valuesOf } from '../testing/test-cases.js';
-import {
-  buildPushContext,
-  mergeGateways,
-  newGatewayCdsGenerator,
-  newGatewayLdsGenerator,
-  newGatewayRdsGenerator,
-  newSidecarEdsGenerator,
-  resolveGatewayName,
-  type PushContext,
-  type SecurityFilters,
-} from '../index.js';
+import { mergeGateways, newGatewayCdsGenerator, newGatewayLdsGenerator, newGatewayRdsGenerator, newSidecarEdsGenerator, resolveGatewayName } from '../index.js';
+import { buildPushContext, type PushContext, type SecurityFilters } from '../../model/index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/snapshot/', import.meta.url));
 const MERGING = fileURLToPath(new URL('./testdata/merging/', import.meta.url));

@@ -2,13 +2,13 @@ import type { Generator } from '../../generator.js';
 import type { Proxy } from '../../proxy.js';
 import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../envoy/type-urls.js';
 import { parseClusterName } from '../cluster-names.js';
-import { destinationRuleKey } from '../destination-rule-policy.js';
+import { destinationRuleKey } from '../../model/destination-rule-policy.js';
 import { buildGatewayClusters, type BuildGatewayClustersOptions } from './gateway-clusters.js';
 import { gatewayLabelsOf, labelsKey, mergeGateways, serversKey, type GatewaySelectionOptions } from './gateway-config.js';
 import { buildGatewayListenerSpecs, type BuildGatewayListenersOptions } from './gateway-listeners.js';
 import { buildGatewayRouteConfiguration, type BuildGatewayRoutesOptions } from './gateway-routes.js';
 import { workloadOfProxy } from '../proxy-workload.js';
-import type { PushContext } from '../push-context.js';
+import type { PushContext } from '../../model/push-context.js';
 
 /** What a gateway's output depends on besides the push context and its servers: its namespace and labels (policies, exportTo, source matches). */
 function proxyKey(push: PushContext, proxy: Proxy): string {

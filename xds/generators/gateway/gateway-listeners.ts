@@ -5,8 +5,8 @@ import { buildServerTlsContext } from './gateway-tls.js';
 import { tcpRouteFor, tlsRoutesFor, type TlsRouteTarget } from './gateway-virtual-services.js';
 import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FILTER, TCP_PROXY_FILTER, TCP_PROXY_TYPE, tcpProxy, telemetryFilters } from '../http-connection-manager.js';
 import { workloadOfProxy } from '../proxy-workload.js';
-import type { IndexedVirtualService, PushContext } from '../push-context.js';
-import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from '../security-filters.js';
+import type { IndexedVirtualService, PushContext } from '../../model/push-context.js';
+import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from '../../model/security-filters.js';
 import type { ListenerResource } from '../sidecar/sidecar-listeners.js';
 import { destinationCluster } from '../virtual-service-routes.js';
 

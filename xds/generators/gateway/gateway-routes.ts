@@ -1,7 +1,7 @@
 import type { Proxy } from '../../proxy.js';
 import { gatewayKey, type GatewayServerEntry } from './gateway-config.js';
 import { intersectingHosts, virtualServiceForGateway, virtualServicesForGateway } from './gateway-virtual-services.js';
-import type { PushContext } from '../push-context.js';
+import type { PushContext } from '../../model/push-context.js';
 import type { RouteConfigurationResource } from '../sidecar/sidecar-route-configuration.js';
 import { buildVirtualServiceRoutes, type RouteResource } from '../virtual-service-routes.js';
 

@@ -6,7 +6,8 @@ import { loadEnvoyProtos, SECRET_TYPE, type EnvoyProtos } from '../../index.js';
 import { newMeshGenerators } from '../../mesh-generators.js';
 import { consistent } from '../../testing/consistent.js';
 import { generateSnapshot, loadCase, type Message } from '../testing/test-cases.js';
-import { buildPushContext, newGatewayCdsGenerator, newGatewayLdsGenerator, newGatewayRdsGenerator, newSidecarEdsGenerator, type SecretRefusalEvent } from '../index.js';
+import { newGatewayCdsGenerator, newGatewayLdsGenerator, newGatewayRdsGenerator, newSidecarEdsGenerator, type SecretRefusalEvent } from '../index.js';
+import { buildPushContext } from '../../model/index.js';
 import { newGatewaySecretGenerator } from './gateway-secret-generator.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/secrets/', import.meta.url));

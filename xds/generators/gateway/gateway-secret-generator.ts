@@ -4,7 +4,7 @@ import { SECRET_TYPE } from '../../envoy/type-urls.js';
 import type { GenerateRequest, Generator, NamedResource } from '../../generator.js';
 import type { Proxy } from '../../proxy.js';
 import { parseCredentialResource, type CredentialResource } from '../../security/credential-names.js';
-import type { PushContext } from '../push-context.js';
+import type { PushContext } from '../../model/push-context.js';
 
 /** Why a requested secret was not sent: a bounded set, for logs. */
 export type SecretRefusal = 'not-a-gateway' | 'foreign-namespace' | 'unknown-name';

@@ -1,7 +1,7 @@
 import type { HttpRoute, RouteDestination, TcpRoute, TlsRoute, VirtualService } from '../../../crds/index.js';
 import type { Proxy } from '../../proxy.js';
 import type { GatewayServerEntry } from './gateway-config.js';
-import type { IndexedVirtualService, PushContext } from '../push-context.js';
+import type { IndexedVirtualService, PushContext } from '../../model/push-context.js';
 import { isVisibleTo } from '../virtual-service-selection.js';
 
 /**

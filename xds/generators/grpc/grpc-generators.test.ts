@@ -4,7 +4,8 @@ import { expectGolden, goldenCases } from '../../../testing/golden.js';
 import { consistent } from '../../testing/consistent.js';
 import { loadEnvoyProtos, type EnvoyProtos } from '../../index.js';
 import { generateSnapshot, loadCase, required } from '../testing/test-cases.js';
-import { buildPushContext, newGrpcGenerators } from '../index.js';
+import { newGrpcGenerators } from '../index.js';
+import { buildPushContext } from '../../model/index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/snapshot/', import.meta.url));
 

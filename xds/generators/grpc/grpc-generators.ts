@@ -1,13 +1,13 @@
 import type { Generator, NamedResource } from '../../generator.js';
 import type { Proxy } from '../../proxy.js';
-import { composePeerAuthentication, mtlsModeForPort } from '../../security/peer-authentication.js';
+import { composePeerAuthentication, mtlsModeForPort } from '../../model/peer-authentication.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../envoy/type-urls.js';
 import { buildClusterLoadAssignment } from '../cluster-load-assignment.js';
 import { outboundClusterName, parseClusterName } from '../cluster-names.js';
 import { ADS_SOURCE, httpConnectionManager, ROUTER_FILTER } from '../http-connection-manager.js';
 import { grpcAuthorizationFilters, grpcClusterTransportSocket, grpcServerMtlsMode, grpcServerTlsSocket } from './grpc-security.js';
 import { workloadOfProxy } from '../proxy-workload.js';
-import { resolveRuleHost, type PushContext } from '../push-context.js';
+import { resolveRuleHost, type PushContext } from '../../model/push-context.js';
 import { buildSidecarClusters } from '../sidecar/sidecar-clusters.js';
 import { buildDefaultRoute } from '../sidecar/sidecar-route-configuration.js';
 import { buildVirtualServiceRoutes } from '../virtual-service-routes.js';

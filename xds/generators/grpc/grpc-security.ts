@@ -2,14 +2,14 @@ import { DRY_RUN_ANNOTATION, LABELS } from '../../../names/index.js';
 import { serviceSubjectAltNames } from '../../security/client-tls.js';
 import { clientTlsSettingsFor } from '../../security/client-tls-settings.js';
 import { TLS_TRANSPORT_SOCKET, UPSTREAM_TLS_TYPE } from '../../security/client-tls-context.js';
-import type { EffectiveMtlsMode } from '../../security/peer-authentication.js';
-import { policiesFor } from '../../security/policy-selection.js';
+import type { EffectiveMtlsMode } from '../../model/peer-authentication.js';
+import { policiesFor } from '../../model/policy-selection.js';
 import { buildRbac, RBAC_HTTP_TYPE_URL } from '../../security/rbac-builder.js';
 import { buildCustomAuthz } from '../../security/ext-authz-builder.js';
-import type { TypedFilter } from '../security-filters.js';
-import type { PushContext } from '../push-context.js';
-import { MESH_TLS_MODE } from '../cluster-load-assignment.js';
-import type { ClusterTransportSocketHook } from '../sidecar/sidecar-clusters.js';
+import type { TypedFilter } from '../../model/security-filters.js';
+import type { PushContext } from '../../model/push-context.js';
+import { MESH_TLS_MODE } from '../../model/endpoint-mesh-tls.js';
+import type { ClusterTransportSocketHook } from '../../model/cluster-transport-socket.js';
 
 const DOWNSTREAM_TLS_TYPE = 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.DownstreamTlsContext';
 /** The certificate-provider instance the agent-written gRPC bootstrap declares (`file_watcher` over its certificates). */

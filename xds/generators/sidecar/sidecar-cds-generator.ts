@@ -1,8 +1,8 @@
 import type { Generator, NamedResource } from '../../generator.js';
 import type { Proxy } from '../../proxy.js';
 import { CLUSTER_TYPE } from '../../envoy/type-urls.js';
-import { destinationRuleKey } from '../destination-rule-policy.js';
-import type { PushContext } from '../push-context.js';
+import { destinationRuleKey } from '../../model/destination-rule-policy.js';
+import type { PushContext } from '../../model/push-context.js';
 import { contentText } from '../../content-text.js';
 import { buildInboundClusters, outboundClusters, type BuildSidecarClustersOptions } from './sidecar-clusters.js';
 

@@ -1,40 +1,16 @@
 import { isIPv6 } from 'node:net';
-import type { DestinationRule, LoadBalancerSettings, Subset } from '../../../crds/index.js';
-import type { Service, ServicePort } from '../../../controllers/index.js';
+import type { LoadBalancerSettings, Subset } from '../../../crds/index.js';
 import type { Proxy } from '../../proxy.js';
 import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName } from '../cluster-names.js';
 import { configMetadata } from '../config-metadata.js';
-import { destinationRuleFor, loadBalancerFor } from '../destination-rule-policy.js';
-import { envoyDuration } from '../envoy-duration.js';
+import { destinationRuleFor, loadBalancerFor } from '../../model/destination-rule-policy.js';
+import { envoyDuration } from '../../envoy/envoy-duration.js';
 import { inboundPortsOf, workloadOfProxy } from '../proxy-workload.js';
-import type { PushContext } from '../push-context.js';
+import type { PushContext } from '../../model/push-context.js';
+import type { ClusterTransportSocketHook } from '../../model/cluster-transport-socket.js';
 
 /** An Envoy `Cluster` message in snake_case. */
 export type ClusterResource = { readonly name: string } & Readonly<Record<string, unknown>>;
-
-/** What the transport-socket hook is told about one cluster. */
-export interface ClusterTransportSocketInput {
-  readonly proxy: Proxy;
-  readonly push: PushContext;
-  readonly clusterName: string;
-  readonly direction: 'outbound' | 'inbound';
-  readonly service: Service;
-  readonly servicePort: ServicePort;
-  /** Outbound only: the subset of a subset cluster. */
-  readonly subset?: Subset;
-  /** Outbound only: the DestinationRule that applies. */
-  readonly destinationRule?: DestinationRule;
-  /** Inbound only: the container port. */
-  readonly targetPort?: number;
-}
-
-/** Transport-socket fields merged into a cluster (the security issue builds them). */
-export interface ClusterTransportSocket {
-  readonly transport_socket?: object;
-  readonly transport_socket_matches?: readonly object[];
-}
-
-export type ClusterTransportSocketHook = (input: ClusterTransportSocketInput) => ClusterTransportSocket | undefined;
 
 export interface BuildSidecarClustersOptions {
   /** Adds TLS (or any transport socket) to service clusters; none without it. */

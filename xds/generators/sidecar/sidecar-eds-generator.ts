@@ -4,8 +4,8 @@ import type { Proxy } from '../../proxy.js';
 import { ENDPOINT_TYPE } from '../../envoy/type-urls.js';
 import { buildClusterLoadAssignment } from '../cluster-load-assignment.js';
 import { parseClusterName } from '../cluster-names.js';
-import { destinationRuleKey } from '../destination-rule-policy.js';
-import type { PushContext } from '../push-context.js';
+import { destinationRuleKey } from '../../model/destination-rule-policy.js';
+import type { PushContext } from '../../model/push-context.js';
 import { buildSidecarClusters, isEdsCluster } from './sidecar-clusters.js';
 
 /**

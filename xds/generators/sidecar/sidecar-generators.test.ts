@@ -5,7 +5,8 @@ import { consistent } from '../../testing/consistent.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest } from '../../index.js';
 import { serviceFromObject } from '../../../controllers/index.js';
 import { buildCase, generateSnapshot, loadCase, required, TEST_DOMAIN, type CaseObject, type GeneratorCase } from '../testing/test-cases.js';
-import { buildPushContext, newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator, type PushContext } from '../index.js';
+import { newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../index.js';
+import { buildPushContext, type PushContext } from '../../model/index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/cds/', import.meta.url));
 const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };

@@ -4,7 +4,8 @@ import { expectGolden, goldenCases } from '../../../testing/golden.js';
 import { consistent } from '../../testing/consistent.js';
 import { loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../../index.js';
 import { generateSnapshot, loadCase } from '../testing/test-cases.js';
-import { buildPushContext, newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../index.js';
+import { newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../index.js';
+import { buildPushContext } from '../../model/index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/lds/', import.meta.url));
 const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };

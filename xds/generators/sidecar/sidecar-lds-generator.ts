@@ -1,6 +1,6 @@
 import type { Generator, NamedResource } from '../../generator.js';
 import { LISTENER_TYPE } from '../../envoy/type-urls.js';
-import type { PushContext } from '../push-context.js';
+import type { PushContext } from '../../model/push-context.js';
 import { buildSidecarInboundListener, buildSidecarOutboundListeners, type BuildSidecarListenersOptions } from './sidecar-listeners.js';
 
 /**

@@ -1,13 +1,13 @@
 import type { Service, ServicePort } from '../../../controllers/index.js';
 import type { Proxy } from '../../proxy.js';
-import { composePeerAuthentication, mtlsModeForPort, type EffectiveMtlsMode } from '../../security/peer-authentication.js';
+import { composePeerAuthentication, mtlsModeForPort, type EffectiveMtlsMode } from '../../model/peer-authentication.js';
 import { ROOT_SECRET, sdsSecretConfig, WORKLOAD_SECRET } from '../../security/sds-secret-config.js';
 import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName } from '../cluster-names.js';
 import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FILTER, tcpProxy, telemetryFilters } from '../http-connection-manager.js';
 import { inboundPortsOf, workloadOfProxy, type InboundPort } from '../proxy-workload.js';
-import type { PushContext } from '../push-context.js';
-import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from '../security-filters.js';
-import { isHttpRoutable } from '../service-port-protocol.js';
+import type { PushContext } from '../../model/push-context.js';
+import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from '../../model/security-filters.js';
+import { isHttpRoutable } from '../../model/service-port-protocol.js';
 
 /** An Envoy `Listener` in snake_case. */
 export type ListenerResource = { readonly name: string } & Readonly<Record<string, unknown>>;

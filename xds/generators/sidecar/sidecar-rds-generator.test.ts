@@ -4,7 +4,8 @@ import { expectGolden, goldenCases } from '../../../testing/golden.js';
 import { consistent } from '../../testing/consistent.js';
 import { ROUTE_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest, type Proxy } from '../../index.js';
 import { generateSnapshot, loadCase, required, type GeneratorCase } from '../testing/test-cases.js';
-import { buildPushContext, buildRetryPolicy, newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator, type PushContext } from '../index.js';
+import { buildRetryPolicy, newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../index.js';
+import { buildPushContext, type PushContext } from '../../model/index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/rds/', import.meta.url));
 

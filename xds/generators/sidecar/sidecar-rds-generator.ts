@@ -1,7 +1,7 @@
 import type { Generator } from '../../generator.js';
 import type { Proxy } from '../../proxy.js';
 import { ROUTE_TYPE } from '../../envoy/type-urls.js';
-import type { PushContext } from '../push-context.js';
+import type { PushContext } from '../../model/push-context.js';
 import { buildSidecarRouteConfiguration } from './sidecar-route-configuration.js';
 
 /**

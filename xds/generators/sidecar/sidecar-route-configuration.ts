@@ -1,8 +1,8 @@
 import type { Proxy } from '../../proxy.js';
 import { outboundClusterName } from '../cluster-names.js';
-import type { PushContext } from '../push-context.js';
+import type { PushContext } from '../../model/push-context.js';
 import { defaultRetryPolicy } from '../route-retry-policy.js';
-import { isHttpRoutable } from '../service-port-protocol.js';
+import { isHttpRoutable } from '../../model/service-port-protocol.js';
 import { buildVirtualHostDomains } from '../virtual-host-domains.js';
 import { buildVirtualServiceRoutes, type RouteResource } from '../virtual-service-routes.js';
 import { virtualServiceFor } from '../virtual-service-selection.js';

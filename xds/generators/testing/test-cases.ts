@@ -18,7 +18,7 @@ import {
   type JsonValue,
   type Proxy,
 } from '../../index.js';
-import type { PushContext } from '../index.js';
+import type { PushContext } from '../../model/index.js';
 import type { XdsSnapshot } from '../../testing/consistent.js';
 
 export const TEST_DOMAIN = 'cluster.local';

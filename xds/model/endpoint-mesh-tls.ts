@@ -1,7 +1,11 @@
 import type { Endpoint } from '../../controllers/index.js';
 import type { PeerAuthentication } from '../../crds/index.js';
-import type { PushContext } from '../generators/push-context.js';
+import type { PushContext } from './push-context.js';
 import { composePeerAuthentication, mtlsModeForPort, type ComposedPeerAuthentication } from './peer-authentication.js';
+
+/** The metadata key Envoy's `transport_socket_matches` read, and the value meshed endpoints carry. */
+export const TRANSPORT_SOCKET_MATCH_KEY = 'envoy.transport_socket_match';
+export const MESH_TLS_MODE = 'mesh';
 
 /** Which endpoints of one push take mesh mutual TLS: the `tlsMode: mesh` label auto mTLS reads. */
 export interface EndpointMeshTls {
