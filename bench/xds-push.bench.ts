@@ -39,7 +39,7 @@ import { parseArgs } from 'node:util';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
 import { Server, ServerCredentials, type ServerDuplexStream, type ServerWritableStream } from '@grpc/grpc-js';
-import { newMeshModel, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../controllers/index.js';
+import { newMeshModel, pushRequestOf, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../controllers/index.js';
 import { newMetrics, newNopLogger, newRealClock } from '../runtime/index.js';
 import { newSidecarCdsGenerator } from '../xds/generators/index.js';
 import { buildPushContext, type PushContext } from '../xds/model/index.js';
@@ -48,6 +48,7 @@ import { loadEnvoyProtos, newXdsServer, parseProxy, jsonToStruct, CLUSTER_TYPE, 
 import { newPhaseProfiler } from './phase-profiler.js';
 import { ECHO, FANOUT, type ConnectCommand, type ProxiesCommand, type ProxiesReport } from './xds-proxies.js';
 import { waitFor } from '../testing/wait-for.js';
+import { generateRequest } from '../xds/testing/generate-request.js';
 
 const ARGS = parseArgs({
   allowPositionals: true,
@@ -160,7 +161,7 @@ function startChild(): { child: ChildProcess; next(kind: ProxiesReport['kind']):
 /** Names a sidecar subscribes to by name: every EDS cluster of CDS, every route of LDS. */
 function subscriptionNames(generators: readonly Generator<PushContext>[], push: PushContext, pod: Pod): { edsNames: string[]; routeNames: string[] } {
   const proxy = parseProxy({ id: `sidecar~${pod.ip}~${pod.name}.${pod.namespace}~${pod.namespace}.svc.${DOMAIN}`, metadata: jsonToStruct({ NAMESPACE: pod.namespace }) });
-  const request = { names: [], full: true, configsUpdated: [] };
+  const request = generateRequest({ names: [], full: true, configsUpdated: [] });
   const resolve = (resource: object | (() => object)): Record<string, unknown> => (typeof resource === 'function' ? resource() : resource) as Record<string, unknown>;
   const clusters = (newSidecarCdsGenerator().generate(proxy, push, request)?.resources ?? []).map((named) => resolve(named.resource));
   const edsNames = clusters.filter((cluster) => cluster['type'] === 'EDS').map((cluster) => cluster['name'] as string);
@@ -331,12 +332,12 @@ async function main(): Promise<void> {
         const eds = proxies.next('marked');
         const t0 = now();
         const result = applyPod(model, moved);
-        xds.configUpdate({
+        xds.configUpdate(pushRequestOf({
           full: false,
           reason: 'endpoint',
           configsUpdated: [...result.endpointsChanged.map((key) => ({ kind: 'Service' as const, ...key })), { kind: 'Pod', namespace: moved.namespace, name: moved.name }],
           startedAt: clock.now(),
-        });
+        }));
         const received = (await eds) as Extract<ProxiesReport, { kind: 'marked' }>;
         const times = received.times.map((time) => time - t0);
         edsBytes += received.bytes;
@@ -489,7 +490,7 @@ async function serviceChanges(context: {
       if (!service) throw new Error('bad service');
       model.registry.applyService(service);
     } else model.registry.deleteService(CHANGED_SERVICE.namespace, CHANGED_SERVICE.name);
-    xds.configUpdate({ full: true, reason: 'service', configsUpdated: [{ kind: 'Service', ...CHANGED_SERVICE }], startedAt: clock.now() });
+    xds.configUpdate(pushRequestOf({ full: true, reason: 'service', configsUpdated: [{ kind: 'Service', ...CHANGED_SERVICE }], startedAt: clock.now() }));
     const received = (await marked) as Extract<ProxiesReport, { kind: 'marked' }>;
     const times = received.times.map((time) => time - t0);
     cdsTimes.push(...times);

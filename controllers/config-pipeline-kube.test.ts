@@ -245,7 +245,7 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
     await pushFor('AuthorizationPolicy/foo/after-compaction', from);
     const relabelled = await pushFor('Pod/foo/httpbin-1', from);
     // The endpoints carry the pod's labels, so the service's endpoints changed too.
-    expect(relabelled).toMatchObject({ full: true, reason: 'proxy' });
+    expect(relabelled).toMatchObject({ full: true, reasons: new Map([['proxy', 1]]) });
     expect(keys(relabelled)).toEqual(['Pod/foo/httpbin-1', 'Service/foo/httpbin']);
     // A marker written last: once it is in, every earlier change has been seen.
     await custom.createNamespacedCustomObject({ ...AP, namespace: 'foo', body: authorizationPolicy('marker') });

@@ -136,14 +136,14 @@ describe('config pipeline, config folder mode', () => {
     expect(named).toEqual(
       expect.arrayContaining(['PeerAuthentication/foo/strict', 'Namespace/foo', 'Namespace/mesh-system', 'Service/foo/httpbin', 'Pod/foo/httpbin-1']),
     );
-    expect(requests.find((r) => keys(r).includes('PeerAuthentication/foo/strict'))).toMatchObject({ full: true, reason: 'config' });
+    expect(requests.find((r) => keys(r).includes('PeerAuthentication/foo/strict'))).toMatchObject({ full: true, reasons: new Map([['config', 1]]) });
   });
 
   test('a new file adds its policy with one push request for its key', async () => {
     const from = requests.length;
     await put('foo/policies/authz.yaml', AUTHZ);
     const request = await pushFor('AuthorizationPolicy/foo/deny-headers', from);
-    expect(request).toMatchObject({ full: true, reason: 'config', configsUpdated: [{ kind: 'AuthorizationPolicy', namespace: 'foo', name: 'deny-headers' }] });
+    expect(request).toMatchObject({ full: true, reasons: new Map([['config', 1]]), configsUpdated: [{ kind: 'AuthorizationPolicy', namespace: 'foo', name: 'deny-headers' }] });
     expect(pipeline.model.configStore.get('AuthorizationPolicy', 'foo', 'deny-headers')?.resource.spec.action).toBe('DENY');
   });
 
@@ -201,7 +201,7 @@ describe('config pipeline, config folder mode', () => {
     const from = requests.length;
     await unlink(join(dir, 'foo/policies/authz.yaml'));
     const request = await pushFor('AuthorizationPolicy/foo/deny-headers', from);
-    expect(request).toMatchObject({ full: true, reason: 'config' });
+    expect(request).toMatchObject({ full: true, reasons: new Map([['config', 1]]) });
     expect(pipeline.model.configStore.get('AuthorizationPolicy', 'foo', 'deny-headers')).toBeUndefined();
   });
 
@@ -209,7 +209,7 @@ describe('config pipeline, config folder mode', () => {
     const from = requests.length;
     await put('foo/workloads.yaml', WORKLOADS.replace('127.0.2.10', '127.0.2.11'));
     const request = await pushFor('Service/foo/httpbin', from);
-    expect(request).toMatchObject({ full: false, reason: 'endpoint' });
+    expect(request).toMatchObject({ full: false, reasons: new Map([['endpoint', 1]]) });
     expect(keys(request)).toEqual(['Service/foo/httpbin', 'Pod/foo/httpbin-1']);
     expect(pipeline.model.registry.endpoints('foo', 'httpbin').map((e) => e.address)).toEqual(['127.0.2.11']);
   });
@@ -218,7 +218,7 @@ describe('config pipeline, config folder mode', () => {
     const from = requests.length;
     await put('foo/workloads.yaml', WORKLOADS.replace('127.0.2.10', '127.0.2.11').replace('app: httpbin, security', 'app: other, security'));
     const request = await pushFor('Pod/foo/httpbin-1', from);
-    expect(request).toMatchObject({ full: true, reason: 'proxy' });
+    expect(request).toMatchObject({ full: true, reasons: new Map([['proxy', 1]]) });
     expect(keys(request)).toEqual(['Pod/foo/httpbin-1', 'Service/foo/httpbin']);
     expect(pipeline.model.registry.endpoints('foo', 'httpbin')).toEqual([]);
   });
@@ -226,14 +226,14 @@ describe('config pipeline, config folder mode', () => {
   test('a service change is a full push; the mesh ConfigMap in the folder sets the mesh config', async () => {
     let from = requests.length;
     await put('foo/svc2.yaml', 'apiVersion: v1\nkind: Service\nmetadata: {name: web, namespace: foo}\nspec: {ports: [{port: 80}]}\n');
-    expect(await pushFor('Service/foo/web', from)).toMatchObject({ full: true, reason: 'service' });
+    expect(await pushFor('Service/foo/web', from)).toMatchObject({ full: true, reasons: new Map([['service', 1]]) });
 
     from = requests.length;
     await put(
       'mesh-system/mesh.yaml',
       'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mesh, namespace: mesh-system}\ndata:\n  mesh: |\n    enableAutoMtls: false\n',
     );
-    expect(await pushFor('MeshConfig/mesh-system/mesh', from)).toMatchObject({ full: true, reason: 'mesh-config' });
+    expect(await pushFor('MeshConfig/mesh-system/mesh', from)).toMatchObject({ full: true, reasons: new Map([['mesh-config', 1]]) });
     expect(pipeline.model.meshConfig().enableAutoMtls).toBe(false);
 
     const rejectedBefore = await rejectedCount('MeshConfig');

@@ -11,7 +11,7 @@ export { groupKindOf, groupOf } from './sources/group-kind.js';
 export { newMeshConfigWatcher, type MeshConfigWatcher, type MeshConfigWatcherOptions } from './sources/mesh-config-watcher.js';
 // The model and the reconcilers that fill it.
 export type { ConfigKey, ConfigKind } from './model/config-key.js';
-export { PUSH_REASONS, type ConfigUpdater, type PushReason, type PushRequest } from './model/config-updater.js';
+export { PUSH_REASONS, pushRequestOf, type ConfigUpdater, type PushChange, type PushReason, type PushRequest } from './model/config-updater.js';
 export { newCredentialStore, type Credential, type CredentialStore, type CredentialStoreWriter } from './model/credential-store.js';
 export { parseSecretCredential, type SecretCredentialResult } from './reconcilers/secret-credential.js';
 export { newSecretReconciler } from './reconcilers/secret-reconciler.js';

@@ -7,7 +7,7 @@ import { loadEnvoyProtos } from './envoy/envoy-protos.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE, shortType } from './envoy/type-urls.js';
 import type { PushContext } from './model/index.js';
 import { buildCase, valuesOf, type CaseObject } from './generators/testing/test-cases.js';
-import type { PushRequest } from './push/push-request.js';
+import type { PushChange } from './push/push-request.js';
 import { applyValidated, DENY_HTTPBIN_FROM_BAR, startMeshXds, type MeshXds } from './testing/mesh-xds.js';
 import { nodeFor } from './testing/test-support.js';
 import type { XdsServer } from './xds-server.js';
@@ -42,7 +42,7 @@ let barriers = 0;
 
 const connection = () => xds.discovery.findConnection('httpbin-1.foo');
 
-function push(request: Partial<PushRequest> = {}): void {
+function push(request: Partial<PushChange> = {}): void {
   server.push(request);
 }
 

@@ -3,7 +3,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Metadata } from '@grpc/grpc-js';
-import { newMeshModel, type MeshModelWriter } from '../controllers/index.js';
+import { newMeshModel, pushRequestOf, type MeshModelWriter } from '../controllers/index.js';
 import { newMetrics, type MeshMetrics } from '../runtime/index.js';
 import { FakeClock } from '../runtime/testing/fake-clock.js';
 import { certificateAuthority, signedCertificate } from '../testing/openssl.js';
@@ -145,7 +145,7 @@ describe('Secrets over ADS (credentialName)', () => {
     const names = ['kubernetes://cred'];
     await ask(stream, nodeFor('gw-2', 'foo', {}, 'router'), names);
     model.credentials.apply({ namespace: 'foo', name: 'cred', certificateChain: second.cert, privateKey: second.key, caCertificate: ca });
-    xds.configUpdate({ full: true, reason: 'config', configsUpdated: [{ kind: 'Secret', namespace: 'foo', name: 'cred' }], startedAt: clock.now() });
+    xds.configUpdate(pushRequestOf({ full: true, reason: 'config', configsUpdated: [{ kind: 'Secret', namespace: 'foo', name: 'cred' }], startedAt: clock.now() }));
     clock.advance(DEFAULT_TUNING.debounceAfterMs);
     const pushed = await stream.next();
     expect(pushed.type_url).toBe(SECRET_TYPE);
@@ -154,7 +154,7 @@ describe('Secrets over ADS (credentialName)', () => {
     stream.send({ type_url: SECRET_TYPE, resource_names: names, version_info: pushed.version_info, response_nonce: pushed.nonce });
     model.credentials.apply({ namespace: 'bar', name: 'other', certificateChain: first.cert, privateKey: first.key });
     const before = xds.discovery.lastPush();
-    xds.configUpdate({ full: true, reason: 'config', configsUpdated: [{ kind: 'Secret', namespace: 'bar', name: 'other' }], startedAt: clock.now() });
+    xds.configUpdate(pushRequestOf({ full: true, reason: 'config', configsUpdated: [{ kind: 'Secret', namespace: 'bar', name: 'other' }], startedAt: clock.now() }));
     clock.advance(DEFAULT_TUNING.debounceAfterMs);
     await waitFor(() => xds.discovery.lastPush() !== before, { description: 'the push ran' });
     await expect(stream.next(300)).rejects.toThrow('no response');

@@ -2,13 +2,13 @@ import { describe, expect, test } from '@jest/globals';
 import { newNopLogger } from '../runtime/index.js';
 import { FakeClock } from '../runtime/testing/fake-clock.js';
 import { newDebouncer } from './debouncer.js';
-import { mergePushRequests, toMerged, type ConfigKey, type MergedPushRequest, type PushRequest } from './push/push-request.js';
+import { mergePushRequests, pushRequestOf, type ConfigKey, type PushChange, type PushRequest } from './push/push-request.js';
 
 const key = (name: string): ConfigKey => ({ kind: 'Service', namespace: 'default', name });
 
 function setup(options: { after?: number; max?: number; edsDebounce?: boolean } = {}) {
   const clock = new FakeClock(0);
-  const pushes: Array<MergedPushRequest & { at: number }> = [];
+  const pushes: Array<PushRequest & { at: number }> = [];
   let release: (() => void) | undefined;
   let holdPushes = false;
   const debouncer = newDebouncer({
@@ -22,8 +22,8 @@ function setup(options: { after?: number; max?: number; edsDebounce?: boolean } 
     },
     log: newNopLogger(),
   });
-  const add = (request: Partial<PushRequest> = {}) =>
-    debouncer.add({ full: true, configsUpdated: [], reason: 'config', startedAt: clock.now(), ...request });
+  const add = (request: Partial<PushChange> = {}) =>
+    debouncer.add(pushRequestOf({ full: true, configsUpdated: [], reason: 'config', startedAt: clock.now(), ...request }));
   return {
     clock,
     pushes,
@@ -129,8 +129,8 @@ describe('newDebouncer', () => {
 });
 
 describe('mergePushRequests', () => {
-  const request = (partial: Partial<PushRequest>): MergedPushRequest =>
-    toMerged({ full: false, configsUpdated: [], reason: 'endpoint', startedAt: 10, ...partial });
+  const request = (partial: Partial<PushChange>): PushRequest =>
+    pushRequestOf({ full: false, configsUpdated: [], reason: 'endpoint', startedAt: 10, ...partial });
 
   test('an empty config list means everything and wins the union', () => {
     const merged = mergePushRequests(request({ configsUpdated: [key('a')] }), request({ full: true, configsUpdated: [], reason: 'mesh-config', startedAt: 5 }));

@@ -1,5 +1,5 @@
 import type { Clock, Logger, TimerHandle } from '../runtime/index.js';
-import { mergePushRequests, toMerged, type MergedPushRequest, type PushRequest } from './push/push-request.js';
+import { mergePushRequests, normalizePushRequest, type PushRequest } from './push/push-request.js';
 import { errorMessage } from '../runtime/index.js';
 
 export interface DebouncerOptions {
@@ -11,7 +11,7 @@ export interface DebouncerOptions {
   /** False sends endpoint-only requests through at once (PILOT_ENABLE_EDS_DEBOUNCE). */
   enableEdsDebounce: boolean;
   /** Runs one merged push; the next debounced push waits until it settles. */
-  push: (request: MergedPushRequest) => Promise<void>;
+  push: (request: PushRequest) => Promise<void>;
   log: Logger;
 }
 
@@ -31,14 +31,14 @@ export interface Debouncer {
  */
 export function newDebouncer(options: DebouncerOptions): Debouncer {
   const { clock, debounceAfterMs, debounceMaxMs } = options;
-  let pending: MergedPushRequest | undefined;
+  let pending: PushRequest | undefined;
   let firstEventAt = 0;
   let lastEventAt = 0;
   let timer: TimerHandle | undefined;
   let pushing = false;
   let stopped = false;
 
-  const runPush = (request: MergedPushRequest, exclusive: boolean): void => {
+  const runPush = (request: PushRequest, exclusive: boolean): void => {
     if (exclusive) pushing = true;
     void options
       .push(request)
@@ -70,14 +70,14 @@ export function newDebouncer(options: DebouncerOptions): Debouncer {
     add(request) {
       if (stopped) return;
       if (!options.enableEdsDebounce && !request.full) {
-        runPush(toMerged(request), false);
+        runPush(normalizePushRequest(request), false);
         return;
       }
       const now = clock.now();
       lastEventAt = now;
       if (!pending) {
         firstEventAt = now;
-        pending = toMerged(request);
+        pending = normalizePushRequest(request);
         if (debounceAfterMs <= 0) {
           check();
           return;
@@ -85,7 +85,7 @@ export function newDebouncer(options: DebouncerOptions): Debouncer {
         timer = clock.setTimer(check, debounceAfterMs);
         return;
       }
-      pending = mergePushRequests(pending, toMerged(request));
+      pending = mergePushRequests(pending, normalizePushRequest(request));
     },
     stop() {
       stopped = true;

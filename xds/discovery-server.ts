@@ -111,7 +111,7 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
       version: () => this.pipeline.current()?.version ?? '',
       sender,
     });
-    this.requests = newRequestHandler<C>({ registry: this.registry, sender, currentPush: () => this.pipeline.currentPush(), debug, callbacks, log });
+    this.requests = newRequestHandler<C>({ registry: this.registry, sender, currentPush: () => this.pipeline.currentPush(), debug, callbacks, clock, log });
   }
 
   // ---- The ConfigUpdater seam and the push pipeline.

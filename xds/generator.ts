@@ -1,15 +1,15 @@
 import type { EncodedAny } from './envoy/envoy-protos.js';
 import type { Proxy } from './proxy.js';
-import type { ConfigKey } from './push/push-request.js';
+import type { ConfigKey, PushRequest } from './push/push-request.js';
 
-/** What a generator is asked for. */
-export interface GenerateRequest {
+/**
+ * What a generator is asked for: the push request it answers (`full: false` for endpoint-only
+ * pushes, where only EDS is asked; a proxy's own request is a full push of everything) and the
+ * proxy's subscription.
+ */
+export interface GenerateRequest extends PushRequest {
   /** The names the proxy subscribes to; empty for a wildcard subscription (all of the type). */
   readonly names: readonly string[];
-  /** False for endpoint-only pushes (only EDS is asked). */
-  readonly full: boolean;
-  /** The configs that changed; empty means anything may have changed (a new stream, a forced push). */
-  readonly configsUpdated: readonly ConfigKey[];
   /** Set when a request changed the subscription: generate for `subscribed` only. */
   readonly delta?: { readonly subscribed: readonly string[]; readonly unsubscribed: readonly string[] };
 }

@@ -8,11 +8,11 @@ export * from './envoy/index.js';
 export { parseProxy, type NodeMessage, type Proxy, type ProxyLocality, type ProxyMetadata, type ProxyType } from './proxy.js';
 export {
   mergePushRequests,
-  toMerged,
-  toPushRequest,
+  normalizePushRequest,
+  pushRequestOf,
   type ConfigKey,
   type ConfigUpdater,
-  type MergedPushRequest,
+  type PushChange,
   type PushReason,
   type PushRequest,
 } from './push/push-request.js';

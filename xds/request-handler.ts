@@ -1,9 +1,10 @@
-import type { Logger } from '../runtime/index.js';
+import type { Clock, Logger } from '../runtime/index.js';
 import type { ConnectionRegistry } from './connection-registry.js';
 import type { DebugRequests } from './debug/debug-requests.js';
 import { encodedResourceNames } from './envoy/discovery-request-decoder.js';
 import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE, shortType } from './envoy/type-urls.js';
 import type { GenerateRequest } from './generator.js';
+import { proxyRequestPush } from './push/push-request.js';
 import type { PushSnapshot } from './push/push-snapshot.js';
 import type { ResponseSender } from './response-sender.js';
 import { SharedNameLists } from './shared-name-lists.js';
@@ -20,6 +21,7 @@ export interface RequestHandlerOptions<C> {
   /** Answers the debug types (syncz and `mesh.io/debug`). */
   debug: DebugRequests;
   callbacks: XdsCallbacks;
+  clock: Clock;
   /** The `ads` scope. */
   log: Logger;
 }
@@ -31,7 +33,7 @@ export interface RequestHandler {
 }
 
 export function newRequestHandler<C>(options: RequestHandlerOptions<C>): RequestHandler {
-  const { registry, sender, callbacks, log } = options;
+  const { registry, sender, callbacks, clock, log } = options;
   const sharedNames = new SharedNameLists();
 
   /** Records a decision: the new watches, the metrics and logs of NACKs and stale nonces. */
@@ -68,8 +70,8 @@ export function newRequestHandler<C>(options: RequestHandlerOptions<C>): Request
     const watch = con.watches.get(typeUrl);
     if (!watch || con.closed) return;
     const request: GenerateRequest = decision.subscribed
-      ? { names: decision.subscribed, full: true, configsUpdated: [], delta: { subscribed: decision.subscribed, unsubscribed: decision.unsubscribed ?? [] } }
-      : { names: watch.wildcard ? [] : watch.names, full: true, configsUpdated: [] };
+      ? { ...proxyRequestPush(clock.now()), names: decision.subscribed, delta: { subscribed: decision.subscribed, unsubscribed: decision.unsubscribed ?? [] } }
+      : { ...proxyRequestPush(clock.now()), names: watch.wildcard ? [] : watch.names };
     await sender.respond(con, typeUrl, push, request, { always: true, forceAll: decision.event === 'force' });
     con.lastPushVersion = push.version;
   };

@@ -1,5 +1,5 @@
 import type { Server, ServerCredentials } from '@grpc/grpc-js';
-import type { MeshModel } from '../controllers/index.js';
+import { pushRequestOf, type MeshModel } from '../controllers/index.js';
 import { runnableOf, type Logging, type Manager, type MeshMetrics, type Settings } from '../runtime/index.js';
 import { loadEnvoyProtos } from './envoy/index.js';
 import { newPushContextBuilder, type PushContext } from './model/index.js';
@@ -66,7 +66,7 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
   // (the resolver calls back only once the manager runs, when the server below exists).
   const jwks = newJwksResolver({
     ...jwksRefreshFromSettings(settings),
-    onChange: () => server.configUpdate({ full: true, reason: 'config', configsUpdated: [], startedAt: manager.clock.now() }),
+    onChange: () => server.configUpdate(pushRequestOf({ full: true, reason: 'config', configsUpdated: [], startedAt: manager.clock.now() })),
     clock: manager.clock,
     log: options.logging.scope('model'),
     metrics,

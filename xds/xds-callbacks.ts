@@ -1,4 +1,4 @@
-import type { MergedPushRequest } from './push/push-request.js';
+import type { PushRequest } from './push/push-request.js';
 import type { RequestEvent } from './should-respond.js';
 import type { XdsConnection } from './xds-connection.js';
 
@@ -18,7 +18,7 @@ export interface XdsCallbacks {
   /** The stream started (+1) or stopped (-1) rejecting the type's config. */
   onRejectingChange?(typeUrl: string, delta: 1 | -1): void;
   /** A debounced push begins, before its context is built. */
-  onPush?(request: MergedPushRequest): void;
+  onPush?(request: PushRequest): void;
   /** A push context could not be built. */
   onPushContextError?(error: unknown): void;
   /** A worker took the connection off the push queue. */

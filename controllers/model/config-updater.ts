@@ -5,15 +5,32 @@ export const PUSH_REASONS = ['config', 'endpoint', 'service', 'proxy', 'namespac
 export type PushReason = (typeof PUSH_REASONS)[number];
 
 /**
- * A model change as data. `full: false` means only endpoints changed (EDS alone is enough);
- * `configsUpdated` names every changed object so each generator can tell whether it is affected.
+ * A model change as data, and the one shape a push keeps from the debouncer through the queue to
+ * the generators. `full: false` means only endpoints changed (EDS alone is enough);
+ * `configsUpdated` names every changed object so each generator can tell whether it is affected
+ * (empty: anything may have changed).
  */
 export interface PushRequest {
   readonly full: boolean;
   readonly configsUpdated: readonly ConfigKey[];
-  readonly reason: PushReason;
-  /** When the change was picked up (clock milliseconds), for convergence metrics. */
+  /** How many changes of each reason the request stands for: one for a change, summed when requests merge. */
+  readonly reasons: ReadonlyMap<PushReason, number>;
+  /** When the (earliest) change was picked up (clock milliseconds), for convergence metrics. */
   readonly startedAt: number;
+}
+
+/** One model change, as a reconciler reports it. */
+export interface PushChange {
+  readonly full: boolean;
+  readonly reason: PushReason;
+  /** Absent: anything may have changed. */
+  readonly configsUpdated?: readonly ConfigKey[];
+  readonly startedAt: number;
+}
+
+/** The push request of one change. */
+export function pushRequestOf(change: PushChange): PushRequest {
+  return { full: change.full, configsUpdated: change.configsUpdated ?? [], reasons: new Map([[change.reason, 1]]), startedAt: change.startedAt };
 }
 
 /**

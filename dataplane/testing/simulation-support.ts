@@ -15,8 +15,9 @@ import { loadCase } from '../../xds/generators/testing/test-cases.js';
 import { newMeshGenerators } from '../../xds/mesh-generators.js';
 import { newInboundSecurityFilters } from '../../xds/security/index.js';
 import { routeNamesOf } from '../xds-subscriber.js';
+import { generateRequest } from '../../xds/testing/generate-request.js';
 
-const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
+const FULL: GenerateRequest = generateRequest({ names: [], full: true, configsUpdated: [] });
 
 function generate<C>(protos: EnvoyProtos, generators: readonly Generator<C>[], typeUrl: string, proxy: Proxy, push: C, names: readonly string[] = []): Record<string, unknown>[] {
   const generator = generators.find((candidate) => candidate.typeUrl === typeUrl);

@@ -6,6 +6,7 @@ import { buildCase, type CaseObject } from '../../xds/generators/testing/test-ca
 import { newInboundSecurityFilters } from '../../xds/security/index.js';
 import type { EnvoyConfigDump } from '../proxyconfig/config-dump.js';
 import { authzCheck, parsePolicyKey, policyNamesOf } from './authz-check.js';
+import { generateRequest } from '../../xds/testing/generate-request.js';
 
 // x authz check over the listeners the daemon's generators give a sidecar: CUSTOM policies are
 // read from the shadow rules that send requests to the authorizer, as the reference reads them.
@@ -54,7 +55,7 @@ metadata: { NAMESPACE: foo, SERVICE_ACCOUNT: httpbin }
 function dump(): EnvoyConfigDump {
   const { model, proxy } = buildCase(parseAllDocuments(MESH).map((document) => document.toJS() as CaseObject), 'authz check');
   const generator = newSidecarLdsGenerator({ securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: () => '' } }) });
-  const listeners = (generator.generate(proxy, buildPushContext(model), { names: [], full: true, configsUpdated: [] })?.resources ?? []).map((named) =>
+  const listeners = (generator.generate(proxy, buildPushContext(model), generateRequest({ names: [], full: true, configsUpdated: [] }))?.resources ?? []).map((named) =>
     typeof named.resource === 'function' ? named.resource() : named.resource,
   );
   const configs = [{ '@type': 'type.googleapis.com/envoy.admin.v3.ListenersConfigDump', dynamic_listeners: listeners.map((listener) => ({ active_state: { listener } })) }];

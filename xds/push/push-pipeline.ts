@@ -1,7 +1,7 @@
 import type { Clock, Logger } from '../../runtime/index.js';
 import { newDebouncer } from '../debouncer.js';
 import { ENDPOINT_TYPE, PUSH_ORDER } from '../envoy/type-urls.js';
-import { mergePushRequests, toPushRequest, type MergedPushRequest, type PushRequest } from './push-request.js';
+import { mergePushRequests, pushRequestOf, type PushRequest } from './push-request.js';
 import { newPushQueue } from './push-queue.js';
 import type { PushSnapshot, PushStatus } from './push-snapshot.js';
 import { startPushWorkers, type PushWorkers } from './push-workers.js';
@@ -50,7 +50,7 @@ export interface PushPipeline<C> {
   remove(con: XdsConnection): void;
 }
 
-type QueueItem<C> = { request: MergedPushRequest; push: PushSnapshot<C>; enqueuedAt: number };
+type QueueItem<C> = { request: PushRequest; push: PushSnapshot<C>; enqueuedAt: number };
 
 export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipeline<C> {
   const { clock, callbacks, log, sender } = options;
@@ -74,10 +74,10 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
   };
 
   /** Builds contexts one at a time, each from the one before. */
-  const buildSnapshot = (request: MergedPushRequest): Promise<PushSnapshot<C>> => {
+  const buildSnapshot = (request: PushRequest): Promise<PushSnapshot<C>> => {
     const result = building.then(async () => {
       const previous = current;
-      const context = await options.buildPushContext(previous?.context, toPushRequest(request));
+      const context = await options.buildPushContext(previous?.context, request);
       const full = request.full || !previous;
       const snapshot: PushSnapshot<C> = {
         seq: ++seq,
@@ -95,7 +95,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
     return result;
   };
 
-  const push = async (request: MergedPushRequest): Promise<void> => {
+  const push = async (request: PushRequest): Promise<void> => {
     callbacks.onPush?.(request);
     let snapshot: PushSnapshot<C>;
     try {
@@ -142,7 +142,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
           con,
           typeUrl,
           snapshot,
-          { names: watch.wildcard ? [] : watch.names, full: item.request.full, configsUpdated: item.request.configsUpdated },
+          { ...item.request, names: watch.wildcard ? [] : watch.names },
           { always: false, forceAll: false },
         );
       }
@@ -173,7 +173,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
     },
     currentPush() {
       if (current) return Promise.resolve(current);
-      initial ??= buildSnapshot({ full: true, configsUpdated: [], reasons: new Map([['unknown', 1]]), startedAt: clock.now() })
+      initial ??= buildSnapshot(pushRequestOf({ full: true, reason: 'unknown', startedAt: clock.now() }))
         .catch((error: unknown) => {
           callbacks.onPushContextError?.(error);
           throw error;

@@ -2,33 +2,19 @@ import type { ConfigKey, PushReason, PushRequest } from '../../controllers/index
 import { formatConfigKey } from '../../names/index.js';
 
 // The ConfigUpdater seam is the model's (controllers/model/config-updater.ts); re-exported for xDS users.
-export type { ConfigKey, ConfigUpdater, PushReason, PushRequest } from '../../controllers/index.js';
+export { pushRequestOf, type ConfigKey, type ConfigUpdater, type PushChange, type PushReason, type PushRequest } from '../../controllers/index.js';
 
-/** Several push requests merged into one: what the debouncer and the push queue carry. */
-export interface MergedPushRequest {
-  readonly full: boolean;
-  /** Empty means anything may have changed. */
-  readonly configsUpdated: readonly ConfigKey[];
-  /** How many requests of each reason were merged. */
-  readonly reasons: ReadonlyMap<PushReason, number>;
-  /** The earliest start of the merged requests. */
-  readonly startedAt: number;
-}
-
-export function toMerged(request: PushRequest): MergedPushRequest {
-  return {
-    full: request.full,
-    configsUpdated: dedupe(request.configsUpdated),
-    reasons: new Map([[request.reason, 1]]),
-    startedAt: request.startedAt,
-  };
+/** A request as the debouncer keeps it: each changed config named once. */
+export function normalizePushRequest(request: PushRequest): PushRequest {
+  const configsUpdated = dedupe(request.configsUpdated);
+  return configsUpdated.length === request.configsUpdated.length ? request : { ...request, configsUpdated };
 }
 
 /**
  * Merges two requests as the reference does: full is OR-ed, configs are unioned unless one
  * side says "anything" (empty), reason counts add up, the earliest start is kept.
  */
-export function mergePushRequests(a: MergedPushRequest | undefined, b: MergedPushRequest): MergedPushRequest {
+export function mergePushRequests(a: PushRequest | undefined, b: PushRequest): PushRequest {
   if (!a) return b;
   const reasons = new Map(a.reasons);
   for (const [reason, count] of b.reasons) reasons.set(reason, (reasons.get(reason) ?? 0) + count);
@@ -41,17 +27,11 @@ export function mergePushRequests(a: MergedPushRequest | undefined, b: MergedPus
   };
 }
 
-/** The seam's shape of a merged request: the most frequent reason stands for all. */
-export function toPushRequest(merged: MergedPushRequest): PushRequest {
-  let reason: PushReason = 'unknown';
-  let best = 0;
-  for (const [candidate, count] of merged.reasons) {
-    if (count > best) {
-      best = count;
-      reason = candidate;
-    }
-  }
-  return { full: merged.full, configsUpdated: merged.configsUpdated, reason, startedAt: merged.startedAt };
+const PROXY_REQUEST: ReadonlyMap<PushReason, number> = new Map([['proxy', 1]]);
+
+/** What a proxy's own request asks for: everything it subscribes to, as of now. */
+export function proxyRequestPush(startedAt: number): PushRequest {
+  return { full: true, configsUpdated: [], reasons: PROXY_REQUEST, startedAt };
 }
 
 function dedupe(keys: readonly ConfigKey[]): ConfigKey[] {

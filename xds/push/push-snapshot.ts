@@ -1,4 +1,4 @@
-import type { ConfigKey, MergedPushRequest } from './push-request.js';
+import type { ConfigKey, PushRequest } from './push-request.js';
 
 /** One immutable push context with its version. */
 export interface PushSnapshot<C> {
@@ -7,7 +7,7 @@ export interface PushSnapshot<C> {
   /** `<RFC 3339 time>/<counter>`: changes on full pushes only. */
   readonly version: string;
   readonly context: C;
-  readonly request: MergedPushRequest;
+  readonly request: PushRequest;
   readonly builtAt: number;
 }
 

@@ -3,6 +3,7 @@ import { buildCase, type CaseObject } from '../generators/testing/test-cases.js'
 import { newSidecarLdsGenerator } from '../generators/index.js';
 import { buildPushContext } from '../model/index.js';
 import { newInboundSecurityFilters, SECURITY_PLUGINS, type SecurityPlugin } from './index.js';
+import { generateRequest } from '../testing/generate-request.js';
 
 // `--plugins` as the reference reads it: a plugin left out is not generated. `ext_authz` is the
 // CUSTOM pair, `authn` jwt_authn and the inbound mutual TLS of PeerAuthentication, `authz` the
@@ -33,7 +34,7 @@ function inboundOf(plugins: readonly SecurityPlugin[]): { filters: string[]; mut
     securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: (rule) => rule.jwks ?? '' }, plugins }),
     peerAuthentication: plugins.includes('authn'),
   });
-  const listeners = (generator.generate(proxy, buildPushContext(model), { names: [], full: true, configsUpdated: [] })?.resources ?? []).map(
+  const listeners = (generator.generate(proxy, buildPushContext(model), generateRequest({ names: [], full: true, configsUpdated: [] }))?.resources ?? []).map(
     (named) => (typeof named.resource === 'function' ? named.resource() : named.resource) as Record<string, unknown>,
   );
   const inbound = listeners.find((listener) => listener['name'] === 'virtualInbound') as { filter_chains: { name: string; transport_socket?: unknown; filters: { typed_config: { http_filters?: { name: string }[] } }[] }[] };

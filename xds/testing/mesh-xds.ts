@@ -5,7 +5,7 @@ import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import type { EnvoyProtos } from '../envoy/envoy-protos.js';
 import { buildPushContext, type PushContext } from '../model/index.js';
 import { newMeshGenerators } from '../mesh-generators.js';
-import type { PushRequest } from '../push/push-request.js';
+import { pushRequestOf, type PushChange } from '../push/push-request.js';
 import { newInboundSecurityFilters } from '../security/index.js';
 import { newXdsServer, type XdsServer } from '../xds-server.js';
 import { DEFAULT_TUNING } from './test-support.js';
@@ -16,7 +16,7 @@ export interface MeshXds {
   readonly clock: FakeClock;
   readonly port: number;
   /** A push request (full, "anything may have changed" unless told), past the debounce. */
-  push(request?: Partial<PushRequest>): void;
+  push(request?: Partial<PushChange>): void;
   close(): Promise<void>;
 }
 
@@ -44,7 +44,7 @@ export async function startMeshXds(protos: EnvoyProtos, model: MeshModelWriter):
     clock,
     port: xds.plaintext.port(),
     push(request = {}) {
-      xds.configUpdate({ full: true, configsUpdated: [], reason: 'config', startedAt: clock.now(), ...request });
+      xds.configUpdate(pushRequestOf({ full: true, configsUpdated: [], reason: 'config', startedAt: clock.now(), ...request }));
       clock.advance(DEFAULT_TUNING.debounceAfterMs);
     },
     async close() {

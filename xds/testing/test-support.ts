@@ -9,7 +9,7 @@ import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import type { EnvoyProtos } from '../envoy/envoy-protos.js';
 import { newDiscoveryClient } from '../envoy/discovery-client.js';
 import type { GenerateRequest, Generator, NamedResource } from '../generator.js';
-import type { ConfigKey, PushRequest } from '../push/push-request.js';
+import { pushRequestOf, type ConfigKey, type PushChange } from '../push/push-request.js';
 import { jsonToStruct, type JsonValue } from '../envoy/struct-json.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE } from '../envoy/type-urls.js';
 import { newXdsServer, type XdsServer, type XdsServerOptions } from '../xds-server.js';
@@ -208,7 +208,7 @@ export interface TestXds {
   /** Sets the model's readiness. */
   ready: { value: boolean };
   /** Triggers a push and lets the fake clock run the debounce. */
-  push(request?: Partial<PushRequest>): void;
+  push(request?: Partial<PushChange>): void;
   /** Pushes and waits until the new push context is in effect. */
   sync(): Promise<void>;
   close(): Promise<void>;
@@ -268,12 +268,12 @@ export async function startTestXds(
     port: xds.plaintext.port(),
     ready,
     push(request = {}) {
-      xds.configUpdate({ full: true, configsUpdated: [], reason: 'config', startedAt: clock.now(), ...request });
+      xds.configUpdate(pushRequestOf({ full: true, configsUpdated: [], reason: 'config', startedAt: clock.now(), ...request }));
       clock.advance(effective.debounceAfterMs);
     },
     async sync() {
       const before = xds.discovery.lastPush();
-      xds.configUpdate({ full: true, configsUpdated: [], reason: 'unknown', startedAt: clock.now() });
+      xds.configUpdate(pushRequestOf({ full: true, configsUpdated: [], reason: 'unknown', startedAt: clock.now() }));
       clock.advance(effective.debounceAfterMs);
       await waitFor(() => xds.discovery.lastPush() !== before, { description: 'push context built' });
     },

@@ -9,10 +9,11 @@ import { jsonToStruct, LISTENER_TYPE, loadEnvoyProtos, parseProxy, ROUTE_TYPE, t
 import { generateSnapshot, loadCase, valuesOf } from '../testing/test-cases.js';
 import { mergeGateways, newGatewayCdsGenerator, newGatewayLdsGenerator, newGatewayRdsGenerator, newSidecarEdsGenerator, resolveGatewayName } from '../index.js';
 import { buildPushContext, type PushContext, type SecurityFilters } from '../../model/index.js';
+import { generateRequest } from '../../testing/generate-request.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/snapshot/', import.meta.url));
 const MERGING = fileURLToPath(new URL('./testdata/merging/', import.meta.url));
-const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
+const FULL: GenerateRequest = generateRequest({ names: [], full: true, configsUpdated: [] });
 const RBAC_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC';
 const NETWORK_RBAC_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.rbac.v3.RBAC';
 /** Recognisable policy filters: the port and kind they were asked for are in their stat prefix. */

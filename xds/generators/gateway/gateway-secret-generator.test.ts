@@ -9,6 +9,7 @@ import { generateSnapshot, loadCase, type Message } from '../testing/test-cases.
 import { newGatewayCdsGenerator, newGatewayLdsGenerator, newGatewayRdsGenerator, newSidecarEdsGenerator, type SecretRefusalEvent } from '../index.js';
 import { buildPushContext } from '../../model/index.js';
 import { newGatewaySecretGenerator } from './gateway-secret-generator.js';
+import { generateRequest } from '../../testing/generate-request.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/secrets/', import.meta.url));
 
@@ -72,7 +73,7 @@ describe('gateway secrets (golden)', () => {
     expect(consistent(snapshot)).toEqual([]);
     const requested = [...adsSecretNames(snapshot.listeners)].sort();
     const refusals: SecretRefusalEvent[] = [];
-    const result = newGatewaySecretGenerator({ onRefused: (event) => refusals.push(event) }).generate(proxy, push, { names: requested, full: true, configsUpdated: [] });
+    const result = newGatewaySecretGenerator({ onRefused: (event) => refusals.push(event) }).generate(proxy, push, generateRequest({ names: requested, full: true, configsUpdated: [] }));
     const sent = (result?.resources ?? []).map((named) => {
       const message = (typeof named.resource === 'function' ? named.resource() : named.resource) as Message;
       protos.encodeAny(SECRET_TYPE, message);
@@ -84,7 +85,7 @@ describe('gateway secrets (golden)', () => {
   test('the mesh generators serve secrets to gateways through the same type', () => {
     const { model, proxy } = loadCase(TESTDATA, 'credentials.in.yaml');
     const sds = newMeshGenerators().find((generator) => generator.typeUrl === SECRET_TYPE);
-    const result = sds?.generate(proxy, buildPushContext(model), { names: ['kubernetes://httpbin-credential'], full: true, configsUpdated: [] });
+    const result = sds?.generate(proxy, buildPushContext(model), generateRequest({ names: ['kubernetes://httpbin-credential'], full: true, configsUpdated: [] }));
     expect(result?.resources.map((resource) => resource.name)).toEqual(['kubernetes://httpbin-credential']);
   });
 
@@ -93,7 +94,7 @@ describe('gateway secrets (golden)', () => {
     const push = buildPushContext(model);
     const generator = newGatewaySecretGenerator();
     const names = ['kubernetes://bookinfo-credential-cacert'];
-    const ask = (kind: 'Secret' | 'Gateway', namespace: string, secret: string) => generator.generate(proxy, push, { names, full: true, configsUpdated: [{ kind, namespace, name: secret }] });
+    const ask = (kind: 'Secret' | 'Gateway', namespace: string, secret: string) => generator.generate(proxy, push, generateRequest({ names, full: true, configsUpdated: [{ kind, namespace, name: secret }] }));
     expect(ask('Gateway', 'foo', 'secure-gateway')).toBeUndefined();
     expect(ask('Secret', 'bar', 'bookinfo-credential')).toBeUndefined();
     expect(ask('Secret', 'foo', 'bookinfo-credential')?.resources.map((resource) => resource.name)).toEqual(names);

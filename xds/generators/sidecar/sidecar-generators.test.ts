@@ -7,9 +7,10 @@ import { serviceFromObject } from '../../../controllers/index.js';
 import { buildCase, generateSnapshot, loadCase, required, TEST_DOMAIN, type CaseObject, type GeneratorCase } from '../testing/test-cases.js';
 import { newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../index.js';
 import { buildPushContext, type PushContext } from '../../model/index.js';
+import { generateRequest } from '../../testing/generate-request.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/cds/', import.meta.url));
-const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
+const FULL: GenerateRequest = generateRequest({ names: [], full: true, configsUpdated: [] });
 
 let protos: EnvoyProtos;
 beforeAll(() => {
@@ -125,14 +126,14 @@ describe('sidecar generators', () => {
 
   test('CDS ignores endpoint-only pushes', () => {
     const { proxy, push } = load('one-service');
-    expect(newSidecarCdsGenerator().generate(proxy, push, { names: [], full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name: 'httpbin' }] })).toBeUndefined();
+    expect(newSidecarCdsGenerator().generate(proxy, push, generateRequest({ names: [], full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name: 'httpbin' }] }))).toBeUndefined();
   });
 
   test('an endpoint-only push answers the changed services the proxy holds, and nothing otherwise', () => {
     const { proxy, push } = load('two-ports');
     const eds = newSidecarEdsGenerator();
     const names = ['outbound|80||api.foo.svc.cluster.local', 'outbound|9000||api.foo.svc.cluster.local', 'outbound|80||other.foo.svc.cluster.local'];
-    const changed = (name: string): GenerateRequest => ({ names, full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name }] });
+    const changed = (name: string): GenerateRequest => (generateRequest({ names, full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name }] }));
     expect(eds.generate(proxy, push, changed('api'))?.resources.map((r) => r.name)).toEqual(names.slice(0, 2));
     expect(eds.generate(proxy, push, changed('unrelated'))).toBeUndefined();
   });
@@ -152,11 +153,11 @@ describe('sidecar generators', () => {
     ];
     const shared = Object.freeze([...names]);
     for (const changedNames of [['api'], ['other'], ['api', 'other'], ['unrelated'], ['xapi', 'api']]) {
-      const request = (list: readonly string[]): GenerateRequest => ({ names: list, full: false, configsUpdated: changedNames.map((name) => ({ kind: 'Service' as const, namespace: 'foo', name })) });
+      const request = (list: readonly string[]): GenerateRequest => (generateRequest({ names: list, full: false, configsUpdated: changedNames.map((name) => ({ kind: 'Service' as const, namespace: 'foo', name })) }));
       const own = eds.generate(proxy, push, request([...names]))?.resources.map((r) => r.name);
       expect({ changedNames, names: eds.generate(proxy, push, request(shared))?.resources.map((r) => r.name) }).toEqual({ changedNames, names: own });
     }
-    expect(eds.generate(proxy, push, { names: shared, full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name: 'api' }] })?.resources.map((r) => r.name)).toEqual([
+    expect(eds.generate(proxy, push, generateRequest({ names: shared, full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name: 'api' }] }))?.resources.map((r) => r.name)).toEqual([
       'outbound|80|v1|api.foo.svc.cluster.local',
       'outbound|80||api.foo.svc.cluster.local',
       'outbound|9000||api.foo.svc.cluster.local',

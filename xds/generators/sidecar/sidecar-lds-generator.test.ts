@@ -6,9 +6,10 @@ import { loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../../i
 import { generateSnapshot, loadCase } from '../testing/test-cases.js';
 import { newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../index.js';
 import { buildPushContext } from '../../model/index.js';
+import { generateRequest } from '../../testing/generate-request.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/lds/', import.meta.url));
-const FULL: GenerateRequest = { names: [], full: true, configsUpdated: [] };
+const FULL: GenerateRequest = generateRequest({ names: [], full: true, configsUpdated: [] });
 
 let protos: EnvoyProtos;
 beforeAll(() => {

@@ -6,6 +6,7 @@ import { ROUTE_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos
 import { generateSnapshot, loadCase, required, type GeneratorCase } from '../testing/test-cases.js';
 import { buildRetryPolicy, newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../index.js';
 import { buildPushContext, type PushContext } from '../../model/index.js';
+import { generateRequest } from '../../testing/generate-request.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/rds/', import.meta.url));
 
@@ -18,7 +19,7 @@ beforeAll(() => {
 
 
 function full(names: readonly string[]): GenerateRequest {
-  return { names, full: true, configsUpdated: [] };
+  return generateRequest({ names, full: true, configsUpdated: [] });
 }
 
 function routeConfigs(proxy: Proxy, push: PushContext, names: readonly string[]): Record<string, unknown>[] {
@@ -81,7 +82,7 @@ describe('sidecar RDS generator', () => {
   test('ignores endpoint-only pushes and answers nothing for a request naming nothing', () => {
     const { proxy, push } = load('default-routes');
     const rds = newSidecarRdsGenerator();
-    expect(rds.generate(proxy, push, { names: ['8000'], full: false, configsUpdated: [] })).toBeUndefined();
+    expect(rds.generate(proxy, push, generateRequest({ names: ['8000'], full: false, configsUpdated: [] }))).toBeUndefined();
     expect(rds.generate(proxy, push, full([]))?.resources).toEqual([]);
   });
 

@@ -20,6 +20,7 @@ import {
 } from '../../index.js';
 import type { PushContext } from '../../model/index.js';
 import type { XdsSnapshot } from '../../testing/consistent.js';
+import { generateRequest } from '../../testing/generate-request.js';
 
 export const TEST_DOMAIN = 'cluster.local';
 const CLUSTER_ID = 'cluster-a';
@@ -127,7 +128,7 @@ export interface SnapshotRequest {
  */
 export function generateSnapshot(proxy: Proxy, push: PushContext, generators: GeneratorSet, protos: EnvoyProtos, request: SnapshotRequest = {}): Required<XdsSnapshot> & { listeners: Message[]; routes: Message[]; clusters: Message[]; endpoints: Message[] } {
   const fetch = (generator: Generator<PushContext>, typeUrl: string, names: readonly string[]): Message[] => {
-    const ask: GenerateRequest = { names, full: true, configsUpdated: [] };
+    const ask: GenerateRequest = generateRequest({ names, full: true, configsUpdated: [] });
     return (generator.generate(proxy, push, ask)?.resources ?? []).map((named) => {
       const message = (typeof named.resource === 'function' ? named.resource() : named.resource) as Message;
       protos.encodeAny(typeUrl, message);
