@@ -32,7 +32,6 @@ export {
   type RouteConfigurationResource,
 } from './sidecar/sidecar-route-configuration.js';
 export { buildVirtualServiceRoutes, type RouteResource, type VirtualServiceRouteInput } from './virtual-service-routes.js';
-export { isBoundToMesh, isVisibleTo, virtualServiceFor } from './virtual-service-selection.js';
 export { buildVirtualHostDomains } from './virtual-host-domains.js';
 export { buildRouteMatch, envoyHeaderMatcher, envoyStringMatcher, matchAppliesTo } from './route-match.js';
 export { buildRetryPolicy, defaultRetryPolicy } from './route-retry-policy.js';

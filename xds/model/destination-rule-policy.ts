@@ -11,23 +11,13 @@ import type { IndexedDestinationRule, PushContext } from './push-context.js';
  * of its namespace it selects.
  */
 export function destinationRuleFor(push: PushContext, proxy: Proxy, service: Service): IndexedDestinationRule | undefined {
-  const candidates = [...(push.destinationRulesByHost.get(service.hostname) ?? []), ...wildcardRules(push, service.hostname)].filter((entry) =>
-    appliesToProxy(entry, proxy),
-  );
+  const wildcards = push.wildcardDestinationRules.filter((entry) => entry.host === '*' || service.hostname.endsWith(entry.host.slice(1)));
+  const candidates = [...(push.destinationRulesByHost.get(service.hostname) ?? []), ...wildcards].filter((entry) => appliesToProxy(entry, proxy));
   for (const namespace of [proxy.configNamespace, service.namespace, push.rootNamespace]) {
     const found = candidates.find((entry) => entry.namespace === namespace);
     if (found) return found;
   }
   return undefined;
-}
-
-function wildcardRules(push: PushContext, hostname: string): IndexedDestinationRule[] {
-  const matches: IndexedDestinationRule[] = [];
-  for (const [host, entries] of push.destinationRulesByHost) {
-    if (host === '*' || (host.startsWith('*.') && hostname.endsWith(host.slice(1)))) matches.push(...entries);
-  }
-  // The most specific wildcard first.
-  return matches.sort((a, b) => b.host.length - a.host.length);
 }
 
 function appliesToProxy(entry: IndexedDestinationRule, proxy: Proxy): boolean {

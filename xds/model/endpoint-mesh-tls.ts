@@ -31,20 +31,12 @@ export function endpointMeshTlsOf(push: PushContext): EndpointMeshTls {
 
 function newEndpointMeshTls(push: PushContext): EndpointMeshTls {
   // Without a DISABLE anywhere no workload resolves to DISABLE: nothing to compose.
-  const anyDisable = push.peerAuthentications.some(mentionsDisable);
-  const policiesByNamespace = new Map<string, PeerAuthentication[]>();
-  for (const policy of push.peerAuthentications) {
-    const namespace = policy.metadata.namespace ?? '';
-    let list = policiesByNamespace.get(namespace);
-    if (!list) policiesByNamespace.set(namespace, (list = []));
-    list.push(policy);
-  }
-  const rootPolicies = policiesByNamespace.get(push.rootNamespace) ?? [];
+  const anyDisable = push.peerAuthentications.all.some(mentionsDisable);
   const composedByWorkload = new Map<string, ComposedPeerAuthentication>();
   const compose = (namespace: string, labels: Readonly<Record<string, string>>): ComposedPeerAuthentication =>
     composePeerAuthentication({
       rootNamespace: push.rootNamespace,
-      policies: namespace === push.rootNamespace ? rootPolicies : [...rootPolicies, ...(policiesByNamespace.get(namespace) ?? [])],
+      policies: push.peerAuthentications.candidates(namespace),
       workload: { namespace, labels },
     });
 

@@ -3,16 +3,19 @@
 // transport-socket hooks). Imports neither xds/generators/ nor xds/security/.
 export {
   buildPushContext,
+  isBoundToMesh,
   newPushContextBuilder,
   resolveRuleHost,
   servicePortKey,
   type IndexedDestinationRule,
   type IndexedGateway,
   type IndexedVirtualService,
+  type MeshVirtualServiceIndex,
   type PushContext,
   type PushContextBuilder,
 } from './push-context.js';
 export { destinationRuleFor, loadBalancerFor, subsetOf } from './destination-rule-policy.js';
+export { isVisibleTo, virtualServiceFor } from './virtual-service-selection.js';
 export { isHttpRoutable, servicePortProtocol, type ServicePortProtocol } from './service-port-protocol.js';
 export { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from './security-filters.js';
 export type { ClusterTransportSocket, ClusterTransportSocketHook, ClusterTransportSocketInput } from './cluster-transport-socket.js';
@@ -25,4 +28,4 @@ export {
   type ComposedPeerAuthentication,
   type EffectiveMtlsMode,
 } from './peer-authentication.js';
-export { policiesFor } from './policy-selection.js';
+export { newPolicyIndex, type PolicyIndex, type SelectablePolicy } from './policy-index.js';

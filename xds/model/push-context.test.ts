@@ -50,8 +50,8 @@ describe('the push context builder', () => {
     const builder = newPushContextBuilder(model);
     const first = builder.build(undefined, { full: true });
     model.configStore.delete('AuthorizationPolicy', 'foo', 'deny-bar');
-    expect(builder.build(first, { full: false }).authorizationPolicies).toHaveLength(1);
-    expect(builder.build(first, { full: true }).authorizationPolicies).toHaveLength(0);
+    expect(builder.build(first, { full: false }).authorizationPolicies.all).toHaveLength(1);
+    expect(builder.build(first, { full: true }).authorizationPolicies.all).toHaveLength(0);
   });
 });
 

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication, RequestAuthentication, VirtualService } from '../../crds/index.js';
 import { selectsWorkload, type Credential, type Endpoint, type MeshModel, type Service, type Workload } from '../../controllers/index.js';
 import { KIND_NAMES, type InboundTrafficMode, type MeshConfig } from '../../crds/index.js';
+import { newPolicyIndex, type PolicyIndex } from './policy-index.js';
 
 /** A DestinationRule as the push context holds it: the resolved host and where it came from. */
 export interface IndexedDestinationRule {
@@ -18,6 +19,14 @@ export interface IndexedVirtualService {
   readonly name: string;
   readonly hosts: readonly string[];
   readonly virtualService: VirtualService;
+}
+
+/** The VirtualServices that route sidecar traffic (bound to `mesh`), by the hosts they name. */
+export interface MeshVirtualServiceIndex {
+  /** By exact host; within a host sorted by namespace, then name. */
+  readonly byHost: ReadonlyMap<string, readonly IndexedVirtualService[]>;
+  /** Those naming a wildcard host (`*`, `*.ns.svc.cluster.local`), sorted by namespace, then name. */
+  readonly wildcards: readonly IndexedVirtualService[];
 }
 
 /** A Gateway as the push context holds it. */
@@ -50,6 +59,8 @@ export interface PushContext {
   readonly endpointsByServicePort: ReadonlyMap<string, readonly Endpoint[]>;
   /** By resolved host; within a host sorted by namespace, then name. */
   readonly destinationRulesByHost: ReadonlyMap<string, readonly IndexedDestinationRule[]>;
+  /** The rules of wildcard hosts, the most specific (longest) host first. */
+  readonly wildcardDestinationRules: readonly IndexedDestinationRule[];
   /** By `<namespace>/<name>`. */
   readonly workloads: ReadonlyMap<string, Workload>;
   /** By service hostname: the sorted service accounts of the workloads it selects (the SANs clients check). */
@@ -57,14 +68,15 @@ export interface PushContext {
   readonly workloadsByAddress: ReadonlyMap<string, readonly Workload[]>;
   /** Sorted by namespace, then name. */
   readonly virtualServices: readonly IndexedVirtualService[];
+  readonly meshVirtualServices: MeshVirtualServiceIndex;
   /** Sorted by namespace, then name. */
   readonly gateways: readonly IndexedGateway[];
   /** The whole mesh config of this push (trust domain, aliases, path normalization, providers). */
   readonly meshConfig: MeshConfig;
-  /** Security policies, each sorted by namespace, then name; selection is the consumer's. */
-  readonly peerAuthentications: readonly PeerAuthentication[];
-  readonly requestAuthentications: readonly RequestAuthentication[];
-  readonly authorizationPolicies: readonly AuthorizationPolicy[];
+  /** Security policies, indexed for selection by namespace and labels. */
+  readonly peerAuthentications: PolicyIndex<PeerAuthentication>;
+  readonly requestAuthentications: PolicyIndex<RequestAuthentication>;
+  readonly authorizationPolicies: PolicyIndex<AuthorizationPolicy>;
   /** TLS credentials from Secrets, by `<namespace>/<name>`: only the Secret generator reads them. */
   readonly credentials: ReadonlyMap<string, Credential>;
 }
@@ -183,6 +195,10 @@ function buildConfigPart(model: MeshModel): ConfigPart {
     list.push(Object.freeze({ namespace: entry.namespace, name: entry.name, host, rule }));
   }
   for (const list of destinationRulesByHost.values()) Object.freeze(list);
+  const wildcardDestinationRules = [...destinationRulesByHost]
+    .filter(([host]) => isWildcardHost(host))
+    .flatMap(([, entries]) => entries)
+    .sort((a, b) => b.host.length - a.host.length);
 
   const byKey = (a: { namespace: string; name: string }, b: { namespace: string; name: string }): number =>
     compare(a.namespace, b.namespace) || compare(a.name, b.name);
@@ -202,8 +218,8 @@ function buildConfigPart(model: MeshModel): ConfigPart {
     .map((entry) => Object.freeze({ namespace: entry.namespace, name: entry.name, gateway: entry.resource }))
     .sort(byKey);
 
-  const resourcesOf = <K extends 'PeerAuthentication' | 'RequestAuthentication' | 'AuthorizationPolicy'>(kind: K) =>
-    Object.freeze([...model.configStore.list(kind)].sort(byKey).map((entry) => entry.resource));
+  const policiesOf = <K extends 'PeerAuthentication' | 'RequestAuthentication' | 'AuthorizationPolicy'>(kind: K) =>
+    newPolicyIndex(Object.freeze([...model.configStore.list(kind)].sort(byKey).map((entry) => entry.resource)), meshConfig.rootNamespace);
 
   const meshDigest = createHash('sha256').update(JSON.stringify(meshConfig)).digest('hex').slice(0, 8);
   return {
@@ -214,14 +230,43 @@ function buildConfigPart(model: MeshModel): ConfigPart {
     connectTimeout: meshConfig.connectTimeout,
     inboundTrafficMode: meshConfig.inboundTrafficPolicy.mode,
     destinationRulesByHost,
+    wildcardDestinationRules: Object.freeze(wildcardDestinationRules),
     virtualServices: Object.freeze(virtualServices),
+    meshVirtualServices: indexMeshVirtualServices(virtualServices),
     gateways: Object.freeze(gateways),
     meshConfig,
-    peerAuthentications: resourcesOf('PeerAuthentication'),
-    requestAuthentications: resourcesOf('RequestAuthentication'),
-    authorizationPolicies: resourcesOf('AuthorizationPolicy'),
+    peerAuthentications: policiesOf('PeerAuthentication'),
+    requestAuthentications: policiesOf('RequestAuthentication'),
+    authorizationPolicies: policiesOf('AuthorizationPolicy'),
     credentials: model.credentials.snapshot(),
   };
+}
+
+function isWildcardHost(host: string): boolean {
+  return host === '*' || host.startsWith('*.');
+}
+
+/** Whether a VirtualService applies to sidecars: no `gateways`, or `mesh` among them. */
+export function isBoundToMesh(entry: IndexedVirtualService): boolean {
+  const gateways = entry.virtualService.spec.gateways;
+  return gateways === undefined || gateways.length === 0 || gateways.includes('mesh');
+}
+
+function indexMeshVirtualServices(virtualServices: readonly IndexedVirtualService[]): MeshVirtualServiceIndex {
+  const byHost = new Map<string, IndexedVirtualService[]>();
+  const wildcards: IndexedVirtualService[] = [];
+  for (const entry of virtualServices) {
+    if (!isBoundToMesh(entry)) continue;
+    if (entry.hosts.some(isWildcardHost)) wildcards.push(entry);
+    for (const host of new Set(entry.hosts)) {
+      if (isWildcardHost(host)) continue;
+      let list = byHost.get(host);
+      if (!list) byHost.set(host, (list = []));
+      list.push(entry);
+    }
+  }
+  for (const list of byHost.values()) Object.freeze(list);
+  return Object.freeze({ byHost, wildcards: Object.freeze(wildcards) });
 }
 
 function freezeAll<T>(list: readonly T[]): readonly T[] {

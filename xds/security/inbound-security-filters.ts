@@ -3,7 +3,6 @@ import type { PushContext } from '../model/push-context.js';
 import type { SecurityFilterInput, SecurityFilters, TypedFilter } from '../model/security-filters.js';
 import { buildCustomAuthz, type CustomProblem } from './ext-authz-builder.js';
 import { buildJwtAuthnFilter, type JwksSource } from './jwt-authn-builder.js';
-import { policiesFor } from '../model/policy-selection.js';
 import { buildRbac } from './rbac-builder.js';
 
 /** `--plugins`: the security filters the daemon generates (a plugin left out is not generated, as the reference does). */
@@ -28,7 +27,10 @@ function newProviderResolver(): (push: PushContext) => (provider: string) => Ext
     return (provider) => {
       let resolution = cache.get(provider);
       if (!resolution) {
-        const servicesByHost = (hostname: string): readonly { hostname: string; namespace: string }[] => push.services.filter((service) => service.hostname === hostname);
+        const servicesByHost = (hostname: string): readonly { hostname: string; namespace: string }[] => {
+          const service = push.serviceByHost.get(hostname);
+          return service ? [service] : [];
+        };
         resolution = resolveExtAuthzProvider(provider, push.meshConfig.extensionProviders, servicesByHost);
         cache.set(provider, resolution);
       }
@@ -61,7 +63,7 @@ export function newInboundSecurityFilters(options: InboundSecurityFiltersOptions
   };
 
   const authorizationFor = (input: SecurityFilterInput, forTcp: boolean): { custom: TypedFilter[]; local: TypedFilter[] } => {
-    const policies = policiesFor(input.push.authorizationPolicies, input.push.rootNamespace, input.namespace, input.labels);
+    const policies = input.push.authorizationPolicies.forWorkload(input.namespace, input.labels);
     if (policies.length === 0) return { custom: [], local: [] };
     const trust = { trustDomain: input.push.meshConfig.trustDomain, trustDomainAliases: input.push.meshConfig.trustDomainAliases, forTcp };
     let custom: TypedFilter[] = [];

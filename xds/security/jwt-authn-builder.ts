@@ -1,7 +1,7 @@
 import type { JwtRule, RequestAuthentication } from '../../crds/index.js';
 import type { SecurityFilterInput, TypedFilter } from '../model/security-filters.js';
 import { JWT_FILTER_NAME, JWT_PAYLOAD_KEY } from './authz-rule-model.js';
-import { policiesFor } from '../model/policy-selection.js';
+import type { PolicyIndex } from '../model/policy-index.js';
 
 export const JWT_AUTHN_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication';
 
@@ -38,8 +38,8 @@ function provider(rule: JwtRule, jwks: JwksSource): Record<string, unknown> {
  * refused by the filter itself (401); requiring a token is left to AuthorizationPolicy. Undefined
  * when no rule applies.
  */
-export function buildJwtAuthnFilter(input: SecurityFilterInput, policies: readonly RequestAuthentication[], jwks: JwksSource): TypedFilter | undefined {
-  const rules = policiesFor(policies, input.push.rootNamespace, input.namespace, input.labels)
+export function buildJwtAuthnFilter(input: SecurityFilterInput, policies: PolicyIndex<RequestAuthentication>, jwks: JwksSource): TypedFilter | undefined {
+  const rules = policies.forWorkload(input.namespace, input.labels)
     .flatMap((policy) => policy.spec.jwtRules ?? [])
     .sort((a, b) => ((a.issuer ?? '') < (b.issuer ?? '') ? -1 : (a.issuer ?? '') > (b.issuer ?? '') ? 1 : 0));
   if (rules.length === 0) return undefined;

@@ -2,7 +2,7 @@ import type { HttpRoute, RouteDestination, TcpRoute, TlsRoute, VirtualService } 
 import type { Proxy } from '../../proxy.js';
 import type { GatewayServerEntry } from './gateway-config.js';
 import type { IndexedVirtualService, PushContext } from '../../model/push-context.js';
-import { isVisibleTo } from '../virtual-service-selection.js';
+import { isVisibleTo } from '../../model/virtual-service-selection.js';
 
 /**
  * A gateway name as a VirtualService writes it, resolved to `<namespace>/<name>`: `name` and

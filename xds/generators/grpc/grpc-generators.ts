@@ -11,7 +11,7 @@ import { resolveRuleHost, type PushContext } from '../../model/push-context.js';
 import { buildSidecarClusters } from '../sidecar/sidecar-clusters.js';
 import { buildDefaultRoute } from '../sidecar/sidecar-route-configuration.js';
 import { buildVirtualServiceRoutes } from '../virtual-service-routes.js';
-import { virtualServiceFor } from '../virtual-service-selection.js';
+import { virtualServiceFor } from '../../model/virtual-service-selection.js';
 
 /** The server listener names proxyless gRPC servers ask for (the bootstrap's `server_listener_resource_name_template`). */
 export const GRPC_SERVER_LISTENER_PREFIX = 'xds.mesh.io/grpc/lds/inbound/';
@@ -49,7 +49,7 @@ function serverListener(proxy: Proxy, push: PushContext, name: string): object |
   const workload = workloadOfProxy(push, proxy);
   const namespace = workload?.namespace ?? proxy.configNamespace;
   const labels = workload?.labels ?? proxy.metadata.labels;
-  const composed = composePeerAuthentication({ rootNamespace: push.rootNamespace, policies: push.peerAuthentications, workload: { namespace, labels } });
+  const composed = composePeerAuthentication({ rootNamespace: push.rootNamespace, policies: push.peerAuthentications.candidates(namespace), workload: { namespace, labels } });
   const strict = grpcServerMtlsMode(mtlsModeForPort(composed, port), labels) === 'STRICT';
   const suffix = strict ? 'mtls' : 'plaintext';
   const chain: Record<string, unknown> = {

@@ -3,7 +3,6 @@ import { serviceSubjectAltNames } from '../../security/client-tls.js';
 import { clientTlsSettingsFor } from '../../security/client-tls-settings.js';
 import { TLS_TRANSPORT_SOCKET, UPSTREAM_TLS_TYPE } from '../../security/client-tls-context.js';
 import type { EffectiveMtlsMode } from '../../model/peer-authentication.js';
-import { policiesFor } from '../../model/policy-selection.js';
 import { buildRbac, RBAC_HTTP_TYPE_URL } from '../../security/rbac-builder.js';
 import { buildCustomAuthz } from '../../security/ext-authz-builder.js';
 import type { TypedFilter } from '../../model/security-filters.js';
@@ -78,7 +77,7 @@ const NO_EXT_AUTHZ = { ok: false, problem: 'a proxyless gRPC server cannot call 
  * are left out rather than refused.
  */
 export function grpcAuthorizationFilters(push: PushContext, namespace: string, labels: Readonly<Record<string, string>>): TypedFilter[] {
-  const policies = policiesFor(push.authorizationPolicies, push.rootNamespace, namespace, labels).filter(
+  const policies = push.authorizationPolicies.forWorkload(namespace, labels).filter(
     (policy) => policy.metadata.annotations?.[DRY_RUN_ANNOTATION]?.toLowerCase() !== 'true',
   );
   const filters: TypedFilter[] = [];

@@ -104,7 +104,7 @@ function virtualInbound(proxy: Proxy, push: PushContext, options: BuildSidecarLi
   const labels = workload?.labels ?? proxy.metadata.labels;
   const composed = composePeerAuthentication({
     rootNamespace: push.rootNamespace,
-    policies: push.peerAuthentications,
+    policies: push.peerAuthentications.candidates(namespace),
     workload: { namespace, labels },
     boundPorts: (port) => bound.has(port),
   });

@@ -5,7 +5,7 @@ import { defaultRetryPolicy } from '../route-retry-policy.js';
 import { isHttpRoutable } from '../../model/service-port-protocol.js';
 import { buildVirtualHostDomains } from '../virtual-host-domains.js';
 import { buildVirtualServiceRoutes, type RouteResource } from '../virtual-service-routes.js';
-import { virtualServiceFor } from '../virtual-service-selection.js';
+import { virtualServiceFor } from '../../model/virtual-service-selection.js';
 
 /** An Envoy `RouteConfiguration` message in snake_case. */
 export type RouteConfigurationResource = { readonly name: string } & Readonly<Record<string, unknown>>;
