@@ -16,6 +16,7 @@ import { type ResourceRegistry, storageKey } from './resource-registry.js';
 import { apiVersionOf, hasStatus, parseApiVersion } from './resource-type.js';
 import type { ResourceType } from './resource-type.js';
 import { serverSideApply } from './server-side-apply.js';
+import { checkBody, checkNamespace, mergeForSubresource } from './write-checks.js';
 import { applyStrategicMergePatch } from '../kube-patch/index.js';
 import {
   alreadyExists,
@@ -130,9 +131,9 @@ export class ResourceService {
   }
 
   create(type: ResourceType, version: string, namespace: string, body: unknown, opts: WriteOptions): KubeObject {
-    const object = this.checkBody(type, version, body);
+    const object = checkBody(type, version, body);
     const metadata = object['metadata'] as JsonObject;
-    this.checkNamespace(type, namespace, metadata);
+    checkNamespace(type, namespace, metadata);
     if (!metadata['name'] && typeof metadata['generateName'] === 'string' && metadata['generateName']) {
       metadata['name'] = `${metadata['generateName']}${generateNameSuffix()}`;
     }
@@ -141,9 +142,9 @@ export class ResourceService {
 
   /** Full replacement (PUT) of an object or of its status/approval subresource. */
   update(type: ResourceType, version: string, namespace: string, name: string, body: unknown, opts: WriteOptions): KubeObject {
-    const incoming = this.checkBody(type, version, body);
+    const incoming = checkBody(type, version, body);
     const metadata = incoming['metadata'] as JsonObject;
-    this.checkNamespace(type, namespace, metadata);
+    checkNamespace(type, namespace, metadata);
     if (metadata['name'] !== undefined && metadata['name'] !== name) {
       throw badRequest(`the name of the object (${String(metadata['name'])}) does not match the name on the URL (${name})`);
     }
@@ -196,7 +197,7 @@ export class ResourceService {
     if (rv !== undefined && rv !== '' && rv !== (existing['metadata'] as JsonObject)['resourceVersion']) {
       throw conflict(type.group, type.plural, name, STALE_OBJECT_MESSAGE);
     }
-    const incoming = this.checkBody(type, version, patched);
+    const incoming = checkBody(type, version, patched);
     return this.updateObject(type, version, existing, incoming, opts, undefined);
   }
 
@@ -294,10 +295,10 @@ export class ResourceService {
       });
     }
     if (!existing) {
-      this.checkNamespace(type, namespace, outcome.object['metadata'] as JsonObject);
-      return this.createObject(type, version, this.checkBody(type, version, outcome.object), opts, outcome.managedFields);
+      checkNamespace(type, namespace, outcome.object['metadata'] as JsonObject);
+      return this.createObject(type, version, checkBody(type, version, outcome.object), opts, outcome.managedFields);
     }
-    return this.updateObject(type, version, existing, this.checkBody(type, version, outcome.object), opts, outcome.managedFields);
+    return this.updateObject(type, version, existing, checkBody(type, version, outcome.object), opts, outcome.managedFields);
   }
 
   private createObject(type: ResourceType, version: string, object: JsonObject, opts: WriteOptions, managedFields: ManagedFieldsEntry[] | undefined): KubeObject {
@@ -352,7 +353,7 @@ export class ResourceService {
   ): KubeObject {
     const key = storageKey(type);
     const before = this.present(existing, type, version) as JsonObject;
-    const next = this.mergeForSubresource(type, before, incoming, opts.subresource);
+    const next = mergeForSubresource(type, before, incoming, opts.subresource);
     const metadata = next['metadata'] as JsonObject;
     const oldMeta = before['metadata'] as JsonObject;
     for (const field of ['uid', 'creationTimestamp', 'deletionTimestamp', 'deletionGracePeriodSeconds', 'namespace', 'name', 'generation']) {
@@ -384,28 +385,6 @@ export class ResourceService {
     return this.present(written, type, version);
   }
 
-  /** What a write through the main resource or a subresource is allowed to change. */
-  private mergeForSubresource(type: ResourceType, before: JsonObject, incoming: JsonObject, subresource: string | undefined): JsonObject {
-    if (subresource === 'status') return { ...clone(before), status: clone(incoming['status']) };
-    if (subresource === 'approval') {
-      const status = isPlainObject(before['status']) ? clone(before['status']) : {};
-      const incomingStatus = isPlainObject(incoming['status']) ? incoming['status'] : {};
-      status['conditions'] = clone(incomingStatus['conditions']);
-      return { ...clone(before), status };
-    }
-    if (subresource === 'finalize') {
-      const spec = isPlainObject(before['spec']) ? clone(before['spec']) : {};
-      spec['finalizers'] = clone((incoming['spec'] as JsonObject | undefined)?.['finalizers']);
-      return { ...clone(before), spec };
-    }
-    const next = clone(incoming);
-    if (hasStatus(type)) {
-      if (before['status'] === undefined) delete next['status'];
-      else next['status'] = clone(before['status']);
-    }
-    return next;
-  }
-
   private writeContext(type: ResourceType, version: string, opts: WriteOptions): WriteContext {
     return {
       manager: opts.fieldManager ?? managerFromUserAgent(opts.userAgent),
@@ -415,32 +394,6 @@ export class ResourceService {
       lists: type.listStrategy,
       scope: opts.subresource === 'status' ? 'status' : hasStatus(type) ? 'main' : 'all',
     };
-  }
-
-  /** Checks apiVersion/kind against the URL and returns a copy with a metadata map. */
-  private checkBody(type: ResourceType, version: string, body: unknown): JsonObject {
-    if (!isPlainObject(body)) throw badRequest('the body of the request must be a JSON object');
-    const object = clone(body);
-    const expected = apiVersionOf(type.group, version);
-    if (object['apiVersion'] !== undefined && object['apiVersion'] !== expected) {
-      throw badRequest(`the API version in the data (${String(object['apiVersion'])}) does not match the expected API version (${expected})`);
-    }
-    if (object['kind'] !== undefined && object['kind'] !== type.kind) {
-      throw badRequest(`the kind in the data (${String(object['kind'])}) does not match the expected kind (${type.kind})`);
-    }
-    if (!isPlainObject(object['metadata'])) object['metadata'] = {};
-    return object;
-  }
-
-  private checkNamespace(type: ResourceType, namespace: string, metadata: JsonObject): void {
-    if (!type.namespaced) {
-      delete metadata['namespace'];
-      return;
-    }
-    if (metadata['namespace'] !== undefined && metadata['namespace'] !== '' && metadata['namespace'] !== namespace) {
-      throw badRequest('the namespace of the provided object does not match the namespace sent on the request');
-    }
-    metadata['namespace'] = namespace;
   }
 
   private deleteNamespace(type: ResourceType, version: string, namespace: KubeObject): KubeObject {

@@ -29,6 +29,8 @@ const POSITIVE = { min: 1 } as const;
 const NON_NEGATIVE = { min: 0 } as const;
 const PORT = { min: 1, max: 65535, expected: 'a port number from 1 to 65535' } as const;
 
+// One setting per line, as the seed's tables read: the formatter leaves the tables alone.
+// prettier-ignore
 export const SETTING_TABLES = {
   shared: {
     CLUSTER_ID: { type: 'String', default: 'Kubernetes', meaning: 'Cluster and registry this daemon belongs to' },

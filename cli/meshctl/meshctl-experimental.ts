@@ -3,7 +3,7 @@ import { newMeshctlCheckInjectCommand } from './meshctl-check-inject.js';
 import { newMeshctlAuthzCommand, newMeshctlDescribeCommand } from './meshctl-describe.js';
 import { newMeshctlKubeUninjectCommand } from './meshctl-inject.js';
 import { newMeshctlMetricsCommand } from './meshctl-metrics.js';
-import { newMeshctlUninstallCommand } from './meshctl-install-lifecycle.js';
+import { newMeshctlUninstallCommand } from './meshctl-uninstall.js';
 import { newMeshctlPrecheckCommand } from './meshctl-precheck.js';
 import { newMeshctlRevisionCommand } from './meshctl-revision.js';
 import { newMeshctlWaitCommand } from './meshctl-wait.js';

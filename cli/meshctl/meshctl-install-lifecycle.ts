@@ -117,37 +117,6 @@ export function newMeshctlVerifyInstallCommand(io: CliIo): Command {
     });
 }
 
-/** `meshctl x uninstall`: one revision, or with `--purge` everything of the mesh. */
-export function newMeshctlUninstallCommand(io: CliIo, readLine: () => Promise<string>): Command {
-  return new Command('uninstall')
-    .description('Uninstalls the mesh control plane (a revision, or everything with --purge)')
-    .option('--dry-run', 'Console/log output only, make no changes', false)
-    .option('-f, --filename <string>', 'The filename of the MeshOperator CR', '')
-    .option('--force', 'Proceed even with validation errors', false)
-    .addOption(manifestsOption())
-    .option('--purge', 'Delete all mesh related sources for all versions', false)
-    .option('-r, --revision <string>', 'Target control plane revision for the command', '')
-    .addOption(new Option('-s, --set <stringArray>', 'Override a MeshOperator value').argParser(stringArrayFlag))
-    .option('-y, --skip-confirmation', 'The skipConfirmation determines whether the user is prompted for confirmation', false)
-    .option('-v, --verbose', 'Verbose output', false)
-    .action(async (flags: { dryRun: boolean; filename: string; purge: boolean; revision: string; set?: string[]; skipConfirmation: boolean }, cmd: Command) => {
-      const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
-      const revision = flags.revision || ((flags.set ?? []).find((s) => s.startsWith('revision='))?.slice('revision='.length) ?? '');
-      const { clusterObjectsOf, loadKubeClient, orphanedProxiesWarning, requireUninstallTarget, uninstall } = await loadInstall();
-      requireUninstallTarget(revision, flags.filename === '' ? [] : [flags.filename], flags.purge);
-      const cluster = clusterObjectsOf(loadKubeClient(global));
-      io.stdout(await orphanedProxiesWarning(cluster, revision, flags.purge));
-      if (!flags.skipConfirmation && !flags.dryRun) {
-        io.stdout(`All mesh resources ${flags.purge ? 'of every revision' : `of revision ${revision || 'default'}`} will be pruned from the cluster\nProceed? (y/N) `);
-        if (!/^y(es)?$/i.test((await readLine()).trim())) {
-          io.stdout('Cancelled.\n');
-          return;
-        }
-      }
-      await uninstall({ cluster, revision, purge: flags.purge, dryRun: flags.dryRun, progress: (line) => io.stdout(`${line}\n`) });
-    });
-}
-
 async function reportVerification(
   io: CliIo,
   verify: (cluster: import('../../install/index.js').ClusterObjects, rendered: readonly import('../../install/index.js').RenderedComponent[]) => Promise<{ report: string; ok: boolean }>,
