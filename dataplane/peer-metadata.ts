@@ -68,6 +68,23 @@ export function decodePeerMetadata(value: string | readonly string[] | undefined
   }
 }
 
+/** Distinct peer-metadata header values kept decoded (a full cache starts again). */
+const MAX_DECODED_PEERS = 256;
+
+/** `decodePeerMetadata` through a cache: peers send the same few header values again and again, each is decoded (and checked) once. */
+export function newPeerMetadataDecoder(): (value: string | readonly string[] | undefined) => WorkloadFacts | undefined {
+  let decoded = new Map<string, WorkloadFacts | undefined>();
+  return (value) => {
+    // Values longer than any valid one are refused uncached (the cache holds at most 256 × 4 KiB).
+    if (typeof value !== 'string' || value.length > MAX_PEER_METADATA_CHARS) return undefined;
+    if (decoded.has(value)) return decoded.get(value);
+    if (decoded.size >= MAX_DECODED_PEERS) decoded = new Map();
+    const facts = decodePeerMetadata(value);
+    decoded.set(value, facts);
+    return facts;
+  };
+}
+
 /** The namespace of a SPIFFE identity `spiffe://<td>/ns/<ns>/sa/<sa>`. */
 export function spiffeNamespace(uri: string | undefined): string | undefined {
   const match = /^spiffe:\/\/[^/]+\/ns\/([^/]+)\/sa\/[^/]+$/.exec(uri ?? '');

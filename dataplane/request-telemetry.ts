@@ -3,9 +3,8 @@ import type { UpstreamDecision } from './decisions/index.js';
 import { bodyBytesOf } from './counted-response.js';
 import type { MeshMetrics, RequestLabels, TcpLabels } from './mesh-metrics.js';
 import {
-  decodePeerMetadata,
-  MAX_PEER_METADATA_CHARS,
   encodePeerMetadata,
+  newPeerMetadataDecoder,
   PEER_METADATA_HEADER,
   PEER_METADATA_HEADERS,
   PEER_METADATA_ID_HEADER,
@@ -126,8 +125,6 @@ function destinationLabels(workload: WorkloadFacts, principal: string): SideLabe
   };
 }
 
-/** Distinct peer-metadata header values kept decoded (a full cache starts again). */
-const MAX_DECODED_PEERS = 256;
 /** Distinct label sets kept built (a full cache starts again). */
 const MAX_LABEL_SETS = 1024;
 
@@ -157,47 +154,40 @@ function keyOf(parts: readonly (string | boolean | undefined)[]): string {
 
 const PASSTHROUGH_CLUSTERS = new Set(['PassthroughCluster', 'BlackHoleCluster', 'InboundPassthroughCluster']);
 
+/** The proxy that reports: its workload and its own SPIFFE identity. */
+type Reporter = Pick<RequestTelemetryOptions, 'workload' | 'localUri'>;
+
+/** Everything but the response code and gRPC status; `service` is the inbound request's (its host matched to a known service). */
+function baseLabels(reporter: Reporter, arrival: ArrivalFacts, cluster: string | undefined, service: string | undefined, upstreamMutualTls: boolean, exchanged: WorkloadFacts | undefined, upstreamUri: string | undefined, protocol: string, flags: string): TcpLabels {
+  if (arrival.direction === 'inbound') {
+    return {
+      reporter: 'destination',
+      ...sourceLabels(arrival.mutualTls ? trustedPeer(exchanged, arrival.peerUri) : UNKNOWN_WORKLOAD, arrival.mutualTls ? principalLabel(arrival.peerUri) : UNKNOWN),
+      ...destinationLabels(reporter.workload, principalLabel(reporter.localUri())),
+      ...serviceLabels(service),
+      request_protocol: protocol,
+      response_flags: flags,
+      connection_security_policy: arrival.mutualTls ? 'mutual_tls' : 'none',
+    };
+  }
+  const destination = upstreamMutualTls ? trustedPeer(exchanged, upstreamUri) : UNKNOWN_WORKLOAD;
+  const clusterService = cluster !== undefined ? clusterHost(cluster) : undefined;
+  return {
+    reporter: 'source',
+    ...sourceLabels(reporter.workload, upstreamMutualTls ? principalLabel(reporter.localUri()) : UNKNOWN),
+    ...destinationLabels(destination, upstreamMutualTls ? principalLabel(upstreamUri) : UNKNOWN),
+    ...serviceLabels(clusterService, cluster !== undefined && PASSTHROUGH_CLUSTERS.has(cluster) ? cluster : UNKNOWN),
+    request_protocol: protocol,
+    response_flags: flags,
+    connection_security_policy: upstreamMutualTls ? 'mutual_tls' : 'none',
+  };
+}
+
 export function newRequestTelemetry(options: RequestTelemetryOptions): RequestTelemetry {
   const { metrics, workload } = options;
   const now = options.now ?? (() => performance.now());
   const ownMetadata: Readonly<Record<string, string>> = { [PEER_METADATA_HEADER]: encodePeerMetadata(workload), [PEER_METADATA_ID_HEADER]: options.nodeId };
-  // Peers send the same few header values again and again: each is decoded (and checked) once.
-  let decoded = new Map<string, WorkloadFacts | undefined>();
-  const peerMetadata = (value: string | readonly string[] | undefined): WorkloadFacts | undefined => {
-    // Values longer than any valid one are refused uncached (the cache holds at most 256 × 4 KiB).
-    if (typeof value !== 'string' || value.length > MAX_PEER_METADATA_CHARS) return undefined;
-    if (decoded.has(value)) return decoded.get(value);
-    if (decoded.size >= MAX_DECODED_PEERS) decoded = new Map();
-    const facts = decodePeerMetadata(value);
-    decoded.set(value, facts);
-    return facts;
-  };
-
-  /** Everything but the response code and gRPC status; `service` is the inbound request's (its host matched to a known service). */
-  const baseLabels = (arrival: ArrivalFacts, cluster: string | undefined, service: string | undefined, upstreamMutualTls: boolean, exchanged: WorkloadFacts | undefined, upstreamUri: string | undefined, protocol: string, flags: string): TcpLabels => {
-    if (arrival.direction === 'inbound') {
-      return {
-        reporter: 'destination',
-        ...sourceLabels(arrival.mutualTls ? trustedPeer(exchanged, arrival.peerUri) : UNKNOWN_WORKLOAD, arrival.mutualTls ? principalLabel(arrival.peerUri) : UNKNOWN),
-        ...destinationLabels(workload, principalLabel(options.localUri())),
-        ...serviceLabels(service),
-        request_protocol: protocol,
-        response_flags: flags,
-        connection_security_policy: arrival.mutualTls ? 'mutual_tls' : 'none',
-      };
-    }
-    const destination = upstreamMutualTls ? trustedPeer(exchanged, upstreamUri) : UNKNOWN_WORKLOAD;
-    const clusterService = cluster !== undefined ? clusterHost(cluster) : undefined;
-    return {
-      reporter: 'source',
-      ...sourceLabels(workload, upstreamMutualTls ? principalLabel(options.localUri()) : UNKNOWN),
-      ...destinationLabels(destination, upstreamMutualTls ? principalLabel(upstreamUri) : UNKNOWN),
-      ...serviceLabels(clusterService, cluster !== undefined && PASSTHROUGH_CLUSTERS.has(cluster) ? cluster : UNKNOWN),
-      request_protocol: protocol,
-      response_flags: flags,
-      connection_security_policy: upstreamMutualTls ? 'mutual_tls' : 'none',
-    };
-  };
+  const peerMetadata = newPeerMetadataDecoder();
 
   // Label sets by what they are made of: a request like an earlier one takes its labels object
   // (whose text the metrics keep) instead of building 21 fields and their text again.
@@ -222,7 +212,7 @@ export function newRequestTelemetry(options: RequestTelemetryOptions): RequestTe
     let labels = labelSets.get(key);
     if (!labels) {
       if (labelSets.size >= MAX_LABEL_SETS) labelSets = new Map();
-      labels = Object.freeze({ ...baseLabels(arrival, cluster, service, upstreamMutualTls, exchanged, upstreamUri, protocol, flags), response_code: code, grpc_response_status: exchange.grpcStatus });
+      labels = Object.freeze({ ...baseLabels(options, arrival, cluster, service, upstreamMutualTls, exchanged, upstreamUri, protocol, flags), response_code: code, grpc_response_status: exchange.grpcStatus });
       labelSets.set(key, labels);
     }
     return labels;
@@ -281,7 +271,7 @@ export function newRequestTelemetry(options: RequestTelemetryOptions): RequestTe
       };
     },
     beginTcp(arrival, cluster, upstreamMutualTls) {
-      const labels = baseLabels(arrival, cluster, undefined, upstreamMutualTls, undefined, undefined, 'tcp', '-');
+      const labels = baseLabels(options, arrival, cluster, undefined, upstreamMutualTls, undefined, undefined, 'tcp', '-');
       metrics.tcpOpened(labels);
       let open = true;
       return {
