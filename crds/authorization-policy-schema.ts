@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { policyTargetReferenceSchema, requiredString, workloadSelectorSchema } from './common-schemas.js';
 import { objectMetaSchema, statusSchema } from './object-meta-schema.js';
-import { SECURITY_API_VERSION } from './kinds.js';
+import { SECURITY_API_VERSIONS } from './kinds.js';
 
 export const AUTHORIZATION_ACTIONS = ['ALLOW', 'DENY', 'AUDIT', 'CUSTOM'] as const;
 
@@ -67,7 +67,7 @@ export const authorizationPolicySpecSchema = z.strictObject({
 });
 
 export const authorizationPolicySchema = z.strictObject({
-  apiVersion: z.literal(SECURITY_API_VERSION),
+  apiVersion: z.enum(SECURITY_API_VERSIONS),
   kind: z.literal('AuthorizationPolicy'),
   metadata: objectMetaSchema,
   spec: authorizationPolicySpecSchema,

@@ -88,8 +88,13 @@ describe('CRD manifests', () => {
         scope: 'Namespaced',
         names: { kind, listKind: `${kind}List`, plural: info.plural, singular: info.singular, shortNames: info.shortNames, categories: info.categories },
       });
-      expect(crd.spec.versions).toHaveLength(1);
-      expect(crd.spec.versions[0]).toMatchObject({ name: info.version, served: true, storage: true, subresources: { status: {} } });
+      // Every served version, newest first, with one schema; only the storage version stores.
+      expect(crd.spec.versions.map((version) => version.name)).toEqual([...info.versions].reverse());
+      expect(crd.spec.versions.filter((version) => version.storage).map((version) => version.name)).toEqual([info.version]);
+      for (const version of crd.spec.versions) {
+        expect(version).toMatchObject({ served: true, subresources: { status: {} } });
+        expect(version.schema).toEqual(crd.spec.versions[0]?.schema);
+      }
     }
   });
 

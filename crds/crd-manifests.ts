@@ -113,16 +113,15 @@ function buildCrd(kind: KindName): CustomResourceDefinition {
         categories: [...info.categories],
       },
       scope: 'Namespaced',
-      versions: [
-        {
-          name: info.version,
-          served: true,
-          storage: true,
-          subresources: { status: {} },
-          additionalPrinterColumns: [...KIND_PRESENTATION[kind].columns.map((column) => ({ ...column })), { ...AGE_COLUMN }],
-          schema: { openAPIV3Schema: openApiSchema(kind) },
-        },
-      ],
+      // Newest first, as the reference lists them; one schema for all, stored in the storage version.
+      versions: [...info.versions].reverse().map((name) => ({
+        name,
+        served: true,
+        storage: name === info.version,
+        subresources: { status: {} },
+        additionalPrinterColumns: [...KIND_PRESENTATION[kind].columns.map((column) => ({ ...column })), { ...AGE_COLUMN }],
+        schema: { openAPIV3Schema: openApiSchema(kind) },
+      })),
     },
   };
 }

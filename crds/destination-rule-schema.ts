@@ -15,7 +15,7 @@ import {
   workloadSelectorSchema,
 } from './common-schemas.js';
 import { objectMetaSchema, statusSchema } from './object-meta-schema.js';
-import { NETWORKING_API_VERSION } from './kinds.js';
+import { NETWORKING_API_VERSIONS } from './kinds.js';
 
 export const CLIENT_TLS_MODES = ['DISABLE', 'SIMPLE', 'MUTUAL', 'MESH_MUTUAL'] as const;
 export const SIMPLE_LB_POLICIES = ['UNSPECIFIED', 'LEAST_CONN', 'RANDOM', 'PASSTHROUGH', 'ROUND_ROBIN', 'LEAST_REQUEST'] as const;
@@ -211,7 +211,7 @@ export const destinationRuleSpecSchema = z.strictObject({
 });
 
 export const destinationRuleSchema = z.strictObject({
-  apiVersion: z.literal(NETWORKING_API_VERSION),
+  apiVersion: z.enum(NETWORKING_API_VERSIONS),
   kind: z.literal('DestinationRule'),
   metadata: objectMetaSchema,
   spec: destinationRuleSpecSchema,

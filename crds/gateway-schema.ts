@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { requiredString, stringMapSchema } from './common-schemas.js';
 import { objectMetaSchema, statusSchema } from './object-meta-schema.js';
-import { NETWORKING_API_VERSION } from './kinds.js';
+import { NETWORKING_API_VERSIONS } from './kinds.js';
 
 export const SERVER_TLS_MODES = [
   'PASSTHROUGH',
@@ -82,7 +82,7 @@ export const gatewaySpecSchema = z.strictObject({
 });
 
 export const gatewaySchema = z.strictObject({
-  apiVersion: z.literal(NETWORKING_API_VERSION),
+  apiVersion: z.enum(NETWORKING_API_VERSIONS),
   kind: z.literal('Gateway'),
   metadata: objectMetaSchema,
   spec: gatewaySpecSchema,

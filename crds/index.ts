@@ -12,7 +12,10 @@ export {
   NETWORKING_VERSION,
   SECURITY_API_VERSION,
   NETWORKING_API_VERSION,
+  SECURITY_VERSIONS,
+  NETWORKING_VERSIONS,
   apiVersionOf,
+  servedApiVersionsOf,
   type KindInfo,
   type KindName,
 } from './kinds.js';

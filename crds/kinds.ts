@@ -1,9 +1,16 @@
 export const SECURITY_GROUP = 'security.mesh.io';
 export const NETWORKING_GROUP = 'networking.mesh.io';
+/** The storage version of the security kinds: what the daemon watches and the mesh writes. */
 export const SECURITY_VERSION = 'v1beta1';
+/** The storage version of the networking kinds. */
 export const NETWORKING_VERSION = 'v1alpha3';
 export const SECURITY_API_VERSION = `${SECURITY_GROUP}/${SECURITY_VERSION}` as const;
 export const NETWORKING_API_VERSION = `${NETWORKING_GROUP}/${NETWORKING_VERSION}` as const;
+/** Every version served, as the reference's CRDs serve them: one schema, converted by renaming alone. */
+export const SECURITY_VERSIONS = ['v1beta1', 'v1'] as const;
+export const NETWORKING_VERSIONS = ['v1alpha3', 'v1beta1', 'v1'] as const;
+export const SECURITY_API_VERSIONS = [`${SECURITY_GROUP}/v1beta1`, `${SECURITY_GROUP}/v1`] as const;
+export const NETWORKING_API_VERSIONS = [`${NETWORKING_GROUP}/v1alpha3`, `${NETWORKING_GROUP}/v1beta1`, `${NETWORKING_GROUP}/v1`] as const;
 
 export type KindName =
   | 'PeerAuthentication'
@@ -15,7 +22,10 @@ export type KindName =
 
 export type KindInfo = {
   readonly group: string;
+  /** The storage version. */
   readonly version: string;
+  /** Every version served, the storage version among them. */
+  readonly versions: readonly string[];
   readonly kind: KindName;
   readonly plural: string;
   readonly singular: string;
@@ -32,6 +42,7 @@ export const KINDS: { readonly [K in KindName]: KindInfo & { readonly kind: K } 
   PeerAuthentication: {
     group: SECURITY_GROUP,
     version: SECURITY_VERSION,
+    versions: SECURITY_VERSIONS,
     kind: 'PeerAuthentication',
     plural: 'peerauthentications',
     singular: 'peerauthentication',
@@ -42,6 +53,7 @@ export const KINDS: { readonly [K in KindName]: KindInfo & { readonly kind: K } 
   RequestAuthentication: {
     group: SECURITY_GROUP,
     version: SECURITY_VERSION,
+    versions: SECURITY_VERSIONS,
     kind: 'RequestAuthentication',
     plural: 'requestauthentications',
     singular: 'requestauthentication',
@@ -52,6 +64,7 @@ export const KINDS: { readonly [K in KindName]: KindInfo & { readonly kind: K } 
   AuthorizationPolicy: {
     group: SECURITY_GROUP,
     version: SECURITY_VERSION,
+    versions: SECURITY_VERSIONS,
     kind: 'AuthorizationPolicy',
     plural: 'authorizationpolicies',
     singular: 'authorizationpolicy',
@@ -62,6 +75,7 @@ export const KINDS: { readonly [K in KindName]: KindInfo & { readonly kind: K } 
   DestinationRule: {
     group: NETWORKING_GROUP,
     version: NETWORKING_VERSION,
+    versions: NETWORKING_VERSIONS,
     kind: 'DestinationRule',
     plural: 'destinationrules',
     singular: 'destinationrule',
@@ -72,6 +86,7 @@ export const KINDS: { readonly [K in KindName]: KindInfo & { readonly kind: K } 
   Gateway: {
     group: NETWORKING_GROUP,
     version: NETWORKING_VERSION,
+    versions: NETWORKING_VERSIONS,
     kind: 'Gateway',
     plural: 'gateways',
     singular: 'gateway',
@@ -82,6 +97,7 @@ export const KINDS: { readonly [K in KindName]: KindInfo & { readonly kind: K } 
   VirtualService: {
     group: NETWORKING_GROUP,
     version: NETWORKING_VERSION,
+    versions: NETWORKING_VERSIONS,
     kind: 'VirtualService',
     plural: 'virtualservices',
     singular: 'virtualservice',
@@ -93,8 +109,14 @@ export const KINDS: { readonly [K in KindName]: KindInfo & { readonly kind: K } 
 
 export const KIND_NAMES: readonly KindName[] = Object.keys(KINDS) as KindName[];
 
-/** `group/version` of a kind, as written in `apiVersion`. */
+/** `group/version` of a kind's storage version, as written in `apiVersion`. */
 export function apiVersionOf(kind: KindName): string {
   const info = KINDS[kind];
   return `${info.group}/${info.version}`;
+}
+
+/** Every `group/version` a kind may be written with. */
+export function servedApiVersionsOf(kind: KindName): readonly string[] {
+  const info = KINDS[kind];
+  return info.versions.map((version) => `${info.group}/${version}`);
 }

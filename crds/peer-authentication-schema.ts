@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { workloadSelectorSchema } from './common-schemas.js';
 import { objectMetaSchema, statusSchema } from './object-meta-schema.js';
-import { SECURITY_API_VERSION } from './kinds.js';
+import { SECURITY_API_VERSIONS } from './kinds.js';
 
 export const MTLS_MODES = ['UNSET', 'DISABLE', 'PERMISSIVE', 'STRICT'] as const;
 
@@ -18,7 +18,7 @@ export const peerAuthenticationSpecSchema = z.strictObject({
 });
 
 export const peerAuthenticationSchema = z.strictObject({
-  apiVersion: z.literal(SECURITY_API_VERSION),
+  apiVersion: z.enum(SECURITY_API_VERSIONS),
   kind: z.literal('PeerAuthentication'),
   metadata: objectMetaSchema,
   spec: peerAuthenticationSpecSchema,

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { durationSchema, policyTargetReferenceSchema, requiredString, workloadSelectorSchema } from './common-schemas.js';
 import { objectMetaSchema, statusSchema } from './object-meta-schema.js';
-import { SECURITY_API_VERSION } from './kinds.js';
+import { SECURITY_API_VERSIONS } from './kinds.js';
 
 const nonEmptyString = z.string().min(1);
 
@@ -45,7 +45,7 @@ export const requestAuthenticationSpecSchema = z.strictObject({
 });
 
 export const requestAuthenticationSchema = z.strictObject({
-  apiVersion: z.literal(SECURITY_API_VERSION),
+  apiVersion: z.enum(SECURITY_API_VERSIONS),
   kind: z.literal('RequestAuthentication'),
   metadata: objectMetaSchema,
   spec: requestAuthenticationSpecSchema,

@@ -1,6 +1,6 @@
 import { describe, test, expect } from '@jest/globals';
 import { z } from 'zod';
-import { KIND_NAMES, KINDS, RESOURCE_SCHEMAS, SPEC_SCHEMAS, apiVersionOf } from './index.js';
+import { KIND_NAMES, KINDS, RESOURCE_SCHEMAS, SPEC_SCHEMAS, apiVersionOf, servedApiVersionsOf } from './index.js';
 
 type JsonSchema = {
   type?: string | string[];
@@ -76,8 +76,9 @@ describe('KINDS', () => {
     expect(info.plural.startsWith(info.singular.replace(/y$/, ''))).toBe(true);
     expect(info.namespaced).toBe(true);
     expect(info.categories).toContain('mesh-io');
-    const whole = z.toJSONSchema(RESOURCE_SCHEMAS[kind], { io: 'input' }) as { properties: Record<string, { const?: string }> };
-    expect(whole.properties['apiVersion']?.const).toBe(apiVersionOf(kind));
+    const whole = z.toJSONSchema(RESOURCE_SCHEMAS[kind], { io: 'input' }) as { properties: Record<string, { const?: string; enum?: string[] }> };
+    expect(whole.properties['apiVersion']?.enum).toEqual(servedApiVersionsOf(kind));
+    expect(whole.properties['apiVersion']?.enum).toContain(apiVersionOf(kind));
     expect(whole.properties['kind']?.const).toBe(kind);
   });
 

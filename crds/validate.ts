@@ -1,5 +1,5 @@
 import { isDns1123Label, isDns1123Subdomain } from './dns-names.js';
-import { KIND_NAMES, apiVersionOf, type KindName } from './kinds.js';
+import { KIND_NAMES, servedApiVersionsOf, type KindName } from './kinds.js';
 import type { ObjectMeta } from './object-meta-schema.js';
 import { RESOURCE_SCHEMAS, type TypedResource } from './resource-schemas.js';
 import { validateAuthorizationPolicy } from './validate-authorization-policy.js';
@@ -34,10 +34,15 @@ export type ResourceCheck = {
   typed?: TypedResource;
 };
 
-const API_VERSIONS = [...new Set(KIND_NAMES.map(apiVersionOf))];
+const API_VERSIONS = [...new Set(KIND_NAMES.flatMap(servedApiVersionsOf))];
 
 function isKindName(value: unknown): value is KindName {
   return typeof value === 'string' && (KIND_NAMES as readonly string[]).includes(value);
+}
+
+/** `a`, `a or b`, `a, b or c`. */
+function alternatives(items: readonly string[]): string {
+  return items.length <= 2 ? items.join(' or ') : `${items.slice(0, -1).join(', ')} or ${items[items.length - 1] ?? ''}`;
 }
 
 function quoted(value: unknown): string {
@@ -47,14 +52,14 @@ function quoted(value: unknown): string {
 /** Resolves apiVersion and kind to one of our kinds, or says why not. */
 function resolveKind(apiVersion: unknown, kind: unknown): { kind: KindName } | { errors: ValidationIssue[] } {
   if (isKindName(kind)) {
-    const expected = apiVersionOf(kind);
-    if (apiVersion === expected) return { kind };
-    return { errors: [{ path: 'apiVersion', message: `expected ${expected} for kind ${kind}, got ${quoted(apiVersion)}` }] };
+    const served = servedApiVersionsOf(kind);
+    if (typeof apiVersion === 'string' && served.includes(apiVersion)) return { kind };
+    return { errors: [{ path: 'apiVersion', message: `expected ${alternatives(served)} for kind ${kind}, got ${quoted(apiVersion)}` }] };
   }
   const errors: ValidationIssue[] = [];
-  const kindsOfVersion = KIND_NAMES.filter((name) => apiVersionOf(name) === apiVersion).sort();
+  const kindsOfVersion = KIND_NAMES.filter((name) => typeof apiVersion === 'string' && servedApiVersionsOf(name).includes(apiVersion)).sort();
   if (kindsOfVersion.length === 0) {
-    errors.push({ path: 'apiVersion', message: `unknown apiVersion ${quoted(apiVersion)}: expected ${API_VERSIONS.join(' or ')}` });
+    errors.push({ path: 'apiVersion', message: `unknown apiVersion ${quoted(apiVersion)}: expected one of ${API_VERSIONS.join(', ')}` });
   }
   const expectedKinds = kindsOfVersion.length > 0 ? kindsOfVersion : [...KIND_NAMES].sort();
   const where = kindsOfVersion.length > 0 ? ` for apiVersion ${String(apiVersion)}` : '';

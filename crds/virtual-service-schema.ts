@@ -13,7 +13,7 @@ import {
   stringMatchSchema,
 } from './common-schemas.js';
 import { objectMetaSchema, statusSchema } from './object-meta-schema.js';
-import { NETWORKING_API_VERSION } from './kinds.js';
+import { NETWORKING_API_VERSIONS } from './kinds.js';
 
 const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
@@ -223,7 +223,7 @@ export const virtualServiceSpecSchema = z.strictObject({
 });
 
 export const virtualServiceSchema = z.strictObject({
-  apiVersion: z.literal(NETWORKING_API_VERSION),
+  apiVersion: z.enum(NETWORKING_API_VERSIONS),
   kind: z.literal('VirtualService'),
   metadata: objectMetaSchema,
   spec: virtualServiceSpecSchema,

@@ -321,6 +321,24 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
     });
   });
 
+  describe('the API versions users write today', () => {
+    test('a security.mesh.io/v1 AuthorizationPolicy and a networking.mesh.io/v1 VirtualService take effect, and read back in every served version', async () => {
+      const policy = `apiVersion: security.mesh.io/v1\nkind: AuthorizationPolicy\nmetadata: { name: deny-v1, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  action: DENY\n  rules:\n    - to: [{ operation: { paths: ["/status/418"] } }]\n`;
+      const route = `apiVersion: networking.mesh.io/v1\nkind: VirtualService\nmetadata: { name: route-v1, namespace: foo }\nspec:\n  hosts: [httpbin.foo.svc.cluster.local]\n  http:\n    - headers: { request: { set: { x-mesh-api: v1 } } }\n      route: [{ destination: { host: httpbin.foo.svc.cluster.local } }]\n`;
+      const routed = async (): Promise<boolean> => /x-mesh-api/i.test((await call('bar', 'foo', '/headers')).body);
+      await applyAndWait('v1 AuthorizationPolicy and VirtualService', { 'ap-v1.yaml': policy, 'vs-v1.yaml': route }, async () => (await call('bar', 'foo', '/status/418')).code === '403' && (await routed()));
+      expect((await observed('bar', 'foo', '/status/418')).code).toBe('403');
+      expect((await observed('bar', 'foo', '/ip')).code).toBe('200');
+      if (orchestrator === 'kubernetes') {
+        const kubectl = (...args: string[]) => runKubectl({ kubeconfig: mesh.kubeconfigPath ?? '', home: workDir }, args);
+        const readBack = async (resource: string, name: string): Promise<string> => (await kubectl('get', resource, name, '-n', 'foo', '-o', 'jsonpath={.apiVersion}')).stdout;
+        for (const version of ['v1', 'v1beta1']) expect(await readBack(`authorizationpolicies.${version}.security.mesh.io`, 'deny-v1')).toBe(`security.mesh.io/${version}`);
+        for (const version of ['v1', 'v1beta1', 'v1alpha3']) expect(await readBack(`virtualservices.${version}.networking.mesh.io`, 'route-v1')).toBe(`networking.mesh.io/${version}`);
+      }
+      await removeAndSettle(['ap-v1.yaml', 'vs-v1.yaml'], async () => (await call('bar', 'foo', '/status/418')).code !== '403' && !(await routed()));
+    });
+  });
+
   describe('config the data plane cannot implement', () => {
     test('is NACKed with the field named, traffic keeps flowing on the last good config, and /debug/syncz shows the error', async () => {
       const hashing = `apiVersion: networking.mesh.io/v1alpha3\nkind: DestinationRule\nmetadata: { name: httpbin-hash, namespace: bar }\nspec:\n  host: httpbin.bar.svc.cluster.local\n  trafficPolicy:\n    loadBalancer:\n      consistentHash: { httpHeaderName: x-user }\n`;

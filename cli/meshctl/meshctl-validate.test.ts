@@ -214,7 +214,7 @@ describe('meshctl validate: files and documents', () => {
       `Error: ${file}: ConfigMap (no name): metadata.name: required: expected the name of the resource`,
       `Error: ${file}: Secret s: apiVersion: required: expected an apiVersion such as v1 or apps/v1`,
       `Error: ${file}: ServiceEntry external: kind: unknown kind "ServiceEntry" for apiVersion networking.mesh.io/v1alpha3: expected one of DestinationRule, Gateway, VirtualService`,
-      `Error: ${file}: Telemetry t: apiVersion: unknown apiVersion "telemetry.mesh.io/v1": expected security.mesh.io/v1beta1 or networking.mesh.io/v1alpha3`,
+      `Error: ${file}: Telemetry t: apiVersion: unknown apiVersion "telemetry.mesh.io/v1": expected one of security.mesh.io/v1beta1, security.mesh.io/v1, networking.mesh.io/v1alpha3, networking.mesh.io/v1beta1, networking.mesh.io/v1`,
       `Error: ${file}: Telemetry t: kind: unknown kind "Telemetry": expected one of AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication, RequestAuthentication, VirtualService`,
     ]);
   });
