@@ -16,12 +16,12 @@ export interface AdmissionRoute {
 
 /**
  * Serves one admission request the reference's way: the body capped at 6 MiB (refused with 400
- * as soon as it grows past, unread), an empty body 400 `no body found`, a Content-Type other than
+ * as soon as it grows past, unread; a client waiting for `100 Continue` gets the 400 instead), an empty body 400 `no body found`, a Content-Type other than
  * exactly `application/json` 415, an unreadable review a denial (200), the answer in the review
  * version of the request with its UID. A handler that throws is a denial too: nothing a caller
  * sends brings the server down.
  */
-export function serveAdmission(route: AdmissionRoute, req: IncomingMessage, res: ServerResponse, log: Logger): void {
+export function serveAdmission(route: AdmissionRoute, req: IncomingMessage, res: ServerResponse, log: Logger, options: { expectsContinue?: boolean } = {}): void {
   const httpError = (status: number, message: string): void => {
     route.onHttpError?.(status);
     if (res.headersSent) return;
@@ -31,6 +31,7 @@ export function serveAdmission(route: AdmissionRoute, req: IncomingMessage, res:
   };
   const tooLarge = `Request entity too large: limit is ${MAX_ADMISSION_BODY_BYTES}`;
   if (Number(req.headers['content-length'] ?? 0) > MAX_ADMISSION_BODY_BYTES) return httpError(400, tooLarge);
+  if (options.expectsContinue) res.writeContinue();
 
   const chunks: Buffer[] = [];
   let size = 0;

@@ -186,6 +186,21 @@ describe('the admission server on --httpsAddr', () => {
     expect((await post(review(policy({})))).code).toBe('200');
   });
 
+  test('a client that waits for 100 Continue gets the 400 for an oversized body before sending it, and a Continue for one that fits', async () => {
+    const file = join(dir, 'huge.json');
+    writeFileSync(file, Buffer.alloc(7 * 1024 * 1024, 'a'));
+    const ask = ['--cacert', ca.certFile, '-v', '-X', 'POST', '-H', 'Content-Type: application/json', '-H', 'Expect: 100-continue', '--data-binary', `@${file}`, `${url}/validate`];
+    const refused = await curl(ask);
+    expect([refused.exit, refused.code, refused.body]).toEqual([0, '400', 'Request entity too large: limit is 6291456\n']);
+    // As the reference answers: no invitation to upload what will be refused unread.
+    expect(refused.stderr).not.toMatch(/< HTTP\/1\.1 100/);
+    writeFileSync(file, review(policy({})));
+    const answered = await curl(ask);
+    expect([answered.exit, answered.code]).toEqual([0, '200']);
+    expect(answered.stderr).toMatch(/< HTTP\/1\.1 100/);
+    expect(JSON.parse(answered.body)).toMatchObject({ response: { allowed: true } });
+  });
+
   test('an unknown path is 404', async () => {
     expect((await post(review(policy({})), 'application/json', '/nothing')).code).toBe('404');
   });

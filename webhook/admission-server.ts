@@ -1,3 +1,4 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import {
@@ -69,15 +70,19 @@ export function newAdmissionServer(options: AdmissionServerOptions): AdmissionSe
         if (signal.aborted) return;
         throw error;
       }
-      const server = createServer({ ...secureContextOf(first.value), minVersion: 'TLSv1.2' }, (req, res) => {
+      const serve = (req: IncomingMessage, res: ServerResponse, expectsContinue: boolean): void => {
         const route = routeFor(req.url);
         if (!route) {
           res.writeHead(404, { 'content-type': 'text/plain; charset=utf-8' });
           res.end('404 page not found\n');
           return;
         }
-        serveAdmission(route, req, res, log);
-      });
+        serveAdmission(route, req, res, log, { expectsContinue });
+      };
+      const server = createServer({ ...secureContextOf(first.value), minVersion: 'TLSv1.2' }, (req, res) => serve(req, res, false));
+      // A client that asks before sending its body (curl does past 1 KiB) is told 100 Continue
+      // only when the body will be read: one refused outright gets its answer instead.
+      server.on('checkContinue', (req, res) => serve(req, res, true));
       const stopWatching = identity.watch((next) => {
         try {
           server.setSecureContext(secureContextOf(next));
