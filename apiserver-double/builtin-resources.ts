@@ -1,4 +1,5 @@
 import { builtinListStrategy } from '../kube-patch/index.js';
+import { POD_COLUMNS } from './pod-columns.js';
 import { STANDARD_VERBS } from './resource-type.js';
 import type { PrinterColumn, ResourceType } from './resource-type.js';
 
@@ -35,7 +36,7 @@ const SPECS: BuiltinSpec[] = [
   { group: '', version: 'v1', kind: 'ConfigMap', plural: 'configmaps', namespaced: true, shortNames: ['cm'], columns: [{ name: 'Data', type: 'string', jsonPath: '.data', compute: countKeys('data') }] },
   { group: '', version: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true, columns: [col('Type', '.type'), { name: 'Data', type: 'string', jsonPath: '.data', compute: countKeys('data') }], selectableFields: ['type'] },
   { group: '', version: 'v1', kind: 'Service', plural: 'services', namespaced: true, shortNames: ['svc'], categories: ['all'], subresources: ['status'], columns: [col('Type', '.spec.type'), col('Cluster-IP', '.spec.clusterIP')], deleteReturnsObject: true, nameRule: 'label' },
-  { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: ['status', 'log', 'proxy', 'portforward'], columns: [col('Status', '.status.phase'), col('IP', '.status.podIP', 'string', 1), col('Node', '.spec.nodeName', 'string', 1)], selectableFields: ['spec.nodeName', 'spec.serviceAccountName', 'status.phase', 'status.podIP'], deleteReturnsObject: true },
+  { group: '', version: 'v1', kind: 'Pod', plural: 'pods', namespaced: true, shortNames: ['po'], categories: ['all'], subresources: ['status', 'log', 'proxy', 'portforward'], columns: [...POD_COLUMNS], selectableFields: ['spec.nodeName', 'spec.serviceAccountName', 'status.phase', 'status.podIP'], deleteReturnsObject: true },
   { group: '', version: 'v1', kind: 'Endpoints', plural: 'endpoints', namespaced: true, shortNames: ['ep'] },
   { group: '', version: 'v1', kind: 'ServiceAccount', plural: 'serviceaccounts', namespaced: true, shortNames: ['sa'], subresources: ['token'], deleteReturnsObject: true },
   { group: '', version: 'v1', kind: 'Node', plural: 'nodes', namespaced: false, shortNames: ['no'], subresources: ['status'], deleteReturnsObject: false },

@@ -12,7 +12,7 @@ export interface PrinterColumn {
   /** A simple JSONPath such as `.spec.mode` or `.status.conditions[0].type`. */
   jsonPath: string;
   /** Computes the cell instead of the path, for built-in columns such as a count of keys. */
-  compute?: (object: Record<string, unknown>) => unknown;
+  compute?: (object: Record<string, unknown>, nowMs: number) => unknown;
 }
 
 

@@ -1,6 +1,8 @@
 import type { KubeObject } from '../runtime/index.js';
 import { isPlainObject } from './object-util.js';
 import type { PrinterColumn, ResourceType } from './resource-type.js';
+import { age } from './table-age.js';
+
 
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
@@ -42,7 +44,7 @@ export function partialMetadata(object: KubeObject): KubeObject {
 }
 
 function cell(column: PrinterColumn, object: Record<string, unknown>, nowMs: number): unknown {
-  const value = column.compute ? column.compute(object) : evaluateJsonPath(object, column.jsonPath);
+  const value = column.compute ? column.compute(object, nowMs) : evaluateJsonPath(object, column.jsonPath);
   if (value === undefined || value === null) return null;
   if (column.type === 'date') return age(value, nowMs);
   if (column.type === 'integer' || column.type === 'number') return typeof value === 'number' ? value : Number(value);
@@ -77,21 +79,4 @@ export function evaluateJsonPath(object: unknown, path: string): unknown {
     nodes = next;
   }
   return nodes.length === 0 ? undefined : nodes.length === 1 ? nodes[0] : nodes;
-}
-
-/** Kubernetes' short human duration: 45s, 3m20s, 5h, 12d. */
-export function age(timestamp: unknown, nowMs: number): string {
-  if (typeof timestamp !== 'string' && !(timestamp instanceof Date)) return '<unknown>';
-  const seconds = Math.max(0, Math.floor((nowMs - new Date(timestamp).getTime()) / 1000));
-  if (seconds < 120) return `${seconds}s`;
-  const minutes = Math.floor(seconds / 60);
-  if (minutes < 10) return seconds % 60 === 0 ? `${minutes}m` : `${minutes}m${seconds % 60}s`;
-  const hours = Math.floor(minutes / 60);
-  if (minutes < 180) return `${minutes}m`;
-  if (hours < 8) return minutes % 60 === 0 ? `${hours}h` : `${hours}h${minutes % 60}m`;
-  if (hours < 48) return `${hours}h`;
-  const days = Math.floor(hours / 24);
-  if (hours < 192) return hours % 24 === 0 ? `${days}d` : `${days}d${hours % 24}h`;
-  if (days < 365 * 2) return `${days}d`;
-  return `${Math.floor(days / 365)}y`;
 }

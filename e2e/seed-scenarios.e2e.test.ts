@@ -457,12 +457,14 @@ function diagnostics(): void {
       expect(await meshctl('x', 'wait', 'pods', 'x')).toMatchObject({ code: 64 });
     });
 
-    test('kubectl logs reads the daemon\'s and a sidecar\'s output', async () => {
+    test('kubectl logs reads the daemon\'s and a sidecar\'s output; get pods shows the injected pod 2/2 Running', async () => {
       const kubectl = (...args: string[]) => runKubectl({ kubeconfig: mesh.kubeconfigPath ?? '', home: workDir }, args);
       const daemon = await kubectl('logs', 'meshd-local', '-n', 'mesh-system', '--tail', '3');
       expect(daemon.code).toBe(0);
       expect(daemon.stdout.trim().split('\n')).toHaveLength(3);
       const sidecar = await kubectl('logs', 'httpbin-foo', '-n', 'foo', '-c', 'mesh-proxy');
+      const row = (await kubectl('get', 'pods', 'httpbin-foo', '-n', 'foo')).stdout.trim().split('\n')[1]?.split(/\s+/);
+      expect(row?.slice(0, 4)).toEqual(['httpbin-foo', '2/2', 'Running', '0']);
       expect(sidecar.stdout).toMatch(/\tinfo\t/);
       expect((await kubectl('logs', 'httpbin-foo', '-n', 'foo', '-c', 'nope')).stderr).toContain('container nope is not valid for pod httpbin-foo');
     });

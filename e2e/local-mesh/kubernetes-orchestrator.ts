@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { AdmissionregistrationV1Api, ApiextensionsV1Api, AppsV1Api, CoreV1Api, type V1Pod } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, ApiextensionsV1Api, AppsV1Api, CoreV1Api, type V1Container, type V1ContainerStatus, type V1Pod, type V1PodStatus } from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import { buildCrdManifests } from '../../crds/crd-manifests.js';
 import { startApiServerDouble, type ApiServerDouble, type PodLogSource } from '../../apiserver-double/index.js';
@@ -157,7 +157,7 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
     async daemonLaunch(podDir) {
       // The daemon's pod, as its ReplicaSet and the kubelet would leave it: `meshctl` finds it by its labels.
       const created = await core.createNamespacedPod({ namespace: 'mesh-system', body: await podOfDeployment('meshd', DAEMON_POD) });
-      await core.replaceNamespacedPodStatus({ name: DAEMON_POD, namespace: 'mesh-system', body: { ...created, status: { phase: 'Running', podIP: '127.0.0.1', podIPs: [{ ip: '127.0.0.1' }], hostIP: '127.0.0.1', conditions: [{ type: 'Ready', status: 'True' }] } } });
+      await core.replaceNamespacedPodStatus({ name: DAEMON_POD, namespace: 'mesh-system', body: { ...created, status: runningStatus(created, '127.0.0.1') } });
       const pod = { ...(await podOfDeployment('meshd', DAEMON_POD)), status: { podIP: '127.0.0.1', hostIP: '127.0.0.1' } };
       const launch = await prepareContainer(pod, 'discovery', podDir, kubelet);
       if (!launch) throw new Error('the meshd chart has no discovery container');
@@ -203,7 +203,7 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
           await core.replaceNamespacedPodStatus({
             name,
             namespace,
-            body: { ...current, status: { phase: 'Running', podIP: podIp, podIPs: [{ ip: podIp }], hostIP: '127.0.0.1', conditions: [{ type: 'Ready', status: 'True' }] } },
+            body: { ...current, status: runningStatus(current, podIp) },
           }),
         );
       }
@@ -266,3 +266,30 @@ const GATEWAY_VALUES = stringify({
   serviceAccount: { name: 'mesh-ingressgateway-service-account' },
   service: { type: 'ClusterIP', ports: [{ name: 'http', port: 8080, targetPort: 8080, protocol: 'TCP' }] },
 });
+
+/** A pod's status as the kubelet leaves it once every container runs: init containers done, the others ready. */
+function runningStatus(pod: V1Pod, podIp: string): V1PodStatus {
+  const startedAt = new Date();
+  const ready = (container: V1Container): V1ContainerStatus => ({ name: container.name, image: container.image ?? '', imageID: '', ready: true, started: true, restartCount: 0, state: { running: { startedAt } } });
+  const initContainers = pod.spec?.initContainers ?? [];
+  return {
+    phase: 'Running',
+    podIP: podIp,
+    podIPs: [{ ip: podIp }],
+    hostIP: '127.0.0.1',
+    conditions: [
+      { type: 'Initialized', status: 'True' },
+      { type: 'Ready', status: 'True' },
+    ],
+    ...(initContainers.length > 0
+      ? {
+          initContainerStatuses: initContainers.map((container) =>
+            container.restartPolicy === 'Always'
+              ? ready(container)
+              : { name: container.name, image: container.image ?? '', imageID: '', ready: true, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt, finishedAt: startedAt } } },
+          ),
+        }
+      : {}),
+    containerStatuses: (pod.spec?.containers ?? []).map(ready),
+  };
+}
