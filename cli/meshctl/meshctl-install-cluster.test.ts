@@ -85,7 +85,7 @@ describe('meshctl install and verify-install', () => {
     expect(result.stdout).toContain('Checked 7 custom resource definitions\nChecked 2 mesh Deployments\n✔ Mesh is installed and verified successfully\n');
   });
 
-  test('upgrade shows what changes over the installed configuration, refuses a downgrade, and applies', async () => {
+  test('upgrade shows what changes over the installed configuration, refuses a downgrade, applies, and with --verify verifies', async () => {
     const recorded = JSON.parse((await kubectl('get', 'meshoperators', 'installed-state', '-n', 'mesh-system', '-o', 'json')).stdout) as { metadata: { annotations: Record<string, string> } };
     const version = recorded.metadata.annotations['install.mesh.io/version'] ?? '';
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
@@ -94,10 +94,13 @@ describe('meshctl install and verify-install', () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('is a downgrade: use meshctl install for it, or --force');
     expect((await kubectl('annotate', 'meshoperators', 'installed-state', '-n', 'mesh-system', '--overwrite', `install.mesh.io/version=${version}`)).code).toBe(0);
-    const upgraded = await meshctl('upgrade', '-y', '--set', 'values.pilot.env.PILOT_DEBOUNCE_AFTER=200ms');
+    const upgraded = await meshctl('upgrade', '-y', '--verify', '--set', 'values.pilot.env.PILOT_DEBOUNCE_AFTER=200ms');
     expect(upgraded.stderr).toBe('');
     expect(upgraded.stdout).toContain('+      env:\n+        PILOT_DEBOUNCE_AFTER: 200ms\n');
+    // --verify runs verify-install after the upgrade, as the reference does.
     expect(upgraded.stdout).toContain('✔ Installation complete\n');
+    expect(upgraded.stdout).toContain('✔ Deployment: meshd.mesh-system checked successfully\n');
+    expect(upgraded.stdout).toMatch(/✔ Installation complete\n[^]*✔ Mesh is installed and verified successfully\n$/);
     const deployment = await apps().readNamespacedDeployment({ name: 'meshd', namespace: 'mesh-system' });
     expect(deployment.spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'PILOT_DEBOUNCE_AFTER')?.value).toBe('200ms');
     expect((await meshctl('upgrade', '-y')).stdout).toContain('No changes to the installed configuration.\n');

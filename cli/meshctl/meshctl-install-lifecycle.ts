@@ -56,7 +56,7 @@ export function newMeshctlInstallCommand(io: CliIo, readLine: () => Promise<stri
 /**
  * `meshctl upgrade`: the installed configuration (its record) with the new `-f`/`--set` over it,
  * checked for eligibility (no downgrade, one minor version at a time, unless `--force`), its
- * changes shown and confirmed, then installed.
+ * changes shown and confirmed, then installed, and with `--verify` verified as `verify-install` does.
  */
 export function newMeshctlUpgradeCommand(io: CliIo, readLine: () => Promise<string>): Command {
   return installGroup(new Command('upgrade').description('Upgrade the mesh control plane in-place')).action(async (flags: InstallFlags, cmd: Command) => {
@@ -88,6 +88,7 @@ export function newMeshctlUpgradeCommand(io: CliIo, readLine: () => Promise<stri
     }
     const rendered = await install.renderInstallation({ ...next, metadata: { name } }, { manifestsDir: manifestsOf(flags), components: [] });
     await install.applyInstallation({ cluster, rendered, config: { ...next, metadata: { name } }, dryRun: flags.dryRun, readinessTimeoutMs: flags.readinessTimeout, version: target, progress: (line) => io.stdout(`${line}\n`) });
+    if (flags.verify && !flags.dryRun) await reportVerification(io, install.verifyInstallation, cluster, rendered);
   });
 }
 
