@@ -192,11 +192,14 @@ describe('meshctl x uninstall', () => {
     expect(result.stderr).toBe('Error: at least one of the --revision (or --set revision=<revision>), --filename or --purge flags must be set\n');
   });
 
-  test('--revision canary removes only the canary; --purge leaves nothing of ours', async () => {
+  test('-f naming revision canary removes only the canary; --purge leaves nothing of ours', async () => {
     const canary = await install(['-r', 'canary', '--set', 'components.base.enabled=false', '--set', 'components.ingressGateways[0].enabled=false'], ['meshd-canary']);
     expect(canary.code).toBe(0);
     expect(await deploymentNames()).toEqual(['meshd', 'meshd-canary']);
-    const removed = await meshctl('x', 'uninstall', '--revision', 'canary', '-y');
+    // The file names the revision to remove (before, -f was never read and the default revision went).
+    const canaryFile = join(dir, 'canary.yaml');
+    writeFileSync(canaryFile, 'apiVersion: install.mesh.io/v1alpha1\nkind: MeshOperator\nspec:\n  revision: canary\n');
+    const removed = await meshctl('x', 'uninstall', '-f', canaryFile, '-y');
     expect(removed.code).toBe(0);
     expect(removed.stdout).toContain('  Removed Deployment:mesh-system:meshd-canary.\n');
     expect(removed.stdout).not.toContain('There are still');

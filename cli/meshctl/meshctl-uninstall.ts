@@ -1,8 +1,17 @@
 import { Command, Option } from 'commander';
 import { stringArrayFlag } from '../flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
-import { loadInstall, manifestsOption } from './meshctl-manifests-flags.js';
+import { loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
 import type { CliIo } from '../run-cli.js';
+
+interface UninstallFlags extends Pick<ManifestFlags, 'manifests'> {
+  dryRun: boolean;
+  filename: string;
+  purge: boolean;
+  revision: string;
+  set?: string[];
+  skipConfirmation: boolean;
+}
 
 /** `meshctl x uninstall`: one revision, or with `--purge` everything of the mesh. */
 export function newMeshctlUninstallCommand(io: CliIo, readLine: () => Promise<string>): Command {
@@ -17,11 +26,13 @@ export function newMeshctlUninstallCommand(io: CliIo, readLine: () => Promise<st
     .addOption(new Option('-s, --set <stringArray>', 'Override a MeshOperator value').argParser(stringArrayFlag))
     .option('-y, --skip-confirmation', 'The skipConfirmation determines whether the user is prompted for confirmation', false)
     .option('-v, --verbose', 'Verbose output', false)
-    .action(async (flags: { dryRun: boolean; filename: string; purge: boolean; revision: string; set?: string[]; skipConfirmation: boolean }, cmd: Command) => {
+    .action(async (flags: UninstallFlags, cmd: Command) => {
       const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
-      const revision = flags.revision || ((flags.set ?? []).find((s) => s.startsWith('revision='))?.slice('revision='.length) ?? '');
-      const { clusterObjectsOf, loadKubeClient, orphanedProxiesWarning, requireUninstallTarget, uninstall } = await loadInstall();
+      const { buildOperatorConfig, clusterObjectsOf, loadKubeClient, orphanedProxiesWarning, requireUninstallTarget, uninstall } = await loadInstall();
+      let revision = flags.revision || ((flags.set ?? []).find((s) => s.startsWith('revision='))?.slice('revision='.length) ?? '');
       requireUninstallTarget(revision, flags.filename === '' ? [] : [flags.filename], flags.purge);
+      // The file names the installation: its revision (over which --revision and --set win) is the one removed.
+      if (flags.filename !== '') revision = buildOperatorConfig({ manifestsDir: manifestsOf(flags), files: [flags.filename], sets: flags.set ?? [], revision: flags.revision }).spec?.revision ?? '';
       const cluster = clusterObjectsOf(loadKubeClient(global));
       io.stdout(await orphanedProxiesWarning(cluster, revision, flags.purge));
       if (!flags.skipConfirmation && !flags.dryRun) {
