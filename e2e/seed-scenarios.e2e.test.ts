@@ -457,6 +457,13 @@ function diagnostics(): void {
       expect(await meshctl('x', 'wait', 'pods', 'x')).toMatchObject({ code: 64 });
     });
 
+    test('analyze -A never reports the mesh’s own daemon or gateway', async () => {
+      const result = await meshctl('analyze', '-A');
+      expect(result.stderr).not.toMatch(/Error/);
+      const findings = result.stdout.split('\n').filter((line) => /^(Error|Warning|Info) \[MSH\d{4}\]/.test(line));
+      expect(findings.filter((line) => /MSH0144|meshd|ingressgateway/.test(line))).toEqual([]);
+    });
+
     test('kubectl logs reads the daemon\'s and a sidecar\'s output; get pods shows the injected pod 2/2 Running', async () => {
       const kubectl = (...args: string[]) => runKubectl({ kubeconfig: mesh.kubeconfigPath ?? '', home: workDir }, args);
       const daemon = await kubectl('logs', 'meshd-local', '-n', 'mesh-system', '--tail', '3');

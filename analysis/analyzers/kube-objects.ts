@@ -79,6 +79,16 @@ export function portProtocol(port: V1ServicePort): PortProtocol {
   return 'auto';
 }
 
+/**
+ * Whether an object is part of the mesh's own control plane, as the reference tells: a `mesh`
+ * label (the daemon's `mesh: pilot`, a gateway's `mesh: ingressgateway`) or `release: mesh`.
+ * Checks written for applications never report it.
+ */
+export function isMeshControlPlane(object: { readonly metadata?: { readonly labels?: Readonly<Record<string, string>> | undefined } | undefined }): boolean {
+  const labels = object.metadata?.labels ?? {};
+  return 'mesh' in labels || labels['release'] === 'mesh';
+}
+
 /** Namespaces whose workloads are the cluster's or the mesh's own, never asked to join the mesh. */
 export function isSystemNamespace(namespace: string, rootNamespace: string, ignored: readonly string[]): boolean {
   return namespace === rootNamespace || ignored.includes(namespace);

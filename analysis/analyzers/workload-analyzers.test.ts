@@ -9,6 +9,9 @@ describe('service.PortNameAnalyzer', () => {
       "Info [MSH0118] (Service web.foo) Port name web (port: 80, targetPort: 8080) doesn't follow the naming convention of mesh port.",
     ]);
   });
+  test('a Service of the mesh’s control plane is not checked wherever it runs', () => {
+    expect(analyze(portNameAnalyzer, [service('meshd', 'elsewhere', { app: 'meshd' }, [{ name: 'xds', port: 15010 }], { labels: { mesh: 'pilot' } })])).toEqual([]);
+  });
   test('the root namespace and kube-system are not checked', () => {
     expect(analyze(portNameAnalyzer, [service('meshd', 'mesh-system', { app: 'meshd' }, [{ name: 'xds', port: 15010 }]), service('dns', 'kube-system', { k: 'v' }, [{ name: 'dns', port: 53 }])])).toEqual([]);
   });
@@ -41,5 +44,16 @@ describe('applicationUID.Analyzer', () => {
   });
   test('deployment templates too', () => {
     expect(analyze(deploymentApplicationUidAnalyzer, [deployment('web', 'foo', { app: 'web' }, {}, { containers: [{ name: 'app', securityContext: { runAsUser: 1337 } }] })])).toHaveLength(1);
+  });
+  test('the mesh’s own control plane (a mesh label, or release: mesh) and the operator container are never findings', () => {
+    const asProxy = { containers: [{ name: 'discovery', securityContext: { runAsUser: 1337 } }] };
+    const daemon = deployment('meshd', 'mesh-system', { app: 'meshd' }, { labels: { app: 'meshd', mesh: 'pilot' } }, asProxy);
+    const released = deployment('gw', 'edge', { app: 'gw' }, { labels: { release: 'mesh' } }, asProxy);
+    expect(analyze(deploymentApplicationUidAnalyzer, [daemon, released])).toEqual([]);
+    expect(analyze(applicationUidAnalyzer, [pod('meshd-1', 'mesh-system', { labels: { mesh: 'pilot' }, containers: asProxy.containers })])).toEqual([]);
+    expect(analyze(applicationUidAnalyzer, [pod('operator-1', 'mesh-operator', { containers: [{ name: 'mesh-operator', securityContext: { runAsUser: 1337 } }] })])).toEqual([]);
+    // A look-alike is an application: only the label's name counts, not a value that mentions the mesh.
+    const lookAlike = deployment('web', 'foo', { app: 'web' }, { labels: { app: 'mesh', release: 'mesh-web' } }, asProxy);
+    expect(analyze(deploymentApplicationUidAnalyzer, [lookAlike])).toEqual(['Warning [MSH0144] (Deployment web.foo) User ID (UID) 1337 is reserved for the sidecar proxy.']);
   });
 });

@@ -2,7 +2,7 @@ import type { V1PodSpec } from '@kubernetes/client-node';
 import { IGNORED_NAMESPACES, PROXY_CONTAINER, labelsMatch } from '../../names/index.js';
 import type { Analyzer, AnalysisContext } from '../analyzer.js';
 import type { Resource } from '../snapshot.js';
-import { applicationContainers, declaredProtocol, isSystemNamespace, portProtocol } from './kube-objects.js';
+import { applicationContainers, declaredProtocol, isMeshControlPlane, isSystemNamespace, portProtocol } from './kube-objects.js';
 import { namespaceRevision } from './injection-analyzers.js';
 
 /** MSH0118: Service ports whose name does not start with a protocol (`http`, `grpc-web`, `tcp-db`…) and have no appProtocol. */
@@ -12,7 +12,7 @@ export const portNameAnalyzer: Analyzer = {
   inputs: ['Service'],
   analyze(context) {
     for (const service of context.read('Service')) {
-      if (isSystemNamespace(service.namespace, context.rootNamespace, IGNORED_NAMESPACES)) continue;
+      if (isSystemNamespace(service.namespace, context.rootNamespace, IGNORED_NAMESPACES) || isMeshControlPlane(service.object)) continue;
       for (const port of service.object.spec?.ports ?? []) {
         if (declaredProtocol(port) !== undefined) continue;
         const target = port.targetPort === undefined ? String(port.port) : String(port.targetPort as number | string);
@@ -60,13 +60,17 @@ export const multiServiceAnalyzer: Analyzer = {
 };
 
 const PROXY_UID = 1337;
+/** The installer's own container runs as the proxy's UID too, as the reference's does. */
+const OPERATOR_CONTAINER = 'mesh-operator';
 
 function usesProxyUid(spec: V1PodSpec | undefined): boolean {
   const podUid = spec?.securityContext?.runAsUser;
-  return applicationContainers(spec, PROXY_CONTAINER).some((container) => (container.securityContext?.runAsUser ?? podUid) === PROXY_UID);
+  return applicationContainers(spec, PROXY_CONTAINER).some((container) => container.name !== OPERATOR_CONTAINER && (container.securityContext?.runAsUser ?? podUid) === PROXY_UID);
 }
 
-function reportUid(context: AnalysisContext, resource: Resource<unknown>, spec: V1PodSpec | undefined): void {
+function reportUid(context: AnalysisContext, resource: Resource<{ metadata?: { labels?: Record<string, string> } }>, spec: V1PodSpec | undefined): void {
+  // The mesh's own daemon and gateways run as the proxy's UID by design.
+  if (isMeshControlPlane(resource.object)) return;
   if (usesProxyUid(spec)) context.report('InvalidApplicationUID', resource, 'User ID (UID) 1337 is reserved for the sidecar proxy.');
 }
 
