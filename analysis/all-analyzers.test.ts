@@ -35,7 +35,7 @@ const extras = [
   destinationRule('reviews', 'default', { host: 'reviews', trafficPolicy: { tls: { mode: 'DISABLE' } }, subsets: [{ name: 'v1', labels: { version: 'v1' } }] }),
   peerAuthentication('strict', 'default', { selector: { matchLabels: { app: 'reviews' } }, mtls: { mode: 'STRICT' }, portLevelMtls: { '1234': { mode: 'DISABLE' } } }),
   requestAuthentication('jwt', 'default', { selector: { matchLabels: { app: 'nothing' } } }),
-  authorizationPolicy('deny', 'default', { action: 'DENY', selector: { matchLabels: { app: 'reviews' } }, rules: [{ from: [{ source: { principals: ['cluster.local/ns/gone/sa/x'] } }], to: [{ operation: { paths: ['/admin'] } }] }] }),
+  authorizationPolicy('deny', 'default', { action: 'DENY', selector: { matchLabels: { app: 'reviews' } }, rules: [{ from: [{ source: { principals: ['cluster.local/ns/gone/sa/x'], namespaces: ['gone'] } }], to: [{ operation: { paths: ['/admin'] } }] }] }),
   secret('cred', 'mesh-system'),
   { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mesh-sidecar-injector', namespace: 'mesh-system' }, data: { values: '{"global":{"hub":"mesh","tag":"1"}}' } },
 ];

@@ -18,19 +18,28 @@ describe('auth.AuthorizationPoliciesAnalyzer', () => {
     expect(analyze(authorizationPoliciesAnalyzer, [...namespaces, policy])).toEqual([]);
   });
 
-  test('a namespace named directly, in a condition, in a principal or a service account, that does not exist, is reported once', () => {
+  test('a namespace named in namespaces or notNamespaces that does not exist is reported, a wildcard matching none too', () => {
     const policy = authorizationPolicy('p', 'foo', {
       rules: [
-        { from: [{ source: { namespaces: ['gone'], principals: ['spiffe://cluster.local/ns/gone/sa/x', 'td/ns/missing/sa/y'] } }, { source: { serviceAccounts: ['absent/z'] } }] },
-        { when: [{ key: 'source.namespace', notValues: ['nowhere'] }] },
+        { from: [{ source: { namespaces: ['gone', 'qux*'] } }, { source: { notNamespaces: ['gone', '*-prod'] } }] },
+        { from: [{ source: { namespaces: ['FOO', 'f*', '*ar'] } }] },
       ],
     });
     expect(analyze(authorizationPoliciesAnalyzer, [...namespaces, policy])).toEqual([
-      'Error [MSH0101] (AuthorizationPolicy p.foo) Referenced namespace not found: "absent"',
+      'Error [MSH0101] (AuthorizationPolicy p.foo) Referenced namespace not found: "*-prod"',
       'Error [MSH0101] (AuthorizationPolicy p.foo) Referenced namespace not found: "gone"',
-      'Error [MSH0101] (AuthorizationPolicy p.foo) Referenced namespace not found: "missing"',
-      'Error [MSH0101] (AuthorizationPolicy p.foo) Referenced namespace not found: "nowhere"',
+      'Error [MSH0101] (AuthorizationPolicy p.foo) Referenced namespace not found: "qux*"',
     ]);
+  });
+
+  test('namespaces named only inside principals, service accounts or conditions are not this check’s', () => {
+    const policy = authorizationPolicy('p', 'foo', {
+      rules: [
+        { from: [{ source: { principals: ['spiffe://cluster.local/ns/gone/sa/x', 'td/ns/missing/sa/y'] } }, { source: { serviceAccounts: ['absent/z'] } }] },
+        { when: [{ key: 'source.namespace', notValues: ['nowhere'] }] },
+      ],
+    });
+    expect(analyze(authorizationPoliciesAnalyzer, [...namespaces, policy])).toEqual([]);
   });
 });
 

@@ -1,29 +1,38 @@
 import type { Analyzer } from '../analyzer.js';
 import { resolveExtAuthzProvider } from '../../crds/index.js';
-import { identitiesNamed, namespacesNamed } from './policy-references.js';
+import { identitiesNamed } from './policy-references.js';
 
 /**
- * MSH0101: an AuthorizationPolicy naming a namespace that does not exist, in `namespaces`, in
- * `source.namespace` conditions, or inside a principal or service account (`…/ns/<ns>/sa/…`,
- * `<ns>/<sa>`): no peer can ever come from it, so an ALLOW rule allows nothing and a DENY rule
- * denies nothing. Wildcards are not checked.
+ * MSH0101: an AuthorizationPolicy whose `from.source.namespaces` or `notNamespaces` names a
+ * namespace that does not exist, as the reference checks it: once per mention, a `*` prefix or
+ * suffix matching any existing namespace it covers, `*` alone always, names compared without case.
+ * Namespaces inside principals and conditions are not checked here (MSH1006 names principals no
+ * pod runs as).
  */
 export const authorizationPoliciesAnalyzer: Analyzer = {
   name: 'auth.AuthorizationPoliciesAnalyzer',
-  description: 'Checks the namespaces and principals named by authorization policies exist',
+  description: 'Checks the namespaces named by authorization policies exist',
   inputs: ['AuthorizationPolicy', 'Namespace'],
   analyze(context) {
-    const namespaces = new Set(context.read('Namespace').map((namespace) => namespace.name));
+    const namespaces = context.read('Namespace').map((namespace) => namespace.name);
     for (const resource of context.read('AuthorizationPolicy')) {
-      const spec = resource.object.spec;
-      const missing = new Set(namespacesNamed(spec).filter((namespace) => !namespaces.has(namespace)));
-      for (const reference of identitiesNamed(spec, resource.namespace)) {
-        if (!namespaces.has(reference.namespace) && !missing.has(reference.namespace)) missing.add(reference.namespace);
+      for (const rule of resource.object.spec.rules ?? []) {
+        for (const from of rule.from ?? []) {
+          for (const named of [...(from.source?.namespaces ?? []), ...(from.source?.notNamespaces ?? [])]) {
+            if (!namespaces.some((namespace) => namespaceMatches(namespace, named))) context.report('ReferencedResourceNotFound', resource, `Referenced namespace not found: "${named}"`);
+          }
+        }
       }
-      for (const namespace of missing) context.report('ReferencedResourceNotFound', resource, `Referenced namespace not found: "${namespace}"`);
     }
   },
 };
+
+function namespaceMatches(namespace: string, pattern: string): boolean {
+  if (pattern === '*') return true;
+  if (pattern.startsWith('*')) return namespace.endsWith(pattern.slice(1));
+  if (pattern.endsWith('*')) return namespace.startsWith(pattern.slice(0, -1));
+  return namespace.toLowerCase() === pattern.toLowerCase();
+}
 
 /**
  * MSH1006: a principal or service account whose service account no pod of its namespace runs as

@@ -25,18 +25,6 @@ function serviceAccountReference(value: string, policyNamespace: string): Identi
   return second === undefined ? { value, namespace: policyNamespace, serviceAccount: first } : { value, namespace: first, serviceAccount: second };
 }
 
-/** Every namespace named by the policy's sources and conditions (wildcards left out). */
-export function namespacesNamed(spec: AuthorizationPolicySpec): string[] {
-  const out: string[] = [];
-  for (const rule of spec.rules ?? []) {
-    for (const from of rule.from ?? []) out.push(...(from.source?.namespaces ?? []), ...(from.source?.notNamespaces ?? []));
-    for (const condition of rule.when ?? []) {
-      if (condition.key === 'source.namespace') out.push(...(condition.values ?? []), ...(condition.notValues ?? []));
-    }
-  }
-  return [...new Set(out.filter((namespace) => !namespace.includes('*')))];
-}
-
 /** Every identity named by principals, service accounts and their conditions, in the forms that name a namespace. */
 export function identitiesNamed(spec: AuthorizationPolicySpec, policyNamespace: string): IdentityReference[] {
   const out: IdentityReference[] = [];
