@@ -20,6 +20,9 @@ export interface SnapshotOptions {
 const CORE_KINDS = ['Namespace', 'Service', 'Pod', 'Deployment', 'Secret', 'MutatingWebhookConfiguration', 'ConfigMap'] as const;
 type CoreKind = (typeof CORE_KINDS)[number];
 
+/** Every input an analyzer can read: what files alone hold in full, a kind no file holds being none of it. */
+export const ALL_INPUTS: readonly InputName[] = [...KIND_NAMES, 'MeshObject', ...CORE_KINDS];
+
 type Buckets = { -readonly [N in Exclude<InputName, 'MeshConfig'>]: Resource<unknown>[] };
 
 /**

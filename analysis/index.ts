@@ -20,7 +20,7 @@ export {
 } from './messages.js';
 export type { AnalysisContext, Analyzer } from './analyzer.js';
 export type { AnalysisInputs, AnalysisSnapshot, InputName, MeshObject, Resource, SourcePosition } from './snapshot.js';
-export { buildSnapshot, type SnapshotOptions, type SourcedObject } from './build-snapshot.js';
+export { ALL_INPUTS, buildSnapshot, type SnapshotOptions, type SourcedObject } from './build-snapshot.js';
 export { runAnalyzers, type AnalysisResult } from './run-analyzers.js';
 export { ALL_ANALYZERS } from './all-analyzers.js';
 export { webhookOverlaps } from './webhook-overlap.js';

@@ -12,23 +12,31 @@ const injectorConfigMap = (name: string, tag: string): object => ({
 });
 
 describe('injection.Analyzer', () => {
-  test('a namespace with pods but no label is not injected; a pod of an injected namespace without proxy is missing it', () => {
-    const objects = [namespace('plain'), pod('a', 'plain'), namespace('meshed', { 'mesh-injection': 'enabled' }), pod('b', 'meshed'), injectedPod('c', 'meshed')];
+  const notInjected = (name: string): string =>
+    `Info [MSH0102] (Namespace ${name}) The namespace is not enabled for mesh injection. Run 'kubectl label namespace ${name} mesh-injection=enabled' to enable it, or 'kubectl label namespace ${name} mesh-injection=disabled' to explicitly mark it as not needing injection.`;
+
+  test('a namespace without a label is not injected, pods or none; a pod of an injected namespace without proxy is missing it', () => {
+    const objects = [namespace('plain'), pod('a', 'plain'), namespace('empty'), namespace('meshed', { 'mesh-injection': 'enabled' }), pod('b', 'meshed'), injectedPod('c', 'meshed')];
     expect(analyze(injectionAnalyzer, objects)).toEqual([
       'Warning [MSH0103] (Pod b.meshed) The pod b is missing the mesh proxy. This can often be resolved by restarting or redeploying the workload.',
-      "Info [MSH0102] (Namespace plain) The namespace is not enabled for mesh injection. Run 'kubectl label namespace plain mesh-injection=enabled' to enable it, or 'kubectl label namespace plain mesh-injection=disabled' to explicitly mark it as not needing injection.",
+      notInjected('empty'),
+      notInjected('plain'),
     ]);
   });
 
-  test('both injection labels are reported', () => {
-    expect(analyze(injectionAnalyzer, [namespace('both', { 'mesh-injection': 'enabled', 'mesh.io/rev': 'canary' })])).toEqual([
-      'Warning [MSH0123] (Namespace both) The namespace has more than one type of injection labels [mesh-injection mesh.io/rev], which may lead to undefined behavior. Make sure only one injection label exists.',
+  test('both injection labels in force are reported with their values; disabled beside a revision is no conflict', () => {
+    expect(analyze(injectionAnalyzer, [namespace('both', { 'mesh-injection': 'enabled', 'mesh.io/rev': 'canary' }), namespace('off', { 'mesh-injection': 'disabled', 'mesh.io/rev': 'canary' })])).toEqual([
+      'Warning [MSH0123] (Namespace both) The namespace has more than one type of injection labels [mesh-injection=enabled mesh.io/rev=canary], which may lead to undefined behavior. Make sure only one injection label exists.',
     ]);
+  });
+
+  test('with an injector that injects every namespace by default, an unlabelled namespace is MSH0148 instead', () => {
+    const injector = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mesh-sidecar-injector', namespace: 'mesh-system' }, data: { config: '', values: JSON.stringify({ sidecarInjectorWebhook: { enableNamespacesByDefault: true } }) } };
+    expect(analyze(injectionAnalyzer, [injector, namespace('plain')])).toEqual(['Info [MSH0148] (Namespace plain) is enabled for mesh injection, as the mesh is installed with enableNamespacesByDefault as true.']);
   });
 
   test.each([
     ['system namespaces and the root namespace', [namespace('kube-system'), pod('dns', 'kube-system'), namespace('mesh-system'), pod('meshd', 'mesh-system')]],
-    ['an empty namespace', [namespace('empty')]],
     ['a namespace explicitly disabled', [namespace('off', { 'mesh-injection': 'disabled' }), pod('a', 'off')]],
     ['a pod that opts out', [namespace('on', { 'mesh.io/rev': 'canary' }), pod('a', 'on', { annotations: { 'sidecar.mesh.io/inject': 'false' } })]],
   ])('%s stay quiet', (_case, objects) => {

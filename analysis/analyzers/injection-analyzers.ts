@@ -1,4 +1,4 @@
-import type { V1Namespace, V1Pod } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Namespace, V1Pod } from '@kubernetes/client-node';
 import { ANNOTATIONS, DEFAULT_REVISION, IGNORED_NAMESPACES, INJECTOR_CONFIG_MAP_NAME, LABELS, PROXY_CONTAINER } from '../../names/index.js';
 import { readInjectionStatus, type Pod } from '../../webhook/inject/index.js';
 import type { Analyzer } from '../analyzer.js';
@@ -11,6 +11,17 @@ export function namespaceRevision(namespace: V1Namespace): string | undefined {
   const revision = labels[LABELS.revision];
   if (revision !== undefined && revision !== '') return revision;
   return labels[LABELS.namespaceInjection] === 'enabled' ? 'default' : undefined;
+}
+
+/** Whether the default revision's injector injects namespaces without a label (its ConfigMap's values say so). */
+function injectsByDefault(configMaps: readonly Resource<V1ConfigMap>[], rootNamespace: string): boolean {
+  const values = configMaps.find((configMap) => configMap.namespace === rootNamespace && configMap.name === INJECTOR_CONFIG_MAP_NAME)?.object.data?.['values'];
+  if (values === undefined) return false;
+  try {
+    return (JSON.parse(values) as { sidecarInjectorWebhook?: { enableNamespacesByDefault?: unknown } }).sidecarInjectorWebhook?.enableNamespacesByDefault === true;
+  } catch {
+    return false;
+  }
 }
 
 export function hasProxy(pod: V1Pod): boolean {
@@ -26,27 +37,40 @@ function namespacesByName(namespaces: readonly Resource<V1Namespace>[]): Map<str
 }
 
 /**
- * MSH0102: a namespace with pods but no injection label (system namespaces aside); MSH0123: a
- * namespace with both `mesh-injection` and `mesh.io/rev`; MSH0103: a pod of an injected namespace
- * without the proxy (pods that opt out, and host-network pods, aside).
+ * As the reference checks namespaces (system namespaces aside): MSH0123 when more than one
+ * injection label is in force (`mesh.io/rev` counts beside `mesh-injection` only when that says
+ * `enabled`); MSH0102 for a namespace with neither label, or MSH0148 instead when the default
+ * injector injects every namespace (`sidecarInjectorWebhook.enableNamespacesByDefault`).
+ * MSH0103: a pod of an injected namespace without the proxy (pods that opt out, and host-network
+ * pods, aside).
  */
 export const injectionAnalyzer: Analyzer = {
   name: 'injection.Analyzer',
-  description: 'Checks that namespaces with pods are labelled for injection and that their pods have the proxy',
-  inputs: ['Namespace', 'Pod'],
+  description: 'Checks that namespaces are labelled for injection and that their pods have the proxy',
+  inputs: ['Namespace', 'Pod', 'ConfigMap'],
   analyze(context) {
     const pods = context.read('Pod');
-    const withPods = new Set(pods.map((pod) => pod.namespace));
     const namespaces = context.read('Namespace');
+    const byDefault = injectsByDefault(context.read('ConfigMap'), context.rootNamespace);
     for (const resource of namespaces) {
       const name = resource.name;
       if (isSystemNamespace(name, context.rootNamespace, IGNORED_NAMESPACES)) continue;
       const labels = labelsOf(resource.object);
-      const both = labels[LABELS.namespaceInjection] !== undefined && labels[LABELS.revision] !== undefined;
-      if (both) {
-        const message = `The namespace has more than one type of injection labels [${LABELS.namespaceInjection} ${LABELS.revision}], which may lead to undefined behavior. Make sure only one injection label exists.`;
+      const injection = labels[LABELS.namespaceInjection];
+      const revision = labels[LABELS.revision];
+      const inForce = [
+        ...(injection !== undefined ? [`${LABELS.namespaceInjection}=${injection}`] : []),
+        ...(revision !== undefined && (injection === undefined || injection === 'enabled') ? [`${LABELS.revision}=${revision}`] : []),
+      ];
+      if (inForce.length > 1) {
+        const message = `The namespace has more than one type of injection labels [${inForce.join(' ')}], which may lead to undefined behavior. Make sure only one injection label exists.`;
         context.report('NamespaceMultipleInjectionLabels', resource, message);
-      } else if (labels[LABELS.namespaceInjection] === undefined && labels[LABELS.revision] === undefined && withPods.has(name)) {
+      }
+      if ((injection === undefined || injection === '') && revision === undefined) {
+        if (byDefault) {
+          context.report('NamespaceInjectionEnabledByDefault', resource, 'is enabled for mesh injection, as the mesh is installed with enableNamespacesByDefault as true.');
+          continue;
+        }
         const message = `The namespace is not enabled for mesh injection. Run 'kubectl label namespace ${name} ${LABELS.namespaceInjection}=enabled' to enable it, or 'kubectl label namespace ${name} ${LABELS.namespaceInjection}=disabled' to explicitly mark it as not needing injection.`;
         context.report('NamespaceNotInjected', resource, message);
       }

@@ -131,7 +131,8 @@ describe('meshctl analyze: files only', () => {
     const list = await meshctl(['analyze', '-L']);
     expect(list.stdout).toMatch(/^\* webhook\.Analyzer:\n {4}Checks the validity of the mesh injection webhooks/m);
     const verbose = await meshctl(['analyze', '-k=false', '-v', join(PROJECT_ROOT, 'deploy', 'samples', 'policies')]);
-    expect(verbose.stderr).toMatch(/Executed analyzers:\n(?: {4}\S+\n)*Skipped analyzers:\n(?: {4}\S+\n)* {4}webhook\.Analyzer\n/);
+    // Offline the files are the whole world: every analyzer runs, none is skipped for a kind no file holds.
+    expect(verbose.stderr).toMatch(/Executed analyzers:\n(?: {4}\S+\n)* {4}webhook\.Analyzer\n(?: {4}\S+\n)*Skipped analyzers:\n(?!\s{4})/);
   });
 
   test('a file that is not YAML is reported, and the rest still analysed', async () => {
@@ -146,8 +147,12 @@ describe('meshctl analyze: files only', () => {
 
 describe('meshctl analyze: the live cluster', () => {
   test('the cluster\'s webhooks are analysed; files overlay them as an apply would', async () => {
+    // A fresh cluster: the one finding users of the reference know, the default namespace not labelled for injection.
     const clean = await meshctl(['analyze']);
-    expect(clean.stderr).toBe('\u2714 No validation issues found when analyzing namespace: default.\n');
+    expect(clean.stdout).toBe(
+      "Info [MSH0102] (Namespace default) The namespace is not enabled for mesh injection. Run 'kubectl label namespace default mesh-injection=enabled' to enable it, or 'kubectl label namespace default mesh-injection=disabled' to explicitly mark it as not needing injection.\n",
+    );
+    expect(clean.stderr).toBe('');
     expect(clean.code).toBe(0);
     const target = { kubeconfig: join(dir, 'kubeconfig'), home: dir };
     const first = INJECTORS;

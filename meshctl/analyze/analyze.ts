@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
-import { ALL_ANALYZERS, atLeast, buildSnapshot, runAnalyzers, type Analyzer, type MessageLevel, type SourcedObject } from '../../analysis/index.js';
-import { KIND_NAMES, buildMeshConfig, readMeshConfigFile } from '../../crds/index.js';
+import { ALL_ANALYZERS, ALL_INPUTS, atLeast, buildSnapshot, runAnalyzers, type Analyzer, type MessageLevel, type SourcedObject } from '../../analysis/index.js';
+import { buildMeshConfig, readMeshConfigFile } from '../../crds/index.js';
 import { ExitStatus, MeshError, UsageError } from '../../runtime/index.js';
 import { readClusterState, type ClusterState } from './read-cluster.js';
 import { readAnalysisFiles } from './read-files.js';
@@ -48,8 +48,9 @@ export async function analyze(options: AnalyzeOptions): Promise<void> {
   const snapshot = buildSnapshot({
     objects: [...(state?.objects ?? []), ...files.objects.map((o) => inNamespace(o, options.namespace))],
     meshConfig: meshConfigOf(options.meshConfigFile, state),
-    // Files alone are the whole config of the mesh kinds: a reference to a Gateway no file holds is a finding.
-    complete: state?.complete ?? [...KIND_NAMES, 'MeshObject'],
+    // Offline, the files are the whole world, as the reference reads them: a kind no file holds is
+    // an empty set (a reference to a Gateway no file holds is a finding), and no analyzer is skipped.
+    complete: state?.complete ?? ALL_INPUTS,
   });
   const result = runAnalyzers(snapshot, options.analyzers ?? ALL_ANALYZERS);
   if (options.verbose) {
