@@ -8,7 +8,7 @@ import type { EncodedResource, GenerateRequest, GenerateResult, Generator, Named
 import type { ConfigKey } from './push/push-request.js';
 import type { PushSnapshot } from './push/push-snapshot.js';
 import type { XdsCallbacks } from './xds-callbacks.js';
-import type { HeldResources } from './held-resources.js';
+import type { ReadonlyHeldResources } from './held-resources.js';
 import { newXdsCache } from './xds-cache.js';
 import { contentText } from './content-text.js';
 import { SharedResponseLists, type SharedResponseList } from './shared-response-lists.js';
@@ -197,7 +197,7 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
 
   const respond = async (con: XdsConnection, typeUrl: string, push: PushSnapshot<C>, request: GenerateRequest, mode: RespondMode): Promise<void> => {
     const generator = generators.get(typeUrl);
-    const watch = con.watches.get(typeUrl);
+    const watch = con.watch(typeUrl);
     if (!watch || con.closed) return;
     if (!generator) {
       log.debug({ connection: con.id, type: shortType(typeUrl) }, 'no generator for the type');
@@ -247,22 +247,7 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
     if (!(await send(con, typeUrl, message))) return;
 
     const now = clock.now();
-    const latest = con.watches.get(typeUrl);
-    if (latest) con.watches = new Map(con.watches).set(typeUrl, { ...latest, nonceSent: nonce, versionSent: push.version });
-    con.lastSentAt.set(typeUrl, now);
-    if (con.kind === 'sotw') {
-      if (isWildcardType(typeUrl) && request.delta === undefined) held.clear();
-      else if (latest && !latest.wildcard && con.prunedFor.get(typeUrl) !== latest.names) {
-        // Once per subscription: an ACK keeps the watch's names array, a change makes a new one.
-        if (!held.empty) {
-          const watched = new Set(latest.names);
-          held.retain((name) => watched.has(name));
-        }
-        con.prunedFor.set(typeUrl, latest.names);
-      }
-    }
-    for (const name of removed) held.delete(name);
-    held.sent(sending, now);
+    con.recordSent(typeUrl, { nonce, version: push.version, resources: sending, removed, complete: isWildcardType(typeUrl) && request.delta === undefined, at: now });
     let bytes = sending.length === encoded.length ? encodedBytes : 0;
     if (sending.length !== encoded.length) for (const resource of sending) bytes += resource.any.value.byteLength;
     callbacks.onStreamResponse?.(con, typeUrl, { bytes, durationMs: performance.now() - started });
@@ -287,7 +272,7 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
  */
 function removedNames(
   encoded: readonly EncodedResource[],
-  held: HeldResources,
+  held: ReadonlyHeldResources,
   watch: { wildcard: boolean; names: readonly string[] },
   request: GenerateRequest,
   answeringRequest: boolean,

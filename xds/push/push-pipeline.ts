@@ -136,7 +136,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
       for (const typeUrl of pushTypes(con)) {
         if (con.closed) return;
         if (!item.request.full && typeUrl !== ENDPOINT_TYPE) continue;
-        const watch = con.watches.get(typeUrl);
+        const watch = con.watch(typeUrl);
         if (!watch) continue;
         await sender.respond(
           con,
@@ -146,7 +146,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
           { always: false, forceAll: false },
         );
       }
-      con.lastPushVersion = snapshot.version;
+      con.recordPushVersion(snapshot.version);
       callbacks.onPushDone?.(con, clock.now() - item.request.startedAt);
     });
   };
