@@ -9,7 +9,7 @@ import type { PushSnapshot } from './push/push-snapshot.js';
 import type { ResponseSender } from './response-sender.js';
 import { SharedNameLists } from './shared-name-lists.js';
 import { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, type SotwNamesOnTheWire, type SotwRequestView } from './should-respond.js';
-import type { Watches } from './watch-state.js';
+import { subscriptionOf, type Watches } from './watch-state.js';
 import type { XdsCallbacks } from './xds-callbacks.js';
 import type { XdsConnection } from './xds-connection.js';
 
@@ -36,11 +36,19 @@ export function newRequestHandler<C>(options: RequestHandlerOptions<C>): Request
   const { registry, sender, callbacks, clock, log } = options;
   const sharedNames = new SharedNameLists();
 
+  /** The watch of the type with its names shared, and the key naming them. */
+  const withSharedNames = (watches: Watches, typeUrl: string): Watches => {
+    const watch = watches.get(typeUrl);
+    if (!watch) return watches;
+    const shared = sharedNames.share(watch.names);
+    if (shared.names === watch.names && shared.key === watch.namesKey) return watches;
+    const { namesKey: _stale, ...rest } = watch;
+    return new Map(watches).set(typeUrl, { ...rest, names: shared.names, ...(shared.key !== undefined ? { namesKey: shared.key } : {}) });
+  };
+
   /** Records a decision: the new watches, the metrics and logs of NACKs and stale nonces. */
   const apply = (con: XdsConnection, typeUrl: string, decision: RequestDecision, nonce: string): void => {
-    const watch = decision.watches.get(typeUrl);
-    const names = watch && sharedNames.share(watch.names);
-    con.replaceWatches(watch && names && names !== watch.names ? new Map(decision.watches).set(typeUrl, { ...watch, names }) : decision.watches);
+    con.replaceWatches(withSharedNames(decision.watches, typeUrl));
     const fields = { connection: con.id, type: shortType(typeUrl), nonce };
     callbacks.onStreamRequest?.(con, typeUrl, decision.event);
     switch (decision.event) {
@@ -68,7 +76,7 @@ export function newRequestHandler<C>(options: RequestHandlerOptions<C>): Request
     if (!watch || con.closed) return;
     const request: GenerateRequest = decision.subscribed
       ? { ...proxyRequestPush(clock.now()), names: decision.subscribed, delta: { subscribed: decision.subscribed, unsubscribed: decision.unsubscribed ?? [] } }
-      : { ...proxyRequestPush(clock.now()), names: watch.wildcard ? [] : watch.names };
+      : { ...proxyRequestPush(clock.now()), ...subscriptionOf(watch) };
     await sender.respond(con, typeUrl, push, request, { always: true, forceAll: decision.event === 'force' });
     con.recordPushVersion(push.version);
   };

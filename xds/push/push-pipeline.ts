@@ -7,6 +7,7 @@ import type { PushSnapshot, PushStatus } from './push-snapshot.js';
 import { startPushWorkers, type PushWorkers } from './push-workers.js';
 import type { ResponseSender } from '../response-sender.js';
 import type { XdsCallbacks } from '../xds-callbacks.js';
+import { subscriptionOf } from '../watch-state.js';
 import type { XdsConnection } from '../xds-connection.js';
 import { errorMessage } from '../../runtime/index.js';
 
@@ -142,7 +143,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
           con,
           typeUrl,
           snapshot,
-          { ...item.request, names: watch.wildcard ? [] : watch.names },
+          { ...item.request, ...subscriptionOf(watch) },
           { always: false, forceAll: false },
         );
       }
