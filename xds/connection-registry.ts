@@ -42,12 +42,11 @@ export function newConnectionRegistry(options: ConnectionRegistryOptions): Conne
     },
 
     disconnect(con) {
-      if (con.closed) return false;
-      con.closed = true;
+      const wasRejecting = con.close();
+      if (!wasRejecting) return false;
       byId.delete(con.id);
       callbacks.onStreamClosed?.(con);
-      for (const typeUrl of con.rejecting) callbacks.onRejectingChange?.(typeUrl, -1);
-      con.rejecting.clear();
+      for (const typeUrl of wasRejecting) callbacks.onRejectingChange?.(typeUrl, -1);
       log.info({ connection: con.id }, 'connection closed');
       return true;
     },
@@ -70,13 +69,11 @@ export function newConnectionRegistry(options: ConnectionRegistryOptions): Conne
     proxyConnections: () => connections().filter((con) => !con.debugOnly),
 
     markRejecting(con, typeUrl) {
-      if (con.rejecting.has(typeUrl)) return;
-      con.rejecting.add(typeUrl);
-      callbacks.onRejectingChange?.(typeUrl, 1);
+      if (con.markRejecting(typeUrl)) callbacks.onRejectingChange?.(typeUrl, 1);
     },
 
     clearRejecting(con, typeUrl) {
-      if (con.rejecting.delete(typeUrl)) callbacks.onRejectingChange?.(typeUrl, -1);
+      if (con.clearRejecting(typeUrl)) callbacks.onRejectingChange?.(typeUrl, -1);
     },
   };
 }

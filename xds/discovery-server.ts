@@ -59,7 +59,7 @@ export interface DiscoveryServerOptions<C> {
 /**
  * The xDS core, free of gRPC: connected proxies (connection-registry.ts), request handling
  * (request-handler.ts, debug-requests.ts), the debounced push pipeline (push-pipeline.ts), the
- * generation, cache of encoded resources and sending (response-sender.ts) and the push metrics
+ * responder (response-sender.ts: generation, encoding through encoding/, sending) and the push metrics
  * (xds-metrics.ts). The gRPC services (ads-service.ts) feed it requests and give it a way to write.
  */
 export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource {

@@ -10,8 +10,21 @@ import type { ConfigKey, PushRequest } from './push/push-request.js';
 export interface GenerateRequest extends PushRequest {
   /** The names the proxy subscribes to; empty for a wildcard subscription (all of the type). */
   readonly names: readonly string[];
+  /** Set when `names` is a shared subscription: every request with this key names exactly these names. */
+  readonly namesKey?: string;
   /** Set when a request changed the subscription: generate for `subscribed` only. */
   readonly delta?: { readonly subscribed: readonly string[]; readonly unsubscribed: readonly string[] };
+  /** The push's memo, one per push and type; without it a generator shares nothing between calls. */
+  readonly memo?: PushMemo;
+}
+
+/**
+ * What generators build once for every proxy of a push, by string key (see xds/encoding/README.md):
+ * a new push gets an empty memo.
+ */
+export interface PushMemo {
+  /** The value under `key`, built by `build` the first time; the key names everything the value depends on besides the push context. */
+  get<T>(key: string, build: () => T): T;
 }
 
 /** One generated resource: its name and its Envoy message (snake_case plain object, nested `Any` with `@type`). */
@@ -26,12 +39,16 @@ export interface NamedResource {
   readonly cacheKey?: string;
   /** Configs the resource is built from: an endpoint-only change to one of them drops the cached bytes. Absent means any change does. */
   readonly dependsOn?: readonly ConfigKey[];
+  /** Set when the generator hands this resource to every proxy of the push that gets it under this key: encoded once per push. */
+  readonly sharedKey?: string;
 }
 
 export interface GenerateResult {
   readonly resources: readonly NamedResource[];
   /** Names that no longer exist (delta streams). Without it, removals are computed from what the proxy holds. */
   readonly removed?: readonly string[];
+  /** Set when the generator hands this list to every proxy of the push that gets it under this key: encoded once per push. */
+  readonly sharedKey?: string;
 }
 
 /**

@@ -12,6 +12,9 @@ interface SentBatch {
   readonly sentAt: number;
 }
 
+/** What a proxy holds of one type, for reading. */
+export type ReadonlyHeldResources = Pick<HeldResources, 'empty' | 'get' | 'has' | 'size' | 'names' | 'entries'>;
+
 /** Batches kept unindexed before they are folded into the index. */
 const MAX_BATCHES = 8;
 

@@ -1,7 +1,7 @@
 // The xDS server: ADS state of the world and delta behind one discovery-server front (connection
 // registry, request/ACK/NACK handling, push pipeline, generate-encode-send, debug views, metrics
-// through callbacks), the push queue and debouncer, the cache, stream admission and xDS
-// authentication, and `setupXdsWithManager`. The generators are in generators/, the security
+// through callbacks), the push queue and debouncer, the caches of a push (encoding/), stream
+// admission and xDS authentication, and `setupXdsWithManager`. The generators are in generators/, the security
 // filters in security/, the Envoy plumbing in envoy/ (re-exported here; import envoy/ alone where
 // the server is not wanted).
 export * from './envoy/index.js';
@@ -22,7 +22,7 @@ export { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, t
 export { newDebouncer, type Debouncer, type DebouncerOptions } from './debouncer.js';
 export { newPushQueue, type PushQueue } from './push/push-queue.js';
 export { startPushWorkers, type PushWorkers } from './push/push-workers.js';
-export { newXdsCache, type XdsCache, type XdsCacheMetrics } from './xds-cache.js';
+export { newXdsCache, type XdsCache, type XdsCacheMetrics } from './encoding/index.js';
 export {
   authenticateStream,
   checkProxyIdentity,

@@ -9,7 +9,7 @@ import type { PushSnapshot } from './push/push-snapshot.js';
 import type { ResponseSender } from './response-sender.js';
 import { SharedNameLists } from './shared-name-lists.js';
 import { decideDelta, decideSotw, type DeltaRequestView, type RequestDecision, type SotwNamesOnTheWire, type SotwRequestView } from './should-respond.js';
-import type { Watches } from './watch-state.js';
+import { subscriptionOf, type Watches } from './watch-state.js';
 import type { XdsCallbacks } from './xds-callbacks.js';
 import type { XdsConnection } from './xds-connection.js';
 
@@ -36,11 +36,19 @@ export function newRequestHandler<C>(options: RequestHandlerOptions<C>): Request
   const { registry, sender, callbacks, clock, log } = options;
   const sharedNames = new SharedNameLists();
 
+  /** The watch of the type with its names shared, and the key naming them. */
+  const withSharedNames = (watches: Watches, typeUrl: string): Watches => {
+    const watch = watches.get(typeUrl);
+    if (!watch) return watches;
+    const shared = sharedNames.share(watch.names);
+    if (shared.names === watch.names && shared.key === watch.namesKey) return watches;
+    const { namesKey: _stale, ...rest } = watch;
+    return new Map(watches).set(typeUrl, { ...rest, names: shared.names, ...(shared.key !== undefined ? { namesKey: shared.key } : {}) });
+  };
+
   /** Records a decision: the new watches, the metrics and logs of NACKs and stale nonces. */
   const apply = (con: XdsConnection, typeUrl: string, decision: RequestDecision, nonce: string): void => {
-    const watch = decision.watches.get(typeUrl);
-    const names = watch && sharedNames.share(watch.names);
-    con.watches = watch && names && names !== watch.names ? new Map(decision.watches).set(typeUrl, { ...watch, names }) : decision.watches;
+    con.replaceWatches(withSharedNames(decision.watches, typeUrl));
     const fields = { connection: con.id, type: shortType(typeUrl), nonce };
     callbacks.onStreamRequest?.(con, typeUrl, decision.event);
     switch (decision.event) {
@@ -53,27 +61,24 @@ export function newRequestHandler<C>(options: RequestHandlerOptions<C>): Request
         return;
       case 'unsubscribe':
         log.debug(fields, 'unsubscribe');
-        con.held.delete(typeUrl);
+        con.forgetHeld(typeUrl);
         break;
       default:
         log.debug({ ...fields, event: decision.event }, 'request');
     }
     registry.clearRejecting(con, typeUrl);
-    if (decision.unsubscribed && decision.unsubscribed.length > 0) {
-      const held = con.held.get(typeUrl);
-      for (const name of decision.unsubscribed) held?.delete(name);
-    }
+    if (decision.unsubscribed && decision.unsubscribed.length > 0) con.forgetHeld(typeUrl, decision.unsubscribed);
   };
 
   const respondToRequest = async (con: XdsConnection, typeUrl: string, decision: RequestDecision): Promise<void> => {
     const push = await options.currentPush();
-    const watch = con.watches.get(typeUrl);
+    const watch = con.watch(typeUrl);
     if (!watch || con.closed) return;
     const request: GenerateRequest = decision.subscribed
       ? { ...proxyRequestPush(clock.now()), names: decision.subscribed, delta: { subscribed: decision.subscribed, unsubscribed: decision.unsubscribed ?? [] } }
-      : { ...proxyRequestPush(clock.now()), names: watch.wildcard ? [] : watch.names };
+      : { ...proxyRequestPush(clock.now()), ...subscriptionOf(watch) };
     await sender.respond(con, typeUrl, push, request, { always: true, forceAll: decision.event === 'force' });
-    con.lastPushVersion = push.version;
+    con.recordPushVersion(push.version);
   };
 
   return {
@@ -86,7 +91,7 @@ export function newRequestHandler<C>(options: RequestHandlerOptions<C>): Request
         await options.debug.respondDebug(con, request);
         return;
       }
-      con.debugOnly = false;
+      con.markConfigRequested();
       const decision = decideSotw(con.watches, request, namesOnTheWire(con.watches, request));
       apply(con, request.type_url, decision, request.response_nonce ?? '');
       if (!decision.respond) return;
@@ -94,13 +99,11 @@ export function newRequestHandler<C>(options: RequestHandlerOptions<C>): Request
     },
 
     async handleDeltaRequest(con, request) {
-      con.debugOnly = false;
+      con.markConfigRequested();
       const decision = decideDelta(con.watches, request);
       if (decision.event === 'init') {
         // What the proxy already holds from an earlier stream: unchanged resources are not resent.
-        const held = con.heldOf(request.type_url);
-        held.clear();
-        for (const [name, version] of Object.entries(request.initial_resource_versions ?? {})) held.set(name, version, 0);
+        con.recordInitialVersions(request.type_url, request.initial_resource_versions ?? {});
       }
       apply(con, request.type_url, decision, request.response_nonce ?? '');
       if (!decision.respond) return;

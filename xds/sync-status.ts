@@ -46,8 +46,8 @@ export function proxySyncStatus(con: XdsConnection): ProxySyncStatus {
     namespace: proxy.configNamespace,
     ...(proxy.metadata.meshVersion ? { meshVersion: proxy.metadata.meshVersion } : {}),
     types: orderedTypes(con).map((typeUrl) => {
-      const watch = con.watches.get(typeUrl);
-      const sentAt = con.lastSentAt.get(typeUrl);
+      const watch = con.watch(typeUrl);
+      const sentAt = con.sentAt(typeUrl);
       return {
         type: shortType(typeUrl),
         typeUrl,
@@ -76,8 +76,8 @@ export function buildClientConfig(con: XdsConnection): object {
   return {
     node: { id: proxy.id, metadata: jsonToStruct(metadata) },
     generic_xds_configs: orderedTypes(con).map((typeUrl) => {
-      const watch = con.watches.get(typeUrl);
-      const sentAt = con.lastSentAt.get(typeUrl);
+      const watch = con.watch(typeUrl);
+      const sentAt = con.sentAt(typeUrl);
       return {
         type_url: typeUrl,
         version_info: watch?.versionSent ?? '',

@@ -5,6 +5,8 @@ export interface WatchState {
   readonly names: readonly string[];
   /** Subscribed to every resource of the type (CDS and LDS without names, or `*`). */
   readonly wildcard: boolean;
+  /** Set when `names` is a shared list (`SharedNameLists`): the key every watch with these names has. */
+  readonly namesKey?: string;
   /** The request's `resource_names` as encoded on the wire when `names` came from them (large subscriptions only). */
   readonly namesEncoded?: Buffer;
   /** '' until a response was sent. */
@@ -19,6 +21,12 @@ export interface WatchState {
 }
 
 export type Watches = ReadonlyMap<string, WatchState>;
+
+/** The names a generator is asked for: none for a wildcard watch (all of the type), else the subscription and its key. */
+export function subscriptionOf(watch: WatchState): { readonly names: readonly string[]; readonly namesKey?: string } {
+  if (watch.wildcard) return { names: [] };
+  return watch.namesKey !== undefined ? { names: watch.names, namesKey: watch.namesKey } : { names: watch.names };
+}
 
 export type SyncStatus = 'SYNCED' | 'STALE' | 'NOT_SENT' | 'ERROR';
 

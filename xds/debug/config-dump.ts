@@ -21,12 +21,12 @@ export function buildConfigDump(con: XdsConnection, protos: EnvoyProtos): { conf
       .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
       .map(([name, entry]) => ({
         name,
-        version: con.watches.get(typeUrl)?.versionSent ?? entry.version,
+        version: con.watch(typeUrl)?.versionSent ?? entry.version,
         lastUpdated: new Date(entry.sentAt).toISOString(),
         message: redactSecrets(protos.decodeAny(entry.resource?.any ?? { type_url: typeUrl, value: new Uint8Array() })) as Record<string, unknown>,
       }));
   };
-  const versionOf = (typeUrl: string): string => con.watches.get(typeUrl)?.versionSent ?? '';
+  const versionOf = (typeUrl: string): string => con.watch(typeUrl)?.versionSent ?? '';
   const strip = (message: Record<string, unknown>): Record<string, unknown> => {
     const { ['@type']: _type, ...rest } = message;
     return rest;

@@ -75,7 +75,7 @@ export function newDiscoveryClient(options: DiscoveryClientOptions): DiscoveryCl
 
   const request = (typeUrl: string, subscribed: readonly string[]): void => {
     if (!stream.isOpen()) return;
-    // Frozen: every ACK repeats the list, and a raw stream encodes a frozen list once.
+    // Kept immutable: every ACK repeats the list (a frozen one is taken as it is, anything else copied).
     names.set(typeUrl, Object.isFrozen(subscribed) ? subscribed : Object.freeze([...subscribed]));
     write(typeUrl, nonces.get(typeUrl) ?? '');
   };

@@ -7,6 +7,7 @@ import { errorMessage, MeshError } from '../../runtime/index.js';
 import { discoveryMessageCodecs } from './ads-service-definition.js';
 import { grpcServiceDefinition } from './grpc-service-definition.js';
 import { newRouteConfigurationEncoder, type EncodeChecked } from './route-configuration-encoder.js';
+import type { EncodedParts } from './encoded-parts.js';
 import { newStrictVerifier } from './strict-verify.js';
 import { messageNameOf, ROUTE_TYPE } from './type-urls.js';
 
@@ -69,9 +70,10 @@ export interface EnvoyProtos {
   /**
    * Verifies `message` against the type the URL names (an unknown field, a wrong scalar, an
    * unknown enum value or two members of one oneof are errors, nested `Any` included) and
-   * encodes it. Throws a MeshError with code `invalid-xds-resource`.
+   * encodes it. Throws a MeshError with code `invalid-xds-resource`. Keyed parts of the message
+   * (see `withPartKey`) are found in, or added to, `parts`.
    */
-  encodeAny(typeUrl: string, message: object): EncodedAny;
+  encodeAny(typeUrl: string, message: object, parts?: EncodedParts): EncodedAny;
   /** Decodes an `Any` back to the plain-object form `encodeAny` takes (enums by name, longs as strings). */
   decodeAny(any: { type_url: string; value: Uint8Array }): Record<string, unknown>;
   /** A gRPC service definition for grpc-js servers and clients, from the loaded protos. */
@@ -129,15 +131,15 @@ export function loadEnvoyProtos(options: LoadEnvoyProtosOptions = {}): EnvoyProt
     return type.verify(instance) ? undefined : type.encode(instance).finish();
   };
   // Built on first use: a process that loaded only the SDS protos has no route types.
-  let encodeRouteConfiguration: ((message: object) => Uint8Array | undefined) | undefined;
+  let encodeRouteConfiguration: ((message: object, parts?: EncodedParts) => Uint8Array | undefined) | undefined;
 
   return {
     root,
     lookupType,
-    encodeAny(typeUrl, message) {
+    encodeAny(typeUrl, message, parts) {
       if (typeUrl === ROUTE_TYPE) {
         encodeRouteConfiguration ??= newRouteConfigurationEncoder(root, encodeChecked);
-        const value = encodeRouteConfiguration(message);
+        const value = encodeRouteConfiguration(message, parts);
         // Anything it does not take (an invalid message included, for the error below) goes the general way.
         if (value) return { type_url: typeUrl, value };
       }

@@ -9,6 +9,7 @@ export { grpcServiceDefinition } from './grpc-service-definition.js';
 export { newDiscoveryResponseEncoder } from './discovery-response-encoder.js';
 export { encodedResourceNames } from './discovery-request-decoder.js';
 export { type Backoff, type DiscoveryConnectionOptions, type StreamEnd } from './discovery-stream.js';
+export { withPartKey, type EncodedParts } from './encoded-parts.js';
 export { newRawDiscoveryCodec, type RawDiscoveryCodec } from './raw-discovery-codec.js';
 export { newDiscoveryClient, type DiscoveryClient, type DiscoveryClientOptions, type DiscoveryRequest, type DiscoveryResponse } from './discovery-client.js';
 export {

@@ -71,24 +71,36 @@ export function lazyResourcesDecoder(type: protobuf.Type): (bytes: Buffer) => ob
 
 /** Names lists shorter than this are encoded with the rest of the request. */
 const MIN_CACHED_NAMES = 64;
+/** Distinct lists of names kept encoded; the oldest is forgotten first. */
+const MAX_CACHED_LISTS = 16;
 
 /**
- * The request encoder of load generators: a frozen list of names in `property` (field 3 of
+ * The request encoder of load generators: a large list of names in `property` (field 3 of
  * DiscoveryRequest and DeltaDiscoveryRequest) is encoded once and its bytes reused by every
- * request that carries the same list (a state-of-the-world ACK repeats the whole subscription),
+ * request that carries an equal list (a state-of-the-world ACK repeats the whole subscription),
  * placed between the lower- and higher-numbered fields: the bytes protobufjs writes for the
- * whole message.
+ * whole message. A list is found by its length and three of its names, and then compared name
+ * by name with the copy kept beside its bytes.
  */
 export function namesEncodedOnceEncoder(type: protobuf.Type, property: string): (value: object) => Buffer {
   const namesField = type.fields[property];
   if (!namesField) throw new MeshError('proto-layout-changed', `${type.fullName} has no field ${property}`);
   const encode = (value: object): Uint8Array => type.encode(type.fromObject(value)).finish();
-  const encodedLists = new WeakMap<readonly string[], Uint8Array>();
+  const encodedLists = new Map<string, { names: readonly string[]; bytes: Uint8Array }>();
+  const namesBytesOf = (names: readonly string[]): Uint8Array => {
+    const key = `${names.length}\n${names[0]}\n${names[names.length >> 1]}\n${names[names.length - 1]}`;
+    const known = encodedLists.get(key);
+    if (known && sameNames(known.names, names)) return known.bytes;
+    const bytes = encode({ [property]: names });
+    encodedLists.delete(key);
+    encodedLists.set(key, { names: [...names], bytes });
+    if (encodedLists.size > MAX_CACHED_LISTS) encodedLists.delete(encodedLists.keys().next().value as string);
+    return bytes;
+  };
   return (value) => {
     const names = (value as Record<string, unknown>)[property];
-    if (!Array.isArray(names) || names.length < MIN_CACHED_NAMES || !Object.isFrozen(names)) return Buffer.from(encode(value));
-    let namesBytes = encodedLists.get(names);
-    if (!namesBytes) encodedLists.set(names, (namesBytes = encode({ [property]: names })));
+    if (!Array.isArray(names) || names.length < MIN_CACHED_NAMES) return Buffer.from(encode(value));
+    const namesBytes = namesBytesOf(names as string[]);
     const before: Record<string, unknown> = {};
     const after: Record<string, unknown> = {};
     for (const [key, fieldValue] of Object.entries(value)) {
@@ -99,4 +111,10 @@ export function namesEncodedOnceEncoder(type: protobuf.Type, property: string): 
     }
     return Buffer.concat([encode(before), namesBytes, encode(after)]);
   };
+}
+
+function sameNames(a: readonly string[], b: readonly string[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
 }

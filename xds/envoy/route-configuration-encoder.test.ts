@@ -1,5 +1,6 @@
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { loadEnvoyProtos, type EnvoyProtos } from './envoy-protos.js';
+import { withPartKey } from './encoded-parts.js';
 import { ROUTE_TYPE } from './type-urls.js';
 
 let protos: EnvoyProtos;
@@ -41,15 +42,17 @@ describe('route configurations with shared virtual hosts', () => {
   });
 
   test('a virtual host object is encoded once: the configurations that share it share its bytes', () => {
-    const shared = host('c.baz.svc.cluster.local:80', ['c.baz.svc.cluster.local']);
-    const first = protos.decodeAny(protos.encodeAny(ROUTE_TYPE, { name: '80', virtual_hosts: [host('own:80', ['own']), shared] }));
+    // The encodings the caller keeps, and the shared host's key in them.
+    const parts = new Map<string, Uint8Array>();
+    const shared = withPartKey(host('c.baz.svc.cluster.local:80', ['c.baz.svc.cluster.local']), 'c.baz:80');
+    const first = protos.decodeAny(protos.encodeAny(ROUTE_TYPE, { name: '80', virtual_hosts: [host('own:80', ['own']), shared] }, parts));
     // Generators never change an object they handed out; this shows the bytes come from the first encoding.
     shared['domains'] = ['changed'];
-    const second = protos.decodeAny(protos.encodeAny(ROUTE_TYPE, { name: '80', virtual_hosts: [shared] }));
+    const second = protos.decodeAny(protos.encodeAny(ROUTE_TYPE, { name: '80', virtual_hosts: [shared] }, parts));
     expect(first['virtual_hosts']).toMatchObject([{ domains: ['own'] }, { domains: ['c.baz.svc.cluster.local'] }]);
     expect(second['virtual_hosts']).toMatchObject([{ domains: ['c.baz.svc.cluster.local'] }]);
     // A new object with those domains is encoded as it is.
-    expect(protos.decodeAny(protos.encodeAny(ROUTE_TYPE, { name: '80', virtual_hosts: [{ ...shared }] }))['virtual_hosts']).toMatchObject([{ domains: ['changed'] }]);
+    expect(protos.decodeAny(protos.encodeAny(ROUTE_TYPE, { name: '80', virtual_hosts: [{ ...shared }] }, parts))['virtual_hosts']).toMatchObject([{ domains: ['changed'] }]);
   });
 
   test('an invalid virtual host is refused as before, naming the field, and is not kept', () => {

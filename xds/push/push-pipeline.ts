@@ -7,6 +7,7 @@ import type { PushSnapshot, PushStatus } from './push-snapshot.js';
 import { startPushWorkers, type PushWorkers } from './push-workers.js';
 import type { ResponseSender } from '../response-sender.js';
 import type { XdsCallbacks } from '../xds-callbacks.js';
+import { subscriptionOf } from '../watch-state.js';
 import type { XdsConnection } from '../xds-connection.js';
 import { errorMessage } from '../../runtime/index.js';
 
@@ -136,17 +137,17 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
       for (const typeUrl of pushTypes(con)) {
         if (con.closed) return;
         if (!item.request.full && typeUrl !== ENDPOINT_TYPE) continue;
-        const watch = con.watches.get(typeUrl);
+        const watch = con.watch(typeUrl);
         if (!watch) continue;
         await sender.respond(
           con,
           typeUrl,
           snapshot,
-          { ...item.request, names: watch.wildcard ? [] : watch.names },
+          { ...item.request, ...subscriptionOf(watch) },
           { always: false, forceAll: false },
         );
       }
-      con.lastPushVersion = snapshot.version;
+      con.recordPushVersion(snapshot.version);
       callbacks.onPushDone?.(con, clock.now() - item.request.startedAt);
     });
   };

@@ -1,9 +1,9 @@
-import type { Generator, NamedResource } from '../../generator.js';
+import type { Generator, NamedResource, PushMemo } from '../../generator.js';
 import type { Proxy } from '../../proxy.js';
 import { CLUSTER_TYPE } from '../../envoy/type-urls.js';
 import { destinationRuleKey } from '../../model/destination-rule-policy.js';
 import type { PushContext } from '../../model/push-context.js';
-import { contentText } from '../../content-text.js';
+import { contentText, memoOf } from '../../encoding/index.js';
 import { buildInboundClusters, outboundClusters, type BuildSidecarClustersOptions } from './sidecar-clusters.js';
 
 /** Which DestinationRules a sidecar sees: its namespace, and its labels when some rule selects workloads. */
@@ -24,44 +24,34 @@ function visibilityKey(proxy: Proxy, push: PushContext): string {
  * bytes shared); inbound ones are the proxy's own.
  */
 export function newSidecarCdsGenerator(options: BuildSidecarClustersOptions = {}): Generator<PushContext> {
-  const outboundByPush = new WeakMap<PushContext, Map<string, NamedResource[]>>();
-  const outbound = (proxy: Proxy, push: PushContext): NamedResource[] => {
-    let byKey = outboundByPush.get(push);
-    if (!byKey) outboundByPush.set(push, (byKey = new Map()));
-    const key = visibilityKey(proxy, push);
-    let resources = byKey.get(key);
-    if (!resources) {
+  const outbound = (proxy: Proxy, push: PushContext, memo: PushMemo, visibility: string): readonly NamedResource[] =>
+    memo.get(`sidecar-cds/outbound/${visibility}`, () => {
       // The encoded bytes depend on the one rule a cluster's host sees: shared across namespaces
       // that see the same, so a cluster is built only for the first of them (or after an eviction).
-      resources = outboundClusters(proxy, push, options).map((cluster) => ({
+      const resources: NamedResource[] = outboundClusters(proxy, push, options).map((cluster) => ({
         name: cluster.name,
         resource: cluster.build,
         cacheKey: `${cluster.name}@${destinationRuleKey(push, proxy, cluster.hostname)}`,
+        sharedKey: `sidecar-cds/${visibility}/${cluster.name}`,
       }));
-      resources.sort(byName);
-      byKey.set(key, resources);
-    }
-    return resources;
-  };
-  // Proxies whose inbound clusters are alike (replicas of a workload, workloads of one shape) get
-  // one frozen list per outbound list: it is then encoded and shared once, not merged and walked
-  // a thousand entries at a time for each proxy.
-  const mergedByOutbound = new WeakMap<readonly NamedResource[], Map<string, readonly NamedResource[]>>();
+      return resources.sort(byName);
+    });
   return {
     typeUrl: CLUSTER_TYPE,
     generate(proxy, push, request) {
       if (!request.full) return undefined;
+      const memo = memoOf(request);
       const inbound = buildInboundClusters(proxy, push, options).map((cluster) => ({ name: cluster.name, resource: cluster }));
       inbound.sort(byName);
-      const shared = outbound(proxy, push);
-      const key = contentKey(inbound);
-      if (key === undefined) return { resources: mergeSorted(shared, inbound) };
-      let merged = mergedByOutbound.get(shared);
-      if (!merged) mergedByOutbound.set(shared, (merged = new Map()));
-      let resources = merged.get(key);
-      // The shared outbound list is sorted once; the proxy's few inbound clusters are merged in.
-      if (!resources) merged.set(key, (resources = Object.freeze(mergeSorted(shared, inbound))));
-      return { resources };
+      const visibility = visibilityKey(proxy, push);
+      const shared = outbound(proxy, push, memo, visibility);
+      const inboundKey = contentKey(inbound);
+      if (inboundKey === undefined) return { resources: mergeSorted(shared, inbound) };
+      // Proxies whose inbound clusters are alike (replicas of a workload, workloads of one shape)
+      // get one list per outbound list: it is then encoded and shared once, not merged and walked
+      // a thousand entries at a time for each proxy.
+      const sharedKey = `sidecar-cds/merged/${visibility}\n${inboundKey}`;
+      return { resources: memo.get(sharedKey, () => Object.freeze(mergeSorted(shared, inbound))), sharedKey };
     },
   };
 }

@@ -1,4 +1,5 @@
-import type { Generator, NamedResource } from '../../generator.js';
+import type { Generator, NamedResource, PushMemo } from '../../generator.js';
+import { memoOf } from '../../encoding/index.js';
 import { sortedUnique } from '../../watch-state.js';
 import type { Proxy } from '../../proxy.js';
 import { ENDPOINT_TYPE } from '../../envoy/type-urls.js';
@@ -14,63 +15,70 @@ import { buildSidecarClusters, isEdsCluster } from './sidecar-clusters.js';
  * nothing when the proxy holds none of them.
  */
 export function newSidecarEdsGenerator(): Generator<PushContext> {
-  // Plain (subset-less) clusters read nothing of the proxy: one resource object per push and name, shared.
-  const sharedByPush = new WeakMap<PushContext, Map<string, NamedResource>>();
-  // A shared (frozen) subscription indexed by host once: an endpoint push then finds a proxy's
-  // clusters of the changed Services without reading its thousand names.
-  const namesByHost = new WeakMap<readonly string[], Map<string, string[]>>();
-  const clustersOfHosts = (names: readonly string[], hosts: readonly string[]): readonly string[] => {
-    if (!Object.isFrozen(names)) return names.filter((name) => isClusterOfAny(name, hosts));
-    let index = namesByHost.get(names);
-    if (!index) namesByHost.set(names, (index = indexByHost(names)));
-    return hosts.length === 1 ? (index.get(hosts[0] as string) ?? []) : hosts.flatMap((host) => index.get(host) ?? []);
-  };
-  const plainResources = new WeakSet<NamedResource>();
-  const listsByPush = new WeakMap<PushContext, WeakMap<readonly string[], readonly NamedResource[]>>();
-  const resourcesOf = (names: readonly string[], proxy: Proxy, push: PushContext): NamedResource[] => {
-    let shared = sharedByPush.get(push);
-    if (!shared) sharedByPush.set(push, (shared = new Map()));
-    const sharedOfPush = shared;
-    return sortedUnique(names).map((name) => {
-      const known = sharedOfPush.get(name);
-      if (known) return known;
-      const parsed = parseClusterName(name);
-      const service = parsed ? push.serviceByHost.get(parsed.hostname) : undefined;
-      const resource: NamedResource = {
-        name,
-        // Subsets read the DestinationRules the proxy's namespace sees; plain clusters read nothing of the proxy.
-        cacheKey: parsed?.subset ? `${name}@${destinationRuleKey(push, proxy, parsed.hostname)}` : name,
-        ...(service ? { dependsOn: [{ kind: 'Service' as const, namespace: service.namespace, name: service.name }] } : {}),
-        resource: () => buildClusterLoadAssignment(push, proxy, name),
-      };
-      if (parsed && !parsed.subset) {
-        sharedOfPush.set(name, resource);
-        plainResources.add(resource);
-      }
-      return resource;
-    });
-  };
   return {
     typeUrl: ENDPOINT_TYPE,
     generate(proxy, push, request) {
+      const memo = memoOf(request);
       let names = request.names.length > 0 ? request.names : edsClusterNames(proxy, push);
       if (!request.full && request.configsUpdated.length > 0) {
         const hosts = request.configsUpdated.filter((key) => key.kind === 'Service').map((key) => `${key.name}.${key.namespace}.svc.${push.domain}`);
-        names = clustersOfHosts(names, hosts);
+        names = clustersOfHosts(names, request.names.length > 0 ? request.namesKey : undefined, hosts, memo);
         if (names.length === 0) return undefined;
+        return { resources: loadAssignments(names, proxy, push, memo).resources };
       }
-      if (!Object.isFrozen(names)) return { resources: resourcesOf(names, proxy, push) };
-      // A shared subscription of plain clusters gets one frozen list per push: the response sender
+      const { namesKey } = request;
+      if (namesKey === undefined || request.names.length === 0) return { resources: loadAssignments(names, proxy, push, memo).resources };
+      // A shared subscription of plain clusters gets one frozen list per push: the encoding layer
       // then encodes the list once for every proxy that sends it.
-      let lists = listsByPush.get(push);
-      if (!lists) listsByPush.set(push, (lists = new WeakMap()));
-      const known = lists.get(names);
-      if (known) return { resources: known };
-      const resources = resourcesOf(names, proxy, push);
-      if (resources.every((resource) => plainResources.has(resource))) lists.set(names, Object.freeze(resources));
-      return { resources };
+      const sharedKey = `sidecar-eds/list/${namesKey}`;
+      let built: { resources: NamedResource[]; plain: boolean } | undefined;
+      const shared = memo.get(sharedKey, () => {
+        built = loadAssignments(names, proxy, push, memo);
+        return built.plain ? Object.freeze(built.resources) : null;
+      });
+      if (shared) return { resources: shared, sharedKey };
+      return { resources: (built ?? loadAssignments(names, proxy, push, memo)).resources };
     },
   };
+}
+
+/**
+ * The load assignment of each name, and whether all are plain (subset-less) clusters: those read
+ * nothing of the proxy, and each is one resource per push, shared.
+ */
+function loadAssignments(names: readonly string[], proxy: Proxy, push: PushContext, memo: PushMemo): { resources: NamedResource[]; plain: boolean } {
+  let plain = true;
+  const plainByName = memo.get('sidecar-eds/plain', () => new Map<string, NamedResource>());
+  const resources = sortedUnique(names).map((name) => {
+    const known = plainByName.get(name);
+    if (known) return known;
+    const parsed = parseClusterName(name);
+    const service = parsed ? push.serviceByHost.get(parsed.hostname) : undefined;
+    const isPlain = parsed !== undefined && !parsed.subset;
+    const resource: NamedResource = {
+      name,
+      // Subsets read the DestinationRules the proxy's namespace sees; plain clusters read nothing of the proxy.
+      cacheKey: parsed?.subset ? `${name}@${destinationRuleKey(push, proxy, parsed.hostname)}` : name,
+      ...(service ? { dependsOn: [{ kind: 'Service' as const, namespace: service.namespace, name: service.name }] } : {}),
+      ...(isPlain ? { sharedKey: `sidecar-eds/${name}` } : {}),
+      resource: () => buildClusterLoadAssignment(push, proxy, name),
+    };
+    if (isPlain) plainByName.set(name, resource);
+    else plain = false;
+    return resource;
+  });
+  return { resources, plain };
+}
+
+/**
+ * The names of the changed hosts' clusters. A shared subscription is indexed by host once per
+ * push: an endpoint push then finds a proxy's clusters of the changed Services without reading
+ * its thousand names.
+ */
+function clustersOfHosts(names: readonly string[], namesKey: string | undefined, hosts: readonly string[], memo: PushMemo): readonly string[] {
+  if (namesKey === undefined) return names.filter((name) => isClusterOfAny(name, hosts));
+  const index = memo.get(`sidecar-eds/hosts/${namesKey}`, () => indexByHost(names));
+  return hosts.length === 1 ? (index.get(hosts[0] as string) ?? []) : hosts.flatMap((host) => index.get(host) ?? []);
 }
 
 /** The host is what follows the last `|` of a cluster name: checked in place, for every watched name of every proxy. */

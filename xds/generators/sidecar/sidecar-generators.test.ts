@@ -8,6 +8,7 @@ import { buildCase, generateSnapshot, loadCase, required, TEST_DOMAIN, type Case
 import { newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../index.js';
 import { buildPushContext, type PushContext } from '../../model/index.js';
 import { generateRequest } from '../../testing/generate-request.js';
+import { PushMemoMap } from '../../encoding/index.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/cds/', import.meta.url));
 const FULL: GenerateRequest = generateRequest({ names: [], full: true, configsUpdated: [] });
@@ -111,17 +112,19 @@ describe('sidecar generators', () => {
       parseProxy({ id: `sidecar~${ip}~${name}.${namespace}~${namespace}.svc.cluster.local`, metadata: jsonToStruct({ NAMESPACE: namespace, LABELS: { app } }) });
     const [api1, api2, web1, barApi1] = [proxy('api-1', 'foo', '10.0.0.1', 'api'), proxy('api-2', 'foo', '10.0.0.2', 'api'), proxy('web-1', 'foo', '10.0.0.3', 'web'), proxy('api-1', 'bar', '10.0.1.1', 'api')];
     const push = buildPushContext(model);
+    // The memo the encoding layer hands the generators of one push.
+    const ofPush: GenerateRequest = { ...FULL, memo: new PushMemoMap() };
     const cds = newSidecarCdsGenerator();
-    const first = cds.generate(api1, push, FULL)?.resources;
+    const first = cds.generate(api1, push, ofPush)?.resources;
     expect(Object.isFrozen(first)).toBe(true);
-    expect(cds.generate(api2, push, FULL)?.resources).toBe(first);
+    expect(cds.generate(api2, push, ofPush)?.resources).toBe(first);
     // The shared list is what the proxy would get alone.
-    expect(resourcesOf(cds.generate(api2, push, FULL))).toEqual(resourcesOf(newSidecarCdsGenerator().generate(api2, push, FULL)));
-    const web = cds.generate(web1, push, FULL)?.resources;
+    expect(resourcesOf(cds.generate(api2, push, ofPush))).toEqual(resourcesOf(newSidecarCdsGenerator().generate(api2, push, FULL)));
+    const web = cds.generate(web1, push, ofPush)?.resources;
     expect(web).not.toBe(first);
     expect(web?.filter((resource) => resource.name.startsWith('inbound')).map((resource) => resource.name)).toEqual(['inbound|9090||']);
-    expect(cds.generate(barApi1, push, FULL)?.resources).not.toBe(first);
-    expect(cds.generate(api1, buildPushContext(model), FULL)?.resources).not.toBe(first);
+    expect(cds.generate(barApi1, push, ofPush)?.resources).not.toBe(first);
+    expect(cds.generate(api1, buildPushContext(model), { ...FULL, memo: new PushMemoMap() })?.resources).not.toBe(first);
   });
 
   test('CDS ignores endpoint-only pushes', () => {
@@ -153,11 +156,11 @@ describe('sidecar generators', () => {
     ];
     const shared = Object.freeze([...names]);
     for (const changedNames of [['api'], ['other'], ['api', 'other'], ['unrelated'], ['xapi', 'api']]) {
-      const request = (list: readonly string[]): GenerateRequest => (generateRequest({ names: list, full: false, configsUpdated: changedNames.map((name) => ({ kind: 'Service' as const, namespace: 'foo', name })) }));
+      const request = (list: readonly string[], keyed?: { namesKey: string; memo: PushMemoMap }): GenerateRequest => (generateRequest({ names: list, full: false, configsUpdated: changedNames.map((name) => ({ kind: 'Service' as const, namespace: 'foo', name })), ...keyed }));
       const own = eds.generate(proxy, push, request([...names]))?.resources.map((r) => r.name);
-      expect({ changedNames, names: eds.generate(proxy, push, request(shared))?.resources.map((r) => r.name) }).toEqual({ changedNames, names: own });
+      expect({ changedNames, names: eds.generate(proxy, push, request(shared, { namesKey: 'shared', memo: new PushMemoMap() }))?.resources.map((r) => r.name) }).toEqual({ changedNames, names: own });
     }
-    expect(eds.generate(proxy, push, generateRequest({ names: shared, full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name: 'api' }] }))?.resources.map((r) => r.name)).toEqual([
+    expect(eds.generate(proxy, push, generateRequest({ names: shared, namesKey: 'shared', memo: new PushMemoMap(), full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name: 'api' }] }))?.resources.map((r) => r.name)).toEqual([
       'outbound|80|v1|api.foo.svc.cluster.local',
       'outbound|80||api.foo.svc.cluster.local',
       'outbound|9000||api.foo.svc.cluster.local',
@@ -167,18 +170,20 @@ describe('sidecar generators', () => {
   test('a shared subscription of plain clusters is answered with one frozen list per push; subsets, lists of their own and a new push are not', () => {
     const { proxy, push, model } = load('two-ports');
     const eds = newSidecarEdsGenerator();
+    // A shared subscription comes with its key, and the generators of one push share a memo.
+    const memo = new PushMemoMap();
     const plain = Object.freeze(['outbound|80||api.foo.svc.cluster.local', 'outbound|80||other.foo.svc.cluster.local', 'outbound|9000||api.foo.svc.cluster.local']);
-    const first = eds.generate(proxy, push, { ...FULL, names: plain })?.resources;
+    const first = eds.generate(proxy, push, { ...FULL, names: plain, namesKey: 'plain', memo })?.resources;
     expect(Object.isFrozen(first)).toBe(true);
-    expect(eds.generate(proxy, push, { ...FULL, names: plain })?.resources).toBe(first);
+    expect(eds.generate(proxy, push, { ...FULL, names: plain, namesKey: 'plain', memo })?.resources).toBe(first);
     expect(first?.map((resource) => resource.name)).toEqual(plain);
-    expect(eds.generate(proxy, buildPushContext(model), { ...FULL, names: plain })?.resources).not.toBe(first);
+    expect(eds.generate(proxy, buildPushContext(model), { ...FULL, names: plain, namesKey: 'plain', memo: new PushMemoMap() })?.resources).not.toBe(first);
     // A subset's assignment reads the DestinationRules of the proxy's namespace: never one list for every proxy.
     const withSubset = Object.freeze([...plain, 'outbound|80|v1|api.foo.svc.cluster.local']);
-    const own = eds.generate(proxy, push, { ...FULL, names: withSubset })?.resources;
+    const own = eds.generate(proxy, push, { ...FULL, names: withSubset, namesKey: 'with-subset', memo })?.resources;
     expect(Object.isFrozen(own)).toBe(false);
-    expect(eds.generate(proxy, push, { ...FULL, names: withSubset })?.resources).not.toBe(own);
-    expect(Object.isFrozen(eds.generate(proxy, push, { ...FULL, names: [...plain] })?.resources)).toBe(false);
+    expect(eds.generate(proxy, push, { ...FULL, names: withSubset, namesKey: 'with-subset', memo })?.resources).not.toBe(own);
+    expect(Object.isFrozen(eds.generate(proxy, push, { ...FULL, names: [...plain], memo })?.resources)).toBe(false);
   });
 
   test.each([

@@ -1,4 +1,5 @@
-import type { Generator, NamedResource } from '../../generator.js';
+import type { Generator, NamedResource, PushMemo } from '../../generator.js';
+import { memoOf } from '../../encoding/index.js';
 import { LISTENER_TYPE } from '../../envoy/type-urls.js';
 import type { PushContext } from '../../model/push-context.js';
 import { buildSidecarInboundListener, buildSidecarOutboundListeners, type BuildSidecarListenersOptions } from './sidecar-listeners.js';
@@ -9,21 +10,16 @@ import { buildSidecarInboundListener, buildSidecarOutboundListeners, type BuildS
  * is the proxy's own.
  */
 export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {}): Generator<PushContext> {
-  const outboundByPush = new WeakMap<PushContext, readonly NamedResource[]>();
-  const outbound = (push: PushContext): readonly NamedResource[] => {
-    let resources = outboundByPush.get(push);
-    if (!resources) {
-      resources = buildSidecarOutboundListeners(push).map((listener) => ({ name: listener.name, resource: listener, cacheKey: listener.name }));
-      outboundByPush.set(push, resources);
-    }
-    return resources;
-  };
+  const outbound = (push: PushContext, memo: PushMemo): readonly NamedResource[] =>
+    memo.get('sidecar-lds/outbound', () =>
+      buildSidecarOutboundListeners(push).map((listener) => ({ name: listener.name, resource: listener, cacheKey: listener.name, sharedKey: `sidecar-lds/${listener.name}` })),
+    );
   return {
     typeUrl: LISTENER_TYPE,
     generate(proxy, push, request) {
       if (!request.full) return undefined;
       const inbound = buildSidecarInboundListener(proxy, push, options);
-      return { resources: [...outbound(push), { name: inbound.name, resource: inbound }] };
+      return { resources: [...outbound(push, memoOf(request)), { name: inbound.name, resource: inbound }] };
     },
   };
 }

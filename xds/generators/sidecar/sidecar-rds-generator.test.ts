@@ -6,6 +6,7 @@ import { ROUTE_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos
 import { generateSnapshot, loadCase, required, type GeneratorCase } from '../testing/test-cases.js';
 import { buildRetryPolicy, newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../index.js';
 import { buildPushContext, type PushContext } from '../../model/index.js';
+import { PushMemoMap } from '../../encoding/index.js';
 import { generateRequest } from '../../testing/generate-request.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/rds/', import.meta.url));
@@ -124,9 +125,11 @@ describe('sidecar RDS generator', () => {
     const { model } = loadCase(TESTDATA, 'default-routes.in.yaml');
     const push = buildPushContext(model);
     const generator = newSidecarRdsGenerator();
+    // The memo the encoding layer hands the generators of one push.
+    const ofPush: GenerateRequest = { ...full(['8000']), memo: new PushMemoMap() };
     const hostsOf = (namespace: string): VirtualHost[] => {
       const proxy = parseProxy({ id: `sidecar~10.0.0.7~x-1.${namespace}~${namespace}.svc.cluster.local`, metadata: jsonToStruct({ NAMESPACE: namespace }) });
-      const named = generator.generate(proxy, push, full(['8000']))?.resources[0];
+      const named = generator.generate(proxy, push, ofPush)?.resources[0];
       const config = (typeof named?.resource === 'function' ? named.resource() : named?.resource) as { virtual_hosts: VirtualHost[] };
       return config.virtual_hosts;
     };

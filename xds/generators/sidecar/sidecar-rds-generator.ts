@@ -1,4 +1,5 @@
-import type { Generator } from '../../generator.js';
+import type { Generator, PushMemo } from '../../generator.js';
+import { memoOf } from '../../encoding/index.js';
 import type { Proxy } from '../../proxy.js';
 import { ROUTE_TYPE } from '../../envoy/type-urls.js';
 import type { PushContext } from '../../model/push-context.js';
@@ -25,32 +26,21 @@ function routeCacheKey(proxy: Proxy, usesSourceLabels: boolean): string {
  * shared by the sidecars of a namespace.
  */
 export function newSidecarRdsGenerator(): Generator<PushContext> {
-  const sourceLabelsUsed = new WeakMap<PushContext, boolean>();
-  const usesSourceLabels = (push: PushContext): boolean => {
-    let used = sourceLabelsUsed.get(push);
-    if (used === undefined) {
-      used = push.virtualServices.some((entry) => (entry.virtualService.spec.http ?? []).some((http) => (http.match ?? []).some((match) => match.sourceLabels !== undefined || match.sourceNamespace !== undefined)));
-      sourceLabelsUsed.set(push, used);
-    }
-    return used;
-  };
-  // Virtual hosts without a VirtualService, shared by the proxies of a push (see buildSidecarRouteConfiguration).
-  const sharedHostsByPush = new WeakMap<PushContext, Map<string, object>>();
-  const sharedHostsOf = (push: PushContext): Map<string, object> => {
-    let shared = sharedHostsByPush.get(push);
-    if (!shared) sharedHostsByPush.set(push, (shared = new Map()));
-    return shared;
-  };
+  const usesSourceLabels = (push: PushContext, memo: PushMemo): boolean =>
+    memo.get('sidecar-rds/source-labels', () =>
+      push.virtualServices.some((entry) => (entry.virtualService.spec.http ?? []).some((http) => (http.match ?? []).some((match) => match.sourceLabels !== undefined || match.sourceNamespace !== undefined))),
+    );
   return {
     typeUrl: ROUTE_TYPE,
     generate(proxy, push, request) {
       if (!request.full) return undefined;
+      const memo = memoOf(request);
       const names = request.delta?.subscribed ?? request.names;
-      const key = routeCacheKey(proxy, usesSourceLabels(push));
+      const key = routeCacheKey(proxy, usesSourceLabels(push, memo));
+      // Virtual hosts without a VirtualService, shared by the proxies of a push (see buildSidecarRouteConfiguration).
+      const sharedHosts = memo.get('sidecar-rds/shared-hosts', () => new Map<string, object>());
       return {
-        resources: [...new Set(names)]
-          .sort()
-          .map((name) => ({ name, cacheKey: `${name}@${key}`, resource: () => buildSidecarRouteConfiguration(proxy, push, name, sharedHostsOf(push)) })),
+        resources: [...new Set(names)].sort().map((name) => ({ name, cacheKey: `${name}@${key}`, resource: () => buildSidecarRouteConfiguration(proxy, push, name, sharedHosts) })),
       };
     },
   };

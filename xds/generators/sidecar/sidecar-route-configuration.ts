@@ -1,4 +1,5 @@
 import type { Proxy } from '../../proxy.js';
+import { withPartKey } from '../../envoy/encoded-parts.js';
 import { outboundClusterName } from '../cluster-names.js';
 import type { PushContext } from '../../model/push-context.js';
 import { defaultRetryPolicy } from '../route-retry-policy.js';
@@ -54,13 +55,14 @@ export function buildSidecarRouteConfiguration(
 /**
  * The virtual host of a service without a VirtualService: the same for every proxy that sees the
  * same domains (every namespace but the service's own), so one object per push is handed to all
- * of them and its encoding is shared.
+ * of them, its key (port and domains) given as its part key: the encoding layer encodes it once
+ * per push.
  */
 function defaultVirtualHost(hostname: string, port: number, domains: string[], sharedHosts: Map<string, object>): object {
   const key = `${port}\n${domains.join('\n')}`;
   let host = sharedHosts.get(key);
   if (!host) {
-    host = { name: `${hostname}:${port}`, domains, routes: [buildDefaultRoute(hostname, port)], include_request_attempt_count: true };
+    host = withPartKey({ name: `${hostname}:${port}`, domains, routes: [buildDefaultRoute(hostname, port)], include_request_attempt_count: true }, key);
     sharedHosts.set(key, host);
   }
   return host;

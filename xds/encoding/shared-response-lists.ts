@@ -1,5 +1,5 @@
-import type { EncodedAny } from './envoy/encoded-any.js';
-import type { EncodedResource } from './generator.js';
+import type { EncodedAny } from '../envoy/encoded-any.js';
+import type { EncodedResource } from '../generator.js';
 
 /** Lists shorter than this are cheap to write resource by resource. */
 const MIN_SHARED_LENGTH = 16;

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import type { EncodedResource } from './generator.js';
+import type { EncodedResource } from '../generator.js';
 import { SharedResponseLists } from './shared-response-lists.js';
 
 const TYPE = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';

@@ -1,5 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import type { ConfigKey } from './push/push-request.js';
+import type { ConfigKey } from '../push/push-request.js';
 import { newXdsCache } from './xds-cache.js';
 
 function setup(max = 3) {

@@ -1,5 +1,5 @@
-import { formatConfigKey } from '../names/index.js';
-import type { ConfigKey } from './push/push-request.js';
+import { formatConfigKey } from '../../names/index.js';
+import type { ConfigKey } from '../push/push-request.js';
 
 /** Counts the cache reports; wired to xds_cache_reads, xds_cache_evictions and xds_cache_size. */
 export interface XdsCacheMetrics {
