@@ -25,7 +25,11 @@ const layerRules = LAYERS.slice(0, -1).map((layer, index) => ({
   severity: 'error',
   comment: `${layer.packages.join(', ')} (the ${layer.name} layer) import only their own layer and those below it.`,
   from: { path: `^(${layer.packages.join('|')})/`, pathNot: [TESTS, '(^|/)testing/'] },
-  to: { path: `^(${LAYERS.slice(index + 1).flatMap((above) => above.packages).join('|')})/` },
+  to: {
+    path: `^(${LAYERS.slice(index + 1)
+      .flatMap((above) => above.packages)
+      .join('|')})/`,
+  },
 }));
 
 module.exports = {

@@ -81,7 +81,13 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
   const log = logging.scope('default');
   const metrics = newMetrics('pilot-agent');
   const proxyConfig = loadProxyConfig(options.meshConfigFile, settings.proxyConfig);
-  const identity = buildProxyIdentity({ type: options.type, pod: { ...settings.pod, labels: await readPodLabels() }, domain: options.domain, proxyConfig, meshVersion: readBuildInfo().version });
+  const identity = buildProxyIdentity({
+    type: options.type,
+    pod: { ...settings.pod, labels: await readPodLabels() },
+    domain: options.domain,
+    proxyConfig,
+    meshVersion: readBuildInfo().version,
+  });
   // A proxyless gRPC application gets a bootstrap and certificate files instead of a data plane.
   const proxyless = identity.metadata['GENERATOR'] === 'grpc';
   const viaAgent = settings.xdsViaAgent || proxyless;
@@ -113,7 +119,13 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
     runnableOf(
       'sds',
       async () => {
-        const sds = newSdsServer({ protos: sdsProtos(), socketPath: AGENT_PATHS.sdsSocket, current: () => certificates.current(), log: logging.scope('sds'), metrics });
+        const sds = newSdsServer({
+          protos: sdsProtos(),
+          socketPath: AGENT_PATHS.sdsSocket,
+          current: () => certificates.current(),
+          log: logging.scope('sds'),
+          metrics,
+        });
         certificates.onChange(() => sds.push());
         await sds.start();
         if (certificates.current()) sds.push();
@@ -171,7 +183,9 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
       }),
     );
   }
-  manager.add(runnableOf('agent-started', () => log.info({ node: identity.nodeId, discovery: access.discoveryAddress, ca: access.caAddress }, 'proxy agent started')));
+  manager.add(
+    runnableOf('agent-started', () => log.info({ node: identity.nodeId, discovery: access.discoveryAddress, ca: access.caAddress }, 'proxy agent started')),
+  );
   return { manager, logging, identity };
 }
 
@@ -245,6 +259,9 @@ async function writeBootstraps(options: AgentOptions, inputs: BootstrapInputs): 
   await mkdir(dirname(AGENT_PATHS.bootstrap), { recursive: true });
   await writeFile(AGENT_PATHS.bootstrap, `${JSON.stringify(bootstrap, null, 2)}\n`);
   if (inputs.proxyless) {
-    await writeFile(AGENT_PATHS.grpcBootstrap, `${JSON.stringify(buildGrpcBootstrap(identity, resolve(AGENT_PATHS.xdsSocket), inputs.outputCerts), null, 2)}\n`);
+    await writeFile(
+      AGENT_PATHS.grpcBootstrap,
+      `${JSON.stringify(buildGrpcBootstrap(identity, resolve(AGENT_PATHS.xdsSocket), inputs.outputCerts), null, 2)}\n`,
+    );
   }
 }

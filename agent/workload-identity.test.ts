@@ -44,13 +44,30 @@ let caPort: number;
 function startCa(port: number): Promise<void> {
   const settings = daemonSettings({ TOKEN_ISSUER: oidcUrl, AUDIENCE: 'mesh-ca' });
   caAbort = new AbortController();
-  caServer = newCaServer({ serving: daemonServingFromSettings(settings), ca, authenticators: newCaAuthenticators({ authentication: caAuthenticationFromSettings(settings), ca, trustDomain: 'cluster.local', clock }), metrics: newMetrics('pilot-discovery'), log: newNopLogger('serverca'), host: '127.0.0.1', port, clock, shutdownTimeoutMs: 200 });
+  caServer = newCaServer({
+    serving: daemonServingFromSettings(settings),
+    ca,
+    authenticators: newCaAuthenticators({ authentication: caAuthenticationFromSettings(settings), ca, trustDomain: 'cluster.local', clock }),
+    metrics: newMetrics('pilot-discovery'),
+    log: newNopLogger('serverca'),
+    host: '127.0.0.1',
+    port,
+    clock,
+    shutdownTimeoutMs: 200,
+  });
   caRunning = caServer.start(caAbort.signal);
   return caServer.waitForReady!(caAbort.signal);
 }
 
 const token = (): Promise<string> =>
-  new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(oidcUrl).setSubject('system:serviceaccount:foo:sleep').setAudience('mesh-ca').setIssuedAt().setExpirationTime('10m').sign(oidcKey);
+  new SignJWT({})
+    .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+    .setIssuer(oidcUrl)
+    .setSubject('system:serviceaccount:foo:sleep')
+    .setAudience('mesh-ca')
+    .setIssuedAt()
+    .setExpirationTime('10m')
+    .sign(oidcKey);
 
 function certificates(options: { ttlMs: number; keyType?: 'ecdsa' | 'rsa'; pkcs8?: boolean; outputDir?: string }): WorkloadCertificates {
   return newWorkloadCertificates({
@@ -81,7 +98,13 @@ beforeAll(async () => {
   });
   await new Promise<void>((resolve) => oidc.listen(0, '127.0.0.1', resolve));
   oidcUrl = `http://127.0.0.1:${(oidc.address() as AddressInfo).port}`;
-  const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 1000 * HOUR, nowMs: clock.now() });
+  const material = await newSelfSignedMaterial({
+    keyType: 'ecdsa-p256',
+    rsaKeySize: 2048,
+    trustDomain: 'cluster.local',
+    ttlMs: 1000 * HOUR,
+    nowMs: clock.now(),
+  });
   ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: HOUR, maxTtlMs: 2160 * HOUR });
   await startCa(0);
   caPort = caServer.port();
@@ -166,7 +189,10 @@ describe('PROV_CERT: a provisioned certificate instead of a token', () => {
     const started = certificates.start();
     started.catch(() => undefined);
     try {
-      const refusal = await waitFor(() => entries.find((entry) => entry.message === 'cannot get a workload certificate yet'), { timeoutMs: 10_000, description: 'the refusal' });
+      const refusal = await waitFor(() => entries.find((entry) => entry.message === 'cannot get a workload certificate yet'), {
+        timeoutMs: 10_000,
+        description: 'the refusal',
+      });
       expect(String(refusal.fields['error'])).toMatch(/UNAUTHENTICATED/);
       expect(certificates.current()).toBeUndefined();
     } finally {
@@ -198,7 +224,10 @@ describe('SDS on a Unix socket', () => {
     client = new Ctor(`unix:${socketPath}`, credentials.createInsecure());
     stream = (client as unknown as { StreamSecrets(m: Metadata): typeof stream }).StreamSecrets(new Metadata());
     stream.on('data', (response) => {
-      received.push({ version: response.version_info, secrets: response.resources.map((any: { type_url: string; value: Buffer }) => protos.decodeAny({ type_url: any.type_url, value: any.value })) });
+      received.push({
+        version: response.version_info,
+        secrets: response.resources.map((any: { type_url: string; value: Buffer }) => protos.decodeAny({ type_url: any.type_url, value: any.value })),
+      });
       stream.write({ type_url: SECRET_TYPE, resource_names: ['default', 'ROOTCA'], version_info: response.version_info, response_nonce: response.nonce });
     });
     stream.on('error', () => undefined);
@@ -238,7 +267,10 @@ describe('SDS on a Unix socket', () => {
     expect(during).toBeDefined();
     const seen = received.length;
     await startCa(caPort);
-    await waitFor(() => received.length > seen && chainOf(received[received.length - 1] as (typeof received)[number]) !== during, { timeoutMs: 15_000, description: 'a certificate after the CA came back' });
+    await waitFor(() => received.length > seen && chainOf(received[received.length - 1] as (typeof received)[number]) !== during, {
+      timeoutMs: 15_000,
+      description: 'a certificate after the CA came back',
+    });
   });
 });
 
@@ -319,7 +351,10 @@ describe('renewal while the CA is down', () => {
       await startCa(caPort);
       caStopped = false;
       fake.advance(Number(failures().at(-1)?.fields['retryMs']));
-      await waitFor(() => manager.current()?.certificateChain !== first.certificateChain, { timeoutMs: 10_000, description: 'the renewal once the CA is back' });
+      await waitFor(() => manager.current()?.certificateChain !== first.certificateChain, {
+        timeoutMs: 10_000,
+        description: 'the renewal once the CA is back',
+      });
       expect(fake.now()).toBeLessThan(first.notAfter);
     } finally {
       manager.stop();

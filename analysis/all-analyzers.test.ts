@@ -7,12 +7,36 @@ import { buildSnapshot } from './build-snapshot.js';
 import { formatMessage } from './messages.js';
 import { runAnalyzers } from './run-analyzers.js';
 import type { InputName } from './snapshot.js';
-import { authorizationPolicy, deployment, destinationRule, namespace, peerAuthentication, pod, requestAuthentication, secret, service, virtualService } from './testing/fixtures.js';
+import {
+  authorizationPolicy,
+  deployment,
+  destinationRule,
+  namespace,
+  peerAuthentication,
+  pod,
+  requestAuthentication,
+  secret,
+  service,
+  virtualService,
+} from './testing/fixtures.js';
 
 const SAMPLES = ['deploy/samples/config', 'deploy/samples/policies'];
 const EVERY_INPUT: readonly InputName[] = [
-  'PeerAuthentication', 'RequestAuthentication', 'AuthorizationPolicy', 'DestinationRule', 'Gateway', 'VirtualService', 'MeshObject',
-  'Namespace', 'Service', 'Pod', 'Deployment', 'Secret', 'MutatingWebhookConfiguration', 'ConfigMap', 'MeshConfig',
+  'PeerAuthentication',
+  'RequestAuthentication',
+  'AuthorizationPolicy',
+  'DestinationRule',
+  'Gateway',
+  'VirtualService',
+  'MeshObject',
+  'Namespace',
+  'Service',
+  'Pod',
+  'Deployment',
+  'Secret',
+  'MutatingWebhookConfiguration',
+  'ConfigMap',
+  'MeshConfig',
 ];
 
 function sampleObjects(): object[] {
@@ -28,16 +52,42 @@ function sampleObjects(): object[] {
 const extras = [
   namespace('default', { 'mesh-injection': 'enabled' }),
   namespace('shop', { 'mesh.io/rev': 'canary', 'mesh-injection': 'enabled' }),
-  service('reviews', 'default', { app: 'reviews' }, [{ name: 'http', port: 9080 }, { name: 'mongo', port: 27017 }]),
-  pod('reviews-v1', 'default', { labels: { app: 'reviews', version: 'v1' }, serviceAccountName: 'reviews', containers: [{ name: 'app', securityContext: { runAsUser: 1337 } }, { name: 'mesh-proxy', image: 'mesh/proxyv2:old' }] }),
+  service('reviews', 'default', { app: 'reviews' }, [
+    { name: 'http', port: 9080 },
+    { name: 'mongo', port: 27017 },
+  ]),
+  pod('reviews-v1', 'default', {
+    labels: { app: 'reviews', version: 'v1' },
+    serviceAccountName: 'reviews',
+    containers: [
+      { name: 'app', securityContext: { runAsUser: 1337 } },
+      { name: 'mesh-proxy', image: 'mesh/proxyv2:old' },
+    ],
+  }),
   deployment('reviews', 'default', { app: 'reviews' }),
-  virtualService('reviews', 'default', { hosts: ['reviews'], http: [{ match: [{ uri: { regex: '(?=x)' } }], route: [{ destination: { host: 'reviews', subset: 'v9' } }] }] }),
+  virtualService('reviews', 'default', {
+    hosts: ['reviews'],
+    http: [{ match: [{ uri: { regex: '(?=x)' } }], route: [{ destination: { host: 'reviews', subset: 'v9' } }] }],
+  }),
   destinationRule('reviews', 'default', { host: 'reviews', trafficPolicy: { tls: { mode: 'DISABLE' } }, subsets: [{ name: 'v1', labels: { version: 'v1' } }] }),
-  peerAuthentication('strict', 'default', { selector: { matchLabels: { app: 'reviews' } }, mtls: { mode: 'STRICT' }, portLevelMtls: { '1234': { mode: 'DISABLE' } } }),
+  peerAuthentication('strict', 'default', {
+    selector: { matchLabels: { app: 'reviews' } },
+    mtls: { mode: 'STRICT' },
+    portLevelMtls: { '1234': { mode: 'DISABLE' } },
+  }),
   requestAuthentication('jwt', 'default', { selector: { matchLabels: { app: 'nothing' } } }),
-  authorizationPolicy('deny', 'default', { action: 'DENY', selector: { matchLabels: { app: 'reviews' } }, rules: [{ from: [{ source: { principals: ['cluster.local/ns/gone/sa/x'], namespaces: ['gone'] } }], to: [{ operation: { paths: ['/admin'] } }] }] }),
+  authorizationPolicy('deny', 'default', {
+    action: 'DENY',
+    selector: { matchLabels: { app: 'reviews' } },
+    rules: [{ from: [{ source: { principals: ['cluster.local/ns/gone/sa/x'], namespaces: ['gone'] } }], to: [{ operation: { paths: ['/admin'] } }] }],
+  }),
   secret('cred', 'mesh-system'),
-  { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mesh-sidecar-injector', namespace: 'mesh-system' }, data: { values: '{"global":{"hub":"mesh","tag":"1"}}' } },
+  {
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    metadata: { name: 'mesh-sidecar-injector', namespace: 'mesh-system' },
+    data: { values: '{"global":{"hub":"mesh","tag":"1"}}' },
+  },
 ];
 
 describe('ALL_ANALYZERS', () => {
@@ -56,6 +106,7 @@ describe('ALL_ANALYZERS', () => {
     expect(result.skipped).toEqual([]);
     expect(result.executed).toHaveLength(ALL_ANALYZERS.length);
     const codes = new Set(result.messages.map((message) => message.code));
-    for (const code of ['MSH0101', 'MSH0102', 'MSH0105', 'MSH0113', 'MSH0122', 'MSH0123', 'MSH0127', 'MSH0144', 'MSH1004', 'MSH1005']) expect(codes).toContain(code);
+    for (const code of ['MSH0101', 'MSH0102', 'MSH0105', 'MSH0113', 'MSH0122', 'MSH0123', 'MSH0127', 'MSH0144', 'MSH1004', 'MSH1005'])
+      expect(codes).toContain(code);
   });
 });

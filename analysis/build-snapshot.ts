@@ -66,5 +66,11 @@ export function buildSnapshot(options: SnapshotOptions): AnalysisSnapshot {
 }
 
 function withoutKeyMaterial(secret: V1Secret): V1Secret {
-  return { apiVersion: secret.apiVersion ?? 'v1', kind: 'Secret', ...(secret.metadata ? { metadata: secret.metadata } : {}), ...(secret.type ? { type: secret.type } : {}), data: Object.fromEntries(Object.keys({ ...secret.data, ...secret.stringData }).map((key) => [key, ''])) };
+  return {
+    apiVersion: secret.apiVersion ?? 'v1',
+    kind: 'Secret',
+    ...(secret.metadata ? { metadata: secret.metadata } : {}),
+    ...(secret.type ? { type: secret.type } : {}),
+    data: Object.fromEntries(Object.keys({ ...secret.data, ...secret.stringData }).map((key) => [key, ''])),
+  };
 }

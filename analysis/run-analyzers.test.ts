@@ -17,7 +17,8 @@ const everyVirtualService: Analyzer = {
   description: 'reports every VirtualService',
   inputs: ['VirtualService'],
   analyze(context) {
-    for (const resource of context.read('VirtualService')) context.report('ReferencedResourceNotFound', resource, `Referenced host not found: "${resource.name}"`);
+    for (const resource of context.read('VirtualService'))
+      context.report('ReferencedResourceNotFound', resource, `Referenced host not found: "${resource.name}"`);
   },
 };
 
@@ -25,13 +26,20 @@ describe('runAnalyzers', () => {
   test('a message names the resource and the file and line it came from, in the reference log format', () => {
     const snapshot = buildSnapshot({ objects: [{ object: virtualService('reviews'), source: { file: 'deploy/x.yaml', line: 12 } }] });
     const result = runAnalyzers(snapshot, [everyVirtualService]);
-    expect(result.messages.map(formatMessage)).toEqual(['Error [MSH0101] (VirtualService reviews.default deploy/x.yaml:12) Referenced host not found: "reviews"']);
+    expect(result.messages.map(formatMessage)).toEqual([
+      'Error [MSH0101] (VirtualService reviews.default deploy/x.yaml:12) Referenced host not found: "reviews"',
+    ]);
     expect(result.messages[0]?.resource).toEqual({ kind: 'VirtualService', name: 'reviews', namespace: 'default' });
     expect(result.executed).toEqual(['test.EveryVirtualService']);
   });
 
   test('an analyzer reading an input it did not declare fails as an internal error naming it, and the others still run', () => {
-    const sneaky: Analyzer = { name: 'test.Sneaky', description: 'reads pods undeclared', inputs: ['VirtualService'], analyze: (context) => void context.read('Pod') };
+    const sneaky: Analyzer = {
+      name: 'test.Sneaky',
+      description: 'reads pods undeclared',
+      inputs: ['VirtualService'],
+      analyze: (context) => void context.read('Pod'),
+    };
     const snapshot = buildSnapshot({ objects: [{ object: virtualService('reviews') }], complete: ['Pod'] });
     const lines = runAnalyzers(snapshot, [sneaky, everyVirtualService]).messages.map(formatMessage);
     expect(lines).toContain('Error [MSH0001] (Cluster) analyzer test.Sneaky failed: analyzer test.Sneaky read input Pod that it did not declare');
@@ -39,7 +47,12 @@ describe('runAnalyzers', () => {
   });
 
   test('an analyzer whose input the snapshot does not hold is skipped, not told that none exist', () => {
-    const pods: Analyzer = { name: 'test.Pods', description: 'needs pods', inputs: ['Pod'], analyze: (context) => context.report('PodMissingProxy', undefined, 'ran') };
+    const pods: Analyzer = {
+      name: 'test.Pods',
+      description: 'needs pods',
+      inputs: ['Pod'],
+      analyze: (context) => context.report('PodMissingProxy', undefined, 'ran'),
+    };
     const result = runAnalyzers(buildSnapshot({ objects: [{ object: virtualService('reviews') }] }), [pods]);
     expect(result).toEqual({ messages: [], executed: [], skipped: ['test.Pods'] });
     expect(runAnalyzers(buildSnapshot({ objects: [], complete: ['Pod'] }), [pods]).executed).toEqual(['test.Pods']);
@@ -67,8 +80,20 @@ describe('buildSnapshot', () => {
   });
 
   test('Secrets keep their key names and type but never their key material', () => {
-    const secret = { apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: { name: 'cred', namespace: 'mesh-system' }, data: { 'tls.key': 'c2VjcmV0', 'tls.crt': 'Y2VydA==' } };
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/tls',
+      metadata: { name: 'cred', namespace: 'mesh-system' },
+      data: { 'tls.key': 'c2VjcmV0', 'tls.crt': 'Y2VydA==' },
+    };
     const [stored] = buildSnapshot({ objects: [{ object: secret }] }).inputs.Secret;
-    expect(stored?.object).toEqual({ apiVersion: 'v1', kind: 'Secret', type: 'kubernetes.io/tls', metadata: secret.metadata, data: { 'tls.key': '', 'tls.crt': '' } });
+    expect(stored?.object).toEqual({
+      apiVersion: 'v1',
+      kind: 'Secret',
+      type: 'kubernetes.io/tls',
+      metadata: secret.metadata,
+      data: { 'tls.key': '', 'tls.crt': '' },
+    });
   });
 });

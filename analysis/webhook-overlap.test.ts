@@ -25,7 +25,9 @@ const injectorsOf = async (args: readonly string[]): Promise<V1MutatingWebhookCo
 describe('webhook overlap analysis (MSH0139)', () => {
   test('the injectors the meshd chart renders, a default and a canary revision with its tags, never overlap', async () => {
     const configurations = [...(await injectorsOf([])), ...(await injectorsOf(['--set', 'revision=canary', '--set', 'revisionTags={prod,stable}']))];
-    expect(configurations.map((c) => c.metadata?.name)).toEqual(expect.arrayContaining(['mesh-sidecar-injector', 'mesh-sidecar-injector-canary', 'mesh-revision-tag-prod']));
+    expect(configurations.map((c) => c.metadata?.name)).toEqual(
+      expect.arrayContaining(['mesh-sidecar-injector', 'mesh-sidecar-injector-canary', 'mesh-revision-tag-prod']),
+    );
     expect(webhookOverlaps(configurations)).toEqual([]);
   });
 
@@ -36,12 +38,22 @@ describe('webhook overlap analysis (MSH0139)', () => {
     expect(lines).toContain(
       'Error [MSH0139] (MutatingWebhookConfiguration second-injector) Webhook overlaps with others: [mesh-sidecar-injector/namespace.sidecar-injector.mesh.io]. This may cause injection to occur twice.',
     );
-    expect(lines.some((line) => line.startsWith('Error [MSH0139] (MutatingWebhookConfiguration mesh-sidecar-injector) Webhook overlaps with others: [second-injector/'))).toBe(true);
+    expect(
+      lines.some((line) =>
+        line.startsWith('Error [MSH0139] (MutatingWebhookConfiguration mesh-sidecar-injector) Webhook overlaps with others: [second-injector/'),
+      ),
+    ).toBe(true);
   });
 
   test('a configuration that is not an injector (no revision, no mesh webhook) is ignored', () => {
-    const foreign: V1MutatingWebhookConfiguration = { metadata: { name: 'cert-manager' }, webhooks: [{ name: 'webhook.cert-manager.io', clientConfig: {}, sideEffects: 'None', admissionReviewVersions: ['v1'] }] };
-    const other: V1MutatingWebhookConfiguration = { metadata: { name: 'other' }, webhooks: [{ name: 'webhook.other.io', clientConfig: {}, sideEffects: 'None', admissionReviewVersions: ['v1'] }] };
+    const foreign: V1MutatingWebhookConfiguration = {
+      metadata: { name: 'cert-manager' },
+      webhooks: [{ name: 'webhook.cert-manager.io', clientConfig: {}, sideEffects: 'None', admissionReviewVersions: ['v1'] }],
+    };
+    const other: V1MutatingWebhookConfiguration = {
+      metadata: { name: 'other' },
+      webhooks: [{ name: 'webhook.other.io', clientConfig: {}, sideEffects: 'None', admissionReviewVersions: ['v1'] }],
+    };
     expect(webhookOverlaps([foreign, other])).toEqual([]);
   });
 });

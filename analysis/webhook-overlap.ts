@@ -17,10 +17,18 @@ export function webhookOverlaps(configurations: readonly V1MutatingWebhookConfig
     for (const revision of named) revisions.add(revision);
     const name = configuration.metadata?.name ?? '';
     for (const webhook of configuration.webhooks ?? []) {
-      webhooks.push({ id: `${name}/${webhook.name}`, configuration: name, ...(webhook.namespaceSelector ? { namespaceSelector: webhook.namespaceSelector } : {}), ...(webhook.objectSelector ? { objectSelector: webhook.objectSelector } : {}) });
+      webhooks.push({
+        id: `${name}/${webhook.name}`,
+        configuration: name,
+        ...(webhook.namespaceSelector ? { namespaceSelector: webhook.namespaceSelector } : {}),
+        ...(webhook.objectSelector ? { objectSelector: webhook.objectSelector } : {}),
+      });
     }
   }
-  const withRevisions = (base: Record<string, string>[]): Record<string, string>[] => [...base, ...[...revisions].flatMap((revision) => base.map((labels) => ({ ...labels, [LABELS.revision]: revision })))];
+  const withRevisions = (base: Record<string, string>[]): Record<string, string>[] => [
+    ...base,
+    ...[...revisions].flatMap((revision) => base.map((labels) => ({ ...labels, [LABELS.revision]: revision }))),
+  ];
   const namespaceLabels = withRevisions([{}, { [LABELS.namespaceInjection]: 'enabled' }, { [LABELS.namespaceInjection]: 'disabled' }]);
   const objectLabels = withRevisions([{}, { [LABELS.inject]: 'true' }, { [LABELS.inject]: 'false' }]);
   const overlaps = new Map<string, Set<string>>();
@@ -36,7 +44,11 @@ export function webhookOverlaps(configurations: readonly V1MutatingWebhookConfig
     }
   }
   return [...overlaps].map(([id, others]) =>
-    analysisMessage('InvalidWebhook', `MutatingWebhookConfiguration ${id.slice(0, id.indexOf('/'))}`, `Webhook overlaps with others: [${[...others].sort().join(' ')}]. This may cause injection to occur twice.`),
+    analysisMessage(
+      'InvalidWebhook',
+      `MutatingWebhookConfiguration ${id.slice(0, id.indexOf('/'))}`,
+      `Webhook overlaps with others: [${[...others].sort().join(' ')}]. This may cause injection to occur twice.`,
+    ),
   );
 }
 
@@ -53,4 +65,3 @@ function revisionsOf(configuration: V1MutatingWebhookConfiguration): string[] {
   }
   return [...found];
 }
-

@@ -53,7 +53,12 @@ export class AccessRules {
     if (!attributes) return { allowed: true, reason: 'the API server double allows every non-resource request' };
     const text = (key: string): string => (typeof attributes[key] === 'string' ? attributes[key] : '');
     const subresource = text('subresource');
-    const request = { verb: text('verb'), group: text('group'), resource: subresource ? `${text('resource')}/${subresource}` : text('resource'), namespace: text('namespace') };
+    const request = {
+      verb: text('verb'),
+      group: text('group'),
+      resource: subresource ? `${text('resource')}/${subresource}` : text('resource'),
+      namespace: text('namespace'),
+    };
     // The real RBAC authorizer gives no reason for a denial it has no rule for.
     return this.isDenied(request) ? { allowed: false } : { allowed: true, reason: 'the API server double allows every request' };
   }

@@ -20,12 +20,14 @@ interface BuiltinSpec {
   ephemeral?: boolean;
 }
 
-const countKeys = (field: string) => (o: Record<string, unknown>): number => {
-  const a = o[field];
-  const b = field === 'data' ? o['binaryData'] : undefined;
-  const n = (v: unknown): number => (v && typeof v === 'object' ? Object.keys(v).length : 0);
-  return n(a) + n(b);
-};
+const countKeys =
+  (field: string) =>
+  (o: Record<string, unknown>): number => {
+    const a = o[field];
+    const b = field === 'data' ? o['binaryData'] : undefined;
+    const n = (v: unknown): number => (v && typeof v === 'object' ? Object.keys(v).length : 0);
+    return n(a) + n(b);
+  };
 
 const col = (name: string, jsonPath: string, type = 'string', priority = 0): PrinterColumn => ({ name, jsonPath, type, priority });
 

@@ -32,7 +32,8 @@ export function validateCrd(crd: JsonObject): FieldError[] {
   const errors: FieldError[] = [];
   const name = (crd['metadata'] as JsonObject | undefined)?.['name'];
   if (!spec.group) errors.push({ field: 'spec.group', type: 'FieldValueRequired', detail: '' });
-  else if (!spec.group.includes('.')) errors.push({ field: 'spec.group', type: 'FieldValueInvalid', value: spec.group, detail: 'should be a domain with at least one dot' });
+  else if (!spec.group.includes('.'))
+    errors.push({ field: 'spec.group', type: 'FieldValueInvalid', value: spec.group, detail: 'should be a domain with at least one dot' });
   if (!spec.names?.plural) errors.push({ field: 'spec.names.plural', type: 'FieldValueRequired', detail: '' });
   if (!spec.names?.kind) errors.push({ field: 'spec.names.kind', type: 'FieldValueRequired', detail: '' });
   if (spec.scope !== 'Namespaced' && spec.scope !== 'Cluster') {
@@ -42,9 +43,15 @@ export function validateCrd(crd: JsonObject): FieldError[] {
     errors.push({ field: 'metadata.name', type: 'FieldValueInvalid', value: name, detail: `must be spec.names.plural+"."+spec.group` });
   }
   const versions = spec.versions ?? [];
-  if (versions.length === 0) errors.push({ field: 'spec.versions', type: 'FieldValueInvalid', value: [], detail: 'must have exactly one version marked as storage version' });
+  if (versions.length === 0)
+    errors.push({ field: 'spec.versions', type: 'FieldValueInvalid', value: [], detail: 'must have exactly one version marked as storage version' });
   else if (versions.filter((v) => v.storage).length !== 1) {
-    errors.push({ field: 'spec.versions', type: 'FieldValueInvalid', value: versions.map((v) => v.name), detail: 'must have exactly one version marked as storage version' });
+    errors.push({
+      field: 'spec.versions',
+      type: 'FieldValueInvalid',
+      value: versions.map((v) => v.name),
+      detail: 'must have exactly one version marked as storage version',
+    });
   }
   return errors;
 }

@@ -73,26 +73,52 @@ describe('API server double: custom resource definitions', () => {
     expect(group.body).toMatchObject({ kind: 'APIGroup', name: GROUP, preferredVersion: { groupVersion: `${GROUP}/v1`, version: 'v1' } });
     const resources = await getJson(`${server.url}/apis/${GROUP}/${VERSION}`);
     expect(resources.body['resources']).toEqual([
-      expect.objectContaining({ name: PLURAL, singularName: 'peerauthentication', namespaced: true, kind: 'PeerAuthentication', shortNames: ['pa'], categories: ['mesh-io'], verbs: expect.arrayContaining(['watch', 'patch']) }),
+      expect.objectContaining({
+        name: PLURAL,
+        singularName: 'peerauthentication',
+        namespaced: true,
+        kind: 'PeerAuthentication',
+        shortNames: ['pa'],
+        categories: ['mesh-io'],
+        verbs: expect.arrayContaining(['watch', 'patch']),
+      }),
       expect.objectContaining({ name: `${PLURAL}/status`, kind: 'PeerAuthentication', verbs: ['get', 'patch', 'update'] }),
     ]);
     const aggregated = await getJson(`${server.url}/apis`, 'application/json;g=apidiscovery.k8s.io;v=v2;as=APIGroupDiscoveryList,application/json');
     expect(aggregated.contentType).toContain('as=APIGroupDiscoveryList');
-    const items = aggregated.body['items'] as { metadata: { name: string }; versions: { version: string; resources: { resource: string; scope: string }[] }[] }[];
+    const items = aggregated.body['items'] as {
+      metadata: { name: string };
+      versions: { version: string; resources: { resource: string; scope: string }[] }[];
+    }[];
     const entry = items.find((i) => i.metadata.name === GROUP);
     expect(entry?.versions.map((v) => v.version)).toEqual(['v1', VERSION]);
     expect(entry?.versions[1]?.resources[0]).toMatchObject({ resource: PLURAL, scope: 'Namespaced' });
   });
 
   test('custom objects: create, get, list, merge patch, status subresource, delete', async () => {
-    const body = { apiVersion: `${GROUP}/${VERSION}`, kind: 'PeerAuthentication', metadata: { name: 'default' }, spec: { mtls: { mode: 'STRICT' } }, status: { ignored: true } };
-    const created = (await custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural: PLURAL, body })) as Record<string, any>;
+    const body = {
+      apiVersion: `${GROUP}/${VERSION}`,
+      kind: 'PeerAuthentication',
+      metadata: { name: 'default' },
+      spec: { mtls: { mode: 'STRICT' } },
+      status: { ignored: true },
+    };
+    const created = (await custom.createNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural: PLURAL, body })) as Record<
+      string,
+      any
+    >;
     expect(created['metadata'].generation).toBe(1);
     expect(created['status']).toBeUndefined();
-    const list = (await custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural: PLURAL })) as { kind: string; items: Record<string, unknown>[] };
+    const list = (await custom.listNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural: PLURAL })) as {
+      kind: string;
+      items: Record<string, unknown>[];
+    };
     expect(list.kind).toBe('PeerAuthenticationList');
     expect(list.items[0]).toMatchObject({ apiVersion: `${GROUP}/${VERSION}`, kind: 'PeerAuthentication' });
-    const atV1 = (await custom.getNamespacedCustomObject({ group: GROUP, version: 'v1', namespace: 'default', plural: PLURAL, name: 'default' })) as Record<string, unknown>;
+    const atV1 = (await custom.getNamespacedCustomObject({ group: GROUP, version: 'v1', namespace: 'default', plural: PLURAL, name: 'default' })) as Record<
+      string,
+      unknown
+    >;
     expect(atV1['apiVersion']).toBe(`${GROUP}/v1`);
 
     const patched = (await custom.patchNamespacedCustomObject(
@@ -103,7 +129,14 @@ describe('API server double: custom resource definitions', () => {
     expect(patched['metadata'].generation).toBe(2);
 
     const withStatus = (await custom.patchNamespacedCustomObjectStatus(
-      { group: GROUP, version: VERSION, namespace: 'default', plural: PLURAL, name: 'default', body: { status: { conditions: [{ type: 'Ready', status: 'True' }] }, spec: { mtls: { mode: 'DISABLE' } } } },
+      {
+        group: GROUP,
+        version: VERSION,
+        namespace: 'default',
+        plural: PLURAL,
+        name: 'default',
+        body: { status: { conditions: [{ type: 'Ready', status: 'True' }] }, spec: { mtls: { mode: 'DISABLE' } } },
+      },
       setHeaderOptions('Content-Type', PatchStrategy.MergePatch),
     )) as Record<string, any>;
     expect(withStatus['status'].conditions[0].type).toBe('Ready');
@@ -119,7 +152,14 @@ describe('API server double: custom resource definitions', () => {
     expect(smp.code).toBe(415);
 
     const noRv = await expectStatus(() =>
-      custom.replaceNamespacedCustomObject({ group: GROUP, version: VERSION, namespace: 'default', plural: PLURAL, name: 'default', body: { ...body, metadata: { name: 'default' } } }),
+      custom.replaceNamespacedCustomObject({
+        group: GROUP,
+        version: VERSION,
+        namespace: 'default',
+        plural: PLURAL,
+        name: 'default',
+        body: { ...body, metadata: { name: 'default' } },
+      }),
     );
     expect(noRv.code).toBe(422);
 
@@ -131,7 +171,12 @@ describe('API server double: custom resource definitions', () => {
   test('KubernetesObjectApi finds the new kind through discovery and applies it server-side', async () => {
     const objects = KubernetesObjectApi.makeApiClient(kc);
     const applied = await objects.patch(
-      { apiVersion: `${GROUP}/${VERSION}`, kind: 'PeerAuthentication', metadata: { name: 'via-apply', namespace: 'default' }, spec: { mtls: { mode: 'STRICT' } } } as KubernetesObject,
+      {
+        apiVersion: `${GROUP}/${VERSION}`,
+        kind: 'PeerAuthentication',
+        metadata: { name: 'via-apply', namespace: 'default' },
+        spec: { mtls: { mode: 'STRICT' } },
+      } as KubernetesObject,
       undefined,
       undefined,
       'mesh-test',
@@ -142,7 +187,10 @@ describe('API server double: custom resource definitions', () => {
   });
 
   test('a table request prints the additional printer columns', async () => {
-    const table = await getJson(`${server.url}/apis/${GROUP}/${VERSION}/namespaces/default/${PLURAL}`, 'application/json;as=Table;v=v1;g=meta.k8s.io,application/json');
+    const table = await getJson(
+      `${server.url}/apis/${GROUP}/${VERSION}/namespaces/default/${PLURAL}`,
+      'application/json;as=Table;v=v1;g=meta.k8s.io,application/json',
+    );
     expect(table.body['kind']).toBe('Table');
     expect((table.body['columnDefinitions'] as { name: string }[]).map((c) => c.name)).toEqual(['Name', 'Mode']);
     expect((table.body['rows'] as { cells: unknown[] }[])[0]?.cells).toEqual(['via-apply', 'STRICT']);

@@ -64,9 +64,7 @@ describe('API server double: create, read, update, delete', () => {
     const updated = await core.replaceNamespacedConfigMap({ name: 'upd', namespace: 'default', body: first });
     expect(Number(updated.metadata?.resourceVersion)).toBeGreaterThan(Number(created.metadata?.resourceVersion));
     expect(updated.metadata?.generation).toBe(2);
-    const stale = await expectStatus(() =>
-      core.replaceNamespacedConfigMap({ name: 'upd', namespace: 'default', body: { ...created, data: { n: '3' } } }),
-    );
+    const stale = await expectStatus(() => core.replaceNamespacedConfigMap({ name: 'upd', namespace: 'default', body: { ...created, data: { n: '3' } } }));
     expect(stale).toMatchObject({ code: 409, reason: 'Conflict' });
     expect(stale.message).toContain('the object has been modified');
     const unchanged = await core.replaceNamespacedConfigMap({ name: 'upd', namespace: 'default', body: updated });
@@ -77,7 +75,10 @@ describe('API server double: create, read, update, delete', () => {
     const apps = server.kubeConfig().makeApiClient(AppsV1Api);
     const body = {
       metadata: { name: 'web' },
-      spec: { selector: { matchLabels: { app: 'web' } }, template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'img:1' }] } } },
+      spec: {
+        selector: { matchLabels: { app: 'web' } },
+        template: { metadata: { labels: { app: 'web' } }, spec: { containers: [{ name: 'c', image: 'img:1' }] } },
+      },
       status: { replicas: 9 },
     };
     const created = await apps.createNamespacedDeployment({ namespace: 'default', body });
@@ -156,7 +157,10 @@ describe('API server double: create, read, update, delete', () => {
   });
 
   test('services get a cluster IP and defaulted ports', async () => {
-    const svc = await core.createNamespacedService({ namespace: 'default', body: { metadata: { name: 'reviews' }, spec: { ports: [{ port: 9080, name: 'http' }] } } });
+    const svc = await core.createNamespacedService({
+      namespace: 'default',
+      body: { metadata: { name: 'reviews' }, spec: { ports: [{ port: 9080, name: 'http' }] } },
+    });
     expect(svc.spec?.clusterIP).toMatch(/^10\.96\.\d+\.\d+$/);
     expect(svc.spec?.ports?.[0]).toMatchObject({ protocol: 'TCP', port: 9080 });
   });
@@ -192,7 +196,11 @@ describe('API server double: create, read, update, delete', () => {
       expect(list.resources.find((r) => r.name === plural)).toMatchObject({ name: plural, namespaced });
     }
     const csrSubresources = (await (await fetch(`${server.url}/apis/certificates.k8s.io/v1`)).json()) as { resources: { name: string }[] };
-    expect(csrSubresources.resources.map((r) => r.name)).toEqual(['certificatesigningrequests', 'certificatesigningrequests/status', 'certificatesigningrequests/approval']);
+    expect(csrSubresources.resources.map((r) => r.name)).toEqual([
+      'certificatesigningrequests',
+      'certificatesigningrequests/status',
+      'certificatesigningrequests/approval',
+    ]);
     const review = await fetch(`${server.url}/apis/authentication.k8s.io/v1/tokenreviews`);
     expect(review.status).toBe(405);
   });
@@ -211,11 +219,18 @@ describe('API server double: create, read, update, delete', () => {
     expect(csr.spec.groups).toContain('system:serviceaccounts');
     const approved = await certificates.replaceCertificateSigningRequestApproval({
       name: 'csr-1',
-      body: { ...csr, spec: { ...csr.spec, username: 'forged' }, status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: 'ok' }] } },
+      body: {
+        ...csr,
+        spec: { ...csr.spec, username: 'forged' },
+        status: { conditions: [{ type: 'Approved', status: 'True', reason: 'Test', message: 'ok' }] },
+      },
     });
     expect(approved.status?.conditions?.[0]?.type).toBe('Approved');
     expect(approved.spec.username).toBe('system:serviceaccount:mesh-system:meshd');
-    const issued = await certificates.replaceCertificateSigningRequestStatus({ name: 'csr-1', body: { ...approved, status: { ...approved.status, certificate: 'Q0VSVA==' } } });
+    const issued = await certificates.replaceCertificateSigningRequestStatus({
+      name: 'csr-1',
+      body: { ...approved, status: { ...approved.status, certificate: 'Q0VSVA==' } },
+    });
     expect(issued.status?.certificate).toBe('Q0VSVA==');
     expect(issued.status?.conditions?.[0]?.type).toBe('Approved');
   });
@@ -223,7 +238,17 @@ describe('API server double: create, read, update, delete', () => {
   test('webhook configurations, endpoint slices and deletecollection', async () => {
     const admission = server.kubeConfig().makeApiClient(AdmissionregistrationV1Api);
     await admission.createMutatingWebhookConfiguration({
-      body: { metadata: { name: 'mesh-sidecar-injector' }, webhooks: [{ name: 'sidecar.mesh.io', admissionReviewVersions: ['v1'], sideEffects: 'None', clientConfig: { service: { name: 'meshd', namespace: 'mesh-system' } } }] },
+      body: {
+        metadata: { name: 'mesh-sidecar-injector' },
+        webhooks: [
+          {
+            name: 'sidecar.mesh.io',
+            admissionReviewVersions: ['v1'],
+            sideEffects: 'None',
+            clientConfig: { service: { name: 'meshd', namespace: 'mesh-system' } },
+          },
+        ],
+      },
     });
     const patched = await admission.readMutatingWebhookConfiguration({ name: 'mesh-sidecar-injector' });
     expect(patched.webhooks?.[0]?.name).toBe('sidecar.mesh.io');
@@ -231,7 +256,11 @@ describe('API server double: create, read, update, delete', () => {
     for (const name of ['reviews-a', 'reviews-b', 'ratings-a']) {
       await discovery.createNamespacedEndpointSlice({
         namespace: 'default',
-        body: { metadata: { name, labels: { 'kubernetes.io/service-name': name.split('-')[0]! } }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }] },
+        body: {
+          metadata: { name, labels: { 'kubernetes.io/service-name': name.split('-')[0]! } },
+          addressType: 'IPv4',
+          endpoints: [{ addresses: ['10.0.0.1'] }],
+        },
       });
     }
     await discovery.deleteCollectionNamespacedEndpointSlice({ namespace: 'default', labelSelector: 'kubernetes.io/service-name=reviews' });

@@ -63,7 +63,10 @@ export function group(registry: ResourceRegistry, name: string): Record<string, 
 }
 
 function storageVersionHash(type: ResourceType): string {
-  return createHash('sha256').update(`${type.group}/${type.versions[0] ?? ''}/${type.kind}`).digest('base64').slice(0, 11);
+  return createHash('sha256')
+    .update(`${type.group}/${type.versions[0] ?? ''}/${type.kind}`)
+    .digest('base64')
+    .slice(0, 11);
 }
 
 /** `GET /api/v1` or `/apis/<group>/<version>`, or undefined when not served. */

@@ -48,9 +48,14 @@ describe('API server double: fault controls', () => {
   test('dropWatches ends open watch streams abruptly', async () => {
     const events: string[] = [];
     let ended = false;
-    await new Watch(server.kubeConfig()).watch('/api/v1/namespaces', {}, (type) => events.push(type), () => {
-      ended = true;
-    });
+    await new Watch(server.kubeConfig()).watch(
+      '/api/v1/namespaces',
+      {},
+      (type) => events.push(type),
+      () => {
+        ended = true;
+      },
+    );
     await waitFor(() => events.length >= 4, { description: 'initial events', timeoutMs: 3000 });
     server.faults.dropWatches();
     await waitFor(() => ended, { description: 'watch end', timeoutMs: 3000 });
@@ -82,9 +87,16 @@ describe('API server double: fault controls', () => {
   test('denyAccess: access reviews answer denied for the matching requests, which get 403, until cleared', async () => {
     const authorization = server.kubeConfig().makeApiClient(AuthorizationV1Api);
     const canCreate = async (resource: string, group = '', namespace?: string) =>
-      (await authorization.createSelfSubjectAccessReview({ body: { spec: { resourceAttributes: { verb: 'create', group, resource, ...(namespace ? { namespace } : {}) } } } })).status;
+      (
+        await authorization.createSelfSubjectAccessReview({
+          body: { spec: { resourceAttributes: { verb: 'create', group, resource, ...(namespace ? { namespace } : {}) } } },
+        })
+      ).status;
     expect(await canCreate('namespaces')).toMatchObject({ allowed: true });
-    server.faults.denyAccess([{ verb: 'create', resource: 'namespaces' }, { group: 'apps', resource: 'deployments', namespace: 'mesh-system' }]);
+    server.faults.denyAccess([
+      { verb: 'create', resource: 'namespaces' },
+      { group: 'apps', resource: 'deployments', namespace: 'mesh-system' },
+    ]);
     expect(await canCreate('namespaces')).toEqual({ allowed: false });
     expect(await canCreate('configmaps', '', 'mesh-system')).toMatchObject({ allowed: true });
     expect(await canCreate('deployments', 'apps', 'mesh-system')).toEqual({ allowed: false });

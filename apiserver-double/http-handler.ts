@@ -119,7 +119,12 @@ async function handle(deps: HandlerDeps, req: IncomingMessage, res: ServerRespon
     case 'jwks':
       return send(res, { status: 200, body: deps.tokens.jwks(), contentType: 'application/jwk-set+json' });
     case 'openapi': {
-      const doc = route.path === 'v3' ? openApiV3Root(deps.service.registry) : route.path.startsWith('v3/') ? openApiV3Document(deps.service.registry, route.path.slice(3)) : undefined;
+      const doc =
+        route.path === 'v3'
+          ? openApiV3Root(deps.service.registry)
+          : route.path.startsWith('v3/')
+            ? openApiV3Document(deps.service.registry, route.path.slice(3))
+            : undefined;
       return send(res, doc ? { status: 200, body: doc } : errorReply(resourceNotServed()));
     }
     case 'not-found':
@@ -130,7 +135,13 @@ async function handle(deps: HandlerDeps, req: IncomingMessage, res: ServerRespon
   if (deps.onRequest || deps.access.hasDenials) {
     const record = requestRecord(method, route, url.searchParams, (await requestUser(deps, req)).username);
     deps.onRequest?.(record);
-    const request = { verb: record.verb, group: record.apiGroup, resource: record.resource, ...optional('namespace', record.namespace ?? null), ...optional('name', record.name ?? null) };
+    const request = {
+      verb: record.verb,
+      group: record.apiGroup,
+      resource: record.resource,
+      ...optional('namespace', record.namespace ?? null),
+      ...optional('name', record.name ?? null),
+    };
     if (deps.access.isDenied(request)) {
       const details = { kind: route.type.plural, ...optional('group', route.type.group), ...optional('name', record.name ?? null) };
       return send(res, errorReply(new StatusError(403, 'Forbidden', forbiddenMessage(request, record.username), details)));
@@ -237,7 +248,9 @@ async function handleResource(
     }
     const existed = patchType === 'apply' && service.store.get(storageKey(type), type.namespaced ? namespace : '', name) !== undefined;
     const request = { type, version, namespace, name, opts: writeOptions(), optionsKind: 'PatchOptions' };
-    const patched = await admittedWrite(deps.admission, service, request, (opts) => service.patch(type, version, namespace, name, patchType, body.toString('utf8'), opts));
+    const patched = await admittedWrite(deps.admission, service, request, (opts) =>
+      service.patch(type, version, namespace, name, patchType, body.toString('utf8'), opts),
+    );
     return { status: patchType === 'apply' && !existed ? 201 : 200, body: patched.object, warnings: patched.warnings };
   }
 
@@ -355,7 +368,11 @@ function tokenRequest(deps: HandlerDeps, type: ResourceType, namespace: string, 
   const spec = isPlainObject(object['spec']) ? object['spec'] : {};
   const expirationSeconds = typeof spec['expirationSeconds'] === 'number' ? spec['expirationSeconds'] : 3600;
   if (expirationSeconds < 600) {
-    throw new StatusError(422, 'Invalid', `TokenRequest.authentication.k8s.io "${name}" is invalid: spec.expirationSeconds: Invalid value: ${expirationSeconds}: may not specify a duration less than 10 minutes`);
+    throw new StatusError(
+      422,
+      'Invalid',
+      `TokenRequest.authentication.k8s.io "${name}" is invalid: spec.expirationSeconds: Invalid value: ${expirationSeconds}: may not specify a duration less than 10 minutes`,
+    );
   }
   const audiences = Array.isArray(spec['audiences']) ? spec['audiences'].map(String) : [];
   const bound = isPlainObject(spec['boundObjectRef']) ? spec['boundObjectRef'] : undefined;
@@ -407,7 +424,11 @@ function parseBody(req: IncomingMessage, body: Buffer): JsonObject {
   const contentType = (req.headers['content-type'] ?? 'application/json').split(';')[0]?.trim() ?? '';
   if (contentType === PROTOBUF_CONTENT_TYPE) return decodeProtobufBody(body);
   if (contentType.includes('protobuf') || contentType.includes('cbor')) {
-    throw new StatusError(415, 'UnsupportedMediaType', `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, ${PROTOBUF_CONTENT_TYPE}`);
+    throw new StatusError(
+      415,
+      'UnsupportedMediaType',
+      `the body of the request was in an unknown format - accepted media types include: application/json, application/yaml, ${PROTOBUF_CONTENT_TYPE}`,
+    );
   }
   let parsed: unknown;
   try {

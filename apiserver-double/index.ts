@@ -6,5 +6,18 @@
  * mesh's Kubernetes mode runs on it, and tests drive it with the real kubectl, helm and
  * client-node. Product packages never import it.
  */
-export type { AccessDenial, ApiRequestRecord, ApiRequestRecorder, ApiServerDouble, ApiServerDoubleOptions, FaultControls, IssueTokenOptions, PodAddress, PodLogLine, PodLogSource, PodResolver, WebhookServiceResolver } from './api-server-double.js';
+export type {
+  AccessDenial,
+  ApiRequestRecord,
+  ApiRequestRecorder,
+  ApiServerDouble,
+  ApiServerDoubleOptions,
+  FaultControls,
+  IssueTokenOptions,
+  PodAddress,
+  PodLogLine,
+  PodLogSource,
+  PodResolver,
+  WebhookServiceResolver,
+} from './api-server-double.js';
 export { startApiServerDouble } from './api-server-double.js';

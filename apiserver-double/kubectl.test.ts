@@ -51,7 +51,9 @@ describe('API server double: the real kubectl', () => {
     const crFile = join(here, 'testdata', 'peerauthentication.yaml');
 
     expect(await kubectl('apply', '-f', crdFile)).toContain('customresourcedefinition.apiextensions.k8s.io/peerauthentications.security.mesh.io created');
-    expect(server.objects('apiextensions.k8s.io/v1', 'CustomResourceDefinition').map((o) => o.metadata?.name)).toEqual(['peerauthentications.security.mesh.io']);
+    expect(server.objects('apiextensions.k8s.io/v1', 'CustomResourceDefinition').map((o) => o.metadata?.name)).toEqual([
+      'peerauthentications.security.mesh.io',
+    ]);
     expect(await kubectl('wait', '--for=condition=Established', 'crd/peerauthentications.security.mesh.io', '--timeout=5s')).toContain('condition met');
 
     const created = await kubectl('apply', '-f', crFile);
@@ -102,28 +104,56 @@ describe('API server double: the real kubectl', () => {
     const file = join(work, 'pods.yaml');
     const pod = (name: string, initContainers = '') =>
       `apiVersion: v1\nkind: Pod\nmetadata: { name: ${name}, namespace: pods }\nspec:\n  nodeName: node-a\n${initContainers}  containers: [{ name: app, image: app }, { name: mesh-proxy, image: proxy }]\n`;
-    await writeFile(file, `${pod('injected')}---\n${pod('native-sidecar', '  initContainers: [{ name: mesh-proxy-init, image: proxy, restartPolicy: Always }]\n')}---\n${pod('crashing')}`);
+    await writeFile(
+      file,
+      `${pod('injected')}---\n${pod('native-sidecar', '  initContainers: [{ name: mesh-proxy-init, image: proxy, restartPolicy: Always }]\n')}---\n${pod('crashing')}`,
+    );
     await kubectl('apply', '-f', file);
     const running = (ready: boolean) => ({ ready, started: true, restartCount: 0, state: { running: { startedAt: new Date().toISOString() } } });
-    const status = (name: string, value: object) => kubectl('patch', 'pod', name, '-n', 'pods', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: value }));
-    await status('injected', { phase: 'Running', podIP: '10.1.0.7', containerStatuses: [{ name: 'app', ...running(true) }, { name: 'mesh-proxy', ...running(true) }] });
-    await status('native-sidecar', { phase: 'Running', podIP: '10.1.0.8', initContainerStatuses: [{ name: 'mesh-proxy-init', ...running(true) }], containerStatuses: [{ name: 'app', ...running(false) }] });
+    const status = (name: string, value: object) =>
+      kubectl('patch', 'pod', name, '-n', 'pods', '--subresource=status', '--type=merge', '-p', JSON.stringify({ status: value }));
+    await status('injected', {
+      phase: 'Running',
+      podIP: '10.1.0.7',
+      containerStatuses: [
+        { name: 'app', ...running(true) },
+        { name: 'mesh-proxy', ...running(true) },
+      ],
+    });
+    await status('native-sidecar', {
+      phase: 'Running',
+      podIP: '10.1.0.8',
+      initContainerStatuses: [{ name: 'mesh-proxy-init', ...running(true) }],
+      containerStatuses: [{ name: 'app', ...running(false) }],
+    });
     const lastCrash = new Date(Date.now() - 5 * 60_000).toISOString();
     await status('crashing', {
       phase: 'Running',
       containerStatuses: [
-        { name: 'app', ready: false, restartCount: 3, state: { waiting: { reason: 'CrashLoopBackOff' } }, lastState: { terminated: { exitCode: 1, finishedAt: lastCrash } } },
+        {
+          name: 'app',
+          ready: false,
+          restartCount: 3,
+          state: { waiting: { reason: 'CrashLoopBackOff' } },
+          lastState: { terminated: { exitCode: 1, finishedAt: lastCrash } },
+        },
         { name: 'mesh-proxy', ...running(true) },
       ],
     });
-    const rows = (await kubectl('get', 'pods', '-n', 'pods')).trim().split('\n').map((line) => line.split(/\s{2,}/));
+    const rows = (await kubectl('get', 'pods', '-n', 'pods'))
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s{2,}/));
     expect(rows[0]).toEqual(['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE']);
     expect(rows.slice(1).map((row) => row.slice(0, 4))).toEqual([
       ['crashing', '1/2', 'CrashLoopBackOff', '3 (5m ago)'],
       ['injected', '2/2', 'Running', '0'],
       ['native-sidecar', '1/3', 'Running', '0'],
     ]);
-    const wide = (await kubectl('get', 'pods', '-n', 'pods', '-o', 'wide')).trim().split('\n').map((line) => line.split(/\s{2,}/));
+    const wide = (await kubectl('get', 'pods', '-n', 'pods', '-o', 'wide'))
+      .trim()
+      .split('\n')
+      .map((line) => line.split(/\s{2,}/));
     expect(wide[0]).toEqual(['NAME', 'READY', 'STATUS', 'RESTARTS', 'AGE', 'IP', 'NODE', 'NOMINATED NODE', 'READINESS GATES']);
     expect(wide[2]?.slice(5)).toEqual(['10.1.0.7', 'node-a', '<none>', '<none>']);
   });

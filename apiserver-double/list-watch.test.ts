@@ -15,7 +15,11 @@ interface Seen {
 }
 
 /** Opens a watch and records its events until `stop()`. */
-async function record(kc: KubeConfig, path: string, query: Record<string, string | boolean | number>): Promise<{ events: Seen[]; done: () => boolean; doneError: () => unknown; stop: () => void }> {
+async function record(
+  kc: KubeConfig,
+  path: string,
+  query: Record<string, string | boolean | number>,
+): Promise<{ events: Seen[]; done: () => boolean; doneError: () => unknown; stop: () => void }> {
   const events: Seen[] = [];
   let finished = false;
   let error: unknown;
@@ -187,7 +191,11 @@ describe('API server double: history limits and bookmarks', () => {
       const kc = server.kubeConfig();
       const core = kc.makeApiClient(CoreV1Api);
       const informer = makeInformer(kc, '/api/v1/namespaces/default/configmaps', () => core.listNamespacedConfigMap({ namespace: 'default' }));
-      const names = (): string[] => informer.list('default').map((o) => o.metadata!.name!).sort();
+      const names = (): string[] =>
+        informer
+          .list('default')
+          .map((o) => o.metadata!.name!)
+          .sort();
       await core.createNamespacedConfigMap({ namespace: 'default', body: { metadata: { name: 'one' } } });
       await informer.start();
       await waitFor(() => names().length === 1, { description: 'informer sync', timeoutMs: 3000 });
@@ -201,7 +209,9 @@ describe('API server double: history limits and bookmarks', () => {
       expect(watch.events).toHaveLength(1);
       expect(watch.events[0]).toMatchObject({ type: 'ERROR', object: { kind: 'Status', code: 410, reason: 'Expired' } });
 
-      const listStatus = await expectStatus(() => core.listNamespacedConfigMap({ namespace: 'default', resourceVersion: oldRv, resourceVersionMatch: 'Exact' }));
+      const listStatus = await expectStatus(() =>
+        core.listNamespacedConfigMap({ namespace: 'default', resourceVersion: oldRv, resourceVersionMatch: 'Exact' }),
+      );
       expect(listStatus).toMatchObject({ code: 410, reason: 'Expired' });
 
       await informer.start();

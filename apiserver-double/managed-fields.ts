@@ -79,7 +79,14 @@ export function trackUpdate(previous: JsonObject | undefined, next: JsonObject, 
   if (changed.size > 0) {
     if (!own) {
       own = {
-        entry: { manager: ctx.manager, operation: 'Update', apiVersion: ctx.apiVersion, time: ctx.time, fieldsType: 'FieldsV1', ...(ctx.subresource ? { subresource: ctx.subresource } : {}) },
+        entry: {
+          manager: ctx.manager,
+          operation: 'Update',
+          apiVersion: ctx.apiVersion,
+          time: ctx.time,
+          fieldsType: 'FieldsV1',
+          ...(ctx.subresource ? { subresource: ctx.subresource } : {}),
+        },
         fields: new Set(),
       };
       owners.push(own);

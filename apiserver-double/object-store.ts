@@ -17,14 +17,20 @@ export type StoreListener = (event: StoredEvent) => void;
 
 /** Asked for a revision the history no longer covers. */
 export class RevisionCompactedError extends MeshError<'revision-compacted'> {
-  constructor(readonly requested: number, readonly oldest: number) {
+  constructor(
+    readonly requested: number,
+    readonly oldest: number,
+  ) {
     super('revision-compacted', `too old resource version: ${requested} (${oldest})`);
   }
 }
 
 /** Asked for a revision not reached yet. */
 export class RevisionTooLargeError extends MeshError<'revision-too-large'> {
-  constructor(readonly requested: number, readonly current: number) {
+  constructor(
+    readonly requested: number,
+    readonly current: number,
+  ) {
     super('revision-too-large', `Too large resource version: ${requested}, current: ${current}`);
   }
 }

@@ -34,7 +34,9 @@ describe('API server double: patches and server-side apply', () => {
   test('a merge patch carrying a stale resourceVersion is a conflict', async () => {
     const current = await core.readNamespacedConfigMap({ name: 'm', namespace: 'default' });
     await patchConfigMap('m', { data: { w: '0' } }, PatchStrategy.MergePatch);
-    const status = await expectStatus(() => patchConfigMap('m', { metadata: { resourceVersion: current.metadata?.resourceVersion }, data: { w: '1' } }, PatchStrategy.MergePatch));
+    const status = await expectStatus(() =>
+      patchConfigMap('m', { metadata: { resourceVersion: current.metadata?.resourceVersion }, data: { w: '1' } }, PatchStrategy.MergePatch),
+    );
     expect(status).toMatchObject({ code: 409, reason: 'Conflict' });
   });
 
@@ -53,7 +55,14 @@ describe('API server double: patches and server-side apply', () => {
     expect(patched.data).toEqual({ a: '10', 'b/c': '2' });
     expect(patched.metadata?.labels).toEqual({ l: 'v' });
     const failed = await expectStatus(() =>
-      patchConfigMap('j', [{ op: 'test', path: '/data/a', value: 'nope' }, { op: 'remove', path: '/data/a' }], PatchStrategy.JsonPatch),
+      patchConfigMap(
+        'j',
+        [
+          { op: 'test', path: '/data/a', value: 'nope' },
+          { op: 'remove', path: '/data/a' },
+        ],
+        PatchStrategy.JsonPatch,
+      ),
     );
     expect(failed.code).toBe(422);
     const removedMissing = await expectStatus(() => patchConfigMap('j', [{ op: 'remove', path: '/data/zzz' }], PatchStrategy.JsonPatch));
@@ -71,7 +80,12 @@ describe('API server double: patches and server-side apply', () => {
           selector: { matchLabels: { app: 'smp' } },
           template: {
             metadata: { labels: { app: 'smp' } },
-            spec: { containers: [{ name: 'app', image: 'app:1', env: [{ name: 'A', value: '1' }] }, { name: 'proxy', image: 'proxy:1' }] },
+            spec: {
+              containers: [
+                { name: 'app', image: 'app:1', env: [{ name: 'A', value: '1' }] },
+                { name: 'proxy', image: 'proxy:1' },
+              ],
+            },
           },
         },
       },
@@ -96,7 +110,14 @@ describe('API server double: patches and server-side apply', () => {
       setHeaderOptions('Content-Type', PatchStrategy.StrategicMergePatch),
     );
     expect(patched.spec?.template.spec?.containers).toEqual([
-      { name: 'app', image: 'app:2', env: [{ name: 'A', value: '1' }, { name: 'B', value: '2' }] },
+      {
+        name: 'app',
+        image: 'app:2',
+        env: [
+          { name: 'A', value: '1' },
+          { name: 'B', value: '2' },
+        ],
+      },
     ]);
     expect(patched.metadata?.generation).toBe(2);
   });
@@ -104,16 +125,25 @@ describe('API server double: patches and server-side apply', () => {
   test('server-side apply creates, records the manager, and removes fields it stops applying', async () => {
     const apply = (body: KubernetesObject & { data?: Record<string, string> }, manager: string, force = false): Promise<KubernetesObject> =>
       objects.patch(body, undefined, undefined, manager, force, PatchStrategy.ServerSideApply);
-    const created = (await apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default', labels: { owner: 'a' } }, data: { a: '1', b: '2' } }, 'mgr-a')) as V1ConfigMap;
+    const created = (await apply(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default', labels: { owner: 'a' } }, data: { a: '1', b: '2' } },
+      'mgr-a',
+    )) as V1ConfigMap;
     expect(created.data).toEqual({ a: '1', b: '2' });
     expect(created.metadata?.managedFields?.map((m) => [m.manager, m.operation])).toEqual([['mgr-a', 'Apply']]);
     expect(created.metadata?.managedFields?.[0]?.fieldsV1).toEqual({ 'f:data': { 'f:a': {}, 'f:b': {} }, 'f:metadata': { 'f:labels': { 'f:owner': {} } } });
 
-    const shrunk = (await apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' }, data: { a: '1' } }, 'mgr-a')) as V1ConfigMap;
+    const shrunk = (await apply(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' }, data: { a: '1' } },
+      'mgr-a',
+    )) as V1ConfigMap;
     expect(shrunk.data).toEqual({ a: '1' });
     expect(shrunk.metadata?.labels).toBeUndefined();
 
-    const shared = (await apply({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' }, data: { a: '1', c: '3' } }, 'mgr-b')) as V1ConfigMap;
+    const shared = (await apply(
+      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'ssa', namespace: 'default' }, data: { a: '1', c: '3' } },
+      'mgr-b',
+    )) as V1ConfigMap;
     expect(shared.data).toEqual({ a: '1', c: '3' });
     expect(shared.metadata?.managedFields?.map((m) => m.manager).sort()).toEqual(['mgr-a', 'mgr-b']);
   });
@@ -134,14 +164,28 @@ describe('API server double: patches and server-side apply', () => {
 
   test('server-side apply needs a fieldManager', async () => {
     const status = await expectStatus(() =>
-      objects.patch({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'nofm', namespace: 'default' } }, undefined, undefined, undefined, false, PatchStrategy.ServerSideApply),
+      objects.patch(
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'nofm', namespace: 'default' } },
+        undefined,
+        undefined,
+        undefined,
+        false,
+        PatchStrategy.ServerSideApply,
+      ),
     );
     expect(status.code).toBe(422);
   });
 
   test('an update by another client takes ownership without conflict, and apply then conflicts with it', async () => {
     const apply = (data: Record<string, string>, force = false): Promise<KubernetesObject> =>
-      objects.patch({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mixed', namespace: 'default' }, data } as KubernetesObject, undefined, undefined, 'applier', force, PatchStrategy.ServerSideApply);
+      objects.patch(
+        { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mixed', namespace: 'default' }, data } as KubernetesObject,
+        undefined,
+        undefined,
+        'applier',
+        force,
+        PatchStrategy.ServerSideApply,
+      );
     await apply({ k: '1' });
     const current = await core.readNamespacedConfigMap({ name: 'mixed', namespace: 'default' });
     await core.replaceNamespacedConfigMap({ name: 'mixed', namespace: 'default', body: { ...current, data: { k: '2' } }, fieldManager: 'editor' });

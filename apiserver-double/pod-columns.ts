@@ -112,10 +112,25 @@ const string = (name: string, description: string, priority: number, compute: Pr
 export const POD_COLUMNS: readonly PrinterColumn[] = [
   string('Ready', 'The aggregate readiness state of this pod for accepting traffic.', 0, (pod, nowMs) => summarize(pod, nowMs).ready),
   string('Status', 'The aggregate status of the containers in this pod.', 0, (pod, nowMs) => summarize(pod, nowMs).status),
-  string('Restarts', 'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.', 0, (pod, nowMs) => summarize(pod, nowMs).restarts),
-  { name: 'Age', type: 'date', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0, jsonPath: '.metadata.creationTimestamp' },
-  string('IP', 'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', 1, (pod) => orNone(list(object(pod['status'])?.['podIPs'])[0]?.['ip'] ?? object(pod['status'])?.['podIP'])),
+  string(
+    'Restarts',
+    'The number of times the containers in this pod have been restarted and when the last container in this pod has restarted.',
+    0,
+    (pod, nowMs) => summarize(pod, nowMs).restarts,
+  ),
+  {
+    name: 'Age',
+    type: 'date',
+    description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+    priority: 0,
+    jsonPath: '.metadata.creationTimestamp',
+  },
+  string('IP', 'IP address allocated to the pod. Routable at least within the cluster. Empty if not yet allocated.', 1, (pod) =>
+    orNone(list(object(pod['status'])?.['podIPs'])[0]?.['ip'] ?? object(pod['status'])?.['podIP']),
+  ),
   string('Node', 'NodeName is a request to schedule this pod onto a specific node.', 1, (pod) => orNone(object(pod['spec'])?.['nodeName'])),
-  string('Nominated Node', 'nominatedNodeName is set when this pod preempts other pods on the node.', 1, (pod) => orNone(object(pod['status'])?.['nominatedNodeName'])),
+  string('Nominated Node', 'nominatedNodeName is set when this pod preempts other pods on the node.', 1, (pod) =>
+    orNone(object(pod['status'])?.['nominatedNodeName']),
+  ),
   string('Readiness Gates', 'If specified, all readiness gates will be evaluated for pod readiness.', 1, readinessGates),
 ];

@@ -89,12 +89,14 @@ function logOptions(query: URLSearchParams, now: number): LogOptions {
     const raw = query.get(key);
     if (raw === null || raw === '') return undefined;
     const value = Number(raw);
-    if (!Number.isInteger(value) || value < min) throw badRequest(`PodLogOptions is invalid: ${key}: Invalid value: ${raw}: must be ${min === 0 ? 'greater than or equal to 0' : 'greater than 0'}`);
+    if (!Number.isInteger(value) || value < min)
+      throw badRequest(`PodLogOptions is invalid: ${key}: Invalid value: ${raw}: must be ${min === 0 ? 'greater than or equal to 0' : 'greater than 0'}`);
     return value;
   };
   const sinceSeconds = integer('sinceSeconds', 1);
   const sinceTime = query.get('sinceTime');
-  if (sinceSeconds !== undefined && sinceTime) throw badRequest('PodLogOptions is invalid: : Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified');
+  if (sinceSeconds !== undefined && sinceTime)
+    throw badRequest('PodLogOptions is invalid: : Forbidden: at most one of `sinceTime` or `sinceSeconds` may be specified');
   let since = sinceSeconds !== undefined ? now - sinceSeconds * 1000 : undefined;
   if (sinceTime) {
     since = Date.parse(sinceTime);

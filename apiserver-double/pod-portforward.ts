@@ -23,18 +23,27 @@ const MAX_PENDING_FRAMES = 64;
  * kubelet reports it, and the WebSocket closes once every port's connection has ended.
  */
 export class PortForwardServer {
-  private readonly wss = new WebSocketServer({ noServer: true, perMessageDeflate: false, handleProtocols: (offered) => (offered.has(PORT_FORWARD_PROTOCOL) ? PORT_FORWARD_PROTOCOL : false) });
+  private readonly wss = new WebSocketServer({
+    noServer: true,
+    perMessageDeflate: false,
+    handleProtocols: (offered) => (offered.has(PORT_FORWARD_PROTOCOL) ? PORT_FORWARD_PROTOCOL : false),
+  });
 
   constructor(private readonly pods: PodTargets) {}
 
   /** Validates the request as the API server does, then upgrades it; throws a StatusError otherwise. */
   upgrade(namespace: string, name: string, query: URLSearchParams, req: IncomingMessage, socket: Duplex, head: Buffer): void {
     const pod = this.pods.running(namespace, name);
-    const offered = (req.headers['sec-websocket-protocol'] ?? '').split(',').map((p) => p.trim()).filter((p) => p !== '');
+    const offered = (req.headers['sec-websocket-protocol'] ?? '')
+      .split(',')
+      .map((p) => p.trim())
+      .filter((p) => p !== '');
     // kubectl tunnels SPDY/3.1 streams over a WebSocket, then falls back to a SPDY upgrade: the
     // double speaks neither, and says so rather than asking for ports.
     if ((offered.length > 0 && offered.every((p) => p.startsWith('SPDY/'))) || /^spdy\//i.test(req.headers.upgrade ?? '')) {
-      throw badRequest(`SPDY port forwarding (${offered[0] ?? req.headers.upgrade}) is not supported by the API server double: use a WebSocket client of ${PORT_FORWARD_PROTOCOL}`);
+      throw badRequest(
+        `SPDY port forwarding (${offered[0] ?? req.headers.upgrade}) is not supported by the API server double: use a WebSocket client of ${PORT_FORWARD_PROTOCOL}`,
+      );
     }
     const ports = requestedPorts(query);
     if (offered.length > 0 && !offered.includes(PORT_FORWARD_PROTOCOL)) {
@@ -105,7 +114,11 @@ export class PortForwardServer {
 
 /** `ports` (repeated or comma-separated), each 1–65535. */
 function requestedPorts(query: URLSearchParams): number[] {
-  const texts = query.getAll('ports').flatMap((p) => p.split(',')).map((p) => p.trim()).filter((p) => p !== '');
+  const texts = query
+    .getAll('ports')
+    .flatMap((p) => p.split(','))
+    .map((p) => p.trim())
+    .filter((p) => p !== '');
   if (texts.length === 0) throw badRequest('query parameter "port" is required');
   return texts.map((text) => {
     const port = Number(text);

@@ -6,7 +6,17 @@ import { parseProxyName } from './pod-target.js';
 import { badRequest, StatusError } from './status-error.js';
 
 /** Headers that describe one hop, never passed on (RFC 9110 §7.6.1), and the caller's credentials. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'te', 'trailer', 'upgrade', 'proxy-authorization', 'authorization']);
+const HOP_BY_HOP = new Set([
+  'connection',
+  'keep-alive',
+  'proxy-connection',
+  'transfer-encoding',
+  'te',
+  'trailer',
+  'upgrade',
+  'proxy-authorization',
+  'authorization',
+]);
 
 /**
  * `pods/<[scheme:]name[:port]>/proxy/<path>`: any method, the query string passed on, the body
@@ -28,19 +38,22 @@ export async function servePodProxy(pods: PodTargets, namespace: string, segment
   const send = scheme === 'https' ? httpsRequest : httpRequest;
   await new Promise<void>((resolve, reject) => {
     // The API server does not verify a pod's serving certificate.
-    const upstream = send({ host: target.host, port: target.port, method: req.method ?? 'GET', path, headers, ...(scheme === 'https' ? { rejectUnauthorized: false } : {}) }, (answer) => {
-      const out: OutgoingHttpHeaders = {};
-      for (const [key, value] of Object.entries(answer.headers)) {
-        if (value !== undefined && !HOP_BY_HOP.has(key)) out[key] = value;
-      }
-      res.writeHead(answer.statusCode ?? 502, out);
-      answer.pipe(res);
-      answer.on('end', resolve);
-      answer.on('error', () => {
-        res.destroy();
-        resolve();
-      });
-    });
+    const upstream = send(
+      { host: target.host, port: target.port, method: req.method ?? 'GET', path, headers, ...(scheme === 'https' ? { rejectUnauthorized: false } : {}) },
+      (answer) => {
+        const out: OutgoingHttpHeaders = {};
+        for (const [key, value] of Object.entries(answer.headers)) {
+          if (value !== undefined && !HOP_BY_HOP.has(key)) out[key] = value;
+        }
+        res.writeHead(answer.statusCode ?? 502, out);
+        answer.pipe(res);
+        answer.on('end', resolve);
+        answer.on('error', () => {
+          res.destroy();
+          resolve();
+        });
+      },
+    );
     upstream.on('error', (err: NodeJS.ErrnoException) => {
       if (res.headersSent) {
         res.destroy();

@@ -43,7 +43,10 @@ describe('API server double: pods/portforward, pods/log and pods/proxy', () => {
     const api = core();
     await api.createNamespacedPod({
       namespace: 'default',
-      body: { metadata: { name }, spec: { nodeName: status ? 'node-1' : undefined, containers: containers.map((c) => ({ name: c, image: 'app', ports: [{ containerPort: echoPort }] })) } },
+      body: {
+        metadata: { name },
+        spec: { nodeName: status ? 'node-1' : undefined, containers: containers.map((c) => ({ name: c, image: 'app', ports: [{ containerPort: echoPort }] })) },
+      },
     });
     if (status) await api.replaceNamespacedPodStatus({ name, namespace: 'default', body: { metadata: { name }, spec: { containers: [] }, status } });
   };
@@ -84,7 +87,9 @@ describe('API server double: pods/portforward, pods/log and pods/proxy', () => {
     const output = new Collect();
     const errors = new Collect();
     const input = new PassThrough();
-    const ws = (await new PortForward(server.kubeConfig()).portForward('default', pod, [port], output, errors, input)) as unknown as { on(e: 'close', f: () => void): void };
+    const ws = (await new PortForward(server.kubeConfig()).portForward('default', pod, [port], output, errors, input)) as unknown as {
+      on(e: 'close', f: () => void): void;
+    };
     const closed = new Promise<void>((resolve) => ws.on('close', resolve));
     input.write(request);
     await closed;
@@ -102,7 +107,10 @@ describe('API server double: pods/portforward, pods/log and pods/proxy', () => {
     const body = Buffer.alloc(3 * 1024 * 1024, 'abcdefgh');
     const request = `POST /upload HTTP/1.1\r\nHost: pod\r\nContent-Length: ${body.length}\r\nConnection: close\r\n\r\n${body.toString('latin1')}`;
     const { output } = await forwardOnce('web', echoPort, request);
-    expect(JSON.parse(output.slice(output.indexOf('\r\n\r\n') + 4))).toMatchObject({ size: body.length, sha256: createHash('sha256').update(body).digest('hex') });
+    expect(JSON.parse(output.slice(output.indexOf('\r\n\r\n') + 4))).toMatchObject({
+      size: body.length,
+      sha256: createHash('sha256').update(body).digest('hex'),
+    });
   });
 
   test('portforward: the pod resolver decides where a pod port is dialled', async () => {
@@ -113,7 +121,11 @@ describe('API server double: pods/portforward, pods/log and pods/proxy', () => {
   test('portforward: a refused target port is reported on the error channel, as the kubelet does', async () => {
     const { output, errors } = await forwardOnce('refusing', refusedPort, 'GET / HTTP/1.1\r\n\r\n');
     expect(output).toBe('');
-    expect(errors).toMatch(new RegExp(`^error forwarding port ${refusedPort} to pod refusing_default, uid [0-9a-f-]+: failed to connect to localhost:${refusedPort} inside namespace "default", IPv4: dial tcp ${REFUSING_IP.replace(/\./g, '\\.')}:${refusedPort}: connect: connection refused$`));
+    expect(errors).toMatch(
+      new RegExp(
+        `^error forwarding port ${refusedPort} to pod refusing_default, uid [0-9a-f-]+: failed to connect to localhost:${refusedPort} inside namespace "default", IPv4: dial tcp ${REFUSING_IP.replace(/\./g, '\\.')}:${refusedPort}: connect: connection refused$`,
+      ),
+    );
   });
 
   test('portforward: a missing pod is 404 and a pod not yet scheduled 400, before any upgrade', async () => {
@@ -122,20 +134,30 @@ describe('API server double: pods/portforward, pods/log and pods/proxy', () => {
     await expect(attempt('pending')).rejects.toMatchObject({ message: 'Unexpected server response: 400' });
     // The same refusals as Status bodies, for a plain (not upgraded) request.
     const plain = async (pod: string) => (await fetch(`${server.url}/api/v1/namespaces/default/pods/${pod}/portforward?ports=80`, { method: 'POST' })).json();
-    expect(await plain('nope')).toMatchObject({ kind: 'Status', code: 404, reason: 'NotFound', message: 'pods "nope" not found', details: { name: 'nope', kind: 'pods' } });
+    expect(await plain('nope')).toMatchObject({
+      kind: 'Status',
+      code: 404,
+      reason: 'NotFound',
+      message: 'pods "nope" not found',
+      details: { name: 'nope', kind: 'pods' },
+    });
     expect(await plain('web')).toMatchObject({ code: 400, message: 'Upgrade request required' });
   });
 
   test('portforward: kubectl port-forward (SPDY, tunnelled or not) is refused with a clear reason', async () => {
     const refused = await run('port-forward', 'pod/web', `0:${echoPort}`, '--pod-running-timeout=2s');
     expect(refused.code).toBe(1);
-    expect(refused.stderr).toContain('error upgrading connection: SPDY port forwarding (SPDY/3.1) is not supported by the API server double: use a WebSocket client of v4.channel.k8s.io');
+    expect(refused.stderr).toContain(
+      'error upgrading connection: SPDY port forwarding (SPDY/3.1) is not supported by the API server double: use a WebSocket client of v4.channel.k8s.io',
+    );
   });
 
   test('log: kubectl logs with --tail, --timestamps and --since, and the container rules', async () => {
     expect((await run('logs', 'web')).stdout).toBe('first line\nsecond line\nthird line\n');
     expect((await run('logs', 'web', '--tail=1')).stdout).toBe('third line\n');
-    expect((await run('logs', 'web', '--timestamps', '--tail=2')).stdout).toBe('2026-11-05T10:00:00.000000000Z second line\n2026-11-05T10:00:00.000000000Z third line\n');
+    expect((await run('logs', 'web', '--timestamps', '--tail=2')).stdout).toBe(
+      '2026-11-05T10:00:00.000000000Z second line\n2026-11-05T10:00:00.000000000Z third line\n',
+    );
     expect((await run('logs', 'two', '-c', 'proxy', '--since=1h')).stdout).toBe('recent\n');
     expect((await run('logs', 'two', '-c', 'app')).stdout).toBe('');
     // A pod no node took yet: an empty log, as the API server answers.
@@ -183,13 +205,23 @@ describe('API server double: pods/portforward, pods/log and pods/proxy', () => {
 
   test('proxy: kubectl get --raw reaches the pod with the path and query, without the caller credentials', async () => {
     const answer = await run('get', '--raw', `/api/v1/namespaces/default/pods/web:${echoPort}/proxy/debug/syncz?resource=a`);
-    expect(JSON.parse(answer.stdout)).toEqual({ method: 'GET', url: '/debug/syncz?resource=a', size: 0, sha256: createHash('sha256').digest('hex'), authorization: null });
+    expect(JSON.parse(answer.stdout)).toEqual({
+      method: 'GET',
+      url: '/debug/syncz?resource=a',
+      size: 0,
+      sha256: createHash('sha256').digest('hex'),
+      authorization: null,
+    });
     // Without a port, the first container port.
     expect(JSON.parse((await run('get', '--raw', '/api/v1/namespaces/default/pods/web/proxy/')).stdout)).toMatchObject({ url: '/' });
     const refused = await run('get', '--raw', `/api/v1/namespaces/default/pods/refusing:${refusedPort}/proxy/`);
-    expect(refused.stderr).toContain(`Error from server (ServiceUnavailable): error trying to reach service: dial tcp ${REFUSING_IP}:${refusedPort}: connect: connection refused`);
+    expect(refused.stderr).toContain(
+      `Error from server (ServiceUnavailable): error trying to reach service: dial tcp ${REFUSING_IP}:${refusedPort}: connect: connection refused`,
+    );
     expect((await run('get', '--raw', '/api/v1/namespaces/default/pods/nope:80/proxy/')).stderr).toContain('pods "nope" not found');
-    expect((await run('get', '--raw', '/api/v1/namespaces/default/pods/pending:80/proxy/')).stderr).toContain('Error from server (BadRequest): address not allowed');
+    expect((await run('get', '--raw', '/api/v1/namespaces/default/pods/pending:80/proxy/')).stderr).toContain(
+      'Error from server (BadRequest): address not allowed',
+    );
   });
 
   test('proxy: client-node, any method, the body streamed', async () => {
@@ -201,6 +233,11 @@ describe('API server double: pods/portforward, pods/log and pods/proxy', () => {
     const posted = await fetch(`${server.url}/api/v1/namespaces/default/pods/web:${echoPort}/proxy/logging?level=debug`, { method: 'POST', body });
     expect(posted.status).toBe(200);
     expect(posted.headers.get('x-echo')).toBe('yes');
-    expect(await posted.json()).toMatchObject({ method: 'POST', url: '/logging?level=debug', size: body.length, sha256: createHash('sha256').update(body).digest('hex') });
+    expect(await posted.json()).toMatchObject({
+      method: 'POST',
+      url: '/logging?level=debug',
+      size: body.length,
+      sha256: createHash('sha256').update(body).digest('hex'),
+    });
   });
 });

@@ -23,7 +23,14 @@ export function isPodStream(route: ResourceRoute): boolean {
 }
 
 /** pods/log and pods/proxy over plain HTTP (pods/portforward needs an upgrade). */
-export async function servePodStream(deps: PodLogDeps, route: ResourceRoute, method: string, url: URL, req: IncomingMessage, res: ServerResponse): Promise<void> {
+export async function servePodStream(
+  deps: PodLogDeps,
+  route: ResourceRoute,
+  method: string,
+  url: URL,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
   const namespace = route.namespace ?? '';
   const name = route.name ?? '';
   switch (route.subresource) {

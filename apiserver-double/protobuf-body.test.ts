@@ -60,7 +60,13 @@ describe('decodeProtobufBody: DeleteOptions', () => {
   test('orphanDependents and an absent grace period', () => {
     const raw = hex('18 01');
     const typeMeta = hex('0a 02 76 31 12 0d').toString('latin1') + 'DeleteOptions';
-    const body = Buffer.concat([hex('6b 38 73 00'), Buffer.from([0x0a, typeMeta.length]), Buffer.from(typeMeta, 'latin1'), Buffer.from([0x12, raw.length]), raw]);
+    const body = Buffer.concat([
+      hex('6b 38 73 00'),
+      Buffer.from([0x0a, typeMeta.length]),
+      Buffer.from(typeMeta, 'latin1'),
+      Buffer.from([0x12, raw.length]),
+      raw,
+    ]);
     expect(decodeProtobufBody(body)).toEqual({ apiVersion: 'v1', kind: 'DeleteOptions', orphanDependents: true });
   });
 });

@@ -18,7 +18,14 @@ type FieldKind =
 
 type Schema = Record<number, [string, FieldKind]>;
 
-const OWNER_REFERENCE: Schema = { 1: ['kind', 'string'], 3: ['name', 'string'], 4: ['uid', 'string'], 5: ['apiVersion', 'string'], 6: ['controller', 'bool'], 7: ['blockOwnerDeletion', 'bool'] };
+const OWNER_REFERENCE: Schema = {
+  1: ['kind', 'string'],
+  3: ['name', 'string'],
+  4: ['uid', 'string'],
+  5: ['apiVersion', 'string'],
+  6: ['controller', 'bool'],
+  7: ['blockOwnerDeletion', 'bool'],
+};
 
 const OBJECT_META: Schema = {
   1: ['name', 'string'],
@@ -35,7 +42,15 @@ const OBJECT_META: Schema = {
 };
 
 const META: [string, FieldKind] = ['metadata', { message: OBJECT_META }];
-const OBJECT_REFERENCE: Schema = { 1: ['kind', 'string'], 2: ['namespace', 'string'], 3: ['name', 'string'], 4: ['uid', 'string'], 5: ['apiVersion', 'string'], 6: ['resourceVersion', 'string'], 7: ['fieldPath', 'string'] };
+const OBJECT_REFERENCE: Schema = {
+  1: ['kind', 'string'],
+  2: ['namespace', 'string'],
+  3: ['name', 'string'],
+  4: ['uid', 'string'],
+  5: ['apiVersion', 'string'],
+  6: ['resourceVersion', 'string'],
+  7: ['fieldPath', 'string'],
+};
 
 /** meta/v1 DeleteOptions (k8s.io/apimachinery/pkg/apis/meta/v1/generated.proto), the body of helm's and kubectl's deletes. */
 const DELETE_OPTIONS: Schema = {

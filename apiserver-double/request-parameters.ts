@@ -27,4 +27,3 @@ export function parseRevision(value: string): number {
   if (!/^\d+$/.test(value)) throw badRequest(`invalid resource version: ${value}`);
   return Number(value);
 }
-

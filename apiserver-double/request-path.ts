@@ -29,7 +29,10 @@ export type Route =
 
 /** Maps a URL path onto what it addresses, with the kinds served right now. */
 export function routeOf(pathname: string, registry: ResourceRegistry): Route {
-  const segments = pathname.split('/').filter((s) => s !== '').map(decodeURIComponent);
+  const segments = pathname
+    .split('/')
+    .filter((s) => s !== '')
+    .map(decodeURIComponent);
   const [first, second, third] = segments;
   if (first === 'version' && segments.length === 1) return { kind: 'version' };
   if ((first === 'healthz' || first === 'livez' || first === 'readyz') && segments.length <= 2) return { kind: 'health' };

@@ -52,4 +52,3 @@ export interface Selectors {
 }
 
 export const DEFAULT_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
-

@@ -18,22 +18,32 @@ import type { ResourceType } from './resource-type.js';
 import { serverSideApply } from './server-side-apply.js';
 import { checkBody, checkNamespace, mergeForSubresource } from './write-checks.js';
 import { applyStrategicMergePatch } from '../kube-patch/index.js';
-import {
-  alreadyExists,
-  badRequest,
-  conflict,
-  gone,
-  invalid,
-  notFound,
-  STALE_OBJECT_MESSAGE,
-  StatusError,
-} from './status-error.js';
+import { alreadyExists, badRequest, conflict, gone, invalid, notFound, STALE_OBJECT_MESSAGE, StatusError } from './status-error.js';
 
-import { DEFAULT_NAMESPACES, type DeleteOptions, type DeleteResult, type ListQuery, type ListResult, type PatchType, type Selectors, type WriteOptions } from './resource-service-types.js';
+import {
+  DEFAULT_NAMESPACES,
+  type DeleteOptions,
+  type DeleteResult,
+  type ListQuery,
+  type ListResult,
+  type PatchType,
+  type Selectors,
+  type WriteOptions,
+} from './resource-service-types.js';
 import { decodeContinue, encodeContinue, managerFromUserAgent, parseRevision } from './request-parameters.js';
 
 export { managerFromUserAgent, parseRevision } from './request-parameters.js';
-export { DEFAULT_NAMESPACES, PATCH_CONTENT_TYPES, type DeleteOptions, type DeleteResult, type ListQuery, type ListResult, type PatchType, type Selectors, type WriteOptions } from './resource-service-types.js';
+export {
+  DEFAULT_NAMESPACES,
+  PATCH_CONTENT_TYPES,
+  type DeleteOptions,
+  type DeleteResult,
+  type ListQuery,
+  type ListResult,
+  type PatchType,
+  type Selectors,
+  type WriteOptions,
+} from './resource-service-types.js';
 
 /**
  * The verbs over stored objects with the API server's semantics: names, uids, generations,
@@ -108,7 +118,9 @@ export class ResourceService {
     } catch (err) {
       if (err instanceof RevisionCompactedError) {
         throw query.continue
-          ? gone('The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.')
+          ? gone(
+              'The provided continue parameter is too old to display a consistent list result. You can start a new list without the continue parameter, or use the continue token in this response to retrieve the remainder of the results. Continuing with the provided token results in an inconsistent list - objects that were created, modified, or deleted between the time the first chunk was returned and now may show up in the list.',
+            )
           : gone(`too old resource version: ${err.requested} (${err.oldest})`);
       }
       if (err instanceof RevisionTooLargeError) throw tooLarge(err.requested, err.current);
@@ -163,15 +175,7 @@ export class ResourceService {
     return this.updateObject(type, version, existing as JsonObject, incoming, opts, undefined);
   }
 
-  patch(
-    type: ResourceType,
-    version: string,
-    namespace: string,
-    name: string,
-    patchType: PatchType,
-    rawBody: string,
-    opts: WriteOptions,
-  ): KubeObject {
+  patch(type: ResourceType, version: string, namespace: string, name: string, patchType: PatchType, rawBody: string, opts: WriteOptions): KubeObject {
     const ns = type.namespaced ? namespace : '';
     const existing = this.store.get(storageKey(type), ns, name) as JsonObject | undefined;
     if (patchType === 'apply') return this.apply(type, version, ns, name, existing, rawBody, opts);
@@ -208,10 +212,20 @@ export class ResourceService {
     if (!existing) throw notFound(type.group, type.plural, name);
     const pre = opts.preconditions;
     if (pre?.uid && pre.uid !== existing.metadata?.uid) {
-      throw conflict(type.group, type.plural, name, `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${existing.metadata?.uid ?? ''}`);
+      throw conflict(
+        type.group,
+        type.plural,
+        name,
+        `Precondition failed: UID in precondition: ${pre.uid}, UID in object meta: ${existing.metadata?.uid ?? ''}`,
+      );
     }
     if (pre?.resourceVersion && pre.resourceVersion !== existing.metadata?.resourceVersion) {
-      throw conflict(type.group, type.plural, name, `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${existing.metadata?.resourceVersion ?? ''}`);
+      throw conflict(
+        type.group,
+        type.plural,
+        name,
+        `Precondition failed: ResourceVersion in precondition: ${pre.resourceVersion}, ResourceVersion in object meta: ${existing.metadata?.resourceVersion ?? ''}`,
+      );
     }
     if (opts.dryRun) return { kind: 'deleted', object: this.present(existing, type, version) };
     const finalizers = existing.metadata?.['finalizers'];
@@ -246,9 +260,7 @@ export class ResourceService {
     opts: WriteOptions,
   ): KubeObject {
     if (!opts.fieldManager) {
-      throw invalid('meta.k8s.io', 'PatchOptions', '', [
-        { field: 'fieldManager', type: 'FieldValueRequired', detail: 'is required for apply patch' },
-      ]);
+      throw invalid('meta.k8s.io', 'PatchOptions', '', [{ field: 'fieldManager', type: 'FieldValueRequired', detail: 'is required for apply patch' }]);
     }
     let applied: unknown;
     try {
@@ -262,7 +274,9 @@ export class ResourceService {
       throw badRequest('apiVersion and kind are required in an apply configuration');
     }
     if (group !== type.group || appliedVersion !== version || applied['kind'] !== type.kind) {
-      throw badRequest(`the apply configuration (${String(applied['apiVersion'])}, Kind=${String(applied['kind'])}) does not match the resource (${apiVersionOf(type.group, version)}, Kind=${type.kind})`);
+      throw badRequest(
+        `the apply configuration (${String(applied['apiVersion'])}, Kind=${String(applied['kind'])}) does not match the resource (${apiVersionOf(type.group, version)}, Kind=${type.kind})`,
+      );
     }
     const metadata = isPlainObject(applied['metadata']) ? applied['metadata'] : {};
     applied['metadata'] = metadata;
@@ -283,10 +297,7 @@ export class ResourceService {
     if (!outcome.ok) {
       const n = outcome.conflicts.length;
       const byManager = outcome.conflicts.map((c) => `conflict with "${c.manager}" using ${c.apiVersion}: ${c.field}`);
-      const message =
-        n === 1
-          ? `Apply failed with 1 conflict: ${byManager[0] ?? ''}`
-          : `Apply failed with ${n} conflicts: ${byManager.join('\n')}`;
+      const message = n === 1 ? `Apply failed with 1 conflict: ${byManager[0] ?? ''}` : `Apply failed with ${n} conflicts: ${byManager.join('\n')}`;
       throw new StatusError(409, 'Conflict', message, {
         name,
         ...(type.group ? { group: type.group } : {}),
@@ -301,7 +312,13 @@ export class ResourceService {
     return this.updateObject(type, version, existing, checkBody(type, version, outcome.object), opts, outcome.managedFields);
   }
 
-  private createObject(type: ResourceType, version: string, object: JsonObject, opts: WriteOptions, managedFields: ManagedFieldsEntry[] | undefined): KubeObject {
+  private createObject(
+    type: ResourceType,
+    version: string,
+    object: JsonObject,
+    opts: WriteOptions,
+    managedFields: ManagedFieldsEntry[] | undefined,
+  ): KubeObject {
     const metadata = object['metadata'] as JsonObject;
     const name = metadata['name'];
     if (typeof name !== 'string' || name === '') {
@@ -316,7 +333,11 @@ export class ResourceService {
       const ns = this.store.get('/namespaces', '', namespace);
       if (!ns) throw notFound('', 'namespaces', namespace);
       if (ns.metadata?.['deletionTimestamp']) {
-        throw new StatusError(403, 'Forbidden', `${type.plural} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`);
+        throw new StatusError(
+          403,
+          'Forbidden',
+          `${type.plural} "${name}" is forbidden: unable to create new content in namespace ${namespace} because it is being terminated`,
+        );
       }
     }
     if (hasStatus(type)) delete object['status'];

@@ -15,7 +15,6 @@ export interface PrinterColumn {
   compute?: (object: Record<string, unknown>, nowMs: number) => unknown;
 }
 
-
 /** One served kind: everything the routes, discovery and the storage need to know about it. */
 export interface ResourceType {
   group: string;

@@ -12,9 +12,7 @@ export interface ApplyConflict {
   field: string;
 }
 
-export type ApplyResult =
-  | { ok: true; object: JsonObject; managedFields: ManagedFieldsEntry[] }
-  | { ok: false; conflicts: ApplyConflict[] };
+export type ApplyResult = { ok: true; object: JsonObject; managedFields: ManagedFieldsEntry[] } | { ok: false; conflicts: ApplyConflict[] };
 
 /**
  * Server-side apply of `applied` (the manager's full intent) onto `live` (absent on create):
@@ -54,7 +52,14 @@ export function serverSideApply(live: JsonObject | undefined, applied: JsonObjec
   const merged = applyMerge(result, applied, [], ctx.lists, ctx.scope) as JsonObject;
 
   const own: Ownership = mine ?? {
-    entry: { manager: ctx.manager, operation: 'Apply', apiVersion: ctx.apiVersion, time: ctx.time, fieldsType: 'FieldsV1', ...(ctx.subresource ? { subresource: ctx.subresource } : {}) },
+    entry: {
+      manager: ctx.manager,
+      operation: 'Apply',
+      apiVersion: ctx.apiVersion,
+      time: ctx.time,
+      fieldsType: 'FieldsV1',
+      ...(ctx.subresource ? { subresource: ctx.subresource } : {}),
+    },
     fields: new Set(),
   };
   own.entry = { ...own.entry, apiVersion: ctx.apiVersion, time: ctx.time };

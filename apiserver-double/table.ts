@@ -3,11 +3,16 @@ import { isPlainObject } from './object-util.js';
 import type { PrinterColumn, ResourceType } from './resource-type.js';
 import { age } from './table-age.js';
 
-
 export type IncludeObject = 'None' | 'Metadata' | 'Object';
 
 const NAME_COLUMN = { name: 'Name', type: 'string', format: 'name', description: 'Name must be unique within a namespace.', priority: 0 };
-const AGE_COLUMN = { name: 'Age', type: 'string', format: '', description: 'CreationTimestamp is a timestamp representing the server time when this object was created.', priority: 0 };
+const AGE_COLUMN = {
+  name: 'Age',
+  type: 'string',
+  format: '',
+  description: 'CreationTimestamp is a timestamp representing the server time when this object was created.',
+  priority: 0,
+};
 
 /** The `meta.k8s.io/v1 Table` that `kubectl get` asks for, with server-side columns. */
 export function toTable(
@@ -54,7 +59,10 @@ function cell(column: PrinterColumn, object: Record<string, unknown>, nowMs: num
 
 /** Evaluates `.a.b[0].c` and `[?(@.type=="Ready")]` filters, the JSONPath subset printer columns use. */
 export function evaluateJsonPath(object: unknown, path: string): unknown {
-  const expr = path.trim().replace(/^\{|\}$/g, '').replace(/^\$/, '');
+  const expr = path
+    .trim()
+    .replace(/^\{|\}$/g, '')
+    .replace(/^\$/, '');
   const tokens = expr.match(/\.[^.[\]]+|\[\?\(@\.[^)]*\)\]|\[\d+\]/g) ?? [];
   let nodes: unknown[] = [object];
   for (const token of tokens) {

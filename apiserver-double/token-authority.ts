@@ -47,7 +47,9 @@ export class TokenAuthority {
   static async create(clock: Clock, issuer = DEFAULT_ISSUER): Promise<TokenAuthority> {
     const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
     const exported = publicKey.export({ format: 'jwk' }) as JWK;
-    const kid = createHash('sha256').update(JSON.stringify([exported.crv, exported.x, exported.y])).digest('base64url');
+    const kid = createHash('sha256')
+      .update(JSON.stringify([exported.crv, exported.x, exported.y]))
+      .digest('base64url');
     const publicJwk: JWK = { ...exported, kid, alg: 'ES256', use: 'sig' };
     const verifyKey = (await importJWK(publicJwk, 'ES256')) as CryptoKey;
     return new TokenAuthority(privateKey, verifyKey, publicJwk, clock, issuer, [issuer]);
@@ -83,7 +85,11 @@ export class TokenAuthority {
    * account invalidate old tokens, as the real server does; an account that does not exist in
    * the double is accepted so tests need not create one.
    */
-  async review(token: string, audiences: string[] | undefined, lookupServiceAccountUid: (ns: string, name: string) => string | undefined): Promise<TokenReviewStatus> {
+  async review(
+    token: string,
+    audiences: string[] | undefined,
+    lookupServiceAccountUid: (ns: string, name: string) => string | undefined,
+  ): Promise<TokenReviewStatus> {
     const wanted = audiences && audiences.length > 0 ? audiences : this.defaultAudiences;
     let payload: Record<string, unknown>;
     try {

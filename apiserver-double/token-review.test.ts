@@ -108,7 +108,9 @@ describe('API server double: service account tokens and TokenReview', () => {
     const jwks = (await (await fetch(`${server.url}/openid/v1/jwks`)).json()) as JSONWebKeySet;
     const verified = await jwtVerify(token, createLocalJWKSet(jwks), { audience: 'mesh-ca', currentDate: new Date(clock.now()) });
     expect(verified.payload.sub).toBe('system:serviceaccount:default:requester');
-    const missing = await expectStatus(() => core.createNamespacedServiceAccountToken({ name: 'nobody', namespace: 'default', body: { spec: { audiences: [] } } }));
+    const missing = await expectStatus(() =>
+      core.createNamespacedServiceAccountToken({ name: 'nobody', namespace: 'default', body: { spec: { audiences: [] } } }),
+    );
     expect(missing.code).toBe(404);
   });
 });

@@ -73,8 +73,22 @@ function typicalPod(uniqueLabel: string | undefined, uniqueApp?: string): Record
     metadata: {
       generateName: 'productpage-v1-6b746f74dc-',
       namespace: 'foo',
-      labels: { app: uniqueApp ?? 'productpage', version: 'v1', 'pod-template-hash': '6b746f74dc', ...(uniqueLabel === undefined ? {} : { 'bench-id': uniqueLabel }) },
-      ownerReferences: [{ apiVersion: 'apps/v1', kind: 'ReplicaSet', name: 'productpage-v1-6b746f74dc', uid: '0b9b2b1e-4bd4-4a5c-9a55-8d2f2c6c1f10', controller: true, blockOwnerDeletion: true }],
+      labels: {
+        app: uniqueApp ?? 'productpage',
+        version: 'v1',
+        'pod-template-hash': '6b746f74dc',
+        ...(uniqueLabel === undefined ? {} : { 'bench-id': uniqueLabel }),
+      },
+      ownerReferences: [
+        {
+          apiVersion: 'apps/v1',
+          kind: 'ReplicaSet',
+          name: 'productpage-v1-6b746f74dc',
+          uid: '0b9b2b1e-4bd4-4a5c-9a55-8d2f2c6c1f10',
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ],
     },
     spec: {
       serviceAccountName: 'bookinfo-productpage',
@@ -171,7 +185,9 @@ async function round(target: Target, ca: string, mode: Mode, expectedLength: num
       const reply = await post(target, ca, body);
       latencies.push(performance.now() - t0);
       if (reply.status !== 200 || reply.body.length !== expectedLength) {
-        throw new Error(`${target.name}: status ${reply.status}, ${reply.body.length} bytes (expected 200, ${expectedLength} bytes): ${reply.body.toString('utf8').slice(0, 300)}`);
+        throw new Error(
+          `${target.name}: status ${reply.status}, ${reply.body.length} bytes (expected 200, ${expectedLength} bytes): ${reply.body.toString('utf8').slice(0, 300)}`,
+        );
       }
     }
   };
@@ -234,7 +250,8 @@ async function measure(mode: Mode, servers: Servers): Promise<string> {
   const answer = sample.body;
   servers.bareAnswer.body = answer;
   const bareSample = await post(baseline, ca, body);
-  if (bareSample.status !== 200 || !bareSample.body.equals(answer) || bareSample.contentType !== sample.contentType) throw new Error('the bare server does not answer the same bytes');
+  if (bareSample.status !== 200 || !bareSample.body.equals(answer) || bareSample.contentType !== sample.contentType)
+    throw new Error('the bare server does not answer the same bytes');
 
   process.stdout.write(
     `\n== ${mode.title}\n` +
@@ -298,7 +315,12 @@ async function main(): Promise<void> {
     };
 
     // The admission server as the daemon builds it: /inject over the built-in injector config.
-    const injection = newInjectionWebhook({ settings: SETTINGS, meshConfig: () => DEFAULT_MESH_CONFIG, metrics: newMetrics('pilot-discovery'), log: newNopLogger() });
+    const injection = newInjectionWebhook({
+      settings: SETTINGS,
+      meshConfig: () => DEFAULT_MESH_CONFIG,
+      metrics: newMetrics('pilot-discovery'),
+      log: newNopLogger(),
+    });
     if (!injection.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' })) throw new Error('the built-in injector config was refused');
     const routes = new Map<string, AdmissionRoute>([
       ['/inject', injection.route],
@@ -334,18 +356,22 @@ async function main(): Promise<void> {
     await new Promise<void>((resolve) => bareServer.listen(0, '127.0.0.1', resolve));
     const baseline: Target = { name: 'bare HTTPS server', port: (bareServer.address() as AddressInfo).port, agent: newAgent() };
 
-    process.stdout.write(`load: ${IN_FLIGHT} requests in flight over ${IN_FLIGHT} keep-alive TLS connections per server; warm-up ${WARMUP_SECONDS} s each, then ${SECONDS} s each in ${ROUNDS} alternating rounds, per mode\n`);
+    process.stdout.write(
+      `load: ${IN_FLIGHT} requests in flight over ${IN_FLIGHT} keep-alive TLS connections per server; warm-up ${WARMUP_SECONDS} s each, then ${SECONDS} s each in ${ROUNDS} alternating rounds, per mode\n`,
+    );
     const identicalBody = Buffer.from(admissionReview());
     let podNumber = 0;
     const modes: Mode[] = [
       { title: 'identical pods (a ReplicaSet scale-up: after the first request the patch cache answers)', nextBody: () => identicalBody },
       // Fixed-width ids keep every body, and so every patch, the same length.
       {
-        title: 'distinct pods (a label value of its own per request, one the templates do not read: never in the patch cache; the templates\' renders are remembered)',
+        title:
+          "distinct pods (a label value of its own per request, one the templates do not read: never in the patch cache; the templates' renders are remembered)",
         nextBody: () => Buffer.from(admissionReview(String(podNumber++).padStart(9, '0'))),
       },
       {
-        title: 'distinct workloads (an app label of its own per request, which the sidecar template reads for the canonical name: every template renders afresh, the raw injection cost)',
+        title:
+          'distinct workloads (an app label of its own per request, which the sidecar template reads for the canonical name: every template renders afresh, the raw injection cost)',
         nextBody: () => Buffer.from(admissionReview(undefined, `app-${String(podNumber++).padStart(9, '0')}`)),
       },
     ];

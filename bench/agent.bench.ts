@@ -86,15 +86,39 @@ async function main(): Promise<void> {
   const issuer = await startTokenIssuer();
   const daemonDir = join(work, 'daemon');
   mkdirSync(join(daemonDir, 'config'), { recursive: true });
-  const daemon = spawn(process.execPath, [join(ROOT, 'bin/pilot-discovery.js'), 'discovery', '--configDir', join(daemonDir, 'config'), '--grpcAddr', '127.0.0.1:0', '--secureGRPCAddr', '127.0.0.1:15712', '--httpAddr', '127.0.0.1:15780', '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--ctrlz_port', '0'], {
-    cwd: daemonDir,
-    env: { PATH: processEnvironment()['PATH'] ?? '', JWT_RULE: issuer.jwtRule },
-    stdio: 'ignore',
-  });
+  const daemon = spawn(
+    process.execPath,
+    [
+      join(ROOT, 'bin/pilot-discovery.js'),
+      'discovery',
+      '--configDir',
+      join(daemonDir, 'config'),
+      '--grpcAddr',
+      '127.0.0.1:0',
+      '--secureGRPCAddr',
+      '127.0.0.1:15712',
+      '--httpAddr',
+      '127.0.0.1:15780',
+      '--monitoringAddr',
+      '127.0.0.1:0',
+      '--httpsAddr',
+      '127.0.0.1:0',
+      '--ctrlz_port',
+      '0',
+    ],
+    {
+      cwd: daemonDir,
+      env: { PATH: processEnvironment()['PATH'] ?? '', JWT_RULE: issuer.jwtRule },
+      stdio: 'ignore',
+    },
+  );
   try {
     await until(() => (existsSync(join(daemonDir, 'var/lib/mesh/ca/root-cert.pem')) ? true : undefined), 20_000);
     for (;;) {
-      const ready = await fetch('http://127.0.0.1:15780/ready').then((r) => r.status === 200, () => false);
+      const ready = await fetch('http://127.0.0.1:15780/ready').then(
+        (r) => r.status === 200,
+        () => false,
+      );
       if (ready) break;
       await new Promise((done) => setTimeout(done, 20));
     }
@@ -135,7 +159,10 @@ async function main(): Promise<void> {
         earlyRssKb = rssKbOf(agent.pid ?? 0);
         await new Promise((done) => setTimeout(done, STEADY_AFTER_MS - 3000));
         rssKb = rssKbOf(agent.pid ?? 0);
-        const children = readFileSync(`/proc/${agent.pid}/task/${agent.pid}/children`, 'utf8').trim().split(/\s+/).filter((pid) => pid !== '');
+        const children = readFileSync(`/proc/${agent.pid}/task/${agent.pid}/children`, 'utf8')
+          .trim()
+          .split(/\s+/)
+          .filter((pid) => pid !== '');
         dataPlaneRssKb = children.reduce((sum, pid) => sum + rssKbOf(pid), 0);
       }
       agent.kill('SIGTERM');
@@ -147,7 +174,9 @@ async function main(): Promise<void> {
     console.log(`  start → first workload certificate over SDS: p50 ${percentile(times, 50).toFixed(0)} ms, p99 ${p99.toFixed(0)} ms`);
     console.log(`  bare \`node -e 0\`, spawn to exit, same run: p50 ${bare.p50.toFixed(0)} ms, p99 ${bare.p99.toFixed(0)} ms`);
     console.log(`  agent p99 ÷ bare node p50: ${(p99 / bare.p50).toFixed(1)} (goal ≤ 6)`);
-    console.log(`  steady RSS of one agent (${STEADY_AFTER_MS / 1000} s after start): ${(rssKb / 1024).toFixed(1)} MB (goal ≤ 60 MB; 3 s after start ${(earlyRssKb / 1024).toFixed(1)} MB); an idle bare Node, same run: ${(bare.idleRssKb / 1024).toFixed(1)} MB; the reference agent about 50 MB without Envoy`);
+    console.log(
+      `  steady RSS of one agent (${STEADY_AFTER_MS / 1000} s after start): ${(rssKb / 1024).toFixed(1)} MB (goal ≤ 60 MB; 3 s after start ${(earlyRssKb / 1024).toFixed(1)} MB); an idle bare Node, same run: ${(bare.idleRssKb / 1024).toFixed(1)} MB; the reference agent about 50 MB without Envoy`,
+    );
     console.log(`  steady RSS of its embedded data plane process (in place of Envoy): ${(dataPlaneRssKb / 1024).toFixed(1)} MB`);
   } finally {
     daemon.kill('SIGTERM');

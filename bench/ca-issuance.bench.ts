@@ -119,7 +119,15 @@ interface Issuer {
 /** Tokens of distinct service accounts, each new to the CA. */
 type TokenMaker = (count: number) => Promise<string[]>;
 
-async function benchCa(keyType: CaKeyType, token: string, tokenParts: CryptoFloorOptions['token'], newTokens: TokenMaker, jwksUrl: string, issuer: string, csrs: readonly string[]): Promise<Issuer> {
+async function benchCa(
+  keyType: CaKeyType,
+  token: string,
+  tokenParts: CryptoFloorOptions['token'],
+  newTokens: TokenMaker,
+  jwksUrl: string,
+  issuer: string,
+  csrs: readonly string[],
+): Promise<Issuer> {
   const clock = newRealClock();
   const metrics = newMetrics('pilot-discovery');
   const settings = loadSettings('pilot-discovery', {});
@@ -134,11 +142,21 @@ async function benchCa(keyType: CaKeyType, token: string, tokenParts: CryptoFloo
   const cold = await burst(BURST, 1, request);
   await burst(WARMUP, 1, request);
   const inProcess = await burst(BURST, 1, request);
-  const withTokens = (tokens: readonly string[]) => (i: number) => service.createCertificate({ csr: csrs[i % csrs.length]!, validityDurationSeconds: 0 }, { bearerToken: tokens[i]! });
+  const withTokens = (tokens: readonly string[]) => (i: number) =>
+    service.createCertificate({ csr: csrs[i % csrs.length]!, validityDurationSeconds: 0 }, { bearerToken: tokens[i]! });
   await burst(BURST, 1, withTokens(await newTokens(BURST)));
   const inProcessNewTokens = await burst(BURST, 1, withTokens(await newTokens(BURST)));
 
-  const server = newCaServer({ serving: daemonServingFromSettings(settings), ca, authenticators, metrics, log: newNopLogger('serverca'), host: '127.0.0.1', port: 0, clock });
+  const server = newCaServer({
+    serving: daemonServingFromSettings(settings),
+    ca,
+    authenticators,
+    metrics,
+    log: newNopLogger('serverca'),
+    host: '127.0.0.1',
+    port: 0,
+    clock,
+  });
   const abort = new AbortController();
   const running = server.start(abort.signal);
   await server.waitForReady?.(abort.signal);
@@ -148,7 +166,17 @@ async function benchCa(keyType: CaKeyType, token: string, tokenParts: CryptoFloo
 
   // The same with the signing threads the daemon starts when CSRs come in numbers.
   const pool = newSigningPool({ ca, threads: availableParallelism(), clock });
-  const pooledServer = newCaServer({ serving: daemonServingFromSettings(settings), ca, signer: pool, authenticators, metrics, log: newNopLogger('serverca'), host: '127.0.0.1', port: 0, clock });
+  const pooledServer = newCaServer({
+    serving: daemonServingFromSettings(settings),
+    ca,
+    signer: pool,
+    authenticators,
+    metrics,
+    log: newNopLogger('serverca'),
+    host: '127.0.0.1',
+    port: 0,
+    clock,
+  });
   const pooledAbort = new AbortController();
   const pooledRunning = pooledServer.start(pooledAbort.signal);
   await pooledServer.waitForReady?.(pooledAbort.signal);
@@ -219,7 +247,8 @@ async function grpcClientMain(target: string, rootsFile: string, token: string):
   const metadata = new Metadata();
   metadata.set('authorization', `Bearer ${token}`);
   // A deadline turns a stuck call into a failed run instead of a benchmark that never ends.
-  const call = (i: number) => client.createCertificate({ csr: csrs[i % csrs.length]!, validity_duration: 0 }, metadata, { deadline: new Date(Date.now() + CALL_DEADLINE_MS) });
+  const call = (i: number) =>
+    client.createCertificate({ csr: csrs[i % csrs.length]!, validity_duration: 0 }, metadata, { deadline: new Date(Date.now() + CALL_DEADLINE_MS) });
   await burst(WARMUP, GRPC_IN_FLIGHT, call);
   for (const inFlight of GRPC_PHASES) {
     process.stdout.write('start\n');
@@ -261,8 +290,14 @@ async function main(): Promise<void> {
   process.stdout.write(`openssl speed -seconds ${SIGN_SECONDS} ecdsap256 rsa2048, and node:crypto's sign just before and after ...\n`);
   // The binding against OpenSSL on the machine in one state: node's rate is timed right before
   // and right after openssl speed (the better of the two), not between the CA's phases.
-  const signKeys = { ecdsap256: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey, rsa2048: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey };
-  const nodeRates = (): { ecdsap256: number; rsa2048: number } => ({ ecdsap256: nodeSignRate(signKeys.ecdsap256, SIGN_TBS_BYTES.ecdsap256), rsa2048: nodeSignRate(signKeys.rsa2048, SIGN_TBS_BYTES.rsa2048) });
+  const signKeys = {
+    ecdsap256: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey,
+    rsa2048: generateKeyPairSync('rsa', { modulusLength: 2048 }).privateKey,
+  };
+  const nodeRates = (): { ecdsap256: number; rsa2048: number } => ({
+    ecdsap256: nodeSignRate(signKeys.ecdsap256, SIGN_TBS_BYTES.ecdsap256),
+    rsa2048: nodeSignRate(signKeys.rsa2048, SIGN_TBS_BYTES.rsa2048),
+  });
   const nodeBefore = nodeRates();
   const openssl = await opensslSignRates();
   const nodeAfter = nodeRates();
@@ -278,7 +313,9 @@ async function main(): Promise<void> {
   }
 
   const f = (n: number, digits = 0): string => n.toLocaleString('en-US', { maximumFractionDigits: digits, minimumFractionDigits: digits });
-  const load = loadavg().map((l) => l.toFixed(2)).join(' ');
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
   const lines = [
     '',
     `CA issuance, ${BURST}-CSR bursts (auth: OIDC JWT, one token, verified once then cached; key set fetched ${jwksFetches} time(s)); load average ${load}`,
@@ -288,15 +325,29 @@ async function main(): Promise<void> {
   ];
   for (const [label, r] of results) {
     const ratio = (x: Figures): string => f(x.perCore / r.floor.perCore, 2);
-    lines.push(`| ${label} | in-process, sequential, first burst (cold JIT) | ${f(r.cold.perCore)} | ${f(r.cold.wallRate)} | ${f(r.cold.p50, 2)} | ${f(r.cold.p99, 2)} | ${ratio(r.cold)} |`);
-    lines.push(`| ${label} | in-process, sequential, after ${f(WARMUP)} warm-up calls | ${f(r.inProcess.perCore)} | ${f(r.inProcess.wallRate)} | ${f(r.inProcess.p50, 2)} | ${f(r.inProcess.p99, 2)} | ${ratio(r.inProcess)} |`);
+    lines.push(
+      `| ${label} | in-process, sequential, first burst (cold JIT) | ${f(r.cold.perCore)} | ${f(r.cold.wallRate)} | ${f(r.cold.p50, 2)} | ${f(r.cold.p99, 2)} | ${ratio(r.cold)} |`,
+    );
+    lines.push(
+      `| ${label} | in-process, sequential, after ${f(WARMUP)} warm-up calls | ${f(r.inProcess.perCore)} | ${f(r.inProcess.wallRate)} | ${f(r.inProcess.p50, 2)} | ${f(r.inProcess.p99, 2)} | ${ratio(r.inProcess)} |`,
+    );
     const n = r.inProcessNewTokens;
-    lines.push(`| ${label} | in-process, a new token per call (÷ floor + token verify) | ${f(n.perCore)} | ${f(n.wallRate)} | ${f(n.p50, 2)} | ${f(n.p99, 2)} | ${f(n.perCore / r.floor.withTokenPerCore, 2)} |`);
-    lines.push(`| ${label} | gRPC over TLS, 1 in flight (server CPU) | ${f(r.grpcSequential.perCore)} | ${f(r.grpcSequential.wallRate)} | ${f(r.grpcSequential.p50, 2)} | ${f(r.grpcSequential.p99, 2)} | ${ratio(r.grpcSequential)} |`);
-    lines.push(`| ${label} | gRPC over TLS, ${GRPC_IN_FLIGHT} in flight (server CPU) | ${f(r.grpc.perCore)} | ${f(r.grpc.wallRate)} | ${f(r.grpc.p50, 2)} | ${f(r.grpc.p99, 2)} | ${ratio(r.grpc)} |`);
+    lines.push(
+      `| ${label} | in-process, a new token per call (÷ floor + token verify) | ${f(n.perCore)} | ${f(n.wallRate)} | ${f(n.p50, 2)} | ${f(n.p99, 2)} | ${f(n.perCore / r.floor.withTokenPerCore, 2)} |`,
+    );
+    lines.push(
+      `| ${label} | gRPC over TLS, 1 in flight (server CPU) | ${f(r.grpcSequential.perCore)} | ${f(r.grpcSequential.wallRate)} | ${f(r.grpcSequential.p50, 2)} | ${f(r.grpcSequential.p99, 2)} | ${ratio(r.grpcSequential)} |`,
+    );
+    lines.push(
+      `| ${label} | gRPC over TLS, ${GRPC_IN_FLIGHT} in flight (server CPU) | ${f(r.grpc.perCore)} | ${f(r.grpc.wallRate)} | ${f(r.grpc.p50, 2)} | ${f(r.grpc.p99, 2)} | ${ratio(r.grpc)} |`,
+    );
     const pooled = `${r.poolThreads} signing thread${r.poolThreads === 1 ? '' : 's'}`;
-    lines.push(`| ${label} | gRPC over TLS, 1 in flight, ${pooled} (server CPU) | ${f(r.grpcPooledSequential.perCore)} | ${f(r.grpcPooledSequential.wallRate)} | ${f(r.grpcPooledSequential.p50, 2)} | ${f(r.grpcPooledSequential.p99, 2)} | ${ratio(r.grpcPooledSequential)} |`);
-    lines.push(`| ${label} | gRPC over TLS, ${GRPC_IN_FLIGHT} in flight, ${pooled} (server CPU) | ${f(r.grpcPooled.perCore)} | ${f(r.grpcPooled.wallRate)} | ${f(r.grpcPooled.p50, 2)} | ${f(r.grpcPooled.p99, 2)} | ${ratio(r.grpcPooled)} |`);
+    lines.push(
+      `| ${label} | gRPC over TLS, 1 in flight, ${pooled} (server CPU) | ${f(r.grpcPooledSequential.perCore)} | ${f(r.grpcPooledSequential.wallRate)} | ${f(r.grpcPooledSequential.p50, 2)} | ${f(r.grpcPooledSequential.p99, 2)} | ${ratio(r.grpcPooledSequential)} |`,
+    );
+    lines.push(
+      `| ${label} | gRPC over TLS, ${GRPC_IN_FLIGHT} in flight, ${pooled} (server CPU) | ${f(r.grpcPooled.perCore)} | ${f(r.grpcPooled.wallRate)} | ${f(r.grpcPooled.p50, 2)} | ${f(r.grpcPooled.p99, 2)} | ${ratio(r.grpcPooled)} |`,
+    );
   }
   lines.push(
     '',
@@ -307,7 +358,9 @@ async function main(): Promise<void> {
   );
   for (const [label, r] of results) {
     const fl = r.floor;
-    lines.push(`| ${label} | ${f(fl.signUs, 1)} | ${f(fl.csrKeyImportUs, 1)} | ${f(fl.csrVerifyUs, 1)} | ${f(fl.perCore)} | ${f(fl.parsedKeysPerCore)} | ${f(fl.tokenVerifyUs, 1)} |`);
+    lines.push(
+      `| ${label} | ${f(fl.signUs, 1)} | ${f(fl.csrKeyImportUs, 1)} | ${f(fl.csrVerifyUs, 1)} | ${f(fl.perCore)} | ${f(fl.parsedKeysPerCore)} | ${f(fl.tokenVerifyUs, 1)} |`,
+    );
   }
   lines.push(
     '',
@@ -331,7 +384,10 @@ async function main(): Promise<void> {
     `  node:crypto sign ÷ openssl speed ${f(signRatio, 2)} (goal >= 0.75: ${verdict(signRatio >= 0.75)})`,
     '',
     `Signing threads (${ec.poolThreads} beside the gRPC thread), speed-up of the ${GRPC_IN_FLIGHT}-in-flight wall rate over one thread:`,
-    ...results.map(([label, r]) => `  ${label}: ${f(r.grpcPooled.wallRate / r.grpc.wallRate, 2)}× (p50 ${f(r.grpc.p50, 2)} → ${f(r.grpcPooled.p50, 2)} ms, p99 ${f(r.grpc.p99, 2)} → ${f(r.grpcPooled.p99, 2)} ms)`),
+    ...results.map(
+      ([label, r]) =>
+        `  ${label}: ${f(r.grpcPooled.wallRate / r.grpc.wallRate, 2)}× (p50 ${f(r.grpc.p50, 2)} → ${f(r.grpcPooled.p50, 2)} ms, p99 ${f(r.grpc.p99, 2)} → ${f(r.grpcPooled.p99, 2)} ms)`,
+    ),
     '',
   );
   process.stdout.write(lines.join('\n'));

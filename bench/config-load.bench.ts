@@ -166,7 +166,11 @@ async function parseAlone(paths: readonly string[]): Promise<Timed> {
 }
 
 /** The daemon's config side over the folder, as the benchmark runs it. */
-function pipelineOver(dir: string, manager: ReturnType<typeof newManager>, parts: Pick<ConfigPipelineOptions, 'metrics' | 'updater' | 'configDirOptions'>): ReturnType<typeof setupConfigPipeline> {
+function pipelineOver(
+  dir: string,
+  manager: ReturnType<typeof newManager>,
+  parts: Pick<ConfigPipelineOptions, 'metrics' | 'updater' | 'configDirOptions'>,
+): ReturnType<typeof setupConfigPipeline> {
   return setupConfigPipeline(manager, {
     configDir: dir,
     registries: ['orch'],

@@ -21,7 +21,8 @@ export interface PartSetup {
 }
 
 /** `profile`: a CPU profile from now until `profile-end`, written as `<dir>/<name>.cpuprofile`. */
-export type PartCommand = { cmd: 'start'; setup: PartSetup } | { cmd: 'cpu' } | { cmd: 'profile'; dir: string; name: string } | { cmd: 'profile-end' } | { cmd: 'exit' };
+export type PartCommand =
+  { cmd: 'start'; setup: PartSetup } | { cmd: 'cpu' } | { cmd: 'profile'; dir: string; name: string } | { cmd: 'profile-end' } | { cmd: 'exit' };
 export type PartMessage = { kind: 'ready'; proxyUrl?: string } | { kind: 'cpu'; user: number; system: number };
 
 async function start(setup: PartSetup): Promise<{ proxyUrl?: string; close(): Promise<void> }> {

@@ -55,7 +55,12 @@ interface Target {
 function targetOf(url: string, viaProxy: boolean, token: string): Target {
   const parsed = new URL(url);
   return viaProxy
-    ? { host: parsed.hostname, port: Number(parsed.port), path: 'http://httpbin.bar:8000/headers', headers: { host: 'httpbin.bar:8000', authorization: `Bearer ${token}` } }
+    ? {
+        host: parsed.hostname,
+        port: Number(parsed.port),
+        path: 'http://httpbin.bar:8000/headers',
+        headers: { host: 'httpbin.bar:8000', authorization: `Bearer ${token}` },
+      }
     : { host: parsed.hostname, port: Number(parsed.port), path: '/headers', headers: { authorization: `Bearer ${token}` } };
 }
 
@@ -165,17 +170,24 @@ async function cpuNow(parts: Readonly<Record<MeshPart, Part>>): Promise<CpuSnaps
 /** `total` plus the CPU spent between two snapshots. */
 function addSpent(total: CpuSnapshot, before: CpuSnapshot, after: CpuSnapshot): CpuSnapshot {
   const sum = (name: MeshPart, field: keyof CpuTime): number => total[name][field] + after[name][field] - before[name][field];
-  return Object.fromEntries((Object.keys(total) as MeshPart[]).map((name) => [name, { total: sum(name, 'total'), system: sum(name, 'system') }])) as CpuSnapshot;
+  return Object.fromEntries(
+    (Object.keys(total) as MeshPart[]).map((name) => [name, { total: sum(name, 'total'), system: sum(name, 'system') }]),
+  ) as CpuSnapshot;
 }
 
 function perRequest(spent: CpuSnapshot, count: number): CpuSnapshot {
-  return Object.fromEntries((Object.keys(spent) as MeshPart[]).map((name) => [name, { total: spent[name].total / count, system: spent[name].system / count }])) as CpuSnapshot;
+  return Object.fromEntries(
+    (Object.keys(spent) as MeshPart[]).map((name) => [name, { total: spent[name].total / count, system: spent[name].system / count }]),
+  ) as CpuSnapshot;
 }
 
 const NO_CPU: CpuSnapshot = { backend: { total: 0, system: 0 }, server: { total: 0, system: 0 }, client: { total: 0, system: 0 } };
 
 /** CPU of each part over `phase`, in µs per request. */
-async function cpuPerRequest<T extends { count: number }>(parts: Readonly<Record<MeshPart, Part>>, phase: () => Promise<T>): Promise<T & { cpuUs: CpuSnapshot }> {
+async function cpuPerRequest<T extends { count: number }>(
+  parts: Readonly<Record<MeshPart, Part>>,
+  phase: () => Promise<T>,
+): Promise<T & { cpuUs: CpuSnapshot }> {
   const before = await cpuNow(parts);
   const result = await phase();
   return { ...result, cpuUs: perRequest(addSpent(NO_CPU, before, await cpuNow(parts)), result.count) };
@@ -185,7 +197,13 @@ async function cpuPerRequest<T extends { count: number }>(parts: Readonly<Record
  * Direct and two sidecars at the same rate, in alternating one-second slices (SECONDS of each), so
  * that both see the same neighbours on a shared machine; the sidecars' CPU over their slices.
  */
-async function pairedRate(parts: Readonly<Record<MeshPart, Part>>, direct: Target, meshed: Target, rate: number, failures: { direct: string[]; meshed: string[] }): Promise<{ direct: number[]; meshed: number[]; cpuUs: CpuSnapshot }> {
+async function pairedRate(
+  parts: Readonly<Record<MeshPart, Part>>,
+  direct: Target,
+  meshed: Target,
+  rate: number,
+  failures: { direct: string[]; meshed: string[] },
+): Promise<{ direct: number[]; meshed: number[]; cpuUs: CpuSnapshot }> {
   const latencies = { direct: [] as number[], meshed: [] as number[] };
   let spent = NO_CPU;
   for (let slice = 0; slice < Math.max(1, Math.round(SECONDS)); slice++) {
@@ -197,7 +215,10 @@ async function pairedRate(parts: Readonly<Record<MeshPart, Part>>, direct: Targe
   return { ...latencies, cpuUs: perRequest(spent, latencies.meshed.length) };
 }
 
-const loadText = (): string => loadavg().map((value) => value.toFixed(2)).join(' ');
+const loadText = (): string =>
+  loadavg()
+    .map((value) => value.toFixed(2))
+    .join(' ');
 const ms = (value: number): string => `${value.toFixed(2)} ms`;
 const us = (cpu: CpuTime): string => `${cpu.total.toFixed(0)} µs (system ${cpu.system.toFixed(0)})`;
 const hops = (cpuUs: CpuSnapshot): string =>
@@ -208,12 +229,23 @@ async function main(): Promise<void> {
   console.log(`data-plane benchmark: ${SECONDS} s per phase, Node ${process.version}, ${cpus().length} cores, load average ${loadText()} at start`);
   const pair = await generateKeyPair('RS256');
   const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256' }] });
-  const token = await new SignJWT({ sub: 'bench' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).setExpirationTime('2h').sign(pair.privateKey);
+  const token = await new SignJWT({ sub: 'bench' })
+    .setProtectedHeader({ alg: 'RS256', kid: 'k1' })
+    .setIssuer(ISSUER)
+    .setExpirationTime('2h')
+    .sign(pair.privateKey);
   const secretsFor = await newMeshSecrets();
   const setupFor = (identity: string): Omit<Extract<PartCommand, { cmd: 'start' }>['setup'], 'part'> => {
     const secrets = secretsFor(identity);
     const certificate = secrets.certificates.get('default');
-    return { subnet: SUBNET, certificateChain: certificate?.certificateChain ?? '', privateKey: certificate?.privateKey ?? '', rootPem: secrets.trustedCas.get('ROOTCA') ?? '', issuer: ISSUER, jwks };
+    return {
+      subnet: SUBNET,
+      certificateChain: certificate?.certificateChain ?? '',
+      privateKey: certificate?.privateKey ?? '',
+      rootPem: secrets.trustedCas.get('ROOTCA') ?? '',
+      issuer: ISSUER,
+      jwks,
+    };
   };
   const parts: Record<MeshPart, Part> = {
     backend: startPart('backend', setupFor(SIDECAR_IDENTITIES.server)),
@@ -223,7 +255,9 @@ async function main(): Promise<void> {
   const [, , client] = await Promise.all([parts.backend.ready, parts.server.ready, parts.client.ready]);
   const direct = targetOf(meshAddresses(SUBNET).directUrl, false, token);
   const meshed = targetOf(client.proxyUrl ?? '', true, token);
-  console.log('the backend, the server sidecar (mutual TLS + jwt_authn + RBAC) and the client sidecar each in a process of their own; the load generator in this one');
+  console.log(
+    'the backend, the server sidecar (mutual TLS + jwt_authn + RBAC) and the client sidecar each in a process of their own; the load generator in this one',
+  );
   // Warm up to steady state: connection pools (and their TLS handshakes) at the concurrency the phases reach.
   const warmUpFailures: string[] = [];
   for (const target of [direct, meshed]) {
@@ -239,17 +273,28 @@ async function main(): Promise<void> {
   const meshedSaturation = await cpuPerRequest(parts, () => saturation(meshed, failuresOf('two sidecars saturation')));
   if (PROFILE_DIR) sidecars.forEach((part) => part.send({ cmd: 'profile-end' }));
   const ratio = meshedSaturation.rps / directSaturation.rps;
-  console.log(`saturation (closed loop, concurrency ${CONCURRENCY}): direct ${directSaturation.rps.toFixed(0)} rps, two sidecars ${meshedSaturation.rps.toFixed(0)} rps → ratio ${ratio.toFixed(3)} (goal ≥ 0.25; at filing 2,136 ÷ 19,537 = 0.11)`);
+  console.log(
+    `saturation (closed loop, concurrency ${CONCURRENCY}): direct ${directSaturation.rps.toFixed(0)} rps, two sidecars ${meshedSaturation.rps.toFixed(0)} rps → ratio ${ratio.toFixed(3)} (goal ≥ 0.25; at filing 2,136 ÷ 19,537 = 0.11)`,
+  );
   console.log(`  CPU per request at saturation: ${hops(meshedSaturation.cpuUs)}`);
   for (const { share, goalMs } of LOADS) {
     const rate = Math.max(1, Math.round(share * meshedSaturation.rps));
-    const run = await pairedRate(parts, direct, meshed, rate, { direct: failuresOf(`direct at ${rate} rps`), meshed: failuresOf(`two sidecars at ${rate} rps`) });
+    const run = await pairedRate(parts, direct, meshed, rate, {
+      direct: failuresOf(`direct at ${rate} rps`),
+      meshed: failuresOf(`two sidecars at ${rate} rps`),
+    });
     const added = percentile(run.meshed, 99) - percentile(run.direct, 99);
-    const row = (latencies: readonly number[]): string => `p50 ${ms(percentile(latencies, 50))}, p90 ${ms(percentile(latencies, 90))}, p99 ${ms(percentile(latencies, 99))}, max ${ms(percentile(latencies, 100))}`;
-    console.log(`at ${share * 100} % of the two sidecars' saturation (${rate} rps, open loop, alternating 1 s slices): direct ${row(run.direct)}; two sidecars ${row(run.meshed)}`);
-    console.log(`  added p99 ${ms(added)} (goal ≤ ${goalMs} ms; at filing +329 ms at 1000 rps = 47 %); CPU per request: ${hops(run.cpuUs)}; load average ${loadText()}`);
+    const row = (latencies: readonly number[]): string =>
+      `p50 ${ms(percentile(latencies, 50))}, p90 ${ms(percentile(latencies, 90))}, p99 ${ms(percentile(latencies, 99))}, max ${ms(percentile(latencies, 100))}`;
+    console.log(
+      `at ${share * 100} % of the two sidecars' saturation (${rate} rps, open loop, alternating 1 s slices): direct ${row(run.direct)}; two sidecars ${row(run.meshed)}`,
+    );
+    console.log(
+      `  added p99 ${ms(added)} (goal ≤ ${goalMs} ms; at filing +329 ms at 1000 rps = 47 %); CPU per request: ${hops(run.cpuUs)}; load average ${loadText()}`,
+    );
   }
-  for (const [phase, failed] of Object.entries(failures)) if (failed.length > 0) console.log(`FAILED: ${phase}: ${failed.length} requests, the first: ${failed[0]}`);
+  for (const [phase, failed] of Object.entries(failures))
+    if (failed.length > 0) console.log(`FAILED: ${phase}: ${failed.length} requests, the first: ${failed[0]}`);
   await Promise.all(Object.values(parts).map((part) => part.exit()));
   agent.destroy();
   console.log(`load average ${loadText()} at the end; ${((performance.now() - wall) / 1000).toFixed(0)} s in all`);

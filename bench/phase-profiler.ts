@@ -24,7 +24,11 @@ export async function newPhaseProfiler(dir: string | undefined, options: { alloc
     async around(name, phase) {
       await session.post('Profiler.start');
       if (options.allocations) {
-        await session.post('HeapProfiler.startSampling', { samplingInterval: 64 * 1024, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+        await session.post('HeapProfiler.startSampling', {
+          samplingInterval: 64 * 1024,
+          includeObjectsCollectedByMajorGC: true,
+          includeObjectsCollectedByMinorGC: true,
+        });
       }
       try {
         return await phase();

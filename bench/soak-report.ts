@@ -29,16 +29,22 @@ export function newSeries(): { add(name: string, point: Point): void; names(): s
 }
 
 export function processTable(rows: readonly { name: string; sample: ProcessSample }[]): string {
-  const lines = [`  ${'process'.padEnd(NAME)} ${'RSS MB'.padStart(8)} ${'heap MB'.padStart(8)} ${'ext MB'.padStart(7)} ${'handles'.padStart(8)} ${'fds'.padStart(6)}`];
+  const lines = [
+    `  ${'process'.padEnd(NAME)} ${'RSS MB'.padStart(8)} ${'heap MB'.padStart(8)} ${'ext MB'.padStart(7)} ${'handles'.padStart(8)} ${'fds'.padStart(6)}`,
+  ];
   for (const { name, sample } of rows) {
-    lines.push(`  ${name.padEnd(NAME)} ${mb(sample.rssBytes).padStart(8)} ${mb(sample.heapUsedBytes).padStart(8)} ${mb(sample.externalBytes).padStart(7)} ${fixed(sample.activeHandles, 0).padStart(8)} ${fixed(sample.fds, 0).padStart(6)}`);
+    lines.push(
+      `  ${name.padEnd(NAME)} ${mb(sample.rssBytes).padStart(8)} ${mb(sample.heapUsedBytes).padStart(8)} ${mb(sample.externalBytes).padStart(7)} ${fixed(sample.activeHandles, 0).padStart(8)} ${fixed(sample.fds, 0).padStart(6)}`,
+    );
   }
   return lines.join('\n');
 }
 
 /** Slope in units per minute of one field over the points after warm-up. */
 function slopeOf(points: readonly Point[], warmupMinutes: number, field: keyof ProcessSample, scale: number): number | undefined {
-  const after = points.filter((point) => point.minute >= warmupMinutes && point[field] !== undefined).map((point) => ({ x: point.minute, y: (point[field] as number) / scale }));
+  const after = points
+    .filter((point) => point.minute >= warmupMinutes && point[field] !== undefined)
+    .map((point) => ({ x: point.minute, y: (point[field] as number) / scale }));
   return slope(after);
 }
 

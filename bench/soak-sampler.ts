@@ -81,7 +81,11 @@ export function heapAndHandles(samples: PromSamples | undefined): Pick<ProcessSa
   const heap = sumOf(samples, 'nodejs_heap_size_used_bytes') ?? sumOf(samples, 'envoy_server_memory_allocated');
   const external = sumOf(samples, 'nodejs_external_memory_bytes');
   const handles = sumOf(samples, 'nodejs_active_handles_total');
-  return { ...(heap !== undefined ? { heapUsedBytes: heap } : {}), ...(external !== undefined ? { externalBytes: external } : {}), ...(handles !== undefined ? { activeHandles: handles } : {}) };
+  return {
+    ...(heap !== undefined ? { heapUsedBytes: heap } : {}),
+    ...(external !== undefined ? { externalBytes: external } : {}),
+    ...(handles !== undefined ? { activeHandles: handles } : {}),
+  };
 }
 
 /** Least-squares slope of y over x; undefined with fewer than 3 points. */

@@ -61,17 +61,24 @@ export function requestOnce(pair: TrafficPair, agent: Agent, timeoutMs: number, 
   const proxy = new URL(pair.proxy);
   const host = `httpbin.${pair.to}:8000`;
   return new Promise((resolve) => {
-    const req = request({ host: proxy.hostname, port: Number(proxy.port), path: `http://${host}/headers`, headers: { host }, agent, timeout: timeoutMs }, (res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => {
-        if (body.length < (mustContain ? 16_384 : 200)) body += chunk;
-      });
-      res.on('end', () =>
-        resolve(res.statusCode === 200 && (!mustContain || body.includes(mustContain)) ? 'ok' : `${res.statusCode} ${mustContain && res.statusCode === 200 ? `without ${mustContain}` : body.trim().slice(0, 80)}`),
-      );
-      res.on('error', (error) => resolve(`response error: ${error.message}`));
-    });
+    const req = request(
+      { host: proxy.hostname, port: Number(proxy.port), path: `http://${host}/headers`, headers: { host }, agent, timeout: timeoutMs },
+      (res) => {
+        let body = '';
+        res.setEncoding('utf8');
+        res.on('data', (chunk: string) => {
+          if (body.length < (mustContain ? 16_384 : 200)) body += chunk;
+        });
+        res.on('end', () =>
+          resolve(
+            res.statusCode === 200 && (!mustContain || body.includes(mustContain))
+              ? 'ok'
+              : `${res.statusCode} ${mustContain && res.statusCode === 200 ? `without ${mustContain}` : body.trim().slice(0, 80)}`,
+          ),
+        );
+        res.on('error', (error) => resolve(`response error: ${error.message}`));
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`no answer within ${timeoutMs} ms`)));
     req.on('error', (error) => resolve(`error: ${error.message}`));
     req.end();
@@ -90,7 +97,13 @@ export function startTraffic(options: TrafficOptions): Traffic {
   let stopped = false;
 
   const windowOf = (pair: TrafficPair, sentAt: number): DenyWindow | undefined =>
-    options.windows.find((window) => window.fromNamespace === pair.from && window.toNamespace === pair.to && sentAt >= window.startAt && (window.endAt === undefined || sentAt <= window.endAt + options.graceMs));
+    options.windows.find(
+      (window) =>
+        window.fromNamespace === pair.from &&
+        window.toNamespace === pair.to &&
+        sentAt >= window.startAt &&
+        (window.endAt === undefined || sentAt <= window.endAt + options.graceMs),
+    );
 
   const fire = (index: number): void => {
     const pairIndex = index % options.pairs.length;
@@ -108,7 +121,11 @@ export function startTraffic(options: TrafficOptions): Traffic {
       if (window && outcome.startsWith('403')) {
         counts.deniedInside++;
         const denied = deniedByWindow.get(window) ?? { count: 0 };
-        deniedByWindow.set(window, { count: denied.count + 1, firstAt: Math.min(denied.firstAt ?? sentAt, sentAt), lastAt: Math.max(denied.lastAt ?? sentAt, sentAt) });
+        deniedByWindow.set(window, {
+          count: denied.count + 1,
+          firstAt: Math.min(denied.firstAt ?? sentAt, sentAt),
+          lastAt: Math.max(denied.lastAt ?? sentAt, sentAt),
+        });
       } else if (window) counts.otherInside++;
       else {
         counts.failuresOutside++;

@@ -42,7 +42,11 @@ const GRACE_S = flag('grace', 3);
 const VERBOSE = process.argv.includes('--verbose');
 const SHORT_TYPES: Record<string, string> = { [CLUSTER_TYPE]: 'cds', [ENDPOINT_TYPE]: 'eds', [LISTENER_TYPE]: 'lds', [ROUTE_TYPE]: 'rds' };
 
-function startProxies(): { child: ChildProcess; next<K extends ProxiesReport['kind']>(kind: K, timeoutMs: number): Promise<Extract<ProxiesReport, { kind: K }>>; send(command: ProxiesCommand): void } {
+function startProxies(): {
+  child: ChildProcess;
+  next<K extends ProxiesReport['kind']>(kind: K, timeoutMs: number): Promise<Extract<ProxiesReport, { kind: K }>>;
+  send(command: ProxiesCommand): void;
+} {
   const child = fork(fileURLToPath(new URL('./xds-proxies.js', import.meta.url)), [], { stdio: 'inherit' });
   const waiting: { kind: string; resolve: (report: ProxiesReport) => void }[] = [];
   child.on('message', (report: ProxiesReport) => {
@@ -70,7 +74,8 @@ function watched(mesh: LocalMesh, proxiesPid: number | undefined): { name: strin
     }
     const workload = mesh.workloads.find((candidate) => `${candidate.namespace}/${candidate.name}` === name);
     out.push({ name: `${name} agent`, pid, ...(workload ? { metrics: `http://${workload.podIp}:15021/stats/prometheus` } : {}) });
-    for (const child of childrenOf(pid)) out.push({ name: `${name} dp`, pid: child, ...(workload ? { metrics: `http://${workload.podIp}:15000/stats/prometheus` } : {}) });
+    for (const child of childrenOf(pid))
+      out.push({ name: `${name} dp`, pid: child, ...(workload ? { metrics: `http://${workload.podIp}:15000/stats/prometheus` } : {}) });
   }
   if (proxiesPid !== undefined) out.push({ name: `simulated proxies (${PROXIES})`, pid: proxiesPid });
   return out;
@@ -78,10 +83,17 @@ function watched(mesh: LocalMesh, proxiesPid: number | undefined): { name: strin
 
 async function main(): Promise<number> {
   console.log(
-    `soak: ${MINUTES} min, ${PROXIES} simulated proxies, ${RPS} requests/s, a churn step every ${STEP_S} s, figures every ${INTERVAL_S} s, slopes after ${WARMUP_MIN} min of warm-up; Node ${process.version}, load average at start ${loadavg().map((value) => value.toFixed(2)).join(' ')}`,
+    `soak: ${MINUTES} min, ${PROXIES} simulated proxies, ${RPS} requests/s, a churn step every ${STEP_S} s, figures every ${INTERVAL_S} s, slopes after ${WARMUP_MIN} min of warm-up; Node ${process.version}, load average at start ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}`,
   );
   const workDir = mkdtempSync(join(tmpdir(), 'mesh-soak-'));
-  const mesh = await startLocalMesh({ workDir, debounce: '100ms', addressBlock: 77, log: VERBOSE ? (line) => console.log(line) : (line) => void (/\t(warn|error)\t/.test(line) && console.log(line)) });
+  const mesh = await startLocalMesh({
+    workDir,
+    debounce: '100ms',
+    addressBlock: 77,
+    log: VERBOSE ? (line) => console.log(line) : (line) => void (/\t(warn|error)\t/.test(line) && console.log(line)),
+  });
   const proxies = startProxies();
   let broken = false;
   proxies.child.once('exit', (code) => {
@@ -102,14 +114,34 @@ async function main(): Promise<number> {
     const probeAgent = new Agent();
     for (const pair of pairs) {
       // The server sidecar adds the client's certificate: proof the hop was mutual TLS.
-      await waitFor(async () => (await requestOnce(pair, probeAgent, 5_000, 'X-Forwarded-Client-Cert')) === 'ok', { timeoutMs: 30_000, intervalMs: 100, description: `${pair.from} → ${pair.to} answering 200 over mutual TLS` });
+      await waitFor(async () => (await requestOnce(pair, probeAgent, 5_000, 'X-Forwarded-Client-Cert')) === 'ok', {
+        timeoutMs: 30_000,
+        intervalMs: 100,
+        description: `${pair.from} → ${pair.to} answering 200 over mutual TLS`,
+      });
     }
     probeAgent.destroy();
-    const pods = Array.from({ length: PROXIES }, (_, i) => ({ name: `sim-${i}`, namespace: i % 2 === 0 ? 'foo' : 'bar', ip: `10.250.${Math.floor(i / 250)}.${(i % 250) + 1}` }));
+    const pods = Array.from({ length: PROXIES }, (_, i) => ({
+      name: `sim-${i}`,
+      namespace: i % 2 === 0 ? 'foo' : 'bar',
+      ip: `10.250.${Math.floor(i / 250)}.${(i % 250) + 1}`,
+    }));
     const synced = proxies.next('synced', 120_000);
-    proxies.send({ cmd: 'connect', from: 0, to: PROXIES, port: mesh.daemon.grpcPort, edsNames: [], routeNames: [], types: [CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE], pods, follow: true });
+    proxies.send({
+      cmd: 'connect',
+      from: 0,
+      to: PROXIES,
+      port: mesh.daemon.grpcPort,
+      edsNames: [],
+      routeNames: [],
+      types: [CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE],
+      pods,
+      follow: true,
+    });
     const report = await synced;
-    console.log(`simulated proxies: ${report.proxies} synced (CDS, EDS, LDS, RDS ACKed), ${report.refused} streams refused on the way (the daemon admits new streams at a bounded rate; refused ones reconnect with backoff)`);
+    console.log(
+      `simulated proxies: ${report.proxies} synced (CDS, EDS, LDS, RDS ACKed), ${report.refused} streams refused on the way (the daemon admits new streams at a bounded rate; refused ones reconnect with backoff)`,
+    );
     return await soak(mesh, proxies, pairs, () => broken);
   } finally {
     if (proxies.child.connected) proxies.send({ cmd: 'exit' });
@@ -183,16 +215,27 @@ async function soak(mesh: LocalMesh, proxies: ReturnType<typeof startProxies>, p
   clearTimeout(churnTimer);
   await traffic.stop();
   const final = traffic.counts();
-  console.log(`\n=== soak summary: ${clock(minute())} min, load average at end ${loadavg().map((value) => value.toFixed(2)).join(' ')} (2 cores, shared) ===`);
-  console.log(`requests: sent ${final.sent}, ok ${final.ok}, failures outside deny windows ${final.failuresOutside} (goal 0), denied inside ${final.deniedInside}, other failures inside ${final.otherInside}, skipped ${final.skipped}`);
-  for (const failure of traffic.failures().slice(0, 10)) console.log(`  failure at ${clock((failure.at - start) / 60_000)} ${failure.pair}: ${failure.outcome}`);
+  console.log(
+    `\n=== soak summary: ${clock(minute())} min, load average at end ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')} (2 cores, shared) ===`,
+  );
+  console.log(
+    `requests: sent ${final.sent}, ok ${final.ok}, failures outside deny windows ${final.failuresOutside} (goal 0), denied inside ${final.deniedInside}, other failures inside ${final.otherInside}, skipped ${final.skipped}`,
+  );
+  for (const failure of traffic.failures().slice(0, 10))
+    console.log(`  failure at ${clock((failure.at - start) / 60_000)} ${failure.pair}: ${failure.outcome}`);
   const denied = windows.map((window) => ({ window, ...traffic.deniedIn(window) }));
   const lags = denied.filter((entry) => entry.firstAt !== undefined).map((entry) => (entry.firstAt as number) - entry.window.startAt);
-  const tails = denied.filter((entry) => entry.lastAt !== undefined && entry.window.endAt !== undefined).map((entry) => (entry.lastAt as number) - (entry.window.endAt as number));
+  const tails = denied
+    .filter((entry) => entry.lastAt !== undefined && entry.window.endAt !== undefined)
+    .map((entry) => (entry.lastAt as number) - (entry.window.endAt as number));
   console.log(
     `deny windows: ${windows.length}, with denials ${denied.filter((entry) => entry.count > 0).length}; first denial after the apply: max ${lags.length ? Math.max(...lags) : '-'} ms; last denial after the removal: max ${tails.length ? Math.max(...tails) : '-'} ms (grace ${GRACE_S * 1000} ms)`,
   );
-  console.log(`churn: ${stepIndex} steps (${Math.floor(stepIndex / steps.length)} full cycles of ${steps.length})${churnError ? `; last error: ${churnError}` : ''}`);
+  console.log(
+    `churn: ${stepIndex} steps (${Math.floor(stepIndex / steps.length)} full cycles of ${steps.length})${churnError ? `; last error: ${churnError}` : ''}`,
+  );
   console.log(`memory and handles (slopes by least squares after ${WARMUP_MIN} min of warm-up; goal flat):`);
   console.log(summaryTable(series, WARMUP_MIN));
   for (const file of CHURN_FILES) await mesh.remove(file);

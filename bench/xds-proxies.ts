@@ -63,7 +63,8 @@ export interface MarkCommand {
   type?: string;
 }
 /** `close` ends every stream of the proxies (`closed` once done): the next `connect` starts afresh. */
-export type ProxiesCommand = ConnectCommand | FanoutCommand | EchoCommand | MarkCommand | { cmd: 'close' } | { cmd: 'status' } | { cmd: 'cpu' } | { cmd: 'exit' };
+export type ProxiesCommand =
+  ConnectCommand | FanoutCommand | EchoCommand | MarkCommand | { cmd: 'close' } | { cmd: 'status' } | { cmd: 'cpu' } | { cmd: 'exit' };
 
 /** Since the proxies connected: streams open now (a response received since the last (re)connect), stream ends, responses by type URL. */
 export interface ProxiesStatus {
@@ -141,14 +142,22 @@ interface ProxyClient {
   close(): void;
 }
 
-function newProxyClient(delta: boolean, options: DiscoveryConnectionOptions & { initial: readonly (readonly [string, readonly string[]])[] }, onResponse: (response: AnyResponse) => void): ProxyClient {
+function newProxyClient(
+  delta: boolean,
+  options: DiscoveryConnectionOptions & { initial: readonly (readonly [string, readonly string[]])[] },
+  onResponse: (response: AnyResponse) => void,
+): ProxyClient {
   // What each cluster and listener held asks for: a delta response names only what changed.
-  const held = new Map<string, Map<string, string[]>>([[CLUSTER_TYPE, new Map()], [LISTENER_TYPE, new Map()]]);
+  const held = new Map<string, Map<string, string[]>>([
+    [CLUSTER_TYPE, new Map()],
+    [LISTENER_TYPE, new Map()],
+  ]);
   const followedOf = (typeUrl: string, resources: readonly Record<string, unknown>[], removed: readonly string[], complete: boolean): string[] => {
     const map = held.get(typeUrl) as Map<string, string[]>;
     if (complete) map.clear();
     for (const name of removed) map.delete(name);
-    for (const resource of resources) map.set(String(resource['name']), typeUrl === CLUSTER_TYPE ? edsNameOf(resource) : [...collectRouteNames(resource, new Set())]);
+    for (const resource of resources)
+      map.set(String(resource['name']), typeUrl === CLUSTER_TYPE ? edsNameOf(resource) : [...collectRouteNames(resource, new Set())]);
     return [...new Set([...map.values()].flat())].sort();
   };
   if (delta) {
@@ -160,7 +169,12 @@ function newProxyClient(delta: boolean, options: DiscoveryConnectionOptions & { 
       ack: (response) => client.ack(response as DeltaDiscoveryResponse),
       followed(response) {
         const { resources, removed } = client.decode(response as DeltaDiscoveryResponse);
-        return followedOf(response.type_url, resources.map((resource) => resource.resource), removed, false);
+        return followedOf(
+          response.type_url,
+          resources.map((resource) => resource.resource),
+          removed,
+          false,
+        );
       },
       close: () => client.close(),
     };
@@ -229,7 +243,14 @@ function connect(command: ConnectCommand): void {
       // Only what an ACK needs is read; the resources stay encoded.
       raw: rawCodec,
       ...(retries ? { reconnect: { firstMs: 500, maxMs: 10_000 } } : {}),
-      initial: [[CLUSTER_TYPE, []] as const, ...(command.types.includes(LISTENER_TYPE) ? [[LISTENER_TYPE, []] as const] : command.types.includes(ROUTE_TYPE) ? [[ROUTE_TYPE, routeNames] as const] : [])],
+      initial: [
+        [CLUSTER_TYPE, []] as const,
+        ...(command.types.includes(LISTENER_TYPE)
+          ? [[LISTENER_TYPE, []] as const]
+          : command.types.includes(ROUTE_TYPE)
+            ? [[ROUTE_TYPE, routeNames] as const]
+            : []),
+      ],
       onStreamEnd({ error }: { error?: Error }) {
         status.streamEnds++;
         if (open) {

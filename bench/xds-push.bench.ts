@@ -44,7 +44,18 @@ import { newMetrics, newNopLogger, newRealClock } from '../runtime/index.js';
 import { newSidecarCdsGenerator } from '../xds/generators/index.js';
 import { buildPushContext, type PushContext } from '../xds/model/index.js';
 import { newMeshGenerators } from '../xds/mesh-generators.js';
-import { loadEnvoyProtos, newXdsServer, parseProxy, jsonToStruct, CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, SECRET_TYPE, type Generator, type XdsServer } from '../xds/index.js';
+import {
+  loadEnvoyProtos,
+  newXdsServer,
+  parseProxy,
+  jsonToStruct,
+  CLUSTER_TYPE,
+  ENDPOINT_TYPE,
+  LISTENER_TYPE,
+  SECRET_TYPE,
+  type Generator,
+  type XdsServer,
+} from '../xds/index.js';
 import { newPhaseProfiler } from './phase-profiler.js';
 import { ECHO, FANOUT, type ConnectCommand, type ProxiesCommand, type ProxiesReport } from './xds-proxies.js';
 import { waitFor } from '../testing/wait-for.js';
@@ -70,7 +81,8 @@ const PUSH_THROTTLE = Number(ARGS.positionals[3] ?? 100);
 const DEBOUNCE_MS = 100;
 const STORM_ONLY = ARGS.values['storm-only'];
 type Protocol = 'sotw' | 'delta';
-const PROTOCOLS: readonly Protocol[] = ARGS.values.delta && !ARGS.values.sotw ? ['delta'] : ARGS.values.sotw && !ARGS.values.delta ? ['sotw'] : ['sotw', 'delta'];
+const PROTOCOLS: readonly Protocol[] =
+  ARGS.values.delta && !ARGS.values.sotw ? ['delta'] : ARGS.values.sotw && !ARGS.values.delta ? ['sotw'] : ['sotw', 'delta'];
 const PROTOCOL_NAME: Readonly<Record<Protocol, string>> = { sotw: 'state of the world', delta: 'delta' };
 const NAMESPACES = 20;
 const PORTS = [80, 8080, 9080, 5000, 3000, 8000, 7070, 15000 - 1, 443, 6379];
@@ -138,7 +150,12 @@ function applyPod(model: MeshModelWriter, pod: Pod): ReturnType<MeshModelWriter[
   return model.registry.applyWorkload(workload);
 }
 
-function startChild(): { child: ChildProcess; next(kind: ProxiesReport['kind']): Promise<ProxiesReport>; send(command: ProxiesCommand): void; cpu(): Promise<number> } {
+function startChild(): {
+  child: ChildProcess;
+  next(kind: ProxiesReport['kind']): Promise<ProxiesReport>;
+  send(command: ProxiesCommand): void;
+  cpu(): Promise<number>;
+} {
   const child = fork(fileURLToPath(new URL('./xds-proxies.js', import.meta.url)), [], { stdio: 'inherit', execArgv: ['--max-old-space-size=8192'] });
   const waiting: { kind: string; resolve: (report: ProxiesReport) => void }[] = [];
   child.on('message', (report: ProxiesReport) => {
@@ -160,9 +177,13 @@ function startChild(): { child: ChildProcess; next(kind: ProxiesReport['kind']):
 
 /** Names a sidecar subscribes to by name: every EDS cluster of CDS, every route of LDS. */
 function subscriptionNames(generators: readonly Generator<PushContext>[], push: PushContext, pod: Pod): { edsNames: string[]; routeNames: string[] } {
-  const proxy = parseProxy({ id: `sidecar~${pod.ip}~${pod.name}.${pod.namespace}~${pod.namespace}.svc.${DOMAIN}`, metadata: jsonToStruct({ NAMESPACE: pod.namespace }) });
+  const proxy = parseProxy({
+    id: `sidecar~${pod.ip}~${pod.name}.${pod.namespace}~${pod.namespace}.svc.${DOMAIN}`,
+    metadata: jsonToStruct({ NAMESPACE: pod.namespace }),
+  });
   const request = generateRequest({ names: [], full: true, configsUpdated: [] });
-  const resolve = (resource: object | (() => object)): Record<string, unknown> => (typeof resource === 'function' ? resource() : resource) as Record<string, unknown>;
+  const resolve = (resource: object | (() => object)): Record<string, unknown> =>
+    (typeof resource === 'function' ? resource() : resource) as Record<string, unknown>;
   const clusters = (newSidecarCdsGenerator().generate(proxy, push, request)?.resources ?? []).map((named) => resolve(named.resource));
   const edsNames = clusters.filter((cluster) => cluster['type'] === 'EDS').map((cluster) => cluster['name'] as string);
   const lds = generators.find((generator) => generator.typeUrl === LISTENER_TYPE);
@@ -181,7 +202,9 @@ function subscriptionNames(generators: readonly Generator<PushContext>[], push: 
 }
 
 async function main(): Promise<void> {
-  console.log(`xDS benchmark: ${PROXIES} proxies, ${SERVICES} services, ${CHANGES} endpoint changes, ${PROTOCOLS.map((protocol) => PROTOCOL_NAME[protocol]).join(' then ')}, Node ${process.version}`);
+  console.log(
+    `xDS benchmark: ${PROXIES} proxies, ${SERVICES} services, ${CHANGES} endpoint changes, ${PROTOCOLS.map((protocol) => PROTOCOL_NAME[protocol]).join(' then ')}, Node ${process.version}`,
+  );
   const loaded = loadEnvoyProtos();
   const encodes = new Map<string, { count: number; bytes: number; ms: number }>();
   // Counts what the daemon encodes (cache misses), by type, and the time it takes.
@@ -209,7 +232,15 @@ async function main(): Promise<void> {
       protos,
       generators,
       buildPushContext: () => buildPushContext(model),
-      tuning: { debounceAfterMs: DEBOUNCE_MS, debounceMaxMs: 10_000, enableEdsDebounce: true, pushThrottle: PUSH_THROTTLE, enableCache: true, cacheSize: 200_000, sendTimeoutMs: 0 },
+      tuning: {
+        debounceAfterMs: DEBOUNCE_MS,
+        debounceMaxMs: 10_000,
+        enableEdsDebounce: true,
+        pushThrottle: PUSH_THROTTLE,
+        enableCache: true,
+        cacheSize: 200_000,
+        sendTimeoutMs: 0,
+      },
       transport: { keepaliveIntervalMs: 30_000, keepaliveTimeoutMs: 10_000, maxConnectionAgeMs: 2 ** 53, maxRecvMsgSize: 4 * 1024 * 1024, maxStreams: 100_000 },
       grpcAddr: '127.0.0.1:0',
       clock,
@@ -235,7 +266,10 @@ async function main(): Promise<void> {
   const profiler = await newPhaseProfiler(ARGS.values.profile, { allocations: ARGS.values.allocations });
   const push = buildPushContext(model);
   // A sidecar without gateway credentials subscribes to no secrets over ADS.
-  const names = { ...subscriptionNames(generators, push, pods[0] as Pod), types: generators.map((generator) => generator.typeUrl).filter((type) => type !== SECRET_TYPE) };
+  const names = {
+    ...subscriptionNames(generators, push, pods[0] as Pod),
+    types: generators.map((generator) => generator.typeUrl).filter((type) => type !== SECRET_TYPE),
+  };
   console.log(`each proxy subscribes to ${names.edsNames.length} EDS clusters and ${names.routeNames.length} routes`);
 
   gc();
@@ -280,8 +314,12 @@ async function main(): Promise<void> {
     const cpuSeconds = (cpu.user + cpu.system) / 1e6;
     const wall = report.lastAckAt - started;
     const bytesPerCpuSecond = report.bytes / cpuSeconds;
-    console.log(`\n${label}${PROXIES} proxies connecting at once, full config for ${SERVICES} services, admission of new streams ${ARGS.values.admission ? 'at the default rate' : 'unlimited'}:`);
-    console.log(`  all ACKed in ${ms(wall)} wall, daemon CPU ${cpuSeconds.toFixed(2)} s, the simulated proxies' CPU ${clientCpuSeconds.toFixed(2)} s, refused ${report.refused}`);
+    console.log(
+      `\n${label}${PROXIES} proxies connecting at once, full config for ${SERVICES} services, admission of new streams ${ARGS.values.admission ? 'at the default rate' : 'unlimited'}:`,
+    );
+    console.log(
+      `  all ACKed in ${ms(wall)} wall, daemon CPU ${cpuSeconds.toFixed(2)} s, the simulated proxies' CPU ${clientCpuSeconds.toFixed(2)} s, refused ${report.refused}`,
+    );
     const split = threadCpuSince(threadsBefore);
     if (split) console.log(`  the daemon's CPU: ${split} (V8's garbage collector and compiler, libuv)`);
     console.log(`  pushed ${mb(report.bytes)} (${mb(report.bytes / PROXIES)} per proxy), ${mb(bytesPerCpuSecond)} per daemon CPU-second`);
@@ -295,7 +333,9 @@ async function main(): Promise<void> {
     const rawRuns = [await rawFanout(report.bytes / PROXIES), await rawFanout(report.bytes / PROXIES)];
     const rawPerCpuSecond = Math.max(...rawRuns);
     const stormRatio = bytesPerCpuSecond / rawPerCpuSecond;
-    console.log(`  raw grpc-js fan-out of the same bytes to ${PROXIES} new streams, right after: ${mb(rawPerCpuSecond)} per CPU-second (the better of ${rawRuns.map(mb).join(' and ')})`);
+    console.log(
+      `  raw grpc-js fan-out of the same bytes to ${PROXIES} new streams, right after: ${mb(rawPerCpuSecond)} per CPU-second (the better of ${rawRuns.map(mb).join(' and ')})`,
+    );
     console.log(`  storm: xDS bytes per daemon CPU-second / raw: ${stormRatio.toFixed(2)} (goal ≥ 0.75)`);
 
     gc();
@@ -305,7 +345,9 @@ async function main(): Promise<void> {
     const heapDir = ARGS.values['heap-snapshot'];
     if (heapDir !== undefined) {
       mkdirSync(heapDir, { recursive: true });
-      console.log(`  heap after the storm: ${mb(process.memoryUsage().heapUsed)} used; snapshot ${writeHeapSnapshot(join(heapDir, `storm-${protocol}.heapsnapshot`))}`);
+      console.log(
+        `  heap after the storm: ${mb(process.memoryUsage().heapUsed)} used; snapshot ${writeHeapSnapshot(join(heapDir, `storm-${protocol}.heapsnapshot`))}`,
+      );
     }
 
     if (STORM_ONLY) {
@@ -332,12 +374,17 @@ async function main(): Promise<void> {
         const eds = proxies.next('marked');
         const t0 = now();
         const result = applyPod(model, moved);
-        xds.configUpdate(pushRequestOf({
-          full: false,
-          reason: 'endpoint',
-          configsUpdated: [...result.endpointsChanged.map((key) => ({ kind: 'Service' as const, ...key })), { kind: 'Pod', namespace: moved.namespace, name: moved.name }],
-          startedAt: clock.now(),
-        }));
+        xds.configUpdate(
+          pushRequestOf({
+            full: false,
+            reason: 'endpoint',
+            configsUpdated: [
+              ...result.endpointsChanged.map((key) => ({ kind: 'Service' as const, ...key })),
+              { kind: 'Pod', namespace: moved.namespace, name: moved.name },
+            ],
+            startedAt: clock.now(),
+          }),
+        );
         const received = (await eds) as Extract<ProxiesReport, { kind: 'marked' }>;
         const times = received.times.map((time) => time - t0);
         edsBytes += received.bytes;
@@ -350,11 +397,16 @@ async function main(): Promise<void> {
     const changeCpu = process.cpuUsage(changeCpuBefore);
     const changeClientCpu = ((await proxies.cpu()) - changeClientCpuBefore) / 1e6;
     const edsBytesPerProxy = edsBytes / CHANGES / PROXIES;
-    console.log(`\n${label}one endpoint change, ${PROXIES} proxies (debounce ${DEBOUNCE_MS} ms included), ${CHANGES} changes, ${edsBytesPerProxy.toFixed(0)} EDS bytes per proxy per change:`);
+    console.log(
+      `\n${label}one endpoint change, ${PROXIES} proxies (debounce ${DEBOUNCE_MS} ms included), ${CHANGES} changes, ${edsBytesPerProxy.toFixed(0)} EDS bytes per proxy per change:`,
+    );
     console.log(`  event → a proxy's EDS ACK: p50 ${ms(percentile(perProxy, 50))}, p99 ${ms(percentile(perProxy, 99))}`);
     console.log(`  event → last ACK of a change: p50 ${ms(percentile(lastAck, 50))}, p99 ${ms(percentile(lastAck, 99))}`);
-    console.log(`  daemon CPU per change ${ms(((changeCpu.user + changeCpu.system) / 1e3) / CHANGES)}, the simulated proxies' CPU per change ${ms((changeClientCpu * 1e3) / CHANGES)}`);
-    if (others > 0 || reached < PROXIES) console.log(`  responses of other types meanwhile: ${others}; the fewest proxies a change reached: ${reached} (streams dropped)`);
+    console.log(
+      `  daemon CPU per change ${ms((changeCpu.user + changeCpu.system) / 1e3 / CHANGES)}, the simulated proxies' CPU per change ${ms((changeClientCpu * 1e3) / CHANGES)}`,
+    );
+    if (others > 0 || reached < PROXIES)
+      console.log(`  responses of other types meanwhile: ${others}; the fewest proxies a change reached: ${reached} (streams dropped)`);
     console.log('  anchor: the reference claims endpoint updates to 500 sidecars in under 1 s');
     figures.set(protocol, { stormRatio, lastAck, edsBytesPerProxy });
 
@@ -362,7 +414,9 @@ async function main(): Promise<void> {
     const serviceReadsBefore = await cacheReads(metrics);
     await profiler.around(phase('service-changes'), () => serviceChanges({ label, model, xds, metrics, proxies, clock }));
     const serviceReads = await cacheReads(metrics);
-    console.log(`  encoded-resource cache: ${serviceReads.hit - serviceReadsBefore.hit} hits, ${serviceReads.miss - serviceReadsBefore.miss} misses; encoded: ${encodedSummary(encodes)}`);
+    console.log(
+      `  encoded-resource cache: ${serviceReads.hit - serviceReadsBefore.hit} hits, ${serviceReads.miss - serviceReadsBefore.miss} misses; encoded: ${encodedSummary(encodes)}`,
+    );
 
     if (protocol !== PROTOCOLS[PROTOCOLS.length - 1]) await endStorm(proxies, daemon);
   }
@@ -370,13 +424,24 @@ async function main(): Promise<void> {
   // 1000 more proxies: memory per proxy.
   if (!STORM_ONLY && PROXIES * 2 <= SERVICES * 2) {
     const more = proxies.next('synced');
-    proxies.send({ cmd: 'connect', from: PROXIES, to: PROXIES * 2, port: daemon?.port ?? 0, ...names, pods: proxyPods(PROXIES, PROXIES * 2), reconnect: ARGS.values.admission, delta: PROTOCOLS[PROTOCOLS.length - 1] === 'delta' });
+    proxies.send({
+      cmd: 'connect',
+      from: PROXIES,
+      to: PROXIES * 2,
+      port: daemon?.port ?? 0,
+      ...names,
+      pods: proxyPods(PROXIES, PROXIES * 2),
+      reconnect: ARGS.values.admission,
+      delta: PROTOCOLS[PROTOCOLS.length - 1] === 'delta',
+    });
     await more;
     gc();
     await new Promise((resolve) => setTimeout(resolve, 500));
     gc();
     const rssAt2000 = process.memoryUsage().rss;
-    console.log(`\nmemory${PROTOCOLS.length > 1 ? ` (${PROTOCOL_NAME[PROTOCOLS[PROTOCOLS.length - 1] as Protocol]})` : ''}: RSS ${mb(rssAt1000)} at ${PROXIES} proxies, ${mb(rssAt2000)} at ${PROXIES * 2}: ${((rssAt2000 - rssAt1000) / PROXIES / 1024 / 1024).toFixed(3)} MB per extra proxy (goal ≤ 0.5 MB; the reference reports about 2 MB per sidecar at 1000 services)`);
+    console.log(
+      `\nmemory${PROTOCOLS.length > 1 ? ` (${PROTOCOL_NAME[PROTOCOLS[PROTOCOLS.length - 1] as Protocol]})` : ''}: RSS ${mb(rssAt1000)} at ${PROXIES} proxies, ${mb(rssAt2000)} at ${PROXIES * 2}: ${((rssAt2000 - rssAt1000) / PROXIES / 1024 / 1024).toFixed(3)} MB per extra proxy (goal ≤ 0.5 MB; the reference reports about 2 MB per sidecar at 1000 services)`,
+    );
   }
   proxies.send({ cmd: 'exit' });
   await new Promise((resolve) => proxies.child.once('exit', resolve));
@@ -394,13 +459,17 @@ async function main(): Promise<void> {
     const goal = DEBOUNCE_MS + 2 * rawPush;
     const lastAckP50 = percentile(figure.lastAck, 50);
     console.log(`${label}raw grpc-js push of ${figure.edsBytesPerProxy.toFixed(0)} bytes to ${PROXIES} open streams, to the last answer: p50 ${ms(rawPush)}`);
-    console.log(`  endpoint change: event → last ACK p50 ${ms(lastAckP50)} (goal ≤ debounce + 2 × raw = ${ms(goal)}; ratio ${(lastAckP50 / goal).toFixed(2)}, goal ≤ 1)`);
+    console.log(
+      `  endpoint change: event → last ACK p50 ${ms(lastAckP50)} (goal ≤ debounce + 2 × raw = ${ms(goal)}; ratio ${(lastAckP50 / goal).toFixed(2)}, goal ≤ 1)`,
+    );
     // What the protocol itself asks of the same fan-out: each answer as large as the proxy's real ACK.
     const ackBytes = edsAckBytes(loaded, protocol, names.edsNames);
     const rawPushAck = await rawPushRoundTrip(figure.edsBytesPerProxy, ackBytes);
     const ackGoal = DEBOUNCE_MS + 2 * rawPushAck;
     console.log(`${label}the same raw push, each answer as large as this protocol's EDS ACK (${ackBytes} bytes): p50 ${ms(rawPushAck)}`);
-    console.log(`  endpoint change ÷ (debounce + 2 × that) = ${ms(ackGoal)}: ratio ${(lastAckP50 / ackGoal).toFixed(2)} (the ACK's size is the protocol's, not the daemon's)`);
+    console.log(
+      `  endpoint change ÷ (debounce + 2 × that) = ${ms(ackGoal)}: ratio ${(lastAckP50 / ackGoal).toFixed(2)} (the ACK's size is the protocol's, not the daemon's)`,
+    );
   }
 }
 
@@ -428,7 +497,10 @@ function edsAckBytes(protos: ReturnType<typeof loadEnvoyProtos>, protocol: Proto
   if (protocol === 'delta') {
     return protos.lookupType('envoy.service.discovery.v3.DeltaDiscoveryRequest').encode({ type_url: ENDPOINT_TYPE, response_nonce: nonce }).finish().length;
   }
-  return protos.lookupType('envoy.service.discovery.v3.DiscoveryRequest').encode({ version_info: version, resource_names: edsNames, type_url: ENDPOINT_TYPE, response_nonce: nonce }).finish().length;
+  return protos
+    .lookupType('envoy.service.discovery.v3.DiscoveryRequest')
+    .encode({ version_info: version, resource_names: edsNames, type_url: ENDPOINT_TYPE, response_nonce: nonce })
+    .finish().length;
 }
 
 /** CPU time of the main thread and of the others (V8's garbage collector and compiler, libuv), in ms (Linux: /proc/self/task; empty elsewhere). */
@@ -484,7 +556,12 @@ async function serviceChanges(context: {
     const t0 = now();
     if (i % 2 === 0) {
       const service = serviceFromObject(
-        { apiVersion: 'v1', kind: 'Service', metadata: CHANGED_SERVICE, spec: { clusterIP: '10.97.0.1', selector: { app: CHANGED_SERVICE.name }, ports: [{ name: 'http', port: 8000, targetPort: 8000 }] } },
+        {
+          apiVersion: 'v1',
+          kind: 'Service',
+          metadata: CHANGED_SERVICE,
+          spec: { clusterIP: '10.97.0.1', selector: { app: CHANGED_SERVICE.name }, ports: [{ name: 'http', port: 8000, targetPort: 8000 }] },
+        },
         DOMAIN,
       );
       if (!service) throw new Error('bad service');
@@ -501,8 +578,12 @@ async function serviceChanges(context: {
   const cpu = process.cpuUsage(cpuBefore);
   const clientCpu = ((await proxies.cpu()) - clientCpuBefore) / 1e6;
   console.log(`\n${label}a Service added or deleted (a full push to every proxy), ${PROXIES} proxies, ${changes} changes:`);
-  console.log(`  event → a proxy's CDS response: p50 ${ms(percentile(cdsTimes, 50))}, p99 ${ms(percentile(cdsTimes, 99))}; to the last proxy's: p50 ${ms(percentile(lastCds, 50))}, p99 ${ms(percentile(lastCds, 99))}`);
-  console.log(`  bytes sent per proxy per change ${(bytes / changes / PROXIES / 1024).toFixed(1)} KB; daemon CPU per change ${ms((cpu.user + cpu.system) / 1e3 / changes)}, the simulated proxies' CPU per change ${ms((clientCpu * 1e3) / changes)}`);
+  console.log(
+    `  event → a proxy's CDS response: p50 ${ms(percentile(cdsTimes, 50))}, p99 ${ms(percentile(cdsTimes, 99))}; to the last proxy's: p50 ${ms(percentile(lastCds, 50))}, p99 ${ms(percentile(lastCds, 99))}`,
+  );
+  console.log(
+    `  bytes sent per proxy per change ${(bytes / changes / PROXIES / 1024).toFixed(1)} KB; daemon CPU per change ${ms((cpu.user + cpu.system) / 1e3 / changes)}, the simulated proxies' CPU per change ${ms((clientCpu * 1e3) / changes)}`,
+  );
 }
 
 /** What was encoded, by type: how many, their bytes, the time spent encoding them. */
@@ -513,7 +594,9 @@ function encodedSummary(encodes: ReadonlyMap<string, { count: number; bytes: num
 /** What the daemon has sent so far, all types: the sum of `pilot_xds_config_size_bytes`. */
 async function pushedBytes(metrics: ReturnType<typeof newMetrics>): Promise<number> {
   const values = (await metrics.registry.getSingleMetric('pilot_xds_config_size_bytes')?.get())?.values ?? [];
-  return values.filter((value) => (value as { metricName?: string }).metricName === 'pilot_xds_config_size_bytes_sum').reduce((sum, value) => sum + value.value, 0);
+  return values
+    .filter((value) => (value as { metricName?: string }).metricName === 'pilot_xds_config_size_bytes_sum')
+    .reduce((sum, value) => sum + value.value, 0);
 }
 
 async function cacheReads(metrics: ReturnType<typeof newMetrics>): Promise<{ hit: number; miss: number }> {
@@ -526,15 +609,12 @@ async function cacheReads(metrics: ReturnType<typeof newMetrics>): Promise<{ hit
 async function rawFanout(bytesPerProxy: number): Promise<number> {
   const chunk = Buffer.alloc(Math.max(1, Math.floor(bytesPerProxy / 4)), 7);
   const server = new Server({ 'grpc.max_concurrent_streams': 100_000 });
-  server.addService(
-    FANOUT,
-    {
-      Stream: (call: ServerWritableStream<Buffer, Buffer>) => {
-        for (let i = 0; i < 4; i++) call.write(chunk);
-        call.end();
-      },
+  server.addService(FANOUT, {
+    Stream: (call: ServerWritableStream<Buffer, Buffer>) => {
+      for (let i = 0; i < 4; i++) call.write(chunk);
+      call.end();
     },
-  );
+  });
   const port = await new Promise<number>((resolve, reject) =>
     server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
   );

@@ -34,7 +34,12 @@ describe('the daemon without a CA (ENABLE_CA_SERVER=false)', () => {
     ['local mode', {}, false, ['client-cert']],
     ['Kubernetes mode', {}, true, ['client-cert', 'kube-token']],
     ['JWT_RULE', { JWT_RULE: RULE }, false, ['client-cert', 'oidc-jwt']],
-    ['Kubernetes mode and TOKEN_ISSUER/AUDIENCE', { TOKEN_ISSUER: 'https://issuer.example', AUDIENCE: 'mesh-ca' }, true, ['client-cert', 'kube-token', 'oidc-jwt']],
+    [
+      'Kubernetes mode and TOKEN_ISSUER/AUDIENCE',
+      { TOKEN_ISSUER: 'https://issuer.example', AUDIENCE: 'mesh-ca' },
+      true,
+      ['client-cert', 'kube-token', 'oidc-jwt'],
+    ],
   ])('%s: callers are authenticated as with a CA, in the reference’s kinds', (_, env, inCluster, names) => {
     const security = setup(env, inCluster ? { kubeConfig: kubeConfig() } : {});
     expect(security.authenticators.map((authenticator) => authenticator.name)).toEqual(names);
@@ -46,7 +51,10 @@ describe('the daemon without a CA (ENABLE_CA_SERVER=false)', () => {
 
   test('nothing is served over TLS without --tlsCertFile; with it, credentials and the webhooks’ certificate come from the files', () => {
     expect(setup({}).serving).toBeUndefined();
-    const serving = setup({}, { tlsFiles: { certFile: '/nonexistent/tls.crt', keyFile: '/nonexistent/tls.key', caCertFile: '/nonexistent/root-cert.pem' } }).serving;
+    const serving = setup(
+      {},
+      { tlsFiles: { certFile: '/nonexistent/tls.crt', keyFile: '/nonexistent/tls.key', caCertFile: '/nonexistent/root-cert.pem' } },
+    ).serving;
     expect(serving?.credentials()).toBeInstanceOf(ServerCredentials);
     expect(serving?.servingProviders().roots).not.toBeNull();
     const withoutRoots = setup({}, { tlsFiles: { certFile: '/nonexistent/tls.crt', keyFile: '/nonexistent/tls.key' } }).serving;

@@ -56,8 +56,6 @@ export function setupCaDisabledWithManager(manager: Manager, options: CaDisabled
     clock: manager.clock,
     ...(options.kubeConfig ? { kubeConfig: options.kubeConfig } : {}),
   });
-  const serving = providers
-    ? { credentials: () => servingCredentials(providers, options.cipherSuites), servingProviders: () => providers }
-    : undefined;
+  const serving = providers ? { credentials: () => servingCredentials(providers, options.cipherSuites), servingProviders: () => providers } : undefined;
   return { authenticators, serving };
 }

@@ -31,7 +31,9 @@ describe('the CA settings', () => {
   });
 
   test('external signing: the ORCH_SIGNER of MESHD_RA_ORCH_API, none without EXTERNAL_CA', () => {
-    expect(externalSigningFromSettings(daemon({ EXTERNAL_CA: 'MESHD_RA_ORCH_API', ORCH_SIGNER: 'example.com/mesh-signer' }))).toEqual({ signerName: 'example.com/mesh-signer' });
+    expect(externalSigningFromSettings(daemon({ EXTERNAL_CA: 'MESHD_RA_ORCH_API', ORCH_SIGNER: 'example.com/mesh-signer' }))).toEqual({
+      signerName: 'example.com/mesh-signer',
+    });
     expect(externalSigningFromSettings(daemon({ ORCH_SIGNER: 'example.com/mesh-signer' }))).toBeUndefined();
   });
 
@@ -45,7 +47,13 @@ describe('the CA settings', () => {
   });
 
   test('authentication: the service account token review and the OIDC issuer', () => {
-    const settings = daemon({ TOKEN_AUDIENCES: 'mesh-ca, other,', JWT_POLICY: 'first-party-jwt', REQUIRE_3P_TOKEN: 'true', TOKEN_ISSUER: 'https://i.example', AUDIENCE: 'x' });
+    const settings = daemon({
+      TOKEN_AUDIENCES: 'mesh-ca, other,',
+      JWT_POLICY: 'first-party-jwt',
+      REQUIRE_3P_TOKEN: 'true',
+      TOKEN_ISSUER: 'https://i.example',
+      AUDIENCE: 'x',
+    });
     expect(caAuthenticationFromSettings(settings)).toEqual({
       serviceAccountTokens: { audiences: ['mesh-ca', 'other'], jwtPolicy: 'first-party-jwt', require3pToken: true },
       jwtRule: { issuer: 'https://i.example', audiences: ['x'] },
@@ -55,7 +63,9 @@ describe('the CA settings', () => {
   });
 
   test('the serving certificate: namespace, MESHD_CUSTOM_HOST and its lifetime', () => {
-    expect(daemonServingFromSettings(daemon({ POD_NAMESPACE: 'mesh-prod', MESHD_CUSTOM_HOST: ' meshd.example.com,,10.1.2.3', DEFAULT_WORKLOAD_CERT_TTL: '12h' }))).toEqual({
+    expect(
+      daemonServingFromSettings(daemon({ POD_NAMESPACE: 'mesh-prod', MESHD_CUSTOM_HOST: ' meshd.example.com,,10.1.2.3', DEFAULT_WORKLOAD_CERT_TTL: '12h' })),
+    ).toEqual({
       namespace: 'mesh-prod',
       customHosts: ['meshd.example.com', '10.1.2.3'],
       certTtlMs: 12 * HOUR,
@@ -66,6 +76,8 @@ describe('the CA settings', () => {
     expect(spiffeBundleEndpointsFromSettings(daemon({ SPIFFE_BUNDLE_ENDPOINTS: 'other.example|bundle.other.example/bundle' }))).toEqual([
       { trustDomain: 'other.example', url: 'https://bundle.other.example/bundle' },
     ]);
-    expect(() => spiffeBundleEndpointsFromSettings(daemon({ SPIFFE_BUNDLE_ENDPOINTS: 'other.example|http://b.example' }))).toThrow(/for SPIFFE_BUNDLE_ENDPOINTS/);
+    expect(() => spiffeBundleEndpointsFromSettings(daemon({ SPIFFE_BUNDLE_ENDPOINTS: 'other.example|http://b.example' }))).toThrow(
+      /for SPIFFE_BUNDLE_ENDPOINTS/,
+    );
   });
 });

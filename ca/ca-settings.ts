@@ -44,7 +44,9 @@ export function externalSigningFromSettings(settings: DaemonSettings): ExternalS
   if (externalCa !== 'MESHD_RA_ORCH_API') return undefined;
   const signerName = settings.get('ORCH_SIGNER');
   if (!SIGNER_NAME.test(signerName)) {
-    throw new SettingsError([{ name: 'ORCH_SIGNER', value: signerName, expected: 'a signer name such as example.com/mesh-signer when EXTERNAL_CA=MESHD_RA_ORCH_API' }]);
+    throw new SettingsError([
+      { name: 'ORCH_SIGNER', value: signerName, expected: 'a signer name such as example.com/mesh-signer when EXTERNAL_CA=MESHD_RA_ORCH_API' },
+    ]);
   }
   return { signerName };
 }

@@ -198,7 +198,11 @@ describe('bad input is a usage error with exit code 2', () => {
     await program.parseAsync(['discovery', '--plugins', 'authn', '--plugins', 'authz,ext_authz'], { from: 'user' });
     expect(command.opts().plugins).toEqual(['authn', 'authz', 'ext_authz']);
     // The daemon generates the security filters of these plugins only (xds/security/security-plugins.test.ts).
-    expect(meshdOptionsFrom(command.opts() as DiscoveryFlags, { settings: loadSettings('pilot-discovery', {}), args: [] }).plugins).toEqual(['authn', 'authz', 'ext_authz']);
+    expect(meshdOptionsFrom(command.opts() as DiscoveryFlags, { settings: loadSettings('pilot-discovery', {}), args: [] }).plugins).toEqual([
+      'authn',
+      'authz',
+      'ext_authz',
+    ]);
     expect(command.opts().keepaliveMaxServerConnectionAge).toBe(MAX_DURATION_MS);
   });
 });

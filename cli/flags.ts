@@ -44,7 +44,10 @@ export function floatFlag(value: string): number {
 
 /** A Go `stringSlice`: comma-separated and repeatable; the first use replaces the default. */
 export function stringSliceFlag(value: string, previous: string[] | undefined): string[] {
-  const items = value.split(',').map((item) => item.trim()).filter((item) => item !== '');
+  const items = value
+    .split(',')
+    .map((item) => item.trim())
+    .filter((item) => item !== '');
   return isDefaultMarked(previous) ? items : [...(previous ?? []), ...items];
 }
 
@@ -87,10 +90,7 @@ export function listenAddressFlag(value: string): string {
 
 /** Go bool flags accept `--flag`, `--flag=true` and `--flag=false`. */
 export function boolOption(flags: string, description: string, defaultValue: boolean): Option {
-  return new Option(`${flags} [bool]`, description)
-    .argParser(parseBoolFlag)
-    .preset('true')
-    .default(defaultValue);
+  return new Option(`${flags} [bool]`, description).argParser(parseBoolFlag).preset('true').default(defaultValue);
 }
 
 function parseBoolFlag(value: string): boolean {

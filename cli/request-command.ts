@@ -6,13 +6,7 @@ import type { CliIo } from './run-cli.js';
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE', 'PATCH', 'HEAD', 'OPTIONS'];
 
 /** Sends one HTTP request to a local debug endpoint and prints the body; non-2xx fails. */
-export async function sendDebugRequest(
-  baseUrl: string,
-  method: string,
-  path: string,
-  body: string | undefined,
-  io: CliIo,
-): Promise<void> {
+export async function sendDebugRequest(baseUrl: string, method: string, path: string, body: string | undefined, io: CliIo): Promise<void> {
   const verb = method.toUpperCase();
   if (!METHODS.includes(verb)) {
     throw new UsageError(`invalid method "${method}": expected one of ${METHODS.join(', ')}`);

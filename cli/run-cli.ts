@@ -26,10 +26,7 @@ export async function runProgram(program: Command, argv: readonly string[], io: 
 }
 
 function configureForExitCodes(command: Command, io: CliIo): void {
-  command
-    .exitOverride()
-    .showSuggestionAfterError(true)
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  command.exitOverride().showSuggestionAfterError(true).configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
   for (const sub of command.commands) configureForExitCodes(sub, io);
 }
 

@@ -11,7 +11,7 @@ export interface VersionOptions {
 /** `-o/--output` and `-s/--short` (a Go bool flag: `--short=false` works); meshctl's `version` defaults to short. */
 export function versionOptions(command: Command, shortByDefault = false): Command {
   return command
-    .addOption(new Option('-o, --output <format>', 'One of \'yaml\' or \'json\'.').choices(['yaml', 'json']))
+    .addOption(new Option('-o, --output <format>', "One of 'yaml' or 'json'.").choices(['yaml', 'json']))
     .addOption(boolOption('-s, --short', 'Use --short=false to generate full version information', shortByDefault));
 }
 
@@ -22,11 +22,9 @@ export function renderVersion(info: BuildInfo, options: VersionOptions): string 
 
 /** `version` for pilot-discovery and pilot-agent: local build information only. */
 export function newVersionCommand(io: CliIo): Command {
-  return versionOptions(new Command('version').description('Prints out build version information')).action(
-    (options: VersionOptions) => {
-      io.stdout(ensureNewline(renderVersion(readBuildInfo(), options)));
-    },
-  );
+  return versionOptions(new Command('version').description('Prints out build version information')).action((options: VersionOptions) => {
+    io.stdout(ensureNewline(renderVersion(readBuildInfo(), options)));
+  });
 }
 
 export function ensureNewline(text: string): string {

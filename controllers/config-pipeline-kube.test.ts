@@ -58,7 +58,8 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
     waitFor(() => requests.slice(from).find((request) => keys(request).includes(key)), { description: `a push request for ${key}` });
   const stored = (kind: 'PeerAuthentication' | 'AuthorizationPolicy', name: string): KubeObject | undefined =>
     server.objects(`${SECURITY.group}/${SECURITY.version}`, kind, 'foo').find((object) => object.metadata?.name === name);
-  const conditionsOf = (name: string): Condition[] => ((stored('PeerAuthentication', name)?.['status'] as { conditions?: Condition[] } | undefined)?.conditions ?? []);
+  const conditionsOf = (name: string): Condition[] =>
+    (stored('PeerAuthentication', name)?.['status'] as { conditions?: Condition[] } | undefined)?.conditions ?? [];
   const condition = (name: string, type: string): Condition | undefined => conditionsOf(name).find((c) => c.type === type);
   const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
 
@@ -146,29 +147,56 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
     const dir = await mkdtemp(join(tmpdir(), 'kube-secret-'));
     try {
       const ca = await certificateAuthority(dir, 'ca');
-      const [first, second] = await Promise.all([signedCertificate(dir, 'first', 'DNS:a.example.com', ca), signedCertificate(dir, 'second', 'DNS:a.example.com', ca)]);
-      const pem = async (cert: { keyFile: string; certFile: string }) => ({ 'tls.crt': await readFile(cert.certFile, 'utf8'), 'tls.key': await readFile(cert.keyFile, 'utf8') });
+      const [first, second] = await Promise.all([
+        signedCertificate(dir, 'first', 'DNS:a.example.com', ca),
+        signedCertificate(dir, 'second', 'DNS:a.example.com', ca),
+      ]);
+      const pem = async (cert: { keyFile: string; certFile: string }) => ({
+        'tls.crt': await readFile(cert.certFile, 'utf8'),
+        'tls.key': await readFile(cert.keyFile, 'utf8'),
+      });
       const from = requests.length;
-      await core.createNamespacedSecret({ namespace: 'mesh-system', body: { metadata: { name: 'gw-cred' }, type: 'kubernetes.io/tls', stringData: await pem(first) } });
+      await core.createNamespacedSecret({
+        namespace: 'mesh-system',
+        body: { metadata: { name: 'gw-cred' }, type: 'kubernetes.io/tls', stringData: await pem(first) },
+      });
       await pushFor('Secret/mesh-system/gw-cred', from);
       expect(pipeline.model.credentials.get('mesh-system', 'gw-cred')?.certificateChain).toBe((await pem(first))['tls.crt']);
 
       const rotated = await pem(second);
       const beforeRotation = requests.length;
-      await core.replaceNamespacedSecret({ namespace: 'mesh-system', name: 'gw-cred', body: { metadata: { name: 'gw-cred' }, type: 'kubernetes.io/tls', stringData: rotated } });
+      await core.replaceNamespacedSecret({
+        namespace: 'mesh-system',
+        name: 'gw-cred',
+        body: { metadata: { name: 'gw-cred' }, type: 'kubernetes.io/tls', stringData: rotated },
+      });
       await pushFor('Secret/mesh-system/gw-cred', beforeRotation);
       expect(pipeline.model.credentials.get('mesh-system', 'gw-cred')?.certificateChain).toBe(rotated['tls.crt']);
 
       // The key of the first certificate with the second: refused by name and field.
       const mismatched = { 'tls.crt': rotated['tls.crt'], 'tls.key': (await pem(first))['tls.key'] };
-      await core.replaceNamespacedSecret({ namespace: 'mesh-system', name: 'gw-cred', body: { metadata: { name: 'gw-cred' }, type: 'kubernetes.io/tls', stringData: mismatched } });
-      const warning = await waitFor(() => logs.find((entry) => entry.message === 'secret is not a usable TLS credential' && entry.fields['name'] === 'gw-cred'), { description: 'the bad secret logged' });
+      await core.replaceNamespacedSecret({
+        namespace: 'mesh-system',
+        name: 'gw-cred',
+        body: { metadata: { name: 'gw-cred' }, type: 'kubernetes.io/tls', stringData: mismatched },
+      });
+      const warning = await waitFor(
+        () => logs.find((entry) => entry.message === 'secret is not a usable TLS credential' && entry.fields['name'] === 'gw-cred'),
+        { description: 'the bad secret logged' },
+      );
       expect(warning.fields).toMatchObject({ namespace: 'mesh-system', field: 'data.tls.key', keptLastGood: true });
       expect(pipeline.model.credentials.get('mesh-system', 'gw-cred')?.certificateChain).toBe(rotated['tls.crt']);
 
       // A Secret without TLS keys is no credential; service account tokens are not even watched.
       await core.createNamespacedSecret({ namespace: 'foo', body: { metadata: { name: 'token' }, stringData: { token: 'x' } } });
-      await core.createNamespacedSecret({ namespace: 'mesh-system', body: { metadata: { name: 'sa-token', annotations: { 'kubernetes.io/service-account.name': 'default' } }, type: 'kubernetes.io/service-account-token', stringData: rotated } });
+      await core.createNamespacedSecret({
+        namespace: 'mesh-system',
+        body: {
+          metadata: { name: 'sa-token', annotations: { 'kubernetes.io/service-account.name': 'default' } },
+          type: 'kubernetes.io/service-account-token',
+          stringData: rotated,
+        },
+      });
       await core.deleteNamespacedSecret({ namespace: 'mesh-system', name: 'gw-cred' });
       await waitFor(() => pipeline.model.credentials.get('mesh-system', 'gw-cred') === undefined, { description: 'the deleted secret gone' });
       expect(pipeline.model.credentials.get('foo', 'token')).toBeUndefined();
@@ -200,7 +228,10 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
     expect(pipeline.model.configStore.get('PeerAuthentication', 'foo', 'strict')?.resource.spec.mtls?.mode).toBe('STRICT');
 
     const from = requests.length;
-    await custom.patchNamespacedCustomObject({ ...PA, namespace: 'foo', name: 'bad', body: { spec: { selector: { matchLabels: { app: 'httpbin' } } } } }, mergePatch);
+    await custom.patchNamespacedCustomObject(
+      { ...PA, namespace: 'foo', name: 'bad', body: { spec: { selector: { matchLabels: { app: 'httpbin' } } } } },
+      mergePatch,
+    );
     await pushFor('PeerAuthentication/foo/bad', from);
     await waitFor(() => condition('bad', 'Accepted')?.status === 'True', { description: 'the fixed object accepted' });
     const fixed = stored('PeerAuthentication', 'bad')?.['status'] as Record<string, unknown>;
@@ -226,7 +257,10 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
     server.faults.dropWatches();
     await custom.createNamespacedCustomObject({ ...AP, namespace: 'foo', body: authorizationPolicy('during-drop') });
     await custom.deleteNamespacedCustomObject({ ...AP, namespace: 'foo', name: 'allow-all' });
-    await core.patchNamespacedService({ namespace: 'foo', name: 'httpbin', body: { spec: { ports: [{ name: 'http', port: 8001, targetPort: 80 }] } } }, mergePatch);
+    await core.patchNamespacedService(
+      { namespace: 'foo', name: 'httpbin', body: { spec: { ports: [{ name: 'http', port: 8001, targetPort: 80 }] } } },
+      mergePatch,
+    );
     await pushFor('AuthorizationPolicy/foo/during-drop', from);
     await pushFor('AuthorizationPolicy/foo/allow-all', from);
     await pushFor('Service/foo/httpbin', from);
@@ -258,7 +292,10 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
     ]);
     expect(pipeline.model.configStore.list('AuthorizationPolicy', 'foo').map((entry) => entry.name)).toEqual(['after-compaction', 'during-drop', 'marker']);
     expect(pipeline.model.registry.workload('foo', 'httpbin-1')?.labels).toEqual({ app: 'httpbin', version: 'v2' });
-    const relisted = logs.slice(logsFrom).filter((entry) => entry.message === 'resource version expired, relisting').map((entry) => entry.fields['source']);
+    const relisted = logs
+      .slice(logsFrom)
+      .filter((entry) => entry.message === 'resource version expired, relisting')
+      .map((entry) => entry.fields['source']);
     expect(relisted).toEqual(expect.arrayContaining(['peerauthentications', 'pods']));
   });
   test('PILOT_ENABLE_ANALYSIS: a conflicting policy gets an analysis message in its status, and loses it once fixed', async () => {
@@ -266,29 +303,55 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
     const drStatus = (): { validationMessages?: { type?: { code: string } }[] } | undefined =>
       server.objects('networking.mesh.io/v1alpha3', 'DestinationRule', 'shop').find((o) => o.metadata?.name === 'reviews-plain')?.['status'] as never;
     await core.createNamespace({ body: { metadata: { name: 'shop' } } });
-    await core.createNamespacedService({ namespace: 'shop', body: { metadata: { name: 'reviews' }, spec: { selector: { app: 'reviews' }, ports: [{ name: 'http', port: 9080 }] } } });
-    await core.createNamespacedPod({ namespace: 'shop', body: { metadata: { name: 'reviews-1', labels: { app: 'reviews' } }, spec: { containers: [{ name: 'reviews', image: 'reviews' }] } } });
-    const strict = { apiVersion: 'security.mesh.io/v1beta1', kind: 'PeerAuthentication', metadata: { name: 'reviews-strict', namespace: 'shop' }, spec: { selector: { matchLabels: { app: 'reviews' } }, mtls: { mode: 'STRICT' } } };
+    await core.createNamespacedService({
+      namespace: 'shop',
+      body: { metadata: { name: 'reviews' }, spec: { selector: { app: 'reviews' }, ports: [{ name: 'http', port: 9080 }] } },
+    });
+    await core.createNamespacedPod({
+      namespace: 'shop',
+      body: { metadata: { name: 'reviews-1', labels: { app: 'reviews' } }, spec: { containers: [{ name: 'reviews', image: 'reviews' }] } },
+    });
+    const strict = {
+      apiVersion: 'security.mesh.io/v1beta1',
+      kind: 'PeerAuthentication',
+      metadata: { name: 'reviews-strict', namespace: 'shop' },
+      spec: { selector: { matchLabels: { app: 'reviews' } }, mtls: { mode: 'STRICT' } },
+    };
     await custom.createNamespacedCustomObject({ ...PA, namespace: 'shop', body: strict });
     const createdAt = Date.now();
     await custom.createNamespacedCustomObject({
       ...DR,
       namespace: 'shop',
-      body: { apiVersion: 'networking.mesh.io/v1alpha3', kind: 'DestinationRule', metadata: { name: 'reviews-plain', namespace: 'shop' }, spec: { host: 'reviews.shop.svc.cluster.local', trafficPolicy: { tls: { mode: 'DISABLE' } } } },
+      body: {
+        apiVersion: 'networking.mesh.io/v1alpha3',
+        kind: 'DestinationRule',
+        metadata: { name: 'reviews-plain', namespace: 'shop' },
+        spec: { host: 'reviews.shop.svc.cluster.local', trafficPolicy: { tls: { mode: 'DISABLE' } } },
+      },
     });
-    await waitFor(() => drStatus()?.validationMessages?.some((m) => m.type?.code === 'MSH0113'), { description: 'the mTLS conflict in the DestinationRule status', timeoutMs: 10_000 });
+    await waitFor(() => drStatus()?.validationMessages?.some((m) => m.type?.code === 'MSH0113'), {
+      description: 'the mTLS conflict in the DestinationRule status',
+      timeoutMs: 10_000,
+    });
     const latencyMs = Date.now() - createdAt;
     expect(drStatus()?.validationMessages).toEqual([
       {
         level: 'Error',
         path: '',
         type: { code: 'MSH0113', name: 'MTLSPolicyConflict' },
-        message: 'A DestinationRule and Policy are in conflict with regards to mTLS for host reviews.shop.svc.cluster.local. The DestinationRule "shop/reviews-plain" specifies that mTLS must be false but the Policy object "shop/reviews-strict" specifies STRICT.',
+        message:
+          'A DestinationRule and Policy are in conflict with regards to mTLS for host reviews.shop.svc.cluster.local. The DestinationRule "shop/reviews-plain" specifies that mTLS must be false but the Policy object "shop/reviews-strict" specifies STRICT.',
       },
     ]);
     expect(logs.some((entry) => entry.message.startsWith('analysis: Error [MSH0113] (DestinationRule reviews-plain.shop)'))).toBe(true);
-    await custom.patchNamespacedCustomObject({ ...DR, namespace: 'shop', name: 'reviews-plain', body: { spec: { trafficPolicy: { tls: { mode: 'MESH_MUTUAL' } } } } }, mergePatch);
-    await waitFor(() => drStatus() !== undefined && drStatus()?.validationMessages === undefined, { description: 'the message removed once fixed', timeoutMs: 10_000 });
+    await custom.patchNamespacedCustomObject(
+      { ...DR, namespace: 'shop', name: 'reviews-plain', body: { spec: { trafficPolicy: { tls: { mode: 'MESH_MUTUAL' } } } } },
+      mergePatch,
+    );
+    await waitFor(() => drStatus() !== undefined && drStatus()?.validationMessages === undefined, {
+      description: 'the message removed once fixed',
+      timeoutMs: 10_000,
+    });
     // For the note: how long the message took (the debounce is PILOT_DEBOUNCE_AFTER, 100 ms by default).
     process.stdout.write(`analysis status latency: ${latencyMs} ms\n`);
   });
@@ -299,9 +362,17 @@ describe('config pipeline, Kubernetes mode against the API server double', () =>
     await custom.createNamespacedCustomObject({
       ...AP,
       namespace: 'foo',
-      body: { apiVersion: 'security.mesh.io/v1beta1', kind: 'AuthorizationPolicy', metadata: { name: 'ext-authz', namespace: 'foo' }, spec: { action: 'CUSTOM', provider: { name: 'opa' }, rules: [{ to: [{ operation: { paths: ['/admin'] } }] }] } },
+      body: {
+        apiVersion: 'security.mesh.io/v1beta1',
+        kind: 'AuthorizationPolicy',
+        metadata: { name: 'ext-authz', namespace: 'foo' },
+        spec: { action: 'CUSTOM', provider: { name: 'opa' }, rules: [{ to: [{ operation: { paths: ['/admin'] } }] }] },
+      },
     });
-    await waitFor(() => apStatus()?.validationMessages?.some((m) => m.type?.code === 'MSH0101'), { description: 'the unknown provider in the policy status', timeoutMs: 10_000 });
+    await waitFor(() => apStatus()?.validationMessages?.some((m) => m.type?.code === 'MSH0101'), {
+      description: 'the unknown provider in the policy status',
+      timeoutMs: 10_000,
+    });
     expect(apStatus()?.validationMessages?.find((m) => m.type?.code === 'MSH0101')?.message).toBe('Referenced extension provider not found: "opa"');
     await custom.deleteNamespacedCustomObject({ ...AP, namespace: 'foo', name: 'ext-authz' });
   });

@@ -41,7 +41,14 @@ async function load(pool: Pool.ParsePool | undefined): Promise<Outcome> {
   const log = newRecordingLogger(entries);
   const metrics = runtime.newMetrics('pilot-discovery');
   const manager = runtime.newManager({ log: runtime.newNopLogger() });
-  const environment = controllers.newMeshEnvironment({ clusterId: 'Kubernetes', domain: 'cluster.local', meshConfigFile: join(dir, 'absent'), useEndpointSlices: false, log, metrics });
+  const environment = controllers.newMeshEnvironment({
+    clusterId: 'Kubernetes',
+    domain: 'cluster.local',
+    meshConfigFile: join(dir, 'absent'),
+    useEndpointSlices: false,
+    log,
+    metrics,
+  });
   const config = controllers.setupConfigWithManager(manager, {
     environment,
     configDir: dir,

@@ -143,7 +143,11 @@ describe('config pipeline, config folder mode', () => {
     const from = requests.length;
     await put('foo/policies/authz.yaml', AUTHZ);
     const request = await pushFor('AuthorizationPolicy/foo/deny-headers', from);
-    expect(request).toMatchObject({ full: true, reasons: new Map([['config', 1]]), configsUpdated: [{ kind: 'AuthorizationPolicy', namespace: 'foo', name: 'deny-headers' }] });
+    expect(request).toMatchObject({
+      full: true,
+      reasons: new Map([['config', 1]]),
+      configsUpdated: [{ kind: 'AuthorizationPolicy', namespace: 'foo', name: 'deny-headers' }],
+    });
     expect(pipeline.model.configStore.get('AuthorizationPolicy', 'foo', 'deny-headers')?.resource.spec.action).toBe('DENY');
   });
 
@@ -237,7 +241,10 @@ describe('config pipeline, config folder mode', () => {
     expect(pipeline.model.meshConfig().enableAutoMtls).toBe(false);
 
     const rejectedBefore = await rejectedCount('MeshConfig');
-    await put('mesh-system/mesh.yaml', 'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mesh, namespace: mesh-system}\ndata:\n  mesh: "enableAutoMtls: maybe"\n');
+    await put(
+      'mesh-system/mesh.yaml',
+      'apiVersion: v1\nkind: ConfigMap\nmetadata: {name: mesh, namespace: mesh-system}\ndata:\n  mesh: "enableAutoMtls: maybe"\n',
+    );
     await waitFor(async () => (await rejectedCount('MeshConfig')) === rejectedBefore + 1, { description: 'the bad mesh config counted' });
     expect(pipeline.model.meshConfig().enableAutoMtls).toBe(false);
   });

@@ -6,7 +6,9 @@ const daemon = (env: Record<string, string>) => loadSettings('pilot-discovery', 
 
 describe('the config settings', () => {
   test('the controllers: status writing, EndpointSlices and the shared mesh config', () => {
-    expect(configControllerSettingsFromSettings(daemon({ PILOT_ENABLE_STATUS: 'true', PILOT_STATUS_MAX_WORKERS: '12', SHARED_MESH_CONFIG: 'shared-mesh' }))).toEqual({
+    expect(
+      configControllerSettingsFromSettings(daemon({ PILOT_ENABLE_STATUS: 'true', PILOT_STATUS_MAX_WORKERS: '12', SHARED_MESH_CONFIG: 'shared-mesh' })),
+    ).toEqual({
       writeStatusConditions: true,
       writeAnalysis: false,
       analysisDebounceMs: 100,

@@ -16,22 +16,8 @@ export { newCredentialStore, type Credential, type CredentialStore, type Credent
 export { parseSecretCredential, type SecretCredentialResult } from './reconcilers/secret-credential.js';
 export { newSecretReconciler } from './reconcilers/secret-reconciler.js';
 export { configContentOf, newConfigStore, type ConfigEntry, type ConfigStore, type ConfigStoreWriter } from './model/config-store.js';
-export type {
-  ContainerPort,
-  Endpoint,
-  EndpointSliceInfo,
-  NamespaceInfo,
-  PortProtocol,
-  Service,
-  ServicePort,
-  Workload,
-} from './model/registry-types.js';
-export {
-  endpointSliceFromObject,
-  namespaceFromObject,
-  serviceFromObject,
-  workloadFromPod,
-} from './model/registry-conversion.js';
+export type { ContainerPort, Endpoint, EndpointSliceInfo, NamespaceInfo, PortProtocol, Service, ServicePort, Workload } from './model/registry-types.js';
+export { endpointSliceFromObject, namespaceFromObject, serviceFromObject, workloadFromPod } from './model/registry-conversion.js';
 export { buildPodEndpoints, buildSliceEndpoints, resolveTargetPort, selectsWorkload } from './model/endpoint-builder.js';
 export {
   newServiceRegistry,

@@ -32,9 +32,7 @@ export function serviceAccountProblem(value: string): string | undefined {
 export function trustDomainProblem(value: string): string | undefined {
   const stars = value.split('*').length - 1;
   const starOk = stars === 0 || value === '*' || (stars === 1 && (value.startsWith('*') || value.endsWith('*')));
-  return starOk && !value.includes('/')
-    ? undefined
-    : `expected a trust domain with at most one '*' at its start or end and no '/', got "${value}"`;
+  return starOk && !value.includes('/') ? undefined : `expected a trust domain with at most one '*' at its start or end and no '/', got "${value}"`;
 }
 
 const ATTRIBUTES: readonly AttributeRule[] = [
@@ -62,8 +60,7 @@ export const SUPPORTED_ATTRIBUTES =
   'request.auth.claims[<name>], destination.ip, destination.port, connection.sni or experimental.envoy.filters.<filter>[<field>]';
 
 export type AttributeCheck =
-  | { ok: true; httpOnly: boolean; notForCustom: boolean; values?: (value: string) => string | undefined }
-  | { ok: false; problem: string };
+  { ok: true; httpOnly: boolean; notForCustom: boolean; values?: (value: string) => string | undefined } | { ok: false; problem: string };
 
 function bracketedProblem(key: string, base: string): string | undefined {
   const rest = key.slice(base.length);

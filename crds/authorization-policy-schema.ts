@@ -46,7 +46,10 @@ export const conditionSchema = z.strictObject({
 });
 
 export const ruleSchema = z.strictObject({
-  from: z.array(z.strictObject({ source: sourceSchema.optional() })).max(512).optional(),
+  from: z
+    .array(z.strictObject({ source: sourceSchema.optional() }))
+    .max(512)
+    .optional(),
   to: z.array(z.strictObject({ operation: operationSchema.optional() })).optional(),
   when: z.array(conditionSchema).optional(),
 });

@@ -7,13 +7,8 @@ export function listWords(words: readonly string[], conjunction = 'or'): string 
 }
 
 /** A refinement for proto `oneof` groups: at most one of the named fields may be set. */
-export function atMostOneOf<const K extends string>(
-  ...keys: K[]
-): [(value: Partial<Record<K, unknown>>) => boolean, { error: string }] {
-  return [
-    (value) => keys.filter((key) => value[key] !== undefined).length <= 1,
-    { error: `only one of ${listWords(keys)} may be set` },
-  ];
+export function atMostOneOf<const K extends string>(...keys: K[]): [(value: Partial<Record<K, unknown>>) => boolean, { error: string }] {
+  return [(value) => keys.filter((key) => value[key] !== undefined).length <= 1, { error: `only one of ${listWords(keys)} may be set` }];
 }
 
 /** A string field the proto marks required; `what` completes "required: expected …" when it is missing. */
@@ -50,8 +45,7 @@ export const policyTargetReferenceSchema = z.strictObject({
     .string()
     .max(253)
     .regex(/^$|^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/, {
-      error: (issue) =>
-        `expected an API group such as gateway.networking.k8s.io, or "" for the core group, got ${JSON.stringify(issue.input)}`,
+      error: (issue) => `expected an API group such as gateway.networking.k8s.io, or "" for the core group, got ${JSON.stringify(issue.input)}`,
     })
     .optional(),
   kind: requiredString('a kind such as Service')

@@ -38,9 +38,7 @@ function readExpected(path: string): Expected {
 }
 
 function sorted(issues: readonly ValidationIssue[]): ValidationIssue[] {
-  return issues
-    .map(({ path, message }) => ({ path, message }))
-    .sort((a, b) => a.path.localeCompare(b.path) || a.message.localeCompare(b.message));
+  return issues.map(({ path, message }) => ({ path, message })).sort((a, b) => a.path.localeCompare(b.path) || a.message.localeCompare(b.message));
 }
 
 const cases = listCases();
@@ -68,14 +66,7 @@ describe('policy corpus', () => {
 
   test('each kind has enough valid and invalid examples', () => {
     const kinds = [...new Set(cases.map((c) => c.kind))];
-    expect(kinds).toEqual([
-      'authorization-policy',
-      'destination-rule',
-      'gateway',
-      'peer-authentication',
-      'request-authentication',
-      'virtual-service',
-    ]);
+    expect(kinds).toEqual(['authorization-policy', 'destination-rule', 'gateway', 'peer-authentication', 'request-authentication', 'virtual-service']);
     for (const kind of kinds) {
       const names = cases.filter((c) => c.kind === kind).map((c) => c.name);
       expect(names.filter((n) => n.startsWith('valid-')).length).toBeGreaterThanOrEqual(MIN_VALID_PER_KIND);

@@ -203,12 +203,13 @@ describe('CRD manifests: the real kubectl against the API server double', () => 
   test('kubectl applies the CRDs, then every valid corpus example; get lists them; the double stores them', async () => {
     const applied = await kubectl('apply', '-f', manifestsPath);
     for (const crd of crds) expect(applied).toContain(`customresourcedefinition.apiextensions.k8s.io/${crd.metadata.name} created`);
-    expect(server.objects('apiextensions.k8s.io/v1', 'CustomResourceDefinition').map((o) => o.metadata?.name).sort()).toEqual(
-      crds.map((crd) => crd.metadata.name),
-    );
-    expect(await kubectl('wait', '--for=condition=Established', '--timeout=10s', ...crds.map((crd) => `crd/${crd.metadata.name}`))).toContain(
-      'condition met',
-    );
+    expect(
+      server
+        .objects('apiextensions.k8s.io/v1', 'CustomResourceDefinition')
+        .map((o) => o.metadata?.name)
+        .sort(),
+    ).toEqual(crds.map((crd) => crd.metadata.name));
+    expect(await kubectl('wait', '--for=condition=Established', '--timeout=10s', ...crds.map((crd) => `crd/${crd.metadata.name}`))).toContain('condition met');
 
     const examples = validCases;
     const namespaces = [...new Set(examples.map((c) => c.resource.metadata.namespace ?? 'default'))].filter((ns) => ns !== 'default').sort();
@@ -221,7 +222,9 @@ describe('CRD manifests: the real kubectl against the API server double', () => 
     for (const c of examples) {
       const { kind, metadata } = c.resource;
       expected.set(`${kind} ${metadata.namespace ?? 'default'}/${metadata.name}`, c.resource);
-      expect(output).toMatch(new RegExp(`${KINDS[kind].singular}\\.${KINDS[kind].group.replace(/\./g, '\\.')}/${metadata.name} (created|configured|unchanged)`));
+      expect(output).toMatch(
+        new RegExp(`${KINDS[kind].singular}\\.${KINDS[kind].group.replace(/\./g, '\\.')}/${metadata.name} (created|configured|unchanged)`),
+      );
     }
 
     for (const kind of KIND_NAMES) {
@@ -233,7 +236,10 @@ describe('CRD manifests: the real kubectl against the API server double', () => 
 
     // One `get` of the category lists every kind, each table with its printer columns.
     const listed = await kubectl('get', 'mesh-io', '--all-namespaces');
-    const tables = listed.trim().split(/\n\s*\n/).map((block) => block.split('\n'));
+    const tables = listed
+      .trim()
+      .split(/\n\s*\n/)
+      .map((block) => block.split('\n'));
     const headerOf = (kind: KindName): string[] | undefined => {
       const prefix = `${KINDS[kind].singular}.${KINDS[kind].group}/`;
       return tables.find((rows) => rows.slice(1).some((row) => row.split(/\s+/)[1]?.startsWith(prefix)))?.[0]?.split(/\s+/);

@@ -3,25 +3,14 @@ import { requiredString, stringMapSchema } from './common-schemas.js';
 import { objectMetaSchema, statusSchema } from './object-meta-schema.js';
 import { NETWORKING_API_VERSIONS } from './kinds.js';
 
-export const SERVER_TLS_MODES = [
-  'PASSTHROUGH',
-  'SIMPLE',
-  'MUTUAL',
-  'AUTO_PASSTHROUGH',
-  'MESH_MUTUAL',
-  'OPTIONAL_MUTUAL',
-] as const;
+export const SERVER_TLS_MODES = ['PASSTHROUGH', 'SIMPLE', 'MUTUAL', 'AUTO_PASSTHROUGH', 'MESH_MUTUAL', 'OPTIONAL_MUTUAL'] as const;
 export const TLS_PROTOCOL_VERSIONS = ['TLS_AUTO', 'TLSV1_0', 'TLSV1_1', 'TLSV1_2', 'TLSV1_3'] as const;
 
-const PORT_RANGE_ERROR = (issue: { input?: unknown }) =>
-  `expected a port number from 1 to 65535 (0 only with a unix:// bind), got ${String(issue.input)}`;
+const PORT_RANGE_ERROR = (issue: { input?: unknown }) => `expected a port number from 1 to 65535 (0 only with a unix:// bind), got ${String(issue.input)}`;
 
 export const gatewayPortSchema = z.strictObject({
   /** 1–65535; 0 only with a `unix://` bind. */
-  number: z
-    .int()
-    .min(0, { error: PORT_RANGE_ERROR })
-    .max(65535, { error: PORT_RANGE_ERROR }),
+  number: z.int().min(0, { error: PORT_RANGE_ERROR }).max(65535, { error: PORT_RANGE_ERROR }),
   /** HTTP, HTTPS, GRPC, GRPC-WEB, HTTP2, MONGO, REDIS, MYSQL, TCP or TLS. */
   protocol: requiredString('a protocol such as HTTP, HTTPS, GRPC, HTTP2, TCP or TLS').min(1, {
     error: 'expected a protocol such as HTTP, HTTPS, GRPC, HTTP2, TCP or TLS',

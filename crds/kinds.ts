@@ -12,13 +12,7 @@ export const NETWORKING_VERSIONS = ['v1alpha3', 'v1beta1', 'v1'] as const;
 export const SECURITY_API_VERSIONS = [`${SECURITY_GROUP}/v1beta1`, `${SECURITY_GROUP}/v1`] as const;
 export const NETWORKING_API_VERSIONS = [`${NETWORKING_GROUP}/v1alpha3`, `${NETWORKING_GROUP}/v1beta1`, `${NETWORKING_GROUP}/v1`] as const;
 
-export type KindName =
-  | 'PeerAuthentication'
-  | 'RequestAuthentication'
-  | 'AuthorizationPolicy'
-  | 'DestinationRule'
-  | 'Gateway'
-  | 'VirtualService';
+export type KindName = 'PeerAuthentication' | 'RequestAuthentication' | 'AuthorizationPolicy' | 'DestinationRule' | 'Gateway' | 'VirtualService';
 
 export type KindInfo = {
   readonly group: string;

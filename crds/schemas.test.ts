@@ -41,21 +41,11 @@ describe('schemas as JSON Schema (what the CRD generator consumes)', () => {
   });
 
   test('enums, required fields, ranges and duration patterns survive conversion', () => {
-    const { PeerAuthentication, AuthorizationPolicy, DestinationRule, Gateway, VirtualService, RequestAuthentication } = specJson as Record<
-      string,
-      JsonSchema
-    >;
+    const { PeerAuthentication, AuthorizationPolicy, DestinationRule, Gateway, VirtualService, RequestAuthentication } = specJson as Record<string, JsonSchema>;
     expect(at(PeerAuthentication!, 'mtls.mode').enum).toEqual(['UNSET', 'DISABLE', 'PERMISSIVE', 'STRICT']);
     expect(at(AuthorizationPolicy!, 'action').enum).toEqual(['ALLOW', 'DENY', 'AUDIT', 'CUSTOM']);
     expect(at(DestinationRule!, 'trafficPolicy.tls.mode').enum).toEqual(['DISABLE', 'SIMPLE', 'MUTUAL', 'MESH_MUTUAL']);
-    expect(at(Gateway!, 'servers.[].tls.mode').enum).toEqual([
-      'PASSTHROUGH',
-      'SIMPLE',
-      'MUTUAL',
-      'AUTO_PASSTHROUGH',
-      'MESH_MUTUAL',
-      'OPTIONAL_MUTUAL',
-    ]);
+    expect(at(Gateway!, 'servers.[].tls.mode').enum).toEqual(['PASSTHROUGH', 'SIMPLE', 'MUTUAL', 'AUTO_PASSTHROUGH', 'MESH_MUTUAL', 'OPTIONAL_MUTUAL']);
     expect(DestinationRule!.required).toEqual(['host']);
     expect(at(Gateway!, 'servers.[]').required).toEqual(['port', 'hosts']);
     expect(at(Gateway!, 'servers.[].port').required).toEqual(['number', 'protocol', 'name']);

@@ -2,11 +2,42 @@ import { isKubernetesFormat, re2PatternProblem, type StructuralSchema } from './
 
 /** Every keyword of apiextensions.k8s.io/v1 JSONSchemaProps that a CRD may carry. */
 const JSON_SCHEMA_PROPS = new Set([
-  'type', 'format', 'title', 'description', 'default', 'nullable', 'enum', 'pattern', 'minLength', 'maxLength',
-  'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minItems', 'maxItems', 'uniqueItems',
-  'minProperties', 'maxProperties', 'required', 'properties', 'additionalProperties', 'items', 'allOf', 'anyOf',
-  'oneOf', 'not', 'example', 'externalDocs', 'x-kubernetes-preserve-unknown-fields', 'x-kubernetes-int-or-string',
-  'x-kubernetes-embedded-resource', 'x-kubernetes-list-type', 'x-kubernetes-list-map-keys', 'x-kubernetes-map-type',
+  'type',
+  'format',
+  'title',
+  'description',
+  'default',
+  'nullable',
+  'enum',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'required',
+  'properties',
+  'additionalProperties',
+  'items',
+  'allOf',
+  'anyOf',
+  'oneOf',
+  'not',
+  'example',
+  'externalDocs',
+  'x-kubernetes-preserve-unknown-fields',
+  'x-kubernetes-int-or-string',
+  'x-kubernetes-embedded-resource',
+  'x-kubernetes-list-type',
+  'x-kubernetes-list-map-keys',
+  'x-kubernetes-map-type',
   'x-kubernetes-validations',
 ]);
 
@@ -267,8 +298,10 @@ export function schemaViolations(value: unknown, schema: StructuralSchema, path 
     if (schema.pattern !== undefined && !compilePattern(schema.pattern).test(value)) out.push(at(`does not match ${schema.pattern}`));
   }
   if (typeof value === 'number') {
-    if (schema.minimum !== undefined && (schema.exclusiveMinimum ? value <= schema.minimum : value < schema.minimum)) out.push(at(`below the minimum ${schema.minimum}`));
-    if (schema.maximum !== undefined && (schema.exclusiveMaximum ? value >= schema.maximum : value > schema.maximum)) out.push(at(`above the maximum ${schema.maximum}`));
+    if (schema.minimum !== undefined && (schema.exclusiveMinimum ? value <= schema.minimum : value < schema.minimum))
+      out.push(at(`below the minimum ${schema.minimum}`));
+    if (schema.maximum !== undefined && (schema.exclusiveMaximum ? value >= schema.maximum : value > schema.maximum))
+      out.push(at(`above the maximum ${schema.maximum}`));
   }
   if (Array.isArray(value)) {
     if (schema.minItems !== undefined && value.length < schema.minItems) out.push(at(`fewer than ${schema.minItems} items`));

@@ -47,9 +47,32 @@ const STRUCTURAL_TYPES: ReadonlySet<string> = new Set<StructuralType>(['object',
  * with a warning, and our own validator is the authority anyway.
  */
 const KUBERNETES_FORMATS: ReadonlySet<string> = new Set([
-  'bsonobjectid', 'uri', 'email', 'hostname', 'ipv4', 'ipv6', 'cidr', 'mac', 'uuid', 'uuid3', 'uuid4', 'uuid5',
-  'isbn', 'isbn10', 'isbn13', 'creditcard', 'ssn', 'hexcolor', 'rgbcolor', 'byte', 'password', 'date', 'duration',
-  'datetime', 'k8sshortname', 'k8slongname',
+  'bsonobjectid',
+  'uri',
+  'email',
+  'hostname',
+  'ipv4',
+  'ipv6',
+  'cidr',
+  'mac',
+  'uuid',
+  'uuid3',
+  'uuid4',
+  'uuid5',
+  'isbn',
+  'isbn10',
+  'isbn13',
+  'creditcard',
+  'ssn',
+  'hexcolor',
+  'rgbcolor',
+  'byte',
+  'password',
+  'date',
+  'duration',
+  'datetime',
+  'k8sshortname',
+  'k8slongname',
 ]);
 
 export function isKubernetesFormat(format: string): boolean {
@@ -58,8 +81,20 @@ export function isKubernetesFormat(format: string): boolean {
 
 /** Keywords that only constrain a value; the only ones a structural schema allows inside `allOf`. */
 const VALUE_VALIDATIONS = [
-  'pattern', 'minLength', 'maxLength', 'minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf',
-  'minItems', 'maxItems', 'minProperties', 'maxProperties', 'enum', 'format',
+  'pattern',
+  'minLength',
+  'maxLength',
+  'minimum',
+  'maximum',
+  'exclusiveMinimum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minItems',
+  'maxItems',
+  'minProperties',
+  'maxProperties',
+  'enum',
+  'format',
 ] as const;
 
 /**
@@ -178,7 +213,11 @@ function convert(input: unknown, ctx: Context): StructuralSchema {
     if (types.length === 1) {
       node = { ...rest, type: types[0] };
     } else {
-      const converted = convertUnion(types.map((type) => ({ ...rest, type })), false, ctx);
+      const converted = convertUnion(
+        types.map((type) => ({ ...rest, type })),
+        false,
+        ctx,
+      );
       return withNullable({ ...converted, ...annotations(node) }, nullable);
     }
   }
@@ -441,7 +480,11 @@ export function sortSchemaKeys(schema: StructuralSchema): StructuralSchema {
     const value = (schema as Record<string, unknown>)[key];
     if (key === 'properties') {
       const properties = value as Record<string, StructuralSchema>;
-      out[key] = Object.fromEntries(Object.keys(properties).sort().map((name) => [name, sortSchemaKeys(properties[name] as StructuralSchema)]));
+      out[key] = Object.fromEntries(
+        Object.keys(properties)
+          .sort()
+          .map((name) => [name, sortSchemaKeys(properties[name] as StructuralSchema)]),
+      );
     } else if (key === 'items' || key === 'additionalProperties') {
       out[key] = sortSchemaKeys(value as StructuralSchema);
     } else if (key === 'allOf' || key === 'anyOf' || key === 'oneOf') {

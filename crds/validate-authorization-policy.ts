@@ -5,13 +5,7 @@ import type {
   AuthorizationRule,
   AuthorizationSource,
 } from './authorization-policy-schema.js';
-import {
-  checkAttribute,
-  ipOrCidrProblem,
-  portProblem,
-  serviceAccountProblem,
-  trustDomainProblem,
-} from './authorization-attributes.js';
+import { checkAttribute, ipOrCidrProblem, portProblem, serviceAccountProblem, trustDomainProblem } from './authorization-attributes.js';
 import { checkTargetSelection } from './validate-shared.js';
 import { renderPath, type IssueSink, type Path } from './validation-issue.js';
 
@@ -34,27 +28,11 @@ const SOURCE_FIELDS: readonly SourceField[] = [
   'trustDomains',
   'notTrustDomains',
 ];
-const OPERATION_FIELDS: readonly OperationField[] = [
-  'hosts',
-  'notHosts',
-  'ports',
-  'notPorts',
-  'methods',
-  'notMethods',
-  'paths',
-  'notPaths',
-];
+const OPERATION_FIELDS: readonly OperationField[] = ['hosts', 'notHosts', 'ports', 'notPorts', 'methods', 'notMethods', 'paths', 'notPaths'];
 
 /** Request principals exist only once a JWT was checked, which happens in HTTP requests only. */
 const HTTP_ONLY_SOURCE_FIELDS: ReadonlySet<SourceField> = new Set(['requestPrincipals', 'notRequestPrincipals']);
-const HTTP_ONLY_OPERATION_FIELDS: ReadonlySet<OperationField> = new Set([
-  'hosts',
-  'notHosts',
-  'methods',
-  'notMethods',
-  'paths',
-  'notPaths',
-]);
+const HTTP_ONLY_OPERATION_FIELDS: ReadonlySet<OperationField> = new Set(['hosts', 'notHosts', 'methods', 'notMethods', 'paths', 'notPaths']);
 const CUSTOM_ALLOWED_SOURCE_FIELDS: ReadonlySet<SourceField> = new Set(['ipBlocks', 'notIpBlocks', 'remoteIpBlocks', 'notRemoteIpBlocks']);
 
 const SOURCE_VALUE_CHECKS: Partial<Record<SourceField, (value: string) => string | undefined>> = {
@@ -96,12 +74,7 @@ const OPERATION_VALUE_CHECKS: Partial<Record<OperationField, (value: string) => 
   notPaths: pathTemplateProblem,
 };
 
-function checkValues(
-  sink: IssueSink,
-  path: Path,
-  values: readonly string[] | undefined,
-  check: ((value: string) => string | undefined) | undefined,
-): void {
+function checkValues(sink: IssueSink, path: Path, values: readonly string[] | undefined, check: ((value: string) => string | undefined) | undefined): void {
   if (check === undefined) return;
   (values ?? []).forEach((value, i) => {
     const problem = check(value);
@@ -116,35 +89,20 @@ function isSet(values: readonly string[] | undefined): boolean {
 /** What a rule tests, sorted by whether TCP traffic can answer it; paths are relative to the rule. */
 type RuleFacts = { httpOnly: string[]; tcp: string[]; portScoped: boolean };
 
-function checkSource(
-  sink: IssueSink,
-  path: Path,
-  source: AuthorizationSource,
-  custom: boolean,
-  facts: RuleFacts,
-  rel: string,
-): void {
+function checkSource(sink: IssueSink, path: Path, source: AuthorizationSource, custom: boolean, facts: RuleFacts, rel: string): void {
   const used = SOURCE_FIELDS.filter((field) => isSet(source[field]));
   if (used.length === 0) {
     sink.error(path, 'expected at least one field in source, such as principals, namespaces or ipBlocks');
   }
   const byServiceAccount = isSet(source.serviceAccounts) || isSet(source.notServiceAccounts);
-  const byPrincipalOrNamespace = (['principals', 'notPrincipals', 'namespaces', 'notNamespaces'] as const).some((field) =>
-    isSet(source[field]),
-  );
+  const byPrincipalOrNamespace = (['principals', 'notPrincipals', 'namespaces', 'notNamespaces'] as const).some((field) => isSet(source[field]));
   if (byServiceAccount && byPrincipalOrNamespace) {
-    sink.error(
-      path,
-      'expected either serviceAccounts/notServiceAccounts or principals/notPrincipals/namespaces/notNamespaces in one source, not both',
-    );
+    sink.error(path, 'expected either serviceAccounts/notServiceAccounts or principals/notPrincipals/namespaces/notNamespaces in one source, not both');
   }
   for (const field of used) {
     checkValues(sink, [...path, field], source[field], SOURCE_VALUE_CHECKS[field]);
     if (custom && !CUSTOM_ALLOWED_SOURCE_FIELDS.has(field)) {
-      sink.error(
-        [...path, field],
-        'not supported with action CUSTOM: expected only ipBlocks, notIpBlocks, remoteIpBlocks or notRemoteIpBlocks',
-      );
+      sink.error([...path, field], 'not supported with action CUSTOM: expected only ipBlocks, notIpBlocks, remoteIpBlocks or notRemoteIpBlocks');
     }
     (HTTP_ONLY_SOURCE_FIELDS.has(field) ? facts.httpOnly : facts.tcp).push(`${rel}.${field}`);
   }
@@ -162,14 +120,7 @@ function checkOperation(sink: IssueSink, path: Path, operation: AuthorizationOpe
   }
 }
 
-function checkCondition(
-  sink: IssueSink,
-  path: Path,
-  condition: AuthorizationCondition,
-  custom: boolean,
-  facts: RuleFacts,
-  rel: string,
-): void {
+function checkCondition(sink: IssueSink, path: Path, condition: AuthorizationCondition, custom: boolean, facts: RuleFacts, rel: string): void {
   const { key } = condition;
   if (!isSet(condition.values) && !isSet(condition.notValues)) {
     sink.error(path, `expected values or notValues for key "${key}"`);
@@ -231,10 +182,7 @@ function warnAboutTcpPorts(sink: IssueSink, path: Path, action: string, facts: R
         : 'on TCP ports those fields are ignored and the rule denies all traffic matching its other conditions';
     sink.warn(path, `DENY rule uses HTTP-only fields (${fields}); ${effect}; set to.operation.ports to limit it to HTTP ports`);
   } else if (action === 'ALLOW' && facts.tcp.length === 0) {
-    sink.warn(
-      path,
-      `ALLOW rule uses only HTTP fields (${fields}); on TCP ports the rule is ignored, so it allows no TCP traffic`,
-    );
+    sink.warn(path, `ALLOW rule uses only HTTP fields (${fields}); on TCP ports the rule is ignored, so it allows no TCP traffic`);
   }
 }
 
@@ -246,10 +194,7 @@ export function validateAuthorizationPolicy(sink: IssueSink, resource: Authoriza
 
   if (custom) {
     if (spec.provider === undefined) {
-      sink.error(
-        ['spec', 'provider'],
-        'action CUSTOM requires a provider: expected provider.name, the extension provider to call',
-      );
+      sink.error(['spec', 'provider'], 'action CUSTOM requires a provider: expected provider.name, the extension provider to call');
     } else if (spec.provider.name === undefined || spec.provider.name === '') {
       sink.error(['spec', 'provider', 'name'], 'action CUSTOM requires a provider: expected a non-empty provider name');
     }
@@ -257,10 +202,7 @@ export function validateAuthorizationPolicy(sink: IssueSink, resource: Authoriza
     sink.error(['spec', 'provider'], `expected no provider with action ${action}: only action CUSTOM calls a provider`);
   }
   if ((action === 'DENY' || custom) && (spec.rules === undefined || spec.rules.length === 0)) {
-    sink.error(
-      ['spec', 'rules'],
-      `action ${action} without rules never matches: expected at least one rule (an empty rule {} matches every request)`,
-    );
+    sink.error(['spec', 'rules'], `action ${action} without rules never matches: expected at least one rule (an empty rule {} matches every request)`);
   }
 
   (spec.rules ?? []).forEach((rule, i) => {

@@ -16,11 +16,7 @@ import { checkExportTo, checkSelectorLabels, checkWorkloadSelector } from './val
 import type { IssueSink, Path } from './validation-issue.js';
 
 const MAGLEV_TABLE_LIMIT = 5000011;
-const TOPOLOGY_LABELS: ReadonlySet<string> = new Set([
-  'topology.kubernetes.io/region',
-  'topology.kubernetes.io/zone',
-  LABELS.subzone,
-]);
+const TOPOLOGY_LABELS: ReadonlySet<string> = new Set(['topology.kubernetes.io/region', 'topology.kubernetes.io/zone', LABELS.subzone]);
 
 function isPrime(n: number): boolean {
   if (n < 2) return false;
@@ -36,10 +32,7 @@ function checkClientTls(sink: IssueSink, path: Path, tls: ClientTlsSettings): vo
   const mode = tls.mode ?? 'DISABLE';
   if (tls.insecureSkipVerify === true) {
     if (mode === 'SIMPLE' && (tls.caCertificates !== undefined || tls.credentialName !== undefined || tls.subjectAltNames !== undefined)) {
-      sink.error(
-        path,
-        'insecureSkipVerify skips server verification: expected no caCertificates, credentialName or subjectAltNames with it',
-      );
+      sink.error(path, 'insecureSkipVerify skips server verification: expected no caCertificates, credentialName or subjectAltNames with it');
     }
     if (mode === 'MUTUAL' && (tls.caCertificates !== undefined || tls.subjectAltNames !== undefined)) {
       sink.error(path, 'insecureSkipVerify skips server verification: expected no caCertificates or subjectAltNames with it');
@@ -48,52 +41,34 @@ function checkClientTls(sink: IssueSink, path: Path, tls: ClientTlsSettings): vo
   if ((mode === 'SIMPLE' || mode === 'MUTUAL') && tls.credentialName !== undefined) {
     for (const field of ['clientCertificate', 'privateKey', 'caCertificates', 'caCrl'] as const) {
       if (tls[field] !== undefined) {
-        sink.error(
-          [...path, field],
-          'cannot be combined with credentialName: expected the certificates to come from the credential only',
-        );
+        sink.error([...path, field], 'cannot be combined with credentialName: expected the certificates to come from the credential only');
       }
     }
     return;
   }
   if (mode === 'MUTUAL') {
     if (tls.clientCertificate === undefined || tls.clientCertificate === '') {
-      sink.error(
-        [...path, 'clientCertificate'],
-        'required for mode MUTUAL unless credentialName is set: expected the client certificate file',
-      );
+      sink.error([...path, 'clientCertificate'], 'required for mode MUTUAL unless credentialName is set: expected the client certificate file');
     }
     if (tls.privateKey === undefined || tls.privateKey === '') {
-      sink.error(
-        [...path, 'privateKey'],
-        'required for mode MUTUAL unless credentialName is set: expected the client private key file',
-      );
+      sink.error([...path, 'privateKey'], 'required for mode MUTUAL unless credentialName is set: expected the client private key file');
     }
   }
   if (mode === 'MESH_MUTUAL') {
-    const ignored = (['clientCertificate', 'privateKey', 'caCertificates', 'credentialName', 'caCrl'] as const).filter(
-      (field) => tls[field] !== undefined,
-    );
+    const ignored = (['clientCertificate', 'privateKey', 'caCertificates', 'credentialName', 'caCrl'] as const).filter((field) => tls[field] !== undefined);
     if (ignored.length > 0) {
-      sink.warn(
-        path,
-        `mode MESH_MUTUAL uses the mesh's workload certificates; ${listWords(ignored, 'and')} ${ignored.length === 1 ? 'is' : 'are'} ignored`,
-      );
+      sink.warn(path, `mode MESH_MUTUAL uses the mesh's workload certificates; ${listWords(ignored, 'and')} ${ignored.length === 1 ? 'is' : 'are'} ignored`);
     }
   }
 }
 
-function checkFailover(
-  sink: IssueSink,
-  path: Path,
-  failover: readonly { from?: string | undefined; to?: string | undefined }[] | undefined,
-): void {
+function checkFailover(sink: IssueSink, path: Path, failover: readonly { from?: string | undefined; to?: string | undefined }[] | undefined): void {
   (failover ?? []).forEach((entry, i) => {
     const at = [...path, 'failover', i];
     const from = entry.from ?? '';
     const to = entry.to ?? '';
     if (from === to) sink.error(at, `expected different from and to regions, got "${from}" for both`);
-    if (from.includes('/') || to.includes('/')) sink.error(at, 'expected regions only (no zone or subzone after \'/\') in failover');
+    if (from.includes('/') || to.includes('/')) sink.error(at, "expected regions only (no zone or subzone after '/') in failover");
     if (from.includes('*') || to.includes('*')) sink.error(at, "expected regions without '*' wildcards in failover");
   });
 }
@@ -111,19 +86,13 @@ function checkLoadBalancer(sink: IssueSink, path: Path, lb: LoadBalancerSettings
     if (hash.maglev !== undefined) {
       const size = hash.maglev.tableSize ?? 0;
       if (size === 0 || size >= MAGLEV_TABLE_LIMIT || !isPrime(size)) {
-        sink.error(
-          [...hashPath, 'maglev', 'tableSize'],
-          `expected a prime number below ${MAGLEV_TABLE_LIMIT} (such as 65537), got ${size}`,
-        );
+        sink.error([...hashPath, 'maglev', 'tableSize'], `expected a prime number below ${MAGLEV_TABLE_LIMIT} (such as 65537), got ${size}`);
       }
     }
     const seen = new Set<string>();
     (hash.httpCookie?.attributes ?? []).forEach((attribute, i) => {
       if (seen.has(attribute.name)) {
-        sink.error(
-          [...hashPath, 'httpCookie', 'attributes', i, 'name'],
-          `duplicate cookie attribute "${attribute.name}": expected unique names`,
-        );
+        sink.error([...hashPath, 'httpCookie', 'attributes', i, 'name'], `duplicate cookie attribute "${attribute.name}": expected unique names`);
       }
       seen.add(attribute.name);
     });
@@ -149,10 +118,7 @@ function checkLoadBalancer(sink: IssueSink, path: Path, lb: LoadBalancerSettings
     if ((locality.failover ?? []).length > 0) {
       (locality.failoverPriority ?? []).forEach((label, i) => {
         if (TOPOLOGY_LABELS.has(label)) {
-          sink.error(
-            [...at, 'failoverPriority', i],
-            `topology label "${label}" cannot be combined with failover: expected other labels`,
-          );
+          sink.error([...at, 'failoverPriority', i], `topology label "${label}" cannot be combined with failover: expected other labels`);
         }
       });
     }
@@ -166,10 +132,7 @@ function checkLoadBalancer(sink: IssueSink, path: Path, lb: LoadBalancerSettings
     const at = [...path, 'zoneAwareLbSetting'];
     (zoneAware.failoverPriority ?? []).forEach((label, i) => {
       if (TOPOLOGY_LABELS.has(label)) {
-        sink.error(
-          [...at, 'failoverPriority', i],
-          `topology label "${label}" is handled by zone-aware balancing itself: expected other labels`,
-        );
+        sink.error([...at, 'failoverPriority', i], `topology label "${label}" is handled by zone-aware balancing itself: expected other labels`);
       }
     });
     checkFailover(sink, at, zoneAware.failover);
@@ -204,20 +167,14 @@ function checkConnectionPool(sink: IssueSink, path: Path, pool: ConnectionPoolSe
   if (idle !== undefined) {
     const nanos = parseDurationNanos(idle) ?? 0n;
     if (nanos !== 0n && (nanos < NANOS_PER_MILLISECOND || nanos % NANOS_PER_MILLISECOND !== 0n)) {
-      sink.error(
-        [...path, 'tcp', 'idleTimeout'],
-        `expected 0s (no timeout) or a duration of at least 1ms in whole milliseconds, got "${idle}"`,
-      );
+      sink.error([...path, 'tcp', 'idleTimeout'], `expected 0s (no timeout) or a duration of at least 1ms in whole milliseconds, got "${idle}"`);
     }
   }
 }
 
 function checkOutlierDetection(sink: IssueSink, path: Path, outlier: OutlierDetection): void {
   if (outlier.consecutiveErrors !== undefined) {
-    sink.warn(
-      [...path, 'consecutiveErrors'],
-      'consecutiveErrors is deprecated: use consecutiveGatewayErrors or consecutive5xxErrors',
-    );
+    sink.warn([...path, 'consecutiveErrors'], 'consecutiveErrors is deprecated: use consecutiveGatewayErrors or consecutive5xxErrors');
   }
   if ((outlier.consecutiveLocalOriginFailures ?? 0) > 0 && outlier.splitExternalLocalOriginErrors !== true) {
     sink.error(
@@ -266,10 +223,7 @@ function checkTrafficPolicy(sink: IssueSink, path: Path, policy: TrafficPolicy):
     } else {
       const first = ports.get(settings.port.number);
       if (first !== undefined) {
-        sink.error(
-          [...at, 'port', 'number'],
-          `port ${settings.port.number} already has settings in portLevelSettings[${first}]: expected each port once`,
-        );
+        sink.error([...at, 'port', 'number'], `port ${settings.port.number} already has settings in portLevelSettings[${first}]: expected each port once`);
       } else {
         ports.set(settings.port.number, i);
       }
@@ -287,10 +241,7 @@ function checkTrafficPolicy(sink: IssueSink, path: Path, policy: TrafficPolicy):
       sink.error([...path, 'tunnel', 'protocol'], `expected CONNECT or POST, got "${tunnel.protocol}"`);
     }
     if (!isFqdn(tunnel.targetHost) && !isIpAddress(tunnel.targetHost)) {
-      sink.error(
-        [...path, 'tunnel', 'targetHost'],
-        `expected a fully qualified host name or an IP address, got "${tunnel.targetHost}"`,
-      );
+      sink.error([...path, 'tunnel', 'targetHost'], `expected a fully qualified host name or an IP address, got "${tunnel.targetHost}"`);
     }
   }
 }
@@ -309,10 +260,7 @@ export function validateDestinationRule(sink: IssueSink, resource: DestinationRu
     }
     const first = names.get(subset.name);
     if (first !== undefined) {
-      sink.error(
-        [...at, 'name'],
-        `duplicate subset name "${subset.name}" (also subsets[${first}]): expected unique subset names`,
-      );
+      sink.error([...at, 'name'], `duplicate subset name "${subset.name}" (also subsets[${first}]): expected unique subset names`);
     } else {
       names.set(subset.name, i);
     }

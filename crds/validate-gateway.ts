@@ -59,22 +59,12 @@ function unixSocketProblem(path: string): string | undefined {
   return path.startsWith('/') && !path.endsWith('/') ? undefined : `expected an absolute socket file path after unix://, got "${path}"`;
 }
 
-const CERTIFICATE_FIELDS = [
-  'serverCertificate',
-  'privateKey',
-  'caCertificates',
-  'tlsCertificates',
-  'credentialName',
-  'credentialNames',
-] as const;
+const CERTIFICATE_FIELDS = ['serverCertificate', 'privateKey', 'caCertificates', 'tlsCertificates', 'credentialName', 'credentialNames'] as const;
 
 function checkServerTls(sink: IssueSink, path: Path, tls: ServerTlsSettings): void {
   const mode = tls.mode ?? 'PASSTHROUGH';
   if ((tls.minProtocolVersion === 'TLSV1_0' || tls.minProtocolVersion === 'TLSV1_1') && (tls.cipherSuites ?? []).length === 0) {
-    sink.warn(
-      [...path, 'minProtocolVersion'],
-      'TLS versions below TLSV1_2 need compatible cipherSuites: the default suites no longer include any for them',
-    );
+    sink.warn([...path, 'minProtocolVersion'], 'TLS versions below TLSV1_2 need compatible cipherSuites: the default suites no longer include any for them');
   }
   const seen = new Set<string>();
   (tls.cipherSuites ?? []).forEach((suite, i) => {
@@ -125,16 +115,10 @@ function checkServerTls(sink: IssueSink, path: Path, tls: ServerTlsSettings): vo
         : [{ at: path, serverCertificate: tls.serverCertificate, privateKey: tls.privateKey }];
     for (const certificate of certificates) {
       if (certificate.serverCertificate === undefined || certificate.serverCertificate === '') {
-        sink.error(
-          [...certificate.at, 'serverCertificate'],
-          `required for mode ${mode} unless credentialName is set: expected the server certificate file`,
-        );
+        sink.error([...certificate.at, 'serverCertificate'], `required for mode ${mode} unless credentialName is set: expected the server certificate file`);
       }
       if (certificate.privateKey === undefined || certificate.privateKey === '') {
-        sink.error(
-          [...certificate.at, 'privateKey'],
-          `required for mode ${mode} unless credentialName is set: expected the server private key file`,
-        );
+        sink.error([...certificate.at, 'privateKey'], `required for mode ${mode} unless credentialName is set: expected the server private key file`);
       }
     }
   }
@@ -175,20 +159,14 @@ function checkServer(sink: IssueSink, path: Path, server: GatewayServer): void {
   const protocol = port.protocol.toUpperCase();
   const known = (GATEWAY_PROTOCOLS as readonly string[]).includes(protocol);
   if (!known) {
-    sink.error(
-      [...path, 'port', 'protocol'],
-      `unknown protocol "${port.protocol}": expected one of ${listWords(GATEWAY_PROTOCOLS)}`,
-    );
+    sink.error([...path, 'port', 'protocol'], `unknown protocol "${port.protocol}": expected one of ${listWords(GATEWAY_PROTOCOLS)}`);
   }
   const tls = server.tls;
   if (tls !== undefined) checkServerTls(sink, [...path, 'tls'], tls);
   if (!known) return;
 
   if (TLS_PROTOCOLS.has(protocol) && tls === undefined) {
-    sink.error(
-      [...path, 'tls'],
-      `required for protocol ${protocol}: expected tls settings such as {mode: SIMPLE, credentialName: <secret>}`,
-    );
+    sink.error([...path, 'tls'], `required for protocol ${protocol}: expected tls settings such as {mode: SIMPLE, credentialName: <secret>}`);
   } else if (!TLS_PROTOCOLS.has(protocol) && tls !== undefined) {
     if (HTTP_PROTOCOLS.has(protocol)) {
       const passthrough = tls.mode === undefined || tls.mode === 'PASSTHROUGH' || tls.mode === 'AUTO_PASSTHROUGH';
@@ -200,10 +178,7 @@ function checkServer(sink: IssueSink, path: Path, server: GatewayServer): void {
     }
   }
   if (tls?.httpsRedirect === true && !HTTP_PROTOCOLS.has(protocol)) {
-    sink.warn(
-      [...path, 'tls', 'httpsRedirect'],
-      `httpsRedirect only applies to HTTP servers; it is ignored with protocol ${protocol}`,
-    );
+    sink.warn([...path, 'tls', 'httpsRedirect'], `httpsRedirect only applies to HTTP servers; it is ignored with protocol ${protocol}`);
   }
 }
 
@@ -219,10 +194,7 @@ export function validateGateway(sink: IssueSink, resource: Gateway): void {
     checkServer(sink, path, server);
     const first = portNames.get(server.port.name);
     if (first !== undefined) {
-      sink.error(
-        [...path, 'port', 'name'],
-        `duplicate port name "${server.port.name}" (also servers[${first}]): expected unique port names across servers`,
-      );
+      sink.error([...path, 'port', 'name'], `duplicate port name "${server.port.name}" (also servers[${first}]): expected unique port names across servers`);
     } else {
       portNames.set(server.port.name, i);
     }

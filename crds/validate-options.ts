@@ -4,8 +4,5 @@ export type ValidateOptions = {
    * The container ports of the services that select workloads with these labels in this namespace,
    * or undefined when unknown. With it, `portLevelMtls` entries on ports no service binds are flagged.
    */
-  servicePortsForWorkload?: (
-    namespace: string | undefined,
-    selector: Readonly<Record<string, string>>,
-  ) => readonly number[] | undefined;
+  servicePortsForWorkload?: (namespace: string | undefined, selector: Readonly<Record<string, string>>) => readonly number[] | undefined;
 };

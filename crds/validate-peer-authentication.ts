@@ -18,10 +18,7 @@ export function validatePeerAuthentication(sink: IssueSink, resource: PeerAuthen
     return;
   }
   if (!hasSelectorLabels(spec.selector)) {
-    sink.error(
-      path,
-      'expected a selector with matchLabels alongside portLevelMtls: mesh-wide and namespace-wide policies cannot set port-level mTLS',
-    );
+    sink.error(path, 'expected a selector with matchLabels alongside portLevelMtls: mesh-wide and namespace-wide policies cannot set port-level mTLS');
   }
 
   for (const key of entries) {

@@ -60,10 +60,7 @@ export function validateRequestAuthentication(sink: IssueSink, resource: Request
     if (rule.issuer === undefined) return;
     const first = issuers.get(rule.issuer);
     if (first !== undefined) {
-      sink.error(
-        [...path, 'issuer'],
-        `issuer "${rule.issuer}" is already used by jwtRules[${first}]: expected each issuer in one rule only`,
-      );
+      sink.error([...path, 'issuer'], `issuer "${rule.issuer}" is already used by jwtRules[${first}]: expected each issuer in one rule only`);
     } else {
       issuers.set(rule.issuer, i);
     }

@@ -30,10 +30,7 @@ export function checkWorkloadSelector(sink: IssueSink, path: Path, selector: Wor
   if (selector === undefined) return;
   checkSelectorLabels(sink, [...path, 'matchLabels'], selector.matchLabels ?? {});
   if (!hasSelectorLabels(selector)) {
-    sink.warn(
-      path,
-      'selector without matchLabels selects every workload in the namespace; add matchLabels or remove the selector',
-    );
+    sink.warn(path, 'selector without matchLabels selects every workload in the namespace; add matchLabels or remove the selector');
   }
 }
 
@@ -108,10 +105,7 @@ export function checkExportTo(
   if (hasWorkloadSelector) {
     const local = exportTo.every((entry) => entry === '.' || (namespace !== undefined && entry === namespace));
     if (!local) {
-      sink.error(
-        path,
-        'a DestinationRule with a workloadSelector applies only in its own namespace: expected exportTo to be "."',
-      );
+      sink.error(path, 'a DestinationRule with a workloadSelector applies only in its own namespace: expected exportTo to be "."');
     }
   }
 }

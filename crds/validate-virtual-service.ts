@@ -152,12 +152,7 @@ function checkHeaderOperations(sink: IssueSink, path: Path, headers: Headers): v
   }
 }
 
-function checkHeaderMatches(
-  sink: IssueSink,
-  path: Path,
-  headers: Readonly<Record<string, StringMatch>> | undefined,
-  claimsAllowed: boolean,
-): void {
+function checkHeaderMatches(sink: IssueSink, path: Path, headers: Readonly<Record<string, StringMatch>> | undefined, claimsAllowed: boolean): void {
   for (const [name, match] of Object.entries(headers ?? {})) {
     const at = [...path, name];
     if (name.startsWith(JWT_CLAIM_HEADER)) {
@@ -192,10 +187,7 @@ function checkRedirect(sink: IssueSink, path: Path, route: HttpRoute): void {
     sink.error(path, 'only one of uri or prefixRewrite may be set');
   }
   if (redirect.prefixRewrite !== undefined && (route.match ?? []).some((m) => m.uri !== undefined && m.uri.prefix === undefined)) {
-    sink.error(
-      [...path, 'prefixRewrite'],
-      'prefixRewrite replaces the matched prefix: expected every uri match of this route to be a prefix match',
-    );
+    sink.error([...path, 'prefixRewrite'], 'prefixRewrite replaces the matched prefix: expected every uri match of this route to be a prefix match');
   }
   const { uri, prefixRewrite, authority, port, derivePort, scheme } = redirect;
   if ([uri, prefixRewrite, authority, port, derivePort, scheme].every((value) => value === undefined || value === '')) {
@@ -259,10 +251,7 @@ function checkFault(sink: IssueSink, path: Path, route: HttpRoute): void {
   const abort = fault.abort;
   if (abort !== undefined) {
     if (abort.grpcStatus !== undefined && !GRPC_STATUSES.has(abort.grpcStatus)) {
-      sink.error(
-        [...path, 'abort', 'grpcStatus'],
-        `unknown gRPC status "${abort.grpcStatus}": expected a status name such as UNAVAILABLE or NOT_FOUND`,
-      );
+      sink.error([...path, 'abort', 'grpcStatus'], `unknown gRPC status "${abort.grpcStatus}": expected a status name such as UNAVAILABLE or NOT_FOUND`);
     }
     if (abort.http2Error !== undefined) {
       sink.error([...path, 'abort', 'http2Error'], 'HTTP/2 error aborts are not supported: expected httpStatus or grpcStatus');
@@ -392,10 +381,7 @@ function checkTlsRoute(sink: IssueSink, path: Path, route: TlsRoute, hosts: read
       const problem = hostNameProblem(sni);
       if (problem !== undefined) sink.error(sniPath, problem);
       else if (!hosts.some((host) => isHostSubsetOf(sni, host))) {
-        sink.error(
-          sniPath,
-          `SNI host "${sni}" is not covered by the VirtualService hosts: expected it to match one of ${hosts.join(', ')}`,
-        );
+        sink.error(sniPath, `SNI host "${sni}" is not covered by the VirtualService hosts: expected it to match one of ${hosts.join(', ')}`);
       }
     });
     checkL4MatchCommon(sink, at, match);
@@ -409,10 +395,7 @@ function checkTcpRoute(sink: IssueSink, path: Path, route: TcpRoute): void {
     const at = [...path, 'match', k];
     checkL4MatchCommon(sink, at, match);
     if (match.sourceSubnet !== undefined && !isIpOrCidr(match.sourceSubnet)) {
-      sink.error(
-        [...at, 'sourceSubnet'],
-        `expected an IP address or CIDR range such as 10.0.0.0/16, got "${match.sourceSubnet}"`,
-      );
+      sink.error([...at, 'sourceSubnet'], `expected an IP address or CIDR range such as 10.0.0.0/16, got "${match.sourceSubnet}"`);
     }
   });
   if ((route.route ?? []).length === 0) sink.error([...path, 'route'], 'expected at least one route destination');

@@ -41,7 +41,10 @@ function replaced(value: unknown, path: readonly (string | number)[], replacemen
 
 describe('validateResource under fuzzing', () => {
   test('any JSON value gets an answer, never a throw', () => {
-    fc.assert(fc.property(fc.jsonValue(), (value) => expectAnswer(value)), fuzzParameters());
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => expectAnswer(value)),
+      fuzzParameters(),
+    );
   });
 
   test('a sample policy with any subtree replaced gets an answer naming a path', () => {

@@ -23,7 +23,11 @@ describe('validateResource', () => {
 
   test('names both an unknown apiVersion and an unknown kind', () => {
     expect(validateResource({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }).errors).toEqual([
-      { path: 'apiVersion', message: 'unknown apiVersion "v1": expected one of security.mesh.io/v1beta1, security.mesh.io/v1, networking.mesh.io/v1alpha3, networking.mesh.io/v1beta1, networking.mesh.io/v1' },
+      {
+        path: 'apiVersion',
+        message:
+          'unknown apiVersion "v1": expected one of security.mesh.io/v1beta1, security.mesh.io/v1, networking.mesh.io/v1alpha3, networking.mesh.io/v1beta1, networking.mesh.io/v1',
+      },
       {
         path: 'kind',
         message:
@@ -34,10 +38,16 @@ describe('validateResource', () => {
 
   test('a known kind under the other group names the apiVersion it needs', () => {
     expect(validateResource({ apiVersion: 'networking.mesh.io/v1alpha3', kind: 'PeerAuthentication' }).errors).toEqual([
-      { path: 'apiVersion', message: 'expected security.mesh.io/v1beta1 or security.mesh.io/v1 for kind PeerAuthentication, got "networking.mesh.io/v1alpha3"' },
+      {
+        path: 'apiVersion',
+        message: 'expected security.mesh.io/v1beta1 or security.mesh.io/v1 for kind PeerAuthentication, got "networking.mesh.io/v1alpha3"',
+      },
     ]);
     expect(validateResource({ kind: 'Gateway' }).errors).toEqual([
-      { path: 'apiVersion', message: 'expected networking.mesh.io/v1alpha3, networking.mesh.io/v1beta1 or networking.mesh.io/v1 for kind Gateway, got nothing' },
+      {
+        path: 'apiVersion',
+        message: 'expected networking.mesh.io/v1alpha3, networking.mesh.io/v1beta1 or networking.mesh.io/v1 for kind Gateway, got nothing',
+      },
     ]);
   });
 
@@ -72,10 +82,9 @@ describe('validateResource', () => {
 
   test('says nothing about unbound ports when the service ports are unknown', () => {
     const servicePortsForWorkload = jest.fn(() => undefined);
-    const result = validateResource(
-      peerAuthentication({ selector: { matchLabels: { app: 'httpbin' } }, portLevelMtls: { '9090': { mode: 'DISABLE' } } }),
-      { servicePortsForWorkload },
-    );
+    const result = validateResource(peerAuthentication({ selector: { matchLabels: { app: 'httpbin' } }, portLevelMtls: { '9090': { mode: 'DISABLE' } } }), {
+      servicePortsForWorkload,
+    });
     expect(servicePortsForWorkload).toHaveBeenCalledTimes(1);
     expect(result).toMatchObject({ errors: [], warnings: [] });
   });

@@ -13,8 +13,14 @@ interface Assignment {
 function hostsOf(snapshot: ConfigSnapshot): { name: string; hosts: { endpoint: LbEndpoint; locality: Record<string, unknown> | undefined }[] }[] {
   return [...snapshot.resources.clusters].map(([name, cluster]) => {
     const service = (cluster as { eds_cluster_config?: { service_name?: string } }).eds_cluster_config?.service_name || name;
-    const assignment = ((cluster as { type?: string }).type === 'STATIC' || (cluster as { type?: string }).type === 'STRICT_DNS' ? (cluster as { load_assignment?: Assignment }).load_assignment : snapshot.resources.endpoints.get(service)) as Assignment | undefined;
-    const hosts = (assignment?.endpoints ?? []).flatMap((locality) => (locality.lb_endpoints ?? []).map((endpoint) => ({ endpoint, locality: locality.locality })));
+    const assignment = (
+      (cluster as { type?: string }).type === 'STATIC' || (cluster as { type?: string }).type === 'STRICT_DNS'
+        ? (cluster as { load_assignment?: Assignment }).load_assignment
+        : snapshot.resources.endpoints.get(service)
+    ) as Assignment | undefined;
+    const hosts = (assignment?.endpoints ?? []).flatMap((locality) =>
+      (locality.lb_endpoints ?? []).map((endpoint) => ({ endpoint, locality: locality.locality })),
+    );
     return { name, hosts };
   });
 }

@@ -48,13 +48,22 @@ export function envoyConfigDump(inputs: ConfigDumpInputs, query: ConfigDumpQuery
     {
       '@type': `${ADMIN}ClustersConfigDump`,
       version_info: version(CLUSTER_TYPE),
-      dynamic_active_clusters: [...resources.clusters.values()].map((cluster) => ({ version_info: version(CLUSTER_TYPE), cluster: typed(CLUSTER_TYPE, cluster), last_updated: time(CLUSTER_TYPE), ...rejected(CLUSTER_TYPE) })),
+      dynamic_active_clusters: [...resources.clusters.values()].map((cluster) => ({
+        version_info: version(CLUSTER_TYPE),
+        cluster: typed(CLUSTER_TYPE, cluster),
+        last_updated: time(CLUSTER_TYPE),
+        ...rejected(CLUSTER_TYPE),
+      })),
     },
     ...(query.includeEds
       ? [
           {
             '@type': `${ADMIN}EndpointsConfigDump`,
-            dynamic_endpoint_configs: [...resources.endpoints.values()].map((assignment) => ({ version_info: version(ENDPOINT_TYPE), endpoint_config: typed(ENDPOINT_TYPE, assignment), last_updated: time(ENDPOINT_TYPE) })),
+            dynamic_endpoint_configs: [...resources.endpoints.values()].map((assignment) => ({
+              version_info: version(ENDPOINT_TYPE),
+              endpoint_config: typed(ENDPOINT_TYPE, assignment),
+              last_updated: time(ENDPOINT_TYPE),
+            })),
           },
         ]
       : []),
@@ -69,13 +78,19 @@ export function envoyConfigDump(inputs: ConfigDumpInputs, query: ConfigDumpQuery
     },
     {
       '@type': `${ADMIN}RoutesConfigDump`,
-      dynamic_route_configs: [...resources.routes.values()].map((route) => ({ version_info: version(ROUTE_TYPE), route_config: typed(ROUTE_TYPE, route), last_updated: time(ROUTE_TYPE) })),
+      dynamic_route_configs: [...resources.routes.values()].map((route) => ({
+        version_info: version(ROUTE_TYPE),
+        route_config: typed(ROUTE_TYPE, route),
+        last_updated: time(ROUTE_TYPE),
+      })),
     },
     { '@type': `${ADMIN}SecretsConfigDump`, dynamic_active_secrets: secretsOf(inputs.secrets, time(SECRET_TYPE)) },
   ];
   if (query.resource === undefined) return { configs };
   const field = query.resource;
-  const items = configs.flatMap((config) => (Array.isArray(config[field]) ? (config[field] as Json[]).map((item) => ({ '@type': `${String(config['@type'])}.${itemTypeOf(field)}`, ...item })) : []));
+  const items = configs.flatMap((config) =>
+    Array.isArray(config[field]) ? (config[field] as Json[]).map((item) => ({ '@type': `${String(config['@type'])}.${itemTypeOf(field)}`, ...item })) : [],
+  );
   return { configs: query.mask ? items.map((item) => masked(item, query.mask ?? [])) : items };
 }
 
@@ -88,7 +103,10 @@ function secretsOf(secrets: SecretSet | undefined, lastUpdated: string): Json[] 
     secret: {
       '@type': SECRET_TYPE,
       name,
-      tls_certificate: { certificate_chain: { inline_bytes: Buffer.from(material.certificateChain).toString('base64') }, private_key: { inline_bytes: REDACTED_BYTES } },
+      tls_certificate: {
+        certificate_chain: { inline_bytes: Buffer.from(material.certificateChain).toString('base64') },
+        private_key: { inline_bytes: REDACTED_BYTES },
+      },
     },
   }));
   const roots = [...secrets.trustedCas].map(([name, bundle]) => ({

@@ -1,8 +1,46 @@
 /** Envoy's logger names, as `/logging` lists them (the seed's `proxy-config log` set). */
 export const ENVOY_LOGGERS = [
-  'admin', 'aws', 'assert', 'backtrace', 'client', 'config', 'connection', 'conn_handler', 'dubbo', 'file', 'filter', 'forward_proxy', 'grpc', 'hc', 'health_checker',
-  'http', 'http2', 'hystrix', 'init', 'io', 'jwt', 'kafka', 'lua', 'main', 'misc', 'mongo', 'quic', 'pool', 'rbac', 'redis', 'router', 'runtime', 'stats', 'secret', 'tap',
-  'testing', 'thrift', 'tracing', 'upstream', 'udp', 'wasm',
+  'admin',
+  'aws',
+  'assert',
+  'backtrace',
+  'client',
+  'config',
+  'connection',
+  'conn_handler',
+  'dubbo',
+  'file',
+  'filter',
+  'forward_proxy',
+  'grpc',
+  'hc',
+  'health_checker',
+  'http',
+  'http2',
+  'hystrix',
+  'init',
+  'io',
+  'jwt',
+  'kafka',
+  'lua',
+  'main',
+  'misc',
+  'mongo',
+  'quic',
+  'pool',
+  'rbac',
+  'redis',
+  'router',
+  'runtime',
+  'stats',
+  'secret',
+  'tap',
+  'testing',
+  'thrift',
+  'tracing',
+  'upstream',
+  'udp',
+  'wasm',
 ] as const;
 
 /** Envoy's levels, most verbose first. */
@@ -34,7 +72,10 @@ export function newEnvoyLoggers(initial: string, apply: (level: EnvoyLevel) => v
       return undefined;
     },
     text() {
-      return `active loggers:\n${[...levels].sort(([a], [b]) => a.localeCompare(b)).map(([name, level]) => `  ${name}: ${level}\n`).join('')}`;
+      return `active loggers:\n${[...levels]
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([name, level]) => `  ${name}: ${level}\n`)
+        .join('')}`;
     },
   };
 }

@@ -69,13 +69,27 @@ export function newAdminServer(options: AdminServerOptions, paths: 'admin' | 'pr
         return send(res, 200, JSON.stringify(dump, null, 2), 'application/json');
       }
       case '/clusters':
-        return url.searchParams.get('format') === 'json' ? send(res, 200, JSON.stringify(clustersJson(state.current()), null, 2), 'application/json') : send(res, 200, clustersText(state.current()));
+        return url.searchParams.get('format') === 'json'
+          ? send(res, 200, JSON.stringify(clustersJson(state.current()), null, 2), 'application/json')
+          : send(res, 200, clustersText(state.current()));
       case '/listeners': {
         const bound = Object.fromEntries(options.addresses());
-        return send(res, 200, JSON.stringify({ listeners: state.current().resources.listeners.map((listener) => listener.name), bound }, null, 2), 'application/json');
+        return send(
+          res,
+          200,
+          JSON.stringify({ listeners: state.current().resources.listeners.map((listener) => listener.name), bound }, null, 2),
+          'application/json',
+        );
       }
       case '/stats':
-        return send(res, 200, `${stats.entries().map(([name, value]) => `${name}: ${value}`).join('\n')}\n`);
+        return send(
+          res,
+          200,
+          `${stats
+            .entries()
+            .map(([name, value]) => `${name}: ${value}`)
+            .join('\n')}\n`,
+        );
       case '/logging': {
         const loggers = options.loggers;
         if (!loggers) return send(res, 404, 'not found\n');

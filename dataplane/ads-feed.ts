@@ -44,9 +44,13 @@ export function newAdsFeed(options: AdsFeedOptions): AdsFeed {
           complete: false,
           read() {
             const { resources, removed } = client.decode(response);
-            const keyed = keyResources(response.type_url, resources.map((resource) => resource.resource));
+            const keyed = keyResources(
+              response.type_url,
+              resources.map((resource) => resource.resource),
+            );
             // The resource's own name must be the one it travels under: removals and versions go by the latter.
-            for (const { name } of resources) if (!keyed.has(name)) throw new MeshError('config-rejected', `resource ${name}: the message inside names another resource`);
+            for (const { name } of resources)
+              if (!keyed.has(name)) throw new MeshError('config-rejected', `resource ${name}: the message inside names another resource`);
             return { resources: keyed, removed };
           },
           ack: () => client.ack(response),

@@ -12,13 +12,21 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mesh-ads-secrets-'));
   const ca = await certificateAuthority(dir, 'ca');
   const [leaf, other] = await Promise.all([signedCertificate(dir, 'leaf', 'DNS:a.example.com', ca), signedCertificate(dir, 'other', 'DNS:b.example.com', ca)]);
-  pem = { ca: await readFile(ca.certFile, 'utf8'), cert: await readFile(leaf.certFile, 'utf8'), key: await readFile(leaf.keyFile, 'utf8'), otherKey: await readFile(other.keyFile, 'utf8') };
+  pem = {
+    ca: await readFile(ca.certFile, 'utf8'),
+    cert: await readFile(leaf.certFile, 'utf8'),
+    key: await readFile(leaf.keyFile, 'utf8'),
+    otherKey: await readFile(other.keyFile, 'utf8'),
+  };
 });
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
 const bytes = (text: string): string => Buffer.from(text).toString('base64');
-const certificate = (name: string, cert: string, key: string) => ({ name, tls_certificate: { certificate_chain: { inline_bytes: bytes(cert) }, private_key: { inline_bytes: bytes(key) } } });
+const certificate = (name: string, cert: string, key: string) => ({
+  name,
+  tls_certificate: { certificate_chain: { inline_bytes: bytes(cert) }, private_key: { inline_bytes: bytes(key) } },
+});
 const ca = (name: string, bundle: string) => ({ name, validation_context: { trusted_ca: { inline_bytes: bytes(bundle) } } });
 const agent = { certificates: new Map([['default', { certificateChain: 'chain', privateKey: 'key' }]]), trustedCas: new Map([['ROOTCA', 'roots']]) };
 
@@ -30,8 +38,13 @@ describe('secrets over the ADS stream in the data plane', () => {
           transport_socket: {
             typed_config: {
               common_tls_context: {
-                tls_certificate_sds_secret_configs: [{ name: 'kubernetes://a', sds_config: { ads: {} } }, { name: 'default', sds_config: { api_config_source: {} } }],
-                combined_validation_context: { validation_context_sds_secret_config: { name: 'kubernetes://a-cacert', sds_config: { ads: {}, resource_api_version: 'V3' } } },
+                tls_certificate_sds_secret_configs: [
+                  { name: 'kubernetes://a', sds_config: { ads: {} } },
+                  { name: 'default', sds_config: { api_config_source: {} } },
+                ],
+                combined_validation_context: {
+                  validation_context_sds_secret_config: { name: 'kubernetes://a-cacert', sds_config: { ads: {}, resource_api_version: 'V3' } },
+                },
               },
             },
           },
@@ -43,7 +56,9 @@ describe('secrets over the ADS stream in the data plane', () => {
 
   test('accepted secrets are merged with the agent’s; names no longer subscribed are dropped', () => {
     const secrets = newAdsSecrets();
-    expect(secrets.apply([certificate('kubernetes://a', pem.cert, pem.key), ca('kubernetes://a-cacert', pem.ca)], ['kubernetes://a', 'kubernetes://a-cacert'])).toEqual({ ok: true });
+    expect(
+      secrets.apply([certificate('kubernetes://a', pem.cert, pem.key), ca('kubernetes://a-cacert', pem.ca)], ['kubernetes://a', 'kubernetes://a-cacert']),
+    ).toEqual({ ok: true });
     const merged = secrets.merged(agent);
     expect([...merged.certificates.keys()].sort()).toEqual(['default', 'kubernetes://a']);
     expect(merged.trustedCas.get('kubernetes://a-cacert')).toBe(pem.ca);
@@ -56,7 +71,11 @@ describe('secrets over the ADS stream in the data plane', () => {
     ['a key of another certificate', () => certificate('kubernetes://a', pem.cert, pem.otherKey), 'does not match'],
     ['an unparsable certificate', () => certificate('kubernetes://a', 'junk', pem.key), 'certificate_chain'],
     ['an unparsable key', () => certificate('kubernetes://a', pem.cert, 'junk'), 'private_key'],
-    ['a certificate without a key', () => ({ name: 'kubernetes://a', tls_certificate: { certificate_chain: { inline_bytes: bytes(pem.cert) } } }), 'private_key'],
+    [
+      'a certificate without a key',
+      () => ({ name: 'kubernetes://a', tls_certificate: { certificate_chain: { inline_bytes: bytes(pem.cert) } } }),
+      'private_key',
+    ],
     ['an unparsable CA', () => ca('kubernetes://a-cacert', 'junk'), 'trusted_ca'],
   ])('%s is rejected (a NACK) and the last good secrets keep serving', (_name, bad, words) => {
     const secrets = newAdsSecrets();

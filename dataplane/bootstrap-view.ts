@@ -58,7 +58,9 @@ function xdsTlsOf(clusters: Json[], name: string): BootstrapView['xdsTls'] {
   const caFile = context?.validation_context?.trusted_ca?.filename;
   const certificateSecret = context?.tls_certificate_sds_secret_configs?.[0]?.name;
   if (!caFile || !certificateSecret) {
-    throw new BootstrapError(`static_resources.clusters["${name}"].transport_socket: needs validation_context.trusted_ca.filename and a tls_certificate_sds_secret_configs entry`);
+    throw new BootstrapError(
+      `static_resources.clusters["${name}"].transport_socket: needs validation_context.trusted_ca.filename and a tls_certificate_sds_secret_configs entry`,
+    );
   }
   return { caFile, serverName: socket.typed_config?.sni ?? '', certificateSecret };
 }
@@ -68,7 +70,9 @@ export function readBootstrap(bootstrap: Json): BootstrapView {
   const node = bootstrap['node'] as BootstrapView['node'] | undefined;
   if (!node || typeof node.id !== 'string') throw new BootstrapError('node.id is required');
   const clusters = ((bootstrap['static_resources'] as Json | undefined)?.['clusters'] as Json[] | undefined) ?? [];
-  const adsConfig = (bootstrap['dynamic_resources'] as { ads_config?: { api_type?: string; grpc_services?: { envoy_grpc?: { cluster_name?: string } }[] } } | undefined)?.ads_config;
+  const adsConfig = (
+    bootstrap['dynamic_resources'] as { ads_config?: { api_type?: string; grpc_services?: { envoy_grpc?: { cluster_name?: string } }[] } } | undefined
+  )?.ads_config;
   const xdsCluster = adsConfig?.grpc_services?.[0]?.envoy_grpc?.cluster_name ?? 'xds-grpc';
   const xdsTarget = clusterTarget(clusters, xdsCluster);
   if (!xdsTarget) throw new BootstrapError(`static_resources.clusters: no "${xdsCluster}" cluster for ADS`);

@@ -32,7 +32,12 @@ export type ConnectionAcceptor = (socket: Socket, listener: string, direction: C
 
 /** The connection's addresses, as the listener filters see them. */
 function addressFacts(socket: Socket, local: AddressInfo): Pick<ConnectionFacts, 'destinationAddress' | 'destinationPort' | 'sourceAddress' | 'sourcePort'> {
-  return { destinationAddress: local.address, destinationPort: local.port, sourceAddress: socket.remoteAddress ?? '', ...(socket.remotePort !== undefined ? { sourcePort: socket.remotePort } : {}) };
+  return {
+    destinationAddress: local.address,
+    destinationPort: local.port,
+    sourceAddress: socket.remoteAddress ?? '',
+    ...(socket.remotePort !== undefined ? { sourcePort: socket.remotePort } : {}),
+  };
 }
 
 export function newConnectionAcceptor(options: ConnectionAcceptorOptions): ConnectionAcceptor {
@@ -72,7 +77,9 @@ export function newConnectionAcceptor(options: ConnectionAcceptorOptions): Conne
     }
     const context: ConnectionContext = { listener: name, direction, tls: false, facts };
     if (decision.downstreamTls) {
-      options.terminateTls(stream, decision.downstreamTls, context, (secure, secured) => serveChain(secure, decision, secured, socket, secure.alpnProtocol === 'h2' ? ['h2'] : [], false));
+      options.terminateTls(stream, decision.downstreamTls, context, (secure, secured) =>
+        serveChain(secure, decision, secured, socket, secure.alpnProtocol === 'h2' ? ['h2'] : [], false),
+      );
     } else serveChain(stream, decision, context, socket, sniffed.applicationProtocols, isRaw);
   };
 }

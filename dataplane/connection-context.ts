@@ -28,7 +28,8 @@ export function newConnectionContexts(): ConnectionContexts {
   const CONTEXT = Symbol('mesh.connection-context');
   // An HTTP/2 request reaches its connection through its session, created while the socket is handed over.
   const sessions = new WeakMap<object, ConnectionContext>();
-  const of = (socket: object | null | undefined): ConnectionContext | undefined => (socket ? ((socket as Record<symbol, unknown>)[CONTEXT] as ConnectionContext | undefined) : undefined);
+  const of = (socket: object | null | undefined): ConnectionContext | undefined =>
+    socket ? ((socket as Record<symbol, unknown>)[CONTEXT] as ConnectionContext | undefined) : undefined;
   return {
     attach: (socket, context) => void ((socket as Record<symbol, unknown>)[CONTEXT] = context),
     of,
@@ -44,6 +45,11 @@ export function arrivalOf(context: ConnectionContext): ArrivalFacts {
 }
 
 /** Where an upstream decision connects for a request or connection that came on this connection. */
-export function upstreamOf(decision: UpstreamDecision, context: ConnectionContext, appAddress: string | undefined, requestHost?: string): UpstreamTarget | { status: number; body: string } {
+export function upstreamOf(
+  decision: UpstreamDecision,
+  context: ConnectionContext,
+  appAddress: string | undefined,
+  requestHost?: string,
+): UpstreamTarget | { status: number; body: string } {
   return upstreamTarget(decision, { direction: context.direction, facts: context.facts, ...(appAddress !== undefined ? { appAddress } : {}) }, requestHost);
 }

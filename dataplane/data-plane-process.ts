@@ -3,7 +3,16 @@ import { loadEnvoyProtos } from '../xds/envoy/index.js';
 import { newEmbeddedRunner } from './embedded-runner.js';
 
 /** Envoy's level names, as `-l` and the admin `/logging` take them, onto the data plane's scope. */
-const ENVOY_LEVELS: Readonly<Record<string, LogLevel>> = { trace: 'debug', debug: 'debug', info: 'info', warning: 'warn', warn: 'warn', error: 'error', critical: 'fatal', off: 'none' };
+const ENVOY_LEVELS: Readonly<Record<string, LogLevel>> = {
+  trace: 'debug',
+  debug: 'debug',
+  info: 'info',
+  warning: 'warn',
+  warn: 'warn',
+  error: 'error',
+  critical: 'fatal',
+  off: 'none',
+};
 
 export interface DataPlaneProcessOptions {
   /** The Envoy bootstrap the agent wrote, parsed. */
@@ -28,7 +37,15 @@ export interface DataPlaneProcess {
 export function newDataPlaneProcess(options: DataPlaneProcessOptions): DataPlaneProcess {
   const level = ENVOY_LEVELS[options.logLevel];
   if (!level) throw new UsageError(`--log-level must be one of ${Object.keys(ENVOY_LEVELS).join(', ')}, got "${options.logLevel}"`);
-  const logging = newLogging({ outputLevels: new Map([['default', 'info'], ['ads', level]]) }, AGENT_SCOPES);
+  const logging = newLogging(
+    {
+      outputLevels: new Map([
+        ['default', 'info'],
+        ['ads', level],
+      ]),
+    },
+    AGENT_SCOPES,
+  );
   const log = logging.scope('ads');
   const quit = new AbortController();
   const manager = newManager({ log });

@@ -29,7 +29,10 @@ export function newDataPlaneStats(): DataPlaneStats {
     entries: () => [...counters.entries(), ...gauges.entries()].sort(byName),
     prometheus() {
       const lines: string[] = [];
-      const typed = [...[...counters].map(([name, value]) => [name, value, 'counter'] as const), ...[...gauges].map(([name, value]) => [name, value, 'gauge'] as const)];
+      const typed = [
+        ...[...counters].map(([name, value]) => [name, value, 'counter'] as const),
+        ...[...gauges].map(([name, value]) => [name, value, 'gauge'] as const),
+      ];
       for (const [name, value, type] of typed.sort((a, b) => byName([a[0], 0], [b[0], 0]))) {
         const metric = `envoy_${name.replace(/[^a-zA-Z0-9_]/g, '_')}`;
         lines.push(`# TYPE ${metric} ${type}`, `${metric} ${value}`);

@@ -59,7 +59,15 @@ export function newDecisionInputs(options: DecisionInputsOptions): DecisionInput
     localUriSan,
     requestContext(context, requestBody) {
       const uri = localUriSan();
-      return { connection: context.facts, ...(uri ? { localUriSan: uri } : {}), now: new Date(), random: Math.random(), pick: pick++, extAuthz, ...(requestBody ? { requestBody } : {}) };
+      return {
+        connection: context.facts,
+        ...(uri ? { localUriSan: uri } : {}),
+        now: new Date(),
+        random: Math.random(),
+        pick: pick++,
+        extAuthz,
+        ...(requestBody ? { requestBody } : {}),
+      };
     },
     countExtAuthz(decision, counters) {
       for (const verdict of decision.extAuthz ?? []) {

@@ -42,7 +42,9 @@ export function newDownstreamHttp(options: DownstreamHttpOptions): DownstreamHtt
   // every client pay a new (mutual TLS) handshake after a pause.
   httpServer.keepAliveTimeout = 3_600_000;
   // HTTP/2 (negotiated with ALPN h2, or prior knowledge in plain text) through the same request path.
-  const http2Server = createHttp2Server({ Http2ServerResponse: CountedHttp2ServerResponse }, (req: Http2ServerRequest, res: Http2ServerResponse) => onRequest(req as unknown as IncomingMessage, res as unknown as ServerResponse));
+  const http2Server = createHttp2Server({ Http2ServerResponse: CountedHttp2ServerResponse }, (req: Http2ServerRequest, res: Http2ServerResponse) =>
+    onRequest(req as unknown as IncomingMessage, res as unknown as ServerResponse),
+  );
   // The session is made while its socket is emitted, synchronously: it takes the socket's context.
   let handingOver: ConnectionContext | undefined;
   http2Server.on('session', (session) => {

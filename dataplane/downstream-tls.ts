@@ -20,7 +20,12 @@ export interface DownstreamTlsOptions {
  * itself, then hands on the decrypted socket with the context the handshake completed (`tls`, the
  * peer certificate). A connection that fails the handshake or the checks is closed.
  */
-export type DownstreamTlsTerminator = (socket: Duplex, tls: DownstreamTls, context: ConnectionContext, onSecured: (secure: TLSSocket, secured: ConnectionContext) => void) => void;
+export type DownstreamTlsTerminator = (
+  socket: Duplex,
+  tls: DownstreamTls,
+  context: ConnectionContext,
+  onSecured: (secure: TLSSocket, secured: ConnectionContext) => void,
+) => void;
 
 export function newDownstreamTlsTerminator(options: DownstreamTlsOptions): DownstreamTlsTerminator {
   const { stats, log } = options;

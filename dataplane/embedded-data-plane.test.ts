@@ -44,7 +44,9 @@ describe('embedded data plane with the real curl', () => {
     const result = await curlBody(['-x', proxy(), '-H', 'X-Forwarded-Client-Cert: By=forged', 'http://httpbin.bar:8000/headers']);
     expect(result.code).toBe('200');
     const headers = (JSON.parse(result.body) as { headers: Record<string, string> }).headers;
-    expect(headers['x-forwarded-client-cert']).toMatch(/^By=spiffe:\/\/cluster\.local\/ns\/bar\/sa\/httpbin;Hash=[0-9a-f]{64};Subject="[^"]*";URI=spiffe:\/\/cluster\.local\/ns\/foo\/sa\/sleep$/);
+    expect(headers['x-forwarded-client-cert']).toMatch(
+      /^By=spiffe:\/\/cluster\.local\/ns\/bar\/sa\/httpbin;Hash=[0-9a-f]{64};Subject="[^"]*";URI=spiffe:\/\/cluster\.local\/ns\/foo\/sa\/sleep$/,
+    );
     expect(headers['host']).toBe('httpbin.bar:8000');
   });
 
@@ -67,23 +69,56 @@ describe('embedded data plane with the real curl', () => {
   });
 
   test('a config the data plane cannot implement is refused, naming the field, and the last good one serves', async () => {
-    const rejected = serverState().apply(LISTENER_TYPE, '3', keyResources(LISTENER_TYPE, [{ name: 'virtualInbound', listener_filters: [{ name: 'envoy.filters.listener.proxy_protocol', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.proxy_protocol.v3.ProxyProtocol' } }] }]));
+    const rejected = serverState().apply(
+      LISTENER_TYPE,
+      '3',
+      keyResources(LISTENER_TYPE, [
+        {
+          name: 'virtualInbound',
+          listener_filters: [
+            {
+              name: 'envoy.filters.listener.proxy_protocol',
+              typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.proxy_protocol.v3.ProxyProtocol' },
+            },
+          ],
+        },
+      ]),
+    );
     expect(rejected).toMatchObject({ ok: false, error: expect.stringContaining('listener_filters[0] (envoy.filters.listener.proxy_protocol)') });
     expect((await curl([`http://${SERVER_POD}:8000/ip`])).code).toBe('200');
   });
 
   test('the admin API shows the rejection and the counters', async () => {
-    type Dump = { configs: { '@type': string; version_info?: string; dynamic_listeners?: { name: string; error_state?: { details: string } }[]; dynamic_endpoint_configs?: unknown[] }[] };
+    type Dump = {
+      configs: {
+        '@type': string;
+        version_info?: string;
+        dynamic_listeners?: { name: string; error_state?: { details: string } }[];
+        dynamic_endpoint_configs?: unknown[];
+      }[];
+    };
     const dump = (await (await fetch(`http://127.0.0.1:${adminPort}/config_dump`)).json()) as Dump;
-    expect(dump.configs.map((c) => c['@type'].split('.').pop())).toEqual(['BootstrapConfigDump', 'ClustersConfigDump', 'ListenersConfigDump', 'RoutesConfigDump', 'SecretsConfigDump']);
+    expect(dump.configs.map((c) => c['@type'].split('.').pop())).toEqual([
+      'BootstrapConfigDump',
+      'ClustersConfigDump',
+      'ListenersConfigDump',
+      'RoutesConfigDump',
+      'SecretsConfigDump',
+    ]);
     const listeners = dump.configs.find((c) => c['@type'].endsWith('ListenersConfigDump'));
     expect(listeners?.version_info).toBe('2');
     expect(listeners?.dynamic_listeners?.[0]?.error_state?.details).toContain('proxy_protocol');
     const withEds = (await (await fetch(`http://127.0.0.1:${adminPort}/config_dump?include_eds`)).json()) as Dump;
     expect(withEds.configs.map((c) => c['@type'].split('.').pop())).toContain('EndpointsConfigDump');
-    const names = (await (await fetch(`http://127.0.0.1:${adminPort}/config_dump?resource=dynamic_active_clusters&mask=cluster.name`)).json()) as { configs: { '@type': string; cluster: { name: string } }[] };
+    const names = (await (await fetch(`http://127.0.0.1:${adminPort}/config_dump?resource=dynamic_active_clusters&mask=cluster.name`)).json()) as {
+      configs: { '@type': string; cluster: { name: string } }[];
+    };
     expect(names.configs.length).toBeGreaterThan(0);
-    expect(names.configs.every((c) => c['@type'] === 'type.googleapis.com/envoy.admin.v3.ClustersConfigDump.DynamicCluster' && Object.keys(c.cluster).join() === 'name')).toBe(true);
+    expect(
+      names.configs.every(
+        (c) => c['@type'] === 'type.googleapis.com/envoy.admin.v3.ClustersConfigDump.DynamicCluster' && Object.keys(c.cluster).join() === 'name',
+      ),
+    ).toBe(true);
     const clusters = (await (await fetch(`http://127.0.0.1:${adminPort}/clusters?format=json`)).json()) as { cluster_statuses: { name: string }[] };
     expect(clusters.cluster_statuses.map((c) => c.name)).toEqual(names.configs.map((c) => c.cluster.name));
     const loggers = await fetch(`http://127.0.0.1:${adminPort}/logging?rbac=debug`, { method: 'POST' });
@@ -101,7 +136,10 @@ describe('graceful shutdown', () => {
   test('a drain stops accepting on the inbound ports while a request in flight completes', async () => {
     const before = mesh.serverPlane.stats.get('http.downstream_rq_total');
     const inFlight = curlBody(['-x', proxy(), 'http://httpbin.bar:8000/delay/500']);
-    await waitFor(() => mesh.serverPlane.stats.get('http.downstream_rq_total') > before, { timeoutMs: 3_000, description: 'the request at the server sidecar' });
+    await waitFor(() => mesh.serverPlane.stats.get('http.downstream_rq_total') > before, {
+      timeoutMs: 3_000,
+      description: 'the request at the server sidecar',
+    });
     const drained = await fetch(`http://127.0.0.1:${adminPort}/drain_listeners?inboundonly&graceful`, { method: 'POST' });
     expect(drained.status).toBe(200);
     await waitFor(async () => (await curl([`http://${SERVER_POD}:8000/ip`])).exit === 7, { timeoutMs: 2_000, description: 'inbound port closed' });

@@ -82,9 +82,19 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
   const serviceHosts = newServiceHostIndex();
   const metrics = newMeshMetrics();
   stats.attach(metrics);
-  const telemetry = newRequestTelemetry({ metrics, workload: options.workload ?? UNKNOWN_WORKLOAD, nodeId: options.nodeId ?? '', localUri: inputs.localUriSan, knownServices: () => serviceHosts(state.current().resources.clusters) });
+  const telemetry = newRequestTelemetry({
+    metrics,
+    workload: options.workload ?? UNKNOWN_WORKLOAD,
+    nodeId: options.nodeId ?? '',
+    localUri: inputs.localUriSan,
+    knownServices: () => serviceHosts(state.current().resources.clusters),
+  });
 
-  const http = newDownstreamHttp({ contexts, handle: newHttpRequestHandler({ state, contexts, inputs, telemetry, stats, agents, secrets, appAddress: options.appAddress, log }), log });
+  const http = newDownstreamHttp({
+    contexts,
+    handle: newHttpRequestHandler({ state, contexts, inputs, telemetry, stats, agents, secrets, appAddress: options.appAddress, log }),
+    log,
+  });
   const accept = newConnectionAcceptor({
     state,
     stats,
@@ -92,7 +102,17 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     contexts,
     http,
     terminateTls: newDownstreamTlsTerminator({ secrets, stats, log }),
-    proxyTcp: newTcpProxy({ inputs, telemetry, stats, agents, secrets, sockets, connectTimeoutMs: options.connectTimeoutMs ?? 10_000, appAddress: options.appAddress, log }),
+    proxyTcp: newTcpProxy({
+      inputs,
+      telemetry,
+      stats,
+      agents,
+      secrets,
+      sockets,
+      connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
+      appAddress: options.appAddress,
+      log,
+    }),
     sniffTimeoutMs: options.sniffTimeoutMs ?? 5000,
   });
   const listeners = newListenerSet({ podAddress: options.podAddress });

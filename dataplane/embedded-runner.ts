@@ -56,7 +56,15 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
   const xdsTls = view.xdsTls;
   // Straight to the daemon, the ADS stream waits for the client certificate SDS delivers.
   const sds: SdsSubscriber | undefined = view.sdsTarget
-    ? newSdsSubscriber({ protos, target: view.sdsTarget, credentials: credentials.createInsecure(), node, names: ['default', 'ROOTCA'], log, onChange: () => openTlsXds() })
+    ? newSdsSubscriber({
+        protos,
+        target: view.sdsTarget,
+        credentials: credentials.createInsecure(),
+        node,
+        names: ['default', 'ROOTCA'],
+        log,
+        onChange: () => openTlsXds(),
+      })
     : undefined;
   // Gateways' credentials (`kubernetes://…`) come over the ADS stream, merged with the agent's.
   const adsSecrets = newAdsSecrets();
@@ -76,7 +84,18 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
   });
   dataPlane.stats.attach(processMemoryStats());
   const newXds = (channelCredentials: ChannelCredentials, channelOptions: ChannelOptions = {}): XdsSubscriber =>
-    newXdsSubscriber({ protos, target: view.xdsTarget, credentials: channelCredentials, channelOptions, node, state, log, stats: dataPlane.stats, adsSecrets, delta: view.delta });
+    newXdsSubscriber({
+      protos,
+      target: view.xdsTarget,
+      credentials: channelCredentials,
+      channelOptions,
+      node,
+      state,
+      log,
+      stats: dataPlane.stats,
+      adsSecrets,
+      delta: view.delta,
+    });
   let xds: XdsSubscriber | undefined = xdsTls ? undefined : newXds(credentials.createInsecure());
   let started = false;
   let stopped = false;

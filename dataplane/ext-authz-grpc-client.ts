@@ -1,4 +1,13 @@
-import { ChannelCredentials, Client, credentials, Metadata, status as GrpcStatus, type MethodDefinition, type ServiceDefinition, type ServiceError } from '@grpc/grpc-js';
+import {
+  ChannelCredentials,
+  Client,
+  credentials,
+  Metadata,
+  status as GrpcStatus,
+  type MethodDefinition,
+  type ServiceDefinition,
+  type ServiceError,
+} from '@grpc/grpc-js';
 import type { SecureContext } from 'node:tls';
 import type { CheckRequestMessage, CheckResponseMessage, ExtAuthzGrpcAnswer, ExtAuthzGrpcCall } from './decisions/index.js';
 import type { SecretSet } from './sds-subscriber.js';
@@ -45,13 +54,22 @@ export function newGrpcAuthorizerClients(service: () => ServiceDefinition, secur
     if (target.tls.kind === 'tls') {
       const tls = upstreamTlsOptions(target.tls, secrets, secureContexts);
       const context = tls.secureContext as SecureContext;
-      channel = ChannelCredentials.createFromSecureContext(context, { ...(tls.checkServerIdentity ? { checkServerIdentity: tls.checkServerIdentity } : {}), rejectUnauthorized: tls.rejectUnauthorized !== false });
+      channel = ChannelCredentials.createFromSecureContext(context, {
+        ...(tls.checkServerIdentity ? { checkServerIdentity: tls.checkServerIdentity } : {}),
+        rejectUnauthorized: tls.rejectUnauthorized !== false,
+      });
       if (tls.servername) options['grpc.ssl_target_name_override'] = tls.servername;
       tlsKey = `${idOf(target.tls)}/${idOf(context)}`;
     }
     if (authority) options['grpc.default_authority'] = authority;
     const key = `${hostPort(target.address, target.port)}|${authority ?? ''}|${tlsKey}`;
-    return recentEntry(clients, key, MAX_CLIENTS, () => new Client(hostPort(target.address, target.port), channel, options), (evicted) => evicted.close());
+    return recentEntry(
+      clients,
+      key,
+      MAX_CLIENTS,
+      () => new Client(hostPort(target.address, target.port), channel, options),
+      (evicted) => evicted.close(),
+    );
   };
   return {
     check(target, call, secrets) {
@@ -59,10 +77,18 @@ export function newGrpcAuthorizerClients(service: () => ServiceDefinition, secur
       if (!method) return Promise.resolve({ kind: 'failure', reason: 'grpc-status', detail: 'the Authorization service has no Check method' });
       const client = clientFor(target, call.authority, secrets);
       return new Promise((resolve) => {
-        client.makeUnaryRequest(method.path, method.requestSerialize, method.responseDeserialize, call.request, new Metadata(), { deadline: call.timeoutMs > 0 ? Date.now() + call.timeoutMs : Infinity }, (error, response) => {
-          if (error) resolve(answerOf(error, call.timeoutMs));
-          else resolve({ kind: 'response', response: response ?? {} });
-        });
+        client.makeUnaryRequest(
+          method.path,
+          method.requestSerialize,
+          method.responseDeserialize,
+          call.request,
+          new Metadata(),
+          { deadline: call.timeoutMs > 0 ? Date.now() + call.timeoutMs : Infinity },
+          (error, response) => {
+            if (error) resolve(answerOf(error, call.timeoutMs));
+            else resolve({ kind: 'response', response: response ?? {} });
+          },
+        );
       });
     },
     close() {

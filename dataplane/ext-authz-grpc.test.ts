@@ -48,13 +48,20 @@ function useCustom(custom: Custom): void {
   const service = grpcService(AUTHZ_HOST, AUTHZ_PORT);
   const http = custom.http ? [customShadowRbac('http', { [POLICY]: pathsPermission(['/headers', '/post']) }), httpExtAuthz(service, custom.http)] : undefined;
   const tcp = custom.tcp
-    ? { port: TCP_PORT, filters: [customShadowRbac('network', { [POLICY]: { destination_port: custom.tcp.rulePort ?? TCP_PORT } }), networkExtAuthz(service, custom.tcp.fields)] }
+    ? {
+        port: TCP_PORT,
+        filters: [
+          customShadowRbac('network', { [POLICY]: { destination_port: custom.tcp.rulePort ?? TCP_PORT } }),
+          networkExtAuthz(service, custom.tcp.fields),
+        ],
+      }
     : undefined;
   const listeners = withCustomFilters(serverListeners('PERMISSIVE', [ECHO_SERVICE]), { httpPort: 8000, ...(http ? { http } : {}), ...(tcp ? { tcp } : {}) });
   applyListeners(mesh.serverState, protos, listeners, String(++version));
 }
 
-const viaMesh = (path: string, args: readonly string[] = []): Promise<CurlExchange> => curlExchange([...args, '-x', mesh.proxyUrl, `http://httpbin.bar:8000${path}`]);
+const viaMesh = (path: string, args: readonly string[] = []): Promise<CurlExchange> =>
+  curlExchange([...args, '-x', mesh.proxyUrl, `http://httpbin.bar:8000${path}`]);
 const stat = (name: string): number => mesh.serverPlane.stats.get(name);
 
 /** A TCP connection to the server pod's echo port: what came back before the connection closed. */
@@ -95,7 +102,14 @@ beforeEach(() => authorizer.reset());
 describe('the HTTP ext_authz filter with a gRPC authorization server', () => {
   test('allowed: the CheckRequest carries the peers, principals and every header; the OK response edits the request and the response', async () => {
     useCustom({ http: {} });
-    authorizer.behave({ answer: { kind: 'allow', upstreamHeaders: { 'x-authz-user': 'alice', 'x-role': 'reader' }, removeHeaders: ['x-secret'], clientHeaders: { 'x-authz-trace': 't-1' } } });
+    authorizer.behave({
+      answer: {
+        kind: 'allow',
+        upstreamHeaders: { 'x-authz-user': 'alice', 'x-role': 'reader' },
+        removeHeaders: ['x-secret'],
+        clientHeaders: { 'x-authz-trace': 't-1' },
+      },
+    });
     const exchange = await viaMesh('/headers?x=1', ['-H', 'x-role: admin', '-H', 'x-secret: s']);
     expect(exchange.code).toBe('200');
     const app = (JSON.parse(exchange.body) as { headers: Record<string, string> }).headers;
@@ -110,8 +124,23 @@ describe('the HTTP ext_authz filter with a gRPC authorization server', () => {
     expect(attributes?.source.address?.socket_address.address).toMatch(/^127\./);
     expect(attributes?.source.address?.socket_address.port_value).toBeGreaterThan(0);
     expect(attributes?.destination).toMatchObject({ address: { socket_address: { address: SERVER_POD, port_value: 8000 } }, principal: HTTPBIN });
-    expect(attributes?.request?.http).toMatchObject({ method: 'GET', path: '/headers?x=1', host: 'httpbin.bar:8000', scheme: 'https', protocol: 'HTTP/1.1', size: '-1', query: '', body: '' });
-    expect(attributes?.request?.http?.headers).toMatchObject({ ':authority': 'httpbin.bar:8000', ':method': 'GET', ':path': '/headers?x=1', 'x-role': 'admin', 'x-secret': 's' });
+    expect(attributes?.request?.http).toMatchObject({
+      method: 'GET',
+      path: '/headers?x=1',
+      host: 'httpbin.bar:8000',
+      scheme: 'https',
+      protocol: 'HTTP/1.1',
+      size: '-1',
+      query: '',
+      body: '',
+    });
+    expect(attributes?.request?.http?.headers).toMatchObject({
+      ':authority': 'httpbin.bar:8000',
+      ':method': 'GET',
+      ':path': '/headers?x=1',
+      'x-role': 'admin',
+      'x-secret': 's',
+    });
     expect(Number(attributes?.request?.time?.seconds)).toBeGreaterThan(0);
   });
 
@@ -141,10 +170,18 @@ describe('the HTTP ext_authz filter with a gRPC authorization server', () => {
   test('a server that goes away mid-call is an error', async () => {
     const doomed = await startGrpcAuthorizer({ host: `127.${SUBNET}.3.2` });
     try {
-      applyClusters(mesh.serverState, protos, [authorizerCluster(providerCluster('doomed.foo.svc.cluster.local', 9000), doomed.address, doomed.port)], String(++version));
+      applyClusters(
+        mesh.serverState,
+        protos,
+        [authorizerCluster(providerCluster('doomed.foo.svc.cluster.local', 9000), doomed.address, doomed.port)],
+        String(++version),
+      );
       const listeners = withCustomFilters(serverListeners('PERMISSIVE', [ECHO_SERVICE]), {
         httpPort: 8000,
-        http: [customShadowRbac('http', { [POLICY]: pathsPermission(['/headers']) }), httpExtAuthz(grpcService('doomed.foo.svc.cluster.local', 9000), { status_on_error: { code: 502 } })],
+        http: [
+          customShadowRbac('http', { [POLICY]: pathsPermission(['/headers']) }),
+          httpExtAuthz(grpcService('doomed.foo.svc.cluster.local', 9000), { status_on_error: { code: 502 } }),
+        ],
       });
       applyListeners(mesh.serverState, protos, listeners, String(++version));
       doomed.behave({ answer: { kind: 'hang-up' } });
@@ -171,8 +208,10 @@ describe('the HTTP ext_authz filter with a gRPC authorization server', () => {
 
 describe('the network ext_authz filter on a TCP chain', () => {
   const scope = 'ext_authz.tcp..';
-  const counters = (): Record<string, number> => Object.fromEntries(['total', 'ok', 'denied', 'error', 'failure_mode_allowed', 'disabled', 'cx_closed'].map((name) => [name, stat(`${scope}${name}`)]));
-  const delta = (before: Record<string, number>): Record<string, number> => Object.fromEntries(Object.entries(counters()).map(([name, value]) => [name, value - (before[name] ?? 0)]));
+  const counters = (): Record<string, number> =>
+    Object.fromEntries(['total', 'ok', 'denied', 'error', 'failure_mode_allowed', 'disabled', 'cx_closed'].map((name) => [name, stat(`${scope}${name}`)]));
+  const delta = (before: Record<string, number>): Record<string, number> =>
+    Object.fromEntries(Object.entries(counters()).map(([name, value]) => [name, value - (before[name] ?? 0)]));
 
   test('an allowed connection passes its bytes; the check carries the connection only', async () => {
     useCustom({ tcp: {} });

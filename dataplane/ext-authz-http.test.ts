@@ -48,9 +48,11 @@ function useCustom(fields: Record<string, unknown> = {}, service: object = httpS
   applyListeners(mesh.serverState, protos, withCustomFilters(serverListeners('PERMISSIVE'), { httpPort: 8000, http: filters }), String(++version));
 }
 
-const viaMesh = (path: string, args: readonly string[] = []): Promise<CurlExchange> => curlExchange([...args, '-x', mesh.proxyUrl, `http://httpbin.bar:8000${path}`]);
+const viaMesh = (path: string, args: readonly string[] = []): Promise<CurlExchange> =>
+  curlExchange([...args, '-x', mesh.proxyUrl, `http://httpbin.bar:8000${path}`]);
 const direct = (path: string, args: readonly string[] = []): Promise<CurlExchange> => curlExchange([...args, `http://${mesh.serverPod}:8000${path}`]);
-const echoed = (exchange: CurlExchange): { headers: Record<string, string>; url: string; body: string } => JSON.parse(exchange.body) as { headers: Record<string, string>; url: string; body: string };
+const echoed = (exchange: CurlExchange): { headers: Record<string, string>; url: string; body: string } =>
+  JSON.parse(exchange.body) as { headers: Record<string, string>; url: string; body: string };
 const stat = (name: string): number => mesh.serverPlane.stats.get(name);
 
 beforeAll(async () => {
@@ -61,7 +63,10 @@ beforeAll(async () => {
   const tlsSecrets = mesh.secretsFor(TLS_IDENTITY);
   const certificate = tlsSecrets.certificates.get('default');
   if (!certificate) throw new Error('no workload certificate');
-  tlsAuthorizer = await startHttpAuthorizer({ host: `127.${SUBNET}.3.2`, tls: { key: certificate.privateKey, cert: certificate.certificateChain, ca: tlsSecrets.trustedCas.get('ROOTCA') ?? '' } });
+  tlsAuthorizer = await startHttpAuthorizer({
+    host: `127.${SUBNET}.3.2`,
+    tls: { key: certificate.privateKey, cert: certificate.certificateChain, ca: tlsSecrets.trustedCas.get('ROOTCA') ?? '' },
+  });
   const nothing = await freePort(`127.${SUBNET}.3.9`);
   applyClusters(
     mesh.serverState,
@@ -69,8 +74,18 @@ beforeAll(async () => {
     [
       authorizerCluster(AUTHZ_CLUSTER, authorizer.address, authorizer.port),
       authorizerCluster(DOWN_CLUSTER, `127.${SUBNET}.3.9`, nothing),
-      authorizerCluster(providerCluster(TLS_HOST, 8000), tlsAuthorizer.address, tlsAuthorizer.port, meshMutualTls(TLS_IDENTITY, `outbound_.8000_._.${TLS_HOST}`)),
-      authorizerCluster(providerCluster('impostor.foo.svc.cluster.local', 8000), tlsAuthorizer.address, tlsAuthorizer.port, meshMutualTls('spiffe://cluster.local/ns/foo/sa/impostor', 'impostor')),
+      authorizerCluster(
+        providerCluster(TLS_HOST, 8000),
+        tlsAuthorizer.address,
+        tlsAuthorizer.port,
+        meshMutualTls(TLS_IDENTITY, `outbound_.8000_._.${TLS_HOST}`),
+      ),
+      authorizerCluster(
+        providerCluster('impostor.foo.svc.cluster.local', 8000),
+        tlsAuthorizer.address,
+        tlsAuthorizer.port,
+        meshMutualTls('spiffe://cluster.local/ns/foo/sa/impostor', 'impostor'),
+      ),
     ],
     String(++version),
   );
@@ -103,15 +118,38 @@ describe('ext_authz with an HTTP authorization server', () => {
       http_service: {
         server_uri: { uri: `http://${AUTHZ_HOST}`, cluster: AUTHZ_CLUSTER, timeout: { seconds: 600 } },
         path_prefix: '/check',
-        authorization_request: { headers_to_add: [{ key: 'x-added', value: 'by-proxy' }, { key: 'x-allowed-one', value: 'overwritten' }] },
+        authorization_request: {
+          headers_to_add: [
+            { key: 'x-added', value: 'by-proxy' },
+            { key: 'x-allowed-one', value: 'overwritten' },
+          ],
+        },
         authorization_response: {
           allowed_upstream_headers: { patterns: [{ exact: 'x-authz-user', ignore_case: true }] },
           allowed_client_headers_on_success: { patterns: [{ exact: 'x-authz-trace', ignore_case: true }] },
         },
       },
     });
-    authorizer.behave({ answer: { kind: 'allow', upstreamHeaders: { 'x-authz-user': 'alice', 'x-not-upstream': 'no' }, clientHeaders: { 'x-authz-trace': 't-1' }, removeHeaders: ['x-secret'] } });
-    const exchange = await viaMesh('/headers?q=1', ['-H', 'Authorization: Bearer token', '-H', 'x-allowed-one: a', '-H', 'x-allowed-two: b', '-H', 'x-private: p', '-H', 'x-secret: s']);
+    authorizer.behave({
+      answer: {
+        kind: 'allow',
+        upstreamHeaders: { 'x-authz-user': 'alice', 'x-not-upstream': 'no' },
+        clientHeaders: { 'x-authz-trace': 't-1' },
+        removeHeaders: ['x-secret'],
+      },
+    });
+    const exchange = await viaMesh('/headers?q=1', [
+      '-H',
+      'Authorization: Bearer token',
+      '-H',
+      'x-allowed-one: a',
+      '-H',
+      'x-allowed-two: b',
+      '-H',
+      'x-private: p',
+      '-H',
+      'x-secret: s',
+    ]);
     expect(exchange.code).toBe('200');
     const app = echoed(exchange).headers;
     expect(app).toMatchObject({ 'x-authz-user': 'alice', authorization: 'Bearer token', 'x-private': 'p' });
@@ -121,14 +159,31 @@ describe('ext_authz with an HTTP authorization server', () => {
     expect(authorizer.calls()).toBe(1);
     const [check] = authorizer.checks();
     expect(check).toMatchObject({ method: 'GET', path: '/check/headers?q=1', body: '' });
-    expect(check?.headers).toMatchObject({ host: 'httpbin.bar:8000', authorization: 'Bearer token', 'x-allowed-one': 'overwritten', 'x-allowed-two': 'b', 'x-added': 'by-proxy', 'content-length': '0' });
+    expect(check?.headers).toMatchObject({
+      host: 'httpbin.bar:8000',
+      authorization: 'Bearer token',
+      'x-allowed-one': 'overwritten',
+      'x-allowed-two': 'b',
+      'x-added': 'by-proxy',
+      'content-length': '0',
+    });
     expect(check?.headers['x-private']).toBeUndefined();
     expect(check?.headers['x-secret']).toBeUndefined();
   });
 
   test('denied: the client gets the server status, body and the allowed headers (all but Host when none are configured)', async () => {
-    const denial = { kind: 'deny', status: 401, headers: { 'www-authenticate': 'Bearer realm="mesh"', 'x-deny-reason': 'no token', 'x-other': 'o' }, body: 'go away' } as const;
-    useCustom({ http_service: { server_uri: { uri: `http://${AUTHZ_HOST}`, cluster: AUTHZ_CLUSTER, timeout: { seconds: 600 } }, authorization_response: { allowed_client_headers: { patterns: [{ exact: 'x-deny-reason' }] } } } });
+    const denial = {
+      kind: 'deny',
+      status: 401,
+      headers: { 'www-authenticate': 'Bearer realm="mesh"', 'x-deny-reason': 'no token', 'x-other': 'o' },
+      body: 'go away',
+    } as const;
+    useCustom({
+      http_service: {
+        server_uri: { uri: `http://${AUTHZ_HOST}`, cluster: AUTHZ_CLUSTER, timeout: { seconds: 600 } },
+        authorization_response: { allowed_client_headers: { patterns: [{ exact: 'x-deny-reason' }] } },
+      },
+    });
     authorizer.behave({ answer: denial });
     const picked = await viaMesh('/headers');
     expect(picked).toMatchObject({ code: '401', body: 'go away' });
@@ -219,14 +274,22 @@ describe('ext_authz with an HTTP authorization server', () => {
     await viaMesh('/headers');
     const text = await (await fetch(`http://127.0.0.1:${adminPort}/stats`)).text();
     const value = (name: string): number => Number(new RegExp(`^${(scope + name).replace(/[|.]/g, '\\$&')}: (\\d+)$`, 'm').exec(text)?.[1] ?? NaN);
-    expect(Object.fromEntries(names.map((name) => [name, value(name) - (before[name] ?? 0)]))).toEqual({ ok: 1, denied: 1, error: 1, failure_mode_allowed: 1, disabled: 1 });
+    expect(Object.fromEntries(names.map((name) => [name, value(name) - (before[name] ?? 0)]))).toEqual({
+      ok: 1,
+      denied: 1,
+      error: 1,
+      failure_mode_allowed: 1,
+      disabled: 1,
+    });
     const prometheus = await (await fetch(`http://127.0.0.1:${adminPort}/stats/prometheus`)).text();
     expect(prometheus).toMatch(/^envoy_cluster_inbound_8000___ext_authz_ok \d+$/m);
   });
 
   test('a filter field the data plane does not implement is refused, naming it; the last good config keeps serving', async () => {
     useCustom();
-    expect(() => useCustom({ include_peer_certificate: true })).toThrow(/http_filters\[\d\] \(envoy\.filters\.http\.ext_authz\): include_peer_certificate: is not supported/);
+    expect(() => useCustom({ include_peer_certificate: true })).toThrow(
+      /http_filters\[\d\] \(envoy\.filters\.http\.ext_authz\): include_peer_certificate: is not supported/,
+    );
     expect(() => useCustom({ transport_api_version: 'V2' })).toThrow(/transport_api_version: must be V3/);
     expect((await viaMesh('/headers')).code).toBe('200');
   });

@@ -35,7 +35,10 @@ function chainFor(snapshot: ConfigSnapshot, facts: ConnectionFacts): string {
 }
 
 describe('the embedded data plane accepts what the daemon generates', () => {
-  const cases = [...goldenCases(SIDECAR_CASES).map((name) => ({ label: `sidecar ${name}`, folder: SIDECAR_CASES, name })), ...goldenCases(LDS_CASES).map((name) => ({ label: `lds ${name}`, folder: LDS_CASES, name }))];
+  const cases = [
+    ...goldenCases(SIDECAR_CASES).map((name) => ({ label: `sidecar ${name}`, folder: SIDECAR_CASES, name })),
+    ...goldenCases(LDS_CASES).map((name) => ({ label: `lds ${name}`, folder: LDS_CASES, name })),
+  ];
   test.each(cases)('$label', ({ folder, name }) => {
     const snapshot = simulate(folder, name);
     expect(snapshot.resources.clusters.size).toBeGreaterThan(0);

@@ -16,7 +16,15 @@ import { newUpstreamAgents, type UpstreamAgents } from './upstream-connector.js'
 // profit from a connection reused past what it was verified for: each response is attributed to
 // the peer that sent it, a rotated client certificate or trust bundle gets new connections.
 const HOST = '127.0.0.1';
-const MESH_TLS: UpstreamTls = { kind: 'tls', alpn: [], certificateSecrets: ['default'], inlineCertificates: [], validationSecret: 'ROOTCA', verifySubjectAltName: undefined, sanMatchers: [] };
+const MESH_TLS: UpstreamTls = {
+  kind: 'tls',
+  alpn: [],
+  certificateSecrets: ['default'],
+  inlineCertificates: [],
+  validationSecret: 'ROOTCA',
+  verifySubjectAltName: undefined,
+  sanMatchers: [],
+};
 const identity = (name: string): string => `spiffe://cluster.local/ns/bar/sa/${name}`;
 
 interface Upstream {
@@ -53,7 +61,14 @@ async function startUpstream(name: string, options: { ticketsAndOneRequestPerCon
   // No session tickets, as the mesh's sidecars serve: every connection is a full handshake. Other
   // servers (an Envoy, an external service) issue them.
   const tickets = options.ticketsAndOneRequestPerConnection === true;
-  const tls = { key: own?.privateKey, cert: own?.certificateChain, ca: mesh.rootPem, requestCert: true, rejectUnauthorized: true, ...(tickets ? {} : { secureOptions: constants.SSL_OP_NO_TICKET }) };
+  const tls = {
+    key: own?.privateKey,
+    cert: own?.certificateChain,
+    ca: mesh.rootPem,
+    requestCert: true,
+    rejectUnauthorized: true,
+    ...(tickets ? {} : { secureOptions: constants.SSL_OP_NO_TICKET }),
+  };
   const server = createTlsServer(tls, (req, res) => {
     const client = (req.socket as TLSSocket).getPeerCertificate().subjectaltname ?? '';
     if (req.url === '/drip') {
@@ -83,7 +98,17 @@ function decisionFor(path: string): Extract<HttpDecision, { kind: 'forward' }> {
   const edits = { set: {}, append: {}, remove: [] };
   return {
     kind: 'forward',
-    route: { kind: 'cluster', virtualHost: 'v', route: 'r', cluster: 'outbound|8000||peer.bar.svc.cluster.local', path, host: 'peer.bar:8000', timeoutMs: 0, requestHeaders: edits, responseHeaders: edits },
+    route: {
+      kind: 'cluster',
+      virtualHost: 'v',
+      route: 'r',
+      cluster: 'outbound|8000||peer.bar.svc.cluster.local',
+      path,
+      host: 'peer.bar:8000',
+      timeoutMs: 0,
+      requestHeaders: edits,
+      responseHeaders: edits,
+    },
     upstream: { kind: 'unknown-cluster', cluster: 'outbound|8000||peer.bar.svc.cluster.local' },
     path,
     host: 'peer.bar:8000',
@@ -106,8 +131,20 @@ beforeAll(async () => {
   downstream = createServer((req, res) => {
     const upstream = upstreams.get(String(req.headers['x-peer'])) as Upstream;
     const id = String(req.headers['x-id']);
-    const observer = { response: (_headers: unknown, peerUri: string | undefined) => void observed.set(id, peerUri), flag: () => undefined, requestBytes: () => undefined };
-    forwardRequest(req, res, { decision: decisionFor(req.url ?? '/'), target: { address: HOST, port: upstream.port, tls: MESH_TLS }, secrets, downstreamTls: false, stats, agents, observer });
+    const observer = {
+      response: (_headers: unknown, peerUri: string | undefined) => void observed.set(id, peerUri),
+      flag: () => undefined,
+      requestBytes: () => undefined,
+    };
+    forwardRequest(req, res, {
+      decision: decisionFor(req.url ?? '/'),
+      target: { address: HOST, port: upstream.port, tls: MESH_TLS },
+      secrets,
+      downstreamTls: false,
+      stats,
+      agents,
+      observer,
+    });
   });
   await new Promise<void>((resolve) => downstream.listen(0, HOST, resolve));
   downstreamPort = (downstream.address() as AddressInfo).port;

@@ -89,7 +89,11 @@ function peerUriOf(response: IncomingMessage): string | undefined {
   let uri = socket[PEER_URI];
   if (uri === undefined) {
     const sans = socket.getPeerCertificate?.()?.subjectaltname ?? '';
-    uri = socket[PEER_URI] = sans.split(', ').find((entry) => entry.startsWith('URI:'))?.slice(4) ?? null;
+    uri = socket[PEER_URI] =
+      sans
+        .split(', ')
+        .find((entry) => entry.startsWith('URI:'))
+        ?.slice(4) ?? null;
   }
   return uri ?? undefined;
 }
@@ -133,7 +137,11 @@ function isReplayable(req: IncomingMessage, hasBody: boolean): boolean {
 
 function isRetriable(retryOn: readonly string[], failure: 'connect' | 'reset' | number): boolean {
   if (typeof failure === 'number') {
-    return (retryOn.includes('5xx') && failure >= 500) || (retryOn.includes('gateway-error') && failure >= 502 && failure <= 504) || retryOn.includes(String(failure));
+    return (
+      (retryOn.includes('5xx') && failure >= 500) ||
+      (retryOn.includes('gateway-error') && failure >= 502 && failure <= 504) ||
+      retryOn.includes(String(failure))
+    );
   }
   if (failure === 'connect') return retryOn.some((on) => on === 'connect-failure' || on === '5xx' || on === 'gateway-error' || on === 'reset');
   return retryOn.includes('reset') || retryOn.includes('5xx');
@@ -225,7 +233,8 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
         const existing = outHeaders[name];
         outHeaders[name] = existing === undefined ? value : [...(Array.isArray(existing) ? existing : [String(existing)]), value];
       }
-      if (decision.responseHeaderMutations) applyHeaderMutations(outHeaders as Record<string, string | string[]>, decision.responseHeaderMutations, { joined: false });
+      if (decision.responseHeaderMutations)
+        applyHeaderMutations(outHeaders as Record<string, string | string[]>, decision.responseHeaderMutations, { joined: false });
       res.writeHead(status, outHeaders);
       relayBody(response, res);
     });
@@ -240,7 +249,8 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
         attempt();
         return;
       }
-      const connectFailure = error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EHOSTUNREACH' || (error.code === 'ECONNRESET' && !upstream.reusedSocket);
+      const connectFailure =
+        error.code === 'ECONNREFUSED' || error.code === 'ENOTFOUND' || error.code === 'EHOSTUNREACH' || (error.code === 'ECONNRESET' && !upstream.reusedSocket);
       if (attemptsLeft > 0 && retry && isRetriable(retry.retryOn, connectFailure ? 'connect' : 'reset')) {
         attemptsLeft--;
         attempt();
@@ -248,7 +258,11 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
       }
       stats.inc(`cluster.${decision.route.cluster}.upstream_cx_connect_fail`);
       const reason = connectFailure ? 'connection failure' : 'remote reset';
-      fail(503, `upstream connect error or disconnect/reset before headers. reset reason: ${reason}, transport failure reason: ${error.message}`, connectFailure ? 'UF' : 'UC');
+      fail(
+        503,
+        `upstream connect error or disconnect/reset before headers. reset reason: ${reason}, transport failure reason: ${error.message}`,
+        connectFailure ? 'UF' : 'UC',
+      );
     });
     const prefix = options.bodyPrefix;
     if (prefix) {
@@ -271,8 +285,7 @@ export function forwardRequest(req: IncomingMessage, res: ServerResponse, option
       req.on('data', (chunk: Buffer) => void (bytes += chunk.length));
       req.on('end', () => options.observer?.requestBytes(bytes));
       req.pipe(upstream);
-    }
-    else upstream.end();
+    } else upstream.end();
   };
   res.on('close', () => {
     if (timer) clearTimeout(timer);

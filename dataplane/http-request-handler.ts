@@ -49,7 +49,11 @@ export function newHttpRequestHandler(options: HttpRequestHandlerOptions): HttpR
     if (!target) return { status: 400, body: 'outbound requests must use the absolute (proxy) form' };
     const listener = state.current().decisions.listenerFor('outbound', '0.0.0.0', target.port);
     if (!listener) return { status: 503, body: 'no listener for this destination' };
-    return { context: { ...context, listener, facts: { ...context.facts, destinationAddress: '0.0.0.0', destinationPort: target.port } }, host: target.host, path: target.path };
+    return {
+      context: { ...context, listener, facts: { ...context.facts, destinationAddress: '0.0.0.0', destinationPort: target.port } },
+      host: target.host,
+      path: target.path,
+    };
   };
 
   /** The chain for a request: chosen again from the current config, so route and cluster updates apply to open connections. */
@@ -86,7 +90,14 @@ export function newHttpRequestHandler(options: HttpRequestHandlerOptions): HttpR
     }
     const received = requestHeaderFacts(req.rawHeaders);
     const protocol = req.httpVersionMajor === 2 ? 'HTTP/2' : `HTTP/${req.httpVersion}`;
-    const facts = { method: req.method ?? 'GET', host, path, headers: { ...received.headers, host }, protocol, ...(received.repeatedHeaders ? { repeatedHeaders: received.repeatedHeaders } : {}) };
+    const facts = {
+      method: req.method ?? 'GET',
+      host,
+      path,
+      headers: { ...received.headers, host },
+      protocol,
+      ...(received.repeatedHeaders ? { repeatedHeaders: received.repeatedHeaders } : {}),
+    };
     const exchange = telemetry.beginHttp(facts.headers, host, res, arrivalOf(context));
     // Made when a check asks for the body (most requests never read it here).
     let body: RequestBodyBuffer | undefined;
@@ -112,7 +123,17 @@ export function newHttpRequestHandler(options: HttpRequestHandlerOptions): HttpR
     }
     try {
       const prefix = body?.prefix();
-      forwardRequest(req, res, { decision, edits: exchange.headerEdits(), target: upstream, secrets: options.secrets(), downstreamTls: context.tls, stats, agents: options.agents, observer: exchange, ...(prefix ? { bodyPrefix: prefix } : {}) });
+      forwardRequest(req, res, {
+        decision,
+        edits: exchange.headerEdits(),
+        target: upstream,
+        secrets: options.secrets(),
+        downstreamTls: context.tls,
+        stats,
+        agents: options.agents,
+        observer: exchange,
+        ...(prefix ? { bodyPrefix: prefix } : {}),
+      });
     } catch (error) {
       if (error instanceof MissingSecretError) return (exchange.flag('UF'), respond(res, 503, `upstream connect error: ${error.message}`));
       throw error;

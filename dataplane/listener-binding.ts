@@ -40,11 +40,15 @@ export interface ListenerBinding {
 }
 
 /** The sockets the config asks for: gateway listeners with `bind_to_port`, captured inbound ports. */
-function wantedListeners(listeners: Iterable<ListenerConfig>, options: Pick<ListenerBindingOptions, 'bindListeners' | 'captureInboundFromConfig'>): Map<string, WantedListener> {
+function wantedListeners(
+  listeners: Iterable<ListenerConfig>,
+  options: Pick<ListenerBindingOptions, 'bindListeners' | 'captureInboundFromConfig'>,
+): Map<string, WantedListener> {
   const wanted = new Map<string, WantedListener>();
   for (const listener of listeners) {
     if (options.bindListeners) {
-      const bindToPort = listener.bind_to_port === undefined || (typeof listener.bind_to_port === 'object' ? listener.bind_to_port.value : listener.bind_to_port);
+      const bindToPort =
+        listener.bind_to_port === undefined || (typeof listener.bind_to_port === 'object' ? listener.bind_to_port.value : listener.bind_to_port);
       const port = listener.address?.socket_address?.port_value;
       if (bindToPort && port !== undefined) wanted.set(`listener:${listener.name}`, { port, listener: listener.name, direction: 'gateway' });
     }

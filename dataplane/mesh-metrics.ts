@@ -153,7 +153,11 @@ export function newMeshMetrics(maxSeries = MAX_SERIES): MeshMetrics {
         for (const [labels, histogram] of series) {
           let cumulative = 0;
           bounds.forEach((bound, index) => lines.push(`${name}_bucket{${labels},le="${bound}"} ${(cumulative += histogram.buckets[index] ?? 0)}`));
-          lines.push(`${name}_bucket{${labels},le="+Inf"} ${histogram.count}`, `${name}_sum{${labels}} ${histogram.sum}`, `${name}_count{${labels}} ${histogram.count}`);
+          lines.push(
+            `${name}_bucket{${labels},le="+Inf"} ${histogram.count}`,
+            `${name}_sum{${labels}} ${histogram.sum}`,
+            `${name}_count{${labels}} ${histogram.count}`,
+          );
         }
       }
       return lines.length === 0 ? '' : `${lines.join('\n')}\n`;

@@ -56,14 +56,27 @@ beforeAll(async () => {
 
   backend = createServer((_req, res) => res.end('ok'));
   await new Promise<void>((resolve) => backend.listen(SERVER_PORT, APP, resolve));
-  secrets = { certificates: new Map([['default', { certificateChain: pem(serving), privateKey: readFileSync(serving.keyFile, 'utf8') }]]), trustedCas: new Map() };
+  secrets = {
+    certificates: new Map([['default', { certificateChain: pem(serving), privateKey: readFileSync(serving.keyFile, 'utf8') }]]),
+    trustedCas: new Map(),
+  };
   trust(oldRoot, newRoot);
   const state = newConfigState();
-  for (const [type, resources] of [[LISTENER_TYPE, serverListeners('STRICT')], [CLUSTER_TYPE, [{ name: 'inbound|8000||', type: 'ORIGINAL_DST' }]]] as const) {
+  for (const [type, resources] of [
+    [LISTENER_TYPE, serverListeners('STRICT')],
+    [CLUSTER_TYPE, [{ name: 'inbound|8000||', type: 'ORIGINAL_DST' }]],
+  ] as const) {
     const applied = state.apply(type, '1', keyResources(type, resources as Record<string, unknown>[]));
     if (!applied.ok) throw new Error(applied.error);
   }
-  plane = newEmbeddedDataPlane({ state, secrets: () => secrets, podAddress: POD, inboundPorts: [SERVER_PORT], appAddress: APP, log: newNopLogger('dataplane') });
+  plane = newEmbeddedDataPlane({
+    state,
+    secrets: () => secrets,
+    podAddress: POD,
+    inboundPorts: [SERVER_PORT],
+    appAddress: APP,
+    log: newNopLogger('dataplane'),
+  });
   await plane.start();
 });
 

@@ -68,12 +68,21 @@ spec:
 const simulate = (name: string, yaml: string): ConfigSnapshot => simulateYaml(protos, dir, name, yaml);
 
 const meshedPeer: PeerCertificate = { uriSans: ['spiffe://cluster.local/ns/bar/sa/sleep'], dnsSans: [], subject: '', sha256: 'ab' };
-const inboundTls: ConnectionFacts = { destinationAddress: '10.0.1.10', destinationPort: 80, sourceAddress: '10.0.2.20', transportProtocol: 'tls', peerCertificate: meshedPeer };
+const inboundTls: ConnectionFacts = {
+  destinationAddress: '10.0.1.10',
+  destinationPort: 80,
+  sourceAddress: '10.0.2.20',
+  transportProtocol: 'tls',
+  peerCertificate: meshedPeer,
+};
 
 async function request(snapshot: ConfigSnapshot, path: string, headers: Record<string, string> = {}, now = NOW): Promise<HttpDecision> {
   const chain = snapshot.decisions.connection('virtualInbound', inboundTls);
   if (chain.kind !== 'accept') throw new Error('no chain');
-  return chain.http({ method: 'GET', host: 'httpbin.foo:8000', path, headers }, { connection: inboundTls, localUriSan: 'spiffe://cluster.local/ns/foo/sa/httpbin', now, random: 0, pick: 0 });
+  return chain.http(
+    { method: 'GET', host: 'httpbin.foo:8000', path, headers },
+    { connection: inboundTls, localUriSan: 'spiffe://cluster.local/ns/foo/sa/httpbin', now, random: 0, pick: 0 },
+  );
 }
 
 const status = (decision: HttpDecision): number => (decision.kind === 'respond' ? decision.status : 200);
@@ -151,19 +160,43 @@ describe('client side over generated config', () => {
   test('auto mutual TLS to a meshed endpoint: SNI and an exact SAN check; a DISABLE workload gets plain text', async () => {
     const client = simulate('client', WORKLOADS + CLIENT_NODE);
     const listener = client.decisions.listenerFor('outbound', '10.96.0.10', 8000) ?? '';
-    const chain = client.decisions.connection(listener, { destinationAddress: '10.96.0.10', destinationPort: 8000, sourceAddress: '10.0.2.20', transportProtocol: 'raw_buffer' });
+    const chain = client.decisions.connection(listener, {
+      destinationAddress: '10.96.0.10',
+      destinationPort: 8000,
+      sourceAddress: '10.0.2.20',
+      transportProtocol: 'raw_buffer',
+    });
     if (chain.kind !== 'accept') throw new Error('no outbound chain');
-    const context = { connection: { destinationAddress: '10.96.0.10', destinationPort: 8000, sourceAddress: '10.0.2.20', transportProtocol: 'raw_buffer' as const }, now: NOW, random: 0, pick: 0 };
+    const context = {
+      connection: { destinationAddress: '10.96.0.10', destinationPort: 8000, sourceAddress: '10.0.2.20', transportProtocol: 'raw_buffer' as const },
+      now: NOW,
+      random: 0,
+      pick: 0,
+    };
     const decision = await chain.http({ method: 'GET', host: 'httpbin.foo:8000', path: '/ip', headers: { 'x-forwarded-client-cert': 'By=forged' } }, context);
-    expect(decision).toMatchObject({ kind: 'forward', route: { cluster: 'outbound|8000||httpbin.foo.svc.cluster.local' }, upstream: { kind: 'endpoint', address: '10.0.1.10', port: 80 } });
+    expect(decision).toMatchObject({
+      kind: 'forward',
+      route: { cluster: 'outbound|8000||httpbin.foo.svc.cluster.local' },
+      upstream: { kind: 'endpoint', address: '10.0.1.10', port: 80 },
+    });
     if (decision.kind !== 'forward' || decision.upstream.kind !== 'endpoint') return;
     expect(decision.headersToRemove).toContain('x-forwarded-client-cert');
     const tls = decision.upstream.tls;
-    expect(tls).toMatchObject({ kind: 'tls', sni: 'outbound_.8000_._.httpbin.foo.svc.cluster.local', certificateSecrets: ['default'], validationSecret: 'ROOTCA' });
+    expect(tls).toMatchObject({
+      kind: 'tls',
+      sni: 'outbound_.8000_._.httpbin.foo.svc.cluster.local',
+      certificateSecrets: ['default'],
+      validationSecret: 'ROOTCA',
+    });
     expect(tls.kind === 'tls' && tls.verifySubjectAltName?.('spiffe://cluster.local/ns/foo/sa/httpbin')).toBe(true);
     expect(tls.kind === 'tls' && tls.verifySubjectAltName?.('spiffe://cluster.local/ns/foo/sa/other')).toBe(false);
 
-    const disabled = simulate('client-disable', WORKLOADS + `\n---\napiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata: { name: httpbin, namespace: foo }\nspec: { selector: { matchLabels: { app: httpbin } }, mtls: { mode: DISABLE } }\n` + CLIENT_NODE);
+    const disabled = simulate(
+      'client-disable',
+      WORKLOADS +
+        `\n---\napiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata: { name: httpbin, namespace: foo }\nspec: { selector: { matchLabels: { app: httpbin } }, mtls: { mode: DISABLE } }\n` +
+        CLIENT_NODE,
+    );
     const plainChain = disabled.decisions.connection(listener, context.connection);
     if (plainChain.kind !== 'accept') throw new Error('no outbound chain');
     const plain = await plainChain.http({ method: 'GET', host: 'httpbin.foo:8000', path: '/ip', headers: {} }, context);

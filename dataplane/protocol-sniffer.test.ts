@@ -8,10 +8,14 @@ async function clientHelloBytes(options: { servername?: string; ALPNProtocols?: 
   const server = createTcpServer();
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const port = (server.address() as AddressInfo).port;
-  const received = new Promise<Buffer>((resolve) => server.once('connection', (socket) => socket.once('data', (data: Buffer) => {
-    resolve(data);
-    socket.destroy();
-  })));
+  const received = new Promise<Buffer>((resolve) =>
+    server.once('connection', (socket) =>
+      socket.once('data', (data: Buffer) => {
+        resolve(data);
+        socket.destroy();
+      }),
+    ),
+  );
   const client: TLSSocket = connect({ host: '127.0.0.1', port, rejectUnauthorized: false, ...options });
   client.on('error', () => undefined);
   const bytes = await received;
@@ -23,7 +27,11 @@ async function clientHelloBytes(options: { servername?: string; ALPNProtocols?: 
 describe('protocol sniffing', () => {
   test('a real ClientHello: SNI and ALPN', async () => {
     const hello = await clientHelloBytes({ servername: 'outbound_.8000_._.httpbin.bar.svc.cluster.local', ALPNProtocols: ['h2', 'http/1.1'] });
-    expect(sniffProtocol(hello)).toEqual({ kind: 'tls', serverName: 'outbound_.8000_._.httpbin.bar.svc.cluster.local', applicationProtocols: ['h2', 'http/1.1'] });
+    expect(sniffProtocol(hello)).toEqual({
+      kind: 'tls',
+      serverName: 'outbound_.8000_._.httpbin.bar.svc.cluster.local',
+      applicationProtocols: ['h2', 'http/1.1'],
+    });
     expect(sniffProtocol(hello.subarray(0, 20))).toEqual({ kind: 'need-more' });
     expect(sniffProtocol(hello.subarray(0, 20), true)).toEqual({ kind: 'tls', applicationProtocols: [] });
   });

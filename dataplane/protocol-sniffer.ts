@@ -51,7 +51,10 @@ function parseClientHello(hello: Buffer): { serverName?: string; applicationProt
     at += 4 + length;
     if (type === EXTENSION_SERVER_NAME && body.length >= 5 && body[2] === 0) {
       const nameLength = body.readUInt16BE(3);
-      result.serverName = body.subarray(5, 5 + nameLength).toString('ascii').toLowerCase();
+      result.serverName = body
+        .subarray(5, 5 + nameLength)
+        .toString('ascii')
+        .toLowerCase();
     } else if (type === EXTENSION_ALPN && body.length >= 2) {
       let p = 2;
       while (p < body.length) {

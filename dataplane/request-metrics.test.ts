@@ -40,7 +40,8 @@ afterAll(async () => {
 });
 
 const scrape = (side: 'server' | 'client'): Sample[] => parsePrometheusText((side === 'server' ? mesh.serverPlane : mesh.clientPlane).stats.prometheus());
-const viaClient = (path: string, extra: readonly string[] = []): ReturnType<typeof curl> => curl([...extra, '-x', mesh.proxyUrl, `http://httpbin.bar:8000${path}`]);
+const viaClient = (path: string, extra: readonly string[] = []): ReturnType<typeof curl> =>
+  curl([...extra, '-x', mesh.proxyUrl, `http://httpbin.bar:8000${path}`]);
 
 describe('request metrics of the embedded data plane', () => {
   test('meshed traffic: counts per code, every standard label on both sides, the exchange headers never reach the apps', async () => {
@@ -54,7 +55,15 @@ describe('request metrics of the embedded data plane', () => {
       const samples = scrape('server');
       return sumOf(samples, 'mesh_requests_total') === 7 ? samples : undefined;
     });
-    const inbound = { reporter: 'destination', source_workload: 'sleep', source_workload_namespace: 'foo', source_principal: SLEEP, source_app: 'sleep', source_version: 'unknown', source_cluster: 'Kubernetes' };
+    const inbound = {
+      reporter: 'destination',
+      source_workload: 'sleep',
+      source_workload_namespace: 'foo',
+      source_principal: SLEEP,
+      source_app: 'sleep',
+      source_version: 'unknown',
+      source_cluster: 'Kubernetes',
+    };
     const destination = {
       destination_workload: 'httpbin',
       destination_workload_namespace: 'bar',
@@ -68,7 +77,15 @@ describe('request metrics of the embedded data plane', () => {
     };
     const ok = samplesOf(server, 'mesh_requests_total', { ...inbound, ...destination, response_code: '200' });
     expect(ok).toHaveLength(1);
-    expect(ok[0]?.labels).toEqual({ ...inbound, ...destination, request_protocol: 'http', response_code: '200', grpc_response_status: '', response_flags: '-', connection_security_policy: 'mutual_tls' });
+    expect(ok[0]?.labels).toEqual({
+      ...inbound,
+      ...destination,
+      request_protocol: 'http',
+      response_code: '200',
+      grpc_response_status: '',
+      response_flags: '-',
+      connection_security_policy: 'mutual_tls',
+    });
     expect(ok[0]?.value).toBe(4);
     expect(sumOf(server, 'mesh_requests_total', { ...inbound, response_code: '404' })).toBe(1);
     expect(sumOf(server, 'mesh_requests_total', { ...inbound, response_code: '503' })).toBe(2);
@@ -106,8 +123,16 @@ describe('request metrics of the embedded data plane', () => {
   });
 
   test('a forged peer metadata header from an unmeshed plain-text caller is not believed, and stripped', async () => {
-    const forged = Buffer.from(JSON.stringify({ WORKLOAD_NAME: 'sleep', NAMESPACE: 'foo', LABELS: { app: 'sleep' }, CLUSTER_ID: 'Kubernetes' })).toString('base64');
-    const result = await curl(['-H', `${PEER_METADATA_HEADER}: ${forged}`, '-H', `${PEER_METADATA_ID_HEADER}: sidecar~1.2.3.4~evil.foo~foo.svc.cluster.local`, `http://${SERVER_POD}:8000/headers`]);
+    const forged = Buffer.from(JSON.stringify({ WORKLOAD_NAME: 'sleep', NAMESPACE: 'foo', LABELS: { app: 'sleep' }, CLUSTER_ID: 'Kubernetes' })).toString(
+      'base64',
+    );
+    const result = await curl([
+      '-H',
+      `${PEER_METADATA_HEADER}: ${forged}`,
+      '-H',
+      `${PEER_METADATA_ID_HEADER}: sidecar~1.2.3.4~evil.foo~foo.svc.cluster.local`,
+      `http://${SERVER_POD}:8000/headers`,
+    ]);
     expect(result.code).toBe('200');
     expect(Object.keys(echoedHeaders(result.body))).not.toContain(PEER_METADATA_HEADER);
     expect(Object.keys(echoedHeaders(result.body))).not.toContain(PEER_METADATA_ID_HEADER);
@@ -116,9 +141,19 @@ describe('request metrics of the embedded data plane', () => {
       return samples.length > 0 ? samples : undefined;
     });
     expect(server).toHaveLength(1);
-    expect(server[0]?.labels).toMatchObject({ reporter: 'destination', source_workload: 'unknown', source_workload_namespace: 'unknown', source_principal: 'unknown', source_app: 'unknown', destination_workload: 'httpbin' });
+    expect(server[0]?.labels).toMatchObject({
+      reporter: 'destination',
+      source_workload: 'unknown',
+      source_workload_namespace: 'unknown',
+      source_principal: 'unknown',
+      source_app: 'unknown',
+      destination_workload: 'httpbin',
+    });
     // The client app's own forgery is replaced by its sidecar's word.
-    const meshed = await viaClient('/headers', ['-H', `${PEER_METADATA_HEADER}: ${Buffer.from(JSON.stringify({ WORKLOAD_NAME: 'evil', NAMESPACE: 'foo' })).toString('base64')}`]);
+    const meshed = await viaClient('/headers', [
+      '-H',
+      `${PEER_METADATA_HEADER}: ${Buffer.from(JSON.stringify({ WORKLOAD_NAME: 'evil', NAMESPACE: 'foo' })).toString('base64')}`,
+    ]);
     expect(meshed.code).toBe('200');
     expect(samplesOf(scrape('server'), 'mesh_requests_total', { source_workload: 'evil' })).toEqual([]);
   });
@@ -130,7 +165,12 @@ describe('request metrics of the embedded data plane', () => {
       const samples = samplesOf(scrape('server'), 'mesh_requests_total', { response_flags: 'UF' });
       return samples.length > 0 ? samples : undefined;
     });
-    expect(server[0]?.labels).toMatchObject({ reporter: 'destination', response_code: '503', source_workload: 'sleep', destination_service: 'dead.bar.svc.cluster.local' });
+    expect(server[0]?.labels).toMatchObject({
+      reporter: 'destination',
+      response_code: '503',
+      source_workload: 'sleep',
+      destination_service: 'dead.bar.svc.cluster.local',
+    });
     const client = samplesOf(scrape('client'), 'mesh_requests_total', { destination_service: 'dead.bar.svc.cluster.local' });
     expect(client[0]?.labels).toMatchObject({ reporter: 'source', response_code: '503', response_flags: '-', destination_service_name: 'dead' });
   });
@@ -141,7 +181,14 @@ describe('request metrics of the embedded data plane', () => {
     const exchange = (tls: boolean): Promise<string> =>
       new Promise((resolve, reject) => {
         const socket = tls
-          ? connect({ host: SERVER_POD, port: TCP_PORT, cert: certificate?.certificateChain, key: certificate?.privateKey, ca: secrets.trustedCas.get('ROOTCA'), checkServerIdentity: () => undefined })
+          ? connect({
+              host: SERVER_POD,
+              port: TCP_PORT,
+              cert: certificate?.certificateChain,
+              key: certificate?.privateKey,
+              ca: secrets.trustedCas.get('ROOTCA'),
+              checkServerIdentity: () => undefined,
+            })
           : netConnect({ host: SERVER_POD, port: TCP_PORT });
         let received = '';
         socket.on(tls ? 'secureConnect' : 'connect', () => socket.write('hello, echo\n'));
@@ -158,7 +205,14 @@ describe('request metrics of the embedded data plane', () => {
       const samples = scrape('server');
       return sumOf(samples, 'mesh_tcp_connections_closed_total') === 2 ? samples : undefined;
     });
-    const mtls = { reporter: 'destination', source_principal: SLEEP, source_workload_namespace: 'foo', destination_workload: 'httpbin', request_protocol: 'tcp', connection_security_policy: 'mutual_tls' };
+    const mtls = {
+      reporter: 'destination',
+      source_principal: SLEEP,
+      source_workload_namespace: 'foo',
+      destination_workload: 'httpbin',
+      request_protocol: 'tcp',
+      connection_security_policy: 'mutual_tls',
+    };
     expect(sumOf(server, 'mesh_tcp_connections_opened_total', mtls)).toBe(1);
     expect(sumOf(server, 'mesh_tcp_received_bytes_total', mtls)).toBe(12);
     expect(sumOf(server, 'mesh_tcp_sent_bytes_total', mtls)).toBe(12);
@@ -171,7 +225,12 @@ describe('request metrics of the embedded data plane', () => {
 
   test('response sizes are the body bytes, counted once, over HTTP/1.1 and HTTP/2, proxied and local replies', async () => {
     // `%00` in the path: the server sidecar's own 400 reply.
-    for (const [version, path, code] of [['--http1.1', '/headers', '200'], ['--http2-prior-knowledge', '/headers', '200'], ['--http1.1', '/a%00b', '400'], ['--http2-prior-knowledge', '/a%00b', '400']] as const) {
+    for (const [version, path, code] of [
+      ['--http1.1', '/headers', '200'],
+      ['--http2-prior-knowledge', '/headers', '200'],
+      ['--http1.1', '/a%00b', '400'],
+      ['--http2-prior-knowledge', '/a%00b', '400'],
+    ] as const) {
       const plain = { reporter: 'destination', connection_security_policy: 'none', response_code: code };
       const before = scrape('server');
       const result = await curl([version, `http://${SERVER_POD}:8000${path}`]);

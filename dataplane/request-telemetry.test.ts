@@ -28,8 +28,16 @@ describe('peer metadata', () => {
 
   test('round trip through the header, and from node metadata', () => {
     expect(decodePeerMetadata(encodePeerMetadata(workload))).toEqual(workload);
-    expect(workloadFromNodeMetadata({ WORKLOAD_NAME: 'sleep', NAMESPACE: 'foo', LABELS: { app: 'sleep', version: 'v2' }, CLUSTER_ID: 'Kubernetes' })).toEqual(workload);
-    expect(workloadFromNodeMetadata({ POD_NAME: 'sleep-1', NAMESPACE: 'foo' })).toEqual({ name: 'sleep-1', namespace: 'foo', app: 'unknown', version: 'unknown', cluster: 'unknown' });
+    expect(workloadFromNodeMetadata({ WORKLOAD_NAME: 'sleep', NAMESPACE: 'foo', LABELS: { app: 'sleep', version: 'v2' }, CLUSTER_ID: 'Kubernetes' })).toEqual(
+      workload,
+    );
+    expect(workloadFromNodeMetadata({ POD_NAME: 'sleep-1', NAMESPACE: 'foo' })).toEqual({
+      name: 'sleep-1',
+      namespace: 'foo',
+      app: 'unknown',
+      version: 'unknown',
+      cluster: 'unknown',
+    });
   });
 
   it.each([
@@ -42,7 +50,9 @@ describe('peer metadata', () => {
   });
 
   test('label values that are not plain names become unknown', () => {
-    const decoded = decodePeerMetadata(Buffer.from(JSON.stringify({ WORKLOAD_NAME: 'a"b\nc', NAMESPACE: 'foo', LABELS: { app: 'x'.repeat(300) } })).toString('base64'));
+    const decoded = decodePeerMetadata(
+      Buffer.from(JSON.stringify({ WORKLOAD_NAME: 'a"b\nc', NAMESPACE: 'foo', LABELS: { app: 'x'.repeat(300) } })).toString('base64'),
+    );
     expect(decoded).toMatchObject({ name: 'unknown', namespace: 'foo', app: 'unknown' });
   });
 
@@ -87,7 +97,14 @@ describe('response flags', () => {
   const run = (flags: readonly string[], finished: boolean): string | undefined => {
     const metrics = newMeshMetrics();
     let clock = 0;
-    const telemetry = newRequestTelemetry({ metrics, workload: workloadFromNodeMetadata({ NAMESPACE: 'bar' }), nodeId: 'n', localUri: () => undefined, knownServices: () => KNOWN, now: () => (clock += 5) });
+    const telemetry = newRequestTelemetry({
+      metrics,
+      workload: workloadFromNodeMetadata({ NAMESPACE: 'bar' }),
+      nodeId: 'n',
+      localUri: () => undefined,
+      knownServices: () => KNOWN,
+      now: () => (clock += 5),
+    });
     const res = fakeResponse(503);
     const exchange = telemetry.beginHttp({}, 'httpbin', res, { direction: 'outbound', mutualTls: false });
     exchange.upstream('outbound|8000||httpbin.bar.svc.cluster.local', false);
@@ -118,7 +135,13 @@ describe('label sets and peer metadata kept between requests never cross peers',
 
   test('alternating peers, a malformed and an oversized header: each request is labelled by its own peer', () => {
     const metrics = newMeshMetrics();
-    const telemetry = newRequestTelemetry({ metrics, workload: workloadFromNodeMetadata({ NAMESPACE: 'bar', WORKLOAD_NAME: 'httpbin' }), nodeId: 'n', localUri: () => 'spiffe://cluster.local/ns/bar/sa/httpbin', knownServices: () => KNOWN });
+    const telemetry = newRequestTelemetry({
+      metrics,
+      workload: workloadFromNodeMetadata({ NAMESPACE: 'bar', WORKLOAD_NAME: 'httpbin' }),
+      nodeId: 'n',
+      localUri: () => 'spiffe://cluster.local/ns/bar/sa/httpbin',
+      knownServices: () => KNOWN,
+    });
     const requests = [
       { peer: 'spiffe://cluster.local/ns/foo/sa/sleep', metadata: header('sleep', 'foo'), status: 200 },
       { peer: 'spiffe://cluster.local/ns/baz/sa/curl', metadata: header('curl', 'baz'), status: 200 },
@@ -134,8 +157,11 @@ describe('label sets and peer metadata kept between requests never cross peers',
       res.emit('finish');
     }
     const samples = samplesOf(parsePrometheusText(metrics.prometheus()), 'mesh_requests_total');
-    const count = (where: Record<string, string>): number => samples.filter((sample) => Object.entries(where).every(([key, value]) => sample.labels[key] === value)).reduce((sum, sample) => sum + sample.value, 0);
-    expect(count({ source_workload: 'sleep', source_workload_namespace: 'foo', source_principal: 'spiffe://cluster.local/ns/foo/sa/sleep', response_code: '200' })).toBe(2);
+    const count = (where: Record<string, string>): number =>
+      samples.filter((sample) => Object.entries(where).every(([key, value]) => sample.labels[key] === value)).reduce((sum, sample) => sum + sample.value, 0);
+    expect(
+      count({ source_workload: 'sleep', source_workload_namespace: 'foo', source_principal: 'spiffe://cluster.local/ns/foo/sa/sleep', response_code: '200' }),
+    ).toBe(2);
     expect(count({ source_workload: 'curl', source_workload_namespace: 'baz' })).toBe(1);
     expect(count({ source_workload: 'unknown', source_workload_namespace: 'baz', source_principal: 'spiffe://cluster.local/ns/baz/sa/curl' })).toBe(1);
     expect(count({ source_workload: 'unknown', source_workload_namespace: 'foo', response_code: '503' })).toBe(1);

@@ -96,22 +96,36 @@ export function serviceOfHost(host: string, namespace: string, known: ReadonlySe
   const name = host.replace(/:\d+$/, '').toLowerCase();
   if (known.has(name)) return name;
   const parts = name.split('.');
-  const prefix = parts.length === 1 ? `${name}.${namespace}.svc.` : parts.length === 2 ? `${name}.svc.` : parts.length === 3 && parts[2] === 'svc' ? `${name}.` : undefined;
+  const prefix =
+    parts.length === 1 ? `${name}.${namespace}.svc.` : parts.length === 2 ? `${name}.svc.` : parts.length === 3 && parts[2] === 'svc' ? `${name}.` : undefined;
   if (!prefix) return undefined;
   for (const candidate of known) if (candidate.startsWith(prefix)) return candidate;
   return undefined;
 }
 
-function serviceLabels(service: string | undefined, fallbackName = UNKNOWN): Pick<RequestLabels, 'destination_service' | 'destination_service_name' | 'destination_service_namespace'> {
+function serviceLabels(
+  service: string | undefined,
+  fallbackName = UNKNOWN,
+): Pick<RequestLabels, 'destination_service' | 'destination_service_name' | 'destination_service_namespace'> {
   if (!service) return { destination_service: UNKNOWN, destination_service_name: fallbackName, destination_service_namespace: UNKNOWN };
   const [name = UNKNOWN, namespace = UNKNOWN, svc] = service.split('.');
   return { destination_service: service, destination_service_name: name, destination_service_namespace: svc === 'svc' ? namespace : UNKNOWN };
 }
 
-type SideLabels<Side extends 'source' | 'destination'> = Pick<RequestLabels, `${Side}_${'workload' | 'workload_namespace' | 'principal' | 'app' | 'version' | 'cluster'}`>;
+type SideLabels<Side extends 'source' | 'destination'> = Pick<
+  RequestLabels,
+  `${Side}_${'workload' | 'workload_namespace' | 'principal' | 'app' | 'version' | 'cluster'}`
+>;
 
 function sourceLabels(workload: WorkloadFacts, principal: string): SideLabels<'source'> {
-  return { source_workload: workload.name, source_workload_namespace: workload.namespace, source_principal: principal, source_app: workload.app, source_version: workload.version, source_cluster: workload.cluster };
+  return {
+    source_workload: workload.name,
+    source_workload_namespace: workload.namespace,
+    source_principal: principal,
+    source_app: workload.app,
+    source_version: workload.version,
+    source_cluster: workload.cluster,
+  };
 }
 
 function destinationLabels(workload: WorkloadFacts, principal: string): SideLabels<'destination'> {
@@ -158,11 +172,24 @@ const PASSTHROUGH_CLUSTERS = new Set(['PassthroughCluster', 'BlackHoleCluster', 
 type Reporter = Pick<RequestTelemetryOptions, 'workload' | 'localUri'>;
 
 /** Everything but the response code and gRPC status; `service` is the inbound request's (its host matched to a known service). */
-function baseLabels(reporter: Reporter, arrival: ArrivalFacts, cluster: string | undefined, service: string | undefined, upstreamMutualTls: boolean, exchanged: WorkloadFacts | undefined, upstreamUri: string | undefined, protocol: string, flags: string): TcpLabels {
+function baseLabels(
+  reporter: Reporter,
+  arrival: ArrivalFacts,
+  cluster: string | undefined,
+  service: string | undefined,
+  upstreamMutualTls: boolean,
+  exchanged: WorkloadFacts | undefined,
+  upstreamUri: string | undefined,
+  protocol: string,
+  flags: string,
+): TcpLabels {
   if (arrival.direction === 'inbound') {
     return {
       reporter: 'destination',
-      ...sourceLabels(arrival.mutualTls ? trustedPeer(exchanged, arrival.peerUri) : UNKNOWN_WORKLOAD, arrival.mutualTls ? principalLabel(arrival.peerUri) : UNKNOWN),
+      ...sourceLabels(
+        arrival.mutualTls ? trustedPeer(exchanged, arrival.peerUri) : UNKNOWN_WORKLOAD,
+        arrival.mutualTls ? principalLabel(arrival.peerUri) : UNKNOWN,
+      ),
       ...destinationLabels(reporter.workload, principalLabel(reporter.localUri())),
       ...serviceLabels(service),
       request_protocol: protocol,
@@ -208,11 +235,29 @@ export function newRequestTelemetry(options: RequestTelemetryOptions): RequestTe
     const flags = exchange.flags.length > 0 ? exchange.flags.join(',') : '-';
     const code = String(res.headersSent || finished ? res.statusCode : 0);
     const local = options.localUri();
-    const key = keyOf([arrival.direction, arrival.mutualTls, arrival.peerUri, service, cluster, upstreamMutualTls, peerId(exchanged), upstreamUri, protocol, flags, code, exchange.grpcStatus, local]);
+    const key = keyOf([
+      arrival.direction,
+      arrival.mutualTls,
+      arrival.peerUri,
+      service,
+      cluster,
+      upstreamMutualTls,
+      peerId(exchanged),
+      upstreamUri,
+      protocol,
+      flags,
+      code,
+      exchange.grpcStatus,
+      local,
+    ]);
     let labels = labelSets.get(key);
     if (!labels) {
       if (labelSets.size >= MAX_LABEL_SETS) labelSets = new Map();
-      labels = Object.freeze({ ...baseLabels(options, arrival, cluster, service, upstreamMutualTls, exchanged, upstreamUri, protocol, flags), response_code: code, grpc_response_status: exchange.grpcStatus });
+      labels = Object.freeze({
+        ...baseLabels(options, arrival, cluster, service, upstreamMutualTls, exchanged, upstreamUri, protocol, flags),
+        response_code: code,
+        grpc_response_status: exchange.grpcStatus,
+      });
       labelSets.set(key, labels);
     }
     return labels;

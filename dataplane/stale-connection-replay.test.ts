@@ -82,7 +82,14 @@ beforeAll(async () => {
   agents = newUpstreamAgents();
   const stats = newDataPlaneStats();
   downstream = createHttpServer((req, res) => {
-    forwardRequest(req, res, { decision: decisionFor(req.url ?? '/'), target: { address: HOST, port: upstream.port, tls: { kind: 'plaintext' } }, secrets: { certificates: new Map(), trustedCas: new Map() }, downstreamTls: false, stats, agents });
+    forwardRequest(req, res, {
+      decision: decisionFor(req.url ?? '/'),
+      target: { address: HOST, port: upstream.port, tls: { kind: 'plaintext' } },
+      secrets: { certificates: new Map(), trustedCas: new Map() },
+      downstreamTls: false,
+      stats,
+      agents,
+    });
   });
   await new Promise<void>((resolve) => downstream.listen(0, HOST, resolve));
   downstreamPort = (downstream.address() as AddressInfo).port;

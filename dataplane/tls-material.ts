@@ -87,7 +87,10 @@ export function peerCertificateFacts(certificate: NodePeerCertificate): PeerCert
     dnsSans: sans.filter((entry) => entry.startsWith('DNS:')).map((entry) => entry.slice(4)),
     subject: subjectText(certificate.subject),
     sha256: (certificate.fingerprint256 ?? '').replace(/:/g, '').toLowerCase(),
-    pem: `-----BEGIN CERTIFICATE-----\n${certificate.raw.toString('base64').replace(/(.{64})/g, '$1\n').replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`,
+    pem: `-----BEGIN CERTIFICATE-----\n${certificate.raw
+      .toString('base64')
+      .replace(/(.{64})/g, '$1\n')
+      .replace(/\n$/, '')}\n-----END CERTIFICATE-----\n`,
   };
 }
 

@@ -21,10 +21,16 @@ const segments = fc.array(fc.oneof(piece, fc.constantFrom('ns', 'sa', 'foo', 'sl
 
 function identityArbitrary(base: string): fc.Arbitrary<string> {
   const literal = base.replaceAll('*', '');
-  const domain = fc.oneof(fc.constant(literal), piece.map((p) => p + literal), piece.map((p) => literal + p), piece, fc.constant('cluster.local'));
-  return fc.tuple(domain, segments, fc.option(fc.constant(literal))).map(([td, path, spelledLater]) =>
-    `spiffe://${td}/${(spelledLater === null ? path : [...path, spelledLater, 'x']).join('/')}`,
+  const domain = fc.oneof(
+    fc.constant(literal),
+    piece.map((p) => p + literal),
+    piece.map((p) => literal + p),
+    piece,
+    fc.constant('cluster.local'),
   );
+  return fc
+    .tuple(domain, segments, fc.option(fc.constant(literal)))
+    .map(([td, path, spelledLater]) => `spiffe://${td}/${(spelledLater === null ? path : [...path, spelledLater, 'x']).join('/')}`);
 }
 
 function globMatches(glob: string, value: string): boolean {
@@ -37,13 +43,24 @@ function globMatches(glob: string, value: string): boolean {
 const trustDomainOf = (identity: string): string => identity.slice('spiffe://'.length).split('/')[0] as string;
 
 function allowPolicy(source: Record<string, string[]>): AuthorizationPolicy {
-  return { apiVersion: 'security.mesh.io/v1beta1', kind: 'AuthorizationPolicy', metadata: { name: 'p', namespace: 'foo' }, spec: { rules: [{ from: [{ source }] }] } };
+  return {
+    apiVersion: 'security.mesh.io/v1beta1',
+    kind: 'AuthorizationPolicy',
+    metadata: { name: 'p', namespace: 'foo' },
+    spec: { rules: [{ from: [{ source }] }] },
+  };
 }
 
 function allows(policy: AuthorizationPolicy, identity: string, bundle: readonly string[]): boolean {
   const [filter] = buildRbac([policy], { trustDomain: bundle[0] as string, trustDomainAliases: bundle.slice(1), forTcp: false }).filters;
   const decide = compileRbacFilter(filter?.typed_config as RbacFilterConfig);
-  const connection = { destinationAddress: '10.0.0.1', destinationPort: 8000, sourceAddress: '10.0.0.2', transportProtocol: 'tls' as const, peerCertificate: { uriSans: [identity], dnsSans: [], subject: '', sha256: '' } };
+  const connection = {
+    destinationAddress: '10.0.0.1',
+    destinationPort: 8000,
+    sourceAddress: '10.0.0.2',
+    transportProtocol: 'tls' as const,
+    peerCertificate: { uriSans: [identity], dnsSans: [], subject: '', sha256: '' },
+  };
   return decide({ connection, metadata: {} }).allowed;
 }
 

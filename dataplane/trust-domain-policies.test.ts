@@ -79,7 +79,14 @@ async function startServerSidecar(addresses: { pod: string; app: string }, skip:
   const state = newConfigState();
   const cluster = state.apply(CLUSTER_TYPE, '1', keyResources(CLUSTER_TYPE, [{ name: 'inbound|8000||', type: 'ORIGINAL_DST' }]));
   if (!cluster.ok) throw new Error(cluster.error);
-  const plane = newEmbeddedDataPlane({ state, secrets: () => secrets, podAddress: addresses.pod, inboundPorts: [SERVER_PORT], appAddress: addresses.app, log: newNopLogger('dataplane') });
+  const plane = newEmbeddedDataPlane({
+    state,
+    secrets: () => secrets,
+    podAddress: addresses.pod,
+    inboundPorts: [SERVER_PORT],
+    appAddress: addresses.app,
+    log: newNopLogger('dataplane'),
+  });
   planes.push({ state, plane, pod: addresses.pod, skip });
 }
 

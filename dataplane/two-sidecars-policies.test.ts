@@ -16,7 +16,8 @@ let otherIssuer: string;
 beforeAll(async () => {
   const pair = await generateKeyPair('RS256');
   const jwks = JSON.stringify({ keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256' }] });
-  const sign = (issuer: string): Promise<string> => new SignJWT({ sub: 'test' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setExpirationTime('1h').sign(pair.privateKey);
+  const sign = (issuer: string): Promise<string> =>
+    new SignJWT({ sub: 'test' }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(issuer).setExpirationTime('1h').sign(pair.privateKey);
   valid = await sign(ISSUER);
   otherIssuer = await sign('someone-else');
   mesh = await startTwoSidecars({ subnet: 63, serverPolicies: jwtPolicies(ISSUER, jwks) });
@@ -30,10 +31,13 @@ afterAll(async () => {
 function get(headers: Record<string, string> = {}): Promise<number> {
   const proxy = new URL(mesh.proxyUrl);
   return new Promise((resolve, reject) => {
-    const req = request({ host: proxy.hostname, port: Number(proxy.port), path: 'http://httpbin.bar:8000/headers', headers: { host: 'httpbin.bar:8000', ...headers } }, (res) => {
-      res.resume();
-      res.on('end', () => resolve(res.statusCode ?? 0));
-    });
+    const req = request(
+      { host: proxy.hostname, port: Number(proxy.port), path: 'http://httpbin.bar:8000/headers', headers: { host: 'httpbin.bar:8000', ...headers } },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve(res.statusCode ?? 0));
+      },
+    );
     req.on('error', reject);
     req.end();
   });

@@ -21,7 +21,9 @@ function sanCheck(tls: Extract<UpstreamTls, { kind: 'tls' }>): ConnectionOptions
     if (!verify) return undefined;
     const sans = (certificate.subjectaltname ?? '').split(', ').filter((entry) => entry !== '');
     const names = sans.map((entry) => entry.slice(entry.indexOf(':') + 1));
-    const typed = sans.flatMap((entry): [string, SanType][] => (entry.startsWith('DNS:') ? [[entry.slice(4), 'DNS']] : entry.startsWith('URI:') ? [[entry.slice(4), 'URI']] : []));
+    const typed = sans.flatMap((entry): [string, SanType][] =>
+      entry.startsWith('DNS:') ? [[entry.slice(4), 'DNS']] : entry.startsWith('URI:') ? [[entry.slice(4), 'URI']] : [],
+    );
     if (typed.some(([name, type]) => verify(name, type))) return undefined;
     return new Error(`upstream certificate SANs ${JSON.stringify(names)} match none of ${JSON.stringify(tls.sanMatchers)}`);
   };
@@ -98,7 +100,8 @@ export function newUpstreamAgents(): UpstreamAgents {
     const agent = new HttpsAgent({ keepAlive: true, maxSockets: 256, noDelay: true, maxCachedSessions: 0 } as ConstructorParameters<typeof HttpsAgent>[0]);
     // tls.connect does not pass `noDelay` on to the TCP socket under the TLS one: set it once created.
     const createTlsConnection = (agent as unknown as { createConnection: (options: object, callback?: unknown) => Socket }).createConnection.bind(agent);
-    (agent as unknown as { createConnection: (options: object, callback?: unknown) => Socket }).createConnection = (options, callback) => createTlsConnection(options, callback).setNoDelay(true);
+    (agent as unknown as { createConnection: (options: object, callback?: unknown) => Socket }).createConnection = (options, callback) =>
+      createTlsConnection(options, callback).setNoDelay(true);
     const nodeName = agent.getName.bind(agent);
     agent.getName = (options) => `${nodeName(options)}:${contextId((options as ConnectionOptions | undefined)?.secureContext)}`;
     return agent;
@@ -107,7 +110,8 @@ export function newUpstreamAgents(): UpstreamAgents {
   const poolKeys = new WeakMap<object, string>();
   const poolKeyOf = (tls: Extract<UpstreamTls, { kind: 'tls' }>): string => {
     let key = poolKeys.get(tls);
-    if (key === undefined) poolKeys.set(tls, (key = JSON.stringify([tls.sni ?? '', tls.alpn, tls.sanMatchers, tls.validationSecret ?? '', tls.trustedCa ?? ''])));
+    if (key === undefined)
+      poolKeys.set(tls, (key = JSON.stringify([tls.sni ?? '', tls.alpn, tls.sanMatchers, tls.validationSecret ?? '', tls.trustedCa ?? ''])));
     return key;
   };
   return {

@@ -18,7 +18,8 @@ export function upstreamTarget(decision: UpstreamDecision, arrival: Arrival, req
     case 'endpoint':
       return { address: decision.address, port: decision.port, tls: decision.tls };
     case 'original-destination': {
-      if (arrival.direction === 'inbound') return { address: arrival.appAddress ?? arrival.facts.destinationAddress, port: arrival.facts.destinationPort, tls: decision.tls };
+      if (arrival.direction === 'inbound')
+        return { address: arrival.appAddress ?? arrival.facts.destinationAddress, port: arrival.facts.destinationPort, tls: decision.tls };
       // Outbound passthrough of a proxy-form request: where the client asked to go.
       const host = requestHost ?? arrival.facts.destinationAddress;
       const colon = host.lastIndexOf(':');

@@ -19,7 +19,12 @@ let state: ConfigState;
 let subscriber: XdsSubscriber;
 let nonces = 0;
 
-const cluster = (name: string): object => ({ name, type: 'EDS', eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } }, connect_timeout: { seconds: 1 } });
+const cluster = (name: string): object => ({
+  name,
+  type: 'EDS',
+  eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' } },
+  connect_timeout: { seconds: 1 },
+});
 const resource = (name: string, typeUrl: string, message: object, version = 'v1') => ({ name, version, resource: protos.encodeAny(typeUrl, message) });
 
 /** Sends a response; resolves with the request answering its nonce (the ACK or NACK). */
@@ -38,16 +43,32 @@ beforeAll(async () => {
       stream.on('error', () => undefined);
     },
   });
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
   state = newConfigState();
-  subscriber = newXdsSubscriber({ protos, target: `127.0.0.1:${port}`, credentials: credentials.createInsecure(), node: { id: 'sidecar~127.0.0.1~dp.ns~ns.svc.cluster.local' }, state, log: newNopLogger('xds'), delta: true });
+  subscriber = newXdsSubscriber({
+    protos,
+    target: `127.0.0.1:${port}`,
+    credentials: credentials.createInsecure(),
+    node: { id: 'sidecar~127.0.0.1~dp.ns~ns.svc.cluster.local' },
+    state,
+    log: newNopLogger('xds'),
+    delta: true,
+  });
   subscriber.start();
   await waitFor(() => requests.length >= 2, { description: 'CDS and LDS subscribed' });
-  expect(requests.map((request) => [request.type_url, request.resource_names_subscribe])).toEqual([[CLUSTER_TYPE, []], [LISTENER_TYPE, []]]);
+  expect(requests.map((request) => [request.type_url, request.resource_names_subscribe])).toEqual([
+    [CLUSTER_TYPE, []],
+    [LISTENER_TYPE, []],
+  ]);
   expect((await respond(CLUSTER_TYPE, [resource('a', CLUSTER_TYPE, cluster('a'))])).error_detail).toBeNull();
   expect((await respond(LISTENER_TYPE, [])).error_detail).toBeNull();
   await waitFor(() => requests.find((request) => request.type_url === ENDPOINT_TYPE), { description: 'EDS subscribed' });
-  const endpoints = { cluster_name: 'a', endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: 9 } } } }] }] };
+  const endpoints = {
+    cluster_name: 'a',
+    endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: 9 } } } }] }],
+  };
   expect((await respond(ENDPOINT_TYPE, [resource('a', ENDPOINT_TYPE, endpoints)])).error_detail).toBeNull();
   expect(subscriber.isSynced()).toBe(true);
 });
@@ -65,10 +86,22 @@ function expectLastGood(): void {
 
 describe('the delta subscriber against a control plane sending bad input', () => {
   test.each([
-    ['a resource whose bytes do not decode', () => [{ name: 'c', version: 'v1', resource: { type_url: CLUSTER_TYPE, value: Buffer.from([0x0a, 0xff]) } }], /index out of range/],
-    ['a resource of another type', () => [resource('c', CLUSTER_TYPE, cluster('c')), resource('l', LISTENER_TYPE, { name: 'l' })], /resource l is a .*Listener, not a .*Cluster/],
+    [
+      'a resource whose bytes do not decode',
+      () => [{ name: 'c', version: 'v1', resource: { type_url: CLUSTER_TYPE, value: Buffer.from([0x0a, 0xff]) } }],
+      /index out of range/,
+    ],
+    [
+      'a resource of another type',
+      () => [resource('c', CLUSTER_TYPE, cluster('c')), resource('l', LISTENER_TYPE, { name: 'l' })],
+      /resource l is a .*Listener, not a .*Cluster/,
+    ],
     ['a resource without a body', () => [{ name: 'c', version: 'v1' }], /resource c has no body/],
-    ['a message naming another resource than the one it travels under', () => [resource('c', CLUSTER_TYPE, cluster('d'))], /resource c: the message inside names another resource/],
+    [
+      'a message naming another resource than the one it travels under',
+      () => [resource('c', CLUSTER_TYPE, cluster('d'))],
+      /resource c: the message inside names another resource/,
+    ],
     ['the same name twice', () => [resource('c', CLUSTER_TYPE, cluster('c')), resource('c', CLUSTER_TYPE, cluster('c'), 'v2')], /appears twice/],
   ])('%s: NACKed with the reason, and the whole response is left out', async (_name, resources, reason) => {
     const before = state.current();
@@ -98,6 +131,8 @@ describe('the delta subscriber against a control plane sending bad input', () =>
   test('after all that, a good update is still taken', async () => {
     expect((await respond(CLUSTER_TYPE, [resource('b', CLUSTER_TYPE, cluster('b'))], [])).error_detail).toBeNull();
     expect([...state.current().resources.clusters.keys()].sort()).toEqual(['a', 'b']);
-    await waitFor(() => requests.find((request) => request.type_url === ENDPOINT_TYPE && request.resource_names_subscribe.includes('b')), { description: 'b’s endpoints subscribed' });
+    await waitFor(() => requests.find((request) => request.type_url === ENDPOINT_TYPE && request.resource_names_subscribe.includes('b')), {
+      description: 'b’s endpoints subscribed',
+    });
   });
 });

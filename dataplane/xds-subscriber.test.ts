@@ -33,8 +33,21 @@ function generators(): Generator<WorldSnapshot>[] {
           resources: result.resources.map((named) => {
             if (named.name !== A) return named;
             const cluster = typeof named.resource === 'function' ? (named.resource as () => object)() : named.resource;
-            const context = { common_tls_context: { tls_certificate_sds_secret_configs: secrets.map((name) => ({ name, sds_config: { ads: {}, resource_api_version: 'V3' } })) } };
-            return { name: named.name, resource: { ...cluster, transport_socket: { name: 'envoy.transport_sockets.tls', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext', ...context } } } };
+            const context = {
+              common_tls_context: {
+                tls_certificate_sds_secret_configs: secrets.map((name) => ({ name, sds_config: { ads: {}, resource_api_version: 'V3' } })),
+              },
+            };
+            return {
+              name: named.name,
+              resource: {
+                ...cluster,
+                transport_socket: {
+                  name: 'envoy.transport_sockets.tls',
+                  typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.tls.v3.UpstreamTlsContext', ...context },
+                },
+              },
+            };
           }),
         };
       },
@@ -49,7 +62,12 @@ let pem: { cert: string; key: string; otherCert: string; otherKey: string };
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mesh-xds-subscriber-'));
   const [one, other] = await Promise.all([selfSignedCertificate(dir, 'one', 'DNS:gw.example.com'), selfSignedCertificate(dir, 'other', 'DNS:gw.example.com')]);
-  pem = { cert: await readFile(one.certFile, 'utf8'), key: await readFile(one.keyFile, 'utf8'), otherCert: await readFile(other.certFile, 'utf8'), otherKey: await readFile(other.keyFile, 'utf8') };
+  pem = {
+    cert: await readFile(one.certFile, 'utf8'),
+    key: await readFile(one.keyFile, 'utf8'),
+    otherCert: await readFile(other.certFile, 'utf8'),
+    otherKey: await readFile(other.keyFile, 'utf8'),
+  };
   env = await startTestXds(loadEnvoyProtos(), { generators: generators() });
 });
 
@@ -93,15 +111,19 @@ describe.each([
     await waitFor(() => connection() === undefined, { description: 'the stream closed' });
   });
 
-  test('subscribes as Envoy does: CDS and LDS, then EDS by the clusters\' names; every type ACKed', async () => {
+  test("subscribes as Envoy does: CDS and LDS, then EDS by the clusters' names; every type ACKed", async () => {
     await waitFor(() => subscriber.isSynced() && state.current().resources.endpoints.size === 2, { description: 'clusters, endpoints and listeners accepted' });
     const con = connection();
     expect(con?.kind).toBe(delta ? 'delta' : 'sotw');
     expect(con?.watches.get(ENDPOINT_TYPE)?.names).toEqual([A, B]);
-    await waitFor(() => [CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE].every((type) => {
-      const watch = con?.watches.get(type);
-      return watch !== undefined && watch.nonceSent !== '' && watch.nonceAcked === watch.nonceSent;
-    }), { description: 'all ACKed' });
+    await waitFor(
+      () =>
+        [CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE].every((type) => {
+          const watch = con?.watches.get(type);
+          return watch !== undefined && watch.nonceSent !== '' && watch.nonceAcked === watch.nonceSent;
+        }),
+      { description: 'all ACKed' },
+    );
   });
 
   test('a listener the data plane cannot implement is NACKed with the field named; the last good config stays', async () => {
@@ -132,7 +154,9 @@ describe.each([
     expect(adsSecrets.merged(undefined).certificates.get(GATEWAY_SECRET)?.certificateChain).toBe(pem.cert);
     env.world.secrets = { [GATEWAY_SECRET]: { cert: pem.otherCert, key: pem.otherKey } };
     env.push();
-    await waitFor(() => adsSecrets.merged(undefined).certificates.get(GATEWAY_SECRET)?.certificateChain === pem.otherCert, { description: 'the rotated secret taken' });
+    await waitFor(() => adsSecrets.merged(undefined).certificates.get(GATEWAY_SECRET)?.certificateChain === pem.otherCert, {
+      description: 'the rotated secret taken',
+    });
   });
 
   test('a cluster gone: removed from the config, its EDS name unsubscribed and its endpoints dropped', async () => {

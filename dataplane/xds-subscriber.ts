@@ -144,7 +144,8 @@ export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
       }
       update.ack();
       const current = state.current();
-      if (update.typeUrl === CLUSTER_TYPE) follow(ENDPOINT_TYPE, edsNamesOf(current.resources.clusters as unknown as ReadonlyMap<string, Record<string, unknown>>));
+      if (update.typeUrl === CLUSTER_TYPE)
+        follow(ENDPOINT_TYPE, edsNamesOf(current.resources.clusters as unknown as ReadonlyMap<string, Record<string, unknown>>));
       if (update.typeUrl === LISTENER_TYPE) follow(ROUTE_TYPE, routeNamesOf(current.resources.listeners as unknown as Record<string, unknown>[]));
       if (options.adsSecrets && (update.typeUrl === LISTENER_TYPE || update.typeUrl === CLUSTER_TYPE)) {
         const names = options.adsSecrets.namesFor([current.resources.listeners, [...current.resources.clusters.values()]]);

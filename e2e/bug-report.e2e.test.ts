@@ -78,7 +78,14 @@ describe('meshctl bug-report', () => {
     expect(full.read('versions')).toMatch(/^client version: .*\nmeshd-local version: .*\n(data plane version: .*\n){5}$/);
     expect(full.read('cluster/k8s-resources/foo/pods.yaml')).toContain('name: httpbin-foo');
     expect(full.read('cluster/k8s-resources/mutatingwebhookconfigurations.yaml')).toContain('mesh-sidecar-injector');
-    expect(full.files).toEqual(expect.arrayContaining(['cluster/crs/foo/peerauthentications.yaml', 'cluster/events/foo.yaml', 'cluster/k8s-resources/foo/endpointslices.yaml', 'cluster/k8s-resources/mesh-system/configmaps.yaml']));
+    expect(full.files).toEqual(
+      expect.arrayContaining([
+        'cluster/crs/foo/peerauthentications.yaml',
+        'cluster/events/foo.yaml',
+        'cluster/k8s-resources/foo/endpointslices.yaml',
+        'cluster/k8s-resources/mesh-system/configmaps.yaml',
+      ]),
+    );
     expect(full.read('cluster/secrets/foo.yaml')).toContain('- name: bug-report-probe\n  namespace: foo\n  type: Opaque\n');
     const context = full.read('cluster/cluster-context');
     expect(context).toMatch(/^context: .+\ncluster: .+\nserver: http:\/\/127\.0\.0\.1:\d+\n/);
@@ -94,7 +101,9 @@ describe('meshctl bug-report', () => {
     for (const pod of ['foo/httpbin-foo', 'foo/sleep-foo', 'bar/httpbin-bar', 'bar/sleep-bar', 'mesh-system/mesh-ingressgateway']) {
       const folder = `proxies/${pod}`;
       const dump = JSON.parse(full.read(`${folder}/config_dump`)) as { configs: { '@type': string }[] };
-      expect(dump.configs.map((config) => config['@type'])).toEqual(expect.arrayContaining(['type.googleapis.com/envoy.admin.v3.ClustersConfigDump', 'type.googleapis.com/envoy.admin.v3.EndpointsConfigDump']));
+      expect(dump.configs.map((config) => config['@type'])).toEqual(
+        expect.arrayContaining(['type.googleapis.com/envoy.admin.v3.ClustersConfigDump', 'type.googleapis.com/envoy.admin.v3.EndpointsConfigDump']),
+      );
       expect(full.read(`${folder}/mesh-proxy.log`)).toContain('xDS proxy listening');
       expect(full.read(`${folder}/stats/prometheus`)).toMatch(/^# TYPE /m);
       for (const file of ['clusters', 'listeners', 'server_info']) expect(full.files).toContain(`${folder}/${file}`);
@@ -102,7 +111,9 @@ describe('meshctl bug-report', () => {
 
     const log = full.read('bug-report.log');
     // The daemon's line is critical; the proxies' matching lines are ignored, so they are not ranked.
-    expect(log).toMatch(/^Critical errors \(\*discovery service ready\*, \*xDS proxy listening\*\): 1 pods\n {2}mesh-system\/meshd-local: 1 critical error lines \(meshd\/mesh-system\/meshd-local\)\n {4}.*discovery service ready/);
+    expect(log).toMatch(
+      /^Critical errors \(\*discovery service ready\*, \*xDS proxy listening\*\): 1 pods\n {2}mesh-system\/meshd-local: 1 critical error lines \(meshd\/mesh-system\/meshd-local\)\n {4}.*discovery service ready/,
+    );
     expect(log).toMatch(/^Other pods gathered: bar\/httpbin-bar, bar\/sleep-bar, foo\/httpbin-foo, foo\/sleep-foo, mesh-system\/mesh-ingressgateway$/m);
     expect(log).toContain('analyze: skipped, the analyzer does not exist yet');
     expect(log).not.toContain('FAILED');
@@ -110,7 +121,8 @@ describe('meshctl bug-report', () => {
 
   test('secrets: names and types only; no value, no private key anywhere in the archive', () => {
     expect(full.files.length).toBeGreaterThan(50);
-    for (const needle of [SECRET_VALUE, b64(SECRET_VALUE), 'PRIVATE KEY', b64('-----BEGIN PRIVATE KEY-----').slice(0, 24)]) expect({ needle, files: filesHolding(full, needle) }).toEqual({ needle, files: [] });
+    for (const needle of [SECRET_VALUE, b64(SECRET_VALUE), 'PRIVATE KEY', b64('-----BEGIN PRIVATE KEY-----').slice(0, 24)])
+      expect({ needle, files: filesHolding(full, needle) }).toEqual({ needle, files: [] });
   });
 
   test('--full-secrets --include foo --dir: the values kept, only foo (and the mesh namespace) gathered, the tree beside the archive', async () => {
@@ -122,18 +134,25 @@ describe('meshctl bug-report', () => {
     expect(readFileSync(join(cwd, 'out', 'bug-report', 'cluster/secrets/foo.yaml'), 'utf8')).toBe(tree.read('cluster/secrets/foo.yaml'));
     expect(tree.read('cluster/secrets/foo.yaml')).toContain(b64(SECRET_VALUE));
     expect(filesHolding(tree, b64(PRIVATE_KEY))).toEqual(['cluster/secrets/foo.yaml']);
-    expect(new Set(tree.files.filter((path) => path.startsWith('proxies/')).map((path) => path.split('/').slice(0, 3).join('/')))).toEqual(new Set(['proxies/foo/httpbin-foo', 'proxies/foo/sleep-foo']));
-    expect(new Set(tree.files.filter((path) => path.startsWith('cluster/k8s-resources/') && path.split('/').length === 4).map((path) => path.split('/')[2]))).toEqual(new Set(['foo', 'mesh-system']));
+    expect(new Set(tree.files.filter((path) => path.startsWith('proxies/')).map((path) => path.split('/').slice(0, 3).join('/')))).toEqual(
+      new Set(['proxies/foo/httpbin-foo', 'proxies/foo/sleep-foo']),
+    );
+    expect(
+      new Set(tree.files.filter((path) => path.startsWith('cluster/k8s-resources/') && path.split('/').length === 4).map((path) => path.split('/')[2])),
+    ).toEqual(new Set(['foo', 'mesh-system']));
     expect(tree.files).toContain('meshd/mesh-system/meshd-local/discovery.log');
   });
 
-  test('-f settings: flags win over the file; the time window (the file\'s --end-time) leaves the logs empty', async () => {
+  test("-f settings: flags win over the file; the time window (the file's --end-time) leaves the logs empty", async () => {
     const settings = join(workDir, 'settings.yaml');
     writeFileSync(settings, 'include: [bar]\nend-time: "2000-01-01T00:00:00Z"\n');
     const { result, cwd } = await bugReport(['-f', settings, '--include', 'foo']);
     expect(result.code).toBe(0);
     const tree = extract(join(cwd, 'bug-report.tar.gz'));
-    expect(tree.files.filter((path) => path.endsWith('mesh-proxy.log')).sort()).toEqual(['proxies/foo/httpbin-foo/mesh-proxy.log', 'proxies/foo/sleep-foo/mesh-proxy.log']);
+    expect(tree.files.filter((path) => path.endsWith('mesh-proxy.log')).sort()).toEqual([
+      'proxies/foo/httpbin-foo/mesh-proxy.log',
+      'proxies/foo/sleep-foo/mesh-proxy.log',
+    ]);
     expect(tree.read('proxies/foo/httpbin-foo/mesh-proxy.log')).toBe('');
     expect(tree.read('meshd/mesh-system/meshd-local/discovery.log')).toBe('');
     expect(tree.read('bug-report.log')).toContain('end-time=2000-01-01T00:00:00.000Z');

@@ -52,7 +52,13 @@ beforeAll(async () => {
   // The echo pod's app, ready before the pod exists in the mesh.
   echo = createServer((_req, res) => res.end('echo-1\n'));
   await new Promise<void>((resolve) => echo.listen(8080, ECHO_POD, resolve));
-  mesh = await startLocalMesh({ workDir: join(workDir, 'mesh'), samples, addressBlock: BLOCK, agentEnv: { MESH_DELTA_XDS: 'true' }, proxyConfig: { terminationDrainDuration: '1ms' } });
+  mesh = await startLocalMesh({
+    workDir: join(workDir, 'mesh'),
+    samples,
+    addressBlock: BLOCK,
+    agentEnv: { MESH_DELTA_XDS: 'true' },
+    proxyConfig: { terminationDrainDuration: '1ms' },
+  });
   await mesh.waitReady(30_000);
 }, 60_000);
 
@@ -67,11 +73,15 @@ const via = (url: string) => curl(['-sS', '-x', mesh.proxyOf('foo'), url]);
 
 describe('delta xDS end to end (MESH_DELTA_XDS=true)', () => {
   test('the data planes subscribe over delta streams and carry mesh traffic', async () => {
-    const adsz = (await (await fetch(`http://127.0.0.1:${mesh.daemon.httpPort}/debug/adsz`)).json()) as { clients: { proxy: string; stream: string; watches: Record<string, { wildcard: boolean; names: string[] }> }[] };
+    const adsz = (await (await fetch(`http://127.0.0.1:${mesh.daemon.httpPort}/debug/adsz`)).json()) as {
+      clients: { proxy: string; stream: string; watches: Record<string, { wildcard: boolean; names: string[] }> }[];
+    };
     const sleep = adsz.clients.find((client) => client.proxy === 'sleep-foo.foo');
     expect(sleep?.stream).toBe('delta');
     expect(sleep?.watches['cds']?.wildcard).toBe(true);
-    expect(sleep?.watches['eds']?.names).toEqual(expect.arrayContaining(['outbound|8000||httpbin.foo.svc.cluster.local', 'outbound|8000||echo.foo.svc.cluster.local']));
+    expect(sleep?.watches['eds']?.names).toEqual(
+      expect.arrayContaining(['outbound|8000||httpbin.foo.svc.cluster.local', 'outbound|8000||echo.foo.svc.cluster.local']),
+    );
     expect(adsz.clients.map((client) => client.stream)).toEqual(['delta', 'delta']);
     const { code, body } = await via('http://httpbin.foo:8000/headers');
     expect(code).toBe('200');
@@ -81,10 +91,13 @@ describe('delta xDS end to end (MESH_DELTA_XDS=true)', () => {
   test('an endpoint change: the echo pod appears and the sidecar sends to it', async () => {
     expect((await via('http://echo.foo:8000/')).code).toBe('503');
     await mesh.apply('echo-pod.yaml', ECHO_POD_YAML);
-    const answered = await waitFor(async () => {
-      const result = await via('http://echo.foo:8000/');
-      return result.code === '200' ? result : undefined;
-    }, { timeoutMs: 10_000, description: 'echo reachable through the sidecar' });
+    const answered = await waitFor(
+      async () => {
+        const result = await via('http://echo.foo:8000/');
+        return result.code === '200' ? result : undefined;
+      },
+      { timeoutMs: 10_000, description: 'echo reachable through the sidecar' },
+    );
     expect(answered.body).toBe('echo-1\n');
   });
 

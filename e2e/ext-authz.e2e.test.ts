@@ -119,7 +119,13 @@ beforeAll(async () => {
   writeFileSync(join(samples, 'tcpbin.yaml'), TCP_SERVICE);
   const foo = join(samples, 'workloads-foo.yaml');
   writeFileSync(foo, readFileSync(foo, 'utf8').replace('- containerPort: 8080', '- containerPort: 8080\n        - containerPort: 9000'));
-  mesh = await startLocalMesh({ workDir: join(workDir, 'mesh'), samples, addressBlock: BLOCK, meshConfig: meshConfig(), log: (line) => void (line.startsWith('[meshd]') && daemonLines.push(line)) });
+  mesh = await startLocalMesh({
+    workDir: join(workDir, 'mesh'),
+    samples,
+    addressBlock: BLOCK,
+    meshConfig: meshConfig(),
+    log: (line) => void (line.startsWith('[meshd]') && daemonLines.push(line)),
+  });
   await mesh.waitReady(30_000);
   // The first allowed request proves the sidecars have the CUSTOM filters and the authorizer's cluster.
   await waitFor(async () => (await get('/headers')).code === '200' && http.calls() > 0, { description: 'the HTTP authorizer consulted', timeoutMs: 30_000 });
@@ -133,7 +139,7 @@ afterAll(async () => {
 });
 
 describe('CUSTOM with an HTTP authorizer', () => {
-  test('allowed: the request goes on with the authorizer\'s upstream header; the check carries the allowed headers only', async () => {
+  test("allowed: the request goes on with the authorizer's upstream header; the check carries the allowed headers only", async () => {
     http.behave({ answer: { kind: 'allow', upstreamHeaders: { 'x-authz-result': 'granted', 'x-not-allowed': 'dropped' } } });
     const result = await get('/headers', ['-H', 'x-ext-authz: please', '-H', 'x-other: secret']);
     expect(result.code).toBe('200');
@@ -149,7 +155,7 @@ describe('CUSTOM with an HTTP authorizer', () => {
     expect(check?.headers['x-other']).toBeUndefined();
   });
 
-  test('denied: the client gets the authorizer\'s status, body and allowed headers; the app is not reached', async () => {
+  test("denied: the client gets the authorizer's status, body and allowed headers; the app is not reached", async () => {
     http.behave({ answer: { kind: 'deny', status: 401, headers: { 'x-authz-reason': 'no ticket', 'x-internal': 'hidden' }, body: 'go away' } });
     const result = await get('/headers');
     expect(result.code).toBe('401');
@@ -192,7 +198,7 @@ describe('CUSTOM with the authorizer down', () => {
 });
 
 describe('CUSTOM with a gRPC authorizer', () => {
-  test('allowed and denied through envoy.service.auth.v3.Authorization/Check, with the caller\'s identity', async () => {
+  test("allowed and denied through envoy.service.auth.v3.Authorization/Check, with the caller's identity", async () => {
     grpc.behave({ answer: { kind: 'allow' } });
     expect((await get('/status/418')).code).toBe('418');
     const check = grpc.checks().at(-1);

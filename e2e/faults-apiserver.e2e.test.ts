@@ -25,7 +25,12 @@ const daemonLines: string[] = [];
 
 beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'faults-apiserver-'));
-  mesh = await startLocalMesh({ workDir, orchestrator: 'kubernetes', addressBlock: ADDRESS_BLOCK, log: (line) => void (line.startsWith('[meshd]') && daemonLines.push(line)) });
+  mesh = await startLocalMesh({
+    workDir,
+    orchestrator: 'kubernetes',
+    addressBlock: ADDRESS_BLOCK,
+    log: (line) => void (line.startsWith('[meshd]') && daemonLines.push(line)),
+  });
   faults = mesh.apiServerFaults as FaultControls;
   await mesh.waitReady();
 }, 60_000);
@@ -92,7 +97,14 @@ const removeService = (i: number): string[] => [`service/churn-svc-${i}`, `desti
 
 /** Endpoint churn: httpbin-bar labelled in or out of `churn-ep`'s selector. */
 async function selectPod(on: boolean): Promise<void> {
-  const result = await kubectl({ kubeconfig: mesh.kubeconfigPath ?? '', home: workDir }, ['label', '--overwrite', '-n', 'bar', 'pod/httpbin-bar', on ? 'endpoint=on' : 'endpoint=off']);
+  const result = await kubectl({ kubeconfig: mesh.kubeconfigPath ?? '', home: workDir }, [
+    'label',
+    '--overwrite',
+    '-n',
+    'bar',
+    'pod/httpbin-bar',
+    on ? 'endpoint=on' : 'endpoint=off',
+  ]);
   expect(result).toMatchObject({ code: 0 });
 }
 
@@ -113,13 +125,16 @@ interface FilterChain {
   filter_chain_match?: { destination_port?: { value?: number }; transport_protocol?: string };
 }
 
-const endpointCount = (dump: ComparableDump, cluster: string): number => JSON.stringify(dump['endpoints']?.[cluster] ?? {}).match(/"address":"127\./g)?.length ?? 0;
+const endpointCount = (dump: ComparableDump, cluster: string): number =>
+  JSON.stringify(dump['endpoints']?.[cluster] ?? {}).match(/"address":"127\./g)?.length ?? 0;
 
 async function churnState(): Promise<ChurnState> {
   const server = await proxyDump(proxyAt('httpbin-bar.bar'));
   const text = JSON.stringify(server['listeners']);
   const chains = Object.values(server['listeners'] ?? {}).flatMap((listener) => (listener as { filter_chains?: FilterChain[] }).filter_chains ?? []);
-  const plaintext = chains.some((chain) => chain.filter_chain_match?.destination_port?.value === 8080 && chain.filter_chain_match.transport_protocol === 'raw_buffer');
+  const plaintext = chains.some(
+    (chain) => chain.filter_chain_match?.destination_port?.value === 8080 && chain.filter_chain_match.transport_protocol === 'raw_buffer',
+  );
   const denies = new Map<number, number>();
   for (const match of text.matchAll(/"\/churn-(\d+)"/g)) denies.set(Number(match[1]), (denies.get(Number(match[1])) ?? 0) + 1);
   const client = await proxyDump(proxyAt('sleep-foo.foo'));
@@ -136,7 +151,13 @@ async function churnState(): Promise<ChurnState> {
 }
 
 /** Waits until the proxies hold exactly these deny paths (each as often as the others), services (each with its generation's subset only), `churn-ep` endpoints and mTLS mode. */
-async function waitForChurnState(denies: readonly number[], services: Readonly<Record<number, number>>, selected: number, mode: ChurnState['mode'], description: string): Promise<void> {
+async function waitForChurnState(
+  denies: readonly number[],
+  services: Readonly<Record<number, number>>,
+  selected: number,
+  mode: ChurnState['mode'],
+  description: string,
+): Promise<void> {
   let last: ChurnState | undefined;
   await waitFor(
     async () => {
@@ -154,18 +175,33 @@ async function waitForChurnState(denies: readonly number[], services: Readonly<R
     },
     { timeoutMs: 45_000, intervalMs: 100, description },
   ).catch((error: unknown) => {
-    throw new Error(`${errorMessage(error)}; last seen ${JSON.stringify({ denies: [...(last?.denies ?? [])], services: [...(last?.services ?? [])], selected: last?.selected, mode: last?.mode })}`);
+    throw new Error(
+      `${errorMessage(error)}; last seen ${JSON.stringify({ denies: [...(last?.denies ?? [])], services: [...(last?.services ?? [])], selected: last?.selected, mode: last?.mode })}`,
+    );
   });
 }
 
 const failures = (): number => daemonLines.filter((line) => line.includes('list/watch failed')).length;
 /** True once some informer has failed twice in a row since `from` lines: a reconnect attempt refused, not only the cut. */
-const retriedWhileRefused = (from: number): boolean => daemonLines.filter((line) => line.includes('list/watch failed')).slice(from).some((line) => !/\bfailures=1\b/.test(line));
+const retriedWhileRefused = (from: number): boolean =>
+  daemonLines
+    .filter((line) => line.includes('list/watch failed'))
+    .slice(from)
+    .some((line) => !/\bfailures=1\b/.test(line));
 const relists = (): number => daemonLines.filter((line) => line.includes('resource version expired, relisting')).length;
 
 describe('the API server misbehaving during churn', () => {
   test('afterwards every proxy holds the final objects once, equal to a fresh daemon’s, and traffic follows them', async () => {
-    await applyRound([denyPolicy(0), denyPolicy(1), denyPolicy(2), peerAuthentication('STRICT'), service(0, 1), service(1, 1), service(2, 1), ENDPOINT_SERVICE]);
+    await applyRound([
+      denyPolicy(0),
+      denyPolicy(1),
+      denyPolicy(2),
+      peerAuthentication('STRICT'),
+      service(0, 1),
+      service(1, 1),
+      service(2, 1),
+      ENDPOINT_SERVICE,
+    ]);
     await selectPod(true);
     await waitForChurnState([0, 1, 2], { 0: 1, 1: 1, 2: 1 }, 1, 'STRICT', 'the first round');
 

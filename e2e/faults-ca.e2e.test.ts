@@ -48,10 +48,13 @@ describe('the CA unreachable across a certificate renewal', () => {
     expect((await call()).code).toBe('200');
     // Right after a renewal: the longest stretch of validity ahead.
     const first = await waitFor(() => servedCertificate(clientIp()), { description: 'the served certificate' });
-    const current = await waitFor(async () => {
-      const served = await servedCertificate(clientIp());
-      return served && served.serial !== first.serial ? served : undefined;
-    }, { timeoutMs: 30_000, description: 'a renewal while the CA is up' });
+    const current = await waitFor(
+      async () => {
+        const served = await servedCertificate(clientIp());
+        return served && served.serial !== first.serial ? served : undefined;
+      },
+      { timeoutMs: 30_000, description: 'a renewal while the CA is up' },
+    );
     await mesh.killDaemon();
     const failedBefore = renewalFailures().length;
 
@@ -60,14 +63,19 @@ describe('the CA unreachable across a certificate renewal', () => {
     expect(Date.now()).toBeLessThan(current.notAfter);
     expect((await servedCertificate(clientIp()))?.serial).toBe(current.serial);
     expect((await call()).code).toBe('200');
-    const retries = renewalFailures().slice(failedBefore).map((line) => Number(/retryMs=(\d+)/.exec(line)?.[1]));
+    const retries = renewalFailures()
+      .slice(failedBefore)
+      .map((line) => Number(/retryMs=(\d+)/.exec(line)?.[1]));
     expect(retries[1]).toBeGreaterThan(retries[0] ?? Infinity);
 
     await mesh.startDaemon();
-    const renewed = await waitFor(async () => {
-      const served = await servedCertificate(clientIp());
-      return served && served.serial !== current.serial ? served : undefined;
-    }, { timeoutMs: 40_000, description: 'the renewed certificate after the CA came back' });
+    const renewed = await waitFor(
+      async () => {
+        const served = await servedCertificate(clientIp());
+        return served && served.serial !== current.serial ? served : undefined;
+      },
+      { timeoutMs: 40_000, description: 'the renewed certificate after the CA came back' },
+    );
     // Renewed before the old certificate expired, by the same agent process.
     expect(Date.now()).toBeLessThan(current.notAfter);
     expect(renewed.notAfter).toBeGreaterThan(current.notAfter);

@@ -26,7 +26,12 @@ let simple: KeyAndCert;
 let rotated: KeyAndCert;
 let mismatched: KeyAndCert;
 
-const indent = (file: string): string => readFileSync(file, 'utf8').trim().split('\n').map((line) => `    ${line}`).join('\n');
+const indent = (file: string): string =>
+  readFileSync(file, 'utf8')
+    .trim()
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
 const tlsSecret = (name: string, namespace: string, cert: KeyAndCert, ca?: KeyAndCert, key: KeyAndCert = cert): string =>
   `apiVersion: v1\nkind: Secret\ntype: kubernetes.io/tls\nmetadata: { name: ${name}, namespace: ${namespace} }\nstringData:\n  tls.crt: |\n${indent(cert.certFile)}\n  tls.key: |\n${indent(key.keyFile)}\n${ca ? `  ca.crt: |\n${indent(ca.certFile)}\n` : ''}`;
 
@@ -65,8 +70,10 @@ function signedCertificateFor(name: string): KeyAndCert {
   return cert;
 }
 
-const httpsVia = (gateway: string) => (host: string, port: number, extra: string[] = []) =>
-  curl(['--cacert', serverCa.certFile, '--resolve', `${host}:${port}:${gateway}`, ...extra, `https://${host}:${port}/headers`]);
+const httpsVia =
+  (gateway: string) =>
+  (host: string, port: number, extra: string[] = []) =>
+    curl(['--cacert', serverCa.certFile, '--resolve', `${host}:${port}:${gateway}`, ...extra, `https://${host}:${port}/headers`]);
 
 /** The SHA-256 fingerprint of the certificate a new handshake with this SNI name gets. */
 function servedFingerprint(gateway: string, servername: string): Promise<string> {
@@ -83,10 +90,21 @@ function servedFingerprint(gateway: string, servername: string): Promise<string>
 /** One GET over a keep-alive agent: the status and whether an already open connection carried it. */
 function getOver(gateway: string, agent: Agent): Promise<{ status: number; reused: boolean }> {
   return new Promise((resolve, reject) => {
-    const req = request({ host: gateway, port: PORT, servername: 'simple.example.com', headers: { host: 'simple.example.com' }, path: '/headers', agent, ca: readFileSync(serverCa.certFile) }, (res) => {
-      res.resume();
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
-    });
+    const req = request(
+      {
+        host: gateway,
+        port: PORT,
+        servername: 'simple.example.com',
+        headers: { host: 'simple.example.com' },
+        path: '/headers',
+        agent,
+        ca: readFileSync(serverCa.certFile),
+      },
+      (res) => {
+        res.resume();
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, reused: req.reusedSocket }));
+      },
+    );
     req.on('error', reject);
     req.end();
   });
@@ -147,7 +165,10 @@ describe.each([
   });
 
   test('MUTUAL on the same port (chosen by SNI): no client certificate fails, one of the Secret’s CA succeeds', async () => {
-    await waitFor(async () => (await https('mutual.example.com', PORT, ['--cert', client.certFile, '--key', client.keyFile])).code === '200', { timeoutMs: 15_000, description: 'MUTUAL with a client certificate' });
+    await waitFor(async () => (await https('mutual.example.com', PORT, ['--cert', client.certFile, '--key', client.keyFile])).code === '200', {
+      timeoutMs: 15_000,
+      description: 'MUTUAL with a client certificate',
+    });
     const without = await https('mutual.example.com', PORT);
     expect(without.code).toBe('000');
     expect(without.exit).not.toBe(0);
@@ -157,7 +178,10 @@ describe.each([
   });
 
   test('a Gateway naming a Secret of another namespace never gets it: the listener cannot serve and the daemon logs the refusal', async () => {
-    await waitFor(() => daemonLines.some((line) => line.includes('refused secrets') && line.includes('kubernetes://bar/only-in-bar')), { timeoutMs: 15_000, description: 'the refusal logged' });
+    await waitFor(() => daemonLines.some((line) => line.includes('refused secrets') && line.includes('kubernetes://bar/only-in-bar')), {
+      timeoutMs: 15_000,
+      description: 'the refusal logged',
+    });
     const result = await https('foreign.example.com', FOREIGN_PORT);
     expect(result.code).toBe('000');
     expect(result.exit).not.toBe(0);
@@ -166,7 +190,9 @@ describe.each([
   test('the data plane’s config dump lists the Secrets with the private key redacted', async () => {
     const response = await fetch(`http://${gateway}:15000/config_dump`);
     const text = await response.text();
-    const dump = JSON.parse(text) as { configs: { '@type': string; dynamic_active_secrets?: { name: string; secret: { tls_certificate?: { private_key: { inline_bytes: string } } } }[] }[] };
+    const dump = JSON.parse(text) as {
+      configs: { '@type': string; dynamic_active_secrets?: { name: string; secret: { tls_certificate?: { private_key: { inline_bytes: string } } } }[] }[];
+    };
     const secrets = dump.configs.find((config) => config['@type'].endsWith('SecretsConfigDump'))?.dynamic_active_secrets ?? [];
     const simpleSecret = secrets.find((secret) => secret.name === 'kubernetes://gw-simple');
     expect(Buffer.from(simpleSecret?.secret.tls_certificate?.private_key.inline_bytes ?? '', 'base64').toString()).toBe('[redacted]');
@@ -200,7 +226,10 @@ describe.each([
       expect(await getOver(gateway, agent)).toEqual({ status: 200, reused: false });
       await mesh.apply('gw-simple.yaml', tlsSecret('gw-simple', 'mesh-system', rotated));
       const expected = pemFingerprint(readFileSync(rotated.certFile, 'utf8'));
-      await waitFor(async () => (await servedFingerprint(gateway, 'simple.example.com')) === expected, { timeoutMs: 15_000, description: 'the rotated certificate served' });
+      await waitFor(async () => (await servedFingerprint(gateway, 'simple.example.com')) === expected, {
+        timeoutMs: 15_000,
+        description: 'the rotated certificate served',
+      });
       expect((await https('simple.example.com', PORT)).code).toBe('200');
       // The connection opened before the rotation is still served: the gateway did not restart.
       expect(await getOver(gateway, agent)).toEqual({ status: 200, reused: true });
@@ -211,7 +240,10 @@ describe.each([
 
   test('a bad update (key of another certificate) is refused by name and field; the last good certificate keeps serving', async () => {
     await mesh.apply('gw-simple.yaml', tlsSecret('gw-simple', 'mesh-system', simple, undefined, mismatched));
-    await waitFor(() => daemonLines.some((line) => line.includes('gw-simple') && line.includes('data.tls.key')), { timeoutMs: 15_000, description: 'the bad secret logged' });
+    await waitFor(() => daemonLines.some((line) => line.includes('gw-simple') && line.includes('data.tls.key')), {
+      timeoutMs: 15_000,
+      description: 'the bad secret logged',
+    });
     expect(await servedFingerprint(gateway, 'simple.example.com')).toBe(pemFingerprint(readFileSync(rotated.certFile, 'utf8')));
     expect((await https('simple.example.com', PORT)).code).toBe('200');
   });

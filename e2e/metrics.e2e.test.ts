@@ -15,7 +15,8 @@ import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
 // mesh-system whose port 9090 the double forwards to the local process).
 const PROMETHEUS = spawnSync('sh', ['-c', 'command -v prometheus'], { encoding: 'utf8' }).stdout.trim();
 const describeReal = PROMETHEUS !== '' ? describe : describe.skip;
-if (PROMETHEUS === '') console.warn('skipped: meshctl x metrics against a real Prometheus (no prometheus binary; scripts/prepare-test-env.sh installs Debian\'s as root)');
+if (PROMETHEUS === '')
+  console.warn("skipped: meshctl x metrics against a real Prometheus (no prometheus binary; scripts/prepare-test-env.sh installs Debian's as root)");
 
 /** Pod addresses of their own (127.37.x.y), so this mesh never meets another test's. */
 const ADDRESS_BLOCK = 37;
@@ -70,19 +71,37 @@ describeReal('meshctl x metrics against a real Prometheus scraping the local mes
     const core = kubeConfig.makeApiClient(CoreV1Api);
     const created = await core.createNamespacedPod({
       namespace: 'mesh-system',
-      body: { metadata: { name: 'prometheus', labels: { app: 'prometheus' } }, spec: { containers: [{ name: 'prometheus', image: 'prom/prometheus', ports: [{ containerPort: 9090 }] }] } },
+      body: {
+        metadata: { name: 'prometheus', labels: { app: 'prometheus' } },
+        spec: { containers: [{ name: 'prometheus', image: 'prom/prometheus', ports: [{ containerPort: 9090 }] }] },
+      },
     });
-    await core.replaceNamespacedPodStatus({ name: 'prometheus', namespace: 'mesh-system', body: { ...created, status: { phase: 'Running', podIP: '127.0.0.1', conditions: [{ type: 'Ready', status: 'True' }] } } });
+    await core.replaceNamespacedPodStatus({
+      name: 'prometheus',
+      namespace: 'mesh-system',
+      body: { ...created, status: { phase: 'Running', podIP: '127.0.0.1', conditions: [{ type: 'Ready', status: 'True' }] } },
+    });
 
     // Every proxy's 15090, scraped every second.
     const targets = mesh.workloads.filter((workload) => workload.kind !== 'none').map((workload) => `'${workload.podIp}:15090'`);
     const config = join(workDir, 'prometheus.yml');
-    writeFileSync(config, `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: mesh-proxies\n    metrics_path: /stats/prometheus\n    static_configs:\n      - targets: [${targets.join(', ')}]\n`);
+    writeFileSync(
+      config,
+      `global:\n  scrape_interval: 1s\n  evaluation_interval: 1s\nscrape_configs:\n  - job_name: mesh-proxies\n    metrics_path: /stats/prometheus\n    static_configs:\n      - targets: [${targets.join(', ')}]\n`,
+    );
     mkdirSync(join(workDir, 'tsdb'));
-    prometheus = spawn(PROMETHEUS, [`--config.file=${config}`, `--storage.tsdb.path=${join(workDir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${prometheusPort}`, '--log.level=warn'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    prometheus = spawn(
+      PROMETHEUS,
+      [`--config.file=${config}`, `--storage.tsdb.path=${join(workDir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${prometheusPort}`, '--log.level=warn'],
+      { stdio: ['ignore', 'ignore', 'pipe'] },
+    );
     let prometheusLog = '';
     prometheus.stderr?.on('data', (chunk: Buffer) => (prometheusLog = (prometheusLog + chunk.toString()).slice(-2000)));
-    await waitFor(async () => (await fetch(`http://127.0.0.1:${prometheusPort}/-/ready`)).ok, { timeoutMs: 15_000, intervalMs: 100, description: `prometheus ready (${prometheusLog})` });
+    await waitFor(async () => (await fetch(`http://127.0.0.1:${prometheusPort}/-/ready`)).ok, {
+      timeoutMs: 15_000,
+      intervalMs: 100,
+      description: `prometheus ready (${prometheusLog})`,
+    });
   }, 90_000);
 
   afterAll(async () => {
@@ -94,12 +113,24 @@ describeReal('meshctl x metrics against a real Prometheus scraping the local mes
   test('requests per second, the 5xx share and latency quantiles from the server side', async () => {
     // First every series (200, 503, 404) once, until Prometheus holds it: a counter's first sample is no increase.
     await send({ '/headers': 1, '/status/503': 1, '/missing': 1 });
-    await waitFor(async () => (await query(`count(mesh_requests_total{${SELECTOR}})`)) >= 3, { timeoutMs: 15_000, intervalMs: 250, description: 'Prometheus scraping the three series' });
+    await waitFor(async () => (await query(`count(mesh_requests_total{${SELECTOR}})`)) >= 3, {
+      timeoutMs: 15_000,
+      intervalMs: 250,
+      description: 'Prometheus scraping the three series',
+    });
     // The labels the proxy took from its pod (downward API labels, node metadata) and its peer's certificate.
-    expect(await query(`count(mesh_requests_total{${SELECTOR},destination_app="httpbin",destination_version="v1",source_workload="sleep-foo",source_principal="spiffe://cluster.local/ns/foo/sa/sleep",connection_security_policy="mutual_tls"})`)).toBe(3);
+    expect(
+      await query(
+        `count(mesh_requests_total{${SELECTOR},destination_app="httpbin",destination_version="v1",source_workload="sleep-foo",source_principal="spiffe://cluster.local/ns/foo/sa/sleep",connection_security_policy="mutual_tls"})`,
+      ),
+    ).toBe(3);
 
     await send({ '/headers': 20, '/status/503': 10, '/missing': 5 });
-    await waitFor(async () => (await query(`sum(mesh_requests_total{${SELECTOR}})`)) >= 38, { timeoutMs: 15_000, intervalMs: 250, description: 'Prometheus scraping the second batch' });
+    await waitFor(async () => (await query(`sum(mesh_requests_total{${SELECTOR}})`)) >= 38, {
+      timeoutMs: 15_000,
+      intervalMs: 250,
+      description: 'Prometheus scraping the second batch',
+    });
 
     const result = await runBin('meshctl', ['x', 'metrics', 'httpbin-foo.foo'], { env: { KUBECONFIG: mesh?.kubeconfigPath ?? '' }, timeoutMs: 30_000 });
     expect(result).toMatchObject({ code: 0, stderr: '' });

@@ -109,10 +109,13 @@ let impostor: HttpsServer | undefined;
 /** Serves `/headers` over TLS on the impostor's pod address with the given certificate. */
 async function startImpostor(identity: KeyAndCert): Promise<void> {
   await stopImpostor();
-  const server = createHttpsServer({ key: readFileSync(identity.keyFile), cert: readFileSync(identity.certFile), requestCert: true, rejectUnauthorized: false }, (_req, res) => {
-    res.writeHead(200, { 'content-type': 'application/json' });
-    res.end(JSON.stringify({ headers: { impostor: 'yes' } }));
-  });
+  const server = createHttpsServer(
+    { key: readFileSync(identity.keyFile), cert: readFileSync(identity.certFile), requestCert: true, rejectUnauthorized: false },
+    (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ headers: { impostor: 'yes' } }));
+    },
+  );
   await new Promise<void>((resolve) => server.listen(9443, IMPOSTOR_FOO, resolve));
   impostor = server;
 }
@@ -259,7 +262,10 @@ describe('1-2. JWT: several keys without kid, several token locations', () => {
       'ra-several.yaml',
       `apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: several, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  jwtRules:\n    - issuer: several-keys@secure.mesh.io\n      jwks: '${jwks}'\n      fromParams: [token, secondary_token]\n`,
     );
-    await waitFor(async () => (await call(`?token=${await sign(stranger)}`)).code === '401', { timeoutMs: 10_000, description: 'the RequestAuthentication to take effect' });
+    await waitFor(async () => (await call(`?token=${await sign(stranger)}`)).code === '401', {
+      timeoutMs: 10_000,
+      description: 'the RequestAuthentication to take effect',
+    });
   });
 
   afterAll(async () => {
@@ -272,7 +278,10 @@ describe('1-2. JWT: several keys without kid, several token locations', () => {
 
   test('a key the set does not hold: 401 "Jwt verification fails"; a kid naming no key: 401 naming the kid', async () => {
     expect(await call(`?token=${await sign(stranger)}`)).toMatchObject({ code: '401', body: 'Jwt verification fails' });
-    expect(await call(`?token=${await sign(keys[0]!, { kid: 'nope' })}`)).toMatchObject({ code: '401', body: "Jwks doesn't have key to match kid or alg from Jwt" });
+    expect(await call(`?token=${await sign(keys[0]!, { kid: 'nope' })}`)).toMatchObject({
+      code: '401',
+      body: "Jwks doesn't have key to match kid or alg from Jwt",
+    });
   });
 
   test('one valid and one expired token in two configured locations: 401; both valid: 200', async () => {
@@ -319,10 +328,47 @@ describe('4-5. paths: escaped NUL, fragments and the reference normalization tab
   const LEGS: Leg[] = ['mutual TLS', 'plain text'];
   const r = String.raw;
   const TABLE: Record<'NONE' | 'BASE' | 'MERGE_SLASHES' | 'DECODE_AND_MERGE_SLASHES', [string, string][]> = {
-    NONE: [['/app#foo', '/app'], ['/app/../admin', '/app/../admin'], ['/app//', '/app//'], ['/app/%2f', '/app/%2f'], ['/xyz%30..//abc', '/xyz%30..//abc'], ['/app/%2E./admin', '/app/%2E./admin'], [r`/app\admin`, r`/app\admin`], [r`/app/\/\/\admin`, r`/app/\/\/\admin`], ['/app//../../admin', '/app//../../admin']],
-    BASE: [['/app#foo', '/app'], ['/app/../admin', '/admin'], ['/app//', '/app//'], ['/app/%2f', '/app/%2f'], ['/xyz%30..//abc', '/xyz0..//abc'], ['/app/%2E./admin', '/admin'], [r`/app\admin`, '/app/admin'], [r`/app/\/\/\admin`, '/app//////admin'], [r`/%5Capp%2f%5c%2F%2e%2e%2fadmin%5c\abc`, r`/%5Capp%2f%5c%2F..%2fadmin%5c/abc`], ['/app//../../admin', '/admin']],
-    MERGE_SLASHES: [['/app#foo', '/app'], ['/app/../admin', '/admin'], ['/app//', '/app/'], ['/app/%2f', '/app/%2f'], ['/xyz%30..//abc', '/xyz0../abc'], [r`/app/\/\/\admin`, '/app/admin'], ['/app//../admin', '/app/admin']],
-    DECODE_AND_MERGE_SLASHES: [['/app#foo', '/app'], ['/app/%2f', '/app/'], ['/app%2f/', '/app/'], [r`/%2Fapp%5cadmin%5Cabc`, '/app/admin/abc'], [r`/%5Capp%2f%5c%2F%2e%2e%2fadmin%5c\abc`, '/app/admin/abc'], ['/%c0%2fadmin', '/%c0/admin'], ['/..;/admin', '/..;/admin']],
+    NONE: [
+      ['/app#foo', '/app'],
+      ['/app/../admin', '/app/../admin'],
+      ['/app//', '/app//'],
+      ['/app/%2f', '/app/%2f'],
+      ['/xyz%30..//abc', '/xyz%30..//abc'],
+      ['/app/%2E./admin', '/app/%2E./admin'],
+      [r`/app\admin`, r`/app\admin`],
+      [r`/app/\/\/\admin`, r`/app/\/\/\admin`],
+      ['/app//../../admin', '/app//../../admin'],
+    ],
+    BASE: [
+      ['/app#foo', '/app'],
+      ['/app/../admin', '/admin'],
+      ['/app//', '/app//'],
+      ['/app/%2f', '/app/%2f'],
+      ['/xyz%30..//abc', '/xyz0..//abc'],
+      ['/app/%2E./admin', '/admin'],
+      [r`/app\admin`, '/app/admin'],
+      [r`/app/\/\/\admin`, '/app//////admin'],
+      [r`/%5Capp%2f%5c%2F%2e%2e%2fadmin%5c\abc`, r`/%5Capp%2f%5c%2F..%2fadmin%5c/abc`],
+      ['/app//../../admin', '/admin'],
+    ],
+    MERGE_SLASHES: [
+      ['/app#foo', '/app'],
+      ['/app/../admin', '/admin'],
+      ['/app//', '/app/'],
+      ['/app/%2f', '/app/%2f'],
+      ['/xyz%30..//abc', '/xyz0../abc'],
+      [r`/app/\/\/\admin`, '/app/admin'],
+      ['/app//../admin', '/app/admin'],
+    ],
+    DECODE_AND_MERGE_SLASHES: [
+      ['/app#foo', '/app'],
+      ['/app/%2f', '/app/'],
+      ['/app%2f/', '/app/'],
+      [r`/%2Fapp%5cadmin%5Cabc`, '/app/admin/abc'],
+      [r`/%5Capp%2f%5c%2F%2e%2e%2fadmin%5c\abc`, '/app/admin/abc'],
+      ['/%c0%2fadmin', '/%c0/admin'],
+      ['/..;/admin', '/..;/admin'],
+    ],
   };
 
   /** A row whose answer tells the mode apart from every other. */
@@ -344,11 +390,16 @@ describe('4-5. paths: escaped NUL, fragments and the reference normalization tab
 
   for (const mode of Object.keys(TABLE) as (keyof typeof TABLE)[]) {
     test(`${mode}: the app receives the reference table's path on both legs`, async () => {
-      await mesh.apply('mesh-config.yaml', `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: mesh, namespace: mesh-system }\ndata:\n  mesh: |\n    pathNormalization: { normalization: ${mode} }\n`);
+      await mesh.apply(
+        'mesh-config.yaml',
+        `apiVersion: v1\nkind: ConfigMap\nmetadata: { name: mesh, namespace: mesh-system }\ndata:\n  mesh: |\n    pathNormalization: { normalization: ${mode} }\n`,
+      );
       const [probe, expected] = PROBE[mode];
-      for (const leg of LEGS) await waitFor(async () => (await received(leg, probe)).url === expected, { timeoutMs: 10_000, description: `${mode} on the ${leg} leg` });
+      for (const leg of LEGS)
+        await waitFor(async () => (await received(leg, probe)).url === expected, { timeoutMs: 10_000, description: `${mode} on the ${leg} leg` });
       for (const leg of LEGS) {
-        for (const [input, output] of TABLE[mode]) expect({ mode, leg, input, url: (await received(leg, input)).url }).toEqual({ mode, leg, input, url: output });
+        for (const [input, output] of TABLE[mode])
+          expect({ mode, leg, input, url: (await received(leg, input)).url }).toEqual({ mode, leg, input, url: output });
       }
     });
   }

@@ -51,7 +51,16 @@ interface Explained {
 function explainInputOf(args: readonly string[], kubeConfig: KubeConfig): ExplainPodInput {
   const [target, ...rest] = args;
   const header: string[] = [];
-  let input: ExplainPodInput = { target: target as string, kubeConfig, namespace: '', method: 'GET', path: '/', gateway: false, trustDomain: 'cluster.local', header };
+  let input: ExplainPodInput = {
+    target: target as string,
+    kubeConfig,
+    namespace: '',
+    method: 'GET',
+    path: '/',
+    gateway: false,
+    trustDomain: 'cluster.local',
+    header,
+  };
   for (let i = 0; i < rest.length; i++) {
     const flag = rest[i];
     if (flag === '--plaintext') input = { ...input, plaintext: true };
@@ -80,7 +89,10 @@ async function expectExplained(args: readonly string[], observed: CurlResult): P
   let explained: Explained;
   if (!builtCliAsked) {
     builtCliAsked = true;
-    const result = await runBin('meshctl', ['x', 'authz', 'explain', ...args, '-o', 'json'], { env: { HOME: '/nonexistent', KUBECONFIG: mesh.kubeconfigPath ?? '' }, timeoutMs: 60_000 });
+    const result = await runBin('meshctl', ['x', 'authz', 'explain', ...args, '-o', 'json'], {
+      env: { HOME: '/nonexistent', KUBECONFIG: mesh.kubeconfigPath ?? '' },
+      timeoutMs: 60_000,
+    });
     expect(result.stderr).toBe('');
     explained = JSON.parse(result.stdout) as Explained;
   } else {
@@ -153,7 +165,9 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
     rmSync(workDir, { recursive: true, force: true });
     if (changeTimes.length > 0) {
       const worst = Math.max(...changeTimes.map((entry) => entry.ms));
-      console.log(`${orchestrator}: policy change → effect (goal ≤ 2000 ms): ${changeTimes.map((entry) => `${entry.scenario} ${entry.ms} ms`).join(', ')}; worst ${worst} ms`);
+      console.log(
+        `${orchestrator}: policy change → effect (goal ≤ 2000 ms): ${changeTimes.map((entry) => `${entry.scenario} ${entry.ms} ms`).join(', ')}; worst ${worst} ms`,
+      );
     }
     changeTimes.length = 0;
   });
@@ -166,10 +180,15 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
     });
 
     test('mesh-wide STRICT: unmeshed → meshed fails (000, exit 56); unmeshed → unmeshed and meshed → anything succeed', async () => {
-      await applyAndWait('mesh-wide STRICT', { 'pa-mesh.yaml': peerAuthentication('mesh-system', 'STRICT') }, async () => (await call('legacy', 'foo')).code === '000');
+      await applyAndWait(
+        'mesh-wide STRICT',
+        { 'pa-mesh.yaml': peerAuthentication('mesh-system', 'STRICT') },
+        async () => (await call('legacy', 'foo')).code === '000',
+      );
       for (const to of ['foo', 'bar'] as const) expect(await observed('legacy', to)).toMatchObject({ code: '000', exit: 56 });
       expect((await observed('legacy', 'legacy')).code).toBe('200');
-      for (const from of ['foo', 'bar'] as const) for (const to of SERVERS) expect({ from, to, code: (await observed(from, to)).code }).toEqual({ from, to, code: '200' });
+      for (const from of ['foo', 'bar'] as const)
+        for (const to of SERVERS) expect({ from, to, code: (await observed(from, to)).code }).toEqual({ from, to, code: '200' });
       await removeAndWait(['pa-mesh.yaml']);
     });
 
@@ -194,12 +213,18 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
     });
 
     test('workload STRICT with container port 8080 DISABLE (DestinationRule DISABLE on service port 8000): the disabled port serves unmeshed clients', async () => {
-      await applyAndWait('namespace STRICT first', { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT') }, async () => (await call('legacy', 'foo')).code === '000');
+      await applyAndWait(
+        'namespace STRICT first',
+        { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT') },
+        async () => (await call('legacy', 'foo')).code === '000',
+      );
       await applyAndWait(
         'port-level DISABLE',
         {
           'pa-httpbin.yaml': workloadPolicy('STRICT', '  portLevelMtls:\n    8080: { mode: DISABLE }\n'),
-          'dr-httpbin.yaml': destinationRule('    tls: { mode: MESH_MUTUAL }\n    portLevelSettings:\n      - port: { number: 8000 }\n        tls: { mode: DISABLE }\n'),
+          'dr-httpbin.yaml': destinationRule(
+            '    tls: { mode: MESH_MUTUAL }\n    portLevelSettings:\n      - port: { number: 8000 }\n        tls: { mode: DISABLE }\n',
+          ),
         },
         async () => (await call('legacy', 'foo')).code === '200',
       );
@@ -211,7 +236,11 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
     test('workload DISABLE overrides namespace STRICT (DestinationRule DISABLE)', async () => {
       await applyAndWait(
         'workload DISABLE',
-        { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT'), 'pa-httpbin.yaml': workloadPolicy('DISABLE'), 'dr-httpbin.yaml': destinationRule('    tls: { mode: DISABLE }\n') },
+        {
+          'pa-foo.yaml': peerAuthentication('foo', 'STRICT'),
+          'pa-httpbin.yaml': workloadPolicy('DISABLE'),
+          'dr-httpbin.yaml': destinationRule('    tls: { mode: DISABLE }\n'),
+        },
         async () => (await call('bar', 'foo')).code === '200' && (await call('legacy', 'foo')).code === '200',
       );
       expect((await observed('legacy', 'foo')).code).toBe('200');
@@ -225,7 +254,9 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
       const meshed = await call('foo', 'bar', '/headers');
       expect(meshed.code).toBe('200');
       const xfcc = (JSON.parse(meshed.body) as { headers: Record<string, string> }).headers['X-Forwarded-Client-Cert'];
-      expect(xfcc).toMatch(/^By=spiffe:\/\/cluster\.local\/ns\/bar\/sa\/httpbin;Hash=[0-9a-f]{64};Subject="[^"]*";URI=spiffe:\/\/cluster\.local\/ns\/foo\/sa\/sleep$/);
+      expect(xfcc).toMatch(
+        /^By=spiffe:\/\/cluster\.local\/ns\/bar\/sa\/httpbin;Hash=[0-9a-f]{64};Subject="[^"]*";URI=spiffe:\/\/cluster\.local\/ns\/foo\/sa\/sleep$/,
+      );
       const unmeshed = await call('foo', 'legacy', '/headers', ['-H', 'X-Forwarded-Client-Cert: By=forged']);
       expect(unmeshed.code).toBe('200');
       expect((JSON.parse(unmeshed.body) as { headers: Record<string, string> }).headers['X-Forwarded-Client-Cert']).toBeUndefined();
@@ -237,7 +268,10 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
       `apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt-example, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  jwtRules:\n    - issuer: testing@secure.mesh.io\n      jwksUri: ${mesh.issuer.endUserJwksUri}\n`;
     const deny = (paths = ''): string =>
       `apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: require-jwt, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  action: DENY\n  rules:\n    - from: [{ source: { notRequestPrincipals: ["*"] } }]\n${paths}`;
-    const bearer = async (options: Parameters<LocalMesh['issuer']['endUserToken']>[0] = {}): Promise<string[]> => ['-H', `Authorization: Bearer ${await mesh.issuer.endUserToken(options)}`];
+    const bearer = async (options: Parameters<LocalMesh['issuer']['endUserToken']>[0] = {}): Promise<string[]> => [
+      '-H',
+      `Authorization: Bearer ${await mesh.issuer.endUserToken(options)}`,
+    ];
 
     test('no token 200, invalid token 401, valid token 200; expiry and not-before with 60 s of skew', async () => {
       const invalid = ['-H', `Authorization: Bearer ${await mesh.issuer.endUserToken({ foreignKey: true })}`];
@@ -262,7 +296,11 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
       await applyAndWait('DENY without principal', { 'ap-httpbin.yaml': deny() }, async () => (await call('bar', 'foo', '/headers')).code === '403');
       expect((await observed('bar', 'foo', '/headers')).code).toBe('403');
       expect((await observed('bar', 'foo', '/headers', await bearer())).code).toBe('200');
-      await applyAndWait('DENY on /headers', { 'ap-httpbin.yaml': deny('      to: [{ operation: { paths: ["/headers"] } }]\n') }, async () => (await call('bar', 'foo', '/ip')).code === '200');
+      await applyAndWait(
+        'DENY on /headers',
+        { 'ap-httpbin.yaml': deny('      to: [{ operation: { paths: ["/headers"] } }]\n') },
+        async () => (await call('bar', 'foo', '/ip')).code === '200',
+      );
       expect((await observed('bar', 'foo', '/headers')).code).toBe('403');
       expect((await observed('bar', 'foo', '/ip')).code).toBe('200');
       await removeAndSettle(['ap-httpbin.yaml', 'ra-httpbin.yaml'], async () => (await call('bar', 'foo', '/headers')).code === '200');
@@ -279,10 +317,14 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
     const observedGateway = async (path: string, extra: readonly string[] = []): Promise<CurlResult> => {
       const result = await viaGateway(path, extra);
       const pod = mesh.workloads.find((workload) => workload.kind === 'router');
-      if (orchestrator === 'kubernetes' && pod) await expectExplained([`${pod.name}.${pod.namespace}`, '--gateway', '--plaintext', '--port', '8080', '--path', path, ...headerFlags(extra)], result);
+      if (orchestrator === 'kubernetes' && pod)
+        await expectExplained([`${pod.name}.${pod.namespace}`, '--gateway', '--plaintext', '--port', '8080', '--path', path, ...headerFlags(extra)], result);
       return result;
     };
-    const bearer = async (options: Parameters<LocalMesh['issuer']['endUserToken']>[0] = {}): Promise<string[]> => ['-H', `Authorization: Bearer ${await mesh.issuer.endUserToken(options)}`];
+    const bearer = async (options: Parameters<LocalMesh['issuer']['endUserToken']>[0] = {}): Promise<string[]> => [
+      '-H',
+      `Authorization: Bearer ${await mesh.issuer.endUserToken(options)}`,
+    ];
     const requestAuthentication = (): string =>
       `apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt-example, namespace: mesh-system }\nspec:\n  selector: { matchLabels: { mesh: ingressgateway } }\n  jwtRules:\n    - issuer: testing@secure.mesh.io\n      jwksUri: ${mesh.issuer.endUserJwksUri}\n`;
     const deny = (paths = ''): string =>
@@ -314,7 +356,11 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
       await applyAndWait('gateway DENY', { 'ap-gateway.yaml': deny() }, async () => (await viaGateway('/headers')).code === '403');
       expect((await observedGateway('/headers', await bearer())).code).toBe('200');
       expect((await observedGateway('/ip')).code).toBe('403');
-      await applyAndWait('gateway DENY on /headers', { 'ap-gateway.yaml': deny('      to: [{ operation: { paths: ["/headers"] } }]\n') }, async () => (await viaGateway('/ip')).code === '200');
+      await applyAndWait(
+        'gateway DENY on /headers',
+        { 'ap-gateway.yaml': deny('      to: [{ operation: { paths: ["/headers"] } }]\n') },
+        async () => (await viaGateway('/ip')).code === '200',
+      );
       expect((await observedGateway('/headers')).code).toBe('403');
       expect((await observedGateway('/headers', await bearer())).code).toBe('200');
       await removeAndSettle(['ap-gateway.yaml', 'ra-gateway.yaml'], async () => (await viaGateway('/headers')).code === '200');
@@ -326,14 +372,21 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
       const policy = `apiVersion: security.mesh.io/v1\nkind: AuthorizationPolicy\nmetadata: { name: deny-v1, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  action: DENY\n  rules:\n    - to: [{ operation: { paths: ["/status/418"] } }]\n`;
       const route = `apiVersion: networking.mesh.io/v1\nkind: VirtualService\nmetadata: { name: route-v1, namespace: foo }\nspec:\n  hosts: [httpbin.foo.svc.cluster.local]\n  http:\n    - headers: { request: { set: { x-mesh-api: v1 } } }\n      route: [{ destination: { host: httpbin.foo.svc.cluster.local } }]\n`;
       const routed = async (): Promise<boolean> => /x-mesh-api/i.test((await call('bar', 'foo', '/headers')).body);
-      await applyAndWait('v1 AuthorizationPolicy and VirtualService', { 'ap-v1.yaml': policy, 'vs-v1.yaml': route }, async () => (await call('bar', 'foo', '/status/418')).code === '403' && (await routed()));
+      await applyAndWait(
+        'v1 AuthorizationPolicy and VirtualService',
+        { 'ap-v1.yaml': policy, 'vs-v1.yaml': route },
+        async () => (await call('bar', 'foo', '/status/418')).code === '403' && (await routed()),
+      );
       expect((await observed('bar', 'foo', '/status/418')).code).toBe('403');
       expect((await observed('bar', 'foo', '/ip')).code).toBe('200');
       if (orchestrator === 'kubernetes') {
         const kubectl = (...args: string[]) => runKubectl({ kubeconfig: mesh.kubeconfigPath ?? '', home: workDir }, args);
-        const readBack = async (resource: string, name: string): Promise<string> => (await kubectl('get', resource, name, '-n', 'foo', '-o', 'jsonpath={.apiVersion}')).stdout;
-        for (const version of ['v1', 'v1beta1']) expect(await readBack(`authorizationpolicies.${version}.security.mesh.io`, 'deny-v1')).toBe(`security.mesh.io/${version}`);
-        for (const version of ['v1', 'v1beta1', 'v1alpha3']) expect(await readBack(`virtualservices.${version}.networking.mesh.io`, 'route-v1')).toBe(`networking.mesh.io/${version}`);
+        const readBack = async (resource: string, name: string): Promise<string> =>
+          (await kubectl('get', resource, name, '-n', 'foo', '-o', 'jsonpath={.apiVersion}')).stdout;
+        for (const version of ['v1', 'v1beta1'])
+          expect(await readBack(`authorizationpolicies.${version}.security.mesh.io`, 'deny-v1')).toBe(`security.mesh.io/${version}`);
+        for (const version of ['v1', 'v1beta1', 'v1alpha3'])
+          expect(await readBack(`virtualservices.${version}.networking.mesh.io`, 'route-v1')).toBe(`networking.mesh.io/${version}`);
       }
       await removeAndSettle(['ap-v1.yaml', 'vs-v1.yaml'], async () => (await call('bar', 'foo', '/status/418')).code !== '403' && !(await routed()));
     });
@@ -356,7 +409,10 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
       expect((await observed('foo', 'bar')).code).toBe('200');
       const metrics = await (await fetch(`http://127.0.0.1:${mesh.daemon.monitoringPort}/metrics`)).text();
       expect(metrics).toMatch(/pilot_total_xds_rejects\{type="cds"\} [1-9]/);
-      await removeAndSettle(['dr-hash.yaml'], async () => !(await syncz()).find((entry) => entry.proxy === 'sleep-foo.foo')?.types.some((type) => type.lastError));
+      await removeAndSettle(
+        ['dr-hash.yaml'],
+        async () => !(await syncz()).find((entry) => entry.proxy === 'sleep-foo.foo')?.types.some((type) => type.lastError),
+      );
     });
   });
 }
@@ -373,13 +429,16 @@ function diagnostics(): void {
       const lines = result.stdout.trim().split('\n');
       expect(lines[0]).toMatch(/^NAME +CLUSTER +CDS +LDS +EDS +RDS +ECDS +MESHD +VERSION$/);
       const proxies = mesh.workloads.filter((w) => w.kind !== 'none').map((w) => `${w.name}.${w.namespace}`);
-      for (const proxy of proxies) expect(lines.find((line) => line.startsWith(`${proxy} `))).toMatch(/ +Kubernetes +SYNCED +SYNCED +SYNCED +SYNCED +IGNORED +meshd-local +\S+$/);
+      for (const proxy of proxies)
+        expect(lines.find((line) => line.startsWith(`${proxy} `))).toMatch(/ +Kubernetes +SYNCED +SYNCED +SYNCED +SYNCED +IGNORED +meshd-local +\S+$/);
     });
 
     test('ps <pod>: the proxy holds what the daemon sent it', async () => {
       const result = await meshctl('ps', 'httpbin-foo.foo');
       expect(result.stderr).toBe('');
-      expect(result.stdout).toMatch(/^Clusters Match\nListeners Match\nRoutes Match \(RDS last loaded at [A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT\)\n$/);
+      expect(result.stdout).toMatch(
+        /^Clusters Match\nListeners Match\nRoutes Match \(RDS last loaded at [A-Z][a-z]{2}, \d\d [A-Z][a-z]{2} \d{4} \d\d:\d\d:\d\d GMT\)\n$/,
+      );
     });
 
     test('pc cluster, listener and secret of a pod, and its log levels', async () => {
@@ -387,7 +446,9 @@ function diagnostics(): void {
       expect(clusters.stderr).toBe('');
       expect(clusters.stdout).toMatch(/\nhttpbin\.bar\.svc\.cluster\.local +8000 +- +outbound +EDS +- *\n/);
       expect((await meshctl('pc', 'listener', 'pod/httpbin-foo.foo')).stdout).toMatch(/\n0\.0\.0\.0 +15006 +/);
-      expect((await meshctl('pc', 'secret', 'httpbin-foo.foo')).stdout).toMatch(/^RESOURCE NAME +TYPE +STATUS +VALID CERT[^\n]*\ndefault +Cert Chain +ACTIVE +true +\d+ /);
+      expect((await meshctl('pc', 'secret', 'httpbin-foo.foo')).stdout).toMatch(
+        /^RESOURCE NAME +TYPE +STATUS +VALID CERT[^\n]*\ndefault +Cert Chain +ACTIVE +true +\d+ /,
+      );
       expect((await meshctl('pc', 'log', 'httpbin-foo.foo', '--level', 'rbac:debug')).stdout).toContain('  rbac: debug\n');
       expect((await meshctl('pc', 'log', 'httpbin-foo.foo', '-r')).stdout).toContain('  rbac: warning\n');
     });
@@ -411,7 +472,10 @@ function diagnostics(): void {
           '',
         ].join('\n'),
       );
-      expect(await meshctl('x', 'describe', 'pod', 'nope', '-n', 'legacy')).toMatchObject({ code: 1, stderr: 'Error: unable to retrieve Pod: pods "nope" not found\n' });
+      expect(await meshctl('x', 'describe', 'pod', 'nope', '-n', 'legacy')).toMatchObject({
+        code: 1,
+        stderr: 'Error: unable to retrieve Pod: pods "nope" not found\n',
+      });
     });
 
     test('x describe pod and x authz check after a DestinationRule, PeerAuthentication, RequestAuthentication and AuthorizationPolicy', async () => {
@@ -426,8 +490,12 @@ function diagnostics(): void {
       try {
         const described = await meshctl('x', 'describe', 'pod', 'httpbin-foo.foo');
         expect(described.stderr).toBe('');
-        expect(described.stdout).toContain('Service: httpbin\n   Port: http 8000/HTTP targets pod port 8080\nDestinationRule: httpbin for "httpbin.foo.svc.cluster.local"\n   Matching subsets: v1\n      (Non-matching subsets v2)\n   Traffic Policy TLS Mode: MESH_MUTUAL\n');
-        expect(described.stdout).toContain('Effective PeerAuthentication:\n   Workload mTLS mode: STRICT\nApplied PeerAuthentication:\n   default.foo\nApplied RequestAuthentication:\n   jwt.foo\nRBAC policies: deny-admin.foo\n');
+        expect(described.stdout).toContain(
+          'Service: httpbin\n   Port: http 8000/HTTP targets pod port 8080\nDestinationRule: httpbin for "httpbin.foo.svc.cluster.local"\n   Matching subsets: v1\n      (Non-matching subsets v2)\n   Traffic Policy TLS Mode: MESH_MUTUAL\n',
+        );
+        expect(described.stdout).toContain(
+          'Effective PeerAuthentication:\n   Workload mTLS mode: STRICT\nApplied PeerAuthentication:\n   default.foo\nApplied RequestAuthentication:\n   jwt.foo\nRBAC policies: deny-admin.foo\n',
+        );
         const authz = await meshctl('x', 'authz', 'check', 'httpbin-foo', '-n', 'foo');
         expect(authz.stdout).toBe('ACTION   AuthorizationPolicy   RULES\nDENY     deny-admin.foo        2\n');
         // The same from a saved config dump (`pc all -o json` prints the whole dump).
@@ -435,7 +503,9 @@ function diagnostics(): void {
         expect((await meshctl('x', 'authz', 'check', '-f', join(workDir, 'httpbin-foo.config_dump.json'))).stdout).toBe(authz.stdout);
         const service = await meshctl('x', 'describe', 'svc', 'httpbin.foo');
         expect(service.stdout).toContain('Pod: httpbin-foo\n');
-        expect((await meshctl('x', 'describe', 'svc', 'httpbin', '-n', 'legacy')).stdout).toBe('Service "httpbin" has no mesh pods.  (1 pods in service).\nUse `meshctl orch-inject` or redeploy with automatic sidecar injection.\n');
+        expect((await meshctl('x', 'describe', 'svc', 'httpbin', '-n', 'legacy')).stdout).toBe(
+          'Service "httpbin" has no mesh pods.  (1 pods in service).\nUse `meshctl orch-inject` or redeploy with automatic sidecar injection.\n',
+        );
       } finally {
         await removeAndWait(Object.keys(policies));
       }
@@ -449,11 +519,18 @@ function diagnostics(): void {
       const proxies = mesh.workloads.filter((w) => w.kind !== 'none').length;
       const waited = await meshctl('x', 'wait', 'vs', 'wait-demo.foo', '--timeout', '20s');
       expect(waited.stderr).toBe('');
-      expect(waited.stdout).toBe(`Resource VirtualService/foo/wait-demo present on ${proxies * 3} out of ${proxies * 3} configurations for totally ${proxies} sidecars\n`);
+      expect(waited.stdout).toBe(
+        `Resource VirtualService/foo/wait-demo present on ${proxies * 3} out of ${proxies * 3} configurations for totally ${proxies} sidecars\n`,
+      );
       const future = await meshctl('x', 'wait', 'VirtualService', 'wait-demo', '-n', 'foo', '--generation', '9', '--timeout', '1500ms');
-      expect(future).toMatchObject({ code: 1, stderr: 'Error: timeout expired before resource VirtualService/foo/wait-demo became effective on all sidecars\n' });
+      expect(future).toMatchObject({
+        code: 1,
+        stderr: 'Error: timeout expired before resource VirtualService/foo/wait-demo became effective on all sidecars\n',
+      });
       await mesh.remove('wait-demo.yaml');
-      expect((await meshctl('x', 'wait', '--for', 'delete', 'virtualservices', 'wait-demo.foo', '--timeout', '20s')).stdout).toMatch(/^Resource VirtualService\/foo\/wait-demo removed from \d+ out of \d+ configurations/);
+      expect((await meshctl('x', 'wait', '--for', 'delete', 'virtualservices', 'wait-demo.foo', '--timeout', '20s')).stdout).toMatch(
+        /^Resource VirtualService\/foo\/wait-demo removed from \d+ out of \d+ configurations/,
+      );
       expect(await meshctl('x', 'wait', 'pods', 'x')).toMatchObject({ code: 64 });
     });
 
@@ -464,7 +541,7 @@ function diagnostics(): void {
       expect(findings.filter((line) => /MSH0144|meshd|ingressgateway/.test(line))).toEqual([]);
     });
 
-    test('kubectl logs reads the daemon\'s and a sidecar\'s output; get pods shows the injected pod 2/2 Running', async () => {
+    test("kubectl logs reads the daemon's and a sidecar's output; get pods shows the injected pod 2/2 Running", async () => {
       const kubectl = (...args: string[]) => runKubectl({ kubeconfig: mesh.kubeconfigPath ?? '', home: workDir }, args);
       const daemon = await kubectl('logs', 'meshd-local', '-n', 'mesh-system', '--tail', '3');
       expect(daemon.code).toBe(0);
@@ -480,9 +557,16 @@ function diagnostics(): void {
       const kubeConfig = new KubeConfig();
       kubeConfig.loadFromFile(mesh.kubeconfigPath ?? '');
       const core = kubeConfig.makeApiClient(CoreV1Api);
-      const created = await core.createNamespacedPod({ namespace: 'mesh-system', body: { metadata: { name: 'meshd-gone', labels: { app: 'meshd' } }, spec: { containers: [{ name: 'discovery', image: 'pilot' }] } } });
+      const created = await core.createNamespacedPod({
+        namespace: 'mesh-system',
+        body: { metadata: { name: 'meshd-gone', labels: { app: 'meshd' } }, spec: { containers: [{ name: 'discovery', image: 'pilot' }] } },
+      });
       // No process listens at this pod's address (a stopped daemon's pod not yet deleted).
-      await core.replaceNamespacedPodStatus({ name: 'meshd-gone', namespace: 'mesh-system', body: { ...created, status: { phase: 'Running', podIP: '127.0.0.254' } } });
+      await core.replaceNamespacedPodStatus({
+        name: 'meshd-gone',
+        namespace: 'mesh-system',
+        body: { ...created, status: { phase: 'Running', podIP: '127.0.0.254' } },
+      });
       try {
         const result = await meshctl('ps');
         expect(result.stderr).toMatch(/^meshd pod meshd-gone did not answer: failure running port forward process: .*\n$/);

@@ -7,7 +7,12 @@ import type { RenderedComponent } from './render.js';
 import { INSTALLED_KINDS, objectKey, objectsOfManifest, type ClusterObjects } from './cluster-objects.js';
 
 /** The reference's user-facing component names. */
-export const COMPONENT_TITLES: Readonly<Record<ComponentName, string>> = { Base: 'Mesh core', Pilot: 'Meshd', IngressGateways: 'Ingress gateways', EgressGateways: 'Egress gateways' };
+export const COMPONENT_TITLES: Readonly<Record<ComponentName, string>> = {
+  Base: 'Mesh core',
+  Pilot: 'Meshd',
+  IngressGateways: 'Ingress gateways',
+  EgressGateways: 'Egress gateways',
+};
 
 export interface ApplyInstallationOptions {
   readonly cluster: ClusterObjects;
@@ -57,13 +62,28 @@ export async function applyInstallation(options: ApplyInstallationOptions): Prom
       try {
         await cluster.apply(object, dryRun);
       } catch (error) {
-        throw new MeshError('install-failed', `✘ ${COMPONENT_TITLES[component.component]} encountered an error: failed to apply ${objectKey(object)}: ${describe(error)}`, { cause: error });
+        throw new MeshError(
+          'install-failed',
+          `✘ ${COMPONENT_TITLES[component.component]} encountered an error: failed to apply ${objectKey(object)}: ${describe(error)}`,
+          { cause: error },
+        );
       }
       options.observer?.applied?.(object);
     }
     if (!dryRun) {
-      await waitFor(objects.filter((o) => o.kind === 'CustomResourceDefinition'), (crd) => crdEstablished(cluster, crd), options, component.component);
-      if (options.waitForDeployments !== false) await waitFor(objects.filter((o) => o.kind === 'Deployment'), (deployment) => deploymentReady(deployment), options, component.component);
+      await waitFor(
+        objects.filter((o) => o.kind === 'CustomResourceDefinition'),
+        (crd) => crdEstablished(cluster, crd),
+        options,
+        component.component,
+      );
+      if (options.waitForDeployments !== false)
+        await waitFor(
+          objects.filter((o) => o.kind === 'Deployment'),
+          (deployment) => deploymentReady(deployment),
+          options,
+          component.component,
+        );
     }
     progress(`✔ ${COMPONENT_TITLES[component.component]} installed`);
   }
@@ -86,14 +106,22 @@ export async function applyInstallation(options: ApplyInstallationOptions): Prom
   progress('✔ Installation complete');
 
   async function deploymentReady(deployment: KubernetesObject): Promise<string | undefined> {
-    const current = (await cluster.read(deployment)) as (KubernetesObject & { spec?: { replicas?: number; selector?: { matchLabels?: Record<string, string> } }; status?: { readyReplicas?: number } }) | undefined;
+    const current = (await cluster.read(deployment)) as
+      | (KubernetesObject & { spec?: { replicas?: number; selector?: { matchLabels?: Record<string, string> } }; status?: { readyReplicas?: number } })
+      | undefined;
     const want = current?.spec?.replicas ?? 1;
     if ((current?.status?.readyReplicas ?? 0) >= want) return undefined;
     const selector = Object.entries(current?.spec?.selector?.matchLabels ?? {})
       .map(([k, v]) => `${k}=${v}`)
       .join(',');
-    const pods = (await cluster.list('v1', 'Pod', selector)).filter((pod) => pod.metadata?.namespace === deployment.metadata?.namespace) as (KubernetesObject & {
-      status?: { phase?: string; containerStatuses?: { state?: { waiting?: { reason?: string } } }[]; conditions?: { type: string; status: string; reason?: string }[] };
+    const pods = (await cluster.list('v1', 'Pod', selector)).filter(
+      (pod) => pod.metadata?.namespace === deployment.metadata?.namespace,
+    ) as (KubernetesObject & {
+      status?: {
+        phase?: string;
+        containerStatuses?: { state?: { waiting?: { reason?: string } } }[];
+        conditions?: { type: string; status: string; reason?: string }[];
+      };
     })[];
     const blocking = pods.map((pod) => {
       const waiting = pod.status?.containerStatuses?.find((c) => c.state?.waiting?.reason)?.state?.waiting?.reason;
@@ -113,7 +141,9 @@ async function crdEstablished(cluster: ClusterObjects, crd: KubernetesObject): P
 export async function waitUntilEstablished(cluster: ClusterObjects, objects: readonly KubernetesObject[], timeoutMs: number, pollMs = 200): Promise<void> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
-    const waiting = (await Promise.all(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((crd) => crdEstablished(cluster, crd)))).filter((reason) => reason !== undefined);
+    const waiting = (await Promise.all(objects.filter((o) => o.kind === 'CustomResourceDefinition').map((crd) => crdEstablished(cluster, crd)))).filter(
+      (reason) => reason !== undefined,
+    );
     if (waiting.length === 0) return;
     if (Date.now() >= deadline) throw new MeshError('install-failed', `timed out waiting for ${waiting.join(', ')}`);
     await new Promise((resolve) => setTimeout(resolve, pollMs));
@@ -132,7 +162,9 @@ async function waitFor(
     try {
       waiting = (await Promise.all(objects.map(check))).filter((reason): reason is string => reason !== undefined);
     } catch (error) {
-      throw new MeshError('install-failed', `✘ ${COMPONENT_TITLES[component]} encountered an error: failed to wait for resource: ${describe(error)}`, { cause: error });
+      throw new MeshError('install-failed', `✘ ${COMPONENT_TITLES[component]} encountered an error: failed to wait for resource: ${describe(error)}`, {
+        cause: error,
+      });
     }
     if (waiting.length === 0) return;
     if (Date.now() >= deadline) {
@@ -145,7 +177,14 @@ async function waitFor(
   }
 }
 
-async function prune(cluster: ClusterObjects, owner: string, revision: string, applied: ReadonlySet<string>, progress: (line: string) => void, observer: ApplyObserver | undefined): Promise<void> {
+async function prune(
+  cluster: ClusterObjects,
+  owner: string,
+  revision: string,
+  applied: ReadonlySet<string>,
+  progress: (line: string) => void,
+  observer: ApplyObserver | undefined,
+): Promise<void> {
   const selector = `${LABELS.operatorOwner}=${owner},${LABELS.revision}=${revisionLabelValue(revision)}`;
   for (const { apiVersion, kind } of INSTALLED_KINDS) {
     for (const object of await cluster.list(apiVersion, kind, selector)) {

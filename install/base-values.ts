@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { DAEMON_NAME } from '../names/index.js';
 
 /** A DNS-1123 label: a revision, a service account or a namespace name. */
-const dnsLabel = z.string().regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/).max(63);
+const dnsLabel = z
+  .string()
+  .regex(/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/)
+  .max(63);
 
 /**
  * The values of the `base` chart (`deploy/charts/base`): the cluster-wide pieces every revision of
@@ -14,18 +17,33 @@ export const baseValuesSchema = z.strictObject({
   global: z
     .strictObject({
       /** Render meshd-default-validator: the validating webhook of objects without a revision label, when no meshd release of the default revision renders its own. */
-      configValidation: z.boolean().default(true).describe('Render the default revision\'s ValidatingWebhookConfiguration meshd-default-validator (the meshd chart names its own per revision).'),
+      configValidation: z
+        .boolean()
+        .default(true)
+        .describe("Render the default revision's ValidatingWebhookConfiguration meshd-default-validator (the meshd chart names its own per revision)."),
     })
     .default({ configValidation: true }),
   /** The `mesh.io/rev` label of the objects this release installs; empty means `default`. */
-  revision: z.union([z.literal(''), dnsLabel]).default('').describe('The mesh.io/rev label of every object of the release; empty means "default".'),
+  revision: z
+    .union([z.literal(''), dnsLabel])
+    .default('')
+    .describe('The mesh.io/rev label of every object of the release; empty means "default".'),
   /**
    * The revision whose daemon serves the default validation webhook (service `meshd` for
    * `default`, else `meshd-<revision>`); empty renders no default webhook.
    */
-  defaultRevision: z.union([z.literal(''), dnsLabel]).default('').describe('The revision whose daemon serves meshd-default-validator; empty (the default) renders none: the meshd chart of the default revision validates those objects itself.'),
+  defaultRevision: z
+    .union([z.literal(''), dnsLabel])
+    .default('')
+    .describe(
+      'The revision whose daemon serves meshd-default-validator; empty (the default) renders none: the meshd chart of the default revision validates those objects itself.',
+    ),
   /** The daemon's service accounts in the release namespace bound to the ClusterRole (one per revision). */
-  serviceAccounts: z.array(dnsLabel).min(1).default([DAEMON_NAME]).describe('The service accounts of the daemon (meshd, meshd-<revision>) bound to the ClusterRole.'),
+  serviceAccounts: z
+    .array(dnsLabel)
+    .min(1)
+    .default([DAEMON_NAME])
+    .describe('The service accounts of the daemon (meshd, meshd-<revision>) bound to the ClusterRole.'),
   /** The installer's owning resource, written to `install.operator.mesh.io/owning-resource`. */
   ownerName: z.string().default('').describe('The owning resource recorded in install.operator.mesh.io/owning-resource; empty means "unknown".'),
 });

@@ -34,7 +34,11 @@ export function chartReleasesOf(spec: MeshOperatorSpec, ownerName: string): Char
       chart: 'base',
       release: 'base',
       namespace,
-      values: { ownerName, ...(revision ? { revision, serviceAccounts: [DAEMON_NAME, `${DAEMON_NAME}-${revision}`] } : {}), global: { configValidation: values.global?.configValidation ?? true } },
+      values: {
+        ownerName,
+        ...(revision ? { revision, serviceAccounts: [DAEMON_NAME, `${DAEMON_NAME}-${revision}`] } : {}),
+        global: { configValidation: values.global?.configValidation ?? true },
+      },
     });
   }
   if (spec.components?.pilot?.enabled !== false) {
@@ -54,7 +58,14 @@ export function chartReleasesOf(spec: MeshOperatorSpec, ownerName: string): Char
   const gateways = (component: 'IngressGateways' | 'EgressGateways', label: string): void => {
     for (const gateway of (component === 'IngressGateways' ? spec.components?.ingressGateways : spec.components?.egressGateways) ?? []) {
       if (gateway.enabled === false) continue;
-      const gatewayValues: GatewayValues = { labels: { mesh: label }, ...gateway.values, name: gateway.name, ownerName, component, ...(revision ? { revision } : {}) };
+      const gatewayValues: GatewayValues = {
+        labels: { mesh: label },
+        ...gateway.values,
+        name: gateway.name,
+        ownerName,
+        component,
+        ...(revision ? { revision } : {}),
+      };
       releases.push({ component, chart: 'gateway', release: gateway.name, namespace, values: gatewayValues });
     }
   };

@@ -45,7 +45,11 @@ export function clusterObjectsOf(kubeConfig: KubeConfig, fieldManager = 'meshctl
     apply: (object, dryRun) => client.patch(object, undefined, dryRun ? 'All' : undefined, fieldManager, true, PatchStrategy.ServerSideApply),
     read: async (object) => {
       try {
-        return await client.read({ apiVersion: object.apiVersion ?? '', kind: object.kind ?? '', metadata: { name: object.metadata?.name ?? '', ...(object.metadata?.namespace ? { namespace: object.metadata.namespace } : {}) } });
+        return await client.read({
+          apiVersion: object.apiVersion ?? '',
+          kind: object.kind ?? '',
+          metadata: { name: object.metadata?.name ?? '', ...(object.metadata?.namespace ? { namespace: object.metadata.namespace } : {}) },
+        });
       } catch (error) {
         if ((error as { code?: number }).code === 404) return undefined;
         throw error;
@@ -53,7 +57,11 @@ export function clusterObjectsOf(kubeConfig: KubeConfig, fieldManager = 'meshctl
     },
     list: async (apiVersion, kind, labelSelector) => {
       try {
-        return (await client.list(apiVersion, kind, undefined, undefined, undefined, undefined, undefined, labelSelector)).items.map((item) => ({ ...item, apiVersion, kind }));
+        return (await client.list(apiVersion, kind, undefined, undefined, undefined, undefined, undefined, labelSelector)).items.map((item) => ({
+          ...item,
+          apiVersion,
+          kind,
+        }));
       } catch (error) {
         // A kind the cluster does not serve (the install API before the base chart): nothing of it.
         if ((error as { code?: number }).code === 404) return [];

@@ -17,8 +17,14 @@ const servicePort = z.strictObject({
  * the chart's `values.schema.json`.
  */
 export const gatewayValuesSchema = z.strictObject({
-  name: z.string().regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/, 'a DNS label').optional(),
-  revision: z.string().regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/, 'a DNS label').optional(),
+  name: z
+    .string()
+    .regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/, 'a DNS label')
+    .optional(),
+  revision: z
+    .string()
+    .regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/, 'a DNS label')
+    .optional(),
   ownerName: z.string().optional(),
   component: z.enum(['IngressGateways', 'EgressGateways']).optional(),
   labels: z.record(z.string(), z.string()).optional(),
@@ -33,7 +39,9 @@ export const gatewayValuesSchema = z.strictObject({
       targetCPUUtilizationPercentage: z.number().int().min(1).max(100).optional(),
     })
     .optional(),
-  podDisruptionBudget: z.strictObject({ enabled: z.boolean().optional(), minAvailable: z.union([z.number().int().min(0), z.string().regex(/^\d+%$/)]).optional() }).optional(),
+  podDisruptionBudget: z
+    .strictObject({ enabled: z.boolean().optional(), minAvailable: z.union([z.number().int().min(0), z.string().regex(/^\d+%$/)]).optional() })
+    .optional(),
   resources: resources.optional(),
   env: z.record(z.string().regex(/^[A-Z_][A-Z0-9_]*$/, 'an environment variable name'), z.string()).optional(),
   service: z
@@ -45,7 +53,9 @@ export const gatewayValuesSchema = z.strictObject({
       externalTrafficPolicy: z.enum(['', 'Cluster', 'Local']).optional(),
     })
     .optional(),
-  serviceAccount: z.strictObject({ create: z.boolean().optional(), name: z.string().optional(), annotations: z.record(z.string(), z.string()).optional() }).optional(),
+  serviceAccount: z
+    .strictObject({ create: z.boolean().optional(), name: z.string().optional(), annotations: z.record(z.string(), z.string()).optional() })
+    .optional(),
   nodeSelector: z.record(z.string(), z.string()).optional(),
   tolerations: z.array(z.record(z.string(), z.unknown())).optional(),
   affinity: z.record(z.string(), z.unknown()).optional(),

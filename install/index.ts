@@ -4,7 +4,14 @@ export { chartValuesJsonSchema } from './chart-values-schema.js';
 export { baseValuesSchema, type BaseValues } from './base-values.js';
 export { globalValuesSchema, meshdValuesSchema, type MeshdValues } from './meshd-values.js';
 export { gatewayValuesSchema, type GatewayValues } from './gateway-values.js';
-export { MESH_OPERATOR_API_VERSION, MESH_OPERATOR_KIND, meshOperatorSchema, meshOperatorSpecSchema, type MeshOperator, type MeshOperatorSpec } from './mesh-operator.js';
+export {
+  MESH_OPERATOR_API_VERSION,
+  MESH_OPERATOR_KIND,
+  meshOperatorSchema,
+  meshOperatorSpecSchema,
+  type MeshOperator,
+  type MeshOperatorSpec,
+} from './mesh-operator.js';
 export { EXIT_USAGE, buildOperatorConfig, listProfiles, mergeOverlay, parseSet, type OperatorConfigInputs } from './operator-config.js';
 export { COMPONENTS, chartReleasesOf, installedStateName, type ChartRelease, type ComponentName } from './chart-values.js';
 export { renderChart, renderInstallation, renderReleases, type RenderOptions, type RenderedComponent } from './render.js';

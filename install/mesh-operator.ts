@@ -54,7 +54,14 @@ export type MeshOperatorSpec = z.infer<typeof meshOperatorSpecSchema>;
 export const meshOperatorSchema = z.strictObject({
   apiVersion: z.literal(MESH_OPERATOR_API_VERSION),
   kind: z.literal(MESH_OPERATOR_KIND),
-  metadata: z.strictObject({ name: z.string().optional(), namespace: z.string().optional(), labels: z.record(z.string(), z.string()).optional(), annotations: z.record(z.string(), z.string()).optional() }).optional(),
+  metadata: z
+    .strictObject({
+      name: z.string().optional(),
+      namespace: z.string().optional(),
+      labels: z.record(z.string(), z.string()).optional(),
+      annotations: z.record(z.string(), z.string()).optional(),
+    })
+    .optional(),
   spec: meshOperatorSpecSchema.optional(),
 });
 

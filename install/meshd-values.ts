@@ -8,7 +8,9 @@ const resources = z.strictObject({
 });
 const labelSelector = z.strictObject({
   matchLabels: z.record(z.string(), z.string()).optional(),
-  matchExpressions: z.array(z.strictObject({ key: z.string(), operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']), values: z.array(z.string()).optional() })).optional(),
+  matchExpressions: z
+    .array(z.strictObject({ key: z.string(), operator: z.enum(['In', 'NotIn', 'Exists', 'DoesNotExist']), values: z.array(z.string()).optional() }))
+    .optional(),
 });
 const revisionName = z.string().regex(/^([a-z0-9]([-a-z0-9]*[a-z0-9])?)?$/, 'a revision is a DNS label: lowercase letters, digits and -');
 const percentOrCount = z.union([z.string().regex(/^\d+%$/), z.number().int().min(0)]);

@@ -85,7 +85,8 @@ function readYamlObject(file: string, what: string): Json {
   }
   if (value === null || value === undefined) return {};
   if (!isObject(value)) throw usage(`${what}: expected a MeshOperator document (apiVersion ${MESH_OPERATOR_API_VERSION}, kind ${MESH_OPERATOR_KIND})`);
-  if (value['kind'] !== undefined && value['kind'] !== MESH_OPERATOR_KIND) throw usage(`${what}: expected kind ${MESH_OPERATOR_KIND}, got ${JSON.stringify(value['kind'])}`);
+  if (value['kind'] !== undefined && value['kind'] !== MESH_OPERATOR_KIND)
+    throw usage(`${what}: expected kind ${MESH_OPERATOR_KIND}, got ${JSON.stringify(value['kind'])}`);
   return value;
 }
 
@@ -104,7 +105,8 @@ export function mergeOverlay(base: Json, overlay: Json): Json {
   for (const [key, value] of Object.entries(overlay)) {
     const current = result[key];
     if (isObject(current) && isObject(value)) result[key] = mergeOverlay(current, value);
-    else if ((key === 'ingressGateways' || key === 'egressGateways') && Array.isArray(current) && Array.isArray(value)) result[key] = mergeByName(current, value);
+    else if ((key === 'ingressGateways' || key === 'egressGateways') && Array.isArray(current) && Array.isArray(value))
+      result[key] = mergeByName(current, value);
     else result[key] = value;
   }
   return result;

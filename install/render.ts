@@ -31,7 +31,10 @@ export interface RenderOptions {
 export async function renderReleases(releases: readonly ChartRelease[], options: RenderOptions): Promise<RenderedComponent[]> {
   const rendered: RenderedComponent[] = [];
   for (const release of releases) {
-    const manifest = await renderChart({ chart: release.chart, release: release.release, namespace: release.namespace, values: release.values, includeCrds: release.chart === 'base' }, options);
+    const manifest = await renderChart(
+      { chart: release.chart, release: release.release, namespace: release.namespace, values: release.values, includeCrds: release.chart === 'base' },
+      options,
+    );
     rendered.push({ component: release.component, release: release.release, manifest });
   }
   return rendered;
@@ -39,14 +42,29 @@ export async function renderReleases(releases: readonly ChartRelease[], options:
 
 /** One chart of `<manifests>/charts` rendered with `helm template` and these values. */
 export async function renderChart(
-  chart: { readonly chart: string; readonly release: string; readonly namespace: string; readonly values: Record<string, unknown>; readonly includeCrds: boolean },
+  chart: {
+    readonly chart: string;
+    readonly release: string;
+    readonly namespace: string;
+    readonly values: Record<string, unknown>;
+    readonly includeCrds: boolean;
+  },
   options: RenderOptions,
 ): Promise<string> {
   const workDir = mkdtempSync(join(tmpdir(), 'meshctl-render-'));
   try {
     const valuesFile = join(workDir, 'values.yaml');
     writeFileSync(valuesFile, stringify(chart.values));
-    const args = ['template', chart.release, join(options.manifestsDir, 'charts', chart.chart), '--namespace', chart.namespace, '-f', valuesFile, ...(chart.includeCrds ? ['--include-crds'] : [])];
+    const args = [
+      'template',
+      chart.release,
+      join(options.manifestsDir, 'charts', chart.chart),
+      '--namespace',
+      chart.namespace,
+      '-f',
+      valuesFile,
+      ...(chart.includeCrds ? ['--include-crds'] : []),
+    ];
     return await helmTemplate(options.helm ?? 'helm', args);
   } finally {
     rmSync(workDir, { recursive: true, force: true });
@@ -60,15 +78,24 @@ async function helmTemplate(helm: string, args: readonly string[]): Promise<stri
   } catch (error) {
     const failed = error as { code?: string | number; stderr?: string };
     if (failed.code === 'ENOENT') {
-      throw new MeshError('render-failed', 'meshctl renders the charts with the helm program, which was not found: install helm 3.8 or later (https://helm.sh/docs/intro/install/) and put it on the PATH', { cause: error });
+      throw new MeshError(
+        'render-failed',
+        'meshctl renders the charts with the helm program, which was not found: install helm 3.8 or later (https://helm.sh/docs/intro/install/) and put it on the PATH',
+        { cause: error },
+      );
     }
     throw new MeshError('render-failed', `helm ${args.slice(0, 3).join(' ')}: ${(failed.stderr ?? errorMessage(error)).trim()}`, { cause: error });
   }
 }
 
 /** The manifests of a built installation: its releases (owned by its record's name), `components` only when given. */
-export async function renderInstallation(config: MeshOperator, options: RenderOptions & { readonly components?: readonly string[] }): Promise<RenderedComponent[]> {
+export async function renderInstallation(
+  config: MeshOperator,
+  options: RenderOptions & { readonly components?: readonly string[] },
+): Promise<RenderedComponent[]> {
   const only = options.components ?? [];
-  const releases = chartReleasesOf(config.spec ?? {}, config.metadata?.name ?? installedStateName(config.spec?.revision)).filter((release) => only.length === 0 || only.includes(release.component));
+  const releases = chartReleasesOf(config.spec ?? {}, config.metadata?.name ?? installedStateName(config.spec?.revision)).filter(
+    (release) => only.length === 0 || only.includes(release.component),
+  );
   return renderReleases(releases, { manifestsDir: options.manifestsDir, ...(options.helm ? { helm: options.helm } : {}) });
 }

@@ -17,21 +17,40 @@ const pod = {
 describe('applyStrategicMergePatch', () => {
   test.each([
     ['maps merge and null deletes', { metadata: { labels: { x: null, y: '2' } } }, (r: any) => expect(r.metadata.labels).toEqual({ y: '2' })],
-    ['keyed lists merge by key', { spec: { containers: [{ name: 'proxy', image: 'proxy:2' }] } }, (r: any) =>
-      expect(r.spec.containers).toEqual([pod.spec.containers[0], { name: 'proxy', image: 'proxy:2' }])],
-    ['new keyed elements are appended', { spec: { containers: [{ name: 'init', image: 'i' }] } }, (r: any) =>
-      expect(r.spec.containers.map((c: any) => c.name)).toEqual(['app', 'proxy', 'init'])],
-    ['$patch: delete removes an element', { spec: { containers: [{ name: 'app', $patch: 'delete' }] } }, (r: any) =>
-      expect(r.spec.containers.map((c: any) => c.name)).toEqual(['proxy'])],
-    ['$setElementOrder reorders', { spec: { '$setElementOrder/containers': [{ name: 'proxy' }, { name: 'app' }] } }, (r: any) =>
-      expect(r.spec.containers.map((c: any) => c.name)).toEqual(['proxy', 'app'])],
+    [
+      'keyed lists merge by key',
+      { spec: { containers: [{ name: 'proxy', image: 'proxy:2' }] } },
+      (r: any) => expect(r.spec.containers).toEqual([pod.spec.containers[0], { name: 'proxy', image: 'proxy:2' }]),
+    ],
+    [
+      'new keyed elements are appended',
+      { spec: { containers: [{ name: 'init', image: 'i' }] } },
+      (r: any) => expect(r.spec.containers.map((c: any) => c.name)).toEqual(['app', 'proxy', 'init']),
+    ],
+    [
+      '$patch: delete removes an element',
+      { spec: { containers: [{ name: 'app', $patch: 'delete' }] } },
+      (r: any) => expect(r.spec.containers.map((c: any) => c.name)).toEqual(['proxy']),
+    ],
+    [
+      '$setElementOrder reorders',
+      { spec: { '$setElementOrder/containers': [{ name: 'proxy' }, { name: 'app' }] } },
+      (r: any) => expect(r.spec.containers.map((c: any) => c.name)).toEqual(['proxy', 'app']),
+    ],
     ['atomic lists are replaced', { spec: { tolerations: [{ key: 'other' }] } }, (r: any) => expect(r.spec.tolerations).toEqual([{ key: 'other' }])],
     ['finalizers merge as a set', { metadata: { finalizers: ['b', 'a'] } }, (r: any) => expect(r.metadata.finalizers).toEqual(['a', 'b'])],
     ['$deleteFromPrimitiveList', { metadata: { '$deleteFromPrimitiveList/finalizers': ['a'] } }, (r: any) => expect(r.metadata.finalizers).toEqual([])],
     ['$patch: replace on a map', { metadata: { labels: { $patch: 'replace', z: '3' } } }, (r: any) => expect(r.metadata.labels).toEqual({ z: '3' })],
-    ['$retainKeys drops the others', { spec: { $retainKeys: ['containers'], containers: [] } }, (r: any) => expect(Object.keys(r.spec)).toEqual(['containers'])],
-    ['nested keyed lists merge too', { spec: { containers: [{ name: 'app', ports: [{ containerPort: 80, protocol: 'TCP' }] }] } }, (r: any) =>
-      expect(r.spec.containers[0].ports).toEqual([{ containerPort: 80, name: 'http', protocol: 'TCP' }])],
+    [
+      '$retainKeys drops the others',
+      { spec: { $retainKeys: ['containers'], containers: [] } },
+      (r: any) => expect(Object.keys(r.spec)).toEqual(['containers']),
+    ],
+    [
+      'nested keyed lists merge too',
+      { spec: { containers: [{ name: 'app', ports: [{ containerPort: 80, protocol: 'TCP' }] }] } },
+      (r: any) => expect(r.spec.containers[0].ports).toEqual([{ containerPort: 80, name: 'http', protocol: 'TCP' }]),
+    ],
   ])('%s', (_name, patch, check) => {
     const before = JSON.stringify(pod);
     check(applyStrategicMergePatch(pod, patch, builtinListStrategy));
@@ -50,7 +69,8 @@ describe('applyStrategicMergePatch', () => {
     expect(JSON.stringify(patch)).toBe(before);
     // A frozen patch (a remembered render) merges the same.
     const frozen = structuredClone(patch);
-    for (const value of [frozen, frozen.spec, frozen.spec.containers, ...frozen.spec.containers, ...frozen.spec.containers.flatMap((c) => c.env)]) Object.freeze(value);
+    for (const value of [frozen, frozen.spec, frozen.spec.containers, ...frozen.spec.containers, ...frozen.spec.containers.flatMap((c) => c.env)])
+      Object.freeze(value);
     expect(applyStrategicMergePatch(pod, frozen, builtinListStrategy)).toEqual(result);
   });
 
@@ -72,7 +92,7 @@ describe('applyStrategicMergePatch', () => {
 describe('deepFreeze and isDeeplyFrozen', () => {
   test('a value frozen all the way down cannot change; a frozen top over a mutable part can', () => {
     const value = deepFreeze({ a: [1, { b: 'c' }], d: null });
-    expect(Object.isFrozen((value.a[1] as object))).toBe(true);
+    expect(Object.isFrozen(value.a[1] as object)).toBe(true);
     expect(isDeeplyFrozen(value)).toBe(true);
     expect(isDeeplyFrozen(Object.freeze({ a: { b: 1 } }))).toBe(false);
     expect(isDeeplyFrozen(Object.freeze({ f: () => 1 }))).toBe(false);

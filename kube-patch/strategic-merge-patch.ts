@@ -112,8 +112,7 @@ function mergeList(original: unknown[], patch: unknown[], path: string[], merge:
 /** Puts the listed elements first, in the given order; the others keep their relative order. */
 function reorder(list: unknown[], order: unknown[], strategy: ReturnType<ListStrategyResolver>): unknown[] {
   const key = strategy.type === 'map' ? strategy.keys[0] : undefined;
-  const same = (a: unknown, b: unknown): boolean =>
-    key !== undefined && isPlainObject(a) && isPlainObject(b) ? deepEqual(a[key], b[key]) : deepEqual(a, b);
+  const same = (a: unknown, b: unknown): boolean => (key !== undefined && isPlainObject(a) && isPlainObject(b) ? deepEqual(a[key], b[key]) : deepEqual(a, b));
   const ordered: unknown[] = [];
   for (const wanted of order) {
     const found = list.find((e) => same(e, wanted) && !ordered.includes(e));
@@ -164,7 +163,6 @@ function strip(value: unknown): unknown {
   }
   return out ?? value;
 }
-
 
 /** A new object with the first `count` of `keys` of `value`. */
 function copyOfFields(value: JsonObject, keys: readonly string[], count: number): JsonObject {

@@ -17,12 +17,27 @@ export { listRevisions, renderRevisionTable, type RevisionSummary } from './revi
 export { checkUpgradeEligible, upgradeDiff } from './install/upgrade.js';
 export { initOperator, operatorValuesOf, removeOperator, renderOperator, type OperatorChartOptions } from './operator/operator-commands.js';
 export { runOperatorServer, type OperatorServerOptions } from './operator/operator-server.js';
-export { describeRevision, describeRevisions, humanAge, type DescribeOptions, type PodSummary, type RevisionDescription } from './revision/revision-describe.js';
+export {
+  describeRevision,
+  describeRevisions,
+  humanAge,
+  type DescribeOptions,
+  type PodSummary,
+  type RevisionDescription,
+} from './revision/revision-describe.js';
 export { renderRevisionDescription, renderRevisionSummaries } from './revision/revision-describe-table.js';
 export { INSTALL_RESOURCES, MIN_KUBERNETES_MINOR, precheck, renderPrecheck, type PrecheckOptions, type PrecheckReport } from './precheck/precheck.js';
 export { MESSAGE_TYPES, formatMessage, sortedDeduped, type AnalysisMessage, type MessageLevel } from '../analysis/index.js';
 export { diffManifests, readManifests, type ManifestDiffOptions } from './install/manifest-diff.js';
-export { fileAdmin, proxyConfig, proxyLog, PROXY_LOG_LEVELS, type ProxyAdmin, type ProxyConfigOutput, type ProxyConfigRequest } from './proxyconfig/proxy-config.js';
+export {
+  fileAdmin,
+  proxyConfig,
+  proxyLog,
+  PROXY_LOG_LEVELS,
+  type ProxyAdmin,
+  type ProxyConfigOutput,
+  type ProxyConfigRequest,
+} from './proxyconfig/proxy-config.js';
 export { parseConfigDump, type EnvoyConfigDump } from './proxyconfig/config-dump.js';
 export { namespaceOf, podsBySelector, resolvePodTarget } from './kube/pod-target.js';
 export { podAdmin, PROXY_ADMIN_PORT } from './proxyconfig/pod-admin.js';
@@ -37,17 +52,46 @@ export { describePod, type PodFacts } from './describe/describe-pod.js';
 export { gatherPodFacts, gatherPodTarget, gatherServiceTarget } from './describe/describe-gather.js';
 export { kindOf, waitForDistribution, type WaitOptions } from './wait/wait-distribution.js';
 export { DAEMON_XDS_PORT, queryXds, type XdsAnswers, type XdsDeps, type XdsQuery, type XdsRequest, type XdsResponse } from './xds/xds-query.js';
-export { XDS_TOKEN_AUDIENCE, XDS_TOKEN_EXPIRATION_SECONDS, defaultAuthority, requestXdsToken, type TokenSubject, type XdsSecurity } from './xds/xds-credentials.js';
+export {
+  XDS_TOKEN_AUDIENCE,
+  XDS_TOKEN_EXPIRATION_SECONDS,
+  defaultAuthority,
+  requestXdsToken,
+  type TokenSubject,
+  type XdsSecurity,
+} from './xds/xds-credentials.js';
 export { controlPlaneOf, proxiesByControlPlane, proxiesOfSyncz, type ControlPlaneIdentity, type XdsProxy } from './xds/xds-syncz.js';
 export { buildXdsVersionReport, renderXdsVersion, type XdsVersionReport } from './xds/xds-version.js';
 export { debugBody, internalDebugHint, renderInternalDebug } from './xds/internal-debug.js';
 export { fetchMeshVersions, fetchProxyVersions, type MeshVersionQuery, type MeshVersions, type ProxyInfo, type ServerInfo } from './version/mesh-versions.js';
 export { renderProxyVersions, renderVersionReport, type VersionFormat, type VersionReport } from './version/render-version.js';
-export { ADMIN_LOG_LEVELS, CONTROLZ_PORT, adminLog, controlzScopes, parseScopeLevels, type AdminLogRequest, type ScopeClient, type ScopeJson } from './admin/admin-log.js';
+export {
+  ADMIN_LOG_LEVELS,
+  CONTROLZ_PORT,
+  adminLog,
+  controlzScopes,
+  parseScopeLevels,
+  type AdminLogRequest,
+  type ScopeClient,
+  type ScopeJson,
+} from './admin/admin-log.js';
 export { addonPod, openDashboard, systemBrowserOpener, type Addon, type BrowserOpener, type DashboardRequest } from './dashboard/dashboard.js';
 export { renderConfigList, renderGlobalOptions, type ConfigListRow, type FlagUsage } from './config/config-list.js';
-export { parseBugReportFile, resolveBugReportOptions, type BugReportOptions, type BugReportSettingName, type BugReportSettings } from './bugreport/bug-report-options.js';
+export {
+  parseBugReportFile,
+  resolveBugReportOptions,
+  type BugReportOptions,
+  type BugReportSettingName,
+  type BugReportSettings,
+} from './bugreport/bug-report-options.js';
 export { runBugReport, type BugReportDeps, type BugReportResult } from './bugreport/bug-report.js';
 export { checkInjection, renderCheckInject, type CheckInjectRow } from './checkinject/check-inject.js';
-export { formatLatency, metricsQueries, parseWorkloadTarget, renderWorkloadMetrics, type WorkloadMetrics, type WorkloadTarget } from './metrics/workload-metrics.js';
+export {
+  formatLatency,
+  metricsQueries,
+  parseWorkloadTarget,
+  renderWorkloadMetrics,
+  type WorkloadMetrics,
+  type WorkloadTarget,
+} from './metrics/workload-metrics.js';
 export { gatherWorkloadMetrics, METRICS_ADDON, queryScalar, workloadMetrics, type MetricsRequest } from './metrics/metrics-query.js';

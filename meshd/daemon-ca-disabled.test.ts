@@ -46,7 +46,10 @@ async function startDaemon(name: string, files: Partial<Pick<MeshdOptions, 'tlsC
       ...files,
     }),
   );
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${http}/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 20_000, description: `${name} ready` });
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${http}/ready`).catch(() => undefined))?.status === 200, {
+    timeoutMs: 20_000,
+    description: `${name} ready`,
+  });
   return {
     ports: { grpc, secure, http, https },
     logFile,
@@ -67,8 +70,17 @@ function tlsTo(root: string, client?: { key: { export(o: object): string | Buffe
 }
 
 /** One state-of-the-world CDS request: the response, or how the stream ended (gRPC status code and details). */
-async function sotwClusters(port: number, channel: ChannelCredentials, metadata?: Metadata): Promise<{ clusters: string[] } | { code: number; details: string }> {
-  const client = newDiscoveryClient({ protos, target: `127.0.0.1:${port}`, credentials: channel, channelOptions: { 'grpc.ssl_target_name_override': 'localhost' } });
+async function sotwClusters(
+  port: number,
+  channel: ChannelCredentials,
+  metadata?: Metadata,
+): Promise<{ clusters: string[] } | { code: number; details: string }> {
+  const client = newDiscoveryClient({
+    protos,
+    target: `127.0.0.1:${port}`,
+    credentials: channel,
+    channelOptions: { 'grpc.ssl_target_name_override': 'localhost' },
+  });
   const call = client.stream(metadata ? { metadata } : {});
   try {
     return await new Promise((resolve) => {
@@ -135,10 +147,13 @@ describe('ENABLE_CA_SERVER=false with --tlsCertFile, --tlsKeyFile and --caCertFi
   test('a proxy with a client certificate of --caCertFile gets xDS over TLS on --secureGRPCAddr, state of the world and delta', async () => {
     const channel = tlsTo(mesh.rootPem, mesh.workload(SLEEP_ID));
     // The files are read once the listener has bound: the first handshakes may come before.
-    const sotw = await waitFor(async () => {
-      const outcome = await sotwClusters(daemon.ports.secure, channel);
-      return 'clusters' in outcome ? outcome : undefined;
-    }, { timeoutMs: 10_000, description: 'a CDS response over TLS' });
+    const sotw = await waitFor(
+      async () => {
+        const outcome = await sotwClusters(daemon.ports.secure, channel);
+        return 'clusters' in outcome ? outcome : undefined;
+      },
+      { timeoutMs: 10_000, description: 'a CDS response over TLS' },
+    );
     expect(sotw.clusters).toContain('PassthroughCluster');
 
     const responses: string[][] = [];
@@ -164,7 +179,10 @@ describe('ENABLE_CA_SERVER=false with --tlsCertFile, --tlsKeyFile and --caCertFi
     const client = mesh.workload(SLEEP_ID);
     expect(await sotwClusters(daemon.ports.secure, tlsTo(mesh.rootPem, client))).toMatchObject({ clusters: expect.arrayContaining(['PassthroughCluster']) });
     // The same proxy trusting other roots: the listener is there, its certificate is not trusted.
-    expect(await sotwClusters(daemon.ports.secure, tlsTo(stranger.rootPem, client))).toEqual({ code: status.UNAVAILABLE, details: expect.stringMatching(/certificate/i) });
+    expect(await sotwClusters(daemon.ports.secure, tlsTo(stranger.rootPem, client))).toEqual({
+      code: status.UNAVAILABLE,
+      details: expect.stringMatching(/certificate/i),
+    });
   });
 
   test('over TLS a proxy must prove who it is: no credential, or a certificate of other roots, is refused; a foreign identity is denied', async () => {
@@ -174,7 +192,9 @@ describe('ENABLE_CA_SERVER=false with --tlsCertFile, --tlsKeyFile and --caCertFi
     bearer.set('authorization', 'Bearer not-a-token');
     expect(await sotwClusters(daemon.ports.secure, tlsTo(mesh.rootPem), bearer)).toMatchObject({ code: status.UNAUTHENTICATED });
     // Authenticated, but as another namespace than the proxy claims (PILOT_ENABLE_XDS_IDENTITY_CHECK).
-    expect(await sotwClusters(daemon.ports.secure, tlsTo(mesh.rootPem, mesh.workload('spiffe://cluster.local/ns/bar/sa/sleep')))).toMatchObject({ code: status.PERMISSION_DENIED });
+    expect(await sotwClusters(daemon.ports.secure, tlsTo(mesh.rootPem, mesh.workload('spiffe://cluster.local/ns/bar/sa/sleep')))).toMatchObject({
+      code: status.PERMISSION_DENIED,
+    });
     // Plain text stays open, unauthenticated, as before.
     expect(await sotwClusters(daemon.ports.grpc, credentials.createInsecure())).toMatchObject({ clusters: expect.arrayContaining(['PassthroughCluster']) });
   });
@@ -189,9 +209,17 @@ describe('ENABLE_CA_SERVER=false with --tlsCertFile, --tlsKeyFile and --caCertFi
     writeFileSync(files.key, renewed.keyPem);
     writeFileSync(files.cert, renewed.certPem);
     const expected = fingerprintOf(renewed.certPem);
-    await waitFor(async () => (await servedFingerprint(daemon.ports.secure)) === expected, { timeoutMs: 10_000, description: 'the renewed certificate on --secureGRPCAddr' });
-    await waitFor(async () => (await servedFingerprint(daemon.ports.https)) === expected, { timeoutMs: 10_000, description: 'the renewed certificate on --httpsAddr' });
-    expect(await sotwClusters(daemon.ports.secure, tlsTo(mesh.rootPem, mesh.workload(SLEEP_ID)))).toMatchObject({ clusters: expect.arrayContaining(['PassthroughCluster']) });
+    await waitFor(async () => (await servedFingerprint(daemon.ports.secure)) === expected, {
+      timeoutMs: 10_000,
+      description: 'the renewed certificate on --secureGRPCAddr',
+    });
+    await waitFor(async () => (await servedFingerprint(daemon.ports.https)) === expected, {
+      timeoutMs: 10_000,
+      description: 'the renewed certificate on --httpsAddr',
+    });
+    expect(await sotwClusters(daemon.ports.secure, tlsTo(mesh.rootPem, mesh.workload(SLEEP_ID)))).toMatchObject({
+      clusters: expect.arrayContaining(['PassthroughCluster']),
+    });
   });
 });
 
@@ -218,7 +246,10 @@ describe('ENABLE_CA_SERVER=false without --tlsCertFile', () => {
     const [entry] = entries;
     expect(entry).toMatchObject({
       level: 'warn',
-      notServed: [`--secureGRPCAddr 127.0.0.1:${daemon.ports.secure} (secure xDS)`, `--httpsAddr 127.0.0.1:${daemon.ports.https} (injection and validation webhooks)`],
+      notServed: [
+        `--secureGRPCAddr 127.0.0.1:${daemon.ports.secure} (secure xDS)`,
+        `--httpsAddr 127.0.0.1:${daemon.ports.https} (injection and validation webhooks)`,
+      ],
       servedWith: expect.stringContaining('--tlsCertFile and --tlsKeyFile'),
       plainXds: `127.0.0.1:${daemon.ports.grpc}`,
     });

@@ -75,10 +75,14 @@ describe('the daemon while the API server is unreachable', () => {
     kube.faults.refuseConnections(false);
     await waitFor(async () => (await readiness()) === 200, { timeoutMs: 40_000, intervalMs: 200, description: 'the daemon ready once the API server answers' });
     const leases = kube.kubeConfig().makeApiClient(CoordinationV1Api);
-    await waitFor(async () => ((await leases.readNamespacedLease({ name: 'meshd-leader', namespace: 'mesh-system' })).spec?.holderIdentity ?? '').startsWith('meshd-outage'), {
-      timeoutMs: 15_000,
-      description: 'the daemon leading',
-    });
+    await waitFor(
+      async () =>
+        ((await leases.readNamespacedLease({ name: 'meshd-leader', namespace: 'mesh-system' })).spec?.holderIdentity ?? '').startsWith('meshd-outage'),
+      {
+        timeoutMs: 15_000,
+        description: 'the daemon leading',
+      },
+    );
   }, 90_000);
 
   test('an outage longer than the lease: xDS keeps serving, leader duties stop, then resume when the API server returns', async () => {
@@ -99,11 +103,14 @@ describe('the daemon while the API server is unreachable', () => {
     kube.faults.refuseConnections(false);
     // A leader duty: the root certificate is published in a namespace created after the outage.
     await core.createNamespace({ body: { metadata: { name: 'after-outage' } } });
-    await waitFor(async () => (await core.readNamespacedConfigMap({ name: 'mesh-ca-root-cert', namespace: 'after-outage' }).catch(() => undefined)) !== undefined, {
-      timeoutMs: 40_000,
-      intervalMs: 200,
-      description: 'the root certificate published by the leader again',
-    });
+    await waitFor(
+      async () => (await core.readNamespacedConfigMap({ name: 'mesh-ca-root-cert', namespace: 'after-outage' }).catch(() => undefined)) !== undefined,
+      {
+        timeoutMs: 40_000,
+        intervalMs: 200,
+        description: 'the root certificate published by the leader again',
+      },
+    );
     expect(daemonSettled).toBe(false);
     before.cancel();
     during.cancel();

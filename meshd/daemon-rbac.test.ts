@@ -50,11 +50,16 @@ beforeAll(async () => {
   kube = await startApiServerDouble({
     bookmarkIntervalMs: 0,
     onRequest: (record) => requests.push(record),
-    serviceResolver: (namespace, name, port) => (namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: httpsPort } : undefined),
+    serviceResolver: (namespace, name, port) =>
+      namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: httpsPort } : undefined,
   });
   const adminKubeconfig = join(workDir, 'admin-kubeconfig');
   await kube.writeKubeconfig(adminKubeconfig);
-  const installed = await helm(['install', 'base', BASE_CHART, '--namespace', 'mesh-system', '--create-namespace', '--set', 'defaultRevision=default'], { workDir, kubeconfig: adminKubeconfig, timeoutMs: 120_000 });
+  const installed = await helm(['install', 'base', BASE_CHART, '--namespace', 'mesh-system', '--create-namespace', '--set', 'defaultRevision=default'], {
+    workDir,
+    kubeconfig: adminKubeconfig,
+    timeoutMs: 120_000,
+  });
   if (installed.code !== 0) throw new Error(`helm install failed: ${installed.stderr}`);
   rules = clusterRoleRules(await renderBase(workDir));
 
@@ -67,7 +72,12 @@ beforeAll(async () => {
 
   const daemonKubeconfig = join(workDir, 'meshd-kubeconfig');
   await kube.writeKubeconfig(daemonKubeconfig, kube.issueToken({ namespace: 'mesh-system', serviceAccount: 'meshd', expirationSeconds: 86_400 }));
-  const settings = loadSettings('pilot-discovery', { POD_NAME: 'meshd-rbac', ECC_SIGNATURE_ALGORITHM: 'ECDSA', PILOT_ENABLE_STATUS: 'true', PILOT_USE_ENDPOINT_SLICE: 'true' });
+  const settings = loadSettings('pilot-discovery', {
+    POD_NAME: 'meshd-rbac',
+    ECC_SIGNATURE_ALGORITHM: 'ECDSA',
+    PILOT_ENABLE_STATUS: 'true',
+    PILOT_USE_ENDPOINT_SLICE: 'true',
+  });
   daemon = startMeshdInProcess(
     meshdTestOptions(settings, {
       kubeConfigPath: daemonKubeconfig,
@@ -77,7 +87,10 @@ beforeAll(async () => {
       logging: loggingTo(join(workDir, 'meshd.log')),
     }),
   );
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, description: 'the daemon ready' });
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/ready`).catch(() => undefined))?.status === 200, {
+    timeoutMs: 30_000,
+    description: 'the daemon ready',
+  });
 }, 120_000);
 
 afterAll(async () => {
@@ -87,20 +100,32 @@ afterAll(async () => {
 });
 
 const used = (): ApiRequestRecord[] => requests.filter((request) => request.username === DAEMON_USER);
-const describeRequest = (r: ApiRequestRecord): string => `${r.verb} ${r.apiGroup || 'core'}/${r.resource}${r.namespace ? ` in ${r.namespace}` : ''}${r.name ? ` (${r.name})` : ''}`;
+const describeRequest = (r: ApiRequestRecord): string =>
+  `${r.verb} ${r.apiGroup || 'core'}/${r.resource}${r.namespace ? ` in ${r.namespace}` : ''}${r.name ? ` (${r.name})` : ''}`;
 
 describe('the base chart’s ClusterRole against what the daemon asks', () => {
   test('the daemon, driven through every part that talks to the API server, makes no request the ClusterRole denies', async () => {
     const admin = kube.kubeConfig();
     const core = admin.makeApiClient(CoreV1Api);
-    await core.createNamespacedService({ namespace: 'foo', body: { metadata: { name: 'httpbin' }, spec: { selector: { app: 'httpbin' }, ports: [{ name: 'http', port: 8000 }] } } });
+    await core.createNamespacedService({
+      namespace: 'foo',
+      body: { metadata: { name: 'httpbin' }, spec: { selector: { app: 'httpbin' }, ports: [{ name: 'http', port: 8000 }] } },
+    });
     await core.createNamespacedPod({
       namespace: 'foo',
-      body: { metadata: { name: 'httpbin-1', labels: { app: 'httpbin', 'sidecar.mesh.io/inject': 'false' } }, spec: { serviceAccountName: 'httpbin', containers: [{ name: 'app', image: 'httpbin' }] } },
+      body: {
+        metadata: { name: 'httpbin-1', labels: { app: 'httpbin', 'sidecar.mesh.io/inject': 'false' } },
+        spec: { serviceAccountName: 'httpbin', containers: [{ name: 'app', image: 'httpbin' }] },
+      },
     });
     await admin.makeApiClient(DiscoveryV1Api).createNamespacedEndpointSlice({
       namespace: 'foo',
-      body: { metadata: { name: 'httpbin-abc', labels: { 'kubernetes.io/service-name': 'httpbin' } }, addressType: 'IPv4', endpoints: [{ addresses: ['10.0.0.1'] }], ports: [{ name: 'http', port: 80 }] },
+      body: {
+        metadata: { name: 'httpbin-abc', labels: { 'kubernetes.io/service-name': 'httpbin' } },
+        addressType: 'IPv4',
+        endpoints: [{ addresses: ['10.0.0.1'] }],
+        ports: [{ name: 'http', port: 80 }],
+      },
     });
     const custom = admin.makeApiClient(CustomObjectsApi);
     await custom.createNamespacedCustomObject({
@@ -114,11 +139,20 @@ describe('the base chart’s ClusterRole against what the daemon asks', () => {
     // Leader election, the CA secret, root publication, the webhook patcher (caBundle, the
     // dry-run Gateway, fail-closed) and the status writer.
     await waitFor(() => kube.objects('coordination.k8s.io/v1', 'Lease', 'mesh-system').length > 0, { timeoutMs: 30_000, description: 'a leader Lease' });
-    await waitFor(() => kube.objects('v1', 'Secret', 'mesh-system').some((s) => s.metadata?.name === 'mesh-ca-secret'), { timeoutMs: 30_000, description: 'mesh-ca-secret' });
-    const rootOf = (namespace: string) => kube.objects('v1', 'ConfigMap', namespace).find((c) => c.metadata?.name === 'mesh-ca-root-cert') as { data?: Record<string, string> } | undefined;
+    await waitFor(() => kube.objects('v1', 'Secret', 'mesh-system').some((s) => s.metadata?.name === 'mesh-ca-secret'), {
+      timeoutMs: 30_000,
+      description: 'mesh-ca-secret',
+    });
+    const rootOf = (namespace: string) =>
+      kube.objects('v1', 'ConfigMap', namespace).find((c) => c.metadata?.name === 'mesh-ca-root-cert') as { data?: Record<string, string> } | undefined;
     await waitFor(() => rootOf('foo'), { timeoutMs: 30_000, description: 'the root published in foo' });
-    const validator = () => kube.objects('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration').find((v) => v.metadata?.name === 'meshd-default-validator') as { webhooks?: { failurePolicy?: string }[] } | undefined;
-    await waitFor(() => validator()?.webhooks?.every((webhook) => webhook.failurePolicy === 'Fail'), { timeoutMs: 30_000, description: 'validation fail-closed' });
+    const validator = () =>
+      kube.objects('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration').find((v) => v.metadata?.name === 'meshd-default-validator') as
+        { webhooks?: { failurePolicy?: string }[] } | undefined;
+    await waitFor(() => validator()?.webhooks?.every((webhook) => webhook.failurePolicy === 'Fail'), {
+      timeoutMs: 30_000,
+      description: 'validation fail-closed',
+    });
     const status = () => kube.objects('security.mesh.io/v1beta1', 'PeerAuthentication', 'foo')[0] as { status?: unknown } | undefined;
     await waitFor(() => status()?.status, { timeoutMs: 30_000, description: 'the policy’s status written' });
 
@@ -130,7 +164,11 @@ describe('the base chart’s ClusterRole against what the daemon asks', () => {
       const metadata = new Metadata();
       metadata.set('authorization', `Bearer ${kube.issueToken({ namespace: 'foo', serviceAccount: 'httpbin', audiences: ['mesh-ca'] })}`);
       const key = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
-      const chain = await client.createCertificate({ csr: buildCsr({ key, sans: { uris: ['spiffe://cluster.local/ns/foo/sa/httpbin'] } }), validity_duration: 3600 }, metadata, { deadline: new Date(Date.now() + 15_000) });
+      const chain = await client.createCertificate(
+        { csr: buildCsr({ key, sans: { uris: ['spiffe://cluster.local/ns/foo/sa/httpbin'] } }), validity_duration: 3600 },
+        metadata,
+        { deadline: new Date(Date.now() + 15_000) },
+      );
       expect(chain.length).toBeGreaterThan(0);
     } finally {
       client.close();
@@ -148,7 +186,13 @@ describe('the base chart’s ClusterRole against what the daemon asks', () => {
         'watch discovery.k8s.io/endpointslices',
       ]),
     );
-    const denied = [...new Map(used().filter((r) => !allows(rules, r.verb, r.apiGroup, r.resource)).map((r) => [`${r.verb} ${r.apiGroup}/${r.resource}`, describeRequest(r)])).values()];
+    const denied = [
+      ...new Map(
+        used()
+          .filter((r) => !allows(rules, r.verb, r.apiGroup, r.resource))
+          .map((r) => [`${r.verb} ${r.apiGroup}/${r.resource}`, describeRequest(r)]),
+      ).values(),
+    ];
     expect(denied).toEqual([]);
   }, 120_000);
 

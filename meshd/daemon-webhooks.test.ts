@@ -66,16 +66,30 @@ const mutatingConfiguration = {
       admissionReviewVersions: ['v1beta1', 'v1'],
       namespaceSelector: { matchLabels: { 'mesh-injection': 'enabled' } },
     },
-    { name: 'someone-else.example.io', clientConfig: { url: 'https://127.0.0.1:1/x', caBundle: '' }, sideEffects: 'None', admissionReviewVersions: ['v1'], rules: [] },
+    {
+      name: 'someone-else.example.io',
+      clientConfig: { url: 'https://127.0.0.1:1/x', caBundle: '' },
+      sideEffects: 'None',
+      admissionReviewVersions: ['v1'],
+      rules: [],
+    },
   ],
 };
 
 async function startDaemon(): Promise<void> {
   const settings = loadSettings('pilot-discovery', { POD_NAME: 'meshd-webhooks', ECC_SIGNATURE_ALGORITHM: 'ECDSA' });
   daemon = startMeshdInProcess(
-    meshdTestOptions(settings, { kubeConfigPath: join(workDir, 'kubeconfig'), httpAddr: `127.0.0.1:${httpPort}`, httpsAddr: `127.0.0.1:${httpsPort}`, logging: loggingTo(join(workDir, 'meshd.log')) }),
+    meshdTestOptions(settings, {
+      kubeConfigPath: join(workDir, 'kubeconfig'),
+      httpAddr: `127.0.0.1:${httpPort}`,
+      httpsAddr: `127.0.0.1:${httpsPort}`,
+      logging: loggingTo(join(workDir, 'meshd.log')),
+    }),
   );
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, description: 'the daemon ready' });
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/ready`).catch(() => undefined))?.status === 200, {
+    timeoutMs: 30_000,
+    description: 'the daemon ready',
+  });
 }
 
 beforeAll(async () => {
@@ -83,7 +97,8 @@ beforeAll(async () => {
   [httpsPort, httpPort] = await Promise.all([freePort(), freePort()]);
   kube = await startApiServerDouble({
     bookmarkIntervalMs: 0,
-    serviceResolver: (namespace, name, port) => (namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: httpsPort } : undefined),
+    serviceResolver: (namespace, name, port) =>
+      namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: httpsPort } : undefined,
   });
   const kubeConfig = kube.kubeConfig();
   const core = kubeConfig.makeApiClient(CoreV1Api);
@@ -109,7 +124,10 @@ const readValidating = async (): Promise<V1ValidatingWebhookConfiguration> =>
 
 describe('the daemon keeps its webhook configurations right', () => {
   test('caBundle is patched into the validation webhook and the injection webhooks (only those), and validation switches to fail-closed', async () => {
-    await waitFor(async () => (await readValidating()).webhooks?.[0]?.failurePolicy === 'Fail', { timeoutMs: 30_000, description: 'validation switched to Fail' });
+    await waitFor(async () => (await readValidating()).webhooks?.[0]?.failurePolicy === 'Fail', {
+      timeoutMs: 30_000,
+      description: 'validation switched to Fail',
+    });
     const validating = await readValidating();
     const bundle = Buffer.from(validating.webhooks?.[0]?.clientConfig.caBundle ?? '', 'base64').toString();
     expect(bundle).toMatch(/^-----BEGIN CERTIFICATE-----/);
@@ -125,7 +143,9 @@ describe('kubectl against the daemon’s validation webhook', () => {
       'apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata:\n  name: bad\n  namespace: foo\nspec:\n  action: ALLOW\n  rules:\n  - to:\n    - operation:\n        methods: [""]\n',
     );
     expect(result.code).toBe(1);
-    expect(result.stderr).toContain('admission webhook "validation.mesh.io" denied the request: configuration is invalid: spec.rules[0].to[0].operation.methods[0]: ');
+    expect(result.stderr).toContain(
+      'admission webhook "validation.mesh.io" denied the request: configuration is invalid: spec.rules[0].to[0].operation.methods[0]: ',
+    );
     expect((await kubectl('get', 'authorizationpolicies', '-n', 'foo', '-o', 'name')).stdout).not.toContain('bad');
   });
 
@@ -137,7 +157,6 @@ describe('kubectl against the daemon’s validation webhook', () => {
     expect(result.stderr).toMatch(/^Warning: spec\.rules\[0\].*DENY rule uses HTTP-only fields/m);
     expect(result.stdout).toContain('authorizationpolicy.security.mesh.io/deny-get created');
   });
-
 });
 
 const POD = (name: string, extra = ''): string =>
@@ -150,14 +169,22 @@ describe('kubectl against the daemon’s injection webhook', () => {
     expect(applied.stderr).toBe('');
     const pod = JSON.parse((await kubectl('get', 'pod', 'httpbin-1', '-n', 'foo', '-o', 'json')).stdout) as {
       metadata: { labels: Record<string, string>; annotations: Record<string, string> };
-      spec: { containers: { name: string; args?: string[]; readinessProbe?: { httpGet: { port: number; path: string } } }[]; initContainers?: { name: string; args?: string[] }[]; volumes: { name: string }[] };
+      spec: {
+        containers: { name: string; args?: string[]; readinessProbe?: { httpGet: { port: number; path: string } } }[];
+        initContainers?: { name: string; args?: string[] }[];
+        volumes: { name: string }[];
+      };
     };
     expect(pod.spec.containers.map((c) => c.name)).toEqual(['httpbin', 'mesh-proxy']);
     expect(pod.spec.initContainers?.map((c) => c.name)).toEqual(['mesh-init']);
     expect(pod.spec.initContainers?.[0]?.args?.slice(0, 2)).toEqual(['mesh-iptables', '-p']);
     expect(pod.metadata.labels['security.mesh.io/tlsMode']).toBe('mesh');
     expect(pod.metadata.labels['service.mesh.io/canonical-name']).toBe('httpbin');
-    expect(JSON.parse(pod.metadata.annotations['sidecar.mesh.io/status'] ?? '{}')).toMatchObject({ containers: ['mesh-proxy'], initContainers: ['mesh-init'], revision: 'default' });
+    expect(JSON.parse(pod.metadata.annotations['sidecar.mesh.io/status'] ?? '{}')).toMatchObject({
+      containers: ['mesh-proxy'],
+      initContainers: ['mesh-init'],
+      revision: 'default',
+    });
     // The app's probe now goes through the agent's status port (15021 here: the mesh config's statusPort).
     expect(pod.spec.containers[0]?.readinessProbe?.httpGet).toEqual({ path: '/app-health/httpbin/readyz', port: 15021 });
   });
@@ -166,7 +193,9 @@ describe('kubectl against the daemon’s injection webhook', () => {
     await apply(POD('opted-out', '  annotations:\n    sidecar.mesh.io/inject: "false"\n'));
     const pod = JSON.parse((await kubectl('get', 'pod', 'opted-out', '-n', 'foo', '-o', 'json')).stdout) as { spec: { containers: { name: string }[] } };
     expect(pod.spec.containers.map((c) => c.name)).toEqual(['httpbin']);
-    const refused = await apply(POD('bad-annotation', '  annotations:\n    sidecar.mesh.io/interceptionMode: BOGUS\n    status.sidecar.mesh.io/port: "70000"\n'));
+    const refused = await apply(
+      POD('bad-annotation', '  annotations:\n    sidecar.mesh.io/interceptionMode: BOGUS\n    status.sidecar.mesh.io/port: "70000"\n'),
+    );
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('admission webhook "namespace.sidecar-injector.mesh.io" denied the request: ');
     expect(refused.stderr).toContain("invalid value 'BOGUS' for annotation 'sidecar.mesh.io/interceptionMode'");

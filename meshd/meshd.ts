@@ -109,7 +109,12 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     updater: xds,
   });
   const analysis = config.analysisFeed
-    ? setupAnalysisWithManager(manager, { feed: config.analysisFeed, model: environment.model, rootNamespace: options.namespace, log: logging.scope('analysis') })
+    ? setupAnalysisWithManager(manager, {
+        feed: config.analysisFeed,
+        model: environment.model,
+        rootNamespace: options.namespace,
+        log: logging.scope('analysis'),
+      })
     : undefined;
 
   const serving = secure.webhooks;

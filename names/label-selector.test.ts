@@ -42,8 +42,16 @@ describe('selectorMatches (a metav1.LabelSelector)', () => {
     ['DoesNotExist, present', { matchExpressions: [{ key: 'app', operator: 'DoesNotExist' }] }, false],
     ['DoesNotExist, missing', { matchExpressions: [{ key: 'tier', operator: 'DoesNotExist' }] }, true],
     ['an unknown operator', { matchExpressions: [{ key: 'app', operator: 'Equals', values: ['httpbin'] }] }, false],
-    ['matchLabels and expressions, both held', { matchLabels: { app: 'httpbin' }, matchExpressions: [{ key: 'version', operator: 'In', values: ['v1'] }] }, true],
-    ['matchLabels held, an expression not', { matchLabels: { app: 'httpbin' }, matchExpressions: [{ key: 'version', operator: 'NotIn', values: ['v1'] }] }, false],
+    [
+      'matchLabels and expressions, both held',
+      { matchLabels: { app: 'httpbin' }, matchExpressions: [{ key: 'version', operator: 'In', values: ['v1'] }] },
+      true,
+    ],
+    [
+      'matchLabels held, an expression not',
+      { matchLabels: { app: 'httpbin' }, matchExpressions: [{ key: 'version', operator: 'NotIn', values: ['v1'] }] },
+      false,
+    ],
     ['an expression held, matchLabels not', { matchLabels: { app: 'sleep' }, matchExpressions: [{ key: 'app', operator: 'Exists' }] }, false],
   ])('%s', (_name, selector, expected) => {
     expect(selectorMatches(selector, labels)).toBe(expected);

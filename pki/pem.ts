@@ -26,7 +26,9 @@ export function decodePemBlocks(text: string): PemBlock[] {
 
 /** The DER of every CERTIFICATE block; throws when there is none. */
 export function decodeCertificates(text: string, what: string): Buffer[] {
-  const certs = decodePemBlocks(text).filter((b) => b.label === 'CERTIFICATE').map((b) => b.der);
+  const certs = decodePemBlocks(text)
+    .filter((b) => b.label === 'CERTIFICATE')
+    .map((b) => b.der);
   if (certs.length === 0) throw new MeshError('pem', `${what}: no PEM certificate found`);
   return certs;
 }

@@ -25,11 +25,7 @@ function realTimer(fn: () => void, delayMs: number): TimerHandle {
   return { cancel: () => clearTimeout(timer) };
 }
 
-export function sleepWith(
-  setTimer: (fn: () => void, delayMs: number) => TimerHandle,
-  delayMs: number,
-  signal?: AbortSignal,
-): Promise<void> {
+export function sleepWith(setTimer: (fn: () => void, delayMs: number) => TimerHandle, delayMs: number, signal?: AbortSignal): Promise<void> {
   return new Promise((resolve, reject) => {
     if (signal?.aborted) {
       reject(signal.reason);

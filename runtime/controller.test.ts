@@ -295,7 +295,11 @@ describe('controller watches', () => {
   test('default mapping: each event reconciles the object by key; the event type is never passed', async () => {
     const source = memorySource();
     source.apply({ metadata: { namespace: 'ns', name: 'existing' } });
-    const h = await startController(async () => undefined, 1, (c) => c.watches(source));
+    const h = await startController(
+      async () => undefined,
+      1,
+      (c) => c.watches(source),
+    );
     try {
       await new Promise((resolve) => setImmediate(resolve));
       expect(h.calls).toHaveLength(0);
@@ -321,13 +325,16 @@ describe('controller watches', () => {
     const owners = memorySource('owners');
     pods.markSynced();
     owners.markSynced();
-    const h = await startController(async () => undefined, 1, (c) =>
-      c
-        .watches(pods, (pod) => {
-          const owner = pod.metadata?.labels?.['app'];
-          return owner ? { namespace: pod.metadata?.namespace ?? '', name: owner } : undefined;
-        })
-        .watches(owners, (o) => [objectKeyOf(o), { namespace: 'mesh-system', name: 'summary' }]),
+    const h = await startController(
+      async () => undefined,
+      1,
+      (c) =>
+        c
+          .watches(pods, (pod) => {
+            const owner = pod.metadata?.labels?.['app'];
+            return owner ? { namespace: pod.metadata?.namespace ?? '', name: owner } : undefined;
+          })
+          .watches(owners, (o) => [objectKeyOf(o), { namespace: 'mesh-system', name: 'summary' }]),
     );
     try {
       pods.apply({ metadata: { namespace: 'ns', name: 'pod-1', labels: { app: 'web' } } });
@@ -345,11 +352,14 @@ describe('controller watches', () => {
   test('a failing map function is logged and the event skipped', async () => {
     const source = memorySource();
     source.markSynced();
-    const h = await startController(async () => undefined, 1, (c) =>
-      c.watches(source, (o) => {
-        if (o.metadata?.name === 'bad') throw new Error('boom');
-        return objectKeyOf(o);
-      }),
+    const h = await startController(
+      async () => undefined,
+      1,
+      (c) =>
+        c.watches(source, (o) => {
+          if (o.metadata?.name === 'bad') throw new Error('boom');
+          return objectKeyOf(o);
+        }),
     );
     try {
       source.apply({ metadata: { namespace: 'ns', name: 'bad' } });
@@ -365,7 +375,11 @@ describe('controller watches', () => {
   test('stopping before the sources sync returns without reconciling', async () => {
     const source = memorySource();
     source.apply({ metadata: { namespace: 'ns', name: 'a' } });
-    const h = await startController(async () => undefined, 1, (c) => c.watches(source));
+    const h = await startController(
+      async () => undefined,
+      1,
+      (c) => c.watches(source),
+    );
     await h.stop();
     expect(h.calls).toHaveLength(0);
   });

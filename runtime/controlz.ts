@@ -88,7 +88,12 @@ function configureRoutes(app: FastifyInstance, options: ControlZOptions, clock: 
 
   app.get('/', async (_request, reply) => reply.type('text/html; charset=utf-8').send(indexPage(options.buildInfo)));
 
-  app.get('/scopej/', async () => logging.listScopes().map(toScopeJson).sort((a, b) => a.name.localeCompare(b.name)));
+  app.get('/scopej/', async () =>
+    logging
+      .listScopes()
+      .map(toScopeJson)
+      .sort((a, b) => a.name.localeCompare(b.name)),
+  );
   app.get<{ Params: { scope: string } }>('/scopej/:scope', async (request, reply) => {
     const scope = logging.getScope(request.params.scope);
     if (!scope) return sendError(reply, 404, `unknown scope name: ${request.params.scope}`);

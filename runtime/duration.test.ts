@@ -1,12 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
-import {
-  MAX_DURATION_MS,
-  MAX_DURATION_NS,
-  formatDuration,
-  formatDurationNs,
-  parseDuration,
-  parseDurationNs,
-} from './duration.js';
+import { MAX_DURATION_MS, MAX_DURATION_NS, formatDuration, formatDurationNs, parseDuration, parseDurationNs } from './duration.js';
 import { MeshError } from './errors.js';
 
 const NS = 1n;

@@ -44,27 +44,68 @@ export const ERROR_CODES = {
   /** Config sources, the mesh config and the policy API. */
   config: ['invalid-mesh-config', 'config-dir-unreadable', 'invalid-kind', 'unknown-kind', 'parse-pool-closed'],
   /** The xDS server and the Envoy plumbing. */
-  xds: ['invalid-node', 'invalid-xds-resource', 'unknown-proto-type', 'proto-missing', 'proto-load-failed', 'stream-closed', 'unauthenticated', 'permission-denied', 'jwks-fetch-failed',
-    'invalid-discovery-request', 'proto-layout-changed'],
+  xds: [
+    'invalid-node',
+    'invalid-xds-resource',
+    'unknown-proto-type',
+    'proto-missing',
+    'proto-load-failed',
+    'stream-closed',
+    'unauthenticated',
+    'permission-denied',
+    'jwks-fetch-failed',
+    'invalid-discovery-request',
+    'proto-layout-changed',
+  ],
   /** The certificate authority and X.509 handling. */
-  ca: ['csr-malformed', 'csr-signature', 'csr-unsupported', 'ttl-too-long', 'identity-invalid', 'ca-material-invalid', 'ca-store-conflict', 'ca-unavailable', 'sign-failed', 'der', 'pem'],
+  ca: [
+    'csr-malformed',
+    'csr-signature',
+    'csr-unsupported',
+    'ttl-too-long',
+    'identity-invalid',
+    'ca-material-invalid',
+    'ca-store-conflict',
+    'ca-unavailable',
+    'sign-failed',
+    'der',
+    'pem',
+  ],
   /** The sidecar injector (webhook/inject/): its config, the pod's annotations, the templates. */
   webhook: ['invalid-injector-config', 'invalid-injection-annotation', 'injection-template-not-found', 'injection-template-failed', 'invalid-injection-input'],
   /** The agent and its capture rules. */
-  agent: ['iptables-command-failed', 'iptables-validation-failed', 'resolv-conf-unreadable', 'credential-fetcher-invalid', 'app-probers-invalid',
-    'provisioned-certificate-unreadable', 'certificate-chain-empty', 'data-plane-program-missing'],
+  agent: [
+    'iptables-command-failed',
+    'iptables-validation-failed',
+    'resolv-conf-unreadable',
+    'credential-fetcher-invalid',
+    'app-probers-invalid',
+    'provisioned-certificate-unreadable',
+    'certificate-chain-empty',
+    'data-plane-program-missing',
+  ],
   /** The embedded data plane. */
-  dataplane: ['bootstrap-invalid', 'secret-missing', 'config-rejected', 'rbac-config-invalid', 'ext-authz-config-invalid',
-    'secret-invalid'],
+  dataplane: ['bootstrap-invalid', 'secret-missing', 'config-rejected', 'rbac-config-invalid', 'ext-authz-config-invalid', 'secret-invalid'],
   /** The API server double (the Kubernetes reason of a failure travels beside the code). */
   apiserverDouble: ['api-status', 'json-patch', 'revision-compacted', 'revision-too-large', 'webhook-call', 'webhook-response-invalid'],
   /** meshctl, and the command trees of every program (cli/). */
-  meshctl: ['validation-failed', 'wait-timeout', 'precheck-issues', 'revision-not-found', 'port-forward-failed', 'xds-query-failed', 'metrics-query-failed', 'analysis-timeout', 'authz-explain-failed',
-    'bugreport-gather-failed', 'version-query-failed', 'webhook-denied', 'debug-request-failed'],
+  meshctl: [
+    'validation-failed',
+    'wait-timeout',
+    'precheck-issues',
+    'revision-not-found',
+    'port-forward-failed',
+    'xds-query-failed',
+    'metrics-query-failed',
+    'analysis-timeout',
+    'authz-explain-failed',
+    'bugreport-gather-failed',
+    'version-query-failed',
+    'webhook-denied',
+    'debug-request-failed',
+  ],
   /** The installation: rendering the charts. */
-  install: ['render-failed', 'install-failed',
-    'proxy-config-failed',
-    'pod-not-found', 'verify-failed', 'tag-refused', 'upgrade-refused'],
+  install: ['render-failed', 'install-failed', 'proxy-config-failed', 'pod-not-found', 'verify-failed', 'tag-refused', 'upgrade-refused'],
 } as const;
 
 export type MeshErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES][number];

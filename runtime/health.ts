@@ -58,15 +58,10 @@ export function newHealthChecks(): HealthChecks {
  * `[-]name failed: reason`. Works in `http.createServer` and in fastify (`reply.hijack()` first,
  * then pass `request.raw`, `reply.raw`).
  */
-export function healthHttpHandler(
-  checks: HealthChecks,
-  kind: HealthKind,
-): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
+export function healthHttpHandler(checks: HealthChecks, kind: HealthKind): (req: IncomingMessage, res: ServerResponse) => Promise<void> {
   return async (req, res) => {
     const report = await checks.check(kind);
-    const body = report.healthy
-      ? 'ok'
-      : report.failures.map((f) => `[-]${f.name} failed: ${f.reason}`).join('\n') + `\n${kind} check failed`;
+    const body = report.healthy ? 'ok' : report.failures.map((f) => `[-]${f.name} failed: ${f.reason}`).join('\n') + `\n${kind} check failed`;
     res.writeHead(report.healthy ? 200 : 503, {
       'content-type': 'text/plain; charset=utf-8',
       'x-content-type-options': 'nosniff',

@@ -49,8 +49,7 @@ function newConfigMapWriter(double: ApiServerDouble): {
         metadata: { name, ...(labels ? { labels } : {}) },
         data: { version: '1' },
       }),
-    update: (name, data, labels) =>
-      call('PATCH', `${base}/${name}`, 'application/merge-patch+json', { data, ...(labels ? { metadata: { labels } } : {}) }),
+    update: (name, data, labels) => call('PATCH', `${base}/${name}`, 'application/merge-patch+json', { data, ...(labels ? { metadata: { labels } } : {}) }),
     remove: async (name) => {
       await call('DELETE', `${base}/${name}`, 'application/json');
     },
@@ -62,9 +61,16 @@ const rvOf = (object: KubeObject): string => object.metadata?.resourceVersion ??
 const describeEvent = (event: SourceEvent<KubeObject>): string =>
   event.type === 'apply' ? `apply ${nameOf(event.object)}@${rvOf(event.object)}` : `delete ${nameOf(event.object)}`;
 const applied = (object: KubeObject): string => `apply ${nameOf(object)}@${rvOf(object)}`;
-const storeState = (source: Source): string[] => source.store.list().map((o) => `${nameOf(o)}@${rvOf(o)}`).sort();
+const storeState = (source: Source): string[] =>
+  source.store
+    .list()
+    .map((o) => `${nameOf(o)}@${rvOf(o)}`)
+    .sort();
 const serverState = (double: ApiServerDouble): string[] =>
-  double.objects('v1', 'ConfigMap', 'default').map((o) => `${nameOf(o)}@${rvOf(o)}`).sort();
+  double
+    .objects('v1', 'ConfigMap', 'default')
+    .map((o) => `${nameOf(o)}@${rvOf(o)}`)
+    .sort();
 
 interface Harness {
   double: ApiServerDouble;
@@ -86,9 +92,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function harness(
-  options: { clock?: Clock } & Partial<Omit<InformerSourceOptions<KubeObject>, 'log' | 'clock'>> = {},
-): Promise<Harness> {
+async function harness(options: { clock?: Clock } & Partial<Omit<InformerSourceOptions<KubeObject>, 'log' | 'clock'>> = {}): Promise<Harness> {
   const double = await startApiServerDouble();
   cleanups.push(() => double.close());
   const logs: LogEntry[] = [];

@@ -112,10 +112,7 @@ export function newInformerSource<T extends KubeObject>(options: InformerSourceO
       let deadline: TimerHandle | undefined;
       const setDeadline = (ms: number, what: string): void => {
         deadline?.cancel();
-        deadline = clock.setTimer(
-          () => attempt.abort(new MeshError('informer-timeout', `${name}: ${what} took longer than ${ms} ms`)),
-          ms,
-        );
+        deadline = clock.setTimer(() => attempt.abort(new MeshError('informer-timeout', `${name}: ${what} took longer than ${ms} ms`)), ms);
       };
       let openedAt: number | undefined;
       let outcome: 'closed' | 'expired' | 'failed';
@@ -264,9 +261,6 @@ function withTypeMeta<T extends KubeObject>(listed: KubeList<T>): T[] {
   const apiVersion = listed.apiVersion;
   if (apiVersion === undefined || kind === undefined) return listed.items;
   return listed.items.map((item) =>
-    item.apiVersion !== undefined && item.kind !== undefined
-      ? item
-      : { ...item, apiVersion: item.apiVersion ?? apiVersion, kind: item.kind ?? kind },
+    item.apiVersion !== undefined && item.kind !== undefined ? item : { ...item, apiVersion: item.apiVersion ?? apiVersion, kind: item.kind ?? kind },
   );
 }
-

@@ -44,7 +44,12 @@ describe('newInformerStore', () => {
       { type: 'apply', object: cm('new', '6') },
       { type: 'delete', object: cm('gone', '1') },
     ]);
-    expect(store.list().map((o) => o.metadata?.name).sort()).toEqual(['changed', 'new', 'same']);
+    expect(
+      store
+        .list()
+        .map((o) => o.metadata?.name)
+        .sort(),
+    ).toEqual(['changed', 'new', 'same']);
   });
 
   test('objects without a resourceVersion always count as changed', () => {

@@ -130,12 +130,7 @@ describe('kube list and watch over a KubeConfig', () => {
     expect(opened).toBe(1);
     expect(seen[0]?.searchParams.get('watch')).toBe('true');
     expect(seen[0]?.searchParams.get('resourceVersion')).toBe('7');
-    expect(events.map((e) => `${e.type}:${e.object.metadata?.resourceVersion}`)).toEqual([
-      'ADDED:8',
-      'MODIFIED:9',
-      'BOOKMARK:11',
-      'DELETED:12',
-    ]);
+    expect(events.map((e) => `${e.type}:${e.object.metadata?.resourceVersion}`)).toEqual(['ADDED:8', 'MODIFIED:9', 'BOOKMARK:11', 'DELETED:12']);
   });
 
   test.each([
@@ -163,9 +158,7 @@ describe('kube list and watch over a KubeConfig', () => {
     route = (_request, response) => {
       response.write(JSON.stringify({ type: 'ADDED', object: cm('a', '1') }) + '\n', () => response.socket?.destroy());
     };
-    await expect(
-      watchOnce<KubeObject>(config, '/api/v1/configmaps', {}, signal(), { onEvent: () => undefined }),
-    ).rejects.toBeDefined();
+    await expect(watchOnce<KubeObject>(config, '/api/v1/configmaps', {}, signal(), { onEvent: () => undefined })).rejects.toBeDefined();
   });
 
   test('watchOnce rejects on a non-200 answer without opening', async () => {
@@ -199,9 +192,9 @@ describe('kube list and watch over a KubeConfig', () => {
     await new Promise<void>((resolve) => closed.listen(0, '127.0.0.1', resolve));
     const port = (closed.address() as AddressInfo).port;
     await new Promise<void>((resolve) => closed.close(() => resolve()));
-    await expect(
-      listAll(kubeConfigFor(`http://127.0.0.1:${port}`), '/api/v1/configmaps', { pageSize: 0, signal: signal() }),
-    ).rejects.toMatchObject({ code: 'ECONNREFUSED' });
+    await expect(listAll(kubeConfigFor(`http://127.0.0.1:${port}`), '/api/v1/configmaps', { pageSize: 0, signal: signal() })).rejects.toMatchObject({
+      code: 'ECONNREFUSED',
+    });
   });
 });
 

@@ -34,11 +34,7 @@ export class KubeRequestError extends MeshError<KubeRequestErrorCode> {
   /** The Status `reason` (`Expired`, `Gone`, `NotFound`, …) when the server sent one. */
   readonly reason: string | undefined;
 
-  constructor(
-    code: KubeRequestErrorCode,
-    message: string,
-    details: { status?: number; reason?: string; cause?: unknown } = {},
-  ) {
+  constructor(code: KubeRequestErrorCode, message: string, details: { status?: number; reason?: string; cause?: unknown } = {}) {
     super(code, message, { cause: details.cause });
     this.status = details.status;
     this.reason = details.reason;
@@ -47,10 +43,7 @@ export class KubeRequestError extends MeshError<KubeRequestErrorCode> {
 
 /** True when the resource version we asked for is too old (410 Gone): only a relist helps. */
 export function isResourceExpired(error: unknown): boolean {
-  return (
-    error instanceof KubeRequestError &&
-    (error.status === 410 || error.reason === 'Expired' || error.reason === 'Gone')
-  );
+  return error instanceof KubeRequestError && (error.status === 410 || error.reason === 'Expired' || error.reason === 'Gone');
 }
 
 /**
@@ -79,21 +72,22 @@ export interface ListAllOptions {
  * Lists every object under `path`, following `continue` tokens. All pages share the first
  * page's resource version, so the result is one consistent snapshot.
  */
-export async function listAll<T extends KubeObject>(
-  transport: KubeTransport,
-  path: string,
-  options: ListAllOptions,
-): Promise<KubeList<T>> {
+export async function listAll<T extends KubeObject>(transport: KubeTransport, path: string, options: ListAllOptions): Promise<KubeList<T>> {
   const items: T[] = [];
   let first: KubeList<T> | undefined;
   let continueToken: string | undefined;
   do {
-    const page = await getJson<KubeList<T>>(transport, path, {
-      labelSelector: options.labelSelector,
-      fieldSelector: options.fieldSelector,
-      limit: options.pageSize > 0 ? String(options.pageSize) : undefined,
-      continue: continueToken,
-    }, options.signal);
+    const page = await getJson<KubeList<T>>(
+      transport,
+      path,
+      {
+        labelSelector: options.labelSelector,
+        fieldSelector: options.fieldSelector,
+        limit: options.pageSize > 0 ? String(options.pageSize) : undefined,
+        continue: continueToken,
+      },
+      options.signal,
+    );
     if (!Array.isArray(page.items)) {
       throw new KubeRequestError('kube-bad-response', `GET ${path}: the list has no items array`);
     }
@@ -140,11 +134,7 @@ export async function watchOnce<T extends KubeObject>(
   }
 }
 
-function readEvents<T extends KubeObject>(
-  path: string,
-  response: IncomingMessage,
-  onEvent: (event: KubeWatchEvent<T>) => void,
-): Promise<void> {
+function readEvents<T extends KubeObject>(path: string, response: IncomingMessage, onEvent: (event: KubeWatchEvent<T>) => void): Promise<void> {
   return new Promise((resolve, reject) => {
     let pending = '';
     let settled = false;
@@ -256,12 +246,7 @@ function readBody(response: IncomingMessage): Promise<string> {
 }
 
 /** One GET; `release` frees the socket and the per-request agent client-node built. */
-async function get(
-  transport: KubeTransport,
-  path: string,
-  query: KubeQuery,
-  signal: AbortSignal,
-): Promise<{ response: IncomingMessage; release: () => void }> {
+async function get(transport: KubeTransport, path: string, query: KubeQuery, signal: AbortSignal): Promise<{ response: IncomingMessage; release: () => void }> {
   signal.throwIfAborted();
   const cluster = transport.getCurrentCluster();
   if (!cluster) throw new KubeRequestError('kube-no-cluster', 'the kubeconfig has no current cluster');
@@ -278,10 +263,8 @@ async function get(
   };
   const request = url.protocol === 'http:' ? http.request : https.request;
   return new Promise((resolve, reject) => {
-    const req = request(
-      url,
-      { ...options, method: 'GET', headers: { ...options.headers, accept: 'application/json' }, signal },
-      (response) => resolve({ response, release }),
+    const req = request(url, { ...options, method: 'GET', headers: { ...options.headers, accept: 'application/json' }, signal }, (response) =>
+      resolve({ response, release }),
     );
     req.on('socket', (socket) => socket.setKeepAlive(true, 30_000));
     req.on('error', (error) => {

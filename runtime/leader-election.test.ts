@@ -23,7 +23,10 @@ let leaseCounter = 0;
 beforeAll(async () => {
   api = await startApiServerDouble({ host: '127.0.0.1' });
   coordination = api.kubeConfig().makeApiClient(CoordinationV1Api);
-  await api.kubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: NAMESPACE } } });
+  await api
+    .kubeConfig()
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name: NAMESPACE } } });
 });
 
 afterAll(async () => {

@@ -1,12 +1,4 @@
-import type {
-  ConfigurationOptions,
-  CoordinationV1Api,
-  KubeConfig,
-  Observable,
-  ObservableMiddleware,
-  V1Lease,
-  V1LeaseSpec,
-} from '@kubernetes/client-node';
+import type { ConfigurationOptions, CoordinationV1Api, KubeConfig, Observable, ObservableMiddleware, V1Lease, V1LeaseSpec } from '@kubernetes/client-node';
 import type { Clock } from './clock.js';
 import { MeshError, errorMessage } from './errors.js';
 import type { Logger } from './log/logger.js';
@@ -107,22 +99,14 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
     observedTime = clock.now();
   };
 
-  const isLeaseValid = (now: number): boolean =>
-    observed !== undefined && observedTime + observed.leaseDurationMs > now;
+  const isLeaseValid = (now: number): boolean => observed !== undefined && observedTime + observed.leaseDurationMs > now;
 
-  const withTimeout = async <T>(
-    timeoutMs: number,
-    outer: AbortSignal | undefined,
-    call: (opts: ConfigurationOptions) => Promise<T>,
-  ): Promise<T> => {
+  const withTimeout = async <T>(timeoutMs: number, outer: AbortSignal | undefined, call: (opts: ConfigurationOptions) => Promise<T>): Promise<T> => {
     const controller = new AbortController();
     const onAbort = (): void => controller.abort(outer?.reason);
     outer?.addEventListener('abort', onAbort, { once: true });
     if (outer?.aborted) onAbort();
-    const timer = clock.setTimer(
-      () => controller.abort(new MeshError('lease-request-timeout', `lease request timed out after ${timeoutMs}ms`)),
-      timeoutMs,
-    );
+    const timer = clock.setTimer(() => controller.abort(new MeshError('lease-request-timeout', `lease request timed out after ${timeoutMs}ms`)), timeoutMs);
     try {
       return await call(signalOptions(controller.signal));
     } finally {
@@ -142,9 +126,7 @@ export function newLeaderElector(options: LeaderElectorOptions): LeaderElector {
   });
 
   const replace = (lease: V1Lease, spec: V1LeaseSpec, timeoutMs: number, signal?: AbortSignal): Promise<V1Lease> =>
-    withTimeout(timeoutMs, signal, (opts) =>
-      (api as CoordinationV1Api).replaceNamespacedLease({ name, namespace, body: { ...lease, spec } }, opts),
-    );
+    withTimeout(timeoutMs, signal, (opts) => (api as CoordinationV1Api).replaceNamespacedLease({ name, namespace, body: { ...lease, spec } }, opts));
 
   /** One attempt (client-go's tryAcquireOrRenew). True when we hold the lease afterwards. */
   const tryAcquireOrRenew = async (timeoutMs: number, signal: AbortSignal): Promise<boolean> => {

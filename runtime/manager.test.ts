@@ -176,14 +176,7 @@ describe('manager start order', () => {
     events.length = 0;
     run.abort.abort();
     expect(await run.result).toBeUndefined();
-    expect(events).toEqual([
-      'stop:leader-ctl',
-      'elector:released',
-      'stop:worker',
-      'stop:pods',
-      'stop:webhook',
-      'stop:monitoring',
-    ]);
+    expect(events).toEqual(['stop:leader-ctl', 'elector:released', 'stop:worker', 'stop:pods', 'stop:webhook', 'stop:monitoring']);
     expect(manager.isLeader()).toBe(false);
   });
 

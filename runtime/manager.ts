@@ -7,8 +7,7 @@ import type { Logger } from './log/logger.js';
 import type { Runnable, RunnableGroup } from './runnable.js';
 
 /** Leader election as the manager takes it: clock and log default to the manager's own. */
-export type ManagerLeaderElectionOptions = Omit<LeaderElectorOptions, 'clock' | 'log'> &
-  Partial<Pick<LeaderElectorOptions, 'clock' | 'log'>>;
+export type ManagerLeaderElectionOptions = Omit<LeaderElectorOptions, 'clock' | 'log'> & Partial<Pick<LeaderElectorOptions, 'clock' | 'log'>>;
 
 export interface ManagerOptions {
   log: Logger;
@@ -73,15 +72,12 @@ export function newManager(options: ManagerOptions): Manager {
   const shutdownDurationMs = options.shutdownDurationMs ?? 10_000;
   const health = options.health ?? newHealthChecks();
 
-  const phases = new Map<Phase, PhaseState>(
-    PHASES.map((phase) => [phase, { runnables: [], abort: unboundedAbortController(), started: false }]),
-  );
+  const phases = new Map<Phase, PhaseState>(PHASES.map((phase) => [phase, { runnables: [], abort: unboundedAbortController(), started: false }]));
   const known = new Set<Runnable>();
   const running: Running[] = [];
   // Built now so invalid options fail at construction; it does no work before run().
   const elector: LeaderElector | undefined =
-    options.leaderElector ??
-    (options.leaderElection ? newLeaderElector({ clock, log, ...options.leaderElection }) : undefined);
+    options.leaderElector ?? (options.leaderElection ? newLeaderElector({ clock, log, ...options.leaderElection }) : undefined);
   let started = false;
   let ready = false;
   let stopping = false;

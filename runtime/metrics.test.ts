@@ -105,7 +105,6 @@ describeWithSeeds('newMetrics against the seed lists', () => {
     expect(new Set(names)).toEqual(new Set(expected.keys()));
     expect(names.length).toBe(new Set(names).size);
   });
-
 });
 
 describe.each(PROGRAMS)('newMetrics(%s)', (program) => {
@@ -127,10 +126,7 @@ describe.each(PROGRAMS)('newMetrics(%s)', (program) => {
     expect(histograms.length).toBeGreaterThan(0);
     for (const spec of histograms) {
       const labels = Object.fromEntries(spec.labelNames.map((label) => [label, 'test']));
-      (metrics.histogram as (name: string) => { observe(labels: object, value: number): void })(spec.name).observe(
-        labels,
-        1,
-      );
+      (metrics.histogram as (name: string) => { observe(labels: object, value: number): void })(spec.name).observe(labels, 1);
     }
     const text = await metrics.registry.metrics();
     for (const spec of histograms) {
@@ -172,8 +168,7 @@ describe('the catalogue', () => {
   });
 
   test('labels follow the reference and stay bounded', () => {
-    const labelsOf = (name: string): readonly string[] | undefined =>
-      METRIC_CATALOG.find((spec) => spec.name === name)?.labelNames;
+    const labelsOf = (name: string): readonly string[] | undefined => METRIC_CATALOG.find((spec) => spec.name === name)?.labelNames;
     expect(labelsOf('pilot_xds_pushes')).toEqual(['type']);
     expect(labelsOf('pilot_total_xds_rejects')).toEqual(['type']);
     expect(labelsOf('pilot_xds_config_size_bytes')).toEqual(['type']);

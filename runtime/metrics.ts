@@ -1,14 +1,6 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { MeshError } from './errors.js';
-import {
-  metricsFor,
-  type CounterName,
-  type GaugeName,
-  type HistogramName,
-  type LabelNameOf,
-  type MetricSpec,
-  type PromMetricType,
-} from './metrics-catalog.js';
+import { metricsFor, type CounterName, type GaugeName, type HistogramName, type LabelNameOf, type MetricSpec, type PromMetricType } from './metrics-catalog.js';
 import type { Program } from './settings-info.js';
 
 /**

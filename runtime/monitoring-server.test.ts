@@ -142,8 +142,8 @@ describe('the monitoring server lifecycle', () => {
   });
 
   test('rejects a malformed address at construction', () => {
-    expect(() =>
-      newMonitoringServer({ address: '15014', metrics: newMetrics('pilot-agent'), buildInfo: {}, log: newNopLogger() }),
-    ).toThrow(/invalid listen address "15014"/);
+    expect(() => newMonitoringServer({ address: '15014', metrics: newMetrics('pilot-agent'), buildInfo: {}, log: newNopLogger() })).toThrow(
+      /invalid listen address "15014"/,
+    );
   });
 });

@@ -64,10 +64,7 @@ describe('token bucket rate limiter', () => {
 describe('max-of and the default controller rate limiter', () => {
   test('max-of returns the longest delay and forgets in every limiter', () => {
     const clock = new FakeClock();
-    const limiter = newMaxOfRateLimiter<string>(
-      newExponentialFailureRateLimiter({ baseDelayMs: 1 }),
-      newTokenBucketRateLimiter({ clock, qps: 1, burst: 1 }),
-    );
+    const limiter = newMaxOfRateLimiter<string>(newExponentialFailureRateLimiter({ baseDelayMs: 1 }), newTokenBucketRateLimiter({ clock, qps: 1, burst: 1 }));
     expect(limiter.when('a')).toBe(1);
     expect(limiter.when('a')).toBe(1000);
     expect(limiter.numRequeues('a')).toBe(2);

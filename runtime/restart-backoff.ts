@@ -18,10 +18,7 @@ export interface RestartBackoff {
 }
 
 /** The defaults are client-go's reflector backoff (800 ms, ×2, jitter 1.0, capped at 30 s). */
-export function newRestartBackoff(
-  options: RestartBackoffOptions = {},
-  random: () => number = Math.random,
-): RestartBackoff {
+export function newRestartBackoff(options: RestartBackoffOptions = {}, random: () => number = Math.random): RestartBackoff {
   const initialMs = options.initialMs ?? 800;
   const maxMs = options.maxMs ?? 30_000;
   const factor = options.factor ?? 2;

@@ -2,15 +2,7 @@ import { describeWithSeeds, readSeed } from '../testing/seeds.js';
 import { describe, expect, test } from '@jest/globals';
 import { MeshError, UsageError } from './errors.js';
 import type { Program } from './settings-info.js';
-import {
-  PROGRAM_TABLES,
-  SETTING_TABLES,
-  SettingsError,
-  loadSettings,
-  programSettings,
-  type SettingTable,
-  type Settings,
-} from './settings.js';
+import { PROGRAM_TABLES, SETTING_TABLES, SettingsError, loadSettings, programSettings, type SettingTable, type Settings } from './settings.js';
 
 interface SeedRow {
   name: string;
@@ -96,7 +88,9 @@ function settingsErrorOf(program: Program, env: Record<string, string>): Setting
 
 describeWithSeeds('the registry matches the seed tables', () => {
   test.each(TABLE_NAMES)('%s: exactly the same names', (table) => {
-    const seedNames = seedTable_(table).map((row) => row.name).sort();
+    const seedNames = seedTable_(table)
+      .map((row) => row.name)
+      .sort();
     expect(new Set(seedNames).size).toBe(seedNames.length);
     expect(Object.keys(SETTING_TABLES[table]).sort()).toEqual(seedNames);
   });
@@ -137,7 +131,11 @@ describeWithSeeds('the registry matches the seed tables', () => {
       expect(PROGRAM_TABLES[program]).toEqual(expected[program]);
       const names = expected[program].flatMap((table) => seedTable_(table).map((row) => row.name)).sort();
       expect([...programSettings(program).keys()].sort()).toEqual(names);
-      expect(loadSettings(program, { HOME }).describe().map((info) => info.name)).toEqual(names);
+      expect(
+        loadSettings(program, { HOME })
+          .describe()
+          .map((info) => info.name),
+      ).toEqual(names);
     }
   });
 
@@ -157,9 +155,7 @@ describeWithSeeds('the registry matches the seed tables', () => {
 describeWithSeeds('defaults as the seed writes them', () => {
   test.each(PROGRAMS)('%s: describe() renders every default as the seed writes it', (program) => {
     const tables = PROGRAM_TABLES[program] as readonly SettingTable[];
-    const seedDefaults = new Map(
-      tables.flatMap((table) => seedTable_(table).map((row) => [row.name, registryDefault(row.default)] as const)),
-    );
+    const seedDefaults = new Map(tables.flatMap((table) => seedTable_(table).map((row) => [row.name, registryDefault(row.default)] as const)));
     for (const info of loadSettings(program, { HOME }).describe()) {
       const want = info.name === 'MESHCONFIG' ? `${HOME}/.meshctl/config.yaml` : seedDefaults.get(info.name);
       expect({ name: info.name, default: info.default, value: info.value, isSet: info.isSet }).toEqual({
@@ -170,12 +166,15 @@ describeWithSeeds('defaults as the seed writes them', () => {
       });
     }
   });
-
 });
 
 describe('defaults', () => {
   test('durations render as Go prints them', () => {
-    const rendered = Object.fromEntries(loadSettings('pilot-discovery', {}).describe().map((info) => [info.name, info.default]));
+    const rendered = Object.fromEntries(
+      loadSettings('pilot-discovery', {})
+        .describe()
+        .map((info) => [info.name, info.default]),
+    );
     expect(rendered).toMatchObject({
       PILOT_DEBOUNCE_AFTER: '100ms',
       PILOT_DISTRIBUTION_HISTORY_RETENTION: '1m0s',
@@ -286,9 +285,7 @@ describe('values from the environment', () => {
   });
 
   test.each(['yes', 'no', 'on', '2', 'tRuE', ' true', 'enabled'])('boolean %j is rejected', (raw) => {
-    expect(settingsErrorOf('pilot-agent', { PKCS8_KEY: raw }).message).toBe(
-      `invalid value ${JSON.stringify(raw)} for PKCS8_KEY: expected true or false`,
-    );
+    expect(settingsErrorOf('pilot-agent', { PKCS8_KEY: raw }).message).toBe(`invalid value ${JSON.stringify(raw)} for PKCS8_KEY: expected true or false`);
   });
 });
 
@@ -369,12 +366,7 @@ describe('bad values', () => {
     expect(error).toBeInstanceOf(MeshError);
     expect(error.exitCode).toBe(2);
     expect(error.name).toBe('SettingsError');
-    expect(error.issues.map((issue) => issue.name).sort()).toEqual([
-      'ENABLE_CA_SERVER',
-      'PILOT_DEBOUNCE_AFTER',
-      'PILOT_PUSH_THROTTLE',
-      'PILOT_TRACE_SAMPLING',
-    ]);
+    expect(error.issues.map((issue) => issue.name).sort()).toEqual(['ENABLE_CA_SERVER', 'PILOT_DEBOUNCE_AFTER', 'PILOT_PUSH_THROTTLE', 'PILOT_TRACE_SAMPLING']);
   });
 
   test('a setting only another program reads is not validated', () => {

@@ -295,10 +295,17 @@ export function loadSettings<P extends Program>(program: P, env: Readonly<Record
     }
     return entry;
   };
-  const environment = Object.freeze(Object.fromEntries(Object.entries(env).filter((pair): pair is [string, string] => pair[1] !== undefined && pair[1] !== '')));
+  const environment = Object.freeze(
+    Object.fromEntries(Object.entries(env).filter((pair): pair is [string, string] => pair[1] !== undefined && pair[1] !== '')),
+  );
   const settings: Settings<P> = {
     program,
-    prefixed: (prefix) => Object.fromEntries(Object.entries(environment).filter(([name]) => name.startsWith(prefix) && name.length > prefix.length).map(([name, value]) => [name.slice(prefix.length), value])),
+    prefixed: (prefix) =>
+      Object.fromEntries(
+        Object.entries(environment)
+          .filter(([name]) => name.startsWith(prefix) && name.length > prefix.length)
+          .map(([name, value]) => [name.slice(prefix.length), value]),
+      ),
     get: <N extends SettingName<P>>(name: N) => entryOf(name).value as SettingValue<P, N>,
     isSet: (name) => entryOf(name).isSet,
     describe: () =>
@@ -386,10 +393,7 @@ export function expectedOf(spec: SettingSpec): string {
 }
 
 function durationBounds(min: number | undefined, max: number | undefined): string {
-  const parts = [
-    ...(min === undefined ? [] : [`at least ${formatDuration(min)}`]),
-    ...(max === undefined ? [] : [`at most ${formatDuration(max)}`]),
-  ];
+  const parts = [...(min === undefined ? [] : [`at least ${formatDuration(min)}`]), ...(max === undefined ? [] : [`at most ${formatDuration(max)}`])];
   return parts.length === 0 ? '' : `, ${parts.join(' and ')}`;
 }
 

@@ -16,9 +16,7 @@ const INFO: BuildInfo = {
 
 describe('readBuildInfo', () => {
   test('reads the version of the project this module belongs to', () => {
-    const projectPackage = JSON.parse(
-      readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8'),
-    ) as { version: string };
+    const projectPackage = JSON.parse(readFileSync(fileURLToPath(new URL('../package.json', import.meta.url)), 'utf8')) as { version: string };
     const info = readBuildInfo();
     expect(info.version).toBe(projectPackage.version);
     expect(info.gitTag).toBe(projectPackage.version);
@@ -65,8 +63,6 @@ describe('formatBuildInfo', () => {
     const withExtra = { ...INFO, extra: 'dropped' } as BuildInfo;
     expect(JSON.parse(formatBuildInfo(withExtra, 'json'))).toEqual(INFO);
     expect(parse(formatBuildInfo(withExtra, 'yaml'))).toEqual(INFO);
-    expect(formatBuildInfo(INFO, 'yaml')).toBe(
-      'version: 0.1.0\ngitRevision: abc123\nnodeVersion: v20.20.0\nbuildStatus: Clean\ngitTag: 0.1.0',
-    );
+    expect(formatBuildInfo(INFO, 'yaml')).toBe('version: 0.1.0\ngitRevision: abc123\nnodeVersion: v20.20.0\nbuildStatus: Clean\ngitTag: 0.1.0');
   });
 });

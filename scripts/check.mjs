@@ -1,13 +1,21 @@
-// `npm run check`: type-check every file, lint, check the import rules and the file sizes. The
-// type-check and the lint each take most of a core for a minute, so they run side by side; the
-// output of each step is printed whole, in order, and the run fails if any step fails.
+// `npm run check`: type-check every file, lint, check the formatting (prettier; `npm run format`
+// writes it), the import rules and the file sizes. The type-check and the lint each take most of a
+// core for a minute, so they run side by side; the output of each step is printed whole, in
+// order, and the run fails if any step fails.
 import { spawn } from 'node:child_process';
 import packages from './packages.cjs';
 
 const bin = (name) => `node_modules/.bin/${name}`;
 const STEPS = [
-  [[bin('tsc'), '-p', 'tsconfig.json', '--noEmit'], [bin('eslint'), '.']],
-  [[bin('depcruise'), ...packages.ALL, '--config', '.dependency-cruiser.cjs'], ['node', 'scripts/check-file-sizes.mjs']],
+  [
+    [bin('tsc'), '-p', 'tsconfig.json', '--noEmit'],
+    [bin('eslint'), '.'],
+  ],
+  [
+    [bin('depcruise'), ...packages.ALL, '--config', '.dependency-cruiser.cjs'],
+    ['node', 'scripts/check-file-sizes.mjs'],
+    [bin('prettier'), '--check', '--log-level', 'warn', '**/*.{ts,mjs,cjs}'],
+  ],
 ];
 
 function run([command, ...args]) {

@@ -10,7 +10,13 @@ import protobuf from 'protobufjs';
 
 const require = createRequire(import.meta.url);
 const xdsDeps = join(dirname(require.resolve('@grpc/grpc-js-xds/package.json')), 'deps');
-const INCLUDE_DIRS = [join(xdsDeps, 'envoy-api'), join(xdsDeps, 'xds'), join(xdsDeps, 'googleapis'), join(xdsDeps, 'protoc-gen-validate'), dirname(require.resolve('protobufjs/package.json'))];
+const INCLUDE_DIRS = [
+  join(xdsDeps, 'envoy-api'),
+  join(xdsDeps, 'xds'),
+  join(xdsDeps, 'googleapis'),
+  join(xdsDeps, 'protoc-gen-validate'),
+  dirname(require.resolve('protobufjs/package.json')),
+];
 const OUT = 'xds/envoy/protos';
 
 // Every entry file any process loads (xds/envoy/envoy-protos.ts, cli/meshctl/meshctl-xds.ts).

@@ -12,7 +12,5 @@ function git(...args) {
 
 const gitRevision = git('rev-parse', 'HEAD');
 const dirty = git('status', '--porcelain', '--untracked-files=no');
-const stamp = gitRevision
-  ? { gitRevision, buildStatus: dirty ? 'Modified' : 'Clean' }
-  : { gitRevision: 'unknown', buildStatus: 'unknown' };
+const stamp = gitRevision ? { gitRevision, buildStatus: dirty ? 'Modified' : 'Clean' } : { gitRevision: 'unknown', buildStatus: 'unknown' };
 writeFileSync(new URL('../build-info.json', import.meta.url), `${JSON.stringify(stamp, null, 2)}\n`);

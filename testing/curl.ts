@@ -24,7 +24,12 @@ export async function curl(args: readonly string[], options: { timeoutSeconds?: 
     const failed = error as { stdout?: string; stderr?: string; code?: number };
     const out = failed.stdout ?? '';
     const cut = out.lastIndexOf('\n');
-    return { body: cut < 0 ? '' : out.slice(0, cut), code: out.slice(cut + 1) || '000', exit: typeof failed.code === 'number' ? failed.code : -1, stderr: failed.stderr ?? '' };
+    return {
+      body: cut < 0 ? '' : out.slice(0, cut),
+      code: out.slice(cut + 1) || '000',
+      exit: typeof failed.code === 'number' ? failed.code : -1,
+      stderr: failed.stderr ?? '',
+    };
   }
 }
 

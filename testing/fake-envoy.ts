@@ -50,5 +50,8 @@ export interface FakeEnvoyRun {
 
 /** The starts and SIGTERMs the fake recorded. */
 export function fakeEnvoyRuns(text: string): FakeEnvoyRun[] {
-  return text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line) as FakeEnvoyRun);
+  return text
+    .split('\n')
+    .filter((line) => line !== '')
+    .map((line) => JSON.parse(line) as FakeEnvoyRun);
 }

@@ -26,7 +26,12 @@ export async function helm(args: readonly string[], options: { workDir: string; 
     ...(options.kubeconfig ? { KUBECONFIG: options.kubeconfig } : {}),
   };
   try {
-    const { stdout, stderr } = await run(await toolPath('helm'), [...args], { env, encoding: 'utf8', timeout: options.timeoutMs ?? 60_000, maxBuffer: 64 * 1024 * 1024 });
+    const { stdout, stderr } = await run(await toolPath('helm'), [...args], {
+      env,
+      encoding: 'utf8',
+      timeout: options.timeoutMs ?? 60_000,
+      maxBuffer: 64 * 1024 * 1024,
+    });
     return { code: 0, stdout, stderr };
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; code?: number };

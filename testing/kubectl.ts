@@ -14,7 +14,10 @@ export interface KubectlResult {
 
 export async function kubectl(target: { kubeconfig: string; home: string }, args: readonly string[]): Promise<KubectlResult> {
   try {
-    const { stdout, stderr } = await run(await toolPath('kubectl'), ['--kubeconfig', target.kubeconfig, ...args], { env: { HOME: target.home }, timeout: 30_000 });
+    const { stdout, stderr } = await run(await toolPath('kubectl'), ['--kubeconfig', target.kubeconfig, ...args], {
+      env: { HOME: target.home },
+      timeout: 30_000,
+    });
     return { stdout, stderr, code: 0 };
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; code?: number };

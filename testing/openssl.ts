@@ -15,13 +15,37 @@ export interface KeyAndCert {
 export async function selfSignedCertificate(dir: string, name: string, subjectAltName: string, extra: readonly string[] = []): Promise<KeyAndCert> {
   const keyFile = join(dir, `${name}.key`);
   const certFile = join(dir, `${name}.pem`);
-  await run('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyFile, '-out', certFile, '-days', '1', '-subj', `/O=not-the-mesh/CN=${name}`, '-addext', `subjectAltName=${subjectAltName}`, ...extra]);
+  await run('openssl', [
+    'req',
+    '-x509',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    keyFile,
+    '-out',
+    certFile,
+    '-days',
+    '1',
+    '-subj',
+    `/O=not-the-mesh/CN=${name}`,
+    '-addext',
+    `subjectAltName=${subjectAltName}`,
+    ...extra,
+  ]);
   return { keyFile, certFile };
 }
 
 /** A self-signed CA (basicConstraints CA:TRUE) to sign further certificates with. */
 export async function certificateAuthority(dir: string, name: string): Promise<KeyAndCert> {
-  return selfSignedCertificate(dir, name, `URI:spiffe://${name}`, ['-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign']);
+  return selfSignedCertificate(dir, name, `URI:spiffe://${name}`, [
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+  ]);
 }
 
 const LEAF_EXTENSIONS = 'basicConstraints=critical,CA:FALSE\nkeyUsage=critical,digitalSignature,keyEncipherment\nextendedKeyUsage=serverAuth,clientAuth\n';
@@ -43,7 +67,37 @@ async function issue(dir: string, name: string, extensions: string, issuer: KeyA
   const certFile = join(dir, `${name}.pem`);
   const extFile = join(dir, `${name}.ext`);
   writeFileSync(extFile, extensions);
-  await run('openssl', ['req', '-new', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', keyFile, '-out', csrFile, '-subj', `/O=mesh/CN=${name}`]);
-  await run('openssl', ['x509', '-req', '-in', csrFile, '-CA', issuer.certFile, '-CAkey', issuer.keyFile, '-CAcreateserial', '-out', certFile, '-days', '1', '-extfile', extFile]);
+  await run('openssl', [
+    'req',
+    '-new',
+    '-newkey',
+    'ec',
+    '-pkeyopt',
+    'ec_paramgen_curve:P-256',
+    '-nodes',
+    '-keyout',
+    keyFile,
+    '-out',
+    csrFile,
+    '-subj',
+    `/O=mesh/CN=${name}`,
+  ]);
+  await run('openssl', [
+    'x509',
+    '-req',
+    '-in',
+    csrFile,
+    '-CA',
+    issuer.certFile,
+    '-CAkey',
+    issuer.keyFile,
+    '-CAcreateserial',
+    '-out',
+    certFile,
+    '-days',
+    '1',
+    '-extfile',
+    extFile,
+  ]);
   return { keyFile, certFile };
 }

@@ -15,8 +15,10 @@ function peerIdentity(call: ServerUnaryCall<Buffer, Buffer>): string {
   return uri ? uri.slice('URI:'.length) : 'plaintext';
 }
 
-const answer = (method: string) => (call: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>): void =>
-  done(null, Buffer.from(`${method}:${call.request.toString()} from ${peerIdentity(call)}`));
+const answer =
+  (method: string) =>
+  (call: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>): void =>
+    done(null, Buffer.from(`${method}:${call.request.toString()} from ${peerIdentity(call)}`));
 
 const address = process.argv[2];
 if (!address) {

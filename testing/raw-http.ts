@@ -20,7 +20,14 @@ export function rawGet(host: string, port: number, target: string, headers: Read
       reject(new Error(`no response to GET ${target} from ${host}:${port} within ${timeoutMs} ms`));
     }, timeoutMs);
     socket.on('connect', () => {
-      const lines = [`GET ${target} HTTP/1.1`, `Host: ${headers['host'] ?? `${host}:${port}`}`, 'Connection: close', ...Object.entries(headers).filter(([name]) => name !== 'host').map(([name, value]) => `${name}: ${value}`)];
+      const lines = [
+        `GET ${target} HTTP/1.1`,
+        `Host: ${headers['host'] ?? `${host}:${port}`}`,
+        'Connection: close',
+        ...Object.entries(headers)
+          .filter(([name]) => name !== 'host')
+          .map(([name, value]) => `${name}: ${value}`),
+      ];
       socket.write(`${lines.join('\r\n')}\r\n\r\n`);
     });
     socket.on('data', (chunk: Buffer) => chunks.push(chunk));
@@ -63,7 +70,12 @@ function dechunk(body: string): string {
  * request cut short then ends instead of waiting for the rest). Rejects when the peer neither
  * answers nor closes within `timeoutMs`.
  */
-export function rawExchange(host: string, port: number, bytes: Buffer | string, options: { halfClose?: boolean; untilHead?: boolean; timeoutMs?: number } = {}): Promise<{ status: number; text: string }> {
+export function rawExchange(
+  host: string,
+  port: number,
+  bytes: Buffer | string,
+  options: { halfClose?: boolean; untilHead?: boolean; timeoutMs?: number } = {},
+): Promise<{ status: number; text: string }> {
   const timeoutMs = options.timeoutMs ?? 5000;
   return new Promise((resolve, reject) => {
     const socket = connect({ host, port });

@@ -24,12 +24,7 @@ export function runBin(
 }
 
 /** Starts a built program in the background; the caller stops it. */
-export function startBin(
-  program: ProgramName,
-  args: readonly string[],
-  env: Record<string, string> = {},
-  cwd: string = PROJECT_ROOT,
-): ChildProcess {
+export function startBin(program: ProgramName, args: readonly string[], env: Record<string, string> = {}, cwd: string = PROJECT_ROOT): ChildProcess {
   return spawn(process.execPath, [`${PROJECT_ROOT}bin/${program}.js`, ...args], {
     cwd,
     env: { ...processEnvironment(), ...env },

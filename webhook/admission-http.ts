@@ -21,7 +21,13 @@ export interface AdmissionRoute {
  * version of the request with its UID. A handler that throws is a denial too: nothing a caller
  * sends brings the server down.
  */
-export function serveAdmission(route: AdmissionRoute, req: IncomingMessage, res: ServerResponse, log: Logger, options: { expectsContinue?: boolean } = {}): void {
+export function serveAdmission(
+  route: AdmissionRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+  log: Logger,
+  options: { expectsContinue?: boolean } = {},
+): void {
   const httpError = (status: number, message: string): void => {
     route.onHttpError?.(status);
     if (res.headersSent) return;

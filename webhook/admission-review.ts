@@ -63,7 +63,11 @@ export function decodeAdmissionReview(body: string): DecodedReview {
     version: apiVersion,
     request: {
       uid: stringOf(request['uid']),
-      kind: { group: stringOf(fieldOf(request['kind'], 'group')), version: stringOf(fieldOf(request['kind'], 'version')), kind: stringOf(fieldOf(request['kind'], 'kind')) },
+      kind: {
+        group: stringOf(fieldOf(request['kind'], 'group')),
+        version: stringOf(fieldOf(request['kind'], 'version')),
+        kind: stringOf(fieldOf(request['kind'], 'kind')),
+      },
       resource: {
         group: stringOf(fieldOf(request['resource'], 'group')),
         version: stringOf(fieldOf(request['resource'], 'version')),

@@ -29,7 +29,10 @@ function manualIdentity(first: ServingKeyCertificate): ServingIdentity & { renew
   };
 }
 
-const keyCert = (pair: KeyAndCert): ServingKeyCertificate => ({ certChainPem: readFileSync(pair.certFile, 'utf8'), keyPem: readFileSync(pair.keyFile, 'utf8') });
+const keyCert = (pair: KeyAndCert): ServingKeyCertificate => ({
+  certChainPem: readFileSync(pair.certFile, 'utf8'),
+  keyPem: readFileSync(pair.keyFile, 'utf8'),
+});
 
 function review(object: unknown, overrides: Record<string, unknown> = {}, apiVersion = 'admission.k8s.io/v1'): string {
   return JSON.stringify({
@@ -115,11 +118,19 @@ describe('the admission server on --httpsAddr', () => {
     const huge = Buffer.alloc(7 * 1024 * 1024, 'a');
     for (const chunked of [false, true]) {
       const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
-        const req = request(`${url}/validate`, { method: 'POST', ca: readFileSync(ca.certFile), headers: { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': huge.length }) } }, (res) => {
-          let body = '';
-          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
-          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
-        });
+        const req = request(
+          `${url}/validate`,
+          {
+            method: 'POST',
+            ca: readFileSync(ca.certFile),
+            headers: { 'content-type': 'application/json', ...(chunked ? {} : { 'content-length': huge.length }) },
+          },
+          (res) => {
+            let body = '';
+            res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+            res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+          },
+        );
         req.on('error', reject);
         req.end(huge);
       });
@@ -138,7 +149,13 @@ describe('the admission server on --httpsAddr', () => {
 
   test('a v1beta1 review is answered in v1beta1 with its UID; a valid policy passes', async () => {
     for (const version of ['admission.k8s.io/v1', 'admission.k8s.io/v1beta1']) {
-      const answer = await post(review(policy({ action: 'ALLOW', rules: [{ from: [{ source: { principals: ['cluster.local/ns/foo/sa/sleep'] } }] }] }), { uid: `u-${version}` }, version));
+      const answer = await post(
+        review(
+          policy({ action: 'ALLOW', rules: [{ from: [{ source: { principals: ['cluster.local/ns/foo/sa/sleep'] } }] }] }),
+          { uid: `u-${version}` },
+          version,
+        ),
+      );
       expect(JSON.parse(answer.body)).toEqual({ apiVersion: version, kind: 'AdmissionReview', response: { uid: `u-${version}`, allowed: true } });
     }
     expect(await counter(metrics, 'galley_validation_passed', { group: 'security.mesh.io', resource: 'authorizationpolicies' })).toBe(2);
@@ -163,7 +180,9 @@ describe('the admission server on --httpsAddr', () => {
   test('an unknown top-level field, an unknown kind and an undecodable object are refused with their reasons', async () => {
     const extra = JSON.parse((await post(review(policy({}, { extra: 1 })))).body) as { response: { status: { message: string } } };
     expect(extra.response.status.message).toBe('unknown field "extra" on AuthorizationPolicy resource foo/p');
-    const other = JSON.parse((await post(review({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }))).body) as { response: { status: { message: string } } };
+    const other = JSON.parse((await post(review({ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'x' } }))).body) as {
+      response: { status: { message: string } };
+    };
     expect(other.response.status.message).toBe('unrecognized type ConfigMap');
     const none = JSON.parse((await post(review('not an object'))).body) as { response: { status: { message: string } } };
     expect(none.response.status.message).toMatch(/^cannot decode configuration: /);
@@ -189,7 +208,20 @@ describe('the admission server on --httpsAddr', () => {
   test('a client that waits for 100 Continue gets the 400 for an oversized body before sending it, and a Continue for one that fits', async () => {
     const file = join(dir, 'huge.json');
     writeFileSync(file, Buffer.alloc(7 * 1024 * 1024, 'a'));
-    const ask = ['--cacert', ca.certFile, '-v', '-X', 'POST', '-H', 'Content-Type: application/json', '-H', 'Expect: 100-continue', '--data-binary', `@${file}`, `${url}/validate`];
+    const ask = [
+      '--cacert',
+      ca.certFile,
+      '-v',
+      '-X',
+      'POST',
+      '-H',
+      'Content-Type: application/json',
+      '-H',
+      'Expect: 100-continue',
+      '--data-binary',
+      `@${file}`,
+      `${url}/validate`,
+    ];
     const refused = await curl(ask);
     expect([refused.exit, refused.code, refused.body]).toEqual([0, '400', 'Request entity too large: limit is 6291456\n']);
     // As the reference answers: no invitation to upload what will be refused unread.
@@ -206,7 +238,8 @@ describe('the admission server on --httpsAddr', () => {
   });
 
   test('a renewed certificate is served to new connections without a restart', async () => {
-    const serial = async (): Promise<string> => (await curl(['--cacert', ca.certFile, '-v', '-X', 'POST', `${url}/validate`])).stderr.match(/subject: (.*)/)?.[1] ?? '';
+    const serial = async (): Promise<string> =>
+      (await curl(['--cacert', ca.certFile, '-v', '-X', 'POST', `${url}/validate`])).stderr.match(/subject: (.*)/)?.[1] ?? '';
     expect(await serial()).toMatch(/CN=meshd-1/);
     identity.renew(keyCert(await signedCertificate(dir, 'meshd-2', SAN, ca)));
     expect(await serial()).toMatch(/CN=meshd-2/);

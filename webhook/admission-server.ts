@@ -1,15 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
-import {
-  MeshError,
-  errorMessage,
-  rejectWhenAborted,
-  untilAborted,
-  type HttpServerRunnable,
-  type ListenAddress,
-  type Logger,
-} from '../runtime/index.js';
+import { MeshError, errorMessage, rejectWhenAborted, untilAborted, type HttpServerRunnable, type ListenAddress, type Logger } from '../runtime/index.js';
 import { serveAdmission, type AdmissionRoute } from './admission-http.js';
 import type { ServingIdentity, ServingKeyCertificate } from './serving-identity.js';
 

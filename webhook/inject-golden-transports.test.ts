@@ -31,12 +31,28 @@ const TRANSPORTS: Readonly<Record<string, Transport>> = {
   revision: { settings: { revision: 'canary' } },
   'url-env-legacy-probes': { settings: { rewriteProbeLegacyLocalhost: true, legacyFsGroup: false }, path: '/inject/cluster/east/net/net-east/extra_flag/on' },
   'values-overrides': {
-    values: { global: { imagePullSecrets: ['reg-secret'], meshID: 'mesh1', caAddress: 'custom-ca.example:15012', hub: 'registry.example/mesh', tag: '1.2.3', logAsJson: true, imagePullPolicy: 'IfNotPresent' } },
+    values: {
+      global: {
+        imagePullSecrets: ['reg-secret'],
+        meshID: 'mesh1',
+        caAddress: 'custom-ca.example:15012',
+        hub: 'registry.example/mesh',
+        tag: '1.2.3',
+        logAsJson: true,
+        imagePullPolicy: 'IfNotPresent',
+      },
+    },
     meshConfig: 'trustDomain: example.org\nenablePrometheusMerge: false\n',
   },
   cni: { values: { mesh_cni: { enabled: true } } },
 };
-const DEFAULT_SETTINGS: WebhookSettings = { injectEnabled: true, injectionWebhookConfigName: 'mesh-sidecar-injector', legacyFsGroup: true, rewriteProbeLegacyLocalhost: false, revision: '' };
+const DEFAULT_SETTINGS: WebhookSettings = {
+  injectEnabled: true,
+  injectionWebhookConfigName: 'mesh-sidecar-injector',
+  legacyFsGroup: true,
+  rewriteProbeLegacyLocalhost: false,
+  revision: '',
+};
 
 function valuesWith(overlay: Record<string, unknown>): string {
   const merge = (base: Record<string, unknown>, over: Record<string, unknown>): Record<string, unknown> => {
@@ -92,14 +108,25 @@ async function postReview(server: AdmissionServer, path: string, pod: Pod): Prom
   const body = JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
-    request: { uid: 'u', kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, namespace, operation: 'CREATE', object: pod },
+    request: {
+      uid: 'u',
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      namespace,
+      operation: 'CREATE',
+      object: pod,
+    },
   });
   const text = await new Promise<string>((resolve, reject) => {
-    const req = request(`https://127.0.0.1:${server.boundAddress().port}${path}`, { method: 'POST', ca: readFileSync(ca.certFile), headers: { 'content-type': 'application/json' } }, (res) => {
-      let out = '';
-      res.on('data', (chunk: Buffer) => (out += chunk.toString()));
-      res.on('end', () => resolve(out));
-    });
+    const req = request(
+      `https://127.0.0.1:${server.boundAddress().port}${path}`,
+      { method: 'POST', ca: readFileSync(ca.certFile), headers: { 'content-type': 'application/json' } },
+      (res) => {
+        let out = '';
+        res.on('data', (chunk: Buffer) => (out += chunk.toString()));
+        res.on('end', () => resolve(out));
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -150,12 +177,18 @@ describe('the injection golden cases through the built meshctl orch-inject', () 
     writeFileSync(input, names.map((name) => readFileSync(join(FOLDER, `${name}.in.yaml`), 'utf8')).join('---\n'));
     const result = await runBin('meshctl', ['orch-inject', '-f', input], { env: { HOME: '/nonexistent', KUBECONFIG: '' } });
     expect(result.stderr).toBe('');
-    const outputs = parseAllDocuments(result.stdout).map((doc) => doc.toJS() as Pod).filter((doc) => doc !== null);
+    const outputs = parseAllDocuments(result.stdout)
+      .map((doc) => doc.toJS() as Pod)
+      .filter((doc) => doc !== null);
     expect(outputs).toEqual(names.map((name) => readGolden<Pod>(FOLDER, name)));
     // The already injected output is skipped by kube-inject, as the reference does: unchanged.
     writeFileSync(join(dir, 'again.yaml'), result.stdout);
     const again = await runBin('meshctl', ['orch-inject', '-f', join(dir, 'again.yaml')], { env: { HOME: '/nonexistent', KUBECONFIG: '' } });
-    expect(parseAllDocuments(again.stdout).map((doc) => doc.toJS() as Pod).filter((doc) => doc !== null)).toEqual(outputs);
+    expect(
+      parseAllDocuments(again.stdout)
+        .map((doc) => doc.toJS() as Pod)
+        .filter((doc) => doc !== null),
+    ).toEqual(outputs);
     expect(again.stderr).toContain('===> Skipping injection because');
   });
 });

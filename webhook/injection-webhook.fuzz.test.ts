@@ -14,7 +14,13 @@ let webhook: InjectionWebhook;
 
 beforeAll(() => {
   webhook = newInjectionWebhook({
-    settings: { injectEnabled: true, injectionWebhookConfigName: 'mesh-sidecar-injector', legacyFsGroup: true, rewriteProbeLegacyLocalhost: false, revision: '' },
+    settings: {
+      injectEnabled: true,
+      injectionWebhookConfigName: 'mesh-sidecar-injector',
+      legacyFsGroup: true,
+      rewriteProbeLegacyLocalhost: false,
+      revision: '',
+    },
     meshConfig: () => DEFAULT_MESH_CONFIG,
     metrics: newMetrics('pilot-discovery'),
     log: newNopLogger(),
@@ -23,19 +29,51 @@ beforeAll(() => {
 });
 
 const annotations = fc.dictionary(
-  fc.constantFrom('sidecar.mesh.io/inject', 'sidecar.mesh.io/interceptionMode', 'traffic.sidecar.mesh.io/includeOutboundIPRanges', 'traffic.sidecar.mesh.io/excludeInboundPorts', 'sidecar.mesh.io/proxyCPU', 'proxy.mesh.io/config', 'status.sidecar.mesh.io/port', 'sidecar.mesh.io/status', 'inject.mesh.io/templates', 'x'),
+  fc.constantFrom(
+    'sidecar.mesh.io/inject',
+    'sidecar.mesh.io/interceptionMode',
+    'traffic.sidecar.mesh.io/includeOutboundIPRanges',
+    'traffic.sidecar.mesh.io/excludeInboundPorts',
+    'sidecar.mesh.io/proxyCPU',
+    'proxy.mesh.io/config',
+    'status.sidecar.mesh.io/port',
+    'sidecar.mesh.io/status',
+    'inject.mesh.io/templates',
+    'x',
+  ),
   fc.oneof(fc.string({ maxLength: 40 }), fc.constantFrom('true', 'false', 'NONE', 'TPROXY', '*', '0', '-1', '10.0.0.0/33', '{', 'tracing: {')),
 );
 const container = fc.oneof(
-  fc.record({ name: fc.string({ maxLength: 20 }), image: fc.string({ maxLength: 20 }), ports: fc.array(fc.record({ containerPort: fc.oneof(fc.integer(), fc.string({ maxLength: 6 })) }), { maxLength: 3 }) }, { requiredKeys: [] }),
+  fc.record(
+    {
+      name: fc.string({ maxLength: 20 }),
+      image: fc.string({ maxLength: 20 }),
+      ports: fc.array(fc.record({ containerPort: fc.oneof(fc.integer(), fc.string({ maxLength: 6 })) }), { maxLength: 3 }),
+    },
+    { requiredKeys: [] },
+  ),
   fc.jsonValue(),
 );
 const pod = fc.record(
   {
     apiVersion: fc.constantFrom('v1', 'x'),
     kind: fc.constantFrom('Pod', 'Deployment'),
-    metadata: fc.record({ name: fc.string({ maxLength: 30 }), generateName: fc.string({ maxLength: 10 }), labels: fc.dictionary(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 })), annotations }, { requiredKeys: [] }),
-    spec: fc.oneof(fc.record({ containers: fc.array(container, { maxLength: 3 }), initContainers: fc.array(container, { maxLength: 2 }), hostNetwork: fc.boolean() }, { requiredKeys: [] }), fc.jsonValue()),
+    metadata: fc.record(
+      {
+        name: fc.string({ maxLength: 30 }),
+        generateName: fc.string({ maxLength: 10 }),
+        labels: fc.dictionary(fc.string({ maxLength: 12 }), fc.string({ maxLength: 12 })),
+        annotations,
+      },
+      { requiredKeys: [] },
+    ),
+    spec: fc.oneof(
+      fc.record(
+        { containers: fc.array(container, { maxLength: 3 }), initContainers: fc.array(container, { maxLength: 2 }), hostNetwork: fc.boolean() },
+        { requiredKeys: [] },
+      ),
+      fc.jsonValue(),
+    ),
   },
   { requiredKeys: [] },
 );
@@ -44,7 +82,16 @@ describe('the injection webhook under fuzzing', () => {
   test('any pod object gets an allow or a denial with a message', async () => {
     await fc.assert(
       fc.asyncProperty(fc.oneof(pod, fc.jsonValue()), fc.constantFrom('foo', 'kube-system', ''), async (object, namespace) => {
-        const request: AdmissionRequest = { uid: 'u', kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, name: '', namespace, operation: 'CREATE', object, dryRun: false };
+        const request: AdmissionRequest = {
+          uid: 'u',
+          kind: { group: '', version: 'v1', kind: 'Pod' },
+          resource: { group: '', version: 'v1', resource: 'pods' },
+          name: '',
+          namespace,
+          operation: 'CREATE',
+          object,
+          dryRun: false,
+        };
         const response = await webhook.route.handle(request, '/inject');
         expect(typeof response.allowed).toBe('boolean');
         if (!response.allowed) expect(response.message ?? '').not.toBe('');

@@ -5,7 +5,13 @@ import type { AdmissionRequest } from './admission-review.js';
 import { BUILTIN_INJECTOR_CONFIG, compileInjector, type Injector, type InjectorConfig } from './inject/index.js';
 import { injectEnvsOfPath, newInjectionWebhook } from './injection-webhook.js';
 
-const settings = { injectEnabled: true, injectionWebhookConfigName: 'mesh-sidecar-injector', legacyFsGroup: true, rewriteProbeLegacyLocalhost: false, revision: '' };
+const settings = {
+  injectEnabled: true,
+  injectionWebhookConfigName: 'mesh-sidecar-injector',
+  legacyFsGroup: true,
+  rewriteProbeLegacyLocalhost: false,
+  revision: '',
+};
 
 function podRequest(pod: Record<string, unknown>): AdmissionRequest {
   return {
@@ -39,7 +45,9 @@ describe('the injection webhook', () => {
     const metrics = newMetrics('pilot-discovery');
     const webhook = newInjectionWebhook({ settings, meshConfig: () => DEFAULT_MESH_CONFIG, metrics, log: newNopLogger() });
     expect(webhook.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' })).toBe(true);
-    expect(webhook.offer({ text: { config: 'templates:\n  sidecar: "{{#if x}}"\n', values: '{}' }, origin: 'ConfigMap mesh-system/mesh-sidecar-injector' })).toBe(false);
+    expect(
+      webhook.offer({ text: { config: 'templates:\n  sidecar: "{{#if x}}"\n', values: '{}' }, origin: 'ConfigMap mesh-system/mesh-sidecar-injector' }),
+    ).toBe(false);
     expect(webhook.offer({ text: { config: 'policy: [', values: '{}' }, origin: 'ConfigMap mesh-system/mesh-sidecar-injector' })).toBe(false);
     const response = await webhook.route.handle(podRequest(pod(2)), '/inject');
     expect(response.allowed).toBe(true);
@@ -60,7 +68,10 @@ describe('the injection webhook', () => {
     webhook.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' });
     const withTemplate = { ...pod(1), metadata: { name: 'x', annotations: { 'inject.mesh.io/templates': 'x' } } };
     const response = await webhook.route.handle(podRequest(withTemplate), '/inject');
-    expect(response).toEqual({ allowed: false, message: expect.stringContaining('requested template "x" not found; have gateway, grpc-agent, sidecar') as unknown as string });
+    expect(response).toEqual({
+      allowed: false,
+      message: expect.stringContaining('requested template "x" not found; have gateway, grpc-agent, sidecar') as unknown as string,
+    });
   });
 
   test('the URL carries extra proxy env, in both of the reference’s forms', () => {
@@ -103,7 +114,13 @@ describe('the injection webhook', () => {
 
     test('a changed label or URL is injected anew', async () => {
       const { counts, compile } = countingCompile();
-      const webhook = newInjectionWebhook({ settings, meshConfig: () => DEFAULT_MESH_CONFIG, metrics: newMetrics('pilot-discovery'), log: newNopLogger(), compile });
+      const webhook = newInjectionWebhook({
+        settings,
+        meshConfig: () => DEFAULT_MESH_CONFIG,
+        metrics: newMetrics('pilot-discovery'),
+        log: newNopLogger(),
+        compile,
+      });
       webhook.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' });
       const httpbin = await patchOf(webhook, labelled('httpbin'));
       const other = await patchOf(webhook, labelled('other'));
@@ -121,7 +138,10 @@ describe('the injection webhook', () => {
       const webhook = newInjectionWebhook({ settings, meshConfig: () => meshConfig, metrics: newMetrics('pilot-discovery'), log: newNopLogger(), compile });
       webhook.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' });
       const before = await patchOf(webhook, labelled('httpbin'));
-      const values = JSON.stringify({ ...(JSON.parse(BUILTIN_INJECTOR_CONFIG.values) as Record<string, unknown>), global: { ...(JSON.parse(BUILTIN_INJECTOR_CONFIG.values) as { global: Record<string, unknown> }).global, hub: 'registry.example/mesh' } });
+      const values = JSON.stringify({
+        ...(JSON.parse(BUILTIN_INJECTOR_CONFIG.values) as Record<string, unknown>),
+        global: { ...(JSON.parse(BUILTIN_INJECTOR_CONFIG.values) as { global: Record<string, unknown> }).global, hub: 'registry.example/mesh' },
+      });
       expect(webhook.offer({ text: { config: BUILTIN_INJECTOR_CONFIG.config, values }, origin: 'ConfigMap mesh-system/mesh-sidecar-injector' })).toBe(true);
       const after = await patchOf(webhook, labelled('httpbin'));
       expect(counts).toEqual({ compiled: 2, injected: 2 });
@@ -134,7 +154,13 @@ describe('the injection webhook', () => {
 
     test('pods that never come back turn lookups off but for a sample; a pod that comes back is soon served from the cache again', async () => {
       const { counts, compile } = countingCompile();
-      const webhook = newInjectionWebhook({ settings, meshConfig: () => DEFAULT_MESH_CONFIG, metrics: newMetrics('pilot-discovery'), log: newNopLogger(), compile });
+      const webhook = newInjectionWebhook({
+        settings,
+        meshConfig: () => DEFAULT_MESH_CONFIG,
+        metrics: newMetrics('pilot-discovery'),
+        log: newNopLogger(),
+        compile,
+      });
       webhook.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' });
       for (let i = 0; i < 200; i++) await patchOf(webhook, labelled(`app-${i}`));
       expect(counts.injected).toBe(200);
@@ -149,7 +175,14 @@ describe('the injection webhook', () => {
 
     test('the cache is bounded: the least recently used patch is the one computed again', async () => {
       const { counts, compile } = countingCompile();
-      const webhook = newInjectionWebhook({ settings, meshConfig: () => DEFAULT_MESH_CONFIG, metrics: newMetrics('pilot-discovery'), log: newNopLogger(), compile, cacheEntries: 2 });
+      const webhook = newInjectionWebhook({
+        settings,
+        meshConfig: () => DEFAULT_MESH_CONFIG,
+        metrics: newMetrics('pilot-discovery'),
+        log: newNopLogger(),
+        compile,
+        cacheEntries: 2,
+      });
       webhook.offer({ text: BUILTIN_INJECTOR_CONFIG, origin: 'built-in defaults' });
       for (const app of ['a', 'b', 'a', 'c', 'a', 'b']) await patchOf(webhook, labelled(app));
       // a, b computed; a served; c computed (b out); a served; b computed again.

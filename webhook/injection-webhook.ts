@@ -117,7 +117,11 @@ export function newInjectionWebhook(options: InjectionWebhookOptions): Injection
       }
     },
     debugRoutes(app) {
-      app.get('/debug/inject', async () => (active ? { origin: active.version.origin, templates: active.injector.templateNames, config: active.version.text.config, values: active.version.text.values } : {}));
+      app.get('/debug/inject', async () =>
+        active
+          ? { origin: active.version.origin, templates: active.injector.templateNames, config: active.version.text.config, values: active.version.text.values }
+          : {},
+      );
     },
   };
 }

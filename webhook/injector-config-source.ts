@@ -72,7 +72,10 @@ export function addInjectorConfigSource(options: InjectorConfigSourceOptions): I
     if (!existsSync(configFile)) return;
     try {
       const valuesFile = join(dir, 'values');
-      options.onVersion({ text: { config: readFileSync(configFile, 'utf8'), values: existsSync(valuesFile) ? readFileSync(valuesFile, 'utf8') : '' }, origin: `folder ${dir}` });
+      options.onVersion({
+        text: { config: readFileSync(configFile, 'utf8'), values: existsSync(valuesFile) ? readFileSync(valuesFile, 'utf8') : '' },
+        origin: `folder ${dir}`,
+      });
     } catch (error) {
       log.error({ dir, error: errorMessage(error) }, 'could not read the injector config');
     }

@@ -6,17 +6,52 @@ const wire = (patch: readonly unknown[]): string => Buffer.from(JSON.stringify(p
 
 describe('the patch encoder', () => {
   test.each([
-    ['strings that need escaping', [{ op: 'add', path: '/metadata/annotations/a~1b', value: 'quote " backslash \\ newline \n tab \t nul \u0000 lone \ud800 pair \ud83d\ude00 é' }]],
+    [
+      'strings that need escaping',
+      [{ op: 'add', path: '/metadata/annotations/a~1b', value: 'quote " backslash \\ newline \n tab \t nul \u0000 lone \ud800 pair \ud83d\ude00 é' }],
+    ],
     ['keys that need escaping', [{ op: 'add', path: '/x', value: { 'a"b': 1, 'c\\d': 2, 'e\nf': 3 } }]],
-    ['undefined, functions and symbols: left out of objects, null in arrays', [{ op: 'add', path: '/x', value: { a: undefined, b: () => 1, c: Symbol('s'), d: [undefined, () => 1, Symbol('t'), 1] } }]],
+    [
+      'undefined, functions and symbols: left out of objects, null in arrays',
+      [{ op: 'add', path: '/x', value: { a: undefined, b: () => 1, c: Symbol('s'), d: [undefined, () => 1, Symbol('t'), 1] } }],
+    ],
     ['numbers JSON cannot write', [{ op: 'add', path: '/x', value: [NaN, Infinity, -Infinity, -0, 1e21, 0.1] }]],
-    ['a toJSON and other prototypes', [{ op: 'add', path: '/x', value: { date: new Date(0), custom: { toJSON: () => 'custom' }, map: new Map([[1, 2]]), nested: Object.create(null) as object } }]],
-    ['empty containers', [{ op: 'add', path: '/x', value: { a: {}, b: [], c: [[]] } }, { op: 'remove', path: '/y' }]],
-    ['operations of other shapes', [{ path: '/a', op: 'add', value: 1 }, { op: 'move', from: '/b', path: '/c' }, { op: 'add', path: '/d', value: undefined }, { op: 'test', path: '/e', value: null, extra: true }, Object.freeze({ op: 'remove', path: '/f' }), [1], 'text', null]],
+    [
+      'a toJSON and other prototypes',
+      [
+        {
+          op: 'add',
+          path: '/x',
+          value: { date: new Date(0), custom: { toJSON: () => 'custom' }, map: new Map([[1, 2]]), nested: Object.create(null) as object },
+        },
+      ],
+    ],
+    [
+      'empty containers',
+      [
+        { op: 'add', path: '/x', value: { a: {}, b: [], c: [[]] } },
+        { op: 'remove', path: '/y' },
+      ],
+    ],
+    [
+      'operations of other shapes',
+      [
+        { path: '/a', op: 'add', value: 1 },
+        { op: 'move', from: '/b', path: '/c' },
+        { op: 'add', path: '/d', value: undefined },
+        { op: 'test', path: '/e', value: null, extra: true },
+        Object.freeze({ op: 'remove', path: '/f' }),
+        [1],
+        'text',
+        null,
+      ],
+    ],
     ['an __proto__ field', [{ op: 'add', path: '/x', value: JSON.parse('{"__proto__": {"a": 1}, "b": 2}') as unknown }]],
   ])('writes what JSON.stringify writes: %s', (_name, patch) => {
     const encoder = newPatchEncoder();
-    const frozen = deepFreeze(structuredClone(patch.map((op: unknown) => (typeof op === 'object' && op !== null && 'value' in op ? { ...op, value: plainOnly(op.value) } : op))));
+    const frozen = deepFreeze(
+      structuredClone(patch.map((op: unknown) => (typeof op === 'object' && op !== null && 'value' in op ? { ...op, value: plainOnly(op.value) } : op))),
+    );
     for (let i = 0; i < 3; i++) {
       expect(encoder.encode(patch)).toBe(wire(patch));
       expect(encoder.encode(frozen)).toBe(wire(frozen));
@@ -69,13 +104,19 @@ describe('the patch encoder', () => {
   test('a stream of fresh values (nothing comes back) is written the same', () => {
     const encoder = newPatchEncoder();
     for (let i = 0; i < 100; i++) {
-      const patch = [{ op: 'add', path: '/spec/containers/1', value: deepFreeze({ name: `c${i}`, env: [{ name: 'N', value: String(i) }] }) }, { op: 'replace', path: '/x', value: i }];
+      const patch = [
+        { op: 'add', path: '/spec/containers/1', value: deepFreeze({ name: `c${i}`, env: [{ name: 'N', value: String(i) }] }) },
+        { op: 'replace', path: '/x', value: i },
+      ];
       expect(encoder.encode(patch)).toBe(wire(patch));
     }
     // Then the same values again and again.
     const same = deepFreeze({ name: 'again', env: [{ name: 'N', value: 'x' }] });
     for (let i = 0; i < 40; i++) {
-      const patch = [{ op: 'add', path: '/spec/containers/1', value: same }, { op: 'add', path: `/metadata/labels/l${i}`, value: 'é' }];
+      const patch = [
+        { op: 'add', path: '/spec/containers/1', value: same },
+        { op: 'add', path: `/metadata/labels/l${i}`, value: 'é' },
+      ];
       expect(encoder.encode(patch)).toBe(wire(patch));
     }
   });

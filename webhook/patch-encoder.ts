@@ -102,7 +102,10 @@ export function newPatchEncoder(): PatchEncoder {
    * same patch; workloads differ in an operation or two). Each is kept as a snapshot that nobody
    * else holds or can change.
    */
-  const jsonOf = (patch: readonly unknown[], previous: readonly WrittenOperation[] | undefined): { text: string; operations?: WrittenOperation[]; same: boolean } => {
+  const jsonOf = (
+    patch: readonly unknown[],
+    previous: readonly WrittenOperation[] | undefined,
+  ): { text: string; operations?: WrittenOperation[]; same: boolean } => {
     if (reuseRate < COLD_REUSE_RATE && plainPatches++ % SAMPLE_EVERY !== 0) return { text: JSON.stringify(patch), same: false };
     frozenMet = 0;
     frozenAgain = 0;

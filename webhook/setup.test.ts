@@ -52,10 +52,19 @@ async function startWebhooks(env: Record<string, string>, injectDir?: string): P
 const review = JSON.stringify({
   apiVersion: 'admission.k8s.io/v1',
   kind: 'AdmissionReview',
-  request: { uid: 'u', kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, namespace: 'foo', operation: 'CREATE', object: { metadata: { name: 'p' }, spec: { containers: [{ name: 'app', image: 'app' }] } } },
+  request: {
+    uid: 'u',
+    kind: { group: '', version: 'v1', kind: 'Pod' },
+    resource: { group: '', version: 'v1', resource: 'pods' },
+    namespace: 'foo',
+    operation: 'CREATE',
+    object: { metadata: { name: 'p' }, spec: { containers: [{ name: 'app', image: 'app' }] } },
+  },
 });
-const post = (target: { url: string; caFile: string }, path: string) => curl(['--cacert', target.caFile, '-H', 'Content-Type: application/json', '--data-binary', review, `${target.url}${path}`]);
-const injectedContainers = (body: string): string => Buffer.from((JSON.parse(body) as { response: { patch?: string } }).response.patch ?? '', 'base64').toString();
+const post = (target: { url: string; caFile: string }, path: string) =>
+  curl(['--cacert', target.caFile, '-H', 'Content-Type: application/json', '--data-binary', review, `${target.url}${path}`]);
+const injectedContainers = (body: string): string =>
+  Buffer.from((JSON.parse(body) as { response: { patch?: string } }).response.patch ?? '', 'base64').toString();
 
 describe('the webhooks registered on a manager', () => {
   test('INJECT_ENABLED=false serves no /inject; /validate still answers', async () => {
@@ -68,13 +77,19 @@ describe('the webhooks registered on a manager', () => {
     const injectDir = mkdtempSync(join(tmpdir(), 'inject-dir-'));
     dirs.push(injectDir);
     mkdirSync(injectDir, { recursive: true });
-    const withContainer = (name: string): string => `${BUILTIN_INJECTOR_CONFIG.config}\n`.replace('templates:', `templates:\n  marker: |\n    spec:\n      containers:\n      - name: ${name}\n        image: marker\n`).replace(/defaultTemplates:\n {2}- sidecar\n/, 'defaultTemplates: [sidecar, marker]\n');
+    const withContainer = (name: string): string =>
+      `${BUILTIN_INJECTOR_CONFIG.config}\n`
+        .replace('templates:', `templates:\n  marker: |\n    spec:\n      containers:\n      - name: ${name}\n        image: marker\n`)
+        .replace(/defaultTemplates:\n {2}- sidecar\n/, 'defaultTemplates: [sidecar, marker]\n');
     writeFileSync(join(injectDir, 'values'), BUILTIN_INJECTOR_CONFIG.values);
     writeFileSync(join(injectDir, 'config'), withContainer('first-marker'));
     const target = await startWebhooks({}, injectDir);
     expect(injectedContainers((await post(target, '/inject')).body)).toContain('first-marker');
     writeFileSync(join(injectDir, 'config'), withContainer('second-marker'));
-    await waitFor(async () => injectedContainers((await post(target, '/inject')).body).includes('second-marker'), { timeoutMs: 10_000, description: 'the new config served' });
+    await waitFor(async () => injectedContainers((await post(target, '/inject')).body).includes('second-marker'), {
+      timeoutMs: 10_000,
+      description: 'the new config served',
+    });
     writeFileSync(join(injectDir, 'config'), 'templates: {sidecar: "{{#if}}"}\n');
     writeFileSync(join(injectDir, 'values'), BUILTIN_INJECTOR_CONFIG.values);
     // Whatever the watcher has seen by now, the last good version keeps serving.

@@ -6,20 +6,52 @@ import { validateRequest } from './validation-webhook.js';
 
 // The validation webhook's decision on an attacker's AdmissionReview: a decoded review or an error
 // (answered as a denial), and for any request an allow or a denial with a message, never a throw.
-const kinds = fc.constantFrom('PeerAuthentication', 'RequestAuthentication', 'AuthorizationPolicy', 'DestinationRule', 'VirtualService', 'Gateway', 'Pod', '', 'Nope');
+const kinds = fc.constantFrom(
+  'PeerAuthentication',
+  'RequestAuthentication',
+  'AuthorizationPolicy',
+  'DestinationRule',
+  'VirtualService',
+  'Gateway',
+  'Pod',
+  '',
+  'Nope',
+);
 const request = fc.record({
   uid: fc.string(),
-  kind: fc.record({ group: fc.constantFrom('security.mesh.io', 'networking.mesh.io', '', 'x'), version: fc.constantFrom('v1beta1', 'v1alpha3', 'v1'), kind: kinds }),
+  kind: fc.record({
+    group: fc.constantFrom('security.mesh.io', 'networking.mesh.io', '', 'x'),
+    version: fc.constantFrom('v1beta1', 'v1alpha3', 'v1'),
+    kind: kinds,
+  }),
   operation: fc.constantFrom('CREATE', 'UPDATE', 'DELETE', 'CONNECT', ''),
-  object: fc.oneof(fc.jsonValue(), fc.record({ apiVersion: fc.constantFrom('security.mesh.io/v1beta1', 'networking.mesh.io/v1alpha3'), kind: kinds, metadata: fc.jsonValue(), spec: fc.jsonValue() })),
+  object: fc.oneof(
+    fc.jsonValue(),
+    fc.record({
+      apiVersion: fc.constantFrom('security.mesh.io/v1beta1', 'networking.mesh.io/v1alpha3'),
+      kind: kinds,
+      metadata: fc.jsonValue(),
+      spec: fc.jsonValue(),
+    }),
+  ),
 });
 
 describe('the validation webhook under fuzzing', () => {
   test('any body is decoded or refused with an error, never thrown', () => {
-    fc.assert(fc.property(fc.oneof(fc.string(), fc.jsonValue().map((v) => JSON.stringify(v)), request.map((r) => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: r }))), (body) => {
-      const decoded = decodeAdmissionReview(body);
-      expect('error' in decoded || 'request' in decoded).toBe(true);
-    }), fuzzParameters());
+    fc.assert(
+      fc.property(
+        fc.oneof(
+          fc.string(),
+          fc.jsonValue().map((v) => JSON.stringify(v)),
+          request.map((r) => JSON.stringify({ apiVersion: 'admission.k8s.io/v1', kind: 'AdmissionReview', request: r })),
+        ),
+        (body) => {
+          const decoded = decodeAdmissionReview(body);
+          expect('error' in decoded || 'request' in decoded).toBe(true);
+        },
+      ),
+      fuzzParameters(),
+    );
   });
 
   test('any request gets an allow or a denial with a message', () => {

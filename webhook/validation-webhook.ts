@@ -31,7 +31,17 @@ export function newValidationRoute(options: ValidationWebhookOptions): Admission
       if (outcome.failure) metrics.counter('galley_validation_failed').inc({ ...resource, reason: outcome.failure });
       else metrics.counter('galley_validation_passed').inc(resource);
       if (!outcome.response.allowed && !isProbe(request.object)) {
-        log.info({ kind: request.kind.kind, namespace: request.namespace, name: request.name, dryRun: request.dryRun, reason: outcome.failure, message: outcome.response.message }, 'configuration rejected');
+        log.info(
+          {
+            kind: request.kind.kind,
+            namespace: request.namespace,
+            name: request.name,
+            dryRun: request.dryRun,
+            reason: outcome.failure,
+            message: outcome.response.message,
+          },
+          'configuration rejected',
+        );
       }
       return outcome.response;
     },

@@ -23,7 +23,14 @@ const bundles: CaBundleSource = {
 
 const injector = (name: string, revision: string) => ({
   metadata: { name, labels: { 'mesh.io/rev': revision } },
-  webhooks: [{ name: 'namespace.sidecar-injector.mesh.io', admissionReviewVersions: ['v1'], sideEffects: 'None', clientConfig: { url: 'https://127.0.0.1:1/inject', caBundle: '' } }],
+  webhooks: [
+    {
+      name: 'namespace.sidecar-injector.mesh.io',
+      admissionReviewVersions: ['v1'],
+      sideEffects: 'None',
+      clientConfig: { url: 'https://127.0.0.1:1/inject', caBundle: '' },
+    },
+  ],
 });
 
 beforeAll(async () => {
@@ -59,9 +66,16 @@ const bundleOf = async (name: string): Promise<string> => {
 
 describe('the webhook configuration patcher', () => {
   test('patches the revision’s injection webhooks (revision tags too), again after a root rotation; other revisions untouched', async () => {
-    await waitFor(async () => (await bundleOf('mesh-sidecar-injector')).includes('root-A') && (await bundleOf('mesh-revision-tag-prod')).includes('root-A'), { timeoutMs: 10_000, description: 'root A patched' });
-    for (const listener of listeners) listener('-----BEGIN CERTIFICATE-----\nroot-A\n-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----\nroot-B\n-----END CERTIFICATE-----\n');
-    await waitFor(async () => (await bundleOf('mesh-sidecar-injector')).includes('root-B') && (await bundleOf('mesh-revision-tag-prod')).includes('root-B'), { timeoutMs: 10_000, description: 'the rotated bundle patched' });
+    await waitFor(async () => (await bundleOf('mesh-sidecar-injector')).includes('root-A') && (await bundleOf('mesh-revision-tag-prod')).includes('root-A'), {
+      timeoutMs: 10_000,
+      description: 'root A patched',
+    });
+    for (const listener of listeners)
+      listener('-----BEGIN CERTIFICATE-----\nroot-A\n-----END CERTIFICATE-----\n-----BEGIN CERTIFICATE-----\nroot-B\n-----END CERTIFICATE-----\n');
+    await waitFor(async () => (await bundleOf('mesh-sidecar-injector')).includes('root-B') && (await bundleOf('mesh-revision-tag-prod')).includes('root-B'), {
+      timeoutMs: 10_000,
+      description: 'the rotated bundle patched',
+    });
     expect(await bundleOf('mesh-sidecar-injector-canary')).toBe('');
   });
 });

@@ -74,7 +74,9 @@ export function addWebhookConfigPatcher(options: WebhookConfigPatcherOptions): C
   let readyForFailClose = false;
   // The reference retries the probe from 1 s, doubling, up to 1 min.
   let probeRetryMs = 1000;
-  const keyOf = (prefix: string) => (object: KubeObject): ObjectKey => ({ namespace: '', name: `${prefix}${object.metadata?.name ?? ''}` });
+  const keyOf =
+    (prefix: string) =>
+    (object: KubeObject): ObjectKey => ({ namespace: '', name: `${prefix}${object.metadata?.name ?? ''}` });
 
   let builder = controllerFor(manager, 'webhook-config-patcher').watches(validating, keyOf(VALIDATING)).withLogger(log);
   if (options.injectionWebhookConfigName !== '') builder = builder.watches(mutating, keyOf(MUTATING));
@@ -89,8 +91,9 @@ export function addWebhookConfigPatcher(options: WebhookConfigPatcherOptions): C
         webhook.name.endsWith(INJECTOR_WEBHOOK_SUFFIX) ? { ...webhook, clientConfig: { ...webhook.clientConfig, caBundle } } : webhook,
       );
       if (JSON.stringify(webhooks) === JSON.stringify(current.webhooks ?? [])) return undefined;
-      return replaceOrThrow(() => api.replaceMutatingWebhookConfiguration({ name: current.metadata?.name ?? '', body: { ...current, webhooks } }), () =>
-        reconcileLog.info({ name: current.metadata?.name }, 'patched caBundle into the injection webhooks'),
+      return replaceOrThrow(
+        () => api.replaceMutatingWebhookConfiguration({ name: current.metadata?.name ?? '', body: { ...current, webhooks } }),
+        () => reconcileLog.info({ name: current.metadata?.name }, 'patched caBundle into the injection webhooks'),
       );
     }
     const current = validating.store.get({ namespace: '', name: key.name.slice(VALIDATING.length) });
@@ -135,7 +138,8 @@ export function addWebhookConfigPatcher(options: WebhookConfigPatcherOptions): C
         throw error;
       });
       if (!source) {
-        if (!signal.aborted) log.warn('no trust bundle for the serving certificate (--tlsCertFile without --caCertFile): webhook configurations are not patched');
+        if (!signal.aborted)
+          log.warn('no trust bundle for the serving certificate (--tlsCertFile without --caCertFile): webhook configurations are not patched');
         return undefined;
       }
       return source.watch((next) => {

@@ -8,7 +8,16 @@ import { promisify } from 'node:util';
 import { Metadata, credentials, makeGenericClientConstructor, status, type Client, type ClientDuplexStream } from '@grpc/grpc-js';
 import { waitFor } from '../testing/wait-for.js';
 import { ADS_SERVICE, CSDS_SERVICE, loadEnvoyProtos, type EnvoyProtos } from './envoy/envoy-protos.js';
-import { AdsTestStream, newAdsTestClient, nodeFor, startTestXds, type AdsTestClient, type RequestMessage, type ResponseMessage, type TestXds } from './testing/test-support.js';
+import {
+  AdsTestStream,
+  newAdsTestClient,
+  nodeFor,
+  startTestXds,
+  type AdsTestClient,
+  type RequestMessage,
+  type ResponseMessage,
+  type TestXds,
+} from './testing/test-support.js';
 import { CLUSTER_TYPE, DEBUG_SYNCZ_TYPE, DEBUG_TYPE } from './envoy/type-urls.js';
 import type { XdsAuthenticator } from './xds-auth.js';
 import { testTokenAuthenticator } from './testing/test-authenticators.js';
@@ -42,7 +51,23 @@ async function makeCertificates(): Promise<void> {
   const leaf = async (name: string, subject: string, san: string) => {
     await openssl(['req', '-new', '-key', `${name}.key`, '-subj', subject, '-out', `${name}.csr`]);
     await run('sh', ['-c', `printf 'subjectAltName=${san}\\n' > ${name}.ext`], { cwd: dir });
-    await openssl(['x509', '-req', '-in', `${name}.csr`, '-CA', 'ca.pem', '-CAkey', 'ca.key', '-CAcreateserial', '-days', '1', '-extfile', `${name}.ext`, '-out', `${name}.pem`]);
+    await openssl([
+      'x509',
+      '-req',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      'ca.pem',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-days',
+      '1',
+      '-extfile',
+      `${name}.ext`,
+      '-out',
+      `${name}.pem`,
+    ]);
   };
   await leaf('server', '/CN=meshd', 'DNS:localhost,IP:127.0.0.1');
   await leaf('client', '/O=mesh', 'URI:spiffe://cluster.local/ns/default/sa/app');
@@ -165,7 +190,8 @@ describe('xDS authentication and the identity check', () => {
     const proxy = open(withToken('token:default:app'));
     proxy.send({ node: appNode(), type_url: CLUSTER_TYPE });
     await proxy.next();
-    const json = (response: { resources: { value?: Buffer }[] }): Record<string, unknown> => JSON.parse(String(response.resources[0]?.value)) as Record<string, unknown>;
+    const json = (response: { resources: { value?: Buffer }[] }): Record<string, unknown> =>
+      JSON.parse(String(response.resources[0]?.value)) as Record<string, unknown>;
 
     const own = open(withToken('token:default:app'));
     own.send({ type_url: DEBUG_TYPE, resource_names: ['config_dump?proxyID=app-1.default'], node: appNode() });
@@ -194,13 +220,19 @@ describe('xDS authentication and the identity check', () => {
     const proxy = open();
     proxy.send({ node: appNode(), type_url: CLUSTER_TYPE });
     expect((await proxy.next()).resources).toHaveLength(1);
-    for (const [type, names] of [[DEBUG_SYNCZ_TYPE, []], [DEBUG_TYPE, ['config_dump?proxyID=app-1.default']], [DEBUG_TYPE, ['syncz']]] as const) {
+    for (const [type, names] of [
+      [DEBUG_SYNCZ_TYPE, []],
+      [DEBUG_TYPE, ['config_dump?proxyID=app-1.default']],
+      [DEBUG_TYPE, ['syncz']],
+    ] as const) {
       const anonymous = open();
       anonymous.send({ type_url: type, resource_names: [...names], node: nodeFor('tool-1', 'mesh-system') });
       expect(await anonymous.status).toMatchObject({ code: status.UNAUTHENTICATED, details: expect.stringContaining('authentication required') });
     }
     const Csds = makeGenericClientConstructor(protos.serviceDefinition(CSDS_SERVICE), 'ClientStatusDiscoveryService');
-    const csds = new Csds(`127.0.0.1:${env.port}`, credentials.createInsecure()) as unknown as Client & { FetchClientStatus(request: object, callback: (error: { code: number } | null) => void): void };
+    const csds = new Csds(`127.0.0.1:${env.port}`, credentials.createInsecure()) as unknown as Client & {
+      FetchClientStatus(request: object, callback: (error: { code: number } | null) => void): void;
+    };
     try {
       const error = await new Promise<{ code: number } | null>((resolve) => csds.FetchClientStatus({}, resolve));
       expect(error?.code).toBe(status.PERMISSION_DENIED);
@@ -225,7 +257,8 @@ describe('xDS authentication and the identity check', () => {
     const Ctor = makeGenericClientConstructor(protos.serviceDefinition(ADS_SERVICE), 'AggregatedDiscoveryService');
     const port = env.xds.secure?.port() ?? 0;
     const tls = credentials.createSsl(Buffer.from(pem.ca), Buffer.from(pem.clientKey), Buffer.from(pem.clientCert));
-    const secureClient = new Ctor(`localhost:${port}`, tls) as unknown as Client & Record<'StreamAggregatedResources', () => ClientDuplexStream<RequestMessage, ResponseMessage>>;
+    const secureClient = new Ctor(`localhost:${port}`, tls) as unknown as Client &
+      Record<'StreamAggregatedResources', () => ClientDuplexStream<RequestMessage, ResponseMessage>>;
     try {
       const stream = new AdsTestStream(secureClient.StreamAggregatedResources());
       streams.push(stream);

@@ -29,7 +29,13 @@ const pod = (name: string, namespace: string, app: string, ip: string): CaseObje
 });
 
 const { model } = buildCase(
-  [service('httpbin', 'foo', 8000), pod('httpbin-1', 'foo', 'httpbin', '10.1.0.1'), service('other', 'bar', 80), pod('other-1', 'bar', 'other', '10.2.0.1'), { kind: 'ProxyNode', id: 'sidecar~10.1.0.1~httpbin-1.foo~foo.svc.cluster.local' }],
+  [
+    service('httpbin', 'foo', 8000),
+    pod('httpbin-1', 'foo', 'httpbin', '10.1.0.1'),
+    service('other', 'bar', 80),
+    pod('other-1', 'bar', 'other', '10.2.0.1'),
+    { kind: 'ProxyNode', id: 'sidecar~10.1.0.1~httpbin-1.foo~foo.svc.cluster.local' },
+  ],
   'the delta push mesh',
 );
 const protos = loadEnvoyProtos();
@@ -50,7 +56,9 @@ function push(request: Partial<PushChange> = {}): void {
 async function barrier(): Promise<void> {
   const name = `barrier-${++barriers}`;
   client.subscribe(SECRET_TYPE, [name]);
-  await waitFor(() => responses.slice(taken).some((response) => response.type_url === SECRET_TYPE && response.removed_resources.includes(name)), { description: 'the barrier answered' });
+  await waitFor(() => responses.slice(taken).some((response) => response.type_url === SECRET_TYPE && response.removed_resources.includes(name)), {
+    description: 'the barrier answered',
+  });
 }
 
 /**
@@ -63,15 +71,22 @@ async function responsesOwed(): Promise<{ type: string; names: string[]; removed
   await barrier();
   const owed = responses.slice(taken).filter((response) => response.type_url !== SECRET_TYPE);
   taken = responses.length;
-  return owed.map((response) => ({ type: shortType(response.type_url), names: response.resources.map((resource) => resource.name).sort(), removed: [...response.removed_resources].sort() }));
+  return owed.map((response) => ({
+    type: shortType(response.type_url),
+    names: response.resources.map((resource) => resource.name).sort(),
+    removed: [...response.removed_resources].sort(),
+  }));
 }
 
 /** Waits until the full push in effect reached the proxy. */
 async function pushed(): Promise<void> {
-  await waitFor(() => {
-    const version = xds.discovery.lastPush()?.version;
-    return version !== undefined && connection()?.lastPushVersion === version && xds.discovery.pendingPushes() === 0;
-  }, { description: 'the push done' });
+  await waitFor(
+    () => {
+      const version = xds.discovery.lastPush()?.version;
+      return version !== undefined && connection()?.lastPushVersion === version && xds.discovery.pendingPushes() === 0;
+    },
+    { description: 'the push done' },
+  );
 }
 
 beforeAll(async () => {
@@ -82,17 +97,26 @@ beforeAll(async () => {
     target: `127.0.0.1:${server.port}`,
     credentials: credentials.createInsecure(),
     node: { ...nodeFor('httpbin-1', 'foo'), id: 'sidecar~10.1.0.1~httpbin-1.foo~foo.svc.cluster.local' },
-    initial: [[CLUSTER_TYPE, []], [LISTENER_TYPE, []]],
+    initial: [
+      [CLUSTER_TYPE, []],
+      [LISTENER_TYPE, []],
+    ],
     onResponse(response) {
       responses.push(response);
       client.ack(response);
       // As Envoy: EDS for the EDS clusters held, RDS for the routes the listeners held name.
-      if (response.type_url === CLUSTER_TYPE) client.subscribe(ENDPOINT_TYPE, [...client.versions(CLUSTER_TYPE).keys()].filter((name) => name.startsWith('outbound|')));
+      if (response.type_url === CLUSTER_TYPE)
+        client.subscribe(
+          ENDPOINT_TYPE,
+          [...client.versions(CLUSTER_TYPE).keys()].filter((name) => name.startsWith('outbound|')),
+        );
       if (response.type_url === LISTENER_TYPE) client.subscribe(ROUTE_TYPE, [...valuesOf(client.decode(response).resources, 'route_config_name')].sort());
     },
   });
   client.start();
-  await waitFor(() => [CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE].every((type) => responses.some((response) => response.type_url === type)), { description: 'every type answered' });
+  await waitFor(() => [CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE].every((type) => responses.some((response) => response.type_url === type)), {
+    description: 'every type answered',
+  });
   await responsesOwed();
 });
 

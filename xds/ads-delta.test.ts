@@ -1,7 +1,18 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from '@jest/globals';
 import { waitFor } from '../testing/wait-for.js';
 import { loadEnvoyProtos, type EnvoyProtos } from './envoy/envoy-protos.js';
-import { metricValue, newAdsTestClient, nodeFor, serviceKey, startTestXds, SYSTEM_CALLERS, type AdsTestClient, type AdsTestStream, type ResponseMessage, type TestXds } from './testing/test-support.js';
+import {
+  metricValue,
+  newAdsTestClient,
+  nodeFor,
+  serviceKey,
+  startTestXds,
+  SYSTEM_CALLERS,
+  type AdsTestClient,
+  type AdsTestStream,
+  type ResponseMessage,
+  type TestXds,
+} from './testing/test-support.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, SECRET_TYPE } from './envoy/type-urls.js';
 
 let protos: EnvoyProtos;

@@ -14,7 +14,15 @@ import { SECRET_TYPE } from './envoy/type-urls.js';
 import { buildPushContext, type PushContext } from './model/index.js';
 import { newMeshGenerators } from './mesh-generators.js';
 import { newSecretRefusalReporter } from './secret-refusal-reporter.js';
-import { DEFAULT_TUNING, metricValue, newAdsTestClient, nodeFor, type AdsTestClient, type AdsTestStream, type ResponseMessage } from './testing/test-support.js';
+import {
+  DEFAULT_TUNING,
+  metricValue,
+  newAdsTestClient,
+  nodeFor,
+  type AdsTestClient,
+  type AdsTestStream,
+  type ResponseMessage,
+} from './testing/test-support.js';
 import { newXdsServer, type XdsServer } from './xds-server.js';
 import { testTokenAuthenticator } from './testing/test-authenticators.js';
 
@@ -110,7 +118,12 @@ describe('Secrets over ADS (credentialName)', () => {
   test('a gateway gets its own namespace’s secret and its CA, and is refused a foreign one (logged and counted)', async () => {
     const stream = client.sotw(as('foo'));
     const refusedBefore = await metricValue(metrics, 'pilot_sds_certificate_errors_total');
-    const secrets = await ask(stream, nodeFor('gw-1', 'foo', {}, 'router'), ['kubernetes://cred', 'kubernetes://cred-cacert', 'kubernetes://bar/other', 'kubernetes://foo/cred']);
+    const secrets = await ask(stream, nodeFor('gw-1', 'foo', {}, 'router'), [
+      'kubernetes://cred',
+      'kubernetes://cred-cacert',
+      'kubernetes://bar/other',
+      'kubernetes://foo/cred',
+    ]);
     stream.close();
     expect(secrets.map((secret) => secret.name).sort()).toEqual(['kubernetes://cred', 'kubernetes://cred-cacert', 'kubernetes://foo/cred']);
     const certificate = secrets.find((secret) => secret.name === 'kubernetes://cred');
@@ -145,7 +158,9 @@ describe('Secrets over ADS (credentialName)', () => {
     const names = ['kubernetes://cred'];
     await ask(stream, nodeFor('gw-2', 'foo', {}, 'router'), names);
     model.credentials.apply({ namespace: 'foo', name: 'cred', certificateChain: second.cert, privateKey: second.key, caCertificate: ca });
-    xds.configUpdate(pushRequestOf({ full: true, reason: 'config', configsUpdated: [{ kind: 'Secret', namespace: 'foo', name: 'cred' }], startedAt: clock.now() }));
+    xds.configUpdate(
+      pushRequestOf({ full: true, reason: 'config', configsUpdated: [{ kind: 'Secret', namespace: 'foo', name: 'cred' }], startedAt: clock.now() }),
+    );
     clock.advance(DEFAULT_TUNING.debounceAfterMs);
     const pushed = await stream.next();
     expect(pushed.type_url).toBe(SECRET_TYPE);
@@ -154,7 +169,9 @@ describe('Secrets over ADS (credentialName)', () => {
     stream.send({ type_url: SECRET_TYPE, resource_names: names, version_info: pushed.version_info, response_nonce: pushed.nonce });
     model.credentials.apply({ namespace: 'bar', name: 'other', certificateChain: first.cert, privateKey: first.key });
     const before = xds.discovery.lastPush();
-    xds.configUpdate(pushRequestOf({ full: true, reason: 'config', configsUpdated: [{ kind: 'Secret', namespace: 'bar', name: 'other' }], startedAt: clock.now() }));
+    xds.configUpdate(
+      pushRequestOf({ full: true, reason: 'config', configsUpdated: [{ kind: 'Secret', namespace: 'bar', name: 'other' }], startedAt: clock.now() }),
+    );
     clock.advance(DEFAULT_TUNING.debounceAfterMs);
     await waitFor(() => xds.discovery.lastPush() !== before, { description: 'the push ran' });
     await expect(stream.next(300)).rejects.toThrow('no response');

@@ -26,7 +26,14 @@ type StreamCall = ServerDuplexStream<AnyRequest, object>;
  * Registers `StreamAggregatedResources` and `DeltaAggregatedResources` on a grpc-js server.
  * `secure` says whether the server is the TLS listener (authentication applies there).
  */
-export function addAdsService<C>(server: Server, discovery: DiscoveryServer<C>, policy: XdsAuthPolicy, secure: boolean, log: Logger, admission: StreamAdmission): void {
+export function addAdsService<C>(
+  server: Server,
+  discovery: DiscoveryServer<C>,
+  policy: XdsAuthPolicy,
+  secure: boolean,
+  log: Logger,
+  admission: StreamAdmission,
+): void {
   const serve = (kind: StreamKind) => (call: StreamCall) => serveStream(kind, call, { discovery, policy, secure, log, admission });
   server.addService(discovery.protos.serviceDefinition(ADS_SERVICE), {
     StreamAggregatedResources: serve('sotw'),
@@ -163,7 +170,9 @@ function serveStream<C>(kind: StreamKind, call: StreamCall, context: StreamConte
     }
     const connection = con;
     await connection.run(() =>
-      kind === 'sotw' ? discovery.handleSotwRequest(connection, request as SotwRequestView) : discovery.handleDeltaRequest(connection, request as DeltaRequestView),
+      kind === 'sotw'
+        ? discovery.handleSotwRequest(connection, request as SotwRequestView)
+        : discovery.handleDeltaRequest(connection, request as DeltaRequestView),
     );
   };
 

@@ -74,7 +74,12 @@ function open(namespace = 'default'): { stream: AdsTestStream; node: object; pro
 }
 
 function names(response: ResponseMessage): string[] {
-  return response.resources.map((resource) => String(protos.decodeAny(resource as { type_url: string; value: Buffer })['name'] ?? protos.decodeAny(resource as { type_url: string; value: Buffer })['cluster_name']));
+  return response.resources.map((resource) =>
+    String(
+      protos.decodeAny(resource as { type_url: string; value: Buffer })['name'] ??
+        protos.decodeAny(resource as { type_url: string; value: Buffer })['cluster_name'],
+    ),
+  );
 }
 
 /** Asks for syncz on the same stream: every response the stream owes comes before it. */
@@ -126,7 +131,12 @@ describe('state-of-the-world ADS', () => {
     const second = await stream.next();
     expect(names(second)).toEqual(['a', 'b', 'c']);
     const rejectsBefore = await metricValue(env.metrics, 'pilot_total_xds_rejects', { type: 'cds' });
-    stream.send({ type_url: CLUSTER_TYPE, version_info: first.version_info, response_nonce: second.nonce, error_detail: { code: 3, message: 'cluster c: unsupported' } });
+    stream.send({
+      type_url: CLUSTER_TYPE,
+      version_info: first.version_info,
+      response_nonce: second.nonce,
+      error_detail: { code: 3, message: 'cluster c: unsupported' },
+    });
     expect(await barrier(stream)).toEqual([]);
     expect(await metricValue(env.metrics, 'pilot_total_xds_rejects', { type: 'cds' })).toBe(rejectsBefore + 1);
     expect(await metricValue(env.metrics, 'pilot_xds_cds_reject')).toBe(1);
@@ -295,7 +305,10 @@ describe('state-of-the-world ADS', () => {
     expect(response.type_url).toBe(DEBUG_SYNCZ_TYPE);
     const configs = response.resources.map((resource) => {
       expect(resource.type_url).toBe(CLIENT_CONFIG_TYPE);
-      return protos.decodeAny(resource as never) as { node: { id: string }; generic_xds_configs: Array<{ type_url: string; config_status: string; version_info: string }> };
+      return protos.decodeAny(resource as never) as {
+        node: { id: string };
+        generic_xds_configs: Array<{ type_url: string; config_status: string; version_info: string }>;
+      };
     });
     const mine = configs.find((config) => config.node.id === proxyId);
     expect(mine?.generic_xds_configs).toEqual([expect.objectContaining({ type_url: CLUSTER_TYPE, config_status: 'SYNCED', version_info: cds.version_info })]);
@@ -307,11 +320,14 @@ describe('state-of-the-world ADS', () => {
     await stream.next();
     const Csds = makeGenericClientConstructor(protos.serviceDefinition(CSDS_SERVICE), 'ClientStatusDiscoveryService');
     const csds = new Csds(`127.0.0.1:${env.port}`, credentials.createInsecure()) as unknown as Client & {
-      FetchClientStatus(request: object, callback: (error: Error | null, response?: { config: Array<{ node: { id: string }; generic_xds_configs: Array<{ config_status: string }> }> }) => void): void;
+      FetchClientStatus(
+        request: object,
+        callback: (error: Error | null, response?: { config: Array<{ node: { id: string }; generic_xds_configs: Array<{ config_status: string }> }> }) => void,
+      ): void;
     };
     try {
-      const response = await new Promise<{ config: Array<{ node: { id: string }; generic_xds_configs: Array<{ config_status: string }> }> }>((resolve, reject) =>
-        csds.FetchClientStatus({}, (error, reply) => (error || !reply ? reject(error) : resolve(reply))),
+      const response = await new Promise<{ config: Array<{ node: { id: string }; generic_xds_configs: Array<{ config_status: string }> }> }>(
+        (resolve, reject) => csds.FetchClientStatus({}, (error, reply) => (error || !reply ? reject(error) : resolve(reply))),
       );
       const mine = response.config.find((config) => config.node.id === proxyId);
       expect(mine?.generic_xds_configs.map((config) => config.config_status)).toEqual(['STALE']);
@@ -350,7 +366,10 @@ describe('state-of-the-world ADS', () => {
     const clusters = dump.configs[0]?.['dynamic_active_clusters'] as Array<{ cluster: { name: string } }>;
     expect(clusters.map((c) => c.cluster.name)).toEqual(['a', 'b']);
     const secrets = dump.configs[4]?.['dynamic_active_secrets'] as Array<{ name: string; secret: { tls_certificate: Record<string, unknown> } }>;
-    expect(secrets[0]).toMatchObject({ name: 'default', secret: { tls_certificate: { certificate_chain: { inline_string: 'cert of default' }, private_key: { inline_string: '[redacted]' } } } });
+    expect(secrets[0]).toMatchObject({
+      name: 'default',
+      secret: { tls_certificate: { certificate_chain: { inline_string: 'cert of default' }, private_key: { inline_string: '[redacted]' } } },
+    });
 
     expect((await get('/debug/config_dump')).status).toBe(400);
     expect((await get('/debug/config_dump?proxyID=nobody.nowhere')).status).toBe(404);

@@ -2,7 +2,16 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Metadata, credentials, makeGenericClientConstructor, status, type ChannelCredentials, type Client, type ClientDuplexStream, type ServiceDefinition } from '@grpc/grpc-js';
+import {
+  Metadata,
+  credentials,
+  makeGenericClientConstructor,
+  status,
+  type ChannelCredentials,
+  type Client,
+  type ClientDuplexStream,
+  type ServiceDefinition,
+} from '@grpc/grpc-js';
 import fc from 'fast-check';
 import { fuzzParameters } from '../testing/fuzz.js';
 import { certificateAuthority, signedCertificate } from '../testing/openssl.js';
@@ -76,7 +85,13 @@ beforeAll(async () => {
     signedCertificate(dir, 'workload', `URI:spiffe://cluster.local/ns/${IDENTITY.namespace}/sa/${IDENTITY.serviceAccount}`, ca),
   ]);
   const read = (file: string): Promise<Buffer> => readFile(file);
-  const [caPem, serverKey, serverCert, clientKey, clientCert] = await Promise.all([read(ca.certFile), read(server.keyFile), read(server.certFile), read(workload.keyFile), read(workload.certFile)]);
+  const [caPem, serverKey, serverCert, clientKey, clientCert] = await Promise.all([
+    read(ca.certFile),
+    read(server.keyFile),
+    read(server.certFile),
+    read(workload.keyFile),
+    read(workload.certFile),
+  ]);
   env = await startTestXds(protos, {
     // Plain text serves anyone (XDS_AUTH_PLAINTEXT off); the TLS listener authenticates.
     auth: { authenticators: [testTokenAuthenticator, certAuthenticator], xdsAuth: true, xdsAuthPlaintext: false, identityCheck: true },
@@ -131,15 +146,25 @@ afterAll(async () => {
 });
 
 const TYPE_URLS = [CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE, DEBUG_TYPE, DEBUG_SYNCZ_TYPE, 'type.googleapis.com/', ''];
-const text = fc.oneof(fc.string({ maxLength: 12 }), fc.string({ unit: 'binary', maxLength: 40 }), fc.constantFrom('', '~', '*', 'a', 'a:80', 'route/a:80', 'config_dump?proxyID=canary.default', 'syncz'));
+const text = fc.oneof(
+  fc.string({ maxLength: 12 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.constantFrom('', '~', '*', 'a', 'a:80', 'route/a:80', 'config_dump?proxyID=canary.default', 'syncz'),
+);
 const typeUrl = fc.oneof(fc.constantFrom(...TYPE_URLS), text);
 const metadataJson = fc.oneof(
   fc.constant<Record<string, JsonValue>>({ NAMESPACE: IDENTITY.namespace, SERVICE_ACCOUNT: IDENTITY.serviceAccount }),
-  fc.dictionary(fc.constantFrom('NAMESPACE', 'SERVICE_ACCOUNT', 'INSTANCE_IPS', 'LABELS', 'CLUSTER_ID', 'GENERATOR', 'MESH_VERSION', 'x'), fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonValue>),
+  fc.dictionary(
+    fc.constantFrom('NAMESPACE', 'SERVICE_ACCOUNT', 'INSTANCE_IPS', 'LABELS', 'CLUSTER_ID', 'GENERATOR', 'MESH_VERSION', 'x'),
+    fc.jsonValue({ maxDepth: 2 }) as fc.Arbitrary<JsonValue>,
+  ),
   fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 3 }) as fc.Arbitrary<JsonValue>, { maxKeys: 4 }),
 );
 const nodeId = fc.oneof(
-  fc.constantFrom(`sidecar~10.0.0.9~fuzz.${IDENTITY.namespace}~${IDENTITY.namespace}.svc.cluster.local`, `router~10.0.0.9~gw.${IDENTITY.namespace}~${IDENTITY.namespace}.svc.cluster.local`),
+  fc.constantFrom(
+    `sidecar~10.0.0.9~fuzz.${IDENTITY.namespace}~${IDENTITY.namespace}.svc.cluster.local`,
+    `router~10.0.0.9~gw.${IDENTITY.namespace}~${IDENTITY.namespace}.svc.cluster.local`,
+  ),
   fc.tuple(fc.constantFrom('sidecar', 'router', 'x', ''), fc.oneof(fc.ipV4(), fc.ipV6(), text), text, text).map((parts) => parts.join('~')),
   text,
 );
@@ -179,14 +204,24 @@ const deltaRequest = fc.record(
 
 /** A stream: a first request that often connects, then requests that reach the request handler. */
 function streamOf<T>(request: fc.Arbitrary<T>): fc.Arbitrary<T[]> {
-  const first = request.chain((message) => fc.oneof(fc.constant(message), validNode.map((valid) => ({ ...message, node: valid }))));
+  const first = request.chain((message) =>
+    fc.oneof(
+      fc.constant(message),
+      validNode.map((valid) => ({ ...message, node: valid })),
+    ),
+  );
   return fc.tuple(first, fc.array(request, { maxLength: 4 })).map(([head, rest]) => [head, ...rest]);
 }
 
 const channel = fc.constantFrom<Channel>('plain', 'tls-anonymous', 'tls-certificate', 'tls-token', 'tls-bad-token');
 
 /** Writes `messages`, half-closes, and waits for the stream's status (a stream that never ends is a finding). */
-async function exchange(client: StreamingClient, method: Method, metadata: Metadata | undefined, messages: readonly unknown[]): Promise<{ code: number; responses: number }> {
+async function exchange(
+  client: StreamingClient,
+  method: Method,
+  metadata: Metadata | undefined,
+  messages: readonly unknown[],
+): Promise<{ code: number; responses: number }> {
   const call = metadata ? client[method](metadata) : client[method]();
   let responses = 0;
   call.on('data', () => {
@@ -215,7 +250,14 @@ function handlerFailures(): LogEntry[] {
   return failures;
 }
 
-const ALLOWED_CODES = new Set<number>([status.OK, status.INVALID_ARGUMENT, status.UNAUTHENTICATED, status.PERMISSION_DENIED, status.INTERNAL, status.CANCELLED]);
+const ALLOWED_CODES = new Set<number>([
+  status.OK,
+  status.INVALID_ARGUMENT,
+  status.UNAUTHENTICATED,
+  status.PERMISSION_DENIED,
+  status.INTERNAL,
+  status.CANCELLED,
+]);
 
 async function expectEnds(result: Promise<{ code: number; responses: number }>): Promise<{ code: number; responses: number }> {
   const outcome = await result;
@@ -268,9 +310,12 @@ describe('the ADS handler under fuzzing', () => {
       );
     // Often a well-formed first request (the stream connects), then the damaged bodies.
     const messagesOf = (delta: boolean): fc.Arbitrary<Buffer[]> =>
-      fc.tuple(fc.option(streamOf(delta ? deltaRequest : sotwRequest).map((requests) => encoded(delta, requests[0] as object))), fc.array(body(delta), { minLength: 1, maxLength: 3 })).map(
-        ([head, rest]) => (head === null ? rest : [head, ...rest]),
-      );
+      fc
+        .tuple(
+          fc.option(streamOf(delta ? deltaRequest : sotwRequest).map((requests) => encoded(delta, requests[0] as object))),
+          fc.array(body(delta), { minLength: 1, maxLength: 3 }),
+        )
+        .map(([head, rest]) => (head === null ? rest : [head, ...rest]));
     const rawStream = fc.boolean().chain((delta) => fc.record({ delta: fc.constant(delta), messages: messagesOf(delta) }));
     await fc.assert(
       fc.asyncProperty(channel, rawStream, async (on, { delta, messages }) => {
@@ -287,7 +332,9 @@ describe('the ADS handler under fuzzing', () => {
       expect(outcome).toEqual({ code: status.OK, responses: 1 });
     }
     for (const on of ['tls-anonymous', 'tls-bad-token'] as const) {
-      expect((await expectEnds(exchange(typed.get(on) as StreamingClient, 'StreamAggregatedResources', metadataFor(on), [valid]))).code).toBe(status.UNAUTHENTICATED);
+      expect((await expectEnds(exchange(typed.get(on) as StreamingClient, 'StreamAggregatedResources', metadataFor(on), [valid]))).code).toBe(
+        status.UNAUTHENTICATED,
+      );
     }
   });
 

@@ -29,7 +29,11 @@ beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'churn-'));
   const serving = await selfSignedCertificate(dir, 'meshd', 'DNS:localhost,IP:127.0.0.1');
   caPem = readFileSync(serving.certFile, 'utf8');
-  env = await startTestXds(protos, { auth: SYSTEM_CALLERS, secureGrpcAddr: '127.0.0.1:0', tls: { keyPem: readFileSync(serving.keyFile, 'utf8'), certPem: caPem } });
+  env = await startTestXds(protos, {
+    auth: SYSTEM_CALLERS,
+    secureGrpcAddr: '127.0.0.1:0',
+    tls: { keyPem: readFileSync(serving.keyFile, 'utf8'), certPem: caPem },
+  });
   await env.xds.secure?.waitForReady();
   env.world.clusters = Object.fromEntries(Array.from({ length: 40 }, (_, i) => [`c${i}`, [{ address: `10.0.${i}.1`, port: 80 }]]));
   await env.sync();
@@ -46,7 +50,10 @@ async function storm(round: number, count: number): Promise<void> {
   const clients: AdsClient[] = [];
   const streams: AdsTestStream[] = [];
   for (let i = 0; i < count; i++) {
-    const client = new Ctor(`127.0.0.1:${env.xds.secure?.port() ?? 0}`, credentials.createSsl(Buffer.from(caPem)), { 'grpc.ssl_target_name_override': 'localhost', 'grpc.use_local_subchannel_pool': 1 }) as unknown as AdsClient;
+    const client = new Ctor(`127.0.0.1:${env.xds.secure?.port() ?? 0}`, credentials.createSsl(Buffer.from(caPem)), {
+      'grpc.ssl_target_name_override': 'localhost',
+      'grpc.use_local_subchannel_pool': 1,
+    }) as unknown as AdsClient;
     clients.push(client);
     const stream = new AdsTestStream(client.StreamAggregatedResources(new Metadata()) as never);
     stream.send({ node: nodeFor(`storm-${round}-${i}`, 'default'), type_url: CLUSTER_TYPE });

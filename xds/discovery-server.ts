@@ -93,7 +93,9 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
     this.ledger = distribution ? newDistributionLedger(distribution, clock) : undefined;
     this.pipeline = newPushPipeline<C>({
       buildPushContext: options.buildPushContext,
-      ...(distribution ? { onNewVersion: (snapshot: PushSnapshot<C>) => this.ledger?.record(snapshot.version, distribution.generationsOf(snapshot.context)) } : {}),
+      ...(distribution
+        ? { onNewVersion: (snapshot: PushSnapshot<C>) => this.ledger?.record(snapshot.version, distribution.generationsOf(snapshot.context)) }
+        : {}),
       connections: () => this.registry.connections(),
       sender,
       debounceAfterMs: tuning.debounceAfterMs,

@@ -31,7 +31,14 @@ const PODS = [
 ] as const;
 
 const { model } = buildCase(
-  [service('httpbin', 8000), pod('httpbin-1', 'httpbin', '10.1.0.1', 8000), pod('httpbin-2', 'httpbin', '10.1.0.2', 8000), service('other', 9000), pod('other-1', 'other', '10.1.0.3', 9000), { kind: 'ProxyNode', id: 'sidecar~10.1.0.1~httpbin-1.foo~foo.svc.cluster.local' }],
+  [
+    service('httpbin', 8000),
+    pod('httpbin-1', 'httpbin', '10.1.0.1', 8000),
+    pod('httpbin-2', 'httpbin', '10.1.0.2', 8000),
+    service('other', 9000),
+    pod('other-1', 'other', '10.1.0.3', 9000),
+    { kind: 'ProxyNode', id: 'sidecar~10.1.0.1~httpbin-1.foo~foo.svc.cluster.local' },
+  ],
   'proxies alike',
 );
 const loaded = loadEnvoyProtos();
@@ -61,10 +68,14 @@ function bytesOf(pod: string, typeUrl: string, name: string): Buffer {
 async function pushAndWait(): Promise<void> {
   const versions = PODS.map((proxy) => latest.get(proxy.name)?.get(LISTENER_TYPE)?.version_info);
   server.push();
-  await waitFor(() => PODS.every((proxy, i) => {
-    const got = latest.get(proxy.name);
-    return got?.get(LISTENER_TYPE)?.version_info !== versions[i] && got?.get(CLUSTER_TYPE)?.version_info === got?.get(LISTENER_TYPE)?.version_info;
-  }), { description: 'every proxy pushed' });
+  await waitFor(
+    () =>
+      PODS.every((proxy, i) => {
+        const got = latest.get(proxy.name);
+        return got?.get(LISTENER_TYPE)?.version_info !== versions[i] && got?.get(CLUSTER_TYPE)?.version_info === got?.get(LISTENER_TYPE)?.version_info;
+      }),
+    { description: 'every proxy pushed' },
+  );
 }
 
 beforeAll(async () => {
@@ -77,7 +88,10 @@ beforeAll(async () => {
       target: `127.0.0.1:${server.port}`,
       credentials: credentials.createInsecure(),
       node: { ...nodeFor(proxy.name, 'foo'), id: `sidecar~${proxy.ip}~${proxy.name}.foo~foo.svc.cluster.local` },
-      initial: [[CLUSTER_TYPE, []], [LISTENER_TYPE, []]],
+      initial: [
+        [CLUSTER_TYPE, []],
+        [LISTENER_TYPE, []],
+      ],
       onResponse(response) {
         responses.set(response.type_url, response);
         client.ack(response);
@@ -86,7 +100,9 @@ beforeAll(async () => {
     clients.set(proxy.name, client);
     client.start();
   }
-  await waitFor(() => PODS.every((proxy) => latest.get(proxy.name)?.has(LISTENER_TYPE) && latest.get(proxy.name)?.has(CLUSTER_TYPE)), { description: 'every proxy answered' });
+  await waitFor(() => PODS.every((proxy) => latest.get(proxy.name)?.has(LISTENER_TYPE) && latest.get(proxy.name)?.has(CLUSTER_TYPE)), {
+    description: 'every proxy answered',
+  });
 });
 
 afterAll(async () => {

@@ -14,7 +14,6 @@ import { loadEnvoyProtos } from './envoy/envoy-protos.js';
 import { serviceKey, startTestXds, type TestXds } from './testing/test-support.js';
 import { ECHO_SERVICE as ECHO } from '../testing/echo-service.js';
 
-
 const TARGET = 'echo.default.svc.cluster.local:7070';
 const CLUSTER = 'outbound|7070||echo.default.svc.cluster.local';
 

@@ -50,7 +50,12 @@ describe('what a proxy holds of one type', () => {
   });
 
   test('always agrees with a plain map, whatever the order of operations, with responses of their own and shared (frozen) ones', () => {
-    type Op = { kind: 'sent'; names: string[] } | { kind: 'shared'; count: number } | { kind: 'delete' | 'set'; name: string } | { kind: 'clear' | 'read' } | { kind: 'retain'; drop: string };
+    type Op =
+      | { kind: 'sent'; names: string[] }
+      | { kind: 'shared'; count: number }
+      | { kind: 'delete' | 'set'; name: string }
+      | { kind: 'clear' | 'read' }
+      | { kind: 'retain'; drop: string };
     const name = fc.constantFrom('a', 'b', 'c', 'd', 'e');
     const pool = ['e', 'c', 'a', ...Array.from({ length: 67 }, (_, i) => `n${i}`)];
     const op: fc.Arbitrary<Op> = fc.oneof(
@@ -66,7 +71,10 @@ describe('what a proxy holds of one type', () => {
         const model = new Map<string, HeldResource>();
         ops.forEach((step, time) => {
           if (step.kind === 'sent' || step.kind === 'shared') {
-            const resources = step.kind === 'sent' ? step.names.map((n) => resource(n, `v${time}`)) : Object.freeze(pool.slice(0, step.count).map((n) => resource(n, `s${time}`)));
+            const resources =
+              step.kind === 'sent'
+                ? step.names.map((n) => resource(n, `v${time}`))
+                : Object.freeze(pool.slice(0, step.count).map((n) => resource(n, `s${time}`)));
             held.sent(resources, time);
             for (const r of resources) model.set(r.name, { version: r.version, resource: r, sentAt: time });
           } else if (step.kind === 'set') {

@@ -86,7 +86,9 @@ export class HeldResources {
     }
     // Without an index each batch is filtered; a batch that loses nothing stays the same (shared) array.
     this.batches = this.batches
-      .map((batch) => (batch.resources.every((resource) => keep(resource.name)) ? batch : { ...batch, resources: batch.resources.filter((resource) => keep(resource.name)) }))
+      .map((batch) =>
+        batch.resources.every((resource) => keep(resource.name)) ? batch : { ...batch, resources: batch.resources.filter((resource) => keep(resource.name)) },
+      )
       .filter((batch) => batch.resources.length > 0);
   }
 

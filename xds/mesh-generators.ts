@@ -2,7 +2,23 @@ import { SECRET_TYPE } from './envoy/type-urls.js';
 import type { Generator } from './generator.js';
 import { newMeshClientTlsHook } from './security/client-tls.js';
 import type { Proxy } from './proxy.js';
-import { newGatewayCdsGenerator, newGatewayLdsGenerator, newGrpcGenerators, newGatewayRdsGenerator, newGatewaySecretGenerator, newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator, type BuildGatewayClustersOptions, type BuildGatewayListenersOptions, type BuildSidecarClustersOptions, type GatewayRdsOptions, type GatewaySecretGeneratorOptions, type BuildSidecarListenersOptions } from './generators/index.js';
+import {
+  newGatewayCdsGenerator,
+  newGatewayLdsGenerator,
+  newGrpcGenerators,
+  newGatewayRdsGenerator,
+  newGatewaySecretGenerator,
+  newSidecarCdsGenerator,
+  newSidecarEdsGenerator,
+  newSidecarLdsGenerator,
+  newSidecarRdsGenerator,
+  type BuildGatewayClustersOptions,
+  type BuildGatewayListenersOptions,
+  type BuildSidecarClustersOptions,
+  type GatewayRdsOptions,
+  type GatewaySecretGeneratorOptions,
+  type BuildSidecarListenersOptions,
+} from './generators/index.js';
 import { type PushContext } from './model/index.js';
 
 /** What kind of client a proxy is, as the generators care: Envoy sidecar, Envoy gateway, proxyless gRPC. */
@@ -14,7 +30,8 @@ export function proxyKindOf(proxy: Proxy): ProxyKind {
 }
 
 export interface MeshGeneratorsOptions
-  extends BuildSidecarClustersOptions,
+  extends
+    BuildSidecarClustersOptions,
     BuildSidecarListenersOptions,
     BuildGatewayListenersOptions,
     BuildGatewayClustersOptions,
@@ -23,7 +40,10 @@ export interface MeshGeneratorsOptions
 
 /** The generators' switches that the settings registry sets (`xds-settings.ts` maps them). */
 export type MeshGeneratorSettings = Required<
-  Pick<MeshGeneratorsOptions, 'skipValidateTrustDomain' | 'scopeToNamespace' | 'useTargetPortForRoutes' | 'filterGatewayClusters' | 'collapseRoutes' | 'stripHostPort'>
+  Pick<
+    MeshGeneratorsOptions,
+    'skipValidateTrustDomain' | 'scopeToNamespace' | 'useTargetPortForRoutes' | 'filterGatewayClusters' | 'collapseRoutes' | 'stripHostPort'
+  >
 >;
 
 /**

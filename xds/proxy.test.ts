@@ -42,11 +42,27 @@ describe('parseProxy', () => {
   });
 
   test.each<[string, NodeMessage, Partial<{ type: string; id: string; ipAddresses: string[]; configNamespace: string }>]>([
-    ['a gateway', { id: 'router~10.0.0.9~gw-1.mesh-system~mesh-system.svc.cluster.local' }, { type: 'router', id: 'gw-1.mesh-system', configNamespace: 'mesh-system' }],
-    ['the namespace from the DNS domain without metadata', { id: 'sidecar~10.0.0.1~a.ns1~ns1.svc.cluster.local' }, { configNamespace: 'ns1', ipAddresses: ['10.0.0.1'] }],
-    ['metadata NAMESPACE over the domain', { id: 'sidecar~10.0.0.1~a.ns1~ns1.svc.cluster.local', metadata: jsonToStruct({ NAMESPACE: 'ns2' }) }, { configNamespace: 'ns2' }],
+    [
+      'a gateway',
+      { id: 'router~10.0.0.9~gw-1.mesh-system~mesh-system.svc.cluster.local' },
+      { type: 'router', id: 'gw-1.mesh-system', configNamespace: 'mesh-system' },
+    ],
+    [
+      'the namespace from the DNS domain without metadata',
+      { id: 'sidecar~10.0.0.1~a.ns1~ns1.svc.cluster.local' },
+      { configNamespace: 'ns1', ipAddresses: ['10.0.0.1'] },
+    ],
+    [
+      'metadata NAMESPACE over the domain',
+      { id: 'sidecar~10.0.0.1~a.ns1~ns1.svc.cluster.local', metadata: jsonToStruct({ NAMESPACE: 'ns2' }) },
+      { configNamespace: 'ns2' },
+    ],
     ['an IPv6 address', { id: 'sidecar~fd00::1~a.b~b.svc.cluster.local' }, { ipAddresses: ['fd00::1'] }],
-    ['INSTANCE_IPS over the id address', { id: 'sidecar~0.0.0.0~a.b~b.svc.cluster.local', metadata: jsonToStruct({ INSTANCE_IPS: '10.9.9.9' }) }, { ipAddresses: ['10.9.9.9'] }],
+    [
+      'INSTANCE_IPS over the id address',
+      { id: 'sidecar~0.0.0.0~a.b~b.svc.cluster.local', metadata: jsonToStruct({ INSTANCE_IPS: '10.9.9.9' }) },
+      { ipAddresses: ['10.9.9.9'] },
+    ],
   ])('parses %s', (_case, node, expected) => {
     expect(parseProxy(node)).toMatchObject(expected);
   });
@@ -58,7 +74,11 @@ describe('parseProxy', () => {
     ['five parts', { id: 'sidecar~10.0.0.1~a.b~c~d' }, /must have 4 parts/],
     ['an unknown type', { id: 'waiter~10.0.0.1~a.b~b.svc.cluster.local' }, /unknown proxy type "waiter"/],
     ['a bad address', { id: 'sidecar~not-an-ip~a.b~b.svc.cluster.local' }, /invalid IP address "not-an-ip"/],
-    ['a bad INSTANCE_IPS entry', { id: 'sidecar~10.0.0.1~a.b~b.svc.cluster.local', metadata: jsonToStruct({ INSTANCE_IPS: '10.0.0.1,nope' }) }, /invalid address "nope" in INSTANCE_IPS/],
+    [
+      'a bad INSTANCE_IPS entry',
+      { id: 'sidecar~10.0.0.1~a.b~b.svc.cluster.local', metadata: jsonToStruct({ INSTANCE_IPS: '10.0.0.1,nope' }) },
+      /invalid address "nope" in INSTANCE_IPS/,
+    ],
     ['an empty name', { id: 'sidecar~10.0.0.1~~b.svc.cluster.local' }, /empty proxy name/],
   ])('rejects %s', (_case, node, pattern) => {
     expect(() => parseProxy(node)).toThrow(pattern);

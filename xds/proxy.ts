@@ -84,9 +84,7 @@ export function parseProxy(node: NodeMessage | null | undefined): Proxy {
   }
   const domainParts = dnsDomain.split('.');
   const configNamespace = metadata.namespace || (domainParts.length > 1 ? (domainParts[0] ?? '') : '');
-  const locality = node?.locality
-    ? { region: node.locality.region ?? '', zone: node.locality.zone ?? '', subZone: node.locality.sub_zone ?? '' }
-    : undefined;
+  const locality = node?.locality ? { region: node.locality.region ?? '', zone: node.locality.zone ?? '', subZone: node.locality.sub_zone ?? '' } : undefined;
   return {
     nodeId,
     type: type as ProxyType,

@@ -80,7 +80,13 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
   };
 
   /** The generator's answer with the push's memo; undefined when there is nothing to send (or it threw). */
-  const generate = (con: XdsConnection, generator: Generator<C>, push: PushSnapshot<C>, request: GenerateRequest, always: boolean): GenerateResult | undefined => {
+  const generate = (
+    con: XdsConnection,
+    generator: Generator<C>,
+    push: PushSnapshot<C>,
+    request: GenerateRequest,
+    always: boolean,
+  ): GenerateResult | undefined => {
     let result: GenerateResult | undefined;
     try {
       result = generator.generate(con.proxy, push.context, { ...request, memo: encoder.memo(push, generator.typeUrl) });
@@ -115,7 +121,10 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
       at: clock.now(),
     });
     callbacks.onStreamResponse?.(con, typeUrl, { bytes: response.bytes, durationMs: performance.now() - started });
-    log.debug({ connection: con.id, type: shortType(typeUrl), resources: response.sending.length, removed: response.removed.length, nonce: envelope.nonce }, 'push');
+    log.debug(
+      { connection: con.id, type: shortType(typeUrl), resources: response.sending.length, removed: response.removed.length, nonce: envelope.nonce },
+      'push',
+    );
   };
 
   return {

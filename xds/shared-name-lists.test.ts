@@ -1,7 +1,8 @@
 import { describe, expect, test } from '@jest/globals';
 import { SharedNameLists } from './shared-name-lists.js';
 
-const names = (count: number, tag = ''): string[] => Array.from({ length: count }, (_, i) => `outbound|80||svc-${String(i).padStart(4, '0')}${tag}.ns.svc.cluster.local`);
+const names = (count: number, tag = ''): string[] =>
+  Array.from({ length: count }, (_, i) => `outbound|80||svc-${String(i).padStart(4, '0')}${tag}.ns.svc.cluster.local`);
 
 describe('shared subscriptions', () => {
   test('equal large lists become one frozen array; different ones stay apart', () => {

@@ -6,7 +6,12 @@ import { newWatchState, syncStatus, type WatchState, type Watches } from './watc
 import { ADS_SERVICE, loadEnvoyProtos } from './envoy/envoy-protos.js';
 
 function sent(typeUrl: string, names: string[], nonce: string, extra: Partial<WatchState> = {}): WatchState {
-  return { ...newWatchState(typeUrl, names, names.length === 0 && (typeUrl === CLUSTER_TYPE || typeUrl === LISTENER_TYPE)), nonceSent: nonce, versionSent: 'v1', ...extra };
+  return {
+    ...newWatchState(typeUrl, names, names.length === 0 && (typeUrl === CLUSTER_TYPE || typeUrl === LISTENER_TYPE)),
+    nonceSent: nonce,
+    versionSent: 'v1',
+    ...extra,
+  };
 }
 
 function watches(...states: WatchState[]): Watches {
@@ -17,19 +22,69 @@ describe('decideSotw', () => {
   test.each<[string, Watches, SotwRequestView, { event: string; respond: boolean; subscribed?: string[] }]>([
     ['first request of a wildcard type', watches(), { type_url: CLUSTER_TYPE }, { event: 'init', respond: true }],
     ['first request with names', watches(), { type_url: ENDPOINT_TYPE, resource_names: ['a', 'b'] }, { event: 'init', respond: true }],
-    ['reconnect: a nonce the stream never sent', watches(), { type_url: CLUSTER_TYPE, response_nonce: 'old', version_info: 'v0' }, { event: 'init', respond: true }],
+    [
+      'reconnect: a nonce the stream never sent',
+      watches(),
+      { type_url: CLUSTER_TYPE, response_nonce: 'old', version_info: 'v0' },
+      { event: 'init', respond: true },
+    ],
     ['an empty nonce again', watches(sent(CLUSTER_TYPE, [], 'n1')), { type_url: CLUSTER_TYPE }, { event: 'init', respond: true }],
     ['ACK', watches(sent(CLUSTER_TYPE, [], 'n1')), { type_url: CLUSTER_TYPE, response_nonce: 'n1', version_info: 'v1' }, { event: 'ack', respond: false }],
-    ['ACK with the same names', watches(sent(ENDPOINT_TYPE, ['a'], 'n1')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a'] }, { event: 'ack', respond: false }],
-    ['NACK', watches(sent(CLUSTER_TYPE, [], 'n1')), { type_url: CLUSTER_TYPE, response_nonce: 'n1', error_detail: { code: 3, message: 'bad' } }, { event: 'nack', respond: false }],
-    ['NACK with a stale nonce', watches(sent(CLUSTER_TYPE, [], 'n2')), { type_url: CLUSTER_TYPE, response_nonce: 'n1', error_detail: { message: 'bad' } }, { event: 'nack', respond: false }],
+    [
+      'ACK with the same names',
+      watches(sent(ENDPOINT_TYPE, ['a'], 'n1')),
+      { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a'] },
+      { event: 'ack', respond: false },
+    ],
+    [
+      'NACK',
+      watches(sent(CLUSTER_TYPE, [], 'n1')),
+      { type_url: CLUSTER_TYPE, response_nonce: 'n1', error_detail: { code: 3, message: 'bad' } },
+      { event: 'nack', respond: false },
+    ],
+    [
+      'NACK with a stale nonce',
+      watches(sent(CLUSTER_TYPE, [], 'n2')),
+      { type_url: CLUSTER_TYPE, response_nonce: 'n1', error_detail: { message: 'bad' } },
+      { event: 'nack', respond: false },
+    ],
     ['stale nonce', watches(sent(CLUSTER_TYPE, [], 'n2')), { type_url: CLUSTER_TYPE, response_nonce: 'n1' }, { event: 'stale', respond: false }],
-    ['stale nonce with new names', watches(sent(ENDPOINT_TYPE, ['a'], 'n2')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a', 'b'] }, { event: 'stale', respond: false }],
-    ['a name added', watches(sent(ENDPOINT_TYPE, ['a'], 'n1')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a', 'b'] }, { event: 'subscription-change', respond: true, subscribed: ['b'] }],
-    ['a name dropped', watches(sent(ENDPOINT_TYPE, ['a', 'b'], 'n1')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a'] }, { event: 'subscription-change', respond: false, subscribed: [] }],
-    ['a name added to a wildcard-capable type', watches(sent(LISTENER_TYPE, ['x'], 'n1')), { type_url: LISTENER_TYPE, response_nonce: 'n1', resource_names: ['x', 'y'] }, { event: 'subscription-change', respond: true }],
-    ['no names left on EDS', watches(sent(ENDPOINT_TYPE, ['a'], 'n1')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: [] }, { event: 'unsubscribe', respond: false }],
-    ['an ACK after a new CDS watch (warming)', watches(sent(ENDPOINT_TYPE, ['a'], 'n1', { alwaysRespond: true })), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a'] }, { event: 'force', respond: true }],
+    [
+      'stale nonce with new names',
+      watches(sent(ENDPOINT_TYPE, ['a'], 'n2')),
+      { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a', 'b'] },
+      { event: 'stale', respond: false },
+    ],
+    [
+      'a name added',
+      watches(sent(ENDPOINT_TYPE, ['a'], 'n1')),
+      { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a', 'b'] },
+      { event: 'subscription-change', respond: true, subscribed: ['b'] },
+    ],
+    [
+      'a name dropped',
+      watches(sent(ENDPOINT_TYPE, ['a', 'b'], 'n1')),
+      { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a'] },
+      { event: 'subscription-change', respond: false, subscribed: [] },
+    ],
+    [
+      'a name added to a wildcard-capable type',
+      watches(sent(LISTENER_TYPE, ['x'], 'n1')),
+      { type_url: LISTENER_TYPE, response_nonce: 'n1', resource_names: ['x', 'y'] },
+      { event: 'subscription-change', respond: true },
+    ],
+    [
+      'no names left on EDS',
+      watches(sent(ENDPOINT_TYPE, ['a'], 'n1')),
+      { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: [] },
+      { event: 'unsubscribe', respond: false },
+    ],
+    [
+      'an ACK after a new CDS watch (warming)',
+      watches(sent(ENDPOINT_TYPE, ['a'], 'n1', { alwaysRespond: true })),
+      { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names: ['a'] },
+      { event: 'force', respond: true },
+    ],
   ])('%s', (_case, before, request, expected) => {
     const decision = decideSotw(before, request);
     expect(decision).toMatchObject({ event: expected.event, respond: expected.respond });
@@ -46,7 +101,12 @@ describe('decideSotw', () => {
 
   test('a NACK keeps what was acknowledged and records the error', () => {
     const before = watches(sent(CLUSTER_TYPE, [], 'n2', { nonceAcked: 'n1', versionAcked: 'v0' }));
-    const decision = decideSotw(before, { type_url: CLUSTER_TYPE, response_nonce: 'n2', version_info: 'v0', error_detail: { code: 3, message: 'cluster a: bad' } });
+    const decision = decideSotw(before, {
+      type_url: CLUSTER_TYPE,
+      response_nonce: 'n2',
+      version_info: 'v0',
+      error_detail: { code: 3, message: 'cluster a: bad' },
+    });
     expect(decision.error).toBe('cluster a: bad');
     expect(decision.watches.get(CLUSTER_TYPE)).toMatchObject({ nonceAcked: 'n1', versionAcked: 'v0', lastError: 'cluster a: bad' });
     expect(syncStatus(decision.watches.get(CLUSTER_TYPE))).toBe('ERROR');
@@ -101,11 +161,24 @@ describe('decideSotw with the names as received on the wire', () => {
     const held = first.watches.get(ENDPOINT_TYPE)?.namesEncoded;
     expect(held).toBeDefined();
     expect(again.watches.get(ENDPOINT_TYPE)?.namesEncoded).toBe(held);
-    expect(again.watches.get(ENDPOINT_TYPE)).toMatchObject({ typeUrl: ENDPOINT_TYPE, nonceSent: 'n1', versionSent: 'v1', nonceAcked: 'n1', versionAcked: 'v1', lastError: '', alwaysRespond: false });
+    expect(again.watches.get(ENDPOINT_TYPE)).toMatchObject({
+      typeUrl: ENDPOINT_TYPE,
+      nonceSent: 'n1',
+      versionSent: 'v1',
+      nonceAcked: 'n1',
+      versionAcked: 'v1',
+      lastError: '',
+      alwaysRespond: false,
+    });
 
     const swapped = [...names.slice(0, -1), 'outbound|80||zz.ns.svc.cluster.local'];
     const change = decideOnTheWire(again.watches, received({ type_url: ENDPOINT_TYPE, response_nonce: 'n1', version_info: 'v1', resource_names: swapped }));
-    expect(change).toMatchObject({ event: 'subscription-change', respond: true, subscribed: ['outbound|80||zz.ns.svc.cluster.local'], unsubscribed: [names[names.length - 1]] });
+    expect(change).toMatchObject({
+      event: 'subscription-change',
+      respond: true,
+      subscribed: ['outbound|80||zz.ns.svc.cluster.local'],
+      unsubscribed: [names[names.length - 1]],
+    });
     expect(change.watches.get(ENDPOINT_TYPE)?.names).toEqual([...swapped].sort());
   });
 });
@@ -124,13 +197,45 @@ describe('syncStatus', () => {
 });
 
 describe('decideDelta', () => {
-  test.each<[string, Watches, DeltaRequestView, { event: string; respond: boolean; names?: string[]; wildcard?: boolean; subscribed?: string[]; unsubscribed?: string[] }]>([
+  test.each<
+    [
+      string,
+      Watches,
+      DeltaRequestView,
+      { event: string; respond: boolean; names?: string[]; wildcard?: boolean; subscribed?: string[]; unsubscribed?: string[] },
+    ]
+  >([
     ['first wildcard request (legacy, no names)', watches(), { type_url: CLUSTER_TYPE }, { event: 'init', respond: true, names: [], wildcard: true }],
-    ['first wildcard request with *', watches(), { type_url: LISTENER_TYPE, resource_names_subscribe: ['*'] }, { event: 'init', respond: true, names: [], wildcard: true }],
-    ['first request with names', watches(), { type_url: ENDPOINT_TYPE, resource_names_subscribe: ['a', 'b'] }, { event: 'init', respond: true, names: ['a', 'b'], wildcard: false }],
-    ['first request with names out of order and repeated', watches(), { type_url: ENDPOINT_TYPE, resource_names_subscribe: ['b', 'a', 'b'] }, { event: 'init', respond: true, names: ['a', 'b'], wildcard: false }],
-    ['first request naming * among names', watches(), { type_url: LISTENER_TYPE, resource_names_subscribe: ['y', '*', 'x'] }, { event: 'init', respond: true, names: ['x', 'y'], wildcard: true }],
-    ['first request naming * on a type that has no wildcard', watches(), { type_url: ENDPOINT_TYPE, resource_names_subscribe: ['*', 'a'] }, { event: 'init', respond: true, names: ['a'], wildcard: false }],
+    [
+      'first wildcard request with *',
+      watches(),
+      { type_url: LISTENER_TYPE, resource_names_subscribe: ['*'] },
+      { event: 'init', respond: true, names: [], wildcard: true },
+    ],
+    [
+      'first request with names',
+      watches(),
+      { type_url: ENDPOINT_TYPE, resource_names_subscribe: ['a', 'b'] },
+      { event: 'init', respond: true, names: ['a', 'b'], wildcard: false },
+    ],
+    [
+      'first request with names out of order and repeated',
+      watches(),
+      { type_url: ENDPOINT_TYPE, resource_names_subscribe: ['b', 'a', 'b'] },
+      { event: 'init', respond: true, names: ['a', 'b'], wildcard: false },
+    ],
+    [
+      'first request naming * among names',
+      watches(),
+      { type_url: LISTENER_TYPE, resource_names_subscribe: ['y', '*', 'x'] },
+      { event: 'init', respond: true, names: ['x', 'y'], wildcard: true },
+    ],
+    [
+      'first request naming * on a type that has no wildcard',
+      watches(),
+      { type_url: ENDPOINT_TYPE, resource_names_subscribe: ['*', 'a'] },
+      { event: 'init', respond: true, names: ['a'], wildcard: false },
+    ],
     [
       'first request unsubscribing what it names',
       watches(),
@@ -144,7 +249,12 @@ describe('decideDelta', () => {
       { event: 'init', respond: true, names: ['a', 'b'] },
     ],
     ['ACK', watches(sent(ENDPOINT_TYPE, ['a'], 'n1')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1' }, { event: 'ack', respond: false, names: ['a'] }],
-    ['NACK', watches(sent(ENDPOINT_TYPE, ['a'], 'n1')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1', error_detail: { message: 'bad' } }, { event: 'nack', respond: false }],
+    [
+      'NACK',
+      watches(sent(ENDPOINT_TYPE, ['a'], 'n1')),
+      { type_url: ENDPOINT_TYPE, response_nonce: 'n1', error_detail: { message: 'bad' } },
+      { event: 'nack', respond: false },
+    ],
     ['stale nonce', watches(sent(ENDPOINT_TYPE, ['a'], 'n2')), { type_url: ENDPOINT_TYPE, response_nonce: 'n1' }, { event: 'stale', respond: false }],
     [
       'subscribe more (spontaneous)',
@@ -164,7 +274,12 @@ describe('decideDelta', () => {
       { type_url: ENDPOINT_TYPE, response_nonce: 'n1', resource_names_unsubscribe: ['zz'] },
       { event: 'ack', respond: false, names: ['a'] },
     ],
-    ['warming after a new CDS watch', watches(sent(ENDPOINT_TYPE, ['a'], 'n1', { alwaysRespond: true })), { type_url: ENDPOINT_TYPE, response_nonce: 'n1' }, { event: 'force', respond: true }],
+    [
+      'warming after a new CDS watch',
+      watches(sent(ENDPOINT_TYPE, ['a'], 'n1', { alwaysRespond: true })),
+      { type_url: ENDPOINT_TYPE, response_nonce: 'n1' },
+      { event: 'force', respond: true },
+    ],
   ])('%s', (_case, before, request, expected) => {
     const decision = decideDelta(before, request);
     expect(decision).toMatchObject({ event: expected.event, respond: expected.respond });

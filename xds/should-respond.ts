@@ -67,7 +67,10 @@ export function decideSotw(watches: Watches, request: SotwRequestView, wire: Sot
   const encoded = wire.encoded;
   const sameRequest = previous !== undefined && wire.repeatsWatch;
   const requested = sameRequest ? [] : (request.resource_names ?? []);
-  const names = sameRequest || (previous && sameNames(requested, previous.names)) ? (previous as WatchState).names : sortedUnique(requested.includes('*') ? requested.filter((name) => name !== '*') : requested);
+  const names =
+    sameRequest || (previous && sameNames(requested, previous.names))
+      ? (previous as WatchState).names
+      : sortedUnique(requested.includes('*') ? requested.filter((name) => name !== '*') : requested);
   const wildcard = sameRequest ? (previous as WatchState).wildcard : isWildcardType(typeUrl) && (names.length === 0 || requested.includes('*'));
   const namesEncoded = encoded !== undefined ? { namesEncoded: encoded } : {};
   if (names.length === 0 && !isWildcardType(typeUrl)) {

@@ -64,10 +64,7 @@ export function parseWorkloadIdentity(uri: string): WorkloadIdentity | undefined
  * proxy claims and, when it names one, its service account. Returns the matching identity, or
  * a reason without secrets.
  */
-export function checkProxyIdentity(
-  proxy: Proxy,
-  identities: readonly string[],
-): { ok: true; identity: WorkloadIdentity } | { ok: false; reason: string } {
+export function checkProxyIdentity(proxy: Proxy, identities: readonly string[]): { ok: true; identity: WorkloadIdentity } | { ok: false; reason: string } {
   for (const raw of identities) {
     const identity = parseWorkloadIdentity(raw);
     if (!identity) continue;

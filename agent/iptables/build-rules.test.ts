@@ -26,7 +26,8 @@ describe('golden outputs', () => {
   describe.each(cases)('$name', ({ name, flags, nameServers }) => {
     const rules = build(flags, nameServers);
 
-    test('dry-run command list and restore format', () => expectGolden(RULES_DIR, name, { commands: renderCommandList(rules), restore: renderRestoreOutput(rules) }));
+    test('dry-run command list and restore format', () =>
+      expectGolden(RULES_DIR, name, { commands: renderCommandList(rules), restore: renderRestoreOutput(rules) }));
 
     test('every jump to one of our chains has the chain declared in that table', () => {
       for (const ruleSet of [rules.ipv4, rules.ipv6]) {
@@ -47,9 +48,7 @@ describe('golden outputs', () => {
 
     test('the restore output has one section per family with rules', () => {
       const sections = restoreSections(renderRestoreOutput(rules));
-      expect(sections.map((s) => s.command)).toEqual(
-        rules.ipv6.rules.length > 0 ? ['iptables-restore', 'ip6tables-restore'] : ['iptables-restore'],
-      );
+      expect(sections.map((s) => s.command)).toEqual(rules.ipv6.rules.length > 0 ? ['iptables-restore', 'ip6tables-restore'] : ['iptables-restore']);
       expect(sections[0]?.input).toContain(renderRestore(rules.ipv4));
     });
   });

@@ -120,9 +120,7 @@ export function captureConfigFromFlags(flags: CaptureFlagValues, nameServers: re
     proxyUids,
     proxyGids: gids.length > 0 ? gids : proxyUids,
     interceptionMode: parseInterceptionMode(flags.meshInboundInterceptionMode ?? ''),
-    tproxyMark: blank(flags.meshInboundTproxyMark)
-      ? d.tproxyMark
-      : parseMark('--mesh-inbound-tproxy-mark', flags.meshInboundTproxyMark as string),
+    tproxyMark: blank(flags.meshInboundTproxyMark) ? d.tproxyMark : parseMark('--mesh-inbound-tproxy-mark', flags.meshInboundTproxyMark as string),
     tproxyRouteTable: blank(flags.meshInboundTproxyRouteTable)
       ? d.tproxyRouteTable
       : parseRouteTable('--mesh-inbound-tproxy-route-table', flags.meshInboundTproxyRouteTable as string),

@@ -66,7 +66,7 @@ function formatIpv6(bytes: readonly number[]): string {
   for (let i = 0; i < 16; i += 2) groups.push(((bytes[i] as number) << 8) | (bytes[i + 1] as number));
   let bestStart = -1;
   let bestLength = 1;
-  for (let start = 0; start < 8; ) {
+  for (let start = 0; start < 8;) {
     let end = start;
     while (end < 8 && groups[end] === 0) end++;
     if (end - start > bestLength) {

@@ -30,7 +30,9 @@ describe('buildCleanupCommands', () => {
 
   test('DNS rules are removed only with --redirect-dns', () => {
     const dns = (flags: CleanupFlagValues): string[] =>
-      buildCleanupCommands(cleanupConfigFromFlags(flags)).map((argv) => argv.join(' ')).filter((c) => c.includes('--dport 53'));
+      buildCleanupCommands(cleanupConfigFromFlags(flags))
+        .map((argv) => argv.join(' '))
+        .filter((c) => c.includes('--dport 53'));
     expect(dns({})).toEqual([]);
     expect(dns({ redirectDns: true })).toContain('iptables -t nat -D OUTPUT -p udp --dport 53 -j REDIRECT --to-ports 15053');
   });

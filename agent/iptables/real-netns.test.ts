@@ -64,7 +64,8 @@ describeReal(`real iptables in a private network namespace${unavailable ? ` (ski
       // RETURN for each virtual interface stay (as with the reference); nothing else does.
       const leftRules = [...ruleLines(left.ipv4), ...ruleLines(left.ipv6)];
       const expectedLeft = (line: string): boolean =>
-        (name === 'tproxy-ports-mark-table' && line.includes('0x800')) || (flags.orchVirtInterfaces !== undefined && /^-A PREROUTING -i \S+ -j RETURN$/.test(line));
+        (name === 'tproxy-ports-mark-table' && line.includes('0x800')) ||
+        (flags.orchVirtInterfaces !== undefined && /^-A PREROUTING -i \S+ -j RETURN$/.test(line));
       expect(leftRules.filter((line) => !expectedLeft(line))).toEqual([]);
     });
   });

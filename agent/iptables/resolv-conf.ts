@@ -6,7 +6,10 @@ export const RESOLV_CONF_PATH = '/etc/resolv.conf';
 export function parseResolvConf(text: string): string[] {
   const servers: string[] = [];
   for (const line of text.split('\n')) {
-    const [keyword, address] = line.replace(/[#;].*$/, '').trim().split(/\s+/);
+    const [keyword, address] = line
+      .replace(/[#;].*$/, '')
+      .trim()
+      .split(/\s+/);
     if (keyword === 'nameserver' && address !== undefined && addressFamily(address)) servers.push(address);
   }
   return servers;

@@ -51,9 +51,7 @@ async function failure(promise: Promise<void>): Promise<MeshError> {
 describe('validateInterception', () => {
   test.each(['proxy', 'inbound'] as const)('passes when the probe connection is redirected to the %s port', async (to) => {
     const p = await ports();
-    await withProbeAddress(p.probe, redirectTo(p[to]), () =>
-      validateInterception({ listenPorts: [p.proxy, p.inbound], probePort: p.probe, timeoutMs: 5000 }),
-    );
+    await withProbeAddress(p.probe, redirectTo(p[to]), () => validateInterception({ listenPorts: [p.proxy, p.inbound], probePort: p.probe, timeoutMs: 5000 }));
     // Its listeners are closed again, so the proxy can take the ports.
     const server = createServer();
     await new Promise<void>((resolve) => server.listen(p.proxy, '127.0.0.1', resolve));
@@ -72,8 +70,10 @@ describe('validateInterception', () => {
 
   test('fails when something else answers on the probe port', async () => {
     const p = await ports();
-    await withProbeAddress(p.probe, (socket) => socket.resume(), () =>
-      failure(validateInterception({ listenPorts: [p.proxy, p.inbound], probePort: p.probe, timeoutMs: 300 })),
+    await withProbeAddress(
+      p.probe,
+      (socket) => socket.resume(),
+      () => failure(validateInterception({ listenPorts: [p.proxy, p.inbound], probePort: p.probe, timeoutMs: 300 })),
     );
   });
 
@@ -85,9 +85,7 @@ describe('validateInterception', () => {
         this.end('0123456789abcdef');
       }).on('error', () => undefined);
     };
-    await withProbeAddress(p.probe, impostor, () =>
-      failure(validateInterception({ listenPorts: [p.proxy, p.inbound], probePort: p.probe, timeoutMs: 300 })),
-    );
+    await withProbeAddress(p.probe, impostor, () => failure(validateInterception({ listenPorts: [p.proxy, p.inbound], probePort: p.probe, timeoutMs: 300 })));
   });
 
   test('fails at once when none of the proxy ports can be listened on', async () => {

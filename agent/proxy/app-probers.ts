@@ -3,7 +3,12 @@ import { MeshError } from '../../runtime/index.js';
 
 /** One rewritten probe of MESH_ORCH_APP_PROBERS: the kubelet asks the agent, the agent asks the app. */
 export interface AppProbe {
-  readonly httpGet?: { readonly path?: string; readonly port: number; readonly scheme?: string; readonly httpHeaders?: readonly { name: string; value: string }[] };
+  readonly httpGet?: {
+    readonly path?: string;
+    readonly port: number;
+    readonly scheme?: string;
+    readonly httpHeaders?: readonly { name: string; value: string }[];
+  };
   readonly tcpSocket?: { readonly port: number };
   readonly timeoutSeconds?: number;
 }
@@ -40,7 +45,10 @@ export async function runAppProbe(probe: AppProbe, host: string): Promise<number
     const scheme = (probe.httpGet.scheme ?? 'HTTP').toLowerCase();
     const headers = Object.fromEntries((probe.httpGet.httpHeaders ?? []).map((header) => [header.name, header.value]));
     try {
-      const response = await fetch(`${scheme}://${host}:${probe.httpGet.port}${probe.httpGet.path ?? '/'}`, { headers, signal: AbortSignal.timeout(timeoutMs) });
+      const response = await fetch(`${scheme}://${host}:${probe.httpGet.port}${probe.httpGet.path ?? '/'}`, {
+        headers,
+        signal: AbortSignal.timeout(timeoutMs),
+      });
       await response.arrayBuffer();
       return response.status;
     } catch {

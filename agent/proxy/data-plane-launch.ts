@@ -37,7 +37,10 @@ function runs(binary: string): Promise<boolean> {
 }
 
 function splitLogLevels(input: DataPlaneLaunchInput): { level: string; components: string } {
-  const parts = input.proxyLogLevel.split(',').map((part) => part.trim()).filter((part) => part !== '');
+  const parts = input.proxyLogLevel
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '');
   const level = parts.find((part) => !part.includes(':')) ?? 'warning';
   const components = input.proxyComponentLogLevel !== '' ? input.proxyComponentLogLevel : parts.filter((part) => part.includes(':')).join(',');
   return { level, components };
@@ -57,14 +60,20 @@ export async function dataPlaneLaunch(input: DataPlaneLaunchInput): Promise<Data
     return {
       command: envoy,
       args: [
-        '-c', input.bootstrapPath,
-        '--drain-time-s', String(drainSeconds),
-        '--drain-strategy', 'immediate',
-        '--local-address-ip-version', 'v4',
-        '--file-flush-interval-msec', '1000',
+        '-c',
+        input.bootstrapPath,
+        '--drain-time-s',
+        String(drainSeconds),
+        '--drain-strategy',
+        'immediate',
+        '--local-address-ip-version',
+        'v4',
+        '--file-flush-interval-msec',
+        '1000',
         '--disable-hot-restart',
         '--allow-unknown-static-fields',
-        '-l', level,
+        '-l',
+        level,
         ...(components !== '' ? ['--component-log-level', components] : []),
         ...(input.concurrency > 0 ? ['--concurrency', String(input.concurrency)] : []),
       ],

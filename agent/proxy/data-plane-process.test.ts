@@ -31,21 +31,36 @@ describe('how the data plane is launched', () => {
     const launch = await dataPlaneLaunch({ ...LAUNCH, bootstrapPath, envoyBinary: envoy });
     expect(launch.command).toBe(envoy);
     expect(launch.args).toEqual([
-      '-c', bootstrapPath,
-      '--drain-time-s', '45',
-      '--drain-strategy', 'immediate',
-      '--local-address-ip-version', 'v4',
-      '--file-flush-interval-msec', '1000',
+      '-c',
+      bootstrapPath,
+      '--drain-time-s',
+      '45',
+      '--drain-strategy',
+      'immediate',
+      '--local-address-ip-version',
+      'v4',
+      '--file-flush-interval-msec',
+      '1000',
       '--disable-hot-restart',
       '--allow-unknown-static-fields',
-      '-l', 'warning',
-      '--component-log-level', 'misc:error',
-      '--concurrency', '2',
+      '-l',
+      'warning',
+      '--component-log-level',
+      'misc:error',
+      '--concurrency',
+      '2',
     ]);
   });
 
   test('the deprecated component flag wins over the components of proxyLogLevel; concurrency 0 is left to Envoy', async () => {
-    const launch = await dataPlaneLaunch({ ...LAUNCH, proxyLogLevel: 'debug,misc:error', proxyComponentLogLevel: 'rbac:debug', concurrency: 0, bootstrapPath, envoyBinary: envoy });
+    const launch = await dataPlaneLaunch({
+      ...LAUNCH,
+      proxyLogLevel: 'debug,misc:error',
+      proxyComponentLogLevel: 'rbac:debug',
+      concurrency: 0,
+      bootstrapPath,
+      envoyBinary: envoy,
+    });
     expect(launch.args.slice(launch.args.indexOf('-l'))).toEqual(['-l', 'debug', '--component-log-level', 'rbac:debug']);
   });
 
@@ -79,7 +94,10 @@ describe('supervising the data plane process', () => {
   test('ready only once it is live and accepted listeners and clusters', async () => {
     await waitFor(() => runs().length === 1, { timeoutMs: 5_000, description: 'the first start' });
     expect(runs()[0]?.args?.slice(0, 2)).toEqual(['-c', bootstrapPath]);
-    await waitFor(async () => /update_success is 0/.test((await supervisor.notReady()) ?? ''), { timeoutMs: 5_000, description: 'admin up, config not accepted' });
+    await waitFor(async () => /update_success is 0/.test((await supervisor.notReady()) ?? ''), {
+      timeoutMs: 5_000,
+      description: 'admin up, config not accepted',
+    });
     expect(await supervisor.notReady()).toContain('cluster_manager.cds.update_success');
     writeFileSync(join(dir, 'synced'), '');
     expect(await supervisor.notReady()).toBeUndefined();
@@ -90,7 +108,10 @@ describe('supervising the data plane process', () => {
       const pid = supervisor.pid();
       expect(pid).toBeDefined();
       process.kill(pid ?? 0, 'SIGKILL');
-      await waitFor(() => supervisor.restarts() === expected && supervisor.pid() !== undefined && supervisor.pid() !== pid, { timeoutMs: 5_000, description: `restart ${expected}` });
+      await waitFor(() => supervisor.restarts() === expected && supervisor.pid() !== undefined && supervisor.pid() !== pid, {
+        timeoutMs: 5_000,
+        description: `restart ${expected}`,
+      });
     }
     const delays = entries.filter((entry) => entry.message === 'data plane exited; restarting').map((entry) => entry.fields['restartInMs']);
     expect(delays).toEqual([50, 100]);
@@ -102,7 +123,11 @@ describe('supervising the data plane process', () => {
     expect(readFileSync(join(dir, 'drains.log'), 'utf8').trim()).toBe('/drain_listeners?inboundonly&graceful');
     const pid = supervisor.pid();
     await supervisor.stop();
-    expect(runs().filter((run) => run.terminated).map((run) => run.pid)).toContain(pid);
+    expect(
+      runs()
+        .filter((run) => run.terminated)
+        .map((run) => run.pid),
+    ).toContain(pid);
     expect(supervisor.pid()).toBeUndefined();
     expect(await supervisor.notReady()).toBe('data plane not running');
   });

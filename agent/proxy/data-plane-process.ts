@@ -90,7 +90,8 @@ export function newDataPlaneProcess(options: DataPlaneProcessOptions): DataPlane
     log.info({ command: launch.command, pid: spawned.pid }, 'data plane started');
   };
 
-  const admin = async (method: 'GET' | 'POST', path: string): Promise<Response> => fetch(`${options.adminUrl}${path}`, { method, signal: AbortSignal.timeout(2_000) });
+  const admin = async (method: 'GET' | 'POST', path: string): Promise<Response> =>
+    fetch(`${options.adminUrl}${path}`, { method, signal: AbortSignal.timeout(2_000) });
 
   return {
     start: run,
@@ -99,7 +100,11 @@ export function newDataPlaneProcess(options: DataPlaneProcessOptions): DataPlane
       try {
         const live = await admin('GET', '/ready');
         if (live.status !== 200) return `data plane not live: ${(await live.text()).trim()}`;
-        const stats = statValues(await (await admin('GET', `/stats?usedonly&filter=${encodeURIComponent('^(cluster_manager\\.cds|listener_manager\\.lds)\\.update_success$')}`)).text());
+        const stats = statValues(
+          await (
+            await admin('GET', `/stats?usedonly&filter=${encodeURIComponent('^(cluster_manager\\.cds|listener_manager\\.lds)\\.update_success$')}`)
+          ).text(),
+        );
         const missing = READY_STATS.filter((name) => !((stats.get(name) ?? 0) > 0));
         return missing.length === 0 ? undefined : `config not received from the control plane yet: ${missing.join(', ')} is 0`;
       } catch (error) {

@@ -40,7 +40,13 @@ function xdsTransportSocket(tls: NonNullable<BootstrapInput['xdsTls']>): object 
       common_tls_context: {
         alpn_protocols: ['h2'],
         tls_certificate_sds_secret_configs: [
-          { name: 'default', sds_config: { api_config_source: { api_type: 'GRPC', transport_api_version: 'V3', grpc_services: [{ envoy_grpc: { cluster_name: 'sds-grpc' } }] }, resource_api_version: 'V3' } },
+          {
+            name: 'default',
+            sds_config: {
+              api_config_source: { api_type: 'GRPC', transport_api_version: 'V3', grpc_services: [{ envoy_grpc: { cluster_name: 'sds-grpc' } }] },
+              resource_api_version: 'V3',
+            },
+          },
         ],
         validation_context: { trusted_ca: { filename: tls.caFile } },
       },
@@ -65,7 +71,12 @@ export function buildEnvoyBootstrap(input: BootstrapInput): Record<string, unkno
     node: { id: identity.nodeId, cluster: input.serviceCluster, metadata: identity.metadata, locality: {} },
     admin: { address: { socket_address: { address: input.listenAddress, port_value: identity.proxyConfig.proxyAdminPort ?? 15000 } } },
     dynamic_resources: {
-      ads_config: { api_type: input.delta ? 'DELTA_GRPC' : 'GRPC', transport_api_version: 'V3', set_node_on_first_message_only: true, grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }] },
+      ads_config: {
+        api_type: input.delta ? 'DELTA_GRPC' : 'GRPC',
+        transport_api_version: 'V3',
+        set_node_on_first_message_only: true,
+        grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }],
+      },
       cds_config: { ads: {}, resource_api_version: 'V3' },
       lds_config: { ads: {}, resource_api_version: 'V3' },
     },
@@ -86,7 +97,21 @@ export function buildEnvoyBootstrap(input: BootstrapInput): Record<string, unkno
           load_assignment: { cluster_name: 'sds-grpc', endpoints: [{ lb_endpoints: [{ endpoint: { address: { pipe: { path: input.sdsSocketPath } } } }] }] },
           typed_extension_protocol_options: HTTP2_OPTIONS,
         },
-        { name: 'prometheus_stats', type: 'STATIC', connect_timeout: '0.250s', load_assignment: { cluster_name: 'prometheus_stats', endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: identity.proxyConfig.proxyAdminPort ?? 15000 } } } }] }] } },
+        {
+          name: 'prometheus_stats',
+          type: 'STATIC',
+          connect_timeout: '0.250s',
+          load_assignment: {
+            cluster_name: 'prometheus_stats',
+            endpoints: [
+              {
+                lb_endpoints: [
+                  { endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: identity.proxyConfig.proxyAdminPort ?? 15000 } } } },
+                ],
+              },
+            ],
+          },
+        },
       ],
       listeners: [
         {
@@ -100,8 +125,14 @@ export function buildEnvoyBootstrap(input: BootstrapInput): Record<string, unkno
                   typed_config: {
                     '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
                     stat_prefix: 'stats',
-                    route_config: { virtual_hosts: [{ name: 'backend', domains: ['*'], routes: [{ match: { prefix: '/stats/prometheus' }, route: { cluster: 'prometheus_stats' } }] }] },
-                    http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } }],
+                    route_config: {
+                      virtual_hosts: [
+                        { name: 'backend', domains: ['*'], routes: [{ match: { prefix: '/stats/prometheus' }, route: { cluster: 'prometheus_stats' } }] },
+                      ],
+                    },
+                    http_filters: [
+                      { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } },
+                    ],
                   },
                 },
               ],

@@ -21,7 +21,12 @@ beforeAll(async () => {
   const options: StatusServerOptions = {
     notReady: () => reason,
     metrics: newMetrics('pilot-agent'),
-    appProbes: parseAppProbers(JSON.stringify({ '/app-health/httpbin/livez': { httpGet: { path: '/healthz', port: appPort } }, '/app-health/httpbin/readyz': { tcpSocket: { port: appPort } } })),
+    appProbes: parseAppProbers(
+      JSON.stringify({
+        '/app-health/httpbin/livez': { httpGet: { path: '/healthz', port: appPort } },
+        '/app-health/httpbin/readyz': { tcpSocket: { port: appPort } },
+      }),
+    ),
     appHost: '127.0.0.1',
   };
   server = newStatusServer(options);

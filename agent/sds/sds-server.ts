@@ -47,7 +47,15 @@ export function newSdsServer(options: SdsServerOptions): SdsServer {
     const wanted = names.length > 0 ? names : [WORKLOAD_SECRET_NAME, ROOT_SECRET_NAME];
     return wanted.flatMap((name) => {
       if (name === WORKLOAD_SECRET_NAME) {
-        return [protos.encodeAny(SECRET_TYPE, { name, tls_certificate: { certificate_chain: { inline_bytes: Buffer.from(secrets.certificateChain) }, private_key: { inline_bytes: Buffer.from(secrets.privateKey) } } })];
+        return [
+          protos.encodeAny(SECRET_TYPE, {
+            name,
+            tls_certificate: {
+              certificate_chain: { inline_bytes: Buffer.from(secrets.certificateChain) },
+              private_key: { inline_bytes: Buffer.from(secrets.privateKey) },
+            },
+          }),
+        ];
       }
       if (name === ROOT_SECRET_NAME) {
         return [protos.encodeAny(SECRET_TYPE, { name, validation_context: { trusted_ca: { inline_bytes: Buffer.from(secrets.roots) } } })];

@@ -38,9 +38,17 @@ afterAll(async () => {
   await removeDir(dir);
 });
 
-const claims = (token: string): Record<string, unknown> => JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
+const claims = (token: string): Record<string, unknown> =>
+  JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString()) as Record<string, unknown>;
 const gce = (now?: () => number) =>
-  credentialFetcher({ type: 'GoogleComputeEngine', identityProvider: 'GoogleComputeEngine', audience: 'cluster.local', tokenPath: '/nonexistent', metadataServer: base, ...(now ? { now } : {}) });
+  credentialFetcher({
+    type: 'GoogleComputeEngine',
+    identityProvider: 'GoogleComputeEngine',
+    audience: 'cluster.local',
+    tokenPath: '/nonexistent',
+    metadataServer: base,
+    ...(now ? { now } : {}),
+  });
 
 describe('credential fetchers', () => {
   test('without a type, the projected token file, read fresh each time', async () => {
@@ -80,6 +88,8 @@ describe('credential fetchers', () => {
     expect(() => credentialFetcher({ type: 'AWS', identityProvider: 'GoogleComputeEngine', audience: 'a', tokenPath: 'x' })).toThrow(
       'CREDENTIAL_FETCHER_TYPE must be empty or one of GoogleComputeEngine, got "AWS"',
     );
-    expect(() => credentialFetcher({ type: 'GoogleComputeEngine', identityProvider: 'Azure', audience: 'a', tokenPath: 'x' })).toThrow(/CREDENTIAL_IDENTITY_PROVIDER must be one of GoogleComputeEngine/);
+    expect(() => credentialFetcher({ type: 'GoogleComputeEngine', identityProvider: 'Azure', audience: 'a', tokenPath: 'x' })).toThrow(
+      /CREDENTIAL_IDENTITY_PROVIDER must be one of GoogleComputeEngine/,
+    );
   });
 });

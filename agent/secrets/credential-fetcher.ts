@@ -39,10 +39,14 @@ export interface CredentialFetcherOptions {
 export function credentialFetcher(options: CredentialFetcherOptions): () => Promise<string> {
   if (options.type === '') return tokenFile(options.tokenPath);
   if (!(CREDENTIAL_FETCHER_TYPES as readonly string[]).includes(options.type)) {
-    throw new CredentialFetcherError(`CREDENTIAL_FETCHER_TYPE must be empty or one of ${CREDENTIAL_FETCHER_TYPES.filter((type) => type !== '').join(', ')}, got "${options.type}"`);
+    throw new CredentialFetcherError(
+      `CREDENTIAL_FETCHER_TYPE must be empty or one of ${CREDENTIAL_FETCHER_TYPES.filter((type) => type !== '').join(', ')}, got "${options.type}"`,
+    );
   }
   if (!(CREDENTIAL_IDENTITY_PROVIDERS as readonly string[]).includes(options.identityProvider)) {
-    throw new CredentialFetcherError(`CREDENTIAL_IDENTITY_PROVIDER must be one of ${CREDENTIAL_IDENTITY_PROVIDERS.join(', ')} with CREDENTIAL_FETCHER_TYPE ${options.type}, got "${options.identityProvider}"`);
+    throw new CredentialFetcherError(
+      `CREDENTIAL_IDENTITY_PROVIDER must be one of ${CREDENTIAL_IDENTITY_PROVIDERS.join(', ')} with CREDENTIAL_FETCHER_TYPE ${options.type}, got "${options.identityProvider}"`,
+    );
   }
   const now = options.now ?? Date.now;
   const url = new URL('/computeMetadata/v1/instance/service-accounts/default/identity', options.metadataServer ?? METADATA_SERVER);
@@ -53,7 +57,8 @@ export function credentialFetcher(options: CredentialFetcherOptions): () => Prom
     if (cached && now() < cached.refreshAt) return cached.token;
     const response = await fetch(url, { headers: { 'Metadata-Flavor': 'Google' }, signal: AbortSignal.timeout(5_000) });
     const body = (await response.text()).trim();
-    if (response.status !== 200) throw new CredentialFetcherError(`the metadata server answered ${response.status} for the identity token: ${body.slice(0, 200)}`);
+    if (response.status !== 200)
+      throw new CredentialFetcherError(`the metadata server answered ${response.status} for the identity token: ${body.slice(0, 200)}`);
     let expiresAt: number;
     try {
       const exp = decodeJwt(body).exp;

@@ -26,7 +26,9 @@ export function newFileMountedCertificates(options: FileMountedCertificatesOptio
   const listeners: ((secrets: WorkloadSecrets) => void)[] = [];
 
   const read = async (): Promise<WorkloadSecrets> => {
-    const [certificateChain, privateKey, roots] = await Promise.all(['cert-chain.pem', 'key.pem', 'root-cert.pem'].map((file) => readFile(join(options.dir, file), 'utf8')));
+    const [certificateChain, privateKey, roots] = await Promise.all(
+      ['cert-chain.pem', 'key.pem', 'root-cert.pem'].map((file) => readFile(join(options.dir, file), 'utf8')),
+    );
     const leaf = new X509Certificate(certificateChain as string);
     return { certificateChain: certificateChain as string, privateKey: privateKey as string, roots: roots as string, notAfter: Date.parse(leaf.validTo) };
   };

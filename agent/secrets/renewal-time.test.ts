@@ -24,7 +24,10 @@ describe('certificate renewal time', () => {
   });
 
   test('the reference draws: a uniform fraction of the jitter times -1, 0 or +1', () => {
-    const sequence = (values: number[]): (() => number) => () => values.shift() ?? 0;
+    const sequence =
+      (values: number[]): (() => number) =>
+      () =>
+        values.shift() ?? 0;
     expect(graceRatioJitter(sequence([0.5, 0.9]))).toBeCloseTo(0.005);
     expect(graceRatioJitter(sequence([0.5, 0.5]))).toBe(0);
     expect(graceRatioJitter(sequence([0.5, 0.1]))).toBeCloseTo(-0.005);

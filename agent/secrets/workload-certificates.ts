@@ -164,7 +164,16 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
 
   const scheduleRenewal = (secrets: WorkloadSecrets): void => {
     const now = clock.now();
-    schedule(renewalDelayMs({ obtainedAtMs: secrets.obtainedAt ?? now, notAfterMs: secrets.notAfter, nowMs: now, graceRatio: options.graceRatio, jitter: graceRatioJitter() }), 0);
+    schedule(
+      renewalDelayMs({
+        obtainedAtMs: secrets.obtainedAt ?? now,
+        notAfterMs: secrets.notAfter,
+        nowMs: now,
+        graceRatio: options.graceRatio,
+        jitter: graceRatioJitter(),
+      }),
+      0,
+    );
   };
 
   const schedule = (delayMs: number, failures: number): void => {
@@ -181,7 +190,10 @@ export function newWorkloadCertificates(options: WorkloadCertificatesOptions): W
       scheduleRenewal(secrets);
     } catch (error) {
       const delay = retryDelayMs({ failures, nowMs: clock.now(), notAfterMs: current?.notAfter });
-      log.warn({ error: errorMessage(error), retryMs: delay, expires: current ? new Date(current.notAfter).toISOString() : undefined }, 'cannot renew the workload certificate; retrying');
+      log.warn(
+        { error: errorMessage(error), retryMs: delay, expires: current ? new Date(current.notAfter).toISOString() : undefined },
+        'cannot renew the workload certificate; retrying',
+      );
       client?.close();
       client = undefined;
       schedule(delay, failures + 1);

@@ -76,10 +76,16 @@ describe('the agent xDS proxy', () => {
     }
     call.resume();
     // The proxy keeps relaying: the last state arrives once the reader is back.
-    await waitFor(() => JSON.stringify(received[received.length - 1]?.resources.map((any) => protos.decodeAny({ type_url: any.type_url ?? CLUSTER_TYPE, value: any.value as Buffer }))).includes('flood-49'), {
-      timeoutMs: 10_000,
-      description: 'the newest clusters after the flood',
-    });
+    await waitFor(
+      () =>
+        JSON.stringify(
+          received[received.length - 1]?.resources.map((any) => protos.decodeAny({ type_url: any.type_url ?? CLUSTER_TYPE, value: any.value as Buffer })),
+        ).includes('flood-49'),
+      {
+        timeoutMs: 10_000,
+        description: 'the newest clusters after the flood',
+      },
+    );
     call.cancel();
   });
 
@@ -102,7 +108,12 @@ describe('the agent xDS proxy against a daemon it must not trust', () => {
     const impostor = await startTestXds(protos, {
       secureGrpcAddr: '127.0.0.1:0',
       tls: { keyPem: readFileSync(forged.keyFile, 'utf8'), certPem: readFileSync(forged.certFile, 'utf8') },
-      auth: { authenticators: [{ name: 'recording', authenticate: async ({ bearerToken }) => (bearerToken && seenTokens.push(bearerToken), undefined) }], xdsAuth: true, xdsAuthPlaintext: true, identityCheck: false },
+      auth: {
+        authenticators: [{ name: 'recording', authenticate: async ({ bearerToken }) => (bearerToken && seenTokens.push(bearerToken), undefined) }],
+        xdsAuth: true,
+        xdsAuthPlaintext: true,
+        identityCheck: false,
+      },
     });
     await impostor.xds.secure?.waitForReady();
     const trust = newAgentTrustBundle({ initialPem: readFileSync(meshRoot.certFile, 'utf8'), clock: newRealClock(), log: newNopLogger('cache') });

@@ -1,6 +1,18 @@
 import { mkdir, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { type Metadata, Server, ServerCredentials, makeGenericClientConstructor, status, type ChannelCredentials, type ChannelOptions, type Client, type ClientDuplexStream, type ServerDuplexStream, type ServiceDefinition } from '@grpc/grpc-js';
+import {
+  type Metadata,
+  Server,
+  ServerCredentials,
+  makeGenericClientConstructor,
+  status,
+  type ChannelCredentials,
+  type ChannelOptions,
+  type Client,
+  type ClientDuplexStream,
+  type ServerDuplexStream,
+  type ServiceDefinition,
+} from '@grpc/grpc-js';
 import type { Logger, MeshMetrics } from '../../runtime/index.js';
 
 const ADS_PATH = '/envoy.service.discovery.v3.AggregatedDiscoveryService';
@@ -10,7 +22,15 @@ const identity = (value: Buffer): Buffer => value;
 const ADS_BYTES: ServiceDefinition = Object.fromEntries(
   ['StreamAggregatedResources', 'DeltaAggregatedResources'].map((method) => [
     method,
-    { path: `${ADS_PATH}/${method}`, requestStream: true, responseStream: true, requestSerialize: identity, requestDeserialize: identity, responseSerialize: identity, responseDeserialize: identity },
+    {
+      path: `${ADS_PATH}/${method}`,
+      requestStream: true,
+      responseStream: true,
+      requestSerialize: identity,
+      requestDeserialize: identity,
+      responseSerialize: identity,
+      responseDeserialize: identity,
+    },
   ]),
 );
 
@@ -50,67 +70,70 @@ type Downstream = ServerDuplexStream<Buffer, Buffer>;
 export function newXdsProxy(options: XdsProxyOptions): XdsProxy {
   const { log } = options;
   const Ctor = makeGenericClientConstructor(ADS_BYTES, 'AggregatedDiscoveryService');
-  const client = new Ctor(options.upstream, options.credentials, options.channelOptions ?? {}) as unknown as Client & Record<string, (metadata: Metadata) => ClientDuplexStream<Buffer, Buffer>>;
+  const client = new Ctor(options.upstream, options.credentials, options.channelOptions ?? {}) as unknown as Client &
+    Record<string, (metadata: Metadata) => ClientDuplexStream<Buffer, Buffer>>;
   const server = new Server();
   const open = new Set<Downstream>();
   const socketPath = options.listen.startsWith('unix:') ? options.listen.slice('unix:'.length) : undefined;
 
-  const relay = (method: 'StreamAggregatedResources' | 'DeltaAggregatedResources') => (downstream: Downstream): void => {
-    open.add(downstream);
-    let finished = false;
-    let upstream: ClientDuplexStream<Buffer, Buffer> | undefined;
-    const end = (code: number, details: string): void => {
-      if (finished) return;
-      finished = true;
-      open.delete(downstream);
-      upstream?.cancel();
-      // grpc-js ends a server stream with a status when the error is emitted on it.
-      downstream.emit('error', { code, details });
-    };
-    options
-      .metadata()
-      .then((metadata) => {
+  const relay =
+    (method: 'StreamAggregatedResources' | 'DeltaAggregatedResources') =>
+    (downstream: Downstream): void => {
+      open.add(downstream);
+      let finished = false;
+      let upstream: ClientDuplexStream<Buffer, Buffer> | undefined;
+      const end = (code: number, details: string): void => {
         if (finished) return;
-        const call = client[method]?.(metadata);
-        if (!call) return end(status.INTERNAL, `no method ${method}`);
-        upstream = call;
-        // Backpressure: a slow reader pauses the other side instead of buffering without bound.
-        call.on('data', (message: Buffer) => {
-          if (!downstream.write(message)) {
-            call.pause();
-            downstream.once('drain', () => call.resume());
-          }
+        finished = true;
+        open.delete(downstream);
+        upstream?.cancel();
+        // grpc-js ends a server stream with a status when the error is emitted on it.
+        downstream.emit('error', { code, details });
+      };
+      options
+        .metadata()
+        .then((metadata) => {
+          if (finished) return;
+          const call = client[method]?.(metadata);
+          if (!call) return end(status.INTERNAL, `no method ${method}`);
+          upstream = call;
+          // Backpressure: a slow reader pauses the other side instead of buffering without bound.
+          call.on('data', (message: Buffer) => {
+            if (!downstream.write(message)) {
+              call.pause();
+              downstream.once('drain', () => call.resume());
+            }
+          });
+          call.on('error', (error: Error & { code?: number }) => {
+            options.metrics?.counter('meshd_connection_terminations').inc({ type: error.code === status.CANCELLED ? 'cancelled' : 'error' });
+            // The daemon's verdict (PERMISSION_DENIED, INVALID_ARGUMENT…) reaches the client as given; a broken stream is UNAVAILABLE.
+            const relayed = error.code !== undefined && error.code !== status.OK && error.code !== status.CANCELLED ? error.code : status.UNAVAILABLE;
+            end(relayed, `upstream xDS stream ended: ${error.message}`);
+          });
+          call.on('end', () => end(status.UNAVAILABLE, 'upstream xDS stream ended'));
+          downstream.on('data', (message: Buffer) => {
+            const verdict = options.inspectRequest?.(message) ?? { forward: message };
+            if ('refuse' in verdict) return end(status.INVALID_ARGUMENT, verdict.refuse);
+            if (!call.write(verdict.forward)) {
+              downstream.pause();
+              call.once('drain', () => downstream.resume());
+            }
+          });
+        })
+        .catch((error: Error) => {
+          options.metrics?.counter('meshd_connection_failures').inc();
+          end(status.UNAVAILABLE, `no credential for the upstream: ${error.message}`);
         });
-        call.on('error', (error: Error & { code?: number }) => {
-          options.metrics?.counter('meshd_connection_terminations').inc({ type: error.code === status.CANCELLED ? 'cancelled' : 'error' });
-          // The daemon's verdict (PERMISSION_DENIED, INVALID_ARGUMENT…) reaches the client as given; a broken stream is UNAVAILABLE.
-          const relayed = error.code !== undefined && error.code !== status.OK && error.code !== status.CANCELLED ? error.code : status.UNAVAILABLE;
-          end(relayed, `upstream xDS stream ended: ${error.message}`);
-        });
-        call.on('end', () => end(status.UNAVAILABLE, 'upstream xDS stream ended'));
-        downstream.on('data', (message: Buffer) => {
-          const verdict = options.inspectRequest?.(message) ?? { forward: message };
-          if ('refuse' in verdict) return end(status.INVALID_ARGUMENT, verdict.refuse);
-          if (!call.write(verdict.forward)) {
-            downstream.pause();
-            call.once('drain', () => downstream.resume());
-          }
-        });
-      })
-      .catch((error: Error) => {
-        options.metrics?.counter('meshd_connection_failures').inc();
-        end(status.UNAVAILABLE, `no credential for the upstream: ${error.message}`);
+      downstream.on('end', () => {
+        upstream?.end();
       });
-    downstream.on('end', () => {
-      upstream?.end();
-    });
-    downstream.on('cancelled', () => {
-      finished = true;
-      open.delete(downstream);
-      upstream?.cancel();
-    });
-    downstream.on('error', () => undefined);
-  };
+      downstream.on('cancelled', () => {
+        finished = true;
+        open.delete(downstream);
+        upstream?.cancel();
+      });
+      downstream.on('error', () => undefined);
+    };
 
   server.addService(ADS_BYTES, {
     StreamAggregatedResources: relay('StreamAggregatedResources'),
@@ -123,7 +146,9 @@ export function newXdsProxy(options: XdsProxyOptions): XdsProxy {
         await mkdir(dirname(socketPath), { recursive: true });
         await rm(socketPath, { force: true });
       }
-      const port = await new Promise<number>((resolve, reject) => server.bindAsync(options.listen, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+      const port = await new Promise<number>((resolve, reject) =>
+        server.bindAsync(options.listen, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+      );
       log.info({ listen: options.listen, upstream: options.upstream }, 'xDS proxy listening');
       return port;
     },

@@ -44,7 +44,8 @@ function checkAnnotations(context: AnalysisContext, resource: Resource<unknown>,
       context.report('MisplacedAnnotation', resource, `Misplaced annotation: ${key} can only be applied to ${info.kinds.join(', ')}`);
       continue;
     }
-    if (info.deprecated !== undefined) context.report('DeprecatedAnnotation', resource, `Annotation "${key}" has been deprecated${info.deprecated} and may not work in future mesh versions.`);
+    if (info.deprecated !== undefined)
+      context.report('DeprecatedAnnotation', resource, `Annotation "${key}" has been deprecated${info.deprecated} and may not work in future mesh versions.`);
     const problem = annotationValueProblem(key, annotations[key] ?? '');
     if (problem !== undefined) context.report('InvalidAnnotation', resource, `Invalid annotation ${key}: ${problem}`);
   }

@@ -11,7 +11,12 @@ describe('auth.AuthorizationPoliciesAnalyzer', () => {
   test('namespaces, principals and service accounts of existing namespaces, and wildcards, stay quiet', () => {
     const policy = authorizationPolicy('p', 'foo', {
       rules: [
-        { from: [{ source: { namespaces: ['bar', 'ba*'], principals: ['spiffe://cluster.local/ns/bar/sa/sleep', 'cluster.local/ns/foo/sa/*', '*'] } }, { source: { serviceAccounts: ['bar/sleep', 'sleep'] } }] },
+        {
+          from: [
+            { source: { namespaces: ['bar', 'ba*'], principals: ['spiffe://cluster.local/ns/bar/sa/sleep', 'cluster.local/ns/foo/sa/*', '*'] } },
+            { source: { serviceAccounts: ['bar/sleep', 'sleep'] } },
+          ],
+        },
         { when: [{ key: 'source.namespace', values: ['foo'] }] },
       ],
     });
@@ -46,7 +51,11 @@ describe('auth.AuthorizationPoliciesAnalyzer', () => {
 describe('auth.ServiceAccountAnalyzer', () => {
   const pods = [pod('sleep', 'bar', { serviceAccountName: 'sleep' }), pod('plain', 'foo')];
   test('service accounts some pod runs as (default when none is named) stay quiet', () => {
-    const policy = authorizationPolicy('p', 'foo', { rules: [{ from: [{ source: { principals: ['cluster.local/ns/bar/sa/sleep', 'cluster.local/ns/bar/sa/*'] } }, { source: { serviceAccounts: ['default'] } }] }] });
+    const policy = authorizationPolicy('p', 'foo', {
+      rules: [
+        { from: [{ source: { principals: ['cluster.local/ns/bar/sa/sleep', 'cluster.local/ns/bar/sa/*'] } }, { source: { serviceAccounts: ['default'] } }] },
+      ],
+    });
     expect(analyze(serviceAccountAnalyzer, [...pods, policy])).toEqual([]);
   });
   test('a principal whose service account no pod uses is reported', () => {
@@ -58,7 +67,8 @@ describe('auth.ServiceAccountAnalyzer', () => {
 });
 
 describe('auth.ExtensionProviderAnalyzer', () => {
-  const custom = (name: string): object => authorizationPolicy('ext', 'foo', { action: 'CUSTOM', provider: { name }, rules: [{ to: [{ operation: { paths: ['/admin'] } }] }] });
+  const custom = (name: string): object =>
+    authorizationPolicy('ext', 'foo', { action: 'CUSTOM', provider: { name }, rules: [{ to: [{ operation: { paths: ['/admin'] } }] }] });
   const meshConfig = {
     ...DEFAULT_MESH_CONFIG,
     extensionProviders: [
@@ -76,7 +86,9 @@ describe('auth.ExtensionProviderAnalyzer', () => {
   });
   test('a provider whose service is missing, or that is no authorizer, is reported with why', () => {
     expect(analyze(extensionProviderAnalyzer, [custom('opa')], { meshConfig })).toEqual([
-      expect.stringContaining('Referenced extension provider "opa" cannot be used (found errors in provider opa: could not find service opa.foo.svc.cluster.local'),
+      expect.stringContaining(
+        'Referenced extension provider "opa" cannot be used (found errors in provider opa: could not find service opa.foo.svc.cluster.local',
+      ),
     ]);
     expect(analyze(extensionProviderAnalyzer, [opa, custom('gone')], { meshConfig })[0]).toContain('could not find service foo/gone.foo.svc.cluster.local');
     expect(analyze(extensionProviderAnalyzer, [opa, custom('tracer')], { meshConfig })[0]).toContain('is not an external authorizer');

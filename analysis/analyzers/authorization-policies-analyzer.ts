@@ -19,7 +19,8 @@ export const authorizationPoliciesAnalyzer: Analyzer = {
       for (const rule of resource.object.spec.rules ?? []) {
         for (const from of rule.from ?? []) {
           for (const named of [...(from.source?.namespaces ?? []), ...(from.source?.notNamespaces ?? [])]) {
-            if (!namespaces.some((namespace) => namespaceMatches(namespace, named))) context.report('ReferencedResourceNotFound', resource, `Referenced namespace not found: "${named}"`);
+            if (!namespaces.some((namespace) => namespaceMatches(namespace, named)))
+              context.report('ReferencedResourceNotFound', resource, `Referenced namespace not found: "${named}"`);
           }
         }
       }
@@ -65,7 +66,9 @@ export const extensionProviderAnalyzer: Analyzer = {
   inputs: ['AuthorizationPolicy', 'MeshConfig', 'Service'],
   analyze(context) {
     const providers = context.read('MeshConfig').extensionProviders ?? [];
-    const services = context.read('Service').map((service) => ({ hostname: `${service.name}.${service.namespace}.svc.${context.domainSuffix}`, namespace: service.namespace }));
+    const services = context
+      .read('Service')
+      .map((service) => ({ hostname: `${service.name}.${service.namespace}.svc.${context.domainSuffix}`, namespace: service.namespace }));
     const servicesByHost = (hostname: string): typeof services => services.filter((service) => service.hostname === hostname);
     for (const resource of context.read('AuthorizationPolicy')) {
       const { action, provider } = resource.object.spec;
@@ -76,7 +79,11 @@ export const extensionProviderAnalyzer: Analyzer = {
       }
       const resolution = resolveExtAuthzProvider(provider.name, providers, servicesByHost);
       if (!resolution.ok) {
-        context.report('ReferencedResourceNotFound', resource, `Referenced extension provider "${provider.name}" cannot be used (${resolution.problem}): the requests its rules match are denied`);
+        context.report(
+          'ReferencedResourceNotFound',
+          resource,
+          `Referenced extension provider "${provider.name}" cannot be used (${resolution.problem}): the requests its rules match are denied`,
+        );
       }
     }
   },

@@ -32,7 +32,10 @@ export const conflictingMeshGatewayHostsAnalyzer: Analyzer = {
       for (const claim of list) {
         const conflicting = list.filter((other) => other === claim || visibilitiesOverlap(other.visibility, claim.visibility));
         if (conflicting.length < 2) continue;
-        const names = conflicting.map((c) => `${c.resource.namespace}/${c.resource.name}`).sort().join(',');
+        const names = conflicting
+          .map((c) => `${c.resource.namespace}/${c.resource.name}`)
+          .sort()
+          .join(',');
         const message = `The VirtualServices ${names} associated with mesh gateway define the same host ${host} which can lead to undefined behavior. This can be fixed by merging the conflicting VirtualServices into a single resource.`;
         context.report('ConflictingMeshGatewayVirtualServiceHosts', claim.resource, message);
       }

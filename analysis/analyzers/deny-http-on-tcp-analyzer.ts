@@ -53,7 +53,8 @@ export const denyHttpOnTcpAnalyzer: Analyzer = {
         for (const service of services.filter((s) => serviceSelects(s, pod.namespace, labelsOf(pod.object)))) {
           for (const port of service.object.spec?.ports ?? []) {
             const target = targetPortOn(port, pod.object.spec);
-            if (target !== undefined && portProtocol(port) === 'opaque' && (port.protocol ?? 'TCP') === 'TCP') ports.set(target, `${service.name}.${service.namespace}`);
+            if (target !== undefined && portProtocol(port) === 'opaque' && (port.protocol ?? 'TCP') === 'TCP')
+              ports.set(target, `${service.name}.${service.namespace}`);
           }
         }
       }

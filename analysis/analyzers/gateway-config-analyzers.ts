@@ -9,7 +9,9 @@ import { selectorString } from './kube-objects.js';
 function certificatesOf(server: GatewayServer): string[] {
   const tls = server.tls;
   if (tls === undefined || tls.mode === 'PASSTHROUGH' || tls.mode === 'AUTO_PASSTHROUGH' || tls.mode === 'MESH_MUTUAL') return [];
-  const out = [tls.credentialName, ...(tls.credentialNames ?? [])].filter((name): name is string => name !== undefined && name !== '').map((name) => `credential:${name}`);
+  const out = [tls.credentialName, ...(tls.credentialNames ?? [])]
+    .filter((name): name is string => name !== undefined && name !== '')
+    .map((name) => `credential:${name}`);
   if (tls.serverCertificate !== undefined && tls.serverCertificate !== '') out.push(`files:${tls.serverCertificate}:${tls.privateKey ?? ''}`);
   for (const certificate of tls.tlsCertificates ?? []) out.push(`files:${certificate.serverCertificate ?? ''}:${certificate.privateKey ?? ''}`);
   return out;
@@ -33,10 +35,16 @@ export const certificateAnalyzer: Analyzer = {
     const gateways = context.read('Gateway');
     for (const gateway of gateways) {
       const mine = new Set((gateway.object.spec.servers ?? []).flatMap(certificatesOf));
-      const sharing = gateways.filter((other) => other !== gateway && sameWorkload(gateway, other) && (other.object.spec.servers ?? []).flatMap(certificatesOf).some((c) => mine.has(c)));
+      const sharing = gateways.filter(
+        (other) => other !== gateway && sameWorkload(gateway, other) && (other.object.spec.servers ?? []).flatMap(certificatesOf).some((c) => mine.has(c)),
+      );
       if (sharing.length === 0) continue;
       const names = [gateway, ...sharing].map(fullName).sort();
-      context.report('GatewayDuplicateCertificate', gateway, `Duplicate certificate in multiple gateways [${names.join(' ')}] may cause 404s if clients re-use HTTP2 connections.`);
+      context.report(
+        'GatewayDuplicateCertificate',
+        gateway,
+        `Duplicate certificate in multiple gateways [${names.join(' ')}] may cause 404s if clients re-use HTTP2 connections.`,
+      );
     }
   },
 };

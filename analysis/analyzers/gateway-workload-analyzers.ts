@@ -47,7 +47,11 @@ export const ingressGatewayPortAnalyzer: Analyzer = {
           const message = `The gateway is listening on a target port (port ${number}) that is not defined in the Service associated with its workload instances (Pod selector ${selectorString(selector)}). If you need to access the gateway port through the gateway Service, it will not be available.`;
           context.report('GatewayPortNotDefinedOnService', gateway, message);
         } else {
-          context.report('GatewayPortNotOnWorkload', gateway, `The gateway refers to a port that is not exposed on the workload (pod selector ${selectorString(selector)}; port ${number})`);
+          context.report(
+            'GatewayPortNotOnWorkload',
+            gateway,
+            `The gateway refers to a port that is not exposed on the workload (pod selector ${selectorString(selector)}; port ${number})`,
+          );
         }
       }
     }

@@ -16,7 +16,14 @@ describe('injection.Analyzer', () => {
     `Info [MSH0102] (Namespace ${name}) The namespace is not enabled for mesh injection. Run 'kubectl label namespace ${name} mesh-injection=enabled' to enable it, or 'kubectl label namespace ${name} mesh-injection=disabled' to explicitly mark it as not needing injection.`;
 
   test('a namespace without a label is not injected, pods or none; a pod of an injected namespace without proxy is missing it', () => {
-    const objects = [namespace('plain'), pod('a', 'plain'), namespace('empty'), namespace('meshed', { 'mesh-injection': 'enabled' }), pod('b', 'meshed'), injectedPod('c', 'meshed')];
+    const objects = [
+      namespace('plain'),
+      pod('a', 'plain'),
+      namespace('empty'),
+      namespace('meshed', { 'mesh-injection': 'enabled' }),
+      pod('b', 'meshed'),
+      injectedPod('c', 'meshed'),
+    ];
     expect(analyze(injectionAnalyzer, objects)).toEqual([
       'Warning [MSH0103] (Pod b.meshed) The pod b is missing the mesh proxy. This can often be resolved by restarting or redeploying the workload.',
       notInjected('empty'),
@@ -25,14 +32,26 @@ describe('injection.Analyzer', () => {
   });
 
   test('both injection labels in force are reported with their values; disabled beside a revision is no conflict', () => {
-    expect(analyze(injectionAnalyzer, [namespace('both', { 'mesh-injection': 'enabled', 'mesh.io/rev': 'canary' }), namespace('off', { 'mesh-injection': 'disabled', 'mesh.io/rev': 'canary' })])).toEqual([
+    expect(
+      analyze(injectionAnalyzer, [
+        namespace('both', { 'mesh-injection': 'enabled', 'mesh.io/rev': 'canary' }),
+        namespace('off', { 'mesh-injection': 'disabled', 'mesh.io/rev': 'canary' }),
+      ]),
+    ).toEqual([
       'Warning [MSH0123] (Namespace both) The namespace has more than one type of injection labels [mesh-injection=enabled mesh.io/rev=canary], which may lead to undefined behavior. Make sure only one injection label exists.',
     ]);
   });
 
   test('with an injector that injects every namespace by default, an unlabelled namespace is MSH0148 instead', () => {
-    const injector = { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'mesh-sidecar-injector', namespace: 'mesh-system' }, data: { config: '', values: JSON.stringify({ sidecarInjectorWebhook: { enableNamespacesByDefault: true } }) } };
-    expect(analyze(injectionAnalyzer, [injector, namespace('plain')])).toEqual(['Info [MSH0148] (Namespace plain) is enabled for mesh injection, as the mesh is installed with enableNamespacesByDefault as true.']);
+    const injector = {
+      apiVersion: 'v1',
+      kind: 'ConfigMap',
+      metadata: { name: 'mesh-sidecar-injector', namespace: 'mesh-system' },
+      data: { config: '', values: JSON.stringify({ sidecarInjectorWebhook: { enableNamespacesByDefault: true } }) },
+    };
+    expect(analyze(injectionAnalyzer, [injector, namespace('plain')])).toEqual([
+      'Info [MSH0148] (Namespace plain) is enabled for mesh injection, as the mesh is installed with enableNamespacesByDefault as true.',
+    ]);
   });
 
   test.each([
@@ -48,7 +67,13 @@ describe('injection.RevisionAnalyzer', () => {
   test('a pod of revision canary in a namespace moved to stable is reported; matching revisions stay quiet', () => {
     const ns = namespace('apps', { 'mesh.io/rev': 'stable' });
     const status = (revision: string): Record<string, string> => ({ 'sidecar.mesh.io/status': JSON.stringify({ containers: ['mesh-proxy'], revision }) });
-    expect(analyze(revisionAnalyzer, [ns, injectedPod('old', 'apps', { annotations: status('canary') }), injectedPod('new', 'apps', { labels: { 'mesh.io/rev': 'stable' } })])).toEqual([
+    expect(
+      analyze(revisionAnalyzer, [
+        ns,
+        injectedPod('old', 'apps', { annotations: status('canary') }),
+        injectedPod('new', 'apps', { labels: { 'mesh.io/rev': 'stable' } }),
+      ]),
+    ).toEqual([
       'Warning [MSH1003] (Pod old.apps) The pod was injected by revision "canary" but its namespace selects revision "stable". Restart or redeploy the workload to move it to "stable".',
     ]);
     expect(analyze(revisionAnalyzer, [namespace('d', { 'mesh-injection': 'enabled' }), injectedPod('p', 'd', { annotations: status('default') })])).toEqual([]);
@@ -57,7 +82,14 @@ describe('injection.RevisionAnalyzer', () => {
 
 describe('injection.ImageAnalyzer', () => {
   test('a proxy image other than the injector configuration of the namespace revision is reported', () => {
-    const objects = [injectorConfigMap('mesh-sidecar-injector', '1.1'), injectorConfigMap('mesh-sidecar-injector-canary', '1.0'), namespace('a', { 'mesh-injection': 'enabled' }), namespace('b', { 'mesh.io/rev': 'canary' }), injectedPod('p', 'a'), injectedPod('q', 'b')];
+    const objects = [
+      injectorConfigMap('mesh-sidecar-injector', '1.1'),
+      injectorConfigMap('mesh-sidecar-injector-canary', '1.0'),
+      namespace('a', { 'mesh-injection': 'enabled' }),
+      namespace('b', { 'mesh.io/rev': 'canary' }),
+      injectedPod('p', 'a'),
+      injectedPod('q', 'b'),
+    ];
     expect(analyze(imageAnalyzer, objects)).toEqual([
       'Warning [MSH0105] (Pod p.a) The image of the mesh proxy running on the pod does not match the image defined in the injection configuration (pod image: docker.io/mesh/proxyv2:1.0; injection configuration image: docker.io/mesh/proxyv2:1.1). This often happens after upgrading the mesh control-plane and can be fixed by redeploying the pod.',
     ]);

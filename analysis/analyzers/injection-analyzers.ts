@@ -18,7 +18,9 @@ function injectsByDefault(configMaps: readonly Resource<V1ConfigMap>[], rootName
   const values = configMaps.find((configMap) => configMap.namespace === rootNamespace && configMap.name === INJECTOR_CONFIG_MAP_NAME)?.object.data?.['values'];
   if (values === undefined) return false;
   try {
-    return (JSON.parse(values) as { sidecarInjectorWebhook?: { enableNamespacesByDefault?: unknown } }).sidecarInjectorWebhook?.enableNamespacesByDefault === true;
+    return (
+      (JSON.parse(values) as { sidecarInjectorWebhook?: { enableNamespacesByDefault?: unknown } }).sidecarInjectorWebhook?.enableNamespacesByDefault === true
+    );
   } catch {
     return false;
   }
@@ -68,7 +70,11 @@ export const injectionAnalyzer: Analyzer = {
       }
       if ((injection === undefined || injection === '') && revision === undefined) {
         if (byDefault) {
-          context.report('NamespaceInjectionEnabledByDefault', resource, 'is enabled for mesh injection, as the mesh is installed with enableNamespacesByDefault as true.');
+          context.report(
+            'NamespaceInjectionEnabledByDefault',
+            resource,
+            'is enabled for mesh injection, as the mesh is installed with enableNamespacesByDefault as true.',
+          );
           continue;
         }
         const message = `The namespace is not enabled for mesh injection. Run 'kubectl label namespace ${name} ${LABELS.namespaceInjection}=enabled' to enable it, or 'kubectl label namespace ${name} ${LABELS.namespaceInjection}=disabled' to explicitly mark it as not needing injection.`;
@@ -80,7 +86,11 @@ export const injectionAnalyzer: Analyzer = {
       const namespace = byName.get(pod.namespace);
       if (namespace === undefined || namespaceRevision(namespace) === undefined || hasProxy(pod.object) || optedOut(pod.object)) continue;
       if (isSystemNamespace(pod.namespace, context.rootNamespace, IGNORED_NAMESPACES)) continue;
-      context.report('PodMissingProxy', pod, `The pod ${pod.name} is missing the mesh proxy. This can often be resolved by restarting or redeploying the workload.`);
+      context.report(
+        'PodMissingProxy',
+        pod,
+        `The pod ${pod.name} is missing the mesh proxy. This can often be resolved by restarting or redeploying the workload.`,
+      );
     }
   },
 };
@@ -114,7 +124,11 @@ export const revisionAnalyzer: Analyzer = {
 function injectorImage(valuesText: string | undefined): string | undefined {
   if (valuesText === undefined) return undefined;
   try {
-    const global = ((JSON.parse(valuesText) as { global?: Record<string, unknown> }).global ?? {}) as { hub?: unknown; tag?: unknown; proxy?: { image?: unknown } };
+    const global = ((JSON.parse(valuesText) as { global?: Record<string, unknown> }).global ?? {}) as {
+      hub?: unknown;
+      tag?: unknown;
+      proxy?: { image?: unknown };
+    };
     const image = String(global.proxy?.image ?? 'proxyv2');
     return image.includes('/') ? image : `${String(global.hub ?? '')}/${image}:${String(global.tag ?? '')}`;
   } catch {
@@ -145,7 +159,8 @@ export const imageAnalyzer: Analyzer = {
       const revision = namespace === undefined ? undefined : namespaceRevision(namespace);
       const expected = revision === undefined ? undefined : images.get(revision);
       const proxy = (pod.object.spec?.containers ?? []).find((container) => container.name === PROXY_CONTAINER);
-      if (expected === undefined || proxy?.image === undefined || proxy.image === expected || annotationsOf(pod.object)[ANNOTATIONS.proxyImage] !== undefined) continue;
+      if (expected === undefined || proxy?.image === undefined || proxy.image === expected || annotationsOf(pod.object)[ANNOTATIONS.proxyImage] !== undefined)
+        continue;
       const message = `The image of the mesh proxy running on the pod does not match the image defined in the injection configuration (pod image: ${proxy.image}; injection configuration image: ${expected}). This often happens after upgrading the mesh control-plane and can be fixed by redeploying the pod.`;
       context.report('ProxyImageMismatch', pod, message);
     }

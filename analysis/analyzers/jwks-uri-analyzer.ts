@@ -22,7 +22,8 @@ export const jwksUriAnalyzer: Analyzer = {
           continue;
         }
         const match = inCluster.exec(host);
-        if (match && !services.has(`${match[1]}.${match[2]}`)) context.report('ReferencedResourceNotFound', resource, `Referenced JWKS provider not found: "${host}"`);
+        if (match && !services.has(`${match[1]}.${match[2]}`))
+          context.report('ReferencedResourceNotFound', resource, `Referenced JWKS provider not found: "${host}"`);
       }
     }
   },

@@ -26,7 +26,11 @@ export function serviceSelects(service: Resource<V1Service>, podNamespace: strin
 }
 
 /** The pods of `namespace` (every namespace when undefined) whose labels the selector matches. */
-export function podsMatching(pods: readonly Resource<V1Pod>[], namespace: string | undefined, selector: Readonly<Record<string, string>> | undefined): Resource<V1Pod>[] {
+export function podsMatching(
+  pods: readonly Resource<V1Pod>[],
+  namespace: string | undefined,
+  selector: Readonly<Record<string, string>> | undefined,
+): Resource<V1Pod>[] {
   return pods.filter((pod) => (namespace === undefined || pod.namespace === namespace) && labelsMatch(selector, labelsOf(pod.object)));
 }
 

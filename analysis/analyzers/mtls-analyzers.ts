@@ -18,7 +18,14 @@ function conflicts(client: ClientMode, server: MtlsMode): boolean {
   return (client === 'DISABLE' && server === 'STRICT') || (client === 'MESH_MUTUAL' && server === 'DISABLE');
 }
 
-function reportConflict(context: AnalysisContext, host: string, rule: Resource<DestinationRule>, client: ClientMode, policy: Resource<PeerAuthentication>, server: MtlsMode): void {
+function reportConflict(
+  context: AnalysisContext,
+  host: string,
+  rule: Resource<DestinationRule>,
+  client: ClientMode,
+  policy: Resource<PeerAuthentication>,
+  server: MtlsMode,
+): void {
   const message = `A DestinationRule and Policy are in conflict with regards to mTLS for host ${host}. The DestinationRule "${rule.namespace}/${rule.name}" specifies that mTLS must be ${client === 'MESH_MUTUAL'} but the Policy object "${policy.namespace}/${policy.name}" specifies ${server}.`;
   context.report('MTLSPolicyConflict', rule, message);
   context.report('MTLSPolicyConflict', policy, message);
@@ -52,7 +59,8 @@ export const mtlsAnalyzer: Analyzer = {
     for (const rule of context.read('DestinationRule')) {
       const host = fullHostName(rule.object.spec.host, rule.namespace, context.domainSuffix);
       const exact = serviceNamespace(host, context.domainSuffix);
-      const namespaces = exact !== undefined ? [exact] : [...byNamespace.keys()].filter((namespace) => hostCovers(host, `x.${namespace}.svc.${context.domainSuffix}`));
+      const namespaces =
+        exact !== undefined ? [exact] : [...byNamespace.keys()].filter((namespace) => hostCovers(host, `x.${namespace}.svc.${context.domainSuffix}`));
       const policies = new Set(namespaces.map(effective));
       if (exact === undefined && meshPolicy !== undefined && hostCovers(host, `x.y.svc.${context.domainSuffix}`)) policies.add(meshPolicy);
       for (const policy of policies) {

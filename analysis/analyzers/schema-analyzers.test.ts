@@ -22,7 +22,11 @@ describe('schema.ValidationAnalyzer', () => {
   });
 
   test('a warning is a schema warning, and the resource stays usable', () => {
-    const legacy = virtualService('legacy', 'default', { hosts: ['reviews'], gateways: ['gw.other'], http: [{ route: [{ destination: { host: 'reviews' } }] }] });
+    const legacy = virtualService('legacy', 'default', {
+      hosts: ['reviews'],
+      gateways: ['gw.other'],
+      http: [{ route: [{ destination: { host: 'reviews' } }] }],
+    });
     expect(analyze(forKind('VirtualService'), [legacy])).toEqual([
       'Warning [MSH0133] (VirtualService legacy.default) Schema validation warning: spec.gateways[0]: "gw.other" is the legacy "name.namespace" form: prefer "other/gw"',
     ]);

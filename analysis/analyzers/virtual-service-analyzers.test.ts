@@ -9,7 +9,10 @@ import { destinationRuleAnalyzer } from './virtual-service-subset-analyzer.js';
 
 const routeTo = (destination: object, extra: object = {}): object => ({ hosts: ['front'], http: [{ route: [{ destination }] }], ...extra });
 const reviews = service('reviews', 'default', { app: 'reviews' }, [{ name: 'http', port: 9080 }]);
-const ratings = service('ratings', 'backend', { app: 'ratings' }, [{ name: 'http', port: 9080 }, { name: 'grpc', port: 9090 }]);
+const ratings = service('ratings', 'backend', { app: 'ratings' }, [
+  { name: 'http', port: 9080 },
+  { name: 'grpc', port: 9090 },
+]);
 
 describe('virtualservice.DestinationHostAnalyzer', () => {
   test.each([
@@ -36,7 +39,10 @@ describe('virtualservice.DestinationHostAnalyzer', () => {
   });
 
   test('unknown hosts, mirrors and ports are reported', () => {
-    const vs = virtualService('vs', 'default', { hosts: ['front'], http: [{ route: [{ destination: { host: 'reviews', port: { number: 1 } } }], mirror: { host: 'nothing' } }] });
+    const vs = virtualService('vs', 'default', {
+      hosts: ['front'],
+      http: [{ route: [{ destination: { host: 'reviews', port: { number: 1 } } }], mirror: { host: 'nothing' } }],
+    });
     expect(analyze(destinationHostAnalyzer, [reviews, vs])).toEqual([
       'Error [MSH0101] (VirtualService vs.default) Referenced host not found: "nothing"',
       'Error [MSH0101] (VirtualService vs.default) Referenced host+port not found: "reviews+1"',
@@ -67,7 +73,8 @@ describe('virtualservice.GatewayAnalyzer', () => {
 });
 
 describe('virtualservice.DestinationRuleAnalyzer', () => {
-  const rule = (namespace: string, host: string, extra: object = {}): object => destinationRule('dr', namespace, { host, subsets: [{ name: 'v1', labels: { version: 'v1' } }], ...extra });
+  const rule = (namespace: string, host: string, extra: object = {}): object =>
+    destinationRule('dr', namespace, { host, subsets: [{ name: 'v1', labels: { version: 'v1' } }], ...extra });
   const vs = (namespace: string, host: string): object => virtualService('vs', namespace, routeTo({ host, subset: 'v1' }));
   test.each([
     ['same namespace, short names', rule('default', 'reviews'), vs('default', 'reviews')],
@@ -78,9 +85,9 @@ describe('virtualservice.DestinationRuleAnalyzer', () => {
   });
 
   test('a subset no rule defines, or a rule not exported to the route namespace, is reported', () => {
-    expect(analyze(destinationRuleAnalyzer, [rule('default', 'reviews'), virtualService('vs', 'default', routeTo({ host: 'reviews', subset: 'v2' }))])).toEqual([
-      'Error [MSH0101] (VirtualService vs.default) Referenced host+subset in destinationrule not found: "reviews+v2"',
-    ]);
+    expect(analyze(destinationRuleAnalyzer, [rule('default', 'reviews'), virtualService('vs', 'default', routeTo({ host: 'reviews', subset: 'v2' }))])).toEqual(
+      ['Error [MSH0101] (VirtualService vs.default) Referenced host+subset in destinationrule not found: "reviews+v2"'],
+    );
     expect(analyze(destinationRuleAnalyzer, [rule('default', 'reviews', { exportTo: ['.'] }), vs('other', 'reviews.default.svc.cluster.local')])).toEqual([
       'Error [MSH0101] (VirtualService vs.other) Referenced host+subset in destinationrule not found: "reviews.default.svc.cluster.local+v1"',
     ]);
@@ -88,7 +95,8 @@ describe('virtualservice.DestinationRuleAnalyzer', () => {
 });
 
 describe('virtualservice.ConflictingMeshGatewayHostsAnalyzer', () => {
-  const vs = (name: string, namespace: string, hosts: string[], extra: object = {}): object => virtualService(name, namespace, { hosts, http: [{ route: [{ destination: { host: 'reviews.default.svc.cluster.local' } }] }], ...extra });
+  const vs = (name: string, namespace: string, hosts: string[], extra: object = {}): object =>
+    virtualService(name, namespace, { hosts, http: [{ route: [{ destination: { host: 'reviews.default.svc.cluster.local' } }] }], ...extra });
   test('two mesh VirtualServices for the same host conflict, short and full names alike', () => {
     const lines = analyze(conflictingMeshGatewayHostsAnalyzer, [vs('a', 'default', ['reviews']), vs('b', 'other', ['reviews.default.svc.cluster.local'])]);
     expect(lines).toHaveLength(2);
@@ -98,10 +106,18 @@ describe('virtualservice.ConflictingMeshGatewayHostsAnalyzer', () => {
   });
 
   test.each([
-    ['hosts exported to disjoint namespaces', [vs('a', 'ns1', ['api.example.com'], { exportTo: ['.'] }), vs('b', 'ns2', ['api.example.com'], { exportTo: ['.'] })], undefined],
+    [
+      'hosts exported to disjoint namespaces',
+      [vs('a', 'ns1', ['api.example.com'], { exportTo: ['.'] }), vs('b', 'ns2', ['api.example.com'], { exportTo: ['.'] })],
+      undefined,
+    ],
     ['the same short name in two namespaces', [vs('a', 'ns1', ['reviews']), vs('b', 'ns2', ['reviews'])], undefined],
     ['one on a gateway only', [vs('a', 'default', ['reviews']), vs('b', 'default', ['reviews'], { gateways: ['gw'] })], undefined],
-    ['mesh default export to the own namespace', [vs('a', 'ns1', ['api.example.com']), vs('b', 'ns2', ['api.example.com'])], { ...DEFAULT_MESH_CONFIG, defaultVirtualServiceExportTo: ['.'] }],
+    [
+      'mesh default export to the own namespace',
+      [vs('a', 'ns1', ['api.example.com']), vs('b', 'ns2', ['api.example.com'])],
+      { ...DEFAULT_MESH_CONFIG, defaultVirtualServiceExportTo: ['.'] },
+    ],
   ])('%s do not conflict', (_case, objects, meshConfig) => {
     expect(analyze(conflictingMeshGatewayHostsAnalyzer, objects, meshConfig ? { meshConfig } : {})).toEqual([]);
   });
@@ -113,7 +129,8 @@ describe('virtualservice.ConflictingMeshGatewayHostsAnalyzer', () => {
 });
 
 describe('virtualservice.RegexAnalyzer', () => {
-  const withMatch = (match: object, extra: object = {}): object => virtualService('vs', 'default', { hosts: ['reviews'], http: [{ match: [match], route: [{ destination: { host: 'reviews' } }], ...extra }] });
+  const withMatch = (match: object, extra: object = {}): object =>
+    virtualService('vs', 'default', { hosts: ['reviews'], http: [{ match: [match], route: [{ destination: { host: 'reviews' } }], ...extra }] });
   test('lookahead (not RE2) in a uri match and a bad header regex are reported by field', () => {
     expect(analyze(regexAnalyzer, [withMatch({ uri: { regex: '/(?=x)' }, headers: { 'x-id': { regex: '[' } } })])).toEqual([
       'Warning [MSH0122] (VirtualService vs.default) Field "headers[x-id]" regular expression invalid: "[" (expected a valid RE2 regular expression, got "[": error parsing regexp: missing closing ]: `[`)',
@@ -121,6 +138,13 @@ describe('virtualservice.RegexAnalyzer', () => {
     ]);
   });
   test('valid regexes, and "*" in withoutHeaders, stay quiet', () => {
-    expect(analyze(regexAnalyzer, [withMatch({ uri: { regex: '/api/v[0-9]+/.*' }, withoutHeaders: { 'x-a': { regex: '*' } } }, { corsPolicy: { allowOrigins: [{ regex: 'https://.*\\.example\\.com' }] } })])).toEqual([]);
+    expect(
+      analyze(regexAnalyzer, [
+        withMatch(
+          { uri: { regex: '/api/v[0-9]+/.*' }, withoutHeaders: { 'x-a': { regex: '*' } } },
+          { corsPolicy: { allowOrigins: [{ regex: 'https://.*\\.example\\.com' }] } },
+        ),
+      ]),
+    ).toEqual([]);
   });
 });

@@ -4,23 +4,41 @@ import { applicationUidAnalyzer, deploymentApplicationUidAnalyzer, multiServiceA
 
 describe('service.PortNameAnalyzer', () => {
   test('names without a protocol prefix and no appProtocol are reported', () => {
-    const svc = service('web', 'foo', { app: 'web' }, [{ name: 'web', port: 80, targetPort: 8080 }, { name: 'http-web', port: 81 }, { name: 'grpc-web', port: 82 }, { name: 'db', port: 83, appProtocol: 'tcp' }, { name: 'tcp', port: 84 }]);
+    const svc = service('web', 'foo', { app: 'web' }, [
+      { name: 'web', port: 80, targetPort: 8080 },
+      { name: 'http-web', port: 81 },
+      { name: 'grpc-web', port: 82 },
+      { name: 'db', port: 83, appProtocol: 'tcp' },
+      { name: 'tcp', port: 84 },
+    ]);
     expect(analyze(portNameAnalyzer, [svc])).toEqual([
       "Info [MSH0118] (Service web.foo) Port name web (port: 80, targetPort: 8080) doesn't follow the naming convention of mesh port.",
     ]);
   });
   test('a Service of the mesh’s control plane is not checked wherever it runs', () => {
-    expect(analyze(portNameAnalyzer, [service('meshd', 'elsewhere', { app: 'meshd' }, [{ name: 'xds', port: 15010 }], { labels: { mesh: 'pilot' } })])).toEqual([]);
+    expect(analyze(portNameAnalyzer, [service('meshd', 'elsewhere', { app: 'meshd' }, [{ name: 'xds', port: 15010 }], { labels: { mesh: 'pilot' } })])).toEqual(
+      [],
+    );
   });
   test('the root namespace and kube-system are not checked', () => {
-    expect(analyze(portNameAnalyzer, [service('meshd', 'mesh-system', { app: 'meshd' }, [{ name: 'xds', port: 15010 }]), service('dns', 'kube-system', { k: 'v' }, [{ name: 'dns', port: 53 }])])).toEqual([]);
+    expect(
+      analyze(portNameAnalyzer, [
+        service('meshd', 'mesh-system', { app: 'meshd' }, [{ name: 'xds', port: 15010 }]),
+        service('dns', 'kube-system', { k: 'v' }, [{ name: 'dns', port: 53 }]),
+      ]),
+    ).toEqual([]);
   });
 });
 
 describe('deployment.MultiServiceAnalyzer', () => {
   const injected = namespace('foo', { 'mesh-injection': 'enabled' });
   test('two services on one port with HTTP and TCP protocols are reported', () => {
-    const objects = [injected, deployment('web', 'foo', { app: 'web' }), service('a', 'foo', { app: 'web' }, [{ name: 'http', port: 80 }]), service('b', 'foo', { app: 'web' }, [{ name: 'tcp', port: 80 }])];
+    const objects = [
+      injected,
+      deployment('web', 'foo', { app: 'web' }),
+      service('a', 'foo', { app: 'web' }, [{ name: 'http', port: 80 }]),
+      service('b', 'foo', { app: 'web' }, [{ name: 'tcp', port: 80 }]),
+    ];
     expect(analyze(multiServiceAnalyzer, objects)).toEqual([
       'Warning [MSH0116] (Deployment web.foo) This deployment web is associated with multiple services using port 80 but different protocols: [a b]',
     ]);
@@ -30,20 +48,37 @@ describe('deployment.MultiServiceAnalyzer', () => {
       'Warning [MSH0117] (Deployment lonely.foo) No service associated with this deployment. Service mesh deployments must be associated with a service.',
     ]);
     expect(analyze(multiServiceAnalyzer, [namespace('bar'), deployment('lonely', 'bar', { app: 'lonely' })])).toEqual([]);
-    const same = [injected, deployment('web', 'foo', { app: 'web' }), service('a', 'foo', { app: 'web' }, [{ name: 'http', port: 80 }]), service('b', 'foo', { app: 'web' }, [{ name: 'http-x', port: 80 }])];
+    const same = [
+      injected,
+      deployment('web', 'foo', { app: 'web' }),
+      service('a', 'foo', { app: 'web' }, [{ name: 'http', port: 80 }]),
+      service('b', 'foo', { app: 'web' }, [{ name: 'http-x', port: 80 }]),
+    ];
     expect(analyze(multiServiceAnalyzer, same)).toEqual([]);
   });
 });
 
 describe('applicationUID.Analyzer', () => {
   test('UID 1337 on the pod or an application container is reported; on the proxy container it is not', () => {
-    expect(analyze(applicationUidAnalyzer, [pod('a', 'foo', { securityContext: { runAsUser: 1337 } })])).toEqual(['Warning [MSH0144] (Pod a.foo) User ID (UID) 1337 is reserved for the sidecar proxy.']);
+    expect(analyze(applicationUidAnalyzer, [pod('a', 'foo', { securityContext: { runAsUser: 1337 } })])).toEqual([
+      'Warning [MSH0144] (Pod a.foo) User ID (UID) 1337 is reserved for the sidecar proxy.',
+    ]);
     expect(analyze(applicationUidAnalyzer, [pod('b', 'foo', { containers: [{ name: 'app', securityContext: { runAsUser: 1337 } }] })])).toHaveLength(1);
-    expect(analyze(applicationUidAnalyzer, [pod('c', 'foo', { containers: [{ name: 'app' }, { name: 'mesh-proxy', securityContext: { runAsUser: 1337 } }] })])).toEqual([]);
-    expect(analyze(applicationUidAnalyzer, [pod('d', 'foo', { securityContext: { runAsUser: 1337 }, containers: [{ name: 'app', securityContext: { runAsUser: 1000 } }] })])).toEqual([]);
+    expect(
+      analyze(applicationUidAnalyzer, [pod('c', 'foo', { containers: [{ name: 'app' }, { name: 'mesh-proxy', securityContext: { runAsUser: 1337 } }] })]),
+    ).toEqual([]);
+    expect(
+      analyze(applicationUidAnalyzer, [
+        pod('d', 'foo', { securityContext: { runAsUser: 1337 }, containers: [{ name: 'app', securityContext: { runAsUser: 1000 } }] }),
+      ]),
+    ).toEqual([]);
   });
   test('deployment templates too', () => {
-    expect(analyze(deploymentApplicationUidAnalyzer, [deployment('web', 'foo', { app: 'web' }, {}, { containers: [{ name: 'app', securityContext: { runAsUser: 1337 } }] })])).toHaveLength(1);
+    expect(
+      analyze(deploymentApplicationUidAnalyzer, [
+        deployment('web', 'foo', { app: 'web' }, {}, { containers: [{ name: 'app', securityContext: { runAsUser: 1337 } }] }),
+      ]),
+    ).toHaveLength(1);
   });
   test('the mesh’s own control plane (a mesh label, or release: mesh) and the operator container are never findings', () => {
     const asProxy = { containers: [{ name: 'discovery', securityContext: { runAsUser: 1337 } }] };
@@ -51,9 +86,13 @@ describe('applicationUID.Analyzer', () => {
     const released = deployment('gw', 'edge', { app: 'gw' }, { labels: { release: 'mesh' } }, asProxy);
     expect(analyze(deploymentApplicationUidAnalyzer, [daemon, released])).toEqual([]);
     expect(analyze(applicationUidAnalyzer, [pod('meshd-1', 'mesh-system', { labels: { mesh: 'pilot' }, containers: asProxy.containers })])).toEqual([]);
-    expect(analyze(applicationUidAnalyzer, [pod('operator-1', 'mesh-operator', { containers: [{ name: 'mesh-operator', securityContext: { runAsUser: 1337 } }] })])).toEqual([]);
+    expect(
+      analyze(applicationUidAnalyzer, [pod('operator-1', 'mesh-operator', { containers: [{ name: 'mesh-operator', securityContext: { runAsUser: 1337 } }] })]),
+    ).toEqual([]);
     // A look-alike is an application: only the label's name counts, not a value that mentions the mesh.
     const lookAlike = deployment('web', 'foo', { app: 'web' }, { labels: { app: 'mesh', release: 'mesh-web' } }, asProxy);
-    expect(analyze(deploymentApplicationUidAnalyzer, [lookAlike])).toEqual(['Warning [MSH0144] (Deployment web.foo) User ID (UID) 1337 is reserved for the sidecar proxy.']);
+    expect(analyze(deploymentApplicationUidAnalyzer, [lookAlike])).toEqual([
+      'Warning [MSH0144] (Deployment web.foo) User ID (UID) 1337 is reserved for the sidecar proxy.',
+    ]);
   });
 });

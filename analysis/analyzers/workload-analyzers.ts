@@ -16,7 +16,11 @@ export const portNameAnalyzer: Analyzer = {
       for (const port of service.object.spec?.ports ?? []) {
         if (declaredProtocol(port) !== undefined) continue;
         const target = port.targetPort === undefined ? String(port.port) : String(port.targetPort as number | string);
-        context.report('PortNameIsNotUnderNamingConvention', service, `Port name ${port.name ?? ''} (port: ${port.port}, targetPort: ${target}) doesn't follow the naming convention of mesh port.`);
+        context.report(
+          'PortNameIsNotUnderNamingConvention',
+          service,
+          `Port name ${port.name ?? ''} (port: ${port.port}, targetPort: ${target}) doesn't follow the naming convention of mesh port.`,
+        );
       }
     }
   },
@@ -33,13 +37,24 @@ export const multiServiceAnalyzer: Analyzer = {
   inputs: ['Deployment', 'Service', 'Namespace'],
   analyze(context) {
     const services = context.read('Service');
-    const injected = new Set(context.read('Namespace').filter((n) => namespaceRevision(n.object) !== undefined).map((n) => n.name));
+    const injected = new Set(
+      context
+        .read('Namespace')
+        .filter((n) => namespaceRevision(n.object) !== undefined)
+        .map((n) => n.name),
+    );
     for (const deployment of context.read('Deployment')) {
       const labels = deployment.object.spec?.template.metadata?.labels ?? {};
-      const selecting = services.filter((s) => s.namespace === deployment.namespace && Object.keys(s.object.spec?.selector ?? {}).length > 0 && labelsMatch(s.object.spec?.selector, labels));
+      const selecting = services.filter(
+        (s) => s.namespace === deployment.namespace && Object.keys(s.object.spec?.selector ?? {}).length > 0 && labelsMatch(s.object.spec?.selector, labels),
+      );
       if (selecting.length === 0) {
         if (injected.has(deployment.namespace) && !isSystemNamespace(deployment.namespace, context.rootNamespace, IGNORED_NAMESPACES)) {
-          context.report('DeploymentRequiresServiceAssociated', deployment, 'No service associated with this deployment. Service mesh deployments must be associated with a service.');
+          context.report(
+            'DeploymentRequiresServiceAssociated',
+            deployment,
+            'No service associated with this deployment. Service mesh deployments must be associated with a service.',
+          );
         }
         continue;
       }
@@ -53,7 +68,11 @@ export const multiServiceAnalyzer: Analyzer = {
       for (const [port, protocols] of [...byPort].sort(([a], [b]) => a - b)) {
         if (new Set(protocols.values()).size < 2) continue;
         const names = [...protocols.keys()].sort();
-        context.report('DeploymentAssociatedToMultipleServices', deployment, `This deployment ${deployment.name} is associated with multiple services using port ${port} but different protocols: [${names.join(' ')}]`);
+        context.report(
+          'DeploymentAssociatedToMultipleServices',
+          deployment,
+          `This deployment ${deployment.name} is associated with multiple services using port ${port} but different protocols: [${names.join(' ')}]`,
+        );
       }
     }
   },
@@ -65,7 +84,9 @@ const OPERATOR_CONTAINER = 'mesh-operator';
 
 function usesProxyUid(spec: V1PodSpec | undefined): boolean {
   const podUid = spec?.securityContext?.runAsUser;
-  return applicationContainers(spec, PROXY_CONTAINER).some((container) => container.name !== OPERATOR_CONTAINER && (container.securityContext?.runAsUser ?? podUid) === PROXY_UID);
+  return applicationContainers(spec, PROXY_CONTAINER).some(
+    (container) => container.name !== OPERATOR_CONTAINER && (container.securityContext?.runAsUser ?? podUid) === PROXY_UID,
+  );
 }
 
 function reportUid(context: AnalysisContext, resource: Resource<{ metadata?: { labels?: Record<string, string> } }>, spec: V1PodSpec | undefined): void {

@@ -6,7 +6,17 @@ import { runAnalyzers } from '../run-analyzers.js';
 import type { InputName } from '../snapshot.js';
 import { KIND_NAMES, apiVersionOf, type KindName } from '../../crds/index.js';
 import type { ConfigAnalysisFeed, MeshModel, SourceSet } from '../../controllers/index.js';
-import { runnableOf, type Clock, type KubeObject, type Logger, type Manager, type Runnable, type Source, type SourceEvent, type TimerHandle } from '../../runtime/index.js';
+import {
+  runnableOf,
+  type Clock,
+  type KubeObject,
+  type Logger,
+  type Manager,
+  type Runnable,
+  type Source,
+  type SourceEvent,
+  type TimerHandle,
+} from '../../runtime/index.js';
 
 /** Where the messages about one mesh resource go: its status writer (Kubernetes mode). */
 export interface AnalysisSink {
@@ -99,7 +109,12 @@ export function newAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRunne
   ];
   const kinds = sourced.map(([, apiVersion, kind]) => [apiVersion, kind] as const);
   const watched: Source<KubeObject>[] = sourced.map(([set, apiVersion, kind]) => set.sourceFor(apiVersion, kind));
-  const complete: InputName[] = ['MeshObject', ...KIND_NAMES, ...(options.registrySources ? (['Namespace', 'Service', 'Pod'] as const) : []), ...(options.secretSources ? (['Secret'] as const) : [])];
+  const complete: InputName[] = [
+    'MeshObject',
+    ...KIND_NAMES,
+    ...(options.registrySources ? (['Namespace', 'Service', 'Pod'] as const) : []),
+    ...(options.secretSources ? (['Secret'] as const) : []),
+  ];
   // Schema problems are the config reconciler's to report (with field paths, on every replica).
   const analyzers = (options.analyzers ?? ALL_ANALYZERS).filter((analyzer) => !analyzer.inputs.includes('MeshObject'));
   let report: AnalysisReport = { analyzedAt: undefined, messages: [], executed: [], skipped: [] };
@@ -111,7 +126,13 @@ export function newAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRunne
       const [apiVersion, kind] = kinds[index] ?? ['', ''];
       return source.store.list().map((object) => ({ object: { ...object, apiVersion, kind } }));
     });
-    const snapshot = buildSnapshot({ objects, meshConfig: options.model.meshConfig(), complete, domainSuffix: options.model.domain, rootNamespace: options.rootNamespace });
+    const snapshot = buildSnapshot({
+      objects,
+      meshConfig: options.model.meshConfig(),
+      complete,
+      domainSuffix: options.model.domain,
+      rootNamespace: options.rootNamespace,
+    });
     const result = runAnalyzers(snapshot, analyzers);
     const next = new Map<string, AnalysisMessage[]>();
     for (const message of result.messages) {
@@ -120,7 +141,9 @@ export function newAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRunne
       next.set(id, [...(next.get(id) ?? []), message]);
     }
     const before = new Set(report.messages.map(formatMessage));
-    for (const message of result.messages) if (!before.has(formatMessage(message))) options.log.info({ code: message.code, level: message.level, origin: message.origin }, `analysis: ${formatMessage(message)}`);
+    for (const message of result.messages)
+      if (!before.has(formatMessage(message)))
+        options.log.info({ code: message.code, level: message.level, origin: message.origin }, `analysis: ${formatMessage(message)}`);
     for (const id of new Set([...byResource.keys(), ...next.keys()])) {
       const now = next.get(id) ?? [];
       if (JSON.stringify(now.map(formatMessage)) === JSON.stringify((byResource.get(id) ?? []).map(formatMessage))) continue;
@@ -154,17 +177,19 @@ export function newAnalysisRunner(options: AnalysisRunnerOptions): AnalysisRunne
       // Status writes (ours among them) change nothing analysers read: only a change of content re-analyses,
       // or the daemon's own writes would keep postponing the analysis they result from.
       const contents = new Map<string, string>();
-      const onEvent = (source: number) => (event: SourceEvent<KubeObject>): void => {
-        const id = `${source}/${event.object.metadata?.namespace ?? ''}/${event.object.metadata?.name ?? ''}`;
-        if (event.type === 'delete') {
-          contents.delete(id);
-        } else {
-          const content = analysedContentOf(event.object);
-          if (contents.get(id) === content) return;
-          contents.set(id, content);
-        }
-        schedule();
-      };
+      const onEvent =
+        (source: number) =>
+        (event: SourceEvent<KubeObject>): void => {
+          const id = `${source}/${event.object.metadata?.namespace ?? ''}/${event.object.metadata?.name ?? ''}`;
+          if (event.type === 'delete') {
+            contents.delete(id);
+          } else {
+            const content = analysedContentOf(event.object);
+            if (contents.get(id) === content) return;
+            contents.set(id, content);
+          }
+          schedule();
+        };
       const unsubscribes = watched.map((source, index) => source.subscribe(onEvent(index)));
       analyse();
       return () => {

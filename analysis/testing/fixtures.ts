@@ -83,7 +83,13 @@ export function pod(name: string, ns: string, options: PodOptions = {}): object 
   };
 }
 
-export function deployment(name: string, ns: string, labels: Labels, metadata: object = {}, podSpec: object = { containers: [{ name: 'app', image: 'app:1' }] }): object {
+export function deployment(
+  name: string,
+  ns: string,
+  labels: Labels,
+  metadata: object = {},
+  podSpec: object = { containers: [{ name: 'app', image: 'app:1' }] },
+): object {
   return {
     apiVersion: 'apps/v1',
     kind: 'Deployment',

@@ -50,11 +50,19 @@ describe('admission chain: which webhooks are called, and what their failures do
   test('rules: the operation, group, resource and scope filter which webhooks see a request', async () => {
     await createNamespace('rules');
     await configureWebhooks(apiServer.url, 'validating', 'rules', [
-      webhookEntry('update-only.example.io', byUrl('/update-only'), { rules: [{ operations: ['UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }] }),
+      webhookEntry('update-only.example.io', byUrl('/update-only'), {
+        rules: [{ operations: ['UPDATE'], apiGroups: [''], apiVersions: ['v1'], resources: ['configmaps'] }],
+      }),
       webhookEntry('secrets.example.io', byUrl('/secrets'), { rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['secrets'] }] }),
-      webhookEntry('everything.example.io', byUrl('/everything'), { rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], scope: 'Namespaced' }] }),
-      webhookEntry('cluster.example.io', byUrl('/cluster'), { rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], scope: 'Cluster' }] }),
-      webhookEntry('pod-status.example.io', byUrl('/pod-status'), { rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/status'] }] }),
+      webhookEntry('everything.example.io', byUrl('/everything'), {
+        rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], scope: 'Namespaced' }],
+      }),
+      webhookEntry('cluster.example.io', byUrl('/cluster'), {
+        rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'], scope: 'Cluster' }],
+      }),
+      webhookEntry('pod-status.example.io', byUrl('/pod-status'), {
+        rules: [{ operations: ['*'], apiGroups: [''], apiVersions: ['v1'], resources: ['pods/status'] }],
+      }),
     ]);
 
     expect((await createConfigMap('rules', 'one')).status).toBe(201);
@@ -82,7 +90,9 @@ describe('admission chain: which webhooks are called, and what their failures do
     await createNamespace('selected', { team: 'mesh' });
     await createNamespace('unselected', { team: 'other' });
     await configureWebhooks(apiServer.url, 'validating', 'selectors', [
-      webhookEntry('namespace.example.io', byUrl('/by-namespace'), { namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'In', values: ['mesh'] }] } }),
+      webhookEntry('namespace.example.io', byUrl('/by-namespace'), {
+        namespaceSelector: { matchExpressions: [{ key: 'team', operator: 'In', values: ['mesh'] }] },
+      }),
       webhookEntry('object.example.io', byUrl('/by-object'), { objectSelector: { matchLabels: { watched: 'yes' } } }),
     ]);
 
@@ -95,10 +105,9 @@ describe('admission chain: which webhooks are called, and what their failures do
     await createConfigMap('unselected', 'unwatched');
 
     expect(webhooks.reviewsAt('/by-namespace').map((r) => (r['request'] as JsonObject)['name'])).toEqual(['in-selected']);
-    expect(webhooks.reviewsAt('/by-object').map((r) => `${String((r['request'] as JsonObject)['operation'])} ${String((r['request'] as JsonObject)['name'])}`)).toEqual([
-      'CREATE watched',
-      'UPDATE watched',
-    ]);
+    expect(
+      webhooks.reviewsAt('/by-object').map((r) => `${String((r['request'] as JsonObject)['operation'])} ${String((r['request'] as JsonObject)['name'])}`),
+    ).toEqual(['CREATE watched', 'UPDATE watched']);
   });
 
   test('a custom resource and a merge patch go through the chain as an UPDATE; webhook configurations never do', async () => {
@@ -118,19 +127,31 @@ describe('admission chain: which webhooks are called, and what their failures do
     await configureWebhooks(apiServer.url, 'mutating', 'all', [
       webhookEntry('all.example.io', byUrl('/all'), { rules: [{ operations: ['*'], apiGroups: ['*'], apiVersions: ['*'], resources: ['*'] }] }),
     ]);
-    webhooks.answer('/all', (request) => (request['kind'] as JsonObject)['kind'] === 'Widget' ? { allowed: true, patch: [{ op: 'add', path: '/spec/size', value: 3 }] } : { allowed: true });
+    webhooks.answer('/all', (request) =>
+      (request['kind'] as JsonObject)['kind'] === 'Widget' ? { allowed: true, patch: [{ op: 'add', path: '/spec/size', value: 3 }] } : { allowed: true },
+    );
 
-    const widget = await send('POST', '/apis/example.io/v1/namespaces/custom/widgets', { apiVersion: 'example.io/v1', kind: 'Widget', metadata: { name: 'w' }, spec: { colour: 'red' } });
+    const widget = await send('POST', '/apis/example.io/v1/namespaces/custom/widgets', {
+      apiVersion: 'example.io/v1',
+      kind: 'Widget',
+      metadata: { name: 'w' },
+      spec: { colour: 'red' },
+    });
     expect(widget).toMatchObject({ status: 201, body: { spec: { colour: 'red', size: 3 } } });
     const patched = await send('PATCH', '/apis/example.io/v1/namespaces/custom/widgets/w', { spec: { colour: 'blue' } }, 'application/merge-patch+json');
     expect(patched).toMatchObject({ status: 200, body: { spec: { colour: 'blue', size: 3 } } });
     expect(apiServer.objects('example.io/v1', 'Widget', 'custom').map((o) => [o['spec'], o.metadata?.generation])).toEqual([[{ colour: 'blue', size: 3 }, 2]]);
     webhooks.answer('/all', () => ({ allowed: true, patch: [{ op: 'replace', path: '/spec/size', value: 4 }] }));
     const current = await send('GET', '/apis/example.io/v1/namespaces/custom/widgets/w', undefined);
-    expect((await send('PUT', '/apis/example.io/v1/namespaces/custom/widgets/w', current.body)).body).toMatchObject({ spec: { size: 4 }, metadata: { generation: 3 } });
+    expect((await send('PUT', '/apis/example.io/v1/namespaces/custom/widgets/w', current.body)).body).toMatchObject({
+      spec: { size: 4 },
+      metadata: { generation: 3 },
+    });
     await configureWebhooks(apiServer.url, 'validating', 'not-reviewed', [webhookEntry('n.example.io', byUrl('/all'))]);
 
-    expect(webhooks.reviewsAt('/all').map((r) => [(r['request'] as JsonObject)['operation'], ((r['request'] as JsonObject)['kind'] as JsonObject)['kind']])).toEqual([
+    expect(
+      webhooks.reviewsAt('/all').map((r) => [(r['request'] as JsonObject)['operation'], ((r['request'] as JsonObject)['kind'] as JsonObject)['kind']]),
+    ).toEqual([
       ['CREATE', 'Widget'],
       ['UPDATE', 'Widget'],
       ['UPDATE', 'Widget'],
@@ -157,7 +178,13 @@ describe('admission chain: which webhooks are called, and what their failures do
     });
     expect(forbidden.warnings).toBe('299 - "first \\"warning\\"", 299 - "second"');
     const invalid = await createConfigMap('denials', 'invalid');
-    expect(invalid).toMatchObject({ status: 422, body: { reason: 'Invalid', message: 'configmaps "invalid" is forbidden: admission webhook "deny.example.io" denied the request: data.a must be a number word' } });
+    expect(invalid).toMatchObject({
+      status: 422,
+      body: {
+        reason: 'Invalid',
+        message: 'configmaps "invalid" is forbidden: admission webhook "deny.example.io" denied the request: data.a must be a number word',
+      },
+    });
     expect(apiServer.objects('v1', 'ConfigMap', 'denials')).toEqual([]);
   });
 
@@ -186,28 +213,42 @@ describe('admission chain: which webhooks are called, and what their failures do
     await createNamespace('slow');
     webhooks.answer('/hang', () => 'hang');
     await configureWebhooks(apiServer.url, 'mutating', 'hang', [
-      webhookEntry('hang-ignore.example.io', byUrl('/hang'), { timeoutSeconds: 1, failurePolicy: 'Ignore', objectSelector: { matchLabels: { policy: 'ignore' } } }),
+      webhookEntry('hang-ignore.example.io', byUrl('/hang'), {
+        timeoutSeconds: 1,
+        failurePolicy: 'Ignore',
+        objectSelector: { matchLabels: { policy: 'ignore' } },
+      }),
       webhookEntry('hang.example.io', byUrl('/hang'), { timeoutSeconds: 1, objectSelector: { matchLabels: { policy: 'fail' } } }),
     ]);
 
-    const [ignored, failed] = await Promise.all([createConfigMap('slow', 'ignored', { policy: 'ignore' }), createConfigMap('slow', 'failed', { policy: 'fail' })]);
+    const [ignored, failed] = await Promise.all([
+      createConfigMap('slow', 'ignored', { policy: 'ignore' }),
+      createConfigMap('slow', 'failed', { policy: 'fail' }),
+    ]);
     expect(ignored.status).toBe(201);
     expect(failed.status).toBe(500);
-    expect(failed.body['message']).toBe(`Internal error occurred: failed calling webhook "hang.example.io": failed to call webhook: Post "${webhooks.url}/hang?timeout=1s": context deadline exceeded`);
+    expect(failed.body['message']).toBe(
+      `Internal error occurred: failed calling webhook "hang.example.io": failed to call webhook: Post "${webhooks.url}/hang?timeout=1s": context deadline exceeded`,
+    );
     expect(webhooks.received.filter((r) => r.path === '/hang').map((r) => r.query)).toEqual(['?timeout=1s', '?timeout=1s']);
   });
 
   test('a caBundle that did not sign the server: TLS fails, Fail rejects and Ignore proceeds', async () => {
     await createNamespace('stranger');
     await configureWebhooks(apiServer.url, 'validating', 'stranger', [
-      webhookEntry('stranger-ignore.example.io', byUrl('/stranger', webhooks.strangerCaBundle), { failurePolicy: 'Ignore', objectSelector: { matchLabels: { policy: 'ignore' } } }),
+      webhookEntry('stranger-ignore.example.io', byUrl('/stranger', webhooks.strangerCaBundle), {
+        failurePolicy: 'Ignore',
+        objectSelector: { matchLabels: { policy: 'ignore' } },
+      }),
       webhookEntry('stranger.example.io', byUrl('/stranger', webhooks.strangerCaBundle), { objectSelector: { matchLabels: { policy: 'fail' } } }),
     ]);
 
     expect((await createConfigMap('stranger', 'ignored', { policy: 'ignore' })).status).toBe(201);
     const failed = await createConfigMap('stranger', 'failed', { policy: 'fail' });
     expect(failed.status).toBe(500);
-    expect(failed.body['message']).toContain(`failed calling webhook "stranger.example.io": failed to call webhook: Post "${webhooks.url}/stranger?timeout=10s": tls: failed to verify certificate: x509: `);
+    expect(failed.body['message']).toContain(
+      `failed calling webhook "stranger.example.io": failed to call webhook: Post "${webhooks.url}/stranger?timeout=10s": tls: failed to verify certificate: x509: `,
+    );
     expect(webhooks.reviewsAt('/stranger')).toEqual([]);
   });
 
@@ -220,7 +261,9 @@ describe('admission chain: which webhooks are called, and what their failures do
     const sent = (webhooks.reviewsAt('/wrong-uid')[0]?.['request'] as JsonObject)['uid'];
     expect(failed).toMatchObject({
       status: 500,
-      body: { message: `Internal error occurred: failed calling webhook "uid.example.io": received invalid webhook response: expected response.uid="${String(sent)}", got "not-the-request-uid"` },
+      body: {
+        message: `Internal error occurred: failed calling webhook "uid.example.io": received invalid webhook response: expected response.uid="${String(sent)}", got "not-the-request-uid"`,
+      },
     });
   });
 
@@ -242,13 +285,22 @@ describe('admission chain: which webhooks are called, and what their failures do
   test('a service reference is dialled through the resolver, with its path, and verified as <name>.<namespace>.svc', async () => {
     await createNamespace('service');
     await configureWebhooks(apiServer.url, 'validating', 'service', [
-      webhookEntry('service.example.io', { service: { namespace: 'mesh-system', name: 'webhook', port: 8443, path: '/by-service' }, caBundle: webhooks.caBundle }),
-      webhookEntry('unknown.example.io', { service: { namespace: 'mesh-system', name: 'unknown', path: '/x' }, caBundle: webhooks.caBundle }, { failurePolicy: 'Ignore' }),
+      webhookEntry('service.example.io', {
+        service: { namespace: 'mesh-system', name: 'webhook', port: 8443, path: '/by-service' },
+        caBundle: webhooks.caBundle,
+      }),
+      webhookEntry(
+        'unknown.example.io',
+        { service: { namespace: 'mesh-system', name: 'unknown', path: '/x' }, caBundle: webhooks.caBundle },
+        { failurePolicy: 'Ignore' },
+      ),
     ]);
 
     expect((await createConfigMap('service', 'reviewed')).status).toBe(201);
     expect(webhooks.received.filter((r) => r.path === '/by-service').map((r) => r.query)).toEqual(['?timeout=10s']);
-    await configureWebhooks(apiServer.url, 'validating', 'unknown-service', [webhookEntry('unknown-fail.example.io', { service: { namespace: 'mesh-system', name: 'unknown' }, caBundle: webhooks.caBundle })]);
+    await configureWebhooks(apiServer.url, 'validating', 'unknown-service', [
+      webhookEntry('unknown-fail.example.io', { service: { namespace: 'mesh-system', name: 'unknown' }, caBundle: webhooks.caBundle }),
+    ]);
     expect((await createConfigMap('service', 'refused')).body['message']).toBe(
       'Internal error occurred: failed calling webhook "unknown-fail.example.io": failed to call webhook: Post "https://unknown.mesh-system.svc:443/?timeout=10s": service "unknown" not found',
     );

@@ -112,9 +112,14 @@ function patched(webhook: AdmissionWebhook, object: JsonObject, patch: unknown):
   try {
     result = applyJsonPatch(object, patch);
   } catch (err) {
-    throw new AdmissionRejection(500, 'InternalError', `Internal error occurred: admission webhook "${webhook.name}" returned a patch that does not apply: ${errorMessage(err)}`);
+    throw new AdmissionRejection(
+      500,
+      'InternalError',
+      `Internal error occurred: admission webhook "${webhook.name}" returned a patch that does not apply: ${errorMessage(err)}`,
+    );
   }
-  if (!isPlainObject(result)) throw new AdmissionRejection(500, 'InternalError', `Internal error occurred: admission webhook "${webhook.name}" patched the object into a non-object`);
+  if (!isPlainObject(result))
+    throw new AdmissionRejection(500, 'InternalError', `Internal error occurred: admission webhook "${webhook.name}" patched the object into a non-object`);
   return result;
 }
 

@@ -45,7 +45,8 @@ describe('admission webhooks: the real kubectl', () => {
     webhooks = await startWebhookTestServer(work, 'webhook.mesh-system.svc');
     apiServer = await startApiServerDouble({
       bookmarkIntervalMs: 0,
-      serviceResolver: (namespace, name, port) => (namespace === 'mesh-system' && name === 'webhook' && port === 443 ? { host: '127.0.0.1', port: webhooks.port } : undefined),
+      serviceResolver: (namespace, name, port) =>
+        namespace === 'mesh-system' && name === 'webhook' && port === 443 ? { host: '127.0.0.1', port: webhooks.port } : undefined,
     });
     kubeconfig = join(work, 'kubeconfig');
     await apiServer.writeKubeconfig(kubeconfig);
@@ -76,12 +77,20 @@ describe('admission webhooks: the real kubectl', () => {
     expect(object.data).toEqual({ a: '1' });
     const review = webhooks.reviewsAt('/label').at(-1) as JsonObject;
     expect(review['apiVersion']).toBe('admission.k8s.io/v1');
-    expect(review['request']).toMatchObject({ operation: 'CREATE', name: 'labelled', namespace: 'kubectl-mutate', dryRun: false, resource: { group: '', version: 'v1', resource: 'configmaps' } });
+    expect(review['request']).toMatchObject({
+      operation: 'CREATE',
+      name: 'labelled',
+      namespace: 'kubectl-mutate',
+      dryRun: false,
+      resource: { group: '', version: 'v1', resource: 'configmaps' },
+    });
   });
 
   test('a validating denial fails kubectl apply with exit code 1 and the webhook message', async () => {
     webhooks.answer('/deny', () => ({ allowed: false, status: { message: 'configmaps named "bad" are not welcome' } }));
-    await configureWebhooks(apiServer.url, 'validating', 'deny', [webhookEntry('x.example.io', { url: `${webhooks.url}/deny`, caBundle: webhooks.caBundle }, inNamespace('kubectl-deny'))]);
+    await configureWebhooks(apiServer.url, 'validating', 'deny', [
+      webhookEntry('x.example.io', { url: `${webhooks.url}/deny`, caBundle: webhooks.caBundle }, inNamespace('kubectl-deny')),
+    ]);
 
     const applied = await applyYaml(namespaceAndConfigMap('kubectl-deny', 'bad'));
     expect(applied.exitCode).toBe(1);
@@ -102,8 +111,12 @@ describe('admission webhooks: the real kubectl', () => {
   test('kubectl apply --dry-run=server calls the webhooks with dryRun true and stores nothing', async () => {
     webhooks.answer('/dry-label', () => ({ allowed: true, patch: [{ op: 'add', path: '/data/b', value: 'from-webhook' }] }));
     await applyYaml('apiVersion: v1\nkind: Namespace\nmetadata:\n  name: kubectl-dry\n  labels:\n    admission-test: kubectl-dry\n');
-    await configureWebhooks(apiServer.url, 'mutating', 'dry-label', [webhookEntry('dry-label.example.io', byService('/dry-label'), inNamespace('kubectl-dry'))]);
-    await configureWebhooks(apiServer.url, 'validating', 'dry-record', [webhookEntry('dry-record.example.io', byService('/dry-record'), inNamespace('kubectl-dry'))]);
+    await configureWebhooks(apiServer.url, 'mutating', 'dry-label', [
+      webhookEntry('dry-label.example.io', byService('/dry-label'), inNamespace('kubectl-dry')),
+    ]);
+    await configureWebhooks(apiServer.url, 'validating', 'dry-record', [
+      webhookEntry('dry-record.example.io', byService('/dry-record'), inNamespace('kubectl-dry')),
+    ]);
 
     const applied = await applyYaml(namespaceAndConfigMap('kubectl-dry', 'dry'), '--dry-run=server', '-o', 'yaml');
     expect(applied.exitCode).toBe(0);

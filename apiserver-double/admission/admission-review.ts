@@ -62,7 +62,9 @@ export function readAdmissionResponse(body: unknown, version: ReviewVersion, uid
   if (!isPlainObject(body)) throw new InvalidReviewResponse('the response is not a JSON object');
   const expectedApiVersion = `admission.k8s.io/${version}`;
   if (version === 'v1' && (body['apiVersion'] !== expectedApiVersion || body['kind'] !== 'AdmissionReview')) {
-    throw new InvalidReviewResponse(`expected webhook response of ${expectedApiVersion}, Kind=AdmissionReview, got ${String(body['apiVersion'] ?? '/')}, Kind=${String(body['kind'] ?? '')}`);
+    throw new InvalidReviewResponse(
+      `expected webhook response of ${expectedApiVersion}, Kind=AdmissionReview, got ${String(body['apiVersion'] ?? '/')}, Kind=${String(body['kind'] ?? '')}`,
+    );
   }
   const response = body['response'];
   if (!isPlainObject(response)) throw new InvalidReviewResponse('webhook response was absent');
@@ -81,11 +83,13 @@ function readPatch(response: JsonObject, version: ReviewVersion, phase: Admissio
   const encoded = response['patch'];
   const patchType = response['patchType'];
   if (encoded === undefined || encoded === null || encoded === '') {
-    if (version === 'v1' && patchType !== undefined && patchType !== null) throw new InvalidReviewResponse('webhook returned response.patchType but not response.patch');
+    if (version === 'v1' && patchType !== undefined && patchType !== null)
+      throw new InvalidReviewResponse('webhook returned response.patchType but not response.patch');
     return undefined;
   }
   if (phase === 'validating') throw new InvalidReviewResponse('validating webhooks may not return patches');
-  if (version === 'v1' && (patchType === undefined || patchType === null)) throw new InvalidReviewResponse('webhook returned response.patch but not response.patchType');
+  if (version === 'v1' && (patchType === undefined || patchType === null))
+    throw new InvalidReviewResponse('webhook returned response.patch but not response.patchType');
   if (patchType !== undefined && patchType !== null && patchType !== 'JSONPatch') {
     throw new InvalidReviewResponse(`webhook returned invalid response.patchType of "${String(patchType)}"`);
   }

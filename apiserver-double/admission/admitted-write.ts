@@ -102,7 +102,15 @@ function specPart(object: JsonObject): JsonObject {
   return rest;
 }
 
-function commit(service: ResourceService, type: ResourceType, version: string, namespace: string, name: string, old: JsonObject | undefined, admitted: JsonObject): KubeObject {
+function commit(
+  service: ResourceService,
+  type: ResourceType,
+  version: string,
+  namespace: string,
+  name: string,
+  old: JsonObject | undefined,
+  admitted: JsonObject,
+): KubeObject {
   const key = storageKey(type);
   const current = service.store.get(key, namespace, name);
   if (!old && current) throw alreadyExists(type.group, type.plural, name);

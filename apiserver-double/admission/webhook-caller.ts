@@ -27,7 +27,12 @@ interface Target {
 }
 
 /** POSTs `body` over HTTPS verified against the webhook's CA bundle; resolves with the decoded JSON answer. */
-export async function postToWebhook(config: WebhookClientConfig, body: unknown, timeoutSeconds: number, resolveService: WebhookServiceResolver | undefined): Promise<unknown> {
+export async function postToWebhook(
+  config: WebhookClientConfig,
+  body: unknown,
+  timeoutSeconds: number,
+  resolveService: WebhookServiceResolver | undefined,
+): Promise<unknown> {
   const target = targetOf(config, timeoutSeconds, resolveService);
   const payload = JSON.stringify(body);
   const { status, text } = await new Promise<{ status: number; text: string }>((resolve, reject) => {

@@ -36,7 +36,9 @@ function resourceMatches(entry: string, resource: string, subresource: string): 
 function namespaceSelectorMatches(webhook: AdmissionWebhook, request: AdmissionAttributes, namespaceLabels: Record<string, string>): boolean {
   // kube matches a Namespace against its own labels and ignores the selector for other cluster-scoped kinds.
   if (request.group === '' && request.resource === 'namespaces' && request.subresource === '') {
-    return matchesLabelSelector(webhook.namespaceSelector, labelsOf(request.object)) || matchesLabelSelector(webhook.namespaceSelector, labelsOf(request.oldObject));
+    return (
+      matchesLabelSelector(webhook.namespaceSelector, labelsOf(request.object)) || matchesLabelSelector(webhook.namespaceSelector, labelsOf(request.oldObject))
+    );
   }
   if (!request.namespaced) return true;
   return matchesLabelSelector(webhook.namespaceSelector, namespaceLabels);

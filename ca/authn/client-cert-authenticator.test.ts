@@ -39,17 +39,31 @@ describe('client certificate authentication across trust domains', () => {
   test.each([
     ['our workload, our CA', () => ours.workload(OURS).der, `ok ${OURS}`],
     ['a td1 workload, the td1 CA', () => td1.workload(FOREIGN).der, `ok ${FOREIGN}`],
-    ['our identity signed by the td1 CA', () => td1.workload(OURS).der, 'refused: client certificate of cluster.local: the certificate does not chain to a trusted root'],
-    ['a td1 identity signed by our CA', () => ours.workload(FOREIGN).der, 'refused: client certificate of td1: the certificate does not chain to a trusted root'],
+    [
+      'our identity signed by the td1 CA',
+      () => td1.workload(OURS).der,
+      'refused: client certificate of cluster.local: the certificate does not chain to a trusted root',
+    ],
+    [
+      'a td1 identity signed by our CA',
+      () => ours.workload(FOREIGN).der,
+      'refused: client certificate of td1: the certificate does not chain to a trusted root',
+    ],
     ['a td2 workload (not federated)', () => td2.workload('spiffe://td2/ns/a/sa/b').der, 'refused: no trust bundle for trust domain td2'],
-    ['a certificate without a workload identity', () => td1.workload('spiffe://td1/not-a-workload').der, 'refused: the client certificate must carry exactly one workload SPIFFE identity'],
+    [
+      'a certificate without a workload identity',
+      () => td1.workload('spiffe://td1/not-a-workload').der,
+      'refused: the client certificate must carry exactly one workload SPIFFE identity',
+    ],
   ])('with federation: %s', async (_name, der, expected) => {
     expect(await outcome(federated, der())).toBe(expected);
   });
 
   test('without federation only our domain is accepted', async () => {
     expect(await outcome(local, ours.workload(OURS).der)).toBe(`ok ${OURS}`);
-    expect(await outcome(local, td1.workload(FOREIGN).der)).toMatch(/^refused: the client certificate must carry exactly one SPIFFE identity of the trust domain/);
+    expect(await outcome(local, td1.workload(FOREIGN).der)).toMatch(
+      /^refused: the client certificate must carry exactly one SPIFFE identity of the trust domain/,
+    );
   });
 
   test('an expired certificate and a CA certificate are refused', async () => {

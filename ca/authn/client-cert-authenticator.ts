@@ -43,9 +43,12 @@ export function newClientCertAuthenticator(options: ClientCertAuthenticatorOptio
       const identities = trustBundles ? ids : ids.filter((uri) => parseSpiffeId(uri)?.trustDomain === trustDomain);
       const identity = identities.length === 1 ? identities[0] : undefined;
       if (identity === undefined) {
-        throw new CaError('unauthenticated', trustBundles
-          ? 'the client certificate must carry exactly one workload SPIFFE identity'
-          : 'the client certificate must carry exactly one SPIFFE identity of the trust domain');
+        throw new CaError(
+          'unauthenticated',
+          trustBundles
+            ? 'the client certificate must carry exactly one workload SPIFFE identity'
+            : 'the client certificate must carry exactly one SPIFFE identity of the trust domain',
+        );
       }
       const domain = parseSpiffeId(identity)!.trustDomain;
       const ours = domain === trustDomain;

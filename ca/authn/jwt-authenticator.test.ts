@@ -14,7 +14,10 @@ describe('OIDC rules', () => {
   });
 
   test('TOKEN_ISSUER with AUDIENCE; nothing set means no OIDC authenticator', () => {
-    expect(jwtRuleFromSettings(daemonSettings({ TOKEN_ISSUER: 'https://i.example', AUDIENCE: 'x, y' }))).toEqual({ issuer: 'https://i.example', audiences: ['x', 'y'] });
+    expect(jwtRuleFromSettings(daemonSettings({ TOKEN_ISSUER: 'https://i.example', AUDIENCE: 'x, y' }))).toEqual({
+      issuer: 'https://i.example',
+      audiences: ['x', 'y'],
+    });
     expect(jwtRuleFromSettings(daemonSettings())).toBeUndefined();
     expect(() => jwtRuleFromSettings(daemonSettings({ TOKEN_ISSUER: 'https://i.example' }))).toThrow(/AUDIENCE/);
   });

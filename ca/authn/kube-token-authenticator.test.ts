@@ -23,11 +23,13 @@ describe('Kubernetes TokenReview authenticator', () => {
       req.on('end', () => {
         reviewsSeen.push(JSON.parse(body));
         res.setHeader('content-type', 'application/json');
-        res.end(JSON.stringify({
-          apiVersion: 'authentication.k8s.io/v1',
-          kind: 'TokenReview',
-          status: { authenticated: true, user: { username: 'alice', groups: ['system:authenticated'] }, audiences: ['mesh-ca'] },
-        }));
+        res.end(
+          JSON.stringify({
+            apiVersion: 'authentication.k8s.io/v1',
+            kind: 'TokenReview',
+            status: { authenticated: true, user: { username: 'alice', groups: ['system:authenticated'] }, audiences: ['mesh-ca'] },
+          }),
+        );
       });
     });
     await new Promise<void>((resolve) => userReviewer.listen(0, '127.0.0.1', resolve));
@@ -51,7 +53,14 @@ describe('Kubernetes TokenReview authenticator', () => {
   };
 
   const authenticator = (overrides: Partial<KubeTokenAuthenticatorOptions> = {}) =>
-    newKubeTokenAuthenticator({ kubeConfig: kube.kubeConfig(), trustDomain: 'cluster.local', audiences: ['mesh-ca'], jwtPolicy: 'third-party-jwt', require3pToken: false, ...overrides });
+    newKubeTokenAuthenticator({
+      kubeConfig: kube.kubeConfig(),
+      trustDomain: 'cluster.local',
+      audiences: ['mesh-ca'],
+      jwtPolicy: 'third-party-jwt',
+      require3pToken: false,
+      ...overrides,
+    });
 
   test('no token is no credential', async () => {
     expect(await authenticator().authenticate({})).toBeUndefined();
@@ -66,7 +75,9 @@ describe('Kubernetes TokenReview authenticator', () => {
 
   test('first-party policy: a token for the API server itself is accepted', async () => {
     const token = kube.issueToken({ namespace: 'apps', serviceAccount: 'web' });
-    expect((await authenticator({ jwtPolicy: 'first-party-jwt' }).authenticate({ bearerToken: token }))?.identities).toEqual(['spiffe://cluster.local/ns/apps/sa/web']);
+    expect((await authenticator({ jwtPolicy: 'first-party-jwt' }).authenticate({ bearerToken: token }))?.identities).toEqual([
+      'spiffe://cluster.local/ns/apps/sa/web',
+    ]);
   });
 
   test('REQUIRE_3P_TOKEN refuses a token without an audience claim before asking the API server', async () => {

@@ -22,7 +22,13 @@ describe('certificate authority: signing', () => {
 
   beforeAll(async () => {
     dir = await tempDir();
-    const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 87600 * HOUR, nowMs: clock.now() });
+    const material = await newSelfSignedMaterial({
+      keyType: 'ecdsa-p256',
+      rsaKeySize: 2048,
+      trustDomain: 'cluster.local',
+      ttlMs: 87600 * HOUR,
+      nowMs: clock.now(),
+    });
     ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: 24 * HOUR, maxTtlMs: 2160 * HOUR, metrics });
     workloadKey = generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey;
   });
@@ -95,7 +101,13 @@ describe('certificate authority: signing', () => {
   });
 
   test('certificates never outlive the CA', async () => {
-    const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 10 * HOUR, nowMs: clock.now() });
+    const material = await newSelfSignedMaterial({
+      keyType: 'ecdsa-p256',
+      rsaKeySize: 2048,
+      trustDomain: 'cluster.local',
+      ttlMs: 10 * HOUR,
+      nowMs: clock.now(),
+    });
     const shortCa = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: 24 * HOUR, maxTtlMs: 2160 * HOUR });
     const issued = shortCa.signCsr(buildCsr({ key: workloadKey }), WEB, 0);
     expect(issued.notAfterMs).toBe(clock.now() + 10 * HOUR);

@@ -98,7 +98,7 @@ export const KEY_USAGE = {
 export function keyUsageExtension(bits: readonly number[]): Buffer {
   const highest = Math.max(...bits);
   const bytes = Buffer.alloc(Math.floor(highest / 8) + 1);
-  for (const bit of bits) bytes[Math.floor(bit / 8)]! |= 0x80 >> bit % 8;
+  for (const bit of bits) bytes[Math.floor(bit / 8)]! |= 0x80 >> (bit % 8);
   return buildExtension('2.5.29.15', true, derBitString(bytes, 7 - (highest % 8)));
 }
 
@@ -144,7 +144,9 @@ export function authorityKeyIdExtension(keyId: Buffer): Buffer {
 export function keyIdentifier(subjectPublicKeyInfo: Buffer): Buffer {
   const spki = derReadWhole(subjectPublicKeyInfo, TAG.sequence);
   const [, bits] = derChildren(subjectPublicKeyInfo, spki);
-  return createHash('sha1').update(decodeBitStringBytes(subjectPublicKeyInfo, expectTag(bits, TAG.bitString, 'subjectPublicKey'))).digest();
+  return createHash('sha1')
+    .update(decodeBitStringBytes(subjectPublicKeyInfo, expectTag(bits, TAG.bitString, 'subjectPublicKey')))
+    .digest();
 }
 
 function ipBytes(ip: string): Buffer {

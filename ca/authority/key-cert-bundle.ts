@@ -46,9 +46,7 @@ export function loadKeyCertBundle(material: CaMaterial): KeyCertBundle {
   }
   const isRoot = (c: CertificateInfo): boolean => c.isSelfSigned || roots.some((r) => r.der.equals(c.der));
   const chainCerts = material.certChainPem.trim() === '' ? [] : parseCertificatesPem(material.certChainPem, 'cert-chain.pem');
-  const intermediates = isRoot(signingCert)
-    ? []
-    : [signingCert, ...chainCerts.filter((c) => !c.der.equals(signingCert.der) && !isRoot(c))];
+  const intermediates = isRoot(signingCert) ? [] : [signingCert, ...chainCerts.filter((c) => !c.der.equals(signingCert.der) && !isRoot(c))];
   if (intermediates.length > MAX_CHAIN_LENGTH) throw new CaError('ca-material-invalid', 'cert-chain.pem is too long');
 
   for (let i = 1; i < intermediates.length; i++) {
@@ -57,7 +55,7 @@ export function loadKeyCertBundle(material: CaMaterial): KeyCertBundle {
     }
   }
   const top = intermediates[intermediates.length - 1] ?? signingCert;
-  const anchor = isRoot(top) ? roots.find((r) => r.der.equals(top.der)) ?? top : roots.find((r) => issued(r, top));
+  const anchor = isRoot(top) ? (roots.find((r) => r.der.equals(top.der)) ?? top) : roots.find((r) => issued(r, top));
   if (!anchor) throw new CaError('ca-material-invalid', 'the CA chain does not lead to a root of root-cert.pem');
   if (!roots.some((r) => r.der.equals(anchor.der))) {
     throw new CaError('ca-material-invalid', 'the self-signed ca-cert.pem is not in root-cert.pem');

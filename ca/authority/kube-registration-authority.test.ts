@@ -141,7 +141,11 @@ describe('the Kubernetes registration authority against a test signer', () => {
     expect(seen).toHaveLength(before + 1);
     const request = seen[before]!;
     expect(request.metadata?.name).toMatch(/^csr-workload-/);
-    expect(request.spec).toMatchObject({ signerName: SIGNER, usages: ['digital signature', 'key encipherment', 'server auth', 'client auth'], expirationSeconds: 7200 });
+    expect(request.spec).toMatchObject({
+      signerName: SIGNER,
+      usages: ['digital signature', 'key encipherment', 'server auth', 'client auth'],
+      expirationSeconds: 7200,
+    });
     expect(Buffer.from(request.spec.request, 'base64').toString('utf8')).toBe(csr);
     const versions = history.get(request.metadata!.uid!)!;
     expect(versions.flatMap((v) => v.status?.conditions ?? []).find((c) => c.type === 'Approved')).toMatchObject({
@@ -177,10 +181,22 @@ describe('the Kubernetes registration authority against a test signer', () => {
   });
 
   test('a request the approver denies is refused with the reason, and deleted', async () => {
-    const waiting = newKubeRegistrationAuthority({ kubeConfig: kube.kubeConfig(), signerName: SIGNER, signerRootPem: signerCa.rootPem, clock, log: newNopLogger('ca'), defaultTtlMs: HOUR, maxTtlMs: HOUR, approve: false });
+    const waiting = newKubeRegistrationAuthority({
+      kubeConfig: kube.kubeConfig(),
+      signerName: SIGNER,
+      signerRootPem: signerCa.rootPem,
+      clock,
+      log: newNopLogger('ca'),
+      defaultTtlMs: HOUR,
+      maxTtlMs: HOUR,
+      approve: false,
+    });
     const outcome = await drive(waiting.signCsr(csrFor(DENIED), DENIED, HOUR));
     expect(outcome).toBeInstanceOf(CaError);
-    expect(outcome).toMatchObject({ code: 'sign-failed', message: expect.stringMatching(/^certificate signing request csr-workload-\w+ was denied \(PolicyRefused: not on the list\)$/) });
+    expect(outcome).toMatchObject({
+      code: 'sign-failed',
+      message: expect.stringMatching(/^certificate signing request csr-workload-\w+ was denied \(PolicyRefused: not on the list\)$/),
+    });
     expect(stored()).toEqual([]);
   });
 
@@ -188,19 +204,28 @@ describe('the Kubernetes registration authority against a test signer', () => {
     const failed = await drive(ra.signCsr(csrFor(FAILING), FAILING, HOUR));
     expect(failed).toMatchObject({ code: 'sign-failed', message: expect.stringMatching(/was failed \(SignerError: HSM unavailable\)$/) });
     const wrong = await drive(ra.signCsr(csrFor(WRONG_CA), WRONG_CA, HOUR));
-    expect(wrong).toMatchObject({ code: 'sign-failed', message: 'the signed certificate does not verify against the signer root: the certificate does not chain to a trusted root' });
+    expect(wrong).toMatchObject({
+      code: 'sign-failed',
+      message: 'the signed certificate does not verify against the signer root: the certificate does not chain to a trusted root',
+    });
     expect(stored()).toEqual([]);
   });
 
   /** Settles `promise` as an outcome, and tracks whether it has. */
   const track = <T>(promise: Promise<T>) => {
-    const state = { settled: false, outcome: promise.then((v) => v, (err: unknown) => err as CaError) };
+    const state = {
+      settled: false,
+      outcome: promise.then(
+        (v) => v,
+        (err: unknown) => err as CaError,
+      ),
+    };
     void state.outcome.finally(() => (state.settled = true));
     return state;
   };
   /** Waits until the RA sleeps on the clock (true) or has settled (false). */
   const nextSleep = async (state: { settled: boolean }): Promise<boolean> =>
-    !(await waitFor(() => (state.settled ? 'settled' : clock.pendingTimers() === 1 ? 'sleeping' : undefined)) === 'settled');
+    !((await waitFor(() => (state.settled ? 'settled' : clock.pendingTimers() === 1 ? 'sleeping' : undefined))) === 'settled');
   /** Advances 100 ms at a time until the pending sleep fires; how long it was. */
   const wake = (): number => {
     let waited = 0;
@@ -211,7 +236,16 @@ describe('the Kubernetes registration authority against a test signer', () => {
     return waited;
   };
   const nobody = () =>
-    newKubeRegistrationAuthority({ kubeConfig: kube.kubeConfig(), signerName: 'example.com/nobody', signerRootPem: signerCa.rootPem, clock, log: newNopLogger('ca'), defaultTtlMs: HOUR, maxTtlMs: HOUR, maxPollMs: 1600 });
+    newKubeRegistrationAuthority({
+      kubeConfig: kube.kubeConfig(),
+      signerName: 'example.com/nobody',
+      signerRootPem: signerCa.rootPem,
+      clock,
+      log: newNopLogger('ca'),
+      defaultTtlMs: HOUR,
+      maxTtlMs: HOUR,
+      maxPollMs: 1600,
+    });
 
   test('no signer: reads back off exponentially on the injected clock, then time out; the request is deleted', async () => {
     const started = clock.now();
@@ -219,7 +253,10 @@ describe('the Kubernetes registration authority against a test signer', () => {
     const delays: number[] = [];
     while (await nextSleep(state)) delays.push(wake());
     expect(delays.slice(0, 7)).toEqual([100, 200, 400, 800, 1600, 1600, 1600]);
-    expect(await state.outcome).toMatchObject({ code: 'ca-unavailable', message: expect.stringMatching(/^signer example.com\/nobody did not sign certificate signing request csr-workload-\w+ within 30s$/) });
+    expect(await state.outcome).toMatchObject({
+      code: 'ca-unavailable',
+      message: expect.stringMatching(/^signer example.com\/nobody did not sign certificate signing request csr-workload-\w+ within 30s$/),
+    });
     expect(clock.now() - started).toBeGreaterThanOrEqual(30_000);
     expect(clock.now() - started).toBeLessThan(30_000 + 1600);
     expect(stored()).toEqual([]);

@@ -139,7 +139,8 @@ export function newKubeRegistrationAuthority(options: KubeRegistrationAuthorityO
         lastError = undefined;
       } catch (err) {
         if (err instanceof CaError) throw err;
-        if (err instanceof ApiException && err.code === 404) throw new CaError('sign-failed', `certificate signing request ${name} was deleted before it was signed`);
+        if (err instanceof ApiException && err.code === 404)
+          throw new CaError('sign-failed', `certificate signing request ${name} was deleted before it was signed`);
         lastError = apiErrorText(err);
       }
       const left = deadline - clock.now();
@@ -182,7 +183,13 @@ export function newKubeRegistrationAuthority(options: KubeRegistrationAuthorityO
       try {
         if (approve) await approveRequest(created, identity);
         const issuedPem = await waitForCertificate(name);
-        const result = checkIssued(issuedPem, { identity, csrKey: csr.publicKey.export({ format: 'der', type: 'spki' }), signerRoots, rootBundlePem, nowMs: clock.now() });
+        const result = checkIssued(issuedPem, {
+          identity,
+          csrKey: csr.publicKey.export({ format: 'der', type: 'spki' }),
+          signerRoots,
+          rootBundlePem,
+          nowMs: clock.now(),
+        });
         if (log.isEnabled('debug')) log.debug({ name, identity, notAfter: new Date(result.notAfterMs).toISOString() }, 'external signer issued a certificate');
         return result;
       } finally {
@@ -229,7 +236,10 @@ function checkIssued(issuedPem: string, check: IssuedCheck): IssuedCertificate {
   if (!leaf.publicKey.export({ format: 'der', type: 'spki' }).equals(check.csrKey)) {
     throw new CaError('sign-failed', 'the signed certificate is not for the key of the request');
   }
-  const uris = (leaf.subjectAltName ?? '').split(', ').filter((s) => s.startsWith('URI:')).map((s) => s.slice(4));
+  const uris = (leaf.subjectAltName ?? '')
+    .split(', ')
+    .filter((s) => s.startsWith('URI:'))
+    .map((s) => s.slice(4));
   if (uris.length !== 1 || uris[0] !== check.identity) throw new CaError('sign-failed', 'the signed certificate does not carry exactly the caller identity');
   const problem = chainProblem({ leaf, intermediates: rest, anchors: check.signerRoots.map((r) => r.x509), nowMs: check.nowMs });
   if (problem) throw new CaError('sign-failed', `the signed certificate does not verify against the signer root: ${problem}`);

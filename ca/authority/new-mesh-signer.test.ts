@@ -72,7 +72,9 @@ describe('choosing who signs workload certificates', () => {
     expect(chosen.ra.signerName).toBe('example.com/mesh-signer');
     expect(chosen.signer).toBe(chosen.ra);
     expect(chosen.localRoots.rootBundlePem()).toBe(signer.rootPem);
-    const direct = await newMeshSigner(options({ EXTERNAL_CA: 'MESHD_RA_ORCH_API', ORCH_SIGNER: 'example.com/mesh-signer' }, { kubeConfig, signerRootPem: signer.rootPem }));
+    const direct = await newMeshSigner(
+      options({ EXTERNAL_CA: 'MESHD_RA_ORCH_API', ORCH_SIGNER: 'example.com/mesh-signer' }, { kubeConfig, signerRootPem: signer.rootPem }),
+    );
     expect(direct?.localRoots.rootBundlePem()).toBe(signer.rootPem);
   });
 
@@ -82,8 +84,16 @@ describe('choosing who signs workload certificates', () => {
   });
 
   test.each([
-    [{ EXTERNAL_CA: 'MESHD_RA_MESH_API' }, SettingsError, 'invalid value "MESHD_RA_MESH_API" for EXTERNAL_CA: expected empty or MESHD_RA_ORCH_API (MESHD_RA_MESH_API is not supported)'],
-    [{ EXTERNAL_CA: 'MESHD_RA_ORCH_API' }, SettingsError, 'invalid value "" for ORCH_SIGNER: expected a signer name such as example.com/mesh-signer when EXTERNAL_CA=MESHD_RA_ORCH_API'],
+    [
+      { EXTERNAL_CA: 'MESHD_RA_MESH_API' },
+      SettingsError,
+      'invalid value "MESHD_RA_MESH_API" for EXTERNAL_CA: expected empty or MESHD_RA_ORCH_API (MESHD_RA_MESH_API is not supported)',
+    ],
+    [
+      { EXTERNAL_CA: 'MESHD_RA_ORCH_API' },
+      SettingsError,
+      'invalid value "" for ORCH_SIGNER: expected a signer name such as example.com/mesh-signer when EXTERNAL_CA=MESHD_RA_ORCH_API',
+    ],
     [{ EXTERNAL_CA: 'MESHD_RA_ORCH_API', ORCH_SIGNER: 'mesh-signer' }, SettingsError, 'invalid value "mesh-signer" for ORCH_SIGNER'],
   ])('%j is refused at start-up', async (env, type, message) => {
     const error = await errorOf(signerFor(env, { kubeConfig, signerRootPem: signer.rootPem }));
@@ -97,6 +107,9 @@ describe('choosing who signs workload certificates', () => {
     expect(noKube).toBeInstanceOf(UsageError);
     expect(noKube.message).toMatch(/needs a Kubernetes cluster/);
     const noRoot = await errorOf(newMeshSigner(options(env, { kubeConfig, signerRootFile: join(dir, 'missing.pem') })));
-    expect(noRoot).toMatchObject({ code: 'ca-material-invalid', message: `EXTERNAL_CA=MESHD_RA_ORCH_API needs the signer's root certificate in ${join(dir, 'missing.pem')}` });
+    expect(noRoot).toMatchObject({
+      code: 'ca-material-invalid',
+      message: `EXTERNAL_CA=MESHD_RA_ORCH_API needs the signer's root certificate in ${join(dir, 'missing.pem')}`,
+    });
   });
 });

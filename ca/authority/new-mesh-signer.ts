@@ -68,7 +68,8 @@ export async function newMeshSigner(options: MeshSignerOptions): Promise<MeshSig
     log.info('the CA server is disabled (ENABLE_CA_SERVER=false)');
     return undefined;
   }
-  if (!options.kubeConfig) throw new UsageError('EXTERNAL_CA=MESHD_RA_ORCH_API needs a Kubernetes cluster (it signs through the CertificateSigningRequest API)');
+  if (!options.kubeConfig)
+    throw new UsageError('EXTERNAL_CA=MESHD_RA_ORCH_API needs a Kubernetes cluster (it signs through the CertificateSigningRequest API)');
   const signerRootPem = options.signerRootPem ?? (await readSignerRoot(options.signerRootFile ?? DEFAULT_SIGNER_ROOT_FILE));
   const ra = newKubeRegistrationAuthority({
     kubeConfig: options.kubeConfig,

@@ -39,19 +39,60 @@ async function makeChain(dir: string): Promise<OpensslChain> {
   await writeFile(join(dir, 'ext.cnf'), CA_EXTENSIONS);
   const ecKey = (name: string): Promise<void> => run(['genpkey', '-algorithm', 'EC', '-pkeyopt', 'ec_paramgen_curve:P-256', '-out', name]);
   await ecKey('root-key.pem');
-  await run(['req', '-x509', '-new', '-sha256', '-key', 'root-key.pem', '-subj', '/O=Mesh Test/CN=Root CA', '-days', '3650',
-    '-addext', 'basicConstraints=critical,CA:TRUE', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-out', 'root-cert.pem']);
+  await run([
+    'req',
+    '-x509',
+    '-new',
+    '-sha256',
+    '-key',
+    'root-key.pem',
+    '-subj',
+    '/O=Mesh Test/CN=Root CA',
+    '-days',
+    '3650',
+    '-addext',
+    'basicConstraints=critical,CA:TRUE',
+    '-addext',
+    'keyUsage=critical,keyCertSign,cRLSign',
+    '-out',
+    'root-cert.pem',
+  ]);
   let serial = 1000;
   const intermediate = async (name: string, issuer: string): Promise<void> => {
     await ecKey(`${name}-key.pem`);
     await run(['req', '-new', '-sha256', '-key', `${name}-key.pem`, '-subj', `/O=Mesh Test/CN=${name}`, '-out', `${name}.csr`]);
-    await run(['x509', '-req', '-sha256', '-in', `${name}.csr`, '-CA', `${issuer}-cert.pem`, '-CAkey', `${issuer}-key.pem`,
-      '-set_serial', String(serial++), '-days', '1825', '-extfile', 'ext.cnf', '-extensions', 'v3_ca', '-out', `${name}-cert.pem`]);
+    await run([
+      'x509',
+      '-req',
+      '-sha256',
+      '-in',
+      `${name}.csr`,
+      '-CA',
+      `${issuer}-cert.pem`,
+      '-CAkey',
+      `${issuer}-key.pem`,
+      '-set_serial',
+      String(serial++),
+      '-days',
+      '1825',
+      '-extfile',
+      'ext.cnf',
+      '-extensions',
+      'v3_ca',
+      '-out',
+      `${name}-cert.pem`,
+    ]);
   };
   await intermediate('int1', 'root');
   await intermediate('int2', 'int1');
   const read = (name: string): Promise<string> => readFile(join(dir, name), 'utf8');
-  return { rootCert: await read('root-cert.pem'), int1Cert: await read('int1-cert.pem'), int2Cert: await read('int2-cert.pem'), int2Key: await read('int2-key.pem'), int1Key: await read('int1-key.pem') };
+  return {
+    rootCert: await read('root-cert.pem'),
+    int1Cert: await read('int1-cert.pem'),
+    int2Cert: await read('int2-cert.pem'),
+    int2Key: await read('int2-key.pem'),
+    int1Key: await read('int1-key.pem'),
+  };
 }
 
 describe('plugged-in CA with an intermediate chain made by openssl', () => {
@@ -99,22 +140,46 @@ describe('plugged-in CA with an intermediate chain made by openssl', () => {
     expect(leaf.subjectAltName).toBe(`URI:${WEB}`);
 
     const expiry = (name: 'ca_server_root_cert_expiry_timestamp' | 'ca_server_cert_chain_expiry_timestamp') =>
-      metrics.gauge(name).get().then((g) => g.values[0]?.value);
+      metrics
+        .gauge(name)
+        .get()
+        .then((g) => g.values[0]?.value);
     const seconds = (pem: string): number => Math.floor(Date.parse(new X509Certificate(pem).validTo) / 1000);
     expect(await expiry('ca_server_root_cert_expiry_timestamp')).toBe(seconds(chain.rootCert));
     expect(await expiry('ca_server_cert_chain_expiry_timestamp')).toBe(Math.min(seconds(chain.int1Cert), seconds(chain.int2Cert)));
   });
 
   test('cert-chain.pem without the root works the same', () => {
-    const bundle = loadKeyCertBundle({ caCertPem: chain.int2Cert, caKeyPem: chain.int2Key, certChainPem: chain.int2Cert + chain.int1Cert, rootCertPem: chain.rootCert });
+    const bundle = loadKeyCertBundle({
+      caCertPem: chain.int2Cert,
+      caKeyPem: chain.int2Key,
+      certChainPem: chain.int2Cert + chain.int1Cert,
+      rootCertPem: chain.rootCert,
+    });
     expect(bundle.intermediates.map((c) => c.x509.subject)).toEqual(['O=Mesh Test\nCN=int2', 'O=Mesh Test\nCN=int1']);
   });
 
   test.each([
-    ['a missing intermediate', (c: OpensslChain) => ({ caCertPem: c.int2Cert, caKeyPem: c.int2Key, certChainPem: c.int2Cert, rootCertPem: c.rootCert }), /does not lead to a root/],
-    ['a key of another certificate', (c: OpensslChain) => ({ caCertPem: c.int1Cert, caKeyPem: c.int2Key, certChainPem: c.int1Cert, rootCertPem: c.rootCert }), /does not match/],
-    ['a chain certificate that did not issue the one before', (c: OpensslChain) => ({ caCertPem: c.int1Cert, caKeyPem: c.int1Key, certChainPem: c.int1Cert + c.int2Cert, rootCertPem: c.rootCert }), /did not issue/],
-    ['no root', (c: OpensslChain) => ({ caCertPem: c.int2Cert, caKeyPem: c.int2Key, certChainPem: c.int2Cert + c.int1Cert, rootCertPem: '' }), /no PEM certificate/],
+    [
+      'a missing intermediate',
+      (c: OpensslChain) => ({ caCertPem: c.int2Cert, caKeyPem: c.int2Key, certChainPem: c.int2Cert, rootCertPem: c.rootCert }),
+      /does not lead to a root/,
+    ],
+    [
+      'a key of another certificate',
+      (c: OpensslChain) => ({ caCertPem: c.int1Cert, caKeyPem: c.int2Key, certChainPem: c.int1Cert, rootCertPem: c.rootCert }),
+      /does not match/,
+    ],
+    [
+      'a chain certificate that did not issue the one before',
+      (c: OpensslChain) => ({ caCertPem: c.int1Cert, caKeyPem: c.int1Key, certChainPem: c.int1Cert + c.int2Cert, rootCertPem: c.rootCert }),
+      /did not issue/,
+    ],
+    [
+      'no root',
+      (c: OpensslChain) => ({ caCertPem: c.int2Cert, caKeyPem: c.int2Key, certChainPem: c.int2Cert + c.int1Cert, rootCertPem: '' }),
+      /no PEM certificate/,
+    ],
   ])('refused: %s', (_name, material, message) => {
     let error: unknown;
     try {

@@ -49,7 +49,12 @@ describe('self-signed CA', () => {
     await removeDir(dir);
   });
 
-  const start = (folder: string, clock: FakeClock, env: Record<string, string> = ROTATION_ENV, extra: Partial<MeshCaOptions> = {}): Promise<MeshCa | undefined> =>
+  const start = (
+    folder: string,
+    clock: FakeClock,
+    env: Record<string, string> = ROTATION_ENV,
+    extra: Partial<MeshCaOptions> = {},
+  ): Promise<MeshCa | undefined> =>
     newMeshCa({
       caSettings: meshCaSettingsFromSettings(daemonSettings({ ROOT_CA_DIR: join(dir, 'no-cacerts'), ...env })),
       log: newNopLogger('pkica'),
@@ -133,7 +138,12 @@ describe('self-signed CA', () => {
   test('checks run every interval after a jitter below one interval', async () => {
     const clock = new FakeClock(Date.parse('2026-01-01T00:00:00Z'));
     const store = counting(newFolderCaStore(join(dir, 'jitter')));
-    const mesh = (await start('jitter', clock, { ...ROTATION_ENV, CASERVER_ENABLE_JITTER_FOR_ROOT_CERT_ROTATOR: 'true' }, { selfSignedStore: store, random: () => 0.5 }))!;
+    const mesh = (await start(
+      'jitter',
+      clock,
+      { ...ROTATION_ENV, CASERVER_ENABLE_JITTER_FOR_ROOT_CERT_ROTATOR: 'true' },
+      { selfSignedStore: store, random: () => 0.5 },
+    ))!;
     const loadsAtStart = store.loads;
     const abort = new AbortController();
     const running = mesh.rotator!.start(abort.signal);

@@ -55,11 +55,7 @@ export function buildSelfSignedRoot(options: RootCertOptions): Buffer {
       notBeforeMs: options.nowMs,
       notAfterMs: options.nowMs + options.ttlMs,
       subjectPublicKeyInfo: spki,
-      extensions: [
-        keyUsageExtension([KEY_USAGE.keyCertSign, KEY_USAGE.cRLSign]),
-        basicConstraintsExtension(true),
-        subjectKeyIdExtension(keyIdentifier(spki)),
-      ],
+      extensions: [keyUsageExtension([KEY_USAGE.keyCertSign, KEY_USAGE.cRLSign]), basicConstraintsExtension(true), subjectKeyIdExtension(keyIdentifier(spki))],
     },
     signer,
   );

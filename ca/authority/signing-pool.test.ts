@@ -31,7 +31,13 @@ beforeAll(async () => {
 });
 
 async function newAuthority(clock: Runtime.Clock): Promise<Ca.CertificateAuthority> {
-  const material = await ca.newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 1000 * HOUR, nowMs: clock.now() });
+  const material = await ca.newSelfSignedMaterial({
+    keyType: 'ecdsa-p256',
+    rsaKeySize: 2048,
+    trustDomain: 'cluster.local',
+    ttlMs: 1000 * HOUR,
+    nowMs: clock.now(),
+  });
   return ca.newCertificateAuthority({ bundle: ca.loadKeyCertBundle(material), clock, defaultTtlMs: 24 * HOUR, maxTtlMs: 90 * 24 * HOUR });
 }
 
@@ -80,12 +86,14 @@ describe('the signing pool', () => {
     await pool.close();
   });
 
-  test('a thread signs each CSR for its own key, with the identity alone, at the calling thread\'s time and lifetime', async () => {
+  test("a thread signs each CSR for its own key, with the identity alone, at the calling thread's time and lifetime", async () => {
     const keys = Array.from({ length: 48 }, newKey);
     const identities = keys.map((_, i) => `spiffe://cluster.local/ns/apps/sa/account-${i}`);
     const before = pool.jobsOnThreads();
     // Many at once: the answers come back out of order with the calling thread's, and must not be swapped.
-    const issued = await Promise.all(keys.map((key, i) => pool.signCsr(ca.buildCsr({ key, sans: { uris: ['spiffe://cluster.local/ns/kube-system/sa/admin'] } }), identities[i]!, 2 * HOUR)));
+    const issued = await Promise.all(
+      keys.map((key, i) => pool.signCsr(ca.buildCsr({ key, sans: { uris: ['spiffe://cluster.local/ns/kube-system/sa/admin'] } }), identities[i]!, 2 * HOUR)),
+    );
     expect(pool.jobsOnThreads() - before).toBeGreaterThan(0);
     const root = new X509Certificate(authority.rootBundlePem());
     issued.forEach((result, i) => {
@@ -125,7 +133,13 @@ describe('the signing pool', () => {
   });
 
   test('after a root rotation the threads sign with the new material', async () => {
-    const rotated = await ca.newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 1000 * HOUR, nowMs: clock.now() });
+    const rotated = await ca.newSelfSignedMaterial({
+      keyType: 'ecdsa-p256',
+      rsaKeySize: 2048,
+      trustDomain: 'cluster.local',
+      ttlMs: 1000 * HOUR,
+      nowMs: clock.now(),
+    });
     const oldRoot = new X509Certificate(authority.rootBundlePem());
     authority.setBundle(ca.loadKeyCertBundle(rotated));
     const newRoot = new X509Certificate(authority.rootBundlePem());
@@ -141,7 +155,7 @@ describe('the signing pool', () => {
   });
 });
 
-describe('the signing threads\' lifecycle', () => {
+describe("the signing threads' lifecycle", () => {
   test('they start when CSRs come in numbers, end when idle, and the calling thread signs meanwhile', async () => {
     const clock = new FakeClock();
     const authority = await newAuthority(clock);
@@ -179,7 +193,9 @@ describe('the signing threads\' lifecycle', () => {
     const pending = keys.map((key) => pool.signCsr(ca.buildCsr({ key }), WEB, 0));
     await pool.close();
     const issued = await Promise.all(pending);
-    issued.forEach((result, i) => expect(new X509Certificate(result.certPem).publicKey.export({ format: 'der', type: 'spki' }).equals(spkiOf(keys[i]!))).toBe(true));
+    issued.forEach((result, i) =>
+      expect(new X509Certificate(result.certPem).publicKey.export({ format: 'der', type: 'spki' }).equals(spkiOf(keys[i]!))).toBe(true),
+    );
     expect(pool.threads()).toBe(0);
   });
 
@@ -198,7 +214,10 @@ describe('the CA over gRPC with its signing threads', () => {
     const clock = runtime.newRealClock();
     const authority = await newAuthority(clock);
     const pool = await warmPool(authority, clock);
-    const caller = { name: 'test', authenticate: async (context: Ca.AuthContext) => (context.bearerToken === 'web' ? { identities: [WEB], authenticator: 'test' } : undefined) };
+    const caller = {
+      name: 'test',
+      authenticate: async (context: Ca.AuthContext) => (context.bearerToken === 'web' ? { identities: [WEB], authenticator: 'test' } : undefined),
+    };
     const server = ca.newCaServer({
       serving: caSettings.daemonServingFromSettings(daemonSettings()),
       ca: authority,

@@ -3,4 +3,9 @@
 // re-exports of the Kubernetes stores and authenticators would load @kubernetes/client-node (a
 // large share of the agent's memory) into every sidecar.
 export { buildCsr, type CsrOptions } from '../x509/csr-builder.js';
-export { newMeshCertificateClient, type MeshCertificateClient, type MeshCertificateRequest, type MeshCertificateResponse } from '../server/mesh-certificate-proto.js';
+export {
+  newMeshCertificateClient,
+  type MeshCertificateClient,
+  type MeshCertificateRequest,
+  type MeshCertificateResponse,
+} from '../server/mesh-certificate-proto.js';

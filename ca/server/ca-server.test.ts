@@ -61,13 +61,25 @@ describe('the certificate service over TLS gRPC', () => {
     oidcUrl = `http://127.0.0.1:${(oidc.address() as AddressInfo).port}`;
 
     metrics = newMetrics('pilot-discovery');
-    const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 87600 * HOUR, nowMs: clock.now() });
+    const material = await newSelfSignedMaterial({
+      keyType: 'ecdsa-p256',
+      rsaKeySize: 2048,
+      trustDomain: 'cluster.local',
+      ttlMs: 87600 * HOUR,
+      nowMs: clock.now(),
+    });
     ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: 24 * HOUR, maxTtlMs: 2160 * HOUR, metrics });
     const settings = daemonSettings({ TOKEN_ISSUER: oidcUrl, AUDIENCE: 'mesh-oidc' });
     server = newCaServer({
       serving: daemonServingFromSettings(settings),
       ca,
-      authenticators: newCaAuthenticators({ authentication: caAuthenticationFromSettings(settings), ca, trustDomain: 'cluster.local', clock, kubeConfig: kube.kubeConfig() }),
+      authenticators: newCaAuthenticators({
+        authentication: caAuthenticationFromSettings(settings),
+        ca,
+        trustDomain: 'cluster.local',
+        clock,
+        kubeConfig: kube.kubeConfig(),
+      }),
       metrics,
       log,
       host: '127.0.0.1',
@@ -130,7 +142,11 @@ describe('the certificate service over TLS gRPC', () => {
       if (where === 'header') metadata.set('ClusterID', clusterId);
       const metadataStruct = where === 'request' ? { fields: { ClusterID: { stringValue: clusterId } } } : null;
       try {
-        return { chain: await client.createCertificate({ csr, validity_duration: 3600, metadata: metadataStruct }, metadata, { deadline: new Date(Date.now() + 10_000) }) };
+        return {
+          chain: await client.createCertificate({ csr, validity_duration: 3600, metadata: metadataStruct }, metadata, {
+            deadline: new Date(Date.now() + 10_000),
+          }),
+        };
       } catch (err) {
         return { code: (err as ServiceError).code, details: (err as ServiceError).details };
       }
@@ -165,7 +181,13 @@ describe('the certificate service over TLS gRPC', () => {
 
   test('an OIDC token of a service account is accepted; the key set is fetched once', async () => {
     const sign = (claims: Record<string, unknown>, exp = '10m') =>
-      new SignJWT(claims).setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setIssuer(oidcUrl).setAudience('mesh-oidc').setIssuedAt().setExpirationTime(exp).sign(oidcKey);
+      new SignJWT(claims)
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+        .setIssuer(oidcUrl)
+        .setAudience('mesh-oidc')
+        .setIssuedAt()
+        .setExpirationTime(exp)
+        .sign(oidcKey);
     const byClaims = await sign({ sub: 'x', 'kubernetes.io': { namespace: 'data', serviceaccount: { name: 'db' } } });
     const bySubject = await sign({ sub: 'system:serviceaccount:data:cache' });
     const first = await call(byClaims, buildCsr({ key: workloadKey }));
@@ -176,10 +198,18 @@ describe('the certificate service over TLS gRPC', () => {
 
     // A user (not a service account), an expired token, another audience: refused.
     const user = await sign({ sub: 'alice@example.com' });
-    const expired = await new SignJWT({ sub: 'system:serviceaccount:data:db' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-      .setIssuer(oidcUrl).setAudience('mesh-oidc').setExpirationTime(Math.floor(Date.now() / 1000) - 120).sign(oidcKey);
-    const wrongAudience = await new SignJWT({ sub: 'system:serviceaccount:data:db' }).setProtectedHeader({ alg: 'ES256', kid: 'k1' })
-      .setIssuer(oidcUrl).setAudience('other').setExpirationTime('10m').sign(oidcKey);
+    const expired = await new SignJWT({ sub: 'system:serviceaccount:data:db' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(oidcUrl)
+      .setAudience('mesh-oidc')
+      .setExpirationTime(Math.floor(Date.now() / 1000) - 120)
+      .sign(oidcKey);
+    const wrongAudience = await new SignJWT({ sub: 'system:serviceaccount:data:db' })
+      .setProtectedHeader({ alg: 'ES256', kid: 'k1' })
+      .setIssuer(oidcUrl)
+      .setAudience('other')
+      .setExpirationTime('10m')
+      .sign(oidcKey);
     for (const token of [user, expired, wrongAudience]) {
       expect(await call(token, buildCsr({ key: workloadKey }))).toEqual(unauthenticated);
     }
@@ -192,14 +222,19 @@ describe('the certificate service over TLS gRPC', () => {
     expect(garbage).toMatchObject({ code: status.INVALID_ARGUMENT });
     const der = decodePemBlocks(buildCsr({ key: workloadKey }))[0]!.der;
     der[der.length - 3]! ^= 0x01;
-    expect(await call(saToken(), encodePem('CERTIFICATE REQUEST', der))).toEqual({ code: status.INVALID_ARGUMENT, details: 'the certificate request signature does not verify' });
+    expect(await call(saToken(), encodePem('CERTIFICATE REQUEST', der))).toEqual({
+      code: status.INVALID_ARGUMENT,
+      details: 'the certificate request signature does not verify',
+    });
     expect(await count('ca_server_csr_parsing_err_count')).toBe(parsing + 2);
     const tooLong = await call(saToken(), buildCsr({ key: workloadKey }), 2160 * 3600 + 1);
     expect(tooLong).toMatchObject({ code: status.INVALID_ARGUMENT, details: expect.stringContaining('above the maximum') });
     expect(await count('ca_server_csr_sign_err_count', { error: 'ttl' })).toBe(ttl + 1);
     // Non-positive TTLs get the default.
     const defaulted = await call(saToken(), buildCsr({ key: workloadKey }), 0);
-    expect('chain' in defaulted && Date.parse(new X509Certificate(defaulted.chain[0]!).validTo) - Date.parse(new X509Certificate(defaulted.chain[0]!).validFrom)).toBe(24 * HOUR);
+    expect(
+      'chain' in defaulted && Date.parse(new X509Certificate(defaulted.chain[0]!).validTo) - Date.parse(new X509Certificate(defaulted.chain[0]!).validFrom),
+    ).toBe(24 * HOUR);
   });
 
   test('a workload renews with its current certificate, without a token', async () => {
@@ -217,7 +252,13 @@ describe('the certificate service over TLS gRPC', () => {
       mtls.close();
     }
     // A certificate of another CA is no credential.
-    const otherMaterial = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: HOUR, nowMs: clock.now() });
+    const otherMaterial = await newSelfSignedMaterial({
+      keyType: 'ecdsa-p256',
+      rsaKeySize: 2048,
+      trustDomain: 'cluster.local',
+      ttlMs: HOUR,
+      nowMs: clock.now(),
+    });
     const other = newCertificateAuthority({ bundle: loadKeyCertBundle(otherMaterial), clock, defaultTtlMs: HOUR, maxTtlMs: HOUR });
     const foreign = other.signCsr(buildCsr({ key: workloadKey }), WEB, HOUR);
     const stranger = newMeshCertificateClient(
@@ -244,7 +285,13 @@ describe('the certificate service with --tlsCertFile and --tlsKeyFile', () => {
     const abort = new AbortController();
     try {
       const metrics = newMetrics('pilot-discovery');
-      const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 87600 * HOUR, nowMs: clock.now() });
+      const material = await newSelfSignedMaterial({
+        keyType: 'ecdsa-p256',
+        rsaKeySize: 2048,
+        trustDomain: 'cluster.local',
+        ttlMs: 87600 * HOUR,
+        nowMs: clock.now(),
+      });
       const ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: 24 * HOUR, maxTtlMs: 2160 * HOUR, metrics });
       // A serving certificate from an unrelated CA, as an operator would mount it.
       const other = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'example.org', ttlMs: 24 * HOUR, nowMs: clock.now() });
@@ -282,11 +329,16 @@ describe('the certificate service with --tlsCertFile and --tlsKeyFile', () => {
       const deadline = { deadline: new Date(Date.now() + 5000) };
       // No token: the TLS handshake succeeded when the service itself answers UNAUTHENTICATED.
       // The files are read asynchronously after the listener binds, so the first handshakes may fail.
-      await waitFor(async () => {
-        const outcome = await viaFileRoot.createCertificate({ csr, validity_duration: 60 }, new Metadata(), deadline).catch((e: ServiceError) => e);
-        return (outcome as ServiceError).code === status.UNAUTHENTICATED;
-      }, { timeoutMs: 5000, description: 'a handshake with the certificate from the files' });
-      await expect(viaFileRoot.createCertificate({ csr, validity_duration: 60 }, new Metadata(), deadline)).rejects.toMatchObject({ code: status.UNAUTHENTICATED });
+      await waitFor(
+        async () => {
+          const outcome = await viaFileRoot.createCertificate({ csr, validity_duration: 60 }, new Metadata(), deadline).catch((e: ServiceError) => e);
+          return (outcome as ServiceError).code === status.UNAUTHENTICATED;
+        },
+        { timeoutMs: 5000, description: 'a handshake with the certificate from the files' },
+      );
+      await expect(viaFileRoot.createCertificate({ csr, validity_duration: 60 }, new Metadata(), deadline)).rejects.toMatchObject({
+        code: status.UNAUTHENTICATED,
+      });
       await expect(viaMeshRoot.createCertificate({ csr, validity_duration: 60 }, new Metadata(), deadline)).rejects.toMatchObject({ code: status.UNAVAILABLE });
       viaFileRoot.close();
       viaMeshRoot.close();
@@ -313,7 +365,13 @@ describe('the certificate service with --tls-cipher-suites', () => {
     const clock = newRealClock();
     const abort = new AbortController();
     const metrics = newMetrics('pilot-discovery');
-    const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 87600 * HOUR, nowMs: clock.now() });
+    const material = await newSelfSignedMaterial({
+      keyType: 'ecdsa-p256',
+      rsaKeySize: 2048,
+      trustDomain: 'cluster.local',
+      ttlMs: 87600 * HOUR,
+      nowMs: clock.now(),
+    });
     const ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: 24 * HOUR, maxTtlMs: 2160 * HOUR, metrics });
     const settings = daemonSettings({});
     const server = newCaServer({
@@ -331,10 +389,13 @@ describe('the certificate service with --tls-cipher-suites', () => {
     try {
       await server.waitForReady!(abort.signal);
       const port = server.port();
-      const listed = await waitFor(async () => {
-        const out = await handshake(port, ['-tls1_2', '-cipher', 'ECDHE-ECDSA-AES128-GCM-SHA256']);
-        return /Cipher is ECDHE-ECDSA-AES128-GCM-SHA256/.test(out) ? out : undefined;
-      }, { timeoutMs: 8000, description: 'a TLS 1.2 handshake with a listed suite' });
+      const listed = await waitFor(
+        async () => {
+          const out = await handshake(port, ['-tls1_2', '-cipher', 'ECDHE-ECDSA-AES128-GCM-SHA256']);
+          return /Cipher is ECDHE-ECDSA-AES128-GCM-SHA256/.test(out) ? out : undefined;
+        },
+        { timeoutMs: 8000, description: 'a TLS 1.2 handshake with a listed suite' },
+      );
       expect(listed).toContain('Protocol  : TLSv1.2');
       const unlisted = await handshake(port, ['-tls1_2', '-cipher', 'ECDHE-ECDSA-AES256-GCM-SHA384']);
       expect(unlisted).not.toMatch(/Cipher is ECDHE-ECDSA-AES256-GCM-SHA384/);

@@ -35,13 +35,25 @@ describe('the certificate service under fuzzing', () => {
   beforeAll(async () => {
     kube = await startApiServerDouble({ bookmarkIntervalMs: 0 });
     const metrics = newMetrics('pilot-discovery');
-    const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 87600 * HOUR, nowMs: clock.now() });
+    const material = await newSelfSignedMaterial({
+      keyType: 'ecdsa-p256',
+      rsaKeySize: 2048,
+      trustDomain: 'cluster.local',
+      ttlMs: 87600 * HOUR,
+      nowMs: clock.now(),
+    });
     ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: 24 * HOUR, maxTtlMs: 2160 * HOUR, metrics });
     const settings = daemonSettings();
     server = newCaServer({
       serving: daemonServingFromSettings(settings),
       ca,
-      authenticators: newCaAuthenticators({ authentication: caAuthenticationFromSettings(settings), ca, trustDomain: 'cluster.local', clock, kubeConfig: kube.kubeConfig() }),
+      authenticators: newCaAuthenticators({
+        authentication: caAuthenticationFromSettings(settings),
+        ca,
+        trustDomain: 'cluster.local',
+        clock,
+        kubeConfig: kube.kubeConfig(),
+      }),
       metrics,
       log: newNopLogger(),
       host: '127.0.0.1',
@@ -70,10 +82,19 @@ describe('the certificate service under fuzzing', () => {
       fc.constant('').map(() => validCsr),
       fc.nat({ max: 400 }).map((n) => validCsr.slice(0, n)),
       fc.tuple(fc.nat({ max: 300 }), fc.string({ minLength: 1, maxLength: 1 })).map(([at, c]) => `${validCsr.slice(0, at)}${c}${validCsr.slice(at + 1)}`),
-      fc.constant('').map(() => buildCsr({ key: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey, sans: { uris: ['spiffe://cluster.local/ns/kube-system/sa/admin'] } })),
+      fc
+        .constant('')
+        .map(() =>
+          buildCsr({ key: generateKeyPairSync('ec', { namedCurve: 'P-256' }).privateKey, sans: { uris: ['spiffe://cluster.local/ns/kube-system/sa/admin'] } }),
+        ),
     );
     const validity = fc.oneof(fc.integer({ min: -10, max: 10 }), fc.constantFrom(3600, 0, 2 ** 31, Number.MAX_SAFE_INTEGER, -(2 ** 40)));
-    const authorization = fc.oneof(fc.constant('valid'), fc.constant(undefined), fc.string({ maxLength: 40 }).map((s) => `Bearer ${s}`), fc.string({ maxLength: 40 }));
+    const authorization = fc.oneof(
+      fc.constant('valid'),
+      fc.constant(undefined),
+      fc.string({ maxLength: 40 }).map((s) => `Bearer ${s}`),
+      fc.string({ maxLength: 40 }),
+    );
     const clusterId = fc.oneof(fc.constant(undefined), fc.constantFrom('cluster-a', 'nope', ''), fc.string({ maxLength: 10 }));
     let served = 0;
     await fc.assert(
@@ -90,7 +111,11 @@ describe('the certificate service under fuzzing', () => {
           served++;
         } catch (error) {
           const failure = error as ServiceError;
-          expect({ code: failure.code, refusal: REFUSALS.has(failure.code), details: typeof failure.details }).toEqual({ code: failure.code, refusal: true, details: 'string' });
+          expect({ code: failure.code, refusal: REFUSALS.has(failure.code), details: typeof failure.details }).toEqual({
+            code: failure.code,
+            refusal: true,
+            details: 'string',
+          });
         }
       }),
       fuzzParameters({ numRuns: 60, longRuns: 3000 }),

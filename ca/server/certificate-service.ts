@@ -82,7 +82,8 @@ export function newCertificateService(options: CertificateServiceOptions): Certi
       try {
         const result = await signer.signCsr(input.csr, identity, input.validityDurationSeconds * 1000);
         issued.inc();
-        if (log.isEnabled('debug')) log.debug({ identity, authenticator: caller.authenticator, notAfter: new Date(result.notAfterMs).toISOString() }, 'issued a certificate');
+        if (log.isEnabled('debug'))
+          log.debug({ identity, authenticator: caller.authenticator, notAfter: new Date(result.notAfterMs).toISOString() }, 'issued a certificate');
         return [...result.certChainPem];
       } catch (err) {
         if (!(err instanceof CaError)) {

@@ -13,7 +13,9 @@ const HOUR = 3_600_000;
 
 describe('the daemon serving certificate', () => {
   test('names: the service in its namespace, localhost, 127.0.0.1 and MESHD_CUSTOM_HOST', () => {
-    expect(daemonServerNames(daemonServingFromSettings(daemonSettings({ POD_NAMESPACE: 'mesh-prod', MESHD_CUSTOM_HOST: 'meshd.example.com,10.1.2.3' })))).toEqual({
+    expect(
+      daemonServerNames(daemonServingFromSettings(daemonSettings({ POD_NAMESPACE: 'mesh-prod', MESHD_CUSTOM_HOST: 'meshd.example.com,10.1.2.3' }))),
+    ).toEqual({
       dnsNames: ['meshd.mesh-prod.svc', 'meshd.mesh-prod.svc.cluster.local', 'localhost', 'meshd.example.com'],
       ips: ['127.0.0.1', '10.1.2.3'],
     });
@@ -21,7 +23,13 @@ describe('the daemon serving certificate', () => {
 
   test('is renewed with a new key at half its life and handed to listeners', async () => {
     const clock = new FakeClock(Date.parse('2026-05-01T00:00:00Z'));
-    const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 1000 * HOUR, nowMs: clock.now() });
+    const material = await newSelfSignedMaterial({
+      keyType: 'ecdsa-p256',
+      rsaKeySize: 2048,
+      trustDomain: 'cluster.local',
+      ttlMs: 1000 * HOUR,
+      nowMs: clock.now(),
+    });
     const ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: 24 * HOUR, maxTtlMs: 48 * HOUR });
     const cert = newDaemonCertificate({ ca, dnsNames: ['localhost'], ips: ['127.0.0.1'], ttlMs: 24 * HOUR, clock, log: newNopLogger('serverca') });
     const updates: string[] = [];

@@ -13,12 +13,10 @@ export function newCaGrpcService(server: Server, options: CertificateServiceOpti
   server.addService(loadMeshCertificateService().service, {
     CreateCertificate: (call: ServerUnaryCall<MeshCertificateRequest, MeshCertificateResponse>, callback: sendUnaryData<MeshCertificateResponse>) => {
       const request = call.request;
-      service
-        .createCertificate({ csr: request.csr ?? '', validityDurationSeconds: Number(request.validity_duration ?? 0) }, authContextOf(call, request))
-        .then(
-          (chain) => callback(null, { cert_chain: chain }),
-          (err: unknown) => callback({ code: grpcCode(err), details: grpcMessage(err) }),
-        );
+      service.createCertificate({ csr: request.csr ?? '', validityDurationSeconds: Number(request.validity_duration ?? 0) }, authContextOf(call, request)).then(
+        (chain) => callback(null, { cert_chain: chain }),
+        (err: unknown) => callback({ code: grpcCode(err), details: grpcMessage(err) }),
+      );
     },
   });
 }

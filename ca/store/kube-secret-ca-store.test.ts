@@ -51,7 +51,13 @@ describe('self-signed CA in the mesh-ca-secret secret', () => {
   test('writes with a stale version or a second create are conflicts', async () => {
     const store = newKubeSecretCaStore({ kubeConfig: server.kubeConfig(), namespace: 'other', name: 'ca-under-test' });
     expect(await store.load()).toBeUndefined();
-    const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 3_600_000, nowMs: Date.now() });
+    const material = await newSelfSignedMaterial({
+      keyType: 'ecdsa-p256',
+      rsaKeySize: 2048,
+      trustDomain: 'cluster.local',
+      ttlMs: 3_600_000,
+      nowMs: Date.now(),
+    });
     const created = await store.save(material, undefined);
     await expect(store.save(material, undefined)).rejects.toMatchObject({ code: 'ca-store-conflict' });
     const updated = await store.save({ ...material, rootCertPem: material.rootCertPem + material.rootCertPem }, created.version);

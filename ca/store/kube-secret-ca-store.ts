@@ -49,9 +49,7 @@ export function newKubeSecretCaStore(options: KubeSecretCaStoreOptions): CaStore
       };
       try {
         const written =
-          previous === undefined
-            ? await api.createNamespacedSecret({ namespace, body })
-            : await api.replaceNamespacedSecret({ name, namespace, body });
+          previous === undefined ? await api.createNamespacedSecret({ namespace, body }) : await api.replaceNamespacedSecret({ name, namespace, body });
         return { material, version: written.metadata?.resourceVersion ?? '' };
       } catch (err) {
         if (err instanceof ApiException && (err.code === 409 || (previous !== undefined && err.code === 404))) {

@@ -28,7 +28,12 @@ describe('fetching federated trust bundles over HTTPS', () => {
   const stops: Array<() => Promise<void>> = [];
 
   beforeAll(async () => {
-    [webPki, ours, td1, td1Next] = await Promise.all([newTestAuthority('web'), newTestAuthority('cluster.local'), newTestAuthority('td1'), newTestAuthority('td1')]);
+    [webPki, ours, td1, td1Next] = await Promise.all([
+      newTestAuthority('web'),
+      newTestAuthority('cluster.local'),
+      newTestAuthority('td1'),
+      newTestAuthority('td1'),
+    ]);
     const serving = webPki.loopbackServer();
     server = createServer({ key: serving.keyPem, cert: serving.certPem }, (req, res) => {
       hits.push(req.url ?? '');
@@ -128,7 +133,9 @@ describe('fetching federated trust bundles over HTTPS', () => {
     expect(status().nextFetchMs).toBe(clock.now() + 4000);
     expect(set.rootsFor('td1').map((r) => r.pem)).toEqual([td1.rootPem]);
     expect(changes).toHaveLength(1);
-    expect(entries.filter((e) => e.message === 'fetching the trust bundle of a federated domain failed').map((e) => e.fields['retryMs'])).toEqual([1000, 2000, 4000]);
+    expect(entries.filter((e) => e.message === 'fetching the trust bundle of a federated domain failed').map((e) => e.fields['retryMs'])).toEqual([
+      1000, 2000, 4000,
+    ]);
 
     answers.set('/b', { status: 200, body: td1Next.rootPem });
     clock.advance(4000);
@@ -152,7 +159,11 @@ describe('fetching federated trust bundles over HTTPS', () => {
     await waitFor(() => hits.includes('/hang'), { description: 'the request to reach the server' });
     clock.advance(10_000);
     await ready;
-    expect(status()).toMatchObject({ consecutiveFailures: 1, lastError: 'the bundle endpoint did not answer within 10000 ms', nextFetchMs: clock.now() + 1000 });
+    expect(status()).toMatchObject({
+      consecutiveFailures: 1,
+      lastError: 'the bundle endpoint did not answer within 10000 ms',
+      nextFetchMs: clock.now() + 1000,
+    });
     abort.abort();
     await expect(running).resolves.toBeUndefined();
   });

@@ -61,7 +61,10 @@ describe('the client certificate roots of --caCertFile', () => {
     const stop = roots.watch();
     const workload = first.workload('spiffe://cluster.local/ns/foo/sa/sleep');
     provider.read(first.rootPem);
-    expect(await authenticator.authenticate({ peerCertificates: [workload.der] })).toEqual({ identities: ['spiffe://cluster.local/ns/foo/sa/sleep'], authenticator: 'client-cert' });
+    expect(await authenticator.authenticate({ peerCertificates: [workload.der] })).toEqual({
+      identities: ['spiffe://cluster.local/ns/foo/sa/sleep'],
+      authenticator: 'client-cert',
+    });
     provider.read(second.rootPem);
     await expect(authenticator.authenticate({ peerCertificates: [workload.der] })).rejects.toThrow(/client certificate of cluster\.local/);
     stop();

@@ -41,7 +41,10 @@ export function newFileRoots(options: FileRootsOptions): FileRoots {
       roots = parseCertificatesPem(text, '--caCertFile');
       log.info({ trustDomain, roots: roots.length }, 'client certificate roots read from --caCertFile');
     } catch (error) {
-      log.error({ trustDomain, roots: roots.length, error: errorMessage(error) }, '--caCertFile holds no valid certificate: client certificates verify against the roots read before');
+      log.error(
+        { trustDomain, roots: roots.length, error: errorMessage(error) },
+        '--caCertFile holds no valid certificate: client certificates verify against the roots read before',
+      );
     }
   };
   return {

@@ -22,7 +22,13 @@ describe('root certificate publication', () => {
     kube = await startApiServerDouble({ bookmarkIntervalMs: 0 });
     core = kube.kubeConfig().makeApiClient(CoreV1Api);
     for (const name of ['apps', 'data']) await core.createNamespace({ body: { metadata: { name } } });
-    const material = await newSelfSignedMaterial({ keyType: 'ecdsa-p256', rsaKeySize: 2048, trustDomain: 'cluster.local', ttlMs: 100 * HOUR, nowMs: clock.now() });
+    const material = await newSelfSignedMaterial({
+      keyType: 'ecdsa-p256',
+      rsaKeySize: 2048,
+      trustDomain: 'cluster.local',
+      ttlMs: 100 * HOUR,
+      nowMs: clock.now(),
+    });
     ca = newCertificateAuthority({ bundle: loadKeyCertBundle(material), clock, defaultTtlMs: HOUR, maxTtlMs: HOUR });
     const manager = newManager({ log: newNopLogger('ca'), clock, shutdownDurationMs: 5000 });
     addRootCertPublisher({ manager, kubeConfig: kube.kubeConfig(), ca, log: newNopLogger('ca') });
@@ -36,7 +42,9 @@ describe('root certificate publication', () => {
   });
 
   const published = (namespace: string): string | undefined =>
-    (kube.objects('v1', 'ConfigMap', namespace).find((c) => c.metadata?.name === 'mesh-ca-root-cert')?.['data'] as Record<string, string> | undefined)?.['root-cert.pem'];
+    (kube.objects('v1', 'ConfigMap', namespace).find((c) => c.metadata?.name === 'mesh-ca-root-cert')?.['data'] as Record<string, string> | undefined)?.[
+      'root-cert.pem'
+    ];
 
   test('every namespace gets the trust bundle, new ones too', async () => {
     await waitFor(() => published('apps') === ca.rootBundlePem() && published('data') === ca.rootBundlePem(), { description: 'config maps in apps and data' });

@@ -1,13 +1,5 @@
 import { CoreV1Api, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
-import {
-  controllerFor,
-  newInformerSource,
-  type Clock,
-  type Controller,
-  type KubeObject,
-  type Logger,
-  type Manager,
-} from '../../runtime/index.js';
+import { controllerFor, newInformerSource, type Clock, type Controller, type KubeObject, type Logger, type Manager } from '../../runtime/index.js';
 import type { RootBundleSource } from './trust-bundle-set.js';
 
 export const ROOT_CERT_CONFIG_MAP = 'mesh-ca-root-cert';

@@ -59,7 +59,9 @@ describe('the trust bundle set', () => {
       throw new Error('listener broke');
     });
     const unsubscribe = set.onChange((snapshot) => seen.push(snapshot.get('cluster.local')!));
-    const rotated = loadKeyCertBundle(rotateSelfSignedMaterial(ours.ca.bundle().material, { trustDomain: 'cluster.local', ttlMs: 200 * HOUR, nowMs: clock.now() }));
+    const rotated = loadKeyCertBundle(
+      rotateSelfSignedMaterial(ours.ca.bundle().material, { trustDomain: 'cluster.local', ttlMs: 200 * HOUR, nowMs: clock.now() }),
+    );
     ours.ca.setBundle(rotated);
     expect(seen).toEqual([rotated.rootBundlePem]);
     expect(set.rootsFor('cluster.local')).toHaveLength(2);

@@ -1,17 +1,6 @@
 import { X509Certificate } from 'node:crypto';
 import { CaError } from '../ca-error.js';
-import {
-  TAG,
-  decodeOid,
-  decodeTime,
-  derChildren,
-  derContent,
-  derRaw,
-  derRead,
-  derReadWhole,
-  expectTag,
-  type DerElement,
-} from './der.js';
+import { TAG, decodeOid, decodeTime, derChildren, derContent, derRaw, derRead, derReadWhole, expectTag, type DerElement } from './der.js';
 import { keyIdentifier } from '../authority/certificate-builder.js';
 import { decodeCertificates, encodePem } from '../../pki/index.js';
 import { errorMessage } from '../../runtime/index.js';

@@ -18,9 +18,7 @@ export function buildCsr(options: CsrOptions): string {
   const subject = buildName(options.commonName === undefined ? [] : [{ oid: NAME_OID.commonName, value: options.commonName }]);
   const sans = options.sans;
   const hasNames = sans !== undefined && (sans.uris?.length ?? 0) + (sans.dnsNames?.length ?? 0) + (sans.ips?.length ?? 0) > 0;
-  const attributes = hasNames
-    ? [derSequence(derOid('1.2.840.113549.1.9.14'), derSet(derSequence(subjectAltNameExtension(sans, false))))]
-    : [];
+  const attributes = hasNames ? [derSequence(derOid('1.2.840.113549.1.9.14'), derSet(derSequence(subjectAltNameExtension(sans, false))))] : [];
   const info = derSequence(derSmallInteger(0), subject, spki, derContext(0, ...attributes));
   return encodePem('CERTIFICATE REQUEST', derSequence(info, signer.algorithmIdentifier, derBitString(signer.sign(info))));
 }

@@ -18,7 +18,11 @@ describe('the names a CSR asks for', () => {
   });
 
   test('our own CSRs: URIs, DNS names and IPs in order; none without a subjectAltName', () => {
-    const csr = buildCsr({ key, commonName: 'web', sans: { uris: ['spiffe://cluster.local/ns/a/sa/b'], dnsNames: ['web.a.svc'], ips: ['10.0.0.7', '2001:db8::1'] } });
+    const csr = buildCsr({
+      key,
+      commonName: 'web',
+      sans: { uris: ['spiffe://cluster.local/ns/a/sa/b'], dnsNames: ['web.a.svc'], ips: ['10.0.0.7', '2001:db8::1'] },
+    });
     expect(csrRequestedNames(csr)).toEqual([
       { type: 'dns', value: 'web.a.svc' },
       { type: 'uri', value: 'spiffe://cluster.local/ns/a/sa/b' },
@@ -30,11 +34,23 @@ describe('the names a CSR asks for', () => {
 
   test('a CSR made by openssl with several extensions', async () => {
     await writeFile(join(dir, 'key.pem'), key.export({ format: 'pem', type: 'pkcs8' }));
-    const result = await openssl([
-      'req', '-new', '-key', 'key.pem', '-subj', '/O=mesh/CN=web', '-out', 'req.pem',
-      '-addext', 'keyUsage=digitalSignature',
-      '-addext', 'subjectAltName=URI:spiffe://td1/ns/a/sa/b,email:ops@example.com,DNS:web.example.com',
-    ], dir);
+    const result = await openssl(
+      [
+        'req',
+        '-new',
+        '-key',
+        'key.pem',
+        '-subj',
+        '/O=mesh/CN=web',
+        '-out',
+        'req.pem',
+        '-addext',
+        'keyUsage=digitalSignature',
+        '-addext',
+        'subjectAltName=URI:spiffe://td1/ns/a/sa/b,email:ops@example.com,DNS:web.example.com',
+      ],
+      dir,
+    );
     expect(result).toMatchObject({ ok: true });
     expect(csrRequestedNames(await readFile(join(dir, 'req.pem'), 'utf8'))).toEqual([
       { type: 'uri', value: 'spiffe://td1/ns/a/sa/b' },

@@ -34,7 +34,19 @@ describe('CSR parsing and verification', () => {
     const csrFile = join(dir, `${id}.csr`);
     const gen = await openssl(['genpkey', ...keyArgs, '-out', keyFile]);
     expect(gen.ok).toBe(true);
-    const req = await openssl(['req', '-new', ...(digest ? [digest] : []), '-key', keyFile, '-subj', '/CN=anything', '-addext', 'subjectAltName=URI:spiffe://cluster.local/ns/x/sa/y', '-out', csrFile]);
+    const req = await openssl([
+      'req',
+      '-new',
+      ...(digest ? [digest] : []),
+      '-key',
+      keyFile,
+      '-subj',
+      '/CN=anything',
+      '-addext',
+      'subjectAltName=URI:spiffe://cluster.local/ns/x/sa/y',
+      '-out',
+      csrFile,
+    ]);
     expect(req.output).toBe('');
     return { csr: await readFile(csrFile, 'utf8'), key: await readFile(keyFile, 'utf8') };
   };

@@ -156,7 +156,7 @@ export function derRead(buf: Buffer, offset = 0, limit = buf.length): DerElement
 /** The children of a constructed element, in order. */
 export function derChildren(buf: Buffer, parent: DerElement): DerElement[] {
   const out: DerElement[] = [];
-  for (let offset = parent.start; offset < parent.end; ) {
+  for (let offset = parent.start; offset < parent.end;) {
     const child = derRead(buf, offset, parent.end);
     out.push(child);
     offset = child.end;

@@ -23,7 +23,14 @@ beforeAll(async () => {
       node: { id: 'sidecar~127.0.94.1~a.foo~foo.svc.cluster.local', metadata: { INSTANCE_IPS: '127.0.94.1' } },
       admin: { address: { socket_address: { address: '127.0.94.1', port_value: adminPort } } },
       dynamic_resources: { ads_config: { api_type: 'GRPC', grpc_services: [{ envoy_grpc: { cluster_name: 'xds-grpc' } }] } },
-      static_resources: { clusters: [{ name: 'xds-grpc', load_assignment: { endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: xdsPort } } } }] }] } }] },
+      static_resources: {
+        clusters: [
+          {
+            name: 'xds-grpc',
+            load_assignment: { endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: xdsPort } } } }] }] },
+          },
+        ],
+      },
     }),
   );
 });
@@ -34,7 +41,10 @@ describe('mesh-dataplane', () => {
   test('serves its admin API, unready without config, and exits when the agent that started it is gone', async () => {
     const child = spawn(process.execPath, [PROGRAM, '-c', bootstrapPath, '-l', 'warning'], { stdio: ['pipe', 'pipe', 'pipe'] });
     const exit = collect(child, 15_000);
-    await waitFor(async () => (await fetch(`http://127.0.94.1:${adminPort}/ready`).catch(() => undefined))?.status === 503, { timeoutMs: 10_000, description: 'the admin API' });
+    await waitFor(async () => (await fetch(`http://127.0.94.1:${adminPort}/ready`).catch(() => undefined))?.status === 503, {
+      timeoutMs: 10_000,
+      description: 'the admin API',
+    });
     const stats = await (await fetch(`http://127.0.94.1:${adminPort}/stats`)).text();
     expect(stats).not.toContain('listener_manager.lds.update_success');
     // The agent's end closes the pipe it holds to the data plane's stdin.

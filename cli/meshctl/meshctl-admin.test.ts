@@ -29,7 +29,8 @@ let daemonVersion = '';
 
 const meshctl = (args: string[], env: Record<string, string> = {}) =>
   runMeshctlInProcess(['-c', join(dir, 'kubeconfig'), ...args], { HOME: '/nonexistent', ...env });
-const scopeOf = async (scope: string) => (await (await fetch(`http://127.0.0.1:${ctrlzPort}/scopej/${scope}`)).json()) as { output_level: string; stack_trace_level: string };
+const scopeOf = async (scope: string) =>
+  (await (await fetch(`http://127.0.0.1:${ctrlzPort}/scopej/${scope}`)).json()) as { output_level: string; stack_trace_level: string };
 /** The client's version (this build) in place of the number, so outputs read as goldens. */
 const normalised = (text: string) => text.split(daemonVersion).join('<version>');
 
@@ -38,11 +39,30 @@ beforeAll(async () => {
   cpSync(join(PROJECT_ROOT, 'deploy/samples/config'), join(dir, 'config'), { recursive: true });
   [monitoringPort, ctrlzPort] = [await freePort(), await freePort()];
   const httpPort = await freePort();
-  daemon = startBin('pilot-discovery', [
-    'discovery', '--configDir', join(dir, 'config'),
-    '--monitoringAddr', `127.0.0.1:${monitoringPort}`, '--httpAddr', `127.0.0.1:${httpPort}`, '--httpsAddr', '127.0.0.1:0',
-    '--grpcAddr', '127.0.0.1:0', '--secureGRPCAddr', '127.0.0.1:0', '--ctrlz_address', '127.0.0.1', '--ctrlz_port', String(ctrlzPort),
-  ], {}, dir);
+  daemon = startBin(
+    'pilot-discovery',
+    [
+      'discovery',
+      '--configDir',
+      join(dir, 'config'),
+      '--monitoringAddr',
+      `127.0.0.1:${monitoringPort}`,
+      '--httpAddr',
+      `127.0.0.1:${httpPort}`,
+      '--httpsAddr',
+      '127.0.0.1:0',
+      '--grpcAddr',
+      '127.0.0.1:0',
+      '--secureGRPCAddr',
+      '127.0.0.1:0',
+      '--ctrlz_address',
+      '127.0.0.1',
+      '--ctrlz_port',
+      String(ctrlzPort),
+    ],
+    {},
+    dir,
+  );
   daemonExited = collect(daemon, 120_000).catch(() => undefined);
   await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/ready`)).status === 200, { timeoutMs: 30_000, description: 'the daemon to be ready' });
   daemonVersion = ((await (await fetch(`http://127.0.0.1:${monitoringPort}/version`)).json()) as { version: string }).version;
@@ -50,13 +70,23 @@ beforeAll(async () => {
 
   const syncz = ['reviews-v1-1.bookinfo', 'reviews-v2-1.bookinfo', 'ratings-v1-1.bookinfo'].map((proxy) => ({ proxy, meshVersion: '1.2.0', types: [] }));
   standIn = createServer((req, res) => {
-    const body = req.url === '/version' ? { version: standInVersion, gitRevision: 'stand-in', nodeVersion: 'v0', buildStatus: 'Clean', gitTag: standInVersion } : req.url === '/debug/syncz' ? syncz : undefined;
+    const body =
+      req.url === '/version'
+        ? { version: standInVersion, gitRevision: 'stand-in', nodeVersion: 'v0', buildStatus: 'Clean', gitTag: standInVersion }
+        : req.url === '/debug/syncz'
+          ? syncz
+          : undefined;
     res.writeHead(body ? 200 : 404, { 'content-type': 'application/json' }).end(JSON.stringify(body ?? {}));
   });
   await new Promise<void>((resolve) => standIn.listen(0, '127.0.0.1', resolve));
   const standInPort = (standIn.address() as { port: number }).port;
 
-  const ports: Record<string, number> = { 'meshd-a:15014': monitoringPort, 'meshd-a:9876': ctrlzPort, 'meshd-b:15014': standInPort, 'metrics-1:9090': standInPort };
+  const ports: Record<string, number> = {
+    'meshd-a:15014': monitoringPort,
+    'meshd-a:9876': ctrlzPort,
+    'meshd-b:15014': standInPort,
+    'metrics-1:9090': standInPort,
+  };
   kube = await startApiServerDouble({
     bookmarkIntervalMs: 0,
     podResolver: (_ns, pod, port) => {
@@ -67,9 +97,16 @@ beforeAll(async () => {
   await kube.writeKubeconfig(join(dir, 'kubeconfig'));
   const core = kube.kubeConfig().makeApiClient(CoreV1Api);
   for (const name of ['mesh-system', 'empty']) await core.createNamespace({ body: { metadata: { name } } });
-  const pods = [['meshd-a', { app: 'meshd', 'mesh.io/rev': 'default' }], ['meshd-b', { app: 'meshd', 'mesh.io/rev': 'canary' }], ['metrics-1', { app: 'prometheus' }]] as const;
+  const pods = [
+    ['meshd-a', { app: 'meshd', 'mesh.io/rev': 'default' }],
+    ['meshd-b', { app: 'meshd', 'mesh.io/rev': 'canary' }],
+    ['metrics-1', { app: 'prometheus' }],
+  ] as const;
   for (const [name, labels] of pods) {
-    const pod = await core.createNamespacedPod({ namespace: 'mesh-system', body: { metadata: { name, labels }, spec: { containers: [{ name: 'main', image: name }] } } });
+    const pod = await core.createNamespacedPod({
+      namespace: 'mesh-system',
+      body: { metadata: { name, labels }, spec: { containers: [{ name: 'main', image: name }] } },
+    });
     await core.replaceNamespacedPodStatus({ name, namespace: 'mesh-system', body: { ...pod, status: { phase: 'Running', podIP: '127.0.0.1' } } });
   }
 }, 90_000);
@@ -91,12 +128,18 @@ describe('meshctl version', () => {
     expect(normalised(result.stdout)).toBe('client version: <version>\ncontrol plane version: <version>\ndata plane version: 1.2.0 (3 proxies)\n');
   });
 
-  test('daemons that differ get a line each; -r picks one revision\'s daemons', async () => {
+  test("daemons that differ get a line each; -r picks one revision's daemons", async () => {
     standInVersion = '9.9.9';
     try {
-      expect(normalised((await meshctl(['version'])).stdout)).toBe('client version: <version>\nmeshd-a version: <version>\nmeshd-b version: 9.9.9\ndata plane version: 1.2.0 (3 proxies)\n');
-      expect(normalised((await meshctl(['version', '-r', 'default'])).stdout)).toBe('client version: <version>\ncontrol plane version: <version>\ndata plane version: none\n');
-      expect(normalised((await meshctl(['version', '--revision', 'canary'])).stdout)).toBe('client version: <version>\ncontrol plane version: 9.9.9\ndata plane version: 1.2.0 (3 proxies)\n');
+      expect(normalised((await meshctl(['version'])).stdout)).toBe(
+        'client version: <version>\nmeshd-a version: <version>\nmeshd-b version: 9.9.9\ndata plane version: 1.2.0 (3 proxies)\n',
+      );
+      expect(normalised((await meshctl(['version', '-r', 'default'])).stdout)).toBe(
+        'client version: <version>\ncontrol plane version: <version>\ndata plane version: none\n',
+      );
+      expect(normalised((await meshctl(['version', '--revision', 'canary'])).stdout)).toBe(
+        'client version: <version>\ncontrol plane version: 9.9.9\ndata plane version: 1.2.0 (3 proxies)\n',
+      );
     } finally {
       standInVersion = daemonVersion;
     }
@@ -122,9 +165,16 @@ describe('meshctl version', () => {
   test('-o json: clientVersion, meshVersion per daemon pod, dataPlaneVersion per proxy', async () => {
     const result = await meshctl(['version', '-o', 'json']);
     expect(result.code).toBe(0);
-    const document = JSON.parse(result.stdout) as { clientVersion: { version: string }; meshVersion: { Component: string; Revision: string; Info: { version: string } }[]; dataPlaneVersion: { ID: string; MeshVersion: string }[] };
+    const document = JSON.parse(result.stdout) as {
+      clientVersion: { version: string };
+      meshVersion: { Component: string; Revision: string; Info: { version: string } }[];
+      dataPlaneVersion: { ID: string; MeshVersion: string }[];
+    };
     expect(document.clientVersion.version).toBe(daemonVersion);
-    expect(document.meshVersion.map((server) => [server.Component, server.Revision, server.Info.version])).toEqual([['meshd-a', 'default', daemonVersion], ['meshd-b', 'canary', daemonVersion]]);
+    expect(document.meshVersion.map((server) => [server.Component, server.Revision, server.Info.version])).toEqual([
+      ['meshd-a', 'default', daemonVersion],
+      ['meshd-b', 'canary', daemonVersion],
+    ]);
     expect(document.dataPlaneVersion).toContainEqual({ ID: 'ratings-v1-1.bookinfo', MeshVersion: '1.2.0' });
     expect(document.dataPlaneVersion).toHaveLength(3);
   });
@@ -146,14 +196,16 @@ describe('meshctl version', () => {
     expect(noCluster.stderr).toContain('failed to load the orchestrator config');
   });
 
-  test('bug-report version prints the client\'s build information', async () => {
+  test("bug-report version prints the client's build information", async () => {
     expect(normalised((await meshctl(['bug-report', 'version', '-s'])).stdout)).toBe('<version>\n');
-    expect((JSON.parse((await meshctl(['bug-report', 'version', '-o', 'json'])).stdout) as { clientVersion: { version: string } }).clientVersion.version).toBe(daemonVersion);
+    expect((JSON.parse((await meshctl(['bug-report', 'version', '-o', 'json'])).stdout) as { clientVersion: { version: string } }).clientVersion.version).toBe(
+      daemonVersion,
+    );
   });
 });
 
 describe('meshctl admin log', () => {
-  test('reads the daemon\'s scopes through ControlZ, short and json; the first pod of several is named', async () => {
+  test("reads the daemon's scopes through ControlZ, short and json; the first pod of several is named", async () => {
     const short = await meshctl(['admin', 'log']);
     expect(short.code).toBe(0);
     expect(short.stderr).toBe('more than 1 pods fits selector: app=meshd; will use pod: meshd-a\n');
@@ -189,13 +241,18 @@ describe('meshctl admin log', () => {
 });
 
 describe('meshctl dashboard', () => {
-  test('controlz forwards to the daemon\'s ControlZ, prints the URL, skips the browser, and stops on SIGTERM', async () => {
-    const child = startBin('meshctl', ['-c', join(dir, 'kubeconfig'), 'dashboard', 'controlz', 'meshd-a', '--browser=false', '--address', '127.0.0.1'], { HOME: '/nonexistent' });
+  test("controlz forwards to the daemon's ControlZ, prints the URL, skips the browser, and stops on SIGTERM", async () => {
+    const child = startBin('meshctl', ['-c', join(dir, 'kubeconfig'), 'dashboard', 'controlz', 'meshd-a', '--browser=false', '--address', '127.0.0.1'], {
+      HOME: '/nonexistent',
+    });
     const exited = collect(child, 30_000);
     let stdout = '';
     child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
     try {
-      const url = await waitFor(() => /^(http:\/\/127\.0\.0\.1:\d+)\nskipping opening a browser\n$/.exec(stdout)?.[1], { timeoutMs: 20_000, description: 'the dashboard URL' });
+      const url = await waitFor(() => /^(http:\/\/127\.0\.0\.1:\d+)\nskipping opening a browser\n$/.exec(stdout)?.[1], {
+        timeoutMs: 20_000,
+        description: 'the dashboard URL',
+      });
       const scopes = (await (await fetch(`${url}/scopej/`)).json()) as { name: string }[];
       expect(scopes.map((scope) => scope.name)).toContain('ads');
       child.kill('SIGTERM');
@@ -212,10 +269,21 @@ describe('meshctl dashboard', () => {
     const stop = new AbortController();
     const opened: string[] = [];
     const out: string[] = [];
-    const pod = await addonPod(kube.kubeConfig(), { command: 'metrics-store', title: 'metrics store', selector: 'app=prometheus', port: 9090, path: '' }, 'mesh-system');
+    const pod = await addonPod(
+      kube.kubeConfig(),
+      { command: 'metrics-store', title: 'metrics store', selector: 'app=prometheus', port: 9090, path: '' },
+      'mesh-system',
+    );
     expect(pod).toBe('metrics-1');
     const running = openDashboard(kube.kubeConfig(), {
-      namespace: 'mesh-system', pod, remotePort: 9090, address: '127.0.0.1', localPort: 0, urlPath: '', browser: true, until: stop.signal,
+      namespace: 'mesh-system',
+      pod,
+      remotePort: 9090,
+      address: '127.0.0.1',
+      localPort: 0,
+      urlPath: '',
+      browser: true,
+      until: stop.signal,
       opener: async (url) => {
         opened.push(url);
       },
@@ -228,7 +296,11 @@ describe('meshctl dashboard', () => {
     await running;
     await expect(fetch(`${url}/debug/syncz`)).rejects.toThrow();
 
-    const child = startBin('meshctl', ['-c', join(dir, 'kubeconfig'), 'd', 'controlz', '-l', 'app=meshd', '--browser=false', '--address', '127.0.0.1', '-p', String(await freePort())], { HOME: '/nonexistent' });
+    const child = startBin(
+      'meshctl',
+      ['-c', join(dir, 'kubeconfig'), 'd', 'controlz', '-l', 'app=meshd', '--browser=false', '--address', '127.0.0.1', '-p', String(await freePort())],
+      { HOME: '/nonexistent' },
+    );
     const exited = collect(child, 30_000);
     let stdout = '';
     child.stdout?.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

@@ -25,7 +25,9 @@ export function newMeshctlAdminCommand(io: CliIo): Command {
       .alias('l')
       .argument('[pod-name]', 'a daemon pod in the mesh namespace (default: the first one --selector picks)')
       .description('Manage meshd logging')
-      .addHelpText('after', `
+      .addHelpText(
+        'after',
+        `
 Examples:
   # Retrieve information about meshd logging levels.
   meshctl admin log
@@ -38,9 +40,16 @@ Examples:
 
   # Reset every scope to info.
   meshctl admin log -r
-`)
-      .option('--level <string>', 'Comma-separated list of output logging level for scopes in format <scope>:<level>[,<scope>:<level>,...] Possible values for <level>: none, error, warn, info, debug')
-      .option('--stack-trace-level <string>', 'Comma-separated list of stack trace level for scopes in format <scope>:<stack-trace-level>[,<scope>:<stack-trace-level>,...] Possible values for <stack-trace-level>: none, error, warn, info, debug')
+`,
+      )
+      .option(
+        '--level <string>',
+        'Comma-separated list of output logging level for scopes in format <scope>:<level>[,<scope>:<level>,...] Possible values for <level>: none, error, warn, info, debug',
+      )
+      .option(
+        '--stack-trace-level <string>',
+        'Comma-separated list of stack trace level for scopes in format <scope>:<stack-trace-level>[,<scope>:<stack-trace-level>,...] Possible values for <stack-trace-level>: none, error, warn, info, debug',
+      )
       .option('-r, --reset', 'Reset levels to default value. (info)', false)
       .option('-o, --output <string>', 'Output format: one of json|short', 'short')
       .addOption(new Option('--ctrlz_port <int>', 'ControlZ port').argParser(uint16Flag).default(9876))

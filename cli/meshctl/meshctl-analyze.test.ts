@@ -31,7 +31,10 @@ beforeAll(async () => {
   await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
   const address = silent.address();
   const port = typeof address === 'object' && address ? address.port : 0;
-  writeFileSync(join(dir, 'silent-kubeconfig'), `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {}}]\ncurrent-context: c\n`);
+  writeFileSync(
+    join(dir, 'silent-kubeconfig'),
+    `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "http://127.0.0.1:${port}", insecure-skip-tls-verify: true}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\nusers: [{name: u, user: {}}]\ncurrent-context: c\n`,
+  );
 }, 60_000);
 
 afterAll(async () => {
@@ -54,12 +57,14 @@ describe('meshctl analyze: golden outputs over a folder of problems (-R)', () =>
     expect(warnings.stdout).toMatch(/^Warning \[MSH0144\]/m);
     const uid = join(PROBLEMS, 'workloads.yaml');
     expect((await meshctl(['analyze', '-k=false', '-S', 'MSH0102=Namespace *', '-S', 'MSH0118=Service *', uid])).code).toBe(0);
-    expect((await meshctl(['analyze', '-k=false', '-S', 'MSH0102=Namespace *', '-S', 'MSH0118=Service *', '--failure-threshold', 'Warning', uid])).code).toBe(79);
+    expect((await meshctl(['analyze', '-k=false', '-S', 'MSH0102=Namespace *', '-S', 'MSH0118=Service *', '--failure-threshold', 'Warning', uid])).code).toBe(
+      79,
+    );
   });
 });
 
 describe('meshctl analyze: files only', () => {
-  test('an error names the resource, the file and the line, and exits 79 with the reference\'s verdict', async () => {
+  test("an error names the resource, the file and the line, and exits 79 with the reference's verdict", async () => {
     const result = await meshctl(['analyze', '--use-orch=false', INJECTORS]);
     expect(result.code).toBe(79);
     expect(result.stdout).toBe(
@@ -69,10 +74,14 @@ describe('meshctl analyze: files only', () => {
         '',
       ].join('\n'),
     );
-    expect(result.stderr).toMatch(new RegExp(`^Error: Analyzers found issues when analyzing ${INJECTORS.replace(/[.]/g, '\\.')}\\.\nSee https://mesh\\.io/v\\d+\\.\\d+/docs/reference/config/analysis for more information about causes and resolutions\\.\n$`));
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `^Error: Analyzers found issues when analyzing ${INJECTORS.replace(/[.]/g, '\\.')}\\.\nSee https://mesh\\.io/v\\d+\\.\\d+/docs/reference/config/analysis for more information about causes and resolutions\\.\n$`,
+      ),
+    );
   });
 
-  test('-o json: the reference\'s records with the documentation URL, exit 79 without the verdict text', async () => {
+  test("-o json: the reference's records with the documentation URL, exit 79 without the verdict text", async () => {
     const result = await meshctl(['analyze', '-k=false', '-o', 'json', INJECTORS]);
     expect(result.code).toBe(79);
     expect(result.stderr).toBe('');
@@ -146,7 +155,7 @@ describe('meshctl analyze: files only', () => {
 });
 
 describe('meshctl analyze: the live cluster', () => {
-  test('the cluster\'s webhooks are analysed; files overlay them as an apply would', async () => {
+  test("the cluster's webhooks are analysed; files overlay them as an apply would", async () => {
     // A fresh cluster: the one finding users of the reference know, the default namespace not labelled for injection.
     const clean = await meshctl(['analyze']);
     expect(clean.stdout).toBe(
@@ -183,7 +192,10 @@ describe('meshctl analyze: the live cluster', () => {
   });
 
   test('--timeout bounds an API server that never answers', async () => {
-    const result = await runBin('meshctl', ['-c', join(dir, 'silent-kubeconfig'), 'analyze', '--timeout', '500ms'], { env: { HOME: '/nonexistent' }, timeoutMs: 30_000 });
+    const result = await runBin('meshctl', ['-c', join(dir, 'silent-kubeconfig'), 'analyze', '--timeout', '500ms'], {
+      env: { HOME: '/nonexistent' },
+      timeoutMs: 30_000,
+    });
     expect(result.code).toBe(1);
     expect(result.stderr).toBe('Error: analysis timed out after 0.5s (--timeout)\n');
   });

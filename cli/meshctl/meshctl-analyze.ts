@@ -50,20 +50,40 @@ function levelFlag(value: string): Level {
 }
 
 /** `meshctl analyze [<file>...]`: finds problems in the cluster's mesh configuration, and in files applied over it. */
-export function newMeshctlAnalyzeCommand(io: CliIo, deps: { settings: Settings<'meshctl'>; buildInfo: () => BuildInfo; readStdin: () => Promise<string>; stdoutIsTty: boolean }): Command {
+export function newMeshctlAnalyzeCommand(
+  io: CliIo,
+  deps: { settings: Settings<'meshctl'>; buildInfo: () => BuildInfo; readStdin: () => Promise<string>; stdoutIsTty: boolean },
+): Command {
   return new Command('analyze')
     .argument('[file...]', 'files and folders to analyse (- for standard input)')
     .description('Analyze mesh configuration and print validation messages')
     .addHelpText('after', EXAMPLES)
     .option('-A, --all-namespaces', 'Analyze all namespaces', false)
-    .addOption(boolOption('--color', 'Default true.  Disable with \'=false\' or set $TERM to dumb', true))
-    .addOption(new Option('--failure-threshold <Level>', 'The severity level of analysis at which to set a non-zero exit code. Valid values: [Info Warning Error]').argParser(levelFlag).default('Error'))
+    .addOption(boolOption('--color', "Default true.  Disable with '=false' or set $TERM to dumb", true))
+    .addOption(
+      new Option('--failure-threshold <Level>', 'The severity level of analysis at which to set a non-zero exit code. Valid values: [Info Warning Error]')
+        .argParser(levelFlag)
+        .default('Error'),
+    )
     .option('-L, --list-analyzers', 'List the analyzers available to run. Suppresses normal execution.', false)
     .option('--meshConfigFile <string>', 'Overrides the mesh config values to use for analysis.')
     .addOption(new Option('-o, --output <string>', 'Output format: one of [log json yaml]').choices(['log', 'json', 'yaml']).default('log'))
-    .addOption(new Option('--output-threshold <Level>', 'The severity level of analysis at which to display messages. Valid values: [Info Warning Error]').argParser(levelFlag).default('Info'))
-    .option('-R, --recursive', 'Process directory arguments recursively. Useful when you want to analyze related manifests organized within the same directory.', false)
-    .addOption(new Option('-S, --suppress <stringArray>', 'Suppress reporting a message code on a specific resource. Values are supplied in the form <code>=<resource> (e.g. \'--suppress "MSH0102=Namespace frod"\'). Can be repeated. You can include the wildcard character \'*\' to support a partial match (e.g. \'--suppress "MSH0102=Namespace fr*"\' ).').argParser(stringArrayFlag))
+    .addOption(
+      new Option('--output-threshold <Level>', 'The severity level of analysis at which to display messages. Valid values: [Info Warning Error]')
+        .argParser(levelFlag)
+        .default('Info'),
+    )
+    .option(
+      '-R, --recursive',
+      'Process directory arguments recursively. Useful when you want to analyze related manifests organized within the same directory.',
+      false,
+    )
+    .addOption(
+      new Option(
+        '-S, --suppress <stringArray>',
+        "Suppress reporting a message code on a specific resource. Values are supplied in the form <code>=<resource> (e.g. '--suppress \"MSH0102=Namespace frod\"'). Can be repeated. You can include the wildcard character '*' to support a partial match (e.g. '--suppress \"MSH0102=Namespace fr*\"' ).",
+      ).argParser(stringArrayFlag),
+    )
     .addOption(new Option('--timeout <duration>', 'The duration to wait before failing').argParser(durationFlag).default(30_000, '30s'))
     .addOption(boolOption('-k, --use-orch', 'Use live orchestrator cluster for analysis. Set --use-orch=false to analyze files only.', true))
     .option('-v, --verbose', 'Enable verbose output', false)

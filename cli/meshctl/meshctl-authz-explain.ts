@@ -53,7 +53,7 @@ export function newMeshctlAuthzExplainCommand(io: CliIo): Command {
     .option('--address <string>', 'The destination address (default: the pod IP)')
     .option('--gateway', 'The pod is a gateway: the request arrives on the listener of the port', false)
     .option('--trust-domain <string>', 'The trust domain of --from identities', 'cluster.local')
-    .option('-f, --file <string>', 'The proxy config dump (JSON) to evaluate instead of the pod\'s')
+    .option('-f, --file <string>', "The proxy config dump (JSON) to evaluate instead of the pod's")
     .addOption(new Option('-o, --output <string>', 'Output format').choices(['text', 'json']).default('text'))
     .action(async (target: string | undefined, flags: ExplainFlags, command: Command) => {
       if ((target === undefined) === (flags.file === undefined)) throw new UsageError('explain requires a pod or --file', { exitCode: 64 });
@@ -66,6 +66,10 @@ export function newMeshctlAuthzExplainCommand(io: CliIo): Command {
         ...(needsCluster ? { kubeConfig: meshctl.loadKubeClient(global) } : {}),
         namespace: global.namespace,
       });
-      io.stdout(flags.output === 'json' ? `${JSON.stringify({ request: { ...request, now: request.now.toISOString() }, ...explanation }, null, 2)}\n` : meshctl.renderExplanation(request, explanation));
+      io.stdout(
+        flags.output === 'json'
+          ? `${JSON.stringify({ request: { ...request, now: request.now.toISOString() }, ...explanation }, null, 2)}\n`
+          : meshctl.renderExplanation(request, explanation),
+      );
     });
 }

@@ -30,14 +30,16 @@ beforeAll(async () => {
   const core = kube.kubeConfig().makeApiClient(CoreV1Api);
   const namespaces: Record<string, Record<string, string>> = { foo: { 'mesh-injection': 'enabled' }, bar: { 'mesh.io/rev': 'prod' }, plain: {} };
   for (const [name, labels] of Object.entries(namespaces)) await core.createNamespace({ body: { metadata: { name, labels } } });
-  const pod = (namespace: string, name: string, labels: Record<string, string>) => core.createNamespacedPod({ namespace, body: { metadata: { name, labels }, spec: { containers: [{ name: 'app', image: 'app' }] } } });
+  const pod = (namespace: string, name: string, labels: Record<string, string>) =>
+    core.createNamespacedPod({ namespace, body: { metadata: { name, labels }, spec: { containers: [{ name: 'app', image: 'app' }] } } });
   await pod('foo', 'app', { app: 'app' });
   await pod('foo', 'opted-out', { app: 'app', 'sidecar.mesh.io/inject': 'false' });
   await pod('bar', 'app', { app: 'app' });
   await pod('plain', 'app', { app: 'app' });
   // After the pods: the double's admission chain would call these webhooks (no daemon serves them here).
   const admission = kube.kubeConfig().makeApiClient(AdmissionregistrationV1Api);
-  for (const body of [...(await injectors([])), ...(await injectors(['--set', 'revision=canary', '--set', 'revisionTags={prod}']))]) await admission.createMutatingWebhookConfiguration({ body });
+  for (const body of [...(await injectors([])), ...(await injectors(['--set', 'revision=canary', '--set', 'revisionTags={prod}']))])
+    await admission.createMutatingWebhookConfiguration({ body });
 }, 60_000);
 
 afterAll(async () => {
@@ -54,7 +56,7 @@ describe('meshctl x check-inject', () => {
     expect(result.stdout).toMatch(/^WEBHOOK +REVISION +INJECTED +REASON\nmesh-sidecar-injector +default +✔ +Namespace label mesh-injection=enabled matches\n/);
   });
 
-  test('a namespace labelled with a revision tag: the tag\'s webhook injects', async () => {
+  test("a namespace labelled with a revision tag: the tag's webhook injects", async () => {
     const result = await meshctl('x', 'check-inject', 'app.bar');
     expect(result.stdout).toMatch(/\nmesh-revision-tag-prod +prod +✔ +Namespace label mesh\.io\/rev=prod matches\n/);
     expect(result.stdout.match(/✔/g)).toHaveLength(1);
@@ -63,7 +65,9 @@ describe('meshctl x check-inject', () => {
   test('no injector for an unlabelled namespace, each saying what it would need; an opted-out pod says so', async () => {
     const plain = await meshctl('x', 'check-inject', 'app', '-n', 'plain');
     expect(plain.stdout).not.toContain('✔');
-    expect(plain.stdout).toMatch(/mesh-sidecar-injector +default +✘ +No matching namespace labels \(mesh\.io\/rev=default, mesh-injection=enabled\) or pod labels \(mesh\.io\/rev=default, sidecar\.mesh\.io\/inject=true\)\n/);
+    expect(plain.stdout).toMatch(
+      /mesh-sidecar-injector +default +✘ +No matching namespace labels \(mesh\.io\/rev=default, mesh-injection=enabled\) or pod labels \(mesh\.io\/rev=default, sidecar\.mesh\.io\/inject=true\)\n/,
+    );
     const optedOut = await meshctl('x', 'check-inject', 'pod/opted-out.foo');
     expect(optedOut.stdout).toContain('Pod has sidecar.mesh.io/inject=false label, preventing injection');
     expect(optedOut.stdout).not.toContain('✔');

@@ -23,11 +23,14 @@ export function newMeshctlCheckInjectCommand(io: CliIo): Command {
         podLabels = pod.pod.metadata?.labels ?? {};
       } else {
         podLabels = Object.fromEntries(
-          (flags.labels ?? '').split(',').filter((pair) => pair !== '').map((pair) => {
-            const at = pair.indexOf('=');
-            if (at <= 0) throw new UsageError(`--labels ${flags.labels ?? ''}: want key=value pairs, comma separated`, { exitCode: 64 });
-            return [pair.slice(0, at), pair.slice(at + 1)];
-          }),
+          (flags.labels ?? '')
+            .split(',')
+            .filter((pair) => pair !== '')
+            .map((pair) => {
+              const at = pair.indexOf('=');
+              if (at <= 0) throw new UsageError(`--labels ${flags.labels ?? ''}: want key=value pairs, comma separated`, { exitCode: 64 });
+              return [pair.slice(0, at), pair.slice(at + 1)];
+            }),
         );
       }
       const namespaceLabels = (await kubeConfig.makeApiClient(CoreV1Api).readNamespace({ name: namespace })).metadata?.labels ?? {};

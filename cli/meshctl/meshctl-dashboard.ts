@@ -37,16 +37,29 @@ export function newMeshctlDashboardCommand(io: CliIo, deps: DashboardDeps = {}):
   const dashboard = new Command('dashboard')
     .aliases(['dash', 'd'])
     .description('Access to mesh web UIs')
-    .option('--address <string>', 'Address to listen on. Only accepts IP address or localhost as a value. When localhost is supplied, meshctl will try to bind on both 127.0.0.1 and ::1 and will fail if neither of these address are available to bind.', 'localhost')
+    .option(
+      '--address <string>',
+      'Address to listen on. Only accepts IP address or localhost as a value. When localhost is supplied, meshctl will try to bind on both 127.0.0.1 and ::1 and will fail if neither of these address are available to bind.',
+      'localhost',
+    )
     .addOption(new Option('-p, --port <int>', 'Local port to listen to').argParser(uint16Flag).default(0))
-    .addOption(boolOption('--browser', 'When --browser is supplied as false, meshctl will not open the browser. Default value is true which means meshctl will always open a browser to view the dashboard.', true));
+    .addOption(
+      boolOption(
+        '--browser',
+        'When --browser is supplied as false, meshctl will not open the browser. Default value is true which means meshctl will always open a browser to view the dashboard.',
+        true,
+      ),
+    );
 
   const forward = async (meshctl: Meshctl, flags: DashboardFlags, namespace: string, pod: string, remotePort: number, urlPath: string): Promise<void> => {
     const kubeConfig = meshctl.loadKubeClient(flags);
     const signals = deps.stop ? { signal: deps.stop, release: () => undefined } : stopSignal(undefined);
     try {
       await meshctl.openDashboard(kubeConfig, {
-        namespace, pod, remotePort, urlPath,
+        namespace,
+        pod,
+        remotePort,
+        urlPath,
         address: flags.address,
         localPort: flags.port,
         browser: flags.browser,
@@ -60,7 +73,8 @@ export function newMeshctlDashboardCommand(io: CliIo, deps: DashboardDeps = {}):
   };
 
   /** A pod by name (`[<type>/]<name>[.<namespace>]`) or the first one `-l` picks, never both. */
-  const podTarget = (remotePort: (flags: DashboardFlags) => number, namespaceOf: (flags: DashboardFlags) => string) =>
+  const podTarget =
+    (remotePort: (flags: DashboardFlags) => number, namespaceOf: (flags: DashboardFlags) => string) =>
     async (target: string | undefined, _options: unknown, command: Command): Promise<void> => {
       const flags = command.optsWithGlobals<DashboardFlags>();
       if (target === undefined && flags.selector === undefined) throw new UsageError('specify a pod or --selector', { exitCode: 64 });
@@ -83,24 +97,36 @@ export function newMeshctlDashboardCommand(io: CliIo, deps: DashboardDeps = {}):
       .description('Open ControlZ web UI')
       .option('-l, --selector <string>', 'Label selector')
       .addOption(new Option('--ctrlz_port <int>', 'ControlZ port').argParser(uint16Flag).default(9876))
-      .action(podTarget((flags) => flags.ctrlz_port ?? 9876, (flags) => flags.meshNamespace)),
+      .action(
+        podTarget(
+          (flags) => flags.ctrlz_port ?? 9876,
+          (flags) => flags.meshNamespace,
+        ),
+      ),
   );
   dashboard.addCommand(
     new Command('proxy')
       .argument('[target]', '[<type>/]<name>[.<namespace>] of a pod with a proxy')
       .description('Open the proxy admin dashboard')
       .option('-l, --selector <string>', 'Label selector')
-      .action(podTarget(() => 15000, (flags) => flags.namespace || flags.meshNamespace)),
+      .action(
+        podTarget(
+          () => 15000,
+          (flags) => flags.namespace || flags.meshNamespace,
+        ),
+      ),
   );
   for (const addon of ADDON_COMMANDS) {
     dashboard.addCommand(
-      new Command(addon.command).description(`Open the ${addon.title} web UI (pods labelled ${addon.selector}, port ${addon.port})`).action(async (_options: unknown, command: Command) => {
-        const flags = command.optsWithGlobals<DashboardFlags>();
-        const meshctl = await import('../../meshctl/index.js');
-        const namespace = flags.namespace || flags.meshNamespace;
-        const pod = await meshctl.addonPod(meshctl.loadKubeClient(flags), addon, namespace);
-        await forward(meshctl, flags, namespace, pod, addon.port, addon.path);
-      }),
+      new Command(addon.command)
+        .description(`Open the ${addon.title} web UI (pods labelled ${addon.selector}, port ${addon.port})`)
+        .action(async (_options: unknown, command: Command) => {
+          const flags = command.optsWithGlobals<DashboardFlags>();
+          const meshctl = await import('../../meshctl/index.js');
+          const namespace = flags.namespace || flags.meshNamespace;
+          const pod = await meshctl.addonPod(meshctl.loadKubeClient(flags), addon, namespace);
+          await forward(meshctl, flags, namespace, pod, addon.port, addon.path);
+        }),
     );
   }
   return dashboard;

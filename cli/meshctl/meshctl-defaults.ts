@@ -3,9 +3,36 @@ import { parse } from 'yaml';
 import { errorCode, errorMessage, UsageError } from '../../runtime/index.js';
 
 /** Flag defaults from the MESHCONFIG file (`$HOME/.meshctl/config.yaml`); absent file, no defaults. */
-export type MeshctlDefaults = Partial<Record<'context' | 'meshNamespace' | 'orchconfig' | 'namespace' | 'xds-address' | 'xds-port' | 'cert-dir' | 'authority' | 'insecure' | 'plaintext' | 'prefer-experimental', string>>;
+export type MeshctlDefaults = Partial<
+  Record<
+    | 'context'
+    | 'meshNamespace'
+    | 'orchconfig'
+    | 'namespace'
+    | 'xds-address'
+    | 'xds-port'
+    | 'cert-dir'
+    | 'authority'
+    | 'insecure'
+    | 'plaintext'
+    | 'prefer-experimental',
+    string
+  >
+>;
 
-const KNOWN_KEYS = new Set(['context', 'meshNamespace', 'orchconfig', 'namespace', 'xds-address', 'xds-port', 'cert-dir', 'authority', 'insecure', 'plaintext', 'prefer-experimental']);
+const KNOWN_KEYS = new Set([
+  'context',
+  'meshNamespace',
+  'orchconfig',
+  'namespace',
+  'xds-address',
+  'xds-port',
+  'cert-dir',
+  'authority',
+  'insecure',
+  'plaintext',
+  'prefer-experimental',
+]);
 
 export function readMeshctlDefaults(path: string): MeshctlDefaults {
   let text: string;

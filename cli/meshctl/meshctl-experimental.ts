@@ -12,7 +12,13 @@ import { newMeshctlXdsCommands, type MeshctlXdsDeps } from './meshctl-xds.js';
 import type { CliIo } from '../run-cli.js';
 
 /** `meshctl experimental` (`x`): commands that may still change. */
-export function newMeshctlExperimentalCommand(io: CliIo, readStdin: () => Promise<string>, readLine: () => Promise<string>, xds: Omit<MeshctlXdsDeps, 'io'>, more: readonly Command[] = []): Command {
+export function newMeshctlExperimentalCommand(
+  io: CliIo,
+  readStdin: () => Promise<string>,
+  readLine: () => Promise<string>,
+  xds: Omit<MeshctlXdsDeps, 'io'>,
+  more: readonly Command[] = [],
+): Command {
   const experimental = new Command('experimental').alias('x').description('Experimental commands that may be modified or deprecated');
   const injector = new Command('injector').description('List sidecar injector and sidecar versions');
   injector.addCommand(

@@ -59,7 +59,10 @@ spec:
           containers: [{name: job, image: busybox}]
 `;
 
-const docs = (text: string): Record<string, unknown>[] => parseAllDocuments(text).map((d) => d.toJS() as Record<string, unknown>).filter((d) => d !== null);
+const docs = (text: string): Record<string, unknown>[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS() as Record<string, unknown>)
+    .filter((d) => d !== null);
 type PodSpec = { containers: { name: string; image?: string }[]; initContainers?: { name: string }[] };
 const templateSpec = (doc: Record<string, unknown>): PodSpec => (doc as { spec: { template: { spec: PodSpec } } }).spec.template.spec;
 
@@ -98,7 +101,10 @@ describe('meshctl orch-inject with neither files nor a cluster (the built-in def
   test('bad flags are usage errors (exit 2) that name the flag', async () => {
     const none = await runMeshctlInProcess(['orch-inject'], NO_CLUSTER);
     expect([none.code, none.stderr]).toEqual([2, 'Error: filename not specified (see --filename or -f)\n']);
-    const both = await runMeshctlInProcess(['orch-inject', '-f', join(dir, 'app.yaml'), '--injectConfigFile', join(dir, 'app.yaml'), '--injectConfigMapName', 'x'], NO_CLUSTER);
+    const both = await runMeshctlInProcess(
+      ['orch-inject', '-f', join(dir, 'app.yaml'), '--injectConfigFile', join(dir, 'app.yaml'), '--injectConfigMapName', 'x'],
+      NO_CLUSTER,
+    );
     expect([both.code, both.stderr]).toEqual([2, 'Error: --injectConfigFile and --injectConfigMapName cannot be used together\n']);
     const missing = await runMeshctlInProcess(['orch-inject', '-f', join(dir, 'nope.yaml')], NO_CLUSTER);
     expect(missing.code).toBe(2);
@@ -114,11 +120,26 @@ describe('meshctl orch-inject with files and with a cluster', () => {
     writeFileSync(join(dir, 'inject-config.yaml'), BUILTIN_INJECTOR_CONFIG.config);
     writeFileSync(join(dir, 'mesh.yaml'), 'trustDomain: offline.example\n');
     const result = await runMeshctlInProcess(
-      ['orch-inject', '-f', join(dir, 'app.yaml'), '--injectConfigFile', join(dir, 'inject-config.yaml'), '--meshConfigFile', join(dir, 'mesh.yaml'), '--valuesFile', join(dir, 'values.json'), '-c', join(dir, 'nowhere')],
+      [
+        'orch-inject',
+        '-f',
+        join(dir, 'app.yaml'),
+        '--injectConfigFile',
+        join(dir, 'inject-config.yaml'),
+        '--meshConfigFile',
+        join(dir, 'mesh.yaml'),
+        '--valuesFile',
+        join(dir, 'values.json'),
+        '-c',
+        join(dir, 'nowhere'),
+      ],
       NO_CLUSTER,
     );
     expect(result.code).toBe(0);
-    const proxy = templateSpec(docs(result.stdout)[0] ?? {}).containers.find((c) => c.name === 'mesh-proxy') as unknown as { image: string; env: { name: string; value?: string }[] };
+    const proxy = templateSpec(docs(result.stdout)[0] ?? {}).containers.find((c) => c.name === 'mesh-proxy') as unknown as {
+      image: string;
+      env: { name: string; value?: string }[];
+    };
     expect(proxy.image).toBe('registry.example.com/offline/proxyv2:latest');
     expect(proxy.env.find((e) => e.name === 'TRUST_DOMAIN')?.value).toBe('offline.example');
   });
@@ -130,11 +151,16 @@ describe('meshctl orch-inject with files and with a cluster', () => {
     values.global.hub = 'registry.example.com/canary';
     await core.createNamespacedConfigMap({
       namespace: 'mesh-system',
-      body: { metadata: { name: 'mesh-sidecar-injector-canary', labels: { 'mesh.io/rev': 'canary' } }, data: { config: BUILTIN_INJECTOR_CONFIG.config, values: JSON.stringify(values) } },
+      body: {
+        metadata: { name: 'mesh-sidecar-injector-canary', labels: { 'mesh.io/rev': 'canary' } },
+        data: { config: BUILTIN_INJECTOR_CONFIG.config, values: JSON.stringify(values) },
+      },
     });
     const result = await runMeshctlInProcess(['orch-inject', '-f', join(dir, 'app.yaml'), '-r', 'canary', '-c', join(dir, 'kubeconfig')], NO_CLUSTER);
     expect(result.code).toBe(0);
-    expect(result.stderr).toBe('using the injector ConfigMaps: no MutatingWebhookConfiguration labelled mesh.io/rev=canary has a webhook named *sidecar-injector.mesh.io\nConfigMap mesh-system/mesh-canary not found; using the built-in defaults\n');
+    expect(result.stderr).toBe(
+      'using the injector ConfigMaps: no MutatingWebhookConfiguration labelled mesh.io/rev=canary has a webhook named *sidecar-injector.mesh.io\nConfigMap mesh-system/mesh-canary not found; using the built-in defaults\n',
+    );
     const proxy = templateSpec(docs(result.stdout)[0] ?? {}).containers.find((c) => c.name === 'mesh-proxy');
     expect(proxy?.image).toBe('registry.example.com/canary/proxyv2:latest');
   });
@@ -146,7 +172,13 @@ describe('meshctl orch-inject through the cluster’s live injection webhook', (
     const pair = await signedCertificate(dir, 'live-meshd', 'IP:127.0.0.1', ca);
     const identity = { certChainPem: readFileSync(pair.certFile, 'utf8'), keyPem: readFileSync(pair.keyFile, 'utf8') };
     const webhook = newInjectionWebhook({
-      settings: { injectEnabled: true, injectionWebhookConfigName: 'mesh-sidecar-injector', legacyFsGroup: true, rewriteProbeLegacyLocalhost: false, revision: 'live' },
+      settings: {
+        injectEnabled: true,
+        injectionWebhookConfigName: 'mesh-sidecar-injector',
+        legacyFsGroup: true,
+        rewriteProbeLegacyLocalhost: false,
+        revision: 'live',
+      },
       meshConfig: () => DEFAULT_MESH_CONFIG,
       metrics: newMetrics('pilot-discovery'),
       log: newNopLogger(),
@@ -154,17 +186,35 @@ describe('meshctl orch-inject through the cluster’s live injection webhook', (
     const values = JSON.parse(BUILTIN_INJECTOR_CONFIG.values) as { global: { hub: string } };
     values.global.hub = 'registry.example.com/live';
     webhook.offer({ text: { config: BUILTIN_INJECTOR_CONFIG.config, values: JSON.stringify(values) }, origin: 'test' });
-    const server = newAdmissionServer({ address: { host: '127.0.0.1', port: 0 }, identity: () => Promise.resolve({ watch: (listener) => (listener(identity), () => undefined) }), routes: new Map([['/inject/', webhook.route]]), log: newNopLogger() });
+    const server = newAdmissionServer({
+      address: { host: '127.0.0.1', port: 0 },
+      identity: () => Promise.resolve({ watch: (listener) => (listener(identity), () => undefined) }),
+      routes: new Map([['/inject/', webhook.route]]),
+      log: newNopLogger(),
+    });
     const stop = new AbortController();
     const running = server.start(stop.signal);
     try {
       await server.waitForReady();
-      await kube.kubeConfig().makeApiClient(AdmissionregistrationV1Api).createMutatingWebhookConfiguration({
-        body: {
-          metadata: { name: 'mesh-sidecar-injector-live', labels: { 'mesh.io/rev': 'live' } },
-          webhooks: [{ name: 'rev.namespace.sidecar-injector.mesh.io', admissionReviewVersions: ['v1'], sideEffects: 'None', clientConfig: { url: `https://127.0.0.1:${server.boundAddress().port}/inject`, caBundle: Buffer.from(readFileSync(ca.certFile)).toString('base64') } }],
-        },
-      });
+      await kube
+        .kubeConfig()
+        .makeApiClient(AdmissionregistrationV1Api)
+        .createMutatingWebhookConfiguration({
+          body: {
+            metadata: { name: 'mesh-sidecar-injector-live', labels: { 'mesh.io/rev': 'live' } },
+            webhooks: [
+              {
+                name: 'rev.namespace.sidecar-injector.mesh.io',
+                admissionReviewVersions: ['v1'],
+                sideEffects: 'None',
+                clientConfig: {
+                  url: `https://127.0.0.1:${server.boundAddress().port}/inject`,
+                  caBundle: Buffer.from(readFileSync(ca.certFile)).toString('base64'),
+                },
+              },
+            ],
+          },
+        });
       const result = await runMeshctlInProcess(['orch-inject', '-f', join(dir, 'app.yaml'), '-r', 'live', '-c', join(dir, 'kubeconfig')], NO_CLUSTER);
       expect(result.stderr).toBe('');
       const out = docs(result.stdout);
@@ -174,7 +224,11 @@ describe('meshctl orch-inject through the cluster’s live injection webhook', (
     } finally {
       stop.abort();
       await running;
-      await kube.kubeConfig().makeApiClient(AdmissionregistrationV1Api).deleteMutatingWebhookConfiguration({ name: 'mesh-sidecar-injector-live' }).catch(() => undefined);
+      await kube
+        .kubeConfig()
+        .makeApiClient(AdmissionregistrationV1Api)
+        .deleteMutatingWebhookConfiguration({ name: 'mesh-sidecar-injector-live' })
+        .catch(() => undefined);
     }
   });
 });
@@ -186,7 +240,8 @@ describe('meshctl x injector list', () => {
     await core.createNamespace({ body: { metadata: { name: 'foo', labels: { 'mesh-injection': 'enabled' } } } });
     await core.createNamespace({ body: { metadata: { name: 'bar', labels: { 'mesh.io/rev': 'stable' } } } });
     await core.createNamespace({ body: { metadata: { name: 'plain' } } });
-    const status = (revision: string) => JSON.stringify({ initContainers: ['mesh-init'], containers: ['mesh-proxy'], volumes: [], imagePullSecrets: null, revision });
+    const status = (revision: string) =>
+      JSON.stringify({ initContainers: ['mesh-init'], containers: ['mesh-proxy'], volumes: [], imagePullSecrets: null, revision });
     const pod = (name: string, annotations: Record<string, string>, labels: Record<string, string> = {}) =>
       core.createNamespacedPod({ namespace: 'foo', body: { metadata: { name, annotations, labels }, spec: { containers: [{ name: 'app', image: 'app' }] } } });
     await pod('injected', { 'sidecar.mesh.io/status': status('default') });
@@ -195,14 +250,25 @@ describe('meshctl x injector list', () => {
     await pod('opted-out', {}, { 'sidecar.mesh.io/inject': 'false' });
     await core.createNamespacedConfigMap({
       namespace: 'mesh-system',
-      body: { metadata: { name: 'mesh-sidecar-injector', labels: { 'mesh.io/rev': 'default' } }, data: { config: BUILTIN_INJECTOR_CONFIG.config, values: BUILTIN_INJECTOR_CONFIG.values } },
+      body: {
+        metadata: { name: 'mesh-sidecar-injector', labels: { 'mesh.io/rev': 'default' } },
+        data: { config: BUILTIN_INJECTOR_CONFIG.config, values: BUILTIN_INJECTOR_CONFIG.values },
+      },
     });
     const admission = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
     const hook = (name: string, revision: string, selector: Record<string, string>) =>
       admission.createMutatingWebhookConfiguration({
         body: {
           metadata: { name, labels: { 'mesh.io/rev': revision } },
-          webhooks: [{ name: 'namespace.sidecar-injector.mesh.io', admissionReviewVersions: ['v1'], sideEffects: 'None', clientConfig: { url: 'https://127.0.0.1:1/inject' }, namespaceSelector: { matchLabels: selector } }],
+          webhooks: [
+            {
+              name: 'namespace.sidecar-injector.mesh.io',
+              admissionReviewVersions: ['v1'],
+              sideEffects: 'None',
+              clientConfig: { url: 'https://127.0.0.1:1/inject' },
+              namespaceSelector: { matchLabels: selector },
+            },
+          ],
         },
       });
     await hook('mesh-sidecar-injector', 'default', { 'mesh-injection': 'enabled' });

@@ -37,11 +37,17 @@ Examples:
 /** `meshctl orch-inject`: injects the sidecar into workloads read from files (unsupported resources unchanged). */
 export function newMeshctlKubeInjectCommand(io: CliIo, readStdin: () => Promise<string>): Command {
   return new Command('orch-inject')
-    .description('Inject the mesh sidecar into orchestrator workloads (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, List); other resources pass through unchanged')
+    .description(
+      'Inject the mesh sidecar into orchestrator workloads (Pod, Deployment, StatefulSet, DaemonSet, ReplicaSet, Job, CronJob, List); other resources pass through unchanged',
+    )
     .option('-f, --filename <string>', 'Input orchestrator resource filename (- for standard input)', '')
     .option('-o, --output <string>', 'Modified output orchestrator resource filename', '')
     .option('--injectConfigFile <string>', 'Injection configuration filename; cannot be used with --injectConfigMapName', '')
-    .option('--injectConfigMapName <string>', 'ConfigMap name for the injection configuration (key "config"); cannot be used with --injectConfigFile', INJECTOR_CONFIG_MAP_NAME)
+    .option(
+      '--injectConfigMapName <string>',
+      'ConfigMap name for the injection configuration (key "config"); cannot be used with --injectConfigFile',
+      INJECTOR_CONFIG_MAP_NAME,
+    )
     .option('--meshConfigFile <string>', 'Mesh configuration filename; takes precedence over --meshConfigMapName if set', '')
     .option('--meshConfigMapName <string>', 'ConfigMap name for the mesh configuration (key "mesh")', 'mesh')
     .option('--valuesFile <string>', 'Injection values configuration filename', '')
@@ -57,7 +63,10 @@ export function newMeshctlKubeInjectCommand(io: CliIo, readStdin: () => Promise<
       // Without a configured cluster the built-in defaults serve: orch-inject works on a laptop.
       const needsCluster = flags.injectConfigFile === '' || flags.meshConfigFile === '' || flags.valuesFile === '';
       const kubeConfig = needsCluster ? clusterIfConfigured(() => loadKubeClient(global), global.orchconfig !== '') : undefined;
-      await kubeInject({ filename: flags.filename, output: flags.output, readStdin, stdout: io.stdout, stderr: io.stderr }, flags, { kubeConfig, meshNamespace: global.meshNamespace });
+      await kubeInject({ filename: flags.filename, output: flags.output, readStdin, stdout: io.stdout, stderr: io.stderr }, flags, {
+        kubeConfig,
+        meshNamespace: global.meshNamespace,
+      });
     });
 }
 

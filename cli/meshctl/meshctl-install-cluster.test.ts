@@ -24,18 +24,27 @@ let restorePath: () => void;
 const meshctl = (...args: string[]) => runMeshctlInProcess(['-c', join(dir, 'kubeconfig'), ...args], env);
 const kubectl = (...args: string[]) => runKubectl({ kubeconfig: join(dir, 'kubeconfig'), home: dir }, args);
 const apps = () => kube.kubeConfig().makeApiClient(AppsV1Api);
-const deploymentNames = async (): Promise<string[]> => (await apps().listNamespacedDeployment({ namespace: 'mesh-system' })).items.map((d) => d.metadata?.name ?? '').sort();
+const deploymentNames = async (): Promise<string[]> =>
+  (await apps().listNamespacedDeployment({ namespace: 'mesh-system' })).items.map((d) => d.metadata?.name ?? '').sort();
 
 /** The Deployment controller's part: a Deployment that exists is marked ready (its replicas running). */
 async function markReady(name: string): Promise<void> {
   await waitFor(async () => (await deploymentNames()).includes(name), { timeoutMs: 60_000, description: `Deployment ${name} applied` });
   const current = await apps().readNamespacedDeployment({ name, namespace: 'mesh-system' });
   const replicas = current.spec?.replicas ?? 1;
-  await apps().replaceNamespacedDeploymentStatus({ name, namespace: 'mesh-system', body: { ...current, status: { replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas } } });
+  await apps().replaceNamespacedDeploymentStatus({
+    name,
+    namespace: 'mesh-system',
+    body: { ...current, status: { replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas } },
+  });
 }
 
 /** Runs `meshctl install …` while playing the controllers for the Deployments it should create. */
-async function install(args: readonly string[], deployments: readonly string[], onDaemon?: () => Promise<void>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+async function install(
+  args: readonly string[],
+  deployments: readonly string[],
+  onDaemon?: () => Promise<void>,
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const done = meshctl('install', '-y', '--readiness-timeout', '60s', ...args);
   for (const name of deployments) {
     if (name === 'meshd' && onDaemon) await onDaemon();
@@ -49,7 +58,8 @@ beforeAll(async () => {
   ports = await freeDaemonPorts();
   kube = await startApiServerDouble({
     bookmarkIntervalMs: 0,
-    serviceResolver: (namespace, name, port) => (namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: ports.https } : undefined),
+    serviceResolver: (namespace, name, port) =>
+      namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: ports.https } : undefined,
   });
   dir = mkdtempSync(join(tmpdir(), 'meshctl-install-cluster-'));
   await kube.writeKubeconfig(join(dir, 'kubeconfig'));
@@ -73,7 +83,9 @@ describe('meshctl install and verify-install', () => {
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe('✔ Mesh core installed\n✔ Meshd installed\n✔ Ingress gateways installed\n✔ Installation complete\n');
     expect(result.code).toBe(0);
-    const recorded = JSON.parse((await kubectl('get', 'meshoperators', 'installed-state', '-n', 'mesh-system', '-o', 'json')).stdout) as { spec: { profile: string } };
+    const recorded = JSON.parse((await kubectl('get', 'meshoperators', 'installed-state', '-n', 'mesh-system', '-o', 'json')).stdout) as {
+      spec: { profile: string };
+    };
     expect(recorded.spec.profile).toBe('default');
   }, 150_000);
 
@@ -86,14 +98,18 @@ describe('meshctl install and verify-install', () => {
   });
 
   test('upgrade shows what changes over the installed configuration, refuses a downgrade, applies, and with --verify verifies', async () => {
-    const recorded = JSON.parse((await kubectl('get', 'meshoperators', 'installed-state', '-n', 'mesh-system', '-o', 'json')).stdout) as { metadata: { annotations: Record<string, string> } };
+    const recorded = JSON.parse((await kubectl('get', 'meshoperators', 'installed-state', '-n', 'mesh-system', '-o', 'json')).stdout) as {
+      metadata: { annotations: Record<string, string> };
+    };
     const version = recorded.metadata.annotations['install.mesh.io/version'] ?? '';
     expect(version).toMatch(/^\d+\.\d+\.\d+/);
     expect((await kubectl('annotate', 'meshoperators', 'installed-state', '-n', 'mesh-system', '--overwrite', 'install.mesh.io/version=99.0.0')).code).toBe(0);
     const refused = await meshctl('upgrade', '-y');
     expect(refused.code).toBe(1);
     expect(refused.stderr).toContain('is a downgrade: use meshctl install for it, or --force');
-    expect((await kubectl('annotate', 'meshoperators', 'installed-state', '-n', 'mesh-system', '--overwrite', `install.mesh.io/version=${version}`)).code).toBe(0);
+    expect((await kubectl('annotate', 'meshoperators', 'installed-state', '-n', 'mesh-system', '--overwrite', `install.mesh.io/version=${version}`)).code).toBe(
+      0,
+    );
     const upgraded = await meshctl('upgrade', '-y', '--verify', '--set', 'values.pilot.env.PILOT_DEBOUNCE_AFTER=200ms');
     expect(upgraded.stderr).toBe('');
     expect(upgraded.stdout).toContain('+      env:\n+        PILOT_DEBOUNCE_AFTER: 200ms\n');
@@ -109,8 +125,14 @@ describe('meshctl install and verify-install', () => {
   test('the daemon started from the applied Deployment serves: a pod applied with kubectl is injected', async () => {
     expect((await kubectl('create', 'namespace', 'apps')).code).toBe(0);
     expect((await kubectl('label', 'namespace', 'apps', 'mesh-injection=enabled')).code).toBe(0);
-    writeFileSync(join(dir, 'pod.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: app, namespace: apps, labels: {app: app}}\nspec:\n  containers: [{name: app, image: app}]\n');
-    await waitFor(async () => (await kubectl('apply', '-f', join(dir, 'pod.yaml'))).code === 0, { timeoutMs: 20_000, description: 'the injection webhook serving' });
+    writeFileSync(
+      join(dir, 'pod.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: app, namespace: apps, labels: {app: app}}\nspec:\n  containers: [{name: app, image: app}]\n',
+    );
+    await waitFor(async () => (await kubectl('apply', '-f', join(dir, 'pod.yaml'))).code === 0, {
+      timeoutMs: 20_000,
+      description: 'the injection webhook serving',
+    });
     const pod = JSON.parse((await kubectl('get', 'pod', 'app', '-n', 'apps', '-o', 'json')).stdout) as { spec: { containers: { name: string }[] } };
     expect(pod.spec.containers.map((c) => c.name)).toEqual(['app', 'mesh-proxy']);
   });
@@ -133,15 +155,27 @@ describe('meshctl x revision tag', () => {
     const set = await meshctl('x', 'revision', 'tag', 'set', 'prod', '--revision', 'default');
     expect(set.stderr).toBe('');
     expect(set.stdout).toContain('Revision tag "prod" created, referencing control plane revision "default"');
-    expect((await meshctl('x', 'revision', 'tag', 'set', 'prod', '--revision', 'default')).stderr).toContain('revision tag "prod" already exists, and --overwrite is false');
-    expect((await meshctl('x', 'revision', 'tag', 'set', 'default', '--revision', 'default')).stderr).toContain('cannot create revision tag "default": found existing control plane revision with same name');
-    expect((await meshctl('x', 'revision', 'tag', 'set', 'prod', '--revision', 'nope', '--overwrite')).stderr).toContain('cannot modify tag: cannot find MutatingWebhookConfiguration with revision "nope"');
+    expect((await meshctl('x', 'revision', 'tag', 'set', 'prod', '--revision', 'default')).stderr).toContain(
+      'revision tag "prod" already exists, and --overwrite is false',
+    );
+    expect((await meshctl('x', 'revision', 'tag', 'set', 'default', '--revision', 'default')).stderr).toContain(
+      'cannot create revision tag "default": found existing control plane revision with same name',
+    );
+    expect((await meshctl('x', 'revision', 'tag', 'set', 'prod', '--revision', 'nope', '--overwrite')).stderr).toContain(
+      'cannot modify tag: cannot find MutatingWebhookConfiguration with revision "nope"',
+    );
 
     expect((await kubectl('create', 'namespace', 'tagged')).code).toBe(0);
     expect((await kubectl('label', 'namespace', 'tagged', 'mesh.io/rev=prod')).code).toBe(0);
-    writeFileSync(join(dir, 'tagged-pod.yaml'), 'apiVersion: v1\nkind: Pod\nmetadata: {name: app, namespace: tagged, labels: {app: app}}\nspec:\n  containers: [{name: app, image: app}]\n');
+    writeFileSync(
+      join(dir, 'tagged-pod.yaml'),
+      'apiVersion: v1\nkind: Pod\nmetadata: {name: app, namespace: tagged, labels: {app: app}}\nspec:\n  containers: [{name: app, image: app}]\n',
+    );
     expect((await kubectl('apply', '-f', join(dir, 'tagged-pod.yaml'))).stderr).toBe('');
-    const pod = JSON.parse((await kubectl('get', 'pod', 'app', '-n', 'tagged', '-o', 'json')).stdout) as { metadata: { annotations: Record<string, string> }; spec: { containers: { name: string }[] } };
+    const pod = JSON.parse((await kubectl('get', 'pod', 'app', '-n', 'tagged', '-o', 'json')).stdout) as {
+      metadata: { annotations: Record<string, string> };
+      spec: { containers: { name: string }[] };
+    };
     expect(pod.spec.containers.map((c) => c.name)).toEqual(['app', 'mesh-proxy']);
     expect(JSON.parse(pod.metadata.annotations['sidecar.mesh.io/status'] ?? '{}')).toMatchObject({ revision: 'default' });
 
@@ -173,7 +207,9 @@ describe('meshctl x revision tag', () => {
     const overlapping = await meshctl('x', 'revision', 'tag', 'set', 'beta', '--revision', 'default');
     expect(overlapping.code).toBe(1);
     expect(overlapping.stderr).toContain('creating tag would conflict, pass --skip-confirmation to proceed:\n');
-    expect(overlapping.stderr).toContain('Error [MSH0139] (MutatingWebhookConfiguration mesh-revision-tag-beta) Webhook overlaps with others: [legacy-injector/legacy.sidecar-injector.mesh.io]. This may cause injection to occur twice.');
+    expect(overlapping.stderr).toContain(
+      'Error [MSH0139] (MutatingWebhookConfiguration mesh-revision-tag-beta) Webhook overlaps with others: [legacy-injector/legacy.sidecar-injector.mesh.io]. This may cause injection to occur twice.',
+    );
     expect((await kubectl('get', 'mutatingwebhookconfiguration', 'mesh-revision-tag-beta')).code).not.toBe(0);
     expect((await meshctl('x', 'revision', 'tag', 'set', 'beta', '--revision', 'default', '-y')).code).toBe(0);
     expect((await meshctl('x', 'revision', 'tag', 'remove', 'beta', '-y')).code).toBe(0);
@@ -193,7 +229,10 @@ describe('meshctl x uninstall', () => {
   });
 
   test('-f naming revision canary removes only the canary; --purge leaves nothing of ours', async () => {
-    const canary = await install(['-r', 'canary', '--set', 'components.base.enabled=false', '--set', 'components.ingressGateways[0].enabled=false'], ['meshd-canary']);
+    const canary = await install(
+      ['-r', 'canary', '--set', 'components.base.enabled=false', '--set', 'components.ingressGateways[0].enabled=false'],
+      ['meshd-canary'],
+    );
     expect(canary.code).toBe(0);
     expect(await deploymentNames()).toEqual(['meshd', 'meshd-canary']);
     // The file names the revision to remove (before, -f was never read and the default revision went).
@@ -209,8 +248,20 @@ describe('meshctl x uninstall', () => {
     const purged = await meshctl('x', 'uninstall', '--purge', '-y');
     expect(purged.code).toBe(0);
     expect(purged.stdout).toMatch(/✔ Uninstall complete\n$/);
-    expect(purged.stdout).toMatch(/^There are still 2 proxies pointing to the control plane revision default\napp\.apps\napp\.tagged\nIf you proceed with the uninstall, these proxies will become detached from any control plane and will not function correctly\.\n/);
-    const left = (await kubectl('get', 'deployments,services,configmaps,serviceaccounts,mutatingwebhookconfigurations,validatingwebhookconfigurations,clusterroles,clusterrolebindings,customresourcedefinitions', '-A', '-l', 'app.kubernetes.io/part-of=mesh', '-o', 'name')).stdout;
+    expect(purged.stdout).toMatch(
+      /^There are still 2 proxies pointing to the control plane revision default\napp\.apps\napp\.tagged\nIf you proceed with the uninstall, these proxies will become detached from any control plane and will not function correctly\.\n/,
+    );
+    const left = (
+      await kubectl(
+        'get',
+        'deployments,services,configmaps,serviceaccounts,mutatingwebhookconfigurations,validatingwebhookconfigurations,clusterroles,clusterrolebindings,customresourcedefinitions',
+        '-A',
+        '-l',
+        'app.kubernetes.io/part-of=mesh',
+        '-o',
+        'name',
+      )
+    ).stdout;
     expect(left).toBe('');
     const crds = (await kubectl('get', 'customresourcedefinitions', '-o', 'name')).stdout;
     expect(crds).not.toMatch(/mesh\.io/);
@@ -236,7 +287,9 @@ describe('the API server going away during install', () => {
     const cut = await done;
     kube.faults.refuseConnections(false);
     expect(cut.code).toBe(1);
-    expect(cut.stderr).toMatch(/✘ Meshd encountered an error: failed to (apply [A-Za-z]+:[a-z-]*:[a-z-]+|wait for resource): .*(ECONNRESET|socket hang up|ECONNREFUSED)/);
+    expect(cut.stderr).toMatch(
+      /✘ Meshd encountered an error: failed to (apply [A-Za-z]+:[a-z-]*:[a-z-]+|wait for resource): .*(ECONNRESET|socket hang up|ECONNREFUSED)/,
+    );
 
     const again = await install([], ['meshd', 'mesh-ingressgateway']);
     expect(again.stderr).toBe('');

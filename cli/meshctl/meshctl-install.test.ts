@@ -33,7 +33,10 @@ afterAll(() => {
 
 const meshctl = (...args: string[]) => runMeshctlInProcess(args, env);
 type KubeObject = { apiVersion: string; kind: string; metadata: { name: string; namespace?: string } };
-const objectsOf = (text: string): KubeObject[] => parseAllDocuments(text).map((d) => d.toJS() as KubeObject).filter((o) => o !== null);
+const objectsOf = (text: string): KubeObject[] =>
+  parseAllDocuments(text)
+    .map((d) => d.toJS() as KubeObject)
+    .filter((o) => o !== null);
 
 describe('meshctl profile', () => {
   test('list names every shipped profile (the built program)', async () => {
@@ -76,17 +79,37 @@ describe('meshctl manifest generate', () => {
       .join('---\n');
     expectGoldenText(join(GOLDEN, `manifest-${profile}.golden.yaml`), withoutCrdBodies);
     const kinds = objectsOf(result.stdout).map((o) => o.kind);
-    if (kinds.includes('CustomResourceDefinition')) expect(kinds.slice(0, kinds.lastIndexOf('CustomResourceDefinition') + 1).every((k) => k === 'CustomResourceDefinition')).toBe(true);
+    if (kinds.includes('CustomResourceDefinition'))
+      expect(kinds.slice(0, kinds.lastIndexOf('CustomResourceDefinition') + 1).every((k) => k === 'CustomResourceDefinition')).toBe(true);
   });
 
   test('equals helm template of the same values, object for object', async () => {
-    const generated = objectsOf((await meshctl('manifest', 'generate', '--set', 'profile=demo', '--set', 'values.global.hub=registry.example.com/mesh', '-r', 'canary')).stdout);
-    const config = buildOperatorConfig({ manifestsDir: MANIFESTS, files: [], sets: ['profile=demo', 'values.global.hub=registry.example.com/mesh'], revision: 'canary' });
+    const generated = objectsOf(
+      (await meshctl('manifest', 'generate', '--set', 'profile=demo', '--set', 'values.global.hub=registry.example.com/mesh', '-r', 'canary')).stdout,
+    );
+    const config = buildOperatorConfig({
+      manifestsDir: MANIFESTS,
+      files: [],
+      sets: ['profile=demo', 'values.global.hub=registry.example.com/mesh'],
+      revision: 'canary',
+    });
     const expected: KubeObject[] = [];
     for (const release of chartReleasesOf(config.spec ?? {}, installedStateName('canary'))) {
       const values = join(dir, `${release.release}.values.yaml`);
       writeFileSync(values, JSON.stringify(release.values));
-      const rendered = await helm(['template', release.release, join(CHARTS_DIR, release.chart), '--namespace', release.namespace, '-f', values, ...(release.chart === 'base' ? ['--include-crds'] : [])], { workDir: dir });
+      const rendered = await helm(
+        [
+          'template',
+          release.release,
+          join(CHARTS_DIR, release.chart),
+          '--namespace',
+          release.namespace,
+          '-f',
+          values,
+          ...(release.chart === 'base' ? ['--include-crds'] : []),
+        ],
+        { workDir: dir },
+      );
       expected.push(...objectsOf(rendered.stdout));
     }
     expect(generated).toEqual(expected);
@@ -132,7 +155,21 @@ describe('meshctl manifest diff', () => {
     defaults = join(dir, 'diff-default.yaml');
     changed = join(dir, 'diff-changed.yaml');
     writeFileSync(defaults, (await meshctl('manifest', 'generate')).stdout);
-    writeFileSync(changed, (await meshctl('manifest', 'generate', '--set', 'values.pilot.env.PILOT_DEBOUNCE_AFTER=200ms', '--set', 'components.ingressGateways[0].enabled=false', '--set', 'meshConfig.accessLogFile=/dev/stdout')).stdout);
+    writeFileSync(
+      changed,
+      (
+        await meshctl(
+          'manifest',
+          'generate',
+          '--set',
+          'values.pilot.env.PILOT_DEBOUNCE_AFTER=200ms',
+          '--set',
+          'components.ingressGateways[0].enabled=false',
+          '--set',
+          'meshConfig.accessLogFile=/dev/stdout',
+        )
+      ).stdout,
+    );
   }, 60_000);
 
   test('identical manifests, exit 0', async () => {
@@ -146,16 +183,29 @@ describe('meshctl manifest diff', () => {
     expect(result.code).toBe(1);
     expectGoldenText(join(GOLDEN, 'manifest-diff.golden.txt'), result.stdout);
     expect(result.stdout).toContain('Object Deployment:mesh-system:mesh-ingressgateway is missing in B:');
-    expect(result.stdout).toContain('Object Deployment:mesh-system:meshd has diffs:\n\nspec:\n  template:\n    spec:\n      containers:\n        "[#0]":\n          env:\n');
+    expect(result.stdout).toContain(
+      'Object Deployment:mesh-system:meshd has diffs:\n\nspec:\n  template:\n    spec:\n      containers:\n        "[#0]":\n          env:\n',
+    );
     expect(result.stdout).toContain('-> {"name":"PILOT_DEBOUNCE_AFTER","value":"200ms"}');
   });
 
   test('--select, --ignore (a kind, or a path inside an object) and --rename narrow what is compared', async () => {
     const selected = await meshctl('manifest', 'diff', defaults, changed, '--select', 'Deployment:*:meshd');
     expect(selected.code).toBe(1);
-    expect(selected.stdout).toMatch(/^Differences in manifests are:\n\n\nObject Deployment:mesh-system:meshd has diffs:\n\nspec:\n[^]*PILOT_DEBOUNCE_AFTER[^]*\n\n$/);
+    expect(selected.stdout).toMatch(
+      /^Differences in manifests are:\n\n\nObject Deployment:mesh-system:meshd has diffs:\n\nspec:\n[^]*PILOT_DEBOUNCE_AFTER[^]*\n\n$/,
+    );
     expect(selected.stdout).not.toContain('Object ConfigMap');
-    const ignored = await meshctl('manifest', 'diff', defaults, changed, '--select', 'Deployment:*:meshd', '--ignore', 'Deployment:*:meshd:spec.template.spec.containers*');
+    const ignored = await meshctl(
+      'manifest',
+      'diff',
+      defaults,
+      changed,
+      '--select',
+      'Deployment:*:meshd',
+      '--ignore',
+      'Deployment:*:meshd:spec.template.spec.containers*',
+    );
     expect(ignored).toMatchObject({ code: 0, stdout: 'Manifests are identical\n' });
     const renamed = await meshctl('manifest', 'diff', defaults, defaults, '--select', 'Deployment::', '--rename', 'Deployment:*:meshd->Deployment:*:meshd-old');
     expect(renamed.stdout).toContain('Object Deployment:mesh-system:meshd is missing in A:');

@@ -60,8 +60,16 @@ export function newMeshctlManifestCommand(io: CliIo, readLine: () => Promise<str
       .description('Compare manifests and generate diff: the changed paths of each object, as OLD-VALUE -> NEW-VALUE')
       .option('-r, --directory', 'Compare directory.', false)
       .option('-v, --verbose', 'Verbose output.', false)
-      .option('--select <string>', 'Constrain the list of resources to compare to only the ones in this list, ignoring all others: Kind:Namespace:Name items, comma separated, "*" a wildcard', '::')
-      .option('--ignore <string>', 'Ignore all listed items during comparison, using the same list format as --select (a fourth part names a path to ignore)', '')
+      .option(
+        '--select <string>',
+        'Constrain the list of resources to compare to only the ones in this list, ignoring all others: Kind:Namespace:Name items, comma separated, "*" a wildcard',
+        '::',
+      )
+      .option(
+        '--ignore <string>',
+        'Ignore all listed items during comparison, using the same list format as --select (a fourth part names a path to ignore)',
+        '',
+      )
       .option('--rename <string>', 'Rename resources before comparison: A->B pairs, comma separated, e.g. Service:*:meshd->Service:*:mesh-control', '')
       .action(async (a: string, b: string, flags: { directory: boolean; verbose: boolean; select: string; ignore: string; rename: string }) => {
         const { diffManifests, readManifests } = await import('../../meshctl/index.js');
@@ -77,18 +85,37 @@ export function newMeshctlManifestCommand(io: CliIo, readLine: () => Promise<str
   manifest.addCommand(
     new Command('generate')
       .description('Generates a mesh install manifest')
-      .addOption(new Option('-f, --filename <stringSlice>', 'Path to file containing MeshOperator custom resource; overlays are applied left to right').argParser(stringSliceFlag))
-      .addOption(new Option('-s, --set <stringArray>', 'Override a MeshOperator value, e.g. to choose a profile (--set profile=demo) or a value (--set values.global.hub=x); dots in names escaped with a backslash').argParser(stringArrayFlag))
+      .addOption(
+        new Option('-f, --filename <stringSlice>', 'Path to file containing MeshOperator custom resource; overlays are applied left to right').argParser(
+          stringSliceFlag,
+        ),
+      )
+      .addOption(
+        new Option(
+          '-s, --set <stringArray>',
+          'Override a MeshOperator value, e.g. to choose a profile (--set profile=demo) or a value (--set values.global.hub=x); dots in names escaped with a backslash',
+        ).argParser(stringArrayFlag),
+      )
       .option('-r, --revision <string>', 'Target control plane revision for the command', '')
       .addOption(manifestsOption())
       .addOption(chartsOption())
       .option('--dry-run', 'Console/log output only, make no changes', false)
       .option('--force', 'Proceed even with validation errors', false)
-      .addOption(new Option('--component <stringSlice>', 'Specify which component to generate manifests for (Base, Pilot, IngressGateways, EgressGateways)').argParser(stringSliceFlag))
+      .addOption(
+        new Option('--component <stringSlice>', 'Specify which component to generate manifests for (Base, Pilot, IngressGateways, EgressGateways)').argParser(
+          stringSliceFlag,
+        ),
+      )
       .option('-o, --output <string>', 'Manifest output directory path', '')
       .action(async (flags: ManifestFlags & { component?: string[]; output: string }) => {
         const { generateManifests, manifestText, writeManifestDir } = await import('../../meshctl/index.js');
-        const rendered = await generateManifests({ manifestsDir: manifestsOf(flags), files: flags.filename ?? [], sets: flags.set ?? [], revision: flags.revision, components: flags.component ?? [] });
+        const rendered = await generateManifests({
+          manifestsDir: manifestsOf(flags),
+          files: flags.filename ?? [],
+          sets: flags.set ?? [],
+          revision: flags.revision,
+          components: flags.component ?? [],
+        });
         if (flags.output === '') io.stdout(manifestText(rendered));
         else writeManifestDir(flags.output, rendered);
       }),

@@ -16,10 +16,10 @@ export interface ManifestFlags {
   revision: string;
 }
 
-export const manifestsOption = (): Option => new Option('-d, --manifests <string>', 'Specify a path to a directory of charts and profiles (e.g. ~/Downloads/mesh/deploy)');
+export const manifestsOption = (): Option =>
+  new Option('-d, --manifests <string>', 'Specify a path to a directory of charts and profiles (e.g. ~/Downloads/mesh/deploy)');
 export const chartsOption = (): Option => new Option('--charts <string>', 'Deprecated, use --manifests instead').hideHelp();
 export const manifestsOf = (flags: Pick<ManifestFlags, 'manifests' | 'charts'>): string => flags.manifests ?? flags.charts ?? shippedManifests();
-
 
 /** The install family's packages, loaded when a command runs. */
 export async function loadInstall(): Promise<typeof import('../../meshctl/index.js') & typeof import('../../install/index.js')> {

@@ -28,7 +28,10 @@ let operator: { process: ChildProcess; output: () => string; metricsPort: number
 const meshctl = (...args: string[]) => runMeshctlInProcess(['-c', join(dir, 'kubeconfig'), ...args], env);
 const kubectl = (...args: string[]) => runKubectl({ kubeconfig: join(dir, 'kubeconfig'), home: dir }, args);
 const apps = () => kube.kubeConfig().makeApiClient(AppsV1Api);
-const deployment = async (name: string, namespace = 'mesh-system'): Promise<V1Deployment | undefined> => apps().readNamespacedDeployment({ name, namespace }).catch(() => undefined);
+const deployment = async (name: string, namespace = 'mesh-system'): Promise<V1Deployment | undefined> =>
+  apps()
+    .readNamespacedDeployment({ name, namespace })
+    .catch(() => undefined);
 
 interface MeshOperatorStatus {
   status?: string;
@@ -48,7 +51,11 @@ const statusOf = async (name: string): Promise<MeshOperatorStatus | undefined> =
 async function markReady(name: string): Promise<void> {
   const current = await apps().readNamespacedDeployment({ name, namespace: 'mesh-system' });
   const replicas = current.spec?.replicas ?? 1;
-  await apps().replaceNamespacedDeploymentStatus({ name, namespace: 'mesh-system', body: { ...current, status: { replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas } } });
+  await apps().replaceNamespacedDeploymentStatus({
+    name,
+    namespace: 'mesh-system',
+    body: { ...current, status: { replicas, readyReplicas: replicas, availableReplicas: replicas, updatedReplicas: replicas } },
+  });
 }
 
 /** One sample of the operator's /metrics, 0 when absent. */
@@ -61,18 +68,26 @@ async function metric(name: string, labels: string): Promise<number> {
 /** Starts the operator as its Deployment's pod would run: its container's command line, the metrics port and the charts' folder moved to this machine. */
 async function startOperator(): Promise<void> {
   const applied = await apps().readNamespacedDeployment({ name: 'mesh-operator', namespace: 'mesh-operator' });
-  const pod: V1Pod = { metadata: { ...applied.spec?.template.metadata, name: 'mesh-operator-5d8f-x1', namespace: 'mesh-operator' }, spec: applied.spec?.template.spec ?? { containers: [] } };
+  const pod: V1Pod = {
+    metadata: { ...applied.spec?.template.metadata, name: 'mesh-operator-5d8f-x1', namespace: 'mesh-operator' },
+    spec: applied.spec?.template.spec ?? { containers: [] },
+  };
   const podDir = join(dir, 'operator-pod');
   mkdirSync(podDir, { recursive: true });
   const launch = await prepareContainer(pod, 'mesh-operator', podDir, {
     kubeConfig: kube.kubeConfig(),
-    issueToken: (ns, serviceAccount, audience, expirationSeconds) => kube.issueToken({ namespace: ns, serviceAccount, audiences: [audience], expirationSeconds }),
+    issueToken: (ns, serviceAccount, audience, expirationSeconds) =>
+      kube.issueToken({ namespace: ns, serviceAccount, audiences: [audience], expirationSeconds }),
   });
   if (!launch) throw new Error('the operator chart has no mesh-operator container');
   expect(launch.command).toEqual(['meshctl']);
   const metricsPort = await freePort();
   const args = launch.args.map((arg) =>
-    arg.startsWith('--manifests=') ? `--manifests=${join(PROJECT_ROOT, 'deploy')}` : arg.startsWith('--monitoringAddr=') ? `--monitoringAddr=127.0.0.1:${metricsPort}` : arg,
+    arg.startsWith('--manifests=')
+      ? `--manifests=${join(PROJECT_ROOT, 'deploy')}`
+      : arg.startsWith('--monitoringAddr=')
+        ? `--monitoringAddr=127.0.0.1:${metricsPort}`
+        : arg,
   );
   writeFileSync(join(podDir, 'kubeconfig'), kube.kubeconfigYaml());
   const child = startBin('meshctl', args, { ...launch.env, ...env, KUBECONFIG: join(podDir, 'kubeconfig') }, podDir);
@@ -80,7 +95,10 @@ async function startOperator(): Promise<void> {
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr?.on('data', (chunk: Buffer) => (output += chunk.toString()));
   operator = { process: child, output: () => output, metricsPort };
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`).catch(() => undefined))?.ok === true, { timeoutMs: 30_000, description: `the operator's metrics (${output})` });
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${metricsPort}/metrics`).catch(() => undefined))?.ok === true, {
+    timeoutMs: 30_000,
+    description: `the operator's metrics (${output})`,
+  });
 }
 
 beforeAll(async () => {
@@ -111,9 +129,24 @@ describe('meshctl operator dump', () => {
   });
 
   test('--hub, --tag, --imagePullSecrets, --operatorNamespace and --revision reach the objects', async () => {
-    const result = await meshctl('operator', 'dump', '--hub', 'registry.example/mesh', '--tag', '1.4.2', '--imagePullSecrets', 'pull-a,pull-b', '--operatorNamespace', 'ops', '-r', 'canary');
+    const result = await meshctl(
+      'operator',
+      'dump',
+      '--hub',
+      'registry.example/mesh',
+      '--tag',
+      '1.4.2',
+      '--imagePullSecrets',
+      'pull-a,pull-b',
+      '--operatorNamespace',
+      'ops',
+      '-r',
+      'canary',
+    );
     expect(result.code).toBe(0);
-    const objects = parseAllDocuments(result.stdout).map((d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string }; spec?: V1Deployment['spec'] });
+    const objects = parseAllDocuments(result.stdout).map(
+      (d) => d.toJS() as { kind: string; metadata: { name: string; namespace?: string }; spec?: V1Deployment['spec'] },
+    );
     const operatorDeployment = objects.find((o) => o.kind === 'Deployment');
     expect(operatorDeployment?.metadata).toMatchObject({ name: 'mesh-operator-canary', namespace: 'ops' });
     const podSpec = operatorDeployment?.spec?.template.spec;
@@ -133,7 +166,10 @@ describe('meshctl operator dump', () => {
 
 describe('the install operator against the API server double', () => {
   test('operator init installs the operator and the MeshOperator given with -f', async () => {
-    writeFileSync(join(dir, 'control-plane.yaml'), 'apiVersion: install.mesh.io/v1alpha1\nkind: MeshOperator\nmetadata:\n  name: control-plane\n  namespace: mesh-system\nspec:\n  profile: minimal\n');
+    writeFileSync(
+      join(dir, 'control-plane.yaml'),
+      'apiVersion: install.mesh.io/v1alpha1\nkind: MeshOperator\nmetadata:\n  name: control-plane\n  namespace: mesh-system\nspec:\n  profile: minimal\n',
+    );
     const result = await meshctl('operator', 'init', '-f', join(dir, 'control-plane.yaml'));
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
@@ -153,7 +189,10 @@ describe('the install operator against the API server double', () => {
 
   test('the operator reconciles the MeshOperator into an installation, HEALTHY once its Deployment is ready', async () => {
     await startOperator();
-    await waitFor(async () => (await deployment('meshd')) !== undefined, { timeoutMs: 60_000, description: `the meshd Deployment (${operator?.output() ?? ''})` });
+    await waitFor(async () => (await deployment('meshd')) !== undefined, {
+      timeoutMs: 60_000,
+      description: `the meshd Deployment (${operator?.output() ?? ''})`,
+    });
     expect(await deployment('mesh-ingressgateway')).toBeUndefined();
     await waitFor(async () => (await statusOf('control-plane'))?.status === 'RECONCILING', { timeoutMs: 30_000, description: 'status RECONCILING' });
     await markReady('meshd');
@@ -186,18 +225,27 @@ describe('the install operator against the API server double', () => {
     );
     expect((await kubectl('apply', '-f', join(dir, 'control-plane.yaml'))).code).toBe(0);
     await waitFor(async () => (await deployment('mesh-ingressgateway')) !== undefined, { timeoutMs: 60_000, description: 'the gateway Deployment' });
-    await waitFor(async () => (await deployment('meshd'))?.spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'PILOT_DEBOUNCE_AFTER')?.value === '250ms', { timeoutMs: 30_000, description: 'the changed daemon env' });
+    await waitFor(
+      async () => (await deployment('meshd'))?.spec?.template.spec?.containers[0]?.env?.find((e) => e.name === 'PILOT_DEBOUNCE_AFTER')?.value === '250ms',
+      { timeoutMs: 30_000, description: 'the changed daemon env' },
+    );
     expect(await metric('resource_update_total', 'kind="Deployment"')).toBeGreaterThan(updatesBefore);
     expect(await metric('resource_creation_total', 'kind="Deployment"')).toBe(2);
     await markReady('mesh-ingressgateway');
     await markReady('meshd');
-    await waitFor(async () => (await statusOf('control-plane'))?.componentStatus?.['IngressGateways']?.status === 'HEALTHY', { timeoutMs: 30_000, description: 'the gateway HEALTHY' });
+    await waitFor(async () => (await statusOf('control-plane'))?.componentStatus?.['IngressGateways']?.status === 'HEALTHY', {
+      timeoutMs: 30_000,
+      description: 'the gateway HEALTHY',
+    });
     expect(await metric('owned_resource_total', 'kind="Deployment"')).toBe(2);
     expect(await metric('cache_flush_total', '')).toBeGreaterThanOrEqual(1);
   }, 120_000);
 
   test('an invalid MeshOperator is an ERROR status naming the problem; the installation is left as it was', async () => {
-    writeFileSync(join(dir, 'broken.yaml'), 'apiVersion: install.mesh.io/v1alpha1\nkind: MeshOperator\nmetadata: {name: broken, namespace: mesh-system}\nspec:\n  profile: no-such-profile\n');
+    writeFileSync(
+      join(dir, 'broken.yaml'),
+      'apiVersion: install.mesh.io/v1alpha1\nkind: MeshOperator\nmetadata: {name: broken, namespace: mesh-system}\nspec:\n  profile: no-such-profile\n',
+    );
     expect((await kubectl('apply', '-f', join(dir, 'broken.yaml'))).code).toBe(0);
     await waitFor(async () => (await statusOf('broken'))?.status === 'ERROR', { timeoutMs: 30_000, description: 'status ERROR' });
     expect((await statusOf('broken'))?.message).toContain('unknown profile "no-such-profile"');
@@ -208,7 +256,10 @@ describe('the install operator against the API server double', () => {
 
   test('deleting the MeshOperator removes what it installed', async () => {
     expect((await kubectl('delete', 'meshoperator', 'control-plane', '-n', 'mesh-system')).code).toBe(0);
-    await waitFor(async () => (await deployment('meshd')) === undefined && (await deployment('mesh-ingressgateway')) === undefined, { timeoutMs: 60_000, description: 'the installation removed' });
+    await waitFor(async () => (await deployment('meshd')) === undefined && (await deployment('mesh-ingressgateway')) === undefined, {
+      timeoutMs: 60_000,
+      description: 'the installation removed',
+    });
     await waitFor(async () => (await metric('cr_deletion_total', '')) === 1, { timeoutMs: 10_000, description: 'cr_deletion_total' });
     expect(await metric('owned_resource_total', 'kind="Deployment"')).toBe(0);
     expect(await metric('resource_deletion_total', 'kind="Deployment"')).toBe(2);

@@ -29,7 +29,11 @@ export function newMeshctlOperatorCommand(io: CliIo): Command {
       .option('--dry-run', 'Console/log output only, make no changes', false)
       .option('--hub <string>', 'The hub for the operator controller image', 'unknown')
       .option('--tag <string>', 'The tag for the operator controller image', 'unknown')
-      .addOption(new Option('--imagePullSecrets <stringSlice>', 'The imagePullSecrets are used to pull the operator image from the private registry').argParser(stringSliceFlag))
+      .addOption(
+        new Option('--imagePullSecrets <stringSlice>', 'The imagePullSecrets are used to pull the operator image from the private registry').argParser(
+          stringSliceFlag,
+        ),
+      )
       .option('--operatorNamespace <string>', 'The namespace the operator controller is installed into', 'mesh-operator')
       .option('-r, --revision <string>', 'Target revision for the operator', '');
   const chartOptions = (flags: OperatorFlags) => ({
@@ -55,10 +59,20 @@ export function newMeshctlOperatorCommand(io: CliIo): Command {
   operator.addCommand(
     chartFlags(new Command('init').description('Installs the mesh operator controller in the cluster'))
       .addOption(new Option('-f, --filename <stringSlice>', 'Path to file containing MeshOperator custom resource').argParser(stringSliceFlag))
-      .option('--watchedNamespaces <string>', 'The namespaces the operator controller watches, could be namespace list separated by comma, eg. \'ns1,ns2\'', 'mesh-system')
+      .option(
+        '--watchedNamespaces <string>',
+        "The namespaces the operator controller watches, could be namespace list separated by comma, eg. 'ns1,ns2'",
+        'mesh-system',
+      )
       .action(async (flags: OperatorFlags, command: Command) => {
         const { initOperator, cluster: objects } = await cluster(command);
-        await initOperator({ ...chartOptions(flags), cluster: objects, files: flags.filename ?? [], dryRun: flags.dryRun, progress: (line) => io.stdout(`${line}\n`) });
+        await initOperator({
+          ...chartOptions(flags),
+          cluster: objects,
+          files: flags.filename ?? [],
+          dryRun: flags.dryRun,
+          progress: (line) => io.stdout(`${line}\n`),
+        });
       }),
   );
   operator.addCommand(
@@ -70,33 +84,39 @@ export function newMeshctlOperatorCommand(io: CliIo): Command {
       .option('-r, --revision <string>', 'Target revision for the operator', '')
       .action(async (flags: OperatorFlags, command: Command) => {
         const { removeOperator, cluster: objects } = await cluster(command);
-        await removeOperator({ ...chartOptions({ ...flags, hub: 'unknown', tag: 'unknown', watchedNamespaces: 'mesh-system' }), cluster: objects, force: flags.force, dryRun: flags.dryRun, progress: (line) => io.stdout(`${line}\n`) });
+        await removeOperator({
+          ...chartOptions({ ...flags, hub: 'unknown', tag: 'unknown', watchedNamespaces: 'mesh-system' }),
+          cluster: objects,
+          force: flags.force,
+          dryRun: flags.dryRun,
+          progress: (line) => io.stdout(`${line}\n`),
+        });
       }),
   );
   const server = new Command('server')
-      .description('Runs the mesh operator controller (what its Deployment runs)')
-      .addOption(manifestsOption())
-      .option('--watchedNamespaces <string>', 'The namespaces whose MeshOperator resources are reconciled, comma separated', 'mesh-system')
-      .addOption(new Option('--monitoringAddr <string>', 'The address of the metrics endpoint').argParser(listenAddressFlag).default(':8383'))
-      .option('-r, --revision <string>', 'Reconcile the MeshOperators of this revision only', '')
+    .description('Runs the mesh operator controller (what its Deployment runs)')
+    .addOption(manifestsOption())
+    .option('--watchedNamespaces <string>', 'The namespaces whose MeshOperator resources are reconciled, comma separated', 'mesh-system')
+    .addOption(new Option('--monitoringAddr <string>', 'The address of the metrics endpoint').argParser(listenAddressFlag).default(':8383'))
+    .option('-r, --revision <string>', 'Reconcile the MeshOperators of this revision only', '')
     .action(async (flags: { manifests?: string; watchedNamespaces: string; monitoringAddr: string; revision: string }, command: Command) => {
-    const { runOperatorServer, loadKubeClient } = await loadInstall();
-    const { signal, release } = stopSignal(undefined);
-    try {
-      await runOperatorServer(
-        {
-          kubeConfig: loadKubeClient(command.optsWithGlobals<MeshctlGlobalFlags>()),
-          watchedNamespaces: flags.watchedNamespaces.split(',').filter((ns) => ns !== ''),
-          manifestsDir: manifestsOf({ ...flags }),
-          revision: flags.revision,
-          monitoringAddr: flags.monitoringAddr,
-        },
-        signal,
-      );
-    } finally {
-      release();
-    }
-  });
+      const { runOperatorServer, loadKubeClient } = await loadInstall();
+      const { signal, release } = stopSignal(undefined);
+      try {
+        await runOperatorServer(
+          {
+            kubeConfig: loadKubeClient(command.optsWithGlobals<MeshctlGlobalFlags>()),
+            watchedNamespaces: flags.watchedNamespaces.split(',').filter((ns) => ns !== ''),
+            manifestsDir: manifestsOf({ ...flags }),
+            revision: flags.revision,
+            monitoringAddr: flags.monitoringAddr,
+          },
+          signal,
+        );
+      } finally {
+        release();
+      }
+    });
   operator.addCommand(server, { hidden: true });
   return operator;
 }

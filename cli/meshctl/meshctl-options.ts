@@ -17,13 +17,11 @@ const SETTABLE = [
 
 /** `meshctl options`: the global flags, as the reference prints them. */
 export function newMeshctlOptionsCommand(io: CliIo): Command {
-  return new Command('options')
-    .description('Displays meshctl global options')
-    .action(async (_options: unknown, command: Command) => {
-      const root = command.parent ?? command;
-      const { renderGlobalOptions } = await import('../../meshctl/index.js');
-      io.stdout(renderGlobalOptions(root.options.map(flagUsage)));
-    });
+  return new Command('options').description('Displays meshctl global options').action(async (_options: unknown, command: Command) => {
+    const root = command.parent ?? command;
+    const { renderGlobalOptions } = await import('../../meshctl/index.js');
+    io.stdout(renderGlobalOptions(root.options.map(flagUsage)));
+  });
 }
 
 function flagUsage(option: Option): import('../../meshctl/index.js').FlagUsage {
@@ -40,7 +38,9 @@ function flagUsage(option: Option): import('../../meshctl/index.js').FlagUsage {
 
 /** `meshctl experimental config list`: each configurable default, its value and where it comes from. */
 export function newMeshctlConfigCommand(io: CliIo, settings: Settings<'meshctl'>, fileDefaults: MeshctlDefaults): Command {
-  const config = new Command('config').description('Configure meshctl defaults').addHelpText('after', '\nExamples:\n  # list configuration parameters\n  meshctl experimental config list\n');
+  const config = new Command('config')
+    .description('Configure meshctl defaults')
+    .addHelpText('after', '\nExamples:\n  # list configuration parameters\n  meshctl experimental config list\n');
   config.addCommand(
     new Command('list').description('List mesh configurable defaults').action(async () => {
       const { renderConfigList } = await import('../../meshctl/index.js');

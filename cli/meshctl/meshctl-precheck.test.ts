@@ -17,7 +17,8 @@ let dir: string;
 
 const meshctl = (...args: string[]) => runMeshctlInProcess(['-c', join(dir, 'kubeconfig'), ...args], { HOME: '/nonexistent' });
 const kubectl = (...args: string[]) => runKubectl({ kubeconfig: join(dir, 'kubeconfig'), home: dir }, args);
-const SUCCESS = '✔ No issues found when checking the cluster. Mesh is safe to install or upgrade!\n  To get started, check out the README of the mesh project, section "Installing with meshctl"\n';
+const SUCCESS =
+  '✔ No issues found when checking the cluster. Mesh is safe to install or upgrade!\n  To get started, check out the README of the mesh project, section "Installing with meshctl"\n';
 const ISSUES =
   'Error: Issues found when checking the cluster. Mesh may not be safe to install or upgrade.\nSee the README of the mesh project, section "Analysis messages", for more information about causes and resolutions.\n';
 /** Pod ages depend on when the test runs. */
@@ -75,8 +76,25 @@ describe('meshctl x precheck', () => {
 
   test('an installed revision (info, exit 0), a revision named as a tag and an unrecorded control plane (MSH1002, exit 1)', async () => {
     expect((await kubectl('apply', '-f', join(PROJECT_ROOT, 'deploy/charts/base/crds/meshoperator.yaml'))).code).toBe(0);
-    await waitFor(async () => (await kubectl('apply', '-f', join(GOLDEN, 'cluster.yaml'))).code === 0, { timeoutMs: 20_000, description: 'the fixtures applied' });
-    expect((await kubectl('patch', 'pod', 'meshd-canary-7d9f-x1', '-n', 'mesh-system', '--subresource=status', '--type=merge', '-p', '{"status":{"phase":"Running","podIP":"10.1.0.5"}}')).code).toBe(0);
+    await waitFor(async () => (await kubectl('apply', '-f', join(GOLDEN, 'cluster.yaml'))).code === 0, {
+      timeoutMs: 20_000,
+      description: 'the fixtures applied',
+    });
+    expect(
+      (
+        await kubectl(
+          'patch',
+          'pod',
+          'meshd-canary-7d9f-x1',
+          '-n',
+          'mesh-system',
+          '--subresource=status',
+          '--type=merge',
+          '-p',
+          '{"status":{"phase":"Running","podIP":"10.1.0.5"}}',
+        )
+      ).code,
+    ).toBe(0);
 
     const installed = await meshctl('x', 'precheck', '-r', 'canary');
     expect(installed.stdout).toBe(
@@ -91,7 +109,9 @@ describe('meshctl x precheck', () => {
     expect(tag).toMatchObject({ code: 1, stderr: ISSUES });
 
     const unrecorded = await meshctl('x', 'precheck', '-r', 'stable');
-    expect(unrecorded.stdout).toContain('Error [MSH1002] (Pod meshd-stable-6b4-x3.mesh-system) A control plane of revision "stable" is already running, but no installation of it is recorded');
+    expect(unrecorded.stdout).toContain(
+      'Error [MSH1002] (Pod meshd-stable-6b4-x3.mesh-system) A control plane of revision "stable" is already running, but no installation of it is recorded',
+    );
     expect(unrecorded.code).toBe(1);
     // The default revision is neither installed nor running here.
     expect(await meshctl('x', 'precheck')).toEqual({ code: 0, stdout: '', stderr: SUCCESS });
@@ -116,12 +136,18 @@ describe('meshctl x revision describe and list -v', () => {
     expect(description).toMatchObject({
       revision: 'canary',
       meshOperators: [{ namespace: 'mesh-system', name: 'installed-state-canary', profile: 'default', components: ['pilot', 'ingressgateways'] }],
-      webhooks: [{ name: 'mesh-revision-tag-prod', revision: 'canary', tag: 'prod' }, { name: 'mesh-sidecar-injector-canary', revision: 'canary' }],
+      webhooks: [
+        { name: 'mesh-revision-tag-prod', revision: 'canary', tag: 'prod' },
+        { name: 'mesh-sidecar-injector-canary', revision: 'canary' },
+      ],
       meshdEnabled: true,
       controlPlanePods: [{ namespace: 'mesh-system', name: 'meshd-canary-7d9f-x1', address: '10.1.0.5', status: 'Running' }],
       ingressGateways: { declared: ['mesh-ingressgateway'], pods: [{ name: 'mesh-ingressgateway-5c8-x2' }] },
       egressGateways: { declared: [], pods: [] },
-      namespaces: [{ name: 'apps', label: 'mesh.io/rev=prod' }, { name: 'legacy', label: 'mesh.io/rev=canary' }],
+      namespaces: [
+        { name: 'apps', label: 'mesh.io/rev=prod' },
+        { name: 'legacy', label: 'mesh.io/rev=canary' },
+      ],
     });
     // reviews by its sidecar's status, ratings by its label, the gateway by its label; not the default revision's details.
     expect(description.pods.map((p) => p.name)).toEqual(['reviews', 'ratings', 'mesh-ingressgateway-5c8-x2']);
@@ -135,7 +161,7 @@ describe('meshctl x revision describe and list -v', () => {
     expect(bad.code).toBe(2);
   });
 
-  test('list -v: the CUSTOMIZATIONS column and each revision\'s control plane and gateways', async () => {
+  test("list -v: the CUSTOMIZATIONS column and each revision's control plane and gateways", async () => {
     const result = await meshctl('x', 'revision', 'list', '-v');
     expect(result.stderr).toBe('');
     expectGoldenText(join(GOLDEN, 'list-verbose.golden.txt'), result.stdout);

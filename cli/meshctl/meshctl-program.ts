@@ -20,11 +20,7 @@ import { processIo, readProcessLine, readProcessStdin, type CliIo } from '../run
 
 export type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 
-
-export function buildMeshctl(
-  io: CliIo = processIo,
-  loadSettings: () => Settings<'meshctl'> = () => loadProcessSettings('meshctl'),
-): Command {
+export function buildMeshctl(io: CliIo = processIo, loadSettings: () => Settings<'meshctl'> = () => loadProcessSettings('meshctl')): Command {
   const settings = loadSettings();
   const fileDefaults = readMeshctlDefaults(settings.get('MESHCONFIG'));
   // MESHCTL_MESHNAMESPACE overrides the config file, which overrides the built-in default.
@@ -39,9 +35,15 @@ export function buildMeshctl(
     .option('-c, --orchconfig <string>', 'Orchestrator configuration file', fileDefaults.orchconfig ?? '')
     .option('-n, --namespace <string>', 'Config namespace', fileDefaults.namespace ?? '')
     .addOption(new Option('--vklog <Level>', 'number for the log level verbosity. Like -v flag. ex: --vklog=9').argParser(intFlag).default(0));
-  program.addCommand(newMeshctlExperimentalCommand(io, readProcessStdin, readProcessLine, { settings, buildInfo: readBuildInfo }, [newMeshctlConfigCommand(io, settings, fileDefaults)]));
+  program.addCommand(
+    newMeshctlExperimentalCommand(io, readProcessStdin, readProcessLine, { settings, buildInfo: readBuildInfo }, [
+      newMeshctlConfigCommand(io, settings, fileDefaults),
+    ]),
+  );
   program.addCommand(newMeshctlAdminCommand(io));
-  program.addCommand(newMeshctlAnalyzeCommand(io, { settings, buildInfo: readBuildInfo, readStdin: readProcessStdin, stdoutIsTty: process.stdout.isTTY === true }));
+  program.addCommand(
+    newMeshctlAnalyzeCommand(io, { settings, buildInfo: readBuildInfo, readStdin: readProcessStdin, stdoutIsTty: process.stdout.isTTY === true }),
+  );
   program.addCommand(newMeshctlBugReportCommand({ io, buildInfo: readBuildInfo }));
   program.addCommand(newMeshctlDashboardCommand(io));
   program.addCommand(newMeshctlOptionsCommand(io));

@@ -43,10 +43,21 @@ beforeAll(async () => {
   const state = newConfigState();
   applyProxyConfig(state, generateProxyConfig(protos, newMeshGenerators(), proxy, buildPushContext(model)), '2026-11-24T12:00:00Z/7');
   const secrets = {
-    certificates: new Map([['default', { certificateChain: readFileSync(join(TESTDATA, 'workload-chain.pem'), 'utf8'), privateKey: '-----BEGIN PRIVATE KEY-----\nnot shown\n-----END PRIVATE KEY-----\n' }]]),
+    certificates: new Map([
+      [
+        'default',
+        {
+          certificateChain: readFileSync(join(TESTDATA, 'workload-chain.pem'), 'utf8'),
+          privateKey: '-----BEGIN PRIVATE KEY-----\nnot shown\n-----END PRIVATE KEY-----\n',
+        },
+      ],
+    ]),
     trustedCas: new Map([['ROOTCA', readFileSync(join(TESTDATA, 'root-cert.pem'), 'utf8')]]),
   };
-  const bootstrap = { node: { id: proxy.id, cluster: 'productpage.bookinfo' }, admin: { address: { socket_address: { address: '127.0.0.1', port_value: 15000 } } } };
+  const bootstrap = {
+    node: { id: proxy.id, cluster: 'productpage.bookinfo' },
+    admin: { address: { socket_address: { address: '127.0.0.1', port_value: 15000 } } },
+  };
   const updatedAt = new Map([['bootstrap', RECORDED], ...[...state.current().versions.keys()].map((typeUrl): [string, Date] => [typeUrl, RECORDED])]);
   const dump = envoyConfigDump({ bootstrap, snapshot: state.current(), secrets, updatedAt, rejections: new Map() }, { includeEds: false });
   dumpFile = join(TESTDATA, 'productpage.config_dump.json');
@@ -65,11 +76,17 @@ beforeAll(async () => {
     loggers: newEnvoyLoggers('warning', () => undefined),
   });
   const adminPort = await admin.listen('127.0.0.1', 0);
-  kube = await startApiServerDouble({ bookmarkIntervalMs: 0, podResolver: (_ns, _pod, port) => (port === 15000 ? { host: '127.0.0.1', port: adminPort } : undefined) });
+  kube = await startApiServerDouble({
+    bookmarkIntervalMs: 0,
+    podResolver: (_ns, _pod, port) => (port === 15000 ? { host: '127.0.0.1', port: adminPort } : undefined),
+  });
   await kube.writeKubeconfig(join(dir, 'kubeconfig'));
   const core = kube.kubeConfig().makeApiClient(CoreV1Api);
   await core.createNamespace({ body: { metadata: { name: 'bookinfo' } } });
-  const pod = await core.createNamespacedPod({ namespace: 'bookinfo', body: { metadata: { name: 'productpage-1', labels: { app: 'productpage' } }, spec: { containers: [{ name: 'app', image: 'productpage' }] } } });
+  const pod = await core.createNamespacedPod({
+    namespace: 'bookinfo',
+    body: { metadata: { name: 'productpage-1', labels: { app: 'productpage' } }, spec: { containers: [{ name: 'app', image: 'productpage' }] } },
+  });
   await core.replaceNamespacedPodStatus({ name: 'productpage-1', namespace: 'bookinfo', body: { ...pod, status: { phase: 'Running', podIP: '127.0.0.1' } } });
 }, 60_000);
 
@@ -112,7 +129,9 @@ describe('meshctl proxy-config over a recorded config dump (-f)', () => {
   test('-o json and -o yaml print the selected config; bootstrap defaults to JSON', async () => {
     const json = JSON.parse((await meshctl('pc', 'cluster', '-f', dumpFile, '--fqdn', 'ratings', '-o', 'json')).stdout) as { name: string }[];
     expect(json.map((c) => c.name)).toEqual(['outbound|9090||ratings.bookinfo.svc.cluster.local']);
-    expect((await meshctl('pc', 'route', '-f', dumpFile, '--name', '9080', '-o', 'yaml')).stdout).toMatch(/^- "@type": type\.googleapis\.com\/envoy\.config\.route\.v3\.RouteConfiguration\n {2}name: "9080"\n {2}virtual_hosts:/);
+    expect((await meshctl('pc', 'route', '-f', dumpFile, '--name', '9080', '-o', 'yaml')).stdout).toMatch(
+      /^- "@type": type\.googleapis\.com\/envoy\.config\.route\.v3\.RouteConfiguration\n {2}name: "9080"\n {2}virtual_hosts:/,
+    );
     const bootstrap = JSON.parse((await meshctl('pc', 'bootstrap', '-f', dumpFile)).stdout) as { bootstrap: { node: { id: string } } };
     expect(bootstrap.bootstrap.node.id).toBe('productpage-1.bookinfo');
     const secrets = (await meshctl('pc', 'secret', '-f', dumpFile, '-o', 'json')).stdout;
@@ -122,7 +141,10 @@ describe('meshctl proxy-config over a recorded config dump (-f)', () => {
 
   test('bad input: neither or both of pod and --file, a file that is not a dump, a bad --output', async () => {
     expect(await meshctl('pc', 'cluster')).toMatchObject({ code: 64, stderr: 'Error: cluster requires pod name or --file parameter\n' });
-    expect(await meshctl('pc', 'cluster', 'productpage-1', '-f', dumpFile)).toMatchObject({ code: 64, stderr: 'Error: cluster requires pod name or --file parameter\n' });
+    expect(await meshctl('pc', 'cluster', 'productpage-1', '-f', dumpFile)).toMatchObject({
+      code: 64,
+      stderr: 'Error: cluster requires pod name or --file parameter\n',
+    });
     writeFileSync(join(dir, 'not-a-dump.json'), '{"hello": 1}');
     const notDump = await meshctl('pc', 'listener', '-f', join(dir, 'not-a-dump.json'));
     expect(notDump.code).toBe(65);
@@ -140,7 +162,10 @@ describe('meshctl proxy-config against a live proxy through a port-forward', () 
       expect(live.stderr).toBe('');
       expect(live.stdout).toBe(recorded.stdout);
     }
-    const [live, recorded] = await Promise.all([meshctl('pc', 'endpoint', 'pod/productpage-1', '-n', 'bookinfo'), meshctl('pc', 'endpoint', '-f', clustersFile)]);
+    const [live, recorded] = await Promise.all([
+      meshctl('pc', 'endpoint', 'pod/productpage-1', '-n', 'bookinfo'),
+      meshctl('pc', 'endpoint', '-f', clustersFile),
+    ]);
     expect(live.stdout).toBe(recorded.stdout);
   }, 60_000);
 
@@ -152,8 +177,14 @@ describe('meshctl proxy-config against a live proxy through a port-forward', () 
   });
 
   test('a missing pod, and a target that is not a pod, are named', async () => {
-    expect(await meshctl('pc', 'cluster', 'nope', '-n', 'bookinfo')).toMatchObject({ code: 1, stderr: 'Error: unable to retrieve Pod: pods "nope" not found\n' });
-    expect(await meshctl('pc', 'cluster', 'serviceaccount/sleep', '-n', 'bookinfo')).toMatchObject({ code: 64, stderr: 'Error: "serviceaccount/sleep" does not refer to a pod\n' });
+    expect(await meshctl('pc', 'cluster', 'nope', '-n', 'bookinfo')).toMatchObject({
+      code: 1,
+      stderr: 'Error: unable to retrieve Pod: pods "nope" not found\n',
+    });
+    expect(await meshctl('pc', 'cluster', 'serviceaccount/sleep', '-n', 'bookinfo')).toMatchObject({
+      code: 64,
+      stderr: 'Error: "serviceaccount/sleep" does not refer to a pod\n',
+    });
   });
 
   test('log reads and sets the proxy’s logger levels, refusing unknown loggers and levels', async () => {
@@ -163,8 +194,14 @@ describe('meshctl proxy-config against a live proxy through a port-forward', () 
     expect(set.code).toBe(0);
     expect(set.stdout).toContain('  rbac: debug\n');
     expect(set.stdout).toContain('  jwt: info\n');
-    expect(await meshctl('pc', 'log', 'productpage-1.bookinfo', '--level', 'nosuch:debug')).toMatchObject({ code: 64, stderr: 'Error: unrecognized logger name: nosuch\n' });
-    expect(await meshctl('pc', 'log', 'productpage-1.bookinfo', '--level', 'loud')).toMatchObject({ code: 64, stderr: 'Error: unrecognized logging level: loud\n' });
+    expect(await meshctl('pc', 'log', 'productpage-1.bookinfo', '--level', 'nosuch:debug')).toMatchObject({
+      code: 64,
+      stderr: 'Error: unrecognized logger name: nosuch\n',
+    });
+    expect(await meshctl('pc', 'log', 'productpage-1.bookinfo', '--level', 'loud')).toMatchObject({
+      code: 64,
+      stderr: 'Error: unrecognized logging level: loud\n',
+    });
     const reset = await meshctl('pc', 'log', '-l', 'app=productpage', '-n', 'bookinfo', '-r');
     expect(reset.stdout).toContain('  rbac: warning\n');
   });

@@ -30,7 +30,8 @@ export function newMeshctlProxyConfigCommand(io: CliIo): Command {
   const file = (c: Command): Command => c.option('-f, --file <string>', 'Proxy config dump JSON file');
   const port = (c: Command, what: string): Command => c.addOption(new Option('--port <int>', what).argParser(uint16Flag));
 
-  const run = (kind: string, request: (flags: PcFlags) => Request, includeEds = false) =>
+  const run =
+    (kind: string, request: (flags: PcFlags) => Request, includeEds = false) =>
     async (target: string | undefined, flags: PcFlags, command: Command): Promise<void> => {
       const output = command.optsWithGlobals<{ output: string }>().output;
       if (!['short', 'json', 'yaml'].includes(output)) throw new UsageError(`--output ${output}: want one of json|yaml|short`, { exitCode: 64 });
@@ -40,21 +41,50 @@ export function newMeshctlProxyConfigCommand(io: CliIo): Command {
     };
 
   pc.addCommand(
-    port(file(new Command('cluster').aliases(['clusters', 'c']).argument('[target]').description('Retrieves cluster configuration for the proxy in the specified pod')), 'Filter clusters by Port field')
+    port(
+      file(
+        new Command('cluster')
+          .aliases(['clusters', 'c'])
+          .argument('[target]')
+          .description('Retrieves cluster configuration for the proxy in the specified pod'),
+      ),
+      'Filter clusters by Port field',
+    )
       .option('--fqdn <string>', 'Filter clusters by substring of Service FQDN field')
       .option('--subset <string>', 'Filter clusters by substring of Subset field')
       .option('--direction <string>', 'Filter clusters by Direction field')
       .action(run('cluster', (f) => ({ kind: 'cluster', filter: clusterFilter(f) }))),
   );
   pc.addCommand(
-    port(file(new Command('endpoint').aliases(['endpoints', 'ep']).argument('[target]').description('Retrieves endpoint configuration for the proxy in the specified pod')), 'Filter endpoints by Port field')
+    port(
+      file(
+        new Command('endpoint')
+          .aliases(['endpoints', 'ep'])
+          .argument('[target]')
+          .description('Retrieves endpoint configuration for the proxy in the specified pod'),
+      ),
+      'Filter endpoints by Port field',
+    )
       .option('--address <string>', 'Filter endpoints by address field')
       .option('--cluster <string>', 'Filter endpoints by cluster name field')
       .option('--status <string>', 'Filter endpoints by status field')
-      .action(run('endpoint', (f) => ({ kind: 'endpoint', filter: { ...opt('address', f.address), ...opt('port', f.port), ...opt('cluster', f.cluster), ...opt('status', f.status) } }))),
+      .action(
+        run('endpoint', (f) => ({
+          kind: 'endpoint',
+          filter: { ...opt('address', f.address), ...opt('port', f.port), ...opt('cluster', f.cluster), ...opt('status', f.status) },
+        })),
+      ),
   );
   pc.addCommand(
-    port(file(new Command('listener').aliases(['listeners', 'l']).argument('[target]').description('Retrieves listener configuration for the proxy in the specified pod')), 'Filter listeners by Port field')
+    port(
+      file(
+        new Command('listener')
+          .aliases(['listeners', 'l'])
+          .argument('[target]')
+          .description('Retrieves listener configuration for the proxy in the specified pod'),
+      ),
+      'Filter listeners by Port field',
+    )
       .option('--address <string>', 'Filter listeners by address field')
       .option('--type <string>', 'Filter listeners by type field')
       .addOption(boolOption('--verbose', 'Output more information', true))
@@ -66,10 +96,21 @@ export function newMeshctlProxyConfigCommand(io: CliIo): Command {
       .addOption(boolOption('--verbose', 'Output more information', true))
       .action(run('route', (f) => ({ kind: 'route', filter: opt('name', f.name), verbose: f.verbose }))),
   );
-  pc.addCommand(file(new Command('secret').aliases(['secrets', 's']).argument('[target]').description('Retrieves secret configuration for the proxy in the specified pod')).action(run('secret', () => ({ kind: 'secret' }))));
-  pc.addCommand(file(new Command('bootstrap').alias('b').argument('[target]').description('Retrieves bootstrap configuration for the proxy in the specified pod')).action(run('bootstrap', () => ({ kind: 'bootstrap' }))));
   pc.addCommand(
-    port(file(new Command('all').alias('a').argument('[target]').description('Retrieves all configuration for the proxy in the specified pod')), 'Filter clusters and listeners by Port field')
+    file(
+      new Command('secret').aliases(['secrets', 's']).argument('[target]').description('Retrieves secret configuration for the proxy in the specified pod'),
+    ).action(run('secret', () => ({ kind: 'secret' }))),
+  );
+  pc.addCommand(
+    file(new Command('bootstrap').alias('b').argument('[target]').description('Retrieves bootstrap configuration for the proxy in the specified pod')).action(
+      run('bootstrap', () => ({ kind: 'bootstrap' })),
+    ),
+  );
+  pc.addCommand(
+    port(
+      file(new Command('all').alias('a').argument('[target]').description('Retrieves all configuration for the proxy in the specified pod')),
+      'Filter clusters and listeners by Port field',
+    )
       .option('--address <string>', 'Filter listeners by address field')
       .option('--direction <string>', 'Filter clusters by Direction field')
       .option('--fqdn <string>', 'Filter clusters by substring of Service FQDN field')
@@ -84,7 +125,10 @@ export function newMeshctlProxyConfigCommand(io: CliIo): Command {
       .alias('o')
       .argument('[target]')
       .description('Retrieves or sets the logging levels of the proxy in the specified pod')
-      .option('--level <string>', 'Comma-separated minimum per-logger level of messages to output, in the form of [<logger>:]<level>,[<logger>:]<level>,... where logger can be one of admin, aws, assert, backtrace, client, config, connection, conn_handler, dubbo, file, filter, forward_proxy, grpc, hc, health_checker, http, http2, hystrix, init, io, jwt, kafka, lua, main, misc, mongo, quic, pool, rbac, redis, router, runtime, stats, secret, tap, testing, thrift, tracing, upstream, udp, wasm and level can be one of trace, debug, info, warning, error, critical, off')
+      .option(
+        '--level <string>',
+        'Comma-separated minimum per-logger level of messages to output, in the form of [<logger>:]<level>,[<logger>:]<level>,... where logger can be one of admin, aws, assert, backtrace, client, config, connection, conn_handler, dubbo, file, filter, forward_proxy, grpc, hc, health_checker, http, http2, hystrix, init, io, jwt, kafka, lua, main, misc, mongo, quic, pool, rbac, redis, router, runtime, stats, secret, tap, testing, thrift, tracing, upstream, udp, wasm and level can be one of trace, debug, info, warning, error, critical, off',
+      )
       .option('-r, --reset', 'Reset levels to default value (warning).', false)
       .option('-l, --selector <string>', 'Label selector')
       .action(async (target: string | undefined, flags: { level?: string; reset: boolean; selector?: string }, command: Command) => {
@@ -93,9 +137,16 @@ export function newMeshctlProxyConfigCommand(io: CliIo): Command {
         const kubeConfig = meshctl.loadKubeClient(global);
         const namespace = meshctl.namespaceOf(kubeConfig, global.namespace);
         if ((target === undefined) === (flags.selector === undefined)) throw new UsageError('log requires pod name or --selector', { exitCode: 64 });
-        const pods = flags.selector === undefined ? [await meshctl.resolvePodTarget(kubeConfig, target ?? '', namespace)] : await meshctl.podsBySelector(kubeConfig, namespace, flags.selector);
+        const pods =
+          flags.selector === undefined
+            ? [await meshctl.resolvePodTarget(kubeConfig, target ?? '', namespace)]
+            : await meshctl.podsBySelector(kubeConfig, namespace, flags.selector);
         for (const pod of pods) {
-          const answer = await meshctl.proxyLog(meshctl.podAdmin(kubeConfig, pod.namespace, pod.name), { ...(flags.level !== undefined ? { level: flags.level } : {}), reset: flags.reset, resetLevel: 'warning' });
+          const answer = await meshctl.proxyLog(meshctl.podAdmin(kubeConfig, pod.namespace, pod.name), {
+            ...(flags.level !== undefined ? { level: flags.level } : {}),
+            reset: flags.reset,
+            resetLevel: 'warning',
+          });
           io.stdout(pods.length > 1 ? `${pod.name}.${pod.namespace}:\n${answer}` : answer);
         }
       }),

@@ -11,7 +11,9 @@ export function newMeshctlProxyStatusCommand(io: CliIo): Command {
   return new Command('proxy-status')
     .alias('ps')
     .argument('[target]', '[<type>/]<name>[.<namespace>] of one proxy')
-    .description('Retrieves the synchronization status of each proxy in the mesh with the control plane, or compares one proxy\'s config with what the control plane sent it')
+    .description(
+      "Retrieves the synchronization status of each proxy in the mesh with the control plane, or compares one proxy's config with what the control plane sent it",
+    )
     .option('-f, --file <string>', 'Proxy config dump JSON file (with a pod name)')
     .option('-r, --revision <string>', 'Control plane revision', '')
     .action(async (target: string | undefined, flags: { file?: string; revision: string }, command: Command) => {

@@ -23,24 +23,40 @@ export function newMeshctlRevisionCommand(io: CliIo): Command {
   const tagFlags = (command: Command): Command =>
     command
       .option('-r, --revision <string>', 'Control plane revision to reference from a given revision tag', '')
-      .option('--overwrite', 'If true, allow revision tags to be overwritten, otherwise reject revision tag updates that overwrite existing revision tags', false)
+      .option(
+        '--overwrite',
+        'If true, allow revision tags to be overwritten, otherwise reject revision tag updates that overwrite existing revision tags',
+        false,
+      )
       .option('-y, --skip-confirmation', 'The skipConfirmation determines whether the user is prompted for confirmation', false)
-      .option('--webhook-name <string>', 'Name to use for a revision tag\'s mutating webhook configuration', '');
+      .option('--webhook-name <string>', "Name to use for a revision tag's mutating webhook configuration", '');
   const client = async (command: Command) => {
     const { loadKubeClient, ...meshctl } = await import('../../meshctl/index.js');
     return { kubeConfig: loadKubeClient(command.optsWithGlobals<MeshctlGlobalFlags>()), ...meshctl };
   };
   tag.addCommand(
-    tagFlags(new Command('set').argument('<revision-tag>').description('Create or modify revision tags')).action(async (name: string, flags: TagFlags, command: Command) => {
-      const { kubeConfig, setTag } = await client(command);
-      io.stdout(await setTag(kubeConfig, { tag: name, revision: flags.revision, overwrite: flags.overwrite, webhookName: flags.webhookName, skipConfirmation: flags.skipConfirmation }));
-    }),
+    tagFlags(new Command('set').argument('<revision-tag>').description('Create or modify revision tags')).action(
+      async (name: string, flags: TagFlags, command: Command) => {
+        const { kubeConfig, setTag } = await client(command);
+        io.stdout(
+          await setTag(kubeConfig, {
+            tag: name,
+            revision: flags.revision,
+            overwrite: flags.overwrite,
+            webhookName: flags.webhookName,
+            skipConfirmation: flags.skipConfirmation,
+          }),
+        );
+      },
+    ),
   );
   tag.addCommand(
-    tagFlags(new Command('generate').argument('<revision-tag>').description('Create a revision tag and output to the command\'s stdout')).action(async (name: string, flags: TagFlags, command: Command) => {
-      const { kubeConfig, generateTag } = await client(command);
-      io.stdout(await generateTag(kubeConfig, { tag: name, revision: flags.revision, overwrite: flags.overwrite, webhookName: flags.webhookName }));
-    }),
+    tagFlags(new Command('generate').argument('<revision-tag>').description("Create a revision tag and output to the command's stdout")).action(
+      async (name: string, flags: TagFlags, command: Command) => {
+        const { kubeConfig, generateTag } = await client(command);
+        io.stdout(await generateTag(kubeConfig, { tag: name, revision: flags.revision, overwrite: flags.overwrite, webhookName: flags.webhookName }));
+      },
+    ),
   );
   tag.addCommand(
     new Command('list')
@@ -72,28 +88,37 @@ export function newMeshctlRevisionCommand(io: CliIo): Command {
       .option('-v, --verbose', 'Enable verbose output', false)
       .addOption(manifestsOption());
   revision.addCommand(
-    listFlags(new Command('list').description('Show the list of control plane revisions installed in the cluster')).action(async (flags: DescribeFlags, command: Command) => {
-      const format = outputFormat(flags.output);
-      const { kubeConfig, listRevisions, renderRevisionTable, describeRevisions, renderRevisionSummaries } = await client(command);
-      const revisions = await listRevisions(kubeConfig, flags.verbose ? manifestsOf(flags) : undefined);
-      if (format === 'json') return io.stdout(`${JSON.stringify(revisions, null, 2)}\n`);
-      io.stdout(renderRevisionTable(revisions, flags.verbose));
-      if (flags.verbose && revisions.length > 0) {
-        const described = await describeRevisions(kubeConfig, revisions.map((r) => r.revision), { manifestsDir: manifestsOf(flags), verbose: false, now: Date.now() });
-        io.stdout(`\n${renderRevisionSummaries(described)}`);
-      }
-    }),
-  );
-  revision.addCommand(
-    listFlags(new Command('describe').argument('<revision>').description('Show details of a revision: its installation and customizations, webhooks, meshd and gateway pods')).action(
-      async (name: string, flags: DescribeFlags, command: Command) => {
+    listFlags(new Command('list').description('Show the list of control plane revisions installed in the cluster')).action(
+      async (flags: DescribeFlags, command: Command) => {
         const format = outputFormat(flags.output);
-        if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name)) throw new UsageError(`<revision> ${name}: invalid revision format: a DNS label (lowercase letters, digits and -)`);
-        const { kubeConfig, describeRevision, renderRevisionDescription } = await client(command);
-        const description = await describeRevision(kubeConfig, name, { manifestsDir: manifestsOf(flags), verbose: flags.verbose, now: Date.now() });
-        io.stdout(format === 'json' ? `${JSON.stringify(description, null, 2)}\n` : renderRevisionDescription(description));
+        const { kubeConfig, listRevisions, renderRevisionTable, describeRevisions, renderRevisionSummaries } = await client(command);
+        const revisions = await listRevisions(kubeConfig, flags.verbose ? manifestsOf(flags) : undefined);
+        if (format === 'json') return io.stdout(`${JSON.stringify(revisions, null, 2)}\n`);
+        io.stdout(renderRevisionTable(revisions, flags.verbose));
+        if (flags.verbose && revisions.length > 0) {
+          const described = await describeRevisions(
+            kubeConfig,
+            revisions.map((r) => r.revision),
+            { manifestsDir: manifestsOf(flags), verbose: false, now: Date.now() },
+          );
+          io.stdout(`\n${renderRevisionSummaries(described)}`);
+        }
       },
     ),
+  );
+  revision.addCommand(
+    listFlags(
+      new Command('describe')
+        .argument('<revision>')
+        .description('Show details of a revision: its installation and customizations, webhooks, meshd and gateway pods'),
+    ).action(async (name: string, flags: DescribeFlags, command: Command) => {
+      const format = outputFormat(flags.output);
+      if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name))
+        throw new UsageError(`<revision> ${name}: invalid revision format: a DNS label (lowercase letters, digits and -)`);
+      const { kubeConfig, describeRevision, renderRevisionDescription } = await client(command);
+      const description = await describeRevision(kubeConfig, name, { manifestsDir: manifestsOf(flags), verbose: flags.verbose, now: Date.now() });
+      io.stdout(format === 'json' ? `${JSON.stringify(description, null, 2)}\n` : renderRevisionDescription(description));
+    }),
   );
   revision.addCommand(tag);
   return revision;

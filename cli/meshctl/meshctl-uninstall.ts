@@ -32,11 +32,16 @@ export function newMeshctlUninstallCommand(io: CliIo, readLine: () => Promise<st
       let revision = flags.revision || ((flags.set ?? []).find((s) => s.startsWith('revision='))?.slice('revision='.length) ?? '');
       requireUninstallTarget(revision, flags.filename === '' ? [] : [flags.filename], flags.purge);
       // The file names the installation: its revision (over which --revision and --set win) is the one removed.
-      if (flags.filename !== '') revision = buildOperatorConfig({ manifestsDir: manifestsOf(flags), files: [flags.filename], sets: flags.set ?? [], revision: flags.revision }).spec?.revision ?? '';
+      if (flags.filename !== '')
+        revision =
+          buildOperatorConfig({ manifestsDir: manifestsOf(flags), files: [flags.filename], sets: flags.set ?? [], revision: flags.revision }).spec?.revision ??
+          '';
       const cluster = clusterObjectsOf(loadKubeClient(global));
       io.stdout(await orphanedProxiesWarning(cluster, revision, flags.purge));
       if (!flags.skipConfirmation && !flags.dryRun) {
-        io.stdout(`All mesh resources ${flags.purge ? 'of every revision' : `of revision ${revision || 'default'}`} will be pruned from the cluster\nProceed? (y/N) `);
+        io.stdout(
+          `All mesh resources ${flags.purge ? 'of every revision' : `of revision ${revision || 'default'}`} will be pruned from the cluster\nProceed? (y/N) `,
+        );
         if (!/^y(es)?$/i.test((await readLine()).trim())) {
           io.stdout('Cancelled.\n');
           return;

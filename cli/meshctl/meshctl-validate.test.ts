@@ -162,7 +162,12 @@ describe('meshctl validate: files and documents', () => {
     await scratch('tree/a/nested.yml', policy);
     await scratch(
       'tree/c.json',
-      JSON.stringify({ apiVersion: 'networking.mesh.io/v1alpha3', kind: 'Gateway', metadata: { name: 'gw', namespace: 'foo' }, spec: { selector: { mesh: 'ingressgateway' }, servers: [{ port: { number: 80, name: 'http', protocol: 'HTTP' }, hosts: ['*'] }] } }),
+      JSON.stringify({
+        apiVersion: 'networking.mesh.io/v1alpha3',
+        kind: 'Gateway',
+        metadata: { name: 'gw', namespace: 'foo' },
+        spec: { selector: { mesh: 'ingressgateway' }, servers: [{ port: { number: 80, name: 'http', protocol: 'HTTP' }, hosts: ['*'] }] },
+      }),
     );
     await scratch('tree/notes.txt', 'this: [is not checked');
     const result = await validate(['validate', '-f', dir]);
@@ -246,8 +251,10 @@ describe('meshctl validate: files and documents', () => {
 });
 
 describe('meshctl validate --referential', () => {
-  const gateway = 'apiVersion: networking.mesh.io/v1alpha3\nkind: Gateway\nmetadata: {name: ingress, namespace: mesh-system}\nspec:\n  selector: {mesh: ingressgateway}\n  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: ["*"]}]\n';
-  const rule = 'apiVersion: networking.mesh.io/v1alpha3\nkind: DestinationRule\nmetadata: {name: reviews, namespace: foo}\nspec:\n  host: reviews\n  subsets: [{name: v1, labels: {version: v1}}, {name: v2, labels: {version: v2}}]\n';
+  const gateway =
+    'apiVersion: networking.mesh.io/v1alpha3\nkind: Gateway\nmetadata: {name: ingress, namespace: mesh-system}\nspec:\n  selector: {mesh: ingressgateway}\n  servers: [{port: {number: 80, name: http, protocol: HTTP}, hosts: ["*"]}]\n';
+  const rule =
+    'apiVersion: networking.mesh.io/v1alpha3\nkind: DestinationRule\nmetadata: {name: reviews, namespace: foo}\nspec:\n  host: reviews\n  subsets: [{name: v1, labels: {version: v1}}, {name: v2, labels: {version: v2}}]\n';
   const service = [
     'apiVersion: networking.mesh.io/v1alpha3',
     'kind: VirtualService',

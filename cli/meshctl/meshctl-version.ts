@@ -27,11 +27,7 @@ interface RemoteVersion {
  * daemon's (through the orchestrator's pod proxy) and the proxies' versions the daemons report.
  * With MESHCTL_XDS_ADDRESS set, the daemon at that host is asked directly instead.
  */
-export function newMeshctlVersionCommand(deps: {
-  io: CliIo;
-  settings: Settings<'meshctl'>;
-  buildInfo: () => BuildInfo;
-}): Command {
+export function newMeshctlVersionCommand(deps: { io: CliIo; settings: Settings<'meshctl'>; buildInfo: () => BuildInfo }): Command {
   const command = versionOptions(new Command('version').description('Prints out build version information'), true)
     .addOption(boolOption('--remote', 'Use --remote=false to suppress control plane check', true))
     .option('-r, --revision <string>', 'Control plane revision', '');

@@ -31,7 +31,11 @@ export function addXdsFlags(command: Command, settings: Settings<'meshctl'>): Co
     .addOption(boolOption('--insecure', 'Skip server certificate and domain verification. (NOT SECURE!)', settings.get('MESHCTL_INSECURE')))
     .addOption(boolOption('--plaintext', 'Use plain-text HTTP/2 when connecting to server (no TLS).', settings.get('MESHCTL_PLAINTEXT')))
     .option('-r, --revision <string>', 'Control plane revision', '')
-    .addOption(new Option('--timeout <duration>', 'The duration to wait before failing').argParser(durationFlag).default(DEFAULT_TIMEOUT_MS, describeDuration(DEFAULT_TIMEOUT_MS)))
+    .addOption(
+      new Option('--timeout <duration>', 'The duration to wait before failing')
+        .argParser(durationFlag)
+        .default(DEFAULT_TIMEOUT_MS, describeDuration(DEFAULT_TIMEOUT_MS)),
+    )
     .option('--xds-address <string>', 'XDS Endpoint', settings.get('MESHCTL_XDS_ADDRESS'))
     .option('--xds-label <string>', 'Daemon pod label selector', DAEMON_POD_SELECTOR)
     .addOption(new Option('--xds-port <int>', 'Daemon pod port').argParser(intFlag).default(settings.get('MESHCTL_XDS_PORT')));

@@ -78,20 +78,37 @@ beforeAll(async () => {
   daemon = startBin(
     'pilot-discovery',
     [
-      'discovery', '--orchconfig', kubeconfig,
-      '--grpcAddr', `127.0.0.1:${ports.grpc}`, '--secureGRPCAddr', `127.0.0.1:${ports.secure}`, '--httpAddr', `127.0.0.1:${ports.http}`,
-      '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--ctrlz_port', '0',
+      'discovery',
+      '--orchconfig',
+      kubeconfig,
+      '--grpcAddr',
+      `127.0.0.1:${ports.grpc}`,
+      '--secureGRPCAddr',
+      `127.0.0.1:${ports.secure}`,
+      '--httpAddr',
+      `127.0.0.1:${ports.http}`,
+      '--monitoringAddr',
+      '127.0.0.1:0',
+      '--httpsAddr',
+      '127.0.0.1:0',
+      '--ctrlz_port',
+      '0',
     ],
     { POD_NAME: 'meshd-a', XDS_AUTH_PLAINTEXT: 'true', PILOT_DEBOUNCE_AFTER: '50ms' },
     workDir,
   );
   exited = collect(daemon, 120_000);
-  await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.http}/ready`).catch(() => undefined))?.status === 200, { timeoutMs: 30_000, description: 'the daemon to be ready' });
+  await waitFor(async () => (await fetch(`http://127.0.0.1:${ports.http}/ready`).catch(() => undefined))?.status === 200, {
+    timeoutMs: 30_000,
+    description: 'the daemon to be ready',
+  });
 
   // sleep-1's proxy admin API answers its config dump as the daemon last sent it.
   admin = createServer((req, res) => {
     if (req.url?.startsWith('/config_dump') !== true) return void res.writeHead(404).end();
-    void fetch(`http://127.0.0.1:${ports.http}/debug/config_dump?proxyID=sleep-1.foo`).then(async (answer) => res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text()));
+    void fetch(`http://127.0.0.1:${ports.http}/debug/config_dump?proxyID=sleep-1.foo`).then(async (answer) =>
+      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text()),
+    );
   });
   await new Promise<void>((resolve) => admin.listen(ports.admin, '127.0.0.1', resolve));
   ads = newAdsTestClient(loadEnvoyProtos(), ports.grpc);
@@ -125,7 +142,7 @@ describe('meshctl x over xDS against the daemon', () => {
     expect(requests).toContainEqual(expect.objectContaining({ resource: 'pods/portforward', namespace: 'mesh-system', name: 'meshd-a' }));
   });
 
-  test('x ps <pod>: the config the daemon sent (over mesh.io/debug) against the pod\'s own dump', async () => {
+  test("x ps <pod>: the config the daemon sent (over mesh.io/debug) against the pod's own dump", async () => {
     const result = await meshctl('x', 'ps', 'sleep-1.foo');
     expect(result.stderr).toBe('');
     expect(result.stdout).toBe('Clusters Match\nListeners Match\nRoutes Match\n');
@@ -138,9 +155,15 @@ describe('meshctl x over xDS against the daemon', () => {
     expect(client).toMatch(/^client version: \S+$/);
     expect(controlPlane).toBe(`control plane version: ${client?.slice('client version: '.length)}`);
     expect(dataPlane).toBe('data plane version: 1.2.0 (2 proxies)');
-    const json = JSON.parse((await meshctl('x', 'version', '-o', 'json')).stdout) as { meshVersion: { ID: string; Component: string }[]; dataPlaneVersion: { ID: string; MeshVersion: string }[] };
+    const json = JSON.parse((await meshctl('x', 'version', '-o', 'json')).stdout) as {
+      meshVersion: { ID: string; Component: string }[];
+      dataPlaneVersion: { ID: string; MeshVersion: string }[];
+    };
     expect(json.meshVersion).toEqual([expect.objectContaining({ Component: 'meshd', ID: 'meshd-a' })]);
-    expect(json.dataPlaneVersion).toEqual([{ ID: 'sleep-1.foo', MeshVersion: '1.2.0' }, { ID: 'sleep-2.foo', MeshVersion: '1.2.0' }]);
+    expect(json.dataPlaneVersion).toEqual([
+      { ID: 'sleep-1.foo', MeshVersion: '1.2.0' },
+      { ID: 'sleep-2.foo', MeshVersion: '1.2.0' },
+    ]);
   });
 
   test('x internal-debug: one view of the first daemon, --all as a map by daemon id, an unknown type with the list of known ones', async () => {
@@ -157,7 +180,7 @@ describe('meshctl x over xDS against the daemon', () => {
     expect(noProxy.stderr).toContain('e.g. config_dump?proxyID=<pod>.<namespace>');
   });
 
-  test('x internal-debug <type> <pod>: the pod\'s service account token reads its own namespace\'s dumps only', async () => {
+  test("x internal-debug <type> <pod>: the pod's service account token reads its own namespace's dumps only", async () => {
     const own = await meshctl('x', 'internal-debug', 'config_dump?proxyID=sleep-1.foo', 'sleep-1.foo');
     expect(own.stderr).toBe('');
     expect(JSON.parse(own.stdout)).toHaveProperty('configs');
@@ -174,7 +197,10 @@ describe('meshctl x over xDS against the daemon', () => {
     expect(plain.stderr).toBe('');
     expect(plain.stdout).toContain('"sleep-2.foo"');
     // Keyed by the identifier the daemon puts in its debug responses, not by the address dialled.
-    const all = JSON.parse((await meshctl('x', 'internal-debug', '--all', 'push_status', '--xds-address', `127.0.0.1:${ports.secure}`)).stdout) as Record<string, unknown>;
+    const all = JSON.parse((await meshctl('x', 'internal-debug', '--all', 'push_status', '--xds-address', `127.0.0.1:${ports.secure}`)).stdout) as Record<
+      string,
+      unknown
+    >;
     expect(Object.keys(all)).toEqual(['meshd-a']);
     const mixed = await meshctl('x', 'ps', '--plaintext', '--xds-address', `127.0.0.1:${ports.secure}`, '--timeout', '2s');
     expect(mixed.code).toBe(1);
@@ -185,12 +211,16 @@ describe('meshctl x over xDS against the daemon', () => {
   });
 
   test('--cert-dir: a client certificate of the mesh CA and no token, the daemon verified against root-cert.pem under --authority', async () => {
-    const secret = kube.objects('v1', 'Secret', 'mesh-system').find((object) => object.metadata?.name === 'mesh-ca-secret') as { data?: Record<string, string> } | undefined;
+    const secret = kube.objects('v1', 'Secret', 'mesh-system').find((object) => object.metadata?.name === 'mesh-ca-secret') as
+      { data?: Record<string, string> } | undefined;
     const pem = (key: string): string => Buffer.from(secret?.data?.[key] ?? '', 'base64').toString('utf8');
     const certDir = join(workDir, 'cert-dir');
     mkdirSync(certDir, { recursive: true });
     for (const name of ['ca-key.pem', 'ca-cert.pem', 'root-cert.pem']) writeFileSync(join(certDir, name), pem(name));
-    const client = await signedCertificate(certDir, 'meshctl', 'URI:spiffe://cluster.local/ns/mesh-system/sa/default', { keyFile: join(certDir, 'ca-key.pem'), certFile: join(certDir, 'ca-cert.pem') });
+    const client = await signedCertificate(certDir, 'meshctl', 'URI:spiffe://cluster.local/ns/mesh-system/sa/default', {
+      keyFile: join(certDir, 'ca-key.pem'),
+      certFile: join(certDir, 'ca-cert.pem'),
+    });
     copyFileSync(client.certFile, join(certDir, 'cert-chain.pem'));
     copyFileSync(client.keyFile, join(certDir, 'key.pem'));
     requests.length = 0;
@@ -205,7 +235,7 @@ describe('meshctl x over xDS against the daemon', () => {
     expect(unverified.stdout).toContain('sleep-2.foo');
   });
 
-  test('an unreachable daemon pod is named while the other\'s proxies are printed', async () => {
+  test("an unreachable daemon pod is named while the other's proxies are printed", async () => {
     await runningPod('mesh-system', 'meshd-b', { app: 'meshd' }, 'meshd');
     try {
       const result = await meshctl('x', 'ps', '--timeout', '5s');

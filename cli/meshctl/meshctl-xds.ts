@@ -18,7 +18,9 @@ export interface MeshctlXdsDeps {
   readonly buildInfo: () => BuildInfo;
 }
 
-async function xdsContext(command: Command): Promise<{ meshctl: typeof import('../../meshctl/index.js'); global: MeshctlGlobalFlags; query: XdsQuery; deps: XdsDeps }> {
+async function xdsContext(
+  command: Command,
+): Promise<{ meshctl: typeof import('../../meshctl/index.js'); global: MeshctlGlobalFlags; query: XdsQuery; deps: XdsDeps }> {
   const meshctl = await import('../../meshctl/index.js');
   const global = command.optsWithGlobals<MeshctlGlobalFlags>();
   const query = xdsQueryOf(command.opts<XdsFlags>(), global.meshNamespace);
@@ -38,7 +40,9 @@ function newXdsProxyStatusCommand(deps: MeshctlXdsDeps): Command {
   const command = new Command('proxy-status')
     .alias('ps')
     .argument('[target]', '[<type>/]<name>[.<namespace>] of one proxy')
-    .description('Retrieves the synchronization status of each proxy in the mesh from the control plane over xDS, or compares one proxy\'s config with what the control plane sent it');
+    .description(
+      "Retrieves the synchronization status of each proxy in the mesh from the control plane over xDS, or compares one proxy's config with what the control plane sent it",
+    );
   return addXdsFlags(command, deps.settings).action(async (target: string | undefined, _flags: unknown, self: Command) => {
     const { meshctl, global, query, deps: xds } = await xdsContext(self);
     if (target === undefined) {
@@ -50,7 +54,11 @@ function newXdsProxyStatusCommand(deps: MeshctlXdsDeps): Command {
     const kubeConfig = xds.kubeConfig();
     const pod = await meshctl.resolvePodTarget(kubeConfig, target, meshctl.namespaceOf(kubeConfig, global.namespace));
     const proxyDump = await meshctl.podAdmin(kubeConfig, pod.namespace, pod.name).configDump();
-    const result = await meshctl.queryXds(xds, { ...query, firstOnly: true }, { typeUrl: DEBUG_TYPE, resourceNames: [`config_dump?proxyID=${pod.name}.${pod.namespace}`] });
+    const result = await meshctl.queryXds(
+      xds,
+      { ...query, firstOnly: true },
+      { typeUrl: DEBUG_TYPE, resourceNames: [`config_dump?proxyID=${pod.name}.${pod.namespace}`] },
+    );
     reportFailures(deps.io, result);
     const [daemon, response] = [...result.answers][0] ?? [];
     if (daemon === undefined || response === undefined) throw new MeshError('xds-query-failed', 'no meshd instance answered');
@@ -66,7 +74,7 @@ function newXdsVersionCommand(deps: MeshctlXdsDeps): Command {
   // The reference's version defaults to --short=true.
   const command = new Command('version')
     .description('Prints out build version information, of the control plane and the proxies over xDS')
-    .addOption(new Option('-o, --output <format>', 'One of \'yaml\' or \'json\'.').choices(['yaml', 'json']))
+    .addOption(new Option('-o, --output <format>', "One of 'yaml' or 'json'.").choices(['yaml', 'json']))
     .addOption(boolOption('-s, --short', 'Use --short=false to generate full version information', true))
     .addOption(boolOption('--remote', 'Use --remote=false to suppress control plane check', true));
   return addXdsFlags(command, deps.settings).action(async (flags: VersionOptions & { remote: boolean }, self: Command) => {
@@ -90,7 +98,10 @@ function newXdsInternalDebugCommand(deps: MeshctlXdsDeps): Command {
     .argument('[target]', 'a pod whose service account authenticates the request ([<type>/]<name>[.<namespace>])')
     .description('Retrieves the debug information of the control plane over xDS')
     .option('--all', 'Send the same request to all instances of the control plane', false)
-    .addHelpText('after', '\nExamples:\n  meshctl x internal-debug syncz\n  meshctl x internal-debug --all adsz\n  meshctl x internal-debug config_dump?proxyID=productpage-v1-1.default productpage-v1-1.default\n');
+    .addHelpText(
+      'after',
+      '\nExamples:\n  meshctl x internal-debug syncz\n  meshctl x internal-debug --all adsz\n  meshctl x internal-debug config_dump?proxyID=productpage-v1-1.default productpage-v1-1.default\n',
+    );
   return addXdsFlags(command, deps.settings).action(async (type: string, target: string | undefined, flags: { all: boolean }, self: Command) => {
     const { meshctl, global, query, deps: xds } = await xdsContext(self);
     let tokenSubject: XdsQuery['tokenSubject'];
@@ -99,7 +110,11 @@ function newXdsInternalDebugCommand(deps: MeshctlXdsDeps): Command {
       const pod = await meshctl.resolvePodTarget(kubeConfig, target, meshctl.namespaceOf(kubeConfig, global.namespace));
       tokenSubject = { namespace: pod.namespace, serviceAccount: pod.pod.spec?.serviceAccountName || 'default' };
     }
-    const result = await meshctl.queryXds(xds, { ...query, firstOnly: !flags.all, ...(tokenSubject ? { tokenSubject } : {}) }, { typeUrl: DEBUG_TYPE, resourceNames: [type] });
+    const result = await meshctl.queryXds(
+      xds,
+      { ...query, firstOnly: !flags.all, ...(tokenSubject ? { tokenSubject } : {}) },
+      { typeUrl: DEBUG_TYPE, resourceNames: [type] },
+    );
     if (result.answers.size === 0) {
       const hint = [...result.failures.values()].map(meshctl.internalDebugHint).find((h) => h !== undefined);
       if (hint) {

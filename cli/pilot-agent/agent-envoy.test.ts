@@ -23,7 +23,8 @@ let agentExit: Promise<BinResult>;
 let work: string;
 let fakeDir: string;
 let pod: string;
-const runs = (): ReturnType<typeof fakeEnvoyRuns> => (existsSync(join(fakeDir, 'runs.log')) ? fakeEnvoyRuns(readFileSync(join(fakeDir, 'runs.log'), 'utf8')) : []);
+const runs = (): ReturnType<typeof fakeEnvoyRuns> =>
+  existsSync(join(fakeDir, 'runs.log')) ? fakeEnvoyRuns(readFileSync(join(fakeDir, 'runs.log'), 'utf8')) : [];
 const readiness = async (): Promise<number> => (await fetch(`http://${AGENT_IP}:15021/healthz/ready`)).status;
 
 beforeAll(async () => {
@@ -37,7 +38,23 @@ beforeAll(async () => {
   mkdirSync(config, { recursive: true });
   daemon = startBin(
     'pilot-discovery',
-    ['discovery', '--configDir', config, '--grpcAddr', '127.0.0.1:0', '--secureGRPCAddr', `127.0.0.1:${securePort}`, '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
+    [
+      'discovery',
+      '--configDir',
+      config,
+      '--grpcAddr',
+      '127.0.0.1:0',
+      '--secureGRPCAddr',
+      `127.0.0.1:${securePort}`,
+      '--httpAddr',
+      `127.0.0.1:${httpPort}`,
+      '--monitoringAddr',
+      '127.0.0.1:0',
+      '--httpsAddr',
+      '127.0.0.1:0',
+      '--ctrlz_port',
+      '0',
+    ],
     { JWT_RULE: issuer.jwtRule },
     join(work, 'daemon'),
   );
@@ -83,10 +100,13 @@ describe('the agent with an envoy binary on the path', () => {
   });
 
   test('is ready only once Envoy accepted its first listeners and clusters', async () => {
-    await waitFor(async () => {
-      const response = await fetch(`http://${AGENT_IP}:15021/healthz/ready`);
-      return response.status === 503 && /update_success is 0/.test(await response.text());
-    }, { timeoutMs: 15_000, description: 'certificate held, Envoy live without config' });
+    await waitFor(
+      async () => {
+        const response = await fetch(`http://${AGENT_IP}:15021/healthz/ready`);
+        return response.status === 503 && /update_success is 0/.test(await response.text());
+      },
+      { timeoutMs: 15_000, description: 'certificate held, Envoy live without config' },
+    );
     writeFileSync(join(fakeDir, 'synced'), '');
     await waitFor(async () => (await readiness()) === 200, { timeoutMs: 5_000, description: 'ready' });
   });

@@ -2,7 +2,18 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Server, ServerCredentials, credentials, makeGenericClientConstructor, status, type ChannelCredentials, type Client, type ServiceError, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  credentials,
+  makeGenericClientConstructor,
+  status,
+  type ChannelCredentials,
+  type Client,
+  type ServiceError,
+  type ServerUnaryCall,
+  type sendUnaryData,
+} from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { startTokenIssuer, type TokenIssuer } from '../../e2e/local-mesh/token-issuer.js';
 import { collect, PROJECT_ROOT, startBin } from '../../testing/run-bin.js';
@@ -22,7 +33,8 @@ const BACKEND_IP = '127.0.91.1';
 const CLIENT_IP = '127.0.91.9';
 const SERVER_IP = '127.0.91.2';
 
-type EchoClient = Client & Record<'Echo' | 'Admin', (request: Buffer, options: { deadline: Date }, callback: (error: ServiceError | null, response?: Buffer) => void) => void>;
+type EchoClient = Client &
+  Record<'Echo' | 'Admin', (request: Buffer, options: { deadline: Date }, callback: (error: ServiceError | null, response?: Buffer) => void) => void>;
 
 let issuer: TokenIssuer;
 const children: ChildProcess[] = [];
@@ -62,20 +74,29 @@ async function startProxylessAgent(name: string, namespace: string, serviceAccou
     ),
   );
   const bootstrapFile = join(pod, 'etc/mesh/proxy/grpc-bootstrap.json');
-  await waitFor(() => existsSync(bootstrapFile) && existsSync(join(pod, 'etc/mesh/proxy/cert-chain.pem')), { timeoutMs: 15_000, description: `the gRPC bootstrap and certificates of ${name}` });
+  await waitFor(() => existsSync(bootstrapFile) && existsSync(join(pod, 'etc/mesh/proxy/cert-chain.pem')), {
+    timeoutMs: 15_000,
+    description: `the gRPC bootstrap and certificates of ${name}`,
+  });
   await waitFor(async () => (await fetch(`http://${ip}:15021/healthz/ready`)).status === 200, { timeoutMs: 15_000, description: `the agent of ${name} ready` });
   return bootstrapFile;
 }
 
 function echoClient(target: string, channelCredentials: ChannelCredentials, bootstrapFile?: string): EchoClient {
   const Echo = makeGenericClientConstructor(ECHO, 'Echo');
-  const client = new Echo(target, channelCredentials, bootstrapFile ? { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': readFileSync(bootstrapFile, 'utf8') } : {}) as unknown as EchoClient;
+  const client = new Echo(
+    target,
+    channelCredentials,
+    bootstrapFile ? { 'grpc.TEST_ONLY_DO_NOT_USE_IN_PROD.xds_bootstrap_config': readFileSync(bootstrapFile, 'utf8') } : {},
+  ) as unknown as EchoClient;
   clients.push(client);
   return client;
 }
 
 function call(client: EchoClient, method: 'Echo' | 'Admin', text: string): Promise<string> {
-  return new Promise((resolve, reject) => client[method](Buffer.from(text), { deadline: new Date(Date.now() + 3000) }, (error, response) => (error ? reject(error) : resolve(String(response)))));
+  return new Promise((resolve, reject) =>
+    client[method](Buffer.from(text), { deadline: new Date(Date.now() + 3000) }, (error, response) => (error ? reject(error) : resolve(String(response)))),
+  );
 }
 
 beforeAll(async () => {
@@ -85,8 +106,12 @@ beforeAll(async () => {
   let httpPort: number;
   [securePort, httpPort, echoPort, serverPort] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
   backend = new Server();
-  backend.addService(ECHO, { Echo: (call: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>) => done(null, Buffer.concat([Buffer.from('echo:'), call.request])) });
-  await new Promise<void>((resolve, reject) => backend.bindAsync(`${BACKEND_IP}:${echoPort}`, ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())));
+  backend.addService(ECHO, {
+    Echo: (call: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>) => done(null, Buffer.concat([Buffer.from('echo:'), call.request])),
+  });
+  await new Promise<void>((resolve, reject) =>
+    backend.bindAsync(`${BACKEND_IP}:${echoPort}`, ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
+  );
   const config = join(work, 'daemon/config');
   mkdirSync(config, { recursive: true });
   writeFileSync(
@@ -106,20 +131,43 @@ beforeAll(async () => {
   start(
     startBin(
       'pilot-discovery',
-      ['discovery', '--configDir', config, '--grpcAddr', '127.0.0.1:0', '--secureGRPCAddr', `127.0.0.1:${securePort}`, '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
+      [
+        'discovery',
+        '--configDir',
+        config,
+        '--grpcAddr',
+        '127.0.0.1:0',
+        '--secureGRPCAddr',
+        `127.0.0.1:${securePort}`,
+        '--httpAddr',
+        `127.0.0.1:${httpPort}`,
+        '--monitoringAddr',
+        '127.0.0.1:0',
+        '--httpsAddr',
+        '127.0.0.1:0',
+        '--ctrlz_port',
+        '0',
+      ],
       { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: '20ms' },
       join(work, 'daemon'),
     ),
   );
   await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/ready`)).status === 200, { timeoutMs: 15_000, description: 'the daemon' });
 
-  const [client, server] = await Promise.all([startProxylessAgent('client-1', 'default', 'client', CLIENT_IP), startProxylessAgent('greeter-1', 'grpc', 'greeter', SERVER_IP)]);
+  const [client, server] = await Promise.all([
+    startProxylessAgent('client-1', 'default', 'client', CLIENT_IP),
+    startProxylessAgent('greeter-1', 'grpc', 'greeter', SERVER_IP),
+  ]);
   clientBootstrap = client;
   const app = start(
-    spawn(process.execPath, ['--import', join(PROJECT_ROOT, 'testing/ts-register.mjs'), join(PROJECT_ROOT, 'testing/proxyless-echo-server.ts'), `${SERVER_IP}:${serverPort}`], {
-      env: { ...processEnvironment(), GRPC_XDS_BOOTSTRAP: server, GRPC_XDS_EXPERIMENTAL_RBAC: 'true' },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    }),
+    spawn(
+      process.execPath,
+      ['--import', join(PROJECT_ROOT, 'testing/ts-register.mjs'), join(PROJECT_ROOT, 'testing/proxyless-echo-server.ts'), `${SERVER_IP}:${serverPort}`],
+      {
+        env: { ...processEnvironment(), GRPC_XDS_BOOTSTRAP: server, GRPC_XDS_EXPERIMENTAL_RBAC: 'true' },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    ),
   );
   let output = '';
   app.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -140,7 +188,10 @@ afterAll(async () => {
 describe('proxyless gRPC applications through the agent', () => {
   test('a client resolves its target through the agent xDS proxy and calls the backend', async () => {
     const client = echoClient('xds:///echo.default.svc.cluster.local:7070', credentials.createInsecure(), clientBootstrap);
-    await waitFor(async () => (await call(client, 'Echo', 'hi').catch(() => '')) === 'echo:hi', { timeoutMs: 15_000, description: 'an RPC on the agent bootstrap' });
+    await waitFor(async () => (await call(client, 'Echo', 'hi').catch(() => '')) === 'echo:hi', {
+      timeoutMs: 15_000,
+      description: 'an RPC on the agent bootstrap',
+    });
   });
 
   test('two meshed applications talk over mutual TLS with their agent certificates', async () => {
@@ -170,7 +221,9 @@ describe('proxyless gRPC applications through the agent', () => {
 describe('the STRICT server application verifies client chains', () => {
   const claimed = 'URI:spiffe://cluster.local/ns/default/sa/client';
   const withCertificate = (cert: KeyAndCert): ChannelCredentials =>
-    credentials.createSsl(readFileSync(join(work, 'daemon/var/lib/mesh/ca/root-cert.pem')), readFileSync(cert.keyFile), readFileSync(cert.certFile), { checkServerIdentity: () => undefined });
+    credentials.createSsl(readFileSync(join(work, 'daemon/var/lib/mesh/ca/root-cert.pem')), readFileSync(cert.keyFile), readFileSync(cert.certFile), {
+      checkServerIdentity: () => undefined,
+    });
 
   test('a self-signed certificate claiming a mesh identity is refused; one of the mesh CA is served as that identity', async () => {
     const certs = join(work, 'client-certs');

@@ -49,7 +49,23 @@ function publishRoots(bundle: readonly KeyAndCert[]): void {
 async function startDaemon(): Promise<void> {
   daemon = startBin(
     'pilot-discovery',
-    ['discovery', '--configDir', join(dir, 'config'), '--grpcAddr', `127.0.0.1:${ports.grpc}`, '--secureGRPCAddr', `127.0.0.1:${ports.secure}`, '--httpAddr', `127.0.0.1:${ports.http}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
+    [
+      'discovery',
+      '--configDir',
+      join(dir, 'config'),
+      '--grpcAddr',
+      `127.0.0.1:${ports.grpc}`,
+      '--secureGRPCAddr',
+      `127.0.0.1:${ports.secure}`,
+      '--httpAddr',
+      `127.0.0.1:${ports.http}`,
+      '--monitoringAddr',
+      '127.0.0.1:0',
+      '--httpsAddr',
+      '127.0.0.1:0',
+      '--ctrlz_port',
+      '0',
+    ],
     { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: '20ms' },
     join(dir, 'daemon'),
   );
@@ -83,7 +99,10 @@ beforeAll(async () => {
   const certs = join(dir, 'certs');
   mkdirSync(certs, { recursive: true });
   [rootA, rootB] = await Promise.all([certificateAuthority(certs, 'root-a'), certificateAuthority(certs, 'root-b')]);
-  [intermediateA, intermediateB] = await Promise.all([intermediateAuthority(certs, 'intermediate-a', rootA), intermediateAuthority(certs, 'intermediate-b', rootB)]);
+  [intermediateA, intermediateB] = await Promise.all([
+    intermediateAuthority(certs, 'intermediate-a', rootA),
+    intermediateAuthority(certs, 'intermediate-b', rootB),
+  ]);
   issuer = await startTokenIssuer();
   ports = { grpc: await freePort(), secure: await freePort(), http: await freePort() };
   cpSync(join(PROJECT_ROOT, 'deploy/samples/config'), join(dir, 'config'), { recursive: true });
@@ -153,7 +172,10 @@ describe('the agent through a plugged CA root rotation, the daemon restarted at 
     await startDaemon();
     await waitFor(agentSynced, { timeoutMs: 30_000, description: 'the agent synced after the old root was dropped' });
     const before = readFileSync(join(podDir(), 'certs', 'cert-chain.pem'), 'utf8');
-    await waitFor(() => readFileSync(join(podDir(), 'certs', 'cert-chain.pem'), 'utf8') !== before, { timeoutMs: 20_000, description: 'a renewal after the drop' });
+    await waitFor(() => readFileSync(join(podDir(), 'certs', 'cert-chain.pem'), 'utf8') !== before, {
+      timeoutMs: 20_000,
+      description: 'a renewal after the drop',
+    });
     expect(await issuedBy(intermediateB)).toBe(true);
   });
 });

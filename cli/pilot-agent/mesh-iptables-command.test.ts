@@ -3,13 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from '@jest/globals';
 import { describeWithSeeds, readSeed } from '../../testing/seeds.js';
 import { Command } from 'commander';
-import {
-  buildIptablesRules,
-  captureConfigFromFlags,
-  renderRestore,
-  type CommandResult,
-  type CommandRunner,
-} from '../../agent/iptables/index.js';
+import { buildIptablesRules, captureConfigFromFlags, renderRestore, type CommandResult, type CommandRunner } from '../../agent/iptables/index.js';
 // Test support for loading rules for real, kept out of the package's index.
 import { cleanupCases, cleanupGolden, rulesCases, rulesGolden } from '../../agent/iptables/testing/golden.js';
 import { newPrivateNetns, privateNetnsUnavailable } from '../../agent/iptables/testing/private-netns.js';
@@ -32,9 +26,7 @@ async function agent(args: readonly string[], deps: MeshIptablesDeps = {}): Prom
   let out = '';
   let err = '';
   const io: CliIo = { stdout: (t) => (out += t), stderr: (t) => (err += t) };
-  const program = new Command('pilot-agent')
-    .addCommand(newMeshIptablesCommand(io, deps))
-    .addCommand(newMeshCleanIptablesCommand(io, deps));
+  const program = new Command('pilot-agent').addCommand(newMeshIptablesCommand(io, deps)).addCommand(newMeshCleanIptablesCommand(io, deps));
   for (const command of program.commands) addLoggingFlags(command);
   const code = await runProgram(program, args, io);
   return { code, out, err };
@@ -64,7 +56,10 @@ function recordingRunner(calls: string[], answer: (argv: string) => Partial<Comm
 }
 
 const noResolvConf = (): Promise<string> => Promise.reject(new Error('resolv.conf must not be read'));
-const resolvConf = (servers: readonly string[] = []) => async (): Promise<string> => servers.map((s) => `nameserver ${s}\n`).join('');
+const resolvConf =
+  (servers: readonly string[] = []) =>
+  async (): Promise<string> =>
+    servers.map((s) => `nameserver ${s}\n`).join('');
 
 describeWithSeeds('mesh-iptables flags', () => {
   const start = SEED.indexOf('`mesh-iptables` flags:');
@@ -245,7 +240,18 @@ describe('mesh-iptables --run-validation', () => {
 
   test('fails (exit 1) when nothing is redirected within --probe-timeout', async () => {
     const [proxy, inbound, probe] = [await freePort(), await freePort(), await freePort('127.0.0.6')];
-    const args = ['--skip-rule-apply', '--run-validation', '--probe-timeout', '200ms', '-p', `${proxy}`, '-z', `${inbound}`, '--iptables-probe-port', `${probe}`];
+    const args = [
+      '--skip-rule-apply',
+      '--run-validation',
+      '--probe-timeout',
+      '200ms',
+      '-p',
+      `${proxy}`,
+      '-z',
+      `${inbound}`,
+      '--iptables-probe-port',
+      `${probe}`,
+    ];
     const { code, err } = await agent(['mesh-iptables', ...args]);
     expect(code).toBe(1);
     expect(err).toMatch(/^Error: iptables validation failed: no connection to 127\.0\.0\.6:\d+ was redirected .* within 200ms/);
@@ -308,7 +314,9 @@ describeReal(`in a private network namespace, for real${unavailable ? ` (skipped
       // The validation connects as this process's user (root), so root stands in for the proxy's UID.
       const applied = await agentIn(netns.run, ['mesh-iptables', '-u', '0', '-b', '*', '-i', '*', '--run-validation', '--probe-timeout', '5s']);
       expect({ code: applied.code, stderr: applied.stderr }).toEqual({ code: 0, stderr: '' });
-      expect(applied.stdout).toMatch(/iptables -t nat -A MESH_OUTPUT -o lo ! -d 127\.0\.0\.1\/32 -m owner --uid-owner 0 -j MESH_IN_REDIRECT\n[\s\S]*iptables validation passed\n$/);
+      expect(applied.stdout).toMatch(
+        /iptables -t nat -A MESH_OUTPUT -o lo ! -d 127\.0\.0\.1\/32 -m owner --uid-owner 0 -j MESH_IN_REDIRECT\n[\s\S]*iptables validation passed\n$/,
+      );
       expect((await netns.run(['iptables-save', '-t', 'nat'])).stdout).toContain(':MESH_OUTPUT');
 
       const cleaned = await agentIn(netns.run, ['mesh-clean-iptables', '-u', '0']);

@@ -34,9 +34,7 @@ export function newMeshIptablesCommand(io: CliIo, deps: MeshIptablesDeps = {}): 
       ),
     )
     .addOption(boolOption('-n, --dry-run', 'Do not call any external dependencies like iptables', false))
-    .addOption(
-      string('-p, --proxy-port', 'Specify the proxy port to which redirect all TCP traffic').default(proxyPort, `$PROXY_PORT = ${proxyPort}`),
-    )
+    .addOption(string('-p, --proxy-port', 'Specify the proxy port to which redirect all TCP traffic').default(proxyPort, `$PROXY_PORT = ${proxyPort}`))
     .addOption(
       string('-z, --inbound-capture-port', 'Port to which all inbound TCP traffic to the pod/VM should be redirected to').default(
         capturePort,
@@ -44,10 +42,7 @@ export function newMeshIptablesCommand(io: CliIo, deps: MeshIptablesDeps = {}): 
       ),
     )
     .addOption(
-      string('-e, --inbound-tunnel-port', 'Specify the mesh tunnel port for inbound tcp traffic').default(
-        tunnelPort,
-        `$INBOUND_TUNNEL_PORT = ${tunnelPort}`,
-      ),
+      string('-e, --inbound-tunnel-port', 'Specify the mesh tunnel port for inbound tcp traffic').default(tunnelPort, `$INBOUND_TUNNEL_PORT = ${tunnelPort}`),
     )
     .addOption(string('--iptables-probe-port', 'set listen port for failure detection').default(String(DEFAULT_PROBE_PORT)))
     .addOption(string('-m, --mesh-inbound-interception-mode', 'The mode used to redirect inbound connections to the proxy, either "REDIRECT" or "TPROXY"'))
@@ -79,9 +74,7 @@ export function newMeshIptablesCommand(io: CliIo, deps: MeshIptablesDeps = {}): 
         'Comma separated list of IP ranges in CIDR form to be excluded from redirection. Only applies when all outbound traffic (i.e. "*") is being redirected',
       ).default(serviceExclude, `$MESH_SERVICE_EXCLUDE_CIDR = "${serviceExclude}"`),
     )
-    .addOption(
-      string('-k, --orch-virt-interfaces', 'Comma separated list of virtual interfaces whose inbound traffic (from VM) will be treated as outbound'),
-    )
+    .addOption(string('-k, --orch-virt-interfaces', 'Comma separated list of virtual interfaces whose inbound traffic (from VM) will be treated as outbound'))
     .addOption(
       new Option('--probe-timeout <duration>', 'failure detection timeout')
         .argParser(durationFlag)
@@ -106,9 +99,7 @@ export function newMeshCleanIptablesCommand(io: CliIo, deps: MeshIptablesDeps = 
   return new Command('mesh-clean-iptables')
     .description('Clean up iptables rules set up by mesh-iptables')
     .addOption(boolOption('-n, --dry-run', 'Do not call any external dependencies like iptables', false))
-    .addOption(
-      new Option('-g, --proxy-gid <string>', 'Specify the GID of the user for which the redirection is not applied. (same default value as -u param)'),
-    )
+    .addOption(new Option('-g, --proxy-gid <string>', 'Specify the GID of the user for which the redirection is not applied. (same default value as -u param)'))
     .addOption(
       new Option(
         '-u, --proxy-uid <string>',

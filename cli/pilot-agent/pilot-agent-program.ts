@@ -8,14 +8,9 @@ import { processIo, type CliIo } from '../run-cli.js';
 import { newVersionCommand } from '../version-command.js';
 import { newWaitCommand } from './wait-command.js';
 
-export function buildPilotAgent(
-  io: CliIo = processIo,
-  loadSettings: () => Settings<'pilot-agent'> = () => loadProcessSettings('pilot-agent'),
-): Command {
+export function buildPilotAgent(io: CliIo = processIo, loadSettings: () => Settings<'pilot-agent'> = () => loadProcessSettings('pilot-agent')): Command {
   const settings = loadSettings();
-  const program = new Command('pilot-agent')
-    .description('Mesh Pilot agent runs in the sidecar or gateway container and bootstraps Envoy.')
-    .helpCommand(false);
+  const program = new Command('pilot-agent').description('Mesh Pilot agent runs in the sidecar or gateway container and bootstraps Envoy.').helpCommand(false);
   const request = requestCommand('Makes an HTTP request to the Envoy admin API')
     .option('--debug-port <int32>', 'Set the port to make a local request to. The default points to the Envoy admin API.', intFlag, 15000)
     .action((method: string, path: string, body: string | undefined, options: { debugPort: number }) =>

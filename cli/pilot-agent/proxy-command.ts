@@ -59,10 +59,18 @@ export function newProxyCommand(io: CliIo, deps: () => ProxyCommandDeps): Comman
     .argument('[type]', 'sidecar or router', 'sidecar')
     .option('--concurrency <int>', 'number of worker threads to run', intFlag, 0)
     .option('--domain <string>', 'DNS domain suffix. If not provided uses ${POD_NAMESPACE}.svc.cluster.local', '')
-    .option('--meshConfig <string>', 'File name for mesh configuration. If not specified, a default mesh will be used. This may be overridden by PROXY_CONFIG environment variable or proxy.mesh.io/config annotation.', './etc/mesh/config/mesh')
+    .option(
+      '--meshConfig <string>',
+      'File name for mesh configuration. If not specified, a default mesh will be used. This may be overridden by PROXY_CONFIG environment variable or proxy.mesh.io/config annotation.',
+      './etc/mesh/config/mesh',
+    )
     .option('--outlierLogPath <string>', 'The log path for outlier detection', '')
     .option('--proxyComponentLogLevel <string>', 'The component log level used to start the Envoy proxy. Deprecated, use proxyLogLevel instead', '')
-    .option('--proxyLogLevel <string>', 'The log level used to start the Envoy proxy (choose from {trace, debug, info, warning, error, critical, off}). Level may also include one or more scopes, such as \'info,misc:error,upstream:debug\'', 'warning,misc:error')
+    .option(
+      '--proxyLogLevel <string>',
+      "The log level used to start the Envoy proxy (choose from {trace, debug, info, warning, error, critical, off}). Level may also include one or more scopes, such as 'info,misc:error,upstream:debug'",
+      'warning,misc:error',
+    )
     .option('--serviceCluster <string>', 'Service cluster', 'mesh-proxy')
     .option('--stsPort <int>', 'HTTP Port on which to serve Security Token Service (STS). If zero, STS service will not be provided.', intFlag, 0)
     .option('--templateFile <string>', 'Go template bootstrap config', '')

@@ -24,10 +24,7 @@ export async function waitForReady(options: WaitOptions, io: CliIo): Promise<voi
     if (Date.now() + options.periodMillis > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, options.periodMillis));
   }
-  throw new MeshError(
-    'wait-timeout',
-    `timed out after ${options.timeoutSeconds}s waiting for ${options.url} to answer 200: ${lastProblem}`,
-  );
+  throw new MeshError('wait-timeout', `timed out after ${options.timeoutSeconds}s waiting for ${options.url} to answer 200: ${lastProblem}`);
 }
 
 async function probeOnce(url: string, timeoutMs: number): Promise<string | undefined> {

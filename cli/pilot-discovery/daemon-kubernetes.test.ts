@@ -46,21 +46,24 @@ describe('pilot-discovery discovery with an orchestrator and an external signer'
     const certificates = kubeConfig.makeApiClient(CertificatesV1Api);
     const signing = new Set<string>();
     signerLoop = setInterval(() => {
-      void certificates.listCertificateSigningRequest().then(async (list) => {
-        for (const csr of list.items as V1CertificateSigningRequest[]) {
-          const name = csr.metadata?.name ?? '';
-          const approved = csr.status?.conditions?.some((c) => c.type === 'Approved' && c.status === 'True');
-          if (csr.spec.signerName !== SIGNER || !approved || csr.status?.certificate || signing.has(name)) continue;
-          signing.add(name);
-          const pem = Buffer.from(csr.spec.request, 'base64').toString('utf8');
-          const identity = csrRequestedNames(pem).find((n) => n.type === 'uri')?.value ?? '';
-          const issued = signerCa.ca.signCsr(pem, identity, 3_600_000);
-          await certificates.replaceCertificateSigningRequestStatus({
-            name,
-            body: { ...csr, status: { ...csr.status, certificate: Buffer.from(issued.certPem).toString('base64') } },
-          });
-        }
-      }, () => undefined);
+      void certificates.listCertificateSigningRequest().then(
+        async (list) => {
+          for (const csr of list.items as V1CertificateSigningRequest[]) {
+            const name = csr.metadata?.name ?? '';
+            const approved = csr.status?.conditions?.some((c) => c.type === 'Approved' && c.status === 'True');
+            if (csr.spec.signerName !== SIGNER || !approved || csr.status?.certificate || signing.has(name)) continue;
+            signing.add(name);
+            const pem = Buffer.from(csr.spec.request, 'base64').toString('utf8');
+            const identity = csrRequestedNames(pem).find((n) => n.type === 'uri')?.value ?? '';
+            const issued = signerCa.ca.signCsr(pem, identity, 3_600_000);
+            await certificates.replaceCertificateSigningRequestStatus({
+              name,
+              body: { ...csr, status: { ...csr.status, certificate: Buffer.from(issued.certPem).toString('base64') } },
+            });
+          }
+        },
+        () => undefined,
+      );
     }, 50);
 
     workDir = mkdtempSync(join(tmpdir(), 'daemon-kube-'));
@@ -76,15 +79,26 @@ describe('pilot-discovery discovery with an orchestrator and an external signer'
       'pilot-discovery',
       [
         'discovery',
-        '--orchconfig', join(workDir, 'kubeconfig'),
-        '--httpAddr', `127.0.0.1:${httpPort}`,
-        '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0',
-        '--secureGRPCAddr', `127.0.0.1:${securePort}`,
-        '--grpcAddr', '127.0.0.1:0',
-        '--ctrlz_port', '0',
-        '--tlsCertFile', join(workDir, 'tls.crt'),
-        '--tlsKeyFile', join(workDir, 'tls.key'),
-        '--shutdownDuration', '5s',
+        '--orchconfig',
+        join(workDir, 'kubeconfig'),
+        '--httpAddr',
+        `127.0.0.1:${httpPort}`,
+        '--monitoringAddr',
+        '127.0.0.1:0',
+        '--httpsAddr',
+        '127.0.0.1:0',
+        '--secureGRPCAddr',
+        `127.0.0.1:${securePort}`,
+        '--grpcAddr',
+        '127.0.0.1:0',
+        '--ctrlz_port',
+        '0',
+        '--tlsCertFile',
+        join(workDir, 'tls.crt'),
+        '--tlsKeyFile',
+        join(workDir, 'tls.key'),
+        '--shutdownDuration',
+        '5s',
       ],
       { EXTERNAL_CA: 'MESHD_RA_ORCH_API', ORCH_SIGNER: SIGNER, POD_NAME: 'meshd-test' },
       workDir,
@@ -111,16 +125,19 @@ describe('pilot-discovery discovery with an orchestrator and an external signer'
 
   test('the daemon holds the leader Lease and publishes the signer root in every namespace', async () => {
     const coordination = kube.kubeConfig().makeApiClient(CoordinationV1Api);
-    const lease = await waitFor(async () => {
-      const found = await coordination.readNamespacedLease({ namespace: 'mesh-system', name: 'meshd-leader' }).catch(() => undefined);
-      return found?.spec?.holderIdentity ? found : undefined;
-    }, { timeoutMs: 10_000, description: 'the leader Lease' });
+    const lease = await waitFor(
+      async () => {
+        const found = await coordination.readNamespacedLease({ namespace: 'mesh-system', name: 'meshd-leader' }).catch(() => undefined);
+        return found?.spec?.holderIdentity ? found : undefined;
+      },
+      { timeoutMs: 10_000, description: 'the leader Lease' },
+    );
     expect(lease.spec?.holderIdentity).toMatch(/^meshd-test_/);
     const core = kube.kubeConfig().makeApiClient(CoreV1Api);
-    const configMap = await waitFor(
-      () => core.readNamespacedConfigMap({ namespace: 'foo', name: 'mesh-ca-root-cert' }).catch(() => undefined),
-      { timeoutMs: 10_000, description: 'the root ConfigMap in foo' },
-    );
+    const configMap = await waitFor(() => core.readNamespacedConfigMap({ namespace: 'foo', name: 'mesh-ca-root-cert' }).catch(() => undefined), {
+      timeoutMs: 10_000,
+      description: 'the root ConfigMap in foo',
+    });
     expect(configMap.data?.['root-cert.pem']).toBe(signerCa.rootPem);
   });
 
@@ -128,7 +145,21 @@ describe('pilot-discovery discovery with an orchestrator and an external signer'
     const port = await freePort();
     const second = startBin(
       'pilot-discovery',
-      ['discovery', '--httpAddr', `127.0.0.1:${port}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--secureGRPCAddr', '127.0.0.1:0', '--grpcAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
+      [
+        'discovery',
+        '--httpAddr',
+        `127.0.0.1:${port}`,
+        '--monitoringAddr',
+        '127.0.0.1:0',
+        '--httpsAddr',
+        '127.0.0.1:0',
+        '--secureGRPCAddr',
+        '127.0.0.1:0',
+        '--grpcAddr',
+        '127.0.0.1:0',
+        '--ctrlz_port',
+        '0',
+      ],
       { KUBECONFIG: join(workDir, 'kubeconfig'), ENABLE_CA_SERVER: 'false', POD_NAME: 'meshd-second' },
       workDir,
     );

@@ -62,17 +62,27 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
       'pilot-discovery',
       [
         'discovery',
-        '--configDir', join(workDir, 'config'),
-        '--monitoringAddr', `${DAEMON_HOST}:15014`,
-        '--httpsAddr', `${DAEMON_HOST}:15017`,
-        '--httpAddr', `127.0.0.1:${httpPort}`,
-        '--secureGRPCAddr', `127.0.0.1:${securePort}`,
-        '--grpcAddr', '127.0.0.1:0',
-        '--ctrlz_address', '127.0.0.1',
-        '--ctrlz_port', String(ctrlzPort),
-        '--log_output_level', 'default:info,ads:debug',
+        '--configDir',
+        join(workDir, 'config'),
+        '--monitoringAddr',
+        `${DAEMON_HOST}:15014`,
+        '--httpsAddr',
+        `${DAEMON_HOST}:15017`,
+        '--httpAddr',
+        `127.0.0.1:${httpPort}`,
+        '--secureGRPCAddr',
+        `127.0.0.1:${securePort}`,
+        '--grpcAddr',
+        '127.0.0.1:0',
+        '--ctrlz_address',
+        '127.0.0.1',
+        '--ctrlz_port',
+        String(ctrlzPort),
+        '--log_output_level',
+        'default:info,ads:debug',
         '--log_as_json',
-        '--shutdownDuration', '5s',
+        '--shutdownDuration',
+        '5s',
       ],
       {
         PILOT_DEBOUNCE_AFTER: '250ms',
@@ -99,11 +109,7 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
 
   test('the CA on --secureGRPCAddr issues a workload certificate for a token of the local issuer', async () => {
     const root = readFileSync(join(workDir, 'var/lib/mesh/ca/root-cert.pem'));
-    const client = newMeshCertificateClient(
-      `127.0.0.1:${securePort}`,
-      credentials.createSsl(root),
-      { 'grpc.ssl_target_name_override': 'localhost' },
-    );
+    const client = newMeshCertificateClient(`127.0.0.1:${securePort}`, credentials.createSsl(root), { 'grpc.ssl_target_name_override': 'localhost' });
     try {
       const { privateKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
       const csr = buildCsr({ key: privateKey, sans: { uris: ['spiffe://cluster.local/ns/bar/sa/someone-else'] } });
@@ -148,16 +154,22 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
       join(workDir, 'config', 'bad.yaml'),
       'apiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata:\n  name: bad\n  namespace: foo\nspec:\n  mtls:\n    mode: SOMETIMES\n',
     );
-    const configz = await waitFor(async () => {
-      const entries = (await (await fetch(`${base}/debug/configz`)).json()) as Array<{ kind: string; name: string }>;
-      return entries.some((e) => e.kind === 'PeerAuthentication' && e.name === 'default') ? entries : undefined;
-    }, { timeoutMs: 10_000, description: 'the PeerAuthentication in /debug/configz' });
+    const configz = await waitFor(
+      async () => {
+        const entries = (await (await fetch(`${base}/debug/configz`)).json()) as Array<{ kind: string; name: string }>;
+        return entries.some((e) => e.kind === 'PeerAuthentication' && e.name === 'default') ? entries : undefined;
+      },
+      { timeoutMs: 10_000, description: 'the PeerAuthentication in /debug/configz' },
+    );
     expect(configz.some((e) => e.name === 'bad')).toBe(false);
     expect(configz.some((e) => e.kind === 'Gateway' && e.name === 'httpbin-gateway')).toBe(true);
-    await waitFor(async () => {
-      const text = await (await fetch(`http://${DAEMON_HOST}:15014/metrics`)).text();
-      return /pilot_total_rejected_configs\{type="PeerAuthentication"\} 1/.test(text);
-    }, { description: 'the rejected config counted' });
+    await waitFor(
+      async () => {
+        const text = await (await fetch(`http://${DAEMON_HOST}:15014/metrics`)).text();
+        return /pilot_total_rejected_configs\{type="PeerAuthentication"\} 1/.test(text);
+      },
+      { description: 'the rejected config counted' },
+    );
   });
 
   (seedsAvailable ? test : test.skip)('every daemon metric of seed 2 is served on /metrics with its type', async () => {
@@ -184,16 +196,20 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
   test('PILOT_ENABLE_ANALYSIS in config-folder mode: /debug/analyze holds the messages, which come and go with the files', async () => {
     const analyze = async (): Promise<{ analyzedAt: string | null; executed: string[]; messages: { code: string; origin: string; message: string }[] }> =>
       (await (await fetch(`http://127.0.0.1:${httpPort}/debug/analyze`)).json()) as never;
-    const dangling = (report: Awaited<ReturnType<typeof analyze>>): boolean => report.messages.some((m) => m.code === 'MSH0101' && m.origin === 'VirtualService dangling.foo');
+    const dangling = (report: Awaited<ReturnType<typeof analyze>>): boolean =>
+      report.messages.some((m) => m.code === 'MSH0101' && m.origin === 'VirtualService dangling.foo');
     expect((await analyze()).executed).toEqual(expect.arrayContaining(['virtualservice.GatewayAnalyzer', 'gateway.SecretAnalyzer']));
     writeFileSync(
       join(workDir, 'config', 'dangling.yaml'),
       'apiVersion: networking.mesh.io/v1alpha3\nkind: VirtualService\nmetadata: { name: dangling, namespace: foo }\nspec:\n  hosts: [httpbin]\n  gateways: [nowhere]\n  http: [{ route: [{ destination: { host: httpbin } }] }]\n',
     );
-    const found = await waitFor(async () => {
-      const report = await analyze();
-      return dangling(report) ? report : undefined;
-    }, { timeoutMs: 10_000, description: 'the dangling gateway reference in /debug/analyze' });
+    const found = await waitFor(
+      async () => {
+        const report = await analyze();
+        return dangling(report) ? report : undefined;
+      },
+      { timeoutMs: 10_000, description: 'the dangling gateway reference in /debug/analyze' },
+    );
     expect(found.messages.find((m) => m.origin === 'VirtualService dangling.foo')?.message).toBe('Referenced gateway not found: "nowhere"');
     unlinkSync(join(workDir, 'config', 'dangling.yaml'));
     await waitFor(async () => !dangling(await analyze()), { timeoutMs: 10_000, description: 'the message gone with the file' });
@@ -243,7 +259,10 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
     const result = await exited;
     expect(result.code).toBe(0);
     expect(Date.now() - stoppedAt).toBeLessThan(5000);
-    const entries = result.stdout.trim().split('\n').map((line) => JSON.parse(line) as Record<string, unknown>);
+    const entries = result.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     expect(entries.map((e) => e.msg)).toEqual(expect.arrayContaining(['discovery service ready', 'discovery service stopped']));
     expect(entries.find((e) => e.msg === 'logging scope changed')).toMatchObject({ changedScope: 'ads', outputLevel: 'warn' });
   });
@@ -315,9 +334,7 @@ describe('pilot-agent request and wait', () => {
   test('wait gives up after --timeoutSeconds with exit code 1 and a clear line', async () => {
     readyAfter = 1_000_000;
     const startedAt = Date.now();
-    const result = await runBin('pilot-agent', [
-      'wait', '--url', `http://127.0.0.1:${port}/healthz/ready`, '--periodMillis', '50', '--timeoutSeconds', '1',
-    ]);
+    const result = await runBin('pilot-agent', ['wait', '--url', `http://127.0.0.1:${port}/healthz/ready`, '--periodMillis', '50', '--timeoutSeconds', '1']);
     expect(result.code).toBe(1);
     expect(Date.now() - startedAt).toBeLessThan(5000);
     expect(result.stderr).toMatch(/timed out after 1s waiting for .* to answer 200: last answer was 503/);

@@ -2,7 +2,16 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Server, ServerCredentials, credentials, makeGenericClientConstructor, type Client, type ServiceError, type ServerUnaryCall, type sendUnaryData } from '@grpc/grpc-js';
+import {
+  Server,
+  ServerCredentials,
+  credentials,
+  makeGenericClientConstructor,
+  type Client,
+  type ServiceError,
+  type ServerUnaryCall,
+  type sendUnaryData,
+} from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { collect, startBin } from '../../testing/run-bin.js';
 import { freePort, waitFor } from '../../testing/wait-for.js';
@@ -29,7 +38,9 @@ let client: EchoClient;
 
 function serve(id: string): Server {
   const server = new Server();
-  server.addService(ECHO, { Echo: (call: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>) => done(null, Buffer.concat([Buffer.from(`${id}:`), call.request])) });
+  server.addService(ECHO, {
+    Echo: (call: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>) => done(null, Buffer.concat([Buffer.from(`${id}:`), call.request])),
+  });
   return server;
 }
 
@@ -42,7 +53,9 @@ function bootstrap(node: string): string {
 }
 
 function echo(text: string): Promise<string> {
-  return new Promise((resolve, reject) => client.Echo(Buffer.from(text), { deadline: new Date(Date.now() + 3000) }, (error, response) => (error ? reject(error) : resolve(String(response)))));
+  return new Promise((resolve, reject) =>
+    client.Echo(Buffer.from(text), { deadline: new Date(Date.now() + 3000) }, (error, response) => (error ? reject(error) : resolve(String(response)))),
+  );
 }
 
 const pod = (backend: (typeof BACKENDS)[number]): string =>
@@ -52,16 +65,37 @@ beforeAll(async () => {
   [grpcPort, httpPort, echoPort] = await Promise.all([freePort(), freePort(), freePort()]);
   for (const backend of BACKENDS) {
     const server = serve(backend.id);
-    await new Promise<void>((resolve, reject) => server.bindAsync(`${backend.ip}:${echoPort}`, ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())));
+    await new Promise<void>((resolve, reject) =>
+      server.bindAsync(`${backend.ip}:${echoPort}`, ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
+    );
     servers.push(server);
   }
   workDir = mkdtempSync(join(tmpdir(), 'proxyless-'));
   const config = join(workDir, 'config');
   mkdirSync(config, { recursive: true });
-  writeFileSync(join(config, 'echo.yaml'), `apiVersion: v1\nkind: Service\nmetadata: { name: echo, namespace: default }\nspec: { clusterIP: 10.96.7.7, selector: { app: echo }, ports: [{ name: grpc, port: 7070, targetPort: ${echoPort} }] }\n---\n${pod(BACKENDS[0] as (typeof BACKENDS)[number])}`);
+  writeFileSync(
+    join(config, 'echo.yaml'),
+    `apiVersion: v1\nkind: Service\nmetadata: { name: echo, namespace: default }\nspec: { clusterIP: 10.96.7.7, selector: { app: echo }, ports: [{ name: grpc, port: 7070, targetPort: ${echoPort} }] }\n---\n${pod(BACKENDS[0] as (typeof BACKENDS)[number])}`,
+  );
   daemon = startBin(
     'pilot-discovery',
-    ['discovery', '--configDir', config, '--grpcAddr', `127.0.0.1:${grpcPort}`, '--secureGRPCAddr', '127.0.0.1:0', '--httpAddr', `127.0.0.1:${httpPort}`, '--monitoringAddr', '127.0.0.1:0', '--httpsAddr', '127.0.0.1:0', '--ctrlz_port', '0'],
+    [
+      'discovery',
+      '--configDir',
+      config,
+      '--grpcAddr',
+      `127.0.0.1:${grpcPort}`,
+      '--secureGRPCAddr',
+      '127.0.0.1:0',
+      '--httpAddr',
+      `127.0.0.1:${httpPort}`,
+      '--monitoringAddr',
+      '127.0.0.1:0',
+      '--httpsAddr',
+      '127.0.0.1:0',
+      '--ctrlz_port',
+      '0',
+    ],
     { PILOT_DEBOUNCE_AFTER: '20ms' },
     workDir,
   );
@@ -70,7 +104,9 @@ beforeAll(async () => {
   const xds = await import('@grpc/grpc-js-xds');
   xds.register();
   const Echo = makeGenericClientConstructor(ECHO, 'Echo');
-  client = new Echo('xds:///echo.default.svc.cluster.local:7070', credentials.createInsecure(), { [BOOTSTRAP_KEY]: bootstrap('sidecar~127.0.81.9~echo-client.default~default.svc.cluster.local') }) as unknown as EchoClient;
+  client = new Echo('xds:///echo.default.svc.cluster.local:7070', credentials.createInsecure(), {
+    [BOOTSTRAP_KEY]: bootstrap('sidecar~127.0.81.9~echo-client.default~default.svc.cluster.local'),
+  }) as unknown as EchoClient;
 });
 
 afterAll(async () => {
@@ -89,37 +125,52 @@ describe('@grpc/grpc-js-xds through the daemon', () => {
   test('follows an endpoint change', async () => {
     writeFileSync(join(workDir, 'config', 'echo-b.yaml'), pod(BACKENDS[1] as (typeof BACKENDS)[number]));
     const seen = new Set<string>();
-    await waitFor(async () => {
-      seen.add((await echo('x')).split(':')[0] ?? '');
-      return seen.has('b');
-    }, { timeoutMs: 10_000, description: 'RPCs reaching the new endpoint' });
+    await waitFor(
+      async () => {
+        seen.add((await echo('x')).split(':')[0] ?? '');
+        return seen.has('b');
+      },
+      { timeoutMs: 10_000, description: 'RPCs reaching the new endpoint' },
+    );
   });
 
   test('follows a weighted route', async () => {
     const route = (v1: number, v2: number): string =>
       `apiVersion: networking.mesh.io/v1alpha3\nkind: DestinationRule\nmetadata: { name: echo, namespace: default }\nspec:\n  host: echo\n  subsets: [{ name: v1, labels: { version: v1 } }, { name: v2, labels: { version: v2 } }]\n---\napiVersion: networking.mesh.io/v1alpha3\nkind: VirtualService\nmetadata: { name: echo, namespace: default }\nspec:\n  hosts: [echo.default.svc.cluster.local]\n  http:\n    - route:\n        - { destination: { host: echo.default.svc.cluster.local, subset: v1 }, weight: ${v1} }\n        - { destination: { host: echo.default.svc.cluster.local, subset: v2 }, weight: ${v2} }\n`;
     writeFileSync(join(workDir, 'config', 'route.yaml'), route(0, 100));
-    await waitFor(async () => {
-      const answers = await Promise.all(Array.from({ length: 10 }, () => echo('w')));
-      return answers.every((answer) => answer.startsWith('b:'));
-    }, { timeoutMs: 10_000, description: 'all RPCs on v2' });
+    await waitFor(
+      async () => {
+        const answers = await Promise.all(Array.from({ length: 10 }, () => echo('w')));
+        return answers.every((answer) => answer.startsWith('b:'));
+      },
+      { timeoutMs: 10_000, description: 'all RPCs on v2' },
+    );
     writeFileSync(join(workDir, 'config', 'route.yaml'), route(100, 0));
-    await waitFor(async () => {
-      const answers = await Promise.all(Array.from({ length: 10 }, () => echo('w')));
-      return answers.every((answer) => answer.startsWith('a:'));
-    }, { timeoutMs: 10_000, description: 'all RPCs on v1' });
+    await waitFor(
+      async () => {
+        const answers = await Promise.all(Array.from({ length: 10 }, () => echo('w')));
+        return answers.every((answer) => answer.startsWith('a:'));
+      },
+      { timeoutMs: 10_000, description: 'all RPCs on v1' },
+    );
   });
 
   test('an XdsServer receives its listener and serves', async () => {
     const xds = await import('@grpc/grpc-js-xds');
     const port = await freePort();
     const server = new xds.XdsServer({ [BOOTSTRAP_KEY]: bootstrap('sidecar~127.0.81.3~echo-server.default~default.svc.cluster.local') } as never);
-    server.addService(ECHO, { Echo: (call: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>) => done(null, Buffer.concat([Buffer.from('xds-server:'), call.request])) });
+    server.addService(ECHO, {
+      Echo: (call: ServerUnaryCall<Buffer, Buffer>, done: sendUnaryData<Buffer>) => done(null, Buffer.concat([Buffer.from('xds-server:'), call.request])),
+    });
     try {
-      await new Promise<void>((resolve, reject) => server.bindAsync(`127.0.81.3:${port}`, ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())));
+      await new Promise<void>((resolve, reject) =>
+        server.bindAsync(`127.0.81.3:${port}`, ServerCredentials.createInsecure(), (error) => (error ? reject(error) : resolve())),
+      );
       const Echo = makeGenericClientConstructor(ECHO, 'Echo');
       const direct = new Echo(`127.0.81.3:${port}`, credentials.createInsecure()) as unknown as EchoClient;
-      const answer = await new Promise<string>((resolve, reject) => direct.Echo(Buffer.from('ok'), { deadline: new Date(Date.now() + 3000) }, (error, response) => (error ? reject(error) : resolve(String(response)))));
+      const answer = await new Promise<string>((resolve, reject) =>
+        direct.Echo(Buffer.from('ok'), { deadline: new Date(Date.now() + 3000) }, (error, response) => (error ? reject(error) : resolve(String(response)))),
+      );
       direct.close();
       expect(answer).toBe('xds-server:ok');
     } finally {

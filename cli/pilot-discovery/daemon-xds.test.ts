@@ -33,7 +33,14 @@ async function startIssuer(): Promise<typeof issuer> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   url = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
   const sign = (subject: string): Promise<string> =>
-    new SignJWT({}).setProtectedHeader({ alg: 'ES256', kid: 'k' }).setIssuer(url).setSubject(subject).setAudience('mesh-ca').setIssuedAt().setExpirationTime('10m').sign(privateKey as CryptoKey);
+    new SignJWT({})
+      .setProtectedHeader({ alg: 'ES256', kid: 'k' })
+      .setIssuer(url)
+      .setSubject(subject)
+      .setAudience('mesh-ca')
+      .setIssuedAt()
+      .setExpirationTime('10m')
+      .sign(privateKey as CryptoKey);
   return { server, url, sign };
 }
 
@@ -41,22 +48,34 @@ async function startIssuer(): Promise<typeof issuer> {
 function secureStream(token?: string, clientCertificate?: KeyAndCert): { stream: AdsTestStream; client: Client } {
   const Ctor = makeGenericClientConstructor(protos.serviceDefinition(ADS_SERVICE), 'AggregatedDiscoveryService');
   const root = readFileSync(join(workDir, 'var/lib/mesh/ca/root-cert.pem'));
-  const tls = clientCertificate ? credentials.createSsl(root, readFileSync(clientCertificate.keyFile), readFileSync(clientCertificate.certFile)) : credentials.createSsl(root);
+  const tls = clientCertificate
+    ? credentials.createSsl(root, readFileSync(clientCertificate.keyFile), readFileSync(clientCertificate.certFile))
+    : credentials.createSsl(root);
   const client = new Ctor(`127.0.0.1:${ports.secure}`, tls, { 'grpc.ssl_target_name_override': 'localhost' });
   const metadata = new Metadata();
   if (token) metadata.set('authorization', `Bearer ${token}`);
-  const call = (client as unknown as { StreamAggregatedResources(m: Metadata): ClientDuplexStream<object, ResponseMessage> }).StreamAggregatedResources(metadata);
+  const call = (client as unknown as { StreamAggregatedResources(m: Metadata): ClientDuplexStream<object, ResponseMessage> }).StreamAggregatedResources(
+    metadata,
+  );
   return { stream: new AdsTestStream(call as never), client };
 }
 
-const sleepFoo = (): object => ({ ...nodeFor('sleep-foo', 'foo', { SERVICE_ACCOUNT: 'sleep', INSTANCE_IPS: '127.0.1.20' }), id: 'sidecar~127.0.1.20~sleep-foo.foo~foo.svc.cluster.local' });
+const sleepFoo = (): object => ({
+  ...nodeFor('sleep-foo', 'foo', { SERVICE_ACCOUNT: 'sleep', INSTANCE_IPS: '127.0.1.20' }),
+  id: 'sidecar~127.0.1.20~sleep-foo.foo~foo.svc.cluster.local',
+});
 
 /** The next response of a type; responses of other types (pushes) are ACKed and skipped. */
 async function nextOfType(stream: AdsTestStream, typeUrl: string, names: string[] = []): Promise<ResponseMessage> {
   for (;;) {
     const response = await stream.next(5000);
     if (response.type_url === typeUrl) return response;
-    stream.send({ type_url: response.type_url, version_info: response.version_info, response_nonce: response.nonce, resource_names: response.type_url === CLUSTER_TYPE ? [] : names });
+    stream.send({
+      type_url: response.type_url,
+      version_info: response.version_info,
+      response_nonce: response.nonce,
+      resource_names: response.type_url === CLUSTER_TYPE ? [] : names,
+    });
   }
 }
 
@@ -74,13 +93,20 @@ beforeAll(async () => {
     'pilot-discovery',
     [
       'discovery',
-      '--configDir', join(workDir, 'config'),
-      '--grpcAddr', `127.0.0.1:${ports.grpc}`,
-      '--secureGRPCAddr', `127.0.0.1:${ports.secure}`,
-      '--httpAddr', `127.0.0.1:${ports.http}`,
-      '--monitoringAddr', `127.0.0.1:${ports.monitoring}`,
-      '--httpsAddr', '127.0.0.1:0',
-      '--ctrlz_port', '0',
+      '--configDir',
+      join(workDir, 'config'),
+      '--grpcAddr',
+      `127.0.0.1:${ports.grpc}`,
+      '--secureGRPCAddr',
+      `127.0.0.1:${ports.secure}`,
+      '--httpAddr',
+      `127.0.0.1:${ports.http}`,
+      '--monitoringAddr',
+      `127.0.0.1:${ports.monitoring}`,
+      '--httpsAddr',
+      '127.0.0.1:0',
+      '--ctrlz_port',
+      '0',
     ],
     { PILOT_DEBOUNCE_AFTER: '50ms', TOKEN_ISSUER: issuer.url, AUDIENCE: 'mesh-ca' },
     workDir,
@@ -111,7 +137,12 @@ describe('the daemon serves xDS', () => {
       stream.send({ type_url: ENDPOINT_TYPE, resource_names: ['outbound|8000||httpbin.foo.svc.cluster.local'] });
       const eds = await nextOfType(stream, ENDPOINT_TYPE);
       expect(JSON.stringify(decoded(eds))).toContain('127.0.1.10');
-      stream.send({ type_url: ENDPOINT_TYPE, version_info: eds.version_info, response_nonce: eds.nonce, resource_names: ['outbound|8000||httpbin.foo.svc.cluster.local'] });
+      stream.send({
+        type_url: ENDPOINT_TYPE,
+        version_info: eds.version_info,
+        response_nonce: eds.nonce,
+        resource_names: ['outbound|8000||httpbin.foo.svc.cluster.local'],
+      });
       stream.send({ type_url: ROUTE_TYPE, resource_names: ['8000'] });
       const rds = await nextOfType(stream, ROUTE_TYPE);
       expect(JSON.stringify(decoded(rds))).toContain('httpbin.foo.svc.cluster.local');
@@ -121,17 +152,20 @@ describe('the daemon serves xDS', () => {
         join(workDir, 'config', 'second-httpbin.yaml'),
         'apiVersion: v1\nkind: Pod\nmetadata:\n  name: httpbin-foo-2\n  namespace: foo\n  labels: { app: httpbin, version: v1 }\nspec:\n  serviceAccountName: httpbin\n  containers: [{ name: httpbin, ports: [{ containerPort: 8080 }] }]\nstatus: { podIP: 127.0.1.11 }\n',
       );
-      const pushed = await waitFor(async () => {
-        const response = await stream.next(5000);
-        return response.type_url === ENDPOINT_TYPE && JSON.stringify(decoded(response)).includes('127.0.1.11') ? response : undefined;
-      }, { timeoutMs: 10_000, description: 'the new endpoint over EDS' });
+      const pushed = await waitFor(
+        async () => {
+          const response = await stream.next(5000);
+          return response.type_url === ENDPOINT_TYPE && JSON.stringify(decoded(response)).includes('127.0.1.11') ? response : undefined;
+        },
+        { timeoutMs: 10_000, description: 'the new endpoint over EDS' },
+      );
       expect(pushed.type_url).toBe(ENDPOINT_TYPE);
     } finally {
       stream.cancel();
     }
   });
 
-  test('over TLS with a token of the proxy\'s own identity; another namespace\'s token is refused', async () => {
+  test("over TLS with a token of the proxy's own identity; another namespace's token is refused", async () => {
     const good = secureStream(await issuer.sign('system:serviceaccount:foo:sleep'));
     try {
       good.stream.send({ node: sleepFoo(), type_url: CLUSTER_TYPE, resource_names: [] });
@@ -180,7 +214,10 @@ describe('the daemon serves xDS', () => {
   });
 
   test('debug information is refused on the plain-text port: syncz and config dumps need an authenticated stream', async () => {
-    for (const [type, names] of [[DEBUG_SYNCZ_TYPE, []], [DEBUG_TYPE, ['config_dump?proxyID=sleep-foo.foo']]] as const) {
+    for (const [type, names] of [
+      [DEBUG_SYNCZ_TYPE, []],
+      [DEBUG_TYPE, ['config_dump?proxyID=sleep-foo.foo']],
+    ] as const) {
       const stream = plain.sotw();
       stream.send({ node: sleepFoo(), type_url: type, resource_names: [...names] });
       expect(await stream.status).toMatchObject({ code: 16, details: expect.stringContaining('authentication required') });
@@ -215,7 +252,7 @@ describe('the daemon serves xDS', () => {
   });
 });
 
-describe('admission of new streams (last: it uses up the daemon\'s turns for about a second)', () => {
+describe("admission of new streams (last: it uses up the daemon's turns for about a second)", () => {
   test('a storm of new streams is admitted at the reference rate; the rest are refused with RESOURCE_EXHAUSTED at once', async () => {
     const perSecond = Math.min(15 + 5 * availableParallelism(), 100);
     const startedAt = performance.now();

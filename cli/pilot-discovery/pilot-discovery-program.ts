@@ -15,18 +15,15 @@ export function buildPilotDiscovery(
 ): Command {
   // Settings are read before flags so that flag defaults can come from them (POD_NAMESPACE, CLUSTER_ID).
   const settings = loadSettings();
-  const program = new Command('pilot-discovery')
-    .description('Mesh Pilot provides management plane functionality to the mesh.')
-    .helpCommand(false);
+  const program = new Command('pilot-discovery').description('Mesh Pilot provides management plane functionality to the mesh.').helpCommand(false);
   program.addCommand(
-    newDiscoveryCommand(
-      { namespace: settings.get('POD_NAMESPACE'), clusterID: settings.get('CLUSTER_ID') },
-      (flags) => runDiscovery(meshdOptionsFrom(flags, { settings, args: process.argv })),
+    newDiscoveryCommand({ namespace: settings.get('POD_NAMESPACE'), clusterID: settings.get('CLUSTER_ID') }, (flags) =>
+      runDiscovery(meshdOptionsFrom(flags, { settings, args: process.argv })),
     ),
   );
   program.addCommand(
-    requestCommand('Makes an HTTP request to Pilot metrics/debug endpoint').action(
-      (method: string, path: string, body: string | undefined) => sendDebugRequest(DAEMON_DEBUG_URL, method, path, body, io),
+    requestCommand('Makes an HTTP request to Pilot metrics/debug endpoint').action((method: string, path: string, body: string | undefined) =>
+      sendDebugRequest(DAEMON_DEBUG_URL, method, path, body, io),
     ),
   );
   program.addCommand(newVersionCommand(io));

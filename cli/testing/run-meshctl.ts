@@ -16,6 +16,10 @@ export async function runMeshctlInProcess(args: readonly string[], env: Record<s
   let stdout = '';
   let stderr = '';
   const io = { stdout: (text: string) => void (stdout += text), stderr: (text: string) => void (stderr += text) };
-  const code = await runProgram(buildMeshctl(io, () => loadSettings('meshctl', env)), args, io);
+  const code = await runProgram(
+    buildMeshctl(io, () => loadSettings('meshctl', env)),
+    args,
+    io,
+  );
   return { code, stdout, stderr };
 }

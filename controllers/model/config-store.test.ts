@@ -41,7 +41,12 @@ describe('config store', () => {
 
   test('list is sorted by namespace then name, per kind and per namespace, and follows writes', () => {
     const store = newConfigStore();
-    for (const [ns, name] of [['foo', 'b'], ['bar', 'z'], ['foo', 'a']] as const) store.apply(peerAuthentication(ns, name, 'STRICT'));
+    for (const [ns, name] of [
+      ['foo', 'b'],
+      ['bar', 'z'],
+      ['foo', 'a'],
+    ] as const)
+      store.apply(peerAuthentication(ns, name, 'STRICT'));
     const names = (): string[] => store.list('PeerAuthentication').map((e) => `${e.namespace}/${e.name}`);
     expect(names()).toEqual(['bar/z', 'foo/a', 'foo/b']);
     expect(store.list('PeerAuthentication', 'foo').map((e) => e.name)).toEqual(['a', 'b']);

@@ -66,8 +66,7 @@ export function newConfigStore(): ConfigStoreWriter {
     }
   };
 
-  const sortedEntries = (byName: ByName): ConfigEntry[] =>
-    [...byName.keys()].sort().map((name) => (byName.get(name) as Stored).entry);
+  const sortedEntries = (byName: ByName): ConfigEntry[] => [...byName.keys()].sort().map((name) => (byName.get(name) as Stored).entry);
 
   return {
     get<K extends KindName>(kind: K, namespace: string, name: string): ConfigEntry<K> | undefined {

@@ -51,7 +51,9 @@ export function workloadFromPod(object: KubeObject, clusterId: string): Workload
   const labels = stringMap(object.metadata?.labels);
   const annotations = stringMap(object.metadata?.annotations);
   const conditions = status['conditions'];
-  const readyCondition = array(conditions).map(record).find((condition) => condition['type'] === 'Ready');
+  const readyCondition = array(conditions)
+    .map(record)
+    .find((condition) => condition['type'] === 'Ready');
   const ready = Array.isArray(conditions) ? readyCondition?.['status'] === 'True' : true;
   const phase = status['phase'];
   const containerPorts: ContainerPort[] = [];

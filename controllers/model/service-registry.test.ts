@@ -56,12 +56,26 @@ function fooRegistry(): ServiceRegistryWriter {
   registry.applyService(service('foo', 'sleep', { selector: { app: 'sleep' }, ports: [{ port: 80 }] }));
   registry.applyService(service('foo', 'manual', { ports: [{ port: 80 }] }));
   registry.applyWorkload(
-    pod('foo', 'httpbin-1', { labels: { app: 'httpbin', version: 'v1' }, annotations: { 'sidecar.mesh.io/status': 'injected' }, ip: '10.0.0.1', sa: 'httpbin', ports: [{ name: 'web', containerPort: 80 }] }),
+    pod('foo', 'httpbin-1', {
+      labels: { app: 'httpbin', version: 'v1' },
+      annotations: { 'sidecar.mesh.io/status': 'injected' },
+      ip: '10.0.0.1',
+      sa: 'httpbin',
+      ports: [{ name: 'web', containerPort: 80 }],
+    }),
   );
   registry.applyWorkload(
-    pod('foo', 'httpbin-2', { labels: { app: 'httpbin', version: 'v2', 'security.mesh.io/tlsMode': 'mesh' }, ip: '10.0.0.2', sa: 'httpbin-v2', ports: [{ name: 'web', containerPort: 8080 }], ready: false }),
+    pod('foo', 'httpbin-2', {
+      labels: { app: 'httpbin', version: 'v2', 'security.mesh.io/tlsMode': 'mesh' },
+      ip: '10.0.0.2',
+      sa: 'httpbin-v2',
+      ports: [{ name: 'web', containerPort: 8080 }],
+      ready: false,
+    }),
   );
-  registry.applyWorkload(pod('foo', 'httpbin-done', { labels: { app: 'httpbin' }, ip: '10.0.0.9', phase: 'Succeeded', ports: [{ name: 'web', containerPort: 80 }] }));
+  registry.applyWorkload(
+    pod('foo', 'httpbin-done', { labels: { app: 'httpbin' }, ip: '10.0.0.9', phase: 'Succeeded', ports: [{ name: 'web', containerPort: 80 }] }),
+  );
   registry.applyWorkload(pod('foo', 'httpbin-pending', { labels: { app: 'httpbin' }, ports: [{ name: 'web', containerPort: 80 }] }));
   registry.applyWorkload(pod('foo', 'sleep-1', { labels: { app: 'sleep' }, ip: '10.0.0.3' }));
   registry.applyWorkload(pod('bar', 'httpbin-other', { labels: { app: 'httpbin' }, ip: '10.0.1.1', ports: [{ name: 'web', containerPort: 80 }] }));
@@ -92,7 +106,10 @@ describe('registry conversion', () => {
   });
 
   test('a service has its host name, ports with target ports (defaulting to the port) and no selector when empty', () => {
-    const svc = service('foo', 'web', { selector: {}, ports: [{ port: 80 }, { name: 'x', port: 'bad' }, { name: 'h', port: 81, targetPort: 'http', protocol: 'UDP' }] });
+    const svc = service('foo', 'web', {
+      selector: {},
+      ports: [{ port: 80 }, { name: 'x', port: 'bad' }, { name: 'h', port: 81, targetPort: 'http', protocol: 'UDP' }],
+    });
     expect(svc.hostname).toBe('web.foo.svc.cluster.local');
     expect(svc.selector).toBeUndefined();
     expect(svc.ports).toEqual([
@@ -181,7 +198,11 @@ describe('service registry lookups', () => {
 
 describe('service registry changes', () => {
   test.each([
-    ['the same pod again', (r: ServiceRegistryWriter) => r.applyWorkload(r.workload('foo', 'httpbin-1') as Workload), { changed: false, identityChanged: false, endpoints: [] }],
+    [
+      'the same pod again',
+      (r: ServiceRegistryWriter) => r.applyWorkload(r.workload('foo', 'httpbin-1') as Workload),
+      { changed: false, identityChanged: false, endpoints: [] },
+    ],
     [
       'a new address',
       (r: ServiceRegistryWriter) => r.applyWorkload({ ...(r.workload('foo', 'httpbin-1') as Workload), address: '10.0.0.7' }),
@@ -197,8 +218,16 @@ describe('service registry changes', () => {
       (r: ServiceRegistryWriter) => r.applyWorkload({ ...(r.workload('foo', 'sleep-1') as Workload), labels: { app: 'httpbin' } }),
       { changed: true, identityChanged: true, endpoints: ['foo/httpbin', 'foo/sleep'] },
     ],
-    ['a pod no service selects', (r: ServiceRegistryWriter) => r.applyWorkload(pod('foo', 'lonely', { ip: '10.0.0.50' })), { changed: true, identityChanged: false, endpoints: [] }],
-    ['deleting a selected pod', (r: ServiceRegistryWriter) => r.deleteWorkload('foo', 'sleep-1'), { changed: true, identityChanged: false, endpoints: ['foo/sleep'] }],
+    [
+      'a pod no service selects',
+      (r: ServiceRegistryWriter) => r.applyWorkload(pod('foo', 'lonely', { ip: '10.0.0.50' })),
+      { changed: true, identityChanged: false, endpoints: [] },
+    ],
+    [
+      'deleting a selected pod',
+      (r: ServiceRegistryWriter) => r.deleteWorkload('foo', 'sleep-1'),
+      { changed: true, identityChanged: false, endpoints: ['foo/sleep'] },
+    ],
     ['deleting an unknown pod', (r: ServiceRegistryWriter) => r.deleteWorkload('foo', 'nobody'), { changed: false, identityChanged: false, endpoints: [] }],
   ])('%s', (_name, write, expected) => {
     const registry = fooRegistry();
@@ -225,7 +254,12 @@ describe('service registry changes', () => {
 });
 
 describe('service registry with EndpointSlices', () => {
-  const slice = (name: string, service: string, endpoints: Record<string, unknown>[], ports = [{ name: 'http', port: 8080 }]): ReturnType<typeof endpointSliceFromObject> =>
+  const slice = (
+    name: string,
+    service: string,
+    endpoints: Record<string, unknown>[],
+    ports = [{ name: 'http', port: 8080 }],
+  ): ReturnType<typeof endpointSliceFromObject> =>
     endpointSliceFromObject({
       apiVersion: 'discovery.k8s.io/v1',
       kind: 'EndpointSlice',

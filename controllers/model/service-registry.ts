@@ -248,7 +248,10 @@ export function newServiceRegistry(options: ServiceRegistryOptions): ServiceRegi
     },
 
     servicesOfWorkload(workload) {
-      return services.sorted(workload.namespace).map((entry) => entry.service).filter((service) => selectsWorkload(service, workload));
+      return services
+        .sorted(workload.namespace)
+        .map((entry) => entry.service)
+        .filter((service) => selectsWorkload(service, workload));
     },
 
     endpoints(namespace, name, servicePort) {
@@ -259,9 +262,9 @@ export function newServiceRegistry(options: ServiceRegistryOptions): ServiceRegi
     servicePortsForContainerPort(namespace, workloadName, containerPort) {
       const workload = workloads.get(namespace, workloadName);
       if (!workload) return [];
-      return registry.servicesOfWorkload(workload).flatMap((service) =>
-        service.ports.filter((port) => resolveTargetPort(port, workload) === containerPort).map((port) => ({ service, port })),
-      );
+      return registry
+        .servicesOfWorkload(workload)
+        .flatMap((service) => service.ports.filter((port) => resolveTargetPort(port, workload) === containerPort).map((port) => ({ service, port })));
     },
 
     servicePortsForWorkload(namespace, selector) {
@@ -347,9 +350,7 @@ export function newServiceRegistry(options: ServiceRegistryOptions): ServiceRegi
       slices.set(slice.namespace, slice.name, slice);
       linkSlice(slice, true);
       touch();
-      const affected = [slice.serviceName, before?.serviceName ?? '']
-        .filter((name) => name !== '')
-        .map((name) => keyOf(slice.namespace, name));
+      const affected = [slice.serviceName, before?.serviceName ?? ''].filter((name) => name !== '').map((name) => keyOf(slice.namespace, name));
       return change(false, false, useSlices ? recomputeAll(affected) : []);
     },
 

@@ -195,7 +195,10 @@ export function registerConfigControllers(options: RegisterConfigControllersOpti
     metrics,
     clock,
   });
-  const watched = [{ source: meshSource, mapFn: meshConfig.mapFn }, ...(sharedSource && sharedSource !== meshSource ? [{ source: sharedSource, mapFn: meshConfig.mapFn }] : [])];
+  const watched = [
+    { source: meshSource, mapFn: meshConfig.mapFn },
+    ...(sharedSource && sharedSource !== meshSource ? [{ source: sharedSource, mapFn: meshConfig.mapFn }] : []),
+  ];
   const meshWired = wireController(wiring, 'mesh-config', watched, meshConfig.reconcile);
   add(meshWired);
   options.meshConfigWatcher.subscribe(() => meshWired.controller.enqueue(meshConfig.key));

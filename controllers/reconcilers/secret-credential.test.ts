@@ -14,8 +14,16 @@ let otherKey: string;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'mesh-secret-'));
   const authority = await certificateAuthority(dir, 'ca');
-  const [leaf, other] = await Promise.all([signedCertificate(dir, 'leaf', 'DNS:a.example.com', authority), signedCertificate(dir, 'other', 'DNS:b.example.com', authority)]);
-  [ca, cert, key, otherKey] = await Promise.all([readFile(authority.certFile, 'utf8'), readFile(leaf.certFile, 'utf8'), readFile(leaf.keyFile, 'utf8'), readFile(other.keyFile, 'utf8')]);
+  const [leaf, other] = await Promise.all([
+    signedCertificate(dir, 'leaf', 'DNS:a.example.com', authority),
+    signedCertificate(dir, 'other', 'DNS:b.example.com', authority),
+  ]);
+  [ca, cert, key, otherKey] = await Promise.all([
+    readFile(authority.certFile, 'utf8'),
+    readFile(leaf.certFile, 'utf8'),
+    readFile(leaf.keyFile, 'utf8'),
+    readFile(other.keyFile, 'utf8'),
+  ]);
 });
 
 afterAll(() => rm(dir, { recursive: true, force: true }));
@@ -49,7 +57,12 @@ describe('parseSecretCredential', () => {
   test.each([
     ['the key missing', () => secret({ 'tls.crt': cert }), 'data.tls.key', 'missing'],
     ['the certificate missing', () => secret({ 'tls.key': key }), 'data.tls.crt', 'missing'],
-    ['an unparsable certificate', () => secret({ 'tls.crt': '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n', 'tls.key': key }), 'data.tls.crt', 'parsable'],
+    [
+      'an unparsable certificate',
+      () => secret({ 'tls.crt': '-----BEGIN CERTIFICATE-----\nnot base64\n-----END CERTIFICATE-----\n', 'tls.key': key }),
+      'data.tls.crt',
+      'parsable',
+    ],
     ['an unparsable key', () => secret({ 'tls.crt': cert, 'tls.key': 'junk' }), 'data.tls.key', 'parsable'],
     ['a key of another certificate', () => secret({ 'tls.crt': cert, 'tls.key': otherKey }), 'data.tls.key', 'does not match'],
     ['an unparsable CA', () => secret({ 'tls.crt': cert, 'tls.key': key, 'ca.crt': 'junk' }), 'data.ca.crt', 'parsable'],

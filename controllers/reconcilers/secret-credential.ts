@@ -89,7 +89,8 @@ export function parseSecretCredential(object: SecretObject): SecretCredentialRes
     const privateKey = parsePrivateKey(key);
     if (!privateKey) return { kind: 'invalid', field: `data.${names.key}`, message: 'holds no parsable PEM private key' };
     const [leaf] = chain;
-    if (!leaf?.checkPrivateKey(privateKey)) return { kind: 'invalid', field: `data.${names.key}`, message: `does not match the certificate of data.${names.cert}` };
+    if (!leaf?.checkPrivateKey(privateKey))
+      return { kind: 'invalid', field: `data.${names.key}`, message: `does not match the certificate of data.${names.cert}` };
     credential.certificateChain = cert;
     credential.privateKey = key;
   }

@@ -10,8 +10,6 @@ import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import type { KubeObject, Source } from '../../runtime/index.js';
 import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
 
-
-
 const roots: string[] = [];
 afterAll(async () => {
   await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));
@@ -107,7 +105,12 @@ describe('config folder source', () => {
       expect(configDir.isSynced()).toBe(true);
       const services = configDir.sourceFor(NETWORKING, 'VirtualService');
       expect(services.isSynced()).toBe(true);
-      expect(services.store.list().map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`).sort()).toEqual(['default/plain', 'foo/j']);
+      expect(
+        services.store
+          .list()
+          .map((o) => `${o.metadata?.namespace}/${o.metadata?.name}`)
+          .sort(),
+      ).toEqual(['default/plain', 'foo/j']);
       expect(configDir.sourceFor(NETWORKING, 'Gateway').store.get({ namespace: 'foo', name: 'gw' })).toBeDefined();
 
       const ns = configDir.sourceFor('v1', 'Namespace').store.get({ namespace: '', name: 'foo' });
@@ -146,7 +149,12 @@ describe('config folder source', () => {
       const maps = running.configDir.sourceFor('v1', 'ConfigMap').store;
       expect(maps.get({ namespace: 'mesh-system', name: 'mesh' })?.['data']).toEqual({ mesh: '' });
       expect(maps.get({ namespace: 'default', name: 'other' })?.kind).toBe('ConfigMap');
-      expect(running.configDir.sourceFor('v1', 'Namespace').store.list().map((o) => o.metadata?.name)).toEqual(['a']);
+      expect(
+        running.configDir
+          .sourceFor('v1', 'Namespace')
+          .store.list()
+          .map((o) => o.metadata?.name),
+      ).toEqual(['a']);
     } finally {
       await running.stop();
     }

@@ -166,8 +166,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
     for (const entry of listing.files) {
       present.add(entry.path);
       const previous = files.get(entry.path);
-      const mustRead =
-        !previous || previous.signature !== entry.signature || previous.racy || readAll || named.has(entry.path);
+      const mustRead = !previous || previous.signature !== entry.signature || previous.racy || readAll || named.has(entry.path);
       if (!mustRead) continue;
       let text: string;
       try {
@@ -215,8 +214,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
         problems: parsed.problems,
       });
     });
-    const isUnreadable = (path: string): boolean =>
-      listing.unreadable.some((bad) => path === bad.path || path.startsWith(bad.path + sep));
+    const isUnreadable = (path: string): boolean => listing.unreadable.some((bad) => path === bad.path || path.startsWith(bad.path + sep));
     for (const path of [...files.keys()]) {
       if (!present.has(path) && !isUnreadable(path)) {
         files.delete(path);
@@ -230,9 +228,7 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
   };
 
   const publish = (unreadable: readonly { path: string; message: string }[]): void => {
-    const ordered = [...files.entries()]
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-      .map(([path, state]) => ({ path, documents: state.documents }));
+    const ordered = [...files.entries()].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([path, state]) => ({ path, documents: state.documents }));
     const resolved = resolveConfigObjects(ordered, clusterScoped, normalizedCache);
     const events = index.replace(resolved.objects);
 
@@ -466,4 +462,3 @@ export function newConfigDirSource(options: ConfigDirSourceOptions): ConfigDirSo
     checkOf: (object) => index.checkOf(object),
   };
 }
-

@@ -77,4 +77,3 @@ function isNotFound(error: unknown): boolean {
   const code = (error as { code?: unknown } | undefined)?.code;
   return code === 'ENOENT' || code === 'ENOTDIR';
 }
-

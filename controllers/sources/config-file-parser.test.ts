@@ -66,9 +66,7 @@ describe('parseConfigFile', () => {
   test('items of a typed list inherit apiVersion and kind', () => {
     const text = JSON.stringify({ apiVersion: 'v1', kind: 'ConfigMapList', items: [{ metadata: { name: 'm', namespace: 'x' }, data: { a: '1' } }] });
     const parsed = parseConfigFile('/c/maps.json', text);
-    expect(parsed.documents.map((d) => d.object)).toEqual([
-      { apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm', namespace: 'x' }, data: { a: '1' } },
-    ]);
+    expect(parsed.documents.map((d) => d.object)).toEqual([{ apiVersion: 'v1', kind: 'ConfigMap', metadata: { name: 'm', namespace: 'x' }, data: { a: '1' } }]);
   });
 
   test('a JSON file holds one object or a List, with item positions', () => {

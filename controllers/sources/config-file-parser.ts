@@ -101,11 +101,7 @@ function toJs(document: Document.Parsed): unknown {
   }
 }
 
-function collectDocuments(
-  path: string,
-  values: readonly { value: unknown; node: Node | null; offset: number }[],
-  at: Locate,
-): ParsedConfigFile {
+function collectDocuments(path: string, values: readonly { value: unknown; node: Node | null; offset: number }[], at: Locate): ParsedConfigFile {
   const documents: ParsedDocument[] = [];
   const problems: ConfigFileProblem[] = [];
   const accept = (value: unknown, offset: number, fill?: { apiVersion?: string; kind?: string }): void => {

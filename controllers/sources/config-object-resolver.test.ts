@@ -47,8 +47,12 @@ describe('resolveConfigObjects', () => {
   });
 
   test('content is canonical: key order does not matter', () => {
-    const a = resolveConfigObjects([{ path: '/a', documents: [doc({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'm' }, data: { a: '1', b: '2' } })] }]);
-    const b = resolveConfigObjects([{ path: '/b', documents: [doc({ data: { b: '2', a: '1' }, metadata: { name: 'm', namespace: 'default' }, apiVersion: 'v1', kind: 'ConfigMap' })] }]);
+    const a = resolveConfigObjects([
+      { path: '/a', documents: [doc({ kind: 'ConfigMap', apiVersion: 'v1', metadata: { name: 'm' }, data: { a: '1', b: '2' } })] },
+    ]);
+    const b = resolveConfigObjects([
+      { path: '/b', documents: [doc({ data: { b: '2', a: '1' }, metadata: { name: 'm', namespace: 'default' }, apiVersion: 'v1', kind: 'ConfigMap' })] },
+    ]);
     expect(a.objects.get('ConfigMap')?.get('default/m')?.normalized.content).toBe(b.objects.get('ConfigMap')?.get('default/m')?.normalized.content);
   });
 });

@@ -55,11 +55,7 @@ export interface ResolvedObjects {
  * an earlier document of the same file), and each later one is reported as a conflict.
  * Namespaced kinds without `metadata.namespace` get `default`; cluster-scoped kinds get none.
  */
-export function resolveConfigObjects(
-  files: readonly FileObjects[],
-  clusterScoped?: ReadonlySet<string>,
-  cache?: NormalizedCache,
-): ResolvedObjects {
+export function resolveConfigObjects(files: readonly FileObjects[], clusterScoped?: ReadonlySet<string>, cache?: NormalizedCache): ResolvedObjects {
   const objects = new Map<string, Map<string, DesiredObject>>();
   const conflicts: ConfigFileProblem[] = [];
   for (const file of files) {

@@ -10,8 +10,6 @@ import { newNopLogger } from '../../runtime/index.js';
 import { FakeClock } from '../../runtime/testing/fake-clock.js';
 import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
 
-
-
 const roots: string[] = [];
 afterAll(async () => {
   await Promise.all(roots.map((root) => rm(root, { recursive: true, force: true })));

@@ -67,10 +67,7 @@ export function newMeshConfigWatcher(options: MeshConfigWatcherOptions): MeshCon
       if (!(error instanceof MeshConfigError)) throw error;
       rejected = { fileText: nextFileText, sharedText: nextSharedText };
       const first = error.issues[0];
-      log.error(
-        { origin: error.origin, line: first?.line, column: first?.column, error: error.message },
-        'mesh config rejected, keeping the last good one',
-      );
+      log.error({ origin: error.origin, line: first?.line, column: first?.column, error: error.message }, 'mesh config rejected, keeping the last good one');
       try {
         options.onError?.(error);
       } catch (callbackError) {

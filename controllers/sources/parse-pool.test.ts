@@ -89,7 +89,7 @@ describe('the parse pool', () => {
   });
 });
 
-describe('the parse threads\' warm-up', () => {
+describe("the parse threads' warm-up", () => {
   test('its sample is one valid policy of every kind', () => {
     const checked = checkConfigFile('warm-up.yaml', WARM_UP_SAMPLE);
     expect(checked.problems).toEqual([]);
@@ -106,7 +106,11 @@ describe('the parse threads\' warm-up', () => {
   });
 });
 
-const KINDS: readonly (readonly [string, string])[] = [...KIND_NAMES.map((kind) => [apiVersionOf(kind), kind] as const), ['v1', 'ConfigMap'], ['v1', 'Service']];
+const KINDS: readonly (readonly [string, string])[] = [
+  ...KIND_NAMES.map((kind) => [apiVersionOf(kind), kind] as const),
+  ['v1', 'ConfigMap'],
+  ['v1', 'Service'],
+];
 const PORTS: ValidateOptions = { servicePortsForWorkload: () => [8080] };
 
 async function readFolder(pool: ParsePool | undefined): Promise<{ source: ConfigDirSource; stop: () => Promise<void> }> {

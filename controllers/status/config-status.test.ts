@@ -4,7 +4,14 @@ import { buildConfigStatus, describeIssues, type ConfigOutcome } from './config-
 const NOW = '2026-11-01T10:00:00Z';
 const EARLIER = '2026-10-01T10:00:00Z';
 
-const valid: ConfigOutcome = { generation: 2, resourceVersion: '10', accepted: true, errors: [], warnings: [], serving: { resourceVersion: '10', generation: 2 } };
+const valid: ConfigOutcome = {
+  generation: 2,
+  resourceVersion: '10',
+  accepted: true,
+  errors: [],
+  warnings: [],
+  serving: { resourceVersion: '10', generation: 2 },
+};
 const invalid: ConfigOutcome = {
   generation: 3,
   resourceVersion: '11',
@@ -29,7 +36,12 @@ describe('config status', () => {
       invalid,
       [
         { type: 'Accepted', status: 'False', reason: 'Invalid', message: 'spec.mtls.mode: expected one of UNSET, DISABLE, PERMISSIVE, STRICT' },
-        { type: 'Reconciled', status: 'False', reason: 'LastGoodVersionServing', message: 'this version is rejected; the last valid version (generation 2) keeps serving' },
+        {
+          type: 'Reconciled',
+          status: 'False',
+          reason: 'LastGoodVersionServing',
+          message: 'this version is rejected; the last valid version (generation 2) keeps serving',
+        },
       ],
     ],
     [

@@ -107,7 +107,10 @@ function desiredConditions(outcome: ConfigOutcome): Omit<StatusCondition, 'lastT
         type: 'Accepted',
         status: 'True',
         reason: 'Accepted',
-        message: warnings === 0 ? 'the resource is valid' : `the resource is valid, with ${warnings} warning${warnings === 1 ? '' : 's'}: ${describeIssues(outcome.warnings)}`,
+        message:
+          warnings === 0
+            ? 'the resource is valid'
+            : `the resource is valid, with ${warnings} warning${warnings === 1 ? '' : 's'}: ${describeIssues(outcome.warnings)}`,
       },
       { type: 'Reconciled', status: 'True', reason: 'Reconciled', message: 'this version is serving in the mesh' },
     ];

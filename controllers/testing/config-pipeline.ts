@@ -17,7 +17,12 @@ export function setupConfigPipeline(manager: Manager, options: ConfigPipelineOpt
   const environment = newMeshEnvironment({ ...options, useEndpointSlices: options.settings.get('PILOT_USE_ENDPOINT_SLICE'), clock: manager.clock });
   const config = setupConfigWithManager(manager, { ...options, environment });
   if (config.analysisFeed) {
-    setupAnalysisWithManager(manager, { feed: config.analysisFeed, model: environment.model, rootNamespace: options.rootNamespace, log: scopedLogger(options.log, 'analysis') });
+    setupAnalysisWithManager(manager, {
+      feed: config.analysisFeed,
+      model: environment.model,
+      rootNamespace: options.rootNamespace,
+      log: scopedLogger(options.log, 'analysis'),
+    });
   }
   return { model: environment.model, ...config };
 }

@@ -20,7 +20,10 @@ function corpusDocuments(): Map<string, string[]> {
   const byKind = new Map<string, string[]>();
   for (const kind of readdirSync(CORPUS).sort()) {
     const files = readdirSync(join(CORPUS, kind)).filter((name) => name.endsWith('.yaml') && !name.endsWith('.expected.yaml'));
-    byKind.set(kind, files.sort().map((name) => readFileSync(join(CORPUS, kind, name), 'utf8')));
+    byKind.set(
+      kind,
+      files.sort().map((name) => readFileSync(join(CORPUS, kind, name), 'utf8')),
+    );
   }
   return byKind;
 }
@@ -92,5 +95,13 @@ export async function writeMixedConfigFolder(root: string, copies = 1): Promise<
   await put('odd/list.yaml', LIST);
   await put('odd/broken.yaml', `${generatedPolicy(0)}---\nkind: [unclosed\n`);
   await put('odd/empty.yaml', '');
-  await put('odd/policy.json', JSON.stringify({ apiVersion: 'security.mesh.io/v1beta1', kind: 'PeerAuthentication', metadata: { name: 'json', namespace: 'ns-6' }, spec: { mtls: { mode: 'STRICT' } } }));
+  await put(
+    'odd/policy.json',
+    JSON.stringify({
+      apiVersion: 'security.mesh.io/v1beta1',
+      kind: 'PeerAuthentication',
+      metadata: { name: 'json', namespace: 'ns-6' },
+      spec: { mtls: { mode: 'STRICT' } },
+    }),
+  );
 }

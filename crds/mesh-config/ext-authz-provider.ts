@@ -17,7 +17,9 @@ const PROVIDER_NAME = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 /** Provider names go into policy names and metadata keys: DNS-1123 labels, as the reference requires. */
 function providerNameProblem(name: string): string | undefined {
   if (name.length > 63) return `provider name "${name}" is longer than 63 characters`;
-  return PROVIDER_NAME.test(name) ? undefined : `provider name "${name}" must consist of lowercase letters, digits and "-", and start and end with a letter or digit`;
+  return PROVIDER_NAME.test(name)
+    ? undefined
+    : `provider name "${name}" must consist of lowercase letters, digits and "-", and start and end with a letter or digit`;
 }
 
 /** `outbound|<port>||<host>`: the cluster every sidecar has for a service port. */
@@ -40,7 +42,9 @@ function lookupService(service: string, servicesByHost: (hostname: string) => re
   const namespaces = [...new Set(servicesByHost(service).map((candidate) => candidate.namespace))].sort();
   if (namespaces.length === 1) return { hostname: service };
   if (namespaces.length > 1) {
-    return { problem: `found ${service} in multiple namespaces [${namespaces.join(' ')}], specify the namespace explicitly in the format of <Namespace>/<Hostname>` };
+    return {
+      problem: `found ${service} in multiple namespaces [${namespaces.join(' ')}], specify the namespace explicitly in the format of <Namespace>/<Hostname>`,
+    };
   }
   return { problem: `could not find service ${service} in the mesh's service registry` };
 }

@@ -32,9 +32,8 @@ export const EXTENSION_PROVIDER_KINDS = [
  * reference checks.
  */
 const ENVOY_STATUS_CODES: ReadonlySet<number> = new Set([
-  100, 200, 201, 202, 203, 204, 205, 206, 207, 208, 226, 300, 301, 302, 303, 304, 305, 307, 308, 400, 401, 402, 403, 404, 405, 406, 407,
-  408, 409, 410, 411, 412, 413, 414, 415, 416, 417, 421, 422, 423, 424, 426, 428, 429, 431, 500, 501, 502, 503, 504, 505, 506, 507, 508,
-  510, 511,
+  100, 200, 201, 202, 203, 204, 205, 206, 207, 208, 226, 300, 301, 302, 303, 304, 305, 307, 308, 400, 401, 402, 403, 404, 405, 406, 407, 408, 409, 410, 411,
+  412, 413, 414, 415, 416, 417, 421, 422, 423, 424, 426, 428, 429, 431, 500, 501, 502, 503, 504, 505, 506, 507, 508, 510, 511,
 ]);
 
 const portProblem = (issue: { input?: unknown }): string => `expected a port from 1 to 65535, got ${String(issue.input)}`;
@@ -43,9 +42,11 @@ const portSchema = z
   .check(z.minimum(1, { error: portProblem }), z.maximum(65535, { error: portProblem }));
 
 /** `<namespace>/<host>`, a host name or an IP address, as the reference's `validateExtensionProviderService`. */
-const serviceSchema = z.string({ error: (issue) => (issue.input === undefined ? 'required: expected the authorizer\'s service, such as "my-ns/authz.my-ns.svc.cluster.local"' : undefined) }).check(
-  z.refine(serviceProblemIsNone, { error: (issue) => serviceProblem(issue.input as string) ?? '' }),
-);
+const serviceSchema = z
+  .string({
+    error: (issue) => (issue.input === undefined ? 'required: expected the authorizer\'s service, such as "my-ns/authz.my-ns.svc.cluster.local"' : undefined),
+  })
+  .check(z.refine(serviceProblemIsNone, { error: (issue) => serviceProblem(issue.input as string) ?? '' }));
 
 const HOST_LABEL = /^(?!-)[a-zA-Z0-9-]{1,63}(?<!-)$/;
 const NAMESPACE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
@@ -77,7 +78,12 @@ const headerListSchema = z.array(z.string()).check(
   z.superRefine((headers, context) => {
     headers.forEach((header, index) => {
       if (header === '*' || header === '') {
-        context.addIssue({ code: 'custom', path: [index], input: header, message: `expected a header name, a prefix (x-*) or a suffix (*-id), got ${JSON.stringify(header)}` });
+        context.addIssue({
+          code: 'custom',
+          path: [index],
+          input: header,
+          message: `expected a header name, a prefix (x-*) or a suffix (*-id), got ${JSON.stringify(header)}`,
+        });
       }
     });
   }),
@@ -137,12 +143,22 @@ export const extensionProviderSchema = z
       const sections = Object.keys(provider).filter((key) => key !== 'name');
       for (const key of sections) {
         if (!KNOWN_KINDS.has(key)) {
-          context.addIssue({ code: 'custom', path: [key], input: provider, message: `unknown provider type: expected one of ${EXTENSION_PROVIDER_KINDS.join(', ')}` });
+          context.addIssue({
+            code: 'custom',
+            path: [key],
+            input: provider,
+            message: `unknown provider type: expected one of ${EXTENSION_PROVIDER_KINDS.join(', ')}`,
+          });
         }
       }
       const known = sections.filter((key) => KNOWN_KINDS.has(key));
       if (known.length === 0 && sections.length === 0) {
-        context.addIssue({ code: 'custom', path: [], input: provider, message: `expected one provider section, such as envoyExtAuthzHttp or envoyExtAuthzGrpc` });
+        context.addIssue({
+          code: 'custom',
+          path: [],
+          input: provider,
+          message: `expected one provider section, such as envoyExtAuthzHttp or envoyExtAuthzGrpc`,
+        });
       } else if (known.length > 1) {
         context.addIssue({ code: 'custom', path: [known[1] as string], input: provider, message: `expected one provider section, got ${known.join(' and ')}` });
       }
@@ -154,7 +170,8 @@ export const extensionProvidersSchema = z.array(extensionProviderSchema).check(
   z.superRefine((providers, context) => {
     const seen = new Set<string>();
     providers.forEach((provider, index) => {
-      if (seen.has(provider.name)) context.addIssue({ code: 'custom', path: [index, 'name'], input: provider.name, message: `duplicate extension provider name "${provider.name}"` });
+      if (seen.has(provider.name))
+        context.addIssue({ code: 'custom', path: [index, 'name'], input: provider.name, message: `duplicate extension provider name "${provider.name}"` });
       seen.add(provider.name);
     });
   }),

@@ -24,12 +24,7 @@ export {
   type EnvoyExtAuthzHttpProvider,
   type ExtensionProvider,
 } from './extension-provider-schema.js';
-export {
-  resolveExtAuthzProvider,
-  type ExtAuthzProviderResolution,
-  type ProviderServiceRef,
-  type ResolvedExtAuthzProvider,
-} from './ext-authz-provider.js';
+export { resolveExtAuthzProvider, type ExtAuthzProviderResolution, type ProviderServiceRef, type ResolvedExtAuthzProvider } from './ext-authz-provider.js';
 export { DEFAULT_MESH_CONFIG, effectivePathNormalization } from './mesh-config-defaults.js';
 export {
   DEFAULT_MESH_CONFIG_FILE,

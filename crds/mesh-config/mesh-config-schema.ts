@@ -76,7 +76,6 @@ export const proxyConfigInputSchema = z.strictObject({
   connectionSettings: z.optional(passThroughSchema),
 });
 
-
 export const meshConfigInputSchema = z.strictObject({
   proxyListenPort: z.optional(portSchema),
   proxyInboundListenPort: z.optional(portSchema),
@@ -110,8 +109,8 @@ export const meshConfigInputSchema = z.strictObject({
         certSigners: z.optional(stringListSchema),
         trustDomains: z.optional(stringListSchema),
       }),
-  ),
     ),
+  ),
   defaultServiceExportTo: z.optional(stringListSchema),
   defaultVirtualServiceExportTo: z.optional(stringListSchema),
   defaultDestinationRuleExportTo: z.optional(stringListSchema),
@@ -182,10 +181,7 @@ export type ProxyConfig = ProxyConfigInput &
   >;
 
 /** The resolved mesh config: defaults, then the shared config, then the standard one. */
-export type MeshConfig = Omit<
-  MeshConfigInput,
-  'defaultConfig' | 'outboundTrafficPolicy' | 'inboundTrafficPolicy' | 'pathNormalization' | 'defaultProviders'
-> &
+export type MeshConfig = Omit<MeshConfigInput, 'defaultConfig' | 'outboundTrafficPolicy' | 'inboundTrafficPolicy' | 'pathNormalization' | 'defaultProviders'> &
   Required<
     Pick<
       MeshConfigInput,

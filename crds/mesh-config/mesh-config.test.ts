@@ -86,7 +86,13 @@ describe('mesh config', () => {
       accessLogFile: '/dev/stdout',
       defaultVirtualServiceExportTo: ['.'],
       defaultDestinationRuleExportTo: ['*'],
-      defaultConfig: { concurrency: 4, proxyMetadata: { DNS_CAPTURE: 'true' }, holdApplicationUntilProxyStarts: true, drainDuration: '45s', proxyAdminPort: 15000 },
+      defaultConfig: {
+        concurrency: 4,
+        proxyMetadata: { DNS_CAPTURE: 'true' },
+        holdApplicationUntilProxyStarts: true,
+        drainDuration: '45s',
+        proxyAdminPort: 15000,
+      },
     });
     expect(effectivePathNormalization(config)).toBe('MERGE_SLASHES');
     expect(config.extensionProviders.map((p) => p.name)).toEqual(['prometheus', 'envoy', 'authz']);
@@ -145,14 +151,14 @@ describe('mesh config', () => {
   });
 
   test.each([
-    [
-      'a YAML syntax error',
-      'trustDomain: a\ndefaultConfig:\n  proxyMetadata: {A: [\n',
-      /^invalid mesh config (\S+): line [34], column \d+: /,
-      '',
-    ],
+    ['a YAML syntax error', 'trustDomain: a\ndefaultConfig:\n  proxyMetadata: {A: [\n', /^invalid mesh config (\S+): line [34], column \d+: /, ''],
     ['a duplicate key', 'trustDomain: a\ntrustDomain: b\n', /line 2, column 1: .*[Mm]ap keys must be unique/, ''],
-    ['an unknown field', 'trustDomain: a\ndefaultConfig:\n  proxyMetdata: {A: b}\n', /line 3, column 3: defaultConfig\.proxyMetdata: unknown field/, 'defaultConfig.proxyMetdata'],
+    [
+      'an unknown field',
+      'trustDomain: a\ndefaultConfig:\n  proxyMetdata: {A: b}\n',
+      /line 3, column 3: defaultConfig\.proxyMetdata: unknown field/,
+      'defaultConfig.proxyMetdata',
+    ],
     ['an unknown top-level field', 'rootNamspace: x\n', /line 1, column 1: rootNamspace: unknown field/, 'rootNamspace'],
     ['a bad enum', 'outboundTrafficPolicy:\n  mode: SOMETIMES\n', /line 2, column 9: outboundTrafficPolicy\.mode: /, 'outboundTrafficPolicy.mode'],
     ['the outbound mode used inbound', 'inboundTrafficPolicy: {mode: ALLOW_ANY}\n', /inboundTrafficPolicy\.mode/, 'inboundTrafficPolicy.mode'],
@@ -166,13 +172,48 @@ describe('mesh config', () => {
       /line 3, column \d+: extensionProviders\[0\]\.envoyExtAuthzHtp: unknown provider type: expected one of envoyExtAuthzHttp, envoyExtAuthzGrpc, /,
       'extensionProviders[0].envoyExtAuthzHtp',
     ],
-    ['an authorizer without a service', 'extensionProviders:\n  - name: authz\n    envoyExtAuthzGrpc: {port: 9000}\n', /extensionProviders\[0\]\.envoyExtAuthzGrpc\.service: required: expected the authorizer's service/, 'extensionProviders[0].envoyExtAuthzGrpc.service'],
-    ['an authorizer port out of range', 'extensionProviders:\n  - name: authz\n    envoyExtAuthzHttp: {service: authz.foo.svc.cluster.local, port: 70000}\n', /line 3, column \d+: extensionProviders\[0\]\.envoyExtAuthzHttp\.port: expected a port from 1 to 65535, got 70000/, 'extensionProviders[0].envoyExtAuthzHttp.port'],
-    ['two providers of one name', 'extensionProviders:\n  - {name: authz, envoyExtAuthzGrpc: {service: a.b, port: 1}}\n  - {name: authz, prometheus: {}}\n', /line 3, column \d+: extensionProviders\[1\]\.name: duplicate extension provider name "authz"/, 'extensionProviders[1].name'],
-    ['a service that is neither a host nor ns/host', 'extensionProviders:\n  - {name: authz, envoyExtAuthzGrpc: {service: "a/b/c", port: 1}}\n', /envoyExtAuthzGrpc\.service: expected <namespace>\/<host> or a host, got "a\/b\/c"/, 'extensionProviders[0].envoyExtAuthzGrpc.service'],
-    ['a status Envoy does not know', 'extensionProviders:\n  - {name: authz, envoyExtAuthzHttp: {service: a.b, port: 1, statusOnError: "299"}}\n', /statusOnError: expected an HTTP status code Envoy knows/, 'extensionProviders[0].envoyExtAuthzHttp.statusOnError'],
-    ['a lone wildcard header', 'extensionProviders:\n  - {name: authz, envoyExtAuthzHttp: {service: a.b, port: 1, headersToUpstreamOnAllow: ["*"]}}\n', /headersToUpstreamOnAllow\[0\]: expected a header name, a prefix/, 'extensionProviders[0].envoyExtAuthzHttp.headersToUpstreamOnAllow[0]'],
-    ['a path prefix without a slash', 'extensionProviders:\n  - {name: authz, envoyExtAuthzHttp: {service: a.b, port: 1, pathPrefix: check}}\n', /pathPrefix: expected a path starting with "\/"/, 'extensionProviders[0].envoyExtAuthzHttp.pathPrefix'],
+    [
+      'an authorizer without a service',
+      'extensionProviders:\n  - name: authz\n    envoyExtAuthzGrpc: {port: 9000}\n',
+      /extensionProviders\[0\]\.envoyExtAuthzGrpc\.service: required: expected the authorizer's service/,
+      'extensionProviders[0].envoyExtAuthzGrpc.service',
+    ],
+    [
+      'an authorizer port out of range',
+      'extensionProviders:\n  - name: authz\n    envoyExtAuthzHttp: {service: authz.foo.svc.cluster.local, port: 70000}\n',
+      /line 3, column \d+: extensionProviders\[0\]\.envoyExtAuthzHttp\.port: expected a port from 1 to 65535, got 70000/,
+      'extensionProviders[0].envoyExtAuthzHttp.port',
+    ],
+    [
+      'two providers of one name',
+      'extensionProviders:\n  - {name: authz, envoyExtAuthzGrpc: {service: a.b, port: 1}}\n  - {name: authz, prometheus: {}}\n',
+      /line 3, column \d+: extensionProviders\[1\]\.name: duplicate extension provider name "authz"/,
+      'extensionProviders[1].name',
+    ],
+    [
+      'a service that is neither a host nor ns/host',
+      'extensionProviders:\n  - {name: authz, envoyExtAuthzGrpc: {service: "a/b/c", port: 1}}\n',
+      /envoyExtAuthzGrpc\.service: expected <namespace>\/<host> or a host, got "a\/b\/c"/,
+      'extensionProviders[0].envoyExtAuthzGrpc.service',
+    ],
+    [
+      'a status Envoy does not know',
+      'extensionProviders:\n  - {name: authz, envoyExtAuthzHttp: {service: a.b, port: 1, statusOnError: "299"}}\n',
+      /statusOnError: expected an HTTP status code Envoy knows/,
+      'extensionProviders[0].envoyExtAuthzHttp.statusOnError',
+    ],
+    [
+      'a lone wildcard header',
+      'extensionProviders:\n  - {name: authz, envoyExtAuthzHttp: {service: a.b, port: 1, headersToUpstreamOnAllow: ["*"]}}\n',
+      /headersToUpstreamOnAllow\[0\]: expected a header name, a prefix/,
+      'extensionProviders[0].envoyExtAuthzHttp.headersToUpstreamOnAllow[0]',
+    ],
+    [
+      'a path prefix without a slash',
+      'extensionProviders:\n  - {name: authz, envoyExtAuthzHttp: {service: a.b, port: 1, pathPrefix: check}}\n',
+      /pathPrefix: expected a path starting with "\/"/,
+      'extensionProviders[0].envoyExtAuthzHttp.pathPrefix',
+    ],
   ])('%s is an error naming the file, the line and the field', (_name, text, message, path) => {
     const error = errorOf(() => loadMeshConfig({ file: '/etc/mesh/config/mesh', fileText: text }));
     expect(error.code).toBe('invalid-mesh-config');

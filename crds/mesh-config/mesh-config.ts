@@ -69,7 +69,10 @@ export function parseMeshConfigYaml(text: string, origin: string): MeshConfigInp
   if (value === null || value === undefined) return {};
   const result = parseMeshConfigInput(value);
   if (result.success) return result.data;
-  throw new MeshConfigError(origin, result.error.issues.flatMap((issue) => describeIssue(issue, document.contents, at)));
+  throw new MeshConfigError(
+    origin,
+    result.error.issues.flatMap((issue) => describeIssue(issue, document.contents, at)),
+  );
 }
 
 /**
@@ -116,12 +119,7 @@ export function loadMeshConfig(options: LoadMeshConfigOptions): MeshConfig {
 }
 
 /** As `loadMeshConfig`, from text already read (`undefined`: no standard config). */
-export function buildMeshConfig(
-  fileText: string | undefined,
-  origin: string,
-  sharedText?: string,
-  sharedOrigin = 'shared mesh config',
-): MeshConfig {
+export function buildMeshConfig(fileText: string | undefined, origin: string, sharedText?: string, sharedOrigin = 'shared mesh config'): MeshConfig {
   let config: MeshConfig = DEFAULT_MESH_CONFIG;
   if (sharedText !== undefined && sharedText.trim() !== '') {
     config = applyMeshConfig(config, parseMeshConfigYaml(sharedText, sharedOrigin));
@@ -157,11 +155,7 @@ function stripUndefined<T extends object>(value: T): Partial<T> {
 }
 
 /** One zod issue as located issues; an unknown-keys issue becomes one per unknown field. */
-function describeIssue(
-  issue: z.core.$ZodIssue,
-  root: Node | null,
-  at: (offset: number) => { line: number; column: number },
-): MeshConfigIssue[] {
+function describeIssue(issue: z.core.$ZodIssue, root: Node | null, at: (offset: number) => { line: number; column: number }): MeshConfigIssue[] {
   const path = issue.path.filter((segment): segment is string | number => typeof segment !== 'symbol');
   if (issue.code === 'unrecognized_keys') {
     return issue.keys.map((key) => {

@@ -25,7 +25,9 @@ function flag(value: boolean | { value: boolean } | undefined): boolean {
  * APPEND_FORWARD and SANITIZE_SET add this hop's element (`By`, `Hash`, then the chosen details)
  * for mutual TLS connections and otherwise keep or drop what came in; ALWAYS_FORWARD_ONLY keeps it.
  */
-export function compileClientCertHeader(config: ClientCertHeaderConfig): (incoming: string | undefined, connection: ClientCertConnection) => string | undefined {
+export function compileClientCertHeader(
+  config: ClientCertHeaderConfig,
+): (incoming: string | undefined, connection: ClientCertConnection) => string | undefined {
   const raw = config.forward_client_cert_details ?? 'SANITIZE';
   const mode = typeof raw === 'number' ? (MODES[raw] ?? 'SANITIZE') : raw;
   const details = config.set_current_client_cert_details ?? {};

@@ -32,7 +32,11 @@ function valuesOf(value: string | readonly string[]): readonly string[] {
 }
 
 /** The server's headers a predicate picks, one edit per value. */
-function picked(headers: Readonly<Record<string, string | readonly string[]>>, pick: (name: string) => boolean, action: HeaderMutation['action']): HeaderMutation[] {
+function picked(
+  headers: Readonly<Record<string, string | readonly string[]>>,
+  pick: (name: string) => boolean,
+  action: HeaderMutation['action'],
+): HeaderMutation[] {
   const out: HeaderMutation[] = [];
   for (const [name, value] of Object.entries(headers)) {
     if (HOP_BY_HOP.has(name) || !pick(name)) continue;
@@ -57,7 +61,13 @@ export function readHttpAnswer(service: ExtAuthzHttpService, answer: ExtAuthzHtt
     const upstream = service.upstreamHeaders;
     const client = service.clientHeadersOnSuccess;
     const toRemove = headers[HEADERS_TO_REMOVE_HEADER];
-    const removals = toRemove === undefined ? [] : valuesOf(toRemove).flatMap((list) => list.split(',')).map((name) => name.trim().toLowerCase()).filter(removable);
+    const removals =
+      toRemove === undefined
+        ? []
+        : valuesOf(toRemove)
+            .flatMap((list) => list.split(','))
+            .map((name) => name.trim().toLowerCase())
+            .filter(removable);
     return {
       kind: 'ok',
       requestMutations: upstream ? picked(headers, upstream, 'overwrite') : [],

@@ -58,7 +58,10 @@ function peers(check: CheckConnection): { source: PeerMessage; destination: Peer
   const { connection } = check;
   return {
     source: { address: addressOf(connection.sourceAddress, connection.sourcePort), principal: peerPrincipal(connection) },
-    destination: { address: addressOf(connection.destinationAddress, connection.destinationPort), principal: check.terminatesTls ? (check.localUriSan ?? '') : '' },
+    destination: {
+      address: addressOf(connection.destinationAddress, connection.destinationPort),
+      principal: check.terminatesTls ? (check.localUriSan ?? '') : '',
+    },
   };
 }
 
@@ -80,7 +83,11 @@ export function buildHttpCheckRequest(check: CheckConnection, http: CheckHttpReq
   if (http.body) headers[PARTIAL_BODY_HEADER] = String(http.body.buffered.truncated);
   const length = request.headers['content-length'];
   const size = length !== undefined && /^\d+$/.test(length) ? Number(length) : -1;
-  const body = http.body ? (http.body.settings.packAsBytes ? { raw_body: http.body.buffered.bytes } : { body: Buffer.from(http.body.buffered.bytes).toString('utf8') }) : {};
+  const body = http.body
+    ? http.body.settings.packAsBytes
+      ? { raw_body: http.body.buffered.bytes }
+      : { body: Buffer.from(http.body.buffered.bytes).toString('utf8') }
+    : {};
   const millis = http.now.getTime();
   const message: HttpRequestMessage = {
     id: String(http.streamId),

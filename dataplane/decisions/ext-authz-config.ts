@@ -110,7 +110,18 @@ const DEFAULT_STATUS_ON_ERROR = 403;
 
 // `clear_route_cache`: the data plane picks the route after every filter ran, so an authorizer's
 // header edits always reach route selection, which is what the flag asks of Envoy.
-const HTTP_FIELDS = new Set(['@type', 'http_service', 'grpc_service', 'failure_mode_allow', 'status_on_error', 'with_request_body', 'transport_api_version', 'filter_enabled_metadata', 'allowed_headers', 'clear_route_cache']);
+const HTTP_FIELDS = new Set([
+  '@type',
+  'http_service',
+  'grpc_service',
+  'failure_mode_allow',
+  'status_on_error',
+  'with_request_body',
+  'transport_api_version',
+  'filter_enabled_metadata',
+  'allowed_headers',
+  'clear_route_cache',
+]);
 const NETWORK_FIELDS = new Set(['@type', 'stat_prefix', 'grpc_service', 'failure_mode_allow', 'transport_api_version', 'filter_enabled_metadata']);
 const HTTP_SERVICE_FIELDS = new Set(['server_uri', 'path_prefix', 'authorization_request', 'authorization_response']);
 const SERVER_URI_FIELDS = new Set(['uri', 'cluster', 'timeout']);
@@ -144,7 +155,8 @@ function requiredString(name: string, value: string | undefined): string {
 
 function checkTransportVersion(version: string | number | undefined): void {
   // Envoy refuses V2 and AUTO (unset) alike: the Check API spoken is v3.
-  if (version !== 'V3' && version !== 2) throw new ExtAuthzConfigError('transport_api_version', `must be V3, got ${version === undefined ? 'AUTO (unset)' : String(version)}`);
+  if (version !== 'V3' && version !== 2)
+    throw new ExtAuthzConfigError('transport_api_version', `must be V3, got ${version === undefined ? 'AUTO (unset)' : String(version)}`);
 }
 
 function enabledBy(config: MetadataMatcherConfig | undefined): (metadata: DynamicMetadata) => boolean {
@@ -184,14 +196,18 @@ function compileHttpService(config: HttpServiceConfig, topAllowedHeaders: ListSt
   onlyFields('http_service.authorization_response.', response, RESPONSE_FIELDS);
   // The reference's older releases set the (deprecated) matcher inside authorization_request; Envoy
   // takes either, not both.
-  if (topAllowedHeaders && request.allowed_headers) throw new ExtAuthzConfigError('allowed_headers', 'is also set in http_service.authorization_request.allowed_headers');
-  const allowedHeaders = topAllowedHeaders ? matcher('allowed_headers', topAllowedHeaders) : matcher('http_service.authorization_request.allowed_headers', request.allowed_headers);
+  if (topAllowedHeaders && request.allowed_headers)
+    throw new ExtAuthzConfigError('allowed_headers', 'is also set in http_service.authorization_request.allowed_headers');
+  const allowedHeaders = topAllowedHeaders
+    ? matcher('allowed_headers', topAllowedHeaders)
+    : matcher('http_service.authorization_request.allowed_headers', request.allowed_headers);
   const headersToAdd = (request.headers_to_add ?? []).map((header, index): [string, string] => {
     const name = `http_service.authorization_request.headers_to_add[${index}]`;
     onlyFields(`${name}.`, header, HEADER_VALUE_FIELDS);
     return [requiredString(`${name}.key`, header.key).toLowerCase(), header.value ?? ''];
   });
-  const optional = <K extends string>(key: K, predicate: NamePredicate | undefined): Partial<Record<K, NamePredicate>> => (predicate ? ({ [key]: predicate } as Record<K, NamePredicate>) : {});
+  const optional = <K extends string>(key: K, predicate: NamePredicate | undefined): Partial<Record<K, NamePredicate>> =>
+    predicate ? ({ [key]: predicate } as Record<K, NamePredicate>) : {};
   return {
     kind: 'http',
     cluster: requiredString('http_service.server_uri.cluster', uri.cluster),
@@ -202,7 +218,10 @@ function compileHttpService(config: HttpServiceConfig, topAllowedHeaders: ListSt
     ...optional('allowedHeaders', allowedHeaders),
     ...optional('upstreamHeaders', matcher('http_service.authorization_response.allowed_upstream_headers', response.allowed_upstream_headers)),
     ...optional('clientHeaders', matcher('http_service.authorization_response.allowed_client_headers', response.allowed_client_headers)),
-    ...optional('clientHeadersOnSuccess', matcher('http_service.authorization_response.allowed_client_headers_on_success', response.allowed_client_headers_on_success)),
+    ...optional(
+      'clientHeadersOnSuccess',
+      matcher('http_service.authorization_response.allowed_client_headers_on_success', response.allowed_client_headers_on_success),
+    ),
   };
 }
 
@@ -210,7 +229,8 @@ function compileBody(config: ExtAuthzConfig['with_request_body']): ExtAuthzBodyS
   if (config === undefined) return undefined;
   onlyFields('with_request_body.', config, BODY_FIELDS);
   const maxBytes = config.max_request_bytes;
-  if (maxBytes === undefined || !Number.isInteger(maxBytes) || maxBytes <= 0) throw new ExtAuthzConfigError('with_request_body.max_request_bytes', 'must be a positive integer');
+  if (maxBytes === undefined || !Number.isInteger(maxBytes) || maxBytes <= 0)
+    throw new ExtAuthzConfigError('with_request_body.max_request_bytes', 'must be a positive integer');
   return { maxBytes, allowPartial: config.allow_partial_message === true, packAsBytes: config.pack_as_bytes === true };
 }
 
@@ -226,9 +246,13 @@ function compileStatusOnError(config: ExtAuthzConfig['status_on_error']): number
 export function compileExtAuthzHttpSettings(config: ExtAuthzConfig): ExtAuthzHttpSettings {
   onlyFields('', config, HTTP_FIELDS);
   checkTransportVersion(config.transport_api_version);
-  if ((config.http_service === undefined) === (config.grpc_service === undefined)) throw new ExtAuthzConfigError('services', 'needs exactly one of http_service and grpc_service');
-  if (config.grpc_service && config.allowed_headers) throw new ExtAuthzConfigError('allowed_headers', 'applies to http_service only (a gRPC server gets every header)');
-  const service = config.http_service ? compileHttpService(config.http_service, config.allowed_headers) : compileGrpcService(config.grpc_service as GrpcServiceConfig);
+  if ((config.http_service === undefined) === (config.grpc_service === undefined))
+    throw new ExtAuthzConfigError('services', 'needs exactly one of http_service and grpc_service');
+  if (config.grpc_service && config.allowed_headers)
+    throw new ExtAuthzConfigError('allowed_headers', 'applies to http_service only (a gRPC server gets every header)');
+  const service = config.http_service
+    ? compileHttpService(config.http_service, config.allowed_headers)
+    : compileGrpcService(config.grpc_service as GrpcServiceConfig);
   const body = compileBody(config.with_request_body);
   return {
     service,

@@ -12,7 +12,11 @@ const GRPC_CLUSTER = 'outbound|9000||authz.foo';
 const HTTP_SERVICE = { server_uri: { uri: 'http://authz.foo', cluster: HTTP_CLUSTER, timeout: { seconds: '1' } } };
 const GRPC_SERVICE = { envoy_grpc: { cluster_name: GRPC_CLUSTER, authority: 'authz.foo' }, timeout: { nanos: 300_000_000 } };
 const POLICY = 'mesh-ext-authz-ns[bar]-policy[ext]-rule[0]';
-const ENABLED = { filter: 'envoy.filters.http.rbac', path: [{ key: 'mesh_ext_authz_shadow_effective_policy_id' }], value: { string_match: { prefix: 'mesh-ext-authz' } } };
+const ENABLED = {
+  filter: 'envoy.filters.http.rbac',
+  path: [{ key: 'mesh_ext_authz_shadow_effective_policy_id' }],
+  value: { string_match: { prefix: 'mesh-ext-authz' } },
+};
 const MATCHED = { 'envoy.filters.http.rbac': { mesh_ext_authz_shadow_effective_policy_id: POLICY, mesh_ext_authz_shadow_engine_result: 'denied' } };
 
 const TLS_CONNECTION: ConnectionFacts = {
@@ -32,7 +36,10 @@ const REQUEST: HttpRequestFacts = {
 };
 
 /** A transport that records the calls and answers as told: what `x authz explain` would give. */
-function recordingTransport(http: ExtAuthzHttpAnswer = { kind: 'response', status: 200, headers: {}, body: new Uint8Array() }, grpc: CheckResponseMessage = { status: { code: 0 } }) {
+function recordingTransport(
+  http: ExtAuthzHttpAnswer = { kind: 'response', status: 200, headers: {}, body: new Uint8Array() },
+  grpc: CheckResponseMessage = { status: { code: 0 } },
+) {
   const calls: (ExtAuthzHttpCall | ExtAuthzGrpcCall)[] = [];
   const transport: ExtAuthzTransport = {
     http: async (call) => (calls.push(call), http),
@@ -51,13 +58,19 @@ const input = (overrides: Partial<ExtAuthzHttpInput> = {}): ExtAuthzHttpInput =>
   ...overrides,
 });
 
-const httpFilter = (fields: Partial<ExtAuthzConfig> = {}) => compileExtAuthzHttpFilter({ http_service: HTTP_SERVICE, transport_api_version: 'V3', filter_enabled_metadata: ENABLED, ...fields });
-const grpcFilter = (fields: Partial<ExtAuthzConfig> = {}) => compileExtAuthzHttpFilter({ grpc_service: GRPC_SERVICE, transport_api_version: 'V3', filter_enabled_metadata: ENABLED, ...fields });
-const httpServiceOf = (http: ExtAuthzConfig['http_service'], fields: Partial<ExtAuthzConfig> = {}): ExtAuthzHttpService => compileExtAuthzHttpSettings({ http_service: http, transport_api_version: 'V3', ...fields }).service as ExtAuthzHttpService;
+const httpFilter = (fields: Partial<ExtAuthzConfig> = {}) =>
+  compileExtAuthzHttpFilter({ http_service: HTTP_SERVICE, transport_api_version: 'V3', filter_enabled_metadata: ENABLED, ...fields });
+const grpcFilter = (fields: Partial<ExtAuthzConfig> = {}) =>
+  compileExtAuthzHttpFilter({ grpc_service: GRPC_SERVICE, transport_api_version: 'V3', filter_enabled_metadata: ENABLED, ...fields });
+const httpServiceOf = (http: ExtAuthzConfig['http_service'], fields: Partial<ExtAuthzConfig> = {}): ExtAuthzHttpService =>
+  compileExtAuthzHttpSettings({ http_service: http, transport_api_version: 'V3', ...fields }).service as ExtAuthzHttpService;
 
 describe('the check request', () => {
   test('to an HTTP server: method, path prefix + path, Host, Authorization, allowed headers, headers_to_add over them, its own Content-Length', () => {
-    const service = httpServiceOf({ ...HTTP_SERVICE, path_prefix: '/check', authorization_request: { headers_to_add: [{ key: 'x-b', value: 'added' }] } }, { allowed_headers: { patterns: [{ exact: 'x-b' }] } });
+    const service = httpServiceOf(
+      { ...HTTP_SERVICE, path_prefix: '/check', authorization_request: { headers_to_add: [{ key: 'x-b', value: 'added' }] } },
+      { allowed_headers: { patterns: [{ exact: 'x-b' }] } },
+    );
     expect(buildHttpCheckCall(service, { request: REQUEST, now: new Date(), streamId: 1 })).toEqual({
       cluster: HTTP_CLUSTER,
       timeoutMs: 1000,
@@ -66,20 +79,44 @@ describe('the check request', () => {
       headers: { host: 'httpbin.bar:8000', authorization: 'Bearer t', 'x-b': 'added', 'content-length': '0' },
       body: new Uint8Array(0),
     });
-    const withBody = buildHttpCheckCall(service, { request: REQUEST, now: new Date(), streamId: 1, body: { settings: { maxBytes: 4, allowPartial: true, packAsBytes: false }, buffered: { bytes: Buffer.from('abcd'), truncated: true } } });
+    const withBody = buildHttpCheckCall(service, {
+      request: REQUEST,
+      now: new Date(),
+      streamId: 1,
+      body: { settings: { maxBytes: 4, allowPartial: true, packAsBytes: false }, buffered: { bytes: Buffer.from('abcd'), truncated: true } },
+    });
     expect(withBody.headers).toMatchObject({ 'content-length': '4', 'x-envoy-auth-partial-body': 'true' });
   });
 
   test('to a gRPC server: peers with principals, every header with the pseudo-headers, size, time and stream id', () => {
-    const message = buildHttpCheckRequest({ connection: TLS_CONNECTION, localUriSan: 'spiffe://cluster.local/ns/bar/sa/httpbin', terminatesTls: true }, { request: REQUEST, now: new Date('2026-01-02T03:04:05.678Z'), streamId: 7 });
-    expect(message.attributes.source).toEqual({ address: { socket_address: { address: '10.0.0.1', port_value: 40000 } }, principal: 'spiffe://cluster.local/ns/foo/sa/sleep' });
-    expect(message.attributes.destination).toEqual({ address: { socket_address: { address: '10.0.0.2', port_value: 8000 } }, principal: 'spiffe://cluster.local/ns/bar/sa/httpbin' });
+    const message = buildHttpCheckRequest(
+      { connection: TLS_CONNECTION, localUriSan: 'spiffe://cluster.local/ns/bar/sa/httpbin', terminatesTls: true },
+      { request: REQUEST, now: new Date('2026-01-02T03:04:05.678Z'), streamId: 7 },
+    );
+    expect(message.attributes.source).toEqual({
+      address: { socket_address: { address: '10.0.0.1', port_value: 40000 } },
+      principal: 'spiffe://cluster.local/ns/foo/sa/sleep',
+    });
+    expect(message.attributes.destination).toEqual({
+      address: { socket_address: { address: '10.0.0.2', port_value: 8000 } },
+      principal: 'spiffe://cluster.local/ns/bar/sa/httpbin',
+    });
     expect(message.attributes.request).toEqual({
       time: { seconds: 1767323045, nanos: 678_000_000 },
       http: {
         id: '7',
         method: 'POST',
-        headers: { ':authority': 'httpbin.bar:8000', ':method': 'POST', ':path': '/headers?q=1', ':scheme': 'https', authorization: 'Bearer t', 'content-length': '5', 'x-a': '1', 'x-b': '2', cookie: 'c=1' },
+        headers: {
+          ':authority': 'httpbin.bar:8000',
+          ':method': 'POST',
+          ':path': '/headers?q=1',
+          ':scheme': 'https',
+          authorization: 'Bearer t',
+          'content-length': '5',
+          'x-a': '1',
+          'x-b': '2',
+          cookie: 'c=1',
+        },
         path: '/headers?q=1',
         host: 'httpbin.bar:8000',
         scheme: 'https',
@@ -92,19 +129,37 @@ describe('the check request', () => {
   test('principals: the subject without a URI SAN; none in plain text; the body as text or bytes', () => {
     const subjectOnly = { ...TLS_CONNECTION, peerCertificate: { uriSans: [], dnsSans: ['a.example'], subject: 'CN=a', sha256: '00' } };
     expect(buildNetworkCheckRequest({ connection: subjectOnly, terminatesTls: true }).attributes.source.principal).toBe('CN=a');
-    const plain = buildNetworkCheckRequest({ connection: { ...TLS_CONNECTION, transportProtocol: 'raw_buffer', peerCertificate: undefined } as ConnectionFacts, localUriSan: 'spiffe://x', terminatesTls: false });
-    expect(plain.attributes).toEqual({ source: { address: { socket_address: { address: '10.0.0.1', port_value: 40000 } }, principal: '' }, destination: { address: { socket_address: { address: '10.0.0.2', port_value: 8000 } }, principal: '' } });
+    const plain = buildNetworkCheckRequest({
+      connection: { ...TLS_CONNECTION, transportProtocol: 'raw_buffer', peerCertificate: undefined } as ConnectionFacts,
+      localUriSan: 'spiffe://x',
+      terminatesTls: false,
+    });
+    expect(plain.attributes).toEqual({
+      source: { address: { socket_address: { address: '10.0.0.1', port_value: 40000 } }, principal: '' },
+      destination: { address: { socket_address: { address: '10.0.0.2', port_value: 8000 } }, principal: '' },
+    });
     const body = { bytes: Buffer.from('héllo'), truncated: false };
-    const asText = buildHttpCheckRequest({ connection: TLS_CONNECTION, terminatesTls: true }, { request: REQUEST, now: new Date(0), streamId: 1, body: { settings: { maxBytes: 9, allowPartial: false, packAsBytes: false }, buffered: body } });
+    const asText = buildHttpCheckRequest(
+      { connection: TLS_CONNECTION, terminatesTls: true },
+      { request: REQUEST, now: new Date(0), streamId: 1, body: { settings: { maxBytes: 9, allowPartial: false, packAsBytes: false }, buffered: body } },
+    );
     expect(asText.attributes.request?.http).toMatchObject({ body: 'héllo' });
-    const asBytes = buildHttpCheckRequest({ connection: TLS_CONNECTION, terminatesTls: true }, { request: REQUEST, now: new Date(0), streamId: 1, body: { settings: { maxBytes: 9, allowPartial: false, packAsBytes: true }, buffered: body } });
+    const asBytes = buildHttpCheckRequest(
+      { connection: TLS_CONNECTION, terminatesTls: true },
+      { request: REQUEST, now: new Date(0), streamId: 1, body: { settings: { maxBytes: 9, allowPartial: false, packAsBytes: true }, buffered: body } },
+    );
     expect(asBytes.attributes.request?.http.raw_body).toEqual(body.bytes);
     expect(asBytes.attributes.request?.http.body).toBeUndefined();
   });
 });
 
 describe('reading the answer', () => {
-  const response = (status: number, headers: Record<string, string | string[]>, body = ''): ExtAuthzHttpAnswer => ({ kind: 'response', status, headers, body: Buffer.from(body) });
+  const response = (status: number, headers: Record<string, string | string[]>, body = ''): ExtAuthzHttpAnswer => ({
+    kind: 'response',
+    status,
+    headers,
+    body: Buffer.from(body),
+  });
   const configured = httpServiceOf({
     ...HTTP_SERVICE,
     authorization_response: {
@@ -120,9 +175,19 @@ describe('reading the answer', () => {
       '200: allowed headers set upstream, x-envoy-auth-headers-to-remove (never Host or pseudo-headers), success headers to the client',
       configured,
       response(200, { 'x-up-user': 'alice', 'x-other': 'o', 'x-envoy-auth-headers-to-remove': 'x-secret, Host, :path, X-Two', 'x-trace': 't' }),
-      { kind: 'ok', requestMutations: [{ name: 'x-up-user', value: 'alice', action: 'overwrite' }], requestRemovals: ['x-secret', 'x-two'], responseMutations: [{ name: 'x-trace', value: 't', action: 'append' }] },
+      {
+        kind: 'ok',
+        requestMutations: [{ name: 'x-up-user', value: 'alice', action: 'overwrite' }],
+        requestRemovals: ['x-secret', 'x-two'],
+        responseMutations: [{ name: 'x-trace', value: 't', action: 'append' }],
+      },
     ],
-    ['200 with nothing configured: no edits', bare, response(200, { 'x-up-user': 'alice' }), { kind: 'ok', requestMutations: [], requestRemovals: [], responseMutations: [] }],
+    [
+      '200 with nothing configured: no edits',
+      bare,
+      response(200, { 'x-up-user': 'alice' }),
+      { kind: 'ok', requestMutations: [], requestRemovals: [], responseMutations: [] },
+    ],
     ['a 5xx is an error', configured, response(503, {}), { kind: 'error', detail: 'the authorization server answered 503' }],
     [
       'a denial with matchers: the matched headers plus WWW-Authenticate and Location',
@@ -136,7 +201,12 @@ describe('reading the answer', () => {
       response(302, { host: 'h', location: '/x', 'set-cookie': ['a=1', 'b=2'], 'transfer-encoding': 'chunked' }),
       { kind: 'denied', status: 302, headers: { location: '/x', 'set-cookie': ['a=1', 'b=2'] }, body: '' },
     ],
-    ['no answer is an error', configured, { kind: 'failure', reason: 'timeout', detail: 'no answer within 1000 ms' }, { kind: 'error', detail: 'timeout: no answer within 1000 ms' }],
+    [
+      'no answer is an error',
+      configured,
+      { kind: 'failure', reason: 'timeout', detail: 'no answer within 1000 ms' },
+      { kind: 'error', detail: 'timeout: no answer within 1000 ms' },
+    ],
   ])('HTTP: %s', (_, service, answer, expected) => {
     expect(readHttpAnswer(service, answer)).toEqual(expected);
   });
@@ -171,8 +241,16 @@ describe('reading the answer', () => {
       },
     ],
     ['OK without an ok_response', { status: { code: 0 }, ok_response: null }, { kind: 'ok', requestMutations: [], requestRemovals: [], responseMutations: [] }],
-    ['denied by name', { status: { code: 7 }, denied_response: { status: { code: 'Unauthorized' }, headers: [{ header: { key: 'x-why', value: 'no' } }], body: 'go' } }, { kind: 'denied', status: 401, headers: { 'x-why': 'no' }, body: 'go' }],
-    ['denied by a number outside the enum', { status: { code: 16 }, denied_response: { status: { code: 299 } } }, { kind: 'denied', status: 299, headers: {}, body: '' }],
+    [
+      'denied by name',
+      { status: { code: 7 }, denied_response: { status: { code: 'Unauthorized' }, headers: [{ header: { key: 'x-why', value: 'no' } }], body: 'go' } },
+      { kind: 'denied', status: 401, headers: { 'x-why': 'no' }, body: 'go' },
+    ],
+    [
+      'denied by a number outside the enum',
+      { status: { code: 16 }, denied_response: { status: { code: 299 } } },
+      { kind: 'denied', status: 299, headers: {}, body: '' },
+    ],
     ['a non-OK status without a denied response is 403', { status: { code: 14 } }, { kind: 'denied', status: 403, headers: {}, body: '' }],
   ])('gRPC: %s', (_, message, expected) => {
     expect(readGrpcAnswer({ kind: 'response', response: message })).toEqual(expected);
@@ -182,21 +260,42 @@ describe('reading the answer', () => {
 describe('the filter', () => {
   test('skipped (disabled) without the CUSTOM metadata: nothing is called', async () => {
     const { transport, calls } = recordingTransport();
-    expect(await httpFilter()(input({ metadata: {}, transport }))).toMatchObject({ kind: 'continue', verdict: { result: 'disabled', statCluster: 'inbound|8000||' } });
+    expect(await httpFilter()(input({ metadata: {}, transport }))).toMatchObject({
+      kind: 'continue',
+      verdict: { result: 'disabled', statCluster: 'inbound|8000||' },
+    });
     expect(calls).toEqual([]);
   });
 
   test('a recording transport sees the cluster that would be called and answers as it chooses', async () => {
     const { transport, calls } = recordingTransport({ kind: 'response', status: 403, headers: {}, body: Buffer.from('no') }, { status: { code: 7 } });
-    expect(await httpFilter()(input({ transport }))).toMatchObject({ kind: 'respond', status: 403, body: 'no', verdict: { result: 'denied', calledCluster: HTTP_CLUSTER } });
-    expect(await grpcFilter()(input({ transport }))).toMatchObject({ kind: 'respond', status: 403, verdict: { result: 'denied', calledCluster: GRPC_CLUSTER } });
+    expect(await httpFilter()(input({ transport }))).toMatchObject({
+      kind: 'respond',
+      status: 403,
+      body: 'no',
+      verdict: { result: 'denied', calledCluster: HTTP_CLUSTER },
+    });
+    expect(await grpcFilter()(input({ transport }))).toMatchObject({
+      kind: 'respond',
+      status: 403,
+      verdict: { result: 'denied', calledCluster: GRPC_CLUSTER },
+    });
     expect(calls.map((call) => call.cluster)).toEqual([HTTP_CLUSTER, GRPC_CLUSTER]);
     expect(calls[1]).toMatchObject({ authority: 'authz.foo', timeoutMs: 300 });
   });
 
   test('without a transport a check is an error: status_on_error with an empty body, or through with failure_mode_allow', async () => {
-    expect(await httpFilter({ status_on_error: { code: 'ServiceUnavailable' } })(input())).toMatchObject({ kind: 'respond', status: 503, body: '', verdict: { result: 'error' } });
-    expect(await grpcFilter({ failure_mode_allow: true })(input())).toMatchObject({ kind: 'continue', verdict: { result: 'error', failureModeAllowed: true }, requestMutations: [] });
+    expect(await httpFilter({ status_on_error: { code: 'ServiceUnavailable' } })(input())).toMatchObject({
+      kind: 'respond',
+      status: 503,
+      body: '',
+      verdict: { result: 'error' },
+    });
+    expect(await grpcFilter({ failure_mode_allow: true })(input())).toMatchObject({
+      kind: 'continue',
+      verdict: { result: 'error', failureModeAllowed: true },
+      requestMutations: [],
+    });
   });
 
   test('a transport that throws is an error, not a crash', async () => {
@@ -208,7 +307,12 @@ describe('the filter', () => {
     const { transport, calls } = recordingTransport();
     const readBody = async (max: number) => ({ bytes: Buffer.from('0123456789').subarray(0, max), truncated: max < 10 });
     const strict = httpFilter({ with_request_body: { max_request_bytes: 4 } });
-    expect(await strict(input({ transport, readBody }))).toMatchObject({ kind: 'respond', status: 413, body: 'Payload Too Large', verdict: { result: 'payload-too-large' } });
+    expect(await strict(input({ transport, readBody }))).toMatchObject({
+      kind: 'respond',
+      status: 413,
+      body: 'Payload Too Large',
+      verdict: { result: 'payload-too-large' },
+    });
     expect(calls).toEqual([]);
     const partial = httpFilter({ with_request_body: { max_request_bytes: 4, allow_partial_message: true } });
     expect(await partial(input({ transport, readBody }))).toMatchObject({ kind: 'continue', verdict: { result: 'ok' } });
@@ -216,18 +320,32 @@ describe('the filter', () => {
   });
 
   test('the network filter: disabled, allowed, denied, error with and without failure_mode_allow', async () => {
-    const config = { stat_prefix: 'tcp.', grpc_service: GRPC_SERVICE, transport_api_version: 'V3', filter_enabled_metadata: { ...ENABLED, filter: 'envoy.filters.network.rbac' } };
+    const config = {
+      stat_prefix: 'tcp.',
+      grpc_service: GRPC_SERVICE,
+      transport_api_version: 'V3',
+      filter_enabled_metadata: { ...ENABLED, filter: 'envoy.filters.network.rbac' },
+    };
     const metadata = { 'envoy.filters.network.rbac': MATCHED['envoy.filters.http.rbac'] };
     const check = { connection: TLS_CONNECTION, terminatesTls: true };
     const filter = compileExtAuthzNetworkFilter(config);
     expect(await filter({ check, metadata: {} })).toEqual({ allowed: true, verdict: { result: 'disabled', statPrefix: 'tcp.' } });
     const allow = recordingTransport();
     expect(await filter({ check, metadata, transport: allow.transport })).toMatchObject({ allowed: true, verdict: { result: 'ok' } });
-    expect(allow.calls[0]).toMatchObject({ activeGauge: 'ext_authz.tcp..active', request: { attributes: { source: { principal: 'spiffe://cluster.local/ns/foo/sa/sleep' } } } });
+    expect(allow.calls[0]).toMatchObject({
+      activeGauge: 'ext_authz.tcp..active',
+      request: { attributes: { source: { principal: 'spiffe://cluster.local/ns/foo/sa/sleep' } } },
+    });
     expect((allow.calls[0] as ExtAuthzGrpcCall).request.attributes.request).toBeUndefined();
-    expect(await filter({ check, metadata, transport: recordingTransport(undefined, { status: { code: 7 } }).transport })).toMatchObject({ allowed: false, verdict: { result: 'denied' } });
+    expect(await filter({ check, metadata, transport: recordingTransport(undefined, { status: { code: 7 } }).transport })).toMatchObject({
+      allowed: false,
+      verdict: { result: 'denied' },
+    });
     expect(await filter({ check, metadata })).toMatchObject({ allowed: false, verdict: { result: 'error' } });
-    expect(await compileExtAuthzNetworkFilter({ ...config, failure_mode_allow: true })({ check, metadata })).toMatchObject({ allowed: true, verdict: { result: 'error', failureModeAllowed: true } });
+    expect(await compileExtAuthzNetworkFilter({ ...config, failure_mode_allow: true })({ check, metadata })).toMatchObject({
+      allowed: true,
+      verdict: { result: 'error', failureModeAllowed: true },
+    });
   });
 });
 

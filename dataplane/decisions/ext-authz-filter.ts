@@ -1,6 +1,12 @@
 import { readGrpcAnswer, readHttpAnswer, type ExtAuthzResult } from './ext-authz-answer.js';
 import { buildHttpCheckCall, buildHttpCheckRequest, buildNetworkCheckRequest, type CheckConnection, type CheckHttpRequest } from './ext-authz-check-request.js';
-import { compileExtAuthzHttpSettings, compileExtAuthzNetworkSettings, type ExtAuthzConfig, type ExtAuthzGrpcService, type NetworkExtAuthzConfig } from './ext-authz-config.js';
+import {
+  compileExtAuthzHttpSettings,
+  compileExtAuthzNetworkSettings,
+  type ExtAuthzConfig,
+  type ExtAuthzGrpcService,
+  type NetworkExtAuthzConfig,
+} from './ext-authz-config.js';
 import { networkActiveGauge } from './ext-authz-stats.js';
 import type { CheckRequestMessage, ExtAuthzFailure, ExtAuthzTransport, ExtAuthzVerdict, HeaderMutation, RequestBodyReader } from './ext-authz-types.js';
 import type { DynamicMetadata, HttpRequestFacts } from './facts.js';
@@ -35,9 +41,20 @@ const NO_EDITS: ExtAuthzEdits = { requestMutations: [], requestRemovals: [], res
 const NO_TRANSPORT: ExtAuthzFailure = { kind: 'failure', reason: 'no-transport', detail: 'no transport to call the authorization server' };
 const EMPTY_BODY = { bytes: new Uint8Array(0), truncated: false };
 
-async function callGrpc(service: ExtAuthzGrpcService, transport: ExtAuthzTransport | undefined, request: CheckRequestMessage, activeGauge?: string): Promise<ExtAuthzResult> {
+async function callGrpc(
+  service: ExtAuthzGrpcService,
+  transport: ExtAuthzTransport | undefined,
+  request: CheckRequestMessage,
+  activeGauge?: string,
+): Promise<ExtAuthzResult> {
   if (!transport) return readGrpcAnswer(NO_TRANSPORT);
-  const call = { cluster: service.cluster, ...(service.authority ? { authority: service.authority } : {}), timeoutMs: service.timeoutMs, request, ...(activeGauge ? { activeGauge } : {}) };
+  const call = {
+    cluster: service.cluster,
+    ...(service.authority ? { authority: service.authority } : {}),
+    timeoutMs: service.timeoutMs,
+    request,
+    ...(activeGauge ? { activeGauge } : {}),
+  };
   return readGrpcAnswer(await transport.grpc(call).catch((error: Error): ExtAuthzFailure => ({ kind: 'failure', reason: 'reset', detail: error.message })));
 }
 
@@ -57,7 +74,8 @@ export function compileExtAuthzHttpFilter(config: ExtAuthzConfig): (input: ExtAu
     let body: CheckHttpRequest['body'];
     if (settings.body) {
       const buffered = input.readBody ? await input.readBody(settings.body.maxBytes) : EMPTY_BODY;
-      if (buffered.truncated && !settings.body.allowPartial) return { kind: 'respond', verdict: { result: 'payload-too-large', ...stat }, status: 413, body: 'Payload Too Large', headers: {} };
+      if (buffered.truncated && !settings.body.allowPartial)
+        return { kind: 'respond', verdict: { result: 'payload-too-large', ...stat }, status: 413, body: 'Payload Too Large', headers: {} };
       body = { settings: settings.body, buffered };
     }
     const http: CheckHttpRequest = { request: input.request, now: input.now, streamId: input.streamId, ...(body ? { body } : {}) };
@@ -65,18 +83,27 @@ export function compileExtAuthzHttpFilter(config: ExtAuthzConfig): (input: ExtAu
     let result: ExtAuthzResult;
     if (service.kind === 'http') {
       const call = buildHttpCheckCall(service, http);
-      const answer = input.transport ? await input.transport.http(call).catch((error: Error): ExtAuthzFailure => ({ kind: 'failure', reason: 'reset', detail: error.message })) : NO_TRANSPORT;
+      const answer = input.transport
+        ? await input.transport.http(call).catch((error: Error): ExtAuthzFailure => ({ kind: 'failure', reason: 'reset', detail: error.message }))
+        : NO_TRANSPORT;
       result = readHttpAnswer(service, answer);
     } else {
       result = await callGrpc(service, input.transport, buildHttpCheckRequest(input.check, http));
     }
     switch (result.kind) {
       case 'ok':
-        return { kind: 'continue', verdict: { result: 'ok', ...called }, requestMutations: result.requestMutations, requestRemovals: result.requestRemovals, responseMutations: result.responseMutations };
+        return {
+          kind: 'continue',
+          verdict: { result: 'ok', ...called },
+          requestMutations: result.requestMutations,
+          requestRemovals: result.requestRemovals,
+          responseMutations: result.responseMutations,
+        };
       case 'denied':
         return { kind: 'respond', verdict: { result: 'denied', ...called }, status: result.status, body: result.body, headers: result.headers };
       default:
-        if (settings.failureModeAllow) return { kind: 'continue', verdict: { result: 'error', failureModeAllowed: true, ...called, detail: result.detail }, ...NO_EDITS };
+        if (settings.failureModeAllow)
+          return { kind: 'continue', verdict: { result: 'error', failureModeAllowed: true, ...called, detail: result.detail }, ...NO_EDITS };
         return { kind: 'respond', verdict: { result: 'error', ...called, detail: result.detail }, status: settings.statusOnError, body: '', headers: {} };
     }
   };
@@ -107,6 +134,9 @@ export function compileExtAuthzNetworkFilter(config: NetworkExtAuthzConfig): (in
     const called = { calledCluster: service.cluster, statPrefix };
     if (result.kind === 'ok') return { allowed: true, verdict: { result: 'ok', ...called } };
     if (result.kind === 'denied') return { allowed: false, verdict: { result: 'denied', ...called } };
-    return { allowed: settings.failureModeAllow, verdict: { result: 'error', ...called, detail: result.detail, ...(settings.failureModeAllow ? { failureModeAllowed: true } : {}) } };
+    return {
+      allowed: settings.failureModeAllow,
+      verdict: { result: 'error', ...called, detail: result.detail, ...(settings.failureModeAllow ? { failureModeAllowed: true } : {}) },
+    };
   };
 }

@@ -18,7 +18,12 @@ export function networkExtAuthzCounters(verdict: ExtAuthzVerdict): string[] {
   const scope = `ext_authz.${verdict.statPrefix}.`;
   if (verdict.result === 'disabled') return [`${scope}disabled`];
   const closed = verdict.result === 'denied' || (verdict.result === 'error' && !verdict.failureModeAllowed);
-  return [`${scope}total`, `${scope}${verdict.result}`, ...(verdict.failureModeAllowed ? [`${scope}failure_mode_allowed`] : []), ...(closed ? [`${scope}cx_closed`] : [])];
+  return [
+    `${scope}total`,
+    `${scope}${verdict.result}`,
+    ...(verdict.failureModeAllowed ? [`${scope}failure_mode_allowed`] : []),
+    ...(closed ? [`${scope}cx_closed`] : []),
+  ];
 }
 
 /** The network filter's gauge of checks in flight. */

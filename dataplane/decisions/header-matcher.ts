@@ -79,7 +79,7 @@ export function compileHeaderMatcher(config: HeaderMatcherConfig, options: Heade
   const predicate = valuePredicate(config);
   if (predicate === 'present') {
     const wantPresent = config.present_match !== false;
-    return (request) => (headerValue(request, name) !== undefined) === wantPresent !== invert;
+    return (request) => ((headerValue(request, name) !== undefined) === wantPresent) !== invert;
   }
   const missingAsEmpty = config.treat_missing_header_as_empty === true;
   const individually = options.individually === true;

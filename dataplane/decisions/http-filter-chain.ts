@@ -28,8 +28,24 @@ export interface RequestEdits {
 }
 
 export type FilterChainOutcome =
-  | { readonly kind: 'respond'; readonly status: number; readonly body: string; readonly by: 'jwt' | 'rbac' | 'ext_authz'; readonly headers?: Readonly<Record<string, string | readonly string[]>>; readonly jwt?: JwtVerdict; readonly rbac: RbacVerdict[]; readonly extAuthz?: ExtAuthzVerdict[] }
-  | { readonly kind: 'continue'; readonly jwt?: JwtVerdict; readonly rbac: RbacVerdict[]; readonly extAuthz?: ExtAuthzVerdict[]; readonly metadata: DynamicMetadata; readonly responseHeaderMutations: HeaderMutation[] };
+  | {
+      readonly kind: 'respond';
+      readonly status: number;
+      readonly body: string;
+      readonly by: 'jwt' | 'rbac' | 'ext_authz';
+      readonly headers?: Readonly<Record<string, string | readonly string[]>>;
+      readonly jwt?: JwtVerdict;
+      readonly rbac: RbacVerdict[];
+      readonly extAuthz?: ExtAuthzVerdict[];
+    }
+  | {
+      readonly kind: 'continue';
+      readonly jwt?: JwtVerdict;
+      readonly rbac: RbacVerdict[];
+      readonly extAuthz?: ExtAuthzVerdict[];
+      readonly metadata: DynamicMetadata;
+      readonly responseHeaderMutations: HeaderMutation[];
+    };
 
 export interface FilterChainInput {
   readonly request: HttpRequestFacts;
@@ -53,9 +69,12 @@ export function compileHttpFilterChain(where: string, filters: readonly TypedCon
       return;
     }
     if (isLast) throw new ConfigRejection(where, field, 'the last HTTP filter must be the router');
-    if (type === JWT_AUTHN_TYPE) stages.push({ kind: 'jwt', run: compiling(where, field, () => compileJwtAuthn(filter.typed_config as JwtAuthenticationConfig)) });
-    else if (type === HTTP_RBAC_TYPE) stages.push({ kind: 'rbac', run: compiling(where, field, () => compileRbacFilter(filter.typed_config as RbacFilterConfig)) });
-    else if (type === HTTP_EXT_AUTHZ_TYPE) stages.push({ kind: 'ext_authz', run: compiling(where, field, () => compileExtAuthzHttpFilter(filter.typed_config as ExtAuthzConfig)) });
+    if (type === JWT_AUTHN_TYPE)
+      stages.push({ kind: 'jwt', run: compiling(where, field, () => compileJwtAuthn(filter.typed_config as JwtAuthenticationConfig)) });
+    else if (type === HTTP_RBAC_TYPE)
+      stages.push({ kind: 'rbac', run: compiling(where, field, () => compileRbacFilter(filter.typed_config as RbacFilterConfig)) });
+    else if (type === HTTP_EXT_AUTHZ_TYPE)
+      stages.push({ kind: 'ext_authz', run: compiling(where, field, () => compileExtAuthzHttpFilter(filter.typed_config as ExtAuthzConfig)) });
     else if (filter.is_optional !== true) throw new ConfigRejection(where, field, `filter type ${type ?? '(none)'} is not supported`);
   });
   if (filters.length === 0) throw new ConfigRejection(where, 'http_filters', 'the router filter is required');
@@ -68,7 +87,11 @@ export function compileHttpFilterChain(where: string, filters: readonly TypedCon
     const rbac: RbacVerdict[] = [];
     const extAuthz: ExtAuthzVerdict[] = [];
     const responseHeaderMutations: HeaderMutation[] = [];
-    const reached = (): { jwt?: JwtVerdict; rbac: RbacVerdict[]; extAuthz?: ExtAuthzVerdict[] } => ({ ...(jwt ? { jwt } : {}), rbac, ...(hasExtAuthz ? { extAuthz } : {}) });
+    const reached = (): { jwt?: JwtVerdict; rbac: RbacVerdict[]; extAuthz?: ExtAuthzVerdict[] } => ({
+      ...(jwt ? { jwt } : {}),
+      rbac,
+      ...(hasExtAuthz ? { extAuthz } : {}),
+    });
     for (const stage of stages) {
       if (stage.kind === 'jwt') {
         jwt = await stage.run(request, context.now);

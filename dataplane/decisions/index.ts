@@ -13,7 +13,16 @@ export { compileRouteMatch, splitPath, type RouteMatchConfig } from './route-mat
 export { compileRouteConfiguration, type RouteConfigurationConfig, type RouteContext, type RouteDecision } from './route-configuration.js';
 export { compilePathNormalization, type NormalizedPath, type PathNormalizationConfig } from './path-normalization.js';
 export { compileClientCertHeader, XFCC_HEADER, type ClientCertHeaderConfig } from './client-cert-header.js';
-export { compileUpstreamTls, decodeCommonTlsContext, dnsNameMatches, TRANSPORT_SOCKET_MATCH_FILTER, type ClusterTlsConfig, type SanType, type TlsContextSettings, type UpstreamTls } from './upstream-tls.js';
+export {
+  compileUpstreamTls,
+  decodeCommonTlsContext,
+  dnsNameMatches,
+  TRANSPORT_SOCKET_MATCH_FILTER,
+  type ClusterTlsConfig,
+  type SanType,
+  type TlsContextSettings,
+  type UpstreamTls,
+} from './upstream-tls.js';
 export { durationMs, timeoutMs, type DurationConfig } from './duration.js';
 export { httpStatusCode } from './http-status.js';
 export { compileListStringMatcher, type ListStringMatcherConfig } from './list-string-matcher.js';
@@ -30,9 +39,23 @@ export {
   type HttpServiceConfig,
   type NetworkExtAuthzConfig,
 } from './ext-authz-config.js';
-export { buildHttpCheckCall, buildHttpCheckRequest, buildNetworkCheckRequest, PARTIAL_BODY_HEADER, type CheckConnection, type CheckHttpRequest } from './ext-authz-check-request.js';
+export {
+  buildHttpCheckCall,
+  buildHttpCheckRequest,
+  buildNetworkCheckRequest,
+  PARTIAL_BODY_HEADER,
+  type CheckConnection,
+  type CheckHttpRequest,
+} from './ext-authz-check-request.js';
 export { readGrpcAnswer, readHttpAnswer, HEADERS_TO_REMOVE_HEADER, type ExtAuthzResult } from './ext-authz-answer.js';
-export { compileExtAuthzHttpFilter, compileExtAuthzNetworkFilter, type ExtAuthzHttpInput, type ExtAuthzHttpStep, type ExtAuthzNetworkInput, type ExtAuthzNetworkStep } from './ext-authz-filter.js';
+export {
+  compileExtAuthzHttpFilter,
+  compileExtAuthzNetworkFilter,
+  type ExtAuthzHttpInput,
+  type ExtAuthzHttpStep,
+  type ExtAuthzNetworkInput,
+  type ExtAuthzNetworkStep,
+} from './ext-authz-filter.js';
 export { httpExtAuthzCounters, networkExtAuthzCounters, networkActiveGauge } from './ext-authz-stats.js';
 export type * from './ext-authz-types.js';
 export { HTTP_EXT_AUTHZ_TYPE, NETWORK_EXT_AUTHZ_TYPE, HTTP_RBAC_FILTER, NETWORK_RBAC_FILTER } from './envoy-types.js';

@@ -14,13 +14,29 @@ beforeAll(async () => {
   const pair = await generateKeyPair('RS256');
   const jwks = { keys: [{ ...(await exportJWK(pair.publicKey)), kid: 'k1', alg: 'RS256', use: 'sig' }] };
   run = compileJwtAuthn({
-    providers: { 'origins-0': { issuer: 'https://issuer.example', local_jwks: { inline_string: JSON.stringify(jwks) }, payload_in_metadata: 'payload', from_params: ['token'], from_headers: [{ name: 'authorization', value_prefix: 'Bearer ' }] } },
+    providers: {
+      'origins-0': {
+        issuer: 'https://issuer.example',
+        local_jwks: { inline_string: JSON.stringify(jwks) },
+        payload_in_metadata: 'payload',
+        from_params: ['token'],
+        from_headers: [{ name: 'authorization', value_prefix: 'Bearer ' }],
+      },
+    },
     rules: [{ match: { prefix: '/' }, requires: { requires_any: { requirements: [{ provider_name: 'origins-0' }, { allow_missing: {} }] } } }],
   });
 });
 
-const segment = fc.oneof(fc.base64String({ maxLength: 120 }).map((s) => s.replace(/=+$/, '').replaceAll('+', '-').replaceAll('/', '_')), fc.jsonValue().map((v) => Buffer.from(JSON.stringify(v)).toString('base64url')), fc.string({ maxLength: 40 }));
-const token = fc.oneof(fc.tuple(segment, segment, segment).map((parts) => parts.join('.')), fc.array(segment, { maxLength: 5 }).map((parts) => parts.join('.')), fc.string({ maxLength: 200 }));
+const segment = fc.oneof(
+  fc.base64String({ maxLength: 120 }).map((s) => s.replace(/=+$/, '').replaceAll('+', '-').replaceAll('/', '_')),
+  fc.jsonValue().map((v) => Buffer.from(JSON.stringify(v)).toString('base64url')),
+  fc.string({ maxLength: 40 }),
+);
+const token = fc.oneof(
+  fc.tuple(segment, segment, segment).map((parts) => parts.join('.')),
+  fc.array(segment, { maxLength: 5 }).map((parts) => parts.join('.')),
+  fc.string({ maxLength: 200 }),
+);
 
 describe('jwt_authn under fuzzing', () => {
   test('any bearer token or token parameter: a 401 denial, never a throw or an unverified payload', async () => {

@@ -40,7 +40,11 @@ describe('jwt_authn verdicts (seed 1 JWT table)', () => {
 
   test('an invalid token is 401; a token signed by another key is 401', async () => {
     expect(await run(request(bearer('not.a.token')), NOW)).toMatchObject({ kind: 'deny', status: 401 });
-    expect(await run(request(bearer(await token({ exp: nowSeconds + 600 }, otherKey))), NOW)).toMatchObject({ kind: 'deny', status: 401, failure: 'verification-failed' });
+    expect(await run(request(bearer(await token({ exp: nowSeconds + 600 }, otherKey))), NOW)).toMatchObject({
+      kind: 'deny',
+      status: 401,
+      failure: 'verification-failed',
+    });
   });
 
   test('junk after the prefix is a token that fails, not a missing one (found by fuzzing; Envoy extracts the first base64url run)', async () => {
@@ -67,7 +71,9 @@ describe('jwt_authn verdicts (seed 1 JWT table)', () => {
 
   test('the access_token query parameter is read by default; CORS preflight bypasses', async () => {
     expect(await run(request({}, '/ip?access_token=garbage'), NOW)).toMatchObject({ kind: 'deny', status: 401 });
-    expect((await run({ method: 'OPTIONS', host: 'gw', path: '/ip', headers: { origin: 'x', 'access-control-request-method': 'GET', ...bearer('bad') } }, NOW)).kind).toBe('allow');
+    expect(
+      (await run({ method: 'OPTIONS', host: 'gw', path: '/ip', headers: { origin: 'x', 'access-control-request-method': 'GET', ...bearer('bad') } }, NOW)).kind,
+    ).toBe('allow');
   });
 });
 
@@ -91,9 +97,17 @@ describe('jwt_authn provider options', () => {
       rules: [{ match: { prefix: '/' }, requires: { requires_any: { requirements: [{ provider_name: 'origins-0' }, { allow_missing: {} }] } } }],
     });
     const sign = (aud: string): Promise<string> =>
-      new SignJWT({ sub: 'bob', aud }).setProtectedHeader({ alg: 'ES256', kid: 'e1' }).setIssuer(ISSUER).setExpirationTime(nowSeconds + 60).sign(pair.privateKey);
+      new SignJWT({ sub: 'bob', aud })
+        .setProtectedHeader({ alg: 'ES256', kid: 'e1' })
+        .setIssuer(ISSUER)
+        .setExpirationTime(nowSeconds + 60)
+        .sign(pair.privateKey);
     expect(await custom(request({ 'x-jwt': await sign('elsewhere') }), NOW)).toMatchObject({ kind: 'deny', status: 403, failure: 'audience-not-allowed' });
-    expect(await custom(request({ 'x-jwt': await sign('bookstore') }), NOW)).toMatchObject({ kind: 'allow', headersToSet: { 'x-user': 'bob' }, headersToRemove: [] });
+    expect(await custom(request({ 'x-jwt': await sign('bookstore') }), NOW)).toMatchObject({
+      kind: 'allow',
+      headersToSet: { 'x-user': 'bob' },
+      headersToRemove: [],
+    });
     // The Authorization header is not a location of this provider: ignored, so the request passes.
     expect((await custom(request(bearer('garbage')), NOW)).kind).toBe('allow');
   });
@@ -103,15 +117,29 @@ describe('key sets with several keys and requests with several tokens', () => {
   let keys: CryptoKey[];
   let several: ReturnType<typeof compileJwtAuthn>;
   const signed = (key: CryptoKey, header: { kid?: string } = {}, claims: JWTPayload = {}): Promise<string> =>
-    new SignJWT({ sub: 'alice', exp: nowSeconds + 600, ...claims }).setProtectedHeader({ alg: 'RS256', ...header }).setIssuer(ISSUER).sign(key);
+    new SignJWT({ sub: 'alice', exp: nowSeconds + 600, ...claims })
+      .setProtectedHeader({ alg: 'RS256', ...header })
+      .setIssuer(ISSUER)
+      .sign(key);
 
   beforeAll(async () => {
     const pairs = await Promise.all([generateKeyPair('RS256'), generateKeyPair('RS256'), generateKeyPair('RS256')]);
     keys = pairs.map((pair) => pair.privateKey);
     // Two keys of the same algorithm and a third with a kid: a token without kid may be signed by any of them.
-    const jwks = { keys: await Promise.all(pairs.map(async (pair, index) => ({ ...(await exportJWK(pair.publicKey)), alg: 'RS256', use: 'sig', ...(index === 2 ? { kid: 'named' } : {}) }))) };
+    const jwks = {
+      keys: await Promise.all(
+        pairs.map(async (pair, index) => ({ ...(await exportJWK(pair.publicKey)), alg: 'RS256', use: 'sig', ...(index === 2 ? { kid: 'named' } : {}) })),
+      ),
+    };
     several = compileJwtAuthn({
-      providers: { 'origins-0': { issuer: ISSUER, local_jwks: { inline_string: JSON.stringify(jwks) }, from_params: ['token', 'secondary_token'], from_headers: [{ name: 'authorization', value_prefix: 'Bearer ' }] } },
+      providers: {
+        'origins-0': {
+          issuer: ISSUER,
+          local_jwks: { inline_string: JSON.stringify(jwks) },
+          from_params: ['token', 'secondary_token'],
+          from_headers: [{ name: 'authorization', value_prefix: 'Bearer ' }],
+        },
+      },
       rules: [{ match: { prefix: '/' }, requires: { requires_any: { requirements: [{ provider_name: 'origins-0' }, { allow_missing: {} }] } } }],
     });
   });
@@ -157,7 +185,8 @@ describe('the verified-token cache against an attacker', () => {
       providers: { p: { issuer: ISSUER, ...(audiences ? { audiences } : {}), local_jwks: { inline_string: jwks }, payload_in_metadata: 'payload' } },
       rules: [{ match: { prefix: '/' }, requires: { provider_name: 'p' } }],
     });
-  const signedToken = (claims: JWTPayload): Promise<string> => new SignJWT({ sub: 'alice', ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).sign(signer);
+  const signedToken = (claims: JWTPayload): Promise<string> =>
+    new SignJWT({ sub: 'alice', ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).sign(signer);
   /** The token with one byte of its signature changed (still base64url). */
   const flipped = (jwt: string, at: number): string => {
     const index = jwt.lastIndexOf('.') + 1 + at;

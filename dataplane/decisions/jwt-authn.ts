@@ -35,7 +35,8 @@ export interface JwtAuthenticationConfig {
 }
 
 /** Why a token was refused, as Envoy's status names it. */
-export type JwtFailure = 'missing' | 'expired' | 'not-yet-valid' | 'audience-not-allowed' | 'unknown-issuer' | 'no-matching-key' | 'verification-failed' | 'malformed';
+export type JwtFailure =
+  'missing' | 'expired' | 'not-yet-valid' | 'audience-not-allowed' | 'unknown-issuer' | 'no-matching-key' | 'verification-failed' | 'malformed';
 
 export type JwtVerdict =
   | {
@@ -219,17 +220,19 @@ function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap
   };
   // Every token the provider finds must verify: a request carrying a good token and a bad one is
   // refused, so that no backend reads the bad one as if it had been checked.
-  const one = (provider: CompiledProvider, audiences?: string[]): CompiledRequirement => async (request, now) => {
-    const tokens = provider.extract(request);
-    if (tokens.length === 0) return { ok: false, failure: 'missing' };
-    let first: Outcome | undefined;
-    for (const token of tokens) {
-      const outcome = await verify(provider, token, now, audiences);
-      if (!outcome.ok) return outcome;
-      first ??= outcome;
-    }
-    return first as Outcome;
-  };
+  const one =
+    (provider: CompiledProvider, audiences?: string[]): CompiledRequirement =>
+    async (request, now) => {
+      const tokens = provider.extract(request);
+      if (tokens.length === 0) return { ok: false, failure: 'missing' };
+      let first: Outcome | undefined;
+      for (const token of tokens) {
+        const outcome = await verify(provider, token, now, audiences);
+        if (!outcome.ok) return outcome;
+        first ??= outcome;
+      }
+      return first as Outcome;
+    };
   if ('provider_name' in config) return one(providerNamed(config.provider_name));
   if ('provider_and_audiences' in config) {
     return one(providerNamed(config.provider_and_audiences.provider_name), config.provider_and_audiences.audiences);

@@ -33,17 +33,36 @@ const headerMatcher: fc.Arbitrary<HeaderMatcherConfig> = fc.record(
 ) as fc.Arbitrary<HeaderMatcherConfig>;
 const routeMatch: fc.Arbitrary<RouteMatchConfig> = fc
   .tuple(
-    fc.oneof(fc.record({ prefix: text }), fc.record({ path: text }), fc.record({ path_separated_prefix: text }), fc.record({ safe_regex: fc.record({ regex: text }) })),
-    fc.record({ case_sensitive: fc.boolean(), headers: fc.array(headerMatcher, { maxLength: 3 }), query_parameters: fc.array(fc.record({ name: text, string_match: stringMatch }, { requiredKeys: ['name'] }), { maxLength: 2 }) }, { requiredKeys: [] }),
+    fc.oneof(
+      fc.record({ prefix: text }),
+      fc.record({ path: text }),
+      fc.record({ path_separated_prefix: text }),
+      fc.record({ safe_regex: fc.record({ regex: text }) }),
+    ),
+    fc.record(
+      {
+        case_sensitive: fc.boolean(),
+        headers: fc.array(headerMatcher, { maxLength: 3 }),
+        query_parameters: fc.array(fc.record({ name: text, string_match: stringMatch }, { requiredKeys: ['name'] }), { maxLength: 2 }),
+      },
+      { requiredKeys: [] },
+    ),
   )
   .map(([path, rest]) => ({ ...path, ...rest }) as RouteMatchConfig);
-const request: fc.Arbitrary<HttpRequestFacts> = fc.record({
-  method: fc.constantFrom('GET', 'POST', 'get', ''),
-  host: text,
-  path: fc.oneof(text, text.map((t) => `/${t}?${t}=${t}`), fc.constant(`/${'a'.repeat(5000)}c`)),
-  headers: fc.dictionary(fc.constantFrom('x-id', 'authorization', 'cookie', 'x-other'), fc.oneof(text, fc.constant('a'.repeat(20_000)))),
-  repeatedHeaders: fc.dictionary(fc.constantFrom('x-id', 'cookie'), fc.array(text, { maxLength: 3 })),
-}, { requiredKeys: ['method', 'host', 'path', 'headers'] });
+const request: fc.Arbitrary<HttpRequestFacts> = fc.record(
+  {
+    method: fc.constantFrom('GET', 'POST', 'get', ''),
+    host: text,
+    path: fc.oneof(
+      text,
+      text.map((t) => `/${t}?${t}=${t}`),
+      fc.constant(`/${'a'.repeat(5000)}c`),
+    ),
+    headers: fc.dictionary(fc.constantFrom('x-id', 'authorization', 'cookie', 'x-other'), fc.oneof(text, fc.constant('a'.repeat(20_000)))),
+    repeatedHeaders: fc.dictionary(fc.constantFrom('x-id', 'cookie'), fc.array(text, { maxLength: 3 })),
+  },
+  { requiredKeys: ['method', 'host', 'path', 'headers'] },
+);
 
 function compiles<T>(compile: () => T): T | undefined {
   try {

@@ -9,7 +9,13 @@ import { compileStringMatcher } from './string-matcher.js';
 import { compileUpstreamTls, decodeCommonTlsContext, dnsNameMatches } from './upstream-tls.js';
 import { compileUriTemplate } from './uri-template.js';
 
-const request = (overrides: Partial<HttpRequestFacts> = {}): HttpRequestFacts => ({ method: 'GET', host: 'b.example.com', path: '/ip', headers: {}, ...overrides });
+const request = (overrides: Partial<HttpRequestFacts> = {}): HttpRequestFacts => ({
+  method: 'GET',
+  host: 'b.example.com',
+  path: '/ip',
+  headers: {},
+  ...overrides,
+});
 const peer: PeerCertificate = { uriSans: ['spiffe://cluster.local/ns/foo/sa/sleep'], dnsSans: [], subject: '', sha256: 'ab12' };
 
 describe('string and header matchers', () => {
@@ -45,10 +51,14 @@ describe('RBAC', () => {
     metadata: {},
     ...overrides,
   });
-  const noValidToken = { not_id: { metadata: { filter: 'envoy.filters.http.jwt_authn', path: [{ key: 'payload' }, { key: 'iss' }], value: { present_match: true } } } };
+  const noValidToken = {
+    not_id: { metadata: { filter: 'envoy.filters.http.jwt_authn', path: [{ key: 'payload' }, { key: 'iss' }], value: { present_match: true } } },
+  };
 
   test('DENY notRequestPrincipals ["*"]: denied without a verified token, allowed with one', () => {
-    const filter = compileRbacFilter({ rules: { action: 'DENY', policies: { 'ns[foo]-policy[require-jwt]-rule[0]': { permissions: [{ any: true }], principals: [noValidToken] } } } });
+    const filter = compileRbacFilter({
+      rules: { action: 'DENY', policies: { 'ns[foo]-policy[require-jwt]-rule[0]': { permissions: [{ any: true }], principals: [noValidToken] } } },
+    });
     expect(filter(input())).toEqual({ allowed: false, matchedPolicy: 'ns[foo]-policy[require-jwt]-rule[0]' });
     expect(filter(input({ metadata: { 'envoy.filters.http.jwt_authn': { payload: { iss: 'i', sub: 's' } } } })).allowed).toBe(true);
   });
@@ -73,7 +83,10 @@ describe('RBAC', () => {
 
   test('a repeated header is matched value by value: DENY on admin sees guest + admin; routes see the joined value', () => {
     const deny = compileRbacFilter({
-      rules: { action: 'DENY', policies: { 'no-admin': { permissions: [{ any: true }], principals: [{ header: { name: 'x-user', string_match: { exact: 'admin' } } }] } } },
+      rules: {
+        action: 'DENY',
+        policies: { 'no-admin': { permissions: [{ any: true }], principals: [{ header: { name: 'x-user', string_match: { exact: 'admin' } } }] } },
+      },
     });
     const twoValues = request({ headers: { 'x-user': 'guest,admin' }, repeatedHeaders: { 'x-user': ['guest', 'admin'] } });
     expect(deny(input({ request: twoValues })).allowed).toBe(false);
@@ -92,8 +105,14 @@ describe('RBAC', () => {
   test('no rules allows everything; shadow rules only report; unknown fields are refused at compile time', () => {
     expect(compileRbacFilter({})(input()).allowed).toBe(true);
     const shadowed = compileRbacFilter({ shadow_rules: { action: 'DENY', policies: { s: { permissions: [{ any: true }], principals: [{ any: true }] } } } });
-    expect(shadowed(input())).toEqual({ allowed: true, shadow: { allowed: false, matchedPolicy: 's' }, dynamicMetadata: { shadow_engine_result: 'denied', shadow_effective_policy_id: 's' } });
-    expect(() => compileRbacFilter({ rules: { policies: { p: { permissions: [{ sourced_metadata: {} }], principals: [{ any: true }] } } } })).toThrow(/sourced_metadata/);
+    expect(shadowed(input())).toEqual({
+      allowed: true,
+      shadow: { allowed: false, matchedPolicy: 's' },
+      dynamicMetadata: { shadow_engine_result: 'denied', shadow_effective_policy_id: 's' },
+    });
+    expect(() => compileRbacFilter({ rules: { policies: { p: { permissions: [{ sourced_metadata: {} }], principals: [{ any: true }] } } } })).toThrow(
+      /sourced_metadata/,
+    );
   });
 });
 
@@ -108,7 +127,10 @@ describe('HCM request handling', () => {
   });
 
   test('XFCC: appended for mutual TLS, dropped otherwise; sanitized on the outbound side', () => {
-    const inbound = compileClientCertHeader({ forward_client_cert_details: 'APPEND_FORWARD', set_current_client_cert_details: { subject: true, dns: true, uri: true } });
+    const inbound = compileClientCertHeader({
+      forward_client_cert_details: 'APPEND_FORWARD',
+      set_current_client_cert_details: { subject: true, dns: true, uri: true },
+    });
     const value = inbound(undefined, { peerCertificate: peer, localUriSan: 'spiffe://cluster.local/ns/bar/sa/httpbin' });
     expect(value).toBe('By=spiffe://cluster.local/ns/bar/sa/httpbin;Hash=ab12;Subject="";URI=spiffe://cluster.local/ns/foo/sa/sleep');
     expect(inbound('By=x', {})).toBeUndefined();
@@ -126,7 +148,9 @@ describe('HCM request handling', () => {
     const by = 'spiffe://cluster.local/ns/bar/sa/httpbin';
     const sleep = 'By=spiffe://cluster.local/ns/bar/sa/httpbin;Hash=ab12;URI=spiffe://cluster.local/ns/foo/sa/sleep';
     expect(inbound(undefined, { peerCertificate: peer, localUriSan: by })).toBe(sleep);
-    expect(inbound(undefined, { peerCertificate: other, localUriSan: by })).toBe('By=spiffe://cluster.local/ns/bar/sa/httpbin;Hash=cd34;URI=spiffe://cluster.local/ns/evil/sa/mallory');
+    expect(inbound(undefined, { peerCertificate: other, localUriSan: by })).toBe(
+      'By=spiffe://cluster.local/ns/bar/sa/httpbin;Hash=cd34;URI=spiffe://cluster.local/ns/evil/sa/mallory',
+    );
     expect(inbound('By=a', { peerCertificate: peer, localUriSan: by })).toBe(`By=a,${sleep}`);
     // This proxy's own identity rotated: the same peer's element names the new one.
     expect(inbound(undefined, { peerCertificate: peer, localUriSan: 'spiffe://cluster.local/ns/bar/sa/httpbin-v2' })).toBe(
@@ -156,7 +180,14 @@ describe('upstream TLS', () => {
     name: 'outbound|8000||httpbin.bar.svc.cluster.local',
     transport_socket_matches: [
       { name: 'tlsMode-mesh', match: { tlsMode: 'mesh' }, transport_socket: tlsSocket },
-      { name: 'tlsMode-disabled', match: {}, transport_socket: { name: 'envoy.transport_sockets.raw_buffer', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer' } } },
+      {
+        name: 'tlsMode-disabled',
+        match: {},
+        transport_socket: {
+          name: 'envoy.transport_sockets.raw_buffer',
+          typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer' },
+        },
+      },
     ],
   };
 

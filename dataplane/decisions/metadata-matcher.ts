@@ -46,8 +46,7 @@ export function compileValueMatcher(config: ValueMatcherConfig): ValuePredicate 
   if (config.null_match !== undefined) return (value) => value === null;
   if (config.double_match) {
     const { exact, range } = config.double_match;
-    return (value) =>
-      typeof value === 'number' && (exact !== undefined ? value === exact : range !== undefined && value >= range.start && value < range.end);
+    return (value) => typeof value === 'number' && (exact !== undefined ? value === exact : range !== undefined && value >= range.start && value < range.end);
   }
   throw new Error('value matcher sets no match');
 }

@@ -14,7 +14,12 @@ function hcm(extra: Record<string, unknown> = {}, filters: object[] = []): { nam
     typed_config: {
       '@type': HCM,
       stat_prefix: 'inbound_0.0.0.0_80',
-      route_config: { name: 'inbound|80||', virtual_hosts: [{ name: 'inbound|http|8000', domains: ['*'], routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster: 'inbound|80||' } }] }] },
+      route_config: {
+        name: 'inbound|80||',
+        virtual_hosts: [
+          { name: 'inbound|http|8000', domains: ['*'], routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster: 'inbound|80||' } }] },
+        ],
+      },
       http_filters: [...filters, ROUTER],
       forward_client_cert_details: 'APPEND_FORWARD',
       set_current_client_cert_details: { subject: true, dns: true, uri: true },
@@ -32,7 +37,10 @@ const serverTls = {
     common_tls_context: {
       alpn_protocols: ['h2', 'http/1.1'],
       tls_certificate_sds_secret_configs: [{ name: 'default' }],
-      combined_validation_context: { default_validation_context: { match_subject_alt_names: [{ prefix: 'spiffe://cluster.local/' }] }, validation_context_sds_secret_config: { name: 'ROOTCA' } },
+      combined_validation_context: {
+        default_validation_context: { match_subject_alt_names: [{ prefix: 'spiffe://cluster.local/' }] },
+        validation_context_sds_secret_config: { name: 'ROOTCA' },
+      },
     },
   },
 };
@@ -41,7 +49,10 @@ const denyHeaders = {
   name: 'envoy.filters.http.rbac',
   typed_config: {
     '@type': 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBAC',
-    rules: { action: 'DENY', policies: { 'ns[bar]-policy[deny]-rule[0]': { permissions: [{ url_path: { path: { exact: '/headers' } } }], principals: [{ any: true }] } } },
+    rules: {
+      action: 'DENY',
+      policies: { 'ns[bar]-policy[deny]-rule[0]': { permissions: [{ url_path: { path: { exact: '/headers' } } }], principals: [{ any: true }] } },
+    },
   },
 };
 
@@ -49,15 +60,39 @@ const virtualInbound: ListenerConfig = {
   name: 'virtualInbound',
   address: { socket_address: { address: '0.0.0.0', port_value: 15006 } },
   use_original_dst: true,
-  listener_filters: [{ name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector' } }],
+  listener_filters: [
+    {
+      name: 'envoy.filters.listener.tls_inspector',
+      typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector' },
+    },
+  ],
   filter_chains: [
-    { name: '0.0.0.0_80', filter_chain_match: { destination_port: 80, transport_protocol: 'tls' }, transport_socket: serverTls, filters: [hcm({}, [denyHeaders])] },
+    {
+      name: '0.0.0.0_80',
+      filter_chain_match: { destination_port: 80, transport_protocol: 'tls' },
+      transport_socket: serverTls,
+      filters: [hcm({}, [denyHeaders])],
+    },
     {
       name: '0.0.0.0_9000',
       filter_chain_match: { destination_port: 9000 },
       filters: [
-        { name: 'envoy.filters.network.rbac', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.network.rbac.v3.RBAC', stat_prefix: 'tcp.', rules: { action: 'ALLOW', policies: {} } } },
-        { name: 'envoy.filters.network.tcp_proxy', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy', stat_prefix: 'inbound|9000||', cluster: 'inbound|9000||' } },
+        {
+          name: 'envoy.filters.network.rbac',
+          typed_config: {
+            '@type': 'type.googleapis.com/envoy.extensions.filters.network.rbac.v3.RBAC',
+            stat_prefix: 'tcp.',
+            rules: { action: 'ALLOW', policies: {} },
+          },
+        },
+        {
+          name: 'envoy.filters.network.tcp_proxy',
+          typed_config: {
+            '@type': 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy',
+            stat_prefix: 'inbound|9000||',
+            cluster: 'inbound|9000||',
+          },
+        },
       ],
     },
   ],
@@ -81,7 +116,13 @@ const connection = (overrides: Partial<ConnectionFacts> = {}): ConnectionFacts =
   ...overrides,
 });
 
-const context = (facts: ConnectionFacts): RequestContext => ({ connection: facts, localUriSan: 'spiffe://cluster.local/ns/bar/sa/httpbin', now: new Date(), random: 0, pick: 0 });
+const context = (facts: ConnectionFacts): RequestContext => ({
+  connection: facts,
+  localUriSan: 'spiffe://cluster.local/ns/bar/sa/httpbin',
+  now: new Date(),
+  random: 0,
+  pick: 0,
+});
 
 describe('proxy decisions', () => {
   const decisions = compileProxyDecisions(resources());
@@ -89,7 +130,12 @@ describe('proxy decisions', () => {
   test('STRICT port: mutual TLS accepted with the server TLS settings; plain text reset', () => {
     expect(decisions.listenerFor('inbound', '127.10.0.2', 80)).toBe('virtualInbound');
     const accepted = decisions.connection('virtualInbound', connection());
-    expect(accepted).toMatchObject({ kind: 'accept', chain: '0.0.0.0_80', protocol: 'http', downstreamTls: { requireClientCertificate: true, certificateSecrets: ['default'], validationSecret: 'ROOTCA' } });
+    expect(accepted).toMatchObject({
+      kind: 'accept',
+      chain: '0.0.0.0_80',
+      protocol: 'http',
+      downstreamTls: { requireClientCertificate: true, certificateSecrets: ['default'], validationSecret: 'ROOTCA' },
+    });
     expect(decisions.connection('virtualInbound', connection({ transportProtocol: 'raw_buffer' }))).toEqual({ kind: 'reset', listener: 'virtualInbound' });
   });
 
@@ -97,11 +143,16 @@ describe('proxy decisions', () => {
     const accepted = decisions.connection('virtualInbound', connection());
     if (accepted.kind !== 'accept') throw new Error('expected a chain');
     const facts = connection({ peerCertificate: peer });
-    const ok = await accepted.http({ method: 'GET', host: 'httpbin.bar:8000', path: '/ip', headers: { 'x-forwarded-client-cert': 'By=forged' } }, context(facts));
+    const ok = await accepted.http(
+      { method: 'GET', host: 'httpbin.bar:8000', path: '/ip', headers: { 'x-forwarded-client-cert': 'By=forged' } },
+      context(facts),
+    );
     expect(ok).toMatchObject({
       kind: 'forward',
       upstream: { kind: 'original-destination', cluster: 'inbound|80||' },
-      headersToSet: { 'x-forwarded-client-cert': 'By=forged,By=spiffe://cluster.local/ns/bar/sa/httpbin;Hash=cafe;Subject="";URI=spiffe://cluster.local/ns/foo/sa/sleep' },
+      headersToSet: {
+        'x-forwarded-client-cert': 'By=forged,By=spiffe://cluster.local/ns/bar/sa/httpbin;Hash=cafe;Subject="";URI=spiffe://cluster.local/ns/foo/sa/sleep',
+      },
     });
     const denied = await accepted.http({ method: 'GET', host: 'httpbin.bar:8000', path: '/./headers', headers: {} }, context(facts));
     expect(denied).toMatchObject({ kind: 'respond', status: 403, by: 'rbac', rbac: [{ allowed: false, matchedPolicy: 'ns[bar]-policy[deny]-rule[0]' }] });
@@ -114,19 +165,40 @@ describe('proxy decisions', () => {
   });
 
   test('what the data plane cannot implement is refused with the resource and field named', () => {
-    const bad: ListenerConfig = { ...virtualInbound, filter_chains: [{ name: 'c', filters: [hcm({}, [{ name: 'envoy.filters.http.fault', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.fault.v3.HTTPFault' } }])] }] };
-    expect(() => compileProxyDecisions(resources([bad]))).toThrow('Listener virtualInbound filter chain c: http_filters[0] (envoy.filters.http.fault): filter type type.googleapis.com/envoy.extensions.filters.http.fault.v3.HTTPFault is not supported');
-    const optional: ListenerConfig = { ...virtualInbound, filter_chains: [{ name: 'c', filters: [hcm({}, [{ name: 'x', is_optional: true, typed_config: { '@type': 'type.googleapis.com/x.Y' } }])] }] };
+    const bad: ListenerConfig = {
+      ...virtualInbound,
+      filter_chains: [
+        {
+          name: 'c',
+          filters: [
+            hcm({}, [{ name: 'envoy.filters.http.fault', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.fault.v3.HTTPFault' } }]),
+          ],
+        },
+      ],
+    };
+    expect(() => compileProxyDecisions(resources([bad]))).toThrow(
+      'Listener virtualInbound filter chain c: http_filters[0] (envoy.filters.http.fault): filter type type.googleapis.com/envoy.extensions.filters.http.fault.v3.HTTPFault is not supported',
+    );
+    const optional: ListenerConfig = {
+      ...virtualInbound,
+      filter_chains: [{ name: 'c', filters: [hcm({}, [{ name: 'x', is_optional: true, typed_config: { '@type': 'type.googleapis.com/x.Y' } }])] }],
+    };
     expect(() => compileProxyDecisions(resources([optional]))).not.toThrow();
   });
 
   test('listener, chain, match, connection manager and cluster fields it does not implement are refused by name', () => {
     const withField = (listener: Record<string, unknown>): ListenerConfig => ({ ...virtualInbound, ...listener }) as ListenerConfig;
-    expect(() => compileProxyDecisions(resources([withField({ per_connection_buffer_limit_bytes: 1024 })]))).toThrow('Listener virtualInbound: per_connection_buffer_limit_bytes: is not supported');
+    expect(() => compileProxyDecisions(resources([withField({ per_connection_buffer_limit_bytes: 1024 })]))).toThrow(
+      'Listener virtualInbound: per_connection_buffer_limit_bytes: is not supported',
+    );
     const chain = { name: 'c', filter_chain_match: { direct_source_prefix_ranges: [] }, filters: [hcm()] };
-    expect(() => compileProxyDecisions(resources([withField({ filter_chains: [chain] })]))).toThrow('filter chain c: filter_chain_match.direct_source_prefix_ranges: is not supported');
+    expect(() => compileProxyDecisions(resources([withField({ filter_chains: [chain] })]))).toThrow(
+      'filter chain c: filter_chain_match.direct_source_prefix_ranges: is not supported',
+    );
     const fault = { name: 'c', filters: [hcm({ xff_num_trusted_hops: 2 })] };
-    expect(() => compileProxyDecisions(resources([withField({ filter_chains: [fault] })]))).toThrow('http_connection_manager.xff_num_trusted_hops: is not supported');
+    expect(() => compileProxyDecisions(resources([withField({ filter_chains: [fault] })]))).toThrow(
+      'http_connection_manager.xff_num_trusted_hops: is not supported',
+    );
     const breakers: ProxyResources = { ...resources(), clusters: new Map([['c', { name: 'c', type: 'EDS', circuit_breakers: {} } as never]]) };
     expect(() => compileProxyDecisions(breakers)).toThrow('Cluster c: circuit_breakers: is not supported');
   });

@@ -87,11 +87,47 @@ export interface ProxyDecisions {
 const UNHEALTHY = new Set(['UNHEALTHY', 'DRAINING', 'TIMEOUT', 2, 3, 4]);
 
 // The fields the data plane implements (or that change nothing it does): anything else is refused by name.
-const LISTENER_FIELDS = new Set(['name', 'address', 'traffic_direction', 'filter_chains', 'default_filter_chain', 'listener_filters', 'use_original_dst', 'bind_to_port', 'continue_on_listener_filters_timeout', 'listener_filters_timeout']);
+const LISTENER_FIELDS = new Set([
+  'name',
+  'address',
+  'traffic_direction',
+  'filter_chains',
+  'default_filter_chain',
+  'listener_filters',
+  'use_original_dst',
+  'bind_to_port',
+  'continue_on_listener_filters_timeout',
+  'listener_filters_timeout',
+]);
 const CHAIN_FIELDS = new Set(['name', 'filters', 'filter_chain_match', 'transport_socket']);
 const MATCH_FIELDS = new Set(['server_names', 'prefix_ranges', 'destination_port', 'transport_protocol', 'application_protocols', 'source_prefix_ranges']);
-const HCM_FIELDS = new Set(['@type', 'stat_prefix', 'rds', 'route_config', 'http_filters', 'use_remote_address', 'internal_address_config', 'forward_client_cert_details', 'set_current_client_cert_details', 'normalize_path', 'merge_slashes', 'path_with_escaped_slashes_action', 'codec_type']);
-const CLUSTER_FIELDS = new Set(['name', 'type', 'eds_cluster_config', 'connect_timeout', 'lb_policy', 'load_assignment', 'upstream_bind_config', 'transport_socket_matches', 'transport_socket', 'metadata']);
+const HCM_FIELDS = new Set([
+  '@type',
+  'stat_prefix',
+  'rds',
+  'route_config',
+  'http_filters',
+  'use_remote_address',
+  'internal_address_config',
+  'forward_client_cert_details',
+  'set_current_client_cert_details',
+  'normalize_path',
+  'merge_slashes',
+  'path_with_escaped_slashes_action',
+  'codec_type',
+]);
+const CLUSTER_FIELDS = new Set([
+  'name',
+  'type',
+  'eds_cluster_config',
+  'connect_timeout',
+  'lb_policy',
+  'load_assignment',
+  'upstream_bind_config',
+  'transport_socket_matches',
+  'transport_socket',
+  'metadata',
+]);
 
 /** Refuses the first field of `value` outside `allowed`, naming it. */
 function onlyFields(resource: string, prefix: string, value: object | undefined, allowed: ReadonlySet<string>): void {
@@ -166,7 +202,9 @@ function compileHcm(where: string, config: HcmConfig, resources: ProxyResources,
   const normalize = compilePathNormalization(config);
   const clientCert = compileClientCertHeader(config);
   const edge = flag(config.use_remote_address, false);
-  const inline = config.route_config ? compiling(where, 'route_config', () => compileRouteConfiguration(config.route_config as RouteConfigurationConfig)) : undefined;
+  const inline = config.route_config
+    ? compiling(where, 'route_config', () => compileRouteConfiguration(config.route_config as RouteConfigurationConfig))
+    : undefined;
   const routeName = config.rds?.route_config_name;
   if (!inline && routeName === undefined) throw new ConfigRejection(where, 'route_specifier', 'needs rds or route_config');
   const rds = routeName === undefined ? undefined : resources.routes.get(routeName);
@@ -185,7 +223,10 @@ function compileHcm(where: string, config: HcmConfig, resources: ProxyResources,
         }
       }
     }
-    const xfcc = clientCert(incoming.headers[XFCC_HEADER], { ...(context.connection.peerCertificate ? { peerCertificate: context.connection.peerCertificate } : {}), ...(context.localUriSan ? { localUriSan: context.localUriSan } : {}) });
+    const xfcc = clientCert(incoming.headers[XFCC_HEADER], {
+      ...(context.connection.peerCertificate ? { peerCertificate: context.connection.peerCertificate } : {}),
+      ...(context.localUriSan ? { localUriSan: context.localUriSan } : {}),
+    });
     const headersToSet: Record<string, string> = {};
     if (xfcc === undefined) {
       if (headers[XFCC_HEADER] !== undefined) headersToRemove.push(XFCC_HEADER);
@@ -242,7 +283,13 @@ function appended(headers: Readonly<Record<string, string>>, append: Readonly<Re
   return out;
 }
 
-function compileChain(listener: string, index: number | 'default', chain: FilterChainConfig, resources: ProxyResources, upstreams: UpstreamChooser): AcceptedChain {
+function compileChain(
+  listener: string,
+  index: number | 'default',
+  chain: FilterChainConfig,
+  resources: ProxyResources,
+  upstreams: UpstreamChooser,
+): AcceptedChain {
   const chainName = chain.name ?? (index === 'default' ? 'default' : `#${index}`);
   const where = `Listener ${listener} filter chain ${chainName}`;
   onlyFields(where, '', chain, CHAIN_FIELDS);
@@ -267,13 +314,20 @@ function compileChain(listener: string, index: number | 'default', chain: Filter
  */
 export function compileProxyDecisions(resources: ProxyResources): ProxyDecisions {
   const upstreams = compileUpstreams(resources);
-  const listeners = new Map<string, { config: ListenerConfig; chains: { filter_chain_match: FilterChainMatchConfig; compiled: AcceptedChain }[]; fallback?: AcceptedChain }>();
+  const listeners = new Map<
+    string,
+    { config: ListenerConfig; chains: { filter_chain_match: FilterChainMatchConfig; compiled: AcceptedChain }[]; fallback?: AcceptedChain }
+  >();
   for (const listener of resources.listeners) {
     if ('api_listener' in listener) throw new ConfigRejection(`Listener ${listener.name}`, 'api_listener', 'API listeners are for proxyless clients');
     onlyFields(`Listener ${listener.name}`, '', listener, LISTENER_FIELDS);
     listener.listener_filters?.forEach((filter, index) => {
       if (!INSPECTOR_TYPES.has(filter.typed_config?.['@type'] ?? '')) {
-        throw new ConfigRejection(`Listener ${listener.name}`, `listener_filters[${index}] (${filter.name})`, `type ${filter.typed_config?.['@type'] ?? '(none)'} is not supported`);
+        throw new ConfigRejection(
+          `Listener ${listener.name}`,
+          `listener_filters[${index}] (${filter.name})`,
+          `type ${filter.typed_config?.['@type'] ?? '(none)'} is not supported`,
+        );
       }
     });
     const chains = (listener.filter_chains ?? []).map((config, index) => ({

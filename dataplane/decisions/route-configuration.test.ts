@@ -12,21 +12,38 @@ const decide = compileRouteConfiguration({
       name: 'httpbin.bar.svc.cluster.local:8000',
       domains: ['httpbin.bar.svc.cluster.local', 'httpbin.bar.svc.cluster.local:8000', 'httpbin.bar', 'httpbin.bar:8000', '10.96.0.10:8000'],
       routes: [
-        { name: 'canary', match: { prefix: '/', headers: [{ name: 'end-user', string_match: { exact: 'jason' } }] }, route: { cluster: 'outbound|8000|v2|httpbin.bar.svc.cluster.local' } },
-        { name: 'rewrite', match: { prefix: '/old/' }, route: { cluster: 'outbound|8000||httpbin.bar.svc.cluster.local', prefix_rewrite: '/new/', timeout: { seconds: 3 } } },
+        {
+          name: 'canary',
+          match: { prefix: '/', headers: [{ name: 'end-user', string_match: { exact: 'jason' } }] },
+          route: { cluster: 'outbound|8000|v2|httpbin.bar.svc.cluster.local' },
+        },
+        {
+          name: 'rewrite',
+          match: { prefix: '/old/' },
+          route: { cluster: 'outbound|8000||httpbin.bar.svc.cluster.local', prefix_rewrite: '/new/', timeout: { seconds: 3 } },
+        },
         { name: 'moved', match: { path: '/moved' }, redirect: { path_redirect: '/here', response_code: 'FOUND' } },
         {
           name: 'split',
           match: { prefix: '/' },
           route: {
-            weighted_clusters: { clusters: [{ name: 'outbound|8000|v1|httpbin.bar.svc.cluster.local', weight: 75 }, { name: 'outbound|8000|v2|httpbin.bar.svc.cluster.local', weight: 25 }] },
+            weighted_clusters: {
+              clusters: [
+                { name: 'outbound|8000|v1|httpbin.bar.svc.cluster.local', weight: 75 },
+                { name: 'outbound|8000|v2|httpbin.bar.svc.cluster.local', weight: 25 },
+              ],
+            },
             retry_policy: { retry_on: 'connect-failure,503', num_retries: 2 },
           },
         },
       ],
     },
     { name: 'wild', domains: ['*.example.com'], routes: [{ match: { prefix: '/' }, direct_response: { status: 418, body: { inline_string: 'teapot' } } }] },
-    { name: 'allow_any', domains: ['*'], routes: [{ name: 'allow_any', match: { prefix: '/' }, route: { cluster: 'PassthroughCluster', timeout: { seconds: 0 } } }] },
+    {
+      name: 'allow_any',
+      domains: ['*'],
+      routes: [{ name: 'allow_any', match: { prefix: '/' }, route: { cluster: 'PassthroughCluster', timeout: { seconds: 0 } } }],
+    },
   ],
 });
 
@@ -39,7 +56,10 @@ describe('route configuration', () => {
   });
 
   test('header matches, prefix rewrite with the query kept, timeouts, redirects', () => {
-    expect(decide(request('httpbin.bar', '/ip', { 'end-user': 'jason' }), ctx)).toMatchObject({ cluster: 'outbound|8000|v2|httpbin.bar.svc.cluster.local', timeoutMs: 15_000 });
+    expect(decide(request('httpbin.bar', '/ip', { 'end-user': 'jason' }), ctx)).toMatchObject({
+      cluster: 'outbound|8000|v2|httpbin.bar.svc.cluster.local',
+      timeoutMs: 15_000,
+    });
     expect(decide(request('httpbin.bar', '/old/x?y=1'), ctx)).toMatchObject({ route: 'rewrite', path: '/new/x?y=1', timeoutMs: 3000 });
     expect(decide(request('httpbin.bar:8000', '/moved?q'), ctx)).toEqual({
       kind: 'redirect',
@@ -62,7 +82,9 @@ describe('route configuration', () => {
     const none = compileRouteConfiguration({ virtual_hosts: [{ name: 'only', domains: ['a'], routes: [{ match: { path: '/x' }, route: { cluster: 'c' } }] }] });
     expect(none(request('b'), ctx)).toEqual({ kind: 'no-route', status: 404 });
     expect(none(request('a', '/y'), ctx)).toEqual({ kind: 'no-route', status: 404, virtualHost: 'only' });
-    expect(() => compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], routes: [{ match: { prefix: '/' } }] }] })).toThrow(/routes\[0\] has no action/);
+    expect(() => compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], routes: [{ match: { prefix: '/' } }] }] })).toThrow(
+      /routes\[0\] has no action/,
+    );
   });
 
   test('header edits of a route; fields the data plane does not implement are refused, named', () => {
@@ -75,7 +97,10 @@ describe('route configuration', () => {
             {
               match: { prefix: '/' },
               route: { cluster: 'c' },
-              request_headers_to_add: [{ header: { key: 'X-Set', value: '1' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }, { header: { key: 'x-add', value: '2' }, append_action: 'APPEND_IF_EXISTS_OR_ADD' }],
+              request_headers_to_add: [
+                { header: { key: 'X-Set', value: '1' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' },
+                { header: { key: 'x-add', value: '2' }, append_action: 'APPEND_IF_EXISTS_OR_ADD' },
+              ],
               request_headers_to_remove: ['X-Secret'],
               response_headers_to_add: [{ header: { key: 'x-served-by', value: 'mesh' } }],
             },
@@ -83,15 +108,30 @@ describe('route configuration', () => {
         },
       ],
     });
-    expect(edited(request('a'), ctx)).toMatchObject({ requestHeaders: { set: { 'x-set': '1' }, append: { 'x-add': '2' }, remove: ['x-secret'] }, responseHeaders: { set: { 'x-served-by': 'mesh' } } });
-    expect(() => compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: 'c' }, typed_per_filter_config: {} } as never] }] })).toThrow('virtual_hosts["v"].routes[0].typed_per_filter_config is not supported');
-    expect(() => compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: 'c', request_mirror_policies: [] } as never }] }] })).toThrow('routes[0].route.request_mirror_policies is not supported');
+    expect(edited(request('a'), ctx)).toMatchObject({
+      requestHeaders: { set: { 'x-set': '1' }, append: { 'x-add': '2' }, remove: ['x-secret'] },
+      responseHeaders: { set: { 'x-served-by': 'mesh' } },
+    });
+    expect(() =>
+      compileRouteConfiguration({
+        virtual_hosts: [{ name: 'v', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: 'c' }, typed_per_filter_config: {} } as never] }],
+      }),
+    ).toThrow('virtual_hosts["v"].routes[0].typed_per_filter_config is not supported');
+    expect(() =>
+      compileRouteConfiguration({
+        virtual_hosts: [{ name: 'v', domains: ['*'], routes: [{ match: { prefix: '/' }, route: { cluster: 'c', request_mirror_policies: [] } as never }] }],
+      }),
+    ).toThrow('routes[0].route.request_mirror_policies is not supported');
   });
 
   test('require_tls redirects plain-text requests to https; unknown virtual host fields are refused', () => {
-    const secure = compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], require_tls: 'ALL', routes: [{ match: { prefix: '/' }, route: { cluster: 'c' } }] }] });
+    const secure = compileRouteConfiguration({
+      virtual_hosts: [{ name: 'v', domains: ['*'], require_tls: 'ALL', routes: [{ match: { prefix: '/' }, route: { cluster: 'c' } }] }],
+    });
     expect(secure(request('a.example.com:8080', '/ip?x=1'), ctx)).toMatchObject({ kind: 'redirect', status: 301, location: 'https://a.example.com/ip?x=1' });
     expect(secure(request('a.example.com', '/ip'), { random: 0, scheme: 'https' })).toMatchObject({ kind: 'cluster' });
-    expect(() => compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], cors: {} } as never] })).toThrow('virtual_hosts["v"].cors is not supported');
+    expect(() => compileRouteConfiguration({ virtual_hosts: [{ name: 'v', domains: ['*'], cors: {} } as never] })).toThrow(
+      'virtual_hosts["v"].cors is not supported',
+    );
   });
 });

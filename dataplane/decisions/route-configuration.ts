@@ -53,8 +53,31 @@ export interface HeaderEdits {
   readonly remove: readonly string[];
 }
 
-const ROUTE_FIELDS = new Set(['name', 'match', 'route', 'redirect', 'direct_response', 'non_forwarding_action', 'decorator', 'request_headers_to_add', 'request_headers_to_remove', 'response_headers_to_add', 'response_headers_to_remove', 'metadata']);
-const ACTION_FIELDS = new Set(['cluster', 'weighted_clusters', 'prefix_rewrite', 'regex_rewrite', 'host_rewrite_literal', 'timeout', 'retry_policy', 'max_grpc_timeout', 'cluster_not_found_response_code']);
+const ROUTE_FIELDS = new Set([
+  'name',
+  'match',
+  'route',
+  'redirect',
+  'direct_response',
+  'non_forwarding_action',
+  'decorator',
+  'request_headers_to_add',
+  'request_headers_to_remove',
+  'response_headers_to_add',
+  'response_headers_to_remove',
+  'metadata',
+]);
+const ACTION_FIELDS = new Set([
+  'cluster',
+  'weighted_clusters',
+  'prefix_rewrite',
+  'regex_rewrite',
+  'host_rewrite_literal',
+  'timeout',
+  'retry_policy',
+  'max_grpc_timeout',
+  'cluster_not_found_response_code',
+]);
 
 function headerEdits(add: readonly HeaderValueOption[] | undefined, remove: readonly string[] | undefined): HeaderEdits {
   const set: Record<string, string> = {};
@@ -183,7 +206,10 @@ function pickWeighted(action: NonNullable<RouteActionConfig['weighted_clusters']
   return action.clusters[action.clusters.length - 1]?.name ?? '';
 }
 
-function compileRouteAction(action: RouteActionConfig, match: RouteMatchConfig): (request: HttpRequestFacts, random: number) => { cluster: string; path: string; host: string } {
+function compileRouteAction(
+  action: RouteActionConfig,
+  match: RouteMatchConfig,
+): (request: HttpRequestFacts, random: number) => { cluster: string; path: string; host: string } {
   if (!action.cluster && !action.weighted_clusters) throw new Error('route sets neither cluster nor weighted_clusters');
   const regexRewrite = action.regex_rewrite
     ? { pattern: RE2JS.compile(action.regex_rewrite.pattern.regex), substitution: action.regex_rewrite.substitution.replace(/\\(\d)/g, '$$$1') }
@@ -265,7 +291,13 @@ export function compileRouteConfiguration(config: RouteConfigurationConfig): (re
     const virtualHost = index === undefined ? undefined : compiled[index];
     if (!virtualHost) return { kind: 'no-route', status: 404 };
     if (virtualHost.requireTls && context.scheme !== 'https') {
-      return { kind: 'redirect', virtualHost: virtualHost.name, route: 'require_tls', status: 301, location: `https://${stripPort(request.host)}${request.path}` };
+      return {
+        kind: 'redirect',
+        virtualHost: virtualHost.name,
+        route: 'require_tls',
+        status: 301,
+        location: `https://${stripPort(request.host)}${request.path}`,
+      };
     }
     const chosen = virtualHost.routes.find((route) => route.matches(request));
     if (!chosen) return { kind: 'no-route', status: 404, virtualHost: virtualHost.name };
@@ -280,10 +312,23 @@ export function compileRouteConfiguration(config: RouteConfigurationConfig): (re
             ...(chosen.retry.per_try_timeout ? { perTryTimeoutMs: durationMs(chosen.retry.per_try_timeout) ?? 0 } : {}),
           }
         : undefined;
-      return { kind: 'cluster', ...base, ...target, timeoutMs, ...(retry ? { retry } : {}), requestHeaders: chosen.requestHeaders, responseHeaders: chosen.responseHeaders };
+      return {
+        kind: 'cluster',
+        ...base,
+        ...target,
+        timeoutMs,
+        ...(retry ? { retry } : {}),
+        requestHeaders: chosen.requestHeaders,
+        responseHeaders: chosen.responseHeaders,
+      };
     }
     if (chosen.route.redirect) {
-      return { kind: 'redirect', ...base, status: redirectStatus(chosen.route.redirect.response_code), location: redirectLocation(chosen.route.redirect, chosen.route.match, request, context.scheme) };
+      return {
+        kind: 'redirect',
+        ...base,
+        status: redirectStatus(chosen.route.redirect.response_code),
+        location: redirectLocation(chosen.route.redirect, chosen.route.match, request, context.scheme),
+      };
     }
     if (chosen.route.direct_response) {
       return { kind: 'direct-response', ...base, status: chosen.route.direct_response.status, body: chosen.route.direct_response.body?.inline_string ?? '' };

@@ -14,14 +14,21 @@ type NetworkStage = { kind: 'rbac'; run: ReturnType<typeof compileRbacFilter> } 
  * A TCP chain: network RBAC and ext_authz filters in their order (each seeing the dynamic metadata
  * the ones before wrote), then `tcp_proxy` to a single cluster, last.
  */
-export function compileTcpChain(where: string, filters: readonly TypedConfig[], upstreams: UpstreamChooser, terminatesTls: boolean): (context: RequestContext) => Promise<TcpDecision> {
+export function compileTcpChain(
+  where: string,
+  filters: readonly TypedConfig[],
+  upstreams: UpstreamChooser,
+  terminatesTls: boolean,
+): (context: RequestContext) => Promise<TcpDecision> {
   const stages: NetworkStage[] = [];
   let cluster: string | undefined;
   filters.forEach((filter, index) => {
     const field = `filters[${index}] (${filter.name})`;
     const type = filter.typed_config?.['@type'];
-    if (type === NETWORK_RBAC_TYPE) stages.push({ kind: 'rbac', run: compiling(where, field, () => compileRbacFilter(filter.typed_config as RbacFilterConfig)) });
-    else if (type === NETWORK_EXT_AUTHZ_TYPE) stages.push({ kind: 'ext_authz', run: compiling(where, field, () => compileExtAuthzNetworkFilter(filter.typed_config as NetworkExtAuthzConfig)) });
+    if (type === NETWORK_RBAC_TYPE)
+      stages.push({ kind: 'rbac', run: compiling(where, field, () => compileRbacFilter(filter.typed_config as RbacFilterConfig)) });
+    else if (type === NETWORK_EXT_AUTHZ_TYPE)
+      stages.push({ kind: 'ext_authz', run: compiling(where, field, () => compileExtAuthzNetworkFilter(filter.typed_config as NetworkExtAuthzConfig)) });
     else if (type === TCP_PROXY_TYPE) {
       if (index !== filters.length - 1) throw new ConfigRejection(where, field, 'tcp_proxy must be the last filter');
       const value = (filter.typed_config as { cluster?: string }).cluster;

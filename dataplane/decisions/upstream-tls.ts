@@ -32,7 +32,8 @@ interface DataSource {
 function dataSourceText(source: DataSource | undefined): string | undefined {
   if (!source) return undefined;
   if (source.inline_string !== undefined) return source.inline_string;
-  if (source.inline_bytes !== undefined) return typeof source.inline_bytes === 'string' ? Buffer.from(source.inline_bytes, 'base64').toString() : Buffer.from(source.inline_bytes).toString();
+  if (source.inline_bytes !== undefined)
+    return typeof source.inline_bytes === 'string' ? Buffer.from(source.inline_bytes, 'base64').toString() : Buffer.from(source.inline_bytes).toString();
   if (source.filename !== undefined) return `file:${source.filename}`;
   return undefined;
 }
@@ -45,7 +46,11 @@ export interface CommonTlsContext {
     default_validation_context?: { match_subject_alt_names?: { san_type?: string; matcher: StringMatcherConfig }[] | StringMatcherConfig[] };
     validation_context_sds_secret_config?: { name: string };
   };
-  validation_context?: { trusted_ca?: DataSource; match_subject_alt_names?: StringMatcherConfig[]; match_typed_subject_alt_names?: { san_type?: string; matcher: StringMatcherConfig }[] };
+  validation_context?: {
+    trusted_ca?: DataSource;
+    match_subject_alt_names?: StringMatcherConfig[];
+    match_typed_subject_alt_names?: { san_type?: string; matcher: StringMatcherConfig }[];
+  };
   validation_context_sds_secret_config?: { name: string };
 }
 
@@ -63,7 +68,9 @@ function sanMatchersOf(context: CommonTlsContext): SanMatcherEntry[] {
   const plain = context.validation_context?.match_subject_alt_names ?? [];
   const typed = context.validation_context?.match_typed_subject_alt_names ?? [];
   return [...combined, ...plain, ...typed].map((entry) =>
-    'matcher' in entry ? { ...('san_type' in entry && typeof entry.san_type === 'string' ? { type: entry.san_type } : {}), matcher: entry.matcher } : { matcher: entry as StringMatcherConfig },
+    'matcher' in entry
+      ? { ...('san_type' in entry && typeof entry.san_type === 'string' ? { type: entry.san_type } : {}), matcher: entry.matcher }
+      : { matcher: entry as StringMatcherConfig },
   );
 }
 

@@ -20,8 +20,15 @@ const UNRESERVED_ESCAPE = /%(?:2[dDeE]|3[0-9]|4[1-9a-fA-F]|5[0-9aA]|5[fF]|6[1-9a
 /** Chromium's unescaping: decode unreserved escapes, then escape each `%` that was loose before and starts an escape now. */
 function decodeUnreservedModel(path: string): string {
   const parts = path.split(/(%[0-9a-fA-F]{2})/);
-  const marked = parts.map((part) => (part.startsWith('%') && part.length === 3 ? part.replace(UNRESERVED_ESCAPE, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16))) : part.replace(/%/g, '\uE000')));
-  return marked.join('').replace(/\uE000(?=[0-9a-fA-F]{2})/g, '%25').replace(/\uE000/g, '%');
+  const marked = parts.map((part) =>
+    part.startsWith('%') && part.length === 3
+      ? part.replace(UNRESERVED_ESCAPE, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16)))
+      : part.replace(/%/g, '\uE000'),
+  );
+  return marked
+    .join('')
+    .replace(/\uE000(?=[0-9a-fA-F]{2})/g, '%25')
+    .replace(/\uE000/g, '%');
 }
 
 /** What Envoy forwards for `path` (a path without query, fragment or `%00`, of characters the URL parser keeps as they are) in `mode`. */
@@ -34,4 +41,34 @@ export function envoyPath(mode: Mode, path: string): string {
 }
 
 /** Segments attacks on a path policy are made of: dots in every spelling, slashes escaped and not, escapes of letters. */
-export const ATTACK_SEGMENTS: readonly string[] = ['admin', 'ADMIN', 'a', '.', '..', '', '%61dmin', '%41DMIN', '%2e', '%2E', '.%2e', '%2e%2e', '%2E.', '%2f', '%2F', '%5c', '%5C', '\\', 'admin\\', '%7e', '~', '%25', '%2561', '%%36%31dmin', '%%32f', 'x;y', '%c0%ae', '%30', 'A-_.'];
+export const ATTACK_SEGMENTS: readonly string[] = [
+  'admin',
+  'ADMIN',
+  'a',
+  '.',
+  '..',
+  '',
+  '%61dmin',
+  '%41DMIN',
+  '%2e',
+  '%2E',
+  '.%2e',
+  '%2e%2e',
+  '%2E.',
+  '%2f',
+  '%2F',
+  '%5c',
+  '%5C',
+  '\\',
+  'admin\\',
+  '%7e',
+  '~',
+  '%25',
+  '%2561',
+  '%%36%31dmin',
+  '%%32f',
+  'x;y',
+  '%c0%ae',
+  '%30',
+  'A-_.',
+];

@@ -34,11 +34,16 @@ export function pathsPermission(paths: readonly string[]): object {
 export function customShadowRbac(kind: 'http' | 'network', policies: Readonly<Record<string, object>>): Filter {
   const shadow = {
     action: 'DENY',
-    policies: Object.fromEntries(Object.entries(policies).map(([name, permission]) => [name, { permissions: [permission], principals: [{ and_ids: { ids: [{ any: true }] } }] }])),
+    policies: Object.fromEntries(
+      Object.entries(policies).map(([name, permission]) => [name, { permissions: [permission], principals: [{ and_ids: { ids: [{ any: true }] } }] }]),
+    ),
   };
   return kind === 'http'
     ? { name: 'envoy.filters.http.rbac', typed_config: { '@type': HTTP_RBAC, shadow_rules: shadow, shadow_rules_stat_prefix: SHADOW_STAT_PREFIX } }
-    : { name: 'envoy.filters.network.rbac', typed_config: { '@type': NETWORK_RBAC, stat_prefix: 'tcp.', shadow_rules: shadow, shadow_rules_stat_prefix: SHADOW_STAT_PREFIX } };
+    : {
+        name: 'envoy.filters.network.rbac',
+        typed_config: { '@type': NETWORK_RBAC, stat_prefix: 'tcp.', shadow_rules: shadow, shadow_rules_stat_prefix: SHADOW_STAT_PREFIX },
+      };
 }
 
 const enabledBy = (filter: string): object => ({ filter, path: [{ key: SHADOW_METADATA_KEY }], value: { string_match: { prefix: 'mesh-ext-authz' } } });
@@ -60,12 +65,31 @@ export function grpcService(host: string, port: number, timeout: object = { seco
 
 /** The HTTP ext_authz filter of a CUSTOM pair: `service` (http_service or grpc_service) and the filter's other fields. */
 export function httpExtAuthz(service: object, fields: Record<string, unknown> = {}): Filter {
-  return { name: 'envoy.filters.http.ext_authz', typed_config: { '@type': HTTP_EXT_AUTHZ, ...service, transport_api_version: 'V3', filter_enabled_metadata: enabledBy('envoy.filters.http.rbac'), ...fields } };
+  return {
+    name: 'envoy.filters.http.ext_authz',
+    typed_config: {
+      '@type': HTTP_EXT_AUTHZ,
+      ...service,
+      transport_api_version: 'V3',
+      filter_enabled_metadata: enabledBy('envoy.filters.http.rbac'),
+      ...fields,
+    },
+  };
 }
 
 /** The network ext_authz filter of a CUSTOM pair (gRPC providers only). */
 export function networkExtAuthz(service: object, fields: Record<string, unknown> = {}): Filter {
-  return { name: 'envoy.filters.network.ext_authz', typed_config: { '@type': NETWORK_EXT_AUTHZ, stat_prefix: 'tcp.', ...service, transport_api_version: 'V3', filter_enabled_metadata: enabledBy('envoy.filters.network.rbac'), ...fields } };
+  return {
+    name: 'envoy.filters.network.ext_authz',
+    typed_config: {
+      '@type': NETWORK_EXT_AUTHZ,
+      stat_prefix: 'tcp.',
+      ...service,
+      transport_api_version: 'V3',
+      filter_enabled_metadata: enabledBy('envoy.filters.network.rbac'),
+      ...fields,
+    },
+  };
 }
 
 /** Mesh mutual TLS to an authorizer: the workload certificate (SDS `default`), the mesh's roots, its SPIFFE identity checked. */
@@ -78,7 +102,10 @@ export function meshMutualTls(identity: string, sni: string): object {
       common_tls_context: {
         alpn_protocols: ['http/1.1'],
         tls_certificate_sds_secret_configs: [sds('default')],
-        combined_validation_context: { default_validation_context: { match_subject_alt_names: [{ exact: identity }] }, validation_context_sds_secret_config: sds('ROOTCA') },
+        combined_validation_context: {
+          default_validation_context: { match_subject_alt_names: [{ exact: identity }] },
+          validation_context_sds_secret_config: sds('ROOTCA'),
+        },
       },
       sni,
     },
@@ -108,7 +135,10 @@ function portOf(chain: Chain): number | undefined {
  * `virtualInbound`'s chains on `httpPort`, after the metadata exchange (before authentication, as
  * the reference); `tcp` before `tcp_proxy` on the chains of its port.
  */
-export function withCustomFilters(listeners: readonly Record<string, unknown>[], custom: { httpPort?: number; http?: Filter[]; tcp?: { port: number; filters: Filter[] } }): Record<string, unknown>[] {
+export function withCustomFilters(
+  listeners: readonly Record<string, unknown>[],
+  custom: { httpPort?: number; http?: Filter[]; tcp?: { port: number; filters: Filter[] } },
+): Record<string, unknown>[] {
   const copy = structuredClone(listeners) as Record<string, unknown>[];
   const inbound = copy.find((listener) => listener['name'] === 'virtualInbound') as { filter_chains: Chain[] } | undefined;
   if (!inbound) throw new Error('no virtualInbound listener');
@@ -125,7 +155,13 @@ export function withCustomFilters(listeners: readonly Record<string, unknown>[],
 }
 
 /** Applies resources of one type as the subscriber would after the wire: through the strict encoder and back. Throws on a NACK. */
-export function applyThroughXds(state: ConfigState, protos: EnvoyProtos, typeUrl: string, resources: readonly Record<string, unknown>[], version: string): void {
+export function applyThroughXds(
+  state: ConfigState,
+  protos: EnvoyProtos,
+  typeUrl: string,
+  resources: readonly Record<string, unknown>[],
+  version: string,
+): void {
   const decoded = resources.map((resource) => protos.decodeAny(protos.encodeAny(typeUrl, resource)));
   const result = state.apply(typeUrl, version, keyResources(typeUrl, decoded));
   if (!result.ok) throw new Error(`the data plane rejects ${typeUrl}: ${result.error}`);
@@ -134,7 +170,10 @@ export function applyThroughXds(state: ConfigState, protos: EnvoyProtos, typeUrl
 /** The sidecar's current clusters plus `extra` (replacing same-named ones), through the wire. */
 export function applyClusters(state: ConfigState, protos: EnvoyProtos, extra: readonly Record<string, unknown>[], version: string): void {
   const names = new Set(extra.map((cluster) => cluster['name']));
-  const current = [...state.current().resources.clusters.values()].filter((cluster) => !names.has((cluster as { name?: string }).name)) as unknown as Record<string, unknown>[];
+  const current = [...state.current().resources.clusters.values()].filter((cluster) => !names.has((cluster as { name?: string }).name)) as unknown as Record<
+    string,
+    unknown
+  >[];
   applyThroughXds(state, protos, CLUSTER_TYPE, [...current, ...extra], version);
 }
 

@@ -16,7 +16,8 @@ export function parsePrometheusText(text: string): Sample[] {
     const match = LINE.exec(line);
     if (!match) throw new Error(`not a Prometheus sample line: ${line}`);
     const labels: Record<string, string> = {};
-    for (const [, name, value] of (match[2] ?? '').matchAll(LABEL)) labels[name as string] = (value as string).replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
+    for (const [, name, value] of (match[2] ?? '').matchAll(LABEL))
+      labels[name as string] = (value as string).replace(/\\(.)/g, (_, c: string) => (c === 'n' ? '\n' : c));
     samples.push({ name: match[1] as string, labels, value: Number(match[3]) });
   }
   return samples;

@@ -19,7 +19,14 @@ import { generateRequest } from '../../xds/testing/generate-request.js';
 
 const FULL: GenerateRequest = generateRequest({ names: [], full: true, configsUpdated: [] });
 
-function generate<C>(protos: EnvoyProtos, generators: readonly Generator<C>[], typeUrl: string, proxy: Proxy, push: C, names: readonly string[] = []): Record<string, unknown>[] {
+function generate<C>(
+  protos: EnvoyProtos,
+  generators: readonly Generator<C>[],
+  typeUrl: string,
+  proxy: Proxy,
+  push: C,
+  names: readonly string[] = [],
+): Record<string, unknown>[] {
   const generator = generators.find((candidate) => candidate.typeUrl === typeUrl);
   if (!generator) return [];
   const result = generator.generate(proxy, push, { ...FULL, names });
@@ -33,7 +40,12 @@ function generate<C>(protos: EnvoyProtos, generators: readonly Generator<C>[], t
  * The config a data plane subscribing as Envoy does receives, by type URL in subscription order:
  * CDS, EDS by the clusters' names, LDS, RDS by the listeners' names.
  */
-export function generateProxyConfig<C>(protos: EnvoyProtos, generators: readonly Generator<C>[], proxy: Proxy, push: C): Map<string, Record<string, unknown>[]> {
+export function generateProxyConfig<C>(
+  protos: EnvoyProtos,
+  generators: readonly Generator<C>[],
+  proxy: Proxy,
+  push: C,
+): Map<string, Record<string, unknown>[]> {
   const clusters = generate(protos, generators, CLUSTER_TYPE, proxy, push);
   const edsNames = clusters
     .filter((cluster) => (cluster['type'] ?? 'EDS') === 'EDS')

@@ -7,7 +7,15 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { newNopLogger } from '../../runtime/index.js';
 import { newTestAuthority } from '../../ca/testing/test-authority.js';
-import { buildPushContext, CLUSTER_TYPE, LISTENER_TYPE, loadEnvoyProtos, newInboundSecurityFilters, newMeshGenerators, type EnvoyProtos } from '../../xds/index.js';
+import {
+  buildPushContext,
+  CLUSTER_TYPE,
+  LISTENER_TYPE,
+  loadEnvoyProtos,
+  newInboundSecurityFilters,
+  newMeshGenerators,
+  type EnvoyProtos,
+} from '../../xds/index.js';
 import { buildCase, type CaseObject } from '../../xds/generators/testing/test-cases.js';
 import { newConfigState, type ConfigState } from '../config-state.js';
 import { newEmbeddedDataPlane, type EmbeddedDataPlane } from '../embedded-data-plane.js';
@@ -80,7 +88,14 @@ export interface DaemonConfig {
 }
 
 /** The config the daemon's sidecar generators give one side, as it travels. */
-function generatedConfig(protos: EnvoyProtos, subnet: number, mode: ServerMode, policies: readonly object[], side: SidecarSide, daemon: DaemonConfig = {}): Map<string, Record<string, unknown>[]> {
+function generatedConfig(
+  protos: EnvoyProtos,
+  subnet: number,
+  mode: ServerMode,
+  policies: readonly object[],
+  side: SidecarSide,
+  daemon: DaemonConfig = {},
+): Map<string, Record<string, unknown>[]> {
   const { serverPod, clientPod } = podsOf(subnet);
   // Policies carry their JWKS inline (nothing is fetched).
   const generators = newMeshGenerators({
@@ -110,7 +125,12 @@ export function serverListeners(mode: ServerMode, policies: readonly object[] = 
 export function jwtPolicies(issuer: string, jwks: string): object[] {
   const selector = { matchLabels: { app: 'httpbin' } };
   return [
-    { apiVersion: 'security.mesh.io/v1beta1', kind: 'RequestAuthentication', metadata: { name: 'jwt', namespace: 'bar' }, spec: { selector, jwtRules: [{ issuer, jwks }] } },
+    {
+      apiVersion: 'security.mesh.io/v1beta1',
+      kind: 'RequestAuthentication',
+      metadata: { name: 'jwt', namespace: 'bar' },
+      spec: { selector, jwtRules: [{ issuer, jwks }] },
+    },
     {
       apiVersion: 'security.mesh.io/v1beta1',
       kind: 'AuthorizationPolicy',
@@ -118,7 +138,9 @@ export function jwtPolicies(issuer: string, jwks: string): object[] {
       spec: {
         selector,
         action: 'ALLOW',
-        rules: [{ from: [{ source: { principals: ['cluster.local/ns/foo/sa/sleep'], requestPrincipals: [`${issuer}/*`] } }], to: [{ operation: { paths: ['/*'] } }] }],
+        rules: [
+          { from: [{ source: { principals: ['cluster.local/ns/foo/sa/sleep'], requestPrincipals: [`${issuer}/*`] } }], to: [{ operation: { paths: ['/*'] } }] },
+        ],
       },
     },
   ];
@@ -201,14 +223,28 @@ export interface Sidecar {
 export async function startSidecar(side: SidecarSide, options: SidecarOptions, secrets: SecretSet): Promise<Sidecar> {
   const { serverPod, serverApp, clientPod } = podsOf(options.subnet);
   const config = generatedConfig(loadEnvoyProtos(), options.subnet, options.mode ?? 'STRICT', options.serverPolicies ?? [], side);
-  if (side === 'client' && !config.get(CLUSTER_TYPE)?.some((cluster) => cluster['name'] === SERVER_CLUSTER)) throw new Error(`the client sidecar has no cluster ${SERVER_CLUSTER}`);
+  if (side === 'client' && !config.get(CLUSTER_TYPE)?.some((cluster) => cluster['name'] === SERVER_CLUSTER))
+    throw new Error(`the client sidecar has no cluster ${SERVER_CLUSTER}`);
   const state = newConfigState();
   applyProxyConfig(state, config, '1');
   const common = { state, secrets: () => secrets, log: newNopLogger('dataplane') };
   const plane =
     side === 'server'
-      ? newEmbeddedDataPlane({ ...common, podAddress: serverPod, inboundPorts: options.serverPorts ?? [SERVER_PORT], appAddress: serverApp, workload: SERVER_WORKLOAD, nodeId: `sidecar~${serverPod}~httpbin-1.bar~bar.svc.cluster.local` })
-      : newEmbeddedDataPlane({ ...common, podAddress: clientPod, outboundPort: 0, workload: CLIENT_WORKLOAD, nodeId: `sidecar~${clientPod}~sleep-1.foo~foo.svc.cluster.local` });
+      ? newEmbeddedDataPlane({
+          ...common,
+          podAddress: serverPod,
+          inboundPorts: options.serverPorts ?? [SERVER_PORT],
+          appAddress: serverApp,
+          workload: SERVER_WORKLOAD,
+          nodeId: `sidecar~${serverPod}~httpbin-1.bar~bar.svc.cluster.local`,
+        })
+      : newEmbeddedDataPlane({
+          ...common,
+          podAddress: clientPod,
+          outboundPort: 0,
+          workload: CLIENT_WORKLOAD,
+          nodeId: `sidecar~${clientPod}~sleep-1.foo~foo.svc.cluster.local`,
+        });
   await plane.start();
   return { state, plane };
 }
@@ -238,7 +274,10 @@ export type TwoSidecarsOptions = SidecarOptions;
 export async function startTwoSidecars(options: TwoSidecarsOptions): Promise<TwoSidecars> {
   const secretsFor = await newMeshSecrets();
   const backend = await startBackend(options.subnet);
-  const [server, client] = await Promise.all([startSidecar('server', options, secretsFor(SIDECAR_IDENTITIES.server)), startSidecar('client', options, secretsFor(SIDECAR_IDENTITIES.client))]);
+  const [server, client] = await Promise.all([
+    startSidecar('server', options, secretsFor(SIDECAR_IDENTITIES.server)),
+    startSidecar('client', options, secretsFor(SIDECAR_IDENTITIES.client)),
+  ]);
   const { directUrl, serverPod } = meshAddresses(options.subnet);
   return {
     serverState: server.state,

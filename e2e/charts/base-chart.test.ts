@@ -79,7 +79,19 @@ describe('helm lint', () => {
 describe('helm template', () => {
   test.each([
     ['default', []],
-    ['revision-owner', ['--set', 'revision=canary', '--set', 'defaultRevision=canary', '--set', 'ownerName=installed-state-canary', '--set', 'serviceAccounts={meshd,meshd-canary}']],
+    [
+      'revision-owner',
+      [
+        '--set',
+        'revision=canary',
+        '--set',
+        'defaultRevision=canary',
+        '--set',
+        'ownerName=installed-state-canary',
+        '--set',
+        'serviceAccounts={meshd,meshd-canary}',
+      ],
+    ],
     ['default-validator', ['--set', 'defaultRevision=default']],
     ['no-validation', ['--set', 'defaultRevision=default', '--set', 'global.configValidation=false']],
   ])('%s', async (name, args) => {
@@ -152,13 +164,31 @@ describe('helm install, upgrade and uninstall against the API server double', ()
   }, 120_000);
 
   test('upgrade with another value changes the objects: a second service account, no webhook configuration', async () => {
-    const result = await run(['upgrade', 'base', BASE_CHART, '--namespace', 'mesh-system', '--reuse-values', '--set', 'serviceAccounts={meshd,meshd-canary}', '--set', 'global.configValidation=false', '--set', 'ownerName=upgraded']);
+    const result = await run([
+      'upgrade',
+      'base',
+      BASE_CHART,
+      '--namespace',
+      'mesh-system',
+      '--reuse-values',
+      '--set',
+      'serviceAccounts={meshd,meshd-canary}',
+      '--set',
+      'global.configValidation=false',
+      '--set',
+      'ownerName=upgraded',
+    ]);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
-    const binding = named('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'meshd-clusterrole-mesh-system') as { subjects?: { name: string }[] } | undefined;
+    const binding = named('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'meshd-clusterrole-mesh-system') as
+      { subjects?: { name: string }[] } | undefined;
     expect(binding?.subjects?.map((subject) => subject.name)).toEqual(['meshd', 'meshd-canary']);
-    expect(binding && (binding as { metadata?: { labels?: Record<string, string> } }).metadata?.labels?.['install.operator.mesh.io/owning-resource']).toBe('upgraded');
-    await waitFor(() => named('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'meshd-default-validator') === undefined, { description: 'the webhook configuration pruned' });
+    expect(binding && (binding as { metadata?: { labels?: Record<string, string> } }).metadata?.labels?.['install.operator.mesh.io/owning-resource']).toBe(
+      'upgraded',
+    );
+    await waitFor(() => named('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'meshd-default-validator') === undefined, {
+      description: 'the webhook configuration pruned',
+    });
   }, 120_000);
 
   test('uninstall (protobuf DeleteOptions) removes the templates’ objects and keeps the CRDs, as helm does', async () => {
@@ -166,7 +196,9 @@ describe('helm install, upgrade and uninstall against the API server double', ()
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('release "base" uninstalled');
-    await waitFor(() => named('rbac.authorization.k8s.io/v1', 'ClusterRole', 'meshd-clusterrole-mesh-system') === undefined, { description: 'the ClusterRole deleted' });
+    await waitFor(() => named('rbac.authorization.k8s.io/v1', 'ClusterRole', 'meshd-clusterrole-mesh-system') === undefined, {
+      description: 'the ClusterRole deleted',
+    });
     expect(named('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'meshd-clusterrole-mesh-system')).toBeUndefined();
     expect(kube.objects('v1', 'Secret', 'mesh-system').filter((secret) => secret.metadata?.name?.startsWith('sh.helm.release'))).toEqual([]);
     expect(kube.objects('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).toHaveLength(7);

@@ -20,7 +20,10 @@ beforeAll(async () => {
   workDir = mkdtempSync(join(tmpdir(), 'gateway-chart-'));
   kube = await startApiServerDouble({ bookmarkIntervalMs: 0 });
   await kube.writeKubeconfig(join(workDir, 'kubeconfig'));
-  await kube.kubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'mesh-system' } } });
+  await kube
+    .kubeConfig()
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name: 'mesh-system' } } });
 });
 
 afterAll(async () => {

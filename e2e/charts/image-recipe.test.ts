@@ -87,12 +87,18 @@ describe('the Dockerfile', () => {
     }
   });
 
-  test('every path copied from the build stage exists after npm run build (helm after the project\'s script fetched it)', () => {
+  test("every path copied from the build stage exists after npm run build (helm after the project's script fetched it)", () => {
     const fromBuild = copies(all).filter((copy) => copy.from === 'build');
     expect(fromBuild.map((copy) => copy.sources).flat()).toEqual(['/src/dist/', '/src/build-info.json', '/src/.tools/bin/helm']);
-    expect(all.some((instruction) => instruction.stage === 0 && instruction.keyword === 'RUN' && instruction.args.includes('bash scripts/get-helm-kubectl.sh /src/.tools/bin'))).toBe(true);
+    expect(
+      all.some(
+        (instruction) =>
+          instruction.stage === 0 && instruction.keyword === 'RUN' && instruction.args.includes('bash scripts/get-helm-kubectl.sh /src/.tools/bin'),
+      ),
+    ).toBe(true);
     for (const copy of fromBuild) {
-      for (const source of copy.sources) expect({ source, exists: existsSync(join(PROJECT_ROOT, source.replace(/^\/src\//, ''))) }).toEqual({ source, exists: true });
+      for (const source of copy.sources)
+        expect({ source, exists: existsSync(join(PROJECT_ROOT, source.replace(/^\/src\//, ''))) }).toEqual({ source, exists: true });
     }
     expect(existsSync(join(PROJECT_ROOT, 'dist', 'bundle', 'pilot-agent', 'pilot-agent.mjs'))).toBe(true);
     expect(existsSync(join(PROJECT_ROOT, 'dist', 'bundle', 'mesh-dataplane', 'mesh-dataplane.mjs'))).toBe(true);
@@ -101,7 +107,11 @@ describe('the Dockerfile', () => {
   test('the build stage copies every folder tsconfig.build.json compiles, so the build sees the same sources', () => {
     const include = (JSON.parse(readFileSync(join(PROJECT_ROOT, 'tsconfig.json'), 'utf8')) as { include: string[] }).include;
     const excluded = new Set(['bench', 'testing']);
-    const copied = new Set(copies(all).filter((copy) => copy.stage === 0).flatMap((copy) => copy.sources.map((source) => source.replace(/\/$/, ''))));
+    const copied = new Set(
+      copies(all)
+        .filter((copy) => copy.stage === 0)
+        .flatMap((copy) => copy.sources.map((source) => source.replace(/\/$/, ''))),
+    );
     expect(include.filter((folder) => !excluded.has(folder) && !copied.has(folder))).toEqual([]);
   });
 
@@ -117,13 +127,19 @@ describe('the Dockerfile', () => {
   });
 
   test.each(['pilot-agent', 'pilot-discovery', 'meshctl'])('the entrypoint %s runs (--help exits 0)', async (program) => {
-    const { stdout } = await run(process.execPath, [join(PROJECT_ROOT, 'bin', `${program}.js`), '--help'], { timeout: 30_000, env: { PATH: processEnvironment()['PATH'] ?? '' } });
+    const { stdout } = await run(process.execPath, [join(PROJECT_ROOT, 'bin', `${program}.js`), '--help'], {
+      timeout: 30_000,
+      env: { PATH: processEnvironment()['PATH'] ?? '' },
+    });
     expect(stdout).toMatch(/Usage:/);
   });
 
   test('the sidecar’s first args are pilot-agent commands', async () => {
     for (const command of ['proxy', 'mesh-iptables']) {
-      const { stdout } = await run(process.execPath, [join(PROJECT_ROOT, 'bin', 'pilot-agent.js'), command, '--help'], { timeout: 30_000, env: { PATH: processEnvironment()['PATH'] ?? '' } });
+      const { stdout } = await run(process.execPath, [join(PROJECT_ROOT, 'bin', 'pilot-agent.js'), command, '--help'], {
+        timeout: 30_000,
+        env: { PATH: processEnvironment()['PATH'] ?? '' },
+      });
       expect(stdout).toMatch(/Usage:/);
     }
   });

@@ -25,7 +25,10 @@ beforeAll(async () => {
   kube = await startApiServerDouble({ bookmarkIntervalMs: 0 });
   kubeconfig = join(workDir, 'kubeconfig');
   await kube.writeKubeconfig(kubeconfig);
-  await kube.kubeConfig().makeApiClient(CoreV1Api).createNamespace({ body: { metadata: { name: 'mesh-system' } } });
+  await kube
+    .kubeConfig()
+    .makeApiClient(CoreV1Api)
+    .createNamespace({ body: { metadata: { name: 'mesh-system' } } });
 });
 
 afterAll(async () => {
@@ -40,7 +43,10 @@ const template = async (...args: string[]): Promise<string> => {
   return result.stdout;
 };
 type KubeObject = { kind: string; metadata: { name: string; labels?: Record<string, string> }; data?: Record<string, string> };
-const objects = (manifest: string): KubeObject[] => parseAllDocuments(manifest).map((doc) => doc.toJS() as KubeObject).filter((o) => o !== null);
+const objects = (manifest: string): KubeObject[] =>
+  parseAllDocuments(manifest)
+    .map((doc) => doc.toJS() as KubeObject)
+    .filter((o) => o !== null);
 
 describe('the meshd chart’s sources', () => {
   test('values.schema.json is generated from install/meshd-values.ts (REFRESH_GOLDEN=1 rewrites it)', () => {
@@ -48,7 +54,18 @@ describe('the meshd chart’s sources', () => {
   });
 
   test('values.yaml is valid under the typed schema, and the README names every value', () => {
-    expectValuesDocumented(CHART, meshdValuesSchema, ['meshConfig', 'env', 'resources', 'podAnnotations', 'podLabels', 'nodeSelector', 'affinity', 'lifecycle', 'templates', 'injectedAnnotations']);
+    expectValuesDocumented(CHART, meshdValuesSchema, [
+      'meshConfig',
+      'env',
+      'resources',
+      'podAnnotations',
+      'podLabels',
+      'nodeSelector',
+      'affinity',
+      'lifecycle',
+      'templates',
+      'injectedAnnotations',
+    ]);
   });
 
   test('the injection templates it ships are the injector’s built-in ones (REFRESH_GOLDEN=1 rewrites them)', () => {
@@ -77,7 +94,7 @@ describe('helm with the meshd chart', () => {
   ])('refuses bad values naming them: %s', async (args, named) => {
     const result = await helm(['template', 'meshd', CHART, ...args], { workDir });
     expect(result.code).not.toBe(0);
-    expect(result.stderr).toContain('values don\'t meet the specifications of the schema');
+    expect(result.stderr).toContain("values don't meet the specifications of the schema");
     expect(result.stderr).toContain(named);
   });
 
@@ -97,14 +114,22 @@ describe('helm with the meshd chart', () => {
 
   test('every object carries the installer labels', async () => {
     for (const object of objects(await template('--set', 'revision=canary'))) {
-      expect(object.metadata.labels).toMatchObject({ 'app.kubernetes.io/part-of': 'mesh', 'operator.mesh.io/component': 'Pilot', 'mesh.io/rev': 'canary', release: 'meshd' });
+      expect(object.metadata.labels).toMatchObject({
+        'app.kubernetes.io/part-of': 'mesh',
+        'operator.mesh.io/component': 'Pilot',
+        'mesh.io/rev': 'canary',
+        release: 'meshd',
+      });
     }
   });
 });
 
 describe('helm install, upgrade and uninstall of the meshd chart into the API server double', () => {
   test('every rendered object is accepted; a mesh config change reaches the ConfigMap only, a pod template change rolls the Deployment', async () => {
-    const installed = await helm(['install', 'meshd', CHART, '--namespace', 'mesh-system', '--set', 'revision=canary', '--set', 'revisionTags={prod}'], { workDir, kubeconfig });
+    const installed = await helm(['install', 'meshd', CHART, '--namespace', 'mesh-system', '--set', 'revision=canary', '--set', 'revisionTags={prod}'], {
+      workDir,
+      kubeconfig,
+    });
     expect(installed.stderr).toBe('');
     expect(installed.stdout).toContain('STATUS: deployed');
     expect(installed.stdout).toContain('kubectl label namespace <namespace> mesh.io/rev=canary');
@@ -112,9 +137,15 @@ describe('helm install, upgrade and uninstall of the meshd chart into the API se
     const deployment = await kube.kubeConfig().makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'meshd-canary', namespace: 'mesh-system' });
     expect(deployment.spec?.template.spec?.containers[0]?.args?.[0]).toBe('discovery');
     const meshBefore = await core.readNamespacedConfigMap({ name: 'mesh-canary', namespace: 'mesh-system' });
-    expect(parse(meshBefore.data?.['mesh'] ?? '')).toMatchObject({ trustDomain: 'cluster.local', defaultConfig: { discoveryAddress: 'meshd-canary.mesh-system.svc:15012' } });
+    expect(parse(meshBefore.data?.['mesh'] ?? '')).toMatchObject({
+      trustDomain: 'cluster.local',
+      defaultConfig: { discoveryAddress: 'meshd-canary.mesh-system.svc:15012' },
+    });
 
-    const upgraded = await helm(['upgrade', 'meshd', CHART, '--namespace', 'mesh-system', '--reuse-values', '--set', 'meshConfig.trustDomain=example.org'], { workDir, kubeconfig });
+    const upgraded = await helm(['upgrade', 'meshd', CHART, '--namespace', 'mesh-system', '--reuse-values', '--set', 'meshConfig.trustDomain=example.org'], {
+      workDir,
+      kubeconfig,
+    });
     expect(upgraded.stderr).toBe('');
     const meshAfter = await core.readNamespacedConfigMap({ name: 'mesh-canary', namespace: 'mesh-system' });
     expect(parse(meshAfter.data?.['mesh'] ?? '')).toMatchObject({ trustDomain: 'example.org' });
@@ -122,7 +153,10 @@ describe('helm install, upgrade and uninstall of the meshd chart into the API se
     expect(after.metadata?.generation).toBe(deployment.metadata?.generation);
 
     // A value of the Deployment's pod template rolls it: a new generation with the new env.
-    const rolled = await helm(['upgrade', 'meshd', CHART, '--namespace', 'mesh-system', '--reuse-values', '--set', 'pilot.env.PILOT_DEBOUNCE_AFTER=200ms'], { workDir, kubeconfig });
+    const rolled = await helm(['upgrade', 'meshd', CHART, '--namespace', 'mesh-system', '--reuse-values', '--set', 'pilot.env.PILOT_DEBOUNCE_AFTER=200ms'], {
+      workDir,
+      kubeconfig,
+    });
     expect(rolled.stderr).toBe('');
     const next = await kube.kubeConfig().makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'meshd-canary', namespace: 'mesh-system' });
     expect(next.metadata?.generation).toBe((deployment.metadata?.generation ?? 0) + 1);

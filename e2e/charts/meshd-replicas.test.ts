@@ -32,7 +32,13 @@ const metric = async (daemon: ChartDaemon, name: string): Promise<number> => {
     .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
 };
 const leaseHolder = async (): Promise<string> =>
-  (await kube.kubeConfig().makeApiClient(CoordinationV1Api).readNamespacedLease({ name: 'meshd-leader', namespace: 'mesh-system' }).catch(() => undefined))?.spec?.holderIdentity ?? '';
+  (
+    await kube
+      .kubeConfig()
+      .makeApiClient(CoordinationV1Api)
+      .readNamespacedLease({ name: 'meshd-leader', namespace: 'mesh-system' })
+      .catch(() => undefined)
+  )?.spec?.holderIdentity ?? '';
 const leaderOf = async (): Promise<ChartDaemon | undefined> => {
   const holder = await leaseHolder();
   return live().find((r) => holder.startsWith(`${r.podName}_`));
@@ -53,9 +59,25 @@ beforeAll(async () => {
   await kube.writeKubeconfig(join(workDir, 'kubeconfig'));
   const kubeConfig = kube.kubeConfig();
   const core = kubeConfig.makeApiClient(CoreV1Api);
-  for (const name of ['mesh-system', 'foo']) await core.createNamespace({ body: { metadata: { name, labels: name === 'foo' ? { 'mesh-injection': 'enabled' } : {} } } });
+  for (const name of ['mesh-system', 'foo'])
+    await core.createNamespace({ body: { metadata: { name, labels: name === 'foo' ? { 'mesh-injection': 'enabled' } : {} } } });
   for (const crd of buildCrdManifests()) await kubeConfig.makeApiClient(ApiextensionsV1Api).createCustomResourceDefinition({ body: crd as never });
-  const installed = await helm(['install', 'meshd', join(CHARTS_DIR, 'meshd'), '--namespace', 'mesh-system', '--set', 'pilot.autoscaleEnabled=false', '--set', 'pilot.replicaCount=3', '--set', 'pilot.env.PILOT_ENABLE_STATUS=true'], { workDir, kubeconfig: join(workDir, 'kubeconfig') });
+  const installed = await helm(
+    [
+      'install',
+      'meshd',
+      join(CHARTS_DIR, 'meshd'),
+      '--namespace',
+      'mesh-system',
+      '--set',
+      'pilot.autoscaleEnabled=false',
+      '--set',
+      'pilot.replicaCount=3',
+      '--set',
+      'pilot.env.PILOT_ENABLE_STATUS=true',
+    ],
+    { workDir, kubeconfig: join(workDir, 'kubeconfig') },
+  );
   expect(installed.stderr).toBe('');
   // Two replicas at once race to create the self-signed root; the third comes later.
   replicas.push(...(await Promise.all([0, 1].map((i) => startChartDaemon({ kube, workDir, podName: `meshd-5f8d-${i}`, ports: ports[i] })))));
@@ -73,7 +95,10 @@ describe('three replicas of the meshd chart', () => {
     const core = kube.kubeConfig().makeApiClient(CoreV1Api);
     const secrets = (await core.listNamespacedSecret({ namespace: 'mesh-system' })).items.filter((s) => s.metadata?.name === 'mesh-ca-secret');
     expect(secrets).toHaveLength(1);
-    await waitFor(async () => (await core.readNamespacedConfigMap({ name: 'mesh-ca-root-cert', namespace: 'foo' }).catch(() => undefined)) !== undefined, { timeoutMs: 30_000, description: 'the root published' });
+    await waitFor(async () => (await core.readNamespacedConfigMap({ name: 'mesh-ca-root-cert', namespace: 'foo' }).catch(() => undefined)) !== undefined, {
+      timeoutMs: 30_000,
+      description: 'the root published',
+    });
     const root = (await core.readNamespacedConfigMap({ name: 'mesh-ca-root-cert', namespace: 'foo' })).data?.['root-cert.pem'] ?? '';
     for (const replica of replicas) {
       await new Promise<void>((resolve, reject) => {
@@ -95,7 +120,10 @@ describe('three replicas of the meshd chart', () => {
   test('each replica injects and validates; proxies on either replica get the same config', async () => {
     for (let i = 0; i < 6; i++) {
       const file = join(workDir, `pod-${i}.yaml`);
-      writeFileSync(file, `apiVersion: v1\nkind: Pod\nmetadata: {name: app-${i}, namespace: foo, labels: {app: app}}\nspec:\n  containers: [{name: app, image: app}]\n`);
+      writeFileSync(
+        file,
+        `apiVersion: v1\nkind: Pod\nmetadata: {name: app-${i}, namespace: foo, labels: {app: app}}\nspec:\n  containers: [{name: app, image: app}]\n`,
+      );
       expect((await kubectl('apply', '-f', file)).stderr).toBe('');
     }
     for (const replica of replicas) expect(await metric(replica, 'sidecar_injection_success_total')).toBeGreaterThan(0);
@@ -135,26 +163,36 @@ describe('three replicas of the meshd chart', () => {
     const handOverMs = Date.now() - killedAt;
     const core = kube.kubeConfig().makeApiClient(CoreV1Api);
     await core.createNamespace({ body: { metadata: { name: 'after-handover' } } });
-    await waitFor(async () => (await core.readNamespacedConfigMap({ name: 'mesh-ca-root-cert', namespace: 'after-handover' }).catch(() => undefined)) !== undefined, { timeoutMs: 20_000, description: 'the root published by the new leader' });
+    await waitFor(
+      async () => (await core.readNamespacedConfigMap({ name: 'mesh-ca-root-cert', namespace: 'after-handover' }).catch(() => undefined)) !== undefined,
+      { timeoutMs: 20_000, description: 'the root published by the new leader' },
+    );
     // No missed status: a policy created after the hand-over gets its status from the new leader.
     const policyFile = join(workDir, 'after-handover-policy.yaml');
-    writeFileSync(policyFile, 'apiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata: {name: strict, namespace: foo}\nspec: {mtls: {mode: STRICT}}\n');
+    writeFileSync(
+      policyFile,
+      'apiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata: {name: strict, namespace: foo}\nspec: {mtls: {mode: STRICT}}\n',
+    );
     expect((await kubectl('apply', '-f', policyFile)).stderr).toBe('');
     await waitFor(
       async () => {
-        const status = JSON.parse((await kubectl('get', 'peerauthentication', 'strict', '-n', 'foo', '-o', 'json')).stdout || '{}') as { status?: { conditions?: { type: string; status: string }[] } };
+        const status = JSON.parse((await kubectl('get', 'peerauthentication', 'strict', '-n', 'foo', '-o', 'json')).stdout || '{}') as {
+          status?: { conditions?: { type: string; status: string }[] };
+        };
         return status.status?.conditions?.some((c) => c.type === 'Accepted' && c.status === 'True') ?? false;
       },
       { timeoutMs: 20_000, description: 'the new leader writing the status' },
     );
-    const memory = await Promise.all(live().map(async (r) => `${r.podName} ${(await metric(r, 'process_resident_memory_bytes')) / 1024 / 1024 | 0} MB`));
+    const memory = await Promise.all(live().map(async (r) => `${r.podName} ${((await metric(r, 'process_resident_memory_bytes')) / 1024 / 1024) | 0} MB`));
     console.log(`leader hand-over after a SIGKILL: ${handOverMs} ms (lease 15 s); replica RSS: ${memory.join(', ')}`);
     // client-go's rule: the lease lapses 15 s after the renewal a candidate last saw (seen up to one
     // 2 s retry, jittered by 1.2, after it was made), and the next retry takes it: at most about
     // 15 + 2 × 2.4 s after the kill, with 3 s for a loaded machine.
     expect(handOverMs).toBeLessThan(15_000 + 2 * 2_400 + 3_000);
     // Nothing lost: the root is the one all replicas started with.
-    const roots = new Set((await core.listConfigMapForAllNamespaces({ fieldSelector: 'metadata.name=mesh-ca-root-cert' })).items.map((c) => c.data?.['root-cert.pem']));
+    const roots = new Set(
+      (await core.listConfigMapForAllNamespaces({ fieldSelector: 'metadata.name=mesh-ca-root-cert' })).items.map((c) => c.data?.['root-cert.pem']),
+    );
     expect(roots.size).toBe(1);
   });
 });

@@ -45,11 +45,20 @@ describe('the operator chart', () => {
   });
 
   test('installs into the API server double: the operator Deployment runs `meshctl operator server` on the watched namespaces', async () => {
-    const installed = await helm(['install', 'mesh-operator', CHART, '--set', 'watchedNamespaces=mesh-system\\,team-a'], { workDir, kubeconfig: join(workDir, 'kubeconfig') });
+    const installed = await helm(['install', 'mesh-operator', CHART, '--set', 'watchedNamespaces=mesh-system\\,team-a'], {
+      workDir,
+      kubeconfig: join(workDir, 'kubeconfig'),
+    });
     expect(installed.stderr).toBe('');
     const deployment = await kube.kubeConfig().makeApiClient(AppsV1Api).readNamespacedDeployment({ name: 'mesh-operator', namespace: 'mesh-operator' });
     const container = deployment.spec?.template.spec?.containers[0];
     expect(container?.command).toEqual(['meshctl']);
-    expect(container?.args).toEqual(['operator', 'server', '--watchedNamespaces=mesh-system,team-a', '--manifests=/usr/lib/mesh/deploy', '--monitoringAddr=:8383']);
+    expect(container?.args).toEqual([
+      'operator',
+      'server',
+      '--watchedNamespaces=mesh-system,team-a',
+      '--manifests=/usr/lib/mesh/deploy',
+      '--monitoringAddr=:8383',
+    ]);
   });
 });

@@ -85,19 +85,36 @@ async function fillVolume(volume: V1Volume, dir: string, pod: V1Pod, options: Ku
   const namespace = pod.metadata?.namespace ?? 'default';
   if (volume.downwardAPI) {
     for (const item of volume.downwardAPI.items ?? []) {
-      const field = item.fieldRef?.fieldPath === 'metadata.labels' ? pod.metadata?.labels : item.fieldRef?.fieldPath === 'metadata.annotations' ? pod.metadata?.annotations : undefined;
-      writeFileSync(join(dir, item.path), Object.entries(field ?? {}).map(([key, value]) => `${key}=${JSON.stringify(value)}`).join('\n'));
+      const field =
+        item.fieldRef?.fieldPath === 'metadata.labels'
+          ? pod.metadata?.labels
+          : item.fieldRef?.fieldPath === 'metadata.annotations'
+            ? pod.metadata?.annotations
+            : undefined;
+      writeFileSync(
+        join(dir, item.path),
+        Object.entries(field ?? {})
+          .map(([key, value]) => `${key}=${JSON.stringify(value)}`)
+          .join('\n'),
+      );
     }
   }
   for (const source of volume.projected?.sources ?? []) {
     const token = source.serviceAccountToken;
-    if (token) writeFileSync(join(dir, token.path), options.issueToken(namespace, pod.spec?.serviceAccountName ?? 'default', token.audience ?? 'api', token.expirationSeconds ?? 3600));
+    if (token)
+      writeFileSync(
+        join(dir, token.path),
+        options.issueToken(namespace, pod.spec?.serviceAccountName ?? 'default', token.audience ?? 'api', token.expirationSeconds ?? 3600),
+      );
   }
   if (volume.secret) {
-    const secret = await options.kubeConfig.makeApiClient(CoreV1Api).readNamespacedSecret({ name: volume.secret.secretName ?? '', namespace }).catch((error: unknown) => {
-      if (volume.secret?.optional) return undefined;
-      throw error;
-    });
+    const secret = await options.kubeConfig
+      .makeApiClient(CoreV1Api)
+      .readNamespacedSecret({ name: volume.secret.secretName ?? '', namespace })
+      .catch((error: unknown) => {
+        if (volume.secret?.optional) return undefined;
+        throw error;
+      });
     for (const [key, value] of Object.entries(secret?.data ?? {})) writeFileSync(join(dir, key), Buffer.from(value, 'base64'));
   }
   if (volume.configMap) {
@@ -105,4 +122,3 @@ async function fillVolume(volume: V1Volume, dir: string, pod: V1Pod, options: Ku
     for (const [key, value] of Object.entries(configMap.data ?? {})) writeFileSync(join(dir, key), value);
   }
 }
-

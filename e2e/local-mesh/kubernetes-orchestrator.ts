@@ -2,7 +2,16 @@ import { execFile } from 'node:child_process';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { AdmissionregistrationV1Api, ApiextensionsV1Api, AppsV1Api, CoreV1Api, type V1Container, type V1ContainerStatus, type V1Pod, type V1PodStatus } from '@kubernetes/client-node';
+import {
+  AdmissionregistrationV1Api,
+  ApiextensionsV1Api,
+  AppsV1Api,
+  CoreV1Api,
+  type V1Container,
+  type V1ContainerStatus,
+  type V1Pod,
+  type V1PodStatus,
+} from '@kubernetes/client-node';
 import { parseAllDocuments, stringify } from 'yaml';
 import { buildCrdManifests } from '../../crds/crd-manifests.js';
 import { startApiServerDouble, type ApiServerDouble, type PodLogSource } from '../../apiserver-double/index.js';
@@ -69,7 +78,13 @@ export const DAEMON_POD = 'meshd-local';
 
 /** A port of the daemon's pod (the chart's container ports) to where its process listens here. */
 function daemonPort(daemon: DaemonAddresses, port: number): number | undefined {
-  const ports: Record<number, number | undefined> = { 15010: daemon.grpcPort, 15012: daemon.securePort, 8080: daemon.httpPort, 15014: daemon.monitoringPort, 15017: daemon.httpsPort };
+  const ports: Record<number, number | undefined> = {
+    15010: daemon.grpcPort,
+    15012: daemon.securePort,
+    8080: daemon.httpPort,
+    15014: daemon.monitoringPort,
+    15017: daemon.httpsPort,
+  };
   return ports[port];
 }
 
@@ -78,16 +93,29 @@ export function helmPath(projectRoot: string): string {
   return existsSync(local) ? local : 'helm';
 }
 
-type SampleObject = { kind?: string; metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { containers?: { name?: string; image?: string }[] }; status?: { podIP?: string } };
+type SampleObject = {
+  kind?: string;
+  metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+  spec?: { containers?: { name?: string; image?: string }[] };
+  status?: { podIP?: string };
+};
 
 /** Where a pod's port is served on this machine (the double's port-forwards and pod proxy go there). */
 export type PodPortResolver = (namespace: string, pod: string, port: number) => { host: string; port: number } | undefined;
 
-export async function startKubernetesOrchestrator(workDir: string, samples: string, projectRoot: string, daemon: DaemonAddresses, podLogs?: PodLogSource, extraPods?: PodPortResolver): Promise<KubernetesOrchestrator> {
+export async function startKubernetesOrchestrator(
+  workDir: string,
+  samples: string,
+  projectRoot: string,
+  daemon: DaemonAddresses,
+  podLogs?: PodLogSource,
+  extraPods?: PodPortResolver,
+): Promise<KubernetesOrchestrator> {
   const double = await startApiServerDouble({
     bookmarkIntervalMs: 0,
     ...(podLogs ? { podLogs } : {}),
-    serviceResolver: (namespace, name, port) => (namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: daemon.httpsPort } : undefined),
+    serviceResolver: (namespace, name, port) =>
+      namespace === 'mesh-system' && name === 'meshd' && port === 443 ? { host: '127.0.0.1', port: daemon.httpsPort } : undefined,
     podResolver: (namespace, pod, port) => {
       if (namespace !== 'mesh-system' || pod !== DAEMON_POD) return extraPods?.(namespace, pod, port);
       const local = daemonPort(daemon, port);
@@ -102,7 +130,9 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
   const kubectl = kubectlPath(projectRoot);
   const kubectlRun = async (args: readonly string[]): Promise<void> => {
     try {
-      await run(kubectl, [...args], { env: { PATH: processEnvironment()['PATH'] ?? '', HOME: processEnvironment()['HOME'] ?? '', KUBECONFIG: kubeconfigPath } });
+      await run(kubectl, [...args], {
+        env: { PATH: processEnvironment()['PATH'] ?? '', HOME: processEnvironment()['HOME'] ?? '', KUBECONFIG: kubeconfigPath },
+      });
     } catch (error) {
       const failed = error as { stderr?: string; message: string };
       throw new Error(`kubectl ${args.join(' ')}: ${failed.stderr ?? failed.message}`, { cause: error });
@@ -115,18 +145,33 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
     await kubectlRun(['apply', '-f', join(files, name)]);
   };
   const core = kubeConfig.makeApiClient(CoreV1Api);
-  const sampleFiles = readdirSync(samples).filter((file) => file.endsWith('.yaml')).sort();
-  const documentsOf = (file: string): SampleObject[] => parseAllDocuments(readFileSync(join(samples, file), 'utf8')).map((d) => d.toJS() as SampleObject).filter((d) => d !== null);
+  const sampleFiles = readdirSync(samples)
+    .filter((file) => file.endsWith('.yaml'))
+    .sort();
+  const documentsOf = (file: string): SampleObject[] =>
+    parseAllDocuments(readFileSync(join(samples, file), 'utf8'))
+      .map((d) => d.toJS() as SampleObject)
+      .filter((d) => d !== null);
   // Namespaces first, as one would apply a folder; the meshed ones ask for injection.
   const namespaces = sampleFiles.flatMap(documentsOf).filter((d) => d.kind === 'Namespace');
   for (const namespace of namespaces) {
-    if (namespace.metadata?.labels?.[LABELS.inject] === 'true') namespace.metadata.labels = { ...namespace.metadata.labels, [LABELS.namespaceInjection]: 'enabled' };
+    if (namespace.metadata?.labels?.[LABELS.inject] === 'true')
+      namespace.metadata.labels = { ...namespace.metadata.labels, [LABELS.namespaceInjection]: 'enabled' };
   }
   await applyText('namespaces.yaml', namespaces.map((d) => stringify(d)).join('---\n'));
   // The control plane and the gateway as a user installs them: the charts, with helm.
   const helm = async (args: readonly string[]): Promise<void> => {
     try {
-      await run(helmPath(projectRoot), [...args], { env: { PATH: processEnvironment()['PATH'] ?? '', HOME: workDir, HELM_CACHE_HOME: join(workDir, '.helm'), HELM_CONFIG_HOME: join(workDir, '.helm'), HELM_DATA_HOME: join(workDir, '.helm'), KUBECONFIG: kubeconfigPath } });
+      await run(helmPath(projectRoot), [...args], {
+        env: {
+          PATH: processEnvironment()['PATH'] ?? '',
+          HOME: workDir,
+          HELM_CACHE_HOME: join(workDir, '.helm'),
+          HELM_CONFIG_HOME: join(workDir, '.helm'),
+          HELM_DATA_HOME: join(workDir, '.helm'),
+          KUBECONFIG: kubeconfigPath,
+        },
+      });
     } catch (error) {
       const failed = error as { stderr?: string; message: string };
       throw new Error(`helm ${args.join(' ')}: ${failed.stderr ?? failed.message}`, { cause: error });
@@ -136,18 +181,40 @@ export async function startKubernetesOrchestrator(workDir: string, samples: stri
     writeFileSync(join(files, name), yaml);
     return join(files, name);
   };
-  await helm(['install', 'meshd', join(projectRoot, 'deploy/charts/meshd'), '--namespace', 'mesh-system', '-f', values('meshd-values.yaml', meshdValuesYaml(daemon))]);
-  await helm(['install', 'mesh-ingressgateway', join(projectRoot, 'deploy/charts/gateway'), '--namespace', 'mesh-system', '-f', values('gateway-values.yaml', GATEWAY_VALUES)]);
+  await helm([
+    'install',
+    'meshd',
+    join(projectRoot, 'deploy/charts/meshd'),
+    '--namespace',
+    'mesh-system',
+    '-f',
+    values('meshd-values.yaml', meshdValuesYaml(daemon)),
+  ]);
+  await helm([
+    'install',
+    'mesh-ingressgateway',
+    join(projectRoot, 'deploy/charts/gateway'),
+    '--namespace',
+    'mesh-system',
+    '-f',
+    values('gateway-values.yaml', GATEWAY_VALUES),
+  ]);
   const kubelet: KubeletOptions = {
     kubeConfig,
-    issueToken: (namespace, serviceAccount, audience, expirationSeconds) => double.issueToken({ namespace, serviceAccount, audiences: [audience], expirationSeconds }),
+    issueToken: (namespace, serviceAccount, audience, expirationSeconds) =>
+      double.issueToken({ namespace, serviceAccount, audiences: [audience], expirationSeconds }),
   };
 
   const apps = kubeConfig.makeApiClient(AppsV1Api);
   /** A pod of a Deployment, as its ReplicaSet would create it (named as the samples name it). */
   const podOfDeployment = async (deploymentName: string, podName: string): Promise<V1Pod> => {
     const template = (await apps.readNamespacedDeployment({ name: deploymentName, namespace: 'mesh-system' })).spec?.template;
-    return { apiVersion: 'v1', kind: 'Pod', metadata: { ...template?.metadata, name: podName, namespace: 'mesh-system' }, spec: template?.spec ?? { containers: [] } };
+    return {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { ...template?.metadata, name: podName, namespace: 'mesh-system' },
+      spec: template?.spec ?? { containers: [] },
+    };
   };
 
   return {
@@ -270,7 +337,15 @@ const GATEWAY_VALUES = stringify({
 /** A pod's status as the kubelet leaves it once every container runs: init containers done, the others ready. */
 function runningStatus(pod: V1Pod, podIp: string): V1PodStatus {
   const startedAt = new Date();
-  const ready = (container: V1Container): V1ContainerStatus => ({ name: container.name, image: container.image ?? '', imageID: '', ready: true, started: true, restartCount: 0, state: { running: { startedAt } } });
+  const ready = (container: V1Container): V1ContainerStatus => ({
+    name: container.name,
+    image: container.image ?? '',
+    imageID: '',
+    ready: true,
+    started: true,
+    restartCount: 0,
+    state: { running: { startedAt } },
+  });
   const initContainers = pod.spec?.initContainers ?? [];
   return {
     phase: 'Running',
@@ -286,7 +361,14 @@ function runningStatus(pod: V1Pod, podIp: string): V1PodStatus {
           initContainerStatuses: initContainers.map((container) =>
             container.restartPolicy === 'Always'
               ? ready(container)
-              : { name: container.name, image: container.image ?? '', imageID: '', ready: true, restartCount: 0, state: { terminated: { exitCode: 0, reason: 'Completed', startedAt, finishedAt: startedAt } } },
+              : {
+                  name: container.name,
+                  image: container.image ?? '',
+                  imageID: '',
+                  ready: true,
+                  restartCount: 0,
+                  state: { terminated: { exitCode: 0, reason: 'Completed', startedAt, finishedAt: startedAt } },
+                },
           ),
         }
       : {}),

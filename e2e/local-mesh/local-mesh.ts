@@ -67,7 +67,13 @@ export interface LocalMesh {
   readonly apiServerFaults?: FaultControls;
   readonly issuer: TokenIssuer;
   readonly workloads: readonly LocalWorkload[];
-  readonly daemon: { readonly httpPort: number; readonly securePort: number; readonly grpcPort: number; readonly monitoringPort: number; readonly httpsPort: number };
+  readonly daemon: {
+    readonly httpPort: number;
+    readonly securePort: number;
+    readonly grpcPort: number;
+    readonly monitoringPort: number;
+    readonly httpsPort: number;
+  };
   /** The meshed client's sidecar outbound (HTTP proxy) address: `http://<sleep pod>:15001`. */
   proxyOf(namespace: string): string;
   /** Applies a policy: a file written into the config folder, or `kubectl apply` in Kubernetes mode. */
@@ -125,9 +131,16 @@ export function appAddressOf(podIp: string): string {
 
 function readWorkloads(configDir: string): LocalWorkload[] {
   const workloads: LocalWorkload[] = [];
-  for (const file of readdirSync(configDir).filter((name) => name.endsWith('.yaml')).sort()) {
+  for (const file of readdirSync(configDir)
+    .filter((name) => name.endsWith('.yaml'))
+    .sort()) {
     for (const document of parseAllDocuments(readFileSync(join(configDir, file), 'utf8'))) {
-      const object = document.toJS() as { kind?: string; metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> }; spec?: { serviceAccountName?: string; containers?: { ports?: { containerPort: number }[] }[] }; status?: { podIP?: string } };
+      const object = document.toJS() as {
+        kind?: string;
+        metadata?: { name?: string; namespace?: string; labels?: Record<string, string>; annotations?: Record<string, string> };
+        spec?: { serviceAccountName?: string; containers?: { ports?: { containerPort: number }[] }[] };
+        status?: { podIP?: string };
+      };
       if (object?.kind !== 'Pod' || !object.status?.podIP) continue;
       const labels = object.metadata?.labels ?? {};
       const meshed = object.metadata?.annotations?.[ANNOTATIONS.status] !== undefined || labels[LABELS.tlsMode] === 'mesh';
@@ -178,7 +191,15 @@ function newContainerLogs(): { write(container: string, line: string): void; rea
 const OUTPUT_TAIL_LINES = 30;
 const outputTails = new WeakMap<ChildProcess, string[]>();
 
-function startProgram(program: string, args: readonly string[], env: Record<string, string>, cwd: string, log: (line: string) => void, tag: string, capture?: (line: string) => void): ChildProcess {
+function startProgram(
+  program: string,
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd: string,
+  log: (line: string) => void,
+  tag: string,
+  capture?: (line: string) => void,
+): ChildProcess {
   const child = spawn(process.execPath, [join(PROJECT_ROOT, 'bin', `${program}.js`), ...args], {
     cwd,
     env: { PATH: processEnvironment()['PATH'] ?? '', HOME: processEnvironment()['HOME'] ?? '', ...env },
@@ -214,10 +235,14 @@ async function waitFor(check: () => Promise<boolean>, timeoutMs: number, what: s
 async function waitForDaemon(daemon: ChildProcess, readyUrl: string, timeoutMs: number): Promise<void> {
   const exited = (): boolean => daemon.exitCode !== null || daemon.signalCode !== null;
   try {
-    await waitFor(async () => {
-      if (exited()) throw new Error('exited');
-      return (await fetch(readyUrl)).status === 200;
-    }, timeoutMs, 'the daemon');
+    await waitFor(
+      async () => {
+        if (exited()) throw new Error('exited');
+        return (await fetch(readyUrl)).status === 200;
+      },
+      timeoutMs,
+      'the daemon',
+    );
     return;
   } catch {
     // Reported below with what the daemon said.
@@ -238,13 +263,18 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   cpSync(samples, configDir, { recursive: true });
   if (options.addressBlock) moveToAddressBlock(configDir, options.addressBlock);
   const workloads = readWorkloads(configDir);
-  const ports = options.fixedPorts
-    ? { grpcPort: 15010, securePort: 15012, httpPort: 8080, monitoringPort: 15014, httpsPort: 15017 }
-    : await daemonPorts();
+  const ports = options.fixedPorts ? { grpcPort: 15010, securePort: 15012, httpPort: 8080, monitoringPort: 15014, httpsPort: 15017 } : await daemonPorts();
   const containerLogs = newContainerLogs();
   const kubernetes =
     options.orchestrator === 'kubernetes'
-      ? await startKubernetesOrchestrator(options.workDir, configDir, PROJECT_ROOT, { ...ports, debounce: options.debounce ?? '50ms' }, (namespace, pod, container) => containerLogs.read(`${namespace}/${pod}/${container}`), options.extraPods)
+      ? await startKubernetesOrchestrator(
+          options.workDir,
+          configDir,
+          PROJECT_ROOT,
+          { ...ports, debounce: options.debounce ?? '50ms' },
+          (namespace, pod, container) => containerLogs.read(`${namespace}/${pod}/${container}`),
+          options.extraPods,
+        )
       : undefined;
   const issuer = await startTokenIssuer('127.0.0.1', options.issuerPort ?? 0);
   const processes: ChildProcess[] = [];
@@ -281,20 +311,35 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
     };
     if (options.meshConfig !== undefined) setMeshConfig(options.meshConfig);
     const startFolderDaemon = (): ChildProcess =>
-      startProgram('pilot-discovery', ['discovery', '--configDir', configDir, ...listeners], { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' }, daemonDir, log, 'meshd');
+      startProgram(
+        'pilot-discovery',
+        ['discovery', '--configDir', configDir, ...listeners],
+        { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' },
+        daemonDir,
+        log,
+        'meshd',
+      );
     const listeners = [
-      '--grpcAddr', `127.0.0.1:${ports.grpcPort}`,
-      '--secureGRPCAddr', `127.0.0.1:${ports.securePort}`,
-      '--httpAddr', `127.0.0.1:${ports.httpPort}`,
-      '--monitoringAddr', `127.0.0.1:${ports.monitoringPort}`,
-      '--httpsAddr', `127.0.0.1:${ports.httpsPort}`,
-      '--ctrlz_port', '0',
+      '--grpcAddr',
+      `127.0.0.1:${ports.grpcPort}`,
+      '--secureGRPCAddr',
+      `127.0.0.1:${ports.securePort}`,
+      '--httpAddr',
+      `127.0.0.1:${ports.httpPort}`,
+      '--monitoringAddr',
+      `127.0.0.1:${ports.monitoringPort}`,
+      '--httpsAddr',
+      `127.0.0.1:${ports.httpsPort}`,
+      '--ctrlz_port',
+      '0',
     ];
     // In Kubernetes mode as the meshd chart's Deployment runs it, its listeners moved to the local ports.
     const daemonLaunch = kubernetes ? await kubernetes.daemonLaunch(daemonDir) : undefined;
     const startDaemon = (): ChildProcess =>
       daemonLaunch
-        ? startProgram('pilot-discovery', [...daemonLaunch.args, ...listeners], daemonLaunch.env, daemonDir, log, 'meshd', (line) => containerLogs.write(`mesh-system/${DAEMON_POD}/discovery`, line))
+        ? startProgram('pilot-discovery', [...daemonLaunch.args, ...listeners], daemonLaunch.env, daemonDir, log, 'meshd', (line) =>
+            containerLogs.write(`mesh-system/${DAEMON_POD}/discovery`, line),
+          )
         : startFolderDaemon();
     const daemon = startDaemon();
     launched(daemon, 'meshd');
@@ -314,7 +359,12 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         const pod = storedPods.find((stored) => stored.metadata?.name === workload.name && stored.metadata?.namespace === workload.namespace);
         const launch = pod ? await prepareProxyContainer(pod, dir, kubernetes.kubelet) : undefined;
         if (!launch) throw new Error(`the pod ${tag} was not injected`);
-        launched(startProgram('pilot-agent', launch.args, { ...launch.env, ...options.agentEnv }, dir, log, tag, (line) => containerLogs.write(`${workload.namespace}/${workload.name}/mesh-proxy`, line)), tag);
+        launched(
+          startProgram('pilot-agent', launch.args, { ...launch.env, ...options.agentEnv }, dir, log, tag, (line) =>
+            containerLogs.write(`${workload.namespace}/${workload.name}/mesh-proxy`, line),
+          ),
+          tag,
+        );
         continue;
       }
       mkdirSync(join(dir, 'var/run/secrets/tokens'), { recursive: true });
@@ -361,7 +411,11 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       setMeshConfig,
       async waitReady(timeoutMs = 30_000) {
         for (const workload of workloads.filter((candidate) => candidate.kind !== 'none')) {
-          await waitFor(async () => (await fetch(`http://${workload.podIp}:15021/healthz/ready`)).status === 200, timeoutMs, `the proxy of ${workload.namespace}/${workload.name}`);
+          await waitFor(
+            async () => (await fetch(`http://${workload.podIp}:15021/healthz/ready`)).status === 200,
+            timeoutMs,
+            `the proxy of ${workload.namespace}/${workload.name}`,
+          );
         }
       },
       async killDaemon() {
@@ -379,7 +433,9 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
         await waitForDaemon(daemon, `http://127.0.0.1:${ports.httpPort}/ready`, 30_000);
       },
       processes: () =>
-        processes.flatMap((child) => (child.pid !== undefined && child.exitCode === null && child.signalCode === null ? [{ name: processNames.get(child) ?? '?', pid: child.pid }] : [])),
+        processes.flatMap((child) =>
+          child.pid !== undefined && child.exitCode === null && child.signalCode === null ? [{ name: processNames.get(child) ?? '?', pid: child.pid }] : [],
+        ),
       stop,
     };
     return mesh;

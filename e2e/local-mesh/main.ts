@@ -24,8 +24,10 @@ const mesh = await startLocalMesh({
   },
 });
 await mesh.waitReady(60_000);
-const pod = (namespace: string, serves: boolean): string => mesh.workloads.find((workload) => workload.namespace === namespace && workload.serves === serves && workload.kind !== 'router')?.podIp ?? '?';
-const apply = (file: string): string => (mesh.kubeconfigPath ? `kubectl apply -f deploy/samples/policies/${file}` : `cp deploy/samples/policies/${file} ${mesh.configDir}/`);
+const pod = (namespace: string, serves: boolean): string =>
+  mesh.workloads.find((workload) => workload.namespace === namespace && workload.serves === serves && workload.kind !== 'router')?.podIp ?? '?';
+const apply = (file: string): string =>
+  mesh.kubeconfigPath ? `kubectl apply -f deploy/samples/policies/${file}` : `cp deploy/samples/policies/${file} ${mesh.configDir}/`;
 const gateway = mesh.workloads.find((workload) => workload.kind === 'router')?.podIp ?? '?';
 console.log(`
 The local mesh is up (Ctrl-C stops everything).
@@ -62,4 +64,3 @@ const stop = async (): Promise<void> => {
 };
 process.once('SIGINT', () => void stop());
 process.once('SIGTERM', () => void stop());
-

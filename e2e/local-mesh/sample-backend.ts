@@ -25,7 +25,8 @@ export async function startSampleBackend(host: string, ports: readonly number[])
       if (status) return reply(Number(status), { status: Number(status) });
       if (path === '/headers') {
         const headers: Record<string, string> = {};
-        for (const [name, value] of Object.entries(req.headers)) if (value !== undefined) headers[headerCase(name)] = Array.isArray(value) ? value.join(',') : value;
+        for (const [name, value] of Object.entries(req.headers))
+          if (value !== undefined) headers[headerCase(name)] = Array.isArray(value) ? value.join(',') : value;
         return reply(200, { headers });
       }
       return reply(404, { error: 'not found', url: req.url });

@@ -47,7 +47,11 @@ export async function startTokenIssuer(host = '127.0.0.1', port = 0): Promise<To
   let base = '';
   const endUserToken = async (options: EndUserTokenOptions = {}): Promise<string> => {
     const now = Math.floor(Date.now() / 1000);
-    const jwt = new SignJWT({ sub: options.subject ?? 'testing@secure.mesh.io', ...(options.nbf !== undefined ? { nbf: options.nbf } : {}), ...(options.audience ? { aud: options.audience } : {}) })
+    const jwt = new SignJWT({
+      sub: options.subject ?? 'testing@secure.mesh.io',
+      ...(options.nbf !== undefined ? { nbf: options.nbf } : {}),
+      ...(options.audience ? { aud: options.audience } : {}),
+    })
       .setProtectedHeader({ alg: 'RS256', kid: 'end-user' })
       .setIssuer(END_USER_ISSUER)
       .setIssuedAt(now)

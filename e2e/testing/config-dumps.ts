@@ -15,9 +15,17 @@ export function comparable(dump: ConfigDump): ComparableDump {
   const strip = (value: unknown): unknown => {
     if (Array.isArray(value)) return value.map(strip);
     if (typeof value !== 'object' || value === null) return value;
-    return Object.fromEntries(Object.entries(value).filter(([key]) => key !== 'version_info' && key !== 'last_updated').map(([key, item]) => [key, strip(item)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([key]) => key !== 'version_info' && key !== 'last_updated')
+        .map(([key, item]) => [key, strip(item)]),
+    );
   };
-  const byName = (items: unknown, pick: (item: Record<string, unknown>) => Record<string, unknown> | undefined, nameOf: (resource: Record<string, unknown>) => string): Record<string, unknown> =>
+  const byName = (
+    items: unknown,
+    pick: (item: Record<string, unknown>) => Record<string, unknown> | undefined,
+    nameOf: (resource: Record<string, unknown>) => string,
+  ): Record<string, unknown> =>
     Object.fromEntries(
       ((items as Record<string, unknown>[] | undefined) ?? [])
         .map(pick)
@@ -29,7 +37,11 @@ export function comparable(dump: ConfigDump): ComparableDump {
   const name = (resource: Record<string, unknown>): string => String(resource['name'] ?? resource['cluster_name']);
   return {
     clusters: byName(of('ClustersConfigDump')['dynamic_active_clusters'], (item) => item['cluster'] as Record<string, unknown>, name),
-    listeners: byName(of('ListenersConfigDump')['dynamic_listeners'], (item) => (item['active_state'] as Record<string, unknown> | undefined)?.['listener'] as Record<string, unknown> | undefined, name),
+    listeners: byName(
+      of('ListenersConfigDump')['dynamic_listeners'],
+      (item) => (item['active_state'] as Record<string, unknown> | undefined)?.['listener'] as Record<string, unknown> | undefined,
+      name,
+    ),
     routes: byName(of('RoutesConfigDump')['dynamic_route_configs'], (item) => item['route_config'] as Record<string, unknown>, name),
     endpoints: byName(of('EndpointsConfigDump')['dynamic_endpoint_configs'], (item) => item['endpoint_config'] as Record<string, unknown>, name),
   };
@@ -37,7 +49,9 @@ export function comparable(dump: ConfigDump): ComparableDump {
 
 /** The mesh's proxies (sidecars and the gateway): `<pod>.<namespace>` and the pod address their admin port listens on. */
 export function meshProxies(mesh: LocalMesh): { id: string; podIp: string }[] {
-  return mesh.workloads.filter((workload) => workload.kind !== 'none').map((workload) => ({ id: `${workload.name}.${workload.namespace}`, podIp: workload.podIp }));
+  return mesh.workloads
+    .filter((workload) => workload.kind !== 'none')
+    .map((workload) => ({ id: `${workload.name}.${workload.namespace}`, podIp: workload.podIp }));
 }
 
 /** With `include_eds`, so that endpoints are compared too. */
@@ -62,14 +76,20 @@ export async function restartDaemon(mesh: LocalMesh, timeoutMs: number): Promise
   await mesh.killDaemon();
   await mesh.startDaemon();
   const expected = meshProxies(mesh).length;
-  await waitFor(async () => ((await (await fetch(`http://127.0.0.1:${mesh.daemon.httpPort}/debug/syncz`)).json()) as unknown[]).length >= expected, { timeoutMs, description: 'every proxy reconnected to the fresh daemon' });
+  await waitFor(async () => ((await (await fetch(`http://127.0.0.1:${mesh.daemon.httpPort}/debug/syncz`)).json()) as unknown[]).length >= expected, {
+    timeoutMs,
+    description: 'every proxy reconnected to the fresh daemon',
+  });
   await mesh.waitReady();
 }
 
 /** The workload certificate (`default`) a proxy's data plane serves, from its SecretsConfigDump. */
 export async function servedCertificate(podIp: string): Promise<{ serial: string; notAfter: number } | undefined> {
   const dump = await configDump(podIp);
-  const secrets = (dump.configs.find((config) => String(config['@type']).endsWith('SecretsConfigDump'))?.['dynamic_active_secrets'] ?? []) as { name: string; secret: { tls_certificate?: { certificate_chain: { inline_bytes: string } } } }[];
+  const secrets = (dump.configs.find((config) => String(config['@type']).endsWith('SecretsConfigDump'))?.['dynamic_active_secrets'] ?? []) as {
+    name: string;
+    secret: { tls_certificate?: { certificate_chain: { inline_bytes: string } } };
+  }[];
   const chain = secrets.find((secret) => secret.name === 'default')?.secret.tls_certificate?.certificate_chain.inline_bytes;
   if (!chain) return undefined;
   const leaf = new X509Certificate(Buffer.from(chain, 'base64'));

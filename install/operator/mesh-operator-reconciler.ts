@@ -10,7 +10,6 @@ import { INSTALLED_KINDS, objectKey, objectsOfManifest, type ClusterObjects } fr
 import { UsageError, errorMessage, type KubeObject, type Logger, type MeshMetrics, type ObjectKey, type Reconciler, type Store } from '../../runtime/index.js';
 import { componentStatusOf, type MeshOperatorStatus } from './operator-status.js';
 
-
 export interface MeshOperatorReconcilerOptions {
   /** The watched MeshOperator resources. */
   readonly store: Store<KubeObject>;
@@ -84,7 +83,10 @@ export function newMeshOperatorReconciler(options: MeshOperatorReconcilerOptions
 
     let config: MeshOperator;
     try {
-      config = { ...buildOperatorConfig({ manifestsDir: options.manifestsDir, files: [], sets: [], documents: [{ spec: object.spec ?? {} }] }), metadata: { name: key.name } };
+      config = {
+        ...buildOperatorConfig({ manifestsDir: options.manifestsDir, files: [], sets: [], documents: [{ spec: object.spec ?? {} }] }),
+        metadata: { name: key.name },
+      };
     } catch (error) {
       if (!(error instanceof UsageError)) throw error;
       counters.invalid.inc();

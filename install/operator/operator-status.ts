@@ -13,7 +13,10 @@ export interface MeshOperatorStatus {
 }
 
 /** HEALTHY once every Deployment of the component has its ready replicas; else RECONCILING naming the ones waited on. */
-export async function componentStatusOf(cluster: ClusterObjects, deployments: readonly KubernetesObject[]): Promise<{ status: InstallStatusWord; message?: string }> {
+export async function componentStatusOf(
+  cluster: ClusterObjects,
+  deployments: readonly KubernetesObject[],
+): Promise<{ status: InstallStatusWord; message?: string }> {
   const waiting: string[] = [];
   for (const deployment of deployments) {
     const current = (await cluster.read(deployment)) as (KubernetesObject & { spec?: { replicas?: number }; status?: { readyReplicas?: number } }) | undefined;

@@ -1,7 +1,18 @@
 import { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
 import { LABELS } from '../../names/index.js';
 import { clusterObjectsOf } from '../cluster-objects.js';
-import { controllerFor, newInformerSource, objectKeyOf, type KubeObject, type Logger, type Manager, type MeshMetrics, type ObjectKey, type Source, type Store } from '../../runtime/index.js';
+import {
+  controllerFor,
+  newInformerSource,
+  objectKeyOf,
+  type KubeObject,
+  type Logger,
+  type Manager,
+  type MeshMetrics,
+  type ObjectKey,
+  type Source,
+  type Store,
+} from '../../runtime/index.js';
 import { newMeshOperatorReconciler } from './mesh-operator-reconciler.js';
 import type { MeshOperatorStatus } from './operator-status.js';
 
@@ -27,16 +38,28 @@ export function setupOperatorWithManager(manager: Manager, options: OperatorSetu
   const { kubeConfig, log } = options;
   const common = { kubeConfig, log, clock: manager.clock };
   const meshOperators = options.watchedNamespaces.map((namespace) =>
-    newInformerSource<KubeObject>({ ...common, name: `meshoperators:${namespace}`, path: `/apis/install.mesh.io/v1alpha1/namespaces/${encodeURIComponent(namespace)}/meshoperators` }),
+    newInformerSource<KubeObject>({
+      ...common,
+      name: `meshoperators:${namespace}`,
+      path: `/apis/install.mesh.io/v1alpha1/namespaces/${encodeURIComponent(namespace)}/meshoperators`,
+    }),
   );
-  const deployments = newInformerSource<KubeObject>({ ...common, name: 'deployments:owned', path: '/apis/apps/v1/deployments', labelSelector: LABELS.operatorOwner });
+  const deployments = newInformerSource<KubeObject>({
+    ...common,
+    name: 'deployments:owned',
+    path: '/apis/apps/v1/deployments',
+    labelSelector: LABELS.operatorOwner,
+  });
   const store = unionStore(meshOperators);
   let builder = controllerFor(manager, 'mesh-operator').withLogger(log);
   for (const source of meshOperators) builder = builder.watches(source);
   builder
     .watches(deployments, (deployment) => {
       const owner = deployment.metadata?.labels?.[LABELS.operatorOwner];
-      return store.list().filter((meshOperator) => meshOperator.metadata?.name === owner).map(objectKeyOf);
+      return store
+        .list()
+        .filter((meshOperator) => meshOperator.metadata?.name === owner)
+        .map(objectKeyOf);
     })
     .complete(
       newMeshOperatorReconciler({
@@ -63,10 +86,15 @@ function statusWriter(kubeConfig: KubeConfig): (key: ObjectKey, status: MeshOper
   const api = kubeConfig.makeApiClient(CustomObjectsApi);
   const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
   return async (key, status) => {
-    const components = Object.fromEntries(Object.entries(status.componentStatus ?? {}).map(([name, component]) => [name, { status: component.status, message: component.message ?? null }]));
+    const components = Object.fromEntries(
+      Object.entries(status.componentStatus ?? {}).map(([name, component]) => [name, { status: component.status, message: component.message ?? null }]),
+    );
     const body = { status: { status: status.status, message: status.message ?? null, componentStatus: status.componentStatus ? components : null } };
     try {
-      await api.patchNamespacedCustomObjectStatus({ group: 'install.mesh.io', version: 'v1alpha1', namespace: key.namespace, plural: 'meshoperators', name: key.name, body }, mergePatch);
+      await api.patchNamespacedCustomObjectStatus(
+        { group: 'install.mesh.io', version: 'v1alpha1', namespace: key.namespace, plural: 'meshoperators', name: key.name, body },
+        mergePatch,
+      );
     } catch (error) {
       if (!(error instanceof ApiException && error.code === 404)) throw error;
     }

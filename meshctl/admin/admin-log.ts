@@ -40,7 +40,8 @@ export function parseScopeLevels(flag: string, value: string): Map<string, strin
   const levels = new Map<string, string>();
   for (const part of value.split(',').map((item) => item.trim())) {
     const match = LEVEL_PATTERN.exec(part);
-    if (!match) throw new UsageError(`${flag} "${part}": pattern <scope>:<level> with level one of ${ADMIN_LOG_LEVELS.join(', ')} did not match`, { exitCode: 64 });
+    if (!match)
+      throw new UsageError(`${flag} "${part}": pattern <scope>:<level> with level one of ${ADMIN_LOG_LEVELS.join(', ')} did not match`, { exitCode: 64 });
     levels.set(match[1] ?? '', match[2] ?? '');
   }
   return levels;
@@ -65,9 +66,15 @@ export async function adminLog(client: ScopeClient, request: AdminLogRequest): P
   }
   if (levels.size === 0 && stackLevels.size === 0) return renderScopes(scopes, request.output);
   const known = new Set(scopes.map((scope) => scope.name));
-  for (const [flag, map] of [['--level', levels], ['--stack-trace-level', stackLevels]] as const) {
+  for (const [flag, map] of [
+    ['--level', levels],
+    ['--stack-trace-level', stackLevels],
+  ] as const) {
     const unknown = [...map.keys()].filter((name) => !known.has(name));
-    if (unknown.length > 0) throw new UsageError(`${flag}: unknown scope ${unknown.map((name) => `"${name}"`).join(', ')}; the daemon's scopes are ${[...known].join(', ')}`, { exitCode: 64 });
+    if (unknown.length > 0)
+      throw new UsageError(`${flag}: unknown scope ${unknown.map((name) => `"${name}"`).join(', ')}; the daemon's scopes are ${[...known].join(', ')}`, {
+        exitCode: 64,
+      });
   }
   const names = new Set([...levels.keys(), ...stackLevels.keys()]);
   await Promise.all(
@@ -82,14 +89,26 @@ export async function adminLog(client: ScopeClient, request: AdminLogRequest): P
 }
 
 function renderScopes(scopes: readonly ScopeJson[], output: 'short' | 'json'): string {
-  if (output === 'json') return `${JSON.stringify(scopes.map((scope) => ({ scope_name: scope.name, log_level: scope.output_level })), null, 2)}\n`;
+  if (output === 'json')
+    return `${JSON.stringify(
+      scopes.map((scope) => ({ scope_name: scope.name, log_level: scope.output_level })),
+      null,
+      2,
+    )}\n`;
   return `active_scopes:\n${scopes.map((scope) => `  ${scope.name}:${scope.output_level}\n`).join('')}`;
 }
 
 /** A daemon pod's ControlZ scopes through a port-forward to `port` (one per request). */
 export function controlzScopes(kubeConfig: KubeConfig, namespace: string, pod: string, port: number): ScopeClient {
   const call = async (method: string, path: string, body?: string): Promise<string> => {
-    const answer = await podHttp(kubeConfig, { namespace, pod, port, method, path, ...(body !== undefined ? { body, headers: { 'Content-Type': 'application/json' } } : {}) });
+    const answer = await podHttp(kubeConfig, {
+      namespace,
+      pod,
+      port,
+      method,
+      path,
+      ...(body !== undefined ? { body, headers: { 'Content-Type': 'application/json' } } : {}),
+    });
     if (answer.status < 200 || answer.status >= 300) {
       throw new MeshError('port-forward-failed', `ControlZ of ${namespace}.${pod} answered ${answer.status} to ${method} ${path}: ${answer.body.trim()}`);
     }

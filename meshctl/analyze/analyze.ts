@@ -58,13 +58,18 @@ export async function analyze(options: AnalyzeOptions): Promise<void> {
     io.stderr(`Executed analyzers:\n${result.executed.map((n) => `    ${n}\n`).join('')}`);
     io.stderr(`Skipped analyzers:\n${result.skipped.map((n) => `    ${n}\n`).join('')}`);
   }
-  const inScope = result.messages.filter((m) => options.allNamespaces || !options.cluster || m.resource === undefined || m.resource.namespace === '' || m.resource.namespace === options.namespace);
+  const inScope = result.messages.filter(
+    (m) => options.allNamespaces || !options.cluster || m.resource === undefined || m.resource.namespace === '' || m.resource.namespace === options.namespace,
+  );
   const kept = inScope.filter((m) => !isSuppressed(m, suppressions));
   const shown = kept.filter((m) => atLeast(m.level, options.outputThreshold));
-  if (shown.length > 0 || options.output !== 'log') io.stdout(renderMessages(shown, options.output, { color: options.color, docsVersion: options.docsVersion }));
+  if (shown.length > 0 || options.output !== 'log')
+    io.stdout(renderMessages(shown, options.output, { color: options.color, docsVersion: options.docsVersion }));
   if (shown.length === 0) {
     const unparsed = files.unparsable.length;
-    io.stderr(`\u2714 No validation issues found when analyzing ${target}${unparsed > 0 ? ` (but ${unparsed} ${unparsed === 1 ? 'file' : 'files'} could not be parsed)` : ''}.\n`);
+    io.stderr(
+      `\u2714 No validation issues found when analyzing ${target}${unparsed > 0 ? ` (but ${unparsed} ${unparsed === 1 ? 'file' : 'files'} could not be parsed)` : ''}.\n`,
+    );
   }
   if (kept.some((m) => atLeast(m.level, options.failureThreshold))) {
     if (options.output === 'log') {

@@ -37,16 +37,28 @@ export async function readClusterState(kubeConfig: KubeConfig, meshNamespace: st
     { input: 'Pod', apiVersion: 'v1', kind: 'Pod', list: () => core.listPodForAllNamespaces() },
     { input: 'Secret', apiVersion: 'v1', kind: 'Secret', list: () => core.listSecretForAllNamespaces() },
     { input: 'Deployment', apiVersion: 'apps/v1', kind: 'Deployment', list: () => apps.listDeploymentForAllNamespaces() },
-    { input: 'MutatingWebhookConfiguration', apiVersion: 'admissionregistration.k8s.io/v1', kind: 'MutatingWebhookConfiguration', list: () => admission.listMutatingWebhookConfiguration() },
+    {
+      input: 'MutatingWebhookConfiguration',
+      apiVersion: 'admissionregistration.k8s.io/v1',
+      kind: 'MutatingWebhookConfiguration',
+      list: () => admission.listMutatingWebhookConfiguration(),
+    },
     ...KIND_NAMES.map((kind): Listing => {
       const { group, version, plural } = KINDS[kind];
-      return { input: kind, apiVersion: `${group}/${version}`, kind, list: async () => (await custom.listClusterCustomObject({ group, version, plural })) as { items: unknown[] } };
+      return {
+        input: kind,
+        apiVersion: `${group}/${version}`,
+        kind,
+        list: async () => (await custom.listClusterCustomObject({ group, version, plural })) as { items: unknown[] },
+      };
     }),
     // Only the mesh namespace's: the injector's ConfigMap is the one analyzers read.
     { input: 'ConfigMap', apiVersion: 'v1', kind: 'ConfigMap', list: () => core.listNamespacedConfigMap({ namespace: meshNamespace }) },
   ];
   const lists = await Promise.all(listings.map(async (listing) => ({ listing, items: (await listing.list()).items })));
-  const objects = lists.flatMap(({ listing, items }) => items.map((item) => ({ object: { ...(item as object), apiVersion: listing.apiVersion, kind: listing.kind } })));
+  const objects = lists.flatMap(({ listing, items }) =>
+    items.map((item) => ({ object: { ...(item as object), apiVersion: listing.apiVersion, kind: listing.kind } })),
+  );
   const configMap = await core.readNamespacedConfigMap({ name: MESH_CONFIG_MAP_NAME, namespace: meshNamespace }).catch(() => undefined);
   const meshConfigText = meshConfigTextOf(configMap as Record<string, unknown> | undefined);
   return { objects, complete: [...listings.map((l) => l.input), 'MeshObject'], ...(meshConfigText !== undefined ? { meshConfigText } : {}) };

@@ -14,12 +14,17 @@ beforeAll(() => {
 });
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-const names = (result: Awaited<ReturnType<typeof readAnalysisFiles>>): string[] => result.objects.map((o) => `${(o.object as { metadata: { name: string } }).metadata.name}@${o.source?.file ?? ''}:${o.source?.line ?? 0}`);
+const names = (result: Awaited<ReturnType<typeof readAnalysisFiles>>): string[] =>
+  result.objects.map((o) => `${(o.object as { metadata: { name: string } }).metadata.name}@${o.source?.file ?? ''}:${o.source?.line ?? 0}`);
 
 describe('readAnalysisFiles', () => {
   test('a folder: YAML and JSON files only, each document with the line it starts on; sub-folders only with -R', async () => {
     expect(names(await readAnalysisFiles([dir], false, async () => ''))).toEqual([`a@${join(dir, 'a.yaml')}:2`, `b@${join(dir, 'a.yaml')}:7`]);
-    expect(names(await readAnalysisFiles([dir], true, async () => ''))).toEqual([`a@${join(dir, 'a.yaml')}:2`, `b@${join(dir, 'a.yaml')}:7`, `c@${join(dir, 'nested', 'c.json')}:1`]);
+    expect(names(await readAnalysisFiles([dir], true, async () => ''))).toEqual([
+      `a@${join(dir, 'a.yaml')}:2`,
+      `b@${join(dir, 'a.yaml')}:7`,
+      `c@${join(dir, 'nested', 'c.json')}:1`,
+    ]);
   });
 
   test('standard input (-) is read once, as a file named -', async () => {
@@ -32,6 +37,8 @@ describe('readAnalysisFiles', () => {
     const result = await readAnalysisFiles([join(dir, 'broken.yml'), join(dir, 'a.yaml')], false, async () => '');
     expect(result.unparsable.map((u) => u.file)).toEqual([join(dir, 'broken.yml')]);
     expect(result.objects).toHaveLength(2);
-    await expect(readAnalysisFiles([join(dir, 'missing.yaml')], false, async () => '')).rejects.toThrow(`file or directory "${join(dir, 'missing.yaml')}" does not exist`);
+    await expect(readAnalysisFiles([join(dir, 'missing.yaml')], false, async () => '')).rejects.toThrow(
+      `file or directory "${join(dir, 'missing.yaml')}" does not exist`,
+    );
   });
 });

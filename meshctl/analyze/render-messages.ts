@@ -27,6 +27,13 @@ export function renderMessages(messages: readonly AnalysisMessage[], format: Ana
       })
       .join('');
   }
-  const records = messages.map((m) => ({ code: m.code, level: m.level, origin: m.origin, reference: m.reference ?? '', message: m.message, documentationUrl: documentationUrl(m.code, options.docsVersion) }));
+  const records = messages.map((m) => ({
+    code: m.code,
+    level: m.level,
+    origin: m.origin,
+    reference: m.reference ?? '',
+    message: m.message,
+    documentationUrl: documentationUrl(m.code, options.docsVersion),
+  }));
   return format === 'json' ? `${JSON.stringify(records, null, 2)}\n` : records.length === 0 ? '[]\n' : stringify(records);
 }

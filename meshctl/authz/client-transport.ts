@@ -11,7 +11,8 @@ export function clientTransportTo(dump: EnvoyConfigDump, address: string, port: 
   const resources = proxyResourcesOf(dump);
   for (const [name, cluster] of resources.clusters) {
     if (!name.startsWith('outbound|')) continue;
-    const assignment = resources.endpoints.get((cluster as ClusterConfig).eds_cluster_config?.service_name || name) ?? (cluster as ClusterConfig).load_assignment;
+    const assignment =
+      resources.endpoints.get((cluster as ClusterConfig).eds_cluster_config?.service_name || name) ?? (cluster as ClusterConfig).load_assignment;
     const endpoint = endpointsOf(assignment).find((e) => e.address === address && e.port === port);
     if (!endpoint) continue;
     const tls = compileUpstreamTls(cluster)(endpoint.metadata);
@@ -24,7 +25,9 @@ function endpointsOf(assignment: ClusterLoadAssignmentConfig | undefined): { add
   return (assignment?.endpoints ?? []).flatMap((locality) =>
     (locality.lb_endpoints ?? []).flatMap((lb) => {
       const socket = lb.endpoint?.address?.socket_address;
-      return socket ? [{ address: socket.address, port: socket.port_value ?? 0, ...(lb.metadata?.filter_metadata ? { metadata: lb.metadata.filter_metadata } : {}) }] : [];
+      return socket
+        ? [{ address: socket.address, port: socket.port_value ?? 0, ...(lb.metadata?.filter_metadata ? { metadata: lb.metadata.filter_metadata } : {}) }]
+        : [];
     }),
   );
 }

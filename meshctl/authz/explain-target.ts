@@ -27,7 +27,8 @@ export async function resolveSource(
   const given = [flags.from, flags.sourcePrincipal, flags.plaintext ? true : undefined].filter((v) => v !== undefined);
   if (given.length > 1) throw new UsageError('--from, --source-principal and --plaintext are exclusive: give one', { exitCode: 64 });
   if (flags.sourcePrincipal !== undefined) {
-    if (!/^spiffe:\/\/[^/]+\/ns\/[^/]+\/sa\/[^/]+$/.test(flags.sourcePrincipal)) throw new UsageError(`--source-principal ${flags.sourcePrincipal}: want spiffe://<trust domain>/ns/<namespace>/sa/<service account>`, { exitCode: 64 });
+    if (!/^spiffe:\/\/[^/]+\/ns\/[^/]+\/sa\/[^/]+$/.test(flags.sourcePrincipal))
+      throw new UsageError(`--source-principal ${flags.sourcePrincipal}: want spiffe://<trust domain>/ns/<namespace>/sa/<service account>`, { exitCode: 64 });
     return { kind: 'mtls', principal: flags.sourcePrincipal };
   }
   if (flags.from !== undefined) {
@@ -36,7 +37,10 @@ export async function resolveSource(
     // The client's own proxy decides: auto mutual TLS by the endpoint's labels, or a DestinationRule's mode.
     // An endpoint no cluster of the client holds goes through the passthrough cluster, in plain text.
     if (client && clientTransportTo(await client.dumpOf(pod), client.address, client.port) !== 'mtls') return { kind: 'plaintext' };
-    return { kind: 'mtls', principal: `spiffe://${flags.trustDomain}/ns/${pod.metadata?.namespace ?? 'default'}/sa/${pod.spec?.serviceAccountName ?? 'default'}` };
+    return {
+      kind: 'mtls',
+      principal: `spiffe://${flags.trustDomain}/ns/${pod.metadata?.namespace ?? 'default'}/sa/${pod.spec?.serviceAccountName ?? 'default'}`,
+    };
   }
   return { kind: 'plaintext' };
 }
@@ -61,4 +65,3 @@ export function targetPort(pod: V1Pod | undefined, flag: number | undefined): nu
   if (flag !== undefined) return flag;
   return pod?.spec?.containers.flatMap((c) => c.ports ?? []).find((p) => (p.protocol ?? 'TCP') === 'TCP')?.containerPort ?? 80;
 }
-

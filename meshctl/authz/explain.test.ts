@@ -39,9 +39,15 @@ metadata: { NAMESPACE: foo, SERVICE_ACCOUNT: httpbin }
 `;
 
 const policy = (text: string): string => `\n---\n${text}\n`;
-const STRICT = policy('apiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata: { name: default, namespace: foo }\nspec: { mtls: { mode: STRICT } }');
-const DENY_HEADERS = policy('apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: deny-headers, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  action: DENY\n  rules: [{ to: [{ operation: { paths: ["/headers"] } }] }]');
-const ALLOW_BAR = policy('apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: allow-bar, namespace: foo }\nspec:\n  action: ALLOW\n  rules: [{ from: [{ source: { namespaces: [bar] } }] }]');
+const STRICT = policy(
+  'apiVersion: security.mesh.io/v1beta1\nkind: PeerAuthentication\nmetadata: { name: default, namespace: foo }\nspec: { mtls: { mode: STRICT } }',
+);
+const DENY_HEADERS = policy(
+  'apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: deny-headers, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  action: DENY\n  rules: [{ to: [{ operation: { paths: ["/headers"] } }] }]',
+);
+const ALLOW_BAR = policy(
+  'apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: allow-bar, namespace: foo }\nspec:\n  action: ALLOW\n  rules: [{ from: [{ source: { namespaces: [bar] } }] }]',
+);
 const CUSTOM = policy(`kind: MeshConfig
 spec:
   extensionProviders: [{ name: opa, envoyExtAuthzGrpc: { service: opa.foo.svc.cluster.local, port: 9191 } }]
@@ -65,7 +71,10 @@ apiVersion: security.mesh.io/v1beta1
 kind: AuthorizationPolicy
 metadata: { name: ext-missing, namespace: foo }
 spec: { action: CUSTOM, provider: { name: missing }, rules: [{ to: [{ operation: { paths: ["/missing"] } }] }] }`);
-const jwtPolicy = (): string => policy(`apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt, namespace: foo }\nspec:\n  jwtRules: [{ issuer: ${ISSUER}, jwks: '${jwks}' }]`);
+const jwtPolicy = (): string =>
+  policy(
+    `apiVersion: security.mesh.io/v1beta1\nkind: RequestAuthentication\nmetadata: { name: jwt, namespace: foo }\nspec:\n  jwtRules: [{ issuer: ${ISSUER}, jwks: '${jwks}' }]`,
+  );
 
 function dumpOf(name: string, yaml: string): EnvoyConfigDump {
   const snapshot = simulateYaml(protos, dir, name, yaml);
@@ -110,7 +119,15 @@ describe('x authz explain', () => {
     const dump = dumpOf('deny', WORKLOADS + DENY_HEADERS);
     const denied = await explainRequest(dump, request({ path: '/headers' }));
     expect(denied.answer).toEqual({ outcome: 'respond', status: 403, body: 'RBAC: access denied', by: 'rbac ns[foo]-policy[deny-headers]-rule[0]' });
-    expect(denied.rbac).toEqual([{ action: 'DENY', policies: ['ns[foo]-policy[deny-headers]-rule[0]'], result: 'matched', matchedPolicy: 'ns[foo]-policy[deny-headers]-rule[0]', allowed: false }]);
+    expect(denied.rbac).toEqual([
+      {
+        action: 'DENY',
+        policies: ['ns[foo]-policy[deny-headers]-rule[0]'],
+        result: 'matched',
+        matchedPolicy: 'ns[foo]-policy[deny-headers]-rule[0]',
+        allowed: false,
+      },
+    ]);
     const text = renderExplanation(request({ path: '/headers' }), denied);
     expect(text).toContain('  DENY   matched AuthorizationPolicy deny-headers.foo, rule 0 → denied\n');
     expect(text).toContain('Answer:       403 RBAC: access denied (denied by AuthorizationPolicy deny-headers.foo, rule 0)\n');
@@ -136,7 +153,8 @@ describe('x authz explain', () => {
   test('JWT: an expired token is 401 with the reason; a valid one names its issuer', async () => {
     const dump = dumpOf('jwt', WORKLOADS + jwtPolicy());
     const nowSeconds = NOW.getTime() / 1000;
-    const sign = (claims: Record<string, number>): Promise<string> => new SignJWT({ sub: 'alice', ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).sign(privateKey);
+    const sign = (claims: Record<string, number>): Promise<string> =>
+      new SignJWT({ sub: 'alice', ...claims }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).sign(privateKey);
     const expired = await explainRequest(dump, request({ headers: { authorization: `Bearer ${await sign({ exp: nowSeconds - 61 })}` } }));
     expect(expired.answer).toMatchObject({ outcome: 'respond', status: 401, by: 'jwt' });
     expect(expired.jwt).toMatch(/^401 \(expired\): /);
@@ -150,11 +168,18 @@ describe('x authz explain', () => {
     const dump = dumpOf('custom', WORKLOADS + CUSTOM);
     const sent = await explainRequest(dump, request({ path: '/admin' }));
     const custom = sent.rbac.find((step) => step.action === 'CUSTOM' && step.result === 'matched');
-    expect(custom).toMatchObject({ matchedPolicy: 'mesh-ext-authz-opa-ns[foo]-policy[ext-admin]-rule[0]', externalAuthorizer: { provider: 'opa', cluster: 'outbound|9191||opa.foo.svc.cluster.local' } });
+    expect(custom).toMatchObject({
+      matchedPolicy: 'mesh-ext-authz-opa-ns[foo]-policy[ext-admin]-rule[0]',
+      externalAuthorizer: { provider: 'opa', cluster: 'outbound|9191||opa.foo.svc.cluster.local' },
+    });
     expect(sent.answer).toEqual({ outcome: 'forwarded', by: 'router', ifAllowedBy: ['opa'] });
     const text = renderExplanation(request({ path: '/admin' }), sent);
-    expect(text).toContain('  CUSTOM matched AuthorizationPolicy ext-admin.foo, rule 0 → sent to the external authorizer of provider opa (outbound|9191||opa.foo.svc.cluster.local): its answer decides\n');
-    expect(text).toContain('Answer:       forwarded to the application (its status is the answer), if the external authorizer of provider opa allows it (explain cannot know its answer; a denial answers instead)\n');
+    expect(text).toContain(
+      '  CUSTOM matched AuthorizationPolicy ext-admin.foo, rule 0 → sent to the external authorizer of provider opa (outbound|9191||opa.foo.svc.cluster.local): its answer decides\n',
+    );
+    expect(text).toContain(
+      'Answer:       forwarded to the application (its status is the answer), if the external authorizer of provider opa allows it (explain cannot know its answer; a denial answers instead)\n',
+    );
 
     const notSent = await explainRequest(dump, request({ path: '/ip' }));
     expect(notSent.answer).toEqual({ outcome: 'forwarded', by: 'router' });
@@ -166,7 +191,9 @@ describe('x authz explain', () => {
 
     const missing = await explainRequest(dump, request({ path: '/missing' }));
     expect(missing.answer).toMatchObject({ outcome: 'respond', status: 403 });
-    expect(renderExplanation(request(), missing)).toContain('denied by AuthorizationPolicy ext-missing.foo, rule 0 (CUSTOM: provider missing cannot be used, its rules are denied)');
+    expect(renderExplanation(request(), missing)).toContain(
+      'denied by AuthorizationPolicy ext-missing.foo, rule 0 (CUSTOM: provider missing cannot be used, its rules are denied)',
+    );
   });
 
   test('a certificate of another trust domain fails the handshake', async () => {
@@ -177,7 +204,9 @@ describe('x authz explain', () => {
 
   test('a dump the data plane cannot evaluate is refused with the reason', async () => {
     const dump = dumpOf('deny-broken', WORKLOADS + DENY_HEADERS);
-    const listeners = dump.configs.find((c) => String(c['@type']).endsWith('ListenersConfigDump')) as { dynamic_listeners: { active_state: { listener: Record<string, unknown> } }[] };
+    const listeners = dump.configs.find((c) => String(c['@type']).endsWith('ListenersConfigDump')) as {
+      dynamic_listeners: { active_state: { listener: Record<string, unknown> } }[];
+    };
     (listeners.dynamic_listeners[0] as { active_state: { listener: Record<string, unknown> } }).active_state.listener['per_connection_buffer_limit_bytes'] = 1;
     await expect(explainRequest(dump, request())).rejects.toThrow(/^the proxy's config cannot be evaluated: .*per_connection_buffer_limit_bytes/);
   });
@@ -185,18 +214,45 @@ describe('x authz explain', () => {
   test('the built CLI on a saved dump (-f): the text explanation (golden); exclusive source flags are a usage error', async () => {
     const file = join(dir, 'httpbin.config_dump.json');
     writeFileSync(file, JSON.stringify(dumpOf('cli', WORKLOADS + STRICT + DENY_HEADERS)));
-    const meshctl = (...args: string[]) => runBin('meshctl', ['x', 'authz', 'explain', '-f', file, '--address', '10.0.1.10', '--port', '80', ...args], { env: { HOME: '/nonexistent' } });
+    const meshctl = (...args: string[]) =>
+      runBin('meshctl', ['x', 'authz', 'explain', '-f', file, '--address', '10.0.1.10', '--port', '80', ...args], { env: { HOME: '/nonexistent' } });
     const denied = await meshctl('--source-principal', 'spiffe://cluster.local/ns/bar/sa/sleep', '--path', '/headers', '--host', 'httpbin.foo:8000');
     expect(denied.stderr).toBe('');
     expectGoldenText(join(PROJECT_ROOT, 'meshctl', 'authz', 'testdata', 'deny-headers.golden.txt'), denied.stdout);
     const customFile = join(dir, 'httpbin-custom.config_dump.json');
     writeFileSync(customFile, JSON.stringify(dumpOf('cli-custom', WORKLOADS + CUSTOM)));
-    const external = await runBin('meshctl', ['x', 'authz', 'explain', '-f', customFile, '--address', '10.0.1.10', '--port', '80', '--path', '/admin', '--host', 'httpbin.foo:8000', '--source-principal', 'spiffe://cluster.local/ns/bar/sa/sleep'], { env: { HOME: '/nonexistent' } });
+    const external = await runBin(
+      'meshctl',
+      [
+        'x',
+        'authz',
+        'explain',
+        '-f',
+        customFile,
+        '--address',
+        '10.0.1.10',
+        '--port',
+        '80',
+        '--path',
+        '/admin',
+        '--host',
+        'httpbin.foo:8000',
+        '--source-principal',
+        'spiffe://cluster.local/ns/bar/sa/sleep',
+      ],
+      { env: { HOME: '/nonexistent' } },
+    );
     expect(external.stderr).toBe('');
     expectGoldenText(join(PROJECT_ROOT, 'meshctl', 'authz', 'testdata', 'custom-external.golden.txt'), external.stdout);
     const reset = await meshctl('--plaintext', '--host', 'httpbin.foo:8000');
     expectGoldenText(join(PROJECT_ROOT, 'meshctl', 'authz', 'testdata', 'strict-plaintext.golden.txt'), reset.stdout);
-    expect(await meshctl('--plaintext', '--source-principal', 'spiffe://cluster.local/ns/bar/sa/sleep')).toMatchObject({ code: 64, stderr: 'Error: --from, --source-principal and --plaintext are exclusive: give one\n' });
-    expect(await meshctl('--source-principal', 'bar/sleep')).toMatchObject({ code: 64, stderr: 'Error: --source-principal bar/sleep: want spiffe://<trust domain>/ns/<namespace>/sa/<service account>\n' });
+    expect(await meshctl('--plaintext', '--source-principal', 'spiffe://cluster.local/ns/bar/sa/sleep')).toMatchObject({
+      code: 64,
+      stderr: 'Error: --from, --source-principal and --plaintext are exclusive: give one\n',
+    });
+    expect(await meshctl('--source-principal', 'bar/sleep')).toMatchObject({
+      code: 64,
+      stderr: 'Error: --source-principal bar/sleep: want spiffe://<trust domain>/ns/<namespace>/sa/<service account>\n',
+    });
   });
 });

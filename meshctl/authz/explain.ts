@@ -62,7 +62,13 @@ export interface Explanation {
    * `ifAllowedBy`: external authorizers the request was sent to, as providers: the answer is
    * what happens when they allow it (a denial answers in their place).
    */
-  readonly answer: { readonly outcome: 'reset' | 'respond' | 'forwarded'; readonly status?: number; readonly body?: string; readonly by: string; readonly ifAllowedBy?: readonly string[] };
+  readonly answer: {
+    readonly outcome: 'reset' | 'respond' | 'forwarded';
+    readonly status?: number;
+    readonly body?: string;
+    readonly by: string;
+    readonly ifAllowedBy?: readonly string[];
+  };
 }
 
 const MESH_CLIENT_ALPN = ['http/1.1'];
@@ -80,18 +86,29 @@ export async function explainRequest(dump: EnvoyConfigDump, request: ExplainRequ
     throw new MeshError('authz-explain-failed', `the proxy's config cannot be evaluated: ${errorMessage(error)}`, { cause: error });
   }
   const listener = decisions.listenerFor(request.gateway ? 'outbound' : 'inbound', request.address, request.port);
-  if (listener === undefined) return { connection: `no listener takes connections to ${request.address}:${request.port}`, rbac: [], answer: { outcome: 'reset', by: 'listener' } };
+  if (listener === undefined)
+    return { connection: `no listener takes connections to ${request.address}:${request.port}`, rbac: [], answer: { outcome: 'reset', by: 'listener' } };
   const facts = factsOf(request, request.source);
   const mtlsMode = probeMode(decisions, listener, request);
   const decision = decisions.connection(listener, facts);
   if (decision.kind === 'reset') {
-    const why = request.source.kind === 'plaintext' && mtlsMode === 'STRICT' ? 'mutual TLS is STRICT on this port: plain text is refused' : `no filter chain of ${listener} accepts ${describeSource(request.source)} on port ${request.port}`;
+    const why =
+      request.source.kind === 'plaintext' && mtlsMode === 'STRICT'
+        ? 'mutual TLS is STRICT on this port: plain text is refused'
+        : `no filter chain of ${listener} accepts ${describeSource(request.source)} on port ${request.port}`;
     return { listener, connection: why, ...(mtlsMode ? { mtlsMode } : {}), rbac: [], answer: { outcome: 'reset', by: 'filter chain' } };
   }
   const san = request.source.kind === 'mtls' ? request.source.principal : undefined;
   const verify = decision.downstreamTls?.verifySubjectAltName;
   if (san !== undefined && decision.downstreamTls && verify && !verify(san)) {
-    return { listener, chain: decision.chain, connection: `the client certificate's SAN ${san} is not accepted by the chain's validation context: the TLS handshake fails`, ...(mtlsMode ? { mtlsMode } : {}), rbac: [], answer: { outcome: 'reset', by: 'tls' } };
+    return {
+      listener,
+      chain: decision.chain,
+      connection: `the client certificate's SAN ${san} is not accepted by the chain's validation context: the TLS handshake fails`,
+      ...(mtlsMode ? { mtlsMode } : {}),
+      rbac: [],
+      answer: { outcome: 'reset', by: 'tls' },
+    };
   }
   const rbacFilters = rbacFiltersOfChain(dump, listener, decision.chain);
   const asked = newAllowingTransport();
@@ -165,7 +182,9 @@ function describeJwt(verdict: JwtVerdict | undefined, hasJwtFilter: boolean): st
   if (verdict.kind === 'deny') return `${verdict.status} (${verdict.failure}): ${verdict.message}`;
   const payloads = Object.values(verdict.metadata);
   if (payloads.length === 0) return 'no token: passes (a request without a token is allowed; an AuthorizationPolicy may still require one)';
-  return payloads.map((p) => `valid token: issuer ${String(p.iss)}, subject ${String(p.sub)}${p.exp !== undefined ? `, exp ${new Date(p.exp * 1000).toISOString()}` : ''}`).join('; ');
+  return payloads
+    .map((p) => `valid token: issuer ${String(p.iss)}, subject ${String(p.sub)}${p.exp !== undefined ? `, exp ${new Date(p.exp * 1000).toISOString()}` : ''}`)
+    .join('; ');
 }
 
 function rbacSteps(filters: readonly RbacFilterSummary[], verdicts: readonly RbacVerdict[], askedClusters: readonly string[]): RbacStep[] {
@@ -180,7 +199,12 @@ function rbacSteps(filters: readonly RbacFilterSummary[], verdicts: readonly Rba
       if (matchedPolicy === undefined) return { ...base, result: 'no match' };
       if (filter.dryRun) return { ...base, result: 'no match', dryRun: { allowed: true, matchedPolicy } };
       const cluster = askedClusters[asked++];
-      return { ...base, result: 'matched', matchedPolicy, externalAuthorizer: { provider: parsePolicyKey(matchedPolicy).provider ?? '', ...(cluster ? { cluster } : {}) } };
+      return {
+        ...base,
+        result: 'matched',
+        matchedPolicy,
+        externalAuthorizer: { provider: parsePolicyKey(matchedPolicy).provider ?? '', ...(cluster ? { cluster } : {}) },
+      };
     }
     const matched = filter.action === 'DENY' ? !verdict.allowed : verdict.matchedPolicy !== undefined;
     return {
@@ -195,7 +219,8 @@ function rbacSteps(filters: readonly RbacFilterSummary[], verdicts: readonly Rba
 }
 
 function routeAndUpstream(http: HttpDecision): { route?: string; upstream?: string } {
-  if (http.kind === 'forward') return { route: `cluster ${http.route.cluster} (path ${http.path}, host ${http.host})`, upstream: describeUpstream(http.upstream) };
+  if (http.kind === 'forward')
+    return { route: `cluster ${http.route.cluster} (path ${http.path}, host ${http.host})`, upstream: describeUpstream(http.upstream) };
   if (http.by === 'router' && http.route) return { route: `${http.route.kind}${http.status ? ` ${http.status}` : ''}` };
   return {};
 }
@@ -218,6 +243,7 @@ function answerOf(http: HttpDecision): Explanation['answer'] {
     const deciding = http.by === 'rbac' ? http.rbac.find((v) => !v.allowed)?.matchedPolicy : undefined;
     return { outcome: 'respond', status: http.status, body: http.body, by: deciding !== undefined ? `rbac ${deciding}` : http.by };
   }
-  if (http.upstream.kind === 'no-healthy-upstream' || http.upstream.kind === 'unknown-cluster') return { outcome: 'respond', status: 503, body: 'no healthy upstream', by: 'upstream' };
+  if (http.upstream.kind === 'no-healthy-upstream' || http.upstream.kind === 'unknown-cluster')
+    return { outcome: 'respond', status: 503, body: 'no healthy upstream', by: 'upstream' };
   return { outcome: 'forwarded', by: 'router' };
 }

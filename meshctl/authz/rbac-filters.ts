@@ -22,7 +22,10 @@ export interface RbacFilterSummary {
 /** The HTTP RBAC filters of one filter chain, in the order the request meets them, and whether a jwt_authn filter precedes them. */
 export function rbacFiltersOfChain(dump: EnvoyConfigDump, listenerName: string, chainName: string): { filters: RbacFilterSummary[]; hasJwt: boolean } {
   const listener = listenersOf(dump).find((l) => l['name'] === listenerName);
-  const chains = [...((listener?.['filter_chains'] as Json[] | undefined) ?? []), ...(listener?.['default_filter_chain'] ? [listener['default_filter_chain'] as Json] : [])];
+  const chains = [
+    ...((listener?.['filter_chains'] as Json[] | undefined) ?? []),
+    ...(listener?.['default_filter_chain'] ? [listener['default_filter_chain'] as Json] : []),
+  ];
   const chain = chains.find((c) => (c['name'] ?? '') === chainName) ?? chains[0];
   const hcm = ((chain?.['filters'] as Json[] | undefined) ?? []).map((f) => (f['typed_config'] as Json | undefined) ?? {}).find((t) => t['@type'] === HCM);
   const httpFilters = ((hcm?.['http_filters'] as Json[] | undefined) ?? []).map((f) => (f['typed_config'] as Json | undefined) ?? {});

@@ -11,7 +11,9 @@ export function describePolicyKey(key: string): string {
 
 function customLine(step: RbacStep): string {
   const policies = step.policies.map(describePolicyKey).join('; ');
-  const dryRun = step.dryRun ? ` [dry-run: would be sent to provider ${parsePolicyKey(step.dryRun.matchedPolicy ?? '').provider ?? ''} by ${describePolicyKey(step.dryRun.matchedPolicy ?? '')}]` : '';
+  const dryRun = step.dryRun
+    ? ` [dry-run: would be sent to provider ${parsePolicyKey(step.dryRun.matchedPolicy ?? '').provider ?? ''} by ${describePolicyKey(step.dryRun.matchedPolicy ?? '')}]`
+    : '';
   let result: string;
   if (step.result === 'not reached') result = 'not reached';
   else if (step.externalAuthorizer) {
@@ -30,7 +32,9 @@ function rbacLine(step: RbacStep): string {
       : step.result === 'matched'
         ? `matched ${describePolicyKey(step.matchedPolicy ?? '')} → ${step.allowed ? 'allowed' : 'denied'}`
         : `no policy matched → ${step.allowed ? 'allowed' : 'denied'}`;
-  const dryRun = step.dryRun ? ` [dry-run: would be ${step.dryRun.allowed ? 'allowed' : 'denied'}${step.dryRun.matchedPolicy ? ` by ${describePolicyKey(step.dryRun.matchedPolicy)}` : ''}]` : '';
+  const dryRun = step.dryRun
+    ? ` [dry-run: would be ${step.dryRun.allowed ? 'allowed' : 'denied'}${step.dryRun.matchedPolicy ? ` by ${describePolicyKey(step.dryRun.matchedPolicy)}` : ''}]`
+    : '';
   return `  ${step.action.padEnd(6)} ${result}${dryRun}\n           policies: ${policies}\n`;
 }
 
@@ -43,7 +47,9 @@ export function renderExplanation(request: ExplainRequest, explanation: Explanat
     `Connection:   ${explanation.connection}\n`,
     ...(explanation.mtlsMode ? [`mTLS mode:    ${explanation.mtlsMode} on port ${request.port}\n`] : []),
     ...(explanation.jwt !== undefined ? [`JWT:          ${explanation.jwt}\n`] : []),
-    ...(explanation.answer.by === 'listener' || explanation.answer.outcome === 'reset' ? [] : [`RBAC:${explanation.rbac.length === 0 ? '         no RBAC filter (no AuthorizationPolicy applies)' : ''}\n`, ...explanation.rbac.map(rbacLine)]),
+    ...(explanation.answer.by === 'listener' || explanation.answer.outcome === 'reset'
+      ? []
+      : [`RBAC:${explanation.rbac.length === 0 ? '         no RBAC filter (no AuthorizationPolicy applies)' : ''}\n`, ...explanation.rbac.map(rbacLine)]),
     ...(explanation.route ? [`Route:        ${explanation.route}\n`] : []),
     ...(explanation.upstream ? [`Upstream:     ${explanation.upstream}\n`] : []),
     `Answer:       ${answerText(explanation.answer)}\n`,

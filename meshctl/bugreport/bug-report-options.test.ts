@@ -24,7 +24,10 @@ const DEFAULTS: BugReportSettings = {
 describe('bug-report settings', () => {
   test('--duration counts back from --end-time (default now); --start-time is taken as given', () => {
     expect(resolveBugReportOptions({ ...DEFAULTS, duration: 3_600_000 }, NOW)).toMatchObject({ since: new Date('2024-05-01T11:00:00Z'), until: NOW });
-    expect(resolveBugReportOptions({ ...DEFAULTS, duration: 60_000, 'end-time': '2024-04-01T00:00:00+02:00' }, NOW)).toMatchObject({ since: new Date('2024-03-31T21:59:00Z'), until: new Date('2024-03-31T22:00:00Z') });
+    expect(resolveBugReportOptions({ ...DEFAULTS, duration: 60_000, 'end-time': '2024-04-01T00:00:00+02:00' }, NOW)).toMatchObject({
+      since: new Date('2024-03-31T21:59:00Z'),
+      until: new Date('2024-03-31T22:00:00Z'),
+    });
     expect(resolveBugReportOptions({ ...DEFAULTS, 'start-time': '2024-05-01T10:00:00Z' }, NOW).since).toEqual(new Date('2024-05-01T10:00:00Z'));
     expect(resolveBugReportOptions(DEFAULTS, NOW).since).toBeUndefined();
   });
@@ -37,11 +40,15 @@ describe('bug-report settings', () => {
     [{ timeout: 0 }, /^--timeout must be positive/],
     [{ include: ['a/b/c/nolabel'] }, /^--include "a\/b\/c\/nolabel": label "nolabel" must read key=value/],
   ])('%j is a usage error (exit 64) naming the flag', (change, message) => {
-    expect(() => resolveBugReportOptions({ ...DEFAULTS, ...change }, NOW)).toThrow(expect.objectContaining({ exitCode: 64, message: expect.stringMatching(message) }));
+    expect(() => resolveBugReportOptions({ ...DEFAULTS, ...change }, NOW)).toThrow(
+      expect.objectContaining({ exitCode: 64, message: expect.stringMatching(message) }),
+    );
   });
 
   test('the -f file: keys are the flag names, values typed; anything else is refused naming --filename', () => {
-    expect(parseBugReportFile('include: [foo, bar]\ntimeout: 5m\nfull-secrets: true\ncritical-errs: "*panic*"\nend-time: 2024-05-01T12:00:00Z\n', 'f.yaml')).toEqual({
+    expect(
+      parseBugReportFile('include: [foo, bar]\ntimeout: 5m\nfull-secrets: true\ncritical-errs: "*panic*"\nend-time: 2024-05-01T12:00:00Z\n', 'f.yaml'),
+    ).toEqual({
       include: ['foo', 'bar'],
       timeout: 300_000,
       'full-secrets': true,
@@ -66,7 +73,14 @@ describe('selection specs', () => {
   });
 
   test('fields: namespaces/deployments/pods/labels/annotations/containers, comma lists', () => {
-    expect(parseSelectionSpec('--include', 'ns1,ns2/d1/p*/app=web,tier=*//mesh-proxy')).toMatchObject({ namespaces: ['ns1', 'ns2'], deployments: ['d1'], pods: ['p*'], labels: { app: 'web', tier: '*' }, annotations: {}, containers: ['mesh-proxy'] });
+    expect(parseSelectionSpec('--include', 'ns1,ns2/d1/p*/app=web,tier=*//mesh-proxy')).toMatchObject({
+      namespaces: ['ns1', 'ns2'],
+      deployments: ['d1'],
+      pods: ['p*'],
+      labels: { app: 'web', tier: '*' },
+      annotations: {},
+      containers: ['mesh-proxy'],
+    });
   });
 
   it.each([
@@ -80,12 +94,25 @@ describe('selection specs', () => {
   });
 
   test('namespaces: excluded by namespace-only specs, included by any spec naming them; the mesh namespace always', () => {
-    const selection = newSelection(parseSelectionSpecs('--include', ['foo*', 'bar/web']), parseSelectionSpecs('--exclude', ['foo-old', 'bar//p1', 'mesh-*']), 'mesh-system');
-    expect(['foo', 'foo-old', 'foo-new', 'bar', 'baz', 'mesh-system'].filter((ns) => selection.namespace(ns))).toEqual(['foo', 'foo-new', 'bar', 'mesh-system']);
+    const selection = newSelection(
+      parseSelectionSpecs('--include', ['foo*', 'bar/web']),
+      parseSelectionSpecs('--exclude', ['foo-old', 'bar//p1', 'mesh-*']),
+      'mesh-system',
+    );
+    expect(['foo', 'foo-old', 'foo-new', 'bar', 'baz', 'mesh-system'].filter((ns) => selection.namespace(ns))).toEqual([
+      'foo',
+      'foo-new',
+      'bar',
+      'mesh-system',
+    ]);
   });
 
   test('pods: an include spec must match them all through; any exclude spec matching drops them', () => {
-    const selection = newSelection(parseSelectionSpecs('--include', ['foo', 'bar/web//app=web']), parseSelectionSpecs('--exclude', ['foo//*-canary']), 'mesh-system');
+    const selection = newSelection(
+      parseSelectionSpecs('--include', ['foo', 'bar/web//app=web']),
+      parseSelectionSpecs('--exclude', ['foo//*-canary']),
+      'mesh-system',
+    );
     const picked = [
       pod('foo', 'a'),
       pod('foo', 'a-canary'),
@@ -125,6 +152,8 @@ describe('log window and critical errors', () => {
       ['*x*'],
       ['t0 started'],
     );
-    expect(text).toBe('Critical errors (*x*): 2 pods\n  c/three: 5 critical error lines (proxies/c/three)\n    y\n  b/two: 2 critical error lines (proxies/b/two)\n    x\nOther pods gathered: a/one\n\nGathering log:\nt0 started\n');
+    expect(text).toBe(
+      'Critical errors (*x*): 2 pods\n  c/three: 5 critical error lines (proxies/c/three)\n    y\n  b/two: 2 critical error lines (proxies/b/two)\n    x\nOther pods gathered: a/one\n\nGathering log:\nt0 started\n',
+    );
   });
 });

@@ -40,7 +40,20 @@ export interface BugReportOptions {
   readonly timeoutMs: number;
 }
 
-const NAMES: readonly BugReportSettingName[] = ['critical-errs', 'ignore-errs', 'dir', 'dry-run', 'duration', 'start-time', 'end-time', 'exclude', 'include', 'full-secrets', 'mesh-namespace', 'timeout'];
+const NAMES: readonly BugReportSettingName[] = [
+  'critical-errs',
+  'ignore-errs',
+  'dir',
+  'dry-run',
+  'duration',
+  'start-time',
+  'end-time',
+  'exclude',
+  'include',
+  'full-secrets',
+  'mesh-namespace',
+  'timeout',
+];
 
 /**
  * The `-f` file's settings: a YAML map keyed by the flag names (`include: [foo]`, `timeout: 5m`,
@@ -53,7 +66,8 @@ export function parseBugReportFile(text: string, path: string): Partial<BugRepor
   } catch (error) {
     throw new UsageError(`--filename ${path}: not valid YAML: ${errorMessage(error)}`, { exitCode: 64 });
   }
-  if (typeof document !== 'object' || document === null || Array.isArray(document)) throw new UsageError(`--filename ${path}: expected a map of flag names to values`, { exitCode: 64 });
+  if (typeof document !== 'object' || document === null || Array.isArray(document))
+    throw new UsageError(`--filename ${path}: expected a map of flag names to values`, { exitCode: 64 });
   const settings: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(document)) {
     const fail = (what: string): never => {
@@ -86,14 +100,16 @@ export function parseBugReportFile(text: string, path: string): Partial<BugRepor
  * times are RFC 3339; `--duration` counts back from `--end-time` (default now).
  */
 export function resolveBugReportOptions(settings: BugReportSettings, now: Date): BugReportOptions {
-  if (settings.duration !== 0 && settings['start-time'] !== '') throw new UsageError('--duration and --start-time cannot be used together: give one or the other', { exitCode: 64 });
+  if (settings.duration !== 0 && settings['start-time'] !== '')
+    throw new UsageError('--duration and --start-time cannot be used together: give one or the other', { exitCode: 64 });
   if (settings.duration < 0) throw new UsageError('--duration must not be negative', { exitCode: 64 });
   if (settings.timeout <= 0) throw new UsageError('--timeout must be positive', { exitCode: 64 });
   const until = settings['end-time'] === '' ? now : parseTime('--end-time', settings['end-time']);
   let since: Date | undefined;
   if (settings['start-time'] !== '') since = parseTime('--start-time', settings['start-time']);
   else if (settings.duration > 0) since = new Date(until.getTime() - settings.duration);
-  if (since !== undefined && since.getTime() > until.getTime()) throw new UsageError(`--start-time ${since.toISOString()} is after --end-time ${until.toISOString()}`, { exitCode: 64 });
+  if (since !== undefined && since.getTime() > until.getTime())
+    throw new UsageError(`--start-time ${since.toISOString()} is after --end-time ${until.toISOString()}`, { exitCode: 64 });
   return {
     criticalErrs: settings['critical-errs'],
     ignoreErrs: settings['ignore-errs'],
@@ -113,6 +129,7 @@ const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}
 
 function parseTime(flag: string, text: string): Date {
   const time = RFC3339.test(text.trim()) ? new Date(text.trim()) : undefined;
-  if (time === undefined || Number.isNaN(time.getTime())) throw new UsageError(`${flag}: expected an RFC 3339 time such as 2024-05-01T12:00:00Z, got "${text}"`, { exitCode: 64 });
+  if (time === undefined || Number.isNaN(time.getTime()))
+    throw new UsageError(`${flag}: expected an RFC 3339 time such as 2024-05-01T12:00:00Z, got "${text}"`, { exitCode: 64 });
   return time;
 }

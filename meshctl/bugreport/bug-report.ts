@@ -100,17 +100,34 @@ export async function runBugReport(deps: BugReportDeps, options: BugReportOption
     ...podTargets.map((target) => ({
       what: `${target.role === 'meshd' ? 'meshd' : 'proxy'} ${target.namespace}/${target.pod}`,
       run: async () => {
-        const gathered = await gatherPod(deps.kubeConfig, target, { until: options.until, criticalErrs: options.criticalErrs, ignoreErrs: options.ignoreErrs, ...(options.since ? { since: options.since } : {}) });
+        const gathered = await gatherPod(deps.kubeConfig, target, {
+          until: options.until,
+          criticalErrs: options.criticalErrs,
+          ignoreErrs: options.ignoreErrs,
+          ...(options.since ? { since: options.since } : {}),
+        });
         for (const [path, content] of gathered.files) tree.add(path, content);
         for (const why of gathered.failures) fail(podFolder(target), why);
-        if (gathered.log && !tree.sealed) criticals.push({ pod: `${target.namespace}/${target.pod}`, folder: podFolder(target), count: gathered.log.criticalErrors, samples: gathered.log.samples });
+        if (gathered.log && !tree.sealed)
+          criticals.push({
+            pod: `${target.namespace}/${target.pod}`,
+            folder: podFolder(target),
+            count: gathered.log.criticalErrors,
+            samples: gathered.log.samples,
+          });
       },
     })),
   ];
-  const timedOut = await runWithin(tasks, options.timeoutMs, tree, (task, ms) => {
-    deps.progress(`Gathered ${task.what} (${ms} ms)`);
-    note(`gathered ${task.what} in ${ms} ms`);
-  }, deps.now);
+  const timedOut = await runWithin(
+    tasks,
+    options.timeoutMs,
+    tree,
+    (task, ms) => {
+      deps.progress(`Gathered ${task.what} (${ms} ms)`);
+      note(`gathered ${task.what} in ${ms} ms`);
+    },
+    deps.now,
+  );
   tree.seal();
   if (timedOut) {
     note(`--timeout ${formatDuration(options.timeoutMs)} expired: gathering stopped; the archive holds what was gathered`);
@@ -142,7 +159,13 @@ function targetOf(role: PodTarget['role'], pod: V1Pod): PodTarget {
  * Runs the tasks, a few at a time, until all are done or the time runs out (true): then the
  * tree is sealed at once, so answers still on their way are left out.
  */
-async function runWithin(tasks: readonly Task[], timeoutMs: number, tree: ReportTree, done: (task: Task, ms: number) => void, now: () => Date): Promise<boolean> {
+async function runWithin(
+  tasks: readonly Task[],
+  timeoutMs: number,
+  tree: ReportTree,
+  done: (task: Task, ms: number) => void,
+  now: () => Date,
+): Promise<boolean> {
   let next = 0;
   let expired = false;
   const worker = async (): Promise<void> => {

@@ -56,10 +56,20 @@ export function clusterTargets(kubeConfig: KubeConfig, namespaces: readonly stri
   const targets: ClusterTarget[] = [];
   for (const namespace of namespaces) {
     for (const { apiVersion, kind, file } of NAMESPACED_KINDS) {
-      targets.push({ group: namespace, path: `cluster/k8s-resources/${namespace}/${file}.yaml`, what: `${file} in ${namespace}`, read: async () => yamlOf(await list(apiVersion, kind, namespace)) });
+      targets.push({
+        group: namespace,
+        path: `cluster/k8s-resources/${namespace}/${file}.yaml`,
+        what: `${file} in ${namespace}`,
+        read: async () => yamlOf(await list(apiVersion, kind, namespace)),
+      });
     }
     for (const { apiVersion, kind, file } of MESH_KINDS) {
-      targets.push({ group: namespace, path: `cluster/crs/${namespace}/${file}.yaml`, what: `${file} in ${namespace}`, read: async () => yamlOf(await list(apiVersion, kind, namespace)) });
+      targets.push({
+        group: namespace,
+        path: `cluster/crs/${namespace}/${file}.yaml`,
+        what: `${file} in ${namespace}`,
+        read: async () => yamlOf(await list(apiVersion, kind, namespace)),
+      });
     }
     targets.push({
       group: namespace,
@@ -70,7 +80,12 @@ export function clusterTargets(kubeConfig: KubeConfig, namespaces: readonly stri
         return fullSecrets ? yamlOf(secrets) : stringify(secrets.map(secretSummary));
       },
     });
-    targets.push({ group: namespace, path: `cluster/events/${namespace}.yaml`, what: `events in ${namespace}`, read: async () => yamlOf(await list('v1', 'Event', namespace)) });
+    targets.push({
+      group: namespace,
+      path: `cluster/events/${namespace}.yaml`,
+      what: `events in ${namespace}`,
+      read: async () => yamlOf(await list('v1', 'Event', namespace)),
+    });
   }
   for (const { apiVersion, kind, file } of CLUSTER_KINDS) {
     targets.push({ group: 'cluster-wide', path: `cluster/k8s-resources/${file}.yaml`, what: file, read: async () => yamlOf(await list(apiVersion, kind)) });
@@ -95,7 +110,12 @@ export function clusterTargets(kubeConfig: KubeConfig, namespaces: readonly stri
 export function clusterContext(kubeConfig: KubeConfig): string {
   const context = kubeConfig.getContextObject(kubeConfig.getCurrentContext());
   const cluster = kubeConfig.getCurrentCluster();
-  return stringify({ context: kubeConfig.getCurrentContext(), cluster: cluster?.name ?? '', server: cluster?.server ?? '', namespace: context?.namespace ?? '' });
+  return stringify({
+    context: kubeConfig.getCurrentContext(),
+    cluster: cluster?.name ?? '',
+    server: cluster?.server ?? '',
+    namespace: context?.namespace ?? '',
+  });
 }
 
 /**

@@ -66,7 +66,8 @@ export async function gatherPod(kubeConfig: KubeConfig, target: PodTarget, windo
     failures.push(`log of ${container}: ${errorMessage(error)}`);
   }
   const port = target.role === 'meshd' ? DAEMON_MONITORING_PORT : PROXY_ADMIN_PORT;
-  const views: (readonly [string, string])[] = target.role === 'meshd' ? DAEMON_DEBUG_VIEWS.map((view) => [`debug/${view}`, `/debug/${view}`] as const) : [...PROXY_ADMIN_PATHS];
+  const views: (readonly [string, string])[] =
+    target.role === 'meshd' ? DAEMON_DEBUG_VIEWS.map((view) => [`debug/${view}`, `/debug/${view}`] as const) : [...PROXY_ADMIN_PATHS];
   let forward: Awaited<ReturnType<typeof forwardToPod>> | undefined;
   try {
     forward = await forwardToPod(kubeConfig, { namespace: target.namespace, pod: target.pod, port });
@@ -106,7 +107,10 @@ async function readPodLog(kubeConfig: KubeConfig, target: PodTarget, container: 
   });
   let timer: NodeJS.Timeout | undefined;
   try {
-    const abort = await new Log(kubeConfig).log(target.namespace, target.pod, container, sink, { timestamps: true, ...(since ? { sinceTime: since.toISOString() } : {}) });
+    const abort = await new Log(kubeConfig).log(target.namespace, target.pod, container, sink, {
+      timestamps: true,
+      ...(since ? { sinceTime: since.toISOString() } : {}),
+    });
     await Promise.race([
       finished,
       new Promise<never>((_, reject) => {

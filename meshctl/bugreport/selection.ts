@@ -33,8 +33,13 @@ export function parseSelectionSpecs(flag: string, texts: readonly string[]): Sel
 
 export function parseSelectionSpec(flag: string, text: string): SelectionSpec {
   const fields = text.split('/');
-  if (fields.length > 6) throw new UsageError(`${flag} "${text}": at most 6 fields (namespaces/deployments/pods/labels/annotations/containers)`, { exitCode: 64 });
-  const list = (index: number): string[] => (fields[index] ?? '').split(',').map((item) => item.trim()).filter((item) => item !== '');
+  if (fields.length > 6)
+    throw new UsageError(`${flag} "${text}": at most 6 fields (namespaces/deployments/pods/labels/annotations/containers)`, { exitCode: 64 });
+  const list = (index: number): string[] =>
+    (fields[index] ?? '')
+      .split(',')
+      .map((item) => item.trim())
+      .filter((item) => item !== '');
   const pairs = (index: number, what: string): Record<string, string> => {
     const map: Record<string, string> = {};
     for (const item of list(index)) {
@@ -44,7 +49,15 @@ export function parseSelectionSpec(flag: string, text: string): SelectionSpec {
     }
     return map;
   };
-  return { text, namespaces: list(0), deployments: list(1), pods: list(2), labels: pairs(3, 'label'), annotations: pairs(4, 'annotation'), containers: list(5) };
+  return {
+    text,
+    namespaces: list(0),
+    deployments: list(1),
+    pods: list(2),
+    labels: pairs(3, 'label'),
+    annotations: pairs(4, 'annotation'),
+    containers: list(5),
+  };
 }
 
 /** A glob (`*` any run, `?` one character) matching the whole of `text`. */
@@ -58,7 +71,10 @@ export function globFound(glob: string, text: string): boolean {
 }
 
 function globRegExp(glob: string, anchored: boolean): RegExp {
-  const body = glob.replace(/[.+^${}()|[\]\\]/g, '\\$&').replace(/\*/g, '.*').replace(/\?/g, '.');
+  const body = glob
+    .replace(/[.+^${}()|[\]\\]/g, '\\$&')
+    .replace(/\*/g, '.*')
+    .replace(/\?/g, '.');
   return new RegExp(anchored ? `^${body}$` : body, 's');
 }
 
@@ -68,7 +84,13 @@ const mapMatches = (wanted: Readonly<Record<string, string>>, have: Readonly<Rec
 
 /** Whether a spec selects only whole namespaces (no other field given). */
 export function isNamespaceOnly(spec: SelectionSpec): boolean {
-  return spec.deployments.length === 0 && spec.pods.length === 0 && Object.keys(spec.labels).length === 0 && Object.keys(spec.annotations).length === 0 && spec.containers.length === 0;
+  return (
+    spec.deployments.length === 0 &&
+    spec.pods.length === 0 &&
+    Object.keys(spec.labels).length === 0 &&
+    Object.keys(spec.annotations).length === 0 &&
+    spec.containers.length === 0
+  );
 }
 
 export function specMatchesPod(spec: SelectionSpec, pod: PodView): boolean {

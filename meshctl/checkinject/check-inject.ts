@@ -13,7 +13,9 @@ export interface CheckInjectRow {
 function positiveRequirements(selector: V1LabelSelector | undefined): string[] {
   return [
     ...Object.entries(selector?.matchLabels ?? {}).map(([key, value]) => `${key}=${value}`),
-    ...(selector?.matchExpressions ?? []).flatMap((e) => (e.operator === 'In' ? (e.values ?? []).map((v) => `${e.key}=${v}`) : e.operator === 'Exists' ? [e.key] : [])),
+    ...(selector?.matchExpressions ?? []).flatMap((e) =>
+      e.operator === 'In' ? (e.values ?? []).map((v) => `${e.key}=${v}`) : e.operator === 'Exists' ? [e.key] : [],
+    ),
   ];
 }
 
@@ -25,20 +27,24 @@ function satisfied(requirements: readonly string[], labels: Readonly<Record<stri
   });
 }
 
-
 /**
  * `meshctl x check-inject`: for each injection webhook configuration, whether it would inject a
  * pod with these labels in a namespace with those, and why (the label that matched, or the labels
  * it would have needed). A pod labelled `sidecar.mesh.io/inject=false` is injected by none.
  */
-export function checkInjection(configurations: readonly V1MutatingWebhookConfiguration[], namespaceLabels: Readonly<Record<string, string>>, podLabels: Readonly<Record<string, string>>): CheckInjectRow[] {
+export function checkInjection(
+  configurations: readonly V1MutatingWebhookConfiguration[],
+  namespaceLabels: Readonly<Record<string, string>>,
+  podLabels: Readonly<Record<string, string>>,
+): CheckInjectRow[] {
   const injectors = configurations.filter((c) => (c.webhooks ?? []).some((w) => w.name.endsWith('sidecar-injector.mesh.io')));
   return injectors
     .map((configuration) => {
       const name = configuration.metadata?.name ?? '';
       const labels = configuration.metadata?.labels ?? {};
       const revision = labels[LABELS.tag] ?? labels[LABELS.revision] ?? 'default';
-      if (podLabels[LABELS.inject] === 'false') return { webhook: name, revision, injected: false, reason: `Pod has ${LABELS.inject}=false label, preventing injection` };
+      if (podLabels[LABELS.inject] === 'false')
+        return { webhook: name, revision, injected: false, reason: `Pod has ${LABELS.inject}=false label, preventing injection` };
       const hooks = (configuration.webhooks ?? []).filter((w) => w.name.endsWith('sidecar-injector.mesh.io'));
       const hit = hooks.find((w) => selectorMatches(w.namespaceSelector, namespaceLabels) && selectorMatches(w.objectSelector, podLabels));
       if (hit) {
@@ -49,7 +55,12 @@ export function checkInjection(configurations: readonly V1MutatingWebhookConfigu
       }
       const wantedNamespace = [...new Set(hooks.flatMap((w) => positiveRequirements(w.namespaceSelector)))];
       const wantedPod = [...new Set(hooks.flatMap((w) => positiveRequirements(w.objectSelector)))];
-      return { webhook: name, revision, injected: false, reason: `No matching namespace labels (${wantedNamespace.join(', ')}) or pod labels (${wantedPod.join(', ')})` };
+      return {
+        webhook: name,
+        revision,
+        injected: false,
+        reason: `No matching namespace labels (${wantedNamespace.join(', ')}) or pod labels (${wantedPod.join(', ')})`,
+      };
     })
     .sort((a, b) => Number(b.injected) - Number(a.injected) || a.webhook.localeCompare(b.webhook));
 }

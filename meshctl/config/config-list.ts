@@ -32,7 +32,9 @@ export interface FlagUsage {
  */
 export function renderGlobalOptions(flags: readonly FlagUsage[]): string {
   const sorted = [...flags].sort((a, b) => (a.long < b.long ? -1 : a.long > b.long ? 1 : 0));
-  const heads = sorted.map((flag) => `${flag.short !== undefined ? `  -${flag.short}, --` : '      --'}${flag.long}${flag.varname !== '' ? ` ${flag.varname}` : ''}`);
+  const heads = sorted.map(
+    (flag) => `${flag.short !== undefined ? `  -${flag.short}, --` : '      --'}${flag.long}${flag.varname !== '' ? ` ${flag.varname}` : ''}`,
+  );
   const width = Math.max(0, ...heads.map((head) => head.length));
   const lines = sorted.map((flag, i) => `${(heads[i] ?? '').padEnd(width)}   ${flag.usage}${defaultText(flag)}\n`);
   return `The following options can be passed to any command:\n\n${lines.join('')}`;

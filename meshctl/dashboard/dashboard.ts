@@ -48,7 +48,13 @@ export async function openDashboard(kubeConfig: KubeConfig, request: DashboardRe
   let lastError: unknown;
   for (const localPort of preferences) {
     try {
-      forward = await forwardToPod(kubeConfig, { namespace: request.namespace, pod: request.pod, port: request.remotePort, address: request.address, localPort });
+      forward = await forwardToPod(kubeConfig, {
+        namespace: request.namespace,
+        pod: request.pod,
+        port: request.remotePort,
+        address: request.address,
+        localPort,
+      });
       break;
     } catch (error) {
       lastError = error;

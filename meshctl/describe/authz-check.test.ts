@@ -53,19 +53,30 @@ metadata: { NAMESPACE: foo, SERVICE_ACCOUNT: httpbin }
 `;
 
 function dump(): EnvoyConfigDump {
-  const { model, proxy } = buildCase(parseAllDocuments(MESH).map((document) => document.toJS() as CaseObject), 'authz check');
-  const generator = newSidecarLdsGenerator({ securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: () => '' } }) });
-  const listeners = (generator.generate(proxy, buildPushContext(model), generateRequest({ names: [], full: true, configsUpdated: [] }))?.resources ?? []).map((named) =>
-    typeof named.resource === 'function' ? named.resource() : named.resource,
+  const { model, proxy } = buildCase(
+    parseAllDocuments(MESH).map((document) => document.toJS() as CaseObject),
+    'authz check',
   );
-  const configs = [{ '@type': 'type.googleapis.com/envoy.admin.v3.ListenersConfigDump', dynamic_listeners: listeners.map((listener) => ({ active_state: { listener } })) }];
+  const generator = newSidecarLdsGenerator({ securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: () => '' } }) });
+  const listeners = (generator.generate(proxy, buildPushContext(model), generateRequest({ names: [], full: true, configsUpdated: [] }))?.resources ?? []).map(
+    (named) => (typeof named.resource === 'function' ? named.resource() : named.resource),
+  );
+  const configs = [
+    { '@type': 'type.googleapis.com/envoy.admin.v3.ListenersConfigDump', dynamic_listeners: listeners.map((listener) => ({ active_state: { listener } })) },
+  ];
   return JSON.parse(JSON.stringify({ configs })) as EnvoyConfigDump;
 }
 
 describe('x authz check', () => {
   test('CUSTOM rows come from the authorizer pairs; a CUSTOM policy whose provider is missing is the DENY it became', () => {
     expect(authzCheck(dump())).toBe(
-      ['ACTION   AuthorizationPolicy   RULES', 'DENY     deny-admin.foo        1', 'DENY     no-provider.foo       1', 'CUSTOM   ext-authz.foo         2', ''].join('\n'),
+      [
+        'ACTION   AuthorizationPolicy   RULES',
+        'DENY     deny-admin.foo        1',
+        'DENY     no-provider.foo       1',
+        'CUSTOM   ext-authz.foo         2',
+        '',
+      ].join('\n'),
     );
     expect(policyNamesOf(dump())).toEqual(['deny-admin.foo', 'ext-authz.foo', 'no-provider.foo']);
   });
@@ -73,6 +84,11 @@ describe('x authz check', () => {
   test('policy keys: plain, CUSTOM with its provider, CUSTOM denied for its provider', () => {
     expect(parsePolicyKey('ns[foo]-policy[p]-rule[1]')).toEqual({ policy: 'p.foo', rule: '1' });
     expect(parsePolicyKey('mesh-ext-authz-opa-ns[foo]-policy[p]-rule[0]')).toEqual({ policy: 'p.foo', rule: '0', provider: 'opa' });
-    expect(parsePolicyKey('mesh-ext-authz-a-ns-ns[foo]-policy[p]-rule[0]-deny-due-to-bad-CUSTOM-action')).toEqual({ policy: 'p.foo', rule: '0', provider: 'a-ns', badProvider: true });
+    expect(parsePolicyKey('mesh-ext-authz-a-ns-ns[foo]-policy[p]-rule[0]-deny-due-to-bad-CUSTOM-action')).toEqual({
+      policy: 'p.foo',
+      rule: '0',
+      provider: 'a-ns',
+      badProvider: true,
+    });
   });
 });

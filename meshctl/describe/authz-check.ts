@@ -12,13 +12,17 @@ const ANONYMOUS = '_anonymous_match_nothing_';
 function rbacConfigs(dump: EnvoyConfigDump): Json[] {
   const configs: Json[] = [];
   for (const listener of listenersOf(dump)) {
-    const chains = [...((listener['filter_chains'] as Json[] | undefined) ?? []), ...(listener['default_filter_chain'] ? [listener['default_filter_chain'] as Json] : [])];
+    const chains = [
+      ...((listener['filter_chains'] as Json[] | undefined) ?? []),
+      ...(listener['default_filter_chain'] ? [listener['default_filter_chain'] as Json] : []),
+    ];
     for (const chain of chains) {
       for (const filter of (chain['filters'] as Json[] | undefined) ?? []) {
         const typed = (filter['typed_config'] as Json | undefined) ?? {};
         if (filter['name'] === NETWORK_RBAC) configs.push(typed);
         if (filter['name'] === HCM) {
-          for (const http of (typed['http_filters'] as Json[] | undefined) ?? []) if (http['name'] === HTTP_RBAC) configs.push((http['typed_config'] as Json | undefined) ?? {});
+          for (const http of (typed['http_filters'] as Json[] | undefined) ?? [])
+            if (http['name'] === HTTP_RBAC) configs.push((http['typed_config'] as Json | undefined) ?? {});
         }
       }
     }

@@ -9,7 +9,9 @@ const PLURALS: Record<string, string> = { 'destination-rule': 'destinationrules'
 
 /** The config paths a dump's clusters and routes name: `/apis/<group>/<version>/namespaces/<ns>/<kind>/<name>`. */
 function configPaths(dump: EnvoyConfigDump): string[] {
-  const routes = routeConfigsOf(dump).flatMap((config) => ((config['virtual_hosts'] as Json[] | undefined) ?? []).flatMap((host) => (host['routes'] as Json[] | undefined) ?? []));
+  const routes = routeConfigsOf(dump).flatMap((config) =>
+    ((config['virtual_hosts'] as Json[] | undefined) ?? []).flatMap((host) => (host['routes'] as Json[] | undefined) ?? []),
+  );
   return [...new Set([...clustersOf(dump), ...routes].map((item) => configPathOf(item['metadata'])).filter((path): path is string => path !== undefined))];
 }
 
@@ -17,7 +19,8 @@ async function fetchByPath(api: CustomObjectsApi, path: string): Promise<MeshRes
   const match = /^\/apis\/([^/]+)\/([^/]+)\/namespaces\/([^/]+)\/([^/]+)\/([^/]+)$/.exec(path);
   if (!match) return undefined;
   const [, group = '', version = '', namespace = '', kind = '', name = ''] = match;
-  return (await api.getNamespacedCustomObject({ group, version, namespace, plural: PLURALS[kind] ?? kind, name }).catch(() => undefined)) as MeshResource | undefined;
+  return (await api.getNamespacedCustomObject({ group, version, namespace, plural: PLURALS[kind] ?? kind, name }).catch(() => undefined)) as
+    MeshResource | undefined;
 }
 
 async function listMesh(api: CustomObjectsApi, plural: string, namespaces: readonly string[]): Promise<MeshResource[]> {
@@ -39,7 +42,11 @@ const selects = (service: V1Service, pod: V1Pod): boolean => {
 };
 
 /** What `x describe pod` reads: the pod, its services, its proxy's dump through a port-forward, the config it names, the gateways. */
-export async function gatherPodFacts(kubeConfig: KubeConfig, pod: V1Pod, options: { readonly meshNamespace: string; readonly services?: readonly V1Service[] }): Promise<PodFacts> {
+export async function gatherPodFacts(
+  kubeConfig: KubeConfig,
+  pod: V1Pod,
+  options: { readonly meshNamespace: string; readonly services?: readonly V1Service[] },
+): Promise<PodFacts> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const namespace = pod.metadata?.namespace ?? 'default';
@@ -48,12 +55,24 @@ export async function gatherPodFacts(kubeConfig: KubeConfig, pod: V1Pod, options
   const dump = meshed ? await podAdmin(kubeConfig, namespace, pod.metadata?.name ?? '').configDump() : undefined;
   const named = dump ? await Promise.all(configPaths(dump).map(async (path) => ({ path, resource: await fetchByPath(custom, path) }))) : [];
   const byKind = (kind: string): Map<string, MeshResource> =>
-    new Map(named.filter(({ path, resource }) => path.includes(`/${kind}/`) && resource !== undefined).map(({ path, resource }) => [configNameOf(path) ?? path, resource as MeshResource]));
-  const gatewayPods = (await core.listNamespacedPod({ namespace: options.meshNamespace, labelSelector: 'mesh=ingressgateway' })).items.filter((p) => p.status?.phase === 'Running');
-  const gatewayServices = (await core.listNamespacedService({ namespace: options.meshNamespace, labelSelector: 'mesh=ingressgateway' }).catch(() => ({ items: [] as V1Service[] }))).items;
+    new Map(
+      named
+        .filter(({ path, resource }) => path.includes(`/${kind}/`) && resource !== undefined)
+        .map(({ path, resource }) => [configNameOf(path) ?? path, resource as MeshResource]),
+    );
+  const gatewayPods = (await core.listNamespacedPod({ namespace: options.meshNamespace, labelSelector: 'mesh=ingressgateway' })).items.filter(
+    (p) => p.status?.phase === 'Running',
+  );
+  const gatewayServices = (
+    await core.listNamespacedService({ namespace: options.meshNamespace, labelSelector: 'mesh=ingressgateway' }).catch(() => ({ items: [] as V1Service[] }))
+  ).items;
   const external = gatewayServices.flatMap((s) => s.status?.loadBalancer?.ingress ?? []).map((i) => i.ip ?? i.hostname)[0];
   const gateways: GatewayView[] = await Promise.all(
-    gatewayPods.map(async (gateway) => ({ pod: gateway, dump: await podAdmin(kubeConfig, options.meshNamespace, gateway.metadata?.name ?? '').configDump(), address: external ?? gateway.status?.podIP ?? '' })),
+    gatewayPods.map(async (gateway) => ({
+      pod: gateway,
+      dump: await podAdmin(kubeConfig, options.meshNamespace, gateway.metadata?.name ?? '').configDump(),
+      address: external ?? gateway.status?.podIP ?? '',
+    })),
   );
   return {
     pod,
@@ -86,10 +105,14 @@ export async function gatherServiceTarget(
   const [svcName = name, svcNamespace = namespace] = name.includes('.') ? [name.slice(0, name.indexOf('.')), name.slice(name.indexOf('.') + 1)] : [name];
   const service = await core.readNamespacedService({ name: svcName, namespace: svcNamespace });
   const pods = (await core.listNamespacedPod({ namespace: svcNamespace })).items.filter((pod) => selects(service, pod) && pod.status?.phase === 'Running');
-  const meshed = pods.filter((pod) => (pod.spec?.containers ?? []).some((c) => c.name === PROXY_CONTAINER)).sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
+  const meshed = pods
+    .filter((pod) => (pod.spec?.containers ?? []).some((c) => c.name === PROXY_CONTAINER))
+    .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   const first = meshed[0];
   if (!first) {
-    return { unmeshed: `Service "${svcName}" has no mesh pods.  (${pods.length} pods in service).\nUse \`meshctl orch-inject\` or redeploy with automatic sidecar injection.\n` };
+    return {
+      unmeshed: `Service "${svcName}" has no mesh pods.  (${pods.length} pods in service).\nUse \`meshctl orch-inject\` or redeploy with automatic sidecar injection.\n`,
+    };
   }
   return { facts: await gatherPodFacts(kubeConfig, first, { meshNamespace, services: [service] }) };
 }

@@ -44,7 +44,18 @@ function applies(resource: MeshResource, pod: V1Pod, rootNamespace: string): boo
 
 function protocolOf(port: V1ServicePort): string {
   const name = (port.appProtocol ?? port.name ?? '').toLowerCase().split('-')[0] ?? '';
-  const known: Record<string, string> = { http: 'HTTP', http2: 'HTTP2', grpc: 'GRPC', 'grpc-web': 'GRPC-Web', https: 'HTTPS', tls: 'TLS', tcp: 'TCP', mongo: 'Mongo', redis: 'Redis', mysql: 'MySQL' };
+  const known: Record<string, string> = {
+    http: 'HTTP',
+    http2: 'HTTP2',
+    grpc: 'GRPC',
+    'grpc-web': 'GRPC-Web',
+    https: 'HTTPS',
+    tls: 'TLS',
+    tcp: 'TCP',
+    mongo: 'Mongo',
+    redis: 'Redis',
+    mysql: 'MySQL',
+  };
   return known[name] ?? (port.protocol === 'UDP' ? 'UDP' : 'TCP');
 }
 
@@ -74,11 +85,15 @@ function inboundMode(dump: EnvoyConfigDump, port: number | undefined): string | 
 }
 
 function subsetsOf(rule: MeshResource): { name: string; labels: Record<string, string> }[] {
-  return ((rule.spec?.['subsets'] as { name?: string; labels?: Record<string, string> }[] | undefined) ?? []).map((s) => ({ name: s.name ?? '', labels: s.labels ?? {} }));
+  return ((rule.spec?.['subsets'] as { name?: string; labels?: Record<string, string> }[] | undefined) ?? []).map((s) => ({
+    name: s.name ?? '',
+    labels: s.labels ?? {},
+  }));
 }
 
 function tlsModeOf(rule: MeshResource, port: number): string | undefined {
-  const policy = rule.spec?.['trafficPolicy'] as { tls?: { mode?: string }; portLevelSettings?: { port?: { number?: number }; tls?: { mode?: string } }[] } | undefined;
+  const policy = rule.spec?.['trafficPolicy'] as
+    { tls?: { mode?: string }; portLevelSettings?: { port?: { number?: number }; tls?: { mode?: string } }[] } | undefined;
   return policy?.portLevelSettings?.find((setting) => setting.port?.number === port)?.tls?.mode ?? policy?.tls?.mode;
 }
 
@@ -99,7 +114,8 @@ function describeServicePort(facts: PodFacts, service: V1Service, port: V1Servic
       const subsets = subsetsOf(rule);
       matching = subsets.filter((s) => labelsMatch(s.labels, labels)).map((s) => s.name);
       const others = subsets.filter((s) => !matching.includes(s.name)).map((s) => s.name);
-      if (subsets.length > 0 && matching.length === 0) lines.push(`${prefix}  WARNING POD DOES NOT MATCH ANY SUBSETS.  (Non matching subsets ${others.join(',')})`);
+      if (subsets.length > 0 && matching.length === 0)
+        lines.push(`${prefix}  WARNING POD DOES NOT MATCH ANY SUBSETS.  (Non matching subsets ${others.join(',')})`);
       if (matching.length > 0) {
         lines.push(`${prefix}   Matching subsets: ${matching.join(',')}`);
         if (others.length > 0) lines.push(`${prefix}      (Non-matching subsets ${others.join(',')})`);
@@ -110,7 +126,9 @@ function describeServicePort(facts: PodFacts, service: V1Service, port: V1Servic
   }
   const route = routeConfigsOf(dump).find((r) => r['name'] === String(port.port));
   const host = ((route?.['virtual_hosts'] as Json[] | undefined) ?? []).find((vh) => ((vh['domains'] as string[] | undefined) ?? []).includes(fqdn));
-  const serviceNames = ((host?.['routes'] as Json[] | undefined) ?? []).map((r) => configNameOf(configPathOf(r['metadata']))).filter((n): n is string => n !== undefined);
+  const serviceNames = ((host?.['routes'] as Json[] | undefined) ?? [])
+    .map((r) => configNameOf(configPathOf(r['metadata'])))
+    .filter((n): n is string => n !== undefined);
   for (const name of [...new Set(serviceNames)]) {
     const virtualService = facts.virtualServices.get(name);
     if (!virtualService) {
@@ -120,7 +138,8 @@ function describeServicePort(facts: PodFacts, service: V1Service, port: V1Servic
     lines.push(`${prefix}VirtualService: ${virtualService.metadata?.name ?? ''}`);
     const http = (virtualService.spec?.['http'] as { route?: { destination?: { host?: string; subset?: string } }[] }[] | undefined) ?? [];
     const destinations = http.flatMap((h) => h.route ?? []).map((r) => r.destination ?? {});
-    const here = (host: string | undefined): boolean => host === service.metadata?.name || host === `${service.metadata?.name ?? ''}.${service.metadata?.namespace ?? ''}` || host === fqdn;
+    const here = (host: string | undefined): boolean =>
+      host === service.metadata?.name || host === `${service.metadata?.name ?? ''}.${service.metadata?.namespace ?? ''}` || host === fqdn;
     const reaching = destinations.filter((d) => here(d.host) && (d.subset === undefined || matching.includes(d.subset)));
     if (reaching.length === 0) lines.push(`${prefix}   WARNING: No destinations match pod subsets (checked ${http.length} HTTP routes)`);
     else {
@@ -144,7 +163,10 @@ function describeExposure(facts: PodFacts, service: V1Service, lines: string[]):
       for (const host of (config['virtual_hosts'] as Json[] | undefined) ?? []) {
         const routes = ((host['routes'] as Json[] | undefined) ?? []).filter((r) => {
           const action = (r['route'] as Json | undefined) ?? {};
-          const clusters = [String(action['cluster'] ?? ''), ...(((action['weighted_clusters'] as Json | undefined)?.['clusters'] as Json[] | undefined) ?? []).map((c) => String(c['name'] ?? ''))];
+          const clusters = [
+            String(action['cluster'] ?? ''),
+            ...(((action['weighted_clusters'] as Json | undefined)?.['clusters'] as Json[] | undefined) ?? []).map((c) => String(c['name'] ?? '')),
+          ];
           return clusters.some((c) => c.endsWith(`|${fqdn}`));
         });
         if (routes.length === 0) continue;
@@ -178,15 +200,19 @@ export function describePod(facts: PodFacts, options: { readonly ignoreUnmeshed:
     }
   })();
   lines.push(`   Pod Revision: ${revision || 'default'}`);
-  const ports = containers.flatMap((c) => (c.ports ?? []).map((p) => `${p.containerPort}${p.protocol && p.protocol !== 'TCP' ? `/${p.protocol}` : ''} (${c.name})`));
+  const ports = containers.flatMap((c) =>
+    (c.ports ?? []).map((p) => `${p.containerPort}${p.protocol && p.protocol !== 'TCP' ? `/${p.protocol}` : ''} (${c.name})`),
+  );
   lines.push(ports.length > 0 ? `   Pod Ports: ${ports.join(', ')}` : '   Pod does not expose ports');
   for (const status of pod.status?.containerStatuses ?? []) if (!status.ready) lines.push(`WARNING: Pod ${name} Container ${status.name} NOT READY`);
-  if (containers.some((c) => c.name !== PROXY_CONTAINER && c.securityContext?.runAsUser === 1337)) lines.push('WARNING: User ID (UID) 1337 is reserved for the sidecar proxy.');
+  if (containers.some((c) => c.name !== PROXY_CONTAINER && c.securityContext?.runAsUser === 1337))
+    lines.push('WARNING: User ID (UID) 1337 is reserved for the sidecar proxy.');
   for (const label of ['app', 'version']) if (!pod.metadata?.labels?.[label]) lines.push(`Suggestion: add '${label}' label to pod for mesh telemetry.`);
   for (const service of facts.services) {
     lines.push('--------------------', `Service: ${service.metadata?.name ?? ''}`);
     const servicePorts = service.spec?.ports ?? [];
-    for (const port of servicePorts) lines.push(`   Port: ${port.name ?? ''} ${port.port}/${protocolOf(port)} targets pod port ${targetPortOf(port, pod) ?? '?'}`);
+    for (const port of servicePorts)
+      lines.push(`   Port: ${port.name ?? ''} ${port.port}/${protocolOf(port)} targets pod port ${targetPortOf(port, pod) ?? '?'}`);
     for (const port of servicePorts) describeServicePort(facts, service, port, servicePorts.length > 1 ? `${port.port} ` : '', lines);
   }
   if (facts.dump) {
@@ -197,9 +223,13 @@ export function describePod(facts: PodFacts, options: { readonly ignoreUnmeshed:
       const mode = inboundMode(facts.dump, port);
       if (mode && mode !== workloadMode) lines.push(`   Port ${port} mTLS mode: ${mode}`);
     }
-    const applied = facts.peerAuthentications.filter((p) => applies(p, pod, facts.rootNamespace)).map((p) => `${p.metadata?.name ?? ''}.${p.metadata?.namespace ?? ''}`);
+    const applied = facts.peerAuthentications
+      .filter((p) => applies(p, pod, facts.rootNamespace))
+      .map((p) => `${p.metadata?.name ?? ''}.${p.metadata?.namespace ?? ''}`);
     if (applied.length > 0) lines.push('Applied PeerAuthentication:', `   ${applied.join(', ')}`);
-    const requestAuth = facts.requestAuthentications.filter((r) => applies(r, pod, facts.rootNamespace)).map((r) => `${r.metadata?.name ?? ''}.${r.metadata?.namespace ?? ''}`);
+    const requestAuth = facts.requestAuthentications
+      .filter((r) => applies(r, pod, facts.rootNamespace))
+      .map((r) => `${r.metadata?.name ?? ''}.${r.metadata?.namespace ?? ''}`);
     if (requestAuth.length > 0) lines.push('Applied RequestAuthentication:', `   ${requestAuth.join(', ')}`);
     const policies = policyNamesOf(facts.dump);
     if (policies.length > 0) lines.push(`RBAC policies: ${policies.join(', ')}`);

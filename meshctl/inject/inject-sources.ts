@@ -2,7 +2,13 @@ import { readFileSync } from 'node:fs';
 import { ApiException, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { UsageError, errorMessage } from '../../runtime/index.js';
 import { MESH_CONFIG_MAP_KEY, buildMeshConfig, type MeshConfig } from '../../crds/index.js';
-import { BUILTIN_INJECTOR_CONFIG, isWholeInjectorConfig, parseInjectorConfig, parseSingleTemplateConfig, type InjectorConfig } from '../../webhook/inject/index.js';
+import {
+  BUILTIN_INJECTOR_CONFIG,
+  isWholeInjectorConfig,
+  parseInjectorConfig,
+  parseSingleTemplateConfig,
+  type InjectorConfig,
+} from '../../webhook/inject/index.js';
 
 /** The inject flag group of seed 3. */
 export interface InjectSourceFlags {
@@ -54,15 +60,18 @@ export async function resolveInjectSources(flags: InjectSourceFlags, context: In
     }
   };
 
-  const valuesPart = flags.valuesFile !== ''
-    ? { text: readFlagFile('--valuesFile', flags.valuesFile), origin: flags.valuesFile }
-    : ((await readConfigMap(suffixed(flags.injectConfigMapName), 'values')) ?? { text: BUILTIN_INJECTOR_CONFIG.values, origin: 'built-in defaults' });
-  const configPart = flags.injectConfigFile !== ''
-    ? { text: readFlagFile('--injectConfigFile', flags.injectConfigFile), origin: flags.injectConfigFile }
-    : ((await readConfigMap(suffixed(flags.injectConfigMapName), 'config')) ?? { text: BUILTIN_INJECTOR_CONFIG.config, origin: 'built-in defaults' });
-  const meshPart = flags.meshConfigFile !== ''
-    ? { text: readFlagFile('--meshConfigFile', flags.meshConfigFile), origin: flags.meshConfigFile }
-    : await readConfigMap(suffixed(flags.meshConfigMapName), MESH_CONFIG_MAP_KEY);
+  const valuesPart =
+    flags.valuesFile !== ''
+      ? { text: readFlagFile('--valuesFile', flags.valuesFile), origin: flags.valuesFile }
+      : ((await readConfigMap(suffixed(flags.injectConfigMapName), 'values')) ?? { text: BUILTIN_INJECTOR_CONFIG.values, origin: 'built-in defaults' });
+  const configPart =
+    flags.injectConfigFile !== ''
+      ? { text: readFlagFile('--injectConfigFile', flags.injectConfigFile), origin: flags.injectConfigFile }
+      : ((await readConfigMap(suffixed(flags.injectConfigMapName), 'config')) ?? { text: BUILTIN_INJECTOR_CONFIG.config, origin: 'built-in defaults' });
+  const meshPart =
+    flags.meshConfigFile !== ''
+      ? { text: readFlagFile('--meshConfigFile', flags.meshConfigFile), origin: flags.meshConfigFile }
+      : await readConfigMap(suffixed(flags.meshConfigMapName), MESH_CONFIG_MAP_KEY);
 
   const config = isWholeInjectorConfig(configPart.text)
     ? parseInjectorConfig({ config: configPart.text, values: valuesPart.text })

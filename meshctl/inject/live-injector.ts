@@ -40,20 +40,34 @@ export async function injectThroughWebhook(injector: LiveInjector, pod: Pod, nam
   const body = JSON.stringify({
     apiVersion: 'admission.k8s.io/v1',
     kind: 'AdmissionReview',
-    request: { uid: 'meshctl-orch-inject', kind: { group: '', version: 'v1', kind: 'Pod' }, resource: { group: '', version: 'v1', resource: 'pods' }, namespace, operation: 'CREATE', object: pod },
+    request: {
+      uid: 'meshctl-orch-inject',
+      kind: { group: '', version: 'v1', kind: 'Pod' },
+      resource: { group: '', version: 'v1', resource: 'pods' },
+      namespace,
+      operation: 'CREATE',
+      object: pod,
+    },
   });
   const answer = await new Promise<string>((resolve, reject) => {
-    const req = request(injector.url, { method: 'POST', timeout: 5000, headers: { 'content-type': 'application/json' }, ...(injector.caBundlePem ? { ca: injector.caBundlePem } : {}) }, (res) => {
-      let text = '';
-      res.on('data', (chunk: Buffer) => (text += chunk.toString()));
-      res.on('end', () => (res.statusCode === 200 ? resolve(text) : reject(new Error(`webhook ${injector.webhook} answered ${res.statusCode ?? 0}: ${text.trim()}`))));
-    });
+    const req = request(
+      injector.url,
+      { method: 'POST', timeout: 5000, headers: { 'content-type': 'application/json' }, ...(injector.caBundlePem ? { ca: injector.caBundlePem } : {}) },
+      (res) => {
+        let text = '';
+        res.on('data', (chunk: Buffer) => (text += chunk.toString()));
+        res.on('end', () =>
+          res.statusCode === 200 ? resolve(text) : reject(new Error(`webhook ${injector.webhook} answered ${res.statusCode ?? 0}: ${text.trim()}`)),
+        );
+      },
+    );
     req.on('timeout', () => req.destroy(new Error(`webhook ${injector.webhook} did not answer within 5 s`)));
     req.on('error', reject);
     req.end(body);
   });
   const response = (JSON.parse(answer) as { response?: { allowed?: boolean; patch?: string; status?: { message?: string } } }).response ?? {};
-  if (!response.allowed) throw new MeshError('webhook-denied', `webhook ${injector.webhook} denied the pod: ${response.status?.message ?? 'without explanation'}`);
+  if (!response.allowed)
+    throw new MeshError('webhook-denied', `webhook ${injector.webhook} denied the pod: ${response.status?.message ?? 'without explanation'}`);
   if (!response.patch) return pod;
   const patch = JSON.parse(Buffer.from(response.patch, 'base64').toString()) as Operation[];
   return fastJsonPatch.applyPatch(structuredClone(pod), patch, true, false).newDocument;

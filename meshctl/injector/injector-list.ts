@@ -1,4 +1,12 @@
-import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig, type V1ConfigMap, type V1MutatingWebhookConfiguration, type V1Namespace, type V1Pod } from '@kubernetes/client-node';
+import {
+  AdmissionregistrationV1Api,
+  CoreV1Api,
+  type KubeConfig,
+  type V1ConfigMap,
+  type V1MutatingWebhookConfiguration,
+  type V1Namespace,
+  type V1Pod,
+} from '@kubernetes/client-node';
 import { IGNORED_NAMESPACES, LABELS, selectorMatches, type UncheckedLabelSelector } from '../../names/index.js';
 import { readInjectionStatus } from '../../webhook/inject/index.js';
 import { formatTable } from '../kube/table.js';
@@ -49,9 +57,13 @@ function renderNamespaces(namespaces: readonly V1Namespace[], hooks: readonly V1
   const rows: string[][] = [];
   for (const namespace of namespaces) {
     const revision = injectedRevision(namespace, hooks);
-    const counts = countByRevision(pods.filter((pod) => pod.metadata?.namespace === nameOf(namespace)), revision);
+    const counts = countByRevision(
+      pods.filter((pod) => pod.metadata?.namespace === nameOf(namespace)),
+      revision,
+    );
     if (counts.size === 0 && revision !== '') counts.set(revision, { pods: 0, disabled: 0, needsRestart: 0 });
-    for (const [podRevision, count] of [...counts].sort(([a], [b]) => a.localeCompare(b))) rows.push([nameOf(namespace), revision, renderCount(podRevision, count)]);
+    for (const [podRevision, count] of [...counts].sort(([a], [b]) => a.localeCompare(b)))
+      rows.push([nameOf(namespace), revision, renderCount(podRevision, count)]);
   }
   if (rows.length === 0) return 'No mesh injected namespaces present.\n';
   return formatTable([['NAMESPACE', 'MESH-REVISION', 'POD-REVISIONS'], ...rows], 1);

@@ -13,7 +13,8 @@ export interface ManifestGenerateOptions extends OperatorConfigInputs {
 /** The manifests of an installation, component by component in apply order (CRDs first). */
 export async function generateManifests(options: ManifestGenerateOptions): Promise<RenderedComponent[]> {
   for (const component of options.components) {
-    if (!(COMPONENTS as readonly string[]).includes(component)) throw new UsageError(`--component ${component}: unknown component; have ${COMPONENTS.join(', ')}`, { exitCode: EXIT_USAGE });
+    if (!(COMPONENTS as readonly string[]).includes(component))
+      throw new UsageError(`--component ${component}: unknown component; have ${COMPONENTS.join(', ')}`, { exitCode: EXIT_USAGE });
   }
   return renderInstallation(buildOperatorConfig(options), options);
 }

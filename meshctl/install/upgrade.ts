@@ -17,7 +17,8 @@ export function checkUpgradeEligible(installed: string, target: string, force: b
   const to = parseVersion(target);
   if (force || !from || !to) return;
   const order = (v: [number, number, number]): number => v[0] * 1e6 + v[1] * 1e3 + v[2];
-  if (order(to) < order(from)) throw new MeshError('upgrade-refused', `upgrade from ${installed} to ${target} is a downgrade: use meshctl install for it, or --force`);
+  if (order(to) < order(from))
+    throw new MeshError('upgrade-refused', `upgrade from ${installed} to ${target} is a downgrade: use meshctl install for it, or --force`);
   if (to[0] !== from[0] || to[1] - from[1] > 1) {
     throw new MeshError('upgrade-refused', `upgrade from ${installed} to ${target} skips a minor version: upgrade one minor version at a time, or use --force`);
   }

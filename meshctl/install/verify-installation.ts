@@ -32,7 +32,9 @@ export async function verifyInstallation(cluster: ClusterObjects, rendered: read
     lines.push(`✔ ${name} checked successfully`);
   }
   lines.push(`Checked ${crds} custom resource definitions`, `Checked ${deployments} mesh Deployments`);
-  lines.push(failures === 0 ? '✔ Mesh is installed and verified successfully' : `✘ Mesh is not installed correctly: ${failures} ${failures === 1 ? 'error' : 'errors'}`);
+  lines.push(
+    failures === 0 ? '✔ Mesh is installed and verified successfully' : `✘ Mesh is not installed correctly: ${failures} ${failures === 1 ? 'error' : 'errors'}`,
+  );
   return { report: `${lines.join('\n')}\n`, ok: failures === 0 };
 }
 

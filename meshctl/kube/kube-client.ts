@@ -53,7 +53,8 @@ export function loadKubeClient(flags: KubeClientFlags, requestLog: RequestLog = 
     throw new UsageError(`failed to load the orchestrator config ${flags.orchconfig || '(default)'}: ${errorMessage(error)}`, { cause: error });
   }
   if (flags.context !== '') {
-    if (!config.getContexts().some((c) => c.name === flags.context)) throw new UsageError(`context "${flags.context}" does not exist in the orchestrator config`);
+    if (!config.getContexts().some((c) => c.name === flags.context))
+      throw new UsageError(`context "${flags.context}" does not exist in the orchestrator config`);
     config.setCurrentContext(flags.context);
   }
   // With nothing to load, client-node falls back to an unauthenticated http://localhost:8080.

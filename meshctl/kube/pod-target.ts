@@ -15,7 +15,11 @@ export function namespaceOf(kubeConfig: KubeConfig, flag: string): string {
  * The pod a `[<type>/]<name>[.<namespace>]` target names, as the reference resolves it: a pod by
  * name, or a running pod of a Deployment or a Service; any other type does not refer to a pod.
  */
-export async function resolvePodTarget(kubeConfig: KubeConfig, target: string, defaultNamespace: string): Promise<{ name: string; namespace: string; pod: V1Pod }> {
+export async function resolvePodTarget(
+  kubeConfig: KubeConfig,
+  target: string,
+  defaultNamespace: string,
+): Promise<{ name: string; namespace: string; pod: V1Pod }> {
   const slash = target.indexOf('/');
   const type = slash >= 0 ? target.slice(0, slash).toLowerCase() : 'pod';
   const rest = slash >= 0 ? target.slice(slash + 1) : target;
@@ -34,7 +38,10 @@ export async function resolvePodTarget(kubeConfig: KubeConfig, target: string, d
   }
   let selector: Record<string, string> | undefined;
   if (DEPLOYMENT_TYPES.has(type)) {
-    const deployment = await kubeConfig.makeApiClient(AppsV1Api).readNamespacedDeployment({ name, namespace }).catch(() => undefined);
+    const deployment = await kubeConfig
+      .makeApiClient(AppsV1Api)
+      .readNamespacedDeployment({ name, namespace })
+      .catch(() => undefined);
     if (!deployment) throw new MeshError('pod-not-found', `deployments.apps "${name}" not found`);
     selector = deployment.spec?.selector.matchLabels;
   } else if (SERVICE_TYPES.has(type)) {
@@ -54,8 +61,14 @@ export async function resolvePodTarget(kubeConfig: KubeConfig, target: string, d
 }
 
 /** The running pods a label selector picks in a namespace (`-l`), by name. */
-export async function podsBySelector(kubeConfig: KubeConfig, namespace: string, labelSelector: string): Promise<{ name: string; namespace: string; pod: V1Pod }[]> {
-  const pods = (await kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector })).items.filter((pod) => pod.status?.phase === 'Running');
+export async function podsBySelector(
+  kubeConfig: KubeConfig,
+  namespace: string,
+  labelSelector: string,
+): Promise<{ name: string; namespace: string; pod: V1Pod }[]> {
+  const pods = (await kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector })).items.filter(
+    (pod) => pod.status?.phase === 'Running',
+  );
   if (pods.length === 0) throw new MeshError('pod-not-found', `no running pods match the selector "${labelSelector}" in namespace ${namespace}`);
   return pods.map((pod) => ({ name: pod.metadata?.name ?? '', namespace, pod })).sort((a, b) => a.name.localeCompare(b.name));
 }

@@ -43,7 +43,10 @@ describe('meshctl port-forward to a pod through the API server', () => {
     server = await startApiServerDouble({ bookmarkIntervalMs: 0 });
     const api = server.kubeConfig().makeApiClient(CoreV1Api);
     const create = async (name: string, status?: Record<string, unknown>) => {
-      await api.createNamespacedPod({ namespace: 'mesh-system', body: { metadata: { name }, spec: { nodeName: 'node-1', containers: [{ name: 'discovery', image: 'meshd' }] } } });
+      await api.createNamespacedPod({
+        namespace: 'mesh-system',
+        body: { metadata: { name }, spec: { nodeName: 'node-1', containers: [{ name: 'discovery', image: 'meshd' }] } },
+      });
       if (status) await api.replaceNamespacedPodStatus({ name, namespace: 'mesh-system', body: { metadata: { name }, status } });
     };
     await api.createNamespace({ body: { metadata: { name: 'mesh-system' } } });
@@ -65,7 +68,13 @@ describe('meshctl port-forward to a pod through the API server', () => {
     const body = Buffer.alloc(4 * 1024 * 1024 + 7);
     for (let i = 0; i < body.length; i++) body[i] = (i * 31) & 0xff;
     const [posted, alongside] = await Promise.all([call(forward.localPort, 'POST', '/upload', body), call(forward.localPort, 'GET', '/stats')]);
-    expect(posted.json).toEqual({ method: 'POST', url: '/upload', size: body.length, sha256: createHash('sha256').update(body).digest('hex'), authorization: null });
+    expect(posted.json).toEqual({
+      method: 'POST',
+      url: '/upload',
+      size: body.length,
+      sha256: createHash('sha256').update(body).digest('hex'),
+      authorization: null,
+    });
     expect(alongside.json['url']).toBe('/stats');
     await forward.close();
     await expect(
@@ -88,20 +97,33 @@ describe('meshctl port-forward to a pod through the API server', () => {
   });
 
   test('podHttp: one request through a forward of its own', async () => {
-    const answer = await podHttp(server.kubeConfig(), { namespace: 'mesh-system', pod: 'meshd-1', port: podPort, method: 'POST', path: 'debug/config_dump?types=all', body: 'x'.repeat(10) });
+    const answer = await podHttp(server.kubeConfig(), {
+      namespace: 'mesh-system',
+      pod: 'meshd-1',
+      port: podPort,
+      method: 'POST',
+      path: 'debug/config_dump?types=all',
+      body: 'x'.repeat(10),
+    });
     expect(answer.status).toBe(200);
     expect(JSON.parse(answer.body)).toMatchObject({ method: 'POST', url: '/debug/config_dump?types=all', size: 10 });
   });
 
   test('a missing pod, a pod not running, and a refused pod port, worded as the reference', async () => {
     const kc = server.kubeConfig();
-    await expect(forwardToPod(kc, { namespace: 'mesh-system', pod: 'nope', port: 15000 })).rejects.toThrow(/^failure running port forward process: pods "nope" not found$/);
-    await expect(forwardToPod(kc, { namespace: 'mesh-system', pod: 'starting', port: 15000 })).rejects.toThrow(/^failure running port forward process: pod is not running\. Status=Pending$/);
+    await expect(forwardToPod(kc, { namespace: 'mesh-system', pod: 'nope', port: 15000 })).rejects.toThrow(
+      /^failure running port forward process: pods "nope" not found$/,
+    );
+    await expect(forwardToPod(kc, { namespace: 'mesh-system', pod: 'starting', port: 15000 })).rejects.toThrow(
+      /^failure running port forward process: pod is not running\. Status=Pending$/,
+    );
     const refused = podHttp(kc, { namespace: 'mesh-system', pod: 'refusing', port: refusedPort, method: 'GET', path: '/config_dump' });
     await expect(refused).rejects.toMatchObject({
       code: 'port-forward-failed',
       message: expect.stringMatching(
-        new RegExp(`^failure running port forward process: an error occurred forwarding \\d+ -> ${refusedPort}: error forwarding port ${refusedPort} to pod refusing_mesh-system, uid [0-9a-f-]+: .*connect: connection refused$`),
+        new RegExp(
+          `^failure running port forward process: an error occurred forwarding \\d+ -> ${refusedPort}: error forwarding port ${refusedPort} to pod refusing_mesh-system, uid [0-9a-f-]+: .*connect: connection refused$`,
+        ),
       ),
     });
   });

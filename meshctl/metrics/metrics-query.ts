@@ -22,7 +22,8 @@ export async function queryScalar(baseUrl: string, query: string, timeoutMs = 10
   } catch (error) {
     throw new MeshError('metrics-query-failed', `error querying the metrics store: ${errorMessage(error)}`, { cause: error });
   }
-  if (body.status !== 'success') throw new MeshError('metrics-query-failed', `error querying the metrics store: ${body.errorType ?? 'error'}: ${body.error ?? 'no error text'}`);
+  if (body.status !== 'success')
+    throw new MeshError('metrics-query-failed', `error querying the metrics store: ${body.errorType ?? 'error'}: ${body.error ?? 'no error text'}`);
   const [first] = body.data?.result ?? [];
   if (!first?.value) return 0;
   return Number(first.value[1]);
@@ -32,7 +33,9 @@ export async function queryScalar(baseUrl: string, query: string, timeoutMs = 10
 export async function workloadMetrics(baseUrl: string, target: WorkloadTarget, label: string): Promise<WorkloadMetrics> {
   const queries = metricsQueries(target);
   try {
-    const [totalRps, errorRps, p50Ms, p90Ms, p99Ms] = await Promise.all([queries.totalRps, queries.errorRps, queries.p50Ms, queries.p90Ms, queries.p99Ms].map((query) => queryScalar(baseUrl, query)));
+    const [totalRps, errorRps, p50Ms, p90Ms, p99Ms] = await Promise.all(
+      [queries.totalRps, queries.errorRps, queries.p50Ms, queries.p90Ms, queries.p99Ms].map((query) => queryScalar(baseUrl, query)),
+    );
     return { workload: label, totalRps: totalRps ?? 0, errorRps: errorRps ?? 0, p50Ms: p50Ms ?? NaN, p90Ms: p90Ms ?? NaN, p99Ms: p99Ms ?? NaN };
   } catch (error) {
     throw new MeshError('metrics-query-failed', `could not build metrics for workload '${label}': ${errorMessage(error)}`, { cause: error });

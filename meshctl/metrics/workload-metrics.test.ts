@@ -36,9 +36,15 @@ describe('x metrics: the table and its queries', () => {
 
   test('server-side queries over one minute, 5xx as errors, quantiles from the duration histogram', () => {
     const queries = metricsQueries({ name: 'httpbin-foo', namespace: 'foo' });
-    expect(queries.totalRps).toBe('sum(rate(mesh_requests_total{destination_workload="httpbin-foo",destination_workload_namespace="foo",reporter="destination"}[1m]))');
-    expect(queries.errorRps).toBe('sum(rate(mesh_requests_total{destination_workload="httpbin-foo",destination_workload_namespace="foo",reporter="destination",response_code=~"5.."}[1m]))');
-    expect(queries.p90Ms).toBe('histogram_quantile(0.9, sum(rate(mesh_request_duration_milliseconds_bucket{destination_workload="httpbin-foo",destination_workload_namespace="foo",reporter="destination"}[1m])) by (le))');
+    expect(queries.totalRps).toBe(
+      'sum(rate(mesh_requests_total{destination_workload="httpbin-foo",destination_workload_namespace="foo",reporter="destination"}[1m]))',
+    );
+    expect(queries.errorRps).toBe(
+      'sum(rate(mesh_requests_total{destination_workload="httpbin-foo",destination_workload_namespace="foo",reporter="destination",response_code=~"5.."}[1m]))',
+    );
+    expect(queries.p90Ms).toBe(
+      'histogram_quantile(0.9, sum(rate(mesh_request_duration_milliseconds_bucket{destination_workload="httpbin-foo",destination_workload_namespace="foo",reporter="destination"}[1m])) by (le))',
+    );
     expect(metricsQueries({ name: 'httpbin' }).totalRps).not.toContain('destination_workload_namespace');
   });
 
@@ -54,7 +60,10 @@ describe('x metrics: the Prometheus HTTP API', () => {
   beforeAll(async () => {
     server = createServer((req, res) => {
       const query = new URL(req.url ?? '/', 'http://x').searchParams.get('query') ?? '';
-      const answer = [...answers].find(([match]) => query.includes(match))?.[1] ?? { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [] } }) };
+      const answer = [...answers].find(([match]) => query.includes(match))?.[1] ?? {
+        status: 200,
+        body: JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [] } }),
+      };
       res.writeHead(answer.status, { 'content-type': 'application/json' });
       res.end(answer.body);
     });
@@ -66,8 +75,14 @@ describe('x metrics: the Prometheus HTTP API', () => {
   });
 
   test('a vector sample is read; an empty result is 0; NaN stays NaN', async () => {
-    answers.set('one', { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, '1.25'] }] } }) });
-    answers.set('nan', { status: 200, body: JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, 'NaN'] }] } }) });
+    answers.set('one', {
+      status: 200,
+      body: JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, '1.25'] }] } }),
+    });
+    answers.set('nan', {
+      status: 200,
+      body: JSON.stringify({ status: 'success', data: { resultType: 'vector', result: [{ metric: {}, value: [1, 'NaN'] }] } }),
+    });
     expect(await queryScalar(baseUrl, 'one')).toBe(1.25);
     expect(await queryScalar(baseUrl, 'empty')).toBe(0);
     expect(await queryScalar(baseUrl, 'nan')).toBeNaN();
@@ -75,7 +90,9 @@ describe('x metrics: the Prometheus HTTP API', () => {
 
   test('a failed query names the workload and what the metrics store said', async () => {
     answers.set('broken-app', { status: 400, body: JSON.stringify({ status: 'error', errorType: 'bad_data', error: 'parse error at char 3' }) });
-    await expect(workloadMetrics(baseUrl, { name: 'broken-app' }, 'broken-app')).rejects.toThrow("could not build metrics for workload 'broken-app': error querying the metrics store: bad_data: parse error at char 3");
+    await expect(workloadMetrics(baseUrl, { name: 'broken-app' }, 'broken-app')).rejects.toThrow(
+      "could not build metrics for workload 'broken-app': error querying the metrics store: bad_data: parse error at char 3",
+    );
     answers.set('html-app', { status: 502, body: '<html>bad gateway</html>' });
     await expect(workloadMetrics(baseUrl, { name: 'html-app' }, 'html-app')).rejects.toThrow('HTTP 502: <html>bad gateway</html>');
   });

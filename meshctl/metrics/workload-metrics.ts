@@ -40,7 +40,8 @@ function selector(target: WorkloadTarget, extra = ''): string {
 
 /** The PromQL of each column. */
 export function metricsQueries(target: WorkloadTarget, window = METRICS_WINDOW): Record<'totalRps' | 'errorRps' | 'p50Ms' | 'p90Ms' | 'p99Ms', string> {
-  const latency = (quantile: number): string => `histogram_quantile(${quantile}, sum(rate(mesh_request_duration_milliseconds_bucket${selector(target)}[${window}])) by (le))`;
+  const latency = (quantile: number): string =>
+    `histogram_quantile(${quantile}, sum(rate(mesh_request_duration_milliseconds_bucket${selector(target)}[${window}])) by (le))`;
   return {
     totalRps: `sum(rate(mesh_requests_total${selector(target)}[${window}]))`,
     errorRps: `sum(rate(mesh_requests_total${selector(target, ',response_code=~"5.."')}[${window}]))`,
@@ -78,5 +79,12 @@ function line(cells: readonly string[]): string {
 
 export function renderWorkloadMetrics(rows: readonly WorkloadMetrics[]): string {
   const header = line(['WORKLOAD', 'TOTAL RPS', 'ERROR RPS', 'P50 LATENCY', 'P90 LATENCY', 'P99 LATENCY']);
-  return header + rows.map((row) => line([row.workload, row.totalRps.toFixed(3), row.errorRps.toFixed(3), formatLatency(row.p50Ms), formatLatency(row.p90Ms), formatLatency(row.p99Ms)])).join('');
+  return (
+    header +
+    rows
+      .map((row) =>
+        line([row.workload, row.totalRps.toFixed(3), row.errorRps.toFixed(3), formatLatency(row.p50Ms), formatLatency(row.p90Ms), formatLatency(row.p99Ms)]),
+      )
+      .join('')
+  );
 }

@@ -35,7 +35,14 @@ export function operatorValuesOf(options: OperatorChartOptions): OperatorValues 
     revision: options.revision,
   });
   if (!parsed.success) {
-    const flags: Record<string, string> = { operatorNamespace: '--operatorNamespace', watchedNamespaces: '--watchedNamespaces', revision: '--revision', imagePullSecrets: '--imagePullSecrets', hub: '--hub', tag: '--tag' };
+    const flags: Record<string, string> = {
+      operatorNamespace: '--operatorNamespace',
+      watchedNamespaces: '--watchedNamespaces',
+      revision: '--revision',
+      imagePullSecrets: '--imagePullSecrets',
+      hub: '--hub',
+      tag: '--tag',
+    };
     const problems = parsed.error.issues.map((issue) => `${flags[String(issue.path[0])] ?? issue.path.join('.')}: ${issue.message}`);
     throw new UsageError(problems.join('; '), { exitCode: EXIT_USAGE });
   }
@@ -45,7 +52,10 @@ export function operatorValuesOf(options: OperatorChartOptions): OperatorValues 
 /** `meshctl operator dump`: the operator chart rendered (its CRD first). */
 export async function renderOperator(options: OperatorChartOptions, includeCrds = true): Promise<string> {
   const values = operatorValuesOf(options);
-  return renderChart({ chart: 'operator', release: 'mesh-operator', namespace: values.operatorNamespace, values, includeCrds }, { manifestsDir: options.manifestsDir, ...(options.helm ? { helm: options.helm } : {}) });
+  return renderChart(
+    { chart: 'operator', release: 'mesh-operator', namespace: values.operatorNamespace, values, includeCrds },
+    { manifestsDir: options.manifestsDir, ...(options.helm ? { helm: options.helm } : {}) },
+  );
 }
 
 export interface OperatorInitOptions extends OperatorChartOptions {
@@ -63,10 +73,16 @@ export interface OperatorInitOptions extends OperatorChartOptions {
 export async function initOperator(options: OperatorInitOptions): Promise<void> {
   const { cluster, progress } = options;
   const values = operatorValuesOf(options);
-  const meshOperator = options.files.length > 0 ? buildOperatorConfig({ manifestsDir: options.manifestsDir, files: options.files, sets: [], revision: options.revision }) : undefined;
+  const meshOperator =
+    options.files.length > 0
+      ? buildOperatorConfig({ manifestsDir: options.manifestsDir, files: options.files, sets: [], revision: options.revision })
+      : undefined;
   const objects = objectsOfManifest(await renderOperator(options));
-  const image = objects.find((o) => o.kind === 'Deployment') as (KubernetesObject & { spec?: { template?: { spec?: { containers?: { image?: string }[] } } } }) | undefined;
-  progress(`Installing operator controller in namespace: ${values.operatorNamespace} using image: ${image?.spec?.template?.spec?.containers?.[0]?.image ?? ''}`);
+  const image = objects.find((o) => o.kind === 'Deployment') as
+    (KubernetesObject & { spec?: { template?: { spec?: { containers?: { image?: string }[] } } } }) | undefined;
+  progress(
+    `Installing operator controller in namespace: ${values.operatorNamespace} using image: ${image?.spec?.template?.spec?.containers?.[0]?.image ?? ''}`,
+  );
   progress(`Operator controller will watch namespaces: ${values.watchedNamespaces}`);
   for (const object of objects) await applyNaming(cluster, object, options.dryRun);
   progress('✔ Mesh operator installed');

@@ -23,7 +23,14 @@ export async function runOperatorServer(options: OperatorServerOptions, signal: 
   const buildInfo = readBuildInfo();
   metrics.gauge('version').set({ version: buildInfo.version }, 1);
   const manager = newManager({ log });
-  setupOperatorWithManager(manager, { kubeConfig: options.kubeConfig, watchedNamespaces: options.watchedNamespaces, manifestsDir: options.manifestsDir, revision: options.revision, metrics, log });
+  setupOperatorWithManager(manager, {
+    kubeConfig: options.kubeConfig,
+    watchedNamespaces: options.watchedNamespaces,
+    manifestsDir: options.manifestsDir,
+    revision: options.revision,
+    metrics,
+    log,
+  });
   manager.add(newMonitoringServer({ address: options.monitoringAddr, metrics, buildInfo: { ...buildInfo }, log }));
   log.info({ watchedNamespaces: options.watchedNamespaces.join(','), revision: options.revision || 'default' }, 'mesh operator starting');
   try {

@@ -54,7 +54,13 @@ async function checkServerVersion(kubeConfig: KubeConfig): Promise<AnalysisMessa
   const minor = Number.parseInt(info.minor, 10);
   if (info.major === '1' && Number.isInteger(minor) && minor >= MIN_KUBERNETES_MINOR) return [];
   if (Number.parseInt(info.major, 10) > 1) return [];
-  return [analysisMessage('UnsupportedKubernetesVersion', CLUSTER, `The Kubernetes Version "${info.gitVersion}" is lower than the minimum version: 1.${MIN_KUBERNETES_MINOR}`)];
+  return [
+    analysisMessage(
+      'UnsupportedKubernetesVersion',
+      CLUSTER,
+      `The Kubernetes Version "${info.gitVersion}" is lower than the minimum version: 1.${MIN_KUBERNETES_MINOR}`,
+    ),
+  ];
 }
 
 async function checkInstallPermissions(kubeConfig: KubeConfig, meshNamespace: string): Promise<AnalysisMessage[]> {
@@ -64,13 +70,19 @@ async function checkInstallPermissions(kubeConfig: KubeConfig, meshNamespace: st
       let problem: string | undefined;
       try {
         const review = await api.createSelfSubjectAccessReview({
-          body: { apiVersion: 'authorization.k8s.io/v1', kind: 'SelfSubjectAccessReview', spec: { resourceAttributes: { verb: 'create', group, version: 'v1', resource, ...(namespaced ? { namespace: meshNamespace } : {}) } } },
+          body: {
+            apiVersion: 'authorization.k8s.io/v1',
+            kind: 'SelfSubjectAccessReview',
+            spec: { resourceAttributes: { verb: 'create', group, version: 'v1', resource, ...(namespaced ? { namespace: meshNamespace } : {}) } },
+          },
         });
         if (!review.status?.allowed) problem = review.status?.reason || 'permission denied';
       } catch (error) {
         problem = errorMessage(error);
       }
-      return problem === undefined ? [] : [analysisMessage('InsufficientPermissions', CLUSTER, `Missing required permission to create resource ${resource} (${problem})`)];
+      return problem === undefined
+        ? []
+        : [analysisMessage('InsufficientPermissions', CLUSTER, `Missing required permission to create resource ${resource} (${problem})`)];
     }),
   );
   return results.flat();
@@ -93,23 +105,41 @@ async function checkRevision(kubeConfig: KubeConfig, revision: string): Promise<
     .then((list) => (list as { items?: InstallationRecord[] }).items ?? [])
     // Without the MeshOperator kind nothing was ever installed by meshctl.
     .catch(() => [] as InstallationRecord[]);
-  const installed = records.filter((r) => (r.spec?.revision || 'default') === revision || (r.metadata?.name === installedStateName(revision) && !r.spec?.revision));
+  const installed = records.filter(
+    (r) => (r.spec?.revision || 'default') === revision || (r.metadata?.name === installedStateName(revision) && !r.spec?.revision),
+  );
   const messages: AnalysisMessage[] = installed.map((record) => {
     const name = `${record.metadata?.name ?? ''}.${record.metadata?.namespace ?? ''}`;
-    return analysisMessage('ExistingInstallation', `MeshOperator ${name}`, `Mesh revision "${revision}" is already installed: installing it again changes this installation in place (meshctl upgrade shows the changes); to run a second control plane beside it, install with another --revision.`);
+    return analysisMessage(
+      'ExistingInstallation',
+      `MeshOperator ${name}`,
+      `Mesh revision "${revision}" is already installed: installing it again changes this installation in place (meshctl upgrade shows the changes); to run a second control plane beside it, install with another --revision.`,
+    );
   });
   const webhooks = (await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration({ labelSelector: LABELS.revision })).items;
   for (const tag of webhooks.filter((c) => c.metadata?.labels?.[LABELS.tag] === revision)) {
     messages.push(
-      analysisMessage('RevisionConflict', `MutatingWebhookConfiguration ${tag.metadata?.name ?? ''}`, `Revision "${revision}" is the name of an existing revision tag (of revision "${tag.metadata?.labels?.[LABELS.revision] ?? ''}"): the new revision's injection webhooks would select the same namespaces and pods. Remove the tag or install under another --revision.`),
+      analysisMessage(
+        'RevisionConflict',
+        `MutatingWebhookConfiguration ${tag.metadata?.name ?? ''}`,
+        `Revision "${revision}" is the name of an existing revision tag (of revision "${tag.metadata?.labels?.[LABELS.revision] ?? ''}"): the new revision's injection webhooks would select the same namespaces and pods. Remove the tag or install under another --revision.`,
+      ),
     );
   }
   if (installed.length > 0) return messages;
-  const unowned = webhooks.filter((c) => c.metadata?.labels?.[LABELS.revision] === revision && c.metadata.labels[LABELS.tag] === undefined).map((c) => `MutatingWebhookConfiguration ${c.metadata?.name ?? ''}`);
-  const pods = (await kubeConfig.makeApiClient(CoreV1Api).listPodForAllNamespaces({ labelSelector: `${DAEMON_POD_SELECTOR},${LABELS.revision}=${revision}` })).items.map((p) => `Pod ${p.metadata?.name ?? ''}.${p.metadata?.namespace ?? ''}`);
+  const unowned = webhooks
+    .filter((c) => c.metadata?.labels?.[LABELS.revision] === revision && c.metadata.labels[LABELS.tag] === undefined)
+    .map((c) => `MutatingWebhookConfiguration ${c.metadata?.name ?? ''}`);
+  const pods = (
+    await kubeConfig.makeApiClient(CoreV1Api).listPodForAllNamespaces({ labelSelector: `${DAEMON_POD_SELECTOR},${LABELS.revision}=${revision}` })
+  ).items.map((p) => `Pod ${p.metadata?.name ?? ''}.${p.metadata?.namespace ?? ''}`);
   for (const origin of [...unowned, ...pods]) {
     messages.push(
-      analysisMessage('RevisionConflict', origin, `A control plane of revision "${revision}" is already running, but no installation of it is recorded (installed by another tool?): installing this revision would conflict with it. Uninstall it first, or install under another --revision.`),
+      analysisMessage(
+        'RevisionConflict',
+        origin,
+        `A control plane of revision "${revision}" is already running, but no installation of it is recorded (installed by another tool?): installing this revision would conflict with it. Uninstall it first, or install under another --revision.`,
+      ),
     );
   }
   return messages;
@@ -125,11 +155,17 @@ export interface PrecheckReport {
 /** The reference's output: the messages on stdout, or the success text on stderr; warnings or worse fail. */
 export function renderPrecheck(messages: readonly AnalysisMessage[]): PrecheckReport {
   if (messages.length === 0) {
-    return { stdout: '', stderr: `✔ No issues found when checking the cluster. Mesh is safe to install or upgrade!\n  To get started, check out ${GETTING_STARTED}\n` };
+    return {
+      stdout: '',
+      stderr: `✔ No issues found when checking the cluster. Mesh is safe to install or upgrade!\n  To get started, check out ${GETTING_STARTED}\n`,
+    };
   }
   const stdout = `${messages.map(formatMessage).join('\n')}\n`;
   if (!messages.some(isWarningOrWorse)) return { stdout, stderr: '' };
-  const failure = new MeshError('precheck-issues', `Issues found when checking the cluster. Mesh may not be safe to install or upgrade.\nSee ${ANALYSIS_MESSAGES} for more information about causes and resolutions.`);
+  const failure = new MeshError(
+    'precheck-issues',
+    `Issues found when checking the cluster. Mesh may not be safe to install or upgrade.\nSee ${ANALYSIS_MESSAGES} for more information about causes and resolutions.`,
+  );
   return { stdout, stderr: '', failure };
 }
 

@@ -19,7 +19,8 @@ export function parseConfigDump(text: string, source: string): EnvoyConfigDump {
     throw new UsageError(`${source}: not a config dump: ${errorMessage(error)}`, { exitCode: EXIT_DATA_ERROR, cause: error });
   }
   const configs = (parsed as { configs?: unknown } | null)?.configs;
-  if (!Array.isArray(configs)) throw new UsageError(`${source}: not a config dump: no "configs" array (the output of the proxy's /config_dump)`, { exitCode: EXIT_DATA_ERROR });
+  if (!Array.isArray(configs))
+    throw new UsageError(`${source}: not a config dump: no "configs" array (the output of the proxy's /config_dump)`, { exitCode: EXIT_DATA_ERROR });
   return { configs: configs.filter((c): c is Json => typeof c === 'object' && c !== null) };
 }
 

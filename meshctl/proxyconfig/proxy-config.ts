@@ -45,7 +45,7 @@ export function fileAdmin(path: string, readStdin: () => string = () => readFile
         throw new UsageError(`${path}: not JSON: ${errorMessage(error)}`, { exitCode: 65, cause: error });
       }
     },
-    logging: () => Promise.reject(new UsageError('proxy-config log needs a pod: it reads and sets the live proxy\'s log levels', { exitCode: 64 })),
+    logging: () => Promise.reject(new UsageError("proxy-config log needs a pod: it reads and sets the live proxy's log levels", { exitCode: 64 })),
   };
 }
 
@@ -82,7 +82,12 @@ export async function proxyConfig(admin: ProxyAdmin, request: ProxyConfigRequest
       return render(dumpOf(dump, 'BootstrapConfigDump'), output === 'short' ? 'json' : output);
     case 'all': {
       if (output !== 'short') return render(dump, output);
-      return [clusterSummary(dump, request.cluster), listenerSummary(dump, request.listener, request.verbose), routeSummary(dump, request.route, request.verbose), secretSummary(dump)].join('\n');
+      return [
+        clusterSummary(dump, request.cluster),
+        listenerSummary(dump, request.listener, request.verbose),
+        routeSummary(dump, request.route, request.verbose),
+        secretSummary(dump),
+      ].join('\n');
     }
   }
 }

@@ -46,7 +46,10 @@ function clusterRows(dump: EnvoyConfigDump, filter: ClusterFilter): ClusterRow[]
         (filter.subset === undefined || row.subset === filter.subset) &&
         (filter.direction === undefined || row.direction === filter.direction),
     )
-    .sort((a, b) => a.fqdn.localeCompare(b.fqdn) || a.subset.localeCompare(b.subset) || Number(a.port || 0) - Number(b.port || 0) || a.direction.localeCompare(b.direction));
+    .sort(
+      (a, b) =>
+        a.fqdn.localeCompare(b.fqdn) || a.subset.localeCompare(b.subset) || Number(a.port || 0) - Number(b.port || 0) || a.direction.localeCompare(b.direction),
+    );
 }
 
 /** `SERVICE FQDN  PORT  SUBSET  DIRECTION  TYPE  DESTINATION RULE`. */
@@ -100,7 +103,11 @@ function sortedListeners(dump: EnvoyConfigDump, filter: ListenerFilter): Json[] 
   return listenersOf(dump)
     .filter((listener) => {
       const { address, port } = socketOf(listener);
-      return (filter.address === undefined || address === filter.address) && (filter.port === undefined || port === filter.port) && (filter.type === undefined || listenerType(listener) === filter.type.toUpperCase());
+      return (
+        (filter.address === undefined || address === filter.address) &&
+        (filter.port === undefined || port === filter.port) &&
+        (filter.type === undefined || listenerType(listener) === filter.type.toUpperCase())
+      );
     })
     .sort((a, b) => socketOf(a).port - socketOf(b).port || socketOf(a).address.localeCompare(socketOf(b).address));
 }
@@ -125,10 +132,14 @@ function describeMatch(chain: Json): string {
     const known = ALPN_DESCRIPTIONS.find(([, set]) => set.length === alpns.length && set.every((alpn) => alpns.includes(alpn)));
     parts.push(known ? known[0] : `App: ${alpns.join(',')}`);
   }
-  const ranges = ((match['prefix_ranges'] as Json[] | undefined) ?? []).map((range) => `${String(range['address_prefix'] ?? '')}/${String((range['prefix_len'] as Json | number | undefined) && typeof range['prefix_len'] === 'object' ? ((range['prefix_len'] as Json)['value'] ?? 0) : (range['prefix_len'] ?? 0))}`);
+  const ranges = ((match['prefix_ranges'] as Json[] | undefined) ?? []).map(
+    (range) =>
+      `${String(range['address_prefix'] ?? '')}/${String((range['prefix_len'] as Json | number | undefined) && typeof range['prefix_len'] === 'object' ? ((range['prefix_len'] as Json)['value'] ?? 0) : (range['prefix_len'] ?? 0))}`,
+  );
   const port = match['destination_port'] as Json | number | undefined;
   const portValue = typeof port === 'object' && port !== null ? port['value'] : port;
-  if (ranges.length > 0 || portValue !== undefined) parts.push(`Addr: ${ranges.length > 0 ? ranges.join(',') : '*'}${portValue !== undefined ? `:${String(portValue)}` : ''}`);
+  if (ranges.length > 0 || portValue !== undefined)
+    parts.push(`Addr: ${ranges.length > 0 ? ranges.join(',') : '*'}${portValue !== undefined ? `:${String(portValue)}` : ''}`);
   return parts.length === 0 ? 'ALL' : parts.join('; ');
 }
 
@@ -147,8 +158,11 @@ function describeDestination(chain: Json): string {
       const inline = config['route_config'] as Json | undefined;
       if (inline) {
         const routes = ((inline['virtual_hosts'] as Json[] | undefined) ?? []).flatMap((host) => (host['routes'] as Json[] | undefined) ?? []);
-        const clusters = [...new Set(routes.map((route) => String(((route['route'] as Json | undefined)?.['cluster'] as string | undefined) ?? '')).filter((c) => c !== ''))];
-        if (clusters.length === 1 && routes.length === 1 && describeRouteMatch(routes[0] ?? {}) === '/*') return clusters[0]?.includes('Cluster') ? (clusters[0] ?? '') : `Cluster: ${clusters[0] ?? ''}`;
+        const clusters = [
+          ...new Set(routes.map((route) => String(((route['route'] as Json | undefined)?.['cluster'] as string | undefined) ?? '')).filter((c) => c !== '')),
+        ];
+        if (clusters.length === 1 && routes.length === 1 && describeRouteMatch(routes[0] ?? {}) === '/*')
+          return clusters[0]?.includes('Cluster') ? (clusters[0] ?? '') : `Cluster: ${clusters[0] ?? ''}`;
         return `Inline Route: ${routes.map((route) => describeRouteMatch(route)).join('; ')}`;
       }
       return 'HTTP';
@@ -160,7 +174,8 @@ function describeDestination(chain: Json): string {
 /** `ADDRESS  PORT  MATCH  DESTINATION` (verbose, the default), or `ADDRESS  PORT  TYPE`. */
 export function listenerSummary(dump: EnvoyConfigDump, filter: ListenerFilter, verbose: boolean): string {
   const listeners = sortedListeners(dump, filter);
-  if (!verbose) return formatTable([['ADDRESS', 'PORT', 'TYPE'], ...listeners.map((l) => [socketOf(l).address, String(socketOf(l).port), listenerType(l)])], PADDING);
+  if (!verbose)
+    return formatTable([['ADDRESS', 'PORT', 'TYPE'], ...listeners.map((l) => [socketOf(l).address, String(socketOf(l).port), listenerType(l)])], PADDING);
   const rows = listeners.flatMap((listener) => {
     const { address, port } = socketOf(listener);
     return chainsOf(listener).map((chain) => [address, String(port), describeMatch(chain), describeDestination(chain)]);
@@ -199,7 +214,11 @@ export function filteredRoutes(dump: EnvoyConfigDump, filter: RouteFilter): Json
 /** `NAME  DOMAINS  MATCH  VIRTUAL SERVICE` (verbose, the default), or `NAME  VIRTUAL HOSTS`. */
 export function routeSummary(dump: EnvoyConfigDump, filter: RouteFilter, verbose: boolean): string {
   const configs = filteredRoutes(dump, filter);
-  if (!verbose) return formatTable([['NAME', 'VIRTUAL HOSTS'], ...configs.map((c) => [String(c['name'] ?? ''), String(((c['virtual_hosts'] as Json[] | undefined) ?? []).length)])], PADDING);
+  if (!verbose)
+    return formatTable(
+      [['NAME', 'VIRTUAL HOSTS'], ...configs.map((c) => [String(c['name'] ?? ''), String(((c['virtual_hosts'] as Json[] | undefined) ?? []).length)])],
+      PADDING,
+    );
   const rows: string[][] = [];
   for (const config of configs) {
     for (const host of (config['virtual_hosts'] as Json[] | undefined) ?? []) {
@@ -208,7 +227,8 @@ export function routeSummary(dump: EnvoyConfigDump, filter: RouteFilter, verbose
       const routes = (host['routes'] as Json[] | undefined) ?? [];
       const domains = describeDomains((host['domains'] as string[] | undefined) ?? []);
       if (routes.length === 0) rows.push([String(config['name'] ?? ''), domains, '/*', '404']);
-      for (const route of routes) rows.push([String(config['name'] ?? ''), domains, describeRouteMatch(route), configNameOf(configPathOf(route['metadata'])) ?? '']);
+      for (const route of routes)
+        rows.push([String(config['name'] ?? ''), domains, describeRouteMatch(route), configNameOf(configPathOf(route['metadata'])) ?? '']);
     }
   }
   return formatTable([['NAME', 'DOMAINS', 'MATCH', 'VIRTUAL SERVICE'], ...rows], PADDING);
@@ -228,7 +248,9 @@ export function secretSummary(dump: EnvoyConfigDump, now: Date = new Date()): st
     if (!certificate) return [[name, chain ? 'Cert Chain' : 'CA', state, 'false', '', '', '']];
     const [notBefore, notAfter] = [new Date(certificate.validFrom), new Date(certificate.validTo)];
     const valid = now >= notBefore && now <= notAfter;
-    return [[name, chain ? 'Cert Chain' : 'CA', state, String(valid), BigInt(`0x${certificate.serialNumber}`).toString(10), rfc3339(notAfter), rfc3339(notBefore)]];
+    return [
+      [name, chain ? 'Cert Chain' : 'CA', state, String(valid), BigInt(`0x${certificate.serialNumber}`).toString(10), rfc3339(notAfter), rfc3339(notBefore)],
+    ];
   });
   if (rows.length === 0) return 'No active or warming secrets found.\n';
   return formatTable([['RESOURCE NAME', 'TYPE', 'STATUS', 'VALID CERT', 'SERIAL NUMBER', 'NOT AFTER', 'NOT BEFORE'], ...rows], PADDING);

@@ -32,8 +32,13 @@ export interface DaemonAnswers {
  */
 export async function queryDaemons(kubeConfig: KubeConfig, query: DaemonQuery): Promise<DaemonAnswers> {
   const selector = [query.selector ?? DAEMON_POD_SELECTOR, ...(query.revision !== '' ? [`${LABELS.revision}=${query.revision}`] : [])].join(',');
-  const pods = (await kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: query.meshNamespace, labelSelector: selector, fieldSelector: 'status.phase=Running' })).items;
-  if (pods.length === 0) throw new MeshError('pod-not-found', `unable to find any meshd instances (pods labelled ${selector} in namespace ${query.meshNamespace})`);
+  const pods = (
+    await kubeConfig
+      .makeApiClient(CoreV1Api)
+      .listNamespacedPod({ namespace: query.meshNamespace, labelSelector: selector, fieldSelector: 'status.phase=Running' })
+  ).items;
+  if (pods.length === 0)
+    throw new MeshError('pod-not-found', `unable to find any meshd instances (pods labelled ${selector} in namespace ${query.meshNamespace})`);
   const answers = new Map<string, string>();
   const failures = new Map<string, string>();
   await Promise.all(

@@ -11,7 +11,9 @@ const RECORDED_DUMP = join(PROJECT_ROOT, 'cli', 'testdata', 'proxy-config', 'pro
 
 describe('proxy-status', () => {
   test('the table over two daemons’ recorded syncz: sorted by cluster then proxy, the reference’s status words (golden)', () => {
-    const byDaemon = new Map(['meshd-a', 'meshd-b'].map((daemon) => [daemon, parseSyncz(daemon, readFileSync(join(TESTDATA, `syncz-${daemon}.json`), 'utf8'))]));
+    const byDaemon = new Map(
+      ['meshd-a', 'meshd-b'].map((daemon) => [daemon, parseSyncz(daemon, readFileSync(join(TESTDATA, `syncz-${daemon}.json`), 'utf8'))]),
+    );
     expectGoldenText(join(TESTDATA, 'status-table.golden.txt'), statusTable(byDaemon));
   });
 

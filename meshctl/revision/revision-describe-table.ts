@@ -9,7 +9,8 @@ import type { PodSummary, RevisionDescription } from './revision-describe.js';
 export function renderRevisionDescription(description: RevisionDescription): string {
   const sections = [operatorSection(description), webhookSection(description), renderRevisionSummaries([description])];
   if (description.namespaces) sections.push(namespaceSection(description.namespaces));
-  if (description.pods) sections.push(`PODS: (${description.pods.length})\n${description.pods.length === 0 ? 'No pods for this revision\n' : podTable(description.pods)}`);
+  if (description.pods)
+    sections.push(`PODS: (${description.pods.length})\n${description.pods.length === 0 ? 'No pods for this revision\n' : podTable(description.pods)}`);
   return sections.join('\n');
 }
 

@@ -58,7 +58,10 @@ export async function describeRevisions(kubeConfig: KubeConfig, revisions: reado
       .listClusterCustomObject({ group: 'install.mesh.io', version: 'v1alpha1', plural: 'meshoperators' })
       .then((list) => (list as { items?: Record[] }).items ?? [])
       .catch(() => [] as Record[]),
-    kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration({ labelSelector: LABELS.revision }).then((l) => l.items),
+    kubeConfig
+      .makeApiClient(AdmissionregistrationV1Api)
+      .listMutatingWebhookConfiguration({ labelSelector: LABELS.revision })
+      .then((l) => l.items),
     core.listPodForAllNamespaces().then((l) => l.items),
     options.verbose ? core.listNamespace().then((l) => l.items) : Promise.resolve([]),
   ]);
@@ -76,8 +79,13 @@ export async function describeRevisions(kubeConfig: KubeConfig, revisions: reado
     const hooks = webhooks.filter((c) => c.metadata?.labels?.[LABELS.revision] === revision);
     const tags = hooks.map((c) => c.metadata?.labels?.[LABELS.tag]).filter((t): t is string => t !== undefined);
     const controlPlane = pods.filter((p) => p.metadata?.labels?.['app'] === DAEMON_NAME && p.metadata.labels[LABELS.revision] === revision);
-    const gatewayPods = (label: string): PodSummary[] => pods.filter((p) => p.metadata?.labels?.['mesh'] === label && podRevision(p) === revision).map(summary).sort(byName);
-    const declared = (kind: 'ingressGateways' | 'egressGateways'): string[] => own.flatMap((r) => (r.spec?.components?.[kind] ?? []).filter((g) => g.enabled !== false).map((g) => g.name));
+    const gatewayPods = (label: string): PodSummary[] =>
+      pods
+        .filter((p) => p.metadata?.labels?.['mesh'] === label && podRevision(p) === revision)
+        .map(summary)
+        .sort(byName);
+    const declared = (kind: 'ingressGateways' | 'egressGateways'): string[] =>
+      own.flatMap((r) => (r.spec?.components?.[kind] ?? []).filter((g) => g.enabled !== false).map((g) => g.name));
     const description: RevisionDescription = {
       revision,
       meshOperators: own.map((r) => ({
@@ -87,7 +95,13 @@ export async function describeRevisions(kubeConfig: KubeConfig, revisions: reado
         components: enabledComponents(r.spec ?? {}),
         customizations: customizationsOf(r.spec ?? {}, options.manifestsDir),
       })),
-      webhooks: hooks.map((c) => ({ name: c.metadata?.name ?? '', revision, ...(c.metadata?.labels?.[LABELS.tag] !== undefined ? { tag: c.metadata.labels[LABELS.tag] } : {}) })).sort((a, b) => a.name.localeCompare(b.name)),
+      webhooks: hooks
+        .map((c) => ({
+          name: c.metadata?.name ?? '',
+          revision,
+          ...(c.metadata?.labels?.[LABELS.tag] !== undefined ? { tag: c.metadata.labels[LABELS.tag] } : {}),
+        }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
       meshdEnabled: own.some((r) => r.spec?.components?.pilot?.enabled !== false),
       controlPlanePods: controlPlane.map(summary).sort(byName),
       ingressGateways: { declared: declared('ingressGateways'), pods: gatewayPods('ingressgateway') },
@@ -103,10 +117,17 @@ export async function describeRevisions(kubeConfig: KubeConfig, revisions: reado
     const using = namespaces.flatMap((ns) => {
       const labels = ns.metadata?.labels ?? {};
       const rev = labels[LABELS.revision];
-      const selected = rev !== undefined && aliases.includes(rev) ? `${LABELS.revision}=${rev}` : revision === 'default' && rev === undefined && labels[LABELS.namespaceInjection] === 'enabled' ? `${LABELS.namespaceInjection}=enabled` : undefined;
+      const selected =
+        rev !== undefined && aliases.includes(rev)
+          ? `${LABELS.revision}=${rev}`
+          : revision === 'default' && rev === undefined && labels[LABELS.namespaceInjection] === 'enabled'
+            ? `${LABELS.namespaceInjection}=enabled`
+            : undefined;
       return selected ? [{ name: ns.metadata?.name ?? '', label: selected }] : [];
     });
-    const usingPods = pods.filter((p) => !controlPlane.includes(p) && (aliases.includes(p.metadata?.labels?.[LABELS.revision] ?? '') || injectedRevision(p) === revision));
+    const usingPods = pods.filter(
+      (p) => !controlPlane.includes(p) && (aliases.includes(p.metadata?.labels?.[LABELS.revision] ?? '') || injectedRevision(p) === revision),
+    );
     descriptions.push({ ...description, namespaces: using.sort((a, b) => a.name.localeCompare(b.name)), pods: usingPods.map(summary).sort(byName) });
   }
   return descriptions;

@@ -16,7 +16,6 @@ export interface TagOptions {
   readonly skipConfirmation?: boolean;
 }
 
-
 /**
  * The MutatingWebhookConfiguration of a revision tag: the revision's own injection webhooks
  * (endpoint and `caBundle` copied; the daemon's patcher keeps the bundle fresh, the tag carrying
@@ -28,7 +27,8 @@ export async function buildTagWebhook(kubeConfig: KubeConfig, options: TagOption
   const all = (await api.listMutatingWebhookConfiguration({ labelSelector: LABELS.revision })).items;
   const canonical = all.filter((c) => c.metadata?.labels?.[LABELS.revision] === revision && c.metadata.labels[LABELS.tag] === undefined);
   if (canonical.length === 0) throw new MeshError('tag-refused', `cannot modify tag: cannot find MutatingWebhookConfiguration with revision "${revision}"`);
-  if (canonical.length > 1) throw new MeshError('tag-refused', `found multiple canonical webhooks with revision "${revision}": ${canonical.map((c) => c.metadata?.name).join(', ')}`);
+  if (canonical.length > 1)
+    throw new MeshError('tag-refused', `found multiple canonical webhooks with revision "${revision}": ${canonical.map((c) => c.metadata?.name).join(', ')}`);
   if (all.some((c) => c.metadata?.labels?.[LABELS.revision] === options.tag && c.metadata.labels[LABELS.tag] === undefined)) {
     throw new MeshError('tag-refused', `cannot create revision tag "${options.tag}": found existing control plane revision with same name`);
   }
@@ -50,8 +50,17 @@ export async function buildTagWebhook(kubeConfig: KubeConfig, options: TagOption
 /** Points one of the revision's `rev.` webhooks at the tag: `mesh.io/rev In [<revision>]` becomes `In [<tag>]`. */
 function retarget(webhook: V1MutatingWebhook, tag: string): V1MutatingWebhook {
   const swap = (selector: V1MutatingWebhook['namespaceSelector']): V1MutatingWebhook['namespaceSelector'] =>
-    selector ? { ...selector, matchExpressions: (selector.matchExpressions ?? []).map((e) => (e.key === LABELS.revision && e.operator === 'In' ? { ...e, values: [tag] } : e)) } : selector;
-  return { ...webhook, ...(webhook.namespaceSelector ? { namespaceSelector: swap(webhook.namespaceSelector) } : {}), ...(webhook.objectSelector ? { objectSelector: swap(webhook.objectSelector) } : {}) };
+    selector
+      ? {
+          ...selector,
+          matchExpressions: (selector.matchExpressions ?? []).map((e) => (e.key === LABELS.revision && e.operator === 'In' ? { ...e, values: [tag] } : e)),
+        }
+      : selector;
+  return {
+    ...webhook,
+    ...(webhook.namespaceSelector ? { namespaceSelector: swap(webhook.namespaceSelector) } : {}),
+    ...(webhook.objectSelector ? { objectSelector: swap(webhook.objectSelector) } : {}),
+  };
 }
 
 /** `x revision tag set`: creates (or with `--overwrite` replaces) the tag's webhook configuration. */
@@ -61,7 +70,10 @@ export async function setTag(kubeConfig: KubeConfig, options: TagOptions): Promi
   const others = (await api.listMutatingWebhookConfiguration()).items.filter((c) => c.metadata?.labels?.[LABELS.tag] !== options.tag);
   const conflicts = webhookOverlaps([...others, webhook]).filter((m) => m.origin === `MutatingWebhookConfiguration ${webhook.metadata?.name ?? ''}`);
   if (conflicts.length > 0 && options.skipConfirmation !== true) {
-    throw new MeshError('tag-refused', `creating tag would conflict, pass --skip-confirmation to proceed:\n${sortedDeduped(conflicts).map(formatMessage).join('\n')}`);
+    throw new MeshError(
+      'tag-refused',
+      `creating tag would conflict, pass --skip-confirmation to proceed:\n${sortedDeduped(conflicts).map(formatMessage).join('\n')}`,
+    );
   }
   for (const old of (await api.listMutatingWebhookConfiguration({ labelSelector: `${LABELS.tag}=${options.tag}` })).items) {
     await api.deleteMutatingWebhookConfiguration({ name: old.metadata?.name ?? '' });
@@ -95,7 +107,9 @@ export async function removeTag(kubeConfig: KubeConfig, tag: string, skipConfirm
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const configurations = (await api.listMutatingWebhookConfiguration({ labelSelector: `${LABELS.tag}=${tag}` })).items;
   if (configurations.length === 0) throw new MeshError('tag-refused', `cannot remove tag "${tag}": cannot find MutatingWebhookConfiguration for tag`);
-  const using = (await kubeConfig.makeApiClient(CoreV1Api).listNamespace({ labelSelector: `${LABELS.revision}=${tag}` })).items.map((ns) => ns.metadata?.name ?? '');
+  const using = (await kubeConfig.makeApiClient(CoreV1Api).listNamespace({ labelSelector: `${LABELS.revision}=${tag}` })).items.map(
+    (ns) => ns.metadata?.name ?? '',
+  );
   if (using.length > 0 && !skipConfirmation) {
     throw new MeshError('tag-refused', `cannot remove tag "${tag}": namespaces still use it: ${using.join(', ')}; use -y to remove it anyway`);
   }

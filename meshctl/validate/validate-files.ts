@@ -45,7 +45,11 @@ interface Run {
  * them when `referential`. Prints findings to stderr and verdicts to stdout; throws a MeshError
  * `validation-failed` counting the errors when there are any.
  */
-export async function validateFiles(inputs: readonly string[], referential: boolean, options: { io: ValidateOutput; readStdin: () => Promise<string> }): Promise<void> {
+export async function validateFiles(
+  inputs: readonly string[],
+  referential: boolean,
+  options: { io: ValidateOutput; readStdin: () => Promise<string> },
+): Promise<void> {
   // Loaded here, not at import time, so that `meshctl --help` does not build every schema.
   const run: Run = { ...options, crds: await import('../../crds/index.js') };
   const findings = new Map<string, Finding[]>();
@@ -90,10 +94,7 @@ export async function validateFiles(inputs: readonly string[], referential: bool
     run.io.stdout(file === STDIN ? 'validation succeed\n' : `${JSON.stringify(file)} is valid\n`);
   }
   if (errorCount > 0) {
-    throw new MeshError(
-      'validation-failed',
-      `validation failed: ${plural(errorCount, 'error')} in ${failedFiles.length} of ${plural(findings.size, 'input')}`,
-    );
+    throw new MeshError('validation-failed', `validation failed: ${plural(errorCount, 'error')} in ${failedFiles.length} of ${plural(findings.size, 'input')}`);
   }
 }
 
@@ -195,7 +196,8 @@ function checkDocument(object: unknown, crds: Crds): ValidationResult {
   const errors: ValidationIssue[] = [];
   const { apiVersion, kind } = object;
   const metadata = isRecord(object['metadata']) ? object['metadata'] : {};
-  if (typeof apiVersion !== 'string' || apiVersion === '') errors.push({ path: 'apiVersion', message: 'required: expected an apiVersion such as v1 or apps/v1' });
+  if (typeof apiVersion !== 'string' || apiVersion === '')
+    errors.push({ path: 'apiVersion', message: 'required: expected an apiVersion such as v1 or apps/v1' });
   if (typeof kind !== 'string' || kind === '') errors.push({ path: 'kind', message: 'required: expected a kind such as Service' });
   const named = [metadata['name'], metadata['generateName']].some((value) => typeof value === 'string' && value !== '');
   if (!named) errors.push({ path: 'metadata.name', message: 'required: expected the name of the resource' });

@@ -1,4 +1,12 @@
-import { renderPath, type Destination, type DestinationRule, type Gateway, type TypedResource, type ValidationIssue, type VirtualService } from '../../crds/index.js';
+import {
+  renderPath,
+  type Destination,
+  type DestinationRule,
+  type Gateway,
+  type TypedResource,
+  type ValidationIssue,
+  type VirtualService,
+} from '../../crds/index.js';
 
 type Path = (string | number)[];
 
@@ -23,7 +31,10 @@ export function checkReferences(resources: readonly TypedResource[]): Map<TypedR
       if (reference === MESH_GATEWAY) continue;
       const key = gatewayKey(reference, namespaceOf(service));
       if (!gateways.has(key)) {
-        issues.push({ path: renderPath(path), message: `gateway "${reference}" (${key}) is not defined in the given files: expected a Gateway there, or "mesh"` });
+        issues.push({
+          path: renderPath(path),
+          message: `gateway "${reference}" (${key}) is not defined in the given files: expected a Gateway there, or "mesh"`,
+        });
       }
     }
     for (const [path, destination] of destinations(service)) {

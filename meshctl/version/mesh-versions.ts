@@ -45,11 +45,15 @@ function daemonSelector(revision: string): string {
  */
 export async function fetchMeshVersions(kubeConfig: KubeConfig, query: MeshVersionQuery): Promise<MeshVersions> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
-  const pods = (await core.listNamespacedPod({ namespace: query.meshNamespace, labelSelector: daemonSelector(query.revision), fieldSelector: 'status.phase=Running' })).items;
+  const pods = (
+    await core.listNamespacedPod({ namespace: query.meshNamespace, labelSelector: daemonSelector(query.revision), fieldSelector: 'status.phase=Running' })
+  ).items;
   if (pods.length === 0) return { failures: [] };
   const failures: string[] = [];
   const servers: ServerInfo[] = [];
-  const answers = await Promise.all(pods.map((pod) => withTimeout(versionOf(kubeConfig, core, pod), query.timeoutMs).catch((error: unknown) => errorMessage(error))));
+  const answers = await Promise.all(
+    pods.map((pod) => withTimeout(versionOf(kubeConfig, core, pod), query.timeoutMs).catch((error: unknown) => errorMessage(error))),
+  );
   answers.forEach((answer, i) => {
     const pod = pods[i] as V1Pod;
     const name = pod.metadata?.name ?? '';
@@ -78,7 +82,8 @@ async function versionOf(kubeConfig: KubeConfig, core: CoreV1Api, pod: V1Pod): P
 }
 
 function asBuildInfo(value: unknown): BuildInfo {
-  if (typeof value !== 'object' || value === null || typeof (value as BuildInfo).version !== 'string') throw new MeshError('version-query-failed', '/version is not build information');
+  if (typeof value !== 'object' || value === null || typeof (value as BuildInfo).version !== 'string')
+    throw new MeshError('version-query-failed', '/version is not build information');
   return value as BuildInfo;
 }
 

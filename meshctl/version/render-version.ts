@@ -40,7 +40,9 @@ export function renderVersionReport(report: VersionReport, format: VersionFormat
   }
   if (report.dataPlane !== undefined) {
     if (format.short) lines.push(`data plane version: ${renderProxyVersions(report.dataPlane)}`);
-    else for (const proxy of report.dataPlane) lines.push(`data plane version: version.ProxyInfo{ID:${JSON.stringify(proxy.ID)}, MeshVersion:${JSON.stringify(proxy.MeshVersion)}}`);
+    else
+      for (const proxy of report.dataPlane)
+        lines.push(`data plane version: version.ProxyInfo{ID:${JSON.stringify(proxy.ID)}, MeshVersion:${JSON.stringify(proxy.MeshVersion)}}`);
   }
   return `${lines.join('\n')}\n`;
 }

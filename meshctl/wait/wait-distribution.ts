@@ -52,7 +52,8 @@ export async function waitForDistribution(kubeConfig: KubeConfig, type: string, 
       .makeApiClient(CustomObjectsApi)
       .getNamespacedCustomObject({ group: info.group, version: info.version, namespace: ns, plural: info.plural, name })
       .catch((error: unknown) => {
-        if ((error as { code?: number }).code === 404) throw new MeshError('pod-not-found', `${info.plural}.${info.group} "${name}" not found in namespace ${ns}`);
+        if ((error as { code?: number }).code === 404)
+          throw new MeshError('pod-not-found', `${info.plural}.${info.group} "${name}" not found in namespace ${ns}`);
         throw error;
       })) as { metadata?: { generation?: number } };
     generation = String(object.metadata?.generation ?? '');
@@ -60,7 +61,12 @@ export async function waitForDistribution(kubeConfig: KubeConfig, type: string, 
   const reached = (acked: string): boolean => (options.for === 'delete' ? acked === '' : acked !== '' && Number(acked) >= Number(generation));
   const deadline = Date.now() + options.timeoutMs;
   for (;;) {
-    const { answers } = await queryDaemons(kubeConfig, { meshNamespace: options.meshNamespace, revision: options.revision, path: `/debug/config_distribution?resource=${encodeURIComponent(key)}`, timeoutMs: Math.max(1000, Math.min(10_000, deadline - Date.now())) });
+    const { answers } = await queryDaemons(kubeConfig, {
+      meshNamespace: options.meshNamespace,
+      revision: options.revision,
+      path: `/debug/config_distribution?resource=${encodeURIComponent(key)}`,
+      timeoutMs: Math.max(1000, Math.min(10_000, deadline - Date.now())),
+    });
     const entries = [...answers.values()].flatMap((body) => JSON.parse(body) as SyncedVersions[]);
     const configurations = entries.flatMap((entry) => [entry.cluster_acked, entry.listener_acked, entry.route_acked]);
     const present = configurations.filter(reached).length;

@@ -26,7 +26,8 @@ export function internalDebugHint(problem: string): string | undefined {
     return `error: according to below command list, please check all supported internal debug commands\n${list.join('\n')}`;
   }
   if (/must provide a proxyID/i.test(problem)) return 'error: please check the query string of the debug command\ne.g. config_dump?proxyID=<pod>.<namespace>';
-  if (/must provide a resource query parameter/i.test(problem)) return 'error: please check the query string of the debug command\ne.g. config_distribution?resource=VirtualService/default/bookinfo';
+  if (/must provide a resource query parameter/i.test(problem))
+    return 'error: please check the query string of the debug command\ne.g. config_distribution?resource=VirtualService/default/bookinfo';
   return undefined;
 }
 

@@ -54,7 +54,9 @@ export async function requestXdsToken(kubeConfig: KubeConfig, subject: TokenSubj
   } catch (error) {
     const body = (error as { body?: unknown }).body;
     const reason = typeof body === 'string' && body !== '' ? body : errorMessage(error);
-    throw new MeshError('xds-query-failed', `failed to create a token for service account ${subject.namespace}/${subject.serviceAccount}: ${reason}`, { cause: error });
+    throw new MeshError('xds-query-failed', `failed to create a token for service account ${subject.namespace}/${subject.serviceAccount}: ${reason}`, {
+      cause: error,
+    });
   }
 }
 

@@ -62,13 +62,23 @@ async function daemonTargets(deps: XdsDeps, query: XdsQuery): Promise<Target[]> 
   if (query.xdsAddress !== '') return [{ name: query.xdsAddress, dial: () => Promise.resolve({ address: query.xdsAddress, close: () => Promise.resolve() }) }];
   const kubeConfig = deps.kubeConfig();
   const selector = [query.xdsLabel, ...(query.revision !== '' ? [`${LABELS.revision}=${query.revision}`] : [])].filter((s) => s !== '').join(',');
-  const pods = (await kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace: query.meshNamespace, labelSelector: selector, fieldSelector: 'status.phase=Running' })).items;
+  const pods = (
+    await kubeConfig
+      .makeApiClient(CoreV1Api)
+      .listNamespacedPod({ namespace: query.meshNamespace, labelSelector: selector, fieldSelector: 'status.phase=Running' })
+  ).items;
   const names = pods.map((pod) => pod.metadata?.name ?? '').sort();
-  if (names.length === 0) throw new MeshError('pod-not-found', `unable to find any meshd instances (running pods labelled ${selector} in namespace ${query.meshNamespace})`);
+  if (names.length === 0)
+    throw new MeshError('pod-not-found', `unable to find any meshd instances (running pods labelled ${selector} in namespace ${query.meshNamespace})`);
   return (query.firstOnly ? names.slice(0, 1) : names).map((name) => ({
     name,
     dial: async (onPodError) => {
-      const forward = await forwardToPod(kubeConfig, { namespace: query.meshNamespace, pod: name, port: query.xdsPort, onError: (error) => onPodError(error.message) });
+      const forward = await forwardToPod(kubeConfig, {
+        namespace: query.meshNamespace,
+        pod: name,
+        port: query.xdsPort,
+        onError: (error) => onPodError(error.message),
+      });
       return { address: `${forward.address}:${forward.localPort}`, close: () => forward.close() };
     },
   }));

@@ -14,7 +14,12 @@ export interface XdsVersionReport {
 const UNKNOWN = 'unknown';
 
 /** The report over the daemons' syncz answers; without answers (`--remote=false`), the client only. */
-export function buildXdsVersionReport(protos: EnvoyProtos, client: BuildInfo, answers: ReadonlyMap<string, XdsResponse> | undefined, revision: string): XdsVersionReport {
+export function buildXdsVersionReport(
+  protos: EnvoyProtos,
+  client: BuildInfo,
+  answers: ReadonlyMap<string, XdsResponse> | undefined,
+  revision: string,
+): XdsVersionReport {
   if (!answers) return { clientVersion: client };
   const meshVersion = [...answers.values()].map((response) => {
     const identity = controlPlaneOf(response);

@@ -20,12 +20,8 @@ describe('formatTimestamp', () => {
 
 describe('formatConsole', () => {
   test('tab-separated columns, fields as key=value', () => {
-    const text = formatConsole(
-      entry({ fields: { proxy: 'sidecar~10.0.0.1', count: 3, ok: true, reason: 'config update', none: null, skipped: undefined } }),
-    );
-    expect(text).toBe(
-      '2026-11-22T06:43:26.123000Z\tinfo\tads\tpushed\tproxy=sidecar~10.0.0.1 count=3 ok=true reason="config update" none=null\n',
-    );
+    const text = formatConsole(entry({ fields: { proxy: 'sidecar~10.0.0.1', count: 3, ok: true, reason: 'config update', none: null, skipped: undefined } }));
+    expect(text).toBe('2026-11-22T06:43:26.123000Z\tinfo\tads\tpushed\tproxy=sidecar~10.0.0.1 count=3 ok=true reason="config update" none=null\n');
   });
 
   test('no scope column for default, no fields column without fields', () => {
@@ -71,9 +67,7 @@ describe('formatJson', () => {
 
   test('errors render as their message; their stack only when the entry captured one', () => {
     const error = new Error('boom');
-    expect(JSON.parse(formatJson(entry({ fields: { err: error } })))).toEqual(
-      expect.not.objectContaining({ errStack: expect.anything() }),
-    );
+    expect(JSON.parse(formatJson(entry({ fields: { err: error } })))).toEqual(expect.not.objectContaining({ errStack: expect.anything() }));
     const withStack = JSON.parse(formatJson(entry({ fields: { err: error }, stack: 'at a (x.ts:1:1)' }))) as Record<string, unknown>;
     expect(withStack['err']).toBe('boom');
     expect(withStack['errStack']).toBe(error.stack);
@@ -90,8 +84,6 @@ describe('formatJson', () => {
   test('unserializable values do not throw', () => {
     const loop: Record<string, unknown> = {};
     loop['self'] = loop;
-    expect(JSON.parse(formatJson(entry({ fields: { loop, n: 1 } })))).toEqual(
-      expect.objectContaining({ msg: 'pushed', loop: '[unserializable]', n: 1 }),
-    );
+    expect(JSON.parse(formatJson(entry({ fields: { loop, n: 1 } })))).toEqual(expect.objectContaining({ msg: 'pushed', loop: '[unserializable]', n: 1 }));
   });
 });

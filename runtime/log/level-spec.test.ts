@@ -6,9 +6,27 @@ describe('parseLevelSpec', () => {
   test.each([
     ['default:info', [['default', 'info']]],
     ['debug', [['default', 'debug']]],
-    ['default:info,ads:debug', [['default', 'info'], ['ads', 'debug']]],
-    [' ads:warn , model:none ,', [['ads', 'warn'], ['model', 'none']]],
-    ['ads:debug,model:info,ads:error', [['model', 'info'], ['ads', 'error']]],
+    [
+      'default:info,ads:debug',
+      [
+        ['default', 'info'],
+        ['ads', 'debug'],
+      ],
+    ],
+    [
+      ' ads:warn , model:none ,',
+      [
+        ['ads', 'warn'],
+        ['model', 'none'],
+      ],
+    ],
+    [
+      'ads:debug,model:info,ads:error',
+      [
+        ['model', 'info'],
+        ['ads', 'error'],
+      ],
+    ],
     ['all:fatal', [['all', 'fatal']]],
     ['', []],
   ])('%j', (text, expected) => {

@@ -88,9 +88,7 @@ describe('addLoggingFlags', () => {
   });
 
   test.each([['abc'], ['-1'], ['1.5']])('rejects --log_rotate_max_age %s', (value) => {
-    expect(() => command().parse(['--log_rotate_max_age', value], { from: 'user' })).toThrow(
-      `expected a non-negative integer, got "${value}"`,
-    );
+    expect(() => command().parse(['--log_rotate_max_age', value], { from: 'user' })).toThrow(`expected a non-negative integer, got "${value}"`);
   });
 });
 

@@ -20,16 +20,10 @@ export function addLoggingFlags(command: Command): Command {
     .addOption(intOption('--log_rotate_max_age <int>', 'Days before rotation; 0 no limit', DEFAULTS.rotateMaxAgeDays))
     .addOption(intOption('--log_rotate_max_backups <int>', 'Backups kept; 0 no limit', DEFAULTS.rotateMaxBackups))
     .addOption(intOption('--log_rotate_max_size <int>', 'Rotation size (megabytes as stated)', DEFAULTS.rotateMaxSizeMb))
-    .addOption(
-      new Option('--log_stacktrace_level <string>', '<scope>:<level>,... levels that capture stack traces').default(
-        'default:none',
-      ),
-    )
+    .addOption(new Option('--log_stacktrace_level <string>', '<scope>:<level>,... levels that capture stack traces').default('default:none'))
     .addOption(
       new Option('--log_target <stringArray>', 'Output paths; stdout and stderr are special')
-        .argParser((value: string, previous: string[] | undefined) =>
-          previous === targetDefault || previous === undefined ? [value] : [...previous, value],
-        )
+        .argParser((value: string, previous: string[] | undefined) => (previous === targetDefault || previous === undefined ? [value] : [...previous, value]))
         .default(targetDefault, `[${targetDefault.join(',')}]`),
     );
 }
@@ -57,10 +51,7 @@ export function loggingOptionsFrom(opts: LoggingFlagValues): LoggingOptions {
     rotateMaxAgeDays: int(opts.log_rotate_max_age, '--log_rotate_max_age', DEFAULTS.rotateMaxAgeDays),
     rotateMaxBackups: int(opts.log_rotate_max_backups, '--log_rotate_max_backups', DEFAULTS.rotateMaxBackups),
     rotateMaxSizeMb: int(opts.log_rotate_max_size, '--log_rotate_max_size', DEFAULTS.rotateMaxSizeMb),
-    stackTraceLevels: parseLevelSpec(
-      str(opts.log_stacktrace_level, '--log_stacktrace_level', 'default:none'),
-      '--log_stacktrace_level',
-    ),
+    stackTraceLevels: parseLevelSpec(str(opts.log_stacktrace_level, '--log_stacktrace_level', 'default:none'), '--log_stacktrace_level'),
     targets: targets(opts.log_target),
   };
 }
@@ -82,7 +73,13 @@ function str(value: unknown, flag: string, fallback: string): string {
 function int(value: unknown, flag: string, fallback: number): number {
   if (value === undefined) return fallback;
   const parsed =
-    typeof value === 'number' ? (Number.isSafeInteger(value) && value >= 0 ? value : undefined) : typeof value === 'string' ? parseNonNegativeInt(value) : undefined;
+    typeof value === 'number'
+      ? Number.isSafeInteger(value) && value >= 0
+        ? value
+        : undefined
+      : typeof value === 'string'
+        ? parseNonNegativeInt(value)
+        : undefined;
   if (parsed === undefined) {
     throw new UsageError(`invalid ${flag} ${JSON.stringify(String(value))}: expected a non-negative integer`);
   }

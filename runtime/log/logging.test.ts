@@ -48,11 +48,7 @@ describe('levels per scope', () => {
     logging.scope('model').info('model info');
     logging.scope('default').debug('default debug');
     logging.scope('default').info('default info');
-    expect(out.lines().map((line) => line.split('\t').slice(1).join(' '))).toEqual([
-      'debug ads ads debug',
-      'info model model info',
-      'info default info',
-    ]);
+    expect(out.lines().map((line) => line.split('\t').slice(1).join(' '))).toEqual(['debug ads ads debug', 'info model model info', 'info default info']);
   });
 
   test('all:<level> sets every scope, including scopes registered later', () => {
@@ -155,11 +151,11 @@ describe('output formats', () => {
   test('console: scope left out for default, fields bound with with()', () => {
     const { out, logging } = setup();
     logging.scope('default').info('starting');
-    logging.scope('ads').with({ proxy: 'sidecar~10.0.0.1' }).warn({ reason: 'config update', error: new Error('nack') }, 'push failed');
-    expect(out.text()).toBe(
-      `${STAMP}\tinfo\tstarting\n` +
-        `${STAMP}\twarn\tads\tpush failed\tproxy=sidecar~10.0.0.1 reason="config update" error=nack\n`,
-    );
+    logging
+      .scope('ads')
+      .with({ proxy: 'sidecar~10.0.0.1' })
+      .warn({ reason: 'config update', error: new Error('nack') }, 'push failed');
+    expect(out.text()).toBe(`${STAMP}\tinfo\tstarting\n` + `${STAMP}\twarn\tads\tpush failed\tproxy=sidecar~10.0.0.1 reason="config update" error=nack\n`);
   });
 
   test('JSON: one object per line', () => {
@@ -185,9 +181,11 @@ describe('output formats', () => {
 describe('caller info', () => {
   test('only for the --log_caller scopes, pointing at the calling line', () => {
     const { out, logging } = setup({ callerScopes: ['ads'] });
-    logging.scope('ads').info('with caller'); const line = lineHere();
+    logging.scope('ads').info('with caller');
+    const line = lineHere();
     logging.scope('model').info('without caller');
-    logging.scope('ads').with({ k: 'v' }).info('bound'); const boundLine = lineHere();
+    logging.scope('ads').with({ k: 'v' }).info('bound');
+    const boundLine = lineHere();
     expect(out.lines()).toEqual([
       `${STAMP}\tinfo\tads\tlog/logging.test.ts:${line}\twith caller`,
       `${STAMP}\tinfo\tmodel\twithout caller`,
@@ -197,7 +195,8 @@ describe('caller info', () => {
 
   test('in JSON as the caller key', () => {
     const { out, logging } = setup({ asJson: true, callerScopes: ['all'] });
-    logging.scope('default').warn('here'); const line = lineHere();
+    logging.scope('default').warn('here');
+    const line = lineHere();
     expect(JSON.parse(out.text())).toEqual({ time: STAMP, level: 'warn', msg: 'here', caller: `log/logging.test.ts:${line}` });
   });
 });
@@ -273,7 +272,11 @@ describe('targets', () => {
   test('a failing target is reported on stderr and does not stop the others', () => {
     const err = capture();
     const out = capture();
-    const broken = { write: (): never => { throw new Error('EPIPE'); } };
+    const broken = {
+      write: (): never => {
+        throw new Error('EPIPE');
+      },
+    };
     const logging = newLogging({ targets: ['stdout', 'stderr'] }, [], { clock: new FakeClock(AT), stdout: broken, stderr: err.stream });
     logging.scope('default').info('kept');
     expect(err.text()).toBe(`${STAMP}\terror\tlog write to stdout failed: EPIPE\n${STAMP}\tinfo\tkept\n`);

@@ -44,11 +44,7 @@ const DEFAULT_ROTATE_SIZE_MB = 100;
  * Builds the logging of a process from its `--log_*` options and the scopes it declares. A
  * level spec may name scopes that register later; they take their level when they do.
  */
-export function newLogging(
-  options: Partial<LoggingOptions> = {},
-  scopes: readonly ScopeDescriptor[] = [],
-  deps: LoggingDeps = {},
-): Logging {
+export function newLogging(options: Partial<LoggingOptions> = {}, scopes: readonly ScopeDescriptor[] = [], deps: LoggingDeps = {}): Logging {
   const opts: LoggingOptions = { ...DEFAULT_LOGGING_OPTIONS, ...options };
   const clock = deps.clock ?? newRealClock();
   const errorStream = (): LogStream => deps.stderr ?? process.stderr;
@@ -98,8 +94,7 @@ export function newLogging(
     const method = (level: EntryLevel): LogMethod => {
       const log = (fieldsOrMessage: LogFields | string, maybeMessage?: string): void => {
         if (!isAtOrAbove(level, state.outputLevel)) return;
-        const [fields, message] =
-          typeof fieldsOrMessage === 'string' ? [bound, fieldsOrMessage] : [{ ...bound, ...fieldsOrMessage }, maybeMessage ?? ''];
+        const [fields, message] = typeof fieldsOrMessage === 'string' ? [bound, fieldsOrMessage] : [{ ...bound, ...fieldsOrMessage }, maybeMessage ?? ''];
         const entry: LogEntry = { timeMs: clock.now(), level, scope: state.name, message, fields };
         if (state.logCallers) entry.caller = captureCaller(log);
         if (isAtOrAbove(level, state.stackTraceLevel)) entry.stack = captureStack(log);

@@ -46,11 +46,7 @@ describe('newRotatingFile', () => {
     file.close();
     // 50-byte lines, 120 bytes allowed: two per file.
     const backups = backupsIn(dir);
-    expect(backups).toEqual([
-      `mesh-${backupTimestamp(AT + 2000)}.log`,
-      `mesh-${backupTimestamp(AT + 4000)}.log`,
-      `mesh-${backupTimestamp(AT + 6000)}.log`,
-    ]);
+    expect(backups).toEqual([`mesh-${backupTimestamp(AT + 2000)}.log`, `mesh-${backupTimestamp(AT + 4000)}.log`, `mesh-${backupTimestamp(AT + 6000)}.log`]);
     expect(backups[0]).toBe('mesh-2026-11-22T06-43-28.123.log');
     for (const name of backups) expect(statSync(join(dir, name)).size).toBe(100);
     const all = [...backups, 'mesh.log'].map((name) => readFileSync(join(dir, name), 'utf8')).join('');
@@ -62,11 +58,7 @@ describe('newRotatingFile', () => {
     const file = newRotatingFile({ path: join(dir, 'mesh.log'), maxSizeBytes: 60, maxAgeDays: 0, maxBackups: 0, clock: new FakeClock(AT) });
     for (let i = 0; i < 4; i++) file.write(line(i));
     file.close();
-    expect(backupsIn(dir)).toEqual([
-      'mesh-2026-11-22T06-43-26.123.log',
-      'mesh-2026-11-22T06-43-26.124.log',
-      'mesh-2026-11-22T06-43-26.125.log',
-    ]);
+    expect(backupsIn(dir)).toEqual(['mesh-2026-11-22T06-43-26.123.log', 'mesh-2026-11-22T06-43-26.124.log', 'mesh-2026-11-22T06-43-26.125.log']);
   });
 
   test('keeps only the newest max-backups backups', () => {
@@ -92,7 +84,12 @@ describe('newRotatingFile', () => {
     const recent = join(dir, 'mesh-2026-11-20T00-00-00.000.log');
     const other = join(dir, 'other-2026-10-01T00-00-00.000.log');
     const notBackup = join(dir, 'mesh-notes.log');
-    for (const [file, ageDays] of [[old, 31], [recent, 29], [other, 90], [notBackup, 90]] as const) {
+    for (const [file, ageDays] of [
+      [old, 31],
+      [recent, 29],
+      [other, 90],
+      [notBackup, 90],
+    ] as const) {
       writeFileSync(file, 'x\n');
       const mtime = new Date(AT - ageDays * DAY_MS);
       utimesSync(file, mtime, mtime);
@@ -155,11 +152,11 @@ describe('--log_rotate through newLogging', () => {
     const dir = freshDir();
     const clock = new FakeClock(AT);
     let stdout = '';
-    const logging = newLogging(
-      { rotatePath: join(dir, 'mesh.log'), rotateMaxBackups: 1 },
-      [],
-      { clock, stdout: { write: (text: string) => (stdout += text) }, rotateMaxSizeBytes: 200 },
-    );
+    const logging = newLogging({ rotatePath: join(dir, 'mesh.log'), rotateMaxBackups: 1 }, [], {
+      clock,
+      stdout: { write: (text: string) => (stdout += text) },
+      rotateMaxSizeBytes: 200,
+    });
     const log = logging.scope('default');
     for (let i = 0; i < 10; i++) {
       log.info({ i }, 'rotating entry');
@@ -170,11 +167,12 @@ describe('--log_rotate through newLogging', () => {
     expect(stdout.split('\n').filter(Boolean)).toHaveLength(10);
     const backups = backupsIn(dir);
     expect(backups).toEqual([`mesh-${backupTimestamp(AT + 9000)}.log`]);
-    expect(readFileSync(join(dir, backups[0] ?? ''), 'utf8').split('\n').filter(Boolean).map((l) => l.split('\t').pop())).toEqual([
-      'i=6',
-      'i=7',
-      'i=8',
-    ]);
+    expect(
+      readFileSync(join(dir, backups[0] ?? ''), 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split('\t').pop()),
+    ).toEqual(['i=6', 'i=7', 'i=8']);
     expect(readFileSync(join(dir, 'mesh.log'), 'utf8')).toBe('2026-11-22T06:43:35.123000Z\tinfo\trotating entry\ti=9\n');
   });
 

@@ -39,9 +39,7 @@ export class FakeClock implements Clock {
   advance(ms: number): void {
     const target = this.current + ms;
     for (;;) {
-      const due = this.pending
-        .filter((t) => t.dueAt <= target)
-        .sort((a, b) => a.dueAt - b.dueAt || a.id - b.id)[0];
+      const due = this.pending.filter((t) => t.dueAt <= target).sort((a, b) => a.dueAt - b.dueAt || a.id - b.id)[0];
       if (!due) break;
       this.pending = this.pending.filter((t) => t.id !== due.id);
       this.current = Math.max(this.current, due.dueAt);

@@ -12,8 +12,14 @@ import { newAuthorizerState, type AuthorizerAnswer, type AuthorizerBehaviour, ty
 /** A CheckRequest as proto-loader decodes it (snake_case, enums by name, int64 as text, defaults filled). */
 export interface RecordedGrpcCheck {
   readonly attributes: {
-    readonly source: { readonly address: { readonly socket_address: { readonly address: string; readonly port_value: number } } | null; readonly principal: string };
-    readonly destination: { readonly address: { readonly socket_address: { readonly address: string; readonly port_value: number } } | null; readonly principal: string };
+    readonly source: {
+      readonly address: { readonly socket_address: { readonly address: string; readonly port_value: number } } | null;
+      readonly principal: string;
+    };
+    readonly destination: {
+      readonly address: { readonly socket_address: { readonly address: string; readonly port_value: number } } | null;
+      readonly principal: string;
+    };
     readonly request: {
       readonly time: { readonly seconds: string; readonly nanos: number } | null;
       readonly http: {
@@ -40,7 +46,14 @@ export type GrpcAuthorizer = TestAuthorizer<RecordedGrpcCheck> & {
 
 /** `envoy.service.auth.v3.Authorization` from Envoy's own proto files. */
 function authorizationService(): ServiceDefinition {
-  const definition = loadSync('envoy/service/auth/v3/external_auth.proto', { keepCase: true, longs: String, enums: String, defaults: true, oneofs: true, includeDirs: protoIncludeDirs() });
+  const definition = loadSync('envoy/service/auth/v3/external_auth.proto', {
+    keepCase: true,
+    longs: String,
+    enums: String,
+    defaults: true,
+    oneofs: true,
+    includeDirs: protoIncludeDirs(),
+  });
   const loaded = loadPackageDefinition(definition) as unknown as { envoy: { service: { auth: { v3: { Authorization: { service: ServiceDefinition } } } } } };
   return loaded.envoy.service.auth.v3.Authorization.service;
 }
@@ -52,12 +65,20 @@ function checkResponse(answer: Exclude<AuthorizerAnswer, { kind: 'error' | 'hang
   if (answer.kind === 'allow') {
     return {
       status: { code: status.OK },
-      ok_response: { headers: headerOptions(answer.upstreamHeaders, false), headers_to_remove: [...(answer.removeHeaders ?? [])], response_headers_to_add: headerOptions(answer.clientHeaders, true) },
+      ok_response: {
+        headers: headerOptions(answer.upstreamHeaders, false),
+        headers_to_remove: [...(answer.removeHeaders ?? [])],
+        response_headers_to_add: headerOptions(answer.clientHeaders, true),
+      },
     };
   }
   return {
     status: { code: status.PERMISSION_DENIED },
-    denied_response: { ...(answer.status !== undefined ? { status: { code: answer.status } } : {}), headers: headerOptions(answer.headers, false), body: answer.body ?? '' },
+    denied_response: {
+      ...(answer.status !== undefined ? { status: { code: answer.status } } : {}),
+      headers: headerOptions(answer.headers, false),
+      body: answer.body ?? '',
+    },
   };
 }
 
@@ -82,7 +103,9 @@ export async function startGrpcAuthorizer(options: { readonly host: string }): P
       });
     },
   });
-  const port = await new Promise<number>((resolve, reject) => server.bindAsync(`${options.host}:0`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync(`${options.host}:0`, ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
   return {
     address: options.host,
     port,

@@ -36,7 +36,10 @@ function send(reply: FastifyReply, answer: Exclude<AuthorizerAnswer, { kind: 'ha
       return reply.code(200).headers(headers).send('');
     }
     case 'deny':
-      return reply.code(answer.status ?? 403).headers({ ...answer.headers }).send(answer.body ?? '');
+      return reply
+        .code(answer.status ?? 403)
+        .headers({ ...answer.headers })
+        .send(answer.body ?? '');
     default:
       return reply.code(answer.status ?? 503).send('authorizer error');
   }
@@ -45,7 +48,10 @@ function send(reply: FastifyReply, answer: Exclude<AuthorizerAnswer, { kind: 'ha
 function peerUriOf(socket: unknown): string | undefined {
   const tls = socket as Partial<TLSSocket>;
   const sans = tls.getPeerCertificate?.()?.subjectaltname ?? '';
-  return sans.split(', ').find((entry) => entry.startsWith('URI:'))?.slice(4);
+  return sans
+    .split(', ')
+    .find((entry) => entry.startsWith('URI:'))
+    ?.slice(4);
 }
 
 export async function startHttpAuthorizer(options: HttpAuthorizerOptions): Promise<HttpAuthorizer> {

@@ -9,13 +9,7 @@ export { InjectionError, type InjectionErrorCode } from './injection-error.js';
 export { injectionPatch } from './injection-patch.js';
 export type { InjectionDecision } from './injection-required.js';
 export { readInjectionStatus, type InjectionStatus } from './injection-status.js';
-export {
-  isWholeInjectorConfig,
-  parseInjectorConfig,
-  parseSingleTemplateConfig,
-  type InjectorConfig,
-  type InjectorConfigText,
-} from './injector-config.js';
+export { isWholeInjectorConfig, parseInjectorConfig, parseSingleTemplateConfig, type InjectorConfig, type InjectorConfigText } from './injector-config.js';
 export { injectResources, kubeInjectTemplate, type InjectedResources, type InjectPodTemplate, type PodTemplateResult } from './inject-resources.js';
 export type { Pod } from './pod.js';
 export { uninjectPod } from './uninject.js';

@@ -116,7 +116,9 @@ describe('injectResources', () => {
 
 test('MESH_ORCH_APP_PROBERS is what the agent parses', () => {
   const injected = readGolden<Pod>('webhook/inject/testdata/inject', 'hello-probes');
-  const proxy = ((injected['spec'] as Record<string, unknown>)['containers'] as { name: string; env: { name: string; value?: string }[] }[]).find((c) => c.name === 'mesh-proxy');
+  const proxy = ((injected['spec'] as Record<string, unknown>)['containers'] as { name: string; env: { name: string; value?: string }[] }[]).find(
+    (c) => c.name === 'mesh-proxy',
+  );
   const text = proxy?.env.find((e) => e.name === 'MESH_ORCH_APP_PROBERS')?.value ?? '';
   const probers = parseAppProbers(text);
   expect([...probers.keys()]).toEqual(['/app-health/hello/livez', '/app-health/hello/readyz', '/app-health/world/livez', '/app-health/world/startupz']);

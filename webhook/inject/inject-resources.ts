@@ -43,7 +43,10 @@ export function injectResources(yamlText: string, injectTemplate: InjectPodTempl
     if (document.errors.length > 0) throw document.errors[0];
     const resource: unknown = document.toJS();
     if (resource === null || resource === undefined) continue;
-    const asWritten = yamlText.slice(document.range[0], document.range[2]).replace(/^---[^\n]*\n/, '').trim();
+    const asWritten = yamlText
+      .slice(document.range[0], document.range[2])
+      .replace(/^---[^\n]*\n/, '')
+      .trim();
     if (!isPlainObject(resource)) {
       out.push(asWritten);
       continue;
@@ -63,7 +66,9 @@ function injectResource(resource: JsonObject, injectTemplate: InjectPodTemplate,
   }
   const path = TEMPLATE_PATHS[kind];
   if (path === undefined) return false;
-  const holder = path.slice(0, -1).reduce<JsonObject | undefined>((node, field) => (isPlainObject(node?.[field]) ? (node[field] as JsonObject) : undefined), resource);
+  const holder = path
+    .slice(0, -1)
+    .reduce<JsonObject | undefined>((node, field) => (isPlainObject(node?.[field]) ? (node[field] as JsonObject) : undefined), resource);
   const field = path[path.length - 1];
   const template = field === undefined ? resource : holder?.[field];
   if (!isPlainObject(template)) return false;

@@ -21,10 +21,24 @@ interface CaseSetup {
 const SETUPS: Readonly<Record<string, CaseSetup>> = {
   revision: { params: { revision: 'canary' } },
   'url-env-legacy-probes': {
-    params: { urlEnv: { MESH_META_CLUSTER_ID: 'east', MESH_META_NETWORK: 'net-east', EXTRA_FLAG: 'on' }, rewriteProbeLegacyLocalhost: true, legacyFsGroup: false },
+    params: {
+      urlEnv: { MESH_META_CLUSTER_ID: 'east', MESH_META_NETWORK: 'net-east', EXTRA_FLAG: 'on' },
+      rewriteProbeLegacyLocalhost: true,
+      legacyFsGroup: false,
+    },
   },
   'values-overrides': {
-    values: { global: { imagePullSecrets: ['reg-secret'], meshID: 'mesh1', caAddress: 'custom-ca.example:15012', hub: 'registry.example/mesh', tag: '1.2.3', logAsJson: true, imagePullPolicy: 'IfNotPresent' } },
+    values: {
+      global: {
+        imagePullSecrets: ['reg-secret'],
+        meshID: 'mesh1',
+        caAddress: 'custom-ca.example:15012',
+        hub: 'registry.example/mesh',
+        tag: '1.2.3',
+        logAsJson: true,
+        imagePullPolicy: 'IfNotPresent',
+      },
+    },
     meshConfig: 'trustDomain: example.org\nenablePrometheusMerge: false\n',
   },
   cni: { values: { mesh_cni: { enabled: true } }, roundTrip: false },

@@ -8,7 +8,9 @@ import { builtinInjector, meshConfigWith } from './testing/injector-fixture.js';
 const FOLDER = 'webhook/inject/testdata/inject';
 
 /** A typical pod, then `change` applied to a copy of it. */
-function podWith(change: (pod: { metadata: Record<string, unknown>; spec: Record<string, unknown> & { containers: Record<string, unknown>[] } }) => void = () => undefined): Pod {
+function podWith(
+  change: (pod: { metadata: Record<string, unknown>; spec: Record<string, unknown> & { containers: Record<string, unknown>[] } }) => void = () => undefined,
+): Pod {
   const container = (name: string, port: number): Record<string, unknown> => ({
     name,
     image: `example/${name}:1`,
@@ -19,8 +21,14 @@ function podWith(change: (pod: { metadata: Record<string, unknown>; spec: Record
   const pod = {
     apiVersion: 'v1',
     kind: 'Pod',
-    metadata: { generateName: 'reviews-v1-6b746f74dc-', namespace: 'foo', labels: { app: 'reviews', version: 'v1', 'pod-template-hash': '6b746f74dc' } as Record<string, unknown> },
-    spec: { serviceAccountName: 'reviews', containers: [container('reviews', 9080), container('cache', 6379)] } as Record<string, unknown> & { containers: Record<string, unknown>[] },
+    metadata: {
+      generateName: 'reviews-v1-6b746f74dc-',
+      namespace: 'foo',
+      labels: { app: 'reviews', version: 'v1', 'pod-template-hash': '6b746f74dc' } as Record<string, unknown>,
+    },
+    spec: { serviceAccountName: 'reviews', containers: [container('reviews', 9080), container('cache', 6379)] } as Record<string, unknown> & {
+      containers: Record<string, unknown>[];
+    },
   };
   change(pod);
   return pod;
@@ -29,23 +37,44 @@ function podWith(change: (pod: { metadata: Record<string, unknown>; spec: Record
 const ODD_PODS: readonly (readonly [string, Pod])[] = [
   ['typical', podWith()],
   ['containers without ports', podWith((pod) => pod.spec.containers.forEach((container) => delete container['ports']))],
-  ['existing volumes and init containers', podWith((pod) => {
-    pod.spec['volumes'] = [{ name: 'data', emptyDir: {} }, { name: 'config', configMap: { name: 'reviews' } }];
-    pod.spec['initContainers'] = [{ name: 'migrate', image: 'example/migrate:1' }];
-    pod.spec['securityContext'] = { runAsUser: 1000, fsGroup: 2000 };
-  })],
-  ['labels and annotations whose keys need JSON-pointer escaping', podWith((pod) => {
-    pod.metadata['labels'] = { ...(pod.metadata['labels'] as object), 'example.com/tier': 'back~end', 'a~b/c': 'x', '~0': 'y' };
-    pod.metadata['annotations'] = { 'example.com/owner': 'team/a', 'x~1y': 'z', 'prometheus.io/scrape': 'true', 'prometheus.io/port': '9080', 'prometheus.io/path': '/metrics' };
-  })],
-  ['no labels, no namespace, managed fields', podWith((pod) => {
-    delete pod.metadata['labels'];
-    delete pod.metadata['namespace'];
-    pod.metadata['managedFields'] = [{ manager: 'kubectl', operation: 'Update', fieldsV1: { 'f:spec': {} } }];
-  })],
-  ['a user-declared proxy container and named ports', podWith((pod) => {
-    pod.spec.containers.push({ name: 'mesh-proxy', image: 'auto', resources: { limits: { cpu: '2' } } });
-  })],
+  [
+    'existing volumes and init containers',
+    podWith((pod) => {
+      pod.spec['volumes'] = [
+        { name: 'data', emptyDir: {} },
+        { name: 'config', configMap: { name: 'reviews' } },
+      ];
+      pod.spec['initContainers'] = [{ name: 'migrate', image: 'example/migrate:1' }];
+      pod.spec['securityContext'] = { runAsUser: 1000, fsGroup: 2000 };
+    }),
+  ],
+  [
+    'labels and annotations whose keys need JSON-pointer escaping',
+    podWith((pod) => {
+      pod.metadata['labels'] = { ...(pod.metadata['labels'] as object), 'example.com/tier': 'back~end', 'a~b/c': 'x', '~0': 'y' };
+      pod.metadata['annotations'] = {
+        'example.com/owner': 'team/a',
+        'x~1y': 'z',
+        'prometheus.io/scrape': 'true',
+        'prometheus.io/port': '9080',
+        'prometheus.io/path': '/metrics',
+      };
+    }),
+  ],
+  [
+    'no labels, no namespace, managed fields',
+    podWith((pod) => {
+      delete pod.metadata['labels'];
+      delete pod.metadata['namespace'];
+      pod.metadata['managedFields'] = [{ manager: 'kubectl', operation: 'Update', fieldsV1: { 'f:spec': {} } }];
+    }),
+  ],
+  [
+    'a user-declared proxy container and named ports',
+    podWith((pod) => {
+      pod.spec.containers.push({ name: 'mesh-proxy', image: 'auto', resources: { limits: { cpu: '2' } } });
+    }),
+  ],
 ];
 
 /** Every pod the injection golden cases inject with default settings, then the odd ones. */
@@ -86,7 +115,7 @@ describe('injectionPatch', () => {
     expect(injectionPatch(injected, injector.inject({ pod: injected, namespace: 'foo', meshConfig: meshConfigWith() }))).toEqual([]);
   });
 
-  test.each(cases())('%s: the operations are those of fast-json-patch\'s compare, in its order', (_name, pod) => {
+  test.each(cases())("%s: the operations are those of fast-json-patch's compare, in its order", (_name, pod) => {
     const injected = injector.inject({ pod, namespace: 'foo', meshConfig: meshConfigWith() });
     const expected = fastJsonPatch.compare(withoutManagedFields(pod), withoutManagedFields(JSON.parse(JSON.stringify(injected)) as Pod));
     expect(JSON.parse(JSON.stringify(injectionPatch(pod, injected)))).toEqual(expected);

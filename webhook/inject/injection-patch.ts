@@ -50,7 +50,13 @@ function diff(before: Container, after: Container, path: string, operations: Ope
     if (Object.hasOwn(after, key) && !(newRecord[key] === undefined && oldValue !== undefined && !afterIsArray)) {
       const newValue = newRecord[key];
       if (oldValue === newValue) continue;
-      if (typeof oldValue === 'object' && oldValue !== null && typeof newValue === 'object' && newValue !== null && Array.isArray(oldValue) === Array.isArray(newValue)) {
+      if (
+        typeof oldValue === 'object' &&
+        oldValue !== null &&
+        typeof newValue === 'object' &&
+        newValue !== null &&
+        Array.isArray(oldValue) === Array.isArray(newValue)
+      ) {
         diff(oldValue as Container, newValue as Container, `${path}/${escapePathComponent(String(key))}`, operations);
       } else {
         operations.push({ op: 'replace', path: `${path}/${escapePathComponent(String(key))}`, value: jsonCopy(newValue) });
@@ -65,7 +71,8 @@ function diff(before: Container, after: Container, path: string, operations: Ope
   if (!deleted && newCount === oldCount) return;
   for (let i = 0; i < newCount; i++) {
     const key = newKeys === null ? i : (newKeys[i] as string);
-    if (!Object.hasOwn(before, key) && newRecord[key] !== undefined) operations.push({ op: 'add', path: `${path}/${escapePathComponent(String(key))}`, value: jsonCopy(newRecord[key]) });
+    if (!Object.hasOwn(before, key) && newRecord[key] !== undefined)
+      operations.push({ op: 'add', path: `${path}/${escapePathComponent(String(key))}`, value: jsonCopy(newRecord[key]) });
   }
 }
 

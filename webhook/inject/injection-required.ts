@@ -15,7 +15,11 @@ const YES = ['y', 'yes', 'true', 'on'];
  * pod's explicit `sidecar.mesh.io/inject` (the label wins over the annotation), then the never and
  * always selectors, then the policy.
  */
-export function injectionRequired(config: Pick<InjectorConfig, 'policy' | 'neverInjectSelector' | 'alwaysInjectSelector'>, pod: Pod, namespace: string): InjectionDecision {
+export function injectionRequired(
+  config: Pick<InjectorConfig, 'policy' | 'neverInjectSelector' | 'alwaysInjectSelector'>,
+  pod: Pod,
+  namespace: string,
+): InjectionDecision {
   const spec = pod['spec'] as Record<string, unknown> | undefined;
   if (spec?.['hostNetwork'] === true) return { inject: false, reason: 'host networking enabled' };
   if (IGNORED_NAMESPACES.includes(namespace)) return { inject: false, reason: `namespace ${namespace} is ignored` };

@@ -70,7 +70,15 @@ export function isWholeInjectorConfig(text: string): boolean {
 }
 
 function emptyConfig(): Omit<InjectorConfig, 'values'> {
-  return { policy: 'enabled', defaultTemplates: ['sidecar'], templates: {}, aliases: {}, neverInjectSelector: [], alwaysInjectSelector: [], injectedAnnotations: {} };
+  return {
+    policy: 'enabled',
+    defaultTemplates: ['sidecar'],
+    templates: {},
+    aliases: {},
+    neverInjectSelector: [],
+    alwaysInjectSelector: [],
+    injectedAnnotations: {},
+  };
 }
 
 function parseConfigYaml(text: string): Omit<InjectorConfig, 'values'> {

@@ -1,11 +1,25 @@
 import { describe, expect, test } from '@jest/globals';
-import { InjectionError, compileInjector, injectionPatch, parseInjectorConfig, parseSingleTemplateConfig, isWholeInjectorConfig, uninjectPod, BUILTIN_INJECTOR_CONFIG } from './index.js';
+import {
+  InjectionError,
+  compileInjector,
+  injectionPatch,
+  parseInjectorConfig,
+  parseSingleTemplateConfig,
+  isWholeInjectorConfig,
+  uninjectPod,
+  BUILTIN_INJECTOR_CONFIG,
+} from './index.js';
 import type { Pod } from './index.js';
 import { deepFreeze } from '../../kube-patch/index.js';
 import { builtinConfig, builtinInjector, meshConfigWith } from './testing/injector-fixture.js';
 
 function pod(metadata: Record<string, unknown> = {}, spec: Record<string, unknown> = {}): Pod {
-  return { apiVersion: 'v1', kind: 'Pod', metadata: { name: 'p', namespace: 'default', ...metadata }, spec: { containers: [{ name: 'app', image: 'app:1' }], ...spec } };
+  return {
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { name: 'p', namespace: 'default', ...metadata },
+    spec: { containers: [{ name: 'app', image: 'app:1' }], ...spec },
+  };
 }
 
 function thrown(run: () => unknown): InjectionError {
@@ -19,7 +33,11 @@ function thrown(run: () => unknown): InjectionError {
 }
 
 describe('required: the reference order', () => {
-  const selectors = { policy: 'enabled', neverInjectSelector: [{ matchLabels: { never: 'yes' } }], alwaysInjectSelector: [{ matchExpressions: [{ key: 'always', operator: 'Exists' as const }] }] };
+  const selectors = {
+    policy: 'enabled',
+    neverInjectSelector: [{ matchLabels: { never: 'yes' } }],
+    alwaysInjectSelector: [{ matchExpressions: [{ key: 'always', operator: 'Exists' as const }] }],
+  };
   const injector = compileInjector({ ...builtinConfig(), ...selectors });
   const disabled = compileInjector({ ...builtinConfig(), ...selectors, policy: 'disabled' });
 
@@ -27,13 +45,37 @@ describe('required: the reference order', () => {
     ['host networking wins over an explicit yes', injector, pod({ labels: { 'sidecar.mesh.io/inject': 'true' } }, { hostNetwork: true }), 'default', false],
     ['an ignored namespace wins over an explicit yes', injector, pod({ annotations: { 'sidecar.mesh.io/inject': 'true' } }), 'kube-system', false],
     ['local-path-storage is ignored', injector, pod(), 'local-path-storage', false],
-    ['the label wins over the annotation (label false)', injector, pod({ labels: { 'sidecar.mesh.io/inject': 'false' }, annotations: { 'sidecar.mesh.io/inject': 'true' } }), 'default', false],
-    ['the label wins over the annotation (label true)', disabled, pod({ labels: { 'sidecar.mesh.io/inject': 'true' }, annotations: { 'sidecar.mesh.io/inject': 'false' } }), 'default', true],
-    ['a label other than true/false falls through to the annotation', disabled, pod({ labels: { 'sidecar.mesh.io/inject': 'maybe' }, annotations: { 'sidecar.mesh.io/inject': 'yes' } }), 'default', true],
+    [
+      'the label wins over the annotation (label false)',
+      injector,
+      pod({ labels: { 'sidecar.mesh.io/inject': 'false' }, annotations: { 'sidecar.mesh.io/inject': 'true' } }),
+      'default',
+      false,
+    ],
+    [
+      'the label wins over the annotation (label true)',
+      disabled,
+      pod({ labels: { 'sidecar.mesh.io/inject': 'true' }, annotations: { 'sidecar.mesh.io/inject': 'false' } }),
+      'default',
+      true,
+    ],
+    [
+      'a label other than true/false falls through to the annotation',
+      disabled,
+      pod({ labels: { 'sidecar.mesh.io/inject': 'maybe' }, annotations: { 'sidecar.mesh.io/inject': 'yes' } }),
+      'default',
+      true,
+    ],
     ['annotation y', disabled, pod({ annotations: { 'sidecar.mesh.io/inject': 'y' } }), 'default', true],
     ['annotation On (any case)', disabled, pod({ annotations: { 'sidecar.mesh.io/inject': 'On' } }), 'default', true],
     ['annotation anything else means no', injector, pod({ annotations: { 'sidecar.mesh.io/inject': 'nope' } }), 'default', false],
-    ['an explicit yes wins over neverInjectSelector', injector, pod({ labels: { never: 'yes' }, annotations: { 'sidecar.mesh.io/inject': 'true' } }), 'default', true],
+    [
+      'an explicit yes wins over neverInjectSelector',
+      injector,
+      pod({ labels: { never: 'yes' }, annotations: { 'sidecar.mesh.io/inject': 'true' } }),
+      'default',
+      true,
+    ],
     ['neverInjectSelector before alwaysInjectSelector', injector, pod({ labels: { never: 'yes', always: '' } }), 'default', false],
     ['alwaysInjectSelector over a disabled policy', disabled, pod({ labels: { always: '' } }), 'default', true],
     ['policy enabled', injector, pod(), 'default', true],
@@ -63,12 +105,20 @@ describe('annotation validation', () => {
     expect(failures).toContain("invalid value 'BOGUS' for annotation 'sidecar.mesh.io/interceptionMode': interceptionMode invalid, use REDIRECT,TPROXY,NONE");
     expect(failures).toContain("invalid value 'sure' for annotation 'sidecar.mesh.io/enableCoreDump': strconv.ParseBool: parsing \"sure\": invalid syntax");
     expect(failures).toContain("invalid value '70000' for annotation 'status.sidecar.mesh.io/port': port number 70000 must be in the range 1..65535");
-    expect(failures).toContain("invalid value '10.0.0.0/33' for annotation 'traffic.sidecar.mesh.io/includeOutboundIPRanges': failed parsing cidr '10.0.0.0/33': invalid CIDR address: 10.0.0.0/33");
-    expect(failures.find((failure) => failure.includes("'proxy.mesh.io/config'"))).toMatch(/^invalid value 'concurrency: lots' for annotation 'proxy.mesh.io\/config': concurrency: /);
+    expect(failures).toContain(
+      "invalid value '10.0.0.0/33' for annotation 'traffic.sidecar.mesh.io/includeOutboundIPRanges': failed parsing cidr '10.0.0.0/33': invalid CIDR address: 10.0.0.0/33",
+    );
+    expect(failures.find((failure) => failure.includes("'proxy.mesh.io/config'"))).toMatch(
+      /^invalid value 'concurrency: lots' for annotation 'proxy.mesh.io\/config': concurrency: /,
+    );
   });
 
   test('valid values pass, wildcards included', () => {
-    const annotations = { 'traffic.sidecar.mesh.io/includeOutboundIPRanges': '*', 'traffic.sidecar.mesh.io/includeInboundPorts': '*', 'traffic.sidecar.mesh.io/excludeOutboundIPRanges': 'fd00::/8,10.1.0.0/16' };
+    const annotations = {
+      'traffic.sidecar.mesh.io/includeOutboundIPRanges': '*',
+      'traffic.sidecar.mesh.io/includeInboundPorts': '*',
+      'traffic.sidecar.mesh.io/excludeOutboundIPRanges': 'fd00::/8,10.1.0.0/16',
+    };
     expect(() => builtinInjector().inject({ pod: pod({ annotations }), namespace: 'default', meshConfig: meshConfigWith() })).not.toThrow();
   });
 });
@@ -92,23 +142,34 @@ describe('templates', () => {
 
   test('an unknown helper fails the injection', () => {
     const injector = compileInjector(configWith({ sidecar: 'spec: {{noSuchHelper 1}}\n' }));
-    expect(() => injector.inject({ pod: pod(), namespace: 'default', meshConfig: meshConfigWith() })).toThrow(/^failed to run injection template: Missing helper: "noSuchHelper"/);
+    expect(() => injector.inject({ pod: pod(), namespace: 'default', meshConfig: meshConfigWith() })).toThrow(
+      /^failed to run injection template: Missing helper: "noSuchHelper"/,
+    );
   });
 
   test('a template that renders no YAML object fails', () => {
     const injector = compileInjector(configWith({ sidecar: '- a list\n' }));
-    expect(() => injector.inject({ pod: pod(), namespace: 'default', meshConfig: meshConfigWith() })).toThrow('failed to run injection template: the template did not render a YAML object');
+    expect(() => injector.inject({ pod: pod(), namespace: 'default', meshConfig: meshConfigWith() })).toThrow(
+      'failed to run injection template: the template did not render a YAML object',
+    );
   });
 
   test('aliases name several templates; env reads the given environment only', () => {
-    const config = { ...configWith({ a: 'metadata:\n  labels:\n    a: {{toJson (env "A" "unset")}}\n', b: 'metadata:\n  labels:\n    b: "yes"\n' }), aliases: { both: ['a', 'b'] } };
+    const config = {
+      ...configWith({ a: 'metadata:\n  labels:\n    a: {{toJson (env "A" "unset")}}\n', b: 'metadata:\n  labels:\n    b: "yes"\n' }),
+      aliases: { both: ['a', 'b'] },
+    };
     const injector = compileInjector(config, { env: { A: 'from-env' } });
     const injected = injector.inject({ pod: pod({ annotations: { 'inject.mesh.io/templates': 'both' } }), namespace: 'default', meshConfig: meshConfigWith() });
     expect((injected['metadata'] as Record<string, unknown>)['labels']).toEqual({ a: 'from-env', b: 'yes' });
   });
 
   test('grpc-agent gives each app container the bootstrap and no capture', () => {
-    const injected = builtinInjector().inject({ pod: pod({ annotations: { 'inject.mesh.io/templates': 'grpc-agent' } }), namespace: 'default', meshConfig: meshConfigWith() });
+    const injected = builtinInjector().inject({
+      pod: pod({ annotations: { 'inject.mesh.io/templates': 'grpc-agent' } }),
+      namespace: 'default',
+      meshConfig: meshConfigWith(),
+    });
     const spec = injected['spec'] as { containers: { name: string; env?: { name: string; value?: string }[] }[]; initContainers?: unknown };
     expect(spec.initContainers).toBeUndefined();
     expect(spec.containers.map((c) => c.name)).toEqual(['app', 'mesh-proxy']);
@@ -135,11 +196,16 @@ describe('inject', () => {
   });
 
   test('the proxy image override applies unless the pod names a full image', () => {
-    const image = (p: Pod): unknown => ((p['spec'] as Record<string, unknown>)['containers'] as { name: string; image: string }[]).find((c) => c.name === 'mesh-proxy')?.image;
+    const image = (p: Pod): unknown =>
+      ((p['spec'] as Record<string, unknown>)['containers'] as { name: string; image: string }[]).find((c) => c.name === 'mesh-proxy')?.image;
     const injector = builtinInjector();
-    expect(image(injector.inject({ pod: pod(), namespace: 'default', meshConfig: meshConfigWith(), proxyImage: 'r.example/proxy:9' }))).toBe('r.example/proxy:9');
+    expect(image(injector.inject({ pod: pod(), namespace: 'default', meshConfig: meshConfigWith(), proxyImage: 'r.example/proxy:9' }))).toBe(
+      'r.example/proxy:9',
+    );
     const named = pod({ annotations: { 'sidecar.mesh.io/proxyImage': 'mine.example/proxy:1' } });
-    expect(image(injector.inject({ pod: named, namespace: 'default', meshConfig: meshConfigWith(), proxyImage: 'r.example/proxy:9' }))).toBe('mine.example/proxy:1');
+    expect(image(injector.inject({ pod: named, namespace: 'default', meshConfig: meshConfigWith(), proxyImage: 'r.example/proxy:9' }))).toBe(
+      'mine.example/proxy:1',
+    );
   });
 
   test('injectionPatch: RFC 6902 operations from the original to the injected pod, managed fields left out', () => {
@@ -154,14 +220,23 @@ describe('inject', () => {
   test('injection copies what it changes and writes nothing it is given: a pod frozen all the way down injects the same, twice', () => {
     const input = pod(
       { labels: { app: 'reviews' }, annotations: { 'prometheus.io/scrape': 'true', 'traffic.sidecar.mesh.io/excludeInboundPorts': '9090' } },
-      { containers: [{ name: 'app', image: 'app:1', ports: [{ name: 'http', containerPort: 8080 }], readinessProbe: { httpGet: { path: '/ready', port: 'http' } } }], securityContext: { runAsUser: 1000 }, volumes: [{ name: 'v', emptyDir: {} }] },
+      {
+        containers: [
+          { name: 'app', image: 'app:1', ports: [{ name: 'http', containerPort: 8080 }], readinessProbe: { httpGet: { path: '/ready', port: 'http' } } },
+        ],
+        securityContext: { runAsUser: 1000 },
+        volumes: [{ name: 'v', emptyDir: {} }],
+      },
     );
     const injector = builtinInjector();
     const expected = builtinInjector().inject({ pod: structuredClone(input), namespace: 'default', meshConfig: meshConfigWith(), urlEnv: { EXTRA: 'x' } });
     const frozen = deepFreeze(structuredClone(input));
-    for (let i = 0; i < 2; i++) expect(injector.inject({ pod: frozen, namespace: 'default', meshConfig: meshConfigWith(), urlEnv: { EXTRA: 'x' } })).toEqual(expected);
+    for (let i = 0; i < 2; i++)
+      expect(injector.inject({ pod: frozen, namespace: 'default', meshConfig: meshConfigWith(), urlEnv: { EXTRA: 'x' } })).toEqual(expected);
     // Re-injecting an injected pod, frozen too.
-    expect(injector.inject({ pod: deepFreeze(structuredClone(expected)), namespace: 'default', meshConfig: meshConfigWith(), urlEnv: { EXTRA: 'x' } })).toEqual(expected);
+    expect(injector.inject({ pod: deepFreeze(structuredClone(expected)), namespace: 'default', meshConfig: meshConfigWith(), urlEnv: { EXTRA: 'x' } })).toEqual(
+      expected,
+    );
   });
 
   test('uninjecting a pod that was never injected changes nothing', () => {
@@ -180,14 +255,25 @@ describe('parseInjectorConfig', () => {
 
   test('defaults: empty config text means enabled, [sidecar], no templates', () => {
     expect(parseInjectorConfig({ config: '', values: '' })).toEqual({
-      policy: 'enabled', defaultTemplates: ['sidecar'], templates: {}, aliases: {}, neverInjectSelector: [], alwaysInjectSelector: [], injectedAnnotations: {}, values: {},
+      policy: 'enabled',
+      defaultTemplates: ['sidecar'],
+      templates: {},
+      aliases: {},
+      neverInjectSelector: [],
+      alwaysInjectSelector: [],
+      injectedAnnotations: {},
+      values: {},
     });
   });
 
   test.each([
     ['config not YAML', { config: 'policy: [', values: '{}' }, /^injector config key "config": not YAML: /],
     ['a template that is not text', { config: 'templates:\n  sidecar: [1]\n', values: '{}' }, /^injector config key "config": templates\.sidecar: /],
-    ['a selector with an unknown operator', { config: 'neverInjectSelector:\n- matchExpressions:\n  - {key: a, operator: Maybe}\n', values: '{}' }, /neverInjectSelector\.0\.matchExpressions\.0\.operator: /],
+    [
+      'a selector with an unknown operator',
+      { config: 'neverInjectSelector:\n- matchExpressions:\n  - {key: a, operator: Maybe}\n', values: '{}' },
+      /neverInjectSelector\.0\.matchExpressions\.0\.operator: /,
+    ],
     ['values not JSON', { config: '', values: '{' }, /^injector config key "values": not JSON: /],
     ['values not an object', { config: '', values: '[]' }, 'injector config key "values": must be a JSON object'],
   ])('%s', (_name, text, message) => {

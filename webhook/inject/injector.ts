@@ -176,7 +176,13 @@ function withNamespace(pod: Pod, namespace: string): Pod {
 /** `inject.mesh.io/templates` (aliases expanded), else the config's defaults; an unknown name fails. */
 function selectTemplates(config: InjectorConfig, annotations: Readonly<Record<string, string>>, known: readonly string[]): string[] {
   const requested = annotations[ANNOTATIONS.templates];
-  const names = requested === undefined ? [...config.defaultTemplates] : requested.split(',').map((name) => name.trim()).filter((name) => name !== '');
+  const names =
+    requested === undefined
+      ? [...config.defaultTemplates]
+      : requested
+          .split(',')
+          .map((name) => name.trim())
+          .filter((name) => name !== '');
   const resolved = names.flatMap((name) => config.aliases[name] ?? [name]);
   for (const name of resolved) {
     if (!known.includes(name)) throw new InjectionError('injection-template-not-found', `requested template "${name}" not found; have ${known.join(', ')}`);
@@ -192,7 +198,8 @@ function renderOverlay(render: (data: TemplateData) => string, data: TemplateDat
     throw new InjectionError('injection-template-failed', `failed to run injection template: ${errorMessage(error)}`, { cause: error });
   }
   if (overlay === null || overlay === undefined) return {};
-  if (!isPlainObject(overlay)) throw new InjectionError('injection-template-failed', 'failed to run injection template: the template did not render a YAML object');
+  if (!isPlainObject(overlay))
+    throw new InjectionError('injection-template-failed', 'failed to run injection template: the template did not render a YAML object');
   return overlay;
 }
 

@@ -101,26 +101,37 @@ const labelValues: Record<string, readonly string[]> = {
   'pod-template-hash': ['abc', 'def'],
 };
 const pick = (table: Record<string, readonly string[]>): fc.Arbitrary<Record<string, string>> =>
-  fc.subarray(Object.keys(table)).chain((keys) => fc.tuple(...keys.map((key) => fc.constantFrom(...(table[key] as string[])))).map((values) => Object.fromEntries(keys.map((key, i) => [key, values[i] as string]))));
-const containerArb = fc.record({
-  name: fc.constantFrom('app', 'cache', 'mesh-proxy'),
-  image: fc.constantFrom('x/app:1', 'auto'),
-  ports: fc.array(fc.record({ containerPort: fc.constantFrom(80, 8080, 9090), name: fc.constantFrom('http', 'grpc') }), { maxLength: 2 }),
-  readinessProbe: fc.option(fc.record({ httpGet: fc.record({ path: fc.constantFrom('/ready', '/'), port: fc.constantFrom(80, 8080) }) }), { nil: undefined }),
-  securityContext: fc.option(fc.record({ runAsUser: fc.constantFrom(1000, 1337) }), { nil: undefined }),
-}, { requiredKeys: ['name', 'image'] });
-const podArb: fc.Arbitrary<Pod> = fc.record({
-  labels: pick(labelValues),
-  annotations: pick(annotationValues),
-  name: fc.constantFrom('', 'pod-a', 'pod-b'),
-  serviceAccountName: fc.constantFrom('default', 'reviews'),
-  containers: fc.uniqueArray(containerArb, { minLength: 1, maxLength: 3, selector: (c) => c.name }),
-}).map(({ labels, annotations, name, serviceAccountName, containers }) => ({
-  apiVersion: 'v1',
-  kind: 'Pod',
-  metadata: { ...(name === '' ? { generateName: 'reviews-v1-abc-' } : { name }), namespace: 'foo', labels, annotations },
-  spec: { serviceAccountName, containers },
-}));
+  fc
+    .subarray(Object.keys(table))
+    .chain((keys) =>
+      fc
+        .tuple(...keys.map((key) => fc.constantFrom(...(table[key] as string[]))))
+        .map((values) => Object.fromEntries(keys.map((key, i) => [key, values[i] as string]))),
+    );
+const containerArb = fc.record(
+  {
+    name: fc.constantFrom('app', 'cache', 'mesh-proxy'),
+    image: fc.constantFrom('x/app:1', 'auto'),
+    ports: fc.array(fc.record({ containerPort: fc.constantFrom(80, 8080, 9090), name: fc.constantFrom('http', 'grpc') }), { maxLength: 2 }),
+    readinessProbe: fc.option(fc.record({ httpGet: fc.record({ path: fc.constantFrom('/ready', '/'), port: fc.constantFrom(80, 8080) }) }), { nil: undefined }),
+    securityContext: fc.option(fc.record({ runAsUser: fc.constantFrom(1000, 1337) }), { nil: undefined }),
+  },
+  { requiredKeys: ['name', 'image'] },
+);
+const podArb: fc.Arbitrary<Pod> = fc
+  .record({
+    labels: pick(labelValues),
+    annotations: pick(annotationValues),
+    name: fc.constantFrom('', 'pod-a', 'pod-b'),
+    serviceAccountName: fc.constantFrom('default', 'reviews'),
+    containers: fc.uniqueArray(containerArb, { minLength: 1, maxLength: 3, selector: (c) => c.name }),
+  })
+  .map(({ labels, annotations, name, serviceAccountName, containers }) => ({
+    apiVersion: 'v1',
+    kind: 'Pod',
+    metadata: { ...(name === '' ? { generateName: 'reviews-v1-abc-' } : { name }), namespace: 'foo', labels, annotations },
+    spec: { serviceAccountName, containers },
+  }));
 
 /** A pod and variants of it that each change one thing: most renders of a warm injector are then remembered ones. */
 const variantsArb: fc.Arbitrary<Pod[]> = fc
@@ -129,7 +140,11 @@ const variantsArb: fc.Arbitrary<Pod[]> = fc
     fc.array(
       fc.oneof(
         fc.tuple(fc.constant('label' as const), fc.constantFrom(...Object.keys(labelValues)), fc.constantFrom('', 'other', 'v3')),
-        fc.tuple(fc.constant('annotation' as const), fc.constantFrom(...Object.keys(annotationValues)), fc.constantFrom('', ...Object.values(annotationValues).flat())),
+        fc.tuple(
+          fc.constant('annotation' as const),
+          fc.constantFrom(...Object.keys(annotationValues)),
+          fc.constantFrom('', ...Object.values(annotationValues).flat()),
+        ),
         fc.tuple(fc.constant('port' as const), fc.constantFrom('0', '1'), fc.constantFrom('80', '9080')),
       ),
       { minLength: 1, maxLength: 8 },
@@ -138,7 +153,10 @@ const variantsArb: fc.Arbitrary<Pod[]> = fc
   .map(([base, changes]) => [
     base,
     ...changes.map(([what, key, value]) => {
-      const pod = structuredClone(base) as { metadata: { labels: Record<string, string>; annotations: Record<string, string> }; spec: { containers: { ports?: { containerPort: number }[] }[] } };
+      const pod = structuredClone(base) as {
+        metadata: { labels: Record<string, string>; annotations: Record<string, string> };
+        spec: { containers: { ports?: { containerPort: number }[] }[] };
+      };
       if (what === 'label') pod.metadata.labels[key] = value;
       else if (what === 'annotation') {
         if (value === '') delete pod.metadata.annotations[key];

@@ -204,7 +204,12 @@ function resolve(data: object, path: Path): unknown {
 /** Whether `read` gives the same answer on `target`, the object at its path in the new data. */
 function holds(read: Read, target: unknown): boolean {
   if (typeof target !== 'object' || target === null) return false;
-  if (read.kind === 'keys') return Reflect.ownKeys(target).filter((k) => typeof k === 'string').join('\u0000') === read.keys;
+  if (read.kind === 'keys')
+    return (
+      Reflect.ownKeys(target)
+        .filter((k) => typeof k === 'string')
+        .join('\u0000') === read.keys
+    );
   const key = read.key;
   switch (read.kind) {
     case 'has':

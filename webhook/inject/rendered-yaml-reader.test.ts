@@ -61,21 +61,28 @@ describe('the rendered YAML reader', () => {
   });
 
   test('any sequence of small edits reads as full parses do', () => {
-    const base = pod('reviews', '15001', '    ports:\n    - containerPort: 15090\n      name: "http-envoy-prom"\n  volumes:\n  - name: "mesh-envoy"\n    emptyDir: {}\n');
+    const base = pod(
+      'reviews',
+      '15001',
+      '    ports:\n    - containerPort: 15090\n      name: "http-envoy-prom"\n  volumes:\n  - name: "mesh-envoy"\n    emptyDir: {}\n',
+    );
     const lines = base.split('\n');
     const replacement = fc.constantFrom('"x"', '"y\\"z"', 'plain', '12', '1.5', 'true', '~', '"a: b"', '[1, 2]', '{a: 1}', '|', '&x y', '*x', '- z', '"', ' ');
     const editArb = fc.array(fc.tuple(fc.nat(lines.length - 1), replacement, fc.boolean()), { maxLength: 3 });
     fc.assert(
       fc.property(fc.array(editArb, { minLength: 1, maxLength: 6 }), (edits) => {
-        const texts = [base, ...edits.map((changes) => {
-          const copy = [...lines];
-          for (const [at, value, asValue] of changes) {
-            const line = copy[at] as string;
-            const colon = line.lastIndexOf(': ');
-            copy[at] = asValue && colon >= 0 ? `${line.slice(0, colon + 2)}${value}` : `${line}${value}`;
-          }
-          return copy.join('\n');
-        })];
+        const texts = [
+          base,
+          ...edits.map((changes) => {
+            const copy = [...lines];
+            for (const [at, value, asValue] of changes) {
+              const line = copy[at] as string;
+              const colon = line.lastIndexOf(': ');
+              copy[at] = asValue && colon >= 0 ? `${line.slice(0, colon + 2)}${value}` : `${line}${value}`;
+            }
+            return copy.join('\n');
+          }),
+        ];
         const parsable = texts.filter((text) => {
           try {
             parseRenderedYaml(text);

@@ -26,11 +26,13 @@ export function workloadMetaOf(pod: Pod, namespace: string): WorkloadMeta {
   const labels = stringMap(metadata['labels']);
   if (kind === 'ReplicaSet') {
     const hash = labels['pod-template-hash'];
-    if (hash !== undefined && name.endsWith(`-${hash}`)) return { name: name.slice(0, -(hash.length + 1)), namespace, kind: 'Deployment', apiVersion: 'apps/v1' };
+    if (hash !== undefined && name.endsWith(`-${hash}`))
+      return { name: name.slice(0, -(hash.length + 1)), namespace, kind: 'Deployment', apiVersion: 'apps/v1' };
   }
   if (kind === 'ReplicationController') {
     const deploymentConfig = labels['deploymentconfig'];
-    if (deploymentConfig !== undefined && deploymentConfig !== '') return { name: deploymentConfig, namespace, kind: 'DeploymentConfig', apiVersion: 'apps.openshift.io/v1' };
+    if (deploymentConfig !== undefined && deploymentConfig !== '')
+      return { name: deploymentConfig, namespace, kind: 'DeploymentConfig', apiVersion: 'apps.openshift.io/v1' };
   }
   if (kind === 'Job') {
     const run = CRON_JOB_RUN.exec(name);

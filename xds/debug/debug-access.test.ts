@@ -26,11 +26,14 @@ const LOCAL = '127.0.0.1';
 function get(target: FastifyInstance, url: string, token?: string, from = REMOTE): Promise<{ statusCode: number; body: string }> {
   const { port } = target.server.address() as AddressInfo;
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ host: LOCAL, port, path: url, localAddress: from, headers: token ? { authorization: `Bearer ${token}` } : {} }, (response) => {
-      let body = '';
-      response.on('data', (chunk: Buffer) => (body += chunk.toString()));
-      response.on('end', () => resolve({ statusCode: response.statusCode ?? 0, body }));
-    });
+    const request = httpRequest(
+      { host: LOCAL, port, path: url, localAddress: from, headers: token ? { authorization: `Bearer ${token}` } : {} },
+      (response) => {
+        let body = '';
+        response.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        response.on('end', () => resolve({ statusCode: response.statusCode ?? 0, body }));
+      },
+    );
     request.on('error', reject);
     request.end();
   });

@@ -8,7 +8,8 @@ import type { ResponseSender } from '../response-sender.js';
 import type { SotwRequestView } from '../should-respond.js';
 import type { XdsConnection } from '../xds-connection.js';
 
-const DEBUG_AUTHENTICATION_REQUIRED = 'authentication required: debug information is served to authenticated streams only (the TLS port, or the plain-text one with XDS_AUTH_PLAINTEXT)';
+const DEBUG_AUTHENTICATION_REQUIRED =
+  'authentication required: debug information is served to authenticated streams only (the TLS port, or the plain-text one with XDS_AUTH_PLAINTEXT)';
 
 export interface DebugRequestsOptions {
   source: DebugSource;
@@ -64,7 +65,10 @@ export function newDebugRequests(options: DebugRequestsOptions): DebugRequests {
       const path = question < 0 ? name : name.slice(0, question);
       const query = new URLSearchParams(question < 0 ? '' : name.slice(question + 1));
       if (!isDebugPath(path)) {
-        con.abort(status.INVALID_ARGUMENT, `unknown debug resource "${name}": one of syncz, adsz, push_status, config_dump?proxyID=<pod>.<namespace>, config_distribution?resource=<Kind>/<namespace>/<name>`);
+        con.abort(
+          status.INVALID_ARGUMENT,
+          `unknown debug resource "${name}": one of syncz, adsz, push_status, config_dump?proxyID=<pod>.<namespace>, config_distribution?resource=<Kind>/<namespace>/<name>`,
+        );
         return;
       }
       const reader = options.debugReader(con.identities);

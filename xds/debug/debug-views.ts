@@ -76,7 +76,8 @@ export function debugView(source: DebugSource, path: DebugPath, query: URLSearch
     }
     case 'config_distribution': {
       const resource = query.get('resource');
-      if (!resource) return { status: 400, body: { error: 'you must provide a resource query parameter: <Kind>/<namespace>/<name>, e.g. VirtualService/default/bookinfo' } };
+      if (!resource)
+        return { status: 400, body: { error: 'you must provide a resource query parameter: <Kind>/<namespace>/<name>, e.g. VirtualService/default/bookinfo' } };
       // `<group>/<version>/<Kind>/<ns>/<name>` is accepted too, as the reference's clients send it.
       const key = resource.split('/').slice(-3).join('/');
       const distribution = source.configDistribution(key);

@@ -8,7 +8,13 @@ describe('the config distribution ledger', () => {
     const ledger = newDistributionLedger({ retentionMs: 60_000 }, clock);
     ledger.record('v1', new Map([['VirtualService/foo/vs', '1']]));
     clock.advance(30_000);
-    ledger.record('v2', new Map([['VirtualService/foo/vs', '2'], ['DestinationRule/foo/dr', '4']]));
+    ledger.record(
+      'v2',
+      new Map([
+        ['VirtualService/foo/vs', '2'],
+        ['DestinationRule/foo/dr', '4'],
+      ]),
+    );
     expect(ledger.generationAt('v1', 'VirtualService/foo/vs')).toBe('1');
     expect(ledger.generationAt('v1', 'DestinationRule/foo/dr')).toBe('');
     expect(ledger.generationAt('v2', 'DestinationRule/foo/dr')).toBe('4');

@@ -45,7 +45,12 @@ export function newResourceEncoder(options: ResourceEncoderOptions): ResourceEnc
   const lists = new PushScoped<EncodedList>();
   const sharedLists = new SharedResponseLists();
 
-  const encodeAll = (typeUrl: string, resources: readonly NamedResource[], push: PushIdentity, onError: ErrorReport): { list: EncodedList; failed: boolean } => {
+  const encodeAll = (
+    typeUrl: string,
+    resources: readonly NamedResource[],
+    push: PushIdentity,
+    onError: ErrorReport,
+  ): { list: EncodedList; failed: boolean } => {
     const encoded: EncodedResource[] = [];
     let bytes = 0;
     let failed = false;

@@ -5,7 +5,11 @@ import { SharedResponseLists } from './shared-response-lists.js';
 const TYPE = 'type.googleapis.com/envoy.config.cluster.v3.Cluster';
 
 function resources(count: number, prefix = 'r'): EncodedResource[] {
-  return Array.from({ length: count }, (_, i) => ({ name: `${prefix}${i}`, version: `${prefix}${i}-version`, any: { type_url: TYPE, value: Uint8Array.of(i % 256) } }));
+  return Array.from({ length: count }, (_, i) => ({
+    name: `${prefix}${i}`,
+    version: `${prefix}${i}-version`,
+    any: { type_url: TYPE, value: Uint8Array.of(i % 256) },
+  }));
 }
 
 describe('lists of encoded resources shared by the responses that send them alike', () => {

@@ -14,7 +14,8 @@ export function discoveryMessageCodecs(): MessageCodecs {
   return {
     serializer(type, generic) {
       if (type.fullName === '.envoy.service.discovery.v3.DiscoveryResponse') return (value) => fast.sotw(value as Record<string, unknown>) ?? generic(value);
-      if (type.fullName === '.envoy.service.discovery.v3.DeltaDiscoveryResponse') return (value) => fast.delta(value as Record<string, unknown>) ?? generic(value);
+      if (type.fullName === '.envoy.service.discovery.v3.DeltaDiscoveryResponse')
+        return (value) => fast.delta(value as Record<string, unknown>) ?? generic(value);
       return generic;
     },
     requestDeserializer(type: protobuf.Type, generic) {

@@ -77,7 +77,10 @@ describe('the delta discovery client against the daemon', () => {
     const { client, next, proxyId } = start();
     const clusters = await next(0);
     expect(names(clusters)).toEqual(['a', 'b']);
-    expect(client.decode(clusters).resources.map((resource) => resource.resource)).toEqual([expect.objectContaining({ name: 'a', type: 'EDS' }), expect.objectContaining({ name: 'b', type: 'EDS' })]);
+    expect(client.decode(clusters).resources.map((resource) => resource.resource)).toEqual([
+      expect.objectContaining({ name: 'a', type: 'EDS' }),
+      expect.objectContaining({ name: 'b', type: 'EDS' }),
+    ]);
     await waitFor(() => acked(env.discovery.findConnection(proxyId), CLUSTER_TYPE), { description: 'CDS ACKed' });
     expect(env.discovery.findConnection(proxyId)?.watches.get(CLUSTER_TYPE)?.wildcard).toBe(true);
 
@@ -120,7 +123,9 @@ describe('the delta discovery client against the daemon', () => {
     const expired = await metricValue(env.metrics, 'pilot_xds_expired_nonce', { type: 'cds' });
     const watch = env.discovery.findConnection(proxyId)?.watches.get(CLUSTER_TYPE);
     client.ack(first);
-    await waitFor(async () => (await metricValue(env.metrics, 'pilot_xds_expired_nonce', { type: 'cds' })) === expired + 1, { description: 'the stale nonce counted' });
+    await waitFor(async () => (await metricValue(env.metrics, 'pilot_xds_expired_nonce', { type: 'cds' })) === expired + 1, {
+      description: 'the stale nonce counted',
+    });
     expect(env.discovery.findConnection(proxyId)?.watches.get(CLUSTER_TYPE)).toEqual(watch);
     expect(watch).toMatchObject({ nonceSent: pushed.nonce, nonceAcked: first.nonce, lastError: 'cluster d: no' });
   });

@@ -193,7 +193,8 @@ export function newDeltaDiscoveryClient(options: DeltaDiscoveryClientOptions): D
       for (const { name, version, resource } of response.resources) {
         if (!isWanted(response.type_url, name)) continue;
         if (!resource) throw new MeshError('invalid-xds-resource', `resource ${name} has no body`);
-        if (resource.type_url !== response.type_url) throw new MeshError('invalid-xds-resource', `resource ${name} is a ${resource.type_url}, not a ${response.type_url}`);
+        if (resource.type_url !== response.type_url)
+          throw new MeshError('invalid-xds-resource', `resource ${name} is a ${resource.type_url}, not a ${response.type_url}`);
         resources.push({ name, version, resource: protos.decodeAny(resource) });
       }
       return { resources, removed: [...response.removed_resources] };

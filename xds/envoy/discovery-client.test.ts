@@ -6,7 +6,14 @@ import { ADS_SERVICE, SDS_SERVICE, loadEnvoyProtos } from './envoy-protos.js';
 import { newRawDiscoveryCodec } from './raw-discovery-codec.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, SECRET_TYPE } from './type-urls.js';
 
-type Request = Record<string, unknown> & { type_url: string; version_info: string; response_nonce: string; resource_names: string[]; node: { id: string } | null; error_detail: { code: number; message: string } | null };
+type Request = Record<string, unknown> & {
+  type_url: string;
+  version_info: string;
+  response_nonce: string;
+  resource_names: string[];
+  node: { id: string } | null;
+  error_detail: { code: number; message: string } | null;
+};
 type Stream = ServerDuplexStream<Request, object>;
 
 const protos = loadEnvoyProtos();
@@ -40,7 +47,9 @@ beforeAll(async () => {
   };
   server.addService(protos.serviceDefinition(ADS_SERVICE), { StreamAggregatedResources: record });
   server.addService(protos.serviceDefinition(SDS_SERVICE), { StreamSecrets: record });
-  port = await new Promise<number>((resolve, reject) => server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+  port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
+  );
 });
 
 afterEach(() => {
@@ -69,8 +78,19 @@ function start(options: Partial<DiscoveryClientOptions>): { client: DiscoveryCli
 
 describe('the discovery client', () => {
   test('subscribes, ACKs with the new version, NACKs keeping the last one, and follows names', async () => {
-    const { client, responses } = start({ initial: [[CLUSTER_TYPE, []], [LISTENER_TYPE, []]] });
-    expect(await request(0, 0)).toMatchObject({ type_url: CLUSTER_TYPE, resource_names: [], version_info: '', response_nonce: '', node: { id: 'sidecar~10.0.0.1~a.ns~ns.svc.cluster.local' } });
+    const { client, responses } = start({
+      initial: [
+        [CLUSTER_TYPE, []],
+        [LISTENER_TYPE, []],
+      ],
+    });
+    expect(await request(0, 0)).toMatchObject({
+      type_url: CLUSTER_TYPE,
+      resource_names: [],
+      version_info: '',
+      response_nonce: '',
+      node: { id: 'sidecar~10.0.0.1~a.ns~ns.svc.cluster.local' },
+    });
     expect(await request(0, 1)).toMatchObject({ type_url: LISTENER_TYPE, resource_names: [] });
     const stream = streams[0]!.call;
     stream.write({ version_info: 'v1', type_url: CLUSTER_TYPE, nonce: 'n1', resources: [cluster('a')] });
@@ -83,7 +103,12 @@ describe('the discovery client', () => {
     expect(await request(0, 3)).toMatchObject({ type_url: ENDPOINT_TYPE, resource_names: ['a'], version_info: '', response_nonce: '' });
     stream.write({ version_info: 'v2', type_url: CLUSTER_TYPE, nonce: 'n2', resources: [cluster('b')] });
     client.nack(await until(() => responses[1], 'the second response'), 'cluster b: no');
-    expect(await request(0, 4)).toMatchObject({ type_url: CLUSTER_TYPE, version_info: 'v1', response_nonce: 'n2', error_detail: { code: 3, message: 'cluster b: no' } });
+    expect(await request(0, 4)).toMatchObject({
+      type_url: CLUSTER_TYPE,
+      version_info: 'v1',
+      response_nonce: 'n2',
+      error_detail: { code: 3, message: 'cluster b: no' },
+    });
     expect(streams[0]!.requests).toHaveLength(5);
   });
 
@@ -105,7 +130,9 @@ describe('the discovery client', () => {
     const sizes = [300, 1, 2000, 5, 300];
     const names = (count: number, round: number) => Array.from({ length: count }, (_, i) => `outbound|80||svc-${round}-${i}.ns.svc.cluster.local`);
     // All written in one turn of the event loop, a large response before a smaller one and after it.
-    sizes.forEach((count, round) => streams[0]!.call.write({ version_info: `v${round}`, type_url: CLUSTER_TYPE, nonce: `n${round}`, resources: names(count, round).map(cluster) }));
+    sizes.forEach((count, round) =>
+      streams[0]!.call.write({ version_info: `v${round}`, type_url: CLUSTER_TYPE, nonce: `n${round}`, resources: names(count, round).map(cluster) }),
+    );
     await until(() => responses[sizes.length - 1], 'every response');
     sizes.forEach((count, round) => {
       expect(responses[round]).toMatchObject({ version_info: `v${round}`, nonce: `n${round}` });

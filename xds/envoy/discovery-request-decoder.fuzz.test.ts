@@ -20,7 +20,10 @@ const piece = fc.oneof(
   { weight: 4, arbitrary: fc.constant<Buffer>(Buffer.concat(baseNames.map((name) => lengthDelimitedField(3, Buffer.from(name))))) },
   { weight: 3, arbitrary: fc.string({ maxLength: 40 }).map((name) => lengthDelimitedField(3, Buffer.from(name))) },
   { weight: 2, arbitrary: fc.uint8Array({ maxLength: 12 }).map((bytes) => lengthDelimitedField(3, Buffer.from(bytes))) },
-  { weight: 2, arbitrary: fc.constantFrom(1, 4, 5).chain((number) => fc.string({ maxLength: 30 }).map((text) => lengthDelimitedField(number, Buffer.from(text)))) },
+  {
+    weight: 2,
+    arbitrary: fc.constantFrom(1, 4, 5).chain((number) => fc.string({ maxLength: 30 }).map((text) => lengthDelimitedField(number, Buffer.from(text)))),
+  },
   { weight: 1, arbitrary: fc.uint8Array({ maxLength: 8 }).map((bytes) => Buffer.from(bytes)) },
 );
 
@@ -45,7 +48,10 @@ describe.each([
     const decode = (bytes: Buffer): Record<string, unknown> => method.requestDeserialize(bytes) as Record<string, unknown>;
     const plain = (bytes: Buffer): Record<string, unknown> => type.toObject(type.decode(bytes), RECEIVE);
     // The decoder remembers the subscription once its names were read, as a first request's are.
-    const first = Buffer.concat([lengthDelimitedField(typeUrlField, Buffer.from(ENDPOINT_TYPE)), ...baseNames.map((name) => lengthDelimitedField(3, Buffer.from(name)))]);
+    const first = Buffer.concat([
+      lengthDelimitedField(typeUrlField, Buffer.from(ENDPOINT_TYPE)),
+      ...baseNames.map((name) => lengthDelimitedField(3, Buffer.from(name))),
+    ]);
     expect(decode(first)[property]).toEqual(baseNames);
     fc.assert(
       fc.property(fc.array(piece, { minLength: 1, maxLength: 6 }), fc.nat(), (pieces, cut) => {

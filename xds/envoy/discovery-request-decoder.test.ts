@@ -14,7 +14,13 @@ const plain = (bytes: Buffer): unknown =>
   requestType.toObject(requestType.decode(bytes), { enums: String, longs: Number, defaults: true, arrays: true, objects: true, oneofs: true });
 
 const names = Array.from({ length: 200 }, (_, i) => `outbound|${8000 + (i % 7)}||svc-${i}.ns-${i % 20}.svc.cluster.local`);
-const ack = { version_info: 'v1', node: { id: 'sidecar~10.0.0.1~a.ns~ns.svc.cluster.local' }, resource_names: names, type_url: ENDPOINT_TYPE, response_nonce: 'v1/n' };
+const ack = {
+  version_info: 'v1',
+  node: { id: 'sidecar~10.0.0.1~a.ns~ns.svc.cluster.local' },
+  resource_names: names,
+  type_url: ENDPOINT_TYPE,
+  response_nonce: 'v1/n',
+};
 
 describe('DiscoveryRequest resource names kept encoded', () => {
   test('a large subscription decodes as the plain decoder does, with the names bytes beside it', () => {
@@ -63,7 +69,11 @@ describe('DiscoveryRequest resource names kept encoded', () => {
     expect(decode(encode({ ...ack, resource_names: longer }))['resource_names']).toEqual(longer);
     // And after another field: the plain decoder's reading (every field-3 entry, in order).
     const nameFields = subscription.map((name) => lengthDelimitedField(3, Buffer.from(name)));
-    const split = Buffer.concat([...nameFields, lengthDelimitedField(4, Buffer.from(ENDPOINT_TYPE)), lengthDelimitedField(3, Buffer.from('outbound|80||after.ns.svc.cluster.local'))]);
+    const split = Buffer.concat([
+      ...nameFields,
+      lengthDelimitedField(4, Buffer.from(ENDPOINT_TYPE)),
+      lengthDelimitedField(3, Buffer.from('outbound|80||after.ns.svc.cluster.local')),
+    ]);
     const decoded = decode(split);
     expect(decoded['resource_names']).toEqual([...subscription, 'outbound|80||after.ns.svc.cluster.local']);
     expect(JSON.parse(JSON.stringify(decoded))).toEqual(plain(split));
@@ -148,7 +158,11 @@ describe('DeltaDiscoveryRequest subscriptions kept encoded', () => {
   });
 
   test('an invalid UTF-8 name to subscribe is refused when the request is decoded', () => {
-    const bad = Buffer.concat([lengthDelimitedField(2, Buffer.from(ENDPOINT_TYPE)), ...names.map((name) => lengthDelimitedField(3, Buffer.from(name))), lengthDelimitedField(3, Buffer.from([0x61, 0xc3, 0x28]))]);
+    const bad = Buffer.concat([
+      lengthDelimitedField(2, Buffer.from(ENDPOINT_TYPE)),
+      ...names.map((name) => lengthDelimitedField(3, Buffer.from(name))),
+      lengthDelimitedField(3, Buffer.from([0x61, 0xc3, 0x28])),
+    ]);
     expect(() => plainDelta(bad)).toThrow();
     expect(() => decodeDelta(bad)).toThrow(/utf8|utf-8/i);
   });

@@ -115,7 +115,10 @@ const DELTA_RESOURCE_FIELDS = new Set(['name', 'version', 'resource']);
  * every response that sends the same encoded resource. A response's bytes are valid until the
  * next response is encoded (the serializer of a grpc-js server, which copies them at once).
  */
-export function newDiscoveryResponseEncoder(): { sotw(message: Record<string, unknown>): Buffer | undefined; delta(message: Record<string, unknown>): Buffer | undefined } {
+export function newDiscoveryResponseEncoder(): {
+  sotw(message: Record<string, unknown>): Buffer | undefined;
+  delta(message: Record<string, unknown>): Buffer | undefined;
+} {
   // The resource as field 2 (its tag, length and `Any` body), which it is in both responses and in
   // a delta Resource: a response is then the cached pieces and a few bytes of its own.
   const asFieldTwo = new WeakMap<EncodedAny, Buffer>();

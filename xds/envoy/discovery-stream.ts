@@ -1,4 +1,12 @@
-import { Metadata, makeGenericClientConstructor, type ChannelCredentials, type ChannelOptions, type Client, type ClientDuplexStream, type ServiceDefinition } from '@grpc/grpc-js';
+import {
+  Metadata,
+  makeGenericClientConstructor,
+  type ChannelCredentials,
+  type ChannelOptions,
+  type Client,
+  type ClientDuplexStream,
+  type ServiceDefinition,
+} from '@grpc/grpc-js';
 import { ADS_SERVICE, SDS_SERVICE, type EnvoyProtos } from './envoy-protos.js';
 import { errorMessage } from '../../runtime/index.js';
 import type { RawDiscoveryCodec } from './raw-discovery-codec.js';
@@ -67,7 +75,8 @@ export function newDiscoveryChannel(options: DiscoveryConnectionOptions): Discov
   const Ctor = makeGenericClientConstructor(definition, methods.service);
   const client = new Ctor(options.target, options.credentials, options.channelOptions) as unknown as Client & Record<string, StreamMethod>;
   return {
-    open: <Response>(flavour: StreamFlavour, metadata: Metadata) => (client[methods[flavour]] as StreamMethod)(metadata) as ClientDuplexStream<object, Response>,
+    open: <Response>(flavour: StreamFlavour, metadata: Metadata) =>
+      (client[methods[flavour]] as StreamMethod)(metadata) as ClientDuplexStream<object, Response>,
     close: () => client.close(),
   };
 }

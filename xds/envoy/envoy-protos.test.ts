@@ -61,16 +61,32 @@ describe('loadEnvoyProtos', () => {
 
 describe('encodeAny', () => {
   test('takes the ext_authz filters as the CUSTOM generator writes them, and refuses a misspelt field', () => {
-    const enabled = { filter: 'envoy.filters.http.rbac', path: [{ key: 'mesh_ext_authz_shadow_effective_policy_id' }], value: { string_match: { prefix: 'mesh-ext-authz' } } };
+    const enabled = {
+      filter: 'envoy.filters.http.rbac',
+      path: [{ key: 'mesh_ext_authz_shadow_effective_policy_id' }],
+      value: { string_match: { prefix: 'mesh-ext-authz' } },
+    };
     const http = {
-      http_service: { server_uri: { uri: 'http://authz.foo', cluster: 'outbound|8000||authz.foo', timeout: { seconds: 600 } }, path_prefix: '/check', authorization_request: { headers_to_add: [{ key: 'x-a', value: 'b' }] } },
+      http_service: {
+        server_uri: { uri: 'http://authz.foo', cluster: 'outbound|8000||authz.foo', timeout: { seconds: 600 } },
+        path_prefix: '/check',
+        authorization_request: { headers_to_add: [{ key: 'x-a', value: 'b' }] },
+      },
       status_on_error: { code: 503 },
       transport_api_version: 'V3',
       filter_enabled_metadata: enabled,
     };
     const httpType = 'type.googleapis.com/envoy.extensions.filters.http.ext_authz.v3.ExtAuthz';
-    expect(protos.decodeAny(protos.encodeAny(httpType, http))).toMatchObject({ status_on_error: { code: 'ServiceUnavailable' }, http_service: { server_uri: { timeout: { seconds: '600' } } } });
-    const network = { stat_prefix: 'tcp.', grpc_service: { envoy_grpc: { cluster_name: 'outbound|9000||authz.foo', authority: 'authz.foo' } }, transport_api_version: 'V3', filter_enabled_metadata: { ...enabled, filter: 'envoy.filters.network.rbac' } };
+    expect(protos.decodeAny(protos.encodeAny(httpType, http))).toMatchObject({
+      status_on_error: { code: 'ServiceUnavailable' },
+      http_service: { server_uri: { timeout: { seconds: '600' } } },
+    });
+    const network = {
+      stat_prefix: 'tcp.',
+      grpc_service: { envoy_grpc: { cluster_name: 'outbound|9000||authz.foo', authority: 'authz.foo' } },
+      transport_api_version: 'V3',
+      filter_enabled_metadata: { ...enabled, filter: 'envoy.filters.network.rbac' },
+    };
     expect(protos.decodeAny(protos.encodeAny('type.googleapis.com/envoy.extensions.filters.network.ext_authz.v3.ExtAuthz', network))).toEqual(network);
     expect(() => protos.encodeAny(httpType, { ...http, failure_mode_alow: true })).toThrow(/failure_mode_alow/);
   });
@@ -101,20 +117,35 @@ describe('encodeAny', () => {
     ['an unknown top-level field', CLUSTER_TYPE, { name: 'a', bogus: 1 }, /bogus: unknown field of envoy\.config\.cluster\.v3\.Cluster/],
     ['an unknown nested field', CLUSTER_TYPE, { name: 'a', eds_cluster_config: { eds_configx: {} } }, /eds_cluster_config\.eds_configx: unknown field/],
     ['a camelCase name', CLUSTER_TYPE, { name: 'a', connectTimeout: { seconds: 1 } }, /connectTimeout: unknown field/],
-    ['an unknown field inside a nested Any', LISTENER_TYPE, listenerWith({ stat_prefix: 'x', rdss: {} }), /api_listener\.api_listener\.rdss: unknown field of envoy\.extensions\.filters\.network\.http_connection_manager/],
+    [
+      'an unknown field inside a nested Any',
+      LISTENER_TYPE,
+      listenerWith({ stat_prefix: 'x', rdss: {} }),
+      /api_listener\.api_listener\.rdss: unknown field of envoy\.extensions\.filters\.network\.http_connection_manager/,
+    ],
     [
       'an unknown field two Anys deep',
       LISTENER_TYPE,
       listenerWith({ stat_prefix: 'x', http_filters: [{ name: 'r', typed_config: { '@type': ROUTER, suppress: true } }] }),
       /http_filters\[0\]\.typed_config\.suppress: unknown field of envoy\.extensions\.filters\.http\.router\.v3\.Router/,
     ],
-    ['an Any naming an unknown type', LISTENER_TYPE, listenerWith({ stat_prefix: 'x', http_filters: [{ name: 'r', typed_config: { '@type': 'type.googleapis.com/no.Such' } }] }), /unknown type type\.googleapis\.com\/no\.Such/],
+    [
+      'an Any naming an unknown type',
+      LISTENER_TYPE,
+      listenerWith({ stat_prefix: 'x', http_filters: [{ name: 'r', typed_config: { '@type': 'type.googleapis.com/no.Such' } }] }),
+      /unknown type type\.googleapis\.com\/no\.Such/,
+    ],
     ['an unknown enum value', CLUSTER_TYPE, { name: 'a', type: 'MAGIC' }, /type: unknown DiscoveryType value "MAGIC"/],
     ['a string for a number', CLUSTER_TYPE, { name: 'a', connect_timeout: { seconds: 'ten' } }, /connect_timeout\.seconds: expected an integer/],
     ['a number for a string', CLUSTER_TYPE, { name: 7 }, /name: expected a string/],
     ['an object for a list', LISTENER_TYPE, { name: 'l', filter_chains: {} }, /filter_chains: expected a list/],
     ['two members of one oneof', CLUSTER_TYPE, { name: 'a', type: 'EDS', cluster_type: { name: 'x' } }, /oneof cluster_discovery_type already set by type/],
-    ['an out-of-range uint32', 'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment', { cluster_name: 'a', endpoints: [{ priority: -1 }] }, /endpoints\[0\]\.priority: expected an integer from 0/],
+    [
+      'an out-of-range uint32',
+      'type.googleapis.com/envoy.config.endpoint.v3.ClusterLoadAssignment',
+      { cluster_name: 'a', endpoints: [{ priority: -1 }] },
+      /endpoints\[0\]\.priority: expected an integer from 0/,
+    ],
   ])('rejects %s', (_case, typeUrl, message, pattern) => {
     let error: unknown;
     try {

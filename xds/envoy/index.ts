@@ -3,7 +3,20 @@
 // for protobufjs services, the discovery response encoder, and the discovery clients (ADS and
 // SDS; state of the world and delta). It pulls in no part of the xDS server.
 export * from './type-urls.js';
-export { ENVOY_PROTO_FILES, SDS_PROTO_FILES, AUTHORIZATION_PROTO_FILES, AUTHORIZATION_SERVICE, ADS_SERVICE, CSDS_SERVICE, SDS_SERVICE, loadEnvoyProtos, protoIncludeDirs, type EncodedAny, type EnvoyProtos, type LoadEnvoyProtosOptions } from './envoy-protos.js';
+export {
+  ENVOY_PROTO_FILES,
+  SDS_PROTO_FILES,
+  AUTHORIZATION_PROTO_FILES,
+  AUTHORIZATION_SERVICE,
+  ADS_SERVICE,
+  CSDS_SERVICE,
+  SDS_SERVICE,
+  loadEnvoyProtos,
+  protoIncludeDirs,
+  type EncodedAny,
+  type EnvoyProtos,
+  type LoadEnvoyProtosOptions,
+} from './envoy-protos.js';
 export { structToJson, jsonToStruct, valueToJson, jsonToValue, type JsonValue, type StructMessage, type ValueMessage } from './struct-json.js';
 export { grpcServiceDefinition } from './grpc-service-definition.js';
 export { newDiscoveryResponseEncoder } from './discovery-response-encoder.js';

@@ -15,7 +15,13 @@ const names = Array.from({ length: 100 }, (_, i) => `outbound|80||svc-${i}.ns-${
 
 describe('lazyResourcesDecoder', () => {
   test('the envelope at once and the resources when read, as the plain decoder gives them', () => {
-    const message = { version_info: 'v1', resources: names.slice(0, 5).map(cluster), type_url: CLUSTER_TYPE, nonce: 'n1', control_plane: { identifier: 'meshd' } };
+    const message = {
+      version_info: 'v1',
+      resources: names.slice(0, 5).map(cluster),
+      type_url: CLUSTER_TYPE,
+      nonce: 'n1',
+      control_plane: { identifier: 'meshd' },
+    };
     const bytes = encode(sotwResponse, message);
     const decoded = lazyResourcesDecoder(sotwResponse)(bytes) as Record<string, unknown>;
     const plain = sotwResponse.decode(bytes) as unknown as Record<string, unknown>;
@@ -24,8 +30,18 @@ describe('lazyResourcesDecoder', () => {
   });
 
   test('a delta response: names, versions and removals', () => {
-    const message = { system_version_info: 'v2', resources: names.slice(0, 3).map((name) => ({ name, version: 'x', resource: cluster(name) })), type_url: CLUSTER_TYPE, removed_resources: ['gone'], nonce: 'n2' };
-    const decoded = lazyResourcesDecoder(deltaResponse)(encode(deltaResponse, message)) as { resources: { name: string; version: string }[]; removed_resources: string[]; nonce: string };
+    const message = {
+      system_version_info: 'v2',
+      resources: names.slice(0, 3).map((name) => ({ name, version: 'x', resource: cluster(name) })),
+      type_url: CLUSTER_TYPE,
+      removed_resources: ['gone'],
+      nonce: 'n2',
+    };
+    const decoded = lazyResourcesDecoder(deltaResponse)(encode(deltaResponse, message)) as {
+      resources: { name: string; version: string }[];
+      removed_resources: string[];
+      nonce: string;
+    };
     expect(decoded.nonce).toBe('n2');
     expect(decoded.removed_resources).toEqual(['gone']);
     expect(decoded.resources.map((resource) => [resource.name, resource.version])).toEqual(names.slice(0, 3).map((name) => [name, 'x']));
@@ -70,7 +86,14 @@ describe('namesEncodedOnceEncoder', () => {
 
   test('a delta subscription: subscribe before unsubscribe, initial versions and the nonce', () => {
     const encoder = namesEncodedOnceEncoder(deltaRequest, 'resource_names_subscribe');
-    const request = { node, type_url: ENDPOINT_TYPE, resource_names_subscribe: Object.freeze([...names]), resource_names_unsubscribe: ['gone'], initial_resource_versions: { held: 'v0' }, response_nonce: 'n1' };
+    const request = {
+      node,
+      type_url: ENDPOINT_TYPE,
+      resource_names_subscribe: Object.freeze([...names]),
+      resource_names_unsubscribe: ['gone'],
+      initial_resource_versions: { held: 'v0' },
+      response_nonce: 'n1',
+    };
     expect(encoder(request).equals(encode(deltaRequest, request))).toBe(true);
   });
 

@@ -23,7 +23,11 @@ export interface RawDiscoveryCodec {
 
 const TYPES: Readonly<Record<RawStreamFlavour, { request: string; namesProperty: string; response: string }>> = {
   sotw: { request: 'envoy.service.discovery.v3.DiscoveryRequest', namesProperty: 'resource_names', response: 'envoy.service.discovery.v3.DiscoveryResponse' },
-  delta: { request: 'envoy.service.discovery.v3.DeltaDiscoveryRequest', namesProperty: 'resource_names_subscribe', response: 'envoy.service.discovery.v3.DeltaDiscoveryResponse' },
+  delta: {
+    request: 'envoy.service.discovery.v3.DeltaDiscoveryRequest',
+    namesProperty: 'resource_names_subscribe',
+    response: 'envoy.service.discovery.v3.DeltaDiscoveryResponse',
+  },
 };
 
 export function newRawDiscoveryCodec(protos: EnvoyProtos): RawDiscoveryCodec {

@@ -32,11 +32,18 @@ describe('route configurations with shared virtual hosts', () => {
       ignore_port_in_host_matching: true,
     };
     expect(Buffer.from(protos.encodeAny(ROUTE_TYPE, message).value)).toEqual(Buffer.from(plainEncoding(message)));
-    expect(protos.decodeAny(protos.encodeAny(ROUTE_TYPE, message))).toMatchObject({ name: '80', virtual_hosts: [{ domains: ['a.foo.svc.cluster.local', 'a.foo'] }, { domains: ['b.bar'] }] });
+    expect(protos.decodeAny(protos.encodeAny(ROUTE_TYPE, message))).toMatchObject({
+      name: '80',
+      virtual_hosts: [{ domains: ['a.foo.svc.cluster.local', 'a.foo'] }, { domains: ['b.bar'] }],
+    });
   });
 
   test('without a name, or without virtual hosts, as the whole message', () => {
-    for (const message of [{ virtual_hosts: [host('a:80', ['a'])] }, { name: 'empty', virtual_hosts: [], validate_clusters: { value: false } }, { name: 'none' }]) {
+    for (const message of [
+      { virtual_hosts: [host('a:80', ['a'])] },
+      { name: 'empty', virtual_hosts: [], validate_clusters: { value: false } },
+      { name: 'none' },
+    ]) {
       expect(Buffer.from(protos.encodeAny(ROUTE_TYPE, message).value)).toEqual(Buffer.from(plainEncoding(message)));
     }
   });
@@ -52,7 +59,9 @@ describe('route configurations with shared virtual hosts', () => {
     expect(first['virtual_hosts']).toMatchObject([{ domains: ['own'] }, { domains: ['c.baz.svc.cluster.local'] }]);
     expect(second['virtual_hosts']).toMatchObject([{ domains: ['c.baz.svc.cluster.local'] }]);
     // A new object with those domains is encoded as it is.
-    expect(protos.decodeAny(protos.encodeAny(ROUTE_TYPE, { name: '80', virtual_hosts: [{ ...shared }] }, parts))['virtual_hosts']).toMatchObject([{ domains: ['changed'] }]);
+    expect(protos.decodeAny(protos.encodeAny(ROUTE_TYPE, { name: '80', virtual_hosts: [{ ...shared }] }, parts))['virtual_hosts']).toMatchObject([
+      { domains: ['changed'] },
+    ]);
   });
 
   test('an invalid virtual host is refused as before, naming the field, and is not kept', () => {
@@ -60,6 +69,8 @@ describe('route configurations with shared virtual hosts', () => {
     const encode = (): unknown => protos.encodeAny(ROUTE_TYPE, { name: '80', virtual_hosts: [host('ok:80', ['ok']), bad] });
     expect(encode).toThrow(/^invalid envoy\.config\.route\.v3\.RouteConfiguration: .*virtual_hosts.*num_retries/);
     expect(encode).toThrow(/num_retries/);
-    expect(() => protos.encodeAny(ROUTE_TYPE, { name: '80', virtual_hosts: [host('ok:80', ['ok']), 'not a host'] })).toThrow(/^invalid envoy\.config\.route\.v3\.RouteConfiguration/);
+    expect(() => protos.encodeAny(ROUTE_TYPE, { name: '80', virtual_hosts: [host('ok:80', ['ok']), 'not a host'] })).toThrow(
+      /^invalid envoy\.config\.route\.v3\.RouteConfiguration/,
+    );
   });
 });

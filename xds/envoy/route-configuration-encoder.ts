@@ -14,7 +14,10 @@ export type EncodeChecked = (type: protobuf.Type, message: object) => Uint8Array
  * the order of their numbers and these two are 1 and 2, so the result is byte for byte what
  * encoding the whole message gives.
  */
-export function newRouteConfigurationEncoder(root: protobuf.Root, encodeChecked: EncodeChecked): (message: object, parts?: EncodedParts) => Uint8Array | undefined {
+export function newRouteConfigurationEncoder(
+  root: protobuf.Root,
+  encodeChecked: EncodeChecked,
+): (message: object, parts?: EncodedParts) => Uint8Array | undefined {
   const routeConfiguration = root.lookupType('envoy.config.route.v3.RouteConfiguration');
   const virtualHost = root.lookupType('envoy.config.route.v3.VirtualHost');
   if (routeConfiguration.fields['name']?.id !== 1 || routeConfiguration.fields['virtual_hosts']?.id !== 2) {
@@ -42,7 +45,10 @@ export function newRouteConfigurationEncoder(root: protobuf.Root, encodeChecked:
       if (typeof host !== 'object' || host === null) return undefined;
       const bytes = encodeHost(host, keptParts);
       if (!bytes) return undefined;
-      const prefix = protobuf.Writer.create().uint32((2 << 3) | 2).uint32(bytes.length).finish();
+      const prefix = protobuf.Writer.create()
+        .uint32((2 << 3) | 2)
+        .uint32(bytes.length)
+        .finish();
       parts.push(prefix, bytes);
       length += prefix.length + bytes.length;
     }

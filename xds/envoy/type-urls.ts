@@ -26,9 +26,7 @@ export type XdsTypeUrl = (typeof XDS_TYPE_URLS)[XdsShortType];
 /** The order of a push, as the reference: clusters before endpoints, listeners before routes. */
 export const PUSH_ORDER: readonly string[] = [CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE];
 
-const SHORT_BY_URL: ReadonlyMap<string, XdsShortType> = new Map(
-  Object.entries(XDS_TYPE_URLS).map(([short, url]) => [url, short as XdsShortType]),
-);
+const SHORT_BY_URL: ReadonlyMap<string, XdsShortType> = new Map(Object.entries(XDS_TYPE_URLS).map(([short, url]) => [url, short as XdsShortType]));
 
 /** `cds`, `eds`, … for the known types; the message name (after the last `/` or `.`) otherwise. */
 export function shortType(typeUrl: string): string {

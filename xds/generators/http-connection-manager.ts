@@ -6,7 +6,10 @@ export const HCM_FILTER = 'envoy.filters.network.http_connection_manager';
 export const HCM_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager';
 export const TCP_PROXY_FILTER = 'envoy.filters.network.tcp_proxy';
 export const TCP_PROXY_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.tcp_proxy.v3.TcpProxy';
-export const ROUTER_FILTER: TypedFilter = { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } };
+export const ROUTER_FILTER: TypedFilter = {
+  name: 'envoy.filters.http.router',
+  typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' },
+};
 export const ADS_SOURCE = { ads: {}, resource_api_version: 'V3' } as const;
 
 const TYPED_STRUCT = 'type.googleapis.com/xds.type.v3.TypedStruct';
@@ -24,12 +27,24 @@ export function telemetryFilters(reporter: 'inbound' | 'outbound' | 'gateway'): 
     {
       name: 'mesh.metadata_exchange',
       is_optional: true,
-      typed_config: { '@type': TYPED_STRUCT, type_url: 'type.googleapis.com/mesh.http.peer_metadata.Config', value: jsonToStruct(reporter === 'inbound' ? { downstream_discovery: discovery, downstream_propagation: discovery } : { upstream_discovery: discovery, upstream_propagation: discovery }) },
+      typed_config: {
+        '@type': TYPED_STRUCT,
+        type_url: 'type.googleapis.com/mesh.http.peer_metadata.Config',
+        value: jsonToStruct(
+          reporter === 'inbound'
+            ? { downstream_discovery: discovery, downstream_propagation: discovery }
+            : { upstream_discovery: discovery, upstream_propagation: discovery },
+        ),
+      },
     },
     {
       name: 'mesh.stats',
       is_optional: true,
-      typed_config: { '@type': TYPED_STRUCT, type_url: 'type.googleapis.com/stats.PluginConfig', value: jsonToStruct({ reporter: reporter === 'inbound' ? 'SERVER' : reporter === 'gateway' ? 'SERVER_GATEWAY' : 'CLIENT' }) },
+      typed_config: {
+        '@type': TYPED_STRUCT,
+        type_url: 'type.googleapis.com/stats.PluginConfig',
+        value: jsonToStruct({ reporter: reporter === 'inbound' ? 'SERVER' : reporter === 'gateway' ? 'SERVER_GATEWAY' : 'CLIENT' }),
+      },
     },
   ];
 }

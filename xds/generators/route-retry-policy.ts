@@ -32,7 +32,8 @@ export function buildRetryPolicy(retries: HttpRetry | undefined): Record<string,
       else conditions.push(part);
     }
     let retryOn = conditions.join(',');
-    if (codes.length > 0 && !retryOn.includes('retriable-status-codes')) retryOn = retryOn === '' ? 'retriable-status-codes' : `${retryOn},retriable-status-codes`;
+    if (codes.length > 0 && !retryOn.includes('retriable-status-codes'))
+      retryOn = retryOn === '' ? 'retriable-status-codes' : `${retryOn},retriable-status-codes`;
     out['retry_on'] = retryOn;
     if (codes.length > 0) out['retriable_status_codes'] = codes;
     else delete out['retriable_status_codes'];

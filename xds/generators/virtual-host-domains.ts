@@ -28,7 +28,5 @@ function altHosts(hostname: string, proxyDomain: string): string[] {
   if (firstDot + 1 >= hostname.length || firstDot + 1 > inHost) return [];
   const nameAndNamespace = hostname.slice(0, inHost);
   const sameNamespace = hostname.slice(firstDot + 1, inHost) === proxyDomain.slice(0, inProxyDomain);
-  return sameNamespace
-    ? [hostname.slice(0, firstDot), `${nameAndNamespace}.svc`, nameAndNamespace]
-    : [nameAndNamespace, `${nameAndNamespace}.svc`];
+  return sameNamespace ? [hostname.slice(0, firstDot), `${nameAndNamespace}.svc`, nameAndNamespace] : [nameAndNamespace, `${nameAndNamespace}.svc`];
 }

@@ -93,7 +93,8 @@ function buildRouteAction(input: VirtualServiceRouteInput, http: HttpRoute): Rec
   const destinations = (http.route ?? []).filter((dst) => (http.route ?? []).length === 1 || (dst.weight ?? 0) > 0);
   if (destinations.length === 0) return undefined;
   const action: Record<string, unknown> = {};
-  const clusterOf = (dst: (typeof destinations)[number]): string => destinationCluster(input, dst.destination.host, dst.destination.subset, dst.destination.port?.number);
+  const clusterOf = (dst: (typeof destinations)[number]): string =>
+    destinationCluster(input, dst.destination.host, dst.destination.subset, dst.destination.port?.number);
   const [only] = destinations;
   if (destinations.length === 1 && only) action['cluster'] = clusterOf(only);
   else action['weighted_clusters'] = { clusters: destinations.map((dst) => ({ name: clusterOf(dst), weight: { value: dst.weight ?? 0 } })) };

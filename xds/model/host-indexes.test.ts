@@ -8,7 +8,16 @@ import { destinationRuleFor } from './destination-rule-policy.js';
 import { buildPushContext } from './push-context.js';
 
 const HOST = 'httpbin.foo.svc.cluster.local';
-const SERVICE: Service = { name: 'httpbin', namespace: 'foo', hostname: HOST, ports: [{ name: 'http', port: 8000, targetPort: 80, protocol: 'TCP' }], selector: { app: 'httpbin' }, type: 'ClusterIP', labels: {}, resourceVersion: '1' };
+const SERVICE: Service = {
+  name: 'httpbin',
+  namespace: 'foo',
+  hostname: HOST,
+  ports: [{ name: 'http', port: 8000, targetPort: 80, protocol: 'TCP' }],
+  selector: { app: 'httpbin' },
+  type: 'ClusterIP',
+  labels: {},
+  resourceVersion: '1',
+};
 
 function sidecarIn(namespace: string): Proxy {
   return parseProxy({ id: `sidecar~10.0.0.5~client.${namespace}~${namespace}.svc.cluster.local`, metadata: jsonToStruct({ NAMESPACE: namespace }) });
@@ -51,11 +60,7 @@ describe('VirtualServices indexed by host', () => {
 
   test('among equals the first in namespace, name order; a look-alike suffix is no match', () => {
     const push = buildPushContext(
-      modelWith(
-        virtualService('foo', 'second', [HOST]),
-        virtualService('bar', 'first', [HOST]),
-        virtualService('foo', 'suffix', ['*.oo.svc.cluster.local']),
-      ),
+      modelWith(virtualService('foo', 'second', [HOST]), virtualService('bar', 'first', [HOST]), virtualService('foo', 'suffix', ['*.oo.svc.cluster.local'])),
     );
     expect(virtualServiceFor(push, sidecarIn('foo'), HOST)?.name).toBe('first');
     expect(virtualServiceFor(push, sidecarIn('foo'), 'x.evilfoo.svc.cluster.local')).toBeUndefined();

@@ -19,9 +19,7 @@ function pa(namespace: string, name: string, options: PolicyOptions = {}): PeerA
     spec: {
       ...(options.selector ? { selector: { matchLabels: options.selector } } : {}),
       ...(options.mode ? { mtls: { mode: options.mode } } : {}),
-      ...(options.ports
-        ? { portLevelMtls: Object.fromEntries(Object.entries(options.ports).map(([port, mode]) => [port, { mode }])) }
-        : {}),
+      ...(options.ports ? { portLevelMtls: Object.fromEntries(Object.entries(options.ports).map(([port, mode]) => [port, { mode }])) } : {}),
     },
   };
 }
@@ -93,10 +91,7 @@ const cases: Case[] = [
   },
   {
     name: 'oldest mesh-wide policy wins',
-    policies: [
-      pa(ROOT, 'newer', { mode: 'DISABLE', created: '2026-03-01T00:00:00Z' }),
-      pa(ROOT, 'older', { mode: 'STRICT', created: '2026-02-01T00:00:00Z' }),
-    ],
+    policies: [pa(ROOT, 'newer', { mode: 'DISABLE', created: '2026-03-01T00:00:00Z' }), pa(ROOT, 'older', { mode: 'STRICT', created: '2026-02-01T00:00:00Z' })],
     workload: httpbin,
     mode: 'STRICT',
   },

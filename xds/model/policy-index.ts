@@ -68,5 +68,9 @@ function appliesTo(policy: SelectablePolicy, rootNamespace: string, namespace: s
 
 /** The labels as one string, whatever their order; no two label sets share one. */
 function labelKey(labels: Readonly<Record<string, string>>): string {
-  return JSON.stringify(Object.keys(labels).sort().map((name) => [name, labels[name]]));
+  return JSON.stringify(
+    Object.keys(labels)
+      .sort()
+      .map((name) => [name, labels[name]]),
+  );
 }

@@ -6,12 +6,33 @@ import { buildPushContext, newPushContextBuilder, servicePortKey } from './push-
 const HOST = 'httpbin.foo.svc.cluster.local';
 
 function pod(name: string, address: string, ready: boolean): Workload {
-  return { name, namespace: 'foo', address, labels: { app: 'httpbin' }, serviceAccount: 'httpbin', hasSidecar: true, nodeName: '', clusterId: 'cluster-a', ready, active: true, containerPorts: [{ name: 'http', containerPort: 80, protocol: 'TCP' }] };
+  return {
+    name,
+    namespace: 'foo',
+    address,
+    labels: { app: 'httpbin' },
+    serviceAccount: 'httpbin',
+    hasSidecar: true,
+    nodeName: '',
+    clusterId: 'cluster-a',
+    ready,
+    active: true,
+    containerPorts: [{ name: 'http', containerPort: 80, protocol: 'TCP' }],
+  };
 }
 
 function meshWithOneService() {
   const model = newMeshModel({ domain: 'cluster.local', clusterId: 'cluster-a', useEndpointSlices: false });
-  model.registry.applyService({ name: 'httpbin', namespace: 'foo', hostname: HOST, ports: [{ name: 'http', port: 8000, targetPort: 80, protocol: 'TCP' }], selector: { app: 'httpbin' }, type: 'ClusterIP', labels: {}, resourceVersion: '1' });
+  model.registry.applyService({
+    name: 'httpbin',
+    namespace: 'foo',
+    hostname: HOST,
+    ports: [{ name: 'http', port: 8000, targetPort: 80, protocol: 'TCP' }],
+    selector: { app: 'httpbin' },
+    type: 'ClusterIP',
+    labels: {},
+    resourceVersion: '1',
+  });
   model.registry.applyWorkload(pod('httpbin-1', '10.0.0.1', true));
   applyValidated(model, DENY_HTTPBIN_FROM_BAR);
   return model;

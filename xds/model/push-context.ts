@@ -181,7 +181,15 @@ function buildRegistryPart(model: MeshModel): RegistryPart {
     serviceAccountsByHost.set(service.hostname, Object.freeze([...accounts].sort()));
   }
 
-  return { services: Object.freeze(services), serviceByHost, servicesByNamespace, endpointsByServicePort, workloads, serviceAccountsByHost, workloadsByAddress };
+  return {
+    services: Object.freeze(services),
+    serviceByHost,
+    servicesByNamespace,
+    endpointsByServicePort,
+    workloads,
+    serviceAccountsByHost,
+    workloadsByAddress,
+  };
 }
 
 function buildConfigPart(model: MeshModel): ConfigPart {

@@ -139,13 +139,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
         if (!item.request.full && typeUrl !== ENDPOINT_TYPE) continue;
         const watch = con.watch(typeUrl);
         if (!watch) continue;
-        await sender.respond(
-          con,
-          typeUrl,
-          snapshot,
-          { ...item.request, ...subscriptionOf(watch) },
-          { always: false, forceAll: false },
-        );
+        await sender.respond(con, typeUrl, snapshot, { ...item.request, ...subscriptionOf(watch) }, { always: false, forceAll: false });
       }
       con.recordPushVersion(snapshot.version);
       callbacks.onPushDone?.(con, clock.now() - item.request.startedAt);

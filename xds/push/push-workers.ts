@@ -11,12 +11,7 @@ export interface PushWorkers {
  * `concurrency` workers (PILOT_PUSH_THROTTLE) taking connections off the push queue: at most
  * that many connections are being pushed at any time.
  */
-export function startPushWorkers<K, T>(
-  queue: PushQueue<K, T>,
-  concurrency: number,
-  work: (key: K, item: T) => Promise<void>,
-  log: Logger,
-): PushWorkers {
+export function startPushWorkers<K, T>(queue: PushQueue<K, T>, concurrency: number, work: (key: K, item: T) => Promise<void>, log: Logger): PushWorkers {
   const worker = async (): Promise<void> => {
     for (;;) {
       const entry = await queue.dequeue();

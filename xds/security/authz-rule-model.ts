@@ -352,8 +352,7 @@ export type RuleResult = { ok: true; policy: RbacPolicy } | { ok: false; problem
 export function buildRulePolicy(rule: AuthorizationRule, context: RuleContext, forTcp: boolean, action: RbacAction): RuleResult {
   const principalWhen: Field<RbacPrincipal>[] = [];
   const permissionWhen: Field<RbacPermission>[] = [];
-  const aliases = (values?: readonly string[]): string[] | undefined =>
-    values && expandTrustDomainAliases(values, context.trustDomains);
+  const aliases = (values?: readonly string[]): string[] | undefined => values && expandTrustDomainAliases(values, context.trustDomains);
   const domains = (values?: readonly string[]): string[] | undefined => values && expandTrustDomainValues(values, context.trustDomains);
 
   for (const condition of rule.when ?? []) {
@@ -365,16 +364,38 @@ export function buildRulePolicy(rule: AuthorizationRule, context: RuleContext, f
     else if (key === 'source.ip') principalWhen.push(...field(key, directRemoteIpGenerator, values, notValues));
     else if (key === 'remote.ip') principalWhen.push(...field(key, remoteIpGenerator, values, notValues));
     else if (key === 'source.namespace') principalWhen.push(...field(key, namespacesGenerator, values, notValues));
-    else if (key === 'source.serviceAccount')
-      principalWhen.push(...field(key, serviceAccountsGenerator(context.policyNamespace), values, notValues));
+    else if (key === 'source.serviceAccount') principalWhen.push(...field(key, serviceAccountsGenerator(context.policyNamespace), values, notValues));
     else if (key === 'source.trustDomain') principalWhen.push(...field(key, trustDomainsGenerator, domains(values), domains(notValues)));
     else if (key === 'source.principal') principalWhen.push(...field(key, principalsGenerator, aliases(values), aliases(notValues)));
     else if (key === 'request.auth.principal') principalWhen.push(...field(key, requestPrincipalsGenerator, values, notValues));
-    else if (key === 'request.auth.audiences') principalWhen.push(...field(key, jwtListGenerator(() => ['aud']), values, notValues));
-    else if (key === 'request.auth.presenter') principalWhen.push(...field(key, jwtListGenerator(() => ['azp']), values, notValues));
+    else if (key === 'request.auth.audiences')
+      principalWhen.push(
+        ...field(
+          key,
+          jwtListGenerator(() => ['aud']),
+          values,
+          notValues,
+        ),
+      );
+    else if (key === 'request.auth.presenter')
+      principalWhen.push(
+        ...field(
+          key,
+          jwtListGenerator(() => ['azp']),
+          values,
+          notValues,
+        ),
+      );
     else if (key.startsWith('request.headers')) principalWhen.push(...field(key, requestHeaderGenerator, values, notValues));
     else if (key.startsWith('request.auth.claims'))
-      principalWhen.push(...field(key, jwtListGenerator((k) => bracketed(k, 'request.auth.claims')), values, notValues));
+      principalWhen.push(
+        ...field(
+          key,
+          jwtListGenerator((k) => bracketed(k, 'request.auth.claims')),
+          values,
+          notValues,
+        ),
+      );
     else return { ok: false, problem: `unknown attribute ${key}` };
   }
 

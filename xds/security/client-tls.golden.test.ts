@@ -20,7 +20,15 @@ const cases = goldenCases(TESTDATA);
 describe('client TLS of outbound clusters and endpoint labels (golden)', () => {
   test('covers every DestinationRule mode and the PeerAuthentication label rule', () => {
     expect(cases).toEqual(
-      expect.arrayContaining(['auto-mtls', 'disable', 'simple-credential', 'mutual-files', 'mesh-mutual', 'port-level-and-subsets', 'peer-authentication-disable']),
+      expect.arrayContaining([
+        'auto-mtls',
+        'disable',
+        'simple-credential',
+        'mutual-files',
+        'mesh-mutual',
+        'port-level-and-subsets',
+        'peer-authentication-disable',
+      ]),
     );
   });
 
@@ -42,5 +50,4 @@ describe('client TLS of outbound clusters and endpoint labels (golden)', () => {
     for (const cluster of clusters) expect('transport_socket' in cluster && 'transport_socket_matches' in cluster).toBe(false);
     expectGolden(TESTDATA, name, { clusters, endpoints });
   });
-
 });

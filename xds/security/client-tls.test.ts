@@ -57,21 +57,28 @@ interface TlsContextView {
     tls_certificate_sds_secret_configs?: { name: string }[];
     tls_certificates?: unknown[];
     validation_context?: { trusted_ca?: { filename: string }; match_subject_alt_names?: { exact: string }[] };
-    combined_validation_context?: { default_validation_context: { match_subject_alt_names?: { exact: string }[] }; validation_context_sds_secret_config: { name: string } };
+    combined_validation_context?: {
+      default_validation_context: { match_subject_alt_names?: { exact: string }[] };
+      validation_context_sds_secret_config: { name: string };
+    };
   };
 }
 
 /** The UpstreamTlsContext of a cluster's own socket, or of its `tlsMode-mesh` match. */
 function tlsContextOf(value: Record<string, unknown>): TlsContextView | undefined {
   const matches = value['transport_socket_matches'] as { name: string; transport_socket: { typed_config: TlsContextView } }[] | undefined;
-  const socket = (value['transport_socket'] as { typed_config: TlsContextView & { '@type': string } } | undefined) ?? matches?.find((match) => match.name === 'tlsMode-mesh')?.transport_socket;
+  const socket =
+    (value['transport_socket'] as { typed_config: TlsContextView & { '@type': string } } | undefined) ??
+    matches?.find((match) => match.name === 'tlsMode-mesh')?.transport_socket;
   const config = socket?.typed_config as (TlsContextView & { '@type': string }) | undefined;
   return config?.['@type'].endsWith('UpstreamTlsContext') ? config : undefined;
 }
 
 function sansOf(context: TlsContextView | undefined): string[] | undefined {
   const common = context?.common_tls_context;
-  return (common?.combined_validation_context?.default_validation_context.match_subject_alt_names ?? common?.validation_context?.match_subject_alt_names)?.map((san) => san.exact);
+  return (common?.combined_validation_context?.default_validation_context.match_subject_alt_names ?? common?.validation_context?.match_subject_alt_names)?.map(
+    (san) => san.exact,
+  );
 }
 
 function rule(trafficPolicy: string, subsets = ''): DestinationRule {
@@ -126,7 +133,10 @@ describe('SANs of the destination service', () => {
 
 describe('DestinationRule TLS for a port and subset', () => {
   const subsets = `[{ name: v1, labels: { version: v1 } }, { name: v2, labels: { version: v2 }, trafficPolicy: { tls: { mode: SIMPLE } } }, { name: v3, labels: { version: v1 }, trafficPolicy: { tls: { mode: SIMPLE }, portLevelSettings: [{ port: { number: 8000 }, loadBalancer: { simple: RANDOM } }] } }]`;
-  const withPorts = rule('{ tls: { mode: MESH_MUTUAL }, portLevelSettings: [{ port: { number: 9000 }, tls: { mode: DISABLE } }, { port: { number: 9001 }, loadBalancer: { simple: RANDOM } }] }', subsets);
+  const withPorts = rule(
+    '{ tls: { mode: MESH_MUTUAL }, portLevelSettings: [{ port: { number: 9000 }, tls: { mode: DISABLE } }, { port: { number: 9001 }, loadBalancer: { simple: RANDOM } }] }',
+    subsets,
+  );
   const subset = (name: string) => withPorts.spec.subsets?.find((entry) => entry.name === name);
 
   test.each([
@@ -147,7 +157,9 @@ describe('DestinationRule TLS for a port and subset', () => {
   });
 
   test('a port-level DISABLE gives plain text on that port only, the rest keeps the top-level mode', () => {
-    const clusters = clustersOf(load('auto-mtls', `---\n${yamlOf('{ tls: { mode: MESH_MUTUAL }, portLevelSettings: [{ port: { number: 9000 }, tls: { mode: DISABLE } }] }')}`));
+    const clusters = clustersOf(
+      load('auto-mtls', `---\n${yamlOf('{ tls: { mode: MESH_MUTUAL }, portLevelSettings: [{ port: { number: 9000 }, tls: { mode: DISABLE } }] }')}`),
+    );
     expect(cluster(clusters, `outbound|9000||${HTTPBIN}`)['transport_socket']).toMatchObject({ name: 'envoy.transport_sockets.raw_buffer' });
     expect(tlsContextOf(cluster(clusters, `outbound|8000||${HTTPBIN}`))?.sni).toBe(`outbound_.8000_._.${HTTPBIN}`);
     expect(cluster(clusters, `outbound|8000||${HTTPBIN}`)['transport_socket_matches']).toBeUndefined();
@@ -197,7 +209,10 @@ describe('the client TLS hook', () => {
     expect(context?.common_tls_context.tls_certificates).toBeUndefined();
     expect(context?.sni).toBe(HTTPBIN);
 
-    const customBundle = clustersOf(load('auto-mtls', `---\n${yamlOf('{ tls: { mode: SIMPLE } }')}`), newClientTlsHook({ systemCaCertificates: '/bundle.pem' }));
+    const customBundle = clustersOf(
+      load('auto-mtls', `---\n${yamlOf('{ tls: { mode: SIMPLE } }')}`),
+      newClientTlsHook({ systemCaCertificates: '/bundle.pem' }),
+    );
     expect(tlsContextOf(cluster(customBundle, `outbound|8000||${HTTPBIN}`))?.common_tls_context.validation_context?.trusted_ca?.filename).toBe('/bundle.pem');
 
     const insecure = clustersOf(load('auto-mtls', `---\n${yamlOf('{ tls: { mode: SIMPLE, insecureSkipVerify: true } }')}`));

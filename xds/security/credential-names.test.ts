@@ -20,7 +20,10 @@ describe('credential resource names', () => {
     expect(parseCredentialResource(resource, 'gw-ns')).toEqual({ resourceName: resource, ...expected });
   });
 
-  test.each(['cred', 'default', 'kubernetes://', 'kubernetes://a/b/c', 'kubernetes:///cred', 'kubernetes://foo/'])('%s is not a Secret resource', (resource) => {
-    expect(parseCredentialResource(resource, 'gw-ns')).toBeUndefined();
-  });
+  test.each(['cred', 'default', 'kubernetes://', 'kubernetes://a/b/c', 'kubernetes:///cred', 'kubernetes://foo/'])(
+    '%s is not a Secret resource',
+    (resource) => {
+      expect(parseCredentialResource(resource, 'gw-ns')).toBeUndefined();
+    },
+  );
 });

@@ -10,10 +10,7 @@ export type StringMatcher =
   | { suffix: string; ignore_case?: boolean }
   | { safe_regex: { regex: string } };
 
-export type ValueMatcher =
-  | { string_match: StringMatcher }
-  | { list_match: { one_of: ValueMatcher } }
-  | { or_match: { value_matchers: ValueMatcher[] } };
+export type ValueMatcher = { string_match: StringMatcher } | { list_match: { one_of: ValueMatcher } } | { or_match: { value_matchers: ValueMatcher[] } };
 
 export interface MetadataMatcher {
   filter: string;

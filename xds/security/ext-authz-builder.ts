@@ -3,7 +3,14 @@ import { envoyDuration } from '../envoy/envoy-duration.js';
 import { buildRulePolicy } from './authz-rule-model.js';
 import type { StringMatcher } from './envoy-matchers.js';
 import { DRY_RUN_ANNOTATION } from '../../names/index.js';
-import { RBAC_HTTP_FILTER_NAME, RBAC_HTTP_TYPE_URL, RBAC_NETWORK_FILTER_NAME, RBAC_NETWORK_TYPE_URL, TCP_STAT_PREFIX, type SkippedRule } from './rbac-builder.js';
+import {
+  RBAC_HTTP_FILTER_NAME,
+  RBAC_HTTP_TYPE_URL,
+  RBAC_NETWORK_FILTER_NAME,
+  RBAC_NETWORK_TYPE_URL,
+  TCP_STAT_PREFIX,
+  type SkippedRule,
+} from './rbac-builder.js';
 import { matchNeverPolicy, type RbacPolicy } from './rbac-types.js';
 
 export const EXT_AUTHZ_HTTP_FILTER_NAME = 'envoy.filters.http.ext_authz';
@@ -200,7 +207,8 @@ export function buildCustomAuthz(policies: readonly AuthorizationPolicy[], optio
     }
     const extAuthz = options.forTcp ? tcpExtAuthz(resolution.provider) : httpExtAuthz(resolution.provider);
     if (!extAuthz) continue;
-    if (rules.dryRun.size > 0) filters.push(rbacFilter({ shadow_rules: { action: 'DENY', policies: sorted(rules.dryRun) }, shadow_rules_stat_prefix: DRY_RUN_CUSTOM_STAT_PREFIX }));
+    if (rules.dryRun.size > 0)
+      filters.push(rbacFilter({ shadow_rules: { action: 'DENY', policies: sorted(rules.dryRun) }, shadow_rules_stat_prefix: DRY_RUN_CUSTOM_STAT_PREFIX }));
     if (rules.enforced.size === 0) continue;
     filters.push(rbacFilter({ shadow_rules: { action: 'DENY', policies: sorted(rules.enforced) }, shadow_rules_stat_prefix: EXT_AUTHZ_SHADOW_STAT_PREFIX }));
     filters.push(

@@ -42,4 +42,13 @@ export {
 export { newCustomProblemReporter } from './custom-problem-reporter.js';
 export { newJwksResolver, JwksFetchError, type JwksResolver, type JwksResolverOptions } from './jwks-resolver.js';
 export { serviceSubjectAltNames, upstreamAlpn, SYSTEM_CA_CERTIFICATES, MESH_TLS_MATCH, DISABLED_TLS_MATCH } from './client-tls.js';
-export { buildMeshTlsSocket, buildUserTlsSocket, RAW_BUFFER_SOCKET, UPSTREAM_TLS_TYPE, TLS_TRANSPORT_SOCKET, CREDENTIAL_CA_SUFFIX, type MeshTlsSocketInput, type UserTlsSocketInput } from './client-tls-context.js';
+export {
+  buildMeshTlsSocket,
+  buildUserTlsSocket,
+  RAW_BUFFER_SOCKET,
+  UPSTREAM_TLS_TYPE,
+  TLS_TRANSPORT_SOCKET,
+  CREDENTIAL_CA_SUFFIX,
+  type MeshTlsSocketInput,
+  type UserTlsSocketInput,
+} from './client-tls-context.js';

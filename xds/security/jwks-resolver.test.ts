@@ -52,10 +52,22 @@ afterAll(async () => {
   await new Promise<void>((resolve) => server.close(() => resolve()));
 });
 
-function resolver(changes: { count: number }, clock = new FakeClock()): { resolver: JwksResolver; metrics: ReturnType<typeof newMetrics<'pilot-discovery'>>; clock: FakeClock } {
+function resolver(
+  changes: { count: number },
+  clock = new FakeClock(),
+): { resolver: JwksResolver; metrics: ReturnType<typeof newMetrics<'pilot-discovery'>>; clock: FakeClock } {
   const metrics = newMetrics('pilot-discovery');
   return {
-    resolver: newJwksResolver({ refreshIntervalMs: 60_000, retryMs: 1000, maxRetryMs: 4000, timeoutMs: 300, onChange: () => changes.count++, clock, log: newNopLogger('model'), metrics }),
+    resolver: newJwksResolver({
+      refreshIntervalMs: 60_000,
+      retryMs: 1000,
+      maxRetryMs: 4000,
+      timeoutMs: 300,
+      onChange: () => changes.count++,
+      clock,
+      log: newNopLogger('model'),
+      metrics,
+    }),
     metrics,
     clock,
   };
@@ -80,7 +92,7 @@ describe('the JWKS resolver', () => {
     jwks.close();
   });
 
-  test('the issuer\'s discovery document when no jwksUri is given; inline jwks as given', async () => {
+  test("the issuer's discovery document when no jwksUri is given; inline jwks as given", async () => {
     const { resolver: jwks } = resolver({ count: 0 });
     await jwks.refresh(`issuer:${base}`);
     expect(JSON.parse(jwks.keySetFor({ issuer: base })).keys).toHaveLength(1);
@@ -103,13 +115,16 @@ describe('the JWKS resolver', () => {
     jwks.close();
   });
 
-  test.each(['http://169.254.169.254/latest/meta-data', 'http://metadata.google.internal/jwks', 'http://[fe80::1]/jwks', 'file:///etc/passwd'])('refuses %s without fetching it', async (uri) => {
-    const { resolver: jwks, metrics } = resolver({ count: 0 });
-    await jwks.refresh(uri);
-    expect(await metricValue(metrics, 'pilot_jwks_resolver_network_fetch_fail_total')).toBe(1);
-    expect(JSON.parse(jwks.keySetFor({ jwksUri: uri })).keys[0].kid).toBe('mesh-fail-closed');
-    jwks.close();
-  });
+  test.each(['http://169.254.169.254/latest/meta-data', 'http://metadata.google.internal/jwks', 'http://[fe80::1]/jwks', 'file:///etc/passwd'])(
+    'refuses %s without fetching it',
+    async (uri) => {
+      const { resolver: jwks, metrics } = resolver({ count: 0 });
+      await jwks.refresh(uri);
+      expect(await metricValue(metrics, 'pilot_jwks_resolver_network_fetch_fail_total')).toBe(1);
+      expect(JSON.parse(jwks.keySetFor({ jwksUri: uri })).keys[0].kid).toBe('mesh-fail-closed');
+      jwks.close();
+    },
+  );
 
   test('retries on a timer with backoff after failures: 1 s, then 2 s', async () => {
     const clock = new FakeClock();

@@ -92,7 +92,8 @@ export function newJwksResolver(options: JwksResolverOptions): JwksResolver {
     if (METADATA_HOSTS.has(host)) throw new JwksFetchError(`"${text}": cloud metadata hosts are refused`);
     const addresses = isIP(host) ? [host] : await resolveHost(host);
     for (const address of addresses) {
-      if (forbidden.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4')) throw new JwksFetchError(`"${text}": ${address} is a link-local or metadata address`);
+      if (forbidden.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4'))
+        throw new JwksFetchError(`"${text}": ${address} is a link-local or metadata address`);
     }
     return url;
   };

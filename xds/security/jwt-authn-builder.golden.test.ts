@@ -20,7 +20,15 @@ describe('jwt_authn from RequestAuthentication (golden)', () => {
     const push = buildPushContext(model);
     const workload = workloadOfProxy(push, proxy);
     const filter = buildJwtAuthnFilter(
-      { proxy, push, ...(workload ? { workload } : {}), namespace: workload?.namespace ?? proxy.configNamespace, labels: workload?.labels ?? {}, port: 8080, kind: 'sidecar-inbound' },
+      {
+        proxy,
+        push,
+        ...(workload ? { workload } : {}),
+        namespace: workload?.namespace ?? proxy.configNamespace,
+        labels: workload?.labels ?? {},
+        port: 8080,
+        kind: 'sidecar-inbound',
+      },
       push.requestAuthentications,
       { keySetFor: (rule) => rule.jwks ?? `{"keys":[{"kty":"RSA","kid":"fetched-for-${rule.issuer}","n":"AQAB","e":"AQAB"}]}` },
     );

@@ -39,7 +39,8 @@ function provider(rule: JwtRule, jwks: JwksSource): Record<string, unknown> {
  * when no rule applies.
  */
 export function buildJwtAuthnFilter(input: SecurityFilterInput, policies: PolicyIndex<RequestAuthentication>, jwks: JwksSource): TypedFilter | undefined {
-  const rules = policies.forWorkload(input.namespace, input.labels)
+  const rules = policies
+    .forWorkload(input.namespace, input.labels)
     .flatMap((policy) => policy.spec.jwtRules ?? [])
     .sort((a, b) => ((a.issuer ?? '') < (b.issuer ?? '') ? -1 : (a.issuer ?? '') > (b.issuer ?? '') ? 1 : 0));
   if (rules.length === 0) return undefined;

@@ -75,8 +75,20 @@ const NO_VALID_JWT = {
   not_id: {
     and_ids: {
       ids: [
-        { metadata: { filter: 'envoy.filters.http.jwt_authn', path: [{ key: 'payload' }, { key: 'iss' }], value: { string_match: { safe_regex: { regex: '.+' } } } } },
-        { metadata: { filter: 'envoy.filters.http.jwt_authn', path: [{ key: 'payload' }, { key: 'sub' }], value: { string_match: { safe_regex: { regex: '.+' } } } } },
+        {
+          metadata: {
+            filter: 'envoy.filters.http.jwt_authn',
+            path: [{ key: 'payload' }, { key: 'iss' }],
+            value: { string_match: { safe_regex: { regex: '.+' } } },
+          },
+        },
+        {
+          metadata: {
+            filter: 'envoy.filters.http.jwt_authn',
+            path: [{ key: 'payload' }, { key: 'sub' }],
+            value: { string_match: { safe_regex: { regex: '.+' } } },
+          },
+        },
       ],
     },
   },
@@ -213,7 +225,12 @@ describe('buildRbac behaviour', () => {
       metadata: { name: 'p', namespace: 'foo' },
       spec: { action, rules: [{ from: [{ source }] }] },
     });
-    const sources: Record<string, string[]>[] = [{ trustDomains: ['cluster.local/ns/prod'] }, { trustDomains: ['a*b'] }, { trustDomains: ['*a*'] }, { namespaces: ['prod/sa/admin'] }];
+    const sources: Record<string, string[]>[] = [
+      { trustDomains: ['cluster.local/ns/prod'] },
+      { trustDomains: ['a*b'] },
+      { trustDomains: ['*a*'] },
+      { namespaces: ['prod/sa/admin'] },
+    ];
     for (const source of sources) {
       const allow = buildRbac([withSource('ALLOW', source)], { ...OPTIONS, forTcp: false });
       expect(rulesOf(allow.filters[0])?.policies).toEqual({});

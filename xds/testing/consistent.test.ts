@@ -21,7 +21,10 @@ describe('consistent', () => {
     expect(
       consistent({
         listeners: [listener('80')],
-        routes: [route('81', 'outbound|81||b'), { name: 'w', virtual_hosts: [{ routes: [{ route: { weighted_clusters: { clusters: [{ name: 'outbound|82||c' }] } } }] }] }],
+        routes: [
+          route('81', 'outbound|81||b'),
+          { name: 'w', virtual_hosts: [{ routes: [{ route: { weighted_clusters: { clusters: [{ name: 'outbound|82||c' }] } } }] }] },
+        ],
         clusters: [edsCluster('outbound|80||a')],
         endpoints: [{ cluster_name: 'outbound|90||z', endpoints: [] }],
       }),

@@ -53,7 +53,7 @@ function clusterTargets(routes: readonly Message[]): Set<string> {
   const targets = stringsUnder(routes, 'cluster');
   visit(routes, (key, value) => {
     if (key !== 'weighted_clusters' || value === null || typeof value !== 'object') return;
-    for (const entry of ((value as { clusters?: Message[] }).clusters ?? [])) targets.add(String(entry['name']));
+    for (const entry of (value as { clusters?: Message[] }).clusters ?? []) targets.add(String(entry['name']));
   });
   return targets;
 }

@@ -68,23 +68,21 @@ export function worldGenerators(calls: GenerateCalls = {}): Generator<WorldSnaps
       generate(_proxy, world, request) {
         record(CLUSTER_TYPE, request);
         return {
-          resources: selected(Object.keys(world.clusters).sort(), request).map(
-            (name): NamedResource => ({
-              name,
-              cacheKey: `cluster/${name}`,
-              dependsOn: [serviceKey(name)],
-              resource: () => {
-                if (name === world.brokenCluster) throw new Error(`cannot build cluster ${name}`);
-                return {
-                  name,
-                  type: 'EDS',
-                  eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' }, service_name: name },
-                  connect_timeout: { seconds: 1 },
-                  lb_policy: 'ROUND_ROBIN',
-                };
-              },
-            }),
-          ),
+          resources: selected(Object.keys(world.clusters).sort(), request).map((name): NamedResource => ({
+            name,
+            cacheKey: `cluster/${name}`,
+            dependsOn: [serviceKey(name)],
+            resource: () => {
+              if (name === world.brokenCluster) throw new Error(`cannot build cluster ${name}`);
+              return {
+                name,
+                type: 'EDS',
+                eds_cluster_config: { eds_config: { ads: {}, resource_api_version: 'V3' }, service_name: name },
+                connect_timeout: { seconds: 1 },
+                lb_policy: 'ROUND_ROBIN',
+              };
+            },
+          })),
         };
       },
     },
@@ -134,7 +132,9 @@ export function worldGenerators(calls: GenerateCalls = {}): Generator<WorldSnaps
                   '@type': 'type.googleapis.com/envoy.extensions.filters.network.http_connection_manager.v3.HttpConnectionManager',
                   stat_prefix: name,
                   rds: { route_config_name: `route/${name}`, config_source: { ads: {}, resource_api_version: 'V3' } },
-                  http_filters: [{ name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } }],
+                  http_filters: [
+                    { name: 'envoy.filters.http.router', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.http.router.v3.Router' } },
+                  ],
                 },
               },
             },

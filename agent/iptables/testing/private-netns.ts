@@ -23,9 +23,7 @@ export function privateNetnsUnavailable(): string | undefined {
 
 /** Whether Debian's iptables is installed (CI installs it with `apt-get install -y iptables`). */
 export function iptablesInstalled(): boolean {
-  return ['iptables-restore', 'ip6tables-restore', 'iptables-save'].every(
-    (program) => spawnSync(program, ['--version']).status === 0,
-  );
+  return ['iptables-restore', 'ip6tables-restore', 'iptables-save'].every((program) => spawnSync(program, ['--version']).status === 0);
 }
 
 export async function newPrivateNetns(): Promise<PrivateNetns> {

@@ -10,9 +10,7 @@ export type JsonObject = Record<string, unknown>;
 
 /** What a path answers: an AdmissionReview response (uid and apiVersion mirrored unless given), raw HTTP, or nothing ever. */
 export type WebhookAnswer =
-  | { allowed: boolean; status?: JsonObject; patch?: unknown[]; warnings?: string[]; uid?: string }
-  | { httpStatus: number; body: string }
-  | 'hang';
+  { allowed: boolean; status?: JsonObject; patch?: unknown[]; warnings?: string[]; uid?: string } | { httpStatus: number; body: string } | 'hang';
 
 export interface ReceivedReview {
   /** The request path without its query. */

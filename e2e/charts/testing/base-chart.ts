@@ -43,7 +43,10 @@ export function clusterRoleRules(manifest: string): PolicyRule[] {
 export function allows(rules: readonly PolicyRule[], verb: string, apiGroup: string, resource: string): boolean {
   const [plural, subresource] = resource.split('/');
   const resourceMatches = (pattern: string): boolean =>
-    pattern === '*' || pattern === resource || (subresource !== undefined && pattern === `*/${subresource}`) || (subresource === undefined && pattern === plural && !pattern.includes('/'));
+    pattern === '*' ||
+    pattern === resource ||
+    (subresource !== undefined && pattern === `*/${subresource}`) ||
+    (subresource === undefined && pattern === plural && !pattern.includes('/'));
   return rules.some(
     (rule) =>
       (rule.verbs.includes('*') || rule.verbs.includes(verb)) &&

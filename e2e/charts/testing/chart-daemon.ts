@@ -37,24 +37,49 @@ export async function freeDaemonPorts(): Promise<DaemonPorts> {
  * listener moved to a free loopback port (a real pod has an address of its own). Resolves once the
  * daemon answers `/ready`.
  */
-export async function startChartDaemon(options: { kube: ApiServerDouble; workDir: string; podName: string; ports?: DaemonPorts; deployment?: string; namespace?: string }): Promise<ChartDaemon> {
+export async function startChartDaemon(options: {
+  kube: ApiServerDouble;
+  workDir: string;
+  podName: string;
+  ports?: DaemonPorts;
+  deployment?: string;
+  namespace?: string;
+}): Promise<ChartDaemon> {
   const { kube, podName } = options;
   const namespace = options.namespace ?? 'mesh-system';
   const ports = options.ports ?? (await freeDaemonPorts());
   const kubeConfig = kube.kubeConfig();
   const deployment = await kubeConfig.makeApiClient(AppsV1Api).readNamespacedDeployment({ name: options.deployment ?? 'meshd', namespace });
   const template = deployment.spec?.template;
-  const pod: V1Pod = { metadata: { ...template?.metadata, name: podName, namespace }, spec: template?.spec ?? { containers: [] }, status: { podIP: '127.0.0.1', hostIP: '127.0.0.1' } };
+  const pod: V1Pod = {
+    metadata: { ...template?.metadata, name: podName, namespace },
+    spec: template?.spec ?? { containers: [] },
+    status: { podIP: '127.0.0.1', hostIP: '127.0.0.1' },
+  };
   const podDir = join(options.workDir, podName);
   mkdirSync(podDir, { recursive: true });
   const launch = await prepareContainer(pod, 'discovery', podDir, {
     kubeConfig,
-    issueToken: (ns, serviceAccount, audience, expirationSeconds) => kube.issueToken({ namespace: ns, serviceAccount, audiences: [audience], expirationSeconds }),
+    issueToken: (ns, serviceAccount, audience, expirationSeconds) =>
+      kube.issueToken({ namespace: ns, serviceAccount, audiences: [audience], expirationSeconds }),
   });
   if (!launch) throw new Error('the chart has no discovery container');
   const inCluster = join(podDir, 'in-cluster-kubeconfig');
   writeFileSync(inCluster, kube.kubeconfigYaml());
-  const listeners = ['--grpcAddr', `127.0.0.1:${ports.grpc}`, '--secureGRPCAddr', `127.0.0.1:${ports.secure}`, '--httpAddr', `127.0.0.1:${ports.http}`, '--monitoringAddr', `127.0.0.1:${ports.monitoring}`, '--httpsAddr', `127.0.0.1:${ports.https}`, '--ctrlz_port', '0'];
+  const listeners = [
+    '--grpcAddr',
+    `127.0.0.1:${ports.grpc}`,
+    '--secureGRPCAddr',
+    `127.0.0.1:${ports.secure}`,
+    '--httpAddr',
+    `127.0.0.1:${ports.http}`,
+    '--monitoringAddr',
+    `127.0.0.1:${ports.monitoring}`,
+    '--httpsAddr',
+    `127.0.0.1:${ports.https}`,
+    '--ctrlz_port',
+    '0',
+  ];
   const child = startBin('pilot-discovery', [...launch.args, ...listeners], { ...launch.env, KUBECONFIG: inCluster }, podDir);
   let output = '';
   child.stdout?.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -35,7 +35,9 @@ export function gatewayDestinationHosts(proxy: Proxy, push: PushContext, options
  * `filterGatewayClusters`, only the hosts its VirtualServices route to.
  */
 export function buildGatewayClusters(proxy: Proxy, push: PushContext, options: BuildGatewayClustersOptions = {}): ClusterResource[] {
-  const clusters = buildSidecarClusters(proxy, push, options).filter((cluster) => cluster.name === BLACKHOLE_CLUSTER || parseClusterName(cluster.name)?.direction === 'outbound');
+  const clusters = buildSidecarClusters(proxy, push, options).filter(
+    (cluster) => cluster.name === BLACKHOLE_CLUSTER || parseClusterName(cluster.name)?.direction === 'outbound',
+  );
   if (!options.filterGatewayClusters) return clusters;
   const hosts = gatewayDestinationHosts(proxy, push, options);
   return clusters.filter((cluster) => cluster.name === BLACKHOLE_CLUSTER || hosts.has(parseClusterName(cluster.name)?.hostname ?? ''));

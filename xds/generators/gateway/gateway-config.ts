@@ -110,7 +110,13 @@ function isTlsServer(kind: ServerKind): boolean {
   return kind !== 'http' && kind !== 'tcp';
 }
 
-function routeNameOf(server: GatewayServer, kind: ServerKind, gateway: IndexedGateway, listenerPort: number, options: GatewaySelectionOptions): string | undefined {
+function routeNameOf(
+  server: GatewayServer,
+  kind: ServerKind,
+  gateway: IndexedGateway,
+  listenerPort: number,
+  options: GatewaySelectionOptions,
+): string | undefined {
   const bindSuffix = server.bind ? `.${server.bind}` : '';
   if (kind === 'http') return `http.${options.useTargetPortForRoutes === false ? server.port.number : listenerPort}${bindSuffix}`;
   if (kind === 'https') return `https.${server.port.number}.${server.port.name}.${gateway.name}.${gateway.namespace}${bindSuffix}`;
@@ -192,9 +198,7 @@ export function mergeGateways(push: PushContext, proxy: Proxy, options: GatewayS
       }
     });
   }
-  const listeners = [...ports.values()]
-    .map((state) => state.spec)
-    .sort((a, b) => a.port - b.port || (a.bind < b.bind ? -1 : a.bind > b.bind ? 1 : 0));
+  const listeners = [...ports.values()].map((state) => state.spec).sort((a, b) => a.port - b.port || (a.bind < b.bind ? -1 : a.bind > b.bind ? 1 : 0));
   return { listeners, serversByRouteName, rejected };
 }
 

@@ -5,7 +5,17 @@ import { consistent } from '../../testing/consistent.js';
 import { compileRouteConfiguration, selectFilterChain, type FilterChainLike, type RouteConfigurationConfig } from '../../../dataplane/decisions/index.js';
 import { simulateProxyConfig } from '../../../dataplane/testing/simulation-support.js';
 import { newMeshGenerators } from '../../mesh-generators.js';
-import { jsonToStruct, LISTENER_TYPE, loadEnvoyProtos, parseProxy, ROUTE_TYPE, type EnvoyProtos, type GenerateRequest, type JsonValue, type Proxy } from '../../index.js';
+import {
+  jsonToStruct,
+  LISTENER_TYPE,
+  loadEnvoyProtos,
+  parseProxy,
+  ROUTE_TYPE,
+  type EnvoyProtos,
+  type GenerateRequest,
+  type JsonValue,
+  type Proxy,
+} from '../../index.js';
 import { generateSnapshot, loadCase, valuesOf } from '../testing/test-cases.js';
 import { mergeGateways, newGatewayCdsGenerator, newGatewayLdsGenerator, newGatewayRdsGenerator, newSidecarEdsGenerator, resolveGatewayName } from '../index.js';
 import { buildPushContext, type PushContext, type SecurityFilters } from '../../model/index.js';
@@ -18,8 +28,15 @@ const RBAC_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.rbac.v3.RBA
 const NETWORK_RBAC_TYPE = 'type.googleapis.com/envoy.extensions.filters.network.rbac.v3.RBAC';
 /** Recognisable policy filters: the port and kind they were asked for are in their stat prefix. */
 const MARKER: SecurityFilters = {
-  http: (input) => [{ name: 'envoy.filters.http.rbac', typed_config: { '@type': RBAC_TYPE, shadow_rules_stat_prefix: `gateway-port-${input.port}-${input.kind}-${input.labels['mesh'] ?? ''}` } }],
-  tcp: (input) => [{ name: 'envoy.filters.network.rbac', typed_config: { '@type': NETWORK_RBAC_TYPE, stat_prefix: `gateway-tcp-${input.port}-${input.kind}` } }],
+  http: (input) => [
+    {
+      name: 'envoy.filters.http.rbac',
+      typed_config: { '@type': RBAC_TYPE, shadow_rules_stat_prefix: `gateway-port-${input.port}-${input.kind}-${input.labels['mesh'] ?? ''}` },
+    },
+  ],
+  tcp: (input) => [
+    { name: 'envoy.filters.network.rbac', typed_config: { '@type': NETWORK_RBAC_TYPE, stat_prefix: `gateway-tcp-${input.port}-${input.kind}` } },
+  ],
 };
 
 type Message = Record<string, unknown>;
@@ -32,7 +49,6 @@ beforeAll(() => {
 function resources(result: { resources: readonly { resource: object | (() => object) }[] } | undefined): Message[] {
   return (result?.resources ?? []).map((named) => (typeof named.resource === 'function' ? named.resource() : named.resource) as Message);
 }
-
 
 function objectsUnder(value: unknown, key: string, out: Message[] = []): Message[] {
   if (Array.isArray(value)) for (const item of value) objectsUnder(item, key, out);
@@ -57,7 +73,12 @@ interface Generated {
 function generateCase(file: string): Generated {
   const { model, proxy } = loadCase(TESTDATA, file);
   const push = buildPushContext(model);
-  const generators = { lds: newGatewayLdsGenerator({ securityFilters: MARKER }), rds: newGatewayRdsGenerator(), cds: newGatewayCdsGenerator(), eds: newSidecarEdsGenerator() };
+  const generators = {
+    lds: newGatewayLdsGenerator({ securityFilters: MARKER }),
+    rds: newGatewayRdsGenerator(),
+    cds: newGatewayCdsGenerator(),
+    eds: newSidecarEdsGenerator(),
+  };
   return { push, proxy, ...generateSnapshot(proxy, push, generators, protos) };
 }
 
@@ -90,7 +111,12 @@ describe('gateway LDS, RDS, CDS and EDS golden files', () => {
         const [first, second] = chain.filters;
         if (first?.name === 'envoy.filters.network.http_connection_manager') {
           const httpFilters = (first.typed_config['http_filters'] as { name: string; typed_config: Message }[]) ?? [];
-          expect(httpFilters.map((filter) => filter.name)).toEqual(['envoy.filters.http.rbac', 'mesh.metadata_exchange', 'mesh.stats', 'envoy.filters.http.router']);
+          expect(httpFilters.map((filter) => filter.name)).toEqual([
+            'envoy.filters.http.rbac',
+            'mesh.metadata_exchange',
+            'mesh.stats',
+            'envoy.filters.http.router',
+          ]);
           expect(String(httpFilters[0]?.typed_config['shadow_rules_stat_prefix'])).toMatch(/^gateway-port-\d+-gateway-ingressgateway$/);
         } else {
           expect([first?.name, second?.name]).toEqual(['envoy.filters.network.rbac', 'envoy.filters.network.tcp_proxy']);
@@ -138,7 +164,10 @@ describe('gateway selection and merging', () => {
       ['0.0.0.0_8080', 'http.8080'],
       ['0.0.0.0_9090', 'http.9090'],
     ]);
-    expect(mergeGateways(push, proxy, { useTargetPortForRoutes: false }).listeners.map((listener) => listener.servers[0]?.routeName)).toEqual(['http.80', 'http.9090']);
+    expect(mergeGateways(push, proxy, { useTargetPortForRoutes: false }).listeners.map((listener) => listener.servers[0]?.routeName)).toEqual([
+      'http.80',
+      'http.9090',
+    ]);
   });
 
   it.each([
@@ -182,7 +211,8 @@ describe('gateway routing decisions over the generated config', () => {
     if (!listener) throw new Error('no 0.0.0.0_443 listener');
     const chains = chainsOf(protos.decodeAny(protos.encodeAny(LISTENER_TYPE, listener)));
     const pick = (serverName: string): string | undefined =>
-      selectFilterChain(chains, { destinationAddress: '10.0.0.9', destinationPort: 443, sourceAddress: '10.1.1.1', transportProtocol: 'tls', serverName })?.name;
+      selectFilterChain(chains, { destinationAddress: '10.0.0.9', destinationPort: 443, sourceAddress: '10.1.1.1', transportProtocol: 'tls', serverName })
+        ?.name;
     expect(pick('secure.data.example.com')).toBe('passthrough.443.secure.data.example.com');
     expect(pick('db.example.com')).toBe('tls.443.tls-db.edge.data');
     expect(pick('unknown.example.com')).toBeUndefined();
@@ -212,9 +242,19 @@ describe('gateway generators', () => {
   it('sends a gateway outbound clusters and BlackHoleCluster only; with PILOT_FILTER_GATEWAY_CLUSTER_CONFIG just the routed hosts', () => {
     const { model, proxy } = loadCase(TESTDATA, 'match-gateways.in.yaml');
     const push = buildPushContext(model);
-    const names = (options: { filterGatewayClusters?: boolean }): string[] => resources(newGatewayCdsGenerator(options).generate(proxy, push, FULL)).map((cluster) => cluster['name'] as string);
-    expect(names({})).toEqual(['BlackHoleCluster', 'outbound|8000|v1|httpbin.foo.svc.cluster.local', 'outbound|8000||httpbin.foo.svc.cluster.local', 'outbound|80||ingress.mesh-system.svc.cluster.local']);
-    expect(names({ filterGatewayClusters: true })).toEqual(['BlackHoleCluster', 'outbound|8000|v1|httpbin.foo.svc.cluster.local', 'outbound|8000||httpbin.foo.svc.cluster.local']);
+    const names = (options: { filterGatewayClusters?: boolean }): string[] =>
+      resources(newGatewayCdsGenerator(options).generate(proxy, push, FULL)).map((cluster) => cluster['name'] as string);
+    expect(names({})).toEqual([
+      'BlackHoleCluster',
+      'outbound|8000|v1|httpbin.foo.svc.cluster.local',
+      'outbound|8000||httpbin.foo.svc.cluster.local',
+      'outbound|80||ingress.mesh-system.svc.cluster.local',
+    ]);
+    expect(names({ filterGatewayClusters: true })).toEqual([
+      'BlackHoleCluster',
+      'outbound|8000|v1|httpbin.foo.svc.cluster.local',
+      'outbound|8000||httpbin.foo.svc.cluster.local',
+    ]);
   });
 
   it('serves a router proxy the endpoints of its clusters', () => {
@@ -232,10 +272,18 @@ describe('gateway generators', () => {
       return objectsUnder(listener, 'typed_config').find((config) => 'rds' in config) ?? {};
     };
     const plain = hcmOf(routerProxy({ NAMESPACE: 'mesh-system' }));
-    expect(plain).toMatchObject({ use_remote_address: { value: true }, forward_client_cert_details: 'SANITIZE_SET', internal_address_config: {}, set_current_client_cert_details: { subject: { value: true }, cert: true, dns: true, uri: true } });
+    expect(plain).toMatchObject({
+      use_remote_address: { value: true },
+      forward_client_cert_details: 'SANITIZE_SET',
+      internal_address_config: {},
+      set_current_client_cert_details: { subject: { value: true }, cert: true, dns: true, uri: true },
+    });
     expect(plain).not.toHaveProperty('xff_num_trusted_hops');
     expect(plain).not.toHaveProperty('strip_any_host_port');
-    const behindBalancer = hcmOf(routerProxy({ NAMESPACE: 'mesh-system', PROXY_CONFIG: { gatewayTopology: { numTrustedProxies: 2, forwardClientCertDetails: 'FORWARD_ONLY' } } }), { stripHostPort: true });
+    const behindBalancer = hcmOf(
+      routerProxy({ NAMESPACE: 'mesh-system', PROXY_CONFIG: { gatewayTopology: { numTrustedProxies: 2, forwardClientCertDetails: 'FORWARD_ONLY' } } }),
+      { stripHostPort: true },
+    );
     expect(behindBalancer).toMatchObject({ xff_num_trusted_hops: 2, forward_client_cert_details: 'FORWARD_ONLY', strip_any_host_port: true });
     expect(behindBalancer).not.toHaveProperty('set_current_client_cert_details');
   });
@@ -247,9 +295,18 @@ describe('gateway generators', () => {
       ...(newGatewayLdsGenerator().generate(proxy, push, FULL)?.resources ?? []).map((named) => named.cacheKey),
       ...(newGatewayRdsGenerator().generate(proxy, push, { ...FULL, names: ['http.8080'] })?.resources ?? []).map((named) => named.cacheKey),
     ];
-    const first = parseProxy({ id: 'router~10.0.0.21~ingress-one.mesh-system~mesh-system.svc.cluster.local', metadata: jsonToStruct({ LABELS: { mesh: 'ingressgateway' } }) });
-    const second = parseProxy({ id: 'router~10.0.0.22~ingress-two.mesh-system~mesh-system.svc.cluster.local', metadata: jsonToStruct({ LABELS: { mesh: 'ingressgateway' } }) });
-    const other = parseProxy({ id: 'router~10.0.0.23~ingress-three.mesh-system~mesh-system.svc.cluster.local', metadata: jsonToStruct({ LABELS: { mesh: 'ingressgateway', tier: 'edge' } }) });
+    const first = parseProxy({
+      id: 'router~10.0.0.21~ingress-one.mesh-system~mesh-system.svc.cluster.local',
+      metadata: jsonToStruct({ LABELS: { mesh: 'ingressgateway' } }),
+    });
+    const second = parseProxy({
+      id: 'router~10.0.0.22~ingress-two.mesh-system~mesh-system.svc.cluster.local',
+      metadata: jsonToStruct({ LABELS: { mesh: 'ingressgateway' } }),
+    });
+    const other = parseProxy({
+      id: 'router~10.0.0.23~ingress-three.mesh-system~mesh-system.svc.cluster.local',
+      metadata: jsonToStruct({ LABELS: { mesh: 'ingressgateway', tier: 'edge' } }),
+    });
     expect(keys(first)).toHaveLength(2);
     expect(keys(second)).toEqual(keys(first));
     expect(keys(other)).not.toEqual(keys(first));

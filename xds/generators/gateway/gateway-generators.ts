@@ -57,7 +57,11 @@ export function newGatewayRdsGenerator(options: GatewayRdsOptions = {}): Generat
       return {
         resources: [...new Set(names)].sort().map((name) => {
           const servers = merged.serversByRouteName.get(name) ?? [];
-          return { name, cacheKey: `${name}@${serversKey(servers)}@${key}`, resource: () => buildGatewayRouteConfiguration(proxy, push, name, servers, options) };
+          return {
+            name,
+            cacheKey: `${name}@${serversKey(servers)}@${key}`,
+            resource: () => buildGatewayRouteConfiguration(proxy, push, name, servers, options),
+          };
         }),
       };
     },

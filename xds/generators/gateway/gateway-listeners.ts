@@ -3,7 +3,16 @@ import type { Proxy } from '../../proxy.js';
 import { gatewayLabelsOf, mergeGateways, type GatewayListenerSpec, type GatewaySelectionOptions, type GatewayServerEntry } from './gateway-config.js';
 import { buildServerTlsContext } from './gateway-tls.js';
 import { tcpRouteFor, tlsRoutesFor, type TlsRouteTarget } from './gateway-virtual-services.js';
-import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FILTER, TCP_PROXY_FILTER, TCP_PROXY_TYPE, tcpProxy, telemetryFilters } from '../http-connection-manager.js';
+import {
+  ADS_SOURCE,
+  httpConnectionManager,
+  pathNormalizationOptions,
+  ROUTER_FILTER,
+  TCP_PROXY_FILTER,
+  TCP_PROXY_TYPE,
+  tcpProxy,
+  telemetryFilters,
+} from '../http-connection-manager.js';
 import { workloadOfProxy } from '../proxy-workload.js';
 import type { IndexedVirtualService, PushContext } from '../../model/push-context.js';
 import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from '../../model/security-filters.js';
@@ -17,7 +26,10 @@ export interface BuildGatewayListenersOptions extends GatewaySelectionOptions {
   readonly stripHostPort?: boolean;
 }
 
-const TLS_INSPECTOR = { name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector' } };
+const TLS_INSPECTOR = {
+  name: 'envoy.filters.listener.tls_inspector',
+  typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector' },
+};
 const XFCC_MODES = new Set(['SANITIZE', 'FORWARD_ONLY', 'APPEND_FORWARD', 'SANITIZE_SET', 'ALWAYS_FORWARD_ONLY']);
 
 /** `gatewayTopology` of the proxy's own config (node metadata PROXY_CONFIG), else of the mesh's `defaultConfig`. */
@@ -70,17 +82,29 @@ function gatewayHcm(context: ListenerContext, statPrefix: string, routeName: str
     // Explicitly empty: older Envoy treated RFC 1918 peers as internal and kept their x-envoy-* headers.
     internal_address_config: {},
     forward_client_cert_details: xfcc,
-    ...(xfcc === 'SANITIZE_SET' || xfcc === 'APPEND_FORWARD' ? { set_current_client_cert_details: { subject: { value: true }, cert: true, dns: true, uri: true } } : {}),
+    ...(xfcc === 'SANITIZE_SET' || xfcc === 'APPEND_FORWARD'
+      ? { set_current_client_cert_details: { subject: { value: true }, cert: true, dns: true, uri: true } }
+      : {}),
     ...(context.options.stripHostPort ? { strip_any_host_port: true } : {}),
     ...pathNormalizationOptions(context.push.meshConfig),
   });
 }
 
 /** tcp_proxy to one destination, or split by weight over several. */
-function tcpProxyTo(context: ListenerContext, virtualService: IndexedVirtualService, route: readonly RouteDestination[], serverPort: number): TypedFilter | undefined {
+function tcpProxyTo(
+  context: ListenerContext,
+  virtualService: IndexedVirtualService,
+  route: readonly RouteDestination[],
+  serverPort: number,
+): TypedFilter | undefined {
   const destinations = route.filter((destination) => route.length === 1 || (destination.weight ?? 0) > 0);
   const clusterOf = (destination: RouteDestination): string =>
-    destinationCluster({ proxy: context.proxy, push: context.push, virtualService, port: serverPort }, destination.destination.host, destination.destination.subset, destination.destination.port?.number);
+    destinationCluster(
+      { proxy: context.proxy, push: context.push, virtualService, port: serverPort },
+      destination.destination.host,
+      destination.destination.subset,
+      destination.destination.port?.number,
+    );
   const [only] = destinations;
   if (!only) return undefined;
   if (destinations.length === 1) return tcpProxy(clusterOf(only), clusterOf(only));
@@ -132,7 +156,13 @@ function chainsOf(context: ListenerContext, listener: GatewayListenerSpec): obje
         if (!proxyFilter) break;
         const filters = [...context.security.tcp(context.input(port)), proxyFilter];
         if (entry.kind === 'tcp' || !entry.server.tls) chains.push({ name: `tcp.${listener.name}`, filters });
-        else chains.push({ name: `tls.${port}.${entry.server.port.name}.${entry.gateway.name}.${entry.gateway.namespace}`, filter_chain_match: sniMatch(serverNames(entry)), transport_socket: buildServerTlsContext(entry.server.tls, { http: false }), filters });
+        else
+          chains.push({
+            name: `tls.${port}.${entry.server.port.name}.${entry.gateway.name}.${entry.gateway.namespace}`,
+            filter_chain_match: sniMatch(serverNames(entry)),
+            transport_socket: buildServerTlsContext(entry.server.tls, { http: false }),
+            filters,
+          });
         break;
       }
       case 'passthrough':
@@ -154,7 +184,13 @@ function passthroughChains(context: ListenerContext, entry: GatewayServerEntry, 
     const proxyFilter = tcpProxyTo(context, target.virtualService, target.route, port);
     if (!proxyFilter) return [];
     for (const host of target.sniHosts) sniTaken.add(host);
-    return [{ name: `passthrough.${port}.${target.sniHosts.join(',')}`, filter_chain_match: sniMatch(target.sniHosts), filters: [...context.security.tcp(context.input(port)), proxyFilter] }];
+    return [
+      {
+        name: `passthrough.${port}.${target.sniHosts.join(',')}`,
+        filter_chain_match: sniMatch(target.sniHosts),
+        filters: [...context.security.tcp(context.input(port)), proxyFilter],
+      },
+    ];
   });
 }
 
@@ -175,7 +211,11 @@ export function buildGatewayListeners(proxy: Proxy, push: PushContext, options: 
 }
 
 /** The listeners with the merged servers each is built from (the generator keys its cache on them). */
-export function buildGatewayListenerSpecs(proxy: Proxy, push: PushContext, options: BuildGatewayListenersOptions = {}): { spec: GatewayListenerSpec; listener: ListenerResource }[] {
+export function buildGatewayListenerSpecs(
+  proxy: Proxy,
+  push: PushContext,
+  options: BuildGatewayListenersOptions = {},
+): { spec: GatewayListenerSpec; listener: ListenerResource }[] {
   const workload = workloadOfProxy(push, proxy);
   const labels = gatewayLabelsOf(push, proxy);
   const namespace = workload?.namespace ?? proxy.configNamespace;

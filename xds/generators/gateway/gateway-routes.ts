@@ -75,7 +75,13 @@ export function buildGatewayRouteConfiguration(
     }
   }
   const [first] = servers;
-  const virtualHosts = drafts.size === 0 ? [{ name: `blackhole:${first?.server.port.number ?? 0}`, domains: ['*'] }] : collapse([...drafts.values()].sort((a, b) => compare(a.host, b.host)), options.collapseRoutes !== false);
+  const virtualHosts =
+    drafts.size === 0
+      ? [{ name: `blackhole:${first?.server.port.number ?? 0}`, domains: ['*'] }]
+      : collapse(
+          [...drafts.values()].sort((a, b) => compare(a.host, b.host)),
+          options.collapseRoutes !== false,
+        );
   return {
     name,
     virtual_hosts: virtualHosts,
@@ -94,5 +100,10 @@ function collapse(drafts: readonly VirtualHostDraft[], merge: boolean): object[]
     if (same) same.domains.push(draft.host);
     else out.push({ name: `${draft.host}:${draft.port}`, domains: [draft.host], routes, requireTls: draft.requireTls, key });
   }
-  return out.map(({ name, domains, routes, requireTls }) => ({ name, domains, ...(routes.length > 0 ? { routes } : {}), ...(requireTls ? { require_tls: 'ALL' } : {}) }));
+  return out.map(({ name, domains, routes, requireTls }) => ({
+    name,
+    domains,
+    ...(routes.length > 0 ? { routes } : {}),
+    ...(requireTls ? { require_tls: 'ALL' } : {}),
+  }));
 }

@@ -37,14 +37,17 @@ function tlsChains(listeners: readonly Message[]): object[] {
       const tls = (chain['transport_socket'] as { typed_config?: Message } | undefined)?.typed_config;
       if (!tls) return [];
       const common = tls['common_tls_context'] as Message;
-      const validation = (common['combined_validation_context'] as { validation_context_sds_secret_config?: { name: string } } | undefined)?.validation_context_sds_secret_config?.name;
-      return [{
-        listener: listener['name'],
-        serverNames: (chain['filter_chain_match'] as { server_names?: string[] } | undefined)?.server_names ?? [],
-        certificates: ((common['tls_certificate_sds_secret_configs'] ?? []) as { name: string }[]).map((config) => config.name),
-        ...(validation ? { validation } : {}),
-        requireClientCertificate: (tls['require_client_certificate'] as { value?: boolean } | undefined)?.value === true,
-      }];
+      const validation = (common['combined_validation_context'] as { validation_context_sds_secret_config?: { name: string } } | undefined)
+        ?.validation_context_sds_secret_config?.name;
+      return [
+        {
+          listener: listener['name'],
+          serverNames: (chain['filter_chain_match'] as { server_names?: string[] } | undefined)?.server_names ?? [],
+          certificates: ((common['tls_certificate_sds_secret_configs'] ?? []) as { name: string }[]).map((config) => config.name),
+          ...(validation ? { validation } : {}),
+          requireClientCertificate: (tls['require_client_certificate'] as { value?: boolean } | undefined)?.value === true,
+        },
+      ];
     }),
   );
 }
@@ -59,7 +62,9 @@ function describeSecret(message: Message): object {
   };
   return {
     name: message['name'],
-    ...(certificate ? { certificate: facts(certificate.certificate_chain.inline_bytes), privateKeyBytes: certificate.private_key.inline_bytes.length > 0 } : {}),
+    ...(certificate
+      ? { certificate: facts(certificate.certificate_chain.inline_bytes), privateKeyBytes: certificate.private_key.inline_bytes.length > 0 }
+      : {}),
     ...(ca ? { trustedCa: facts(ca) } : {}),
   };
 }
@@ -73,7 +78,11 @@ describe('gateway secrets (golden)', () => {
     expect(consistent(snapshot)).toEqual([]);
     const requested = [...adsSecretNames(snapshot.listeners)].sort();
     const refusals: SecretRefusalEvent[] = [];
-    const result = newGatewaySecretGenerator({ onRefused: (event) => refusals.push(event) }).generate(proxy, push, generateRequest({ names: requested, full: true, configsUpdated: [] }));
+    const result = newGatewaySecretGenerator({ onRefused: (event) => refusals.push(event) }).generate(
+      proxy,
+      push,
+      generateRequest({ names: requested, full: true, configsUpdated: [] }),
+    );
     const sent = (result?.resources ?? []).map((named) => {
       const message = (typeof named.resource === 'function' ? named.resource() : named.resource) as Message;
       protos.encodeAny(SECRET_TYPE, message);
@@ -85,7 +94,11 @@ describe('gateway secrets (golden)', () => {
   test('the mesh generators serve secrets to gateways through the same type', () => {
     const { model, proxy } = loadCase(TESTDATA, 'credentials.in.yaml');
     const sds = newMeshGenerators().find((generator) => generator.typeUrl === SECRET_TYPE);
-    const result = sds?.generate(proxy, buildPushContext(model), generateRequest({ names: ['kubernetes://httpbin-credential'], full: true, configsUpdated: [] }));
+    const result = sds?.generate(
+      proxy,
+      buildPushContext(model),
+      generateRequest({ names: ['kubernetes://httpbin-credential'], full: true, configsUpdated: [] }),
+    );
     expect(result?.resources.map((resource) => resource.name)).toEqual(['kubernetes://httpbin-credential']);
   });
 
@@ -94,7 +107,8 @@ describe('gateway secrets (golden)', () => {
     const push = buildPushContext(model);
     const generator = newGatewaySecretGenerator();
     const names = ['kubernetes://bookinfo-credential-cacert'];
-    const ask = (kind: 'Secret' | 'Gateway', namespace: string, secret: string) => generator.generate(proxy, push, generateRequest({ names, full: true, configsUpdated: [{ kind, namespace, name: secret }] }));
+    const ask = (kind: 'Secret' | 'Gateway', namespace: string, secret: string) =>
+      generator.generate(proxy, push, generateRequest({ names, full: true, configsUpdated: [{ kind, namespace, name: secret }] }));
     expect(ask('Gateway', 'foo', 'secure-gateway')).toBeUndefined();
     expect(ask('Secret', 'bar', 'bookinfo-credential')).toBeUndefined();
     expect(ask('Secret', 'foo', 'bookinfo-credential')?.resources.map((resource) => resource.name)).toEqual(names);

@@ -48,7 +48,10 @@ function secretMessage(resource: CredentialResource, credentials: ReadonlyMap<st
   if (credential?.certificateChain === undefined || credential.privateKey === undefined) return undefined;
   return {
     name: resource.resourceName,
-    tls_certificate: { certificate_chain: { inline_bytes: Buffer.from(credential.certificateChain) }, private_key: { inline_bytes: Buffer.from(credential.privateKey) } },
+    tls_certificate: {
+      certificate_chain: { inline_bytes: Buffer.from(credential.certificateChain) },
+      private_key: { inline_bytes: Buffer.from(credential.privateKey) },
+    },
   };
 }
 

@@ -61,12 +61,24 @@ export function buildServerTlsContext(tls: ServerTlsSettings, options: { readonl
       common['combined_validation_context'] = { default_validation_context: checks, validation_context_sds_secret_config: credentialSecretConfig(ca) };
     }
   } else {
-    const certificates = tls.tlsCertificates ?? (tls.serverCertificate && tls.privateKey ? [{ serverCertificate: tls.serverCertificate, privateKey: tls.privateKey, caCertificates: tls.caCertificates }] : []);
+    const certificates =
+      tls.tlsCertificates ??
+      (tls.serverCertificate && tls.privateKey
+        ? [{ serverCertificate: tls.serverCertificate, privateKey: tls.privateKey, caCertificates: tls.caCertificates }]
+        : []);
     const files = certificates.filter((certificate) => certificate.serverCertificate && certificate.privateKey);
-    if (files.length > 0) common['tls_certificates'] = files.map((certificate) => ({ certificate_chain: { filename: certificate.serverCertificate }, private_key: { filename: certificate.privateKey } }));
+    if (files.length > 0)
+      common['tls_certificates'] = files.map((certificate) => ({
+        certificate_chain: { filename: certificate.serverCertificate },
+        private_key: { filename: certificate.privateKey },
+      }));
     const caFile = tls.caCertificates ?? certificates.find((certificate) => certificate.caCertificates)?.caCertificates;
     if (checksClient && (caFile || Object.keys(checks).length > 0)) {
-      common['validation_context'] = { ...(caFile ? { trusted_ca: { filename: caFile } } : {}), ...(tls.caCrl ? { crl: { filename: tls.caCrl } } : {}), ...checks };
+      common['validation_context'] = {
+        ...(caFile ? { trusted_ca: { filename: caFile } } : {}),
+        ...(tls.caCrl ? { crl: { filename: tls.caCrl } } : {}),
+        ...checks,
+      };
     }
   }
   return {

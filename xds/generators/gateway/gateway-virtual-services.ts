@@ -26,7 +26,9 @@ function namesGateway(names: readonly string[] | undefined, namespace: string, g
 
 /** The VirtualServices bound to one Gateway (`<namespace>/<name>`) that the proxy may see under their `exportTo`. */
 export function virtualServicesForGateway(push: PushContext, proxy: Proxy | undefined, gateway: string): IndexedVirtualService[] {
-  return push.virtualServices.filter((entry) => namesGateway(entry.virtualService.spec.gateways, entry.namespace, gateway) && (!proxy || isVisibleTo(entry, proxy)));
+  return push.virtualServices.filter(
+    (entry) => namesGateway(entry.virtualService.spec.gateways, entry.namespace, gateway) && (!proxy || isVisibleTo(entry, proxy)),
+  );
 }
 
 /** The more specific of two hosts when they overlap (wildcards `*` and `*.suffix`), else undefined. */
@@ -70,7 +72,9 @@ export function intersectingHosts(entry: GatewayServerEntry, virtualService: Ind
 /** The virtual hosts of one server: each VirtualService bound to its Gateway, with each host it shares with the server. */
 export function virtualServicesOf(push: PushContext, entry: GatewayServerEntry, proxy?: Proxy): { host: string; virtualService: IndexedVirtualService }[] {
   const gateway = `${entry.gateway.namespace}/${entry.gateway.name}`;
-  return virtualServicesForGateway(push, proxy, gateway).flatMap((virtualService) => intersectingHosts(entry, virtualService).map((host) => ({ host, virtualService })));
+  return virtualServicesForGateway(push, proxy, gateway).flatMap((virtualService) =>
+    intersectingHosts(entry, virtualService).map((host) => ({ host, virtualService })),
+  );
 }
 
 /**
@@ -97,7 +101,11 @@ export function virtualServiceForGateway(entry: IndexedVirtualService, gateway: 
 }
 
 /** An L4 match applies to a server when its port (if any) is the server's and its gateways (if any) name the server's Gateway. */
-function l4MatchApplies(match: NonNullable<TcpRoute['match']>[number] | TlsRoute['match'][number], virtualServiceNamespace: string, entry: GatewayServerEntry): boolean {
+function l4MatchApplies(
+  match: NonNullable<TcpRoute['match']>[number] | TlsRoute['match'][number],
+  virtualServiceNamespace: string,
+  entry: GatewayServerEntry,
+): boolean {
   if (match.port !== undefined && match.port !== entry.server.port.number) return false;
   const gateways = match.gateways ?? [];
   return gateways.length === 0 || namesGateway(gateways, virtualServiceNamespace, `${entry.gateway.namespace}/${entry.gateway.name}`);
@@ -108,7 +116,11 @@ function sharesAHost(entry: GatewayServerEntry, virtualService: IndexedVirtualSe
 }
 
 /** Where a TCP (or TLS-terminating) server sends its bytes: the first applicable `tcp` route of the bound VirtualServices. */
-export function tcpRouteFor(push: PushContext, proxy: Proxy, entry: GatewayServerEntry): { virtualService: IndexedVirtualService; route: readonly RouteDestination[] } | undefined {
+export function tcpRouteFor(
+  push: PushContext,
+  proxy: Proxy,
+  entry: GatewayServerEntry,
+): { virtualService: IndexedVirtualService; route: readonly RouteDestination[] } | undefined {
   for (const virtualService of virtualServicesForGateway(push, proxy, `${entry.gateway.namespace}/${entry.gateway.name}`)) {
     if (!sharesAHost(entry, virtualService)) continue;
     for (const tcp of virtualService.virtualService.spec.tcp ?? []) {

@@ -14,7 +14,6 @@ beforeAll(() => {
   protos = loadEnvoyProtos();
 });
 
-
 describe('proxyless gRPC generators (golden)', () => {
   test.each(goldenCases(TESTDATA))('%s', (name) => {
     const { model, proxy, routeNames: listenerNames } = loadCase(TESTDATA, `${name}.in.yaml`);
@@ -27,5 +26,4 @@ describe('proxyless gRPC generators (golden)', () => {
     for (const assignment of endpoints) for (const locality of assignment['endpoints'] as { locality?: unknown }[]) expect(locality.locality).toBeDefined();
     expectGolden(TESTDATA, name, { listeners, routes, clusters, endpoints });
   });
-
 });

@@ -49,7 +49,11 @@ function serverListener(proxy: Proxy, push: PushContext, name: string): object |
   const workload = workloadOfProxy(push, proxy);
   const namespace = workload?.namespace ?? proxy.configNamespace;
   const labels = workload?.labels ?? proxy.metadata.labels;
-  const composed = composePeerAuthentication({ rootNamespace: push.rootNamespace, policies: push.peerAuthentications.candidates(namespace), workload: { namespace, labels } });
+  const composed = composePeerAuthentication({
+    rootNamespace: push.rootNamespace,
+    policies: push.peerAuthentications.candidates(namespace),
+    workload: { namespace, labels },
+  });
   const strict = grpcServerMtlsMode(mtlsModeForPort(composed, port), labels) === 'STRICT';
   const suffix = strict ? 'mtls' : 'plaintext';
   const chain: Record<string, unknown> = {
@@ -57,7 +61,10 @@ function serverListener(proxy: Proxy, push: PushContext, name: string): object |
     filters: [
       httpConnectionManager({
         stat_prefix: `inbound_${port}`,
-        route_config: { name: 'inbound', virtual_hosts: [{ name: 'inbound', domains: ['*'], routes: [{ match: { prefix: '/' }, non_forwarding_action: {} }] }] },
+        route_config: {
+          name: 'inbound',
+          virtual_hosts: [{ name: 'inbound', domains: ['*'], routes: [{ match: { prefix: '/' }, non_forwarding_action: {} }] }],
+        },
         http_filters: [...grpcAuthorizationFilters(push, namespace, labels), ROUTER_FILTER],
       }),
     ],
@@ -92,9 +99,18 @@ function grpcRoute(proxy: Proxy, push: PushContext, name: string): object | unde
   const service = push.serviceByHost.get(parsed.hostname);
   if (!service) return undefined;
   const virtualService = virtualServiceFor(push, proxy, service.hostname);
-  const routes = virtualService ? buildVirtualServiceRoutes({ proxy, push, virtualService, port: parsed.port }) : [buildDefaultRoute(service.hostname, parsed.port)];
+  const routes = virtualService
+    ? buildVirtualServiceRoutes({ proxy, push, virtualService, port: parsed.port })
+    : [buildDefaultRoute(service.hostname, parsed.port)];
   const shortName = `${service.name}.${service.namespace}`;
-  const domains = [service.hostname, `${service.hostname}:${parsed.port}`, shortName, `${shortName}:${parsed.port}`, service.name, `${service.name}:${parsed.port}`];
+  const domains = [
+    service.hostname,
+    `${service.hostname}:${parsed.port}`,
+    shortName,
+    `${shortName}:${parsed.port}`,
+    service.name,
+    `${service.name}:${parsed.port}`,
+  ];
   return { name, virtual_hosts: [{ name: `${service.hostname}:${parsed.port}`, domains, routes }] };
 }
 
@@ -114,7 +130,12 @@ export function newGrpcGenerators(): Generator<PushContext>[] {
       typeUrl: ROUTE_TYPE,
       generate(proxy, push, request) {
         if (!request.full) return undefined;
-        return { resources: request.names.flatMap((name) => { const route = grpcRoute(proxy, push, name); return route ? [{ name, resource: route }] : []; }) };
+        return {
+          resources: request.names.flatMap((name) => {
+            const route = grpcRoute(proxy, push, name);
+            return route ? [{ name, resource: route }] : [];
+          }),
+        };
       },
     },
     {
@@ -133,7 +154,9 @@ export function newGrpcGenerators(): Generator<PushContext>[] {
       generate(proxy, push, request) {
         let names = [...request.names];
         if (!request.full && request.configsUpdated.length > 0) {
-          const changed = new Set(request.configsUpdated.filter((key) => key.kind === 'Service').map((key) => `${key.name}.${key.namespace}.svc.${push.domain}`));
+          const changed = new Set(
+            request.configsUpdated.filter((key) => key.kind === 'Service').map((key) => `${key.name}.${key.namespace}.svc.${push.domain}`),
+          );
           names = names.filter((name) => changed.has(parseClusterName(name)?.hostname ?? ''));
           if (names.length === 0) return undefined;
         }

@@ -77,9 +77,9 @@ const NO_EXT_AUTHZ = { ok: false, problem: 'a proxyless gRPC server cannot call 
  * are left out rather than refused.
  */
 export function grpcAuthorizationFilters(push: PushContext, namespace: string, labels: Readonly<Record<string, string>>): TypedFilter[] {
-  const policies = push.authorizationPolicies.forWorkload(namespace, labels).filter(
-    (policy) => policy.metadata.annotations?.[DRY_RUN_ANNOTATION]?.toLowerCase() !== 'true',
-  );
+  const policies = push.authorizationPolicies
+    .forWorkload(namespace, labels)
+    .filter((policy) => policy.metadata.annotations?.[DRY_RUN_ANNOTATION]?.toLowerCase() !== 'true');
   const filters: TypedFilter[] = [];
   const trust = { trustDomain: push.meshConfig.trustDomain, trustDomainAliases: push.meshConfig.trustDomainAliases, forTcp: false };
   buildCustomAuthz(policies, { ...trust, resolve: () => NO_EXT_AUTHZ }).filters.forEach((filter, index) => {

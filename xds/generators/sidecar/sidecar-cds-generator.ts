@@ -69,7 +69,8 @@ function mergeSorted(a: readonly NamedResource[], b: readonly NamedResource[]): 
   const merged: NamedResource[] = [];
   let i = 0;
   let j = 0;
-  while (i < a.length && j < b.length) merged.push(byName(a[i] as NamedResource, b[j] as NamedResource) <= 0 ? (a[i++] as NamedResource) : (b[j++] as NamedResource));
+  while (i < a.length && j < b.length)
+    merged.push(byName(a[i] as NamedResource, b[j] as NamedResource) <= 0 ? (a[i++] as NamedResource) : (b[j++] as NamedResource));
   while (i < a.length) merged.push(a[i++] as NamedResource);
   while (j < b.length) merged.push(b[j++] as NamedResource);
   return merged;

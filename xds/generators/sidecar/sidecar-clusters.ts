@@ -26,7 +26,9 @@ const DEFAULT_CONNECT_TIMEOUT = { seconds: 10 } as const;
  * the proxy's own workload serves, `PassthroughCluster` and `BlackHoleCluster`. Sorted by name.
  */
 export function buildSidecarClusters(proxy: Proxy, push: PushContext, options: BuildSidecarClustersOptions = {}): ClusterResource[] {
-  return [...buildOutboundClusters(proxy, push, options), ...buildInboundClusters(proxy, push, options)].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  return [...buildOutboundClusters(proxy, push, options), ...buildInboundClusters(proxy, push, options)].sort((a, b) =>
+    a.name < b.name ? -1 : a.name > b.name ? 1 : 0,
+  );
 }
 
 /**
@@ -59,7 +61,13 @@ export function outboundClusters(proxy: Proxy, push: PushContext, options: Build
         const name = outboundClusterName(servicePort.port, subset?.name ?? '', service.hostname);
         const build = (): ClusterResource => {
           const { lb_policy, ...discovery } = discoveryOf(name, loadBalancerFor(rule, servicePort.port, subset));
-          const cluster: Record<string, unknown> = { name, ...discovery, connect_timeout: connectTimeout, lb_policy, ...(entry ? { metadata: configMetadata('DestinationRule', entry.namespace, entry.name) } : {}) };
+          const cluster: Record<string, unknown> = {
+            name,
+            ...discovery,
+            connect_timeout: connectTimeout,
+            lb_policy,
+            ...(entry ? { metadata: configMetadata('DestinationRule', entry.namespace, entry.name) } : {}),
+          };
           const socket = hook?.({
             proxy,
             push,
@@ -77,8 +85,16 @@ export function outboundClusters(proxy: Proxy, push: PushContext, options: Build
     }
   }
   clusters.push(
-    { name: PASSTHROUGH_CLUSTER, hostname: '', build: () => ({ name: PASSTHROUGH_CLUSTER, type: 'ORIGINAL_DST', connect_timeout: connectTimeout, lb_policy: 'CLUSTER_PROVIDED' }) },
-    { name: BLACKHOLE_CLUSTER, hostname: '', build: () => ({ name: BLACKHOLE_CLUSTER, type: 'STATIC', connect_timeout: connectTimeout, load_assignment: { cluster_name: BLACKHOLE_CLUSTER } }) },
+    {
+      name: PASSTHROUGH_CLUSTER,
+      hostname: '',
+      build: () => ({ name: PASSTHROUGH_CLUSTER, type: 'ORIGINAL_DST', connect_timeout: connectTimeout, lb_policy: 'CLUSTER_PROVIDED' }),
+    },
+    {
+      name: BLACKHOLE_CLUSTER,
+      hostname: '',
+      build: () => ({ name: BLACKHOLE_CLUSTER, type: 'STATIC', connect_timeout: connectTimeout, load_assignment: { cluster_name: BLACKHOLE_CLUSTER } }),
+    },
   );
   return clusters;
 }

@@ -103,5 +103,7 @@ function indexByHost(names: readonly string[]): Map<string, string[]> {
 }
 
 function edsClusterNames(proxy: Proxy, push: PushContext): string[] {
-  return buildSidecarClusters(proxy, push).filter(isEdsCluster).map((cluster) => cluster.name);
+  return buildSidecarClusters(proxy, push)
+    .filter(isEdsCluster)
+    .map((cluster) => cluster.name);
 }

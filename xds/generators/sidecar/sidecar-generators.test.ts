@@ -18,9 +18,6 @@ beforeAll(() => {
   protos = loadEnvoyProtos();
 });
 
-
-
-
 function resourcesOf(result: ReturnType<ReturnType<typeof newSidecarCdsGenerator>['generate']>): Record<string, unknown>[] {
   expect(result).toBeDefined();
   return (result?.resources ?? []).map((named) => {
@@ -65,7 +62,12 @@ describe('sidecar generators', () => {
       clusterTransportSocket: (input) => {
         seen.push(`${input.direction} ${input.clusterName} ${input.service.name}:${input.servicePort.port}`);
         return input.direction === 'outbound'
-          ? { transport_socket: { name: 'envoy.transport_sockets.raw_buffer', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer' } } }
+          ? {
+              transport_socket: {
+                name: 'envoy.transport_sockets.raw_buffer',
+                typed_config: { '@type': 'type.googleapis.com/envoy.extensions.transport_sockets.raw_buffer.v3.RawBuffer' },
+              },
+            }
           : undefined;
       },
     });
@@ -109,8 +111,16 @@ describe('sidecar generators', () => {
       'alike',
     );
     const proxy = (name: string, namespace: string, ip: string, app: string) =>
-      parseProxy({ id: `sidecar~${ip}~${name}.${namespace}~${namespace}.svc.cluster.local`, metadata: jsonToStruct({ NAMESPACE: namespace, LABELS: { app } }) });
-    const [api1, api2, web1, barApi1] = [proxy('api-1', 'foo', '10.0.0.1', 'api'), proxy('api-2', 'foo', '10.0.0.2', 'api'), proxy('web-1', 'foo', '10.0.0.3', 'web'), proxy('api-1', 'bar', '10.0.1.1', 'api')];
+      parseProxy({
+        id: `sidecar~${ip}~${name}.${namespace}~${namespace}.svc.cluster.local`,
+        metadata: jsonToStruct({ NAMESPACE: namespace, LABELS: { app } }),
+      });
+    const [api1, api2, web1, barApi1] = [
+      proxy('api-1', 'foo', '10.0.0.1', 'api'),
+      proxy('api-2', 'foo', '10.0.0.2', 'api'),
+      proxy('web-1', 'foo', '10.0.0.3', 'web'),
+      proxy('api-1', 'bar', '10.0.1.1', 'api'),
+    ];
     const push = buildPushContext(model);
     // The memo the encoding layer hands the generators of one push.
     const ofPush: GenerateRequest = { ...FULL, memo: new PushMemoMap() };
@@ -129,14 +139,20 @@ describe('sidecar generators', () => {
 
   test('CDS ignores endpoint-only pushes', () => {
     const { proxy, push } = load('one-service');
-    expect(newSidecarCdsGenerator().generate(proxy, push, generateRequest({ names: [], full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name: 'httpbin' }] }))).toBeUndefined();
+    expect(
+      newSidecarCdsGenerator().generate(
+        proxy,
+        push,
+        generateRequest({ names: [], full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name: 'httpbin' }] }),
+      ),
+    ).toBeUndefined();
   });
 
   test('an endpoint-only push answers the changed services the proxy holds, and nothing otherwise', () => {
     const { proxy, push } = load('two-ports');
     const eds = newSidecarEdsGenerator();
     const names = ['outbound|80||api.foo.svc.cluster.local', 'outbound|9000||api.foo.svc.cluster.local', 'outbound|80||other.foo.svc.cluster.local'];
-    const changed = (name: string): GenerateRequest => (generateRequest({ names, full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name }] }));
+    const changed = (name: string): GenerateRequest => generateRequest({ names, full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name }] });
     expect(eds.generate(proxy, push, changed('api'))?.resources.map((r) => r.name)).toEqual(names.slice(0, 2));
     expect(eds.generate(proxy, push, changed('unrelated'))).toBeUndefined();
   });
@@ -156,15 +172,34 @@ describe('sidecar generators', () => {
     ];
     const shared = Object.freeze([...names]);
     for (const changedNames of [['api'], ['other'], ['api', 'other'], ['unrelated'], ['xapi', 'api']]) {
-      const request = (list: readonly string[], keyed?: { namesKey: string; memo: PushMemoMap }): GenerateRequest => (generateRequest({ names: list, full: false, configsUpdated: changedNames.map((name) => ({ kind: 'Service' as const, namespace: 'foo', name })), ...keyed }));
+      const request = (list: readonly string[], keyed?: { namesKey: string; memo: PushMemoMap }): GenerateRequest =>
+        generateRequest({
+          names: list,
+          full: false,
+          configsUpdated: changedNames.map((name) => ({ kind: 'Service' as const, namespace: 'foo', name })),
+          ...keyed,
+        });
       const own = eds.generate(proxy, push, request([...names]))?.resources.map((r) => r.name);
-      expect({ changedNames, names: eds.generate(proxy, push, request(shared, { namesKey: 'shared', memo: new PushMemoMap() }))?.resources.map((r) => r.name) }).toEqual({ changedNames, names: own });
+      expect({
+        changedNames,
+        names: eds.generate(proxy, push, request(shared, { namesKey: 'shared', memo: new PushMemoMap() }))?.resources.map((r) => r.name),
+      }).toEqual({ changedNames, names: own });
     }
-    expect(eds.generate(proxy, push, generateRequest({ names: shared, namesKey: 'shared', memo: new PushMemoMap(), full: false, configsUpdated: [{ kind: 'Service', namespace: 'foo', name: 'api' }] }))?.resources.map((r) => r.name)).toEqual([
-      'outbound|80|v1|api.foo.svc.cluster.local',
-      'outbound|80||api.foo.svc.cluster.local',
-      'outbound|9000||api.foo.svc.cluster.local',
-    ]);
+    expect(
+      eds
+        .generate(
+          proxy,
+          push,
+          generateRequest({
+            names: shared,
+            namesKey: 'shared',
+            memo: new PushMemoMap(),
+            full: false,
+            configsUpdated: [{ kind: 'Service', namespace: 'foo', name: 'api' }],
+          }),
+        )
+        ?.resources.map((r) => r.name),
+    ).toEqual(['outbound|80|v1|api.foo.svc.cluster.local', 'outbound|80||api.foo.svc.cluster.local', 'outbound|9000||api.foo.svc.cluster.local']);
   });
 
   test('a shared subscription of plain clusters is answered with one frozen list per push; subsets, lists of their own and a new push are not', () => {
@@ -172,7 +207,11 @@ describe('sidecar generators', () => {
     const eds = newSidecarEdsGenerator();
     // A shared subscription comes with its key, and the generators of one push share a memo.
     const memo = new PushMemoMap();
-    const plain = Object.freeze(['outbound|80||api.foo.svc.cluster.local', 'outbound|80||other.foo.svc.cluster.local', 'outbound|9000||api.foo.svc.cluster.local']);
+    const plain = Object.freeze([
+      'outbound|80||api.foo.svc.cluster.local',
+      'outbound|80||other.foo.svc.cluster.local',
+      'outbound|9000||api.foo.svc.cluster.local',
+    ]);
     const first = eds.generate(proxy, push, { ...FULL, names: plain, namesKey: 'plain', memo })?.resources;
     expect(Object.isFrozen(first)).toBe(true);
     expect(eds.generate(proxy, push, { ...FULL, names: plain, namesKey: 'plain', memo })?.resources).toBe(first);
@@ -205,7 +244,10 @@ describe('sidecar generators', () => {
     const inbound = clusters.find((cluster) => cluster['name'] === 'inbound|80||');
     expect(inbound).toMatchObject({
       type: 'STATIC',
-      load_assignment: { cluster_name: 'inbound|80||', endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: 80 } } } }] }] },
+      load_assignment: {
+        cluster_name: 'inbound|80||',
+        endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: 80 } } } }] }],
+      },
     });
     protos.encodeAny(CLUSTER_TYPE, inbound as object);
   });
@@ -217,7 +259,12 @@ describe('buildPushContext', () => {
     const before = buildPushContext(model);
     expect(Object.isFrozen(before)).toBe(true);
     expect(Object.isFrozen(before.services)).toBe(true);
-    model.registry.applyService(required(serviceFromObject({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'aaa', namespace: 'foo' }, spec: { ports: [{ port: 1 }] } }, TEST_DOMAIN), 'the Service'));
+    model.registry.applyService(
+      required(
+        serviceFromObject({ apiVersion: 'v1', kind: 'Service', metadata: { name: 'aaa', namespace: 'foo' }, spec: { ports: [{ port: 1 }] } }, TEST_DOMAIN),
+        'the Service',
+      ),
+    );
     expect(before.services.map((service) => service.name)).toEqual(['httpbin']);
     const after = buildPushContext(model);
     expect(after.services.map((service) => service.hostname)).toEqual(['aaa.foo.svc.cluster.local', 'httpbin.foo.svc.cluster.local']);
@@ -228,7 +275,10 @@ describe('buildPushContext', () => {
   test('indexes endpoints per service port and rules by resolved host', () => {
     const { model } = loadCase(TESTDATA, 'subsets.in.yaml');
     const push = buildPushContext(model);
-    expect(push.endpointsByServicePort.get('reviews.bookinfo.svc.cluster.local:9080')?.map((e) => `${e.address}:${e.port}`)).toEqual(['10.0.2.1:9080', '10.0.2.2:9080']);
+    expect(push.endpointsByServicePort.get('reviews.bookinfo.svc.cluster.local:9080')?.map((e) => `${e.address}:${e.port}`)).toEqual([
+      '10.0.2.1:9080',
+      '10.0.2.2:9080',
+    ]);
     expect(push.destinationRulesByHost.get('reviews.bookinfo.svc.cluster.local')?.map((entry) => entry.name)).toEqual(['reviews']);
   });
 });

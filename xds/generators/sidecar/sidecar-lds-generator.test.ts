@@ -16,7 +16,6 @@ beforeAll(() => {
   protos = loadEnvoyProtos();
 });
 
-
 describe('sidecar LDS golden files', () => {
   const cases = goldenCases(TESTDATA);
   test('there are cases for each mode', () => {

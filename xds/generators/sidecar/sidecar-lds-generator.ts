@@ -12,7 +12,12 @@ import { buildSidecarInboundListener, buildSidecarOutboundListeners, type BuildS
 export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {}): Generator<PushContext> {
   const outbound = (push: PushContext, memo: PushMemo): readonly NamedResource[] =>
     memo.get('sidecar-lds/outbound', () =>
-      buildSidecarOutboundListeners(push).map((listener) => ({ name: listener.name, resource: listener, cacheKey: listener.name, sharedKey: `sidecar-lds/${listener.name}` })),
+      buildSidecarOutboundListeners(push).map((listener) => ({
+        name: listener.name,
+        resource: listener,
+        cacheKey: listener.name,
+        sharedKey: `sidecar-lds/${listener.name}`,
+      })),
     );
   return {
     typeUrl: LISTENER_TYPE,

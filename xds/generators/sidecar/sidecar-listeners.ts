@@ -29,9 +29,18 @@ export interface BuildSidecarListenersOptions {
   readonly peerAuthentication?: boolean;
 }
 
-const TLS_INSPECTOR = { name: 'envoy.filters.listener.tls_inspector', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector' } };
-const HTTP_INSPECTOR = { name: 'envoy.filters.listener.http_inspector', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.http_inspector.v3.HttpInspector' } };
-const ORIGINAL_DST = { name: 'envoy.filters.listener.original_dst', typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.original_dst.v3.OriginalDst' } };
+const TLS_INSPECTOR = {
+  name: 'envoy.filters.listener.tls_inspector',
+  typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.tls_inspector.v3.TlsInspector' },
+};
+const HTTP_INSPECTOR = {
+  name: 'envoy.filters.listener.http_inspector',
+  typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.http_inspector.v3.HttpInspector' },
+};
+const ORIGINAL_DST = {
+  name: 'envoy.filters.listener.original_dst',
+  typed_config: { '@type': 'type.googleapis.com/envoy.extensions.filters.listener.original_dst.v3.OriginalDst' },
+};
 
 function socketAddress(address: string, port: number): object {
   return { socket_address: { address, port_value: port } };
@@ -50,7 +59,9 @@ function inboundTls(push: PushContext, options: BuildSidecarListenersOptions, al
         alpn_protocols: [...alpn],
         tls_certificate_sds_secret_configs: [sdsSecretConfig(WORKLOAD_SECRET)],
         combined_validation_context: {
-          default_validation_context: options.skipValidateTrustDomain ? {} : { match_subject_alt_names: trustDomains.map((domain) => ({ prefix: `spiffe://${domain}/` })) },
+          default_validation_context: options.skipValidateTrustDomain
+            ? {}
+            : { match_subject_alt_names: trustDomains.map((domain) => ({ prefix: `spiffe://${domain}/` })) },
           validation_context_sds_secret_config: sdsSecretConfig(ROOT_SECRET),
         },
       },
@@ -66,7 +77,13 @@ function inboundHttpFilters(push: PushContext, port: InboundPort, policy: readon
       stat_prefix: `inbound_0.0.0.0_${port.targetPort}`,
       route_config: {
         name: cluster,
-        virtual_hosts: [{ name: `inbound|http|${port.servicePort.port}`, domains: ['*'], routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster, timeout: { seconds: 0 } } }] }],
+        virtual_hosts: [
+          {
+            name: `inbound|http|${port.servicePort.port}`,
+            domains: ['*'],
+            routes: [{ name: 'default', match: { prefix: '/' }, route: { cluster, timeout: { seconds: 0 } } }],
+          },
+        ],
         validate_clusters: { value: false },
       },
       http_filters: [...policy, ...telemetryFilters('inbound'), ROUTER_FILTER],
@@ -87,7 +104,10 @@ interface ChainSpec {
 
 /** The chains of one port (or the catch-all) for its mode: TLS only, both, or plain text only. */
 function chainsForMode(push: PushContext, options: BuildSidecarListenersOptions, mode: EffectiveMtlsMode, spec: ChainSpec): object[] {
-  const match = (transport: 'tls' | 'raw_buffer'): object => ({ ...(spec.port !== undefined ? { destination_port: { value: spec.port } } : {}), transport_protocol: transport });
+  const match = (transport: 'tls' | 'raw_buffer'): object => ({
+    ...(spec.port !== undefined ? { destination_port: { value: spec.port } } : {}),
+    transport_protocol: transport,
+  });
   const tls = { name: spec.name, filter_chain_match: match('tls'), transport_socket: inboundTls(push, options, spec.alpn), filters: spec.filters };
   const plain = { name: spec.name, filter_chain_match: match('raw_buffer'), filters: spec.filters };
   if (mode === 'STRICT') return [tls];
@@ -117,10 +137,18 @@ function virtualInbound(proxy: Proxy, push: PushContext, options: BuildSidecarLi
     const filters = http
       ? inboundHttpFilters(push, port, security.http(input(port.targetPort)))
       : [...security.tcp(input(port.targetPort)), tcpProxy(cluster, cluster)];
-    chains.push(...chainsForMode(push, options, mode, { name: `0.0.0.0_${port.targetPort}`, port: port.targetPort, filters, alpn: http ? ['h2', 'http/1.1'] : [] }));
+    chains.push(
+      ...chainsForMode(push, options, mode, { name: `0.0.0.0_${port.targetPort}`, port: port.targetPort, filters, alpn: http ? ['h2', 'http/1.1'] : [] }),
+    );
   }
   // Ports no service binds: passed through to the app under the workload-wide mode.
-  chains.push(...chainsForMode(push, options, options.peerAuthentication === false ? 'DISABLE' : composed.mode, { name: VIRTUAL_INBOUND, filters: [...security.tcp(input(0)), tcpProxy(PASSTHROUGH_CLUSTER, PASSTHROUGH_CLUSTER)], alpn: [] }));
+  chains.push(
+    ...chainsForMode(push, options, options.peerAuthentication === false ? 'DISABLE' : composed.mode, {
+      name: VIRTUAL_INBOUND,
+      filters: [...security.tcp(input(0)), tcpProxy(PASSTHROUGH_CLUSTER, PASSTHROUGH_CLUSTER)],
+      alpn: [],
+    }),
+  );
   return {
     name: VIRTUAL_INBOUND,
     address: socketAddress('0.0.0.0', INBOUND_PORT),

@@ -16,9 +16,6 @@ beforeAll(() => {
   protos = loadEnvoyProtos();
 });
 
-
-
-
 function full(names: readonly string[]): GenerateRequest {
   return generateRequest({ names, full: true, configsUpdated: [] });
 }
@@ -169,7 +166,11 @@ describe('sidecar RDS generator', () => {
   });
 
   test.each([
-    ['no retries given: the default policy', undefined, { retry_on: 'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes', num_retries: { value: 2 } }],
+    [
+      'no retries given: the default policy',
+      undefined,
+      { retry_on: 'connect-failure,refused-stream,unavailable,cancelled,retriable-status-codes', num_retries: { value: 2 } },
+    ],
     ['zero attempts: none', { attempts: 0 }, undefined],
     ['conditions only: no status codes', { attempts: 4, retryOn: 'reset, connect-failure' }, { retry_on: 'reset,connect-failure', num_retries: { value: 4 } }],
     ['codes only', { attempts: 1, retryOn: '502,504' }, { retry_on: 'retriable-status-codes', retriable_status_codes: [502, 504] }],

@@ -28,7 +28,11 @@ function routeCacheKey(proxy: Proxy, usesSourceLabels: boolean): string {
 export function newSidecarRdsGenerator(): Generator<PushContext> {
   const usesSourceLabels = (push: PushContext, memo: PushMemo): boolean =>
     memo.get('sidecar-rds/source-labels', () =>
-      push.virtualServices.some((entry) => (entry.virtualService.spec.http ?? []).some((http) => (http.match ?? []).some((match) => match.sourceLabels !== undefined || match.sourceNamespace !== undefined))),
+      push.virtualServices.some((entry) =>
+        (entry.virtualService.spec.http ?? []).some((http) =>
+          (http.match ?? []).some((match) => match.sourceLabels !== undefined || match.sourceNamespace !== undefined),
+        ),
+      ),
     );
   return {
     typeUrl: ROUTE_TYPE,
@@ -40,7 +44,9 @@ export function newSidecarRdsGenerator(): Generator<PushContext> {
       // Virtual hosts without a VirtualService, shared by the proxies of a push (see buildSidecarRouteConfiguration).
       const sharedHosts = memo.get('sidecar-rds/shared-hosts', () => new Map<string, object>());
       return {
-        resources: [...new Set(names)].sort().map((name) => ({ name, cacheKey: `${name}@${key}`, resource: () => buildSidecarRouteConfiguration(proxy, push, name, sharedHosts) })),
+        resources: [...new Set(names)]
+          .sort()
+          .map((name) => ({ name, cacheKey: `${name}@${key}`, resource: () => buildSidecarRouteConfiguration(proxy, push, name, sharedHosts) })),
       };
     },
   };

@@ -126,7 +126,13 @@ export interface SnapshotRequest {
  * listeners reference, CDS, then EDS for the EDS clusters. Every resource passes the strict encoder
  * (an unknown field throws).
  */
-export function generateSnapshot(proxy: Proxy, push: PushContext, generators: GeneratorSet, protos: EnvoyProtos, request: SnapshotRequest = {}): Required<XdsSnapshot> & { listeners: Message[]; routes: Message[]; clusters: Message[]; endpoints: Message[] } {
+export function generateSnapshot(
+  proxy: Proxy,
+  push: PushContext,
+  generators: GeneratorSet,
+  protos: EnvoyProtos,
+  request: SnapshotRequest = {},
+): Required<XdsSnapshot> & { listeners: Message[]; routes: Message[]; clusters: Message[]; endpoints: Message[] } {
   const fetch = (generator: Generator<PushContext>, typeUrl: string, names: readonly string[]): Message[] => {
     const ask: GenerateRequest = generateRequest({ names, full: true, configsUpdated: [] });
     return (generator.generate(proxy, push, ask)?.resources ?? []).map((named) => {
