@@ -181,11 +181,11 @@ describe('output formats', () => {
 describe('caller info', () => {
   test('only for the --log_caller scopes, pointing at the calling line', () => {
     const { out, logging } = setup({ callerScopes: ['ads'] });
+    const line = lineHere() + 1; // the call on the next line
     logging.scope('ads').info('with caller');
-    const line = lineHere();
     logging.scope('model').info('without caller');
+    const boundLine = lineHere() + 1;
     logging.scope('ads').with({ k: 'v' }).info('bound');
-    const boundLine = lineHere();
     expect(out.lines()).toEqual([
       `${STAMP}\tinfo\tads\tlog/logging.test.ts:${line}\twith caller`,
       `${STAMP}\tinfo\tmodel\twithout caller`,
@@ -195,8 +195,8 @@ describe('caller info', () => {
 
   test('in JSON as the caller key', () => {
     const { out, logging } = setup({ asJson: true, callerScopes: ['all'] });
+    const line = lineHere() + 1;
     logging.scope('default').warn('here');
-    const line = lineHere();
     expect(JSON.parse(out.text())).toEqual({ time: STAMP, level: 'warn', msg: 'here', caller: `log/logging.test.ts:${line}` });
   });
 });
