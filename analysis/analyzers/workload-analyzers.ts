@@ -82,10 +82,11 @@ const PROXY_UID = 1337;
 /** The installer's own container runs as the proxy's UID too, as the reference's does. */
 const OPERATOR_CONTAINER = 'mesh-operator';
 
+/** As the reference reads it: the pod's own `runAsUser`, or one an application container sets itself. */
 function usesProxyUid(spec: V1PodSpec | undefined): boolean {
-  const podUid = spec?.securityContext?.runAsUser;
+  if (spec?.securityContext?.runAsUser === PROXY_UID) return true;
   return applicationContainers(spec, PROXY_CONTAINER).some(
-    (container) => container.name !== OPERATOR_CONTAINER && (container.securityContext?.runAsUser ?? podUid) === PROXY_UID,
+    (container) => container.name !== OPERATOR_CONTAINER && container.securityContext?.runAsUser === PROXY_UID,
   );
 }
 
