@@ -112,6 +112,19 @@ describe('meshctl analyze: files only', () => {
     expect(both.stderr).toBe(`\u2714 No validation issues found when analyzing ${INJECTORS}.\n`);
   });
 
+  test('offline, the default ingress gateway stands in as the reference adds it: a Gateway selecting it is no finding, one selecting nothing is', async () => {
+    const file = join(dir, 'gateways.yaml');
+    const gateway = (name: string, selector: string) =>
+      `apiVersion: networking.mesh.io/v1\nkind: Gateway\nmetadata: { name: ${name}, namespace: shop }\nspec:\n  selector: { ${selector} }\n  servers: [{ port: { number: 80, name: http, protocol: HTTP }, hosts: ["*"] }]\n`;
+    writeFileSync(file, `${gateway('public', 'mesh: ingressgateway')}---\n${gateway('stray', 'app: nothing')}`);
+    const result = await meshctl(['analyze', '-k=false', '--output-threshold', 'Error', file]);
+    expect(result.stdout).toBe(`Error [MSH0101] (Gateway stray.shop ${file}:8) Referenced selector not found: "app=nothing"\n`);
+    const off = join(dir, 'mesh-off.yaml');
+    writeFileSync(off, 'ingressControllerMode: "OFF"\n');
+    const withoutDefault = await meshctl(['analyze', '-k=false', '--output-threshold', 'Error', '--meshConfigFile', off, file]);
+    expect(withoutDefault.stdout).toContain('(Gateway public.shop');
+  });
+
   test('a malformed suppression is a usage error (64); an unknown code only a warning', async () => {
     const bad = await meshctl(['analyze', '-k=false', '-S', 'MSH0139', INJECTORS]);
     expect(bad.code).toBe(64);

@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ALL_ANALYZERS, ALL_INPUTS, atLeast, buildSnapshot, runAnalyzers, type Analyzer, type MessageLevel, type SourcedObject } from '../../analysis/index.js';
 import { buildMeshConfig, readMeshConfigFile } from '../../crds/index.js';
 import { ExitStatus, MeshError, UsageError } from '../../runtime/index.js';
+import { PROXY_CONTAINER } from '../../names/index.js';
 import { readClusterState, type ClusterState } from './read-cluster.js';
 import { readAnalysisFiles } from './read-files.js';
 import { renderMessages, type AnalyzeFormat } from './render-messages.js';
@@ -45,9 +46,10 @@ export async function analyze(options: AnalyzeOptions): Promise<void> {
     files: await readAnalysisFiles(options.files, options.recursive, options.readStdin),
   }));
   for (const { file, reason } of files.unparsable) io.stderr(`Error(s) adding files: ${file}: ${reason}\n`);
+  const meshConfig = meshConfigOf(options.meshConfigFile, state);
   const snapshot = buildSnapshot({
-    objects: [...(state?.objects ?? []), ...files.objects.map((o) => inNamespace(o, options.namespace))],
-    meshConfig: meshConfigOf(options.meshConfigFile, state),
+    objects: [...(state?.objects ?? defaultIngressGateway(meshConfig)), ...files.objects.map((o) => inNamespace(o, options.namespace))],
+    meshConfig,
     // Offline, the files are the whole world, as the reference reads them: a kind no file holds is
     // an empty set (a reference to a Gateway no file holds is a finding), and no analyzer is skipped.
     complete: state?.complete ?? ALL_INPUTS,
@@ -86,6 +88,37 @@ export function renderAnalyzerList(analyzers: readonly Analyzer[] = ALL_ANALYZER
     .sort((a, b) => a.name.localeCompare(b.name))
     .map((a) => `* ${a.name}:\n    ${a.description}\n`)
     .join('');
+}
+
+/**
+ * Offline, the ingress gateway users do not include in their files, as the reference adds it
+ * (unless the mesh config turns the ingress controller off): the mesh config's `ingressService`
+ * and a stand-in pod in the root namespace, so that Gateways selecting it are not findings.
+ */
+function defaultIngressGateway(meshConfig: ReturnType<typeof buildMeshConfig>): SourcedObject[] {
+  if (meshConfig.ingressControllerMode === 'OFF') return [];
+  const namespace = meshConfig.rootNamespace;
+  const name = meshConfig.ingressService;
+  const selector = { mesh: 'ingressgateway' };
+  const port = (portName: string, number: number) => ({ name: portName, port: number, protocol: 'TCP', targetPort: number });
+  return [
+    {
+      object: {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { name: `${name}-dummypod`, namespace, labels: selector },
+        spec: { containers: [{ name: PROXY_CONTAINER }] },
+      },
+    },
+    {
+      object: {
+        apiVersion: 'v1',
+        kind: 'Service',
+        metadata: { name, namespace },
+        spec: { selector, ports: [port('http2', 80), port('https', 443), port('tcp', 31400), port('tls', 15443)] },
+      },
+    },
+  ];
 }
 
 /** A file's object without a namespace lands in the namespace analysed, as `kubectl apply` would put it. */
