@@ -26,7 +26,7 @@ export interface CrdVersion {
 export interface CustomResourceDefinition {
   apiVersion: 'apiextensions.k8s.io/v1';
   kind: 'CustomResourceDefinition';
-  metadata: { name: string; labels: Record<string, string> };
+  metadata: { name: string; labels: Record<string, string>; annotations: Record<string, string> };
   spec: {
     group: string;
     names: { kind: string; listKind: string; plural: string; singular: string; shortNames: string[]; categories: string[] };
@@ -101,7 +101,8 @@ function buildCrd(kind: KindName): CustomResourceDefinition {
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: `${info.plural}.${info.group}`, labels: { [LABELS.partOf]: 'mesh' } },
+    // Kept by `helm uninstall` of the base chart, which renders them as templates: deleting a CRD deletes every object of its kind.
+    metadata: { name: `${info.plural}.${info.group}`, labels: { [LABELS.partOf]: 'mesh' }, annotations: { 'helm.sh/resource-policy': 'keep' } },
     spec: {
       group: info.group,
       names: {

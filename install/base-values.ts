@@ -44,6 +44,16 @@ export const baseValuesSchema = z.strictObject({
     .min(1)
     .default([DAEMON_NAME])
     .describe('The service accounts of the daemon (meshd, meshd-<revision>) bound to the ClusterRole.'),
+  /** The CRDs as templates (upgraded by `helm upgrade`), and the ones left out. */
+  base: z
+    .strictObject({
+      enableCRDTemplates: z
+        .boolean()
+        .default(true)
+        .describe("Give the CRDs the release's labels (they are templates either way, so helm upgrade upgrades them); false keeps the files' own labels."),
+      excludedCRDs: z.array(z.string().min(1)).default([]).describe('CRDs left out of the release, by name (e.g. gateways.networking.mesh.io).'),
+    })
+    .default({ enableCRDTemplates: true, excludedCRDs: [] }),
   /** The installer's owning resource, written to `install.operator.mesh.io/owning-resource`. */
   ownerName: z.string().default('').describe('The owning resource recorded in install.operator.mesh.io/owning-resource; empty means "unknown".'),
 });

@@ -38,3 +38,14 @@ export async function helm(args: readonly string[], options: { workDir: string; 
     return { code: typeof failed.code === 'number' ? failed.code : -1, stdout: failed.stdout ?? '', stderr: failed.stderr ?? '' };
   }
 }
+
+/**
+ * A rendered manifest with each CustomResourceDefinition reduced to a `# CustomResourceDefinition
+ * <name>` line, for goldens: the CRDs' bodies are pinned once, by `crds/generated/crds.yaml`.
+ */
+export function withCrdsNamedOnly(manifest: string): string {
+  return manifest
+    .split(/^---\n/m)
+    .map((doc) => (/^kind: CustomResourceDefinition$/m.test(doc) ? `# CustomResourceDefinition ${/^ {2}name: (.*)$/m.exec(doc)?.[1] ?? ''}\n` : doc))
+    .join('---\n');
+}

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
 import { buildOperatorConfig, chartReleasesOf, installedStateName, listProfiles } from '../../install/index.js';
 import { expectGoldenText } from '../../testing/golden.js';
-import { CHARTS_DIR, helm } from '../../testing/helm.js';
+import { CHARTS_DIR, helm, withCrdsNamedOnly } from '../../testing/helm.js';
 import { PROJECT_ROOT, runBin } from '../../testing/run-bin.js';
 import { TOOLS_BIN, toolsFirstOnPath } from '../../testing/tools.js';
 import { runMeshctlInProcess } from '../testing/run-meshctl.js';
@@ -73,11 +73,7 @@ describe('meshctl manifest generate', () => {
     const result = await meshctl('manifest', 'generate', '--set', `profile=${profile}`);
     expect(result.stderr).toBe('');
     // The CRDs are pinned by crds/generated (the base chart's copy is checked against it): named here only.
-    const withoutCrdBodies = result.stdout
-      .split(/^---\n/m)
-      .map((doc) => (/^kind: CustomResourceDefinition$/m.test(doc) ? `# CustomResourceDefinition ${/^ {2}name: (.*)$/m.exec(doc)?.[1] ?? ''}\n` : doc))
-      .join('---\n');
-    expectGoldenText(join(GOLDEN, `manifest-${profile}.golden.yaml`), withoutCrdBodies);
+    expectGoldenText(join(GOLDEN, `manifest-${profile}.golden.yaml`), withCrdsNamedOnly(result.stdout));
     const kinds = objectsOf(result.stdout).map((o) => o.kind);
     if (kinds.includes('CustomResourceDefinition'))
       expect(kinds.slice(0, kinds.lastIndexOf('CustomResourceDefinition') + 1).every((k) => k === 'CustomResourceDefinition')).toBe(true);

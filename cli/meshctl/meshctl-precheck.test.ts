@@ -75,7 +75,7 @@ describe('meshctl x precheck', () => {
   });
 
   test('an installed revision (info, exit 0), a revision named as a tag and an unrecorded control plane (MSH1002, exit 1)', async () => {
-    expect((await kubectl('apply', '-f', join(PROJECT_ROOT, 'deploy/charts/base/crds/meshoperator.yaml'))).code).toBe(0);
+    expect((await kubectl('apply', '-f', join(PROJECT_ROOT, 'deploy/charts/base/files/meshoperator.yaml'))).code).toBe(0);
     await waitFor(async () => (await kubectl('apply', '-f', join(GOLDEN, 'cluster.yaml'))).code === 0, {
       timeoutMs: 20_000,
       description: 'the fixtures applied',

@@ -1,13 +1,14 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { parse } from 'yaml';
+import { parse, stringify } from 'yaml';
 import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
 import { renderCrdManifests } from '../../crds/crd-manifests.js';
 import { baseValuesSchema, chartValuesJsonSchema } from '../../install/index.js';
 import { expectGoldenText } from '../../testing/golden.js';
-import { helm } from '../../testing/helm.js';
+import { helm, withCrdsNamedOnly } from '../../testing/helm.js';
+import { kubectl } from '../../testing/kubectl.js';
 import { PROJECT_ROOT } from '../../testing/run-bin.js';
 import { waitFor } from '../../testing/wait-for.js';
 import { allows, BASE_CHART, clusterRoleRules, objectsOf, renderBase } from './testing/base-chart.js';
@@ -34,9 +35,11 @@ function valuePaths(shape: Record<string, unknown>, prefix = ''): string[] {
 }
 
 describe('the base chart’s files', () => {
-  test('crds/crds.yaml is crds/generated/crds.yaml, byte for byte (REFRESH_GOLDEN=1 rewrites it)', () => {
-    expectGoldenText(join(BASE_CHART, 'crds', 'crds.yaml'), renderCrdManifests());
-    expect(readFileSync(join(BASE_CHART, 'crds', 'crds.yaml'), 'utf8')).toBe(readFileSync(join(PROJECT_ROOT, 'crds', 'generated', 'crds.yaml'), 'utf8'));
+  test('files/crd-all.gen.yaml is crds/generated/crds.yaml, byte for byte (REFRESH_GOLDEN=1 rewrites it)', () => {
+    expectGoldenText(join(BASE_CHART, 'files', 'crd-all.gen.yaml'), renderCrdManifests());
+    expect(readFileSync(join(BASE_CHART, 'files', 'crd-all.gen.yaml'), 'utf8')).toBe(
+      readFileSync(join(PROJECT_ROOT, 'crds', 'generated', 'crds.yaml'), 'utf8'),
+    );
   });
 
   test('values.schema.json is written from install/base-values.ts (REFRESH_GOLDEN=1 rewrites it)', () => {
@@ -96,7 +99,7 @@ describe('helm template', () => {
     ['no-validation', ['--set', 'defaultRevision=default', '--set', 'global.configValidation=false']],
   ])('%s', async (name, args) => {
     const manifest = await renderBase(workDir, args);
-    expectGoldenText(join(GOLDEN, `${name}.golden.yaml`), manifest);
+    expectGoldenText(join(GOLDEN, `${name}.golden.yaml`), withCrdsNamedOnly(manifest));
     for (const object of objectsOf(manifest)) {
       expect(object.metadata.labels).toEqual(
         expect.objectContaining({
@@ -109,6 +112,21 @@ describe('helm template', () => {
         }),
       );
     }
+  });
+
+  test('base.excludedCRDs leaves CRDs out; base.enableCRDTemplates=false keeps the files’ own labels', async () => {
+    const crdsOf = (manifest: string) => objectsOf(manifest).filter((object) => object.kind === 'CustomResourceDefinition');
+    const excluded = crdsOf(await renderBase(workDir, ['--set', 'base.excludedCRDs={gateways.networking.mesh.io,meshoperators.install.mesh.io}']));
+    expect(excluded.map((crd) => crd.metadata.name)).toEqual([
+      'authorizationpolicies.security.mesh.io',
+      'destinationrules.networking.mesh.io',
+      'peerauthentications.security.mesh.io',
+      'requestauthentications.security.mesh.io',
+      'virtualservices.networking.mesh.io',
+    ]);
+    const untemplated = crdsOf(await renderBase(workDir, ['--set', 'base.enableCRDTemplates=false']));
+    expect(untemplated).toHaveLength(7);
+    for (const crd of untemplated) expect(crd.metadata.labels).toEqual({ 'app.kubernetes.io/part-of': 'mesh' });
   });
 
   test('the webhook configuration calls the default revision’s daemon in the release namespace', async () => {
@@ -133,9 +151,33 @@ describe('helm install, upgrade and uninstall against the API server double', ()
   afterAll(() => kube?.close());
   const run = (args: string[]) => helm(args, { workDir, kubeconfig, timeoutMs: 120_000 });
   const named = (apiVersion: string, kind: string, name: string) => kube.objects(apiVersion, kind).find((object) => object.metadata?.name === name);
+  const servedVersions = (crd: string): string[] =>
+    (
+      (named('apiextensions.k8s.io/v1', 'CustomResourceDefinition', crd) as { spec?: { versions?: { name: string; served: boolean }[] } } | undefined)?.spec
+        ?.versions ?? []
+    )
+      .filter((version) => version.served)
+      .map((version) => version.name);
+
+  /** The chart as an older release shipped it: its VirtualService CRD does not serve v1 yet. */
+  function olderBaseChart(): string {
+    const chart = join(workDir, 'base-older');
+    cpSync(BASE_CHART, chart, { recursive: true });
+    const file = join(chart, 'files', 'crd-all.gen.yaml');
+    const documents = readFileSync(file, 'utf8')
+      .split('\n---\n')
+      .map((document) => {
+        const crd = parse(document) as { metadata?: { name?: string }; spec: { versions: { name: string }[] } } | null;
+        if (crd?.metadata?.name !== 'virtualservices.networking.mesh.io') return document;
+        crd.spec.versions = crd.spec.versions.filter((version) => version.name !== 'v1');
+        return stringify(crd);
+      });
+    writeFileSync(file, documents.join('\n---\n'));
+    return chart;
+  }
 
   test('install creates the CRDs (established), the ClusterRole with its rules, the binding and the webhook configuration', async () => {
-    const result = await run(['install', 'base', BASE_CHART, '--namespace', 'mesh-system', '--create-namespace', '--set', 'defaultRevision=default']);
+    const result = await run(['install', 'base', olderBaseChart(), '--namespace', 'mesh-system', '--create-namespace', '--set', 'defaultRevision=default']);
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('ValidatingWebhookConfiguration meshd-default-validator');
@@ -163,7 +205,8 @@ describe('helm install, upgrade and uninstall against the API server double', ()
     );
   }, 120_000);
 
-  test('upgrade with another value changes the objects: a second service account, no webhook configuration', async () => {
+  test('upgrade with another value changes the objects: a second service account, no webhook configuration, a newly served version', async () => {
+    expect(servedVersions('virtualservices.networking.mesh.io')).toEqual(['v1beta1', 'v1alpha3']);
     const result = await run([
       'upgrade',
       'base',
@@ -189,6 +232,30 @@ describe('helm install, upgrade and uninstall against the API server double', ()
     await waitFor(() => named('admissionregistration.k8s.io/v1', 'ValidatingWebhookConfiguration', 'meshd-default-validator') === undefined, {
       description: 'the webhook configuration pruned',
     });
+    // The CRDs are templates: the upgrade brought the version the older release did not serve.
+    expect(servedVersions('virtualservices.networking.mesh.io')).toEqual(['v1', 'v1beta1', 'v1alpha3']);
+    const target = { kubeconfig, home: workDir };
+    const manifest = join(workDir, 'virtual-service-v1.yaml');
+    writeFileSync(
+      manifest,
+      stringify({
+        apiVersion: 'networking.mesh.io/v1',
+        kind: 'VirtualService',
+        metadata: { name: 'reviews', namespace: 'default' },
+        spec: { hosts: ['reviews'], http: [{ route: [{ destination: { host: 'reviews' } }] }] },
+      }),
+    );
+    expect((await kubectl(target, ['apply', '-f', manifest])).stdout).toContain('virtualservice.networking.mesh.io/reviews created');
+    const readBack = await kubectl(target, [
+      'get',
+      'virtualservices.v1.networking.mesh.io',
+      'reviews',
+      '-n',
+      'default',
+      '-o',
+      'jsonpath={.apiVersion} {.spec.hosts}',
+    ]);
+    expect(readBack.stdout).toBe('networking.mesh.io/v1 ["reviews"]');
   }, 120_000);
 
   test('uninstall (protobuf DeleteOptions) removes the templates’ objects and keeps the CRDs, as helm does', async () => {

@@ -34,7 +34,7 @@ describe('the operator chart', () => {
   });
 
   test('its CRD is the base chart’s MeshOperator CRD, byte for byte', () => {
-    expect(readFileSync(join(CHART, 'crds', 'meshoperator.yaml'), 'utf8')).toBe(readFileSync(join(CHARTS_DIR, 'base', 'crds', 'meshoperator.yaml'), 'utf8'));
+    expect(readFileSync(join(CHART, 'crds', 'meshoperator.yaml'), 'utf8')).toBe(readFileSync(join(CHARTS_DIR, 'base', 'files', 'meshoperator.yaml'), 'utf8'));
   });
 
   test('lints strictly and refuses bad values naming them', async () => {
