@@ -34,6 +34,11 @@ export interface OperatorConfigInputs {
   readonly revision?: string;
   /** A profile named on the command line (`profile dump <name>`); else `--set profile=`, the files' `spec.profile`, `default`. */
   readonly profile?: string;
+  /**
+   * `--force`: proceed past validation errors, as the reference does, with a warning for each; the
+   * invalid value is left out (its default applies) so that what is rendered is still well formed.
+   */
+  readonly force?: { readonly warn: (line: string) => void };
 }
 
 /**
@@ -54,12 +59,34 @@ export function buildOperatorConfig(inputs: OperatorConfigInputs): MeshOperator 
   for (const set of sets) setPath(spec, set.path, set.value);
   if (inputs.revision !== undefined && inputs.revision !== '') spec['revision'] = inputs.revision;
   const document = { apiVersion: MESH_OPERATOR_API_VERSION, kind: MESH_OPERATOR_KIND, ...(merged['metadata'] ? { metadata: merged['metadata'] } : {}), spec };
-  const parsed = meshOperatorSchema.safeParse(document);
+  let parsed = meshOperatorSchema.safeParse(document);
+  // Each pass leaves out what the last one refused; nesting bounds the passes needed.
+  for (let pass = 0; !parsed.success && inputs.force !== undefined && pass < 8; pass++) {
+    for (const issue of parsed.error.issues) {
+      inputs.force.warn(`spec invalid; continuing because of --force: ${issue.path.join('.')}: ${issue.message}`);
+      leaveOut(document, issue.path, issue.code === 'unrecognized_keys' ? issue.keys : undefined);
+    }
+    parsed = meshOperatorSchema.safeParse(document);
+  }
   if (!parsed.success) {
     const problems = parsed.error.issues.map((issue) => `${issue.path.join('.')}: ${issue.message}`);
     throw usage(`the install configuration is invalid: ${problems.join('; ')}`);
   }
   return parsed.data;
+}
+
+/** Removes the value at `path` (or, for unknown keys, those keys under it) from `document`. */
+function leaveOut(document: Json, path: readonly PropertyKey[], keys: readonly string[] | undefined): void {
+  const names = keys ? [...path, ''] : path;
+  if (names.length === 0) return;
+  let parent: unknown = document;
+  for (const name of names.slice(0, -1)) parent = (parent as Record<PropertyKey, unknown> | undefined)?.[name];
+  if (parent === null || typeof parent !== 'object') return;
+  const container = parent as Record<PropertyKey, unknown>;
+  for (const key of keys ?? [names[names.length - 1] as PropertyKey]) {
+    if (Array.isArray(container) && typeof key === 'number') container.splice(key, 1);
+    else delete container[key];
+  }
 }
 
 function readProfile(manifestsDir: string, name: string): Json {

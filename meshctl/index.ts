@@ -11,7 +11,7 @@ export { resolveInjectSources, type InjectSourceFlags, type InjectSources } from
 export { renderProfileDiff, renderProfileDump, renderProfileList, type DumpFormat } from './install/profile-commands.js';
 export { generateManifests, manifestText, writeManifestDir, type ManifestGenerateOptions } from './install/manifest-generate.js';
 export { verifyInstallation } from './install/verify-installation.js';
-export { orphanedProxiesWarning, requireUninstallTarget, uninstall, type UninstallOptions } from './install/uninstall.js';
+export { orphanedProxiesWarning, prunedResourcesNotice, requireUninstallTarget, uninstall, type UninstallOptions } from './install/uninstall.js';
 export { buildTagWebhook, generateTag, listTags, removeTag, setTag, type TagOptions } from './revision/revision-tags.js';
 export { listRevisions, renderRevisionTable, type RevisionSummary } from './revision/revision-list.js';
 export { checkUpgradeEligible, upgradeDiff } from './install/upgrade.js';

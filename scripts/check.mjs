@@ -1,4 +1,4 @@
-// `npm run check`: type-check every file, lint, check the formatting (prettier; `npm run format`
+// `npm run check`: type-check every file (and check that every command's flags are read), lint, check the formatting (prettier; `npm run format`
 // writes it), the import rules and the file sizes. The type-check and the lint each take most of a
 // core for a minute, so they run side by side; the output of each step is printed whole, in
 // order, and the run fails if any step fails.
@@ -8,7 +8,8 @@ import packages from './packages.cjs';
 const bin = (name) => `node_modules/.bin/${name}`;
 const STEPS = [
   [
-    [bin('tsc'), '-p', 'tsconfig.json', '--noEmit'],
+    // tsc's type check, and on the same program the check that every command's flags are read.
+    ['node', '--enable-source-maps', '--import', './testing/ts-register.mjs', 'cli/testing/check-types-and-flags.ts'],
     [bin('eslint'), '.'],
   ],
   [

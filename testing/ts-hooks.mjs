@@ -21,6 +21,8 @@ export async function load(url, context, next) {
   const { code } = transformFileSync(fileURLToPath(url), {
     jsc: { parser: { syntax: 'typescript' }, target: 'es2022' },
     module: { type: 'es6' },
+    // Stack traces name TypeScript lines under `node --enable-source-maps` (the flag check reads them).
+    sourceMaps: 'inline',
   });
   return { format: 'module', source: code, shortCircuit: true };
 }

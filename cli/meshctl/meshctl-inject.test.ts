@@ -156,10 +156,14 @@ describe('meshctl orch-inject with files and with a cluster', () => {
         data: { config: BUILTIN_INJECTOR_CONFIG.config, values: JSON.stringify(values) },
       },
     });
-    const result = await runMeshctlInProcess(['orch-inject', '-f', join(dir, 'app.yaml'), '-r', 'canary', '-c', join(dir, 'kubeconfig')], NO_CLUSTER);
+    const result = await runMeshctlInProcess(
+      ['orch-inject', '-f', join(dir, 'app.yaml'), '-r', 'canary', '-c', join(dir, 'kubeconfig'), '--webhookConfig', 'canary-injector'],
+      NO_CLUSTER,
+    );
     expect(result.code).toBe(0);
+    // --webhookConfig names the configuration in the warning, as the reference's does; the lookup is by revision label.
     expect(result.stderr).toBe(
-      'using the injector ConfigMaps: no MutatingWebhookConfiguration labelled mesh.io/rev=canary has a webhook named *sidecar-injector.mesh.io\nConfigMap mesh-system/mesh-canary not found; using the built-in defaults\n',
+      'failed to get injection config from mutatingWebhookConfigurations "canary-injector", will fall back to get injection from the injection configmap "mesh-sidecar-injector" : no MutatingWebhookConfiguration labelled mesh.io/rev=canary has a webhook named *sidecar-injector.mesh.io\nConfigMap mesh-system/mesh-canary not found; using the built-in defaults\n',
     );
     const proxy = templateSpec(docs(result.stdout)[0] ?? {}).containers.find((c) => c.name === 'mesh-proxy');
     expect(proxy?.image).toBe('registry.example.com/canary/proxyv2:latest');

@@ -238,6 +238,16 @@ describe('meshctl x uninstall', () => {
     // The file names the revision to remove (before, -f was never read and the default revision went).
     const canaryFile = join(dir, 'canary.yaml');
     writeFileSync(canaryFile, 'apiVersion: install.mesh.io/v1alpha1\nkind: MeshOperator\nspec:\n  revision: canary\n');
+    // A file with an invalid field is refused; --force warns and goes on; -v lists what would go.
+    const invalidFile = join(dir, 'canary-invalid.yaml');
+    writeFileSync(invalidFile, 'apiVersion: install.mesh.io/v1alpha1\nkind: MeshOperator\nspec:\n  revision: canary\n  bogus: 1\n');
+    expect((await meshctl('x', 'uninstall', '-f', invalidFile, '-y', '--dry-run')).code).toBe(64);
+    const verbose = await meshctl('x', 'uninstall', '-f', invalidFile, '--force', '-v', '-y', '--dry-run');
+    expect(verbose.code).toBe(0);
+    expect(verbose.stderr).toBe('spec invalid; continuing because of --force: spec: Unrecognized key: "bogus"\n');
+    expect(verbose.stdout).toMatch(/^The following resources will be pruned from the cluster: .*Deployment: meshd-canary\. /);
+    expect(verbose.stdout).not.toMatch(/pruned from the cluster: [^\n]*\bmeshd\b(?!-)/);
+    expect(await deploymentNames()).toEqual(['meshd', 'meshd-canary']);
     const removed = await meshctl('x', 'uninstall', '-f', canaryFile, '-y');
     expect(removed.code).toBe(0);
     expect(removed.stdout).toContain('  Removed Deployment:mesh-system:meshd-canary.\n');

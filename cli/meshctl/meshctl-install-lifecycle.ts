@@ -6,7 +6,7 @@ import { INSTALLED_VERSION_ANNOTATION } from '../../names/index.js';
 import { MeshError, UsageError, readBuildInfo } from '../../runtime/index.js';
 import { durationFlag, stringArrayFlag, stringSliceFlag } from '../flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
-import { chartsOption, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
+import { chartsOption, forceOf, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
 import type { CliIo } from '../run-cli.js';
 
 interface InstallFlags extends ManifestFlags {
@@ -51,7 +51,13 @@ export function newMeshctlInstallCommand(io: CliIo, readLine: () => Promise<stri
     const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
     const { applyInstallation, buildOperatorConfig, clusterObjectsOf, loadKubeClient, renderInstallation, verifyInstallation, COMPONENT_TITLES } =
       await loadInstall();
-    const config = buildOperatorConfig({ manifestsDir: manifestsOf(flags), files: flags.filename ?? [], sets: flags.set ?? [], revision: flags.revision });
+    const config = buildOperatorConfig({
+      manifestsDir: manifestsOf(flags),
+      files: flags.filename ?? [],
+      sets: flags.set ?? [],
+      revision: flags.revision,
+      ...forceOf(io, flags.force),
+    });
     const rendered = await renderInstallation(config, { manifestsDir: manifestsOf(flags), components: [] });
     if (!flags.skipConfirmation && !flags.dryRun) {
       const titles = rendered.map((r) => `"${COMPONENT_TITLES[r.component]}"`);
@@ -109,6 +115,7 @@ export function newMeshctlUpgradeCommand(io: CliIo, readLine: () => Promise<stri
         files: [join(scratch, 'installed.yaml'), ...(flags.filename ?? [])],
         sets: flags.set ?? [],
         revision: flags.revision,
+        ...forceOf(io, flags.force),
       });
     } finally {
       rmSync(scratch, { recursive: true, force: true });

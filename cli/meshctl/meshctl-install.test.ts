@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
@@ -133,6 +133,28 @@ describe('meshctl manifest generate', () => {
     expect(result.code).toBe(64);
     expect(result.stdout).toBe('');
     expect(result.stderr).toContain(message);
+  });
+
+  test('--force proceeds past validation errors with a warning for each; the invalid values are left out', async () => {
+    const forced = await meshctl('manifest', 'generate', '--force', '--set', 'values.global.bogus=1', '--set', 'values.pilot.replicaCount=-1');
+    expect(forced.code).toBe(0);
+    expect(forced.stderr).toBe(
+      [
+        'spec invalid; continuing because of --force: spec.values.global: Unrecognized key: "bogus"',
+        'spec invalid; continuing because of --force: spec.values.pilot.replicaCount: Too small: expected number to be >=0',
+        '',
+      ].join('\n'),
+    );
+    const plain = await meshctl('manifest', 'generate');
+    expect(forced.stdout).toBe(plain.stdout);
+  });
+
+  test('--dry-run with -o names the files it would write and writes none', async () => {
+    const out = join(dir, 'dry');
+    const result = await meshctl('manifest', 'generate', '--dry-run', '-o', out, '--component', 'Pilot');
+    expect(result.code).toBe(0);
+    expect(result.stdout).toBe(`would write ${join(out, 'Pilot', 'meshd.yaml')}\n`);
+    expect(existsSync(out)).toBe(false);
   });
 
   test('a malformed overlay file is a usage error naming the file', async () => {

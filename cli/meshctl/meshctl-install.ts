@@ -1,7 +1,7 @@
 import { Command, Option } from 'commander';
 import { ExitStatus, UsageError } from '../../runtime/index.js';
 import { stringArrayFlag, stringSliceFlag } from '../flags.js';
-import { chartsOption, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
+import { chartsOption, forceOf, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
 import { newMeshctlInstallCommand } from './meshctl-install-lifecycle.js';
 import type { CliIo } from '../run-cli.js';
 
@@ -107,7 +107,7 @@ export function newMeshctlManifestCommand(io: CliIo, readLine: () => Promise<str
         ),
       )
       .option('-o, --output <string>', 'Manifest output directory path', '')
-      .action(async (flags: ManifestFlags & { component?: string[]; output: string }) => {
+      .action(async (flags: ManifestFlags & { component?: string[]; dryRun: boolean; force: boolean; output: string }) => {
         const { generateManifests, manifestText, writeManifestDir } = await import('../../meshctl/index.js');
         const rendered = await generateManifests({
           manifestsDir: manifestsOf(flags),
@@ -115,8 +115,16 @@ export function newMeshctlManifestCommand(io: CliIo, readLine: () => Promise<str
           sets: flags.set ?? [],
           revision: flags.revision,
           components: flags.component ?? [],
+          ...forceOf(io, flags.force),
         });
         if (flags.output === '') io.stdout(manifestText(rendered));
+        // --dry-run makes no changes: the files -o would write are named, not written.
+        else if (flags.dryRun)
+          io.stdout(
+            writeManifestDir(flags.output, rendered, { dryRun: true })
+              .map((file) => `would write ${file}\n`)
+              .join(''),
+          );
         else writeManifestDir(flags.output, rendered);
       }),
   );

@@ -1,6 +1,7 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option } from 'commander';
+import type { CliIo } from '../run-cli.js';
 
 /** The charts and profiles shipped with meshctl: `deploy/` of the project (from the sources or the build). */
 function shippedManifests(): string {
@@ -26,3 +27,7 @@ export async function loadInstall(): Promise<typeof import('../../meshctl/index.
   const [meshctl, install] = await Promise.all([import('../../meshctl/index.js'), import('../../install/index.js')]);
   return { ...meshctl, ...install };
 }
+
+/** `--force`: validation errors of the configuration are warnings on stderr, one per error (the reference's text). */
+export const forceOf = (io: CliIo, force: boolean): { force?: { warn: (line: string) => void } } =>
+  force ? { force: { warn: (line) => io.stderr(`${line}\n`) } } : {};

@@ -1,16 +1,18 @@
 import { Command, Option } from 'commander';
 import { stringArrayFlag } from '../flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
-import { loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
+import { forceOf, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
 import type { CliIo } from '../run-cli.js';
 
 interface UninstallFlags extends Pick<ManifestFlags, 'manifests'> {
   dryRun: boolean;
   filename: string;
+  force: boolean;
   purge: boolean;
   revision: string;
   set?: string[];
   skipConfirmation: boolean;
+  verbose: boolean;
 }
 
 /** `meshctl x uninstall`: one revision, or with `--purge` everything of the mesh. */
@@ -28,15 +30,22 @@ export function newMeshctlUninstallCommand(io: CliIo, readLine: () => Promise<st
     .option('-v, --verbose', 'Verbose output', false)
     .action(async (flags: UninstallFlags, cmd: Command) => {
       const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
-      const { buildOperatorConfig, clusterObjectsOf, loadKubeClient, orphanedProxiesWarning, requireUninstallTarget, uninstall } = await loadInstall();
+      const { buildOperatorConfig, clusterObjectsOf, loadKubeClient, orphanedProxiesWarning, prunedResourcesNotice, requireUninstallTarget, uninstall } =
+        await loadInstall();
       let revision = flags.revision || ((flags.set ?? []).find((s) => s.startsWith('revision='))?.slice('revision='.length) ?? '');
       requireUninstallTarget(revision, flags.filename === '' ? [] : [flags.filename], flags.purge);
       // The file names the installation: its revision (over which --revision and --set win) is the one removed.
       if (flags.filename !== '')
         revision =
-          buildOperatorConfig({ manifestsDir: manifestsOf(flags), files: [flags.filename], sets: flags.set ?? [], revision: flags.revision }).spec?.revision ??
-          '';
+          buildOperatorConfig({
+            manifestsDir: manifestsOf(flags),
+            files: [flags.filename],
+            sets: flags.set ?? [],
+            revision: flags.revision,
+            ...forceOf(io, flags.force),
+          }).spec?.revision ?? '';
       const cluster = clusterObjectsOf(loadKubeClient(global));
+      if (flags.verbose && !flags.purge) io.stdout(await prunedResourcesNotice(cluster, revision));
       io.stdout(await orphanedProxiesWarning(cluster, revision, flags.purge));
       if (!flags.skipConfirmation && !flags.dryRun) {
         io.stdout(

@@ -16,14 +16,21 @@ export interface ResourceIo {
 }
 
 /** `meshctl orch-inject`: the workloads of the input with their sidecars, other kinds unchanged, in order. */
-export async function kubeInject(io: ResourceIo, flags: InjectSourceFlags, context: Omit<InjectSourceContext, 'warn'>): Promise<void> {
+export async function kubeInject(
+  io: ResourceIo,
+  flags: InjectSourceFlags & { readonly webhookConfig: string },
+  context: Omit<InjectSourceContext, 'warn'>,
+): Promise<void> {
   const input = await readInput(io);
   // Without templates given, the cluster's own injector answers, as the reference does; the
   // ConfigMaps (or the built-in defaults) serve when it cannot be reached.
   if (flags.injectConfigFile === '' && context.kubeConfig) {
     const live = await findLiveInjector(context.kubeConfig, flags.revision === 'default' ? '' : flags.revision);
     if (!('reason' in live)) return writeOutput(io, await injectWithWebhook(input, live));
-    io.stderr(`using the injector ConfigMaps: ${live.reason}\n`);
+    // The reference's words: the configuration is looked up by revision label; --webhookConfig names it in the warning.
+    io.stderr(
+      `failed to get injection config from mutatingWebhookConfigurations "${flags.webhookConfig}", will fall back to get injection from the injection configmap "${flags.injectConfigMapName}" : ${live.reason}\n`,
+    );
   }
   const sources = await resolveInjectSources(flags, { ...context, warn: io.stderr });
   const injector = compileInjector(sources.config);

@@ -24,11 +24,15 @@ export function manifestText(rendered: readonly RenderedComponent[]): string {
   return rendered.map((component) => component.manifest).join('');
 }
 
-/** `-o <dir>`: one folder per component, one file per release. */
-export function writeManifestDir(dir: string, rendered: readonly RenderedComponent[]): void {
-  for (const component of rendered) {
+/** `-o <dir>`: one folder per component, one file per release; returns the files' paths (with `dryRun`, only those). */
+export function writeManifestDir(dir: string, rendered: readonly RenderedComponent[], options: { readonly dryRun?: boolean } = {}): string[] {
+  return rendered.map((component) => {
     const folder = join(dir, component.component);
-    mkdirSync(folder, { recursive: true });
-    writeFileSync(join(folder, `${component.release}.yaml`), component.manifest);
-  }
+    const file = join(folder, `${component.release}.yaml`);
+    if (!options.dryRun) {
+      mkdirSync(folder, { recursive: true });
+      writeFileSync(file, component.manifest);
+    }
+    return file;
+  });
 }

@@ -1,3 +1,4 @@
+import type { KubernetesObject } from '@kubernetes/client-node';
 import { UsageError } from '../../runtime/index.js';
 import { EXIT_USAGE } from '../../install/index.js';
 import { INSTALLED_KINDS, objectKey, type ClusterObjects } from '../../install/index.js';
@@ -29,15 +30,11 @@ export function requireUninstallTarget(revision: string, filenames: readonly str
  */
 export async function uninstall(options: UninstallOptions): Promise<number> {
   const { cluster, progress } = options;
-  const revisionLabel = revisionLabelValue(options.revision);
-  const selector = options.purge ? `${LABELS.partOf}=mesh` : `${LABELS.partOf}=mesh,${LABELS.revision}=${revisionLabel}`;
   let removed = 0;
-  for (const { apiVersion, kind } of INSTALLED_KINDS) {
-    for (const object of await cluster.list(apiVersion, kind, selector)) {
-      await cluster.remove(object, options.dryRun);
-      removed++;
-      progress(`  Removed ${objectKey(object)}.`);
-    }
+  for (const object of await prunedObjects(cluster, options.revision, options.purge)) {
+    await cluster.remove(object, options.dryRun);
+    removed++;
+    progress(`  Removed ${objectKey(object)}.`);
   }
   if (options.purge) {
     for (const crd of await cluster.list('apiextensions.k8s.io/v1', 'CustomResourceDefinition', '')) {
@@ -49,6 +46,29 @@ export async function uninstall(options: UninstallOptions): Promise<number> {
   }
   progress('✔ Uninstall complete');
   return removed;
+}
+
+/** What an uninstall removes but the CRDs: the installer's objects of the revision, or of every revision with `purge`. */
+async function prunedObjects(cluster: ClusterObjects, revision: string, purge: boolean): Promise<KubernetesObject[]> {
+  const selector = purge ? `${LABELS.partOf}=mesh` : `${LABELS.partOf}=mesh,${LABELS.revision}=${revisionLabelValue(revision)}`;
+  const objects: KubernetesObject[] = [];
+  for (const { apiVersion, kind } of INSTALLED_KINDS) objects.push(...(await cluster.list(apiVersion, kind, selector)));
+  return objects;
+}
+
+/**
+ * `uninstall --verbose` without `--purge`, as the reference words it: the objects to be removed,
+ * by kind (`Deployment: meshd. Service: meshd. `), or '' when there are none.
+ */
+export async function prunedResourcesNotice(cluster: ClusterObjects, revision: string): Promise<string> {
+  const byKind = new Map<string, string[]>();
+  for (const object of await prunedObjects(cluster, revision, false)) {
+    const kind = object.kind ?? '';
+    byKind.set(kind, [...(byKind.get(kind) ?? []), object.metadata?.name ?? '']);
+  }
+  if (byKind.size === 0) return '';
+  const list = [...byKind].map(([kind, names]) => `${kind}: ${names.join(', ')}. `).join('');
+  return `The following resources will be pruned from the cluster: ${list}\n`;
 }
 
 /**
