@@ -7,6 +7,7 @@ import { certificateAnalyzer, conflictingGatewayAnalyzer } from './analyzers/gat
 import { gatewaySecretAnalyzer, ingressGatewayPortAnalyzer } from './analyzers/gateway-workload-analyzers.js';
 import { imageAnalyzer, injectionAnalyzer, revisionAnalyzer } from './analyzers/injection-analyzers.js';
 import { denyHttpOnTcpAnalyzer } from './analyzers/deny-http-on-tcp-analyzer.js';
+import { caCertificateAnalyzer, subsetSelectPodAnalyzer } from './analyzers/destination-rule-analyzers.js';
 import { mtlsAnalyzer, workloadMtlsAnalyzer } from './analyzers/mtls-analyzers.js';
 import { portLevelMtlsAnalyzer } from './analyzers/port-level-mtls-analyzer.js';
 import { SCHEMA_ANALYZERS } from './analyzers/schema-analyzers.js';
@@ -36,6 +37,8 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   injectionAnalyzer,
   revisionAnalyzer,
   denyHttpOnTcpAnalyzer,
+  caCertificateAnalyzer,
+  subsetSelectPodAnalyzer,
   extensionProviderAnalyzer,
   jwksUriAnalyzer,
   mtlsAnalyzer,
