@@ -46,6 +46,8 @@ export const MESSAGE_TYPES = {
   LocalhostListener: { code: 'MSH0143', level: 'Error' },
   InvalidApplicationUID: { code: 'MSH0144', level: 'Warning' },
   ConflictingGateways: { code: 'MSH0145', level: 'Error' },
+  ImageAutoWithoutInjectionWarning: { code: 'MSH0146', level: 'Warning' },
+  ImageAutoWithoutInjectionError: { code: 'MSH0147', level: 'Error' },
   NamespaceInjectionEnabledByDefault: { code: 'MSH0148', level: 'Info' },
   GatewayPortNotDefinedOnService: { code: 'MSH0162', level: 'Warning' },
   DestinationRuleSubsetNotSelectPods: { code: 'MSH0173', level: 'Error' },
