@@ -14,7 +14,7 @@ export const MESSAGE_TYPES = {
   NamespaceNotInjected: { code: 'MSH0102', level: 'Info' },
   PodMissingProxy: { code: 'MSH0103', level: 'Warning' },
   GatewayPortNotOnWorkload: { code: 'MSH0104', level: 'Warning' },
-  ProxyImageMismatch: { code: 'MSH0105', level: 'Warning' },
+  // MSH0105 (ProxyImageMismatch, per pod) is retired as the reference's IST0105 is: MSH0158 reports per namespace.
   SchemaValidationError: { code: 'MSH0106', level: 'Error' },
   MisplacedAnnotation: { code: 'MSH0107', level: 'Warning' },
   UnknownAnnotation: { code: 'MSH0108', level: 'Warning' },
@@ -49,6 +49,7 @@ export const MESSAGE_TYPES = {
   ImageAutoWithoutInjectionWarning: { code: 'MSH0146', level: 'Warning' },
   ImageAutoWithoutInjectionError: { code: 'MSH0147', level: 'Error' },
   NamespaceInjectionEnabledByDefault: { code: 'MSH0148', level: 'Info' },
+  PodsProxyImageMismatchInNamespace: { code: 'MSH0158', level: 'Warning' },
   GatewayPortNotDefinedOnService: { code: 'MSH0162', level: 'Warning' },
   DestinationRuleSubsetNotSelectPods: { code: 'MSH0173', level: 'Error' },
   UnknownDestinationRuleHost: { code: 'MSH0174', level: 'Warning' },
