@@ -106,7 +106,7 @@ describe('ALL_ANALYZERS', () => {
     expect(result.skipped).toEqual([]);
     expect(result.executed).toHaveLength(ALL_ANALYZERS.length);
     const codes = new Set(result.messages.map((message) => message.code));
-    for (const code of ['MSH0101', 'MSH0102', 'MSH0105', 'MSH0113', 'MSH0122', 'MSH0123', 'MSH0127', 'MSH0144', 'MSH1004', 'MSH1005'])
+    for (const code of ['MSH0101', 'MSH0102', 'MSH0158', 'MSH0113', 'MSH0122', 'MSH0123', 'MSH0127', 'MSH0144', 'MSH1004', 'MSH1005'])
       expect(codes).toContain(code);
   });
 });

@@ -6,7 +6,9 @@ import { conflictingMeshGatewayHostsAnalyzer } from './analyzers/conflicting-mes
 import { certificateAnalyzer, conflictingGatewayAnalyzer } from './analyzers/gateway-config-analyzers.js';
 import { gatewaySecretAnalyzer, ingressGatewayPortAnalyzer } from './analyzers/gateway-workload-analyzers.js';
 import { imageAnalyzer, injectionAnalyzer, revisionAnalyzer } from './analyzers/injection-analyzers.js';
+import { imageAutoAnalyzer } from './analyzers/image-auto-analyzer.js';
 import { denyHttpOnTcpAnalyzer } from './analyzers/deny-http-on-tcp-analyzer.js';
+import { caCertificateAnalyzer, subsetSelectPodAnalyzer } from './analyzers/destination-rule-analyzers.js';
 import { mtlsAnalyzer, workloadMtlsAnalyzer } from './analyzers/mtls-analyzers.js';
 import { portLevelMtlsAnalyzer } from './analyzers/port-level-mtls-analyzer.js';
 import { SCHEMA_ANALYZERS } from './analyzers/schema-analyzers.js';
@@ -32,10 +34,13 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   conflictingGatewayAnalyzer,
   gatewaySecretAnalyzer,
   imageAnalyzer,
+  imageAutoAnalyzer,
   ingressGatewayPortAnalyzer,
   injectionAnalyzer,
   revisionAnalyzer,
   denyHttpOnTcpAnalyzer,
+  caCertificateAnalyzer,
+  subsetSelectPodAnalyzer,
   extensionProviderAnalyzer,
   jwksUriAnalyzer,
   mtlsAnalyzer,

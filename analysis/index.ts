@@ -23,6 +23,7 @@ export type { AnalysisInputs, AnalysisSnapshot, InputName, MeshObject, Resource,
 export { ALL_INPUTS, buildSnapshot, type SnapshotOptions, type SourcedObject } from './build-snapshot.js';
 export { runAnalyzers, type AnalysisResult } from './run-analyzers.js';
 export { ALL_ANALYZERS } from './all-analyzers.js';
+export { alphaAnnotationAnalyzer } from './analyzers/annotation-analyzers.js';
 export { webhookOverlaps } from './webhook-overlap.js';
 // The daemon's analysis (PILOT_ENABLE_ANALYSIS) and its `/debug/analyze` route.
 export { analysisDebugRoutes } from './runner/analysis-debug-routes.js';

@@ -12,6 +12,7 @@ export const ANNOTATIONS = {
   enableCoreDump: 'sidecar.mesh.io/enableCoreDump',
   rewriteAppHTTPProbers: 'sidecar.mesh.io/rewriteAppHTTPProbers',
   proxyImage: 'sidecar.mesh.io/proxyImage',
+  proxyImageType: 'sidecar.mesh.io/proxyImageType',
   proxyCPU: 'sidecar.mesh.io/proxyCPU',
   proxyCPULimit: 'sidecar.mesh.io/proxyCPULimit',
   proxyMemory: 'sidecar.mesh.io/proxyMemory',

@@ -1,4 +1,5 @@
 import { describe, expect, test } from '@jest/globals';
+import { applyMeshConfig, DEFAULT_MESH_CONFIG, parseMeshConfigYaml } from '../../crds/index.js';
 import { analyze, namespace, pod } from '../testing/fixtures.js';
 import { imageAnalyzer, injectionAnalyzer, revisionAnalyzer } from './injection-analyzers.js';
 
@@ -81,17 +82,48 @@ describe('injection.RevisionAnalyzer', () => {
 });
 
 describe('injection.ImageAnalyzer', () => {
-  test('a proxy image other than the injector configuration of the namespace revision is reported', () => {
+  const mismatch = (ns: string, pods: string): string =>
+    `Warning [MSH0158] (Namespace ${ns}) The mesh proxy images of the pods running in the namespace do not match the image defined in the injection configuration (pod names: [${pods}]). This often happens after upgrading the mesh control-plane and can be fixed by redeploying the pods.`;
+  const nativePod = (name: string, ns: string, image: string): object => {
+    const p = pod(name, ns) as { spec: object };
+    p.spec = { ...p.spec, initContainers: [{ ...proxy(image), restartPolicy: 'Always' }] };
+    return p;
+  };
+
+  test('the pods of a namespace whose proxy image is not the one of its revision injector are reported once, per namespace', () => {
     const objects = [
       injectorConfigMap('mesh-sidecar-injector', '1.1'),
       injectorConfigMap('mesh-sidecar-injector-canary', '1.0'),
       namespace('a', { 'mesh-injection': 'enabled' }),
       namespace('b', { 'mesh.io/rev': 'canary' }),
       injectedPod('p', 'a'),
+      injectedPod('o', 'a'),
+      nativePod('n', 'a', 'docker.io/mesh/proxyv2:1.0'),
+      nativePod('fresh', 'a', 'docker.io/mesh/proxyv2:1.1'),
+      injectedPod('custom', 'a', { annotations: { 'sidecar.mesh.io/proxyImage': 'mine/proxy:1' } }),
       injectedPod('q', 'b'),
     ];
-    expect(analyze(imageAnalyzer, objects)).toEqual([
-      'Warning [MSH0105] (Pod p.a) The image of the mesh proxy running on the pod does not match the image defined in the injection configuration (pod image: docker.io/mesh/proxyv2:1.0; injection configuration image: docker.io/mesh/proxyv2:1.1). This often happens after upgrading the mesh control-plane and can be fixed by redeploying the pod.',
-    ]);
+    expect(analyze(imageAnalyzer, objects)).toEqual([mismatch('a', 'n o p')]);
+  });
+
+  test("the image of the pod's image type is the expected one too: the mesh config's, or its proxy config annotation's", () => {
+    const objects = [
+      injectorConfigMap('mesh-sidecar-injector', '1.0'),
+      namespace('a', { 'mesh-injection': 'enabled' }),
+      injectedPod('plain', 'a'),
+      pod('distroless', 'a', { containers: [{ name: 'app' }, proxy('docker.io/mesh/proxyv2:1.0-distroless')] }),
+      pod('debug', 'a', { containers: [{ name: 'app' }, proxy('docker.io/mesh/proxyv2:1.0-debug')] }),
+      pod('debug-asked', 'a', {
+        annotations: { 'proxy.mesh.io/config': 'image:\n  imageType: debug\n' },
+        containers: [{ name: 'app' }, proxy('docker.io/mesh/proxyv2:1.0-debug')],
+      }),
+    ];
+    const distroless = applyMeshConfig(DEFAULT_MESH_CONFIG, parseMeshConfigYaml('defaultConfig:\n  image:\n    imageType: distroless\n', 'test'));
+    expect(analyze(imageAnalyzer, objects, { meshConfig: distroless })).toEqual([mismatch('a', 'debug')]);
+    expect(analyze(imageAnalyzer, objects)).toEqual([mismatch('a', 'debug distroless')]);
+  });
+
+  test('a native sidecar is a proxy: no MSH0103 for it', () => {
+    expect(analyze(injectionAnalyzer, [namespace('a', { 'mesh-injection': 'enabled' }), nativePod('n', 'a', 'docker.io/mesh/proxyv2:1.0')])).toEqual([]);
   });
 });

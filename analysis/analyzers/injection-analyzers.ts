@@ -1,6 +1,7 @@
-import type { V1ConfigMap, V1Namespace, V1Pod } from '@kubernetes/client-node';
+import type { V1ConfigMap, V1Container, V1Namespace, V1Pod } from '@kubernetes/client-node';
 import { ANNOTATIONS, DEFAULT_REVISION, IGNORED_NAMESPACES, INJECTOR_CONFIG_MAP_NAME, LABELS, PROXY_CONTAINER } from '../../names/index.js';
-import { readInjectionStatus, type Pod } from '../../webhook/inject/index.js';
+import { effectiveProxyConfig, proxyImageType, readInjectionStatus, valuesProxyImage, type Pod } from '../../webhook/inject/index.js';
+import type { MeshConfig } from '../../crds/index.js';
 import type { Analyzer } from '../analyzer.js';
 import type { Resource } from '../snapshot.js';
 import { annotationsOf, isSystemNamespace, labelsOf } from './kube-objects.js';
@@ -26,12 +27,20 @@ function injectsByDefault(configMaps: readonly Resource<V1ConfigMap>[], rootName
   }
 }
 
-export function hasProxy(pod: V1Pod): boolean {
-  return (pod.spec?.containers ?? []).some((container) => container.name === PROXY_CONTAINER);
+/** The pod's proxy containers: among its containers or, a native sidecar, its init containers (as the reference, by name alone). */
+function proxyContainers(pod: V1Pod): V1Container[] {
+  return [...(pod.spec?.containers ?? []), ...(pod.spec?.initContainers ?? [])].filter((container) => container.name === PROXY_CONTAINER);
 }
 
+/** Whether the pod runs the proxy: a proxy container with an image. */
+export function hasProxy(pod: V1Pod): boolean {
+  return proxyContainers(pod).some((container) => (container.image ?? '') !== '');
+}
+
+/** A pod that opts out (its inject label, else its annotation, `false` in any case), or runs on the host's network. */
 function optedOut(pod: V1Pod): boolean {
-  return annotationsOf(pod)[ANNOTATIONS.inject] === 'false' || labelsOf(pod)[LABELS.inject] === 'false' || pod.spec?.hostNetwork === true;
+  const inject = labelsOf(pod)[LABELS.inject] ?? annotationsOf(pod)[ANNOTATIONS.inject];
+  return inject?.toLowerCase() === 'false' || pod.spec?.hostNetwork === true;
 }
 
 function namespacesByName(namespaces: readonly Resource<V1Namespace>[]): Map<string, V1Namespace> {
@@ -120,49 +129,65 @@ export const revisionAnalyzer: Analyzer = {
   },
 };
 
-/** `<hub>/<image>:<tag>` of the injector's values, as the sidecar template computes it without annotations. */
-function injectorImage(valuesText: string | undefined): string | undefined {
+/** The injector's values (its ConfigMap's `values`), or none when they are not JSON. */
+function injectorValues(valuesText: string | undefined): Record<string, unknown> | undefined {
   if (valuesText === undefined) return undefined;
   try {
-    const global = ((JSON.parse(valuesText) as { global?: Record<string, unknown> }).global ?? {}) as {
-      hub?: unknown;
-      tag?: unknown;
-      proxy?: { image?: unknown };
-    };
-    const image = String(global.proxy?.image ?? 'proxyv2');
-    return image.includes('/') ? image : `${String(global.hub ?? '')}/${image}:${String(global.tag ?? '')}`;
+    const values: unknown = JSON.parse(valuesText);
+    return typeof values === 'object' && values !== null && !Array.isArray(values) ? (values as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }
 }
 
+/** The image type injection gives the pod (its annotations over the mesh's defaultConfig), or none when its proxy config annotation does not parse. */
+function podImageType(pod: V1Pod, meshConfig: MeshConfig, values: Record<string, unknown>): string {
+  const annotations = annotationsOf(pod);
+  try {
+    return proxyImageType(annotations, effectiveProxyConfig(meshConfig.defaultConfig, annotations[ANNOTATIONS.proxyConfig]), values);
+  } catch {
+    return '';
+  }
+}
+
 /**
- * MSH0105: an injected pod whose proxy image differs from the image of the injector ConfigMap
- * of its namespace's revision (`mesh-sidecar-injector[-<revision>]` in the root namespace).
- * Pods choosing their image by annotation are not checked.
+ * MSH0158, per namespace as the reference reports it now (its per-pod IST0105 is retired): the
+ * injected pods whose proxy image is neither the image of the injector ConfigMap of the
+ * namespace's revision (`mesh-sidecar-injector[-<revision>]` in the root namespace) nor that image
+ * of the pod's image type (`-distroless`…), as injection builds it. Native sidecars (the proxy an
+ * init container) count; pods choosing their image by annotation are not checked.
  */
 export const imageAnalyzer: Analyzer = {
   name: 'injection.ImageAnalyzer',
   description: 'Checks the image of auto-injection configured with the running proxies on pods',
-  inputs: ['Namespace', 'Pod', 'ConfigMap'],
+  inputs: ['Namespace', 'Pod', 'ConfigMap', 'MeshConfig'],
   analyze(context) {
-    const images = new Map<string, string>();
+    const injectors = new Map<string, Record<string, unknown>>();
     for (const configMap of context.read('ConfigMap')) {
       if (configMap.namespace !== context.rootNamespace || !configMap.name.startsWith(INJECTOR_CONFIG_MAP_NAME)) continue;
       const revision = configMap.name === INJECTOR_CONFIG_MAP_NAME ? DEFAULT_REVISION : configMap.name.slice(`${INJECTOR_CONFIG_MAP_NAME}-`.length);
-      const image = injectorImage(configMap.object.data?.['values']);
-      if (image !== undefined) images.set(revision, image);
+      const values = injectorValues(configMap.object.data?.['values']);
+      if (values !== undefined) injectors.set(revision, values);
     }
-    const byName = namespacesByName(context.read('Namespace'));
+    const meshConfig = context.read('MeshConfig');
+    const namespaces = context.read('Namespace');
+    const byName = namespacesByName(namespaces);
+    const mismatched = new Map<string, Set<string>>();
     for (const pod of context.read('Pod')) {
       const namespace = byName.get(pod.namespace);
       const revision = namespace === undefined ? undefined : namespaceRevision(namespace);
-      const expected = revision === undefined ? undefined : images.get(revision);
-      const proxy = (pod.object.spec?.containers ?? []).find((container) => container.name === PROXY_CONTAINER);
-      if (expected === undefined || proxy?.image === undefined || proxy.image === expected || annotationsOf(pod.object)[ANNOTATIONS.proxyImage] !== undefined)
-        continue;
-      const message = `The image of the mesh proxy running on the pod does not match the image defined in the injection configuration (pod image: ${proxy.image}; injection configuration image: ${expected}). This often happens after upgrading the mesh control-plane and can be fixed by redeploying the pod.`;
-      context.report('ProxyImageMismatch', pod, message);
+      const values = revision === undefined ? undefined : injectors.get(revision);
+      if (values === undefined || annotationsOf(pod.object)[ANNOTATIONS.proxyImage] !== undefined) continue;
+      const expected = new Set([valuesProxyImage(values), valuesProxyImage(values, podImageType(pod.object, meshConfig, values))]);
+      if (proxyContainers(pod.object).some((container) => !expected.has(container.image ?? ''))) {
+        mismatched.set(pod.namespace, (mismatched.get(pod.namespace) ?? new Set<string>()).add(pod.name));
+      }
+    }
+    for (const namespace of namespaces) {
+      const pods = mismatched.get(namespace.name);
+      if (pods === undefined) continue;
+      const message = `The mesh proxy images of the pods running in the namespace do not match the image defined in the injection configuration (pod names: [${[...pods].sort().join(' ')}]). This often happens after upgrading the mesh control-plane and can be fixed by redeploying the pods.`;
+      context.report('PodsProxyImageMismatchInNamespace', namespace, message);
     }
   },
 };

@@ -56,6 +56,38 @@ describe('deployment.MultiServiceAnalyzer', () => {
     ];
     expect(analyze(multiServiceAnalyzer, same)).toEqual([]);
   });
+
+  test('Services sending one targetPort from different ports are reported, by targetPort as written, one Service per port', () => {
+    const objects = [
+      injected,
+      deployment('web', 'foo', { app: 'web' }),
+      service('a', 'foo', { app: 'web' }, [
+        { name: 'http', port: 80, targetPort: 8080 },
+        { name: 'http-named', port: 81, targetPort: 'web' },
+      ]),
+      service('b', 'foo', { app: 'web' }, [
+        { name: 'http', port: 8080 },
+        { name: 'http-named', port: 82, targetPort: 'web' },
+        { name: 'http-same', port: 80, targetPort: 8080 },
+      ]),
+    ];
+    expect(analyze(multiServiceAnalyzer, objects)).toEqual([
+      'Warning [MSH0137] (Deployment web.foo) This deployment web is associated with multiple services [foo/a foo/b] using targetPort "web" but different ports: [81 82].',
+      'Warning [MSH0137] (Deployment web.foo) This deployment web is associated with multiple services [foo/b foo/b] using targetPort "8080" but different ports: [80 8080].',
+    ]);
+  });
+
+  test('conflicting targetPorts of a Deployment not in the mesh stay quiet: namespace not injected, or the template opting out', () => {
+    const ports = (ns: string): object[] => [
+      service('a', ns, { app: 'web' }, [{ name: 'http', port: 80, targetPort: 8080 }]),
+      service('b', ns, { app: 'web' }, [{ name: 'http', port: 8080 }]),
+    ];
+    expect(analyze(multiServiceAnalyzer, [namespace('bar'), deployment('web', 'bar', { app: 'web' }), ...ports('bar')])).toEqual([]);
+    const optedOut = deployment('web', 'foo', { app: 'web', 'sidecar.mesh.io/inject': 'false' });
+    expect(analyze(multiServiceAnalyzer, [injected, optedOut, ...ports('foo')])).toEqual([]);
+    const optedIn = deployment('web', 'bar', { app: 'web', 'sidecar.mesh.io/inject': 'true' });
+    expect(analyze(multiServiceAnalyzer, [namespace('bar'), optedIn, ...ports('bar')])).toHaveLength(1);
+  });
 });
 
 describe('applicationUID.Analyzer', () => {

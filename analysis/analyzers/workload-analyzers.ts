@@ -1,5 +1,5 @@
-import type { V1PodSpec } from '@kubernetes/client-node';
-import { IGNORED_NAMESPACES, PROXY_CONTAINER, labelsMatch } from '../../names/index.js';
+import type { V1Deployment, V1PodSpec, V1Service } from '@kubernetes/client-node';
+import { IGNORED_NAMESPACES, LABELS, PROXY_CONTAINER, labelsMatch } from '../../names/index.js';
 import type { Analyzer, AnalysisContext } from '../analyzer.js';
 import type { Resource } from '../snapshot.js';
 import { applicationContainers, declaredProtocol, isMeshControlPlane, isSystemNamespace, portProtocol } from './kube-objects.js';
@@ -29,7 +29,8 @@ export const portNameAnalyzer: Analyzer = {
 /**
  * MSH0116: a Deployment whose pods several Services select with one port carrying different
  * protocols (as the daemon reads them: appProtocol or the name prefix; UDP and SCTP as themselves);
- * MSH0117: a Deployment of an injected namespace that no Service selects.
+ * MSH0117: a Deployment of an injected namespace that no Service selects; MSH0137: a Deployment
+ * in the mesh whose Services send one targetPort from different ports.
  */
 export const multiServiceAnalyzer: Analyzer = {
   name: 'deployment.MultiServiceAnalyzer',
@@ -58,6 +59,7 @@ export const multiServiceAnalyzer: Analyzer = {
         }
         continue;
       }
+      if (deploymentInMesh(deployment.object, injected.has(deployment.namespace))) reportConflictingTargetPorts(context, deployment, selecting);
       const byPort = new Map<number, Map<string, string>>();
       for (const service of selecting) {
         for (const port of service.object.spec?.ports ?? []) {
@@ -77,6 +79,44 @@ export const multiServiceAnalyzer: Analyzer = {
     }
   },
 };
+
+/**
+ * Whether a Deployment's pods get the proxy, as the reference decides it: a proxy container with an
+ * image in the template, else the template's inject label, else its inject annotation (`true` or
+ * not), else the namespace's injection.
+ */
+function deploymentInMesh(deployment: V1Deployment, namespaceInjected: boolean): boolean {
+  const template = deployment.spec?.template;
+  if ((template?.spec?.containers ?? []).some((container) => container.name === PROXY_CONTAINER && (container.image ?? '') !== '')) return true;
+  for (const marks of [template?.metadata?.labels, template?.metadata?.annotations]) {
+    const value = marks?.[LABELS.inject];
+    if (value !== undefined) return value === 'true';
+  }
+  return namespaceInjected;
+}
+
+/**
+ * MSH0137, as the reference decides it: the Services' ports grouped by targetPort as written (a
+ * name is not resolved; none or 0 is the port itself), one Service kept per port number; a
+ * targetPort reached from more than one port number is reported, one Service's own ports included.
+ */
+function reportConflictingTargetPorts(context: AnalysisContext, deployment: Resource<V1Deployment>, services: readonly Resource<V1Service>[]): void {
+  const byTarget = new Map<string, Map<number, string>>();
+  for (const service of services) {
+    for (const port of service.object.spec?.ports ?? []) {
+      const written = port.targetPort === undefined ? '' : String(port.targetPort as number | string);
+      const target = written === '' || written === '0' ? String(port.port) : written;
+      byTarget.set(target, (byTarget.get(target) ?? new Map<number, string>()).set(port.port, `${service.namespace}/${service.name}`));
+    }
+  }
+  for (const [target, ports] of byTarget) {
+    if (ports.size < 2) continue;
+    const names = [...ports.values()].sort();
+    const numbers = [...ports.keys()].sort((a, b) => a - b);
+    const message = `This deployment ${deployment.name} is associated with multiple services [${names.join(' ')}] using targetPort "${target}" but different ports: [${numbers.join(' ')}].`;
+    context.report('DeploymentConflictingPorts', deployment, message);
+  }
+}
 
 const PROXY_UID = 1337;
 /** The installer's own container runs as the proxy's UID too, as the reference's does. */

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startApiServerDouble, type ApiServerDouble } from '../../apiserver-double/index.js';
@@ -115,6 +115,21 @@ describe('meshctl x precheck', () => {
     expect(unrecorded.code).toBe(1);
     // The default revision is neither installed nor running here.
     expect(await meshctl('x', 'precheck')).toEqual({ code: 0, stdout: '', stderr: SUCCESS });
+  });
+
+  test("alpha annotations of the cluster are reported as the reference's upgrade precheck does (MSH0136, an info: exit 0)", async () => {
+    const file = join(dir, 'alpha.yaml');
+    writeFileSync(
+      file,
+      'apiVersion: v1\nkind: Service\nmetadata: {name: alpha, namespace: default, annotations: {networking.mesh.io/exportTo: "."}}\nspec: {ports: [{port: 80}]}\n',
+    );
+    expect((await kubectl('apply', '-f', file)).code).toBe(0);
+    const result = await meshctl('x', 'precheck');
+    expect(result.stdout).toBe(
+      'Info [MSH0136] (Service alpha.default) Annotation "networking.mesh.io/exportTo" is part of an alpha-phase feature and may be incompletely supported.\n',
+    );
+    expect(result.code).toBe(0);
+    expect((await kubectl('delete', '-f', file)).code).toBe(0);
   });
 });
 

@@ -1,7 +1,16 @@
-import { AdmissionregistrationV1Api, AuthorizationV1Api, CoreV1Api, CustomObjectsApi, VersionApi, type KubeConfig } from '@kubernetes/client-node';
+import { AdmissionregistrationV1Api, AppsV1Api, AuthorizationV1Api, CoreV1Api, CustomObjectsApi, VersionApi, type KubeConfig } from '@kubernetes/client-node';
 import { MeshError, errorMessage } from '../../runtime/index.js';
 import { installedStateName, type MeshOperatorSpec } from '../../install/index.js';
-import { analysisMessage, formatMessage, isWarningOrWorse, sortedDeduped, type AnalysisMessage } from '../../analysis/index.js';
+import {
+  alphaAnnotationAnalyzer,
+  analysisMessage,
+  buildSnapshot,
+  formatMessage,
+  isWarningOrWorse,
+  runAnalyzers,
+  sortedDeduped,
+  type AnalysisMessage,
+} from '../../analysis/index.js';
 import { DAEMON_POD_SELECTOR, LABELS, revisionLabelValue } from '../../names/index.js';
 
 /** The oldest Kubernetes minor version (1.x) the mesh installs on: the reference's `MinK8SVersion`. */
@@ -39,8 +48,29 @@ export async function precheck(kubeConfig: KubeConfig, options: PrecheckOptions)
     ...(await checkServerVersion(kubeConfig)),
     ...(await checkInstallPermissions(kubeConfig, options.meshNamespace)),
     ...(await checkRevision(kubeConfig, revisionLabelValue(options.revision))),
+    ...(await checkAlphaAnnotations(kubeConfig, options.meshNamespace)),
   ];
   return sortedDeduped(messages);
+}
+
+/** As the reference's upgrade precheck: the alpha annotations (MSH0136) of the cluster's Namespaces, Services, Pods and Deployments. */
+async function checkAlphaAnnotations(kubeConfig: KubeConfig, meshNamespace: string): Promise<AnalysisMessage[]> {
+  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const lists = await Promise.all([
+    core.listNamespace().then((l) => l.items.map((o) => ({ ...o, apiVersion: 'v1', kind: 'Namespace' }))),
+    core.listServiceForAllNamespaces().then((l) => l.items.map((o) => ({ ...o, apiVersion: 'v1', kind: 'Service' }))),
+    core.listPodForAllNamespaces().then((l) => l.items.map((o) => ({ ...o, apiVersion: 'v1', kind: 'Pod' }))),
+    kubeConfig
+      .makeApiClient(AppsV1Api)
+      .listDeploymentForAllNamespaces()
+      .then((l) => l.items.map((o) => ({ ...o, apiVersion: 'apps/v1', kind: 'Deployment' }))),
+  ]);
+  const snapshot = buildSnapshot({
+    objects: lists.flat().map((object) => ({ object })),
+    complete: alphaAnnotationAnalyzer.inputs,
+    rootNamespace: meshNamespace,
+  });
+  return [...runAnalyzers(snapshot, [alphaAnnotationAnalyzer]).messages];
 }
 
 async function checkServerVersion(kubeConfig: KubeConfig): Promise<AnalysisMessage[]> {

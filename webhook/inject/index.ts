@@ -12,6 +12,8 @@ export { readInjectionStatus, type InjectionStatus } from './injection-status.js
 export { isWholeInjectorConfig, parseInjectorConfig, parseSingleTemplateConfig, type InjectorConfig, type InjectorConfigText } from './injector-config.js';
 export { injectResources, kubeInjectTemplate, type InjectedResources, type InjectPodTemplate, type PodTemplateResult } from './inject-resources.js';
 export type { Pod } from './pod.js';
+export { proxyImageType, valuesProxyImage } from './proxy-image.js';
+export { effectiveProxyConfig } from './template-data.js';
 export { uninjectPod } from './uninject.js';
 export { annotationValueProblem } from './validate-annotations.js';
 export type { WorkloadMeta } from './workload-meta.js';

@@ -208,6 +208,21 @@ describe('inject', () => {
     );
   });
 
+  test('the image type of the mesh config, the proxy config annotation or the pod annotation suffixes the tag (default: none)', () => {
+    const image = (p: Pod, meshConfig = meshConfigWith()): unknown =>
+      (
+        (builtinInjector().inject({ pod: p, namespace: 'default', meshConfig })['spec'] as Record<string, unknown>)['containers'] as {
+          name: string;
+          image: string;
+        }[]
+      ).find((c) => c.name === 'mesh-proxy')?.image;
+    const distroless = meshConfigWith('defaultConfig:\n  image:\n    imageType: distroless\n');
+    expect(image(pod(), distroless)).toBe('docker.io/meshproject/proxyv2:latest-distroless');
+    expect(image(pod({ annotations: { 'proxy.mesh.io/config': 'image:\n  imageType: debug\n' } }))).toBe('docker.io/meshproject/proxyv2:latest-debug');
+    expect(image(pod({ annotations: { 'sidecar.mesh.io/proxyImageType': 'default' } }), distroless)).toBe('docker.io/meshproject/proxyv2:latest');
+    expect(image(pod())).toBe('docker.io/meshproject/proxyv2:latest');
+  });
+
   test('injectionPatch: RFC 6902 operations from the original to the injected pod, managed fields left out', () => {
     const original = pod({ managedFields: [{ manager: 'kubectl' }] });
     const injected = builtinInjector().inject({ pod: original, namespace: 'default', meshConfig: meshConfigWith() });

@@ -3,6 +3,7 @@ import type { MeshConfig, ProxyConfig, ProxyConfigInput } from '../../crds/index
 import { clone, isPlainObject } from '../../kube-patch/index.js';
 import { ANNOTATIONS, LABELS } from '../../names/index.js';
 import { ENV } from './proxy-env.js';
+import { proxyImageType, valuesProxyImage } from './proxy-image.js';
 import { stringMap, type JsonObject, type Pod } from './pod.js';
 import { workloadMetaOf, type WorkloadMeta } from './workload-meta.js';
 
@@ -51,7 +52,7 @@ export function buildTemplateData(input: TemplateDataInput): TemplateData {
     values,
     revision: input.revision,
     estimatedConcurrency: estimatedConcurrency(proxyConfig, annotations, values),
-    proxyImage: proxyImage(annotations, values, input.proxyImage),
+    proxyImage: proxyImage(annotations, values, input.proxyImage, proxyConfig),
     rewriteProbeLegacyLocalhost: input.rewriteProbeLegacyLocalhost,
   };
 }
@@ -110,15 +111,12 @@ function parseCpu(quantity: unknown): number | undefined {
   return match[2] === 'm' ? amount / 1000 : amount;
 }
 
-/** `sidecar.mesh.io/proxyImage` when it names a full image, else the override, else `<hub>/<image>:<tag>`. */
-function proxyImage(annotations: Readonly<Record<string, string>>, values: JsonObject, override: string | undefined): string {
+/** `sidecar.mesh.io/proxyImage` when it names a full image, else the override, else the values' image of the pod's image type. */
+function proxyImage(annotations: Readonly<Record<string, string>>, values: JsonObject, override: string | undefined, proxyConfig: ProxyConfig): string {
   const fromAnnotation = annotations[ANNOTATIONS.proxyImage];
   if (fromAnnotation?.includes('/')) return fromAnnotation;
   if (override !== undefined && override !== '') return override;
-  const global = fieldAt(values, 'global');
-  const image = String(fromAnnotation ?? fieldAt(global, 'proxy')['image'] ?? 'proxyv2');
-  if (image.includes('/')) return image;
-  return `${String(global['hub'] ?? '')}/${image}:${String(global['tag'] ?? '')}`;
+  return valuesProxyImage(values, proxyImageType(annotations, proxyConfig, values), fromAnnotation);
 }
 
 /** A map field of `parent`, or an empty map when there is none (without writing it). */
