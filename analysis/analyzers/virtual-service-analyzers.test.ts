@@ -68,6 +68,37 @@ describe('virtualservice.GatewayAnalyzer', () => {
     expect(analyze(virtualServiceGatewayAnalyzer, [gw, virtualService('vs', 'default', spec)])).toEqual([
       'Error [MSH0101] (VirtualService vs.default) Referenced gateway not found: "edge/missing"',
       'Error [MSH0101] (VirtualService vs.default) Referenced gateway not found: "gw"',
+      'Warning [MSH0132] (VirtualService vs.default) one or more host [front] defined in VirtualService default/vs not found in Gateway default/gw.',
+    ]);
+  });
+
+  const edge = (...hosts: string[]): object =>
+    gateway('gw', 'edge', { selector: { app: 'gw' }, servers: [{ port: { number: 80, name: 'http', protocol: 'HTTP' }, hosts }] });
+  const bound = (namespace: string, ...hosts: string[]): object =>
+    virtualService('vs', namespace, { ...routeTo({ host: 'reviews' }), hosts, gateways: ['edge/gw'] });
+  test.each([
+    ['an exact host', edge('api.example.com'), bound('default', 'api.example.com')],
+    ['a wildcard server host', edge('*.example.com'), bound('default', 'api.example.com')],
+    ['a narrower wildcard host (*.a.example.com against *.example.com)', edge('*.example.com'), bound('default', '*.a.example.com')],
+    ['a VirtualService host of *', edge('api.example.com'), bound('default', '*')],
+    ['one host of several', edge('b.example.com'), bound('default', 'a.example.com', 'b.example.com')],
+    ['ns/host for the VirtualService namespace', edge('default/api.example.com'), bound('default', 'api.example.com')],
+    ['./host for the Gateway namespace', edge('./api.example.com'), bound('edge', 'api.example.com')],
+    ['*/host and */*', edge('*/api.example.com', 'other/x.example.com'), bound('default', 'api.example.com')],
+    ['*/* with other hosts', edge('other/x.example.com', '*/*'), bound('default', 'api.example.com')],
+  ])('%s is found in the Gateway', (_case, gw, vs) => {
+    expect(analyze(virtualServiceGatewayAnalyzer, [gw, vs])).toEqual([]);
+  });
+
+  test.each([
+    ['another host', edge('api.example.com'), bound('default', 'web.example.com')],
+    ['a wildcard not covering it (*.example.com against example.com)', edge('*.example.com'), bound('default', 'example.com')],
+    ['ns/host for another namespace', edge('other/api.example.com'), bound('default', 'api.example.com')],
+    ['./host from another namespace', edge('./api.example.com'), bound('default', 'api.example.com')],
+  ])('%s is not found in the Gateway', (_case, gw, vs) => {
+    const host = (vs as { spec: { hosts: string[] } }).spec.hosts.join(' ');
+    expect(analyze(virtualServiceGatewayAnalyzer, [gw, vs])).toEqual([
+      `Warning [MSH0132] (VirtualService vs.default) one or more host [${host}] defined in VirtualService default/vs not found in Gateway edge/gw.`,
     ]);
   });
 });
