@@ -58,6 +58,44 @@ describe('virtualservice.DestinationHostAnalyzer', () => {
   });
 });
 
+describe('virtualservice.DestinationHostAnalyzer: subsets that ingress requests ignore (MSH0140)', () => {
+  const split = virtualService('reviews-split', 'default', { hosts: ['reviews'], http: [{ route: [{ destination: { host: 'reviews', subset: 'v1' } }] }] });
+  const ingress = (destination: object, gateways: string[] = ['gw'], hosts: string[] = ['front']): object =>
+    virtualService('ingress', 'default', { hosts, gateways, http: [{ route: [{ destination }] }] });
+  test('a gateway route without subset to a host another VirtualService splits by subset', () => {
+    expect(analyze(destinationHostAnalyzer, [reviews, split, ingress({ host: 'reviews' })])).toEqual([
+      'Warning [MSH0140] (VirtualService ingress.default) Subset in virtual service default/reviews-split has no effect on ingress gateway default/ingress requests',
+    ]);
+  });
+  test('a VirtualService splitting its own host, bound to a gateway, is reported about itself', () => {
+    const both = virtualService('both', 'default', {
+      hosts: ['reviews'],
+      gateways: ['gw'],
+      http: [
+        { match: [{ uri: { prefix: '/v1' } }], route: [{ destination: { host: 'reviews', subset: 'v1' } }] },
+        { route: [{ destination: { host: 'reviews' } }] },
+      ],
+    });
+    expect(analyze(destinationHostAnalyzer, [reviews, both])).toEqual([
+      'Warning [MSH0140] (VirtualService both.default) Subset in virtual service default/both has no effect on ingress gateway default/both requests',
+    ]);
+  });
+  test.each([
+    ['a route with its own subset', [split, ingress({ host: 'reviews', subset: 'v2' })]],
+    ['a VirtualService without gateways', [split, ingress({ host: 'reviews' }, [])]],
+    ['a host written otherwise (full name)', [split, ingress({ host: 'reviews.default.svc.cluster.local' })]],
+    [
+      'subsets to a host the splitting VirtualService does not serve',
+      [
+        virtualService('other', 'default', { hosts: ['front2'], http: [{ route: [{ destination: { host: 'reviews', subset: 'v1' } }] }] }),
+        ingress({ host: 'reviews' }),
+      ],
+    ],
+  ])('%s stays quiet', (_case, objects) => {
+    expect(analyze(destinationHostAnalyzer, [reviews, ...objects])).toEqual([]);
+  });
+});
+
 describe('virtualservice.GatewayAnalyzer', () => {
   const gw = gateway('gw', 'edge', { selector: { app: 'gw' }, servers: [{ port: { number: 80, name: 'http', protocol: 'HTTP' }, hosts: ['*'] }] });
   test.each([['edge/gw'], ['mesh']])('%s is found', (name) => {
