@@ -48,6 +48,7 @@ export const MESSAGE_TYPES = {
   ConflictingGateways: { code: 'MSH0145', level: 'Error' },
   NamespaceInjectionEnabledByDefault: { code: 'MSH0148', level: 'Info' },
   JwtClaimBasedRoutingWithoutRequestAuthN: { code: 'MSH0149', level: 'Error' },
+  InvalidGatewayCredential: { code: 'MSH0161', level: 'Error' },
   GatewayPortNotDefinedOnService: { code: 'MSH0162', level: 'Warning' },
   DestinationRuleSubsetNotSelectPods: { code: 'MSH0173', level: 'Error' },
   ExistingInstallation: { code: 'MSH1001', level: 'Info' },

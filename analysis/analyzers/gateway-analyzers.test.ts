@@ -1,7 +1,7 @@
 import { describe, expect, test } from '@jest/globals';
-import { analyze, gateway, pod, secret, service } from '../testing/fixtures.js';
+import { analyze, gateway, pod, service } from '../testing/fixtures.js';
 import { certificateAnalyzer, conflictingGatewayAnalyzer } from './gateway-config-analyzers.js';
-import { gatewaySecretAnalyzer, ingressGatewayPortAnalyzer } from './gateway-workload-analyzers.js';
+import { ingressGatewayPortAnalyzer } from './gateway-workload-analyzers.js';
 
 const server = (number: number, hosts: string[] = ['*'], tls?: object): object => ({
   port: { number, name: `p${number}`, protocol: tls ? 'HTTPS' : 'HTTP' },
@@ -35,16 +35,6 @@ describe('gateway.IngressGatewayPortAnalyzer', () => {
       'Error [MSH0101] (Gateway none.foo) Referenced selector not found: "mesh=egress"',
       'Warning [MSH0104] (Gateway g.foo) The gateway refers to a port that is not exposed on the workload (pod selector mesh=ingressgateway; port 81)',
       'Warning [MSH0162] (Gateway g.foo) The gateway is listening on a target port (port 15021) that is not defined in the Service associated with its workload instances (Pod selector mesh=ingressgateway). If you need to access the gateway port through the gateway Service, it will not be available.',
-    ]);
-  });
-});
-
-describe('gateway.SecretAnalyzer', () => {
-  const tls = { mode: 'SIMPLE', credentialName: 'cred' };
-  test('the credential must be in the gateway workload namespace, not the Gateway one', () => {
-    expect(analyze(gatewaySecretAnalyzer, [gatewayPod, secret('cred', 'mesh-system'), gw('g', 'foo', [server(8443, ['*'], tls)])])).toEqual([]);
-    expect(analyze(gatewaySecretAnalyzer, [gatewayPod, secret('cred', 'foo'), gw('g', 'foo', [server(8443, ['*'], tls)])])).toEqual([
-      'Error [MSH0101] (Gateway g.foo) Referenced credentialName not found: "cred"',
     ]);
   });
 });

@@ -60,14 +60,15 @@ export const ingressGatewayPortAnalyzer: Analyzer = {
 
 /**
  * MSH0101: a TLS server's `credentialName` naming no Secret in the gateway workload's namespace
- * (where the gateway proxy reads it: the namespace of its pods, else the Gateway's own).
+ * (where the gateway proxy reads it: the namespace of its pods, else the Gateway's own). MSH0161:
+ * one naming a Secret there that is no usable credential (the snapshot's verdict on it).
  */
 export const gatewaySecretAnalyzer: Analyzer = {
   name: 'gateway.SecretAnalyzer',
   description: 'Checks a gateway TLS credentialName names a Secret in the namespace of the gateway workload',
   inputs: ['Gateway', 'Pod', 'Secret'],
   analyze(context) {
-    const secrets = new Set(context.read('Secret').map((secret) => `${secret.namespace}/${secret.name}`));
+    const secrets = new Map(context.read('Secret').map((secret) => [`${secret.namespace}/${secret.name}`, secret]));
     const pods = context.read('Pod');
     for (const gateway of context.read('Gateway')) {
       const podNamespaces = [...new Set(gatewayPods(gateway, pods).map((pod) => pod.namespace))];
@@ -75,8 +76,14 @@ export const gatewaySecretAnalyzer: Analyzer = {
       const names = (gateway.object.spec.servers ?? []).flatMap((server) => [server.tls?.credentialName, ...(server.tls?.credentialNames ?? [])]);
       for (const name of new Set(names)) {
         if (name === undefined || name === '' || name.includes('://')) continue;
-        if (namespaces.every((namespace) => secrets.has(`${namespace}/${name}`))) continue;
-        context.report('ReferencedResourceNotFound', gateway, `Referenced credentialName not found: "${name}"`);
+        if (!namespaces.every((namespace) => secrets.has(`${namespace}/${name}`))) {
+          context.report('ReferencedResourceNotFound', gateway, `Referenced credentialName not found: "${name}"`);
+          continue;
+        }
+        for (const namespace of namespaces.filter((ns) => secrets.get(`${ns}/${name}`)?.credentialProblem !== undefined)) {
+          const message = `The credential referenced by the Gateway ${gateway.name} in namespace ${namespace} is invalid, which can cause the traffic not to work as expected.`;
+          context.report('InvalidGatewayCredential', gateway, message);
+        }
       }
     }
   },
