@@ -15,6 +15,7 @@ import { SCHEMA_ANALYZERS } from './analyzers/schema-analyzers.js';
 import { destinationHostAnalyzer } from './analyzers/virtual-service-destination-host-analyzer.js';
 import { virtualServiceGatewayAnalyzer } from './analyzers/virtual-service-gateway-analyzer.js';
 import { regexAnalyzer } from './analyzers/virtual-service-regex-analyzer.js';
+import { jwtClaimRouteAnalyzer } from './analyzers/virtual-service-jwt-claim-route-analyzer.js';
 import { destinationRuleAnalyzer } from './analyzers/virtual-service-subset-analyzer.js';
 import { webhookAnalyzer } from './analyzers/webhook-analyzer.js';
 import { applicationUidAnalyzer, deploymentApplicationUidAnalyzer, multiServiceAnalyzer, portNameAnalyzer } from './analyzers/workload-analyzers.js';
@@ -51,6 +52,7 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   destinationHostAnalyzer,
   destinationRuleAnalyzer,
   regexAnalyzer,
+  jwtClaimRouteAnalyzer,
   virtualServiceGatewayAnalyzer,
   webhookAnalyzer,
 ].sort((a, b) => (a.name < b.name ? -1 : 1));

@@ -1,5 +1,6 @@
 import type { V1Secret } from '@kubernetes/client-node';
 import { DEFAULT_MESH_CONFIG, KIND_NAMES, validateResource, type KindName, type MeshConfig } from '../crds/index.js';
+import { credentialProblem } from './credential-verdict.js';
 import type { AnalysisInputs, AnalysisSnapshot, InputName, MeshObject, Resource, SourcePosition } from './snapshot.js';
 
 /** A Kubernetes object as read from the cluster or a file, with where it came from. */
@@ -15,6 +16,8 @@ export interface SnapshotOptions {
   readonly complete?: readonly InputName[];
   readonly domainSuffix?: string;
   readonly rootNamespace?: string;
+  /** The time Secrets' certificates are judged at; now unless given. */
+  readonly now?: Date;
 }
 
 const CORE_KINDS = ['Namespace', 'Service', 'Pod', 'Deployment', 'Secret', 'MutatingWebhookConfiguration', 'ConfigMap'] as const;
@@ -27,7 +30,8 @@ type Buckets = { -readonly [N in Exclude<InputName, 'MeshConfig'>]: Resource<unk
 
 /**
  * Sorts objects into the analysis inputs: mesh kinds validated (the valid ones typed, every one
- * kept raw for the schema analyzers), core kinds by kind, Secrets stripped to metadata and type.
+ * kept raw for the schema analyzers), core kinds by kind, Secrets stripped to metadata and type
+ * with the verdict on their credential.
  * Objects of other kinds are ignored. A later object with the same kind, namespace and name
  * replaces an earlier one, as an apply over the cluster's state would.
  */
@@ -52,7 +56,13 @@ export function buildSnapshot(options: SnapshotOptions): AnalysisSnapshot {
       if (typed) buckets[kind as KindName].set(key, resource(typed, kind));
       else buckets[kind as KindName].delete(key);
     } else if ((CORE_KINDS as readonly string[]).includes(kind)) {
-      buckets[kind as CoreKind].set(key, resource(kind === 'Secret' ? withoutKeyMaterial(object as V1Secret) : object, kind));
+      if (kind === 'Secret') {
+        const problem = credentialProblem(object as V1Secret, options.now ?? new Date());
+        buckets.Secret.set(key, {
+          ...resource(withoutKeyMaterial(object as V1Secret), kind),
+          ...(problem !== undefined ? { credentialProblem: problem } : {}),
+        });
+      } else buckets[kind as CoreKind].set(key, resource(object, kind));
       available.add(kind as CoreKind);
     }
   }

@@ -13,8 +13,8 @@ export const MESSAGE_TYPES = {
   ReferencedResourceNotFound: { code: 'MSH0101', level: 'Error' },
   NamespaceNotInjected: { code: 'MSH0102', level: 'Info' },
   PodMissingProxy: { code: 'MSH0103', level: 'Warning' },
-  GatewayPortNotOnWorkload: { code: 'MSH0104', level: 'Warning' },
-  // MSH0105 (ProxyImageMismatch, per pod) is retired as the reference's IST0105 is: MSH0158 reports per namespace.
+  // MSH0104 (GatewayPortNotOnWorkload) and MSH0105 (ProxyImageMismatch, per pod) are retired as the
+  // reference's IST0104 and IST0105 are: MSH0162 and MSH0158 (per namespace) report them.
   SchemaValidationError: { code: 'MSH0106', level: 'Error' },
   MisplacedAnnotation: { code: 'MSH0107', level: 'Warning' },
   UnknownAnnotation: { code: 'MSH0108', level: 'Warning' },
@@ -49,7 +49,10 @@ export const MESSAGE_TYPES = {
   ImageAutoWithoutInjectionWarning: { code: 'MSH0146', level: 'Warning' },
   ImageAutoWithoutInjectionError: { code: 'MSH0147', level: 'Error' },
   NamespaceInjectionEnabledByDefault: { code: 'MSH0148', level: 'Info' },
+  JwtClaimBasedRoutingWithoutRequestAuthN: { code: 'MSH0149', level: 'Error' },
+  ExternalNameServiceTypeInvalidPortName: { code: 'MSH0150', level: 'Warning' },
   PodsProxyImageMismatchInNamespace: { code: 'MSH0158', level: 'Warning' },
+  InvalidGatewayCredential: { code: 'MSH0161', level: 'Error' },
   GatewayPortNotDefinedOnService: { code: 'MSH0162', level: 'Warning' },
   DestinationRuleSubsetNotSelectPods: { code: 'MSH0173', level: 'Error' },
   UnknownDestinationRuleHost: { code: 'MSH0174', level: 'Warning' },

@@ -14,6 +14,15 @@ export interface Resource<T> extends ResourceKey {
   readonly source?: SourcePosition;
 }
 
+/**
+ * A Secret as a snapshot holds it: metadata, type and key names, and in place of its key material
+ * the verdict on it as a TLS credential, made when the snapshot was built.
+ */
+export interface SecretResource extends Resource<V1Secret> {
+  /** Why the Secret cannot serve as a gateway's TLS credential; undefined when it can. */
+  readonly credentialProblem?: string;
+}
+
 /** A document of one of the mesh kinds as read, before validation: what the schema analyzers check. */
 export interface MeshObject {
   readonly apiVersion?: unknown;
@@ -25,7 +34,7 @@ export interface MeshObject {
 /**
  * What analyzers read, by input name. The mesh kinds hold only resources that passed validation
  * (typed); `MeshObject` holds every document of a mesh kind as read, valid or not. Secrets carry
- * their metadata and type only: key material never enters a snapshot.
+ * their metadata, type and credential verdict only: key material never enters a snapshot.
  */
 export interface AnalysisInputs {
   readonly PeerAuthentication: readonly Resource<ResourceOf<'PeerAuthentication'>>[];
@@ -39,7 +48,7 @@ export interface AnalysisInputs {
   readonly Service: readonly Resource<V1Service>[];
   readonly Pod: readonly Resource<V1Pod>[];
   readonly Deployment: readonly Resource<V1Deployment>[];
-  readonly Secret: readonly Resource<V1Secret>[];
+  readonly Secret: readonly SecretResource[];
   readonly MutatingWebhookConfiguration: readonly Resource<V1MutatingWebhookConfiguration>[];
   /** ConfigMaps, for the injector's (`mesh-sidecar-injector[-<revision>]` in the root namespace: the proxy image). */
   readonly ConfigMap: readonly Resource<V1ConfigMap>[];

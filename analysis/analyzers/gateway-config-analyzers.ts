@@ -1,32 +1,31 @@
 import type { Gateway, GatewayServer } from '../../crds/index.js';
 import type { Analyzer } from '../analyzer.js';
 import type { Resource } from '../snapshot.js';
-import { hostsOverlap } from './hosts.js';
 import { labelsMatch } from '../../names/index.js';
-import { selectorString } from './kube-objects.js';
+import { labelsOf, selectorString } from './kube-objects.js';
 
-/** The certificates a TLS server presents: its credential names or its certificate files. */
-function certificatesOf(server: GatewayServer): string[] {
-  const tls = server.tls;
-  if (tls === undefined || tls.mode === 'PASSTHROUGH' || tls.mode === 'AUTO_PASSTHROUGH' || tls.mode === 'MESH_MUTUAL') return [];
-  const out = [tls.credentialName, ...(tls.credentialNames ?? [])]
-    .filter((name): name is string => name !== undefined && name !== '')
-    .map((name) => `credential:${name}`);
-  if (tls.serverCertificate !== undefined && tls.serverCertificate !== '') out.push(`files:${tls.serverCertificate}:${tls.privateKey ?? ''}`);
-  for (const certificate of tls.tlsCertificates ?? []) out.push(`files:${certificate.serverCertificate ?? ''}:${certificate.privateKey ?? ''}`);
-  return out;
-}
+type ServerTls = NonNullable<GatewayServer['tls']>;
 
-/** Whether two gateways run on the same workload as far as their selectors tell: one selector contains the other. */
-function sameWorkload(a: Resource<Gateway>, b: Resource<Gateway>): boolean {
-  const sa = a.object.spec.selector ?? {};
-  const sb = b.object.spec.selector ?? {};
-  return labelsMatch(sa, sb) || labelsMatch(sb, sa);
+/** The reference's rule: the same `credentialName`, or (both without one) the same certificate and key files. */
+function sameCertificate(a: ServerTls, b: ServerTls): boolean {
+  const [ca, cb] = [a.credentialName ?? '', b.credentialName ?? ''];
+  if (ca !== '' && cb !== '') return ca === cb;
+  if (ca !== '' || cb !== '') return false;
+  const [sa, sb] = [a.serverCertificate ?? '', b.serverCertificate ?? ''];
+  if (sa === '' || sa !== sb) return false;
+  const [ka, kb] = [a.privateKey ?? '', b.privateKey ?? ''];
+  return ka !== '' && ka === kb;
 }
 
 const fullName = (gateway: Resource<Gateway>): string => `${gateway.namespace}/${gateway.name}`;
+const selectorOf = (gateway: Resource<Gateway>): Record<string, string> => gateway.object.spec.selector ?? {};
 
-/** MSH0138: two Gateways on the same workload presenting the same certificate (HTTP/2 connection reuse then answers 404). */
+/**
+ * MSH0138: a Gateway sharing a certificate with another Gateway whose selector holds all of its
+ * own (an empty selector holding none): the other's pods also run this one's servers, and HTTP/2
+ * connection reuse across their hosts then answers 404. Reported on the Gateway with the broader
+ * selector only (on both when the selectors are equal), once per other Gateway, as the reference.
+ */
 export const certificateAnalyzer: Analyzer = {
   name: 'gateway.CertificateAnalyzer',
   description: 'Checks a gateway certificate is not used by another gateway on the same workload',
@@ -34,41 +33,53 @@ export const certificateAnalyzer: Analyzer = {
   analyze(context) {
     const gateways = context.read('Gateway');
     for (const gateway of gateways) {
-      const mine = new Set((gateway.object.spec.servers ?? []).flatMap(certificatesOf));
-      const sharing = gateways.filter(
-        (other) => other !== gateway && sameWorkload(gateway, other) && (other.object.spec.servers ?? []).flatMap(certificatesOf).some((c) => mine.has(c)),
-      );
-      if (sharing.length === 0) continue;
-      const names = [gateway, ...sharing].map(fullName).sort();
-      context.report(
-        'GatewayDuplicateCertificate',
-        gateway,
-        `Duplicate certificate in multiple gateways [${names.join(' ')}] may cause 404s if clients re-use HTTP2 connections.`,
-      );
+      const tls = (gateway.object.spec.servers ?? []).flatMap((server) => (server.tls ? [server.tls] : []));
+      for (const other of gateways) {
+        if (other === gateway || !labelsMatch(selectorOf(gateway), selectorOf(other))) continue;
+        const shared = (other.object.spec.servers ?? []).some(
+          (server) => server.tls !== undefined && tls.some((mine) => sameCertificate(mine, server.tls as ServerTls)),
+        );
+        if (!shared) continue;
+        const names = `[${fullName(gateway)} ${fullName(other)}]`;
+        context.report(
+          'GatewayDuplicateCertificate',
+          gateway,
+          `Duplicate certificate in multiple gateways ${names} may cause 404s if clients re-use HTTP2 connections.`,
+        );
+      }
     }
   },
 };
 
-/** MSH0145: two Gateways with the same selector serving the same port with overlapping hosts. */
+/**
+ * MSH0145: a Gateway server whose port and a host (with the same `bind`, as written) another
+ * Gateway on the same workload also serves. Same workload, as the reference tells it: equal
+ * selectors, or one selector holding the other's labels and some pod that both select. Each other
+ * Gateway is read by the last of its servers on the port, as the reference reads it.
+ */
 export const conflictingGatewayAnalyzer: Analyzer = {
   name: 'gateway.ConflictingGatewayAnalyzer',
   description: 'Checks a gateway does not share its selector, port and a host with another gateway',
-  inputs: ['Gateway'],
+  inputs: ['Gateway', 'Pod'],
   analyze(context) {
     const gateways = context.read('Gateway');
-    const hostOf = (host: string): string => host.slice(host.indexOf('/') + 1);
+    const pods = context.read('Pod');
+    const sameWorkload = (a: Record<string, string>, b: Record<string, string>): boolean =>
+      selectorString(a) === selectorString(b) ||
+      ((labelsMatch(a, b) || labelsMatch(b, a)) && pods.some((pod) => labelsMatch(a, labelsOf(pod.object)) && labelsMatch(b, labelsOf(pod.object))));
     for (const gateway of gateways) {
-      const selector = selectorString(gateway.object.spec.selector ?? {});
+      const selector = selectorOf(gateway);
+      const others = gateways.filter((other) => other !== gateway && sameWorkload(selector, selectorOf(other)));
       for (const server of gateway.object.spec.servers ?? []) {
-        for (const other of gateways) {
-          if (other === gateway || selectorString(other.object.spec.selector ?? {}) !== selector) continue;
-          const clashing = (other.object.spec.servers ?? [])
-            .filter((s) => s.port.number === server.port.number)
-            .flatMap((s) => s.hosts.filter((host) => server.hosts.some((mine) => hostsOverlap(hostOf(mine), hostOf(host)))));
-          if (clashing.length === 0) continue;
-          const message = `Conflict with gateways ${fullName(other)} (workload selector ${selector}, port ${server.port.number}, hosts ${[...new Set(clashing)].join(',')}).`;
-          context.report('ConflictingGateways', gateway, message);
-        }
+        const bind = server.bind ?? '';
+        const conflicting = others.filter((other) => {
+          const last = (other.object.spec.servers ?? []).filter((s) => s.port.number === server.port.number).at(-1);
+          return last !== undefined && (last.bind ?? '') === bind && server.hosts.some((host) => last.hosts.includes(host));
+        });
+        if (conflicting.length === 0) continue;
+        const names = conflicting.map(fullName).sort().join(',');
+        const message = `Conflict with gateways ${names} (workload selector ${selectorString(selector)}, port ${server.port.number}, hosts ${server.hosts.join(',')}).`;
+        context.report('ConflictingGateways', gateway, message);
       }
     }
   },

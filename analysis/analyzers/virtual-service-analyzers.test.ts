@@ -58,6 +58,44 @@ describe('virtualservice.DestinationHostAnalyzer', () => {
   });
 });
 
+describe('virtualservice.DestinationHostAnalyzer: subsets that ingress requests ignore (MSH0140)', () => {
+  const split = virtualService('reviews-split', 'default', { hosts: ['reviews'], http: [{ route: [{ destination: { host: 'reviews', subset: 'v1' } }] }] });
+  const ingress = (destination: object, gateways: string[] = ['gw'], hosts: string[] = ['front']): object =>
+    virtualService('ingress', 'default', { hosts, gateways, http: [{ route: [{ destination }] }] });
+  test('a gateway route without subset to a host another VirtualService splits by subset', () => {
+    expect(analyze(destinationHostAnalyzer, [reviews, split, ingress({ host: 'reviews' })])).toEqual([
+      'Warning [MSH0140] (VirtualService ingress.default) Subset in virtual service default/reviews-split has no effect on ingress gateway default/ingress requests',
+    ]);
+  });
+  test('a VirtualService splitting its own host, bound to a gateway, is reported about itself', () => {
+    const both = virtualService('both', 'default', {
+      hosts: ['reviews'],
+      gateways: ['gw'],
+      http: [
+        { match: [{ uri: { prefix: '/v1' } }], route: [{ destination: { host: 'reviews', subset: 'v1' } }] },
+        { route: [{ destination: { host: 'reviews' } }] },
+      ],
+    });
+    expect(analyze(destinationHostAnalyzer, [reviews, both])).toEqual([
+      'Warning [MSH0140] (VirtualService both.default) Subset in virtual service default/both has no effect on ingress gateway default/both requests',
+    ]);
+  });
+  test.each([
+    ['a route with its own subset', [split, ingress({ host: 'reviews', subset: 'v2' })]],
+    ['a VirtualService without gateways', [split, ingress({ host: 'reviews' }, [])]],
+    ['a host written otherwise (full name)', [split, ingress({ host: 'reviews.default.svc.cluster.local' })]],
+    [
+      'subsets to a host the splitting VirtualService does not serve',
+      [
+        virtualService('other', 'default', { hosts: ['front2'], http: [{ route: [{ destination: { host: 'reviews', subset: 'v1' } }] }] }),
+        ingress({ host: 'reviews' }),
+      ],
+    ],
+  ])('%s stays quiet', (_case, objects) => {
+    expect(analyze(destinationHostAnalyzer, [reviews, ...objects])).toEqual([]);
+  });
+});
+
 describe('virtualservice.GatewayAnalyzer', () => {
   const gw = gateway('gw', 'edge', { selector: { app: 'gw' }, servers: [{ port: { number: 80, name: 'http', protocol: 'HTTP' }, hosts: ['*'] }] });
   test.each([['edge/gw'], ['mesh']])('%s is found', (name) => {
@@ -68,6 +106,37 @@ describe('virtualservice.GatewayAnalyzer', () => {
     expect(analyze(virtualServiceGatewayAnalyzer, [gw, virtualService('vs', 'default', spec)])).toEqual([
       'Error [MSH0101] (VirtualService vs.default) Referenced gateway not found: "edge/missing"',
       'Error [MSH0101] (VirtualService vs.default) Referenced gateway not found: "gw"',
+      'Warning [MSH0132] (VirtualService vs.default) one or more host [front] defined in VirtualService default/vs not found in Gateway default/gw.',
+    ]);
+  });
+
+  const edge = (...hosts: string[]): object =>
+    gateway('gw', 'edge', { selector: { app: 'gw' }, servers: [{ port: { number: 80, name: 'http', protocol: 'HTTP' }, hosts }] });
+  const bound = (namespace: string, ...hosts: string[]): object =>
+    virtualService('vs', namespace, { ...routeTo({ host: 'reviews' }), hosts, gateways: ['edge/gw'] });
+  test.each([
+    ['an exact host', edge('api.example.com'), bound('default', 'api.example.com')],
+    ['a wildcard server host', edge('*.example.com'), bound('default', 'api.example.com')],
+    ['a narrower wildcard host (*.a.example.com against *.example.com)', edge('*.example.com'), bound('default', '*.a.example.com')],
+    ['a VirtualService host of *', edge('api.example.com'), bound('default', '*')],
+    ['one host of several', edge('b.example.com'), bound('default', 'a.example.com', 'b.example.com')],
+    ['ns/host for the VirtualService namespace', edge('default/api.example.com'), bound('default', 'api.example.com')],
+    ['./host for the Gateway namespace', edge('./api.example.com'), bound('edge', 'api.example.com')],
+    ['*/host and */*', edge('*/api.example.com', 'other/x.example.com'), bound('default', 'api.example.com')],
+    ['*/* with other hosts', edge('other/x.example.com', '*/*'), bound('default', 'api.example.com')],
+  ])('%s is found in the Gateway', (_case, gw, vs) => {
+    expect(analyze(virtualServiceGatewayAnalyzer, [gw, vs])).toEqual([]);
+  });
+
+  test.each([
+    ['another host', edge('api.example.com'), bound('default', 'web.example.com')],
+    ['a wildcard not covering it (*.example.com against example.com)', edge('*.example.com'), bound('default', 'example.com')],
+    ['ns/host for another namespace', edge('other/api.example.com'), bound('default', 'api.example.com')],
+    ['./host from another namespace', edge('./api.example.com'), bound('default', 'api.example.com')],
+  ])('%s is not found in the Gateway', (_case, gw, vs) => {
+    const host = (vs as { spec: { hosts: string[] } }).spec.hosts.join(' ');
+    expect(analyze(virtualServiceGatewayAnalyzer, [gw, vs])).toEqual([
+      `Warning [MSH0132] (VirtualService vs.default) one or more host [${host}] defined in VirtualService default/vs not found in Gateway edge/gw.`,
     ]);
   });
 });

@@ -1,4 +1,6 @@
-import type { Analyzer } from '../analyzer.js';
+import type { VirtualService } from '../../crds/index.js';
+import type { AnalysisContext, Analyzer } from '../analyzer.js';
+import type { Resource } from '../snapshot.js';
 import { fullHostName, servicesByHost } from './hosts.js';
 import { appliesOnlyToGateways, destinationsOf } from './virtual-service-refs.js';
 
@@ -8,6 +10,7 @@ import { appliesOnlyToGateways, destinationsOf } from './virtual-service-refs.js
  * namespace's Service is named in full with the cluster's domain suffix; hosts with wildcards are
  * not checked. MSH0112: on a gateway, a destination without a port on a Service with several ports
  * (the gateway cannot tell which one to send to; sidecars route per port and need none).
+ * MSH0140: see `reportIngressSubsets`.
  */
 export const destinationHostAnalyzer: Analyzer = {
   name: 'virtualservice.DestinationHostAnalyzer',
@@ -34,5 +37,32 @@ export const destinationHostAnalyzer: Analyzer = {
         }
       }
     }
+    reportIngressSubsets(context, context.read('VirtualService'));
   },
 };
+
+/**
+ * MSH0140, as the reference finds it: a VirtualService with gateways routes without subset to a
+ * host that another VirtualService (naming that host among its own hosts) splits by subset; the
+ * subsets apply to sidecars, not to the gateway's requests. Hosts compare as written.
+ */
+function reportIngressSubsets(context: AnalysisContext, virtualServices: readonly Resource<VirtualService>[]): void {
+  const routed = (vs: Resource<VirtualService>) => (vs.object.spec.http ?? []).flatMap((route) => (route.route ?? []).map((entry) => entry.destination));
+  const split = virtualServices.map((vs) => ({
+    name: `${vs.namespace}/${vs.name}`,
+    hosts: new Set(
+      routed(vs)
+        .filter((d) => (d.subset ?? '') !== '' && (vs.object.spec.hosts ?? []).includes(d.host))
+        .map((d) => d.host),
+    ),
+  }));
+  for (const resource of virtualServices) {
+    if ((resource.object.spec.gateways ?? []).length === 0) continue;
+    for (const destination of routed(resource).filter((d) => (d.subset ?? '') === '')) {
+      for (const other of split.filter((vs) => vs.hosts.has(destination.host))) {
+        const message = `Subset in virtual service ${other.name} has no effect on ingress gateway ${resource.namespace}/${resource.name} requests`;
+        context.report('IngressRouteRulesNotAffected', resource, message);
+      }
+    }
+  }
+}

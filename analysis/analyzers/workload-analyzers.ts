@@ -5,7 +5,11 @@ import type { Resource } from '../snapshot.js';
 import { applicationContainers, declaredProtocol, isMeshControlPlane, isSystemNamespace, portProtocol } from './kube-objects.js';
 import { namespaceRevision } from './injection-analyzers.js';
 
-/** MSH0118: Service ports whose name does not start with a protocol (`http`, `grpc-web`, `tcp-db`…) and have no appProtocol. */
+/**
+ * MSH0118: Service ports whose name does not start with a protocol (`http`, `grpc-web`, `tcp-db`…)
+ * and have no appProtocol. MSH0150 instead for an ExternalName Service, whose port named `tcp`
+ * is flagged too, as the reference does.
+ */
 export const portNameAnalyzer: Analyzer = {
   name: 'service.PortNameAnalyzer',
   description: 'Checks the port names associated with each service',
@@ -14,7 +18,14 @@ export const portNameAnalyzer: Analyzer = {
     for (const service of context.read('Service')) {
       if (isSystemNamespace(service.namespace, context.rootNamespace, IGNORED_NAMESPACES) || isMeshControlPlane(service.object)) continue;
       for (const port of service.object.spec?.ports ?? []) {
-        if (declaredProtocol(port) !== undefined) continue;
+        const externalName = service.object.spec?.type === 'ExternalName';
+        if (declaredProtocol(port) !== undefined && !(externalName && port.name === 'tcp')) continue;
+        if (externalName) {
+          const message =
+            'Port name for ExternalName service is invalid. Proxy may prevent tcp named ports and unmatched traffic for ports serving TCP protocol from being forwarded correctly';
+          context.report('ExternalNameServiceTypeInvalidPortName', service, message);
+          continue;
+        }
         const target = port.targetPort === undefined ? String(port.port) : String(port.targetPort as number | string);
         context.report(
           'PortNameIsNotUnderNamingConvention',

@@ -10,6 +10,7 @@ export interface AnalyzeOptions {
   readonly complete?: readonly InputName[];
   readonly domainSuffix?: string;
   readonly meshConfig?: MeshConfig;
+  readonly now?: Date;
 }
 
 /** Runs one analyzer over the objects and returns its messages in the log format; fails on an internal error or a skip. */
@@ -19,6 +20,7 @@ export function analyze(analyzer: Analyzer, objects: readonly object[], options:
     complete: options.complete ?? analyzer.inputs,
     ...(options.domainSuffix !== undefined ? { domainSuffix: options.domainSuffix } : {}),
     ...(options.meshConfig !== undefined ? { meshConfig: options.meshConfig } : {}),
+    ...(options.now !== undefined ? { now: options.now } : {}),
   });
   if (!analyzer.inputs.includes('MeshObject')) {
     const typed = KIND_NAMES.reduce((count, kind) => count + snapshot.inputs[kind].length, 0);
