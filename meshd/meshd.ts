@@ -13,6 +13,7 @@ import {
   newMonitoringServer,
   readBuildInfo,
   parseListenAddress,
+  registerProfilingRoutes,
   runnableOf,
   type Logging,
   type Manager,
@@ -137,6 +138,7 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     modelDebugRoutes(environment.model)(app);
     if (analysis) analysisDebugRoutes(analysis)(app);
     webhooks?.debugRoutes(app);
+    if (options.profile) registerProfilingRoutes(app, 'meshd');
   };
   manager.add(newMonitoringServer({ address: options.monitoringAddr, metrics, buildInfo: { ...buildInfo }, log, extraRoutes: debugRoutes }));
   manager.add(newControlZ({ address: options.ctrlzAddress, port: options.ctrlzPort, logging, settings, buildInfo: { ...buildInfo }, args: options.args, log }));

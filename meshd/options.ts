@@ -39,6 +39,8 @@ export interface MeshdOptions {
   readonly caCertFile: string;
   /** `--plugins`: the security filters generated (`ext_authz`, `authn`, `authz`); all of them when absent. */
   readonly plugins?: readonly string[];
+  /** `--profile`: CPU profiles and heap snapshots under `/debug/pprof/` on the debug ports. */
+  readonly profile?: boolean;
   /** How often those files are read again (in-process runs that change them); one minute otherwise. */
   readonly tlsFilesRefreshMs?: number;
   /** Lease timings of the leader election (in-process runs that need a short lease); client-go's defaults otherwise. */

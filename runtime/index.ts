@@ -12,6 +12,7 @@ export * from './metrics-catalog.js';
 export * from './metrics.js';
 export * from './listen-address.js';
 export * from './monitoring-server.js';
+export { registerProfilingRoutes } from './profiling-routes.js';
 export * from './controlz.js';
 export * from './version.js';
 export * from './http-server.js';

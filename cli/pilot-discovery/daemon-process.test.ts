@@ -83,6 +83,7 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
         '--log_as_json',
         '--shutdownDuration',
         '5s',
+        '--profile',
       ],
       {
         PILOT_DEBOUNCE_AFTER: '250ms',
@@ -239,6 +240,24 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
     const result = await runBin('pilot-discovery', ['request', 'GET', '/metrics']);
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('# TYPE pilot_xds_pushes counter');
+  });
+
+  test('--profile: a V8 CPU profile and a heap snapshot under /debug/pprof/, both in the formats Chrome DevTools opens', async () => {
+    const base = `http://${DAEMON_HOST}:15014/debug/pprof`;
+    expect(await (await fetch(`${base}/`)).text()).toContain('/debug/pprof/heap');
+    const cpu = await fetch(`${base}/profile?seconds=1`);
+    expect(cpu.status).toBe(200);
+    expect(cpu.headers.get('content-disposition')).toMatch(/^attachment; filename="meshd-.*\.cpuprofile"$/);
+    const profile = (await cpu.json()) as { nodes: { callFrame: { functionName: string } }[]; startTime: number; endTime: number; samples: number[] };
+    expect(profile.nodes[0]?.callFrame.functionName).toBe('(root)');
+    expect(profile.endTime - profile.startTime).toBeGreaterThanOrEqual(1_000_000); // microseconds
+    expect(profile.samples.length).toBeGreaterThan(0);
+    expect((await fetch(`${base}/profile?seconds=0`)).status).toBe(400);
+    const heap = await fetch(`${base}/heap`);
+    expect(heap.headers.get('content-disposition')).toMatch(/\.heapsnapshot"$/);
+    const snapshot = (await heap.json()) as { snapshot: { meta: { node_fields: string[] }; node_count: number } };
+    expect(snapshot.snapshot.meta.node_fields).toContain('self_size');
+    expect(snapshot.snapshot.node_count).toBeGreaterThan(1000);
   });
 
   test('pilot-discovery request to a missing path fails with the status', async () => {

@@ -240,6 +240,8 @@ describe('the daemon serves xDS', () => {
         expect(endpointz.map((entry) => entry.service)).toContain('httpbin.bar.svc.cluster.local');
         expect((await fetch(`${base}/debug/push_status`)).status).toBe(200);
         expect((await fetch(`${base}/debug/adsz`)).status).toBe(200);
+        // Without --profile there are no profiles to take.
+        expect((await fetch(`${base}/debug/pprof/heap`)).status).toBe(404);
       }
       const metrics = await (await fetch(`http://127.0.0.1:${ports.monitoring}/metrics`)).text();
       expect(metrics).toMatch(/pilot_xds_pushes\{type="cds"\} [1-9]/);

@@ -38,6 +38,7 @@ export function meshdOptionsFrom(flags: DiscoveryFlags, context: DiscoveryContex
     tlsKeyFile: flags.tlsKeyFile,
     caCertFile: flags.caCertFile,
     plugins: flags.plugins,
+    profile: flags.profile,
   };
 }
 

@@ -24,7 +24,6 @@ export const FLAG_EXCEPTIONS: readonly FlagException[] = [
     reason: 'multicluster (issue 37): the remote-secret controller and mesh networks read them',
   },
   { command: 'pilot-agent proxy', flags: ['--stsPort', '--tokenManagerPlugin'], reason: 'the token exchange service (issue 39) serves on --stsPort' },
-  { command: 'pilot-discovery discovery', flags: ['--profile'], reason: 'issue 34: CPU profiles and heap snapshots on the debug port are being built' },
   {
     command: 'pilot-agent proxy',
     flags: ['--outlierLogPath'],
