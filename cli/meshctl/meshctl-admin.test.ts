@@ -343,4 +343,19 @@ describe('meshctl options and x config list', () => {
     expect(result.code).toBe(0);
     expectGoldenText(join(TESTDATA, 'config-list.golden.txt'), result.stdout.split(file).join('<MESHCONFIG>'));
   });
+
+  test('prefer-experimental (environment or MESHCONFIG): the xDS variants of version and proxy-status take the top level, the stable ones go to legacy', async () => {
+    const file = join(dir, 'meshctl-experimental.yaml');
+    writeFileSync(file, 'prefer-experimental: true\n');
+    for (const env of [{ MESHCTL_PREFER_EXPERIMENTAL: 'true' }, { MESHCONFIG: file }] as Record<string, string>[]) {
+      expect((await meshctl(['version', '--help'], env)).stdout).toContain('--xds-address');
+      expect((await meshctl(['proxy-status', '--help'], env)).stdout).toContain('--xds-label');
+      const legacy = await meshctl(['legacy', '--help'], env);
+      expect(legacy.stdout).toMatch(/^ {2}proxy-status\|ps /m);
+      expect(legacy.stdout).toMatch(/^ {2}version /m);
+      expect((await meshctl(['legacy', 'version', '--help'], env)).stdout).not.toContain('--xds-address');
+    }
+    expect((await meshctl(['version', '--help'])).stdout).not.toContain('--xds-address');
+    expect((await meshctl(['--help'])).stdout).not.toMatch(/^ {2}legacy /m);
+  });
 });

@@ -4,7 +4,7 @@ import { intFlag } from '../flags.js';
 import { newMeshctlAdminCommand } from './meshctl-admin.js';
 import { newMeshctlAnalyzeCommand } from './meshctl-analyze.js';
 import { newMeshctlDashboardCommand } from './meshctl-dashboard.js';
-import { readMeshctlDefaults } from './meshctl-defaults.js';
+import { meshctlFlagDefaults, readMeshctlDefaults } from './meshctl-defaults.js';
 import { newMeshctlExperimentalCommand } from './meshctl-experimental.js';
 import { newMeshctlKubeInjectCommand } from './meshctl-inject.js';
 import { newMeshctlOperatorCommand } from './meshctl-operator.js';
@@ -16,6 +16,7 @@ import { newMeshctlInstallCommand, newMeshctlUpgradeCommand, newMeshctlVerifyIns
 import { newMeshctlValidateCommand } from './meshctl-validate.js';
 import { newMeshctlBugReportCommand } from './meshctl-bug-report.js';
 import { newMeshctlVersionCommand } from './meshctl-version.js';
+import { newMeshctlXdsCommands } from './meshctl-xds.js';
 import { processIo, readProcessLine, readProcessStdin, type CliIo } from '../run-cli.js';
 
 export type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
@@ -23,10 +24,8 @@ export type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 export function buildMeshctl(io: CliIo = processIo, loadSettings: () => Settings<'meshctl'> = () => loadProcessSettings('meshctl')): Command {
   const settings = loadSettings();
   const fileDefaults = readMeshctlDefaults(settings.get('MESHCONFIG'));
-  // MESHCTL_MESHNAMESPACE overrides the config file, which overrides the built-in default.
-  const meshNamespace = settings.isSet('MESHCTL_MESHNAMESPACE')
-    ? settings.get('MESHCTL_MESHNAMESPACE')
-    : (fileDefaults.meshNamespace ?? settings.get('MESHCTL_MESHNAMESPACE'));
+  const defaults = meshctlFlagDefaults(settings, fileDefaults);
+  const meshNamespace = defaults.string('meshNamespace');
   const program = new Command('meshctl')
     .description('Mesh configuration command line utility for service operators to debug and diagnose their mesh.')
     .helpCommand(false)
@@ -36,9 +35,7 @@ export function buildMeshctl(io: CliIo = processIo, loadSettings: () => Settings
     .option('-n, --namespace <string>', 'Config namespace', fileDefaults.namespace ?? '')
     .addOption(new Option('--vklog <Level>', 'number for the log level verbosity. Like -v flag. ex: --vklog=9').argParser(intFlag).default(0));
   program.addCommand(
-    newMeshctlExperimentalCommand(io, readProcessStdin, readProcessLine, { settings, buildInfo: readBuildInfo }, [
-      newMeshctlConfigCommand(io, settings, fileDefaults),
-    ]),
+    newMeshctlExperimentalCommand(io, readProcessStdin, readProcessLine, { defaults, buildInfo: readBuildInfo }, [newMeshctlConfigCommand(io, defaults)]),
   );
   program.addCommand(newMeshctlAdminCommand(io));
   program.addCommand(
@@ -55,8 +52,19 @@ export function buildMeshctl(io: CliIo = processIo, loadSettings: () => Settings
   program.addCommand(newMeshctlOperatorCommand(io));
   program.addCommand(newMeshctlProfileCommand(io));
   program.addCommand(newMeshctlProxyConfigCommand(io));
-  program.addCommand(newMeshctlProxyStatusCommand(io));
+
   program.addCommand(newMeshctlValidateCommand(io));
-  program.addCommand(newMeshctlVersionCommand({ io, settings, buildInfo: readBuildInfo }));
+  const stable = [newMeshctlVersionCommand({ io, defaults, buildInfo: readBuildInfo }), newMeshctlProxyStatusCommand(io)];
+  if (defaults.boolean('prefer-experimental')) {
+    // As the reference: the xDS variants of proxy-status and version take the top level, the stable ones move to `legacy`.
+    for (const command of newMeshctlXdsCommands({ io, defaults, buildInfo: readBuildInfo }).filter((c) => c.name() !== 'internal-debug')) {
+      program.addCommand(command);
+    }
+    const legacy = new Command('legacy').description('Legacy command variants');
+    for (const command of stable) legacy.addCommand(command);
+    program.addCommand(legacy);
+  } else {
+    for (const command of stable) program.addCommand(command);
+  }
   return program;
 }

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { stringify } from 'yaml';
-import { errorMessage, type BuildInfo, type Settings } from '../../runtime/index.js';
+import { errorMessage, type BuildInfo } from '../../runtime/index.js';
+import type { MeshctlFlagDefaults } from './meshctl-defaults.js';
 import { boolOption } from '../flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from '../run-cli.js';
@@ -25,19 +26,19 @@ interface RemoteVersion {
 /**
  * `meshctl version`: the client's version and, with `--remote` (the default), every running
  * daemon's (through the orchestrator's pod proxy) and the proxies' versions the daemons report.
- * With MESHCTL_XDS_ADDRESS set, the daemon at that host is asked directly instead.
+ * With an xds-address default (MESHCTL_XDS_ADDRESS or MESHCONFIG), the daemon at that host is asked directly instead.
  */
-export function newMeshctlVersionCommand(deps: { io: CliIo; settings: Settings<'meshctl'>; buildInfo: () => BuildInfo }): Command {
+export function newMeshctlVersionCommand(deps: { io: CliIo; defaults: MeshctlFlagDefaults; buildInfo: () => BuildInfo }): Command {
   const command = versionOptions(new Command('version').description('Prints out build version information'), true)
     .addOption(boolOption('--remote', 'Use --remote=false to suppress control plane check', true))
     .option('-r, --revision <string>', 'Control plane revision', '');
   return command.action(async (options: MeshctlVersionOptions, self: Command) => {
     const client = deps.buildInfo();
-    if (options.remote && deps.settings.get('MESHCTL_XDS_ADDRESS').trim() === '') {
+    if (options.remote && deps.defaults.string('xds-address').trim() === '') {
       await clusterVersion(deps.io, client, options, self.optsWithGlobals<MeshctlGlobalFlags>());
       return;
     }
-    const remote = options.remote ? await fetchDaemonVersion(daemonVersionUrl(deps.settings)) : undefined;
+    const remote = options.remote ? await fetchDaemonVersion(daemonVersionUrl(deps.defaults.string('xds-address'))) : undefined;
     deps.io.stdout(ensureNewline(render(client, remote, options)));
     if (remote?.problem) {
       deps.io.stderr(`control plane version unavailable: ${remote.problem}\n`);
@@ -70,9 +71,9 @@ async function clusterVersion(io: CliIo, client: BuildInfo, options: MeshctlVers
   io.stdout(meshctl.renderVersionReport({ client, ...(servers ? { servers } : {}), ...(dataPlane ? { dataPlane } : {}) }, format));
 }
 
-/** The daemon host comes from MESHCTL_XDS_ADDRESS (host or host:port), else localhost. */
-export function daemonVersionUrl(settings: Settings<'meshctl'>): string {
-  const address = settings.get('MESHCTL_XDS_ADDRESS').trim();
+/** The daemon host comes from the xds-address default (MESHCTL_XDS_ADDRESS or MESHCONFIG: host or host:port), else localhost. */
+export function daemonVersionUrl(xdsAddress: string): string {
+  const address = xdsAddress.trim();
   let host = 'localhost';
   if (address !== '') {
     const bracketed = /^\[([^\]]+)\]/.exec(address);

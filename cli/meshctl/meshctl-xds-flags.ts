@@ -1,5 +1,6 @@
 import { Option, type Command } from 'commander';
-import { UsageError, type Settings } from '../../runtime/index.js';
+import { UsageError } from '../../runtime/index.js';
+import type { MeshctlFlagDefaults } from './meshctl-defaults.js';
 import type { XdsQuery } from '../../meshctl/index.js';
 import { boolOption, describeDuration, durationFlag, intFlag } from '../flags.js';
 import { DAEMON_POD_SELECTOR } from '../../names/index.js';
@@ -21,24 +22,24 @@ const DEFAULT_TIMEOUT_MS = 30_000;
 
 /**
  * Adds the XDS flag group (seed 3): `--authority`, `--cert-dir`, `--insecure`, `--plaintext`,
- * `-r/--revision`, `--timeout`, `--xds-address`, `--xds-label`, `--xds-port`. The MESHCTL_*
- * settings give the defaults; a flag on the command line wins.
+ * `-r/--revision`, `--timeout`, `--xds-address`, `--xds-label`, `--xds-port`. Their defaults come
+ * from the MESHCTL_* settings, else the MESHCONFIG file; a flag on the command line wins.
  */
-export function addXdsFlags(command: Command, settings: Settings<'meshctl'>): Command {
+export function addXdsFlags(command: Command, defaults: MeshctlFlagDefaults): Command {
   return command
-    .option('--authority <string>', 'XDS Subject Alternative Name (for example meshd.mesh-system.svc)', settings.get('MESHCTL_AUTHORITY'))
-    .option('--cert-dir <string>', 'XDS Endpoint certificate directory', settings.get('MESHCTL_CERT_DIR'))
-    .addOption(boolOption('--insecure', 'Skip server certificate and domain verification. (NOT SECURE!)', settings.get('MESHCTL_INSECURE')))
-    .addOption(boolOption('--plaintext', 'Use plain-text HTTP/2 when connecting to server (no TLS).', settings.get('MESHCTL_PLAINTEXT')))
+    .option('--authority <string>', 'XDS Subject Alternative Name (for example meshd.mesh-system.svc)', defaults.string('authority'))
+    .option('--cert-dir <string>', 'XDS Endpoint certificate directory', defaults.string('cert-dir'))
+    .addOption(boolOption('--insecure', 'Skip server certificate and domain verification. (NOT SECURE!)', defaults.boolean('insecure')))
+    .addOption(boolOption('--plaintext', 'Use plain-text HTTP/2 when connecting to server (no TLS).', defaults.boolean('plaintext')))
     .option('-r, --revision <string>', 'Control plane revision', '')
     .addOption(
       new Option('--timeout <duration>', 'The duration to wait before failing')
         .argParser(durationFlag)
         .default(DEFAULT_TIMEOUT_MS, describeDuration(DEFAULT_TIMEOUT_MS)),
     )
-    .option('--xds-address <string>', 'XDS Endpoint', settings.get('MESHCTL_XDS_ADDRESS'))
+    .option('--xds-address <string>', 'XDS Endpoint', defaults.string('xds-address'))
     .option('--xds-label <string>', 'Daemon pod label selector', DAEMON_POD_SELECTOR)
-    .addOption(new Option('--xds-port <int>', 'Daemon pod port').argParser(intFlag).default(settings.get('MESHCTL_XDS_PORT')));
+    .addOption(new Option('--xds-port <int>', 'Daemon pod port').argParser(intFlag).default(defaults.port('xds-port')));
 }
 
 /** The query the flags describe; contradictions and out-of-range values name the flag (exit 64). */

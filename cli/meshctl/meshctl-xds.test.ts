@@ -14,6 +14,7 @@ import { freePort, waitFor } from '../../testing/wait-for.js';
 import { CLUSTER_TYPE, loadEnvoyProtos } from '../../xds/index.js';
 import { newAdsTestClient, nodeFor, type AdsTestClient, type AdsTestStream } from '../../xds/testing/test-support.js';
 import { runMeshctlInProcess } from '../testing/run-meshctl.js';
+import { runBin } from '../../testing/run-bin.js';
 
 // The built daemon in Kubernetes mode against the API server double, its pod `meshd-a` registered
 // with its xDS ports resolved to the process (15012 TLS, 15010 plain text), two proxies of
@@ -208,6 +209,24 @@ describe('meshctl x over xDS against the daemon', () => {
     const usage = await meshctl('x', 'ps', '--plaintext', '--cert-dir', workDir);
     expect(usage.code).toBe(64);
     expect(usage.stderr).toContain('--plaintext and --cert-dir cannot be used together');
+  });
+
+  test('the MESHCONFIG file gives the XDS flags their defaults; the environment wins over it, a flag over both', async () => {
+    const file = join(workDir, 'meshctl-config.yaml');
+    writeFileSync(file, `xds-address: 127.0.0.1:${ports.grpc}\nplaintext: true\n`);
+    const run = (env: Record<string, string>, ...args: string[]) =>
+      runMeshctlInProcess(['-c', kubeconfig, 'x', 'internal-debug', 'syncz', ...args], { MESHCONFIG: file, ...env });
+    const fromFile = await run({});
+    expect(fromFile.stderr).toBe('');
+    expect(fromFile.stdout).toContain('"sleep-2.foo"');
+    // The environment's TLS port with the file's --plaintext: the daemon does not answer, which shows the environment won.
+    const fromEnvironment = await run({ MESHCTL_XDS_ADDRESS: `127.0.0.1:${ports.secure}` }, '--timeout', '2s');
+    expect(fromEnvironment.stderr).toContain(`meshd 127.0.0.1:${ports.secure} did not answer`);
+    expect((await run({ MESHCTL_XDS_ADDRESS: `127.0.0.1:${ports.secure}` }, '--plaintext=false')).stdout).toContain('"sleep-2.foo"');
+    writeFileSync(file, 'xds-port: seventy\n');
+    const bad = await runBin('meshctl', ['x', 'internal-debug', 'syncz'], { env: { MESHCONFIG: file } });
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain(`MESHCONFIG file ${file}: xds-port: expected a port from 1 to 65535, got "seventy"`);
   });
 
   test('--cert-dir: a client certificate of the mesh CA and no token, the daemon verified against root-cert.pem under --authority', async () => {

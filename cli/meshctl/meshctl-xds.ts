@@ -1,6 +1,7 @@
 import { Command, Option } from 'commander';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { MeshError, type BuildInfo, type Settings } from '../../runtime/index.js';
+import { MeshError, type BuildInfo } from '../../runtime/index.js';
+import type { MeshctlFlagDefaults } from './meshctl-defaults.js';
 import type { XdsAnswers, XdsDeps, XdsQuery } from '../../meshctl/index.js';
 import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE, loadEnvoyProtos } from '../../xds/envoy/index.js';
 import { boolOption } from '../flags.js';
@@ -14,7 +15,7 @@ const XDS_PROTO_FILES = ['envoy/service/discovery/v3/ads.proto', 'envoy/service/
 
 export interface MeshctlXdsDeps {
   readonly io: CliIo;
-  readonly settings: Settings<'meshctl'>;
+  readonly defaults: MeshctlFlagDefaults;
   readonly buildInfo: () => BuildInfo;
 }
 
@@ -43,7 +44,7 @@ function newXdsProxyStatusCommand(deps: MeshctlXdsDeps): Command {
     .description(
       "Retrieves the synchronization status of each proxy in the mesh from the control plane over xDS, or compares one proxy's config with what the control plane sent it",
     );
-  return addXdsFlags(command, deps.settings).action(async (target: string | undefined, _flags: unknown, self: Command) => {
+  return addXdsFlags(command, deps.defaults).action(async (target: string | undefined, _flags: unknown, self: Command) => {
     const { meshctl, global, query, deps: xds } = await xdsContext(self);
     if (target === undefined) {
       const result = await meshctl.queryXds(xds, query, { typeUrl: DEBUG_SYNCZ_TYPE });
@@ -77,7 +78,7 @@ function newXdsVersionCommand(deps: MeshctlXdsDeps): Command {
     .addOption(new Option('-o, --output <format>', "One of 'yaml' or 'json'.").choices(['yaml', 'json']))
     .addOption(boolOption('-s, --short', 'Use --short=false to generate full version information', true))
     .addOption(boolOption('--remote', 'Use --remote=false to suppress control plane check', true));
-  return addXdsFlags(command, deps.settings).action(async (flags: VersionOptions & { remote: boolean }, self: Command) => {
+  return addXdsFlags(command, deps.defaults).action(async (flags: VersionOptions & { remote: boolean }, self: Command) => {
     const client = deps.buildInfo();
     const { meshctl, query, deps: xds } = await xdsContext(self);
     let answers: XdsAnswers['answers'] | undefined;
@@ -102,7 +103,7 @@ function newXdsInternalDebugCommand(deps: MeshctlXdsDeps): Command {
       'after',
       '\nExamples:\n  meshctl x internal-debug syncz\n  meshctl x internal-debug --all adsz\n  meshctl x internal-debug config_dump?proxyID=productpage-v1-1.default productpage-v1-1.default\n',
     );
-  return addXdsFlags(command, deps.settings).action(async (type: string, target: string | undefined, flags: { all: boolean }, self: Command) => {
+  return addXdsFlags(command, deps.defaults).action(async (type: string, target: string | undefined, flags: { all: boolean }, self: Command) => {
     const { meshctl, global, query, deps: xds } = await xdsContext(self);
     let tokenSubject: XdsQuery['tokenSubject'];
     if (target !== undefined) {

@@ -94,7 +94,8 @@ describe('pilot-discovery discovery, meshctl version --remote and pilot-discover
       },
       workDir,
     );
-    exited = collect(daemon, 30_000);
+    // A backstop only: the suite ends the daemon itself; it runs ~25 s alone, twice that on a loaded machine.
+    exited = collect(daemon, 120_000);
     await waitFor(async () => (await fetch(`http://127.0.0.1:${httpPort}/ready`)).status === 200, {
       timeoutMs: 15_000,
       description: 'the daemon to be ready',
