@@ -14,6 +14,8 @@ import { validateInterception } from './validate-interception.js';
 export interface CommandOutput {
   stdout(text: string): void;
   stderr(text: string): void;
+  /** A warning, through the command's logger. */
+  warn(message: string, fields?: Record<string, unknown>): void;
 }
 
 /**
@@ -63,7 +65,7 @@ export async function runMeshIptables(options: MeshIptablesOptions, io: CommandO
     const nameServers = await readNameServers(deps);
     config = captureConfigFromFlags(options, nameServers);
     if (nameServers.length === 0) {
-      io.stderr(`warning: --redirect-dns is set without --capture-all-dns, and ${RESOLV_CONF_PATH} lists no name server: DNS is not captured\n`);
+      io.warn(`--redirect-dns is set without --capture-all-dns, and ${RESOLV_CONF_PATH} lists no name server: DNS is not captured`);
     }
   }
   if (!options.skipRuleApply) {
@@ -99,7 +101,7 @@ export async function runMeshCleanIptables(options: MeshCleanIptablesOptions, io
       config = cleanupConfigFromFlags(options, parseResolvConf(await (deps.readResolvConf ?? readSystemResolvConf)()));
     } catch (error) {
       // Clean-up is best effort: the rules for all DNS are removed in any case.
-      io.stderr(`warning: cannot read name servers from ${RESOLV_CONF_PATH}: ${errorMessage(error)}\n`);
+      io.warn(`cannot read name servers from ${RESOLV_CONF_PATH}`, { error: errorMessage(error) });
     }
   }
   const commands = buildCleanupCommands(config);

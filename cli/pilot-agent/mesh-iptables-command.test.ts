@@ -202,11 +202,18 @@ describe('DNS capture and resolv.conf', () => {
     expect(err).toBe('Error: cannot read name servers from /etc/resolv.conf: ENOENT\n');
   });
 
-  test('no name server means no DNS capture, with a warning', async () => {
-    const { code, out, err } = await agent(['mesh-iptables', '-n', '--redirect-dns'], { readResolvConf: resolvConf() });
+  test('no name server means no DNS capture, with a warning through the logger the --log_* flags describe', async () => {
+    const { code, out, err } = await agent(['mesh-iptables', '-n', '--redirect-dns', '--log_target', 'stderr', '--log_as_json'], {
+      readResolvConf: resolvConf(),
+    });
     expect(code).toBe(0);
-    expect(err).toMatch(/^warning: --redirect-dns is set without --capture-all-dns, and \/etc\/resolv.conf lists no name server/);
+    expect(JSON.parse(err)).toMatchObject({
+      level: 'warn',
+      msg: '--redirect-dns is set without --capture-all-dns, and /etc/resolv.conf lists no name server: DNS is not captured',
+    });
     expect(out).not.toContain('15053');
+    const quiet = await agent(['mesh-iptables', '-n', '--redirect-dns', '--log_output_level', 'default:error'], { readResolvConf: resolvConf() });
+    expect(quiet.err + quiet.out).not.toContain('no name server');
   });
 });
 
@@ -279,9 +286,11 @@ describe('mesh-clean-iptables', () => {
   });
 
   test('an unreadable resolv.conf is only a warning', async () => {
-    const { code, err } = await agent(['mesh-clean-iptables', '-n', '--redirect-dns'], { readResolvConf: () => Promise.reject(new Error('EACCES')) });
+    const { code, err } = await agent(['mesh-clean-iptables', '-n', '--redirect-dns', '--log_target', 'stderr', '--log_as_json'], {
+      readResolvConf: () => Promise.reject(new Error('EACCES')),
+    });
     expect(code).toBe(0);
-    expect(err).toBe('warning: cannot read name servers from /etc/resolv.conf: EACCES\n');
+    expect(JSON.parse(err)).toMatchObject({ level: 'warn', msg: 'cannot read name servers from /etc/resolv.conf', error: 'EACCES' });
   });
 });
 

@@ -14,6 +14,7 @@ import {
 export type { MeshIptablesDefaults, MeshIptablesDeps } from '../../agent/index.js';
 import { boolOption, describeDuration, durationFlag } from '../flags.js';
 import type { CliIo } from '../run-cli.js';
+import { withCommandLogger } from '../command-logging.js';
 
 /** `pilot-agent mesh-iptables`: builds the capture rules, prints them, applies them, optionally validates. */
 export function newMeshIptablesCommand(io: CliIo, deps: MeshIptablesDeps = {}): Command {
@@ -91,7 +92,9 @@ export function newMeshIptablesCommand(io: CliIo, deps: MeshIptablesDeps = {}): 
     .addOption(boolOption('-f, --restore-format', 'Print iptables rules in iptables-restore interpretable format', false))
     .addOption(boolOption('--run-validation', 'Validate iptables', false))
     .addOption(boolOption('--skip-rule-apply', 'Skip iptables apply', false))
-    .action((options: MeshIptablesOptions) => runMeshIptables(options, io, deps));
+    .action((options: MeshIptablesOptions, command: Command) =>
+      withCommandLogger(command, io, (log) => runMeshIptables(options, { ...io, warn: (message, fields) => log.warn(fields ?? {}, message) }, deps)),
+    );
 }
 
 /** `pilot-agent mesh-clean-iptables`: removes what `mesh-iptables` set up; absent rules are no error. */
@@ -107,5 +110,7 @@ export function newMeshCleanIptablesCommand(io: CliIo, deps: MeshIptablesDeps = 
       ),
     )
     .addOption(boolOption('--redirect-dns', 'Enable capture of dns traffic by the agent', deps.defaults?.redirectDns ?? false))
-    .action((options: MeshCleanIptablesOptions) => runMeshCleanIptables(options, io, deps));
+    .action((options: MeshCleanIptablesOptions, command: Command) =>
+      withCommandLogger(command, io, (log) => runMeshCleanIptables(options, { ...io, warn: (message, fields) => log.warn(fields ?? {}, message) }, deps)),
+    );
 }

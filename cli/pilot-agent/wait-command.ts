@@ -1,5 +1,6 @@
 import { Command } from 'commander';
-import { errorMessage, MeshError } from '../../runtime/index.js';
+import { errorMessage, MeshError, type Logger } from '../../runtime/index.js';
+import { withCommandLogger } from '../command-logging.js';
 import { intFlag } from '../flags.js';
 import type { CliIo } from '../run-cli.js';
 
@@ -10,16 +11,18 @@ export interface WaitOptions {
   url: string;
 }
 
-/** Polls the readiness URL until it answers 200; throws a clear error when the time is up. */
-export async function waitForReady(options: WaitOptions, io: CliIo): Promise<void> {
+/** Polls the readiness URL until it answers 200, logging as the reference does; throws a clear error when the time is up. */
+export async function waitForReady(options: WaitOptions, log: Logger): Promise<void> {
   const deadline = Date.now() + options.timeoutSeconds * 1000;
+  log.info({ url: options.url, timeoutSeconds: options.timeoutSeconds }, 'waiting for the proxy to be ready');
   let lastProblem: string;
   for (;;) {
     const problem = await probeOnce(options.url, options.requestTimeoutMillis);
     if (problem === undefined) {
-      io.stdout(`proxy is ready (${options.url} answered 200)\n`);
+      log.info({ url: options.url }, 'proxy is ready');
       return;
     }
+    log.debug({ problem }, 'not ready yet');
     lastProblem = problem;
     if (Date.now() + options.periodMillis > deadline) break;
     await new Promise((resolve) => setTimeout(resolve, options.periodMillis));
@@ -46,5 +49,5 @@ export function newWaitCommand(io: CliIo): Command {
     .option('--requestTimeoutMillis <int>', 'number of milliseconds to wait for response', intFlag, 500)
     .option('--timeoutSeconds <int>', 'maximum number of seconds to wait for proxy to be ready', intFlag, 60)
     .option('--url <string>', 'URL to use in requests', 'http://localhost:15021/healthz/ready')
-    .action((options: WaitOptions) => waitForReady(options, io));
+    .action((options: WaitOptions, command: Command) => withCommandLogger(command, io, (log) => waitForReady(options, log)));
 }

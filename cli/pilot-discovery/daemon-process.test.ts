@@ -347,8 +347,32 @@ describe('pilot-agent request and wait', () => {
     readyAfter = 3;
     const result = await runBin('pilot-agent', ['wait', '--url', `http://127.0.0.1:${port}/healthz/ready`, '--periodMillis', '20']);
     expect(result.code).toBe(0);
-    expect(result.stdout).toContain('is ready');
+    expect(result.stdout).toMatch(/\tinfo\tproxy is ready\turl=/);
+    expect(result.stdout).not.toContain('not ready yet');
     expect(readyAfter).toBeLessThan(0);
+    // The --log_* flags shape what it logs: JSON, with each failed attempt at debug.
+    readyAfter = 2;
+    const debug = await runBin('pilot-agent', [
+      'wait',
+      '--url',
+      `http://127.0.0.1:${port}/healthz/ready`,
+      '--periodMillis',
+      '20',
+      '--log_as_json',
+      '--log_output_level',
+      'default:debug',
+    ]);
+    const entries = debug.stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { level: string; msg: string; problem?: string });
+    expect(entries.map((entry) => `${entry.level} ${entry.msg}`)).toEqual([
+      'info waiting for the proxy to be ready',
+      'debug not ready yet',
+      'debug not ready yet',
+      'info proxy is ready',
+    ]);
+    expect(entries[1]?.problem).toBe('last answer was 503');
   });
 
   test('wait gives up after --timeoutSeconds with exit code 1 and a clear line', async () => {

@@ -29,11 +29,6 @@ export const FLAG_EXCEPTIONS: readonly FlagException[] = [
     flags: ['--outlierLogPath'],
     reason: 'the embedded data plane does not eject hosts yet (outlierDetection is sent to proxies, not enforced by it): there is no event to log',
   },
-  ...['pilot-agent wait', 'pilot-agent mesh-iptables', 'pilot-agent mesh-clean-iptables'].map((command) => ({
-    command,
-    flags: LOGGING_FLAGS,
-    reason: 'issue 34: these commands report through standard output, not the logger; routing them through it is next',
-  })),
   ...['pilot-discovery version', 'pilot-agent request', 'pilot-agent version'].map((command) => ({
     command,
     flags: LOGGING_FLAGS,

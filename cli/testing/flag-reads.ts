@@ -156,7 +156,9 @@ function optionsTypes(checker: ts.TypeChecker, call: ts.CallExpression, argument
         types.push(checker.getTypeAtLocation(node));
       }
       // Helpers the handler calls may ask commander themselves (`xdsContext(command)`).
-      const callee = checker.getSymbolAtLocation(ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression)?.valueDeclaration;
+      let symbol = checker.getSymbolAtLocation(ts.isPropertyAccessExpression(node.expression) ? node.expression.name : node.expression);
+      if (symbol && symbol.flags & ts.SymbolFlags.Alias) symbol = checker.getAliasedSymbol(symbol);
+      const callee = symbol?.valueDeclaration;
       if (callee && (ts.isFunctionDeclaration(callee) || ts.isArrowFunction(callee)) && !callee.getSourceFile().isDeclarationFile && !visited.has(callee)) {
         visited.add(callee);
         visit(callee);
