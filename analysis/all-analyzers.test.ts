@@ -65,6 +65,13 @@ const extras = [
     ],
   }),
   deployment('reviews', 'default', { app: 'reviews' }),
+  deployment(
+    'meshd',
+    'mesh-system',
+    { app: 'meshd' },
+    { labels: { app: 'meshd', mesh: 'pilot' } },
+    { containers: [{ name: 'discovery', image: 'mesh/pilot:1' }] },
+  ),
   virtualService('reviews', 'default', {
     hosts: ['reviews'],
     http: [{ match: [{ uri: { regex: '(?=x)' } }], route: [{ destination: { host: 'reviews', subset: 'v9' } }] }],
@@ -106,7 +113,7 @@ describe('ALL_ANALYZERS', () => {
     expect(result.skipped).toEqual([]);
     expect(result.executed).toHaveLength(ALL_ANALYZERS.length);
     const codes = new Set(result.messages.map((message) => message.code));
-    for (const code of ['MSH0101', 'MSH0102', 'MSH0158', 'MSH0113', 'MSH0122', 'MSH0123', 'MSH0127', 'MSH0144', 'MSH1004', 'MSH1005'])
+    for (const code of ['MSH0101', 'MSH0102', 'MSH0158', 'MSH0113', 'MSH0122', 'MSH0123', 'MSH0127', 'MSH0144', 'MSH0175', 'MSH1004', 'MSH1005'])
       expect(codes).toContain(code);
   });
 });

@@ -1,6 +1,7 @@
 import type { Analyzer } from './analyzer.js';
 import { ANNOTATION_ANALYZERS } from './analyzers/annotation-analyzers.js';
 import { jwksUriAnalyzer } from './analyzers/jwks-uri-analyzer.js';
+import { blockedCidrsAnalyzer } from './analyzers/blocked-cidrs-analyzer.js';
 import { authorizationPoliciesAnalyzer, extensionProviderAnalyzer, serviceAccountAnalyzer } from './analyzers/authorization-policies-analyzer.js';
 import { conflictingMeshGatewayHostsAnalyzer } from './analyzers/conflicting-mesh-gateway-hosts-analyzer.js';
 import { certificateAnalyzer, conflictingGatewayAnalyzer } from './analyzers/gateway-config-analyzers.js';
@@ -31,6 +32,7 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   portNameAnalyzer,
   ...WORKLOAD_SELECTOR_ANALYZERS,
   authorizationPoliciesAnalyzer,
+  blockedCidrsAnalyzer,
   certificateAnalyzer,
   conflictingGatewayAnalyzer,
   gatewaySecretAnalyzer,

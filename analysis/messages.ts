@@ -56,6 +56,7 @@ export const MESSAGE_TYPES = {
   GatewayPortNotDefinedOnService: { code: 'MSH0162', level: 'Warning' },
   DestinationRuleSubsetNotSelectPods: { code: 'MSH0173', level: 'Error' },
   UnknownDestinationRuleHost: { code: 'MSH0174', level: 'Warning' },
+  JwksUriFetchUnrestricted: { code: 'MSH0175', level: 'Warning' },
   ExistingInstallation: { code: 'MSH1001', level: 'Info' },
   RevisionConflict: { code: 'MSH1002', level: 'Error' },
   ProxyRevisionMismatch: { code: 'MSH1003', level: 'Warning' },

@@ -25,6 +25,7 @@ export {
 } from './label-selector.js';
 export { IGNORED_NAMESPACES } from './namespaces.js';
 export {
+  DAEMON_CONTAINER,
   DAEMON_NAME,
   DAEMON_POD_SELECTOR,
   DEFAULT_REVISION,

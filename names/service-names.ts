@@ -9,6 +9,9 @@ export const DEFAULT_REVISION = 'default';
 /** The daemon's Deployment, Service and ServiceAccount, and its pods' `app` label. */
 export const DAEMON_NAME = 'meshd';
 
+/** The daemon's container in its Deployment, the one that runs `pilot-discovery discovery`. */
+export const DAEMON_CONTAINER = 'discovery';
+
 /** The label selector of the daemon's pods. */
 export const DAEMON_POD_SELECTOR = `app=${DAEMON_NAME}`;
 

@@ -7,6 +7,7 @@ export * from './source.js';
 export * from './settings-info.js';
 export * from './duration.js';
 export * from './settings.js';
+export * from './cidr-list.js';
 export * from './log/index.js';
 export * from './metrics-catalog.js';
 export * from './metrics.js';

@@ -2,7 +2,16 @@ import { describeWithSeeds, readSeed } from '../testing/seeds.js';
 import { describe, expect, test } from '@jest/globals';
 import { MeshError, UsageError } from './errors.js';
 import type { Program } from './settings-info.js';
-import { PROGRAM_TABLES, SETTING_TABLES, SettingsError, loadSettings, programSettings, type SettingTable, type Settings } from './settings.js';
+import {
+  PROGRAM_TABLES,
+  SETTING_TABLES,
+  SettingsError,
+  loadSettings,
+  programSettings,
+  type SettingSpec,
+  type SettingTable,
+  type Settings,
+} from './settings.js';
 
 interface SeedRow {
   name: string;
@@ -73,6 +82,13 @@ function seedTable_(table: SettingTable): SeedRow[] {
 }
 
 const TABLE_NAMES = Object.keys(SETTING_TABLES) as SettingTable[];
+
+/** The settings of a table the seed does not list, each declared as the reference daemon's. */
+function referenceOnly(table: SettingTable): string[] {
+  return Object.entries(SETTING_TABLES[table] as Readonly<Record<string, SettingSpec>>)
+    .filter(([, spec]) => spec.source === 'reference')
+    .map(([name]) => name);
+}
 const PROGRAMS: Program[] = ['pilot-discovery', 'pilot-agent', 'meshctl'];
 const HOME = '/home/tester';
 
@@ -92,7 +108,22 @@ describeWithSeeds('the registry matches the seed tables', () => {
       .map((row) => row.name)
       .sort();
     expect(new Set(seedNames).size).toBe(seedNames.length);
-    expect(Object.keys(SETTING_TABLES[table]).sort()).toEqual(seedNames);
+    const reference = new Set(referenceOnly(table));
+    expect(
+      Object.keys(SETTING_TABLES[table])
+        .filter((name) => !reference.has(name))
+        .sort(),
+    ).toEqual(seedNames);
+    for (const name of reference) expect(seedNames).not.toContain(name);
+  });
+
+  test("the settings the seed does not list are the reference daemon's, and only the daemon reads them", () => {
+    expect(Object.fromEntries(TABLE_NAMES.map((table) => [table, referenceOnly(table)]))).toEqual({
+      shared: [],
+      daemon: ['BLOCKED_CIDRS_IN_JWKS_URIS'],
+      agent: [],
+      meshctl: [],
+    });
   });
 
   test.each(TABLE_NAMES)('%s: same types, defaults and meanings', (table) => {
@@ -129,7 +160,7 @@ describeWithSeeds('the registry matches the seed tables', () => {
     };
     for (const program of PROGRAMS) {
       expect(PROGRAM_TABLES[program]).toEqual(expected[program]);
-      const names = expected[program].flatMap((table) => seedTable_(table).map((row) => row.name)).sort();
+      const names = expected[program].flatMap((table) => [...seedTable_(table).map((row) => row.name), ...referenceOnly(table)]).sort();
       expect([...programSettings(program).keys()].sort()).toEqual(names);
       expect(
         loadSettings(program, { HOME })
@@ -156,6 +187,8 @@ describeWithSeeds('defaults as the seed writes them', () => {
   test.each(PROGRAMS)('%s: describe() renders every default as the seed writes it', (program) => {
     const tables = PROGRAM_TABLES[program] as readonly SettingTable[];
     const seedDefaults = new Map(tables.flatMap((table) => seedTable_(table).map((row) => [row.name, registryDefault(row.default)] as const)));
+    // The seed lists no default for the reference's own settings: the registry's is the reference's.
+    for (const name of tables.flatMap(referenceOnly)) seedDefaults.set(name, programSettings(program).get(name)?.default ?? 'not in the registry');
     for (const info of loadSettings(program, { HOME }).describe()) {
       const want = info.name === 'MESHCONFIG' ? `${HOME}/.meshctl/config.yaml` : seedDefaults.get(info.name);
       expect({ name: info.name, default: info.default, value: info.value, isSet: info.isSet }).toEqual({
@@ -289,6 +322,8 @@ describe('values from the environment', () => {
   });
 });
 
+const CIDRS = 'comma-separated CIDR ranges such as 10.0.0.0/8,fd00::/8';
+
 describe('bad values', () => {
   test.each<[Program, string, string, string]>([
     ['pilot-discovery', 'PILOT_DEBOUNCE_AFTER', 'fast', 'a duration such as 100ms or 1m0s'],
@@ -324,6 +359,13 @@ describe('bad values', () => {
     ['pilot-discovery', 'JWT_POLICY', 'none', 'third-party-jwt or first-party-jwt'],
     ['meshctl', 'JWT_POLICY', 'Third-Party-JWT', 'third-party-jwt or first-party-jwt'],
     ['meshctl', 'MESHCTL_INSECURE', 'yes', 'true or false'],
+    ['pilot-discovery', 'BLOCKED_CIDRS_IN_JWKS_URIS', '10.0.0.0/8,bogus', `${CIDRS}; "bogus" is not one`],
+    ['pilot-discovery', 'BLOCKED_CIDRS_IN_JWKS_URIS', '127.0.0.1', `${CIDRS}; "127.0.0.1" is not one`],
+    ['pilot-discovery', 'BLOCKED_CIDRS_IN_JWKS_URIS', '10.0.0.0/33', `${CIDRS}; "10.0.0.0/33" is not one`],
+    ['pilot-discovery', 'BLOCKED_CIDRS_IN_JWKS_URIS', ' fd00::/8 , ::1/129', `${CIDRS}; "::1/129" is not one`],
+    ['pilot-discovery', 'BLOCKED_CIDRS_IN_JWKS_URIS', '010.0.0.0/8', `${CIDRS}; "010.0.0.0/8" is not one`],
+    ['pilot-discovery', 'BLOCKED_CIDRS_IN_JWKS_URIS', 'fe80::%eth0/10', `${CIDRS}; "fe80::%eth0/10" is not one`],
+    ['pilot-discovery', 'BLOCKED_CIDRS_IN_JWKS_URIS', '10.0.0.0/-1', `${CIDRS}; "10.0.0.0/-1" is not one`],
   ])('%s %s=%j', (program, name, raw, expected) => {
     const error = settingsErrorOf(program, { [name]: raw });
     expect(error.message).toBe(`invalid value ${JSON.stringify(raw)} for ${name}: expected ${expected}`);
@@ -342,6 +384,9 @@ describe('bad values', () => {
     ['pilot-agent', 'SECRET_GRACE_PERIOD_RATIO', '1'],
     ['pilot-agent', 'PROXY_METRICS_PORT', '65535'],
     ['meshctl', 'MESHCTL_XDS_PORT', '1'],
+    ['pilot-discovery', 'BLOCKED_CIDRS_IN_JWKS_URIS', '0.0.0.0/0'],
+    ['pilot-discovery', 'BLOCKED_CIDRS_IN_JWKS_URIS', '::/128'],
+    ['pilot-discovery', 'BLOCKED_CIDRS_IN_JWKS_URIS', ' 10.0.0.1/8, ,::ffff:127.0.0.0/104,'],
   ])('%s accepts the boundary %s=%j', (program, name, raw) => {
     expect(loadSettings(program, { [name]: raw }).isSet(name as never)).toBe(true);
   });

@@ -1,3 +1,4 @@
+import { parseCidrList } from './cidr-list.js';
 import { formatDuration, parseDuration } from './duration.js';
 import { MeshError, UsageError } from './errors.js';
 import type { Program, SettingInfo, SettingType } from './settings-info.js';
@@ -20,6 +21,13 @@ export interface SettingSpec {
   readonly oneOf?: readonly string[];
   /** What a valid value looks like, when the type and bounds do not say it well enough. */
   readonly expected?: string;
+  /** A String setting with a structure checked at start-up: `cidr-list` is comma-separated CIDR ranges. */
+  readonly syntax?: 'cidr-list';
+  /**
+   * Set for a setting the seed's tables do not list: `reference` is one the reference daemon
+   * reads under the same name and meaning (the seed comparison leaves these out).
+   */
+  readonly source?: 'reference';
 }
 
 /** The tables of the seeds: shared, daemon only, agent only, and the utility's own. */
@@ -28,6 +36,7 @@ export type SettingTable = 'shared' | 'daemon' | 'agent' | 'meshctl';
 const POSITIVE = { min: 1 } as const;
 const NON_NEGATIVE = { min: 0 } as const;
 const PORT = { min: 1, max: 65535, expected: 'a port number from 1 to 65535' } as const;
+const CIDR_LIST = 'comma-separated CIDR ranges such as 10.0.0.0/8,fd00::/8';
 
 // One setting per line, as the seed's tables read: the formatter leaves the tables alone.
 // prettier-ignore
@@ -140,6 +149,8 @@ export const SETTING_TABLES = {
     ROOT_CA_DIR: { type: 'String', default: './etc/cacerts', meaning: 'Local or mounted CA root' },
     TOKEN_ISSUER: { type: 'String', default: '', meaning: 'OIDC token issuer used to check tokens' },
     USE_REMOTE_CERTS: { type: 'Boolean', default: 'false', meaning: 'Load CA certs from a remote cluster (external daemon)' },
+    // The reference daemon's, not in the seed (source: 'reference').
+    BLOCKED_CIDRS_IN_JWKS_URIS: { type: 'String', default: '', meaning: 'Comma-separated CIDR ranges blocked in JWKS URIs (e.g. 10.0.0.0/8,192.168.1.0/24): a `jwksUri` or issuer whose host resolves to an address inside one is not fetched', expected: CIDR_LIST, syntax: 'cidr-list', source: 'reference' },
   },
   agent: {
     BOOTSTRAP_XDS_AGENT: { type: 'Boolean', default: 'false', meaning: 'Fetch bootstrap config before starting the proxy' },
@@ -341,7 +352,12 @@ export function parseSettingValue(spec: SettingSpec, raw: string): SettingParseR
       : typeof value === 'string'
         ? spec.oneOf === undefined || spec.oneOf.includes(value)
         : true;
-  return allowed ? { ok: true, value } : { ok: false, expected: expectedOf(spec) };
+  if (!allowed) return { ok: false, expected: expectedOf(spec) };
+  if (spec.syntax === 'cidr-list') {
+    const list = parseCidrList(raw);
+    if (!list.ok) return { ok: false, expected: `${expectedOf(spec)}; ${JSON.stringify(list.entry)} is not one` };
+  }
+  return { ok: true, value };
 }
 
 function parseTyped(type: SettingType, raw: string): AnySettingValue | undefined {

@@ -11,6 +11,7 @@ import { newXdsServer, type XdsServer } from './xds-server.js';
 import {
   adminEndpointsFromSettings,
   grpcTransportFromSettings,
+  jwksBlockedCidrsFromSettings,
   jwksRefreshFromSettings,
   meshGeneratorSettingsFromSettings,
   xdsAuthPolicyFromSettings,
@@ -66,6 +67,7 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
   // (the resolver calls back only once the manager runs, when the server below exists).
   const jwks = newJwksResolver({
     ...jwksRefreshFromSettings(settings),
+    ...jwksBlockedCidrsFromSettings(settings),
     onChange: () => server.configUpdate(pushRequestOf({ full: true, reason: 'config', configsUpdated: [], startedAt: manager.clock.now() })),
     clock: manager.clock,
     log: options.logging.scope('model'),

@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { loadSettings } from '../runtime/index.js';
-import { adminEndpointsFromSettings, jwksRefreshFromSettings, meshGeneratorSettingsFromSettings } from './xds-settings.js';
+import { adminEndpointsFromSettings, jwksBlockedCidrsFromSettings, jwksRefreshFromSettings, meshGeneratorSettingsFromSettings } from './xds-settings.js';
 
 const daemon = (env: Record<string, string>) => loadSettings('pilot-discovery', env);
 
@@ -22,7 +22,20 @@ describe('the xDS settings', () => {
     expect(adminEndpointsFromSettings(settings)).toEqual({ unsafeAdminEndpoints: true });
   });
 
+  test('the ranges no key set is fetched from: none by default', () => {
+    expect(jwksBlockedCidrsFromSettings(daemon({}))).toEqual({ blockedCidrs: [] });
+    expect(jwksBlockedCidrsFromSettings(daemon({ BLOCKED_CIDRS_IN_JWKS_URIS: '10.0.0.0/8, fd00::/8' }))).toEqual({
+      blockedCidrs: [
+        { text: '10.0.0.0/8', address: '10.0.0.0', prefix: 8, family: 'ipv4' },
+        { text: 'fd00::/8', address: 'fd00::', prefix: 8, family: 'ipv6' },
+      ],
+    });
+  });
+
   test('a bad value is refused naming its setting', () => {
     expect(() => jwksRefreshFromSettings(daemon({ PILOT_JWT_PUB_KEY_REFRESH_INTERVAL: '-1s' }))).toThrow(/for PILOT_JWT_PUB_KEY_REFRESH_INTERVAL/);
+    expect(() => daemon({ BLOCKED_CIDRS_IN_JWKS_URIS: '10.0.0.0/8,169.254.169.254' })).toThrow(
+      'invalid value "10.0.0.0/8,169.254.169.254" for BLOCKED_CIDRS_IN_JWKS_URIS: expected comma-separated CIDR ranges such as 10.0.0.0/8,fd00::/8; "169.254.169.254" is not one',
+    );
   });
 });

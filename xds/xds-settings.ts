@@ -1,4 +1,4 @@
-import type { Settings } from '../runtime/index.js';
+import { parseCidrList, SettingsError, type Settings } from '../runtime/index.js';
 import type { XdsAuthPolicy } from './ads-service.js';
 import type { XdsTuning } from './discovery-server.js';
 import type { GrpcTransportOptions } from './grpc-listener.js';
@@ -60,6 +60,14 @@ export function meshGeneratorSettingsFromSettings(settings: Settings<'pilot-disc
 /** How often the key sets of RequestAuthentication issuers are fetched again. */
 export function jwksRefreshFromSettings(settings: Settings<'pilot-discovery'>): Pick<JwksResolverOptions, 'refreshIntervalMs'> {
   return { refreshIntervalMs: settings.get('PILOT_JWT_PUB_KEY_REFRESH_INTERVAL') };
+}
+
+/** BLOCKED_CIDRS_IN_JWKS_URIS, checked when the settings were loaded: the ranges no key set is fetched from. */
+export function jwksBlockedCidrsFromSettings(settings: Settings<'pilot-discovery'>): Required<Pick<JwksResolverOptions, 'blockedCidrs'>> {
+  const value = settings.get('BLOCKED_CIDRS_IN_JWKS_URIS');
+  const list = parseCidrList(value);
+  if (!list.ok) throw new SettingsError([{ name: 'BLOCKED_CIDRS_IN_JWKS_URIS', value, expected: `CIDR ranges; ${JSON.stringify(list.entry)} is not one` }]);
+  return { blockedCidrs: list.cidrs };
 }
 
 /** Whether the dangerous admin endpoints are served on the debug interface. */

@@ -5,6 +5,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parse, parseAllDocuments } from 'yaml';
+import { ALL_ANALYZERS, ALL_INPUTS, buildSnapshot, formatMessage, runAnalyzers } from '../../analysis/index.js';
 import { meshdValuesSchema } from '../../install/index.js';
 import { expectGoldenText, refreshingGolden } from '../../testing/golden.js';
 import { expectSchemaFresh, expectValuesDocumented } from './testing/chart-sources.js';
@@ -110,6 +111,31 @@ describe('helm with the meshd chart', () => {
     const configMap = objects(await template()).find((o) => o.kind === 'ConfigMap' && o.metadata.name === 'mesh-sidecar-injector');
     expect(parse(configMap?.data?.['config'] ?? '')).toEqual(parse(BUILTIN_INJECTOR_CONFIG.config));
     expect(JSON.parse(configMap?.data?.['values'] ?? '{}')).toMatchObject(JSON.parse(BUILTIN_INJECTOR_CONFIG.values) as object);
+  });
+
+  test('pilot.env sets BLOCKED_CIDRS_IN_JWKS_URIS on the discovery container (no default, as the reference); MSH0175 sees it', async () => {
+    const requestAuthentication = {
+      apiVersion: 'security.mesh.io/v1beta1',
+      kind: 'RequestAuthentication',
+      metadata: { name: 'jwt', namespace: 'foo' },
+      spec: { jwtRules: [{ issuer: 'https://example.com', jwksUri: 'https://example.com/jwks' }] },
+    };
+    const codes = (manifest: string): string[] => {
+      const snapshot = buildSnapshot({ objects: [...objects(manifest), requestAuthentication].map((object) => ({ object })), complete: ALL_INPUTS });
+      const lines = runAnalyzers(
+        snapshot,
+        ALL_ANALYZERS.filter((analyzer) => analyzer.name === 'authn.BlockedCIDRsAnalyzer'),
+      ).messages.map(formatMessage);
+      return lines.map((line) => line.slice(0, line.indexOf(')') + 1));
+    };
+    expect(codes(await template())).toEqual(['Warning [MSH0175] (Deployment meshd.mesh-system)']);
+    const set = await template('--set', 'pilot.env.BLOCKED_CIDRS_IN_JWKS_URIS=10.0.0.0/8\\,169.254.0.0/16');
+    const deployment = objects(set).find((o) => o.kind === 'Deployment') as unknown as {
+      spec: { template: { spec: { containers: { name: string; env: { name: string; value?: string }[] }[] } } };
+    };
+    const discovery = deployment.spec.template.spec.containers.find((container) => container.name === 'discovery');
+    expect(discovery?.env).toContainEqual({ name: 'BLOCKED_CIDRS_IN_JWKS_URIS', value: '10.0.0.0/8,169.254.0.0/16' });
+    expect(codes(set)).toEqual([]);
   });
 
   test('every object carries the installer labels', async () => {

@@ -6,7 +6,7 @@ import { forwardToPod, kubeMessage } from '../kube/port-forward.js';
 import { PROXY_ADMIN_PORT } from '../proxyconfig/pod-admin.js';
 import { DAEMON_MONITORING_PORT } from '../proxystatus/daemon-query.js';
 import { filterLog, type FilteredLog, type LogWindow } from './log-window.js';
-import { PROXY_CONTAINER } from '../../names/index.js';
+import { DAEMON_CONTAINER, PROXY_CONTAINER } from '../../names/index.js';
 
 /** The daemon's debug views gathered from each daemon pod (15014), as `debug/<view>`. */
 export const DAEMON_DEBUG_VIEWS = ['syncz', 'adsz', 'push_status', 'configz', 'mesh', 'registryz', 'endpointz'] as const;
@@ -18,8 +18,6 @@ export const PROXY_ADMIN_PATHS: readonly (readonly [string, string])[] = [
   ['server_info', '/server_info'],
   ['stats/prometheus', '/stats/prometheus'],
 ];
-/** The daemon's container (the proxy's is injection's PROXY_CONTAINER). */
-export const DAEMON_CONTAINER = 'discovery';
 /** One request's own deadline: a pod that stops answering costs this, not the whole report. */
 const REQUEST_TIMEOUT_MS = 30_000;
 

@@ -3,8 +3,9 @@ import { lookup } from 'node:dns/promises';
 import { BlockList, isIP } from 'node:net';
 import { importJWK, type JWK } from 'jose';
 import type { JwtRule } from '../../crds/index.js';
-import type { Clock, Logger, MeshMetrics } from '../../runtime/index.js';
+import type { Cidr, Clock, Logger, MeshMetrics } from '../../runtime/index.js';
 import { errorMessage, MeshError } from '../../runtime/index.js';
+import { newAddressBlocks } from './address-blocks.js';
 import type { JwksSource } from './jwt-authn-builder.js';
 
 export interface JwksResolverOptions {
@@ -19,6 +20,11 @@ export interface JwksResolverOptions {
   readonly clock: Clock;
   readonly log: Logger;
   readonly metrics: MeshMetrics<'pilot-discovery'>;
+  /**
+   * BLOCKED_CIDRS_IN_JWKS_URIS: nothing is fetched from a host any of whose addresses is inside one
+   * of these, checked again at every fetch (a rebinding DNS answer changes between refreshes).
+   */
+  readonly blockedCidrs?: readonly Cidr[];
   /** Injected for tests. */
   readonly fetch?: typeof fetch;
   /** Name resolution, injected for tests. */
@@ -32,8 +38,12 @@ export interface JwksResolver extends JwksSource {
 }
 
 export class JwksFetchError extends MeshError<'jwks-fetch-failed'> {
-  constructor(message: string, options?: { cause?: unknown }) {
+  /** What the log says besides the message (a refused address and the range that refused it). */
+  readonly fields: Readonly<Record<string, string>>;
+
+  constructor(message: string, options?: { cause?: unknown; fields?: Readonly<Record<string, string>> }) {
     super('jwks-fetch-failed', message, options);
+    this.fields = options?.fields ?? {};
   }
 }
 
@@ -67,12 +77,14 @@ interface Entry {
  * document), caches it, refreshes it every interval, backs off after failures and calls
  * `onChange` when a key set changes. Until a key set is known, or when it cannot be fetched, the
  * inlined set verifies nothing: any token gets 401 while a request without one still passes.
- * Link-local and cloud-metadata addresses are refused, and so is any answer that is not a key set.
+ * Link-local and cloud-metadata addresses are refused, so are the ranges of BLOCKED_CIDRS_IN_JWKS_URIS,
+ * and so is any answer that is not a key set.
  */
 export function newJwksResolver(options: JwksResolverOptions): JwksResolver {
   const fetchFn = options.fetch ?? fetch;
   const resolveHost = options.resolve ?? (async (host: string) => (await lookup(host, { all: true })).map((entry) => entry.address));
   const forbidden = forbiddenAddresses();
+  const blocked = newAddressBlocks(options.blockedCidrs ?? []);
   const failClosed = failClosedKeySet();
   const entries = new Map<string, Entry>();
   const retryMs = options.retryMs ?? 60_000;
@@ -94,6 +106,14 @@ export function newJwksResolver(options: JwksResolverOptions): JwksResolver {
     for (const address of addresses) {
       if (forbidden.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4'))
         throw new JwksFetchError(`"${text}": ${address} is a link-local or metadata address`);
+    }
+    // Every address, not only the one a connection would use: any of them may be the one dialled.
+    for (const address of addresses) {
+      const cidr = blocked.match(address);
+      if (cidr)
+        throw new JwksFetchError(`"${text}": ${address} is in ${cidr.text} of BLOCKED_CIDRS_IN_JWKS_URIS`, {
+          fields: { uri: text, address, cidr: cidr.text },
+        });
     }
     return url;
   };
@@ -151,7 +171,11 @@ export function newJwksResolver(options: JwksResolverOptions): JwksResolver {
       .catch((error: Error) => {
         options.metrics.counter('pilot_jwks_resolver_network_fetch_fail_total').inc();
         current.failures++;
-        options.log.warn({ key, error: error.message, failures: current.failures }, 'cannot fetch the JWKS; tokens of this issuer are refused until it can');
+        const fields = error instanceof JwksFetchError ? error.fields : {};
+        options.log.warn(
+          { key, error: error.message, failures: current.failures, ...fields },
+          'cannot fetch the JWKS; tokens of this issuer are refused until it can',
+        );
         schedule(key, current, Math.min(retryMs * 2 ** (current.failures - 1), maxRetryMs));
       })
       .finally(() => {
