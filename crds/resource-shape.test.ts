@@ -22,8 +22,11 @@ describe('shapeForAnalysis', () => {
     expect(shapeForAnalysis(object)).toEqual({ resource: validateResource(object).resource, omitted: [] });
   });
 
-  test('semantically invalid values stay as they are: an empty host list, a negative retry count, a port out of range', () => {
-    const object = virtualService({ hosts: [], http: [{ retries: { attempts: -1 }, route: [{ destination: { host: 'ratings', port: { number: 70000 } } }] }] });
+  test('semantically invalid values stay as they are: an empty host list, a negative retry count, a port out of range, a 0s timeout', () => {
+    const object = virtualService({
+      hosts: [],
+      http: [{ timeout: '0s', retries: { attempts: -1 }, route: [{ destination: { host: 'ratings', port: { number: 70000 } } }] }],
+    });
     expect(validateResource(object).errors.length).toBeGreaterThan(0);
     expect(shapeForAnalysis(object)).toEqual({ resource: object, omitted: [] });
   });
@@ -60,6 +63,7 @@ describe('shapeForAnalysis', () => {
   test.each([
     ['a word where a number belongs', virtualService({ hosts: ['reviews'], http: [{ route: [{ destination: { host: 'reviews' }, weight: 'fifty' }] }] })],
     ['a number where a string belongs', virtualService({ hosts: [7] })],
+    ['a malformed duration', virtualService({ hosts: ['reviews'], http: [{ timeout: 'soon', route: [{ destination: { host: 'reviews' } }] }] })],
     ['an unknown enum name', gateway([{ port: { number: 443, name: 'https', protocol: 'HTTPS' }, hosts: ['*'], tls: { mode: 'STRICT' } }])],
     ['a spec that is not an object', virtualService('hosts: [reviews]')],
     ['metadata that is not an object', { ...virtualService({ hosts: ['reviews'] }), metadata: 'reviews' }],

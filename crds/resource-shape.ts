@@ -1,7 +1,9 @@
 import type { z } from 'zod';
+import { DURATION_PATTERN } from './duration.js';
 import { KIND_NAMES, servedApiVersionsOf, type KindName } from './kinds.js';
 import { RESOURCE_SCHEMAS, type TypedResource } from './resource-schemas.js';
 import { renderPath, type Path, type PathSegment } from './validation-issue.js';
+import { BASE64_PATTERN } from './virtual-service-schema.js';
 
 /** An object of a mesh kind read the way the reference's decoder reads it, whatever its validity. */
 export interface ShapedResource {
@@ -23,6 +25,8 @@ const ZERO_VALUES: Readonly<Record<string, () => unknown>> = {
 
 // The reference decodes YAML with its protobuf JSON decoder, which accepts integers written as strings.
 const NUMERIC_STRING = /^-?\d+(\.\d+)?$/;
+// Strings the decoder parses into values of their own (durations, bytes): a malformed one fails the object.
+const DECODED_FORMATS = new Set([String(DURATION_PATTERN), String(BASE64_PATTERN)]);
 // Each pass settles at least one level of nesting; no spec nests deeper than this.
 const MAX_PASSES = 32;
 
@@ -33,7 +37,7 @@ type Fix = { readonly path: Path; readonly value?: unknown; readonly omit?: true
  * the kind, `null`s and enums given by number are left out, integers written as strings are read as
  * numbers, and a required field that is absent reads as its zero value (as an unset protobuf field
  * does). Values that the reference cannot decode at all (a word where a number belongs, an unknown
- * enum name, a spec that is not an object) leave the whole object out of its snapshot: then
+ * enum name, a malformed duration, a spec that is not an object) leave the whole object out of its snapshot: then
  * `undefined`, as for an object of no mesh kind.
  */
 export function shapeForAnalysis(obj: unknown): ShapedResource | undefined {
@@ -84,6 +88,8 @@ function fixesFor(issue: z.core.$ZodIssue): Fix[] | 'undecodable' {
     }
     case 'invalid_value':
       return input === null || typeof input === 'number' ? [{ path, omit: true }] : 'undecodable';
+    case 'invalid_format':
+      return 'pattern' in issue && DECODED_FORMATS.has(String(issue.pattern)) ? 'undecodable' : [];
     case 'invalid_union':
     case 'invalid_key':
     case 'invalid_element':
