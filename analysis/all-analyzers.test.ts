@@ -2,11 +2,12 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { parseAllDocuments } from 'yaml';
+import { KIND_NAMES } from '../crds/index.js';
 import { ALL_ANALYZERS } from './all-analyzers.js';
 import { buildSnapshot } from './build-snapshot.js';
 import { formatMessage } from './messages.js';
 import { runAnalyzers } from './run-analyzers.js';
-import type { InputName } from './snapshot.js';
+import type { InputName, Resource } from './snapshot.js';
 import {
   authorizationPolicy,
   deployment,
@@ -21,6 +22,7 @@ import {
 } from './testing/fixtures.js';
 
 const SAMPLES = ['deploy/samples/config', 'deploy/samples/policies'];
+const CORPUS = 'crds/testdata/corpus';
 const EVERY_INPUT: readonly InputName[] = [
   'PeerAuthentication',
   'RequestAuthentication',
@@ -39,10 +41,10 @@ const EVERY_INPUT: readonly InputName[] = [
   'MeshConfig',
 ];
 
-function sampleObjects(): object[] {
-  return SAMPLES.flatMap((folder) =>
+function sampleObjects(folders: readonly string[] = SAMPLES): object[] {
+  return folders.flatMap((folder) =>
     readdirSync(folder)
-      .filter((file) => file.endsWith('.yaml'))
+      .filter((file) => file.endsWith('.yaml') && !file.endsWith('.expected.yaml'))
       .flatMap((file) => parseAllDocuments(readFileSync(join(folder, file), 'utf8')).map((document) => document.toJS() as object | null))
       .filter((object): object is object => object !== null),
   );
@@ -115,5 +117,15 @@ describe('ALL_ANALYZERS', () => {
     const codes = new Set(result.messages.map((message) => message.code));
     for (const code of ['MSH0101', 'MSH0102', 'MSH0158', 'MSH0113', 'MSH0122', 'MSH0123', 'MSH0127', 'MSH0144', 'MSH0175', 'MSH1004', 'MSH1005'])
       expect(codes).toContain(code);
+  });
+
+  test('over the validation corpus (85 invalid objects of every kind, typed as the reference would hold them), no analyzer fails', () => {
+    const corpus = sampleObjects(readdirSync(CORPUS).map((kind) => join(CORPUS, kind)));
+    const snapshot = buildSnapshot({ objects: [...corpus, ...extras].map((object) => ({ object })), complete: EVERY_INPUT });
+    const invalid = KIND_NAMES.flatMap((kind): readonly Resource<unknown>[] => snapshot.inputs[kind]).filter((resource) => resource.invalid !== undefined);
+    expect(invalid.length).toBeGreaterThan(60);
+    const result = runAnalyzers(snapshot, ALL_ANALYZERS);
+    expect(result.messages.map(formatMessage).filter((line) => line.includes('[MSH0001]'))).toEqual([]);
+    expect(result.executed).toHaveLength(ALL_ANALYZERS.length);
   });
 });

@@ -1,7 +1,7 @@
 import type { V1Secret } from '@kubernetes/client-node';
-import { DEFAULT_MESH_CONFIG, KIND_NAMES, validateResource, type KindName, type MeshConfig } from '../crds/index.js';
+import { DEFAULT_MESH_CONFIG, KIND_NAMES, checkResource, shapeForAnalysis, type KindName, type MeshConfig } from '../crds/index.js';
 import { credentialProblem } from './credential-verdict.js';
-import type { AnalysisInputs, AnalysisSnapshot, InputName, MeshObject, Resource, SourcePosition } from './snapshot.js';
+import type { AnalysisInputs, AnalysisSnapshot, InputName, InvalidMark, MeshObject, Resource, SourcePosition } from './snapshot.js';
 
 /** A Kubernetes object as read from the cluster or a file, with where it came from. */
 export interface SourcedObject {
@@ -29,8 +29,8 @@ export const ALL_INPUTS: readonly InputName[] = [...KIND_NAMES, 'MeshObject', ..
 type Buckets = { -readonly [N in Exclude<InputName, 'MeshConfig'>]: Resource<unknown>[] };
 
 /**
- * Sorts objects into the analysis inputs: mesh kinds validated (the valid ones typed, every one
- * kept raw for the schema analyzers), core kinds by kind, Secrets stripped to metadata and type
+ * Sorts objects into the analysis inputs: mesh kinds typed when they have their kind's shape,
+ * valid or not (see `typedResource`), and every one kept raw for the schema analyzers; core kinds by kind, Secrets stripped to metadata and type
  * with the verdict on their credential.
  * Objects of other kinds are ignored. A later object with the same kind, namespace and name
  * replaces an earlier one, as an apply over the cluster's state would.
@@ -52,8 +52,8 @@ export function buildSnapshot(options: SnapshotOptions): AnalysisSnapshot {
       buckets.MeshObject.set(`${kind}/${key}`, resource(object as MeshObject, kind));
       available.add('MeshObject');
       available.add(kind as KindName);
-      const typed = validateResource(object).resource;
-      if (typed) buckets[kind as KindName].set(key, resource(typed, kind));
+      const typed = typedResource(object);
+      if (typed) buckets[kind as KindName].set(key, { ...resource(typed.object, kind), ...(typed.invalid ? { invalid: typed.invalid } : {}) });
       else buckets[kind as KindName].delete(key);
     } else if ((CORE_KINDS as readonly string[]).includes(kind)) {
       if (kind === 'Secret') {
@@ -73,6 +73,18 @@ export function buildSnapshot(options: SnapshotOptions): AnalysisSnapshot {
     domainSuffix: options.domainSuffix ?? 'cluster.local',
     rootNamespace: options.rootNamespace ?? options.meshConfig?.rootNamespace ?? 'mesh-system',
   };
+}
+
+/**
+ * A mesh object as the reference's snapshot holds it: whatever its decoder could read, valid or
+ * not (`invalid` says not). Undefined when it could read nothing (a spec that is not an object, a
+ * word where a number belongs): the reference leaves such an object out of its analysis.
+ */
+function typedResource(object: unknown): { object: unknown; invalid?: InvalidMark } | undefined {
+  const check = checkResource(object);
+  if (check.typed) return check.errors.length === 0 ? { object: check.typed } : { object: check.typed, invalid: { omitted: [] } };
+  const shaped = shapeForAnalysis(object);
+  return shaped ? { object: shaped.resource, invalid: { omitted: shaped.omitted } } : undefined;
 }
 
 function withoutKeyMaterial(secret: V1Secret): V1Secret {

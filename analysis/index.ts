@@ -19,7 +19,7 @@ export {
   type ResourceKey,
 } from './messages.js';
 export type { AnalysisContext, Analyzer } from './analyzer.js';
-export type { AnalysisInputs, AnalysisSnapshot, InputName, MeshObject, Resource, SourcePosition } from './snapshot.js';
+export type { AnalysisInputs, AnalysisSnapshot, InputName, InvalidMark, MeshObject, Resource, SourcePosition } from './snapshot.js';
 export { ALL_INPUTS, buildSnapshot, type SnapshotOptions, type SourcedObject } from './build-snapshot.js';
 export { runAnalyzers, type AnalysisResult } from './run-analyzers.js';
 export { ALL_ANALYZERS } from './all-analyzers.js';

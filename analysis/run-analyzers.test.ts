@@ -70,13 +70,27 @@ describe('runAnalyzers', () => {
 });
 
 describe('buildSnapshot', () => {
-  test('an invalid mesh object is kept raw for schema analysis but never typed; a later copy replaces an earlier one', () => {
-    const invalid = { ...virtualService('bad'), spec: { hosts: [] } };
-    const snapshot = buildSnapshot({ objects: [{ object: invalid }, { object: virtualService('good') }, { object: virtualService('good') }] });
-    expect(snapshot.inputs.VirtualService.map((r) => r.name)).toEqual(['good']);
-    expect(snapshot.inputs.MeshObject.map((r) => r.name)).toEqual(['bad', 'good']);
+  test('an invalid mesh object is typed and marked, one without a typed shape kept raw only; a later copy replaces an earlier one', () => {
+    const invalid = { ...virtualService('bad'), spec: { hosts: [], tcp: [{ route: [{ destination: { host: 'reviews' } }] }], typo: true } };
+    const untypable = { ...virtualService('untypable'), spec: { hosts: 'reviews' } };
+    const snapshot = buildSnapshot({
+      objects: [{ object: invalid }, { object: untypable }, { object: virtualService('good') }, { object: virtualService('good') }],
+    });
+    expect(snapshot.inputs.VirtualService.map((r) => [r.name, r.invalid])).toEqual([
+      ['bad', { omitted: ['spec.typo'] }],
+      ['good', undefined],
+    ]);
+    expect(snapshot.inputs.VirtualService[0]?.object.spec).toEqual({ hosts: [], tcp: [{ route: [{ destination: { host: 'reviews' } }] }] });
+    expect(snapshot.inputs.MeshObject.map((r) => r.name)).toEqual(['bad', 'untypable', 'good']);
     expect(snapshot.available.has('VirtualService')).toBe(true);
     expect(snapshot.available.has('Pod')).toBe(false);
+  });
+
+  test('a semantically invalid object is typed as it is, with nothing omitted', () => {
+    const invalid = { ...virtualService('bad'), spec: { hosts: [] } };
+    expect(buildSnapshot({ objects: [{ object: invalid }] }).inputs.VirtualService).toEqual([
+      { kind: 'VirtualService', name: 'bad', namespace: 'default', object: invalid, invalid: { omitted: [] } },
+    ]);
   });
 
   test('Secrets keep their key names and type but never their key material', () => {

@@ -12,6 +12,17 @@ export interface SourcePosition {
 export interface Resource<T> extends ResourceKey {
   readonly object: T;
   readonly source?: SourcePosition;
+  /**
+   * Set on a mesh resource that failed validation. Analyzers see it all the same, as the
+   * reference's do; its schema errors are the schema analyzers' messages.
+   */
+  readonly invalid?: InvalidMark;
+}
+
+/** How an invalid resource's `object` differs from what was read. */
+export interface InvalidMark {
+  /** Fields left out because they lack their type's shape (unknown fields, nulls, enums given by number). */
+  readonly omitted: readonly string[];
 }
 
 /**
@@ -32,9 +43,10 @@ export interface MeshObject {
 }
 
 /**
- * What analyzers read, by input name. The mesh kinds hold only resources that passed validation
- * (typed); `MeshObject` holds every document of a mesh kind as read, valid or not. Secrets carry
- * their metadata, type and credential verdict only: key material never enters a snapshot.
+ * What analyzers read, by input name. The mesh kinds hold every resource that has its kind's
+ * shape, valid or not (the invalid ones marked, semantic errors kept, values of the wrong type
+ * left out); `MeshObject` holds every document of a mesh kind as read. Secrets carry their
+ * metadata, type and credential verdict only: key material never enters a snapshot.
  */
 export interface AnalysisInputs {
   readonly PeerAuthentication: readonly Resource<ResourceOf<'PeerAuthentication'>>[];

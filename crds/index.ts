@@ -21,6 +21,7 @@ export {
 } from './kinds.js';
 export { RESOURCE_SCHEMAS, SPEC_SCHEMAS, type ResourceOf, type TypedResource } from './resource-schemas.js';
 export { checkResource, completeValidation, validateResource, type ResourceCheck, type ValidationResult } from './validate.js';
+export { shapeForAnalysis, type ShapedResource } from './resource-shape.js';
 export { regexProblem } from './validate-virtual-service.js';
 export type { ValidateOptions } from './validate-options.js';
 export { renderPath, type ValidationIssue } from './validation-issue.js';

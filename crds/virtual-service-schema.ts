@@ -15,7 +15,8 @@ import {
 import { objectMetaSchema, statusSchema } from './object-meta-schema.js';
 import { NETWORKING_API_VERSIONS } from './kinds.js';
 
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+/** Base64 as the proto `bytes` type takes it in JSON. */
+export const BASE64_PATTERN = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
 
 export const REDIRECT_PORT_SELECTIONS = ['FROM_PROTOCOL_DEFAULT', 'FROM_REQUEST_PORT'] as const;
 export const UNMATCHED_PREFLIGHTS = ['UNSPECIFIED', 'FORWARD', 'IGNORE'] as const;
@@ -91,7 +92,7 @@ export const httpDirectResponseSchema = z.strictObject({
       string: z.string().optional(),
       bytes: z
         .string()
-        .regex(BASE64, { error: (issue) => `expected base64-encoded bytes, got ${JSON.stringify(issue.input)}` })
+        .regex(BASE64_PATTERN, { error: (issue) => `expected base64-encoded bytes, got ${JSON.stringify(issue.input)}` })
         .optional(),
     })
     .refine(...atMostOneOf('string', 'bytes'))

@@ -11,23 +11,27 @@ export interface AnalyzeOptions {
   readonly domainSuffix?: string;
   readonly meshConfig?: MeshConfig;
   readonly now?: Date;
+  /** The objects include invalid mesh objects on purpose (else an invalid one is taken for a mistake of the test). */
+  readonly invalid?: boolean;
 }
 
-/** Runs one analyzer over the objects and returns its messages in the log format; fails on an internal error or a skip. */
-export function analyze(analyzer: Analyzer, objects: readonly object[], options: AnalyzeOptions = {}): string[] {
+/** Runs the analyzers over the objects and returns their messages in the log format; fails on an internal error or a skip. */
+export function analyze(analyzers: Analyzer | readonly Analyzer[], objects: readonly object[], options: AnalyzeOptions = {}): string[] {
+  const list: readonly Analyzer[] = Array.isArray(analyzers) ? analyzers : [analyzers as Analyzer];
+  const inputs = list.flatMap((analyzer) => analyzer.inputs);
   const snapshot = buildSnapshot({
     objects: objects.map((object) => ({ object })),
-    complete: options.complete ?? analyzer.inputs,
+    complete: options.complete ?? inputs,
     ...(options.domainSuffix !== undefined ? { domainSuffix: options.domainSuffix } : {}),
     ...(options.meshConfig !== undefined ? { meshConfig: options.meshConfig } : {}),
     ...(options.now !== undefined ? { now: options.now } : {}),
   });
-  if (!analyzer.inputs.includes('MeshObject')) {
-    const typed = KIND_NAMES.reduce((count, kind) => count + snapshot.inputs[kind].length, 0);
-    if (typed !== snapshot.inputs.MeshObject.length) throw new Error('a mesh object of the test is invalid: the analyzer would not see it');
+  if (!inputs.includes('MeshObject') && options.invalid !== true) {
+    const valid = KIND_NAMES.reduce((count, kind) => count + snapshot.inputs[kind].filter((r) => r.invalid === undefined).length, 0);
+    if (valid !== snapshot.inputs.MeshObject.length) throw new Error('a mesh object of the test is invalid: pass `invalid: true` if it is meant to be');
   }
-  const result = runAnalyzers(snapshot, [analyzer]);
-  if (result.skipped.length > 0) throw new Error(`analyzer ${analyzer.name} was skipped`);
+  const result = runAnalyzers(snapshot, list);
+  if (result.skipped.length > 0) throw new Error(`analyzers ${result.skipped.join(', ')} were skipped`);
   const lines = result.messages.map(formatMessage);
   const internal = lines.find((line) => line.includes('[MSH0001]'));
   if (internal !== undefined) throw new Error(internal);

@@ -125,6 +125,21 @@ describe('meshctl analyze: files only', () => {
     expect(withoutDefault.stdout).toContain('(Gateway public.shop');
   });
 
+  test('an invalid Gateway is reported (MSH0106) and still analysed: the VirtualService bound to it gets no false MSH0101', async () => {
+    const file = join(dir, 'invalid-gateway.yaml');
+    writeFileSync(
+      file,
+      'apiVersion: networking.mesh.io/v1\nkind: Gateway\nmetadata: { name: shop-gateway, namespace: shop }\nspec:\n  selector: { mesh: ingressgateway }\n  servers:\n' +
+        '    - { port: { number: 80, name: http, protocol: HTTP }, hosts: [reviews.example.com] }\n    - { port: { number: 70000, name: bad, protocol: HTTP }, hosts: [other.example.com] }\n' +
+        '---\napiVersion: networking.mesh.io/v1alpha3\nkind: VirtualService\nmetadata: { name: public, namespace: shop }\nspec:\n  hosts: [reviews.example.com]\n  gateways: [shop-gateway]\n  http: [{ route: [{ destination: { host: "*.example.com" } }] }]\n',
+    );
+    const result = await meshctl(['analyze', '-k=false', '--output-threshold', 'Error', file]);
+    expect(result.code).toBe(79);
+    expect(result.stdout).toBe(
+      `Error [MSH0106] (Gateway shop-gateway.shop ${file}:1) Schema validation error: spec.servers[1].port.number: expected a port number from 1 to 65535 (0 only with a unix:// bind), got 70000\n`,
+    );
+  });
+
   test('a malformed suppression is a usage error (64); an unknown code only a warning', async () => {
     const bad = await meshctl(['analyze', '-k=false', '-S', 'MSH0139', INJECTORS]);
     expect(bad.code).toBe(64);
