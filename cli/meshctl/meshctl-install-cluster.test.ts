@@ -183,6 +183,10 @@ describe('meshctl x revision tag', () => {
     expect((await meshctl('x', 'revision', 'list')).stdout).toBe(
       'REVISION TAG  MESH-OPERATOR-CR            PROFILE REQD-COMPONENTS\ndefault  prod mesh-system/installed-state default base\n                                                  pilot\n',
     );
+    // The group's -o, as seed 3 gives it, and the command's own.
+    const groupJson = await meshctl('x', 'revision', '-o', 'json', 'list');
+    expect(JSON.parse(groupJson.stdout)).toEqual(JSON.parse((await meshctl('x', 'revision', 'list', '-o', 'json')).stdout));
+    expect((await meshctl('x', 'revision', '-o', 'json', 'list', '-o', 'table')).stdout).toMatch(/^REVISION /);
     expect((await meshctl('x', 'revision', 'tag', 'generate', 'stable', '--revision', 'default')).stdout).toContain('name: mesh-revision-tag-stable');
 
     // A hand-made injector selecting namespaces of revision "beta": a tag of that name would inject twice.
@@ -211,6 +215,14 @@ describe('meshctl x revision tag', () => {
       'Error [MSH0139] (MutatingWebhookConfiguration mesh-revision-tag-beta) Webhook overlaps with others: [legacy-injector/legacy.sidecar-injector.mesh.io]. This may cause injection to occur twice.',
     );
     expect((await kubectl('get', 'mutatingwebhookconfiguration', 'mesh-revision-tag-beta')).code).not.toBe(0);
+    // generate writes the YAML either way, warning of the conflict on stderr unless -y, as the reference does.
+    const generated = await meshctl('x', 'revision', 'tag', 'generate', 'beta', '--revision', 'default');
+    expect(generated.code).toBe(0);
+    expect(generated.stdout).toContain('name: mesh-revision-tag-beta');
+    expect(generated.stderr).toContain('Error [MSH0139] (MutatingWebhookConfiguration mesh-revision-tag-beta) Webhook overlaps with others');
+    const confirmed = await meshctl('x', 'revision', 'tag', 'generate', 'beta', '--revision', 'default', '-y');
+    expect(confirmed.stderr).toBe('');
+    expect(confirmed.stdout).toBe(generated.stdout);
     expect((await meshctl('x', 'revision', 'tag', 'set', 'beta', '--revision', 'default', '-y')).code).toBe(0);
     expect((await meshctl('x', 'revision', 'tag', 'remove', 'beta', '-y')).code).toBe(0);
     expect((await kubectl('delete', '-f', join(dir, 'legacy-injector.yaml'))).code).toBe(0);

@@ -6,7 +6,7 @@ import { INSTALLED_VERSION_ANNOTATION } from '../../names/index.js';
 import { MeshError, UsageError, readBuildInfo } from '../../runtime/index.js';
 import { durationFlag, stringArrayFlag, stringSliceFlag } from '../flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
-import { chartsOption, forceOf, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
+import { chartsOption, forceOf, groupDryRun, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
 import type { CliIo } from '../run-cli.js';
 
 interface InstallFlags extends ManifestFlags {
@@ -47,7 +47,8 @@ const installGroup = (command: Command): Command =>
 export function newMeshctlInstallCommand(io: CliIo, readLine: () => Promise<string>, name = 'install'): Command {
   const command = new Command(name).description('Applies a mesh manifest, installing or reconfiguring the mesh on a cluster');
   if (name === 'install') command.alias('apply');
-  return installGroup(command).action(async (flags: InstallFlags, cmd: Command) => {
+  return installGroup(command).action(async (installFlags: InstallFlags, cmd: Command) => {
+    const flags = { ...installFlags, dryRun: installFlags.dryRun || groupDryRun(cmd) };
     const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
     const { applyInstallation, buildOperatorConfig, clusterObjectsOf, loadKubeClient, renderInstallation, verifyInstallation, COMPONENT_TITLES } =
       await loadInstall();

@@ -155,6 +155,9 @@ describe('meshctl manifest generate', () => {
     expect(result.code).toBe(0);
     expect(result.stdout).toBe(`would write ${join(out, 'Pilot', 'meshd.yaml')}\n`);
     expect(existsSync(out)).toBe(false);
+    // The manifest group's --dry-run (seed 3) does the same.
+    expect((await meshctl('manifest', '--dry-run', 'generate', '-o', out, '--component', 'Pilot')).stdout).toBe(result.stdout);
+    expect(existsSync(out)).toBe(false);
   });
 
   test('a malformed overlay file is a usage error naming the file', async () => {

@@ -1,13 +1,16 @@
 import { Command, Option } from 'commander';
 import { ExitStatus, UsageError } from '../../runtime/index.js';
 import { stringArrayFlag, stringSliceFlag } from '../flags.js';
-import { chartsOption, forceOf, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
+import { chartsOption, forceOf, groupDryRun, loadInstall, manifestsOf, manifestsOption, type ManifestFlags } from './meshctl-manifests-flags.js';
 import { newMeshctlInstallCommand } from './meshctl-install-lifecycle.js';
 import type { CliIo } from '../run-cli.js';
 
 /** `meshctl profile`: list, dump and diff the installation profiles. */
 export function newMeshctlProfileCommand(io: CliIo): Command {
-  const profile = new Command('profile').description('Commands related to mesh configuration profiles');
+  // Seed 3's group flag; profile's commands only read and print, so it has nothing to leave undone.
+  const profile = new Command('profile')
+    .description('Commands related to mesh configuration profiles')
+    .option('--dry-run', 'Console/log output only, make no changes', false);
   profile.addCommand(
     new Command('list')
       .description('Lists available mesh configuration profiles')
@@ -51,7 +54,9 @@ export function newMeshctlProfileCommand(io: CliIo): Command {
 
 /** `meshctl manifest`: generate the install manifests. */
 export function newMeshctlManifestCommand(io: CliIo, readLine: () => Promise<string>): Command {
-  const manifest = new Command('manifest').description('Commands related to mesh manifests');
+  const manifest = new Command('manifest')
+    .description('Commands related to mesh manifests')
+    .option('--dry-run', 'Console/log output only, make no changes (for generate -o and install)', false);
   manifest.addCommand(newMeshctlInstallCommand(io, readLine, 'install'));
   manifest.addCommand(
     new Command('diff')
@@ -107,7 +112,7 @@ export function newMeshctlManifestCommand(io: CliIo, readLine: () => Promise<str
         ),
       )
       .option('-o, --output <string>', 'Manifest output directory path', '')
-      .action(async (flags: ManifestFlags & { component?: string[]; dryRun: boolean; force: boolean; output: string }) => {
+      .action(async (flags: ManifestFlags & { component?: string[]; dryRun: boolean; force: boolean; output: string }, command: Command) => {
         const { generateManifests, manifestText, writeManifestDir } = await import('../../meshctl/index.js');
         const rendered = await generateManifests({
           manifestsDir: manifestsOf(flags),
@@ -119,7 +124,7 @@ export function newMeshctlManifestCommand(io: CliIo, readLine: () => Promise<str
         });
         if (flags.output === '') io.stdout(manifestText(rendered));
         // --dry-run makes no changes: the files -o would write are named, not written.
-        else if (flags.dryRun)
+        else if (flags.dryRun || groupDryRun(command))
           io.stdout(
             writeManifestDir(flags.output, rendered, { dryRun: true })
               .map((file) => `would write ${file}\n`)

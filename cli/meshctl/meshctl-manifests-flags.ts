@@ -1,6 +1,6 @@
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Option } from 'commander';
+import { Option, type Command } from 'commander';
 import type { CliIo } from '../run-cli.js';
 
 /** The charts and profiles shipped with meshctl: `deploy/` of the project (from the sources or the build). */
@@ -31,3 +31,6 @@ export async function loadInstall(): Promise<typeof import('../../meshctl/index.
 /** `--force`: validation errors of the configuration are warnings on stderr, one per error (the reference's text). */
 export const forceOf = (io: CliIo, force: boolean): { force?: { warn: (line: string) => void } } =>
   force ? { force: { warn: (line) => io.stderr(`${line}\n`) } } : {};
+
+/** `manifest --dry-run`: the group's flag, which its install and generate honour as their own. */
+export const groupDryRun = (command: Command): boolean => command.parent?.opts<{ dryRun?: boolean }>().dryRun === true;

@@ -54,7 +54,15 @@ export function newMeshctlRevisionCommand(io: CliIo): Command {
     tagFlags(new Command('generate').argument('<revision-tag>').description("Create a revision tag and output to the command's stdout")).action(
       async (name: string, flags: TagFlags, command: Command) => {
         const { kubeConfig, generateTag } = await client(command);
-        io.stdout(await generateTag(kubeConfig, { tag: name, revision: flags.revision, overwrite: flags.overwrite, webhookName: flags.webhookName }));
+        const { yaml, warning } = await generateTag(kubeConfig, {
+          tag: name,
+          revision: flags.revision,
+          overwrite: flags.overwrite,
+          webhookName: flags.webhookName,
+          skipConfirmation: flags.skipConfirmation,
+        });
+        if (warning !== undefined) io.stderr(warning);
+        io.stdout(yaml);
       },
     ),
   );
@@ -87,9 +95,18 @@ export function newMeshctlRevisionCommand(io: CliIo): Command {
       .option('-o, --output <string>', 'Output format for revision description (available formats: table, json)', 'table')
       .option('-v, --verbose', 'Enable verbose output', false)
       .addOption(manifestsOption());
+  // Seed 3 gives the group -d, -o and -v too: `x revision -o json list` as well as `x revision list -o json`.
+  listFlags(revision);
+  const withGroupFlags = (own: DescribeFlags, command: Command): DescribeFlags => {
+    const group = command.parent?.opts<DescribeFlags>() ?? own;
+    const pick = <K extends 'output' | 'verbose' | 'manifests'>(key: K): DescribeFlags[K] =>
+      command.getOptionValueSource(key) === 'cli' ? own[key] : (group[key] ?? own[key]);
+    return { ...own, output: pick('output'), verbose: pick('verbose'), ...(pick('manifests') !== undefined ? { manifests: pick('manifests') } : {}) };
+  };
   revision.addCommand(
     listFlags(new Command('list').description('Show the list of control plane revisions installed in the cluster')).action(
-      async (flags: DescribeFlags, command: Command) => {
+      async (ownFlags: DescribeFlags, command: Command) => {
+        const flags = withGroupFlags(ownFlags, command);
         const format = outputFormat(flags.output);
         const { kubeConfig, listRevisions, renderRevisionTable, describeRevisions, renderRevisionSummaries } = await client(command);
         const revisions = await listRevisions(kubeConfig, flags.verbose ? manifestsOf(flags) : undefined);
@@ -111,7 +128,8 @@ export function newMeshctlRevisionCommand(io: CliIo): Command {
       new Command('describe')
         .argument('<revision>')
         .description('Show details of a revision: its installation and customizations, webhooks, meshd and gateway pods'),
-    ).action(async (name: string, flags: DescribeFlags, command: Command) => {
+    ).action(async (name: string, ownFlags: DescribeFlags, command: Command) => {
+      const flags = withGroupFlags(ownFlags, command);
       const format = outputFormat(flags.output);
       if (!/^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(name))
         throw new UsageError(`<revision> ${name}: invalid revision format: a DNS label (lowercase letters, digits and -)`);

@@ -67,14 +67,8 @@ function retarget(webhook: V1MutatingWebhook, tag: string): V1MutatingWebhook {
 export async function setTag(kubeConfig: KubeConfig, options: TagOptions): Promise<string> {
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const webhook = await buildTagWebhook(kubeConfig, options);
-  const others = (await api.listMutatingWebhookConfiguration()).items.filter((c) => c.metadata?.labels?.[LABELS.tag] !== options.tag);
-  const conflicts = webhookOverlaps([...others, webhook]).filter((m) => m.origin === `MutatingWebhookConfiguration ${webhook.metadata?.name ?? ''}`);
-  if (conflicts.length > 0 && options.skipConfirmation !== true) {
-    throw new MeshError(
-      'tag-refused',
-      `creating tag would conflict, pass --skip-confirmation to proceed:\n${sortedDeduped(conflicts).map(formatMessage).join('\n')}`,
-    );
-  }
+  const conflict = await tagConflict(kubeConfig, webhook, options.tag);
+  if (conflict !== undefined && options.skipConfirmation !== true) throw new MeshError('tag-refused', conflict);
   for (const old of (await api.listMutatingWebhookConfiguration({ labelSelector: `${LABELS.tag}=${options.tag}` })).items) {
     await api.deleteMutatingWebhookConfiguration({ name: old.metadata?.name ?? '' });
   }
@@ -82,9 +76,25 @@ export async function setTag(kubeConfig: KubeConfig, options: TagOptions): Promi
   return `Revision tag "${options.tag}" created, referencing control plane revision "${revisionLabelValue(options.revision)}". To enable injection using this\nrevision tag, use 'kubectl label namespace <NAMESPACE> ${LABELS.revision}=${options.tag}'\n`;
 }
 
-/** `x revision tag generate`: the tag's webhook configuration as YAML, applied by the user. */
-export async function generateTag(kubeConfig: KubeConfig, options: TagOptions): Promise<string> {
-  return stringify(await buildTagWebhook(kubeConfig, options), { lineWidth: 0 });
+/** Why the tag's webhook would inject pods another webhook also injects (MSH0139), or undefined. */
+async function tagConflict(kubeConfig: KubeConfig, webhook: V1MutatingWebhookConfiguration, tag: string): Promise<string | undefined> {
+  const others = (await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration()).items.filter(
+    (c) => c.metadata?.labels?.[LABELS.tag] !== tag,
+  );
+  const conflicts = webhookOverlaps([...others, webhook]).filter((m) => m.origin === `MutatingWebhookConfiguration ${webhook.metadata?.name ?? ''}`);
+  if (conflicts.length === 0) return undefined;
+  return `creating tag would conflict, pass --skip-confirmation to proceed:\n${sortedDeduped(conflicts).map(formatMessage).join('\n')}`;
+}
+
+/**
+ * `x revision tag generate`: the tag's webhook configuration as YAML, applied by the user. As the
+ * reference, a conflict with another webhook is a warning (on stderr) unless `skipConfirmation`;
+ * the YAML is written either way.
+ */
+export async function generateTag(kubeConfig: KubeConfig, options: TagOptions): Promise<{ yaml: string; warning?: string }> {
+  const webhook = await buildTagWebhook(kubeConfig, options);
+  const conflict = options.skipConfirmation === true ? undefined : await tagConflict(kubeConfig, webhook, options.tag);
+  return { yaml: stringify(webhook, { lineWidth: 0 }), ...(conflict !== undefined ? { warning: `${conflict}\n` } : {}) };
 }
 
 /** `x revision tag list`: each tag, its revision and the namespaces using it. */
