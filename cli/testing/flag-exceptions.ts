@@ -1,3 +1,6 @@
+import { Command } from 'commander';
+import { addLoggingFlags } from '../../runtime/index.js';
+
 /** Flags that parse and that no code reads, each with why (checked by `check-types-and-flags.ts`). */
 export interface FlagException {
   readonly command: string;
@@ -5,17 +8,8 @@ export interface FlagException {
   readonly reason: string;
 }
 
-const LOGGING_FLAGS = [
-  '--log_as_json',
-  '--log_caller',
-  '--log_output_level',
-  '--log_rotate',
-  '--log_rotate_max_age',
-  '--log_rotate_max_backups',
-  '--log_rotate_max_size',
-  '--log_stacktrace_level',
-  '--log_target',
-];
+/** The nine `--log_*` flags every command of the daemon and the agent carries. */
+const LOGGING_FLAGS = addLoggingFlags(new Command('logging')).options.map((option) => option.long ?? option.flags);
 
 export const FLAG_EXCEPTIONS: readonly FlagException[] = [
   {
