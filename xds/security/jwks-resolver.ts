@@ -1,12 +1,15 @@
 import { generateKeyPairSync } from 'node:crypto';
 import { lookup } from 'node:dns/promises';
-import { BlockList, isIP } from 'node:net';
+import { isIP } from 'node:net';
 import { importJWK, type JWK } from 'jose';
 import type { JwtRule } from '../../crds/index.js';
 import type { Cidr, Clock, Logger, MeshMetrics } from '../../runtime/index.js';
-import { errorMessage, MeshError } from '../../runtime/index.js';
-import { newAddressBlocks } from './address-blocks.js';
+import { errorMessage } from '../../runtime/index.js';
+import { JwksFetchError, newJwksAddressCheck } from './jwks-address-check.js';
+import { dialCheckedGet, type JwksGet } from './jwks-dial.js';
 import type { JwksSource } from './jwt-authn-builder.js';
+
+export { JwksFetchError } from './jwks-address-check.js';
 
 export interface JwksResolverOptions {
   /** PILOT_JWT_PUB_KEY_REFRESH_INTERVAL. */
@@ -22,10 +25,15 @@ export interface JwksResolverOptions {
   readonly metrics: MeshMetrics<'pilot-discovery'>;
   /**
    * BLOCKED_CIDRS_IN_JWKS_URIS: nothing is fetched from a host any of whose addresses is inside one
-   * of these, checked again at every fetch (a rebinding DNS answer changes between refreshes).
+   * of these, checked again at every fetch (a rebinding DNS answer changes between refreshes), and
+   * once more on the addresses the connection dials (a rebinding answer changes within a fetch).
    */
   readonly blockedCidrs?: readonly Cidr[];
-  /** Injected for tests. */
+  /**
+   * Injected for tests only: with it, the addresses are checked before the fetch but the
+   * connection's own lookup is not (the injected fetch resolves as it likes). Without it (the
+   * daemon), the GET dials only addresses that passed the check at connect time.
+   */
   readonly fetch?: typeof fetch;
   /** Name resolution, injected for tests. */
   readonly resolve?: (host: string) => Promise<string[]>;
@@ -37,25 +45,15 @@ export interface JwksResolver extends JwksSource {
   close(): void;
 }
 
-export class JwksFetchError extends MeshError<'jwks-fetch-failed'> {
-  /** What the log says besides the message (a refused address and the range that refused it). */
-  readonly fields: Readonly<Record<string, string>>;
-
-  constructor(message: string, options?: { cause?: unknown; fields?: Readonly<Record<string, string>> }) {
-    super('jwks-fetch-failed', message, options);
-    this.fields = options?.fields ?? {};
-  }
-}
-
 const METADATA_HOSTS = new Set(['metadata.google.internal', 'metadata', 'instance-data', 'instance-data.ec2.internal']);
 
-function forbiddenAddresses(): BlockList {
-  const list = new BlockList();
-  list.addSubnet('169.254.0.0', 16, 'ipv4');
-  list.addSubnet('fe80::', 10, 'ipv6');
-  list.addAddress('fd00:ec2::254', 'ipv6');
-  list.addAddress('100.100.100.200', 'ipv4');
-  return list;
+/** The injected `fetch` as a JwksGet: a redirect is an error, the body read as text. */
+function viaFetch(fetchFn: typeof fetch): JwksGet {
+  return async (url, _uri, timeoutMs) => {
+    const signal = AbortSignal.timeout(timeoutMs);
+    const response = await fetchFn(url, { signal, redirect: 'error' });
+    return { status: response.status, body: await response.text() };
+  };
 }
 
 /** A key set with one public key whose private half was thrown away: it verifies no token (fail closed). */
@@ -81,10 +79,9 @@ interface Entry {
  * and so is any answer that is not a key set.
  */
 export function newJwksResolver(options: JwksResolverOptions): JwksResolver {
-  const fetchFn = options.fetch ?? fetch;
   const resolveHost = options.resolve ?? (async (host: string) => (await lookup(host, { all: true })).map((entry) => entry.address));
-  const forbidden = forbiddenAddresses();
-  const blocked = newAddressBlocks(options.blockedCidrs ?? []);
+  const check = newJwksAddressCheck(options.blockedCidrs ?? []);
+  const get: JwksGet = options.fetch ? viaFetch(options.fetch) : dialCheckedGet({ resolve: resolveHost, check });
   const failClosed = failClosedKeySet();
   const entries = new Map<string, Entry>();
   const retryMs = options.retryMs ?? 60_000;
@@ -102,28 +99,20 @@ export function newJwksResolver(options: JwksResolverOptions): JwksResolver {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new JwksFetchError(`"${text}": only http and https are fetched`);
     const host = url.hostname.replace(/^\[|\]$/g, '').toLowerCase();
     if (METADATA_HOSTS.has(host)) throw new JwksFetchError(`"${text}": cloud metadata hosts are refused`);
-    const addresses = isIP(host) ? [host] : await resolveHost(host);
-    for (const address of addresses) {
-      if (forbidden.check(address, isIP(address) === 6 ? 'ipv6' : 'ipv4'))
-        throw new JwksFetchError(`"${text}": ${address} is a link-local or metadata address`);
-    }
+    // The pre-check, for a clear refusal before any socket; the connection checks again what it dials.
     // Every address, not only the one a connection would use: any of them may be the one dialled.
-    for (const address of addresses) {
-      const cidr = blocked.match(address);
-      if (cidr)
-        throw new JwksFetchError(`"${text}": ${address} is in ${cidr.text} of BLOCKED_CIDRS_IN_JWKS_URIS`, {
-          fields: { uri: text, address, cidr: cidr.text },
-        });
-    }
+    const refusal = check.refusal(text, isIP(host) ? [host] : await resolveHost(host));
+    if (refusal) throw refusal;
     return url;
   };
 
   const getJson = async (text: string): Promise<unknown> => {
     const url = await checkUrl(text);
-    const response = await fetchFn(url, { signal: AbortSignal.timeout(timeoutMs), redirect: 'error' });
-    if (!response.ok) throw new JwksFetchError(`GET ${text}: status ${response.status}`);
+    const { status, body } = await get(url, text, timeoutMs);
+    if (status >= 300 && status < 400) throw new JwksFetchError(`GET ${text}: status ${status}, redirects are not followed`);
+    if (status < 200 || status > 299) throw new JwksFetchError(`GET ${text}: status ${status}`);
     try {
-      return await response.json();
+      return JSON.parse(body) as unknown;
     } catch {
       throw new JwksFetchError(`GET ${text}: the answer is not JSON`);
     }
