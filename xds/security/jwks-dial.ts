@@ -4,6 +4,9 @@ import { request as httpsRequest } from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { JwksFetchError, type JwksAddressCheck } from './jwks-address-check.js';
 
+/** The largest JWKS (or discovery document) body read; real ones are a few kilobytes. */
+export const MAX_JWKS_BODY_BYTES = 1024 * 1024;
+
 /** One GET: the status and the body as text. Never follows a redirect (a 3xx is an answer like any other). */
 export type JwksGet = (url: URL, uri: string, timeoutMs: number) => Promise<{ readonly status: number; readonly body: string }>;
 
@@ -46,8 +49,9 @@ export function checkedLookup(uri: string, options: DialCheckedGetOptions): Look
 /**
  * The daemon's JWKS GET with node:http/node:https, dialling only what `checkedLookup` passed. TLS
  * still verifies the certificate against the URL's hostname (SNI = hostname): only the lookup is
- * replaced. One connection per GET (no pool: a pooled socket would skip the lookup). The body is
- * read whole, as `fetch`'s `json()` did: no size limit.
+ * replaced. One connection per GET (no pool: a pooled socket would skip the lookup). A body over
+ * `MAX_JWKS_BODY_BYTES` is refused: a key set is a few kilobytes, and whoever writes a jwksUri
+ * must not be able to make the daemon buffer an endless answer.
  */
 export function dialCheckedGet(options: DialCheckedGetOptions): JwksGet {
   return (url, uri, timeoutMs) =>
@@ -70,7 +74,12 @@ export function dialCheckedGet(options: DialCheckedGetOptions): JwksGet {
         { method: 'GET', agent: false, lookup: checkedLookup(uri, options), headers: { accept: 'application/json' }, ...tls },
         (res: IncomingMessage) => {
           const chunks: Buffer[] = [];
-          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          let size = 0;
+          res.on('data', (chunk: Buffer) => {
+            size += chunk.length;
+            if (size > MAX_JWKS_BODY_BYTES) return finish(new JwksFetchError(`GET ${uri}: the answer is larger than ${MAX_JWKS_BODY_BYTES} bytes`));
+            chunks.push(chunk);
+          });
           res.on('error', (error) => finish(error));
           res.on('end', () => finish(undefined, { status: res.statusCode ?? 0, body: new TextDecoder().decode(Buffer.concat(chunks)) }));
           res.on('close', () => {

@@ -14,7 +14,7 @@ import { newTestAuthority } from '../../ca/testing/test-authority.js';
 import { newRecordingLogger, type LogEntry } from '../../testing/recording-logger.js';
 import { metricValue } from '../testing/test-support.js';
 import { JwksFetchError, newJwksAddressCheck } from './jwks-address-check.js';
-import { dialCheckedGet } from './jwks-dial.js';
+import { dialCheckedGet, MAX_JWKS_BODY_BYTES } from './jwks-dial.js';
 import { newJwksResolver, type JwksResolver } from './jwks-resolver.js';
 
 let keySet: string;
@@ -30,6 +30,17 @@ let httpsPort: number;
 function handler(req: IncomingMessage, res: ServerResponse): void {
   requests.push(`${req.socket.localAddress ?? '?'} ${req.url ?? ''}`);
   if (req.url === '/redirect') return void res.writeHead(302, { location: '/jwks' }).end();
+  if (req.url === '/endless') {
+    // An answer that never ends: the daemon must stop reading it, not buffer it.
+    res.writeHead(200, { 'content-type': 'application/json' });
+    const chunk = Buffer.alloc(64 * 1024, 0x20);
+    const pump = (): void => {
+      while (res.write(chunk));
+      res.once('drain', pump);
+    };
+    res.on('close', () => res.removeAllListeners('drain'));
+    return pump();
+  }
   res.writeHead(200, { 'content-type': 'application/json' }).end(keySet);
 }
 
@@ -160,6 +171,17 @@ describe('a rebinding name, fetched by the daemon (http)', () => {
     expect(dns.asked).toHaveLength(2);
     expect(jwks.keySetFor({ jwksUri: uri })).toBe(keySet);
     expect(await failures()).toBe(0);
+    jwks.close();
+  });
+
+  test('an answer larger than MAX_JWKS_BODY_BYTES is a failed fetch, its connection closed', async () => {
+    const dns = rebinding(['127.0.0.2'], ['127.0.0.2']);
+    const { jwks, log, failures } = harness('', dns.resolve);
+    const uri = `http://keys.rebind.test:${httpPort}/endless`;
+    await jwks.refresh(uri);
+    expect(await failures()).toBe(1);
+    expect(log.find((entry) => entry.level === 'warn')?.fields['error']).toBe(`GET ${uri}: the answer is larger than ${MAX_JWKS_BODY_BYTES} bytes`);
+    expect(failedClosed(jwks, uri)).toBe(true);
     jwks.close();
   });
 
