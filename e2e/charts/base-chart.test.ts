@@ -122,10 +122,13 @@ describe('helm template', () => {
       'destinationrules.networking.mesh.io',
       'peerauthentications.security.mesh.io',
       'requestauthentications.security.mesh.io',
+      'serviceentries.networking.mesh.io',
       'virtualservices.networking.mesh.io',
+      'workloadentries.networking.mesh.io',
+      'workloadgroups.networking.mesh.io',
     ]);
     const untemplated = crdsOf(await renderBase(workDir, ['--set', 'base.enableCRDTemplates=false']));
-    expect(untemplated).toHaveLength(7);
+    expect(untemplated).toHaveLength(10);
     for (const crd of untemplated) expect(crd.metadata.labels).toEqual({ 'app.kubernetes.io/part-of': 'mesh' });
   });
 
@@ -189,7 +192,10 @@ describe('helm install, upgrade and uninstall against the API server double', ()
       'meshoperators.install.mesh.io',
       'peerauthentications.security.mesh.io',
       'requestauthentications.security.mesh.io',
+      'serviceentries.networking.mesh.io',
       'virtualservices.networking.mesh.io',
+      'workloadentries.networking.mesh.io',
+      'workloadgroups.networking.mesh.io',
     ]);
     for (const crd of crds) {
       const conditions = (crd as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? [];
@@ -268,6 +274,6 @@ describe('helm install, upgrade and uninstall against the API server double', ()
     });
     expect(named('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'meshd-clusterrole-mesh-system')).toBeUndefined();
     expect(kube.objects('v1', 'Secret', 'mesh-system').filter((secret) => secret.metadata?.name?.startsWith('sh.helm.release'))).toEqual([]);
-    expect(kube.objects('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).toHaveLength(7);
+    expect(kube.objects('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).toHaveLength(10);
   }, 120_000);
 });
