@@ -262,6 +262,29 @@ describe('helm install, upgrade and uninstall against the API server double', ()
       'jsonpath={.apiVersion} {.spec.hosts}',
     ]);
     expect(readBack.stdout).toBe('networking.mesh.io/v1 ["reviews"]');
+
+    // A ServiceEntry round trip: applied at v1beta1, read back by its short name at the preferred version (v1).
+    const serviceEntry = join(workDir, 'service-entry.yaml');
+    writeFileSync(
+      serviceEntry,
+      stringify({
+        apiVersion: 'networking.mesh.io/v1beta1',
+        kind: 'ServiceEntry',
+        metadata: { name: 'external-api', namespace: 'default' },
+        spec: { hosts: ['api.example.com'], location: 'MESH_EXTERNAL', resolution: 'DNS', ports: [{ number: 443, name: 'tls', protocol: 'TLS' }] },
+      }),
+    );
+    expect((await kubectl(target, ['apply', '-f', serviceEntry])).stdout).toContain('serviceentry.networking.mesh.io/external-api created');
+    const entry = await kubectl(target, [
+      'get',
+      'se',
+      'external-api',
+      '-n',
+      'default',
+      '-o',
+      'jsonpath={.apiVersion} {.spec.resolution} {.spec.ports[0].number}',
+    ]);
+    expect(entry.stdout).toBe('networking.mesh.io/v1 DNS 443');
   }, 120_000);
 
   test('uninstall (protobuf DeleteOptions) removes the templates’ objects and keeps the CRDs, as helm does', async () => {
