@@ -55,6 +55,10 @@ export interface AnalysisInputs {
   readonly DestinationRule: readonly Resource<ResourceOf<'DestinationRule'>>[];
   readonly Gateway: readonly Resource<ResourceOf<'Gateway'>>[];
   readonly VirtualService: readonly Resource<ResourceOf<'VirtualService'>>[];
+  /** Held for analyzers to come; none reads them yet. */
+  readonly ServiceEntry: readonly Resource<ResourceOf<'ServiceEntry'>>[];
+  readonly WorkloadEntry: readonly Resource<ResourceOf<'WorkloadEntry'>>[];
+  readonly WorkloadGroup: readonly Resource<ResourceOf<'WorkloadGroup'>>[];
   readonly MeshObject: readonly Resource<MeshObject>[];
   readonly Namespace: readonly Resource<V1Namespace>[];
   readonly Service: readonly Resource<V1Service>[];

@@ -163,6 +163,19 @@ describe('config pipeline, config folder mode', () => {
     expect(requests.slice(from).flatMap(keys)).toEqual(['PeerAuthentication/foo/strict']);
   });
 
+  test('a ServiceEntry is stored but pushes nothing: the kind is not translated to proxy config yet', async () => {
+    const from = requests.length;
+    await put(
+      'foo/registry/external.yaml',
+      'apiVersion: networking.mesh.io/v1\nkind: ServiceEntry\nmetadata: {name: external, namespace: foo}\nspec: {hosts: [api.example.com], resolution: DNS, ports: [{number: 443, name: tls, protocol: TLS}]}\n',
+    );
+    await put('foo/policies/se-marker.yaml', peerAuthentication('se-marker', 'STRICT'));
+    await pushFor('PeerAuthentication/foo/se-marker', from);
+    await waitFor(() => pipeline.model.configStore.get('ServiceEntry', 'foo', 'external') !== undefined, { description: 'the ServiceEntry stored' });
+    expect(pipeline.model.configStore.get('ServiceEntry', 'foo', 'external')?.resource.spec.hosts).toEqual(['api.example.com']);
+    expect(requests.slice(from).flatMap(keys)).toEqual(['PeerAuthentication/foo/se-marker']);
+  });
+
   test('an invalid policy stays out, is logged and counted, and the others are unaffected', async () => {
     const from = requests.length;
     await put('foo/policies/bad.yaml', INVALID_PA);

@@ -66,7 +66,17 @@ describe('policy corpus', () => {
 
   test('each kind has enough valid and invalid examples', () => {
     const kinds = [...new Set(cases.map((c) => c.kind))];
-    expect(kinds).toEqual(['authorization-policy', 'destination-rule', 'gateway', 'peer-authentication', 'request-authentication', 'virtual-service']);
+    expect(kinds).toEqual([
+      'authorization-policy',
+      'destination-rule',
+      'gateway',
+      'peer-authentication',
+      'request-authentication',
+      'service-entry',
+      'virtual-service',
+      'workload-entry',
+      'workload-group',
+    ]);
     for (const kind of kinds) {
       const names = cases.filter((c) => c.kind === kind).map((c) => c.name);
       expect(names.filter((n) => n.startsWith('valid-')).length).toBeGreaterThanOrEqual(MIN_VALID_PER_KIND);

@@ -77,7 +77,10 @@ describe('CRD manifests', () => {
       'gateways.networking.mesh.io',
       'peerauthentications.security.mesh.io',
       'requestauthentications.security.mesh.io',
+      'serviceentries.networking.mesh.io',
       'virtualservices.networking.mesh.io',
+      'workloadentries.networking.mesh.io',
+      'workloadgroups.networking.mesh.io',
     ]);
     for (const kind of KIND_NAMES) {
       const info = KINDS[kind];
@@ -117,7 +120,10 @@ describe('CRD manifests', () => {
       Gateway: [age],
       PeerAuthentication: ['Mode=.spec.mtls.mode', age],
       RequestAuthentication: [age],
+      ServiceEntry: ['Hosts=.spec.hosts', 'Location=.spec.location', 'Resolution=.spec.resolution', age],
       VirtualService: ['Gateways=.spec.gateways', 'Hosts=.spec.hosts', age],
+      WorkloadEntry: ['Address=.spec.address', age],
+      WorkloadGroup: [age],
     });
   });
 

@@ -76,6 +76,34 @@ const KIND_PRESENTATION: { readonly [K in KindName]: { description: string; colu
       { name: 'Hosts', type: 'string', jsonPath: '.spec.hosts', description: 'The hosts the routes apply to.' },
     ],
   },
+  ServiceEntry: {
+    description:
+      'Adds a service to the mesh: its hosts, addresses and ports, whether it is inside or outside the mesh, how its endpoints are found (none, static, DNS), and the endpoints or the workloads selected for it.',
+    columns: [
+      { name: 'Hosts', type: 'string', jsonPath: '.spec.hosts', description: 'The hosts of the service.' },
+      {
+        name: 'Location',
+        type: 'string',
+        jsonPath: '.spec.location',
+        description: 'Whether the service is outside the mesh or part of it (MESH_EXTERNAL or MESH_INTERNAL).',
+      },
+      {
+        name: 'Resolution',
+        type: 'string',
+        jsonPath: '.spec.resolution',
+        description: 'How the endpoints of the hosts are found (NONE, STATIC, DNS or DNS_ROUND_ROBIN).',
+      },
+    ],
+  },
+  WorkloadEntry: {
+    description: 'A workload outside Kubernetes, such as a virtual machine: its address, ports, labels, network, locality and service account.',
+    columns: [{ name: 'Address', type: 'string', jsonPath: '.spec.address', description: 'The address of the workload.' }],
+  },
+  WorkloadGroup: {
+    description:
+      'A template for the WorkloadEntries of a group of workloads outside Kubernetes (their labels, ports, service account) and the readiness probe their agents run.',
+    columns: [],
+  },
 };
 
 const STATUS_SCHEMA: StructuralSchema = {

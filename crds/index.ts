@@ -1,11 +1,12 @@
 // The policy API: the kinds (PeerAuthentication, RequestAuthentication, AuthorizationPolicy,
-// DestinationRule, Gateway, VirtualService), their zod schemas and semantic validation with
+// DestinationRule, Gateway, VirtualService, ServiceEntry, WorkloadEntry, WorkloadGroup), their zod schemas and semantic validation with
 // field paths, the generated CRD manifests (generated/), and the mesh config schema and loader
 // (mesh-config/), read by the daemon and the agent alike. Depends on no other package of ours
 // but the runtime's error base.
 export {
   KINDS,
   KIND_NAMES,
+  UNTRANSLATED_KINDS,
   SECURITY_GROUP,
   NETWORKING_GROUP,
   SECURITY_VERSION,
@@ -136,3 +137,6 @@ export {
 
 // The mesh config (MeshConfig, its ProxyConfig defaults): schema, defaults and loader, read by the daemon and the agent.
 export * from './mesh-config/index.js';
+export { SERVICE_ENTRY_LOCATIONS, SERVICE_ENTRY_RESOLUTIONS, type ServiceEntry, type ServiceEntrySpec, type ServicePort } from './service-entry-schema.js';
+export { type WorkloadEntry, type WorkloadEntrySpec } from './workload-entry-schema.js';
+export { type ReadinessProbe, type WorkloadGroup, type WorkloadGroupSpec } from './workload-group-schema.js';

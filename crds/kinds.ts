@@ -12,7 +12,16 @@ export const NETWORKING_VERSIONS = ['v1alpha3', 'v1beta1', 'v1'] as const;
 export const SECURITY_API_VERSIONS = [`${SECURITY_GROUP}/v1beta1`, `${SECURITY_GROUP}/v1`] as const;
 export const NETWORKING_API_VERSIONS = [`${NETWORKING_GROUP}/v1alpha3`, `${NETWORKING_GROUP}/v1beta1`, `${NETWORKING_GROUP}/v1`] as const;
 
-export type KindName = 'PeerAuthentication' | 'RequestAuthentication' | 'AuthorizationPolicy' | 'DestinationRule' | 'Gateway' | 'VirtualService';
+export type KindName =
+  | 'PeerAuthentication'
+  | 'RequestAuthentication'
+  | 'AuthorizationPolicy'
+  | 'DestinationRule'
+  | 'Gateway'
+  | 'VirtualService'
+  | 'ServiceEntry'
+  | 'WorkloadEntry'
+  | 'WorkloadGroup';
 
 export type KindInfo = {
   readonly group: string;
@@ -99,9 +108,48 @@ export const KINDS: { readonly [K in KindName]: KindInfo & { readonly kind: K } 
     categories: NETWORKING_CATEGORIES,
     namespaced: true,
   },
+  ServiceEntry: {
+    group: NETWORKING_GROUP,
+    version: NETWORKING_VERSION,
+    versions: NETWORKING_VERSIONS,
+    kind: 'ServiceEntry',
+    plural: 'serviceentries',
+    singular: 'serviceentry',
+    shortNames: ['se'],
+    categories: NETWORKING_CATEGORIES,
+    namespaced: true,
+  },
+  WorkloadEntry: {
+    group: NETWORKING_GROUP,
+    version: NETWORKING_VERSION,
+    versions: NETWORKING_VERSIONS,
+    kind: 'WorkloadEntry',
+    plural: 'workloadentries',
+    singular: 'workloadentry',
+    shortNames: ['we'],
+    categories: NETWORKING_CATEGORIES,
+    namespaced: true,
+  },
+  WorkloadGroup: {
+    group: NETWORKING_GROUP,
+    version: NETWORKING_VERSION,
+    versions: NETWORKING_VERSIONS,
+    kind: 'WorkloadGroup',
+    plural: 'workloadgroups',
+    singular: 'workloadgroup',
+    shortNames: ['wg'],
+    categories: NETWORKING_CATEGORIES,
+    namespaced: true,
+  },
 };
 
 export const KIND_NAMES: readonly KindName[] = Object.keys(KINDS) as KindName[];
+
+/**
+ * Kinds the mesh accepts, validates, stores and reports status on, but does not translate to proxy
+ * configuration yet: a change to one pushes nothing, and the push model leaves them out.
+ */
+export const UNTRANSLATED_KINDS: ReadonlySet<KindName> = new Set<KindName>(['ServiceEntry', 'WorkloadEntry', 'WorkloadGroup']);
 
 /** `group/version` of a kind's storage version, as written in `apiVersion`. */
 export function apiVersionOf(kind: KindName): string {

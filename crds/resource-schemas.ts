@@ -5,7 +5,10 @@ import { destinationRuleSchema, destinationRuleSpecSchema } from './destination-
 import { gatewaySchema, gatewaySpecSchema } from './gateway-schema.js';
 import { peerAuthenticationSchema, peerAuthenticationSpecSchema } from './peer-authentication-schema.js';
 import { requestAuthenticationSchema, requestAuthenticationSpecSchema } from './request-authentication-schema.js';
+import { serviceEntrySchema, serviceEntrySpecSchema } from './service-entry-schema.js';
 import { virtualServiceSchema, virtualServiceSpecSchema } from './virtual-service-schema.js';
+import { workloadEntrySchema, workloadEntrySpecSchema } from './workload-entry-schema.js';
+import { workloadGroupSchema, workloadGroupSpecSchema } from './workload-group-schema.js';
 
 /** The whole-object schema of each kind (apiVersion, kind, metadata, spec, status). */
 export const RESOURCE_SCHEMAS = {
@@ -15,6 +18,9 @@ export const RESOURCE_SCHEMAS = {
   DestinationRule: destinationRuleSchema,
   Gateway: gatewaySchema,
   VirtualService: virtualServiceSchema,
+  ServiceEntry: serviceEntrySchema,
+  WorkloadEntry: workloadEntrySchema,
+  WorkloadGroup: workloadGroupSchema,
 } as const satisfies { [K in KindName]: z.ZodType };
 
 /** The spec schema of each kind: what a CRD manifest's `openAPIV3Schema.properties.spec` is built from. */
@@ -25,6 +31,9 @@ export const SPEC_SCHEMAS = {
   DestinationRule: destinationRuleSpecSchema,
   Gateway: gatewaySpecSchema,
   VirtualService: virtualServiceSpecSchema,
+  ServiceEntry: serviceEntrySpecSchema,
+  WorkloadEntry: workloadEntrySpecSchema,
+  WorkloadGroup: workloadGroupSpecSchema,
 } as const satisfies { [K in KindName]: z.ZodType };
 
 export type ResourceOf<K extends KindName> = z.infer<(typeof RESOURCE_SCHEMAS)[K]>;

@@ -75,6 +75,6 @@ describe('KINDS', () => {
   test('short names are unique', () => {
     const shortNames = KIND_NAMES.flatMap((kind) => KINDS[kind].shortNames);
     expect(new Set(shortNames).size).toBe(shortNames.length);
-    expect(shortNames.sort()).toEqual(['ap', 'dr', 'gw', 'pa', 'ra', 'vs']);
+    expect(shortNames.sort()).toEqual(['ap', 'dr', 'gw', 'pa', 'ra', 'se', 'vs', 'we', 'wg']);
   });
 });

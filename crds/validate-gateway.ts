@@ -2,6 +2,7 @@ import type { Gateway, GatewayServer, ServerTlsSettings } from './gateway-schema
 import { hostNameProblem, isDns1123Label } from './dns-names.js';
 import { isIpAddress } from './ip-address.js';
 import { listWords } from './common-schemas.js';
+import { unixSocketProblem } from './validate-shared.js';
 import type { IssueSink, Path } from './validation-issue.js';
 
 export const GATEWAY_PROTOCOLS = ['HTTP', 'HTTPS', 'HTTP2', 'GRPC', 'GRPC-WEB', 'TCP', 'TLS', 'MONGO', 'REDIS', 'MYSQL'] as const;
@@ -52,11 +53,6 @@ function gatewayHostProblem(host: string): string | undefined {
     return `expected a fully qualified host name or a wildcard such as *.example.com, got short name "${name}"`;
   }
   return hostNameProblem(name);
-}
-
-function unixSocketProblem(path: string): string | undefined {
-  if (path.startsWith('@')) return undefined;
-  return path.startsWith('/') && !path.endsWith('/') ? undefined : `expected an absolute socket file path after unix://, got "${path}"`;
 }
 
 const CERTIFICATE_FIELDS = ['serverCertificate', 'privateKey', 'caCertificates', 'tlsCertificates', 'credentialName', 'credentialNames'] as const;

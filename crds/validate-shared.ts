@@ -73,7 +73,8 @@ export function checkTargetSelection(sink: IssueSink, specPath: Path, spec: Targ
 
 /**
  * exportTo entries are `.` (this namespace), `*` (every namespace) or namespace names, without
- * duplicates; `*` stands alone. A DestinationRule with a workloadSelector stays in its namespace.
+ * duplicates; `*` stands alone. A DestinationRule with a workloadSelector stays in its namespace;
+ * a ServiceEntry may also say `~` (visible to no namespace, only to its own workloads' proxies).
  */
 export function checkExportTo(
   sink: IssueSink,
@@ -81,6 +82,7 @@ export function checkExportTo(
   exportTo: readonly string[] | undefined,
   namespace: string | undefined,
   hasWorkloadSelector = false,
+  allowNone = false,
 ): void {
   if (exportTo === undefined || exportTo.length === 0) return;
   const seen = new Map<string, number>();
@@ -93,9 +95,9 @@ export function checkExportTo(
       return;
     }
     seen.set(key, i);
-    if (entry === '~') {
+    if (entry === '~' && !allowNone) {
       sink.error(at, 'exportTo "~" (no namespace) is not allowed here: expected ".", "*" or a namespace name');
-    } else if (entry !== '.' && entry !== '*' && !isDns1123Label(entry)) {
+    } else if (entry !== '.' && entry !== '*' && entry !== '~' && !isDns1123Label(entry)) {
       sink.error(at, `expected ".", "*" or a namespace name (a DNS-1123 label), got "${entry}"`);
     }
   });
@@ -108,4 +110,10 @@ export function checkExportTo(
       sink.error(path, 'a DestinationRule with a workloadSelector applies only in its own namespace: expected exportTo to be "."');
     }
   }
+}
+
+/** Why the path after `unix://` is not a socket: it must be absolute (or abstract, `@name`) and not a directory. */
+export function unixSocketProblem(path: string): string | undefined {
+  if (path.startsWith('@')) return undefined;
+  return path.startsWith('/') && !path.endsWith('/') ? undefined : `expected an absolute socket file path after unix://, got "${path}"`;
 }

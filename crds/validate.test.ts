@@ -31,7 +31,7 @@ describe('validateResource', () => {
       {
         path: 'kind',
         message:
-          'unknown kind "ConfigMap": expected one of AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication, RequestAuthentication, VirtualService',
+          'unknown kind "ConfigMap": expected one of AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication, RequestAuthentication, ServiceEntry, VirtualService, WorkloadEntry, WorkloadGroup',
       },
     ]);
   });

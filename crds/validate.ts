@@ -8,7 +8,9 @@ import { validateGateway } from './validate-gateway.js';
 import type { ValidateOptions } from './validate-options.js';
 import { checkBoundPorts, validatePeerAuthentication } from './validate-peer-authentication.js';
 import { validateRequestAuthentication } from './validate-request-authentication.js';
+import { validateServiceEntry } from './validate-service-entry.js';
 import { validateVirtualService } from './validate-virtual-service.js';
+import { validateWorkloadEntry, validateWorkloadGroup } from './validate-workload-entry.js';
 import { IssueSink, type ValidationIssue } from './validation-issue.js';
 import { describeInput, toValidationIssues, zodErrorMap } from './zod-issues.js';
 
@@ -102,6 +104,12 @@ function validateSpec(sink: IssueSink, resource: TypedResource): void {
       return validateGateway(sink, resource);
     case 'VirtualService':
       return validateVirtualService(sink, resource);
+    case 'ServiceEntry':
+      return validateServiceEntry(sink, resource);
+    case 'WorkloadEntry':
+      return validateWorkloadEntry(sink, resource);
+    case 'WorkloadGroup':
+      return validateWorkloadGroup(sink, resource);
   }
 }
 

@@ -13,6 +13,9 @@ const kinds = fc.constantFrom(
   'DestinationRule',
   'VirtualService',
   'Gateway',
+  'ServiceEntry',
+  'WorkloadEntry',
+  'WorkloadGroup',
   'Pod',
   '',
   'Nope',
@@ -65,5 +68,19 @@ describe('the validation webhook under fuzzing', () => {
       }),
       fuzzParameters(),
     );
+  });
+
+  test('the registry kinds are judged like the others: a ServiceEntry is allowed, or denied naming the field', () => {
+    const review = (spec: unknown) =>
+      validateRequest({
+        uid: '1',
+        kind: { group: 'networking.mesh.io', version: 'v1', kind: 'ServiceEntry' },
+        operation: 'CREATE',
+        object: { apiVersion: 'networking.mesh.io/v1', kind: 'ServiceEntry', metadata: { name: 'api', namespace: 'foo' }, spec },
+      } as Parameters<typeof validateRequest>[0]).response;
+    expect(review({ hosts: ['api.example.com'], resolution: 'DNS', ports: [{ number: 443, name: 'tls', protocol: 'TLS' }] }).allowed).toBe(true);
+    const denied = review({ hosts: ['api.example.com'], resolution: 'STATIC', endpoints: [{ address: 'db.example.com' }] });
+    expect(denied.allowed).toBe(false);
+    expect(denied.message).toContain('spec.endpoints[0].address');
   });
 });

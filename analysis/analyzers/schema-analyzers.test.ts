@@ -11,7 +11,7 @@ const forKind = (kind: string) => {
 describe('schema.ValidationAnalyzer', () => {
   test('one analyzer per mesh kind', () => {
     expect(SCHEMA_ANALYZERS.map((a) => a.name)).toContain('schema.ValidationAnalyzer.VirtualService');
-    expect(SCHEMA_ANALYZERS).toHaveLength(6);
+    expect(SCHEMA_ANALYZERS).toHaveLength(9);
   });
 
   test('an invalid VirtualService gets an error naming the field path', () => {

@@ -208,7 +208,7 @@ describe('meshctl validate: files and documents', () => {
         'apiVersion: gateway.networking.k8s.io/v1\nkind: Gateway\nmetadata: {name: waypoint}\nspec: {gatewayClassName: mesh}',
         'apiVersion: v1\nkind: ConfigMap\nmetadata: {labels: {a: b}}',
         'kind: Secret\nmetadata: {name: s}',
-        'apiVersion: networking.mesh.io/v1alpha3\nkind: ServiceEntry\nmetadata: {name: external}\nspec: {}',
+        'apiVersion: networking.mesh.io/v1alpha3\nkind: Sidecar\nmetadata: {name: default}\nspec: {}',
         'apiVersion: telemetry.mesh.io/v1\nkind: Telemetry\nmetadata: {name: t}\nspec: {}',
         '# only a comment',
       ].join('\n---\n'),
@@ -218,9 +218,35 @@ describe('meshctl validate: files and documents', () => {
     expect(result.errLines.slice(0, -1)).toEqual([
       `Error: ${file}: ConfigMap (no name): metadata.name: required: expected the name of the resource`,
       `Error: ${file}: Secret s: apiVersion: required: expected an apiVersion such as v1 or apps/v1`,
-      `Error: ${file}: ServiceEntry external: kind: unknown kind "ServiceEntry" for apiVersion networking.mesh.io/v1alpha3: expected one of DestinationRule, Gateway, VirtualService`,
+      `Error: ${file}: Sidecar default: kind: unknown kind "Sidecar" for apiVersion networking.mesh.io/v1alpha3: expected one of DestinationRule, Gateway, ServiceEntry, VirtualService, WorkloadEntry, WorkloadGroup`,
       `Error: ${file}: Telemetry t: apiVersion: unknown apiVersion "telemetry.mesh.io/v1": expected one of security.mesh.io/v1beta1, security.mesh.io/v1, networking.mesh.io/v1alpha3, networking.mesh.io/v1beta1, networking.mesh.io/v1`,
-      `Error: ${file}: Telemetry t: kind: unknown kind "Telemetry": expected one of AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication, RequestAuthentication, VirtualService`,
+      `Error: ${file}: Telemetry t: kind: unknown kind "Telemetry": expected one of AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication, RequestAuthentication, ServiceEntry, VirtualService, WorkloadEntry, WorkloadGroup`,
+    ]);
+  });
+
+  test('ServiceEntry, WorkloadEntry and WorkloadGroup are validated like the other mesh kinds', async () => {
+    const valid = ['service-entry/valid-static-endpoints.yaml', 'workload-entry/valid-vm.yaml', 'workload-group/valid-http-probe.yaml'];
+    const files = valid.map((name) => join(corpusDir, name));
+    expect(await validate(['validate', ...files.flatMap((file) => ['-f', file])])).toMatchObject({
+      code: 0,
+      out: files.map((file) => `"${file}" is valid\n`).join(''),
+      err: '',
+    });
+
+    const file = await scratch(
+      'registry.yaml',
+      [
+        'apiVersion: networking.mesh.io/v1\nkind: ServiceEntry\nmetadata: {name: db, namespace: foo}\nspec: {hosts: [db.example.com], resolution: NONE, endpoints: [{address: 10.0.0.1}]}',
+        'apiVersion: networking.mesh.io/v1beta1\nkind: WorkloadEntry\nmetadata: {name: vm, namespace: foo}\nspec: {labels: {app: vm}}',
+        'apiVersion: networking.mesh.io/v1alpha3\nkind: WorkloadGroup\nmetadata: {name: vms, namespace: foo}\nspec: {template: {}, probe: {periodSeconds: 5}}',
+      ].join('\n---\n'),
+    );
+    const result = await validate(['validate', '-f', file]);
+    expect(result.code).toBe(1);
+    expect(result.errLines.slice(0, -1)).toEqual([
+      `Error: ${file}: ServiceEntry foo/db: spec.endpoints: resolution NONE forwards to the address the client asked for: expected no endpoints`,
+      `Error: ${file}: WorkloadEntry foo/vm: spec.address: required: expected an IP address, a DNS name or a unix:// socket (or a network, for a workload reached through its gateway)`,
+      `Error: ${file}: WorkloadGroup foo/vms: spec.probe: expected a health check method: one of httpGet, tcpSocket, exec or grpc`,
     ]);
   });
 

@@ -1,4 +1,12 @@
-import { checkResource, completeValidation, type KindName, type ResourceCheck, type TypedResource, type ValidationIssue } from '../../crds/index.js';
+import {
+  UNTRANSLATED_KINDS,
+  checkResource,
+  completeValidation,
+  type KindName,
+  type ResourceCheck,
+  type TypedResource,
+  type ValidationIssue,
+} from '../../crds/index.js';
 import type { ConfigOutcome } from '../status/config-status.js';
 import type { ConfigOutcomeSink } from '../status/config-status-controller.js';
 import { describeIssues } from '../status/config-status.js';
@@ -59,6 +67,8 @@ export function newConfigReconciler(options: ConfigReconcilerOptions): Reconcile
     return entry ? { resourceVersion: entry.resourceVersion, generation: entry.resource.metadata.generation } : undefined;
   };
 
+  // Kinds not translated to proxy configuration yet are stored, and their changes push nothing.
+  const pushes = !UNTRANSLATED_KINDS.has(kind);
   return async ({ key, log }) => {
     const startedAt = clock.now();
     const id = formatObjectKey(key);
@@ -68,7 +78,7 @@ export function newConfigReconciler(options: ConfigReconcilerOptions): Reconcile
       outcomes?.forget(key);
       if (model.configStore.delete(kind, key.namespace, key.name)) {
         events.inc({ type: kind, event: 'delete' });
-        push.push({ full: true, reason: 'config', configsUpdated: [{ kind, ...key }], startedAt });
+        if (pushes) push.push({ full: true, reason: 'config', configsUpdated: [{ kind, ...key }], startedAt });
         log.debug({ kind, namespace: key.namespace, name: key.name }, 'config deleted');
       }
       return;
@@ -105,7 +115,7 @@ export function newConfigReconciler(options: ConfigReconcilerOptions): Reconcile
       outcomes?.record(key, outcome);
       if (changed) {
         events.inc({ type: kind, event: existed ? 'update' : 'add' });
-        push.push({ full: true, reason: 'config', configsUpdated: [{ kind, ...key }], startedAt });
+        if (pushes) push.push({ full: true, reason: 'config', configsUpdated: [{ kind, ...key }], startedAt });
         log.debug(fields, 'config updated');
       }
       return;

@@ -122,10 +122,13 @@ describe('helm template', () => {
       'destinationrules.networking.mesh.io',
       'peerauthentications.security.mesh.io',
       'requestauthentications.security.mesh.io',
+      'serviceentries.networking.mesh.io',
       'virtualservices.networking.mesh.io',
+      'workloadentries.networking.mesh.io',
+      'workloadgroups.networking.mesh.io',
     ]);
     const untemplated = crdsOf(await renderBase(workDir, ['--set', 'base.enableCRDTemplates=false']));
-    expect(untemplated).toHaveLength(7);
+    expect(untemplated).toHaveLength(10);
     for (const crd of untemplated) expect(crd.metadata.labels).toEqual({ 'app.kubernetes.io/part-of': 'mesh' });
   });
 
@@ -189,7 +192,10 @@ describe('helm install, upgrade and uninstall against the API server double', ()
       'meshoperators.install.mesh.io',
       'peerauthentications.security.mesh.io',
       'requestauthentications.security.mesh.io',
+      'serviceentries.networking.mesh.io',
       'virtualservices.networking.mesh.io',
+      'workloadentries.networking.mesh.io',
+      'workloadgroups.networking.mesh.io',
     ]);
     for (const crd of crds) {
       const conditions = (crd as { status?: { conditions?: { type: string; status: string }[] } }).status?.conditions ?? [];
@@ -256,6 +262,29 @@ describe('helm install, upgrade and uninstall against the API server double', ()
       'jsonpath={.apiVersion} {.spec.hosts}',
     ]);
     expect(readBack.stdout).toBe('networking.mesh.io/v1 ["reviews"]');
+
+    // A ServiceEntry round trip: applied at v1beta1, read back by its short name at the preferred version (v1).
+    const serviceEntry = join(workDir, 'service-entry.yaml');
+    writeFileSync(
+      serviceEntry,
+      stringify({
+        apiVersion: 'networking.mesh.io/v1beta1',
+        kind: 'ServiceEntry',
+        metadata: { name: 'external-api', namespace: 'default' },
+        spec: { hosts: ['api.example.com'], location: 'MESH_EXTERNAL', resolution: 'DNS', ports: [{ number: 443, name: 'tls', protocol: 'TLS' }] },
+      }),
+    );
+    expect((await kubectl(target, ['apply', '-f', serviceEntry])).stdout).toContain('serviceentry.networking.mesh.io/external-api created');
+    const entry = await kubectl(target, [
+      'get',
+      'se',
+      'external-api',
+      '-n',
+      'default',
+      '-o',
+      'jsonpath={.apiVersion} {.spec.resolution} {.spec.ports[0].number}',
+    ]);
+    expect(entry.stdout).toBe('networking.mesh.io/v1 DNS 443');
   }, 120_000);
 
   test('uninstall (protobuf DeleteOptions) removes the templates’ objects and keeps the CRDs, as helm does', async () => {
@@ -268,6 +297,6 @@ describe('helm install, upgrade and uninstall against the API server double', ()
     });
     expect(named('rbac.authorization.k8s.io/v1', 'ClusterRoleBinding', 'meshd-clusterrole-mesh-system')).toBeUndefined();
     expect(kube.objects('v1', 'Secret', 'mesh-system').filter((secret) => secret.metadata?.name?.startsWith('sh.helm.release'))).toEqual([]);
-    expect(kube.objects('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).toHaveLength(7);
+    expect(kube.objects('apiextensions.k8s.io/v1', 'CustomResourceDefinition')).toHaveLength(10);
   }, 120_000);
 });

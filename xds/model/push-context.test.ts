@@ -74,6 +74,26 @@ describe('the push context builder', () => {
     expect(builder.build(first, { full: false }).authorizationPolicies.all).toHaveLength(1);
     expect(builder.build(first, { full: true }).authorizationPolicies.all).toHaveLength(0);
   });
+
+  test('ServiceEntry, WorkloadEntry and WorkloadGroup are stored but not translated: the context is as without them', () => {
+    const model = meshWithOneService();
+    const without = buildPushContext(model);
+    const meta = { namespace: 'foo', name: 'external' };
+    const apiVersion = 'networking.mesh.io/v1alpha3';
+    applyValidated(model, {
+      apiVersion,
+      kind: 'ServiceEntry',
+      metadata: meta,
+      spec: { hosts: ['api.example.com'], resolution: 'DNS', ports: [{ number: 443, name: 'tls', protocol: 'TLS' }] },
+    });
+    applyValidated(model, { apiVersion, kind: 'WorkloadEntry', metadata: meta, spec: { address: '10.1.0.1', labels: { app: 'httpbin' } } });
+    applyValidated(model, { apiVersion, kind: 'WorkloadGroup', metadata: meta, spec: { template: { serviceAccount: 'vm' } } });
+
+    expect(model.configStore.list('ServiceEntry').map((entry) => entry.name)).toEqual(['external']);
+    const withThem = buildPushContext(model);
+    expect([...withThem.configGenerations.keys()]).toEqual([...without.configGenerations.keys()]);
+    expect(JSON.stringify({ ...withThem, version: '' }, replacer)).toBe(JSON.stringify({ ...without, version: '' }, replacer));
+  });
 });
 
 /** Maps as entries, so that two contexts compare by content. */

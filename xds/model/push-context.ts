@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import type { AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication, RequestAuthentication, VirtualService } from '../../crds/index.js';
 import { selectsWorkload, type Credential, type Endpoint, type MeshModel, type Service, type Workload } from '../../controllers/index.js';
-import { KIND_NAMES, type InboundTrafficMode, type MeshConfig } from '../../crds/index.js';
+import { KIND_NAMES, UNTRANSLATED_KINDS, type InboundTrafficMode, type MeshConfig } from '../../crds/index.js';
 import { newPolicyIndex, type PolicyIndex } from './policy-index.js';
 
 /** A DestinationRule as the push context holds it: the resolved host and where it came from. */
@@ -285,10 +285,11 @@ function compare(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/** Every policy's generation (its resource version without one): what distribution tracking compares. */
+/** Every policy's generation (its resource version without one): what distribution tracking compares. Kinds not translated yet reach no proxy, so they are left out. */
 function configGenerationsOf(model: MeshModel): ReadonlyMap<string, string> {
   const generations = new Map<string, string>();
   for (const kind of KIND_NAMES) {
+    if (UNTRANSLATED_KINDS.has(kind)) continue;
     for (const entry of model.configStore.list(kind)) generations.set(`${kind}/${entry.namespace}/${entry.name}`, entry.generation || entry.resourceVersion);
   }
   return generations;
