@@ -215,7 +215,8 @@ describe('the base chart’s ClusterRole against what the daemon asks', () => {
     // (EXTERNAL_CA=MESHD_RA_ORCH_API, driven by cli/pilot-discovery/daemon-kubernetes.test.ts), replacing a root
     // ConfigMap that differs, rotating the CA secret, renewing the Lease (after the retry period),
     // and the status of networking kinds (no networking policy here).
-    expect(unused.sort()).toEqual(
+    // The Lease is renewed once the retry period passes, which a slow (loaded) run reaches: either way is right.
+    expect(unused.filter((rule) => rule !== 'update coordination.k8s.io/leases').sort()).toEqual(
       [
         'approve certificates.k8s.io/signers',
         'create certificates.k8s.io/certificatesigningrequests',
@@ -223,7 +224,6 @@ describe('the base chart’s ClusterRole against what the daemon asks', () => {
         'get certificates.k8s.io/certificatesigningrequests',
         'patch networking.mesh.io/*/status',
         'update certificates.k8s.io/certificatesigningrequests/approval',
-        'update coordination.k8s.io/leases',
         'update core/configmaps',
         'update core/secrets',
       ].sort(),
