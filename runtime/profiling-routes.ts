@@ -49,7 +49,10 @@ export function registerProfilingRoutes(app: FastifyInstance, program: string, n
       profiling = false;
     }
   });
-  app.get('/debug/pprof/heap', async (_request, reply) =>
-    reply.type('application/json').header('content-disposition', `attachment; filename="${program}-${stamp()}.heapsnapshot"`).send(getHeapSnapshot()),
-  );
+  app.get('/debug/pprof/heap', async (request, reply) => {
+    const snapshot = getHeapSnapshot();
+    // A client that goes away mid-snapshot must not leave the stream (and the server's shutdown) waiting on it.
+    request.raw.socket.once('close', () => snapshot.destroy());
+    return reply.type('application/json').header('content-disposition', `attachment; filename="${program}-${stamp()}.heapsnapshot"`).send(snapshot);
+  });
 }

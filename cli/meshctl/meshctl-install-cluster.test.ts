@@ -94,7 +94,7 @@ describe('meshctl install and verify-install', () => {
     expect(result.stderr).toBe('');
     expect(result.code).toBe(0);
     expect(result.stdout).toContain('✔ Deployment: meshd.mesh-system checked successfully\n');
-    expect(result.stdout).toContain('Checked 7 custom resource definitions\nChecked 2 mesh Deployments\n✔ Mesh is installed and verified successfully\n');
+    expect(result.stdout).toContain('Checked 10 custom resource definitions\nChecked 2 mesh Deployments\n✔ Mesh is installed and verified successfully\n');
   });
 
   test('upgrade shows what changes over the installed configuration, refuses a downgrade, applies, and with --verify verifies', async () => {
