@@ -82,7 +82,9 @@ export function newJwksResolver(options: JwksResolverOptions): JwksResolver {
   const resolveHost = options.resolve ?? (async (host: string) => (await lookup(host, { all: true })).map((entry) => entry.address));
   const check = newJwksAddressCheck(options.blockedCidrs ?? []);
   const get: JwksGet = options.fetch ? viaFetch(options.fetch) : dialCheckedGet({ resolve: resolveHost, check });
-  const failClosed = failClosedKeySet();
+  // Made when first needed: an RSA key takes a tenth of a second or more, and most daemons need none.
+  let failClosedSet: string | undefined;
+  const failClosed = (): string => (failClosedSet ??= failClosedKeySet());
   const entries = new Map<string, Entry>();
   const retryMs = options.retryMs ?? 60_000;
   const maxRetryMs = options.maxRetryMs ?? 3_600_000;
@@ -177,10 +179,10 @@ export function newJwksResolver(options: JwksResolverOptions): JwksResolver {
     keySetFor(rule: JwtRule) {
       if (rule.jwks) return rule.jwks;
       const key = rule.jwksUri ?? (rule.issuer ? `issuer:${rule.issuer}` : undefined);
-      if (!key) return failClosed;
+      if (!key) return failClosed();
       const entry = entries.get(key);
       if (!entry) void refresh(key);
-      return entry?.keySet ?? failClosed;
+      return entry?.keySet ?? failClosed();
     },
     refresh,
     close() {
