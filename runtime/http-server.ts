@@ -21,6 +21,24 @@ export interface FastifyRunnableOptions {
   log: Logger;
   /** Registers routes and hooks on the fresh instance. */
   configure: (app: FastifyInstance) => void | Promise<void>;
+  /** How long stopping waits for requests in flight before it ends their connections; default 2 s. */
+  closeGraceMs?: number;
+}
+
+/**
+ * Long enough for a scrape or a debug view to finish; a client that stalls a long answer (a heap
+ * snapshot it stopped reading) must not hold the process's shutdown.
+ */
+const DEFAULT_CLOSE_GRACE_MS = 2000;
+
+/** Closes the server: requests in flight get the grace to finish, then their connections end. */
+async function closeWithin(app: FastifyInstance, graceMs: number): Promise<void> {
+  const timer = setTimeout(() => app.server.closeAllConnections(), graceMs);
+  try {
+    await app.close();
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 /**
@@ -54,6 +72,11 @@ export function newFastifyRunnable(options: FastifyRunnableOptions): HttpServerR
       // Loaded on first use: processes that import the runtime without serving HTTP (the agent) skip its cost.
       const { fastify } = await import('fastify');
       const app = fastify({ logger: false, routerOptions: { ignoreTrailingSlash: true } });
+      let closing = false;
+      // An answer finished while the server closes ends its connection: a keep-alive client would hold the close.
+      app.addHook('onSend', async (_request, reply) => {
+        if (closing) void reply.header('connection', 'close');
+      });
       try {
         await options.configure(app);
         await app.listen({ host, port });
@@ -72,7 +95,8 @@ export function newFastifyRunnable(options: FastifyRunnableOptions): HttpServerR
       try {
         await untilAborted(signal);
       } finally {
-        await app.close();
+        closing = true;
+        await closeWithin(app, options.closeGraceMs ?? DEFAULT_CLOSE_GRACE_MS);
         bound = undefined;
         log.info({ server: name }, 'stopped');
       }
