@@ -24,6 +24,5 @@ export default {
   // suite: replaced once its heap passes this, the whole run takes a fifth less time and CPU
   // (bench/README.md, "The test run").
   workerIdleMemoryLimit: '350MB',
-  testSequencer: '<rootDir>/testing/test-sequencer.mjs',
   reporters: ['default', '<rootDir>/testing/summary-reporter.js'],
 };
