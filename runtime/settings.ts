@@ -467,3 +467,8 @@ export function loadProcessSettings<P extends Program>(program: P): Settings<P> 
 export function processEnvironment(): Readonly<Record<string, string | undefined>> {
   return process.env;
 }
+
+/** Sets one variable of the process's environment (test tools put their binaries on PATH): written here only, as it is read. */
+export function setProcessEnvironmentVariable(name: string, value: string): void {
+  process.env[name] = value;
+}

@@ -4,6 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { PROJECT_ROOT } from './run-bin.js';
+import { processEnvironment, setProcessEnvironmentVariable } from '../runtime/index.js';
 
 const run = promisify(execFile);
 
@@ -25,9 +26,7 @@ export async function toolPath(tool: 'helm' | 'kubectl'): Promise<string> {
  */
 export async function toolsFirstOnPath(): Promise<() => void> {
   await toolPath('helm');
-  const before = process.env['PATH'] ?? '';
-  process.env['PATH'] = `${TOOLS_BIN}:${before}`;
-  return () => {
-    process.env['PATH'] = before;
-  };
+  const before = processEnvironment()['PATH'] ?? '';
+  setProcessEnvironmentVariable('PATH', `${TOOLS_BIN}:${before}`);
+  return () => setProcessEnvironmentVariable('PATH', before);
 }
