@@ -226,7 +226,7 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
             '    tls: { mode: MESH_MUTUAL }\n    portLevelSettings:\n      - port: { number: 8000 }\n        tls: { mode: DISABLE }\n',
           ),
         },
-        async () => (await call('legacy', 'foo')).code === '200',
+        async () => (await call('legacy', 'foo')).code === '200' && (await call('bar', 'foo')).code === '200',
       );
       expect((await observed('legacy', 'foo')).code).toBe('200');
       expect((await observed('bar', 'foo')).code).toBe('200');
@@ -234,10 +234,15 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
     });
 
     test('workload DISABLE overrides namespace STRICT (DestinationRule DISABLE)', async () => {
+      // Namespace STRICT first, witnessed, so the wait below cannot be met by the state before the change.
+      await applyAndWait(
+        'namespace STRICT before DISABLE',
+        { 'pa-foo.yaml': peerAuthentication('foo', 'STRICT') },
+        async () => (await call('legacy', 'foo')).code === '000',
+      );
       await applyAndWait(
         'workload DISABLE',
         {
-          'pa-foo.yaml': peerAuthentication('foo', 'STRICT'),
           'pa-httpbin.yaml': workloadPolicy('DISABLE'),
           'dr-httpbin.yaml': destinationRule('    tls: { mode: DISABLE }\n'),
         },
@@ -245,7 +250,9 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
       );
       expect((await observed('legacy', 'foo')).code).toBe('200');
       expect((await observed('bar', 'foo')).code).toBe('200');
-      await removeAndWait(['pa-httpbin.yaml', 'dr-httpbin.yaml', 'pa-foo.yaml']);
+      // Back through namespace STRICT, witnessed, so the end state cannot be mistaken for the one before removal.
+      await removeAndSettle(['pa-httpbin.yaml', 'dr-httpbin.yaml'], async () => (await call('legacy', 'foo')).code === '000');
+      await removeAndWait(['pa-foo.yaml']);
     });
   });
 
