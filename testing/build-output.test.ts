@@ -1,4 +1,4 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { describe, expect, test } from '@jest/globals';
 import { PROJECT_ROOT } from './run-bin.js';
@@ -29,5 +29,32 @@ describe('the build output', () => {
       // zod's whole API is 750 KB of source held in every sidecar's heap; the mesh config needs its tree-shakable part only.
       expect({ file, zodClassic: /constructor\("ZodString"/u.test(source) }).toEqual({ file, zodClassic: false });
     }
+  });
+
+  /** The files a bundle's entry loads before it runs: itself and the chunks it imports statically, transitively. */
+  function staticGraph(dir: string, entry: string): string[] {
+    const graph = [entry];
+    for (let i = 0; i < graph.length; i++) {
+      const source = readFileSync(join(dir, graph[i] ?? ''), 'utf8');
+      for (const [, chunk] of source.matchAll(/^(?:import|export) [^;]*?from "\.\/([^"]+)"/gmu)) if (chunk && !graph.includes(chunk)) graph.push(chunk);
+      for (const [, chunk] of source.matchAll(/^import "\.\/([^"]+)"/gmu)) if (chunk && !graph.includes(chunk)) graph.push(chunk);
+    }
+    return graph;
+  }
+
+  test.each(['pilot-discovery', 'meshctl'])('the %s bundle has its worker threads beside it', (program) => {
+    // The parse and signing pools start their threads from `./<name>-worker.js` beside their own module.
+    const dir = join(PROJECT_ROOT, 'dist/bundle', program);
+    for (const worker of ['parse-worker.js', 'signing-worker.js']) expect({ worker, exists: existsSync(join(dir, worker)) }).toEqual({ worker, exists: true });
+  });
+
+  test('the meshctl bundle loads the Kubernetes client only for a command that talks to a cluster', () => {
+    const dir = join(PROJECT_ROOT, 'dist/bundle/meshctl');
+    const holdsClient = (file: string): boolean => readFileSync(join(dir, file), 'utf8').includes('// node_modules/@kubernetes/client-node/');
+    const graph = staticGraph(dir, 'meshctl.js');
+    expect(graph.length).toBeGreaterThan(1);
+    expect(graph.filter(holdsClient)).toEqual([]);
+    // …yet it is in the bundle, in a chunk of its own.
+    expect(readdirSync(dir).some((file) => file.endsWith('.js') && holdsClient(file))).toBe(true);
   });
 });

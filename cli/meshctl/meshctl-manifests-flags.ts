@@ -1,12 +1,20 @@
+import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Option, type Command } from 'commander';
 import type { CliIo } from '../run-cli.js';
 
-/** The charts and profiles shipped with meshctl: `deploy/` of the project (from the sources or the build). */
+/**
+ * The charts and profiles shipped with meshctl: `deploy/` of the project, the nearest ancestor of
+ * this module that has one (from the sources, the transpiled build or the bundle).
+ */
 function shippedManifests(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  return resolve(here, here.includes(`${join('dist', 'cli')}`) ? '../../../deploy' : '../../deploy');
+  for (let dir = here; ; dir = dirname(dir)) {
+    const deploy = join(dir, 'deploy');
+    if (existsSync(join(deploy, 'charts')) && existsSync(join(deploy, 'profiles'))) return deploy;
+    if (dirname(dir) === dir) return resolve(here, '../../deploy');
+  }
 }
 
 export interface ManifestFlags {
