@@ -163,17 +163,23 @@ describe('config pipeline, config folder mode', () => {
     expect(requests.slice(from).flatMap(keys)).toEqual(['PeerAuthentication/foo/strict']);
   });
 
-  test('a ServiceEntry is stored but pushes nothing: the kind is not translated to proxy config yet', async () => {
+  test('a ServiceEntry pushes as a policy does; a WorkloadGroup is stored and pushes nothing (not translated yet)', async () => {
     const from = requests.length;
     await put(
       'foo/registry/external.yaml',
       'apiVersion: networking.mesh.io/v1\nkind: ServiceEntry\nmetadata: {name: external, namespace: foo}\nspec: {hosts: [api.example.com], resolution: DNS, ports: [{number: 443, name: tls, protocol: TLS}]}\n',
     );
-    await put('foo/policies/se-marker.yaml', peerAuthentication('se-marker', 'STRICT'));
-    await pushFor('PeerAuthentication/foo/se-marker', from);
-    await waitFor(() => pipeline.model.configStore.get('ServiceEntry', 'foo', 'external') !== undefined, { description: 'the ServiceEntry stored' });
+    await pushFor('ServiceEntry/foo/external', from);
     expect(pipeline.model.configStore.get('ServiceEntry', 'foo', 'external')?.resource.spec.hosts).toEqual(['api.example.com']);
-    expect(requests.slice(from).flatMap(keys)).toEqual(['PeerAuthentication/foo/se-marker']);
+    const afterEntry = requests.length;
+    await put(
+      'foo/registry/group.yaml',
+      'apiVersion: networking.mesh.io/v1\nkind: WorkloadGroup\nmetadata: {name: vms, namespace: foo}\nspec: {template: {serviceAccount: vm}}\n',
+    );
+    await put('foo/policies/wg-marker.yaml', peerAuthentication('wg-marker', 'STRICT'));
+    await pushFor('PeerAuthentication/foo/wg-marker', afterEntry);
+    await waitFor(() => pipeline.model.configStore.get('WorkloadGroup', 'foo', 'vms') !== undefined, { description: 'the WorkloadGroup stored' });
+    expect(requests.slice(afterEntry).flatMap(keys)).toEqual(['PeerAuthentication/foo/wg-marker']);
   });
 
   test('an invalid policy stays out, is logged and counted, and the others are unaffected', async () => {

@@ -6,7 +6,7 @@ import { newKubeThrottle, throttledTransport, type KubeThrottle } from './source
 import { scopedLogger, type LoggerSource } from './logger-source.js';
 import { newMeshConfigWatcher } from './sources/mesh-config-watcher.js';
 import type { ConfigUpdater } from './model/config-updater.js';
-import { newMeshModel, type MeshModelWriter } from './model/mesh-model.js';
+import { newMeshModel, type MeshModelWriter, type WorkloadSelection } from './model/mesh-model.js';
 import { registerConfigControllers } from './reconcilers/register-config-controllers.js';
 import { configControllerSettingsFromSettings, statusWriteRateFromSettings } from './config-settings.js';
 import { newConfigDirSourceSet, type SourceSet } from './sources/source-set.js';
@@ -24,6 +24,8 @@ export interface MeshEnvironmentOptions {
   meshConfigFile: string;
   /** PILOT_USE_ENDPOINT_SLICE. */
   useEndpointSlices: boolean;
+  /** `PILOT_ENABLE_SERVICEENTRY_SELECT_PODS` and `PILOT_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES`; default both on. */
+  selection?: WorkloadSelection;
   /** The process's logging (scope `model`) or one logger. */
   log: LoggerSource;
   metrics: MeshMetrics<'pilot-discovery'>;
@@ -53,6 +55,7 @@ export function newMeshEnvironment(options: MeshEnvironmentOptions): MeshEnviron
     clusterId: options.clusterId,
     useEndpointSlices: options.useEndpointSlices,
     meshConfig: meshConfigWatcher.current(),
+    ...(options.selection ? { selection: options.selection } : {}),
   });
   return { model, meshConfigWatcher };
 }

@@ -16,7 +16,18 @@ export { newCredentialStore, type Credential, type CredentialStore, type Credent
 export { parseSecretCredential, type SecretCredentialResult } from './reconcilers/secret-credential.js';
 export { newSecretReconciler } from './reconcilers/secret-reconciler.js';
 export { configContentOf, newConfigStore, type ConfigEntry, type ConfigStore, type ConfigStoreWriter } from './model/config-store.js';
-export type { ContainerPort, Endpoint, EndpointSliceInfo, NamespaceInfo, PortProtocol, Service, ServicePort, Workload } from './model/registry-types.js';
+export type {
+  ContainerPort,
+  Endpoint,
+  EndpointSliceInfo,
+  NamespaceInfo,
+  PortProtocol,
+  Service,
+  ServiceEntryAttributes,
+  ServiceEntryResolution,
+  ServicePort,
+  Workload,
+} from './model/registry-types.js';
 export { endpointSliceFromObject, namespaceFromObject, serviceFromObject, workloadFromPod } from './model/registry-conversion.js';
 export { buildPodEndpoints, buildSliceEndpoints, resolveTargetPort, selectsWorkload } from './model/endpoint-builder.js';
 export {
@@ -26,7 +37,14 @@ export {
   type ServiceRegistryOptions,
   type ServiceRegistryWriter,
 } from './model/service-registry.js';
-export { newMeshModel, type MeshModel, type MeshModelOptions, type MeshModelWriter } from './model/mesh-model.js';
+export {
+  DEFAULT_WORKLOAD_SELECTION,
+  newMeshModel,
+  type MeshModel,
+  type MeshModelOptions,
+  type MeshModelWriter,
+  type WorkloadSelection,
+} from './model/mesh-model.js';
 export { newConfigDirSourceSet, type SourceSet } from './sources/source-set.js';
 export { newKubeSourceSet, type KubeSourceSetOptions } from './sources/kube-sources.js';
 export { newKubeThrottle, throttledTransport, type KubeThrottle, type KubeThrottleOptions } from './sources/kube-throttle.js';

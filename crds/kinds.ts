@@ -149,7 +149,7 @@ export const KIND_NAMES: readonly KindName[] = Object.keys(KINDS) as KindName[];
  * Kinds the mesh accepts, validates, stores and reports status on, but does not translate to proxy
  * configuration yet: a change to one pushes nothing, and the push model leaves them out.
  */
-export const UNTRANSLATED_KINDS: ReadonlySet<KindName> = new Set<KindName>(['ServiceEntry', 'WorkloadEntry', 'WorkloadGroup']);
+export const UNTRANSLATED_KINDS: ReadonlySet<KindName> = new Set<KindName>(['WorkloadGroup']);
 
 /** `group/version` of a kind's storage version, as written in `apiVersion`. */
 export function apiVersionOf(kind: KindName): string {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { exportToSchema, portNumberSchema, requiredString, workloadSelectorSchema } from './common-schemas.js';
+import { exportToSchema, portNumberSchema, requiredString, stringMapSchema } from './common-schemas.js';
 import { NETWORKING_API_VERSIONS } from './kinds.js';
 import { objectMetaSchema, statusSchema } from './object-meta-schema.js';
 import { workloadEntrySpecSchema } from './workload-entry-schema.js';
@@ -16,6 +16,11 @@ export const servicePortSchema = z.strictObject({
   targetPort: portNumberSchema.optional(),
 });
 
+/** The workloads (pods and WorkloadEntries of the entry's namespace) a ServiceEntry's endpoints are: `labels`, as the reference's networking WorkloadSelector (not a policy's `matchLabels`). */
+export const serviceEntryWorkloadSelectorSchema = z.strictObject({
+  labels: stringMapSchema.optional(),
+});
+
 /** Adds a service to the mesh's registry: an external API, or workloads the platform does not know. */
 export const serviceEntrySpecSchema = z.strictObject({
   hosts: z.array(z.string(), { error: (issue) => (issue.input === undefined ? 'required: expected at least one host' : undefined) }),
@@ -25,7 +30,7 @@ export const serviceEntrySpecSchema = z.strictObject({
   location: z.enum(SERVICE_ENTRY_LOCATIONS).optional(),
   resolution: z.enum(SERVICE_ENTRY_RESOLUTIONS).optional(),
   endpoints: z.array(workloadEntrySpecSchema).optional(),
-  workloadSelector: workloadSelectorSchema.optional(),
+  workloadSelector: serviceEntryWorkloadSelectorSchema.optional(),
   exportTo: exportToSchema.optional(),
   subjectAltNames: z.array(z.string()).optional(),
 });

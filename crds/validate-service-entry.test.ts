@@ -48,7 +48,7 @@ describe('ServiceEntry validation, beyond the corpus', () => {
     expect(result.warnings).toEqual([
       {
         path: 'spec.workloadSelector',
-        message: 'selector without matchLabels selects every workload in the namespace; add matchLabels or remove the selector',
+        message: 'selector without labels selects every workload in the namespace; add labels or remove the selector',
       },
       {
         path: 'spec.ports[0]',

@@ -2,7 +2,7 @@ import { hostNameProblem, isFqdn } from './dns-names.js';
 import { isCidr, isIpAddress } from './ip-address.js';
 import { listWords } from './common-schemas.js';
 import type { ServiceEntry, ServiceEntrySpec } from './service-entry-schema.js';
-import { checkExportTo, checkWorkloadSelector } from './validate-shared.js';
+import { checkExportTo, checkSelectorLabels } from './validate-shared.js';
 import { checkEndpointPorts, checkLabels, checkWorkloadEntry } from './validate-workload-entry.js';
 import type { IssueSink } from './validation-issue.js';
 
@@ -99,7 +99,12 @@ function checkDnsResolution(sink: IssueSink, spec: ServiceEntrySpec, resolution:
 export function validateServiceEntry(sink: IssueSink, resource: ServiceEntry): void {
   const { spec } = resource;
   const resolution = spec.resolution ?? 'NONE';
-  checkWorkloadSelector(sink, ['spec', 'workloadSelector'], spec.workloadSelector);
+  if (spec.workloadSelector !== undefined) {
+    const labels = spec.workloadSelector.labels ?? {};
+    checkSelectorLabels(sink, ['spec', 'workloadSelector', 'labels'], labels);
+    if (Object.keys(labels).length === 0)
+      sink.warn(['spec', 'workloadSelector'], 'selector without labels selects every workload in the namespace; add labels or remove the selector');
+  }
   if (spec.workloadSelector !== undefined && spec.endpoints !== undefined) {
     sink.error(['spec'], 'only one of workloadSelector or endpoints may be set');
   }

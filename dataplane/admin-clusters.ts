@@ -14,7 +14,7 @@ function hostsOf(snapshot: ConfigSnapshot): { name: string; hosts: { endpoint: L
   return [...snapshot.resources.clusters].map(([name, cluster]) => {
     const service = (cluster as { eds_cluster_config?: { service_name?: string } }).eds_cluster_config?.service_name || name;
     const assignment = (
-      (cluster as { type?: string }).type === 'STATIC' || (cluster as { type?: string }).type === 'STRICT_DNS'
+      ['STATIC', 'STRICT_DNS', 'LOGICAL_DNS'].includes((cluster as { type?: string }).type ?? '')
         ? (cluster as { load_assignment?: Assignment }).load_assignment
         : snapshot.resources.endpoints.get(service)
     ) as Assignment | undefined;

@@ -24,7 +24,7 @@ export function upstreamTarget(decision: UpstreamDecision, arrival: Arrival, req
       const host = requestHost ?? arrival.facts.destinationAddress;
       const colon = host.lastIndexOf(':');
       const address = colon > 0 && !host.endsWith(']') ? host.slice(0, colon) : host;
-      return { address: address.replace(/^\[|\]$/g, ''), port: arrival.facts.destinationPort, tls: decision.tls };
+      return { address: address.replace(/^\[|\]$/g, ''), port: decision.portOverride ?? arrival.facts.destinationPort, tls: decision.tls };
     }
     case 'no-healthy-upstream':
       return { status: 503, body: 'no healthy upstream' };

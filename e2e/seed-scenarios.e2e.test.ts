@@ -1,4 +1,6 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
@@ -253,6 +255,46 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
       // Back through namespace STRICT, witnessed, so the end state cannot be mistaken for the one before removal.
       await removeAndSettle(['pa-httpbin.yaml', 'dr-httpbin.yaml'], async () => (await call('legacy', 'foo')).code === '000');
       await removeAndWait(['pa-foo.yaml']);
+    });
+  });
+
+  describe('ServiceEntry: an external API through the sidecar', () => {
+    let external: Server;
+    let externalPort = 0;
+    beforeAll(async () => {
+      external = createServer((request, response) => response.end(`external ${request.headers.host ?? ''} ${request.url ?? ''}`));
+      // `localhost` as the entry's endpoint: a name the data plane resolves, as a DNS entry's endpoints are.
+      await new Promise<void>((done) => external.listen(0, 'localhost', done));
+      externalPort = (external.address() as AddressInfo).port;
+    });
+    afterAll(async () => {
+      await new Promise((done) => external.close(done));
+    });
+
+    const serviceEntry = (name: string, host: string, resolution: string, address: string): string =>
+      `apiVersion: networking.mesh.io/v1\nkind: ServiceEntry\nmetadata: { name: ${name}, namespace: foo }\nspec:\n  hosts: [${host}]\n  location: MESH_EXTERNAL\n  resolution: ${resolution}\n  ports:\n    - { number: 80, name: http, protocol: HTTP }\n  endpoints:\n    - { address: ${address}, ports: { http: ${externalPort} } }\n`;
+    const viaSidecar = (host: string, path = '/hello'): Promise<CurlResult> => curl(['-x', mesh.proxyOf('bar'), `http://${host}${path}`]);
+
+    test('DNS: a host nobody resolves fails; with the entry its endpoint answers; deleted, it fails again', async () => {
+      const before = await viaSidecar('api.payments.test');
+      expect(before.code).not.toBe('200');
+      await applyAndWait(
+        'ServiceEntry DNS',
+        { 'se-dns.yaml': serviceEntry('payments', 'api.payments.test', 'DNS', 'localhost') },
+        async () => (await viaSidecar('api.payments.test')).code === '200',
+      );
+      expect(await viaSidecar('api.payments.test', '/v1/charge')).toMatchObject({ code: '200', body: 'external api.payments.test /v1/charge' });
+      await removeAndSettle(['se-dns.yaml'], async () => (await viaSidecar('api.payments.test')).code !== '200');
+    });
+
+    test('STATIC: an IP endpoint served over EDS', async () => {
+      await applyAndWait(
+        'ServiceEntry STATIC',
+        { 'se-static.yaml': serviceEntry('search', 'search.static.test', 'STATIC', '127.0.0.1') },
+        async () => (await viaSidecar('search.static.test')).code === '200',
+      );
+      expect(await viaSidecar('search.static.test', '/q')).toMatchObject({ code: '200', body: 'external search.static.test /q' });
+      await removeAndSettle(['se-static.yaml'], async () => (await viaSidecar('search.static.test')).code !== '200');
     });
   });
 

@@ -61,6 +61,10 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     domain: options.domain,
     meshConfigFile: options.meshConfigFile,
     useEndpointSlices: settings.get('PILOT_USE_ENDPOINT_SLICE'),
+    selection: {
+      serviceEntriesSelectPods: settings.get('PILOT_ENABLE_SERVICEENTRY_SELECT_PODS'),
+      servicesSelectWorkloadEntries: settings.get('PILOT_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES'),
+    },
     log: logging,
     metrics,
     clock: manager.clock,

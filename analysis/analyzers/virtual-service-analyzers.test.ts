@@ -1,6 +1,6 @@
 import { describe, expect, test } from '@jest/globals';
 import { DEFAULT_MESH_CONFIG } from '../../crds/index.js';
-import { analyze, destinationRule, gateway, service, virtualService } from '../testing/fixtures.js';
+import { analyze, destinationRule, gateway, meshObject, service, virtualService } from '../testing/fixtures.js';
 import { conflictingMeshGatewayHostsAnalyzer } from './conflicting-mesh-gateway-hosts-analyzer.js';
 import { destinationHostAnalyzer } from './virtual-service-destination-host-analyzer.js';
 import { virtualServiceGatewayAnalyzer } from './virtual-service-gateway-analyzer.js';
@@ -22,6 +22,26 @@ describe('virtualservice.DestinationHostAnalyzer', () => {
     ['a wildcard host', 'default', { host: '*.example.com' }],
   ])('%s stays quiet', (_case, namespace, destination) => {
     expect(analyze(destinationHostAnalyzer, [reviews, virtualService('vs', namespace, routeTo(destination))])).toEqual([]);
+  });
+
+  test('a ServiceEntry host counts where the entry is visible: exactly or by its wildcard, with its ports', () => {
+    const entry = (name: string, namespace: string, spec: object): object => meshObject('ServiceEntry', name, namespace, spec);
+    const payments = entry('payments', 'ext', {
+      hosts: ['api.payments.example.com'],
+      resolution: 'DNS',
+      ports: [{ number: 443, name: 'https', protocol: 'HTTPS' }],
+    });
+    const wild = entry('wild', 'ext', { hosts: ['*.wild.example.com'], ports: [{ number: 80, name: 'http' }], exportTo: ['.'] });
+    const vs = (namespace: string, destination: object): object => virtualService('vs', namespace, routeTo(destination));
+    expect(analyze(destinationHostAnalyzer, [payments, vs('shop', { host: 'api.payments.example.com' })])).toEqual([]);
+    expect(analyze(destinationHostAnalyzer, [payments, vs('shop', { host: 'api.payments.example.com', port: { number: 80 } })])).toEqual([
+      'Error [MSH0101] (VirtualService vs.shop) Referenced host+port not found: "api.payments.example.com+80"',
+    ]);
+    expect(analyze(destinationHostAnalyzer, [wild, vs('ext', { host: 'a.wild.example.com' })])).toEqual([]);
+    // exportTo "." keeps the entry to its own namespace.
+    expect(analyze(destinationHostAnalyzer, [wild, vs('shop', { host: 'a.wild.example.com' })])).toEqual([
+      'Error [MSH0101] (VirtualService vs.shop) Referenced host not found: "a.wild.example.com"',
+    ]);
   });
 
   test('a short name resolves in the VirtualService namespace only: another namespace has no such Service', () => {

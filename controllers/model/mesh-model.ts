@@ -17,7 +17,20 @@ export interface MeshModel {
   readonly domain: string;
   /** `--clusterID`: the cluster every workload of this registry belongs to. */
   readonly clusterId: string;
+  /** How ServiceEntries, WorkloadEntries and Services select one another's workloads. */
+  readonly selection: WorkloadSelection;
 }
+
+/** Which workloads a selector reaches beyond the Services-select-pods of Kubernetes. */
+export interface WorkloadSelection {
+  /** `PILOT_ENABLE_SERVICEENTRY_SELECT_PODS`: a ServiceEntry's `workloadSelector` selects pods. */
+  readonly serviceEntriesSelectPods: boolean;
+  /** `PILOT_ENABLE_ORCH_SELECT_WORKLOAD_ENTRIES`: a Kubernetes Service's selector selects WorkloadEntries. */
+  readonly servicesSelectWorkloadEntries: boolean;
+}
+
+/** The reference's defaults: both on. */
+export const DEFAULT_WORKLOAD_SELECTION: WorkloadSelection = { serviceEntriesSelectPods: true, servicesSelectWorkloadEntries: true };
 
 /** The model as the reconcilers hold it: the same object with its write sides. */
 export interface MeshModelWriter extends MeshModel {
@@ -35,6 +48,8 @@ export interface MeshModelOptions {
   useEndpointSlices: boolean;
   /** Default: the built-in defaults. */
   meshConfig?: MeshConfig;
+  /** Default: both selections on, as the reference. */
+  selection?: WorkloadSelection;
 }
 
 export function newMeshModel(options: MeshModelOptions): MeshModelWriter {
@@ -51,6 +66,7 @@ export function newMeshModel(options: MeshModelOptions): MeshModelWriter {
     credentials: newCredentialStore(),
     domain: options.domain,
     clusterId: options.clusterId,
+    selection: options.selection ?? DEFAULT_WORKLOAD_SELECTION,
     meshConfig: () => meshConfig,
     setMeshConfig(config) {
       const json = stableJson(config);

@@ -12,7 +12,23 @@ export interface ServicePort {
   readonly appProtocol?: string;
 }
 
+/** How a ServiceEntry's endpoints are found: given (STATIC), resolved by name (DNS, DNS_ROUND_ROBIN), or where the client was going (NONE). */
+export type ServiceEntryResolution = 'NONE' | 'STATIC' | 'DNS' | 'DNS_ROUND_ROBIN';
+
+/** What a ServiceEntry adds to a service of one of its hosts; Kubernetes Services have none. */
+export interface ServiceEntryAttributes {
+  readonly resolution: ServiceEntryResolution;
+  /** `location: MESH_EXTERNAL` (the default): outside the mesh, never mesh mutual TLS by itself. */
+  readonly meshExternal: boolean;
+  /** `spec.addresses` (a /32 or /128 written as the address). */
+  readonly addresses: readonly string[];
+  readonly subjectAltNames: readonly string[];
+  /** The ServiceEntry's own name; the service's namespace is its namespace. */
+  readonly entryName: string;
+}
+
 export interface Service {
+  /** A Kubernetes Service's name; for a ServiceEntry's host, the host. */
   readonly name: string;
   readonly namespace: string;
   /** `<name>.<namespace>.svc.<domain>`. */
@@ -24,6 +40,8 @@ export interface Service {
   readonly type: string;
   readonly labels: Readonly<Record<string, string>>;
   readonly resourceVersion: string;
+  /** Present on the services of ServiceEntries. */
+  readonly entry?: ServiceEntryAttributes;
 }
 
 export interface ContainerPort {
@@ -59,8 +77,10 @@ export interface Endpoint {
   readonly servicePort: number;
   readonly servicePortName: string;
   readonly ready: boolean;
-  /** The pod behind the address, when known. */
+  /** The pod or WorkloadEntry behind the address, when known. */
   readonly workload?: { readonly namespace: string; readonly name: string };
+  /** A WorkloadEntry's or ServiceEntry endpoint's `weight`; 1 when absent. */
+  readonly weight?: number;
   readonly labels: Readonly<Record<string, string>>;
   readonly serviceAccount: string;
   readonly hasSidecar: boolean;

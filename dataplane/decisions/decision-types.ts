@@ -7,8 +7,8 @@ import type { UpstreamTls } from './upstream-tls.js';
 
 export type UpstreamDecision =
   | { readonly kind: 'endpoint'; readonly cluster: string; readonly address: string; readonly port: number; readonly tls: UpstreamTls }
-  /** ORIGINAL_DST: connect where the client was going. */
-  | { readonly kind: 'original-destination'; readonly cluster: string; readonly tls: UpstreamTls }
+  /** ORIGINAL_DST: connect where the client was going (on `portOverride` when the cluster sets one). */
+  | { readonly kind: 'original-destination'; readonly cluster: string; readonly tls: UpstreamTls; readonly portOverride?: number }
   | { readonly kind: 'no-healthy-upstream'; readonly cluster: string }
   | { readonly kind: 'unknown-cluster'; readonly cluster: string };
 

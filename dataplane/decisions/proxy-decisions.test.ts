@@ -202,4 +202,40 @@ describe('proxy decisions', () => {
     const breakers: ProxyResources = { ...resources(), clusters: new Map([['c', { name: 'c', type: 'EDS', circuit_breakers: {} } as never]]) };
     expect(() => compileProxyDecisions(breakers)).toThrow('Cluster c: circuit_breakers: is not supported');
   });
+
+  test('ServiceEntry clusters: DNS ones pick among their named endpoints (LOGICAL_DNS the first only); ORIGINAL_DST takes the port override', () => {
+    const endpoint = (address: string, port: number) => ({ endpoint: { address: { socket_address: { address, port_value: port } } } });
+    const dns = (type: string) => ({
+      name: type,
+      type,
+      dns_lookup_family: 'V4_ONLY',
+      dns_refresh_rate: { seconds: 60 },
+      respect_dns_ttl: true,
+      lb_policy: 'LEAST_REQUEST',
+      load_assignment: { cluster_name: type, endpoints: [{ lb_endpoints: [endpoint('eu.example.com', 443), endpoint('us.example.com', 8443)] }] },
+    });
+    const entries = compileProxyDecisions({
+      ...resources(),
+      clusters: new Map([
+        ['STRICT_DNS', dns('STRICT_DNS')],
+        ['LOGICAL_DNS', dns('LOGICAL_DNS')],
+        [
+          'passthrough',
+          { name: 'passthrough', type: 'ORIGINAL_DST', lb_policy: 'CLUSTER_PROVIDED', original_dst_lb_config: { upstream_port_override: { value: 8080 } } },
+        ],
+      ] as never),
+    });
+    expect([0, 1].map((pick) => entries.upstream('STRICT_DNS', pick))).toMatchObject([
+      { kind: 'endpoint', address: 'eu.example.com', port: 443 },
+      { kind: 'endpoint', address: 'us.example.com', port: 8443 },
+    ]);
+    expect([0, 1].map((pick) => entries.upstream('LOGICAL_DNS', pick))).toMatchObject([
+      { kind: 'endpoint', address: 'eu.example.com', port: 443 },
+      { kind: 'endpoint', address: 'eu.example.com', port: 443 },
+    ]);
+    expect(entries.upstream('passthrough', 0)).toMatchObject({ kind: 'original-destination', portOverride: 8080 });
+    expect(() => compileProxyDecisions({ ...resources(), clusters: new Map([['r', { name: 'r', type: 'REDIS' } as never]]) })).toThrow(
+      'Cluster r: type: REDIS is not supported (EDS, STATIC, STRICT_DNS, LOGICAL_DNS, ORIGINAL_DST)',
+    );
+  });
 });

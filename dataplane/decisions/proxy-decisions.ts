@@ -124,6 +124,10 @@ const CLUSTER_FIELDS = new Set([
   'lb_policy',
   'load_assignment',
   'upstream_bind_config',
+  'original_dst_lb_config',
+  'dns_lookup_family',
+  'dns_refresh_rate',
+  'respect_dns_ttl',
   'transport_socket_matches',
   'transport_socket',
   'metadata',
@@ -167,12 +171,19 @@ function compileUpstreams(resources: ProxyResources): UpstreamChooser {
       throw new ConfigRejection(`Cluster ${name}`, 'lb_policy', `${lbPolicy} is not supported (ROUND_ROBIN, LEAST_REQUEST, RANDOM)`);
     }
     if (type === 'ORIGINAL_DST') {
-      compiled.set(name, () => ({ kind: 'original-destination', cluster: name, tls: tlsFor(undefined) }));
+      const override = (cluster as { original_dst_lb_config?: { upstream_port_override?: number | { value: number } } }).original_dst_lb_config
+        ?.upstream_port_override;
+      const portOverride = typeof override === 'object' ? override.value : override;
+      compiled.set(name, () => ({ kind: 'original-destination', cluster: name, tls: tlsFor(undefined), ...(portOverride ? { portOverride } : {}) }));
       continue;
     }
-    if (type !== 'EDS' && type !== 'STATIC') throw new ConfigRejection(`Cluster ${name}`, 'type', `${type} is not supported (EDS, STATIC, ORIGINAL_DST)`);
+    if (!['EDS', 'STATIC', 'STRICT_DNS', 'LOGICAL_DNS'].includes(type)) {
+      throw new ConfigRejection(`Cluster ${name}`, 'type', `${type} is not supported (EDS, STATIC, STRICT_DNS, LOGICAL_DNS, ORIGINAL_DST)`);
+    }
     const assignment = type === 'EDS' ? resources.endpoints.get(cluster.eds_cluster_config?.service_name || name) : cluster.load_assignment;
-    const endpoints = compileEndpoints(assignment);
+    // A DNS cluster's endpoints are names, resolved when a connection is made (the system resolver
+    // and its cache standing in for Envoy's refresh); LOGICAL_DNS uses only the first, as Envoy does.
+    const endpoints = type === 'LOGICAL_DNS' ? compileEndpoints(assignment).slice(0, 1) : compileEndpoints(assignment);
     compiled.set(name, (pick) => {
       if (endpoints.length === 0) return { kind: 'no-healthy-upstream', cluster: name };
       const endpoint = endpoints[pick % endpoints.length] as (typeof endpoints)[number];

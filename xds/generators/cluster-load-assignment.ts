@@ -28,7 +28,7 @@ export function endpointsForCluster(push: PushContext, proxy: Proxy, clusterName
 
 /**
  * The load assignment of one EDS cluster: its endpoints (address and target port) in one
- * locality weighted by their count. Endpoints that take mesh mutual TLS carry `{tlsMode: mesh}`
+ * locality weighted by the sum of their weights (a WorkloadEntry's `weight`, else 1). Endpoints that take mesh mutual TLS carry `{tlsMode: mesh}`
  * for the cluster's transport socket matches: those with a sidecar whose workload's
  * PeerAuthentication (port level included) does not resolve to DISABLE on the endpoint's port,
  * so a workload-level DISABLE works without a DestinationRule too. An unknown cluster gets an
@@ -42,10 +42,12 @@ export function buildClusterLoadAssignment(push: PushContext, proxy: Proxy, clus
     endpoint: { address: { socket_address: { address: endpoint.address, port_value: endpoint.port } } },
     health_status: 'HEALTHY',
     ...(meshTls.acceptsMeshTls(endpoint) ? { metadata: MESH_TLS_METADATA } : {}),
-    load_balancing_weight: { value: 1 },
+    load_balancing_weight: { value: endpoint.weight ?? 1 },
   }));
   return {
     cluster_name: clusterName,
-    endpoints: [{ lb_endpoints: lbEndpoints, load_balancing_weight: { value: lbEndpoints.length } }],
+    endpoints: [
+      { lb_endpoints: lbEndpoints, load_balancing_weight: { value: lbEndpoints.reduce((sum, endpoint) => sum + endpoint.load_balancing_weight.value, 0) } },
+    ],
   };
 }

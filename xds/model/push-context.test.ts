@@ -75,9 +75,23 @@ describe('the push context builder', () => {
     expect(builder.build(first, { full: true }).authorizationPolicies.all).toHaveLength(0);
   });
 
-  test('ServiceEntry, WorkloadEntry and WorkloadGroup are stored but not translated: the context is as without them', () => {
+  test('a WorkloadGroup is stored but not translated: the context is as without it', () => {
     const model = meshWithOneService();
     const without = buildPushContext(model);
+    applyValidated(model, {
+      apiVersion: 'networking.mesh.io/v1alpha3',
+      kind: 'WorkloadGroup',
+      metadata: { namespace: 'foo', name: 'vm' },
+      spec: { template: { serviceAccount: 'vm' } },
+    });
+    expect(model.configStore.list('WorkloadGroup').map((entry) => entry.name)).toEqual(['vm']);
+    const withIt = buildPushContext(model);
+    expect([...withIt.configGenerations.keys()]).toEqual([...without.configGenerations.keys()]);
+    expect(JSON.stringify({ ...withIt, version: '' }, replacer)).toBe(JSON.stringify({ ...without, version: '' }, replacer));
+  });
+
+  test('a ServiceEntry adds a service per host; a WorkloadEntry its Service selects adds an endpoint, in the generations', () => {
+    const model = meshWithOneService();
     const meta = { namespace: 'foo', name: 'external' };
     const apiVersion = 'networking.mesh.io/v1alpha3';
     applyValidated(model, {
@@ -86,13 +100,21 @@ describe('the push context builder', () => {
       metadata: meta,
       spec: { hosts: ['api.example.com'], resolution: 'DNS', ports: [{ number: 443, name: 'tls', protocol: 'TLS' }] },
     });
-    applyValidated(model, { apiVersion, kind: 'WorkloadEntry', metadata: meta, spec: { address: '10.1.0.1', labels: { app: 'httpbin' } } });
-    applyValidated(model, { apiVersion, kind: 'WorkloadGroup', metadata: meta, spec: { template: { serviceAccount: 'vm' } } });
-
-    expect(model.configStore.list('ServiceEntry').map((entry) => entry.name)).toEqual(['external']);
-    const withThem = buildPushContext(model);
-    expect([...withThem.configGenerations.keys()]).toEqual([...without.configGenerations.keys()]);
-    expect(JSON.stringify({ ...withThem, version: '' }, replacer)).toBe(JSON.stringify({ ...without, version: '' }, replacer));
+    applyValidated(model, {
+      apiVersion,
+      kind: 'WorkloadEntry',
+      metadata: meta,
+      spec: { address: '10.1.0.1', labels: { app: 'httpbin' }, serviceAccount: 'vm' },
+    });
+    const push = buildPushContext(model);
+    expect(push.services.map((service) => service.hostname)).toEqual(['api.example.com', HOST]);
+    expect(push.serviceByHost.get('api.example.com')?.entry).toMatchObject({ resolution: 'DNS', meshExternal: true, entryName: 'external' });
+    expect(push.endpointsByServicePort.get(servicePortKey(HOST, 8000))?.map((endpoint) => [endpoint.address, endpoint.port, endpoint.workload?.name])).toEqual([
+      ['10.0.0.1', 80, 'httpbin-1'],
+      ['10.1.0.1', 80, 'external'],
+    ]);
+    expect(push.serviceAccountsByHost.get(HOST)).toEqual(['httpbin', 'vm']);
+    expect([...push.configGenerations.keys()].filter((key) => key.endsWith('/external'))).toEqual(['ServiceEntry/foo/external', 'WorkloadEntry/foo/external']);
   });
 });
 

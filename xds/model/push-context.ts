@@ -3,6 +3,7 @@ import type { AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication,
 import { selectsWorkload, type Credential, type Endpoint, type MeshModel, type Service, type Workload } from '../../controllers/index.js';
 import { KIND_NAMES, UNTRANSLATED_KINDS, type InboundTrafficMode, type MeshConfig } from '../../crds/index.js';
 import { newPolicyIndex, type PolicyIndex } from './policy-index.js';
+import { buildServiceEntryServices } from './service-entries.js';
 
 /** A DestinationRule as the push context holds it: the resolved host and where it came from. */
 export interface IndexedDestinationRule {
@@ -141,7 +142,9 @@ function assemble(model: MeshModel, config: ConfigPart): PushContext {
 }
 
 function buildRegistryPart(model: MeshModel): RegistryPart {
-  const services = [...model.registry.services()].sort((a, b) => compare(a.hostname, b.hostname));
+  const kubernetesServices = model.registry.services();
+  const entries = buildServiceEntryServices(model, kubernetesServices, model.registry.workloads());
+  const services = [...kubernetesServices, ...entries.services].sort((a, b) => compare(a.hostname, b.hostname));
   const serviceByHost = new Map<string, Service>();
   const servicesByNamespace = new Map<string, Service[]>();
   const endpointsByServicePort = new Map<string, readonly Endpoint[]>();
@@ -151,7 +154,10 @@ function buildRegistryPart(model: MeshModel): RegistryPart {
     if (inNamespace) inNamespace.push(service);
     else servicesByNamespace.set(service.namespace, [service]);
     for (const port of service.ports) {
-      endpointsByServicePort.set(servicePortKey(service.hostname, port.port), freezeAll(model.registry.endpoints(service.namespace, service.name, port.port)));
+      const key = servicePortKey(service.hostname, port.port);
+      const own = service.entry ? [] : model.registry.endpoints(service.namespace, service.name, port.port);
+      const added = entries.endpoints.get(key) ?? [];
+      endpointsByServicePort.set(key, freezeAll(added.length === 0 ? own : [...own, ...added].sort(compareEndpoints)));
     }
   }
 
@@ -174,7 +180,7 @@ function buildRegistryPart(model: MeshModel): RegistryPart {
   }
   const serviceAccountsByHost = new Map<string, readonly string[]>();
   for (const service of services) {
-    const accounts = new Set<string>();
+    const accounts = new Set<string>(entries.serviceAccounts.get(service.hostname));
     for (const workload of workloadsByNamespace.get(service.namespace) ?? []) {
       if (workload.serviceAccount !== '' && selectsWorkload(service, workload)) accounts.add(workload.serviceAccount);
     }
@@ -279,6 +285,10 @@ function indexMeshVirtualServices(virtualServices: readonly IndexedVirtualServic
 
 function freezeAll<T>(list: readonly T[]): readonly T[] {
   return Object.freeze([...list]);
+}
+
+function compareEndpoints(a: Endpoint, b: Endpoint): number {
+  return compare(a.address, b.address) || a.port - b.port;
 }
 
 function compare(a: string, b: string): number {

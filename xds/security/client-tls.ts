@@ -27,10 +27,12 @@ export function meshSni(port: number, subset: string, hostname: string): string 
  * The identities a client accepts from a service: `spiffe://<td>/ns/<ns>/sa/<sa>` for every
  * service account of the workloads behind it, under the trust domain and each alias, sorted.
  */
-export function serviceSubjectAltNames(push: PushContext, service: Pick<Service, 'hostname' | 'namespace'>): string[] {
+export function serviceSubjectAltNames(push: PushContext, service: Pick<Service, 'hostname' | 'namespace' | 'entry'>): string[] {
   const accounts = push.serviceAccountsByHost.get(service.hostname) ?? [];
   const domains = [...new Set([push.meshConfig.trustDomain, ...push.meshConfig.trustDomainAliases])];
-  return accounts.flatMap((account) => domains.map((domain) => `spiffe://${domain}/ns/${service.namespace}/sa/${account}`)).sort();
+  const derived = accounts.flatMap((account) => domains.map((domain) => `spiffe://${domain}/ns/${service.namespace}/sa/${account}`));
+  // A ServiceEntry's subjectAltNames are identities as written, beside those of the workloads it selects.
+  return [...new Set([...derived, ...(service.entry?.subjectAltNames ?? [])])].sort();
 }
 
 /**
@@ -83,6 +85,10 @@ export function newMeshClientTlsHook(): ClusterTransportSocketHook {
 
 function autoMtls(input: ClusterTransportSocketInput): ClusterTransportSocket | undefined {
   if (input.push.meshConfig.enableAutoMtls === false) return undefined;
+  // Outside the mesh (a MESH_EXTERNAL ServiceEntry) TLS comes only from a DestinationRule.
+  if (input.service.entry?.meshExternal) return undefined;
+  // ORIGINAL_DST (resolution NONE): no endpoint metadata to match, as below.
+  if (input.service.entry?.resolution === 'NONE') return undefined;
   // An ORIGINAL_DST cluster's hosts carry no EDS metadata, so the matches could only ever pick
   // plain text; MESH_MUTUAL in the DestinationRule asks for TLS there.
   const lb = loadBalancerFor(input.destinationRule, input.servicePort.port, input.subset);

@@ -31,7 +31,7 @@ export function newSidecarCdsGenerator(options: BuildSidecarClustersOptions = {}
       const resources: NamedResource[] = outboundClusters(proxy, push, options).map((cluster) => ({
         name: cluster.name,
         resource: cluster.build,
-        cacheKey: `${cluster.name}@${destinationRuleKey(push, proxy, cluster.hostname)}`,
+        cacheKey: `${cluster.name}@${destinationRuleKey(push, proxy, cluster.hostname)}${cluster.contentKey === undefined ? '' : `#${cluster.contentKey}`}`,
         sharedKey: `sidecar-cds/${visibility}/${cluster.name}`,
       }));
       return resources.sort(byName);

@@ -5,6 +5,8 @@ import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClu
 import { configMetadata } from '../config-metadata.js';
 import { destinationRuleFor, loadBalancerFor } from '../../model/destination-rule-policy.js';
 import { envoyDuration } from '../../envoy/envoy-duration.js';
+import type { Service, ServicePort } from '../../../controllers/index.js';
+import { buildClusterLoadAssignment } from '../cluster-load-assignment.js';
 import { inboundPortsOf, workloadOfProxy } from '../proxy-workload.js';
 import type { PushContext } from '../../model/push-context.js';
 import type { ClusterTransportSocketHook } from '../../model/cluster-transport-socket.js';
@@ -43,6 +45,11 @@ export function buildOutboundClusters(proxy: Proxy, push: PushContext, options: 
 export interface OutboundCluster {
   readonly name: string;
   readonly hostname: string;
+  /**
+   * What else its bytes depend on beyond its name and DestinationRule: a ServiceEntry's
+   * resolution, ports and (for DNS) endpoints; none for a Kubernetes Service's.
+   */
+  readonly contentKey?: string;
   build(): ClusterResource;
 }
 
@@ -59,8 +66,12 @@ export function outboundClusters(proxy: Proxy, push: PushContext, options: Build
       const variants: (Subset | undefined)[] = [undefined, ...(rule?.spec.subsets ?? [])];
       for (const subset of variants) {
         const name = outboundClusterName(servicePort.port, subset?.name ?? '', service.hostname);
+        const lb = loadBalancerFor(rule, servicePort.port, subset);
+        const resolved = service.entry ? entryDiscoveryOf(push, proxy, service, servicePort, name, lb) : undefined;
+        // A DNS cluster without an endpoint is left out, as the reference does.
+        if (resolved === null) continue;
         const build = (): ClusterResource => {
-          const { lb_policy, ...discovery } = discoveryOf(name, loadBalancerFor(rule, servicePort.port, subset));
+          const { lb_policy, ...discovery } = resolved?.discovery ?? discoveryOf(name, lb);
           const cluster: Record<string, unknown> = {
             name,
             ...discovery,
@@ -80,7 +91,7 @@ export function outboundClusters(proxy: Proxy, push: PushContext, options: Build
           });
           return { ...cluster, ...socket, name };
         };
-        clusters.push({ name, hostname: service.hostname, build });
+        clusters.push({ name, hostname: service.hostname, ...(resolved ? { contentKey: resolved.contentKey } : {}), build });
       }
     }
   }
@@ -138,6 +149,43 @@ export function buildInboundClusters(proxy: Proxy, push: PushContext, options: B
 /** True for clusters whose endpoints come over EDS (what CDS/EDS consistency checks). */
 export function isEdsCluster(cluster: ClusterResource): boolean {
   return cluster['type'] === 'EDS';
+}
+
+/**
+ * A ServiceEntry host's cluster discovery, as the reference's `convertResolution` maps it for
+ * sidecars: STATIC → EDS, DNS → STRICT_DNS and DNS_ROUND_ROBIN → LOGICAL_DNS with the endpoints
+ * inline (null when there are none: no cluster), NONE → ORIGINAL_DST (the target port, when it
+ * differs, overriding the destination's port). A DestinationRule's `PASSTHROUGH` forces
+ * ORIGINAL_DST.
+ */
+function entryDiscoveryOf(
+  push: PushContext,
+  proxy: Proxy,
+  service: Service,
+  port: ServicePort,
+  name: string,
+  lb: LoadBalancerSettings | undefined,
+): { discovery: ReturnType<typeof discoveryOf>; contentKey: string } | null {
+  const resolution = service.entry?.resolution ?? 'STATIC';
+  const targetPort = typeof port.targetPort === 'number' ? port.targetPort : port.port;
+  const shape = `${resolution}|${port.port}|${targetPort}|${port.name}|${port.appProtocol ?? ''}`;
+  if (resolution === 'NONE' || (!lb?.consistentHash && lb?.simple === 'PASSTHROUGH')) {
+    const override = resolution === 'NONE' && targetPort !== port.port ? { original_dst_lb_config: { upstream_port_override: { value: targetPort } } } : {};
+    return { discovery: { type: 'ORIGINAL_DST', lb_policy: 'CLUSTER_PROVIDED', ...override }, contentKey: shape };
+  }
+  if (resolution === 'STATIC') return { discovery: discoveryOf(name, lb), contentKey: shape };
+  const assignment = buildClusterLoadAssignment(push, proxy, name);
+  if ((assignment['endpoints'] as unknown[]).length === 0) return null;
+  const { lb_policy } = discoveryOf(name, lb);
+  const discovery = {
+    type: resolution === 'DNS' ? 'STRICT_DNS' : 'LOGICAL_DNS',
+    lb_policy,
+    dns_lookup_family: proxy.ipAddresses.length > 0 && proxy.ipAddresses.every((address) => isIPv6(address)) ? 'V6_ONLY' : 'V4_ONLY',
+    dns_refresh_rate: envoyDuration(push.meshConfig.dnsRefreshRate ?? '60s') ?? { seconds: 60 },
+    respect_dns_ttl: true,
+    load_assignment: assignment,
+  };
+  return { discovery, contentKey: `${shape}|${discovery.dns_lookup_family}|${push.meshConfig.dnsRefreshRate ?? ''}|${JSON.stringify(assignment)}` };
 }
 
 /** Discovery type and load balancing from the DestinationRule's settings, as the reference maps them. */
