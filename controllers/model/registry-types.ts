@@ -23,6 +23,8 @@ export interface ServiceEntryAttributes {
   /** `spec.addresses` (a /32 or /128 written as the address). */
   readonly addresses: readonly string[];
   readonly subjectAltNames: readonly string[];
+  /** `spec.exportTo` as written (empty: the mesh config's `defaultServiceExportTo`). */
+  readonly exportTo: readonly string[];
   /** The ServiceEntry's own name; the service's namespace is its namespace. */
   readonly entryName: string;
 }

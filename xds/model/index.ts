@@ -29,3 +29,4 @@ export {
   type EffectiveMtlsMode,
 } from './peer-authentication.js';
 export { newPolicyIndex, type PolicyIndex, type SelectablePolicy } from './policy-index.js';
+export { isServiceVisible, serviceVisibilityScope, visibleServices } from './service-visibility.js';

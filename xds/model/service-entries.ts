@@ -119,6 +119,7 @@ function serviceOf(entry: ConfigEntry<'ServiceEntry'>, host: string, selectsPods
       meshExternal: (spec.location ?? 'MESH_EXTERNAL') === 'MESH_EXTERNAL',
       addresses,
       subjectAltNames: spec.subjectAltNames ?? [],
+      exportTo: spec.exportTo ?? [],
       entryName: entry.name,
     },
   };

@@ -9,6 +9,7 @@ import type { Service, ServicePort } from '../../../controllers/index.js';
 import { buildClusterLoadAssignment } from '../cluster-load-assignment.js';
 import { inboundPortsOf, workloadOfProxy } from '../proxy-workload.js';
 import type { PushContext } from '../../model/push-context.js';
+import { visibleServices } from '../../model/service-visibility.js';
 import type { ClusterTransportSocketHook } from '../../model/cluster-transport-socket.js';
 
 /** An Envoy `Cluster` message in snake_case. */
@@ -59,7 +60,7 @@ export function outboundClusters(proxy: Proxy, push: PushContext, options: Build
   const hook = options.clusterTransportSocket;
   const clusters: OutboundCluster[] = [];
 
-  for (const service of push.services) {
+  for (const service of visibleServices(push, proxy.configNamespace)) {
     const entry = destinationRuleFor(push, proxy, service);
     const rule = entry?.rule;
     for (const servicePort of service.ports) {

@@ -2,21 +2,23 @@ import type { Generator, NamedResource, PushMemo } from '../../generator.js';
 import { memoOf } from '../../encoding/index.js';
 import { LISTENER_TYPE } from '../../envoy/type-urls.js';
 import type { PushContext } from '../../model/push-context.js';
+import { serviceVisibilityScope } from '../../model/service-visibility.js';
 import { buildSidecarInboundListener, buildSidecarOutboundListeners, type BuildSidecarListenersOptions } from './sidecar-listeners.js';
 
 /**
  * LDS for sidecars: every listener each full push. Outbound listeners depend only on the push
- * context: built once per push, and their encoded bytes shared by every sidecar; `virtualInbound`
- * is the proxy's own.
+ * context and the services the proxy's namespace sees: built once per push (per namespace when
+ * some are hidden), and their encoded bytes shared; `virtualInbound` is the proxy's own.
  */
 export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {}): Generator<PushContext> {
-  const outbound = (push: PushContext, memo: PushMemo): readonly NamedResource[] =>
-    memo.get('sidecar-lds/outbound', () =>
-      buildSidecarOutboundListeners(push).map((listener) => ({
+  // Shared by every sidecar, or by those of a namespace when a ServiceEntry's exportTo hides it from some.
+  const outbound = (push: PushContext, memo: PushMemo, scope: string, namespace: string): readonly NamedResource[] =>
+    memo.get(`sidecar-lds/outbound/${scope}`, () =>
+      buildSidecarOutboundListeners(push, namespace).map((listener) => ({
         name: listener.name,
         resource: listener,
-        cacheKey: listener.name,
-        sharedKey: `sidecar-lds/${listener.name}`,
+        cacheKey: `${listener.name}@${scope}`,
+        sharedKey: `sidecar-lds/${scope}/${listener.name}`,
       })),
     );
   return {
@@ -24,7 +26,8 @@ export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {
     generate(proxy, push, request) {
       if (!request.full) return undefined;
       const inbound = buildSidecarInboundListener(proxy, push, options);
-      return { resources: [...outbound(push, memoOf(request)), { name: inbound.name, resource: inbound }] };
+      const scope = serviceVisibilityScope(push, proxy.configNamespace);
+      return { resources: [...outbound(push, memoOf(request), scope, proxy.configNamespace), { name: inbound.name, resource: inbound }] };
     },
   };
 }

@@ -5,6 +5,7 @@ import { ROOT_SECRET, sdsSecretConfig, WORKLOAD_SECRET } from '../../security/sd
 import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName } from '../cluster-names.js';
 import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FILTER, tcpProxy, telemetryFilters } from '../http-connection-manager.js';
 import { inboundPortsOf, workloadOfProxy, type InboundPort } from '../proxy-workload.js';
+import { visibleServices } from '../../model/service-visibility.js';
 import type { PushContext } from '../../model/push-context.js';
 import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from '../../model/security-filters.js';
 import { isHttpRoutable } from '../../model/service-port-protocol.js';
@@ -187,9 +188,9 @@ function outboundTcpChain(service: Service, port: ServicePort): object | undefin
 }
 
 /** Per service port `0.0.0.0_<port>`: HTTP ports route by RDS `<port>`; TCP services get a chain per VIP. */
-function outboundListeners(push: PushContext): ListenerResource[] {
+function outboundListeners(push: PushContext, namespace: string): ListenerResource[] {
   const byPort = new Map<number, { http: boolean; tcp: object[] }>();
-  for (const service of push.services) {
+  for (const service of visibleServices(push, namespace)) {
     for (const port of service.ports) {
       if (port.port === OUTBOUND_PORT || port.port === INBOUND_PORT) continue;
       let entry = byPort.get(port.port);
@@ -234,12 +235,12 @@ function virtualOutbound(push: PushContext): ListenerResource {
  * `virtualInbound` (15006) with per-port chains for the mutual TLS mode of each container port.
  */
 export function buildSidecarListeners(proxy: Proxy, push: PushContext, options: BuildSidecarListenersOptions = {}): ListenerResource[] {
-  return [...buildSidecarOutboundListeners(push), virtualInbound(proxy, push, options)];
+  return [...buildSidecarOutboundListeners(push, proxy.configNamespace), virtualInbound(proxy, push, options)];
 }
 
 /** The listeners every sidecar of a push shares: `virtualOutbound` and the `0.0.0.0_<port>` ones. */
-export function buildSidecarOutboundListeners(push: PushContext): ListenerResource[] {
-  return [virtualOutbound(push), ...outboundListeners(push)];
+export function buildSidecarOutboundListeners(push: PushContext, namespace: string): ListenerResource[] {
+  return [virtualOutbound(push), ...outboundListeners(push, namespace)];
 }
 
 /** The sidecar's own listener: `virtualInbound`. */

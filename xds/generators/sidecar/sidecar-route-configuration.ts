@@ -7,6 +7,7 @@ import { isHttpRoutable } from '../../model/service-port-protocol.js';
 import { buildVirtualHostDomains } from '../virtual-host-domains.js';
 import { buildVirtualServiceRoutes, type RouteResource } from '../virtual-service-routes.js';
 import { virtualServiceFor } from '../../model/virtual-service-selection.js';
+import { visibleServices } from '../../model/service-visibility.js';
 
 /** An Envoy `RouteConfiguration` message in snake_case. */
 export type RouteConfigurationResource = { readonly name: string } & Readonly<Record<string, unknown>>;
@@ -36,7 +37,7 @@ export function buildSidecarRouteConfiguration(
   const port = parseSidecarRouteName(routeName);
   const virtualHosts: object[] = [];
   if (port !== undefined) {
-    for (const service of push.services) {
+    for (const service of visibleServices(push, proxy.configNamespace)) {
       if (!service.ports.some((servicePort) => servicePort.port === port && isHttpRoutable(servicePort))) continue;
       const virtualService = virtualServiceFor(push, proxy, service.hostname);
       const domains = buildVirtualHostDomains(service, port, proxy);
