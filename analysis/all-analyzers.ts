@@ -23,6 +23,8 @@ import { applicationUidAnalyzer, deploymentApplicationUidAnalyzer, multiServiceA
 import { WORKLOAD_SELECTOR_ANALYZERS } from './analyzers/workload-selector-analyzers.js';
 
 /** Every analyzer, in the order `-L` lists them (by name). */
+import { serviceEntryAnalyzer } from './analyzers/service-entry-analyzer.js';
+
 export const ALL_ANALYZERS: readonly Analyzer[] = [
   ...SCHEMA_ANALYZERS,
   ...ANNOTATION_ANALYZERS,
@@ -49,6 +51,7 @@ export const ALL_ANALYZERS: readonly Analyzer[] = [
   mtlsAnalyzer,
   portLevelMtlsAnalyzer,
   serviceAccountAnalyzer,
+  serviceEntryAnalyzer,
   workloadMtlsAnalyzer,
   conflictingMeshGatewayHostsAnalyzer,
   destinationHostAnalyzer,

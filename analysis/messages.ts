@@ -35,6 +35,7 @@ export const MESSAGE_TYPES = {
   VirtualServiceIneffectiveMatch: { code: 'MSH0131', level: 'Info' },
   VirtualServiceHostNotFoundInGateway: { code: 'MSH0132', level: 'Warning' },
   SchemaWarning: { code: 'MSH0133', level: 'Warning' },
+  ServiceEntryAddressesRequired: { code: 'MSH0134', level: 'Warning' },
   DeprecatedAnnotation: { code: 'MSH0135', level: 'Info' },
   AlphaAnnotation: { code: 'MSH0136', level: 'Info' },
   DeploymentConflictingPorts: { code: 'MSH0137', level: 'Warning' },
