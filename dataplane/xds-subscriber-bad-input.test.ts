@@ -135,4 +135,22 @@ describe('the delta subscriber against a control plane sending bad input', () =>
       description: 'b’s endpoints subscribed',
     });
   });
+
+  test('endpoints of a cluster just removed, in a response sent before the server saw the unsubscription, stay out', async () => {
+    const endpoints = (name: string) => ({
+      cluster_name: name,
+      endpoints: [{ lb_endpoints: [{ endpoint: { address: { socket_address: { address: '127.0.0.1', port_value: 9 } } } }] }],
+    });
+    expect((await respond(ENDPOINT_TYPE, [resource('b', ENDPOINT_TYPE, endpoints('b'))])).error_detail).toBeNull();
+    expect(state.current().resources.endpoints.has('b')).toBe(true);
+    const seen = requests.length;
+    expect((await respond(CLUSTER_TYPE, [], ['b'])).error_detail).toBeNull();
+    await waitFor(() => requests.slice(seen).find((request) => request.type_url === ENDPOINT_TYPE), { description: 'b’s endpoints unsubscribed' });
+    expect(state.current().resources.endpoints.has('b')).toBe(false);
+    // The server's push had sent b's endpoints before it read the unsubscription.
+    expect(
+      (await respond(ENDPOINT_TYPE, [resource('b', ENDPOINT_TYPE, endpoints('b'), 'v2'), resource('a', ENDPOINT_TYPE, endpoints('a'), 'v2')])).error_detail,
+    ).toBeNull();
+    expect([...state.current().resources.endpoints.keys()]).toEqual(['a']);
+  });
 });

@@ -82,19 +82,32 @@ export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
   let secretNames: string[] = [];
   /** The names subscribed by following the accepted clusters and listeners. */
   const followed = new Map<string, readonly string[]>();
+  const followedSets = new Map<string, ReadonlySet<string>>();
 
   /** Subscribes `typeUrl` to `names`; the resources of names gone are dropped from the config. */
   const follow = (typeUrl: string, names: readonly string[]): void => {
     const before = followed.get(typeUrl) ?? [];
     followed.set(typeUrl, names);
-    feed.subscribe(typeUrl, names);
     const kept = new Set(names);
+    followedSets.set(typeUrl, kept);
+    feed.subscribe(typeUrl, names);
     const gone = before.filter((name) => !kept.has(name));
     const held = typeUrl === ENDPOINT_TYPE ? state.current().resources.endpoints : state.current().resources.routes;
     if (gone.some((name) => held.has(name))) {
       const result = state.apply(typeUrl, state.current().versions.get(typeUrl) ?? '', new Map(), { removed: gone });
       if (!result.ok) log.warn({ type: shortType(typeUrl), error: result.error }, 'config of unsubscribed names kept');
     }
+  };
+
+  /**
+   * Of a routes or endpoints response, the names still subscribed, as Envoy takes them: a
+   * response the server sent before it saw an unsubscription (a listener and its route removed in
+   * one push) does not bring the dropped route back.
+   */
+  const subscribedOnly = <T>(typeUrl: string, resources: ReadonlyMap<string, T>): ReadonlyMap<string, T> => {
+    const kept = typeUrl === ROUTE_TYPE || typeUrl === ENDPOINT_TYPE ? followedSets.get(typeUrl) : undefined;
+    if (kept === undefined || [...resources.keys()].every((name) => kept.has(name))) return resources;
+    return new Map([...resources].filter(([name]) => kept.has(name)));
   };
 
   const takeSecrets = (update: AdsUpdate, adsSecrets: AdsSecrets): void => {
@@ -127,7 +140,7 @@ export function newXdsSubscriber(options: XdsSubscriberOptions): XdsSubscriber {
       let result;
       try {
         const { resources, removed } = update.read();
-        result = state.apply(update.typeUrl, update.version, resources, { replace: update.complete, removed });
+        result = state.apply(update.typeUrl, update.version, subscribedOnly(update.typeUrl, resources), { replace: update.complete, removed });
       } catch (error) {
         result = { ok: false as const, error: errorMessage(error) };
         state.reject(update.typeUrl, result.error);

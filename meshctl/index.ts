@@ -95,3 +95,4 @@ export {
   type WorkloadTarget,
 } from './metrics/workload-metrics.js';
 export { gatherWorkloadMetrics, METRICS_ADDON, queryScalar, workloadMetrics, type MetricsRequest } from './metrics/metrics-query.js';
+export { workloadGroupYaml, type WorkloadGroupInput } from './workload/workload-group.js';

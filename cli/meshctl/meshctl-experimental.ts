@@ -7,6 +7,7 @@ import { newMeshctlUninstallCommand } from './meshctl-uninstall.js';
 import { newMeshctlPrecheckCommand } from './meshctl-precheck.js';
 import { newMeshctlRevisionCommand } from './meshctl-revision.js';
 import { newMeshctlWaitCommand } from './meshctl-wait.js';
+import { newMeshctlWorkloadCommand } from './meshctl-workload.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import { newMeshctlXdsCommands, type MeshctlXdsDeps } from './meshctl-xds.js';
 import type { CliIo } from '../run-cli.js';
@@ -41,6 +42,7 @@ export function newMeshctlExperimentalCommand(
   experimental.addCommand(newMeshctlWaitCommand(io));
   experimental.addCommand(newMeshctlCheckInjectCommand(io));
   experimental.addCommand(newMeshctlMetricsCommand(io));
+  experimental.addCommand(newMeshctlWorkloadCommand(io));
   for (const command of newMeshctlXdsCommands({ ...xds, io })) experimental.addCommand(command);
   for (const command of more) experimental.addCommand(command);
   return experimental;
