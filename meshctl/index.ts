@@ -96,3 +96,12 @@ export {
 } from './metrics/workload-metrics.js';
 export { gatherWorkloadMetrics, METRICS_ADDON, queryScalar, workloadMetrics, type MetricsRequest } from './metrics/metrics-query.js';
 export { workloadGroupYaml, type WorkloadGroupInput } from './workload/workload-group.js';
+export {
+  addExternalService,
+  externalServiceEntryName,
+  externalServiceObjects,
+  parseExternalServiceArgs,
+  removeExternalService,
+  type ExternalServiceInput,
+  type ExternalServicePort,
+} from './addtomesh/external-service.js';

@@ -103,6 +103,9 @@ export const ERROR_CODES = {
     'version-query-failed',
     'webhook-denied',
     'debug-request-failed',
+    'external-service-exists',
+    'external-service-not-found',
+    'external-service-write-failed',
   ],
   /** The installation: rendering the charts. */
   install: ['render-failed', 'install-failed', 'proxy-config-failed', 'pod-not-found', 'verify-failed', 'tag-refused', 'upgrade-refused'],

@@ -8,6 +8,7 @@ import { newMeshctlPrecheckCommand } from './meshctl-precheck.js';
 import { newMeshctlRevisionCommand } from './meshctl-revision.js';
 import { newMeshctlWaitCommand } from './meshctl-wait.js';
 import { newMeshctlWorkloadCommand } from './meshctl-workload.js';
+import { newMeshctlAddToMeshCommand, newMeshctlRemoveFromMeshCommand } from './meshctl-add-to-mesh.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import { newMeshctlXdsCommands, type MeshctlXdsDeps } from './meshctl-xds.js';
 import type { CliIo } from '../run-cli.js';
@@ -43,6 +44,8 @@ export function newMeshctlExperimentalCommand(
   experimental.addCommand(newMeshctlCheckInjectCommand(io));
   experimental.addCommand(newMeshctlMetricsCommand(io));
   experimental.addCommand(newMeshctlWorkloadCommand(io));
+  experimental.addCommand(newMeshctlAddToMeshCommand(io));
+  experimental.addCommand(newMeshctlRemoveFromMeshCommand(io));
   for (const command of newMeshctlXdsCommands({ ...xds, io })) experimental.addCommand(command);
   for (const command of more) experimental.addCommand(command);
   return experimental;
