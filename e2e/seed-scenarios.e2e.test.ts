@@ -581,6 +581,11 @@ function diagnostics(): void {
         /^Resource VirtualService\/foo\/wait-demo removed from \d+ out of \d+ configurations/,
       );
       expect(await meshctl('x', 'wait', 'pods', 'x')).toMatchObject({ code: 64 });
+      // A kind no proxy receives has no distribution: refused at once rather than after --timeout.
+      expect(await meshctl('x', 'wait', 'wg', 'vms.foo')).toMatchObject({
+        code: 64,
+        stderr: 'Error: type wg: WorkloadGroup is not sent to proxies, there is no distribution to wait for\n',
+      });
     });
 
     test('analyze -A never reports the mesh’s own daemon or gateway', async () => {

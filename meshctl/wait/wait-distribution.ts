@@ -1,5 +1,5 @@
 import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
-import { KINDS, KIND_NAMES, type KindName } from '../../crds/index.js';
+import { KINDS, KIND_NAMES, UNTRANSLATED_KINDS, type KindName } from '../../crds/index.js';
 import { MeshError, UsageError } from '../../runtime/index.js';
 import { queryDaemons } from '../proxystatus/daemon-query.js';
 
@@ -42,6 +42,9 @@ interface SyncedVersions {
  */
 export async function waitForDistribution(kubeConfig: KubeConfig, type: string, target: string, namespace: string, options: WaitOptions): Promise<string> {
   const kind = kindOf(type);
+  // Nothing of it reaches a proxy, so no proxy ever acknowledges a generation of it: say so now, not after --timeout.
+  if (UNTRANSLATED_KINDS.has(kind))
+    throw new UsageError(`type ${type}: ${kind} is not sent to proxies, there is no distribution to wait for`, { exitCode: 64 });
   const dot = target.indexOf('.');
   const [name, ns] = dot >= 0 ? [target.slice(0, dot), target.slice(dot + 1)] : [target, namespace];
   const key = `${kind}/${ns}/${name}`;
