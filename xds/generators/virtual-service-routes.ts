@@ -86,11 +86,24 @@ function translateRoute(input: VirtualServiceRouteInput, http: HttpRoute, match:
   out['decorator'] = { operation: operationOf(out, input.virtualService.name, input.port) };
   out['metadata'] = configMetadata('VirtualService', input.virtualService.namespace, input.virtualService.name);
   Object.assign(out, headerOperations(http.headers));
+  // One destination: its own header operations follow the route's, as the reference folds them
+  // into the route. (Several destinations would need them per weighted cluster: not built yet.)
+  const only = routedDestinations(http);
+  if (only.length === 1 && only[0]?.headers) {
+    for (const [field, values] of Object.entries(headerOperations(only[0].headers))) {
+      out[field] = [...((out[field] as unknown[] | undefined) ?? []), ...(values as unknown[])];
+    }
+  }
   return out;
 }
 
+/** The destinations a route sends to: all of a single one, else those with a weight. */
+function routedDestinations(http: HttpRoute): NonNullable<HttpRoute['route']> {
+  return (http.route ?? []).filter((dst) => (http.route ?? []).length === 1 || (dst.weight ?? 0) > 0);
+}
+
 function buildRouteAction(input: VirtualServiceRouteInput, http: HttpRoute): Record<string, unknown> | undefined {
-  const destinations = (http.route ?? []).filter((dst) => (http.route ?? []).length === 1 || (dst.weight ?? 0) > 0);
+  const destinations = routedDestinations(http);
   if (destinations.length === 0) return undefined;
   const action: Record<string, unknown> = {};
   const clusterOf = (dst: (typeof destinations)[number]): string =>
