@@ -1,20 +1,20 @@
-import { credentials, Server, ServerCredentials, type ServerDuplexStream } from '@grpc/grpc-js';
+import { credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { newNopLogger } from '../runtime/index.js';
 import { waitFor } from '../testing/wait-for.js';
-import { ADS_SERVICE, loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
+import { loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE } from '../xds/envoy/type-urls.js';
 import { newConfigState, type ConfigState } from './config-state.js';
 import { newXdsSubscriber, type XdsSubscriber } from './xds-subscriber.js';
+import { startScriptedAdsServer, type ScriptedAdsServer } from './testing/scripted-ads-server.js';
 
 // A delta ADS server that says what the test tells it (a broken or hostile control plane), and
 // the data plane's subscriber in delta mode: whatever comes, the last good config keeps serving.
 type Request = { type_url: string; response_nonce: string; resource_names_subscribe: string[]; error_detail: { message: string } | null };
 
 const protos = loadEnvoyProtos();
-const requests: Request[] = [];
-let call: ServerDuplexStream<Request, object> | undefined;
-let server: Server;
+let ads: ScriptedAdsServer<Request>;
+let requests: Request[];
 let state: ConfigState;
 let subscriber: XdsSubscriber;
 let nonces = 0;
@@ -29,27 +29,16 @@ const resource = (name: string, typeUrl: string, message: object, version = 'v1'
 
 /** Sends a response; resolves with the request answering its nonce (the ACK or NACK). */
 async function respond(typeUrl: string, resources: object[], removed: string[] = [], nonce = `n${++nonces}`): Promise<Request> {
-  const seen = requests.length;
-  call?.write({ system_version_info: nonce, type_url: typeUrl, nonce, resources, removed_resources: removed });
-  return waitFor(() => requests.slice(seen).find((request) => request.response_nonce === nonce), { description: `the answer to ${nonce}` });
+  return ads.respond({ system_version_info: nonce, type_url: typeUrl, nonce, resources, removed_resources: removed });
 }
 
 beforeAll(async () => {
-  server = new Server();
-  server.addService(protos.serviceDefinition(ADS_SERVICE), {
-    DeltaAggregatedResources: (stream: ServerDuplexStream<Request, object>) => {
-      call = stream;
-      stream.on('data', (request: Request) => requests.push(request));
-      stream.on('error', () => undefined);
-    },
-  });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  );
+  ads = await startScriptedAdsServer<Request>(protos, 'DeltaAggregatedResources');
+  requests = ads.requests;
   state = newConfigState();
   subscriber = newXdsSubscriber({
     protos,
-    target: `127.0.0.1:${port}`,
+    target: `127.0.0.1:${ads.port}`,
     credentials: credentials.createInsecure(),
     node: { id: 'sidecar~127.0.0.1~dp.ns~ns.svc.cluster.local' },
     state,
@@ -75,7 +64,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   subscriber?.close();
-  server?.forceShutdown();
+  ads?.close();
 });
 
 /** The config that serves: cluster a with its endpoint, nothing else. */

@@ -1,11 +1,12 @@
-import { credentials, Server, ServerCredentials, type ServerDuplexStream } from '@grpc/grpc-js';
+import { credentials } from '@grpc/grpc-js';
 import { afterAll, beforeAll, expect, test } from '@jest/globals';
 import { newNopLogger } from '../runtime/index.js';
 import { waitFor } from '../testing/wait-for.js';
-import { ADS_SERVICE, loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
+import { loadEnvoyProtos } from '../xds/envoy/envoy-protos.js';
 import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../xds/envoy/type-urls.js';
 import { newConfigState, type ConfigState } from './config-state.js';
 import { newXdsSubscriber, type XdsSubscriber } from './xds-subscriber.js';
+import { startScriptedAdsServer, type ScriptedAdsServer } from './testing/scripted-ads-server.js';
 
 // A state-of-the-world ADS server and the data plane's subscriber: a listener and its route leave
 // in one push, and the route's response, sent before the server read the unsubscription, comes
@@ -13,9 +14,8 @@ import { newXdsSubscriber, type XdsSubscriber } from './xds-subscriber.js';
 type Request = { type_url: string; response_nonce: string; resource_names: string[] };
 
 const protos = loadEnvoyProtos();
-const requests: Request[] = [];
-let call: ServerDuplexStream<Request, object> | undefined;
-let server: Server;
+let ads: ScriptedAdsServer<Request>;
+let requests: Request[];
 let state: ConfigState;
 let subscriber: XdsSubscriber;
 let nonces = 0;
@@ -38,29 +38,18 @@ const listener = (port: number) => ({
   ],
 });
 
-async function respond(typeUrl: string, messages: object[]): Promise<Request> {
+function respond(typeUrl: string, messages: object[]): Promise<Request> {
   const nonce = `n${++nonces}`;
-  const seen = requests.length;
-  call?.write({ version_info: nonce, type_url: typeUrl, nonce, resources: messages.map((message) => protos.encodeAny(typeUrl, message)) });
-  return waitFor(() => requests.slice(seen).find((request) => request.response_nonce === nonce), { description: `the answer to ${nonce}` });
+  return ads.respond({ version_info: nonce, type_url: typeUrl, nonce, resources: messages.map((message) => protos.encodeAny(typeUrl, message)) });
 }
 
 beforeAll(async () => {
-  server = new Server();
-  server.addService(protos.serviceDefinition(ADS_SERVICE), {
-    StreamAggregatedResources: (stream: ServerDuplexStream<Request, object>) => {
-      call = stream;
-      stream.on('data', (request: Request) => requests.push(request));
-      stream.on('error', () => undefined);
-    },
-  });
-  const port = await new Promise<number>((resolve, reject) =>
-    server.bindAsync('127.0.0.1:0', ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))),
-  );
+  ads = await startScriptedAdsServer<Request>(protos, 'StreamAggregatedResources');
+  requests = ads.requests;
   state = newConfigState();
   subscriber = newXdsSubscriber({
     protos,
-    target: `127.0.0.1:${port}`,
+    target: `127.0.0.1:${ads.port}`,
     credentials: credentials.createInsecure(),
     node: { id: 'sidecar~127.0.0.1~dp.ns~ns.svc.cluster.local' },
     state,
@@ -72,7 +61,7 @@ beforeAll(async () => {
 
 afterAll(() => {
   subscriber?.close();
-  server?.forceShutdown();
+  ads?.close();
 });
 
 test('a route unsubscribed with its listener does not come back with a response the server sent before it knew', async () => {

@@ -105,3 +105,4 @@ export {
   type ExternalServiceInput,
   type ExternalServicePort,
 } from './addtomesh/external-service.js';
+export { keyValueMap } from './key-value-items.js';

@@ -9,16 +9,6 @@ interface ExternalServiceFlags {
   serviceaccount: string;
 }
 
-/** `key=value` items as the reference reads them: an item without `=` is a key with an empty value. */
-function stringMap(items: readonly string[]): Record<string, string> {
-  return Object.fromEntries(
-    items.map((item) => {
-      const at = item.indexOf('=');
-      return at < 0 ? [item, ''] : [item.slice(0, at), item.slice(at + 1)];
-    }),
-  );
-}
-
 /** `meshctl x add-to-mesh` (`add`): puts services into the mesh; `external-service` so far. */
 export function newMeshctlAddToMeshCommand(io: CliIo): Command {
   const add = new Command('add-to-mesh').alias('add').description('Add workloads into the mesh');
@@ -46,8 +36,8 @@ export function newMeshctlAddToMeshCommand(io: CliIo): Command {
           await meshctl.addExternalService(kubeConfig, {
             ...parsed,
             namespace: meshctl.namespaceOf(kubeConfig, flags.namespace),
-            labels: stringMap(options.labels ?? []),
-            annotations: stringMap(options.annotations ?? []),
+            labels: meshctl.keyValueMap(options.labels ?? []),
+            annotations: meshctl.keyValueMap(options.annotations ?? []),
             serviceAccount: options.serviceaccount,
           }),
         );

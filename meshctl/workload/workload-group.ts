@@ -1,12 +1,13 @@
 import { stringify } from 'yaml';
 import { apiVersionOf } from '../../crds/index.js';
 import { UsageError } from '../../runtime/index.js';
+import { keyValueMap } from '../key-value-items.js';
 
 /** What `x workload group create` is given. */
 export interface WorkloadGroupInput {
   readonly name: string;
   readonly namespace: string;
-  /** `key=value` items; an item without `=` is a key with an empty value, as the reference reads it. */
+  /** `key=value` items (see `keyValueMap`). */
   readonly labels: readonly string[];
   readonly annotations: readonly string[];
   /** `name=port` items. */
@@ -28,27 +29,17 @@ export function workloadGroupYaml(input: WorkloadGroupInput): string {
     kind: 'WorkloadGroup',
     metadata: { name: input.name, namespace: input.namespace },
     spec: {
-      metadata: { annotations: sortedMap(input.annotations), labels: sortedMap(input.labels) },
+      metadata: { annotations: keyValueMap(input.annotations), labels: keyValueMap(input.labels) },
       template: { ports: portMap(input.ports), serviceAccount: input.serviceAccount },
     },
   };
   return stringify(group);
 }
 
-function splitEqual(item: string): [string, string] {
-  const at = item.indexOf('=');
-  return at < 0 ? [item, ''] : [item.slice(0, at), item.slice(at + 1)];
-}
-
-function sortedMap(items: readonly string[]): Record<string, string> {
-  const entries = new Map(items.map(splitEqual));
-  return Object.fromEntries([...entries].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
-}
-
 const MAX_UINT32 = 4_294_967_295;
 
 function portMap(items: readonly string[]): Record<string, number> {
-  const ports = Object.entries(sortedMap(items)).map(([name, value]): [string, number] => {
+  const ports = Object.entries(keyValueMap(items)).map(([name, value]): [string, number] => {
     const port = /^\d+$/.test(value) ? Number(value) : NaN;
     if (!(port <= MAX_UINT32)) throw new UsageError(`invalid --ports item "${name}=${value}": expected <name>=<port number>`);
     return [name, port];

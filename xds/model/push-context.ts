@@ -3,7 +3,7 @@ import type { AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication,
 import { selectsWorkload, type Credential, type Endpoint, type MeshModel, type Service, type Workload } from '../../controllers/index.js';
 import { KIND_NAMES, UNTRANSLATED_KINDS, type InboundTrafficMode, type MeshConfig } from '../../crds/index.js';
 import { newPolicyIndex, type PolicyIndex } from './policy-index.js';
-import { buildServiceEntryServices } from './service-entries.js';
+import { buildServiceEntryServices, compareEndpoints } from './service-entries.js';
 
 /** A DestinationRule as the push context holds it: the resolved host and where it came from. */
 export interface IndexedDestinationRule {
@@ -285,10 +285,6 @@ function indexMeshVirtualServices(virtualServices: readonly IndexedVirtualServic
 
 function freezeAll<T>(list: readonly T[]): readonly T[] {
   return Object.freeze([...list]);
-}
-
-function compareEndpoints(a: Endpoint, b: Endpoint): number {
-  return compare(a.address, b.address) || a.port - b.port;
 }
 
 function compare(a: string, b: string): number {

@@ -181,7 +181,8 @@ function sortedEntries<K extends 'ServiceEntry' | 'WorkloadEntry'>(entries: read
   return [...entries].sort((a, b) => compare(a.namespace, b.namespace) || compare(a.name, b.name));
 }
 
-function compareEndpoints(a: Endpoint, b: Endpoint): number {
+/** By address, then port: the order endpoint lists keep. */
+export function compareEndpoints(a: Endpoint, b: Endpoint): number {
   return compare(a.address, b.address) || a.port - b.port;
 }
 
