@@ -11,6 +11,8 @@ export const AGENT_PATHS = {
   /** The bootstrap of proxyless gRPC applications, and where their certificates go without OUTPUT_CERTS. */
   grpcBootstrap: './etc/mesh/proxy/grpc-bootstrap.json',
   grpcCerts: './etc/mesh/proxy',
+  /** The pod's resolver: the DNS proxy's upstreams and search domains. */
+  resolvConf: './etc/resolv.conf',
   /** The pod's labels from the downward API (`key="value"` lines): node metadata LABELS. */
   podLabels: './etc/mesh/pod/labels',
 } as const;

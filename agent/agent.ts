@@ -28,6 +28,8 @@ import { newStatusServer } from './proxy/status-server.js';
 import { newSdsServer } from './sds/sds-server.js';
 import { debugTapHost, debugTapInspector, DEBUG_TAP_PORT } from './xds-proxy/debug-tap.js';
 import { newXdsProxy } from './xds-proxy/xds-proxy.js';
+import type { AgentSubscription } from './xds-proxy/agent-subscriptions.js';
+import { newAgentDns, type AgentDns } from './dns/dns-runnable.js';
 
 /** Everything the agent is assembled from, typed: the command line maps its flags here (cli/). */
 export interface AgentOptions {
@@ -134,7 +136,21 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
       { group: 'httpServer' },
     ),
   );
-  if (viaAgent) manager.add(xdsProxyRunnable(access, logging, metrics));
+  // MESH_META_DNS_CAPTURE: the DNS proxy, fed by the name table the agent asks for on the proxy's stream.
+  const dns: AgentDns | undefined =
+    viaAgent && !proxyless && identity.metadata['DNS_CAPTURE'] === 'true'
+      ? newAgentDns({
+          protos: sdsProtos,
+          resolvConfPath: AGENT_PATHS.resolvConf,
+          instanceIp: identity.instanceIp,
+          proxyNamespace: identity.namespace,
+          proxyDomain: identity.domain,
+          log: logging.scope('dns'),
+          metrics,
+        })
+      : undefined;
+  if (dns) manager.add(dns.runnable);
+  if (viaAgent) manager.add(xdsProxyRunnable(access, logging, metrics, { protos: sdsProtos, subscriptions: dns ? [dns.subscription] : [] }));
   // PROXY_XDS_DEBUG_VIA_AGENT: the daemon's debug views for tools in the pod, on the agent's credentials.
   if (settings.debugViaAgent) manager.add(debugTapRunnable(access, identity, sdsProtos, logging));
 
@@ -158,7 +174,7 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
   const status = newStatusServer({
     appProbes,
     ...(typeof appAddress === 'string' && appAddress !== '' ? { appHost: appAddress } : {}),
-    notReady: async () => (certificates.current() === undefined ? 'no workload certificate yet' : dataPlane?.notReady()),
+    notReady: async () => (certificates.current() === undefined ? 'no workload certificate yet' : (dns?.proxy.notReady() ?? dataPlane?.notReady())),
     metrics,
   });
   manager.add(
@@ -189,7 +205,12 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
   return { manager, logging, identity };
 }
 
-function xdsProxyRunnable(access: ControlPlaneAccess, logging: Logging, metrics: Parameters<typeof newXdsProxy>[0]['metrics']) {
+function xdsProxyRunnable(
+  access: ControlPlaneAccess,
+  logging: Logging,
+  metrics: Parameters<typeof newXdsProxy>[0]['metrics'],
+  own: { protos: () => EnvoyProtos; subscriptions: readonly AgentSubscription[] },
+) {
   const proxy = newXdsProxy({
     listen: `unix:${resolve(AGENT_PATHS.xdsSocket)}`,
     upstream: access.discoveryAddress,
@@ -198,6 +219,7 @@ function xdsProxyRunnable(access: ControlPlaneAccess, logging: Logging, metrics:
     metadata: () => access.xdsMetadata(),
     log: logging.scope('adsc'),
     ...(metrics ? { metrics } : {}),
+    ...(own.subscriptions.length > 0 ? { agentSubscriptions: own } : {}),
   });
   return runnableOf(
     'xds-proxy',

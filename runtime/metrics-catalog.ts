@@ -17,6 +17,8 @@ export interface MetricSpec {
   unit?: MetricUnit;
   /** Histograms only: upper bounds, ascending. */
   buckets?: readonly number[];
+  /** Not in the seeds' lists: a metric the reference exports that a seed behaviour asks for (the DNS proxy's counts). */
+  beyondSeed?: true;
 }
 
 // Who exports what: the seed's shared set runs in the daemon and the agent; the operator
@@ -29,6 +31,7 @@ const OPERATOR = ['meshctl'] as const;
 const PUSH_SECONDS = [0.01, 0.1, 0.5, 1, 3, 5, 10, 20, 30] as const;
 const PROXY_SECONDS = [0.1, 0.5, 1, 3, 5, 10, 20, 30] as const;
 const SEND_SECONDS = [0.01, 0.1, 1, 3, 5, 10, 20, 30] as const;
+const DNS_SECONDS = [0.001, 0.005, 0.01, 0.1, 1, 5] as const;
 /** 1 B … 10 MB, ×10 per bucket. */
 const CONFIG_BYTES = [1, 10, 100, 1_000, 10_000, 100_000, 1_000_000, 10_000_000] as const;
 /** 1 ms … about 2.3 h, doubling: event spans and snapshot lifetimes. */
@@ -163,6 +166,11 @@ export const METRIC_CATALOG = [
   { name: 'wasm_cache_lookup_count', type: 'counter', seedType: 'Sum', help: 'Number of Wasm remote fetch cache lookups, by hit.', labelNames: ['hit'], programs: AGENT },
   { name: 'wasm_config_conversion_count', type: 'counter', seedType: 'Sum', help: 'Number of Wasm config conversions, by result.', labelNames: ['result'], programs: AGENT },
   { name: 'wasm_remote_fetch_count', type: 'counter', seedType: 'Sum', help: 'Number of Wasm remote fetches, by result (success, download failure, checksum mismatch).', labelNames: ['result'], programs: AGENT },
+  // Only the agent, beyond the seed: the DNS proxy's counts, as the reference's agent exports them.
+  { name: 'dns_requests_total', type: 'counter', seedType: 'Sum', help: 'Total number of DNS requests.', labelNames: [], programs: AGENT, beyondSeed: true },
+  { name: 'dns_upstream_requests_total', type: 'counter', seedType: 'Sum', help: 'Total number of DNS requests forwarded to upstream.', labelNames: [], programs: AGENT, beyondSeed: true },
+  { name: 'dns_upstream_failures_total', type: 'counter', seedType: 'Sum', help: 'Total number of DNS requests that no upstream answered (answered SERVFAIL).', labelNames: [], programs: AGENT, beyondSeed: true },
+  { name: 'dns_upstream_request_duration_seconds', type: 'histogram', seedType: 'Distribution', help: 'Total time in seconds the agent takes to get a DNS response from upstream.', labelNames: [], programs: AGENT, unit: 'seconds', buckets: DNS_SECONDS, beyondSeed: true },
   // Only the agent: LastValue.
   { name: 'wasm_cache_entries', type: 'gauge', seedType: 'LastValue', help: 'Number of Wasm remote fetch cache entries.', labelNames: [], programs: AGENT },
   // Only the agent: Distribution.

@@ -1,5 +1,6 @@
 /** Certificates made with the real openssl, as an attacker (or an operator) would make them. */
 import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -91,7 +92,9 @@ async function issue(dir: string, name: string, extensions: string, issuer: KeyA
     issuer.certFile,
     '-CAkey',
     issuer.keyFile,
-    '-CAcreateserial',
+    // A random serial, not a serial file beside the CA: certificates signed at once by one CA would race on that file.
+    '-set_serial',
+    `0x${randomBytes(16).toString('hex')}`,
     '-out',
     certFile,
     '-days',

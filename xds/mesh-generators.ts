@@ -12,6 +12,7 @@ import {
   newSidecarEdsGenerator,
   newSidecarLdsGenerator,
   newSidecarRdsGenerator,
+  newNameTableGenerator,
   type BuildGatewayClustersOptions,
   type BuildGatewayListenersOptions,
   type BuildSidecarClustersOptions,
@@ -81,7 +82,8 @@ function ignoringSecretOnlyPushes(generator: Generator<PushContext>): Generator<
 export function newMeshGenerators(options: MeshGeneratorsOptions = {}): Generator<PushContext>[] {
   const withTls = { ...options, clusterTransportSocket: options.clusterTransportSocket ?? newMeshClientTlsHook() };
   const secrets = newGatewaySecretGenerator(options.onRefused ? { onRefused: options.onRefused } : {});
-  const sidecar = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newSidecarLdsGenerator(withTls), newSidecarRdsGenerator(), secrets];
-  const router = [newGatewayCdsGenerator(withTls), newSidecarEdsGenerator(), newGatewayLdsGenerator(options), newGatewayRdsGenerator(options), secrets];
+  const names = newNameTableGenerator();
+  const sidecar = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newSidecarLdsGenerator(withTls), newSidecarRdsGenerator(), secrets, names];
+  const router = [newGatewayCdsGenerator(withTls), newSidecarEdsGenerator(), newGatewayLdsGenerator(options), newGatewayRdsGenerator(options), secrets, names];
   return byProxyKind({ sidecar, router, grpc: newGrpcGenerators() }).map(ignoringSecretOnlyPushes);
 }

@@ -14,6 +14,8 @@ import {
   type ServiceDefinition,
 } from '@grpc/grpc-js';
 import type { Logger, MeshMetrics } from '../../runtime/index.js';
+import { newAgentSubscriptions, type AgentSubscription } from './agent-subscriptions.js';
+import type { EnvoyProtos } from '../../xds/envoy/index.js';
 
 const ADS_PATH = '/envoy.service.discovery.v3.AggregatedDiscoveryService';
 const identity = (value: Buffer): Buffer => value;
@@ -50,6 +52,8 @@ export interface XdsProxyOptions {
   readonly metadata: () => Promise<Metadata>;
   readonly log: Logger;
   readonly metrics?: MeshMetrics<'pilot-agent'>;
+  /** Types the agent itself subscribes to on each proxy stream (the DNS name table): answered by the agent, never seen by the proxy. */
+  readonly agentSubscriptions?: { readonly protos: () => EnvoyProtos; readonly subscriptions: readonly AgentSubscription[] };
 }
 
 export interface XdsProxy {
@@ -82,6 +86,15 @@ export function newXdsProxy(options: XdsProxyOptions): XdsProxy {
       open.add(downstream);
       let finished = false;
       let upstream: ClientDuplexStream<Buffer, Buffer> | undefined;
+      const own = options.agentSubscriptions
+        ? newAgentSubscriptions(
+            options.agentSubscriptions.protos(),
+            method === 'StreamAggregatedResources' ? 'sotw' : 'delta',
+            options.agentSubscriptions.subscriptions,
+            log,
+          )
+        : undefined;
+      let subscribed = false;
       const end = (code: number, details: string): void => {
         if (finished) return;
         finished = true;
@@ -99,6 +112,11 @@ export function newXdsProxy(options: XdsProxyOptions): XdsProxy {
           upstream = call;
           // Backpressure: a slow reader pauses the other side instead of buffering without bound.
           call.on('data', (message: Buffer) => {
+            const ack = own?.answer(message);
+            if (ack !== undefined) {
+              if (ack.length > 0) call.write(ack);
+              return;
+            }
             if (!downstream.write(message)) {
               call.pause();
               downstream.once('drain', () => call.resume());
@@ -114,7 +132,13 @@ export function newXdsProxy(options: XdsProxyOptions): XdsProxy {
           downstream.on('data', (message: Buffer) => {
             const verdict = options.inspectRequest?.(message) ?? { forward: message };
             if ('refuse' in verdict) return end(status.INVALID_ARGUMENT, verdict.refuse);
-            if (!call.write(verdict.forward)) {
+            const paused = !call.write(verdict.forward);
+            // After the proxy's first request (it carries the node), the agent's own subscriptions.
+            if (own && !subscribed) {
+              subscribed = true;
+              for (const request of own.requests()) call.write(request);
+            }
+            if (paused) {
               downstream.pause();
               call.once('drain', () => downstream.resume());
             }

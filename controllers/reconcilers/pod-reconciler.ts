@@ -1,4 +1,5 @@
 import type { ConfigKey } from '../model/config-key.js';
+import { anyHeadless } from './headless-services.js';
 import { workloadFromPod } from '../model/registry-conversion.js';
 import type { RegistryReconcilerOptions } from './namespace-reconciler.js';
 import type { Reconciler } from '../../runtime/index.js';
@@ -25,7 +26,7 @@ export function newPodReconciler(options: RegistryReconcilerOptions): Reconciler
     if (change.identityChanged) {
       push.push({ full: true, reason: 'proxy', configsUpdated: [pod, ...services], startedAt });
     } else {
-      push.push({ full: false, reason: 'endpoint', configsUpdated: [...services, pod], startedAt });
+      push.push({ full: anyHeadless(model.registry, change.endpointsChanged), reason: 'endpoint', configsUpdated: [...services, pod], startedAt });
     }
     log.debug({ namespace: key.namespace, name: key.name, services: services.length, identityChanged: change.identityChanged }, 'workload updated');
   };

@@ -103,6 +103,7 @@ export function loadEnvoyProtos(options: LoadEnvoyProtosOptions = {}): EnvoyProt
     return protobuf.util.path.resolve(origin, target);
   };
   defineSnakeCaseStruct(root);
+  defineNameTable(root);
   try {
     root.loadSync([...(options.files ?? ENVOY_PROTO_FILES), ...(options.extraFiles ?? [])], { keepCase: true });
     root.resolveAll();
@@ -168,6 +169,48 @@ export function loadEnvoyProtos(options: LoadEnvoyProtosOptions = {}): EnvoyProt
       return definition;
     },
   };
+}
+
+/**
+ * The mesh's own xDS type, the DNS name table (`NAME_TABLE_TYPE`), with the reference's field
+ * numbers: `NameTable { map<string, NameInfo> table = 1; NameInfo name_info = 2; }`.
+ */
+function defineNameTable(root: protobuf.Root): void {
+  root.addJSON({
+    mesh: {
+      nested: {
+        networking: {
+          nested: {
+            nds: {
+              nested: {
+                v1: {
+                  nested: {
+                    NameTable: {
+                      fields: {
+                        table: { keyType: 'string', type: 'NameInfo', id: 1 } as protobuf.IField,
+                        name_info: { type: 'NameInfo', id: 2 },
+                      },
+                      nested: {
+                        NameInfo: {
+                          fields: {
+                            ips: { rule: 'repeated', type: 'string', id: 1 },
+                            registry: { type: 'string', id: 2 },
+                            shortname: { type: 'string', id: 3 },
+                            namespace: { type: 'string', id: 4 },
+                            alt_hosts: { rule: 'repeated', type: 'string', id: 5 },
+                          },
+                        },
+                      },
+                    },
+                  },
+                },
+              },
+            },
+          },
+        },
+      },
+    },
+  });
 }
 
 /**

@@ -23,6 +23,7 @@ export { newDiscoveryResponseEncoder } from './discovery-response-encoder.js';
 export { encodedResourceNames } from './discovery-request-decoder.js';
 export { type Backoff, type DiscoveryConnectionOptions, type StreamEnd } from './discovery-stream.js';
 export { withPartKey, type EncodedParts } from './encoded-parts.js';
+export { firstStringField } from './wire-fields.js';
 export { newRawDiscoveryCodec, type RawDiscoveryCodec } from './raw-discovery-codec.js';
 export { newDiscoveryClient, type DiscoveryClient, type DiscoveryClientOptions, type DiscoveryRequest, type DiscoveryResponse } from './discovery-client.js';
 export {

@@ -9,6 +9,11 @@ export const SECRET_TYPE = 'type.googleapis.com/envoy.extensions.transport_socke
 export const CLIENT_CONFIG_TYPE = 'type.googleapis.com/envoy.service.status.v3.ClientConfig';
 /** Per-proxy sync status over xDS (for `meshctl proxy-status`). */
 export const DEBUG_SYNCZ_TYPE = 'mesh.io/debug/syncz';
+/**
+ * The name table of the agent's DNS proxy (NDS): the hosts a proxy may call and their addresses.
+ * Asked for by the agent itself, on the proxy's stream; never by the data plane.
+ */
+export const NAME_TABLE_TYPE = 'type.googleapis.com/mesh.networking.nds.v1.NameTable';
 /** The daemon's debug views over xDS: the resource name is the view (`syncz`, `config_dump?proxyID=<pod>.<ns>`…); the resource is its JSON. */
 export const DEBUG_TYPE = 'mesh.io/debug';
 
@@ -46,7 +51,7 @@ export function metricType(typeUrl: string): string {
  * carries the full set, so an absent resource is a removal.
  */
 export function isWildcardType(typeUrl: string): boolean {
-  return typeUrl === CLUSTER_TYPE || typeUrl === LISTENER_TYPE;
+  return typeUrl === CLUSTER_TYPE || typeUrl === LISTENER_TYPE || typeUrl === NAME_TABLE_TYPE;
 }
 
 /** Types whose new watch must force a response to the next request of the dependent type (warming). */

@@ -66,6 +66,18 @@ export function firstFieldStart(bytes: Buffer, field: number): number {
   return -1;
 }
 
+/** The first top-level string entry of `field`, read without decoding the rest; undefined when there is none or the message is malformed before it. */
+export function firstStringField(bytes: Buffer, field: number): string | undefined {
+  const start = firstFieldStart(bytes, field);
+  if (start < 0) return undefined;
+  const cursor = new Cursor(bytes);
+  cursor.pos = start;
+  if (cursor.varint() % 8 !== LENGTH_DELIMITED) return undefined;
+  const length = cursor.varint();
+  if (length < 0 || cursor.pos + length > bytes.length) return undefined;
+  return bytes.toString('utf8', cursor.pos, cursor.pos + length);
+}
+
 /** True when what starts at `offset` is the end of the message or an entry of a field other than `field`. */
 export function endsRunOf(bytes: Buffer, offset: number, field: number): boolean {
   if (offset === bytes.length) return true;

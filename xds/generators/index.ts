@@ -35,6 +35,7 @@ export { newGatewayLdsGenerator, newGatewayRdsGenerator } from './gateway/gatewa
 export { gatewayServersByPort } from './gateway/gateway-config.js';
 export { intersectHosts, virtualServicesOf } from './gateway/gateway-virtual-services.js';
 export { newGrpcGenerators, GRPC_SERVER_LISTENER_PREFIX } from './grpc/grpc-generators.js';
+export { buildNameTable, newNameTableGenerator, type NameInfo } from './nds/index.js';
 export { buildInboundClusters, buildOutboundClusters } from './sidecar/sidecar-clusters.js';
 export {
   mergeGateways,

@@ -1,0 +1,1 @@
+export { buildNameTable, newNameTableGenerator, type NameInfo } from './name-table-generator.js';
