@@ -173,6 +173,35 @@ describe('meshctl x add-to-mesh service and x remove-from-mesh service', () => {
     expect(names((await template('reviews-v2')).spec.containers)).toEqual(['app', 'mesh-proxy']);
   });
 
+  test('the Inject group’s files, given after the subcommand, render instead of the ConfigMaps', async () => {
+    const values = JSON.parse(BUILTIN_INJECTOR_CONFIG.values) as { global: { hub: string } };
+    values.global.hub = 'registry.example.com/offline';
+    writeFileSync(join(dir, 'values.json'), JSON.stringify(values));
+    writeFileSync(join(dir, 'inject-config.yaml'), BUILTIN_INJECTOR_CONFIG.config);
+    writeFileSync(join(dir, 'mesh.yaml'), 'trustDomain: offline.example\n');
+    const files = ['--injectConfigFile', join(dir, 'inject-config.yaml'), '--valuesFile', join(dir, 'values.json'), '--meshConfigFile', join(dir, 'mesh.yaml')];
+    expect(await meshctl(['x', 'add', 'dep', 'reviews-v1', '-n', 'shop', ...files])).toEqual({ code: 0, stdout: added('reviews-v1'), stderr: '' });
+    const proxy = (await template('reviews-v1')).spec.containers[1] as Container & { env: { name: string; value?: string }[] };
+    expect(proxy.image).toBe('registry.example.com/offline/proxyv2:latest');
+    expect(proxy.env.find((env) => env.name === 'TRUST_DOMAIN')?.value).toBe('offline.example');
+  });
+
+  test('a refused update fails the command, after trying every Deployment', async () => {
+    const before = await Promise.all(['reviews-v1', 'reviews-v2'].map(template));
+    kube.faults.denyAccess([{ verb: 'update', group: 'apps', resource: 'deployments' }]);
+    try {
+      const result = await meshctl(['x', 'rm', 'svc', 'reviews', '-n', 'shop']);
+      expect([result.code, result.stdout]).toEqual([1, '']);
+      const lines = result.stderr.trimEnd().split('\n');
+      expect(lines).toHaveLength(2);
+      expect(lines[0]).toMatch(/^Error: failed to update deployment "reviews-v1.shop" for service "reviews.shop" due to .*forbidden/);
+      expect(lines[1]).toMatch(/^failed to update deployment "reviews-v2.shop" for service "reviews.shop" due to .*forbidden/);
+    } finally {
+      kube.faults.denyAccess([]);
+    }
+    expect(await Promise.all(['reviews-v1', 'reviews-v2'].map(template))).toEqual(before);
+  });
+
   test.each([
     ['add', 'lonely'],
     ['add', 'external'],
