@@ -105,4 +105,6 @@ export {
   type ExternalServiceInput,
   type ExternalServicePort,
 } from './addtomesh/external-service.js';
+export { addDeploymentToMesh, addServiceToMesh, type AddToMeshRequest } from './addtomesh/add-deployments.js';
+export { removeDeploymentFromMesh, removeServiceFromMesh, type RemoveFromMeshRequest } from './addtomesh/remove-deployments.js';
 export { keyValueMap } from './key-value-items.js';

@@ -106,6 +106,9 @@ export const ERROR_CODES = {
     'external-service-exists',
     'external-service-not-found',
     'external-service-write-failed',
+    'mesh-workload-not-found',
+    'mesh-workload-update-failed',
+    'mesh-system-namespace',
   ],
   /** The installation: rendering the charts. */
   install: ['render-failed', 'install-failed', 'proxy-config-failed', 'pod-not-found', 'verify-failed', 'tag-refused', 'upgrade-refused'],

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import { stringSliceFlag } from '../flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from '../run-cli.js';
+import { newAddWorkloadCommands, newRemoveWorkloadCommands, withInjectGroupFlags } from './meshctl-mesh-workloads.js';
 
 interface ExternalServiceFlags {
   labels?: string[];
@@ -9,9 +10,10 @@ interface ExternalServiceFlags {
   serviceaccount: string;
 }
 
-/** `meshctl x add-to-mesh` (`add`): puts services into the mesh; `external-service` so far. */
+/** `meshctl x add-to-mesh` (`add`): restarts a Deployment's or a Service's pods with the sidecar, or adds an external service. */
 export function newMeshctlAddToMeshCommand(io: CliIo): Command {
-  const add = new Command('add-to-mesh').alias('add').description('Add workloads into the mesh');
+  const add = withInjectGroupFlags(new Command('add-to-mesh').alias('add').description('Add workloads into the mesh'));
+  for (const command of newAddWorkloadCommands(io)) add.addCommand(command);
   add.addCommand(
     new Command('external-service')
       .alias('es')
@@ -46,9 +48,10 @@ export function newMeshctlAddToMeshCommand(io: CliIo): Command {
   return add;
 }
 
-/** `meshctl x remove-from-mesh` (`rm`): the reverse of add-to-mesh; `external-service` so far. */
+/** `meshctl x remove-from-mesh` (`rm`): the reverse of add-to-mesh. */
 export function newMeshctlRemoveFromMeshCommand(io: CliIo): Command {
   const remove = new Command('remove-from-mesh').alias('rm').description('Remove workloads from the mesh');
+  for (const command of newRemoveWorkloadCommands(io)) remove.addCommand(command);
   remove.addCommand(
     new Command('external-service')
       .alias('es')
