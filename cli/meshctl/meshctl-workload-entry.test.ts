@@ -14,7 +14,7 @@ import { ENTRY_ROOT_CERT_FILE, ENTRY_TOKEN_FILE, ROOT_CERT_CONFIG_MAP, XDS_TOKEN
 import { loadSettings } from '../../runtime/index.js';
 import { expectGoldenText } from '../../testing/golden.js';
 import { kubectl } from '../../testing/kubectl.js';
-import { PROJECT_ROOT } from '../../testing/run-bin.js';
+import { PROJECT_ROOT, runBin } from '../../testing/run-bin.js';
 import { runMeshctlInProcess } from '../testing/run-meshctl.js';
 
 // x workload entry configure against the API server double, its objects made with the real kubectl.
@@ -225,5 +225,11 @@ describe('meshctl x workload entry configure', () => {
     expect(result.stderr).toContain(message);
     expect(result.stdout).toBe('');
     expect(existsSync(output)).toBe(false);
+  });
+
+  test('the built CLI refuses as the in-process one does, with a usage exit code', async () => {
+    const result = await runBin('meshctl', ['x', 'workload', 'entry', 'configure', '-f', 'group.yaml'], { env: { HOME: '/nonexistent' } });
+    expect(result.code).toBe(2);
+    expect(result.stderr).toContain('expecting an output directory (-o)');
   });
 });
