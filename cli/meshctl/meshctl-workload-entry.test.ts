@@ -208,6 +208,7 @@ describe('meshctl x workload entry configure', () => {
     ['a service account that does not exist', ['-f', 'nobody.yaml'], 'could not create a token under service account nobody in namespace vm'],
     ['a file that is no WorkloadGroup', ['-f', 'entry.yaml'], 'kind: expected WorkloadGroup, got "WorkloadEntry"'],
     ['a file with a bad port', ['-f', 'bad-port.yaml'], 'spec.template.ports.http'],
+    ['a proxy config annotation that is none', ['-f', 'bad-annotation.yaml'], 'annotation proxy.mesh.io/config of WorkloadGroup vm/ratings: concurrency'],
     ['a file without a namespace', ['-f', 'no-namespace.yaml'], "metadata.namespace: expecting the WorkloadGroup's namespace (or --namespace)"],
   ])('%s: refused, naming it, and nothing is written', async (_case, args, message) => {
     const inputs: Record<string, string> = {
@@ -215,6 +216,8 @@ describe('meshctl x workload entry configure', () => {
       'nobody.yaml': 'kind: WorkloadGroup\nmetadata: {name: ratings, namespace: vm}\nspec: {template: {serviceAccount: nobody}}\n',
       'entry.yaml': 'kind: WorkloadEntry\nmetadata: {name: ratings, namespace: vm}\nspec: {}\n',
       'bad-port.yaml': 'kind: WorkloadGroup\nmetadata: {name: ratings, namespace: vm}\nspec: {template: {ports: {http: web}}}\n',
+      'bad-annotation.yaml':
+        'kind: WorkloadGroup\nmetadata: {name: ratings, namespace: vm, annotations: {proxy.mesh.io/config: "concurrency: many"}}\nspec: {template: {serviceAccount: ratings-vm}}\n',
       'no-namespace.yaml': 'kind: WorkloadGroup\nmetadata: {name: ratings}\nspec: {}\n',
     };
     const output = join(dir, `refused-${_case.replaceAll(' ', '-')}`);

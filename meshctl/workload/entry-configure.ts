@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
@@ -72,14 +72,19 @@ function proxyConfigOverlays(group: EntryGroup): Record<string, unknown>[] {
   const key = ANNOTATIONS.proxyConfig;
   return [group.annotations[key], group.metadataAnnotations[key]].flatMap((text) => {
     if (text === undefined) return [];
-    const parsed = parseProxyConfigInput(parse(text));
+    const where = `annotation ${key} of WorkloadGroup ${group.namespace}/${group.name}`;
+    let value: unknown;
+    try {
+      value = parse(text);
+    } catch (error) {
+      throw new UsageError(`${where}: ${errorMessage(error)}`, { cause: error });
+    }
+    const parsed = parseProxyConfigInput(value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
-      throw new UsageError(
-        `annotation ${key} of WorkloadGroup ${group.namespace}/${group.name}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`,
-      );
+      throw new UsageError(`${where}: ${issue?.path.join('.') || '(root)'}: ${issue?.message ?? 'invalid'}`);
     }
-    return [parse(text) as Record<string, unknown>];
+    return [value as Record<string, unknown>];
   });
 }
 
@@ -137,7 +142,9 @@ export async function configureWorkloadEntry(kubeConfig: () => KubeConfig, optio
     await mkdir(options.output, { recursive: true, mode: 0o755 });
     for (const [name, text] of Object.entries(files)) await writeFile(join(options.output, name), text, { mode: 0o644 });
     await writeFile(join(options.output, ENTRY_ROOT_CERT_FILE), rootCert, { mode: 0o644 });
+    // Readable by its owner alone, also when an earlier run left the file.
     await writeFile(join(options.output, ENTRY_TOKEN_FILE), token, { mode: 0o600 });
+    await chmod(join(options.output, ENTRY_TOKEN_FILE), 0o600);
   } catch (error) {
     throw new UsageError(`-o ${options.output}: ${errorMessage(error)}`, { cause: error });
   }
