@@ -97,6 +97,13 @@ export {
 export { gatherWorkloadMetrics, METRICS_ADDON, queryScalar, workloadMetrics, type MetricsRequest } from './metrics/metrics-query.js';
 export { workloadGroupYaml, type WorkloadGroupInput } from './workload/workload-group.js';
 export {
+  configureWorkloadEntry,
+  ENTRY_ROOT_CERT_FILE,
+  ENTRY_TOKEN_FILE,
+  ROOT_CERT_CONFIG_MAP,
+  type EntryConfigureOptions,
+} from './workload/entry-configure.js';
+export {
   addExternalService,
   externalServiceEntryName,
   externalServiceObjects,

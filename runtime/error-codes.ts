@@ -92,6 +92,7 @@ export const ERROR_CODES = {
   meshctl: [
     'validation-failed',
     'wait-timeout',
+    'workload-entry-config-failed',
     'precheck-issues',
     'revision-not-found',
     'port-forward-failed',
