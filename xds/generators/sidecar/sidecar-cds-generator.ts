@@ -4,17 +4,22 @@ import { CLUSTER_TYPE } from '../../envoy/type-urls.js';
 import { destinationRuleKey } from '../../model/destination-rule-policy.js';
 import type { PushContext } from '../../model/push-context.js';
 import { contentText, memoOf } from '../../encoding/index.js';
-import { buildInboundClusters, outboundClusters, type BuildSidecarClustersOptions } from './sidecar-clusters.js';
+import { buildInboundClusters, isIpv6Only, outboundClusters, type BuildSidecarClustersOptions } from './sidecar-clusters.js';
 
-/** Which DestinationRules a sidecar sees: its namespace, and its labels when some rule selects workloads. */
+/**
+ * What a sidecar's outbound clusters depend on besides the push: which DestinationRules it sees
+ * (its namespace, and its labels when some rule selects workloads), and whether it is IPv6-only
+ * (DNS clusters resolve the proxy's address family).
+ */
 function visibilityKey(proxy: Proxy, push: PushContext): string {
   let selecting = false;
   for (const rules of push.destinationRulesByHost.values()) {
     if (rules.some((entry) => entry.rule.spec.workloadSelector !== undefined)) selecting = true;
   }
-  if (!selecting) return proxy.configNamespace;
+  const family = isIpv6Only(proxy) ? '|v6' : '';
+  if (!selecting) return `${proxy.configNamespace}${family}`;
   const labels = Object.entries(proxy.metadata.labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-  return `${proxy.configNamespace}@${JSON.stringify(labels)}`;
+  return `${proxy.configNamespace}${family}@${JSON.stringify(labels)}`;
 }
 
 /**

@@ -181,12 +181,17 @@ function entryDiscoveryOf(
   const discovery = {
     type: resolution === 'DNS' ? 'STRICT_DNS' : 'LOGICAL_DNS',
     lb_policy,
-    dns_lookup_family: proxy.ipAddresses.length > 0 && proxy.ipAddresses.every((address) => isIPv6(address)) ? 'V6_ONLY' : 'V4_ONLY',
+    dns_lookup_family: isIpv6Only(proxy) ? 'V6_ONLY' : 'V4_ONLY',
     dns_refresh_rate: envoyDuration(push.meshConfig.dnsRefreshRate ?? '60s') ?? { seconds: 60 },
     respect_dns_ttl: true,
     load_assignment: assignment,
   };
   return { discovery, contentKey: `${shape}|${discovery.dns_lookup_family}|${push.meshConfig.dnsRefreshRate ?? ''}|${JSON.stringify(assignment)}` };
+}
+
+/** A proxy with IPv6 addresses only: its DNS clusters resolve AAAA records. */
+export function isIpv6Only(proxy: Proxy): boolean {
+  return proxy.ipAddresses.length > 0 && proxy.ipAddresses.every((address) => isIPv6(address));
 }
 
 /** Discovery type and load balancing from the DestinationRule's settings, as the reference maps them. */

@@ -137,6 +137,30 @@ describe('sidecar generators', () => {
     expect(cds.generate(api1, buildPushContext(model), { ...FULL, memo: new PushMemoMap() })?.resources).not.toBe(first);
   });
 
+  test('a DNS cluster shared within a namespace still resolves each proxy address family', () => {
+    const { model } = buildCase(
+      [
+        { apiVersion: 'test.mesh.io/v1', kind: 'ProxyNode', id: 'sidecar~10.0.0.1~a-1.foo~foo.svc.cluster.local', metadata: { NAMESPACE: 'foo' } },
+        {
+          apiVersion: 'networking.mesh.io/v1',
+          kind: 'ServiceEntry',
+          metadata: { name: 'search', namespace: 'foo' },
+          spec: { hosts: ['search.example.com'], resolution: 'DNS', ports: [{ number: 80, name: 'http', protocol: 'HTTP' }] },
+        },
+      ],
+      'families',
+    );
+    const push = buildPushContext(model);
+    const ofPush: GenerateRequest = { ...FULL, memo: new PushMemoMap() };
+    const cds = newSidecarCdsGenerator();
+    const familyOf = (ip: string) => {
+      const proxy = parseProxy({ id: `sidecar~${ip}~p.foo~foo.svc.cluster.local`, metadata: jsonToStruct({ NAMESPACE: 'foo', INSTANCE_IPS: ip }) });
+      const cluster = resourcesOf(cds.generate(proxy, push, ofPush)).find((resource) => resource['name'] === 'outbound|80||search.example.com');
+      return cluster?.['dns_lookup_family'];
+    };
+    expect([familyOf('10.0.0.1'), familyOf('fd00::1'), familyOf('10.0.0.2')]).toEqual(['V4_ONLY', 'V6_ONLY', 'V4_ONLY']);
+  });
+
   test('CDS ignores endpoint-only pushes', () => {
     const { proxy, push } = load('one-service');
     expect(
