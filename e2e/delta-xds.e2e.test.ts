@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { curl } from '../testing/curl.js';
 import { dig } from '../testing/dig.js';
+import { allocateAddresses } from '../xds/model/auto-allocation.js';
 import { PROJECT_ROOT } from '../testing/run-bin.js';
 import { waitFor } from '../testing/wait-for.js';
 import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
@@ -67,6 +68,16 @@ spec:
   resolution: STATIC
   ports: [{ name: https, number: 443, protocol: TLS }]
   endpoints: [{ address: 127.41.9.9 }]
+---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: warehouse, namespace: foo }
+spec:
+  hosts: [db.warehouse.example]
+  location: MESH_EXTERNAL
+  resolution: DNS
+  ports: [{ name: tcp-pg, number: 5432, protocol: TCP }]
+  endpoints: [{ address: 127.41.9.10 }]
 `;
 
 let workDir: string;
@@ -87,7 +98,7 @@ beforeAll(async () => {
     workDir: join(workDir, 'mesh'),
     samples,
     addressBlock: BLOCK,
-    agentEnv: { MESH_DELTA_XDS: 'true', MESH_META_DNS_CAPTURE: 'true' },
+    agentEnv: { MESH_DELTA_XDS: 'true', MESH_META_DNS_CAPTURE: 'true', MESH_META_DNS_AUTO_ALLOCATE: 'true' },
     proxyConfig: { terminationDrainDuration: '1ms' },
   });
   await mesh.waitReady(30_000);
@@ -137,6 +148,10 @@ describe('delta xDS end to end (MESH_DELTA_XDS=true)', () => {
     expect(names.answers).toEqual([{ name: 'db.foo.svc.cluster.local.', ttl: 30, type: 'A', data: '10.96.0.50' }]);
     expect((await dig(sleepDns(), 'db', 'A', { tcp: true })).answers.map((answer) => answer.data)).toEqual(['10.96.0.50']);
     expect((await dig(sleepDns(), 'api.payments.example')).answers.map((answer) => answer.data)).toEqual(['240.0.0.7']);
+    // MESH_META_DNS_AUTO_ALLOCATE: an entry without addresses answers with the one allocated to it.
+    const allocated = allocateAddresses([{ namespace: 'foo', hostname: 'db.warehouse.example' }]).get('db.warehouse.example')?.ipv4;
+    expect(allocated).toMatch(/^240\.240\./);
+    expect((await dig(sleepDns(), 'db.warehouse.example')).answers.map((answer) => answer.data)).toEqual([allocated]);
     // No resolv.conf in the local mesh's pods: a name the mesh does not know finds no upstream.
     expect((await dig(sleepDns(), 'www.example.com')).status).toBe('SERVFAIL');
     // Traffic still flows: the data plane got no response of a type it does not know.

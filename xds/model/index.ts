@@ -30,3 +30,4 @@ export {
 } from './peer-authentication.js';
 export { newPolicyIndex, type PolicyIndex, type SelectablePolicy } from './policy-index.js';
 export { isServiceVisible, serviceVisibilityScope, visibleServices } from './service-visibility.js';
+export { allocatedAddressesFor, autoAllocatedAddresses, autoAllocationKey, usesAutoAllocation, type AllocatedAddresses } from './auto-allocation.js';

@@ -1,12 +1,13 @@
 import { fileURLToPath } from 'node:url';
 import { describe, expect, test } from '@jest/globals';
 import { expectGolden } from '../../../testing/golden.js';
-import { loadEnvoyProtos, NAME_TABLE_TYPE } from '../../envoy/index.js';
-import { buildPushContext } from '../../model/index.js';
+import { jsonToStruct, loadEnvoyProtos, NAME_TABLE_TYPE } from '../../envoy/index.js';
+import { parseProxy } from '../../proxy.js';
+import { autoAllocatedAddresses, buildPushContext } from '../../model/index.js';
 import { generateRequest } from '../../testing/generate-request.js';
 import type { ConfigKey } from '../../push/push-request.js';
 import { loadCase } from '../testing/test-cases.js';
-import { newNameTableGenerator } from './name-table-generator.js';
+import { buildNameTable, newNameTableGenerator } from './name-table-generator.js';
 
 const TESTDATA = fileURLToPath(new URL('./testdata/', import.meta.url));
 
@@ -23,6 +24,22 @@ describe('the NDS name table', () => {
     const protos = loadEnvoyProtos();
     const encoded = protos.encodeAny(NAME_TABLE_TYPE, table as object);
     expect(protos.decodeAny(encoded)).toEqual(table);
+  });
+
+  test('a proxy that captures DNS and asked for allocation also gets addresses for entries without any', () => {
+    const asking = parseProxy({
+      id: proxy.nodeId,
+      metadata: jsonToStruct({ NAMESPACE: 'bar', INSTANCE_IPS: '10.0.1.1', DNS_CAPTURE: 'true', DNS_AUTO_ALLOCATE: 'true' }),
+    });
+    const table = buildNameTable(asking, push);
+    // search.example.com (DNS, no addresses) gets one; the wildcard and NONE entries never do.
+    expect(table.get('search.example.com')).toEqual({ ips: [autoAllocatedAddresses(push).get('search.example.com')?.ipv4], registry: 'External' });
+    expect(table.get('search.example.com')?.ips[0]).toMatch(/^240\.240\.\d+\.\d+$/);
+    expect(table.get('corp.example.com')).toBeUndefined();
+    expect(table.get('*.wild.example.com')?.ips).toEqual(['192.0.2.40']);
+    // Without DNS capture the allocation is not used.
+    const notCapturing = parseProxy({ id: proxy.nodeId, metadata: jsonToStruct({ NAMESPACE: 'bar', DNS_AUTO_ALLOCATE: 'true' }) });
+    expect(buildNameTable(notCapturing, push).get('search.example.com')).toBeUndefined();
   });
 
   test.each([
@@ -45,7 +62,7 @@ describe('the NDS name table', () => {
       true,
     ],
     ['anything (no config named)', [], true],
-  ] as Array<[string, ConfigKey[], boolean]>)('%s: pushed: %s', (_case, configsUpdated, pushed) => {
+  ] as Array<[string, ConfigKey[], boolean]>)('%s', (_case, configsUpdated, pushed) => {
     const result = generator.generate(proxy, push, generateRequest({ names: [], full: true, configsUpdated }));
     expect(result !== undefined).toBe(pushed);
   });

@@ -5,6 +5,7 @@ import type { Generator } from '../../generator.js';
 import type { PushContext } from '../../model/push-context.js';
 import { servicePortKey } from '../../model/push-context.js';
 import { visibleServices } from '../../model/service-visibility.js';
+import { allocatedAddressesFor } from '../../model/auto-allocation.js';
 import type { Proxy } from '../../proxy.js';
 
 /** One host of the name table, as `NameTable.NameInfo` (snake_case, as encoded). */
@@ -35,7 +36,8 @@ const KINDS_WITHOUT_NAMES: ReadonlySet<string> = new Set([
 /**
  * NDS: the hosts a proxy sees (the exportTo of ServiceEntries applied) with their addresses, for
  * the agent's DNS proxy. A Service's cluster IP, or a headless Service's ready endpoints; a
- * ServiceEntry's IP addresses. One service per host, as the model keeps it (a Service over an
+ * ServiceEntry's IP addresses, or those allocated to it for a proxy that asked (`DNS_AUTO_ALLOCATE`
+ * with DNS capture). One service per host, as the model keeps it (a Service over an
  * entry of its host, the oldest of several entries). Hosts without an address are left out: the
  * agent then asks upstream.
  */
@@ -58,7 +60,8 @@ export function buildNameTable(proxy: Proxy, push: PushContext): Map<string, Nam
       if (ips.length > 0) table.set(service.hostname, { ips, registry: 'Kubernetes', shortname: service.name, namespace: service.namespace });
       continue;
     }
-    const ips = service.entry.addresses.filter((address) => isIP(address) !== 0);
+    const written = service.entry.addresses.filter((address) => isIP(address) !== 0);
+    const ips = written.length > 0 ? written : allocatedAddressesFor(push, proxy, service);
     if (ips.length > 0) table.set(service.hostname, { ips, registry: 'External' });
   }
   return new Map([...table].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));

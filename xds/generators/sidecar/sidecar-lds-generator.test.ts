@@ -2,7 +2,8 @@ import { fileURLToPath } from 'node:url';
 import { beforeAll, describe, expect, test } from '@jest/globals';
 import { expectGolden, goldenCases } from '../../../testing/golden.js';
 import { consistent } from '../../testing/consistent.js';
-import { loadEnvoyProtos, type EnvoyProtos, type GenerateRequest } from '../../index.js';
+import { jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest } from '../../index.js';
+import { PushMemoMap } from '../../encoding/index.js';
 import { generateSnapshot, loadCase } from '../testing/test-cases.js';
 import { newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../index.js';
 import { buildPushContext } from '../../model/index.js';
@@ -28,6 +29,25 @@ describe('sidecar LDS golden files', () => {
     const snapshot = generateSnapshot(proxy, buildPushContext(model), generators, protos);
     expect(consistent(snapshot)).toEqual([]);
     expectGolden(TESTDATA, name, snapshot.listeners);
+  });
+
+  test('proxies of one namespace share outbound listeners only with those that use allocated addresses alike', () => {
+    const { model, proxy } = loadCase(TESTDATA, 'auto-allocation.in.yaml');
+    const push = buildPushContext(model);
+    const ofPush: GenerateRequest = { ...FULL, memo: new PushMemoMap() };
+    const lds = newSidecarLdsGenerator();
+    const plain = parseProxy({
+      id: 'sidecar~10.0.0.8~web-1.foo~foo.svc.cluster.local',
+      metadata: jsonToStruct({ NAMESPACE: 'foo', INSTANCE_IPS: '10.0.0.8' }),
+    });
+    const prefixes = (target: typeof proxy) => {
+      const listener = lds.generate(target, push, ofPush)?.resources.find((resource) => resource.name === '0.0.0.0_5432');
+      const chains = (listener?.resource as { filter_chains: { filter_chain_match?: { prefix_ranges: { address_prefix: string }[] } }[] }).filter_chains;
+      return chains.flatMap((chain) => chain.filter_chain_match?.prefix_ranges.map((range) => range.address_prefix) ?? []);
+    };
+    expect(prefixes(plain)).toEqual(['192.0.2.20']);
+    expect(prefixes(proxy)).toHaveLength(3);
+    expect(prefixes(plain)).toEqual(['192.0.2.20']);
   });
 
   test('listeners do not depend on anything but the push for the outbound side: cached, inbound not', () => {

@@ -3,6 +3,8 @@ import { memoOf } from '../../encoding/index.js';
 import { LISTENER_TYPE } from '../../envoy/type-urls.js';
 import type { PushContext } from '../../model/push-context.js';
 import { serviceVisibilityScope } from '../../model/service-visibility.js';
+import { autoAllocationKey, usesAutoAllocation } from '../../model/auto-allocation.js';
+import type { Proxy } from '../../proxy.js';
 import { buildSidecarInboundListener, buildSidecarOutboundListeners, type BuildSidecarListenersOptions } from './sidecar-listeners.js';
 
 /**
@@ -12,9 +14,9 @@ import { buildSidecarInboundListener, buildSidecarOutboundListeners, type BuildS
  */
 export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {}): Generator<PushContext> {
   // Shared by every sidecar, or by those of a namespace when a ServiceEntry's exportTo hides it from some.
-  const outbound = (push: PushContext, memo: PushMemo, scope: string, namespace: string): readonly NamedResource[] =>
+  const outbound = (push: PushContext, memo: PushMemo, scope: string, proxy: Proxy): readonly NamedResource[] =>
     memo.get(`sidecar-lds/outbound/${scope}`, () =>
-      buildSidecarOutboundListeners(push, namespace).map((listener) => ({
+      buildSidecarOutboundListeners(push, proxy.configNamespace, usesAutoAllocation(proxy) ? proxy : undefined).map((listener) => ({
         name: listener.name,
         resource: listener,
         cacheKey: `${listener.name}@${scope}`,
@@ -26,8 +28,10 @@ export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {
     generate(proxy, push, request) {
       if (!request.full) return undefined;
       const inbound = buildSidecarInboundListener(proxy, push, options);
-      const scope = serviceVisibilityScope(push, proxy.configNamespace);
-      return { resources: [...outbound(push, memoOf(request), scope, proxy.configNamespace), { name: inbound.name, resource: inbound }] };
+      // Proxies that use allocated addresses (DNS capture) get them in their TCP chains: shared by family.
+      const allocation = autoAllocationKey(proxy);
+      const scope = `${serviceVisibilityScope(push, proxy.configNamespace)}${allocation === '' ? '' : `|${allocation}`}`;
+      return { resources: [...outbound(push, memoOf(request), scope, proxy), { name: inbound.name, resource: inbound }] };
     },
   };
 }

@@ -6,6 +6,7 @@ import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClu
 import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FILTER, tcpProxy, telemetryFilters } from '../http-connection-manager.js';
 import { inboundPortsOf, workloadOfProxy, type InboundPort } from '../proxy-workload.js';
 import { visibleServices } from '../../model/service-visibility.js';
+import { allocatedAddressesFor, usesAutoAllocation } from '../../model/auto-allocation.js';
 import type { PushContext } from '../../model/push-context.js';
 import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from '../../model/security-filters.js';
 import { isHttpRoutable } from '../../model/service-port-protocol.js';
@@ -176,9 +177,9 @@ function outboundHttpChain(port: number): object {
   };
 }
 
-function outboundTcpChain(service: Service, port: ServicePort): object | undefined {
+function outboundTcpChain(service: Service, port: ServicePort, allocated: readonly string[]): object | undefined {
   const cluster = outboundClusterName(port.port, '', service.hostname);
-  const addresses = [service.clusterIp ?? ''].filter((address) => address !== '' && address !== 'None');
+  const addresses = [service.clusterIp ?? '', ...allocated].filter((address) => address !== '' && address !== 'None');
   if (addresses.length === 0) return undefined;
   return {
     name: cluster,
@@ -187,8 +188,11 @@ function outboundTcpChain(service: Service, port: ServicePort): object | undefin
   };
 }
 
-/** Per service port `0.0.0.0_<port>`: HTTP ports route by RDS `<port>`; TCP services get a chain per VIP. */
-function outboundListeners(push: PushContext, namespace: string): ListenerResource[] {
+/**
+ * Per service port `0.0.0.0_<port>`: HTTP ports route by RDS `<port>`; TCP services get a chain per
+ * VIP (an entry without addresses: the ones allocated to it, for proxies that use them).
+ */
+function outboundListeners(push: PushContext, namespace: string, allocation: Proxy | undefined): ListenerResource[] {
   const byPort = new Map<number, { http: boolean; tcp: object[] }>();
   for (const service of visibleServices(push, namespace)) {
     for (const port of service.ports) {
@@ -197,7 +201,7 @@ function outboundListeners(push: PushContext, namespace: string): ListenerResour
       if (!entry) byPort.set(port.port, (entry = { http: false, tcp: [] }));
       if (isHttpRoutable(port)) entry.http = true;
       else {
-        const chain = outboundTcpChain(service, port);
+        const chain = outboundTcpChain(service, port, allocation ? allocatedAddressesFor(push, allocation, service) : []);
         if (chain) entry.tcp.push(chain);
       }
     }
@@ -235,12 +239,16 @@ function virtualOutbound(push: PushContext): ListenerResource {
  * `virtualInbound` (15006) with per-port chains for the mutual TLS mode of each container port.
  */
 export function buildSidecarListeners(proxy: Proxy, push: PushContext, options: BuildSidecarListenersOptions = {}): ListenerResource[] {
-  return [...buildSidecarOutboundListeners(push, proxy.configNamespace), virtualInbound(proxy, push, options)];
+  const allocation = usesAutoAllocation(proxy) ? proxy : undefined;
+  return [...buildSidecarOutboundListeners(push, proxy.configNamespace, allocation), virtualInbound(proxy, push, options)];
 }
 
-/** The listeners every sidecar of a push shares: `virtualOutbound` and the `0.0.0.0_<port>` ones. */
-export function buildSidecarOutboundListeners(push: PushContext, namespace: string): ListenerResource[] {
-  return [virtualOutbound(push), ...outboundListeners(push, namespace)];
+/**
+ * The listeners sidecars of a push share: `virtualOutbound` and the `0.0.0.0_<port>` ones. With
+ * `allocation`, a proxy that uses allocated addresses: those of its address families are added.
+ */
+export function buildSidecarOutboundListeners(push: PushContext, namespace: string, allocation?: Proxy): ListenerResource[] {
+  return [virtualOutbound(push), ...outboundListeners(push, namespace, allocation)];
 }
 
 /** The sidecar's own listener: `virtualInbound`. */
