@@ -17,7 +17,15 @@ import {
   type Proxy,
 } from '../../index.js';
 import { generateSnapshot, loadCase, valuesOf } from '../testing/test-cases.js';
-import { mergeGateways, newGatewayCdsGenerator, newGatewayLdsGenerator, newGatewayRdsGenerator, newSidecarEdsGenerator, resolveGatewayName } from '../index.js';
+import {
+  buildSidecarClusters,
+  mergeGateways,
+  newGatewayCdsGenerator,
+  newGatewayLdsGenerator,
+  newGatewayRdsGenerator,
+  newSidecarEdsGenerator,
+  resolveGatewayName,
+} from '../index.js';
 import { buildPushContext, type PushContext, type SecurityFilters } from '../../model/index.js';
 import { generateRequest } from '../../testing/generate-request.js';
 
@@ -99,6 +107,19 @@ function routeOf(routes: readonly Message[], name: string): (host: string, path:
 function routerProxy(metadata: Record<string, JsonValue>): Proxy {
   return parseProxy({ id: 'router~10.0.0.9~ingress-abc.mesh-system~mesh-system.svc.cluster.local', metadata: jsonToStruct(metadata) });
 }
+
+describe('gateway clusters of ServiceEntry hosts', () => {
+  test('a NONE entry is EDS on a gateway (ORIGINAL_DST on a sidecar); a DNS entry STRICT_DNS on both', () => {
+    const { clusters, push } = generateCase('service-entries.in.yaml');
+    const typeOf = (list: readonly Message[], name: string) => list.find((cluster) => cluster['name'] === name)?.['type'];
+    expect(typeOf(clusters, 'outbound|80||legacy.internal.example')).toBe('EDS');
+    expect(typeOf(clusters, 'outbound|80||search.example.com')).toBe('STRICT_DNS');
+    const sidecar = parseProxy({ id: 'sidecar~10.0.1.1~sleep-1.foo~foo.svc.cluster.local', metadata: jsonToStruct({ NAMESPACE: 'foo' }) });
+    const sidecarClusters = buildSidecarClusters(sidecar, push) as Message[];
+    expect(typeOf(sidecarClusters, 'outbound|80||legacy.internal.example')).toBe('ORIGINAL_DST');
+    expect(typeOf(sidecarClusters, 'outbound|80||search.example.com')).toBe('STRICT_DNS');
+  });
+});
 
 describe('gateway LDS, RDS, CDS and EDS golden files', () => {
   test.each(goldenCases(TESTDATA))('%s', (name) => {

@@ -156,8 +156,8 @@ export function isEdsCluster(cluster: ClusterResource): boolean {
  * A ServiceEntry host's cluster discovery, as the reference's `convertResolution` maps it for
  * sidecars: STATIC → EDS, DNS → STRICT_DNS and DNS_ROUND_ROBIN → LOGICAL_DNS with the endpoints
  * inline (null when there are none: no cluster), NONE → ORIGINAL_DST (the target port, when it
- * differs, overriding the destination's port). A DestinationRule's `PASSTHROUGH` forces
- * ORIGINAL_DST.
+ * differs, overriding the destination's port) on sidecars and EDS on gateways. A DestinationRule's
+ * `PASSTHROUGH` forces ORIGINAL_DST.
  */
 function entryDiscoveryOf(
   push: PushContext,
@@ -170,11 +170,13 @@ function entryDiscoveryOf(
   const resolution = service.entry?.resolution ?? 'STATIC';
   const targetPort = typeof port.targetPort === 'number' ? port.targetPort : port.port;
   const shape = `${resolution}|${port.port}|${targetPort}|${port.name}|${port.appProtocol ?? ''}`;
-  if (resolution === 'NONE' || (!lb?.consistentHash && lb?.simple === 'PASSTHROUGH')) {
+  // Gateways have no original destination to pass through to: their NONE entries are EDS clusters.
+  const passthrough = resolution === 'NONE' && proxy.type !== 'router';
+  if (passthrough || (!lb?.consistentHash && lb?.simple === 'PASSTHROUGH')) {
     const override = resolution === 'NONE' && targetPort !== port.port ? { original_dst_lb_config: { upstream_port_override: { value: targetPort } } } : {};
     return { discovery: { type: 'ORIGINAL_DST', lb_policy: 'CLUSTER_PROVIDED', ...override }, contentKey: shape };
   }
-  if (resolution === 'STATIC') return { discovery: discoveryOf(name, lb), contentKey: shape };
+  if (resolution === 'STATIC' || resolution === 'NONE') return { discovery: discoveryOf(name, lb), contentKey: shape };
   const assignment = buildClusterLoadAssignment(push, proxy, name);
   if ((assignment['endpoints'] as unknown[]).length === 0) return null;
   const { lb_policy } = discoveryOf(name, lb);
