@@ -124,6 +124,47 @@ describe('route configuration', () => {
     ).toThrow('routes[0].route.request_mirror_policies is not supported');
   });
 
+  test('a picked weighted cluster adds its header edits under the route: the route wins a conflict', () => {
+    const split = compileRouteConfiguration({
+      virtual_hosts: [
+        {
+          name: 'v',
+          domains: ['*'],
+          routes: [
+            {
+              match: { prefix: '/' },
+              route: {
+                weighted_clusters: {
+                  clusters: [
+                    {
+                      name: 'v1',
+                      weight: 50,
+                      request_headers_to_add: [{ header: { key: 'x-version', value: 'v1' }, append_action: 'OVERWRITE_IF_EXISTS_OR_ADD' }],
+                      response_headers_to_add: [{ header: { key: 'x-served', value: 'v1' } }],
+                      response_headers_to_remove: ['x-internal'],
+                    },
+                    { name: 'v2', weight: 50, request_headers_to_add: [{ header: { key: 'x-route', value: 'from-cluster' } }] },
+                  ],
+                },
+              },
+              request_headers_to_add: [{ header: { key: 'x-route', value: 'from-route' } }],
+            },
+          ],
+        },
+      ],
+    });
+    expect(split(request('a'), { random: 0, scheme: 'http' })).toMatchObject({
+      cluster: 'v1',
+      requestHeaders: { set: { 'x-version': 'v1', 'x-route': 'from-route' }, remove: [] },
+      responseHeaders: { set: { 'x-served': 'v1' }, remove: ['x-internal'] },
+    });
+    expect(split(request('a'), { random: 0.5, scheme: 'http' })).toMatchObject({
+      cluster: 'v2',
+      requestHeaders: { set: { 'x-route': 'from-route' } },
+      responseHeaders: { set: {}, remove: [] },
+    });
+  });
+
   test('require_tls redirects plain-text requests to https; unknown virtual host fields are refused', () => {
     const secure = compileRouteConfiguration({
       virtual_hosts: [{ name: 'v', domains: ['*'], require_tls: 'ALL', routes: [{ match: { prefix: '/' }, route: { cluster: 'c' } }] }],

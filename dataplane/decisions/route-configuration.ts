@@ -9,12 +9,22 @@ interface DurationConfig {
 
 export interface RouteActionConfig {
   cluster?: string;
-  weighted_clusters?: { clusters: { name: string; weight: number | { value: number } }[]; total_weight?: number | { value: number } };
+  weighted_clusters?: { clusters: ClusterWeightConfig[]; total_weight?: number | { value: number } };
   prefix_rewrite?: string;
   regex_rewrite?: { pattern: { regex: string }; substitution: string };
   host_rewrite_literal?: string;
   timeout?: DurationConfig;
   retry_policy?: { retry_on?: string; num_retries?: number | { value: number }; per_try_timeout?: DurationConfig };
+}
+
+/** One cluster of `weighted_clusters`, with the header edits applied when it is picked. */
+export interface ClusterWeightConfig {
+  name: string;
+  weight: number | { value: number };
+  request_headers_to_add?: HeaderValueOption[];
+  request_headers_to_remove?: string[];
+  response_headers_to_add?: HeaderValueOption[];
+  response_headers_to_remove?: string[];
 }
 
 export interface RedirectActionConfig {
@@ -195,33 +205,48 @@ function stripPort(host: string): string {
   return colon >= 0 && host.indexOf(':') === colon ? host.slice(0, colon) : host;
 }
 
-function pickWeighted(action: NonNullable<RouteActionConfig['weighted_clusters']>, random: number): string {
+function pickWeighted(action: NonNullable<RouteActionConfig['weighted_clusters']>, random: number): ClusterWeightConfig | undefined {
   const weights = action.clusters.map((cluster) => numberOf(cluster.weight) ?? 0);
   const total = numberOf(action.total_weight) ?? weights.reduce((sum, weight) => sum + weight, 0);
   let point = Math.floor(random * total);
   for (const [index, cluster] of action.clusters.entries()) {
     point -= weights[index] ?? 0;
-    if (point < 0) return cluster.name;
+    if (point < 0) return cluster;
   }
-  return action.clusters[action.clusters.length - 1]?.name ?? '';
+  return action.clusters[action.clusters.length - 1];
+}
+
+/**
+ * The edits of a picked weighted cluster, then the route's over them: Envoy applies the cluster's
+ * first and the enclosing route's after (the less specific wins a conflict, by default).
+ */
+function withClusterEdits(cluster: HeaderEdits, route: HeaderEdits): HeaderEdits {
+  return { set: { ...cluster.set, ...route.set }, append: { ...cluster.append, ...route.append }, remove: [...new Set([...cluster.remove, ...route.remove])] };
 }
 
 function compileRouteAction(
   action: RouteActionConfig,
   match: RouteMatchConfig,
-): (request: HttpRequestFacts, random: number) => { cluster: string; path: string; host: string } {
+): (request: HttpRequestFacts, random: number) => { cluster: string; path: string; host: string; picked?: ClusterWeightConfig } {
   if (!action.cluster && !action.weighted_clusters) throw new Error('route sets neither cluster nor weighted_clusters');
   const regexRewrite = action.regex_rewrite
     ? { pattern: RE2JS.compile(action.regex_rewrite.pattern.regex), substitution: action.regex_rewrite.substitution.replace(/\\(\d)/g, '$$$1') }
     : undefined;
   const matchedPrefix = match.prefix ?? match.path_separated_prefix;
   return (request, random) => {
-    const cluster = action.cluster ?? pickWeighted(action.weighted_clusters as NonNullable<RouteActionConfig['weighted_clusters']>, random);
+    const picked =
+      action.cluster === undefined ? pickWeighted(action.weighted_clusters as NonNullable<RouteActionConfig['weighted_clusters']>, random) : undefined;
+    const cluster = action.cluster ?? picked?.name ?? '';
     const { path, query } = splitPath(request.path);
     let rewritten = path;
     if (action.prefix_rewrite !== undefined && matchedPrefix !== undefined) rewritten = action.prefix_rewrite + path.slice(matchedPrefix.length);
     else if (regexRewrite) rewritten = regexRewrite.pattern.matcher(path).replaceAll(regexRewrite.substitution);
-    return { cluster, path: query === '' ? rewritten : `${rewritten}?${query}`, host: action.host_rewrite_literal ?? request.host };
+    return {
+      cluster,
+      path: query === '' ? rewritten : `${rewritten}?${query}`,
+      host: action.host_rewrite_literal ?? request.host,
+      ...(picked ? { picked } : {}),
+    };
   };
 }
 
@@ -282,7 +307,17 @@ export function compileRouteConfiguration(config: RouteConfigurationConfig): (re
       if (unknownAction) throw new Error(`${where}.route.${unknownAction} is not supported`);
       const requestHeaders = headerEdits(route.request_headers_to_add, route.request_headers_to_remove);
       const responseHeaders = headerEdits(route.response_headers_to_add, route.response_headers_to_remove);
-      return { name, matches, forward, route, retry, requestHeaders, responseHeaders };
+      // Each weighted cluster's edits, merged with the route's once, for the requests that pick it.
+      const byCluster = new Map(
+        (route.route?.weighted_clusters?.clusters ?? []).map((cluster) => [
+          cluster,
+          {
+            requestHeaders: withClusterEdits(headerEdits(cluster.request_headers_to_add, cluster.request_headers_to_remove), requestHeaders),
+            responseHeaders: withClusterEdits(headerEdits(cluster.response_headers_to_add, cluster.response_headers_to_remove), responseHeaders),
+          },
+        ]),
+      );
+      return { name, matches, forward, route, retry, requestHeaders, responseHeaders, byCluster };
     }),
   }));
   return (request, context) => {
@@ -303,7 +338,7 @@ export function compileRouteConfiguration(config: RouteConfigurationConfig): (re
     if (!chosen) return { kind: 'no-route', status: 404, virtualHost: virtualHost.name };
     const base = { virtualHost: virtualHost.name, route: chosen.name };
     if (chosen.forward) {
-      const target = chosen.forward(request, context.random);
+      const { picked, ...target } = chosen.forward(request, context.random);
       const timeoutMs = durationMs(chosen.route.route?.timeout) ?? DEFAULT_TIMEOUT_MS;
       const retry = chosen.retry
         ? {
@@ -318,8 +353,7 @@ export function compileRouteConfiguration(config: RouteConfigurationConfig): (re
         ...target,
         timeoutMs,
         ...(retry ? { retry } : {}),
-        requestHeaders: chosen.requestHeaders,
-        responseHeaders: chosen.responseHeaders,
+        ...((picked && chosen.byCluster.get(picked)) ?? { requestHeaders: chosen.requestHeaders, responseHeaders: chosen.responseHeaders }),
       };
     }
     if (chosen.route.redirect) {

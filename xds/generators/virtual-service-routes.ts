@@ -87,7 +87,7 @@ function translateRoute(input: VirtualServiceRouteInput, http: HttpRoute, match:
   out['metadata'] = configMetadata('VirtualService', input.virtualService.namespace, input.virtualService.name);
   Object.assign(out, headerOperations(http.headers));
   // One destination: its own header operations follow the route's, as the reference folds them
-  // into the route. (Several destinations would need them per weighted cluster: not built yet.)
+  // into the route; several destinations carry theirs on their weighted cluster.
   const only = routedDestinations(http);
   if (only.length === 1 && only[0]?.headers) {
     for (const [field, values] of Object.entries(headerOperations(only[0].headers))) {
@@ -110,7 +110,11 @@ function buildRouteAction(input: VirtualServiceRouteInput, http: HttpRoute): Rec
     destinationCluster(input, dst.destination.host, dst.destination.subset, dst.destination.port?.number);
   const [only] = destinations;
   if (destinations.length === 1 && only) action['cluster'] = clusterOf(only);
-  else action['weighted_clusters'] = { clusters: destinations.map((dst) => ({ name: clusterOf(dst), weight: { value: dst.weight ?? 0 } })) };
+  else {
+    action['weighted_clusters'] = {
+      clusters: destinations.map((dst) => ({ name: clusterOf(dst), weight: { value: dst.weight ?? 0 }, ...headerOperations(dst.headers) })),
+    };
+  }
 
   const timeout = (http.timeout === undefined ? undefined : envoyDuration(http.timeout)) ?? NO_TIMEOUT;
   action['timeout'] = timeout;
