@@ -15,6 +15,7 @@ const TABLE: NameTableMessage = {
   table: {
     'httpbin.foo.svc.cluster.local': { ips: ['10.96.0.10'], registry: 'Kubernetes', shortname: 'httpbin', namespace: 'foo' },
     'ratings.bar.svc.cluster.local': { ips: ['10.96.0.20'], registry: 'Kubernetes', shortname: 'ratings', namespace: 'bar' },
+    'db-0.db.foo.svc.cluster.local': { ips: ['10.0.3.10'], registry: 'Kubernetes', shortname: 'db-0.db', namespace: 'foo' },
     'api.payments.example': { ips: ['240.0.0.1', '2001:db8::1'], registry: 'External' },
     '*.wild.example': { ips: ['240.0.0.2'], registry: 'External' },
     'many.example': { ips: MANY_IPS, registry: 'External' },
@@ -61,6 +62,7 @@ describe('the agent DNS proxy', () => {
     ['the short name, in the proxy namespace', 'httpbin', 'httpbin.', '10.96.0.10'],
     ['name.namespace', 'ratings.bar', 'ratings.bar.', '10.96.0.20'],
     ['name.namespace.svc', 'ratings.bar.svc', 'ratings.bar.svc.', '10.96.0.20'],
+    ['a headless Service pod by hostname.subdomain', 'db-0.db', 'db-0.db.', '10.0.3.10'],
     ['upper case', 'HTTPBIN.FOO.SVC.CLUSTER.LOCAL', 'httpbin.foo.svc.cluster.local.', '10.96.0.10'],
     ['a ServiceEntry host', 'api.payments.example', 'api.payments.example.', '240.0.0.1'],
     ['a name under a wildcard host', 'v1.wild.example', 'v1.wild.example.', '240.0.0.2'],

@@ -82,6 +82,8 @@ export function workloadFromPod(object: KubeObject, clusterId: string): Workload
     ready,
     active: phase !== 'Succeeded' && phase !== 'Failed' && !object.metadata?.['deletionTimestamp'],
     containerPorts,
+    ...(typeof spec['hostname'] === 'string' && spec['hostname'] !== '' ? { hostname: spec['hostname'] } : {}),
+    ...(typeof spec['subdomain'] === 'string' && spec['subdomain'] !== '' ? { subdomain: spec['subdomain'] } : {}),
   };
 }
 

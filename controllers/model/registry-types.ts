@@ -69,6 +69,9 @@ export interface Workload {
   /** Not terminated and not being deleted: it can serve. */
   readonly active: boolean;
   readonly containerPorts: readonly ContainerPort[];
+  /** `spec.hostname` and `spec.subdomain`: with a headless Service of the subdomain, `<hostname>.<subdomain>.<ns>.svc.<domain>` names the pod. */
+  readonly hostname?: string;
+  readonly subdomain?: string;
 }
 
 /** One address behind one service port. */

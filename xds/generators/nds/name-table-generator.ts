@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import type { Service } from '../../../controllers/index.js';
+import type { Endpoint, Service } from '../../../controllers/index.js';
 import { NAME_TABLE_TYPE } from '../../envoy/type-urls.js';
 import type { Generator } from '../../generator.js';
 import type { PushContext } from '../../model/push-context.js';
@@ -58,6 +58,7 @@ export function buildNameTable(proxy: Proxy, push: PushContext): Map<string, Nam
     if (!service.entry) {
       const ips = kubernetesServiceIps(service, push);
       if (ips.length > 0) table.set(service.hostname, { ips, registry: 'Kubernetes', shortname: service.name, namespace: service.namespace });
+      if (service.clusterIp === 'None') for (const [host, info] of podNames(service, push)) table.set(host, info);
       continue;
     }
     const written = service.entry.addresses.filter((address) => isIP(address) !== 0);
@@ -67,15 +68,30 @@ export function buildNameTable(proxy: Proxy, push: PushContext): Map<string, Nam
   return new Map([...table].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
-/** A cluster IP; for a headless Service (`None`), the addresses of its ready endpoints. */
+/** A cluster IP; for a headless Service (`None`), the addresses of its ready endpoints (of its first port, as the reference reads them). */
 function kubernetesServiceIps(service: Service, push: PushContext): string[] {
   if (service.clusterIp !== undefined && service.clusterIp !== 'None') return isIP(service.clusterIp) !== 0 ? [service.clusterIp] : [];
   if (service.clusterIp !== 'None') return [];
-  const addresses = new Set<string>();
-  for (const port of service.ports) {
-    for (const endpoint of push.endpointsByServicePort.get(servicePortKey(service.hostname, port.port)) ?? []) {
-      if (endpoint.ready && isIP(endpoint.address) !== 0) addresses.add(endpoint.address);
-    }
+  return [...new Set(readyEndpoints(service, push).map((endpoint) => endpoint.address))].sort();
+}
+
+/** A headless Service's pods with `hostname` and `subdomain`: `<hostname>.<subdomain>.<ns>.svc.<domain>` (a StatefulSet's `db-0.db`). */
+function podNames(service: Service, push: PushContext): Map<string, NameInfo> {
+  const names = new Map<string, NameInfo>();
+  const domain = service.hostname.slice(service.hostname.indexOf('.') + 1);
+  for (const endpoint of readyEndpoints(service, push)) {
+    const pod = endpoint.workload ? push.workloads.get(`${endpoint.workload.namespace}/${endpoint.workload.name}`) : undefined;
+    if (!pod?.hostname || !pod.subdomain) continue;
+    const shortname = `${pod.hostname}.${pod.subdomain}`;
+    names.set(`${shortname}.${domain}`, { ips: [endpoint.address], registry: 'Kubernetes', shortname, namespace: service.namespace });
   }
-  return [...addresses].sort();
+  return names;
+}
+
+function readyEndpoints(service: Service, push: PushContext): Endpoint[] {
+  const [first] = service.ports;
+  if (!first) return [];
+  return (push.endpointsByServicePort.get(servicePortKey(service.hostname, first.port)) ?? []).filter(
+    (endpoint) => endpoint.ready && isIP(endpoint.address) !== 0,
+  );
 }
