@@ -150,6 +150,9 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
         })
       : undefined;
   if (dns) manager.add(dns.runnable);
+  else if (identity.metadata['DNS_CAPTURE'] === 'true' && !proxyless) {
+    logging.scope('dns').warn({}, 'DNS capture needs the name table from the xDS stream through the agent (PROXY_XDS_VIA_AGENT=true): no DNS proxy');
+  }
   if (viaAgent) manager.add(xdsProxyRunnable(access, logging, metrics, { protos: sdsProtos, subscriptions: dns ? [dns.subscription] : [] }));
   // PROXY_XDS_DEBUG_VIA_AGENT: the daemon's debug views for tools in the pod, on the agent's credentials.
   if (settings.debugViaAgent) manager.add(debugTapRunnable(access, identity, sdsProtos, logging));
