@@ -254,6 +254,27 @@ describe('WorkloadEntry auto-registration', () => {
     expect(await metric('auto_registration_deletes_total')).toBe(deletesBefore + 1);
   }, 30_000);
 
+  test('a reconnect while the entry exists claims it again (an update, not a new entry); the older stream’s end leaves it connected', async () => {
+    const name = 'ratings-10.1.2.5';
+    const before = { success: await metric('auto_registration_success_total'), updates: await metric('auto_registration_updates_total') };
+    const first = vmStream('10.1.2.5', { namespace: 'vm', serviceAccount: 'ratings' });
+    await nextOf(first, CLUSTER_TYPE, () => true);
+    const firstConnect = (await entry(name))?.metadata.annotations?.['mesh.io/connectedAt'] ?? '';
+    const second = vmStream('10.1.2.5', { namespace: 'vm', serviceAccount: 'ratings' });
+    await nextOf(second, CLUSTER_TYPE, () => true);
+    expect(await metric('auto_registration_success_total')).toBe(before.success + 1);
+    expect(await metric('auto_registration_updates_total')).toBe(before.updates + 1);
+    expect(Date.parse((await entry(name))?.metadata.annotations?.['mesh.io/connectedAt'] ?? '')).toBeGreaterThanOrEqual(Date.parse(firstConnect));
+    first.cancel();
+    await first.status;
+    expect((await entry(name))?.metadata.annotations?.['mesh.io/disconnectedAt']).toBeUndefined();
+    second.cancel();
+    await waitFor(async () => (await get(['get', 'workloadentries.networking.mesh.io', name, '-n', 'vm'])).code !== 0, {
+      timeoutMs: 5000,
+      description: 'the entry deleted once both streams ended',
+    });
+  }, 30_000);
+
   test.each([
     ['a service account other than the template’s', { namespace: 'vm', serviceAccount: 'other' }, 'service account mismatch: "other" vs "ratings"'],
     ['an identity of another namespace', { namespace: 'other', serviceAccount: 'ratings' }, 'namespace mismatch: "other" vs "vm"'],
