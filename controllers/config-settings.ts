@@ -31,3 +31,12 @@ export function statusWriteRateFromSettings(settings: DaemonSettings): Pick<Kube
 export function meshConfigMapNameOf(revision: string): string {
   return revisionedName(MESH_CONFIG_MAP_NAME, revision);
 }
+
+/** PILOT_ENABLE_WORKLOAD_ENTRY_AUTOREGISTRATION, _HEALTHCHECKS and PILOT_WORKLOAD_ENTRY_GRACE_PERIOD. */
+export function workloadEntrySettingsFromSettings(settings: DaemonSettings): { autoRegistration: boolean; healthChecks: boolean; gracePeriodMs: number } {
+  return {
+    autoRegistration: settings.get('PILOT_ENABLE_WORKLOAD_ENTRY_AUTOREGISTRATION'),
+    healthChecks: settings.get('PILOT_ENABLE_WORKLOAD_ENTRY_HEALTHCHECKS'),
+    gracePeriodMs: settings.get('PILOT_WORKLOAD_ENTRY_GRACE_PERIOD'),
+  };
+}

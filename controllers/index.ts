@@ -1,6 +1,7 @@
 // Config in, model out: the sources (sources/: the config folder, Kubernetes informers, the mesh
 // config watcher), one reconciler per kind and their wiring (reconcilers/), the in-memory model
-// they fill (model/), the status writer (status/), and `setupConfigWithManager`, which registers
+// they fill (model/), the status writer (status/), WorkloadEntry auto-registration and health
+// (autoregistration/, fed by the xDS server), and `setupConfigWithManager`, which registers
 // the pipeline on a manager. Never imports xds/: pushes leave through a callback. Other packages
 // import from here only.
 export { newConfigDirSource, type ConfigDirSource, type ConfigDirSourceOptions } from './sources/config-dir-source.js';
@@ -83,3 +84,12 @@ export {
   type MeshEnvironmentOptions,
 } from './config-pipeline.js';
 export { modelDebugRoutes } from './model-debug-routes.js';
+export { newWorkloadEntries, type WorkloadEntrySetupOptions } from './autoregistration/setup-workload-entries.js';
+export {
+  newWorkloadEntryController,
+  type HealthReport,
+  type WorkloadEntryController,
+  type WorkloadEntryControllerOptions,
+} from './autoregistration/workload-entry-controller.js';
+export { newKubeWorkloadEntryClient, type WorkloadEntryClient } from './autoregistration/workload-entry-client.js';
+export { autoRegisteredEntryName, isHealthyEntry, type ConnectedWorkload } from './autoregistration/workload-entry-state.js';

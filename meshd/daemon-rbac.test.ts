@@ -11,6 +11,8 @@ import { loggingTo, meshdTestOptions, startMeshdInProcess, type InProcessMeshd }
 import { loadSettings } from '../runtime/index.js';
 import { helm } from '../testing/helm.js';
 import { freePort, waitFor } from '../testing/wait-for.js';
+import { CLUSTER_TYPE, HEALTH_INFORMATION_TYPE, loadEnvoyProtos } from '../xds/index.js';
+import { newAdsTestClient, nodeFor } from '../xds/testing/test-support.js';
 import { allows, BASE_CHART, clusterRoleRules, renderBase, type PolicyRule } from '../e2e/charts/testing/base-chart.js';
 
 // RBAC against reality (here because only cli/ may import the command trees): the base chart installed with the real helm into the API server double,
@@ -24,6 +26,7 @@ let kube: ApiServerDouble;
 let workDir: string;
 let rules: PolicyRule[];
 let securePort: number;
+let grpcPort: number;
 let daemon: InProcessMeshd | undefined;
 const requests: ApiRequestRecord[] = [];
 
@@ -47,6 +50,7 @@ beforeAll(async () => {
   const httpsPort = await freePort();
   const httpPort = await freePort();
   securePort = await freePort();
+  grpcPort = await freePort();
   kube = await startApiServerDouble({
     bookmarkIntervalMs: 0,
     onRequest: (record) => requests.push(record),
@@ -77,11 +81,14 @@ beforeAll(async () => {
     ECC_SIGNATURE_ALGORITHM: 'ECDSA',
     PILOT_ENABLE_STATUS: 'true',
     PILOT_USE_ENDPOINT_SLICE: 'true',
+    XDS_AUTH_PLAINTEXT: 'true',
+    PILOT_WORKLOAD_ENTRY_GRACE_PERIOD: '100ms',
   });
   daemon = startMeshdInProcess(
     meshdTestOptions(settings, {
       kubeConfigPath: daemonKubeconfig,
       secureGrpcAddr: `127.0.0.1:${securePort}`,
+      grpcAddr: `127.0.0.1:${grpcPort}`,
       httpAddr: `127.0.0.1:${httpPort}`,
       httpsAddr: `127.0.0.1:${httpsPort}`,
       logging: loggingTo(join(workDir, 'meshd.log')),
@@ -174,6 +181,39 @@ describe('the base chart’s ClusterRole against what the daemon asks', () => {
       client.close();
     }
 
+    // WorkloadEntry auto-registration: a VM proxy of foo/httpbin registers, reports health, leaves.
+    await custom.createNamespacedCustomObject({
+      group: 'networking.mesh.io',
+      version: 'v1',
+      namespace: 'foo',
+      plural: 'workloadgroups',
+      body: { apiVersion: 'networking.mesh.io/v1', kind: 'WorkloadGroup', metadata: { name: 'vm' }, spec: { template: { serviceAccount: 'httpbin' } } },
+    });
+    const ads = newAdsTestClient(loadEnvoyProtos(), grpcPort);
+    try {
+      const metadata = new Metadata();
+      metadata.set('authorization', `Bearer ${kube.issueToken({ namespace: 'foo', serviceAccount: 'httpbin', audiences: ['mesh-ca'] })}`);
+      const stream = ads.sotw(metadata);
+      const node = nodeFor('vm-1', 'foo', {
+        SERVICE_ACCOUNT: 'httpbin',
+        AUTO_REGISTER_GROUP: 'vm',
+        PROXY_CONFIG: { readinessProbe: { tcpSocket: { port: 80 } } },
+      });
+      stream.send({ node, type_url: CLUSTER_TYPE, resource_names: [] });
+      await stream.next(10_000);
+      type Entry = { status?: { conditions?: { type: string }[] } };
+      const vmEntry = () => kube.objects('networking.mesh.io/v1alpha3', 'WorkloadEntry', 'foo')[0] as Entry | undefined;
+      stream.send({ type_url: HEALTH_INFORMATION_TYPE });
+      await waitFor(() => vmEntry()?.status?.conditions?.some((condition) => condition.type === 'Healthy'), {
+        timeoutMs: 30_000,
+        description: 'Healthy written',
+      });
+      stream.cancel();
+      await waitFor(() => vmEntry() === undefined, { timeoutMs: 30_000, description: 'the WorkloadEntry cleaned up' });
+    } finally {
+      ads.close();
+    }
+
     const kinds = new Set(used().map((r) => `${r.verb} ${r.apiGroup}/${r.resource}`));
     expect([...kinds]).toEqual(
       expect.arrayContaining([
@@ -184,6 +224,11 @@ describe('the base chart’s ClusterRole against what the daemon asks', () => {
         'create networking.mesh.io/gateways',
         'patch security.mesh.io/peerauthentications/status',
         'watch discovery.k8s.io/endpointslices',
+        'get networking.mesh.io/workloadgroups',
+        'create networking.mesh.io/workloadentries',
+        'update networking.mesh.io/workloadentries',
+        'update networking.mesh.io/workloadentries/status',
+        'delete networking.mesh.io/workloadentries',
       ]),
     );
     const denied = [
@@ -213,8 +258,7 @@ describe('the base chart’s ClusterRole against what the daemon asks', () => {
     console.info(`ClusterRole use by the daemon:\n  ${report.join('\n  ')}\nnever used here:\n  ${unused.join('\n  ')}`);
     // What this run cannot reach, each granted for code that calls it: the CSR API
     // (EXTERNAL_CA=MESHD_RA_ORCH_API, driven by cli/pilot-discovery/daemon-kubernetes.test.ts), replacing a root
-    // ConfigMap that differs, rotating the CA secret, renewing the Lease (after the retry period),
-    // and the status of networking kinds (no networking policy here).
+    // ConfigMap that differs, rotating the CA secret and renewing the Lease (after the retry period).
     // The Lease is renewed once the retry period passes, which a slow (loaded) run reaches: either way is right.
     expect(unused.filter((rule) => rule !== 'update coordination.k8s.io/leases').sort()).toEqual(
       [
@@ -222,7 +266,6 @@ describe('the base chart’s ClusterRole against what the daemon asks', () => {
         'create certificates.k8s.io/certificatesigningrequests',
         'delete certificates.k8s.io/certificatesigningrequests',
         'get certificates.k8s.io/certificatesigningrequests',
-        'patch networking.mesh.io/*/status',
         'update certificates.k8s.io/certificatesigningrequests/approval',
         'update core/configmaps',
         'update core/secrets',

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import type { FastifyInstance } from 'fastify';
 import { setupCaDisabledWithManager, setupCaWithManager } from '../ca/index.js';
 import { analysisDebugRoutes, setupAnalysisWithManager } from '../analysis/index.js';
-import { modelDebugRoutes, newMeshEnvironment, setupConfigWithManager } from '../controllers/index.js';
+import { modelDebugRoutes, newMeshEnvironment, newWorkloadEntries, setupConfigWithManager } from '../controllers/index.js';
 import {
   DAEMON_SCOPES,
   newControlZ,
@@ -82,6 +82,18 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
   // Without a CA the files serve TLS alone, and callers still authenticate as the reference has them.
   const secure = secureServingOf(ca ? { ca } : { caDisabled: setupCaDisabledWithManager(manager, security) });
   reportUnservedTls(log, secure, options);
+  // The reference's identifier names the pod (POD_NAME, its hostname in a cluster).
+  const instanceId = settings.get('POD_NAME') || hostname();
+  const workloadEntries = newWorkloadEntries({
+    settings,
+    ...(kubeConfig ? { kubeConfig } : {}),
+    instanceId,
+    maxConnectionAgeMs: options.keepalive.keepaliveMaxServerConnectionAge,
+    clock: manager.clock,
+    logging,
+    metrics,
+  });
+  for (const runnable of workloadEntries?.runnables ?? []) manager.add(runnable);
   const xds = setupXdsWithManager(manager, {
     model: environment.model,
     // Asked per new stream, once the manager runs: the config controllers below exist by then.
@@ -94,10 +106,10 @@ export async function newMeshd(options: MeshdOptions): Promise<Meshd> {
     keepalive: options.keepalive,
     ...(options.plugins ? { plugins: options.plugins } : {}),
     systemNamespace: options.namespace,
-    // The reference's identifier names the pod (POD_NAME, its hostname in a cluster).
-    controlPlane: { id: settings.get('POD_NAME') || hostname(), version: buildInfo.version },
+    controlPlane: { id: instanceId, version: buildInfo.version },
     metrics,
     logging,
+    ...(workloadEntries ? { workloadEntries } : {}),
   });
   const config = setupConfigWithManager(manager, {
     environment,

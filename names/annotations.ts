@@ -54,3 +54,16 @@ export const INSTALLED_VERSION_ANNOTATION = 'install.mesh.io/version';
 
 /** On an installation record: the install operator leaves it alone (meshctl, not the operator, installed it). */
 export const IGNORE_RECONCILE_ANNOTATION = 'install.mesh.io/ignoreReconcile';
+
+/**
+ * On a WorkloadEntry the daemon registered or health-checks (`pilot/pkg/autoregistration`): the
+ * WorkloadGroup it was made from, the daemon instance holding the workload's stream, when the
+ * stream opened and closed (RFC 3339 with nanoseconds), and whether the agent reports health.
+ */
+export const WORKLOAD_ENTRY_ANNOTATIONS = {
+  autoRegistrationGroup: 'mesh.io/autoRegistrationGroup',
+  workloadController: 'mesh.io/workloadController',
+  connectedAt: 'mesh.io/connectedAt',
+  disconnectedAt: 'mesh.io/disconnectedAt',
+  healthChecksEnabled: 'proxy.mesh.io/health-checks-enabled',
+} as const;

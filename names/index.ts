@@ -11,6 +11,7 @@ export {
   DRY_RUN_ANNOTATION,
   IGNORE_RECONCILE_ANNOTATION,
   INSTALLED_VERSION_ANNOTATION,
+  WORKLOAD_ENTRY_ANNOTATIONS,
 } from './annotations.js';
 export { formatConfigKey, formatObjectKey, type NamespacedName } from './config-key.js';
 export { CORE_DUMP_CONTAINER, INIT_CONTAINER, PROXY_CONTAINER, VALIDATION_CONTAINER } from './containers.js';

@@ -7,6 +7,8 @@ export const LABELS = {
   canonicalRevision: 'service.mesh.io/canonical-revision',
   network: 'topology.mesh.io/network',
   subzone: 'topology.mesh.io/subzone',
+  /** In a proxy's LABELS metadata: its locality (`region/zone/subzone`); never copied onto a WorkloadEntry. */
+  locality: 'mesh-locality',
   revision: 'mesh.io/rev',
   /** On a revision tag's webhook configurations: the tag. */
   tag: 'mesh.io/tag',

@@ -42,7 +42,17 @@ export const ERROR_CODES = {
     'log-write-failed',
   ],
   /** Config sources, the mesh config and the policy API. */
-  config: ['invalid-mesh-config', 'config-dir-unreadable', 'invalid-kind', 'unknown-kind', 'parse-pool-closed'],
+  config: [
+    'invalid-mesh-config',
+    'config-dir-unreadable',
+    'invalid-kind',
+    'unknown-kind',
+    'parse-pool-closed',
+    'workload-group-not-found',
+    'workload-entry-not-found',
+    'workload-identity-mismatch',
+    'workload-entry-write-failed',
+  ],
   /** The xDS server and the Envoy plumbing. */
   xds: [
     'invalid-node',

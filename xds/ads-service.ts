@@ -160,13 +160,29 @@ function serveStream<C>(kind: StreamKind, call: StreamCall, context: StreamConte
           fail(status.PERMISSION_DENIED, `authorization failed: ${check.reason}`);
           return;
         }
-        proxy = { ...proxy, verifiedNamespace: check.identity.namespace };
+        const { namespace, serviceAccount } = check.identity;
+        proxy = { ...proxy, verifiedNamespace: namespace, verifiedIdentity: { namespace, serviceAccount } };
       } else if (callerIdentities !== undefined) {
-        const verifiedNamespace = callerIdentities.map(parseWorkloadIdentity).find((identity) => identity !== undefined)?.namespace;
-        if (verifiedNamespace !== undefined) proxy = { ...proxy, verifiedNamespace };
+        const identity = callerIdentities.map(parseWorkloadIdentity).find((parsed) => parsed !== undefined);
+        if (identity !== undefined) {
+          proxy = {
+            ...proxy,
+            verifiedNamespace: identity.namespace,
+            verifiedIdentity: { namespace: identity.namespace, serviceAccount: identity.serviceAccount },
+          };
+        }
       }
       if (ended) return;
       con = discovery.connect({ proxy, kind, peerAddress: call.getPeer(), identities: callerIdentities, write, abort: fail });
+      // A workload outside Kubernetes gets its WorkloadEntry before any request is answered; a
+      // refusal (identity, missing group) ends the stream, as the reference's.
+      const refusal = await discovery.registerWorkload(con);
+      if (refusal) {
+        log.warn({ peer: call.getPeer(), proxy: proxy.id, reason: refusal.details }, 'workload registration refused');
+        fail(refusal.code, refusal.details);
+        return;
+      }
+      if (ended) return;
     }
     const connection = con;
     await connection.run(() =>

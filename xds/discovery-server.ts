@@ -1,5 +1,7 @@
 import { status } from '@grpc/grpc-js';
-import type { Clock, Logger, MeshMetrics } from '../runtime/index.js';
+import type { WorkloadEntryController } from '../controllers/index.js';
+import { errorCode, errorMessage, type Clock, type Logger, type MeshMetrics } from '../runtime/index.js';
+import { connectedWorkloadOf } from './connected-workload.js';
 import { newConnectionRegistry, type ConnectionRegistry } from './connection-registry.js';
 import { debugReaderFor, type DebugReader } from './debug/debug-access.js';
 import { newDebugRequests } from './debug/debug-requests.js';
@@ -11,7 +13,7 @@ import type { Generator } from './generator.js';
 import type { ConfigUpdater, PushRequest } from './push/push-request.js';
 import { newPushPipeline, type PushPipeline } from './push/push-pipeline.js';
 import type { PushSnapshot, PushStatus } from './push/push-snapshot.js';
-import { newRequestHandler, type RequestHandler } from './request-handler.js';
+import { newRequestHandler, type HealthReport, type RequestHandler } from './request-handler.js';
 import { newResponseSender } from './response-sender.js';
 import type { DeltaRequestView, SotwRequestView } from './should-respond.js';
 import { buildClientConfig } from './sync-status.js';
@@ -54,6 +56,8 @@ export interface DiscoveryServerOptions<C> {
   systemNamespace?: string;
   /** PILOT_ENABLE_CONFIG_DISTRIBUTION_TRACKING: which config generation each push version carried (`/debug/config_distribution`). */
   distribution?: { readonly retentionMs: number; generationsOf(context: C): ReadonlyMap<string, string> };
+  /** WorkloadEntry auto-registration and health: told of every stream's start and end and of health reports. */
+  workloadEntries?: WorkloadEntryController;
 }
 
 /**
@@ -113,7 +117,17 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
       version: () => this.pipeline.current()?.version ?? '',
       sender,
     });
-    this.requests = newRequestHandler<C>({ registry: this.registry, sender, currentPush: () => this.pipeline.currentPush(), debug, callbacks, clock, log });
+    const workloadEntries = options.workloadEntries;
+    this.requests = newRequestHandler<C>({
+      registry: this.registry,
+      sender,
+      currentPush: () => this.pipeline.currentPush(),
+      debug,
+      callbacks,
+      clock,
+      log,
+      ...(workloadEntries ? { onHealth: (con: XdsConnection, report: HealthReport) => workloadEntries.reportHealth(con.id, report) } : {}),
+    });
   }
 
   // ---- The ConfigUpdater seam and the push pipeline.
@@ -173,7 +187,32 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
   }
 
   disconnect(con: XdsConnection): void {
-    if (this.registry.disconnect(con)) this.pipeline.remove(con);
+    if (this.registry.disconnect(con)) {
+      this.pipeline.remove(con);
+      this.options.workloadEntries?.disconnect(con.id, this.options.clock.now());
+    }
+  }
+
+  /**
+   * Registers the stream's workload outside Kubernetes (its WorkloadEntry); the gRPC status that
+   * ends the stream when registration is refused or fails, undefined otherwise.
+   */
+  async registerWorkload(con: XdsConnection): Promise<{ code: number; details: string } | undefined> {
+    const workloadEntries = this.options.workloadEntries;
+    if (!workloadEntries) return undefined;
+    try {
+      await workloadEntries.connect(con.id, connectedWorkloadOf(con));
+      return undefined;
+    } catch (error) {
+      const code = errorCode(error);
+      const grpcCode =
+        code === 'workload-identity-mismatch'
+          ? status.PERMISSION_DENIED
+          : code === 'workload-group-not-found' || code === 'workload-entry-not-found'
+            ? status.FAILED_PRECONDITION
+            : status.UNAVAILABLE;
+      return { code: grpcCode, details: errorMessage(error) };
+    }
   }
 
   connections(): XdsConnection[] {

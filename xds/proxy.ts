@@ -42,6 +42,8 @@ export interface Proxy {
   readonly locality?: ProxyLocality;
   /** The namespace of the stream's authenticated identity, when the stream was authenticated. */
   readonly verifiedNamespace?: string;
+  /** The stream's authenticated workload identity (namespace and service account), when it was authenticated. */
+  readonly verifiedIdentity?: { readonly namespace: string; readonly serviceAccount: string };
 }
 
 /** The node of a discovery request, as received. */

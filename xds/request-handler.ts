@@ -2,7 +2,7 @@ import type { Clock, Logger } from '../runtime/index.js';
 import type { ConnectionRegistry } from './connection-registry.js';
 import type { DebugRequests } from './debug/debug-requests.js';
 import { encodedResourceNames } from './envoy/discovery-request-decoder.js';
-import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE, shortType } from './envoy/type-urls.js';
+import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE, HEALTH_INFORMATION_TYPE, shortType } from './envoy/type-urls.js';
 import type { GenerateRequest } from './generator.js';
 import { proxyRequestPush } from './push/push-request.js';
 import type { PushSnapshot } from './push/push-snapshot.js';
@@ -24,6 +24,20 @@ export interface RequestHandlerOptions<C> {
   clock: Clock;
   /** The `ads` scope. */
   log: Logger;
+  /** Health reports (HEALTH_INFORMATION_TYPE); dropped when absent. */
+  onHealth?: (con: XdsConnection, report: HealthReport) => void;
+}
+
+/** The agent's health report: healthy without `error_detail`, else unhealthy with its message. */
+export interface HealthReport {
+  readonly healthy: boolean;
+  readonly message: string;
+}
+
+/** The report a HealthInformation request carries. */
+export function healthReportOf(request: SotwRequestView | DeltaRequestView): HealthReport {
+  const detail = request.error_detail;
+  return detail ? { healthy: false, message: detail.message ?? '' } : { healthy: true, message: '' };
 }
 
 /** The requests of a stream: version, nonce, ACK and NACK, and the response a request calls for. */
@@ -81,8 +95,19 @@ export function newRequestHandler<C>(options: RequestHandlerOptions<C>): Request
     con.recordPushVersion(push.version);
   };
 
+  const handleHealth = (con: XdsConnection, request: SotwRequestView | DeltaRequestView): void => {
+    const report = healthReportOf(request);
+    log.debug({ connection: con.id, healthy: report.healthy }, 'health report');
+    options.onHealth?.(con, report);
+  };
+
   return {
     async handleSotwRequest(con, request) {
+      // Before anything else, as the reference: a report, never a subscription, never answered.
+      if (request.type_url === HEALTH_INFORMATION_TYPE) {
+        handleHealth(con, request);
+        return;
+      }
       if (request.type_url === DEBUG_SYNCZ_TYPE) {
         await options.debug.respondSyncz(con, request);
         return;
@@ -99,6 +124,10 @@ export function newRequestHandler<C>(options: RequestHandlerOptions<C>): Request
     },
 
     async handleDeltaRequest(con, request) {
+      if (request.type_url === HEALTH_INFORMATION_TYPE) {
+        handleHealth(con, request);
+        return;
+      }
       con.markConfigRequested();
       const decision = decideDelta(con.watches, request);
       if (decision.event === 'init') {

@@ -1,5 +1,5 @@
 import type { Server, ServerCredentials } from '@grpc/grpc-js';
-import { pushRequestOf, type MeshModel } from '../controllers/index.js';
+import { pushRequestOf, type MeshModel, type WorkloadEntryController } from '../controllers/index.js';
 import { runnableOf, type Logging, type Manager, type MeshMetrics, type Settings } from '../runtime/index.js';
 import { loadEnvoyProtos } from './envoy/index.js';
 import { newPushContextBuilder, type PushContext } from './model/index.js';
@@ -54,6 +54,8 @@ export interface XdsSetupOptions {
   readonly metrics: MeshMetrics<'pilot-discovery'>;
   /** Scopes `ads` and `model`. */
   readonly logging: Logging;
+  /** WorkloadEntry auto-registration and health (Kubernetes mode). */
+  readonly workloadEntries?: WorkloadEntryController;
 }
 
 /**
@@ -116,6 +118,7 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
     log: options.logging.scope('ads'),
     controlPlane: options.controlPlane,
     systemNamespace: options.systemNamespace,
+    ...(options.workloadEntries ? { workloadEntries: options.workloadEntries } : {}),
     ...adminEndpointsFromSettings(settings),
   });
   for (const runnable of server.runnables) manager.add(runnable);

@@ -51,6 +51,8 @@ export interface XdsServerOptions<C> {
   isLocalDebugCaller?: (address: string | undefined) => boolean;
   /** How long the listeners wait for calls to end at shutdown; default 5 s. */
   shutdownTimeoutMs?: number;
+  /** WorkloadEntry auto-registration and health reports. */
+  workloadEntries?: DiscoveryServerOptions<C>['workloadEntries'];
 }
 
 export interface XdsServer<C> extends ConfigUpdater {
@@ -86,6 +88,7 @@ export function newXdsServer<C>(options: XdsServerOptions<C>): XdsServer<C> {
     ...(options.controlPlane ? { controlPlane: options.controlPlane } : {}),
     ...(options.systemNamespace ? { systemNamespace: options.systemNamespace } : {}),
     ...(options.distribution ? { distribution: options.distribution } : {}),
+    ...(options.workloadEntries ? { workloadEntries: options.workloadEntries } : {}),
   });
   const auth = options.auth ?? NO_AUTH;
   const debugAccess = newDebugAccess({

@@ -33,11 +33,25 @@ export interface ConfigStoreWriter extends ConfigStore {
 }
 
 /**
- * What makes two versions of a policy different for the model: its labels, annotations and spec
- * (status, resource versions and server bookkeeping are not config).
+ * What makes two versions of a policy different for the model: its labels, annotations and spec,
+ * and the status of its Healthy condition (a WorkloadEntry's health decides its endpoints'
+ * readiness); the rest of the status, resource versions and server bookkeeping are not config.
  */
-export function configContentOf(object: { metadata?: { labels?: unknown; annotations?: unknown }; spec?: unknown }): string {
-  return stableJson({ labels: object.metadata?.labels ?? {}, annotations: object.metadata?.annotations ?? {}, spec: object.spec ?? null });
+export function configContentOf(object: { metadata?: { labels?: unknown; annotations?: unknown }; spec?: unknown; status?: unknown }): string {
+  const healthy = healthyStatusOf(object.status);
+  return stableJson({
+    labels: object.metadata?.labels ?? {},
+    annotations: object.metadata?.annotations ?? {},
+    spec: object.spec ?? null,
+    ...(healthy !== undefined ? { healthy } : {}),
+  });
+}
+
+function healthyStatusOf(status: unknown): unknown {
+  const conditions = typeof status === 'object' && status !== null ? (status as { conditions?: unknown }).conditions : undefined;
+  if (!Array.isArray(conditions)) return undefined;
+  const healthy: unknown = conditions.find((condition: unknown) => (condition as { type?: unknown } | null)?.type === 'Healthy');
+  return (healthy as { status?: unknown } | undefined)?.status;
 }
 
 interface Stored {

@@ -107,7 +107,7 @@ export function newConfigReconciler(options: ConfigReconcilerOptions): Reconcile
     const fields = { kind, namespace: key.namespace, name: key.name, resourceVersion };
     if (result.resource) {
       const existed = model.configStore.get(kind, key.namespace, key.name) !== undefined;
-      const changed = model.configStore.apply(result.resource as TypedResource);
+      const changed = model.configStore.apply(withKeptStatus(result.resource as TypedResource, object));
       if (result.warnings.length > 0) validationLog.warn({ ...fields, warnings: formatIssues(result.warnings) }, 'config accepted with warnings');
       if (previous && !previous.outcome.accepted) validationLog.info(fields, 'config valid again');
       const outcome: ConfigOutcome = { generation, resourceVersion, accepted: true, errors: [], warnings: result.warnings, serving: servingOf(key) };
@@ -143,4 +143,14 @@ export function newConfigReconciler(options: ConfigReconcilerOptions): Reconcile
 
 function formatIssues(issues: readonly ValidationIssue[]): string[] {
   return issues.map((issue) => (issue.path === '' ? issue.message : `${issue.path}: ${issue.message}`));
+}
+
+/**
+ * Validation reads no status; a WorkloadEntry keeps its own in the model, where its Healthy
+ * condition makes its endpoints ready or not.
+ */
+function withKeptStatus(resource: TypedResource, object: KubeObject): TypedResource {
+  const status: unknown = object['status'];
+  if (resource.kind !== 'WorkloadEntry' || typeof status !== 'object' || status === null) return resource;
+  return { ...resource, status: status as Record<string, unknown> };
 }

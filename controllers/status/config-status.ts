@@ -75,6 +75,10 @@ export function buildConfigStatus(
         ...(outcome.generation !== undefined ? { observedGeneration: outcome.generation } : {}),
       };
     });
+    // Conditions of other writers (a WorkloadEntry's Healthy) stay: a merge patch replaces the list.
+    const desiredTypes = new Set<unknown>(conditions.map((condition) => condition.type));
+    const foreign = previous.filter((condition) => !desiredTypes.has(condition['type'])) as unknown as StatusCondition[];
+    conditions.push(...foreign);
     patch.conditions = conditions;
     if (outcome.generation !== undefined) patch.observedGeneration = outcome.generation;
     if (stableJson(previous) !== stableJson(conditions) || existing['observedGeneration'] !== patch.observedGeneration) differs = true;

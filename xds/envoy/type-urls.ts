@@ -14,6 +14,12 @@ export const DEBUG_SYNCZ_TYPE = 'mesh.io/debug/syncz';
  * Asked for by the agent itself, on the proxy's stream; never by the data plane.
  */
 export const NAME_TABLE_TYPE = 'type.googleapis.com/mesh.networking.nds.v1.NameTable';
+/**
+ * The agent's health report on the proxy's stream (the reference's `istio.v1.HealthInformation`):
+ * a DiscoveryRequest without `error_detail` says healthy, one with `error_detail {code: 13, message}`
+ * unhealthy. The daemon records it on the proxy's WorkloadEntry and never answers it.
+ */
+export const HEALTH_INFORMATION_TYPE = 'type.googleapis.com/mesh.v1.HealthInformation';
 /** The daemon's debug views over xDS: the resource name is the view (`syncz`, `config_dump?proxyID=<pod>.<ns>`…); the resource is its JSON. */
 export const DEBUG_TYPE = 'mesh.io/debug';
 

@@ -1,6 +1,6 @@
 import { LABELS, labelsMatch } from '../../names/index.js';
 import type { WorkloadEntry, WorkloadEntrySpec } from '../../crds/index.js';
-import type { ConfigEntry, Endpoint, MeshModel, Service, ServicePort, Workload } from '../../controllers/index.js';
+import { isHealthyEntry, type ConfigEntry, type Endpoint, type MeshModel, type Service, type ServicePort, type Workload } from '../../controllers/index.js';
 
 /** The services of ServiceEntries' hosts and the endpoints WorkloadEntries, pods and inline endpoints give services. */
 export interface ServiceEntryServices {
@@ -158,7 +158,9 @@ function inlineEndpoint(service: Service, port: ServicePort, spec: WorkloadEntry
 
 function workloadEntryEndpoint(service: Service, port: ServicePort, entry: ConfigEntry<'WorkloadEntry'>, clusterId: string): Endpoint {
   const spec: WorkloadEntry['spec'] = entry.resource.spec;
-  return { ...inlineEndpoint(service, port, spec, clusterId), workload: { namespace: entry.namespace, name: entry.name } };
+  // With health checks on (`proxy.mesh.io/health-checks-enabled`), ready only once the agent reported Healthy.
+  const ready = isHealthyEntry(entry.resource.metadata.annotations, entry.resource.status);
+  return { ...inlineEndpoint(service, port, spec, clusterId), ready, workload: { namespace: entry.namespace, name: entry.name } };
 }
 
 function podEndpoint(service: Service, port: ServicePort, pod: Workload): Endpoint {
