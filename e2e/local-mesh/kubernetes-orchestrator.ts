@@ -67,6 +67,8 @@ export interface DaemonAddresses {
   readonly securePort: number;
   /** PILOT_DEBOUNCE_AFTER, given to the chart as the daemon's extra env. */
   readonly debounce: string;
+  /** Further env of the daemon, given to the chart too. */
+  readonly env?: Readonly<Record<string, string>>;
   /** The other listeners, reached through the daemon pod's ports (port-forwards, the pod proxy). */
   readonly grpcPort?: number;
   readonly httpPort?: number;
@@ -320,7 +322,7 @@ function asAppliedBeforeInjection(pod: SampleObject, appAddress: string): void {
  */
 function meshdValuesYaml(daemon: DaemonAddresses): string {
   return stringify({
-    pilot: { autoscaleEnabled: false, env: { PILOT_DEBOUNCE_AFTER: daemon.debounce } },
+    pilot: { autoscaleEnabled: false, env: { PILOT_DEBOUNCE_AFTER: daemon.debounce, ...daemon.env } },
     meshConfig: { defaultConfig: { discoveryAddress: `127.0.0.1:${daemon.securePort}`, proxyMetadata: { ECC_SIGNATURE_ALGORITHM: 'ECDSA' } } },
     global: { caAddress: `127.0.0.1:${daemon.securePort}` },
   });

@@ -41,6 +41,8 @@ export interface LocalMeshOptions {
   readonly fixedPorts?: boolean;
   /** Daemon debounce (PILOT_DEBOUNCE_AFTER); default 50ms so policy changes apply fast. */
   readonly debounce?: string;
+  /** Further settings of the daemon (PILOT_WORKLOAD_ENTRY_GRACE_PERIOD, for example): its env, or the chart's `pilot.env`. */
+  readonly daemonEnv?: Readonly<Record<string, string>>;
   readonly log?: (line: string) => void;
   /** `folder` (default): policies are files of the config folder; `kubernetes`: the API server double, `kubectl apply`. */
   readonly orchestrator?: 'folder' | 'kubernetes';
@@ -271,7 +273,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
           options.workDir,
           configDir,
           PROJECT_ROOT,
-          { ...ports, debounce: options.debounce ?? '50ms' },
+          { ...ports, debounce: options.debounce ?? '50ms', env: options.daemonEnv ?? {} },
           (namespace, pod, container) => containerLogs.read(`${namespace}/${pod}/${container}`),
           options.extraPods,
         )
@@ -314,7 +316,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       startProgram(
         'pilot-discovery',
         ['discovery', '--configDir', configDir, ...listeners],
-        { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms' },
+        { JWT_RULE: issuer.jwtRule, PILOT_DEBOUNCE_AFTER: options.debounce ?? '50ms', ...options.daemonEnv },
         daemonDir,
         log,
         'meshd',

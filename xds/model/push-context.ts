@@ -3,7 +3,7 @@ import type { AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication,
 import { selectsWorkload, type Credential, type Endpoint, type MeshModel, type Service, type Workload } from '../../controllers/index.js';
 import { KIND_NAMES, UNTRANSLATED_KINDS, type InboundTrafficMode, type MeshConfig } from '../../crds/index.js';
 import { newPolicyIndex, type PolicyIndex } from './policy-index.js';
-import { buildServiceEntryServices, compareEndpoints } from './service-entries.js';
+import { buildServiceEntryServices, compareEndpoints, workloadOfEntry } from './service-entries.js';
 
 /** A DestinationRule as the push context holds it: the resolved host and where it came from. */
 export interface IndexedDestinationRule {
@@ -166,6 +166,14 @@ function buildRegistryPart(model: MeshModel): RegistryPart {
   for (const workload of model.registry.workloads()) {
     workloads.set(`${workload.namespace}/${workload.name}`, workload);
     if (workload.address === '') continue;
+    let list = workloadsByAddress.get(workload.address);
+    if (!list) workloadsByAddress.set(workload.address, (list = []));
+    list.push(workload);
+  }
+  // A VM's proxy finds its workload by address too: the WorkloadEntries, after the pods of an address.
+  for (const entry of model.configStore.list('WorkloadEntry')) {
+    const workload = workloadOfEntry(entry, model.clusterId);
+    if (!workload) continue;
     let list = workloadsByAddress.get(workload.address);
     if (!list) workloadsByAddress.set(workload.address, (list = []));
     list.push(workload);

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import { LABELS, labelsMatch } from '../../names/index.js';
 import type { WorkloadEntry, WorkloadEntrySpec } from '../../crds/index.js';
 import { isHealthyEntry, type ConfigEntry, type Endpoint, type MeshModel, type Service, type ServicePort, type Workload } from '../../controllers/index.js';
@@ -161,6 +162,31 @@ function workloadEntryEndpoint(service: Service, port: ServicePort, entry: Confi
   // With health checks on (`proxy.mesh.io/health-checks-enabled`), ready only once the agent reported Healthy.
   const ready = isHealthyEntry(entry.resource.metadata.annotations, entry.resource.status);
   return { ...inlineEndpoint(service, port, spec, clusterId), ready, workload: { namespace: entry.namespace, name: entry.name } };
+}
+
+/**
+ * A WorkloadEntry as the workload behind a proxy at its address (a VM's): its labels select it,
+ * its ports name its container ports, its service account is its identity; undefined for an
+ * address that is no IP (a host name or a Unix socket runs no proxy the mesh can find by address).
+ */
+export function workloadOfEntry(entry: ConfigEntry<'WorkloadEntry'>, clusterId: string): Workload | undefined {
+  const spec: WorkloadEntry['spec'] = entry.resource.spec;
+  const address = spec.address ?? '';
+  if (isIP(address) === 0) return undefined;
+  return {
+    name: entry.name,
+    namespace: entry.namespace,
+    address,
+    labels: spec.labels ?? {},
+    serviceAccount: spec.serviceAccount ?? 'default',
+    hasSidecar:
+      spec.labels?.[LABELS.tlsMode] !== undefined ? spec.labels[LABELS.tlsMode] === 'mesh' : spec.serviceAccount !== undefined && spec.serviceAccount !== '',
+    nodeName: '',
+    clusterId,
+    ready: isHealthyEntry(entry.resource.metadata.annotations, entry.resource.status),
+    active: true,
+    containerPorts: Object.entries(spec.ports ?? {}).map(([name, containerPort]) => ({ name, containerPort, protocol: 'TCP' as const })),
+  };
 }
 
 function podEndpoint(service: Service, port: ServicePort, pod: Workload): Endpoint {

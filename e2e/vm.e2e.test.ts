@@ -1,0 +1,190 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
+import { runMeshctlInProcess } from '../cli/testing/run-meshctl.js';
+import { processEnvironment } from '../runtime/index.js';
+import { curl, echoedHeaders } from '../testing/curl.js';
+import { kubectl } from '../testing/kubectl.js';
+import { PROJECT_ROOT } from '../testing/run-bin.js';
+import { waitFor } from '../testing/wait-for.js';
+import { startLocalMesh, type LocalMesh } from './local-mesh/local-mesh.js';
+import { startSampleBackend, type SampleBackend } from './local-mesh/sample-backend.js';
+
+// A VM joins the mesh (issue 35 item 4), in Kubernetes mode: `meshctl x workload entry configure`
+// writes the VM's files from its WorkloadGroup, a `pilot-agent proxy` outside the pod model (no
+// kubelet, its own address) starts from exactly those files, registers itself (a WorkloadEntry
+// the Service `ratings` selects), gets a certificate, serves and calls meshed pods with mutual
+// TLS, and its entry goes once it stops.
+const BLOCK = 47;
+const VM_IP = `127.${BLOCK}.9.20`;
+const VM_APP_IP = `127.${BLOCK}.109.20`;
+const VM_PORT = 9080;
+const ENTRY = `ratings-${VM_IP}`;
+const GROUP = `apiVersion: networking.mesh.io/v1
+kind: WorkloadGroup
+metadata: { name: ratings, namespace: vm }
+spec:
+  metadata: { labels: { app: ratings } }
+  template: { serviceAccount: ratings, ports: { http: ${VM_PORT} } }
+`;
+const VM_OBJECTS = `apiVersion: v1
+kind: Namespace
+metadata: { name: vm }
+---
+apiVersion: v1
+kind: ServiceAccount
+metadata: { name: ratings, namespace: vm }
+---
+apiVersion: v1
+kind: Service
+metadata: { name: ratings, namespace: vm }
+spec:
+  selector: { app: ratings }
+  ports: [{ name: http, port: ${VM_PORT}, targetPort: ${VM_PORT}, protocol: TCP }]
+---
+${GROUP}`;
+const MESH_STRICT = `apiVersion: security.mesh.io/v1
+kind: PeerAuthentication
+metadata: { name: default, namespace: mesh-system }
+spec: { mtls: { mode: STRICT } }
+`;
+
+let workDir: string;
+let mesh: LocalMesh;
+let vm: ChildProcess | undefined;
+let app: SampleBackend[] = [];
+
+const get = (args: readonly string[]) => kubectl({ kubeconfig: mesh.kubeconfigPath ?? '', home: workDir }, args);
+const entryExists = async (): Promise<boolean> => (await get(['get', 'workloadentries.networking.mesh.io', ENTRY, '-n', 'vm', '-o', 'name'])).code === 0;
+
+/** `KEY='value'` lines as written by `x workload entry configure` (values single-quoted, `'\''` for a quote). */
+function parseEnvFile(text: string): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const line of text.split('\n')) {
+    const match = /^([A-Za-z_][A-Za-z0-9_]*)='(.*)'$/.exec(line);
+    if (match?.[1] !== undefined) env[match[1]] = (match[2] ?? '').replaceAll("'\\''", "'");
+  }
+  return env;
+}
+
+beforeAll(async () => {
+  workDir = mkdtempSync(join(tmpdir(), 'vm-e2e-'));
+  const samples = join(workDir, 'samples');
+  mkdirSync(samples);
+  for (const file of ['namespaces.yaml', 'workloads-foo.yaml', 'workloads-legacy.yaml'])
+    cpSync(join(PROJECT_ROOT, 'deploy/samples/config', file), join(samples, file));
+  mesh = await startLocalMesh({
+    workDir: join(workDir, 'mesh'),
+    samples,
+    orchestrator: 'kubernetes',
+    addressBlock: BLOCK,
+    daemonEnv: { PILOT_WORKLOAD_ENTRY_GRACE_PERIOD: '1s' },
+  });
+  await mesh.waitReady(60_000);
+  await mesh.apply('vm.yaml', VM_OBJECTS);
+  // The daemon publishes the root certificate into the new namespace.
+  await waitFor(async () => (await get(['get', 'configmap', 'mesh-ca-root-cert', '-n', 'vm', '-o', 'name'])).code === 0, {
+    timeoutMs: 10_000,
+    description: 'the root certificate ConfigMap in vm',
+  });
+
+  // The operator's side: the VM's files.
+  const files = join(workDir, 'vm-files');
+  const kubeconfig = mesh.kubeconfigPath ?? '';
+  writeFileSync(join(workDir, 'group.yaml'), GROUP);
+  const configured = await runMeshctlInProcess([
+    '-c',
+    kubeconfig,
+    'x',
+    'workload',
+    'entry',
+    'configure',
+    '-f',
+    join(workDir, 'group.yaml'),
+    '-o',
+    files,
+    '--clusterID',
+    'Kubernetes',
+    '--autoregister',
+    '--workloadIP',
+    VM_IP,
+    '--ingressIP',
+    '127.0.0.1',
+  ]);
+  expect(configured.stdout).toContain(`Configuration generation into directory ${files} was successful`);
+
+  // The VM's side: the files where the agent reads them, the app, the agent.
+  const root = join(workDir, 'vm');
+  mkdirSync(join(root, 'var/run/secrets/tokens'), { recursive: true });
+  mkdirSync(join(root, 'var/run/secrets/mesh'), { recursive: true });
+  cpSync(join(files, 'mesh-token'), join(root, 'var/run/secrets/tokens/mesh-token'));
+  cpSync(join(files, 'root-cert.pem'), join(root, 'var/run/secrets/mesh/root-cert.pem'));
+  app = await startSampleBackend(VM_APP_IP, [VM_PORT]);
+  const env = {
+    PATH: processEnvironment()['PATH'] ?? '',
+    ...parseEnvFile(readFileSync(join(files, 'cluster.env'), 'utf8')),
+    ...parseEnvFile(readFileSync(join(files, 'sidecar.env'), 'utf8')),
+    // The local mesh's one deviation: the VM's app listens on an address of its own, as pods' apps do here.
+    MESH_META_APP_ADDRESS: VM_APP_IP,
+  };
+  vm = spawn(process.execPath, [join(PROJECT_ROOT, 'bin/pilot-agent.js'), 'proxy', 'sidecar', '--meshConfig', join(files, 'mesh.yaml')], {
+    cwd: root,
+    env,
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  await waitFor(async () => (await fetch(`http://${VM_IP}:15021/healthz/ready`).catch(() => undefined))?.status === 200, {
+    timeoutMs: 30_000,
+    description: 'the VM proxy ready',
+  });
+}, 150_000);
+
+afterAll(async () => {
+  vm?.kill('SIGKILL');
+  for (const server of app) await server.close();
+  await mesh?.stop();
+  rmSync(workDir, { recursive: true, force: true });
+});
+
+describe('a VM joins the mesh', () => {
+  test('it registers itself: a WorkloadEntry of its group, with its address, labels and identity', async () => {
+    await waitFor(entryExists, { timeoutMs: 10_000, description: 'the auto-registered WorkloadEntry' });
+    const entry = JSON.parse((await get(['get', 'workloadentries.networking.mesh.io', ENTRY, '-n', 'vm', '-o', 'json'])).stdout) as {
+      metadata: { ownerReferences?: { kind: string; name: string }[] };
+      spec: { address: string; labels?: Record<string, string>; serviceAccount?: string };
+    };
+    expect(entry.spec).toMatchObject({ address: VM_IP, serviceAccount: 'ratings', labels: expect.objectContaining({ app: 'ratings' }) });
+    expect(entry.metadata.ownerReferences).toEqual([expect.objectContaining({ kind: 'WorkloadGroup', name: 'ratings' })]);
+  });
+
+  test('pod → VM and VM → pod, with mutual TLS both ways', async () => {
+    const toVm = await waitFor(
+      async () => {
+        const result = await curl(['-x', mesh.proxyOf('foo'), `http://ratings.vm:${VM_PORT}/headers`]);
+        return result.code === '200' ? result : undefined;
+      },
+      { timeoutMs: 15_000, description: 'the VM reachable from a pod' },
+    );
+    expect(echoedHeaders(toVm.body)['X-Forwarded-Client-Cert']).toContain('URI=spiffe://cluster.local/ns/foo/sa/sleep');
+    const fromVm = await curl(['-x', `http://${VM_IP}:15001`, 'http://httpbin.foo:8000/headers']);
+    expect(fromVm.code).toBe('200');
+    expect(echoedHeaders(fromVm.body)['X-Forwarded-Client-Cert']).toContain('URI=spiffe://cluster.local/ns/vm/sa/ratings');
+  });
+
+  test('STRICT on both sides: a plaintext client is refused by the VM; the meshed calls go on', async () => {
+    expect((await curl([`http://${VM_IP}:${VM_PORT}/ip`])).code).toBe('200');
+    await mesh.apply('strict.yaml', MESH_STRICT);
+    await waitFor(async () => (await curl([`http://${VM_IP}:${VM_PORT}/ip`])).code === '000', { timeoutMs: 10_000, description: 'STRICT at the VM' });
+    expect((await curl(['-x', mesh.proxyOf('foo'), `http://ratings.vm:${VM_PORT}/ip`])).code).toBe('200');
+    expect((await curl(['-x', `http://${VM_IP}:15001`, 'http://httpbin.foo:8000/ip'])).code).toBe('200');
+    await mesh.remove('strict.yaml');
+  });
+
+  test('the VM stops: its entry is removed after the grace period', async () => {
+    vm?.kill('SIGTERM');
+    await new Promise((resolve) => vm?.once('exit', resolve));
+    vm = undefined;
+    await waitFor(async () => !(await entryExists()), { timeoutMs: 15_000, description: 'the WorkloadEntry removed' });
+  });
+});
