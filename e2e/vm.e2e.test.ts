@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { runMeshctlInProcess } from '../cli/testing/run-meshctl.js';
@@ -179,6 +179,14 @@ describe('a VM joins the mesh', () => {
     expect((await curl(['-x', mesh.proxyOf('foo'), `http://ratings.vm:${VM_PORT}/ip`])).code).toBe('200');
     expect((await curl(['-x', `http://${VM_IP}:15001`, 'http://httpbin.foo:8000/ip'])).code).toBe('200');
     await mesh.remove('strict.yaml');
+  });
+
+  test('meshctl proxy-status lists the VM proxy (named by its host, as the reference names VMs) SYNCED', async () => {
+    const result = await runMeshctlInProcess(['-c', mesh.kubeconfigPath ?? '', 'ps'], { HOME: '/nonexistent' });
+    expect(result.stderr).toBe('');
+    expect(result.stdout.split('\n').find((line) => line.startsWith(`${hostname()}.vm `))).toMatch(
+      / +Kubernetes +SYNCED +SYNCED +SYNCED +SYNCED +IGNORED +meshd-local +\S+$/,
+    );
   });
 
   test('the VM stops: its entry is removed after the grace period', async () => {
