@@ -23,7 +23,7 @@ import { newDataPlaneProcess, type DataPlaneProcess } from './proxy/data-plane-p
 import { buildEnvoyBootstrap, mergeBootstrap } from './proxy/envoy-bootstrap.js';
 import { buildGrpcBootstrap } from './proxy/grpc-bootstrap.js';
 import type { ProxyConfig } from '../crds/mesh-config/index.js';
-import { buildProxyIdentity, loadProxyConfig, parsePodLabels, type ProxyIdentity, type ProxyType } from './proxy/proxy-identity.js';
+import { buildProxyIdentity, loadProxyConfig, metadataFromEnvironment, parsePodLabels, type ProxyIdentity, type ProxyType } from './proxy/proxy-identity.js';
 import { newStatusServer } from './proxy/status-server.js';
 import { newSdsServer } from './sds/sds-server.js';
 import { debugTapHost, debugTapInspector, DEBUG_TAP_PORT } from './xds-proxy/debug-tap.js';
@@ -57,12 +57,12 @@ export interface Agent {
   readonly identity: ProxyIdentity;
 }
 
-/** The pod's labels as the downward API mounts them; none outside a pod. */
-async function readPodLabels(): Promise<Record<string, string>> {
+/** The pod's labels as the downward API mounts them; undefined outside a pod (a VM). */
+async function readPodLabels(): Promise<Record<string, string> | undefined> {
   try {
     return parsePodLabels(await readFile(AGENT_PATHS.podLabels, 'utf8'));
   } catch {
-    return {};
+    return undefined;
   }
 }
 
@@ -78,14 +78,18 @@ function hostForUrl(ip: string): string {
  * drains first. Throws a `UsageError` for settings that cannot be used.
  */
 export async function newAgent(options: AgentOptions): Promise<Agent> {
-  const settings = agentSettingsFromSettings(options.settings);
   const logging = newLogging(options.logging, AGENT_SCOPES);
   const log = logging.scope('default');
   const metrics = newMetrics('pilot-agent');
-  const proxyConfig = loadProxyConfig(options.meshConfigFile, settings.proxyConfig);
+  const proxyConfig = loadProxyConfig(options.meshConfigFile, agentSettingsFromSettings(options.settings).proxyConfig);
+  // The proxy config's proxyMetadata is environment to the agent (a VM's mesh.yaml turns DNS capture on so).
+  const settings = agentSettingsFromSettings(options.settings.withUnderlay(proxyConfig.proxyMetadata ?? {}));
+  const labels = await readPodLabels();
+  const badMetaJson = metadataFromEnvironment(settings.pod).invalid;
+  if (badMetaJson.length > 0) log.warn({ keys: badMetaJson }, 'MESH_METAJSON_ values that are not JSON are left out of the node metadata');
   const identity = buildProxyIdentity({
     type: options.type,
-    pod: { ...settings.pod, labels: await readPodLabels() },
+    pod: { ...settings.pod, ...(labels ? { labels } : {}) },
     domain: options.domain,
     proxyConfig,
     meshVersion: readBuildInfo().version,
