@@ -30,6 +30,9 @@ import { debugTapHost, debugTapInspector, DEBUG_TAP_PORT } from './xds-proxy/deb
 import { newXdsProxy } from './xds-proxy/xds-proxy.js';
 import type { AgentSubscription } from './xds-proxy/agent-subscriptions.js';
 import { newAgentDns, type AgentDns } from './dns/dns-runnable.js';
+import { parseReadinessProbe } from './health/readiness-probe.js';
+import { newWorkloadHealth, type WorkloadHealth } from './health/workload-health.js';
+import { newAgentReports, type AgentReports } from './xds-proxy/agent-reports.js';
 
 /** Everything the agent is assembled from, typed: the command line maps its flags here (cli/). */
 export interface AgentOptions {
@@ -99,6 +102,7 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
   const viaAgent = settings.xdsViaAgent || proxyless;
   const outputCerts = settings.outputCerts || (proxyless ? resolve(AGENT_PATHS.grpcCerts) : '');
   const appProbes = asUsageError(() => parseAppProbers(settings.appProbers));
+  const readinessProbe = asUsageError(() => parseReadinessProbe(proxyConfig.readinessProbe));
   const drainMs = parseDuration(proxyConfig.terminationDrainDuration ?? '5s');
   const manager = newManager({ log, shutdownDurationMs: drainMs + 10_000 });
   const access = await newControlPlaneAccess({ access: settings.access, identity, proxyConfig, outputCerts, clock: manager.clock, logging, metrics });
@@ -154,7 +158,9 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
         })
       : undefined;
   if (dns) manager.add(dns.runnable);
-  if (viaAgent) manager.add(xdsProxyRunnable(access, logging, metrics, { protos: sdsProtos, subscriptions: dns ? [dns.subscription] : [] }));
+  // The agent's reports on the proxy's stream (the app's health, below).
+  const reports: AgentReports = newAgentReports();
+  if (viaAgent) manager.add(xdsProxyRunnable(access, logging, metrics, { protos: sdsProtos, subscriptions: dns ? [dns.subscription] : [], reports }));
   // PROXY_XDS_DEBUG_VIA_AGENT: the daemon's debug views for tools in the pod, on the agent's credentials.
   if (settings.debugViaAgent) manager.add(debugTapRunnable(access, identity, sdsProtos, logging));
 
@@ -174,11 +180,17 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
         inboundOnlyDrain: options.type === 'sidecar',
         log,
       });
+  // readinessProbe (a VM's, from its WorkloadGroup): the app's health, reported on the proxy's stream.
+  const health: WorkloadHealth | undefined =
+    readinessProbe && viaAgent && !proxyless
+      ? newWorkloadHealth({ probe: readinessProbe, gate: () => dataPlane?.notReady(), reports, clock: manager.clock, log: logging.scope('healthcheck') })
+      : undefined;
   const appAddress = identity.metadata['APP_ADDRESS'];
   const status = newStatusServer({
     appProbes,
     ...(typeof appAddress === 'string' && appAddress !== '' ? { appHost: appAddress } : {}),
-    notReady: async () => (certificates.current() === undefined ? 'no workload certificate yet' : (dns?.proxy.notReady() ?? dataPlane?.notReady())),
+    notReady: async () =>
+      certificates.current() === undefined ? 'no workload certificate yet' : (dns?.proxy.notReady() ?? (await dataPlane?.notReady()) ?? health?.notReady()),
     metrics,
   });
   manager.add(
@@ -191,6 +203,7 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
       { group: 'httpServer' },
     ),
   );
+  if (health) manager.add(health.runnable);
   if (dataPlane) {
     manager.add(
       runnableOf('data-plane', () => {
@@ -213,7 +226,7 @@ function xdsProxyRunnable(
   access: ControlPlaneAccess,
   logging: Logging,
   metrics: Parameters<typeof newXdsProxy>[0]['metrics'],
-  own: { protos: () => EnvoyProtos; subscriptions: readonly AgentSubscription[] },
+  own: { protos: () => EnvoyProtos; subscriptions: readonly AgentSubscription[]; reports: AgentReports },
 ) {
   const proxy = newXdsProxy({
     listen: `unix:${resolve(AGENT_PATHS.xdsSocket)}`,
@@ -223,7 +236,7 @@ function xdsProxyRunnable(
     metadata: () => access.xdsMetadata(),
     log: logging.scope('adsc'),
     ...(metrics ? { metrics } : {}),
-    ...(own.subscriptions.length > 0 ? { agentSubscriptions: own } : {}),
+    agentSubscriptions: own,
   });
   return runnableOf(
     'xds-proxy',
