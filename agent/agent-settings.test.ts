@@ -19,6 +19,7 @@ describe('the agent settings', () => {
       clusterId: '',
       dnsCapture: true,
       metaEnv: { DNS_CAPTURE: 'true' },
+      metaJsonEnv: {},
     });
   });
 

@@ -46,6 +46,7 @@ export function agentSettingsFromSettings(settings: Settings<'pilot-agent'>): Ag
       clusterId: settings.get('MESH_META_CLUSTER_ID'),
       dnsCapture: settings.get('MESH_META_DNS_CAPTURE'),
       metaEnv: settings.prefixed('MESH_META_'),
+      metaJsonEnv: settings.prefixed('MESH_METAJSON_'),
     },
     access: {
       caAddress: settings.get('CA_ADDR'),

@@ -23,13 +23,16 @@ import { newDataPlaneProcess, type DataPlaneProcess } from './proxy/data-plane-p
 import { buildEnvoyBootstrap, mergeBootstrap } from './proxy/envoy-bootstrap.js';
 import { buildGrpcBootstrap } from './proxy/grpc-bootstrap.js';
 import type { ProxyConfig } from '../crds/mesh-config/index.js';
-import { buildProxyIdentity, loadProxyConfig, parsePodLabels, type ProxyIdentity, type ProxyType } from './proxy/proxy-identity.js';
+import { buildProxyIdentity, loadProxyConfig, metadataFromEnvironment, parsePodLabels, type ProxyIdentity, type ProxyType } from './proxy/proxy-identity.js';
 import { newStatusServer } from './proxy/status-server.js';
 import { newSdsServer } from './sds/sds-server.js';
 import { debugTapHost, debugTapInspector, DEBUG_TAP_PORT } from './xds-proxy/debug-tap.js';
 import { newXdsProxy } from './xds-proxy/xds-proxy.js';
 import type { AgentSubscription } from './xds-proxy/agent-subscriptions.js';
 import { newAgentDns, type AgentDns } from './dns/dns-runnable.js';
+import { parseReadinessProbe } from './health/readiness-probe.js';
+import { newWorkloadHealth, type WorkloadHealth } from './health/workload-health.js';
+import { newAgentReports, type AgentReports } from './xds-proxy/agent-reports.js';
 
 /** Everything the agent is assembled from, typed: the command line maps its flags here (cli/). */
 export interface AgentOptions {
@@ -57,12 +60,12 @@ export interface Agent {
   readonly identity: ProxyIdentity;
 }
 
-/** The pod's labels as the downward API mounts them; none outside a pod. */
-async function readPodLabels(): Promise<Record<string, string>> {
+/** The pod's labels as the downward API mounts them; undefined outside a pod (a VM). */
+async function readPodLabels(): Promise<Record<string, string> | undefined> {
   try {
     return parsePodLabels(await readFile(AGENT_PATHS.podLabels, 'utf8'));
   } catch {
-    return {};
+    return undefined;
   }
 }
 
@@ -78,14 +81,18 @@ function hostForUrl(ip: string): string {
  * drains first. Throws a `UsageError` for settings that cannot be used.
  */
 export async function newAgent(options: AgentOptions): Promise<Agent> {
-  const settings = agentSettingsFromSettings(options.settings);
   const logging = newLogging(options.logging, AGENT_SCOPES);
   const log = logging.scope('default');
   const metrics = newMetrics('pilot-agent');
-  const proxyConfig = loadProxyConfig(options.meshConfigFile, settings.proxyConfig);
+  const proxyConfig = loadProxyConfig(options.meshConfigFile, agentSettingsFromSettings(options.settings).proxyConfig);
+  // The proxy config's proxyMetadata is environment to the agent (a VM's mesh.yaml turns DNS capture on so).
+  const settings = agentSettingsFromSettings(options.settings.withUnderlay(proxyConfig.proxyMetadata ?? {}));
+  const labels = await readPodLabels();
+  const badMetaJson = metadataFromEnvironment(settings.pod).invalid;
+  if (badMetaJson.length > 0) log.warn({ keys: badMetaJson }, 'MESH_METAJSON_ values that are not JSON are left out of the node metadata');
   const identity = buildProxyIdentity({
     type: options.type,
-    pod: { ...settings.pod, labels: await readPodLabels() },
+    pod: { ...settings.pod, ...(labels ? { labels } : {}) },
     domain: options.domain,
     proxyConfig,
     meshVersion: readBuildInfo().version,
@@ -95,6 +102,7 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
   const viaAgent = settings.xdsViaAgent || proxyless;
   const outputCerts = settings.outputCerts || (proxyless ? resolve(AGENT_PATHS.grpcCerts) : '');
   const appProbes = asUsageError(() => parseAppProbers(settings.appProbers));
+  const readinessProbe = asUsageError(() => parseReadinessProbe(proxyConfig.readinessProbe));
   const drainMs = parseDuration(proxyConfig.terminationDrainDuration ?? '5s');
   const manager = newManager({ log, shutdownDurationMs: drainMs + 10_000 });
   const access = await newControlPlaneAccess({ access: settings.access, identity, proxyConfig, outputCerts, clock: manager.clock, logging, metrics });
@@ -153,7 +161,9 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
   else if (identity.metadata['DNS_CAPTURE'] === 'true' && !proxyless) {
     logging.scope('dns').warn({}, 'DNS capture needs the name table from the xDS stream through the agent (PROXY_XDS_VIA_AGENT=true): no DNS proxy');
   }
-  if (viaAgent) manager.add(xdsProxyRunnable(access, logging, metrics, { protos: sdsProtos, subscriptions: dns ? [dns.subscription] : [] }));
+  // The agent's reports on the proxy's stream (the app's health, below).
+  const reports: AgentReports = newAgentReports();
+  if (viaAgent) manager.add(xdsProxyRunnable(access, logging, metrics, { protos: sdsProtos, subscriptions: dns ? [dns.subscription] : [], reports }));
   // PROXY_XDS_DEBUG_VIA_AGENT: the daemon's debug views for tools in the pod, on the agent's credentials.
   if (settings.debugViaAgent) manager.add(debugTapRunnable(access, identity, sdsProtos, logging));
 
@@ -173,11 +183,17 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
         inboundOnlyDrain: options.type === 'sidecar',
         log,
       });
+  // readinessProbe (a VM's, from its WorkloadGroup): the app's health, reported on the proxy's stream.
+  const health: WorkloadHealth | undefined =
+    readinessProbe && viaAgent && !proxyless
+      ? newWorkloadHealth({ probe: readinessProbe, gate: () => dataPlane?.notReady(), reports, clock: manager.clock, log: logging.scope('healthcheck') })
+      : undefined;
   const appAddress = identity.metadata['APP_ADDRESS'];
   const status = newStatusServer({
     appProbes,
     ...(typeof appAddress === 'string' && appAddress !== '' ? { appHost: appAddress } : {}),
-    notReady: async () => (certificates.current() === undefined ? 'no workload certificate yet' : (dns?.proxy.notReady() ?? dataPlane?.notReady())),
+    notReady: async () =>
+      certificates.current() === undefined ? 'no workload certificate yet' : (dns?.proxy.notReady() ?? (await dataPlane?.notReady()) ?? health?.notReady()),
     metrics,
   });
   manager.add(
@@ -190,6 +206,7 @@ export async function newAgent(options: AgentOptions): Promise<Agent> {
       { group: 'httpServer' },
     ),
   );
+  if (health) manager.add(health.runnable);
   if (dataPlane) {
     manager.add(
       runnableOf('data-plane', () => {
@@ -212,7 +229,7 @@ function xdsProxyRunnable(
   access: ControlPlaneAccess,
   logging: Logging,
   metrics: Parameters<typeof newXdsProxy>[0]['metrics'],
-  own: { protos: () => EnvoyProtos; subscriptions: readonly AgentSubscription[] },
+  own: { protos: () => EnvoyProtos; subscriptions: readonly AgentSubscription[]; reports: AgentReports },
 ) {
   const proxy = newXdsProxy({
     listen: `unix:${resolve(AGENT_PATHS.xdsSocket)}`,
@@ -222,7 +239,7 @@ function xdsProxyRunnable(
     metadata: () => access.xdsMetadata(),
     log: logging.scope('adsc'),
     ...(metrics ? { metrics } : {}),
-    ...(own.subscriptions.length > 0 ? { agentSubscriptions: own } : {}),
+    agentSubscriptions: own,
   });
   return runnableOf(
     'xds-proxy',

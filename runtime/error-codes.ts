@@ -90,6 +90,7 @@ export const ERROR_CODES = {
     'resolv-conf-unreadable',
     'credential-fetcher-invalid',
     'app-probers-invalid',
+    'readiness-probe-invalid',
     'provisioned-certificate-unreadable',
     'certificate-chain-empty',
     'data-plane-program-missing',

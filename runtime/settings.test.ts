@@ -475,3 +475,24 @@ describe('the settings object', () => {
     expect([debounceMs, caServer, namespace, sampling, wrong, wrongBool, port]).toEqual([100, true, 'mesh-system', 1, 100, true, 15012]);
   });
 });
+
+describe('an underlay (the proxy config’s proxyMetadata)', () => {
+  test('fills in what the environment leaves unset, prefixed families included; the environment wins; bad values are refused', () => {
+    const base = loadSettings('pilot-agent', { POD_NAMESPACE: 'from-env', MESH_META_NETWORK: 'env-net', SERVICE_ACCOUNT: '' });
+    const under = base.withUnderlay({
+      POD_NAMESPACE: 'under',
+      SERVICE_ACCOUNT: 'vm-sa',
+      MESH_META_DNS_CAPTURE: 'true',
+      MESH_META_NETWORK: 'under-net',
+      MESH_METAJSON_LABELS: '{}',
+    });
+    expect(under.get('POD_NAMESPACE')).toBe('from-env');
+    expect(under.get('SERVICE_ACCOUNT')).toBe('vm-sa');
+    expect(under.isSet('SERVICE_ACCOUNT')).toBe(true);
+    expect(under.get('MESH_META_DNS_CAPTURE')).toBe(true);
+    expect(under.prefixed('MESH_META_')).toEqual({ NETWORK: 'env-net', DNS_CAPTURE: 'true' });
+    expect(under.prefixed('MESH_METAJSON_')).toEqual({ LABELS: '{}' });
+    expect(base.get('MESH_META_DNS_CAPTURE')).toBe(false);
+    expect(() => base.withUnderlay({ SECRET_TTL: 'soon' })).toThrow(SettingsError);
+  });
+});

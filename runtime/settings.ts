@@ -234,6 +234,14 @@ export interface Settings<P extends Program = Program> {
    * a whole rather than declared one by one (the proxy's `MESH_META_*` node metadata).
    */
   prefixed(prefix: string): Readonly<Record<string, string>>;
+  /**
+   * The settings with `values` laid under the environment: each is in effect, as if the
+   * environment held it, where the environment gives no (non-empty) value of that name; the
+   * prefixed families include them. The proxy config's `proxyMetadata` is applied so, as the
+   * reference's agent takes it for environment (its node metadata: the environment's
+   * `MESH_META_*` over proxyMetadata's). Throws a SettingsError, as `loadSettings` does.
+   */
+  withUnderlay(values: Readonly<Record<string, string>>): Settings<P>;
 }
 
 /** One bad environment value. */
@@ -311,6 +319,7 @@ export function loadSettings<P extends Program>(program: P, env: Readonly<Record
   );
   const settings: Settings<P> = {
     program,
+    withUnderlay: (values) => loadSettings(program, { ...env, ...values, ...environment }),
     prefixed: (prefix) =>
       Object.fromEntries(
         Object.entries(environment)

@@ -6,12 +6,15 @@ import { agentSettingsFromSettings } from '../agent-settings.js';
 
 describe('the proxyless gRPC bootstrap', () => {
   test('names the agent socket, the node, the listener template and file_watcher certificates', () => {
-    const settings = loadSettings('pilot-agent', { POD_NAMESPACE: 'default', INSTANCE_IP: '10.0.5.1', SERVICE_ACCOUNT: 'echo' });
+    const proxyConfig = loadProxyConfig('/nonexistent/mesh', '{"proxyMetadata":{"MESH_META_GENERATOR":"grpc","POD_NAME":"echo-1"}}');
+    const settings = loadSettings('pilot-agent', { POD_NAMESPACE: 'default', INSTANCE_IP: '10.0.5.1', SERVICE_ACCOUNT: 'echo' }).withUnderlay(
+      proxyConfig.proxyMetadata ?? {},
+    );
     const identity = buildProxyIdentity({
       type: 'sidecar',
       pod: agentSettingsFromSettings(settings).pod,
       domain: '',
-      proxyConfig: loadProxyConfig('/nonexistent/mesh', '{"proxyMetadata":{"GENERATOR":"grpc","POD_NAME":"echo-1"}}'),
+      proxyConfig,
       meshVersion: '1.2.0',
     });
     const bootstrap = buildGrpcBootstrap(identity, '/var/run/mesh/XDS', '/var/run/mesh/certs') as {

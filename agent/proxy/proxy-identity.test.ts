@@ -1,17 +1,21 @@
 import { describe, expect, test } from '@jest/globals';
 import { loadSettings } from '../../runtime/index.js';
 import { agentSettingsFromSettings } from '../agent-settings.js';
-import { buildProxyIdentity, loadProxyConfig, parsePodLabels } from './proxy-identity.js';
+import { buildProxyIdentity, loadProxyConfig, metadataFromEnvironment, parsePodLabels } from './proxy-identity.js';
 
 describe('the proxy identity', () => {
-  const identityWith = (env: Record<string, string>, proxyConfig: string) =>
-    buildProxyIdentity({
+  /** As the agent builds it: the proxy config's proxyMetadata under the environment, the labels file when there is one. */
+  const identityWith = (env: Record<string, string>, proxyConfigText: string, labels?: Record<string, string>) => {
+    const proxyConfig = loadProxyConfig('/nonexistent/mesh', proxyConfigText);
+    const settings = loadSettings('pilot-agent', { POD_NAMESPACE: 'foo', INSTANCE_IP: '10.0.0.7', ...env }).withUnderlay(proxyConfig.proxyMetadata ?? {});
+    return buildProxyIdentity({
       type: 'sidecar',
-      pod: agentSettingsFromSettings(loadSettings('pilot-agent', { POD_NAMESPACE: 'foo', INSTANCE_IP: '10.0.0.7', ...env })).pod,
+      pod: { ...agentSettingsFromSettings(settings).pod, ...(labels ? { labels } : {}) },
       domain: '',
-      proxyConfig: loadProxyConfig('/nonexistent/mesh', proxyConfig),
+      proxyConfig,
       meshVersion: '1.2.0',
     });
+  };
 
   test('takes the pod name from POD_NAME, as injection sets it from the pod’s metadata', () => {
     expect(identityWith({ POD_NAME: 'httpbin-7d4f' }, '{}').podName).toBe('httpbin-7d4f');
@@ -47,5 +51,52 @@ describe('the proxy identity', () => {
     });
     expect(identity.metadata).toMatchObject({ CLUSTER_ID: 'Kubernetes', LABELS: { app: 'httpbin', version: 'v1', 'security.mesh.io/tlsMode': 'mesh' } });
     expect(identityWith({}, '{}').metadata).not.toHaveProperty('LABELS');
+  });
+
+  test('proxyMetadata is environment: MESH_META_<K> is node metadata <K>, other entries are settings, never metadata', () => {
+    const identity = identityWith(
+      {},
+      JSON.stringify({
+        proxyMetadata: { MESH_META_WORKLOAD_NAME: 'vm-app', MESH_META_DNS_CAPTURE: 'true', SERVICE_ACCOUNT: 'vm-sa', CANONICAL_SERVICE: 'vm-app' },
+      }),
+    );
+    expect(identity.metadata).toMatchObject({ WORKLOAD_NAME: 'vm-app', DNS_CAPTURE: 'true', SERVICE_ACCOUNT: 'vm-sa' });
+    expect(identity.spiffeId).toBe('spiffe://cluster.local/ns/foo/sa/vm-sa');
+    expect(identity.metadata).not.toHaveProperty('MESH_META_WORKLOAD_NAME');
+    expect(identity.metadata).not.toHaveProperty('CANONICAL_SERVICE');
+  });
+
+  test('the environment wins over proxyMetadata, for settings and metadata alike', () => {
+    const identity = identityWith(
+      { POD_NAMESPACE: 'from-env', MESH_META_NETWORK: 'env-net' },
+      JSON.stringify({ proxyMetadata: { POD_NAMESPACE: 'from-config', MESH_META_NETWORK: 'config-net' } }),
+    );
+    expect(identity.namespace).toBe('from-env');
+    expect(identity.metadata['NETWORK']).toBe('env-net');
+  });
+
+  test('MESH_METAJSON_<K> is node metadata <K> parsed as JSON; one that does not parse is left out', () => {
+    const identity = identityWith(
+      { MESH_METAJSON_ANNOTATIONS: '{"a":"b"}', MESH_METAJSON_BROKEN: '{not json' },
+      JSON.stringify({ proxyMetadata: { MESH_METAJSON_PLATFORM: '{"zone":"z1","count":2}' } }),
+    );
+    expect(identity.metadata).toMatchObject({ ANNOTATIONS: { a: 'b' }, PLATFORM: { zone: 'z1', count: 2 } });
+    expect(identity.metadata).not.toHaveProperty('BROKEN');
+    expect(metadataFromEnvironment({ metaJsonEnv: { BROKEN: '{not json', OK: '1' } })).toEqual({ metadata: { OK: 1 }, invalid: ['BROKEN'] });
+  });
+
+  test("a VM's MESH_METAJSON_LABELS are LABELS without a labels file; with one, the file's labels are laid over them", () => {
+    const vm = JSON.stringify({ proxyMetadata: { MESH_METAJSON_LABELS: '{"app":"vm-app","service.mesh.io/canonical-name":"vm-app"}' } });
+    expect(identityWith({}, vm).metadata['LABELS']).toEqual({ app: 'vm-app', 'service.mesh.io/canonical-name': 'vm-app' });
+    expect(identityWith({}, vm, { app: 'from-file', version: 'v2', 'pod-template-hash': '7d4f' }).metadata['LABELS']).toEqual({
+      app: 'from-file',
+      version: 'v2',
+      'service.mesh.io/canonical-name': 'vm-app',
+    });
+    expect(identityWith({}, JSON.stringify({ proxyMetadata: { MESH_METAJSON_LABELS: '["not", "an", "object"]' } })).metadata).not.toHaveProperty('LABELS');
+  });
+
+  test('a bad setting in proxyMetadata is refused naming it', () => {
+    expect(() => identityWith({}, JSON.stringify({ proxyMetadata: { MESH_META_DNS_CAPTURE: 'maybe' } }))).toThrow(/for MESH_META_DNS_CAPTURE/);
   });
 });

@@ -1,5 +1,6 @@
 import { errorMessage, type Logger } from '../../runtime/index.js';
 import { firstStringField, type EncodedAny, type EnvoyProtos } from '../../xds/envoy/index.js';
+import type { AgentReport } from './agent-reports.js';
 
 /** A type the agent subscribes to on the proxy's stream, and what it does with each response. */
 export interface AgentSubscription {
@@ -17,6 +18,8 @@ export interface AgentStreamSubscriptions {
    * is not relayed); undefined for any other response.
    */
   answer(response: Buffer): Buffer | undefined;
+  /** A report of the agent as a request of the stream's flavour. */
+  report(report: AgentReport): Buffer;
 }
 
 /** `type_url` is field 4 of both DiscoveryResponse and DeltaDiscoveryResponse. */
@@ -42,6 +45,7 @@ export function newAgentSubscriptions(
 
   return {
     requests: () => subscriptions.map((subscription) => encode({ type_url: subscription.typeUrl })),
+    report: (report) => encode({ type_url: report.typeUrl, ...(report.errorDetail ? { error_detail: report.errorDetail } : {}) }),
     answer(bytes) {
       if (byType.size === 0) return undefined;
       const typeUrl = firstStringField(bytes, TYPE_URL_FIELD);

@@ -15,6 +15,7 @@ import {
 } from '@grpc/grpc-js';
 import type { Logger, MeshMetrics } from '../../runtime/index.js';
 import { newAgentSubscriptions, type AgentSubscription } from './agent-subscriptions.js';
+import type { AgentReports } from './agent-reports.js';
 import type { EnvoyProtos } from '../../xds/envoy/index.js';
 
 const ADS_PATH = '/envoy.service.discovery.v3.AggregatedDiscoveryService';
@@ -52,8 +53,16 @@ export interface XdsProxyOptions {
   readonly metadata: () => Promise<Metadata>;
   readonly log: Logger;
   readonly metrics?: MeshMetrics<'pilot-agent'>;
-  /** Types the agent itself subscribes to on each proxy stream (the DNS name table): answered by the agent, never seen by the proxy. */
-  readonly agentSubscriptions?: { readonly protos: () => EnvoyProtos; readonly subscriptions: readonly AgentSubscription[] };
+  /**
+   * The agent's own traffic on each proxy stream: types it subscribes to (the DNS name table),
+   * answered by the agent and never seen by the proxy; and its reports (health), written upstream
+   * as they come and, the last of each type, after each new stream's first request.
+   */
+  readonly agentSubscriptions?: {
+    readonly protos: () => EnvoyProtos;
+    readonly subscriptions: readonly AgentSubscription[];
+    readonly reports?: AgentReports;
+  };
 }
 
 export interface XdsProxy {
@@ -95,9 +104,11 @@ export function newXdsProxy(options: XdsProxyOptions): XdsProxy {
           )
         : undefined;
       let subscribed = false;
+      let stopReports: (() => void) | undefined;
       const end = (code: number, details: string): void => {
         if (finished) return;
         finished = true;
+        stopReports?.();
         open.delete(downstream);
         upstream?.cancel();
         // grpc-js ends a server stream with a status when the error is emitted on it.
@@ -133,10 +144,17 @@ export function newXdsProxy(options: XdsProxyOptions): XdsProxy {
             const verdict = options.inspectRequest?.(message) ?? { forward: message };
             if ('refuse' in verdict) return end(status.INVALID_ARGUMENT, verdict.refuse);
             const paused = !call.write(verdict.forward);
-            // After the proxy's first request (it carries the node), the agent's own subscriptions.
+            // After the proxy's first request (it carries the node), the agent's own subscriptions and its last reports.
             if (own && !subscribed) {
               subscribed = true;
               for (const request of own.requests()) call.write(request);
+              const reports = options.agentSubscriptions?.reports;
+              if (reports) {
+                for (const report of reports.latest()) call.write(own.report(report));
+                stopReports = reports.listen((report) => {
+                  if (!finished) call.write(own.report(report));
+                });
+              }
             }
             if (paused) {
               downstream.pause();
@@ -149,10 +167,12 @@ export function newXdsProxy(options: XdsProxyOptions): XdsProxy {
           end(status.UNAVAILABLE, `no credential for the upstream: ${error.message}`);
         });
       downstream.on('end', () => {
+        stopReports?.();
         upstream?.end();
       });
       downstream.on('cancelled', () => {
         finished = true;
+        stopReports?.();
         open.delete(downstream);
         upstream?.cancel();
       });

@@ -68,7 +68,7 @@ async function startProxylessAgent(name: string, namespace: string, serviceAccou
         POD_NAMESPACE: namespace,
         SERVICE_ACCOUNT: serviceAccount,
         ECC_SIGNATURE_ALGORITHM: 'ECDSA',
-        PROXY_CONFIG: JSON.stringify({ discoveryAddress: `127.0.0.1:${securePort}`, proxyMetadata: { GENERATOR: 'grpc', POD_NAME: name } }),
+        PROXY_CONFIG: JSON.stringify({ discoveryAddress: `127.0.0.1:${securePort}`, proxyMetadata: { MESH_META_GENERATOR: 'grpc', POD_NAME: name } }),
       },
       pod,
     ),

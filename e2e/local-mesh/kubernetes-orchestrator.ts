@@ -309,7 +309,7 @@ function asAppliedBeforeInjection(pod: SampleObject, appAddress: string): void {
   const meshed = annotations[ANNOTATIONS.status] !== undefined;
   delete annotations[ANNOTATIONS.status];
   if (meshed) {
-    annotations[ANNOTATIONS.proxyConfig] = JSON.stringify({ proxyMetadata: { APP_ADDRESS: appAddress } });
+    annotations[ANNOTATIONS.proxyConfig] = JSON.stringify({ proxyMetadata: { MESH_META_APP_ADDRESS: appAddress } });
   }
   metadata.labels = labels;
   metadata.annotations = annotations;

@@ -376,7 +376,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       const proxyConfig = {
         ...options.proxyConfig,
         discoveryAddress: `127.0.0.1:${ports.securePort}`,
-        proxyMetadata: { POD_NAME: workload.name, ...(workload.kind === 'sidecar' ? { APP_ADDRESS: workload.appIp } : {}) },
+        proxyMetadata: { POD_NAME: workload.name, ...(workload.kind === 'sidecar' ? { MESH_META_APP_ADDRESS: workload.appIp } : {}) },
       };
       launched(
         startProgram(
