@@ -57,6 +57,7 @@ function explainInputOf(args: readonly string[], kubeConfig: KubeConfig): Explai
     target: target as string,
     kubeConfig,
     namespace: '',
+    meshNamespace: 'mesh-system',
     method: 'GET',
     path: '/',
     gateway: false,

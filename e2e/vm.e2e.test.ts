@@ -45,7 +45,32 @@ spec:
   selector: { app: ratings }
   ports: [{ name: http, port: ${VM_PORT}, targetPort: ${VM_PORT}, protocol: TCP }]
 ---
-${GROUP}`;
+${GROUP}---
+apiVersion: networking.mesh.io/v1
+kind: ServiceEntry
+metadata: { name: ratings-internal, namespace: vm }
+spec:
+  hosts: [ratings.internal.example]
+  location: MESH_INTERNAL
+  resolution: STATIC
+  ports: [{ number: 9080, name: http, protocol: HTTP }]
+  workloadSelector: { labels: { app: ratings } }
+---
+apiVersion: networking.mesh.io/v1
+kind: DestinationRule
+metadata: { name: ratings-internal, namespace: vm }
+spec:
+  host: ratings.internal.example
+  trafficPolicy: { tls: { mode: MESH_MUTUAL } }
+`;
+const DENY_ADMIN = `apiVersion: security.mesh.io/v1
+kind: AuthorizationPolicy
+metadata: { name: ratings-deny-admin, namespace: vm }
+spec:
+  selector: { matchLabels: { app: ratings } }
+  action: DENY
+  rules: [{ to: [{ operation: { paths: [/admin] } }] }]
+`;
 const MESH_STRICT = `apiVersion: security.mesh.io/v1
 kind: PeerAuthentication
 metadata: { name: default, namespace: mesh-system }
@@ -215,6 +240,92 @@ describe('a VM joins the mesh', () => {
       { timeoutMs: 10_000, description: 'the VM proxy in proxy-status, synced' },
     );
     expect(line).toMatch(/ +Kubernetes +SYNCED +SYNCED +SYNCED +SYNCED +IGNORED +meshd-local +\S+$/);
+  });
+
+  describe('meshctl sees the VM proxy: named by its proxy ID or by workloadentry/<name>, its config from the daemon', () => {
+    const meshctl = (...args: string[]) => runMeshctlInProcess(['-c', mesh.kubeconfigPath ?? '', ...args], { HOME: '/nonexistent' });
+    const vmId = () => `${hostname()}.vm`;
+
+    test('proxy-config cluster and endpoint: the same answer for both names; the entry host and its DestinationRule', async () => {
+      const byId = await meshctl('pc', 'cluster', vmId(), '--fqdn', 'ratings.internal.example');
+      expect(byId.stderr).toBe('');
+      expect(byId.stdout).toMatch(/ratings\.internal\.example +9080 +- +outbound +EDS +ratings-internal\.vm/);
+      expect((await meshctl('pc', 'cluster', `workloadentry/${ENTRY}`, '-n', 'vm', '--fqdn', 'ratings.internal.example')).stdout).toBe(byId.stdout);
+      const endpoints = await meshctl('pc', 'endpoint', `we/${ENTRY}.vm`, '--cluster', 'outbound|8000||httpbin.foo.svc.cluster.local');
+      expect(endpoints.stdout).toMatch(/:\d+ +HEALTHY +OK +outbound\|8000\|\|httpbin\.foo\.svc\.cluster\.local/);
+      const log = await meshctl('pc', 'log', vmId(), '--level', 'debug');
+      expect(log.code).toBe(64);
+      expect(log.stderr).toContain(`${vmId()} is a VM's proxy`);
+      const unknown = await meshctl('pc', 'cluster', 'workloadentry/nope.vm');
+      expect(unknown.code).not.toBe(0);
+      expect(unknown.stderr).toContain(`"nope.vm" not found`);
+    });
+
+    test('proxy-status of the VM compares its own dump (--file) with what the daemon sent; without --file it says how to get one', async () => {
+      const refused = await meshctl('ps', vmId());
+      expect(refused.code).toBe(64);
+      expect(refused.stderr).toContain('give its config dump with --file');
+      const dumpFile = join(workDir, 'vm-config-dump.json');
+      writeFileSync(dumpFile, await (await fetch(`http://${VM_IP}:15000/config_dump?include_eds`)).text());
+      const compared = await meshctl('ps', vmId(), '--file', dumpFile);
+      expect(compared.stderr).toBe('');
+      expect(compared.stdout).toContain('Clusters Match');
+      expect(compared.stdout).toContain('Listeners Match');
+    });
+
+    test('x describe pod: the VM, its entry, the Service and the ServiceEntry selecting it, their config, its mTLS mode and policies', async () => {
+      await mesh.apply('deny-admin.yaml', DENY_ADMIN);
+      const described = await waitFor(
+        async () => {
+          const result = await meshctl('x', 'describe', 'pod', `we/${ENTRY}`, '-n', 'vm');
+          return result.stdout.includes('RBAC policies: ratings-deny-admin.vm') ? result : undefined;
+        },
+        { timeoutMs: 10_000, description: 'the deny policy at the VM proxy' },
+      );
+      expect(described.stderr).toBe('');
+      expect(described.stdout).toContain(
+        [
+          `VM: ${vmId()}`,
+          `   WorkloadEntry: ${ENTRY}`,
+          `   Address: ${VM_IP}`,
+          `   Ports: ${VM_PORT} (http)`,
+          "Suggestion: add 'version' label to WorkloadEntry for mesh telemetry.",
+          '--------------------',
+          'Service: ratings',
+          `   Port: http ${VM_PORT}/HTTP targets VM port ${VM_PORT}`,
+          '--------------------',
+          'ServiceEntry: ratings-internal',
+          '   Hosts: ratings.internal.example',
+          `   Port: http ${VM_PORT}/HTTP targets VM port ${VM_PORT}`,
+          'DestinationRule: ratings-internal for "ratings.internal.example"',
+          '   Traffic Policy TLS Mode: MESH_MUTUAL',
+          '--------------------',
+          'Effective PeerAuthentication:',
+          '   Workload mTLS mode: PERMISSIVE',
+        ].join('\n'),
+      );
+      // By its proxy ID, the same description.
+      expect((await meshctl('x', 'describe', 'pod', vmId())).stdout).toBe(described.stdout);
+      expect((await meshctl('x', 'authz', 'check', vmId())).stdout).toContain('ratings-deny-admin.vm');
+    });
+
+    test('x authz explain at the VM, and from the VM: the deciding policy, the identity the VM sends; curl agrees', async () => {
+      const atVm = await meshctl('x', 'authz', 'explain', `we/${ENTRY}.vm`, '--from', 'sleep-foo.foo', '--path', '/admin', '-o', 'json');
+      expect(atVm.stderr).toBe('');
+      const explained = JSON.parse(atVm.stdout) as { request: { source: unknown; port: number; address: string }; answer: { status?: number; by: string } };
+      expect(explained.request).toMatchObject({ source: { kind: 'mtls', principal: 'spiffe://cluster.local/ns/foo/sa/sleep' }, port: VM_PORT, address: VM_IP });
+      expect(explained.answer).toMatchObject({ status: 403, by: expect.stringContaining('ratings-deny-admin') });
+      expect((await curl(['-x', mesh.proxyOf('foo'), `http://ratings.vm:${VM_PORT}/admin`])).code).toBe('403');
+      expect((await curl(['-x', mesh.proxyOf('foo'), `http://ratings.vm:${VM_PORT}/ip`])).code).toBe('200');
+
+      const fromVm = await meshctl('x', 'authz', 'explain', 'httpbin-foo.foo', '--from', vmId(), '--path', '/ip', '-o', 'json');
+      expect(fromVm.stderr).toBe('');
+      expect((JSON.parse(fromVm.stdout) as { request: { source: unknown } }).request.source).toEqual({
+        kind: 'mtls',
+        principal: 'spiffe://cluster.local/ns/vm/sa/ratings',
+      });
+      await mesh.remove('deny-admin.yaml');
+    });
   });
 
   test('the VM stops: its entry is removed after the grace period', async () => {

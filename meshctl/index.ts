@@ -41,6 +41,9 @@ export {
 export { parseConfigDump, type EnvoyConfigDump } from './proxyconfig/config-dump.js';
 export { namespaceOf, podsBySelector, resolvePodTarget } from './kube/pod-target.js';
 export { podAdmin, PROXY_ADMIN_PORT } from './proxyconfig/pod-admin.js';
+export { resolveProxyTarget, type ProxyTarget } from './vmproxy/proxy-target.js';
+export { targetAdmin, targetName } from './vmproxy/target-admin.js';
+export { daemonConfigDump } from './vmproxy/daemon-admin.js';
 export { DAEMON_MONITORING_PORT, queryDaemons, type DaemonAnswers, type DaemonQuery } from './proxystatus/daemon-query.js';
 export { ProxyStatusError, compareConfigDumps, parseSyncz, statusTable, type SynczEntry } from './proxystatus/proxy-status.js';
 export { authzCheck, policyNamesOf } from './describe/authz-check.js';

@@ -37,7 +37,7 @@ Examples:
 /** `meshctl x authz explain`: one request through a proxy's live config (or `-f`), stage by stage, with the deciding policy or mode. */
 export function newMeshctlAuthzExplainCommand(io: CliIo): Command {
   return new Command('explain')
-    .argument('[pod]', '[<type>/]<name>[.<namespace>]')
+    .argument('[pod]', '[<type>/]<name>[.<namespace>] (a VM: workloadentry/<name> or its proxy ID)')
     .description('Explain how the proxy of a pod decides one request: filter chain and mTLS mode, JWT, each RBAC policy, route, and the answer')
     .addHelpText('after', EXAMPLES)
     .option('--method <string>', 'The request method', 'GET')
@@ -46,7 +46,7 @@ export function newMeshctlAuthzExplainCommand(io: CliIo): Command {
     .addOption(new Option('--header <stringArray>', 'A request header name=value (repeatable)').argParser(stringArrayFlag))
     .option('--token <string>', 'A JWT sent as Authorization: Bearer')
     .option('--token-file <string>', 'A file holding the JWT')
-    .option('--from <string>', 'The client pod: its identity when it has a proxy, plain text otherwise')
+    .option('--from <string>', 'The client pod or VM: its identity when it has a proxy, plain text otherwise')
     .option('--source-principal <string>', 'The client identity (mutual TLS): spiffe://<trust domain>/ns/<ns>/sa/<sa>')
     .option('--plaintext', 'A plain-text client outside the mesh (the default)')
     .addOption(new Option('--port <int>', 'The destination port (default: the first container port, else 80)').argParser(uint16Flag))
@@ -65,6 +65,7 @@ export function newMeshctlAuthzExplainCommand(io: CliIo): Command {
         ...(target !== undefined ? { target } : {}),
         ...(needsCluster ? { kubeConfig: meshctl.loadKubeClient(global) } : {}),
         namespace: global.namespace,
+        meshNamespace: global.meshNamespace,
       });
       io.stdout(
         flags.output === 'json'

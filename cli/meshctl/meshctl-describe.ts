@@ -16,7 +16,7 @@ export function newMeshctlDescribeCommand(io: CliIo): Command {
   describe.addCommand(
     new Command('pod')
       .alias('po')
-      .argument('<pod>', '<name>[.<namespace>]')
+      .argument('<pod>', '<name>[.<namespace>] (a VM: workloadentry/<name> or its proxy ID)')
       .description('Describe pods and their mesh configuration [kube-only]')
       .option('--ignoreUnmeshed', 'Suppress warnings for unmeshed pods', false)
       .action(async (target: string, flags: { ignoreUnmeshed: boolean }, command: Command) => {
@@ -56,8 +56,8 @@ export function newMeshctlAuthzCommand(io: CliIo): Command {
         else {
           const global = command.optsWithGlobals<MeshctlGlobalFlags>();
           const kubeConfig = meshctl.loadKubeClient(global);
-          const pod = await meshctl.resolvePodTarget(kubeConfig, target ?? '', meshctl.namespaceOf(kubeConfig, global.namespace));
-          admin = meshctl.podAdmin(kubeConfig, pod.namespace, pod.name);
+          const proxy = await meshctl.resolveProxyTarget(kubeConfig, target ?? '', meshctl.namespaceOf(kubeConfig, global.namespace), global.meshNamespace);
+          admin = meshctl.targetAdmin(kubeConfig, proxy, global.meshNamespace);
         }
         io.stdout(meshctl.authzCheck(await admin.configDump()));
       }),

@@ -137,17 +137,17 @@ export function newMeshctlProxyConfigCommand(io: CliIo): Command {
         const kubeConfig = meshctl.loadKubeClient(global);
         const namespace = meshctl.namespaceOf(kubeConfig, global.namespace);
         if ((target === undefined) === (flags.selector === undefined)) throw new UsageError('log requires pod name or --selector', { exitCode: 64 });
-        const pods =
+        const proxies =
           flags.selector === undefined
-            ? [await meshctl.resolvePodTarget(kubeConfig, target ?? '', namespace)]
-            : await meshctl.podsBySelector(kubeConfig, namespace, flags.selector);
-        for (const pod of pods) {
-          const answer = await meshctl.proxyLog(meshctl.podAdmin(kubeConfig, pod.namespace, pod.name), {
+            ? [await meshctl.resolveProxyTarget(kubeConfig, target ?? '', namespace, global.meshNamespace)]
+            : (await meshctl.podsBySelector(kubeConfig, namespace, flags.selector)).map((pod) => ({ kind: 'pod' as const, ...pod }));
+        for (const proxy of proxies) {
+          const answer = await meshctl.proxyLog(meshctl.targetAdmin(kubeConfig, proxy, global.meshNamespace), {
             ...(flags.level !== undefined ? { level: flags.level } : {}),
             reset: flags.reset,
             resetLevel: 'warning',
           });
-          io.stdout(pods.length > 1 ? `${pod.name}.${pod.namespace}:\n${answer}` : answer);
+          io.stdout(proxies.length > 1 ? `${meshctl.targetName(proxy)}:\n${answer}` : answer);
         }
       }),
   );
@@ -172,6 +172,6 @@ async function adminFor(meshctl: Meshctl, kind: string, target: string | undefin
   if (file !== undefined) return meshctl.fileAdmin(file);
   const global = command.optsWithGlobals<MeshctlGlobalFlags>();
   const kubeConfig = meshctl.loadKubeClient(global);
-  const pod = await meshctl.resolvePodTarget(kubeConfig, target ?? '', meshctl.namespaceOf(kubeConfig, global.namespace));
-  return meshctl.podAdmin(kubeConfig, pod.namespace, pod.name, { includeEds });
+  const proxy = await meshctl.resolveProxyTarget(kubeConfig, target ?? '', meshctl.namespaceOf(kubeConfig, global.namespace), global.meshNamespace);
+  return meshctl.targetAdmin(kubeConfig, proxy, global.meshNamespace, { includeEds });
 }

@@ -32,13 +32,22 @@ export function newMeshctlProxyStatusCommand(io: CliIo): Command {
         io.stdout(meshctl.statusTable(new Map([...answers].map(([pod, body]) => [pod, meshctl.parseSyncz(pod, body)]))));
         return;
       }
-      const pod = await meshctl.resolvePodTarget(kubeConfig, target, meshctl.namespaceOf(kubeConfig, global.namespace));
-      const proxyDump = await (flags.file !== undefined ? meshctl.fileAdmin(flags.file) : meshctl.podAdmin(kubeConfig, pod.namespace, pod.name)).configDump();
-      const { answers, failures } = await meshctl.queryDaemons(kubeConfig, { ...query, path: `/debug/config_dump?proxyID=${pod.name}.${pod.namespace}` });
+      const proxy = await meshctl.resolveProxyTarget(kubeConfig, target, meshctl.namespaceOf(kubeConfig, global.namespace), global.meshNamespace);
+      // The daemon's view of a VM proxy is what is compared: the proxy's own dump comes from the VM.
+      if (proxy.kind === 'vm' && flags.file === undefined)
+        throw new UsageError(
+          `${proxy.proxyId} is a VM's proxy, which the cluster cannot reach: give its config dump with --file (curl -s localhost:15000/config_dump on the VM)`,
+          { exitCode: 64 },
+        );
+      const proxyDump = await (
+        flags.file !== undefined ? meshctl.fileAdmin(flags.file) : meshctl.targetAdmin(kubeConfig, proxy, global.meshNamespace)
+      ).configDump();
+      const proxyId = meshctl.targetName(proxy);
+      const { answers, failures } = await meshctl.queryDaemons(kubeConfig, { ...query, path: `/debug/config_dump?proxyID=${proxyId}` });
       const [daemon, body] = [...answers][0] ?? [];
       if (daemon === undefined || body === undefined) {
         reportFailures(failures);
-        throw new meshctl.ProxyStatusError(`no meshd instance knows the proxy ${pod.name}.${pod.namespace}: is it connected?`);
+        throw new meshctl.ProxyStatusError(`no meshd instance knows the proxy ${proxyId}: is it connected?`);
       }
       io.stdout(meshctl.compareConfigDumps(meshctl.parseConfigDump(body, `the config meshd pod ${daemon} sent`), proxyDump));
     });

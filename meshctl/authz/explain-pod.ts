@@ -1,14 +1,16 @@
-import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { ANNOTATIONS } from '../../names/index.js';
 import { UsageError } from '../../runtime/index.js';
-import { namespaceOf, resolvePodTarget } from '../kube/pod-target.js';
-import { podAdmin } from '../proxyconfig/pod-admin.js';
+import { namespaceOf } from '../kube/pod-target.js';
 import { fileAdmin } from '../proxyconfig/proxy-config.js';
+import { resolveProxyTarget, type ProxyTarget } from '../vmproxy/proxy-target.js';
+import { targetAdmin } from '../vmproxy/target-admin.js';
 import { explainRequest, type ExplainRequest, type Explanation } from './explain.js';
-import { requestHeaders, resolveSource, targetPort, type SourceFlags } from './explain-target.js';
+import { entryPort, requestHeaders, resolveSource, targetPort, type SourceFlags, type SourceWorkload } from './explain-target.js';
 
 /** What `x authz explain` is asked: the request (as its flags say it) and where the proxy's config comes from. */
 export interface ExplainPodInput extends SourceFlags {
-  /** The pod whose proxy decides (`[<type>/]<name>[.<namespace>]`); or `file`. */
+  /** The pod or VM whose proxy decides (`[<type>/]<name>[.<namespace>]`, `workloadentry/<name>`); or `file`. */
   readonly target?: string;
   /** A saved config dump instead of the pod's. */
   readonly file?: string;
@@ -16,6 +18,8 @@ export interface ExplainPodInput extends SourceFlags {
   readonly kubeConfig?: KubeConfig;
   /** `-n`: the namespace of names without one. */
   readonly namespace: string;
+  /** Where the daemons run: a VM's proxy is known through them. */
+  readonly meshNamespace: string;
   readonly method: string;
   readonly path: string;
   readonly host?: string;
@@ -29,9 +33,9 @@ export interface ExplainPodInput extends SourceFlags {
 }
 
 /**
- * `x authz explain` without its command line: the pod resolved and its proxy's config dump read
- * through a port-forward (or the file), the request's source resolved (a `from` pod's own proxy
- * decides whether it speaks mutual TLS), and the request explained.
+ * `x authz explain` without its command line: the target resolved (a pod's proxy config dump read
+ * through a port-forward, a VM's from its daemon, or the file), the request's source resolved (a
+ * `from` workload's own proxy decides whether it speaks mutual TLS), and the request explained.
  */
 export async function explainPod(input: ExplainPodInput): Promise<{ request: ExplainRequest; explanation: Explanation }> {
   const { kubeConfig } = input;
@@ -40,25 +44,35 @@ export async function explainPod(input: ExplainPodInput): Promise<{ request: Exp
     if (!kubeConfig) throw new UsageError('a pod target or --from needs a cluster', { exitCode: 64 });
     return kubeConfig;
   };
-  const resolvePod = (name: string): Promise<{ name: string; namespace: string; pod: V1Pod }> => resolvePodTarget(needCluster(), name, namespace);
-  const pod = input.target !== undefined ? await resolvePod(input.target) : undefined;
-  const dump = pod ? await podAdmin(needCluster(), pod.namespace, pod.name, { includeEds: true }).configDump() : await fileAdmin(input.file ?? '').configDump();
-  const port = targetPort(pod?.pod, input.port);
-  const address = input.address ?? pod?.pod.status?.podIP ?? '0.0.0.0';
+  const resolve = (name: string): Promise<ProxyTarget> => resolveProxyTarget(needCluster(), name, namespace, input.meshNamespace);
+  const target = input.target !== undefined ? await resolve(input.target) : undefined;
+  const dump = target
+    ? await targetAdmin(needCluster(), target, input.meshNamespace, { includeEds: true }).configDump()
+    : await fileAdmin(input.file ?? '').configDump();
+  const port = target?.kind === 'vm' ? entryPort(target.entry, input.port) : targetPort(target?.pod, input.port);
+  const address = input.address ?? (target?.kind === 'vm' ? target.address : target?.pod.status?.podIP) ?? '0.0.0.0';
   const request: ExplainRequest = {
     method: input.method,
     path: input.path,
     host: input.host ?? `${address}:${port}`,
     headers: await requestHeaders(input),
-    source: await resolveSource(input, async (name) => (await resolvePod(name)).pod, {
-      dumpOf: (client) => podAdmin(needCluster(), client.metadata?.namespace ?? namespace, client.metadata?.name ?? '', { includeEds: true }).configDump(),
-      address,
-      port,
-    }),
+    source: await resolveSource(input, async (name) => sourceWorkload(needCluster(), await resolve(name), input.meshNamespace), { address, port }),
     address,
     port,
     gateway: input.gateway,
     now: input.now ?? new Date(),
   };
   return { request, explanation: await explainRequest(dump, request) };
+}
+
+/** A `--from` client: a pod is meshed when it was injected; a VM always has its proxy. */
+function sourceWorkload(kubeConfig: KubeConfig, client: ProxyTarget, meshNamespace: string): SourceWorkload {
+  const dump = () => targetAdmin(kubeConfig, client, meshNamespace, { includeEds: true }).configDump();
+  if (client.kind === 'vm') return { meshed: true, namespace: client.namespace, serviceAccount: client.entry?.spec.serviceAccount ?? 'default', dump };
+  return {
+    meshed: client.pod.metadata?.annotations?.[ANNOTATIONS.status] !== undefined,
+    namespace: client.namespace,
+    serviceAccount: client.pod.spec?.serviceAccountName ?? 'default',
+    dump,
+  };
 }

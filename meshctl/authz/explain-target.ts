@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import type { V1Pod } from '@kubernetes/client-node';
+import type { WorkloadEntry } from '../../crds/index.js';
 import { UsageError } from '../../runtime/index.js';
-import { ANNOTATIONS } from '../../names/index.js';
 import type { EnvoyConfigDump } from '../proxyconfig/config-dump.js';
 import { clientTransportTo } from './client-transport.js';
 import type { ExplainSource } from './explain.js';
@@ -13,16 +13,26 @@ export interface SourceFlags {
   readonly trustDomain: string;
 }
 
+/** A `--from` client as the source resolution needs it: a pod or a VM. */
+export interface SourceWorkload {
+  /** Whether it has a proxy: a pod without one sends plain text. */
+  readonly meshed: boolean;
+  readonly namespace: string;
+  readonly serviceAccount: string;
+  /** Its proxy's config dump: its own clusters decide how it calls the destination. */
+  readonly dump: () => Promise<EnvoyConfigDump>;
+}
+
 /**
- * Who sends the request: `--source-principal` (mutual TLS with that identity), `--from <pod>` (its
- * service account's identity when its proxy connects to the destination with mutual TLS, plain
+ * Who sends the request: `--source-principal` (mutual TLS with that identity), `--from <pod or VM>`
+ * (its service account's identity when its proxy connects to the destination with mutual TLS, plain
  * text when it has no proxy or its proxy sends plain text), or
  * `--plaintext` (the default: a client outside the mesh). At most one.
  */
 export async function resolveSource(
   flags: SourceFlags,
-  resolvePod: (target: string) => Promise<V1Pod>,
-  client?: { readonly dumpOf: (pod: V1Pod) => Promise<EnvoyConfigDump>; readonly address: string; readonly port: number },
+  resolveClient: (target: string) => Promise<SourceWorkload>,
+  destination?: { readonly address: string; readonly port: number },
 ): Promise<ExplainSource> {
   const given = [flags.from, flags.sourcePrincipal, flags.plaintext ? true : undefined].filter((v) => v !== undefined);
   if (given.length > 1) throw new UsageError('--from, --source-principal and --plaintext are exclusive: give one', { exitCode: 64 });
@@ -32,15 +42,12 @@ export async function resolveSource(
     return { kind: 'mtls', principal: flags.sourcePrincipal };
   }
   if (flags.from !== undefined) {
-    const pod = await resolvePod(flags.from);
-    if (pod.metadata?.annotations?.[ANNOTATIONS.status] === undefined) return { kind: 'plaintext' };
+    const client = await resolveClient(flags.from);
+    if (!client.meshed) return { kind: 'plaintext' };
     // The client's own proxy decides: auto mutual TLS by the endpoint's labels, or a DestinationRule's mode.
     // An endpoint no cluster of the client holds goes through the passthrough cluster, in plain text.
-    if (client && clientTransportTo(await client.dumpOf(pod), client.address, client.port) !== 'mtls') return { kind: 'plaintext' };
-    return {
-      kind: 'mtls',
-      principal: `spiffe://${flags.trustDomain}/ns/${pod.metadata?.namespace ?? 'default'}/sa/${pod.spec?.serviceAccountName ?? 'default'}`,
-    };
+    if (destination && clientTransportTo(await client.dump(), destination.address, destination.port) !== 'mtls') return { kind: 'plaintext' };
+    return { kind: 'mtls', principal: `spiffe://${flags.trustDomain}/ns/${client.namespace}/sa/${client.serviceAccount}` };
   }
   return { kind: 'plaintext' };
 }
@@ -64,4 +71,10 @@ export async function requestHeaders(flags: { header?: readonly string[]; token?
 export function targetPort(pod: V1Pod | undefined, flag: number | undefined): number {
   if (flag !== undefined) return flag;
   return pod?.spec?.containers.flatMap((c) => c.ports ?? []).find((p) => (p.protocol ?? 'TCP') === 'TCP')?.containerPort ?? 80;
+}
+
+/** The port a request to a VM goes to: `--port`, else the lowest port its WorkloadEntry names, else 80. */
+export function entryPort(entry: WorkloadEntry | undefined, flag: number | undefined): number {
+  if (flag !== undefined) return flag;
+  return Object.values(entry?.spec.ports ?? {}).sort((a, b) => a - b)[0] ?? 80;
 }

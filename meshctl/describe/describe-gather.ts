@@ -1,8 +1,11 @@
 import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod, type V1Service } from '@kubernetes/client-node';
-import { resolvePodTarget } from '../kube/pod-target.js';
+import { KINDS, type ServiceEntry, type WorkloadEntry } from '../../crds/index.js';
+import type { ProxyAdmin } from '../proxyconfig/proxy-config.js';
+import { resolveProxyTarget } from '../vmproxy/proxy-target.js';
+import { targetAdmin } from '../vmproxy/target-admin.js';
 import { clustersOf, configNameOf, configPathOf, routeConfigsOf, type EnvoyConfigDump, type Json } from '../proxyconfig/config-dump.js';
 import { podAdmin } from '../proxyconfig/pod-admin.js';
-import type { GatewayView, MeshResource, PodFacts } from './describe-pod.js';
+import type { GatewayView, MeshResource, PodFacts, VmView } from './describe-pod.js';
 import { PROXY_CONTAINER, labelsMatch } from '../../names/index.js';
 
 const PLURALS: Record<string, string> = { 'destination-rule': 'destinationrules', 'virtual-service': 'virtualservices' };
@@ -41,18 +44,33 @@ const selects = (service: V1Service, pod: V1Pod): boolean => {
   return Object.keys(selector).length > 0 && labelsMatch(selector, pod.metadata?.labels ?? {});
 };
 
-/** What `x describe pod` reads: the pod, its services, its proxy's dump through a port-forward, the config it names, the gateways. */
+/** The ServiceEntries of a namespace whose workloadSelector selects these labels. */
+async function selectingServiceEntries(custom: CustomObjectsApi, namespace: string, labels: Record<string, string>): Promise<ServiceEntry[]> {
+  const { group, version, plural } = KINDS.ServiceEntry;
+  const list = (await custom.listNamespacedCustomObject({ group, version, namespace, plural }).catch(() => ({ items: [] }))) as { items?: ServiceEntry[] };
+  return (list.items ?? [])
+    .filter((entry) => entry.spec.workloadSelector !== undefined && labelsMatch(entry.spec.workloadSelector.labels ?? {}, labels))
+    .sort((a, b) => (a.metadata.name ?? '').localeCompare(b.metadata.name ?? ''));
+}
+
+/**
+ * What `x describe pod` reads: the pod, its services and ServiceEntries, its proxy's dump (through
+ * a port-forward; a VM's from its daemon), the config it names, the gateways. A VM is described
+ * through `pod`, the pod-shaped view of its WorkloadEntry.
+ */
 export async function gatherPodFacts(
   kubeConfig: KubeConfig,
   pod: V1Pod,
-  options: { readonly meshNamespace: string; readonly services?: readonly V1Service[] },
+  options: { readonly meshNamespace: string; readonly services?: readonly V1Service[]; readonly vm?: { readonly view: VmView; readonly admin: ProxyAdmin } },
 ): Promise<PodFacts> {
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   const namespace = pod.metadata?.namespace ?? 'default';
   const services = options.services ?? (await core.listNamespacedService({ namespace })).items.filter((service) => selects(service, pod));
+  const serviceEntries = options.services ? [] : await selectingServiceEntries(custom, namespace, pod.metadata?.labels ?? {});
   const meshed = (pod.spec?.containers ?? []).some((c) => c.name === PROXY_CONTAINER);
-  const dump = meshed ? await podAdmin(kubeConfig, namespace, pod.metadata?.name ?? '').configDump() : undefined;
+  const admin = options.vm?.admin ?? podAdmin(kubeConfig, namespace, pod.metadata?.name ?? '');
+  const dump = meshed ? await admin.configDump() : undefined;
   const named = dump ? await Promise.all(configPaths(dump).map(async (path) => ({ path, resource: await fetchByPath(custom, path) }))) : [];
   const byKind = (kind: string): Map<string, MeshResource> =>
     new Map(
@@ -85,13 +103,34 @@ export async function gatherPodFacts(
     rootNamespace: options.meshNamespace,
     gateways: gatewayPods.length > 0 ? gateways : undefined,
     domain: 'cluster.local',
+    serviceEntries,
+    ...(options.vm ? { vm: options.vm.view } : {}),
   };
 }
 
-/** `x describe pod <target>`: the pod a target names, then its facts. */
+/** A WorkloadEntry as describe reads a pod: its labels, its named ports as a workload container's, and a proxy. */
+function podViewOfVm(namespace: string, proxyId: string, entry: WorkloadEntry | undefined): V1Pod {
+  return {
+    metadata: { name: entry?.metadata.name ?? proxyId, namespace, labels: entry?.spec.labels ?? {} },
+    spec: {
+      serviceAccountName: entry?.spec.serviceAccount ?? 'default',
+      containers: [
+        { name: 'vm', ports: Object.entries(entry?.spec.ports ?? {}).map(([name, containerPort]) => ({ name, containerPort })) },
+        { name: PROXY_CONTAINER },
+      ],
+    },
+  };
+}
+
+/** `x describe pod <target>`: the pod (or VM) a target names, then its facts. */
 export async function gatherPodTarget(kubeConfig: KubeConfig, target: string, namespace: string, meshNamespace: string): Promise<PodFacts> {
-  const { pod } = await resolvePodTarget(kubeConfig, target, namespace);
-  return gatherPodFacts(kubeConfig, pod, { meshNamespace });
+  const proxy = await resolveProxyTarget(kubeConfig, target, namespace, meshNamespace);
+  if (proxy.kind === 'pod') return gatherPodFacts(kubeConfig, proxy.pod, { meshNamespace });
+  const entry = proxy.entry ? { name: proxy.entry.metadata.name ?? '', ports: proxy.entry.spec.ports ?? {} } : undefined;
+  return gatherPodFacts(kubeConfig, podViewOfVm(proxy.namespace, proxy.proxyId, proxy.entry), {
+    meshNamespace,
+    vm: { view: { proxyId: proxy.proxyId, address: proxy.address, entry }, admin: targetAdmin(kubeConfig, proxy, meshNamespace) },
+  });
 }
 
 /** `x describe svc <name>`: the service's meshed pod to describe (with only this service), or how many pods it has and none meshed. */

@@ -1,4 +1,5 @@
 import type { V1Pod, V1Service, V1ServicePort } from '@kubernetes/client-node';
+import type { ServiceEntry, ServicePort } from '../../crds/index.js';
 import { clustersOf, configNameOf, configPathOf, listenersOf, routeConfigsOf, type EnvoyConfigDump, type Json } from '../proxyconfig/config-dump.js';
 import { policyNamesOf } from './authz-check.js';
 import { ANNOTATIONS, PROXY_CONTAINER, labelsMatch } from '../../names/index.js';
@@ -32,6 +33,17 @@ export interface PodFacts {
   /** Undefined: no ingress gateway pods. */
   readonly gateways: readonly GatewayView[] | undefined;
   readonly domain: string;
+  /** The ServiceEntries of its namespace whose workloadSelector selects it. */
+  readonly serviceEntries: readonly ServiceEntry[];
+  /** Set when the workload is a VM: `pod` then stands for its WorkloadEntry (labels, ports as container ports). */
+  readonly vm?: VmView;
+}
+
+export interface VmView {
+  readonly proxyId: string;
+  readonly address: string;
+  /** Its WorkloadEntry: name and named ports; undefined when no entry has its address. */
+  readonly entry: { readonly name: string; readonly ports: Readonly<Record<string, number>> } | undefined;
 }
 
 /** Whether a policy (PeerAuthentication, RequestAuthentication) applies to the pod: the root namespace's or its own, by selector. */
@@ -97,11 +109,23 @@ function tlsModeOf(rule: MeshResource, port: number): string | undefined {
   return policy?.portLevelSettings?.find((setting) => setting.port?.number === port)?.tls?.mode ?? policy?.tls?.mode;
 }
 
-/** The lines of one service port: its DestinationRule and VirtualServices as the pod's proxy sees them. */
-function describeServicePort(facts: PodFacts, service: V1Service, port: V1ServicePort, prefix: string, lines: string[]): void {
+/** A host the workload serves: a Service's FQDN, or a ServiceEntry's host; `names` are how a VirtualService destination may name it. */
+interface ServedHost {
+  readonly fqdn: string;
+  readonly names: readonly string[];
+}
+
+const serviceHost = (service: V1Service, domain: string): ServedHost => {
+  const name = service.metadata?.name ?? '';
+  const namespace = service.metadata?.namespace ?? '';
+  return { fqdn: `${name}.${namespace}.svc.${domain}`, names: [name, `${name}.${namespace}`] };
+};
+
+/** The lines of one port of a host: its DestinationRule and VirtualServices as the workload's proxy sees them. */
+function describeHostPort(facts: PodFacts, served: ServedHost, port: { readonly port: number }, prefix: string, lines: string[]): void {
   const dump = facts.dump;
   if (!dump) return;
-  const fqdn = `${service.metadata?.name ?? ''}.${service.metadata?.namespace ?? ''}.svc.${facts.domain}`;
+  const fqdn = served.fqdn;
   const labels = facts.pod.metadata?.labels ?? {};
   const cluster = clustersOf(dump).find((c) => c['name'] === `outbound|${port.port}||${fqdn}`);
   const ruleName = configNameOf(configPathOf(cluster?.['metadata']));
@@ -138,8 +162,7 @@ function describeServicePort(facts: PodFacts, service: V1Service, port: V1Servic
     lines.push(`${prefix}VirtualService: ${virtualService.metadata?.name ?? ''}`);
     const http = (virtualService.spec?.['http'] as { route?: { destination?: { host?: string; subset?: string } }[] }[] | undefined) ?? [];
     const destinations = http.flatMap((h) => h.route ?? []).map((r) => r.destination ?? {});
-    const here = (host: string | undefined): boolean =>
-      host === service.metadata?.name || host === `${service.metadata?.name ?? ''}.${service.metadata?.namespace ?? ''}` || host === fqdn;
+    const here = (host: string | undefined): boolean => host !== undefined && (host === fqdn || served.names.includes(host));
     const reaching = destinations.filter((d) => here(d.host) && (d.subset === undefined || matching.includes(d.subset)));
     if (reaching.length === 0) lines.push(`${prefix}   WARNING: No destinations match pod subsets (checked ${http.length} HTTP routes)`);
     else {
@@ -191,30 +214,18 @@ export function describePod(facts: PodFacts, options: { readonly ignoreUnmeshed:
     if (!options.ignoreUnmeshed) lines.push(`WARNING: ${name}.${pod.metadata?.namespace ?? ''} is not part of mesh; no mesh sidecar`);
     return lines.length > 0 ? `${lines.join('\n')}\n` : '';
   }
-  lines.push(`Pod: ${name}`);
-  const revision = (() => {
-    try {
-      return (JSON.parse(pod.metadata?.annotations?.[ANNOTATIONS.status] ?? '{}') as { revision?: string }).revision;
-    } catch {
-      return undefined;
-    }
-  })();
-  lines.push(`   Pod Revision: ${revision || 'default'}`);
-  const ports = containers.flatMap((c) =>
-    (c.ports ?? []).map((p) => `${p.containerPort}${p.protocol && p.protocol !== 'TCP' ? `/${p.protocol}` : ''} (${c.name})`),
-  );
-  lines.push(ports.length > 0 ? `   Pod Ports: ${ports.join(', ')}` : '   Pod does not expose ports');
-  for (const status of pod.status?.containerStatuses ?? []) if (!status.ready) lines.push(`WARNING: Pod ${name} Container ${status.name} NOT READY`);
-  if (containers.some((c) => c.name !== PROXY_CONTAINER && c.securityContext?.runAsUser === 1337))
-    lines.push('WARNING: User ID (UID) 1337 is reserved for the sidecar proxy.');
-  for (const label of ['app', 'version']) if (!pod.metadata?.labels?.[label]) lines.push(`Suggestion: add '${label}' label to pod for mesh telemetry.`);
+  if (facts.vm) describeVmHeader(facts.vm, lines);
+  else describePodHeader(pod, lines);
+  for (const label of ['app', 'version'])
+    if (!pod.metadata?.labels?.[label]) lines.push(`Suggestion: add '${label}' label to ${facts.vm ? 'WorkloadEntry' : 'pod'} for mesh telemetry.`);
   for (const service of facts.services) {
     lines.push('--------------------', `Service: ${service.metadata?.name ?? ''}`);
     const servicePorts = service.spec?.ports ?? [];
     for (const port of servicePorts)
-      lines.push(`   Port: ${port.name ?? ''} ${port.port}/${protocolOf(port)} targets pod port ${targetPortOf(port, pod) ?? '?'}`);
-    for (const port of servicePorts) describeServicePort(facts, service, port, servicePorts.length > 1 ? `${port.port} ` : '', lines);
+      lines.push(`   Port: ${port.name ?? ''} ${port.port}/${protocolOf(port)} targets ${facts.vm ? 'VM' : 'pod'} port ${targetPortOf(port, pod) ?? '?'}`);
+    for (const port of servicePorts) describeHostPort(facts, serviceHost(service, facts.domain), port, servicePorts.length > 1 ? `${port.port} ` : '', lines);
   }
+  for (const entry of facts.serviceEntries) describeServiceEntry(facts, entry, lines);
   if (facts.dump) {
     lines.push('--------------------', 'Effective PeerAuthentication:');
     const workloadMode = inboundMode(facts.dump, undefined);
@@ -236,4 +247,45 @@ export function describePod(facts: PodFacts, options: { readonly ignoreUnmeshed:
   }
   for (const service of facts.services) describeExposure(facts, service, lines);
   return `${lines.join('\n')}\n`;
+}
+
+function describePodHeader(pod: V1Pod, lines: string[]): void {
+  const name = pod.metadata?.name ?? '';
+  const containers = pod.spec?.containers ?? [];
+  lines.push(`Pod: ${name}`);
+  const revision = (() => {
+    try {
+      return (JSON.parse(pod.metadata?.annotations?.[ANNOTATIONS.status] ?? '{}') as { revision?: string }).revision;
+    } catch {
+      return undefined;
+    }
+  })();
+  lines.push(`   Pod Revision: ${revision || 'default'}`);
+  const ports = containers.flatMap((c) =>
+    (c.ports ?? []).map((p) => `${p.containerPort}${p.protocol && p.protocol !== 'TCP' ? `/${p.protocol}` : ''} (${c.name})`),
+  );
+  lines.push(ports.length > 0 ? `   Pod Ports: ${ports.join(', ')}` : '   Pod does not expose ports');
+  for (const status of pod.status?.containerStatuses ?? []) if (!status.ready) lines.push(`WARNING: Pod ${name} Container ${status.name} NOT READY`);
+  if (containers.some((c) => c.name !== PROXY_CONTAINER && c.securityContext?.runAsUser === 1337))
+    lines.push('WARNING: User ID (UID) 1337 is reserved for the sidecar proxy.');
+}
+
+function describeVmHeader(vm: VmView, lines: string[]): void {
+  lines.push(`VM: ${vm.proxyId}`);
+  lines.push(vm.entry ? `   WorkloadEntry: ${vm.entry.name}` : `   WARNING: no WorkloadEntry has the address ${vm.address}`);
+  lines.push(`   Address: ${vm.address}`);
+  const ports = Object.entries(vm.entry?.ports ?? {}).map(([name, port]) => `${port} (${name})`);
+  lines.push(ports.length > 0 ? `   Ports: ${ports.join(', ')}` : '   WorkloadEntry does not name ports');
+}
+
+/** A ServiceEntry whose workloadSelector selects the workload: its hosts, its ports as the workload receives them, and the config of each. */
+function describeServiceEntry(facts: PodFacts, entry: ServiceEntry, lines: string[]): void {
+  lines.push('--------------------', `ServiceEntry: ${entry.metadata.name ?? ''}`, `   Hosts: ${entry.spec.hosts.join(', ')}`);
+  const ports = entry.spec.ports ?? [];
+  const targetOf = (port: ServicePort): number => facts.vm?.entry?.ports[port.name] ?? port.targetPort ?? port.number;
+  for (const port of ports)
+    lines.push(`   Port: ${port.name} ${port.number}/${(port.protocol ?? 'TCP').toUpperCase()} targets ${facts.vm ? 'VM' : 'pod'} port ${targetOf(port)}`);
+  const several = ports.length > 1 || entry.spec.hosts.length > 1;
+  for (const host of entry.spec.hosts)
+    for (const port of ports) describeHostPort(facts, { fqdn: host, names: [host] }, { port: port.number }, several ? `${host}:${port.number} ` : '', lines);
 }
