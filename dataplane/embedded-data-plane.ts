@@ -2,6 +2,7 @@ import type { Logger } from '../runtime/index.js';
 import type { EnvoyProtos } from '../xds/envoy/index.js';
 import type { ConfigState } from './config-state.js';
 import { newConnectionAcceptor } from './connection-acceptor.js';
+import { newAccessLogWriter } from './access-log-writer.js';
 import { newConnectionContexts } from './connection-context.js';
 import { newDataPlaneStats, type DataPlaneStats } from './data-plane-stats.js';
 import { newDecisionInputs } from './decision-inputs.js';
@@ -90,9 +91,10 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
     knownServices: () => serviceHosts(state.current().resources.clusters),
   });
 
+  const accessLogs = newAccessLogWriter(log);
   const http = newDownstreamHttp({
     contexts,
-    handle: newHttpRequestHandler({ state, contexts, inputs, telemetry, stats, agents, secrets, appAddress: options.appAddress, log }),
+    handle: newHttpRequestHandler({ state, contexts, inputs, telemetry, stats, agents, secrets, appAddress: options.appAddress, accessLogs, log }),
     log,
   });
   const accept = newConnectionAcceptor({
@@ -111,6 +113,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       sockets,
       connectTimeoutMs: options.connectTimeoutMs ?? 10_000,
       appAddress: options.appAddress,
+      accessLogs,
       log,
     }),
     sniffTimeoutMs: options.sniffTimeoutMs ?? 5000,
@@ -142,6 +145,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
       http.closeAllConnections();
       agents.destroy();
       inputs.close();
+      await accessLogs.close();
     },
   };
 }

@@ -5,7 +5,7 @@ import type { ConfigState } from './config-state.js';
 import { arrivalOf, upstreamOf, type ConnectionContext, type ConnectionContexts } from './connection-context.js';
 import type { DataPlaneStats } from './data-plane-stats.js';
 import type { DecisionInputs } from './decision-inputs.js';
-import { httpExtAuthzCounters, type AcceptedChain, type HttpDecision, type RequestBodyReader } from './decisions/index.js';
+import { httpExtAuthzCounters, type AcceptedChain, type AccessLogEntry, type HttpDecision, type RequestBodyReader } from './decisions/index.js';
 import { forwardRequest, requestHeaderFacts, respond } from './http-forwarder.js';
 import { parseProxyForm } from './proxy-form.js';
 import { newRequestBodyBuffer, type RequestBodyBuffer } from './request-body.js';
@@ -13,6 +13,9 @@ import { isMeshMutualTls, type HttpExchange, type RequestTelemetry } from './req
 import type { SecretSet } from './sds-subscriber.js';
 import { MissingSecretError } from './tls-material.js';
 import type { UpstreamAgents } from './upstream-connector.js';
+import type { AccessLogWriter } from './access-log-writer.js';
+import { connectionEntryFacts, forwardedDetails, hostPort, localReplyDetails } from './access-log-entry.js';
+import { bodyBytesOf } from './counted-response.js';
 import { errorMessage } from '../runtime/index.js';
 
 export interface HttpRequestHandlerOptions {
@@ -25,6 +28,7 @@ export interface HttpRequestHandlerOptions {
   secrets: () => SecretSet;
   /** Where ORIGINAL_DST inbound traffic goes. */
   appAddress?: string;
+  accessLogs: AccessLogWriter;
   log: Logger;
 }
 
@@ -70,6 +74,64 @@ export function newHttpRequestHandler(options: HttpRequestHandlerOptions): HttpR
     if (decision.by === 'router' && !decision.route) exchange.flag('NR');
   };
 
+  /** Writes the chain's access logs when the request is recorded (response finished, or the client gone). */
+  const accessLogged = (
+    chain: AcceptedChain,
+    context: ConnectionContext,
+    res: ServerResponse,
+    facts: { method: string; host: string; path: string; headers: Readonly<Record<string, string>>; protocol: string },
+    exchange: HttpExchange,
+  ): { decided(decision: HttpDecision): void; upstreamHost: string | undefined } => {
+    const startTime = new Date();
+    const started = performance.now();
+    const state: { decided(decision: HttpDecision): void; upstreamHost: string | undefined; decision?: HttpDecision } = {
+      upstreamHost: undefined,
+      decided(decision) {
+        state.decision = decision;
+      },
+    };
+    const write = (): void => {
+      const { decision, upstreamHost } = state;
+      const { flags, requestBytes } = exchange.summary();
+      const route = decision?.route;
+      const responseCode = res.headersSent ? res.statusCode : 0;
+      options.accessLogs.write(chain.accessLogs, {
+        startTime,
+        requestHeaders: {
+          ...facts.headers,
+          ':method': facts.method,
+          ':path': facts.path,
+          ':authority': facts.host,
+          ':scheme': context.tls ? 'https' : 'http',
+        },
+        responseHeaders: res.getHeaders() as AccessLogEntry['responseHeaders'] & object,
+        protocol: facts.protocol,
+        responseCode,
+        responseFlags: flags,
+        ...(decision
+          ? { responseCodeDetails: decision.kind === 'respond' ? localReplyDetails(decision) : forwardedDetails(flags) }
+          : { responseCodeDetails: 'downstream_remote_disconnect' }),
+        bytesReceived: requestBytes,
+        bytesSent: bodyBytesOf(res),
+        durationMs: performance.now() - started,
+        ...(upstreamHost ? { upstreamHost } : {}),
+        ...(decision?.kind === 'forward'
+          ? { upstreamCluster: decision.upstream.cluster }
+          : route?.kind === 'cluster'
+            ? { upstreamCluster: route.cluster }
+            : {}),
+        ...(route && 'routeName' in route && route.routeName !== undefined ? { routeName: route.routeName } : {}),
+        ...connectionEntryFacts(context, inputs.localUriSan()),
+      });
+    };
+    // After the telemetry's own listeners (registered first), which add the DC flag.
+    res.once('finish', write);
+    res.once('close', () => {
+      if (!res.writableFinished) write();
+    });
+    return state;
+  };
+
   return async (req, res) => {
     const socketContext = contexts.ofRequest(req);
     if (req.httpVersionMajor === 2 && req.headers.host === undefined) {
@@ -99,6 +161,7 @@ export function newHttpRequestHandler(options: HttpRequestHandlerOptions): HttpR
       ...(received.repeatedHeaders ? { repeatedHeaders: received.repeatedHeaders } : {}),
     };
     const exchange = telemetry.beginHttp(facts.headers, host, res, arrivalOf(context));
+    const logged = chain.accessLogs.length > 0 ? accessLogged(chain, context, res, facts, exchange) : undefined;
     // Made when a check asks for the body (most requests never read it here).
     let body: RequestBodyBuffer | undefined;
     const readBody: RequestBodyReader = (maxBytes) => (body ??= newRequestBodyBuffer(req, req.headers['content-length'])).read(maxBytes);
@@ -110,6 +173,7 @@ export function newHttpRequestHandler(options: HttpRequestHandlerOptions): HttpR
       return respond(res, 500, 'internal error');
     }
     inputs.countExtAuthz(decision, httpExtAuthzCounters);
+    if (logged) logged.decided(decision);
     if (decision.kind === 'respond') {
       countLocalReply(decision, exchange);
       return respond(res, decision.status, decision.body, decision.headers);
@@ -121,6 +185,7 @@ export function newHttpRequestHandler(options: HttpRequestHandlerOptions): HttpR
       exchange.flag(decision.upstream.kind === 'no-healthy-upstream' ? 'UH' : 'NC');
       return respond(res, upstream.status, upstream.body);
     }
+    if (logged) logged.upstreamHost = hostPort(upstream.address, upstream.port);
     try {
       const prefix = body?.prefix();
       forwardRequest(req, res, {

@@ -55,6 +55,8 @@ export interface HttpExchange {
   /** The upstream response's headers and the upstream certificate's URI SAN. */
   response(headers: IncomingHttpHeaders, peerUri: string | undefined): void;
   requestBytes(bytes: number): void;
+  /** What the access log reads once the request is recorded: the response flags (comma-joined, '' for none) and the request body bytes. */
+  summary(): { readonly flags: string; readonly requestBytes: number };
 }
 
 export interface TcpExchange {
@@ -313,6 +315,7 @@ export function newRequestTelemetry(options: RequestTelemetryOptions): RequestTe
         requestBytes(bytes) {
           exchange.requestBytes = bytes;
         },
+        summary: () => ({ flags: exchange.flags.join(','), requestBytes: exchange.requestBytes }),
       };
     },
     beginTcp(arrival, cluster, upstreamMutualTls) {

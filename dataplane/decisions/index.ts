@@ -1,6 +1,8 @@
 // Decision functions of the embedded data plane: pure, no sockets. The data plane calls exactly these.
 export * from './facts.js';
 export { ConfigRejection, compiling } from './config-rejection.js';
+export { compileAccessLogs, FILE_ACCESS_LOG_TYPE, type AccessLogSink } from './access-log.js';
+export { compileLogFormat, type AccessLogEntry, type LogFormatConfig } from './access-log-format.js';
 export { compileStringMatcher, compileFullMatchRegex, type FullMatchRegex, type StringMatcherConfig, type StringPredicate } from './string-matcher.js';
 export { compileHeaderMatcher, headerValue, type HeaderMatcherConfig } from './header-matcher.js';
 export { compileMetadataMatcher, compileValueMatcher, type MetadataMatcherConfig, type ValueMatcherConfig } from './metadata-matcher.js';

@@ -1,6 +1,7 @@
 import { compileClientCertHeader, XFCC_HEADER, type ClientCertHeaderConfig } from './client-cert-header.js';
 import { compiling, ConfigRejection } from './config-rejection.js';
 import type { HttpDecision, RequestContext, TcpDecision, UpstreamChooser, UpstreamDecision } from './decision-types.js';
+import { compileAccessLogs, type AccessLogSink } from './access-log.js';
 import { DOWNSTREAM_TLS_TYPE, HCM_TYPE, INSPECTOR_TYPES, RAW_BUFFER_TYPE, type TypedConfig } from './envoy-types.js';
 import type { ConnectionFacts, HttpRequestFacts } from './facts.js';
 import { selectFilterChain, type FilterChainMatchConfig } from './filter-chain-match.js';
@@ -69,6 +70,8 @@ export interface AcceptedChain {
   readonly chain: string;
   readonly protocol: 'http' | 'tcp';
   readonly downstreamTls?: DownstreamTls;
+  /** The access logs of its HTTP connection manager or TCP proxy. */
+  readonly accessLogs: readonly AccessLogSink[];
   http(request: HttpRequestFacts, context: RequestContext): Promise<HttpDecision>;
   tcp(context: RequestContext): Promise<TcpDecision>;
 }
@@ -115,6 +118,7 @@ const HCM_FIELDS = new Set([
   'merge_slashes',
   'path_with_escaped_slashes_action',
   'codec_type',
+  'access_log',
 ]);
 const CLUSTER_FIELDS = new Set([
   'name',
@@ -253,7 +257,8 @@ function compileHcm(where: string, config: HcmConfig, resources: ProxyResources,
       return route?.kind === 'cluster' ? route.cluster : undefined;
     };
     const filtered = await filters({ request, edits: { headers, headersToSet, headersToRemove }, context, terminatesTls, statCluster });
-    if (filtered.kind === 'respond') return filtered;
+    // The route is resolved before the filters in Envoy: a denial's access log names its cluster and route.
+    if (filtered.kind === 'respond') return routed ? { ...filtered, route: routed(request, routeContext) } : filtered;
     const { metadata, responseHeaderMutations } = filtered;
     const optional = { ...(filtered.jwt ? { jwt: filtered.jwt } : {}), ...(filtered.extAuthz ? { extAuthz: filtered.extAuthz } : {}) };
     const rbac = filtered.rbac;
@@ -316,7 +321,12 @@ function compileChain(
   if (hcm) onlyFields(where, 'http_connection_manager.', last.typed_config, HCM_FIELDS);
   const http = hcm ? compileHcm(where, last.typed_config as HcmConfig, resources, upstreams, downstreamTls !== undefined) : async () => notHttp();
   const tcp = hcm ? async (): Promise<TcpDecision> => notHttp() : compileTcpChain(where, filters, upstreams, downstreamTls !== undefined);
-  return { kind: 'accept', listener, chain: chainName, protocol: hcm ? 'http' : 'tcp', ...(downstreamTls ? { downstreamTls } : {}), http, tcp };
+  const accessLogs = compileAccessLogs(
+    where,
+    `${hcm ? 'http_connection_manager' : 'tcp_proxy'}.access_log`,
+    last?.typed_config?.['access_log'] as TypedConfig[] | undefined,
+  );
+  return { kind: 'accept', listener, chain: chainName, protocol: hcm ? 'http' : 'tcp', ...(downstreamTls ? { downstreamTls } : {}), accessLogs, http, tcp };
 }
 
 /**

@@ -65,6 +65,7 @@ describe('route configuration', () => {
       kind: 'redirect',
       virtualHost: 'httpbin.bar.svc.cluster.local:8000',
       route: 'moved',
+      routeName: 'moved',
       status: 302,
       location: 'http://httpbin.bar:8000/here?q',
     });

@@ -131,6 +131,8 @@ export type RouteDecision =
       readonly kind: 'cluster';
       readonly virtualHost: string;
       readonly route: string;
+      /** The route's own `name` (`%ROUTE_NAME%`); absent when it has none. */
+      readonly routeName?: string;
       readonly cluster: string;
       /** The path and host the upstream sees, rewrites applied. */
       readonly path: string;
@@ -141,9 +143,23 @@ export type RouteDecision =
       readonly requestHeaders: HeaderEdits;
       readonly responseHeaders: HeaderEdits;
     }
-  | { readonly kind: 'redirect'; readonly virtualHost: string; readonly route: string; readonly status: number; readonly location: string }
-  | { readonly kind: 'direct-response'; readonly virtualHost: string; readonly route: string; readonly status: number; readonly body: string }
-  | { readonly kind: 'non-forwarding'; readonly virtualHost: string; readonly route: string };
+  | {
+      readonly kind: 'redirect';
+      readonly virtualHost: string;
+      readonly route: string;
+      readonly routeName?: string;
+      readonly status: number;
+      readonly location: string;
+    }
+  | {
+      readonly kind: 'direct-response';
+      readonly virtualHost: string;
+      readonly route: string;
+      readonly routeName?: string;
+      readonly status: number;
+      readonly body: string;
+    }
+  | { readonly kind: 'non-forwarding'; readonly virtualHost: string; readonly route: string; readonly routeName?: string };
 
 const DEFAULT_TIMEOUT_MS = 15_000;
 
@@ -336,7 +352,7 @@ export function compileRouteConfiguration(config: RouteConfigurationConfig): (re
     }
     const chosen = virtualHost.routes.find((route) => route.matches(request));
     if (!chosen) return { kind: 'no-route', status: 404, virtualHost: virtualHost.name };
-    const base = { virtualHost: virtualHost.name, route: chosen.name };
+    const base = { virtualHost: virtualHost.name, route: chosen.name, ...(chosen.route.name !== undefined ? { routeName: chosen.route.name } : {}) };
     if (chosen.forward) {
       const { picked, ...target } = chosen.forward(request, context.random);
       const timeoutMs = durationMs(chosen.route.route?.timeout) ?? DEFAULT_TIMEOUT_MS;

@@ -33,6 +33,7 @@ export const ENVOY_PROTO_FILES = [
   'envoy/extensions/filters/listener/original_dst/v3/original_dst.proto',
   'envoy/extensions/filters/listener/http_inspector/v3/http_inspector.proto',
   'envoy/extensions/filters/network/tcp_proxy/v3/tcp_proxy.proto',
+  'envoy/extensions/access_loggers/file/v3/file.proto',
   'envoy/extensions/transport_sockets/raw_buffer/v3/raw_buffer.proto',
   'envoy/extensions/upstreams/http/v3/http_protocol_options.proto',
   'envoy/service/secret/v3/sds.proto',

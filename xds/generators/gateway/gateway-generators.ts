@@ -1,6 +1,7 @@
 import type { Generator } from '../../generator.js';
 import type { Proxy } from '../../proxy.js';
 import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../envoy/type-urls.js';
+import { memoOf } from '../../encoding/index.js';
 import { parseClusterName } from '../cluster-names.js';
 import { destinationRuleKey } from '../../model/destination-rule-policy.js';
 import { buildGatewayClusters, type BuildGatewayClustersOptions } from './gateway-clusters.js';
@@ -8,6 +9,7 @@ import { gatewayLabelsOf, labelsKey, mergeGateways, serversKey, type GatewaySele
 import { buildGatewayListenerSpecs, type BuildGatewayListenersOptions } from './gateway-listeners.js';
 import { buildGatewayRouteConfiguration, type BuildGatewayRoutesOptions } from './gateway-routes.js';
 import { workloadOfProxy } from '../proxy-workload.js';
+import { accessLogOf, withAccessLog } from '../access-log.js';
 import type { PushContext } from '../../model/push-context.js';
 
 /** What a gateway's output depends on besides the push context and its servers: its namespace and labels (policies, exportTo, source matches). */
@@ -30,7 +32,7 @@ export function newGatewayLdsGenerator(options: BuildGatewayListenersOptions = {
       return {
         resources: buildGatewayListenerSpecs(proxy, push, options).map(({ spec, listener }) => ({
           name: listener.name,
-          resource: listener,
+          resource: withAccessLog(listener, accessLogOf(push, memoOf(request))),
           cacheKey: `${listener.name}@${serversKey(spec.servers)}@${key}@${topology}`,
         })),
       };

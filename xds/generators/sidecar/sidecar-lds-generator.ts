@@ -5,6 +5,7 @@ import type { PushContext } from '../../model/push-context.js';
 import { serviceVisibilityScope } from '../../model/service-visibility.js';
 import { autoAllocationKey, usesAutoAllocation } from '../../model/auto-allocation.js';
 import type { Proxy } from '../../proxy.js';
+import { accessLogOf, withAccessLog } from '../access-log.js';
 import { buildSidecarInboundListener, buildSidecarOutboundListeners, type BuildSidecarListenersOptions } from './sidecar-listeners.js';
 
 /**
@@ -18,7 +19,7 @@ export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {
     memo.get(`sidecar-lds/outbound/${scope}`, () =>
       buildSidecarOutboundListeners(push, proxy.configNamespace, usesAutoAllocation(proxy) ? proxy : undefined).map((listener) => ({
         name: listener.name,
-        resource: listener,
+        resource: withAccessLog(listener, accessLogOf(push, memo)),
         cacheKey: `${listener.name}@${scope}`,
         sharedKey: `sidecar-lds/${scope}/${listener.name}`,
       })),
@@ -27,7 +28,7 @@ export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {
     typeUrl: LISTENER_TYPE,
     generate(proxy, push, request) {
       if (!request.full) return undefined;
-      const inbound = buildSidecarInboundListener(proxy, push, options);
+      const inbound = withAccessLog(buildSidecarInboundListener(proxy, push, options), accessLogOf(push, memoOf(request)));
       // Proxies that use allocated addresses (DNS capture) get them in their TCP chains: shared by family.
       const allocation = autoAllocationKey(proxy);
       const scope = `${serviceVisibilityScope(push, proxy.configNamespace)}${allocation === '' ? '' : `|${allocation}`}`;
