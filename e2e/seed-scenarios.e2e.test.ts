@@ -368,7 +368,7 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
       const result = await viaGateway(path, extra);
       const pod = mesh.workloads.find((workload) => workload.kind === 'router');
       if (orchestrator === 'kubernetes' && pod)
-        await expectExplained([`${pod.name}.${pod.namespace}`, '--gateway', '--plaintext', '--port', '8080', '--path', path, ...headerFlags(extra)], result);
+        await expectExplained([`${pod.name}.${pod.namespace}`, '--plaintext', '--port', '8080', '--path', path, ...headerFlags(extra)], result);
       return result;
     };
     const bearer = async (options: Parameters<LocalMesh['issuer']['endUserToken']>[0] = {}): Promise<string[]> => [

@@ -51,7 +51,7 @@ export function newMeshctlAuthzExplainCommand(io: CliIo): Command {
     .option('--plaintext', 'A plain-text client outside the mesh (the default)')
     .addOption(new Option('--port <int>', 'The destination port (default: the first container port, else 80)').argParser(uint16Flag))
     .option('--address <string>', 'The destination address (default: the pod IP)')
-    .option('--gateway', 'The pod is a gateway: the request arrives on the listener of the port', false)
+    .option('--gateway', "The pod is a gateway: the request arrives on the listener of the port (default: from the proxy's node ID)", false)
     .option('--trust-domain <string>', 'The trust domain of --from identities', 'cluster.local')
     .option('-f, --file <string>', "The proxy config dump (JSON) to evaluate instead of the pod's")
     .addOption(new Option('-o, --output <string>', 'Output format').choices(['text', 'json']).default('text'))

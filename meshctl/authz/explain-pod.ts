@@ -2,6 +2,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { ANNOTATIONS } from '../../names/index.js';
 import { UsageError } from '../../runtime/index.js';
 import { namespaceOf } from '../kube/pod-target.js';
+import { proxyTypeOf } from '../proxyconfig/config-dump.js';
 import { fileAdmin } from '../proxyconfig/proxy-config.js';
 import { resolveProxyTarget, type ProxyTarget } from '../vmproxy/proxy-target.js';
 import { targetAdmin } from '../vmproxy/target-admin.js';
@@ -59,7 +60,8 @@ export async function explainPod(input: ExplainPodInput): Promise<{ request: Exp
     source: await resolveSource(input, async (name) => sourceWorkload(needCluster(), await resolve(name), input.meshNamespace), { address, port }),
     address,
     port,
-    gateway: input.gateway,
+    // A gateway's bootstrap names it a router: its listeners are bound to their ports.
+    gateway: input.gateway || proxyTypeOf(dump) === 'router',
     now: input.now ?? new Date(),
   };
   return { request, explanation: await explainRequest(dump, request) };

@@ -29,6 +29,13 @@ export function dumpOf(dump: EnvoyConfigDump, kind: string): Json {
   return dump.configs.find((config) => String(config['@type'] ?? '').endsWith(`.${kind}`)) ?? {};
 }
 
+/** The proxy type of the dump's bootstrap node ID (`sidecar`, `router`…), when the dump has a bootstrap. */
+export function proxyTypeOf(dump: EnvoyConfigDump): string | undefined {
+  const node = ((dumpOf(dump, 'BootstrapConfigDump')['bootstrap'] as Json | undefined)?.['node'] as Json | undefined) ?? {};
+  const id = node['id'];
+  return typeof id === 'string' && id.includes('~') ? id.slice(0, id.indexOf('~')) : undefined;
+}
+
 const list = (value: unknown): Json[] => (Array.isArray(value) ? (value as Json[]) : []);
 
 /** Static and dynamic active clusters. */
