@@ -36,7 +36,6 @@ const WAITING: readonly { readonly why: string; readonly settings?: readonly str
   {
     why: 'listener and filter settings (issue 39 item 4)',
     settings: [
-      'MESH_DEFAULT_REQUEST_TIMEOUT',
       'PILOT_ENABLE_DESTINATION_RULE_INHERITANCE',
       'PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES',
       'PILOT_ENABLE_FLOW_CONTROL',

@@ -54,6 +54,7 @@ export function meshGeneratorSettingsFromSettings(settings: Settings<'pilot-disc
     filterGatewayClusters: settings.get('PILOT_FILTER_GATEWAY_CLUSTER_CONFIG'),
     collapseRoutes: settings.get('PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION'),
     stripHostPort: settings.get('MESH_GATEWAY_STRIP_HOST_PORT'),
+    defaultRequestTimeoutMs: settings.get('MESH_DEFAULT_REQUEST_TIMEOUT'),
   };
 }
 
