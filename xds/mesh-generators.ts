@@ -52,6 +52,7 @@ export type MeshGeneratorSettings = Required<
     | 'collapseRoutes'
     | 'stripHostPort'
     | 'defaultRequestTimeoutMs'
+    | 'acceptHttp10'
   >
 >;
 

@@ -18,6 +18,7 @@ describe('the xDS settings', () => {
       collapseRoutes: true,
       stripHostPort: false,
       defaultRequestTimeoutMs: 2500,
+      acceptHttp10: false,
     });
   });
 

@@ -55,6 +55,7 @@ export function meshGeneratorSettingsFromSettings(settings: Settings<'pilot-disc
     collapseRoutes: settings.get('PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION'),
     stripHostPort: settings.get('MESH_GATEWAY_STRIP_HOST_PORT'),
     defaultRequestTimeoutMs: settings.get('MESH_DEFAULT_REQUEST_TIMEOUT'),
+    acceptHttp10: settings.get('PILOT_HTTP10'),
   };
 }
 

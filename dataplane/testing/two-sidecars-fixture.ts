@@ -88,6 +88,8 @@ export interface DaemonConfig {
   readonly skipValidateTrustDomain?: boolean;
   /** MESH_DEFAULT_REQUEST_TIMEOUT. */
   readonly defaultRequestTimeoutMs?: number;
+  /** PILOT_HTTP10. */
+  readonly acceptHttp10?: boolean;
 }
 
 /** The config the daemon's sidecar generators give one side, as it travels. */
@@ -105,6 +107,7 @@ function generatedConfig(
     securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: (rule) => rule.jwks ?? '{"keys":[]}' } }),
     skipValidateTrustDomain: daemon.skipValidateTrustDomain ?? false,
     ...(daemon.defaultRequestTimeoutMs !== undefined ? { defaultRequestTimeoutMs: daemon.defaultRequestTimeoutMs } : {}),
+    ...(daemon.acceptHttp10 !== undefined ? { acceptHttp10: daemon.acceptHttp10 } : {}),
   });
   const node = side === 'server' ? proxyNode(serverPod, 'httpbin-1', 'bar', 'httpbin') : proxyNode(clientPod, 'sleep-1', 'foo', 'sleep');
   const { model, proxy } = buildCase([...meshObjects(subnet, mode, policies), node], 'the two-sidecar mesh');
