@@ -17,6 +17,7 @@ export function xdsTuningFromSettings(settings: Settings<'pilot-discovery'>): Xd
     enableCache: settings.get('PILOT_ENABLE_XDS_CACHE'),
     cacheSize: settings.get('PILOT_XDS_CACHE_SIZE'),
     sendTimeoutMs: settings.get('PILOT_XDS_SEND_TIMEOUT'),
+    cacheStats: settings.get('PILOT_XDS_CACHE_STATS'),
   };
 }
 
