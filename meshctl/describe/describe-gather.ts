@@ -1,4 +1,4 @@
-import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod, type V1Service } from '@kubernetes/client-node';
+import type { CustomObjectsApi, KubeConfig, V1Pod, V1Service } from '@kubernetes/client-node';
 import { resolvePodTarget } from '../kube/pod-target.js';
 import { clustersOf, configNameOf, configPathOf, routeConfigsOf, type EnvoyConfigDump, type Json } from '../proxyconfig/config-dump.js';
 import { podAdmin } from '../proxyconfig/pod-admin.js';
@@ -47,8 +47,9 @@ export async function gatherPodFacts(
   pod: V1Pod,
   options: { readonly meshNamespace: string; readonly services?: readonly V1Service[] },
 ): Promise<PodFacts> {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const k8s = await import('@kubernetes/client-node');
+  const core = kubeConfig.makeApiClient(k8s.CoreV1Api);
+  const custom = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
   const namespace = pod.metadata?.namespace ?? 'default';
   const services = options.services ?? (await core.listNamespacedService({ namespace })).items.filter((service) => selects(service, pod));
   const meshed = (pod.spec?.containers ?? []).some((c) => c.name === PROXY_CONTAINER);
@@ -101,6 +102,7 @@ export async function gatherServiceTarget(
   namespace: string,
   meshNamespace: string,
 ): Promise<{ readonly facts: PodFacts } | { readonly unmeshed: string }> {
+  const { CoreV1Api } = await import('@kubernetes/client-node');
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const [svcName = name, svcNamespace = namespace] = name.includes('.') ? [name.slice(0, name.indexOf('.')), name.slice(name.indexOf('.') + 1)] : [name];
   const service = await core.readNamespacedService({ name: svcName, namespace: svcNamespace });
