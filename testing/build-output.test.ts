@@ -58,5 +58,11 @@ describe('the build output', () => {
     expect(graph.filter(holdsClient)).toEqual([]);
     // …yet it is in the bundle, in a chunk of its own.
     expect(readdirSync(dir).some((file) => file.endsWith('.js') && holdsClient(file))).toBe(true);
+    // `meshctl validate` (meshctl/validate/index.ts, its own chunk) loads neither the client nor gRPC.
+    const validate = readdirSync(dir).filter((file) => /^validate-\w+\.js$/u.test(file));
+    expect(validate).toHaveLength(1);
+    const holdsGrpc = (file: string): boolean => /^\/\/ (?:\.\.\/)*(?:[\w.-]+\/)*?node_modules\/@grpc\/grpc-js\//mu.test(readFileSync(join(dir, file), 'utf8'));
+    const validateGraph = staticGraph(dir, validate[0] ?? '');
+    expect(validateGraph.filter((file) => holdsClient(file) || holdsGrpc(file))).toEqual([]);
   });
 });
