@@ -15,6 +15,7 @@ const ENTRY_POINTS = [
   '^dataplane/decisions/index\\.ts$',
   '^ca/client/index\\.ts$',
   '^crds/mesh-config/index\\.ts$',
+  '^meshctl/validate/index\\.ts$',
 ];
 const PRODUCT = `^(${PACKAGES}|cli)/`;
 const TESTS = '\\.test\\.ts$';

@@ -99,7 +99,7 @@ async function expectExplained(args: readonly string[], observed: CurlResult): P
     expect(result.stderr).toBe('');
     explained = JSON.parse(result.stdout) as Explained;
   } else {
-    const kubeConfig = loadKubeClient({ orchconfig: mesh.kubeconfigPath ?? '', context: '' }, () => undefined);
+    const kubeConfig = await loadKubeClient({ orchconfig: mesh.kubeconfigPath ?? '', context: '' }, () => undefined);
     explained = (await explainPod(explainInputOf(args, kubeConfig))).explanation;
   }
   const answer = explained.answer.outcome === 'reset' ? '000' : explained.answer.outcome === 'forwarded' ? '200' : String(explained.answer.status);

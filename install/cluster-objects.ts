@@ -1,4 +1,4 @@
-import { KubernetesObjectApi, PatchStrategy, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject, KubernetesObjectApi } from '@kubernetes/client-node';
 import { parseAllDocuments } from 'yaml';
 
 /** The kinds the charts install, namespaced or not: what prune, verify and uninstall look at. */
@@ -40,10 +40,20 @@ export interface ClusterObjects {
 
 /** Server-side apply as `fieldManager` (forcing its field ownership), reads, lists by label and deletes, through client-node. */
 export function clusterObjectsOf(kubeConfig: KubeConfig, fieldManager = 'meshctl'): ClusterObjects {
-  const client = KubernetesObjectApi.makeApiClient(kubeConfig);
+  // client-node is loaded with the first request (the offline install commands never load it).
+  let loaded: KubernetesObjectApi | undefined;
+  const objectApi = async (): Promise<KubernetesObjectApi> => {
+    const { KubernetesObjectApi } = await import('@kubernetes/client-node');
+    return (loaded ??= KubernetesObjectApi.makeApiClient(kubeConfig));
+  };
   return {
-    apply: (object, dryRun) => client.patch(object, undefined, dryRun ? 'All' : undefined, fieldManager, true, PatchStrategy.ServerSideApply),
+    apply: async (object, dryRun) => {
+      const client = await objectApi();
+      const { PatchStrategy } = await import('@kubernetes/client-node');
+      return client.patch(object, undefined, dryRun ? 'All' : undefined, fieldManager, true, PatchStrategy.ServerSideApply);
+    },
     read: async (object) => {
+      const client = await objectApi();
       try {
         return await client.read({
           apiVersion: object.apiVersion ?? '',
@@ -56,6 +66,7 @@ export function clusterObjectsOf(kubeConfig: KubeConfig, fieldManager = 'meshctl
       }
     },
     list: async (apiVersion, kind, labelSelector) => {
+      const client = await objectApi();
       try {
         return (await client.list(apiVersion, kind, undefined, undefined, undefined, undefined, undefined, labelSelector)).items.map((item) => ({
           ...item,
@@ -69,6 +80,7 @@ export function clusterObjectsOf(kubeConfig: KubeConfig, fieldManager = 'meshctl
       }
     },
     remove: async (object, dryRun) => {
+      const client = await objectApi();
       try {
         await client.delete(object, undefined, dryRun ? 'All' : undefined, undefined, undefined, 'Background');
       } catch (error) {

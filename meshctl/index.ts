@@ -1,6 +1,6 @@
 // meshctl's commands, behind the command trees of cli/: what each one does, with its output.
 export { ANALYZERS_FOUND_ISSUES, analyze, renderAnalyzerList, type AnalyzeOptions } from './analyze/analyze.js';
-export { validateFiles, type ValidateOutput } from './validate/validate-files.js';
+export { validateFiles, type ValidateOutput } from './validate/index.js';
 export { listInjectors, renderInjectorList, type InjectorInventory } from './injector/injector-list.js';
 export { loadKubeClient, type KubeClientFlags } from './kube/kube-client.js';
 export { formatTable } from './kube/table.js';

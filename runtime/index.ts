@@ -26,6 +26,7 @@ export * from './builder.js';
 export * from './leader-election.js';
 export * from './manager.js';
 export * from './informer-source.js';
+export { lazyApiClient, type KubeApi } from './kube-api-client.js';
 export * from './grpc-shutdown.js';
 export { stopSignal } from './stop-signal.js';
 export * from './initializer.js';

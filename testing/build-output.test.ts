@@ -48,13 +48,28 @@ describe('the build output', () => {
     for (const worker of ['parse-worker.js', 'signing-worker.js']) expect({ worker, exists: existsSync(join(dir, worker)) }).toEqual({ worker, exists: true });
   });
 
+  /** Whether a bundle's file holds a module of `pkg` (esbuild names each module's path from the working directory: `../main/node_modules/…` in a worktree whose node_modules is a link). */
+  const holds = (dir: string, file: string, pkg: string): boolean =>
+    new RegExp(`^// (?:\\.\\./)*(?:[\\w.-]+/)*?node_modules/${pkg}/`, 'mu').test(readFileSync(join(dir, file), 'utf8'));
+
+  test('the daemon loads the Kubernetes client only once it talks to a cluster', () => {
+    const dir = join(PROJECT_ROOT, 'dist/bundle/pilot-discovery');
+    expect(staticGraph(dir, 'pilot-discovery.js').filter((file) => holds(dir, file, '@kubernetes/client-node'))).toEqual([]);
+    expect(readdirSync(dir).some((file) => file.endsWith('.js') && holds(dir, file, '@kubernetes/client-node'))).toBe(true);
+  });
+
   test('the meshctl bundle loads the Kubernetes client only for a command that talks to a cluster', () => {
     const dir = join(PROJECT_ROOT, 'dist/bundle/meshctl');
-    const holdsClient = (file: string): boolean => readFileSync(join(dir, file), 'utf8').includes('// node_modules/@kubernetes/client-node/');
+    const holdsClient = (file: string): boolean => holds(dir, file, '@kubernetes/client-node');
     const graph = staticGraph(dir, 'meshctl.js');
     expect(graph.length).toBeGreaterThan(1);
     expect(graph.filter(holdsClient)).toEqual([]);
     // …yet it is in the bundle, in a chunk of its own.
     expect(readdirSync(dir).some((file) => file.endsWith('.js') && holdsClient(file))).toBe(true);
+    // `meshctl validate` (meshctl/validate/index.ts, its own chunk) loads neither the client nor gRPC.
+    const validate = readdirSync(dir).filter((file) => /^validate-\w+\.js$/u.test(file));
+    expect(validate).toHaveLength(1);
+    const validateGraph = staticGraph(dir, validate[0] ?? '');
+    expect(validateGraph.filter((file) => holdsClient(file) || holds(dir, file, '@grpc/grpc-js'))).toEqual([]);
   });
 });

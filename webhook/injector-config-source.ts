@@ -1,6 +1,6 @@
 import { existsSync, readFileSync, watch, type FSWatcher } from 'node:fs';
 import { join } from 'node:path';
-import { ApiException, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { errorMessage, newInformerSource, runnableOf, type Clock, type KubeObject, type Logger, type Manager } from '../runtime/index.js';
 import { BUILTIN_INJECTOR_CONFIG, type InjectorConfigText } from './inject/index.js';
 import { INJECTOR_CONFIG_MAP_NAME, revisionedName } from '../names/index.js';
@@ -99,6 +99,7 @@ export interface InjectorConfigSource {
 
 /** One read of the ConfigMap before serving, retried while the API server is away; absent means the built-in defaults. */
 async function loadConfigMapOnce(kubeConfig: KubeConfig, options: InjectorConfigSourceOptions, name: string, signal: AbortSignal): Promise<void> {
+  const { ApiException, CoreV1Api } = await import('@kubernetes/client-node');
   const api = kubeConfig.makeApiClient(CoreV1Api);
   let retryMs = 500;
   while (!signal.aborted) {

@@ -1,15 +1,9 @@
-import {
-  AdmissionregistrationV1Api,
-  ApiException,
-  CustomObjectsApi,
-  type KubeConfig,
-  type V1MutatingWebhookConfiguration,
-  type V1ValidatingWebhookConfiguration,
-} from '@kubernetes/client-node';
+import type { KubeConfig, V1MutatingWebhookConfiguration, V1ValidatingWebhookConfiguration } from '@kubernetes/client-node';
 import { NETWORKING_GROUP, NETWORKING_VERSION } from '../crds/index.js';
 import {
   controllerFor,
   errorMessage,
+  lazyApiClient,
   newInformerSource,
   runnableOf,
   type Controller,
@@ -53,7 +47,7 @@ export function addWebhookConfigPatcher(options: WebhookConfigPatcherOptions): C
   const { manager, kubeConfig, log, metrics } = options;
   const clock = manager.clock;
   const revisionLabel = `${LABELS.revision}=${revisionLabelValue(options.revision)}`;
-  const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
+  const admission = lazyApiClient(kubeConfig, (k8s) => k8s.AdmissionregistrationV1Api);
   const mutating = newInformerSource<V1MutatingWebhookConfiguration & KubeObject>({
     name: 'mutatingwebhookconfigurations',
     kubeConfig,
@@ -92,7 +86,7 @@ export function addWebhookConfigPatcher(options: WebhookConfigPatcherOptions): C
       );
       if (JSON.stringify(webhooks) === JSON.stringify(current.webhooks ?? [])) return undefined;
       return replaceOrThrow(
-        () => api.replaceMutatingWebhookConfiguration({ name: current.metadata?.name ?? '', body: { ...current, webhooks } }),
+        async () => (await admission()).replaceMutatingWebhookConfiguration({ name: current.metadata?.name ?? '', body: { ...current, webhooks } }),
         () => reconcileLog.info({ name: current.metadata?.name }, 'patched caBundle into the injection webhooks'),
       );
     }
@@ -112,7 +106,7 @@ export function addWebhookConfigPatcher(options: WebhookConfigPatcherOptions): C
     const changed = JSON.stringify(webhooks) !== JSON.stringify(current.webhooks ?? []);
     if (changed) {
       await replaceOrThrow(
-        () => api.replaceValidatingWebhookConfiguration({ name: current.metadata?.name ?? '', body: { ...current, webhooks } }),
+        async () => (await admission()).replaceValidatingWebhookConfiguration({ name: current.metadata?.name ?? '', body: { ...current, webhooks } }),
         () => {
           metrics.counter('galley_validation_config_updates').inc();
           reconcileLog.info({ name: current.metadata?.name, failurePolicy: webhooks[0]?.failurePolicy }, 'updated the validation webhook configuration');
@@ -157,6 +151,7 @@ async function replaceOrThrow(replace: () => Promise<unknown>, onDone: () => voi
   try {
     await replace();
   } catch (error) {
+    const { ApiException } = await import('@kubernetes/client-node');
     onError(error instanceof ApiException ? String(error.code) : 'unknown');
     throw error;
   }
@@ -173,6 +168,7 @@ async function probeFailClose(kubeConfig: KubeConfig, namespace: string, revisio
     metadata: { name: 'invalid-gateway', namespace, labels: { [labelKey]: labelValue }, annotations: { [ALWAYS_REJECT_ANNOTATION]: 'true' } },
     spec: {},
   };
+  const { ApiException, CustomObjectsApi } = await import('@kubernetes/client-node');
   const custom = kubeConfig.makeApiClient(CustomObjectsApi);
   try {
     await custom.createNamespacedCustomObject({ group: NETWORKING_GROUP, version: NETWORKING_VERSION, namespace, plural: 'gateways', body, dryRun: 'All' });

@@ -1,5 +1,6 @@
-import { AuthenticationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { decodeJwt } from 'jose';
+import { lazyApiClient } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { Authenticator } from './authenticator.js';
 import { parseServiceAccountUser, spiffeId } from '../trust/spiffe.js';
@@ -21,7 +22,7 @@ const SERVICE_ACCOUNTS_GROUP = 'system:serviceaccounts';
 
 /** Service account tokens checked by the Kubernetes TokenReview API. */
 export function newKubeTokenAuthenticator(options: KubeTokenAuthenticatorOptions): Authenticator {
-  const api = options.kubeConfig.makeApiClient(AuthenticationV1Api);
+  const api = lazyApiClient(options.kubeConfig, (k8s) => k8s.AuthenticationV1Api);
   const audiences = options.jwtPolicy === 'third-party-jwt' ? [...options.audiences] : undefined;
   return {
     name: 'kube-token',
@@ -30,7 +31,9 @@ export function newKubeTokenAuthenticator(options: KubeTokenAuthenticatorOptions
       if (options.require3pToken && !hasAudienceClaim(bearerToken)) {
         throw new CaError('unauthenticated', 'a token without audience (legacy service account token) is not allowed');
       }
-      const review = await api.createTokenReview({
+      const review = await (
+        await api()
+      ).createTokenReview({
         body: { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenReview', spec: { token: bearerToken, ...(audiences ? { audiences } : {}) } },
       });
       const status = review.status;

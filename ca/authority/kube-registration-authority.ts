@@ -1,6 +1,6 @@
 import { X509Certificate } from 'node:crypto';
-import { ApiException, CertificatesV1Api, type KubeConfig, type V1CertificateSigningRequest } from '@kubernetes/client-node';
-import type { Clock, Logger } from '../../runtime/index.js';
+import type { KubeConfig, V1CertificateSigningRequest } from '@kubernetes/client-node';
+import { lazyApiClient, type Clock, type KubeApi, type Logger } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import type { IssuedCertificate } from './certificate-authority.js';
 import { parseCertificatesPem, type CertificateInfo } from '../x509/certificate-info.js';
@@ -62,7 +62,7 @@ const GENERATE_NAME = 'csr-workload-';
  */
 export function newKubeRegistrationAuthority(options: KubeRegistrationAuthorityOptions): KubeRegistrationAuthority {
   const { clock, log, signerName, defaultTtlMs, maxTtlMs } = options;
-  const api = options.kubeConfig.makeApiClient(CertificatesV1Api);
+  const certificates = lazyApiClient(options.kubeConfig, (k8s) => k8s.CertificatesV1Api);
   const signerRoots = parseCertificatesPem(options.signerRootPem, 'the signer root certificate');
   const rootBundlePem = signerRoots.map((r) => r.pem).join('');
   const timeoutMs = options.timeoutMs ?? 30_000;
@@ -79,6 +79,7 @@ export function newKubeRegistrationAuthority(options: KubeRegistrationAuthorityO
   };
 
   const create = async (csrPem: string, ttlMs: number): Promise<V1CertificateSigningRequest> => {
+    const [api, k8s] = await Promise.all([certificates(), import('@kubernetes/client-node')]);
     try {
       return await api.createCertificateSigningRequest({
         body: {
@@ -94,11 +95,12 @@ export function newKubeRegistrationAuthority(options: KubeRegistrationAuthorityO
         },
       });
     } catch (err) {
-      throw new CaError('ca-unavailable', `creating the certificate signing request failed: ${apiErrorText(err)}`, { cause: err });
+      throw new CaError('ca-unavailable', `creating the certificate signing request failed: ${apiErrorText(k8s, err)}`, { cause: err });
     }
   };
 
   const approveRequest = async (created: V1CertificateSigningRequest, identity: string): Promise<void> => {
+    const [api, k8s] = await Promise.all([certificates(), import('@kubernetes/client-node')]);
     const name = created.metadata!.name!;
     let current = created;
     for (let attempt = 1; ; attempt++) {
@@ -118,8 +120,8 @@ export function newKubeRegistrationAuthority(options: KubeRegistrationAuthorityO
         return;
       } catch (err) {
         // Someone else (an approver, the signer) wrote it meanwhile: approve the new version.
-        if (!(err instanceof ApiException && err.code === 409) || attempt >= 3) {
-          throw new CaError('ca-unavailable', `approving certificate signing request ${name} failed: ${apiErrorText(err)}`, { cause: err });
+        if (!(err instanceof k8s.ApiException && err.code === 409) || attempt >= 3) {
+          throw new CaError('ca-unavailable', `approving certificate signing request ${name} failed: ${apiErrorText(k8s, err)}`, { cause: err });
         }
         current = await api.readCertificateSigningRequest({ name });
       }
@@ -127,6 +129,7 @@ export function newKubeRegistrationAuthority(options: KubeRegistrationAuthorityO
   };
 
   const waitForCertificate = async (name: string): Promise<string> => {
+    const [api, k8s] = await Promise.all([certificates(), import('@kubernetes/client-node')]);
     const deadline = clock.now() + timeoutMs;
     let delayMs = initialPollMs;
     let lastError: string | undefined;
@@ -139,9 +142,9 @@ export function newKubeRegistrationAuthority(options: KubeRegistrationAuthorityO
         lastError = undefined;
       } catch (err) {
         if (err instanceof CaError) throw err;
-        if (err instanceof ApiException && err.code === 404)
+        if (err instanceof k8s.ApiException && err.code === 404)
           throw new CaError('sign-failed', `certificate signing request ${name} was deleted before it was signed`);
-        lastError = apiErrorText(err);
+        lastError = apiErrorText(k8s, err);
       }
       const left = deadline - clock.now();
       if (left <= 0) {
@@ -156,11 +159,12 @@ export function newKubeRegistrationAuthority(options: KubeRegistrationAuthorityO
   };
 
   const remove = async (name: string): Promise<void> => {
+    const [api, k8s] = await Promise.all([certificates(), import('@kubernetes/client-node')]);
     try {
       await api.deleteCertificateSigningRequest({ name });
     } catch (err) {
-      if (err instanceof ApiException && err.code === 404) return;
-      log.warn({ name, error: apiErrorText(err) }, 'deleting a certificate signing request failed');
+      if (err instanceof k8s.ApiException && err.code === 404) return;
+      log.warn({ name, error: apiErrorText(k8s, err) }, 'deleting a certificate signing request failed');
     }
   };
 
@@ -252,8 +256,8 @@ function checkIssued(issuedPem: string, check: IssuedCheck): IssuedCertificate {
   };
 }
 
-function apiErrorText(err: unknown): string {
-  if (err instanceof ApiException) {
+function apiErrorText(k8s: KubeApi, err: unknown): string {
+  if (err instanceof k8s.ApiException) {
     const body = typeof err.body === 'string' ? err.body : '';
     const message = /"message"\s*:\s*"([^"]*)"/.exec(body)?.[1];
     return `HTTP ${err.code}${message ? `: ${message}` : ''}`;

@@ -1,4 +1,5 @@
-import { ApiException, CoreV1Api, type KubeConfig, type V1Secret } from '@kubernetes/client-node';
+import type { KubeConfig, V1Secret } from '@kubernetes/client-node';
+import { lazyApiClient } from '../../runtime/index.js';
 import { CaError } from '../ca-error.js';
 import { CA_FILES, SELF_SIGNED_SECRET_NAME, type CaStore, type StoredCa } from './ca-store.js';
 import type { CaMaterial } from '../authority/key-cert-bundle.js';
@@ -15,7 +16,7 @@ const SECRET_TYPE = 'mesh.io/ca-root';
 
 /** CA material in a Secret; writes use the resource version, so two daemons never both win. */
 export function newKubeSecretCaStore(options: KubeSecretCaStoreOptions): CaStore {
-  const api = options.kubeConfig.makeApiClient(CoreV1Api);
+  const core = lazyApiClient(options.kubeConfig, (k8s) => k8s.CoreV1Api);
   const namespace = options.namespace;
   const name = options.name ?? SELF_SIGNED_SECRET_NAME;
   const toStored = (secret: V1Secret): StoredCa | undefined => {
@@ -32,6 +33,8 @@ export function newKubeSecretCaStore(options: KubeSecretCaStoreOptions): CaStore
   return {
     description: `secret ${namespace}/${name}`,
     load: async () => {
+      const api = await core();
+      const { ApiException } = await import('@kubernetes/client-node');
       try {
         return toStored(await api.readNamespacedSecret({ name, namespace }));
       } catch (err) {
@@ -47,6 +50,8 @@ export function newKubeSecretCaStore(options: KubeSecretCaStoreOptions): CaStore
         type: SECRET_TYPE,
         data: encode(material),
       };
+      const api = await core();
+      const { ApiException } = await import('@kubernetes/client-node');
       try {
         const written =
           previous === undefined ? await api.createNamespacedSecret({ namespace, body }) : await api.replaceNamespacedSecret({ name, namespace, body });

@@ -1,5 +1,14 @@
-import { CoreV1Api, type KubeConfig, type V1ConfigMap } from '@kubernetes/client-node';
-import { controllerFor, newInformerSource, type Clock, type Controller, type KubeObject, type Logger, type Manager } from '../../runtime/index.js';
+import type { KubeConfig, V1ConfigMap } from '@kubernetes/client-node';
+import {
+  controllerFor,
+  lazyApiClient,
+  newInformerSource,
+  type Clock,
+  type Controller,
+  type KubeObject,
+  type Logger,
+  type Manager,
+} from '../../runtime/index.js';
 import type { RootBundleSource } from './trust-bundle-set.js';
 
 export const ROOT_CERT_CONFIG_MAP = 'mesh-ca-root-cert';
@@ -27,7 +36,7 @@ interface NamespaceObject extends KubeObject {
 export function addRootCertPublisher(options: RootCertPublisherOptions): Controller {
   const { manager, kubeConfig, ca, log } = options;
   const clock = options.clock ?? manager.clock;
-  const api = kubeConfig.makeApiClient(CoreV1Api);
+  const core = lazyApiClient(kubeConfig, (k8s) => k8s.CoreV1Api);
   const namespaces = newInformerSource<NamespaceObject>({ name: 'namespaces', kubeConfig, path: '/api/v1/namespaces', log, clock });
   const configMaps = newInformerSource<V1ConfigMap & KubeObject>({
     name: 'root-cert-configmaps',
@@ -59,6 +68,7 @@ export function addRootCertPublisher(options: RootCertPublisherOptions): Control
         },
         data: { ...(current?.data ?? {}), [ROOT_CERT_KEY]: bundle },
       };
+      const api = await core();
       // A failure, such as the cache being behind (a conflict, or the object appeared or vanished), throws: retried with backoff.
       if (current) await api.replaceNamespacedConfigMap({ name: ROOT_CERT_CONFIG_MAP, namespace: key.namespace, body });
       else await api.createNamespacedConfigMap({ namespace: key.namespace, body });

@@ -33,7 +33,7 @@ export function newMeshctlAddToMeshCommand(io: CliIo): Command {
         const meshctl = await import('../../meshctl/index.js');
         const parsed = meshctl.parseExternalServiceArgs([name, ip, ...ports].filter((arg): arg is string => arg !== undefined));
         const flags = command.optsWithGlobals<MeshctlGlobalFlags>();
-        const kubeConfig = meshctl.loadKubeClient(flags);
+        const kubeConfig = await meshctl.loadKubeClient(flags);
         io.stdout(
           await meshctl.addExternalService(kubeConfig, {
             ...parsed,
@@ -61,7 +61,7 @@ export function newMeshctlRemoveFromMeshCommand(io: CliIo): Command {
       .action(async (name: string, _options: unknown, command: Command) => {
         const meshctl = await import('../../meshctl/index.js');
         const flags = command.optsWithGlobals<MeshctlGlobalFlags>();
-        const kubeConfig = meshctl.loadKubeClient(flags);
+        const kubeConfig = await meshctl.loadKubeClient(flags);
         io.stdout(await meshctl.removeExternalService(kubeConfig, meshctl.namespaceOf(kubeConfig, flags.namespace), name));
       }),
   );

@@ -60,7 +60,7 @@ Examples:
         // The cluster is reached only once the flags are known to be good.
         let client: Promise<import('../../meshctl/index.js').ScopeClient> | undefined;
         const connect = async (): Promise<import('../../meshctl/index.js').ScopeClient> => {
-          const kubeConfig = meshctl.loadKubeClient(flags);
+          const kubeConfig = await meshctl.loadKubeClient(flags);
           let name = pod;
           if (name === undefined) {
             const pods = await meshctl.podsBySelector(kubeConfig, flags.meshNamespace, flags.selector);

@@ -94,7 +94,7 @@ export function newMeshctlAnalyzeCommand(
         return;
       }
       const global = command.optsWithGlobals<MeshctlGlobalFlags>();
-      const kubeConfig = flags.useOrch ? meshctl.loadKubeClient(global) : undefined;
+      const kubeConfig = flags.useOrch ? await meshctl.loadKubeClient(global) : undefined;
       const colorFlagGiven = command.getOptionValueSource('color') === 'cli';
       const [major = '0', minor = '0'] = deps.buildInfo().version.split('.');
       await meshctl.analyze({

@@ -63,7 +63,7 @@ export function newMeshctlAuthzExplainCommand(io: CliIo): Command {
       const { request, explanation } = await meshctl.explainPod({
         ...flags,
         ...(target !== undefined ? { target } : {}),
-        ...(needsCluster ? { kubeConfig: meshctl.loadKubeClient(global) } : {}),
+        ...(needsCluster ? { kubeConfig: await meshctl.loadKubeClient(global) } : {}),
         namespace: global.namespace,
         meshNamespace: global.meshNamespace,
       });

@@ -105,7 +105,7 @@ export function newMeshctlBugReportCommand(deps: { io: CliIo; buildInfo: () => B
       timeout: pick('timeout', 'timeout'),
     };
     const options = meshctl.resolveBugReportOptions(settings, new Date());
-    const kubeConfig = meshctl.loadKubeClient(global);
+    const kubeConfig = await meshctl.loadKubeClient(global);
     const result = await meshctl.runBugReport(
       { kubeConfig, client: deps.buildInfo(), progress: (line) => deps.io.stdout(`${line}\n`), now: () => new Date(), cwd: deps.cwd?.() ?? process.cwd() },
       options,

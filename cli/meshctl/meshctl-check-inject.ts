@@ -14,7 +14,7 @@ export function newMeshctlCheckInjectCommand(io: CliIo): Command {
       const meshctl = await import('../../meshctl/index.js');
       const { AdmissionregistrationV1Api, CoreV1Api } = await import('@kubernetes/client-node');
       const global = command.optsWithGlobals<MeshctlGlobalFlags>();
-      const kubeConfig = meshctl.loadKubeClient(global);
+      const kubeConfig = await meshctl.loadKubeClient(global);
       let namespace = meshctl.namespaceOf(kubeConfig, global.namespace);
       let podLabels: Record<string, string>;
       if (target !== undefined) {

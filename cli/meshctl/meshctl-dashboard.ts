@@ -52,7 +52,7 @@ export function newMeshctlDashboardCommand(io: CliIo, deps: DashboardDeps = {}):
     );
 
   const forward = async (meshctl: Meshctl, flags: DashboardFlags, namespace: string, pod: string, remotePort: number, urlPath: string): Promise<void> => {
-    const kubeConfig = meshctl.loadKubeClient(flags);
+    const kubeConfig = await meshctl.loadKubeClient(flags);
     const signals = deps.stop ? { signal: deps.stop, release: () => undefined } : stopSignal(undefined);
     try {
       await meshctl.openDashboard(kubeConfig, {
@@ -80,7 +80,7 @@ export function newMeshctlDashboardCommand(io: CliIo, deps: DashboardDeps = {}):
       if (target === undefined && flags.selector === undefined) throw new UsageError('specify a pod or --selector', { exitCode: 64 });
       if (target !== undefined && flags.selector !== undefined) throw new UsageError('name cannot be provided when a selector is specified', { exitCode: 64 });
       const meshctl = await import('../../meshctl/index.js');
-      const kubeConfig = meshctl.loadKubeClient(flags);
+      const kubeConfig = await meshctl.loadKubeClient(flags);
       const namespace = namespaceOf(flags);
       let pod: { name: string; namespace: string };
       if (flags.selector !== undefined) {
@@ -124,7 +124,7 @@ export function newMeshctlDashboardCommand(io: CliIo, deps: DashboardDeps = {}):
           const flags = command.optsWithGlobals<DashboardFlags>();
           const meshctl = await import('../../meshctl/index.js');
           const namespace = flags.namespace || flags.meshNamespace;
-          const pod = await meshctl.addonPod(meshctl.loadKubeClient(flags), addon, namespace);
+          const pod = await meshctl.addonPod(await meshctl.loadKubeClient(flags), addon, namespace);
           await forward(meshctl, flags, namespace, pod, addon.port, addon.path);
         }),
     );

@@ -10,7 +10,7 @@ export function newMeshctlDescribeCommand(io: CliIo): Command {
   const load = async (command: Command) => {
     const meshctl = await import('../../meshctl/index.js');
     const global = command.optsWithGlobals<MeshctlGlobalFlags>();
-    const kubeConfig = meshctl.loadKubeClient(global);
+    const kubeConfig = await meshctl.loadKubeClient(global);
     return { meshctl, kubeConfig, global, namespace: meshctl.namespaceOf(kubeConfig, global.namespace) };
   };
   describe.addCommand(
@@ -55,7 +55,7 @@ export function newMeshctlAuthzCommand(io: CliIo): Command {
         if (flags.file !== undefined) admin = meshctl.fileAdmin(flags.file);
         else {
           const global = command.optsWithGlobals<MeshctlGlobalFlags>();
-          const kubeConfig = meshctl.loadKubeClient(global);
+          const kubeConfig = await meshctl.loadKubeClient(global);
           const proxy = await meshctl.resolveProxyTarget(kubeConfig, target ?? '', meshctl.namespaceOf(kubeConfig, global.namespace), global.meshNamespace);
           admin = meshctl.targetAdmin(kubeConfig, proxy, global.meshNamespace);
         }

@@ -30,7 +30,7 @@ export function newMeshctlExperimentalCommand(
       .action(async (_options: unknown, command: Command) => {
         const flags = command.optsWithGlobals<MeshctlGlobalFlags>();
         const { listInjectors, loadKubeClient } = await import('../../meshctl/index.js');
-        io.stdout(await listInjectors(loadKubeClient(flags), flags.meshNamespace));
+        io.stdout(await listInjectors(await loadKubeClient(flags), flags.meshNamespace));
       }),
   );
   experimental.addCommand(injector);

@@ -62,7 +62,7 @@ export function newMeshctlKubeInjectCommand(io: CliIo, readStdin: () => Promise<
       const { kubeInject, loadKubeClient } = await import('../../meshctl/index.js');
       // Without a configured cluster the built-in defaults serve: orch-inject works on a laptop.
       const needsCluster = flags.injectConfigFile === '' || flags.meshConfigFile === '' || flags.valuesFile === '';
-      const kubeConfig = needsCluster ? clusterIfConfigured(() => loadKubeClient(global), global.orchconfig !== '') : undefined;
+      const kubeConfig = needsCluster ? await clusterIfConfigured(() => loadKubeClient(global), global.orchconfig !== '') : undefined;
       await kubeInject({ filename: flags.filename, output: flags.output, readStdin, stdout: io.stdout, stderr: io.stderr }, flags, {
         kubeConfig,
         meshNamespace: global.meshNamespace,
@@ -83,9 +83,9 @@ export function newMeshctlKubeUninjectCommand(io: CliIo, readStdin: () => Promis
     });
 }
 
-function clusterIfConfigured<T>(load: () => T, explicit: boolean): T | undefined {
+async function clusterIfConfigured<T>(load: () => Promise<T>, explicit: boolean): Promise<T | undefined> {
   try {
-    return load();
+    return await load();
   } catch (error) {
     if (explicit) throw error;
     return undefined;

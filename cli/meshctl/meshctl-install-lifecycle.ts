@@ -70,7 +70,7 @@ export function newMeshctlInstallCommand(io: CliIo, readLine: () => Promise<stri
         return;
       }
     }
-    const cluster = clusterObjectsOf(loadKubeClient(global));
+    const cluster = clusterObjectsOf(await loadKubeClient(global));
     await applyInstallation({
       cluster,
       rendered,
@@ -93,7 +93,7 @@ export function newMeshctlUpgradeCommand(io: CliIo, readLine: () => Promise<stri
   return installGroup(new Command('upgrade').description('Upgrade the mesh control plane in-place')).action(async (flags: InstallFlags, cmd: Command) => {
     const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
     const install = await loadInstall();
-    const cluster = install.clusterObjectsOf(install.loadKubeClient(global));
+    const cluster = install.clusterObjectsOf(await install.loadKubeClient(global));
     const name = install.installedStateName(flags.revision);
     const recorded = await cluster.read({ apiVersion: 'install.mesh.io/v1alpha1', kind: 'MeshOperator', metadata: { name, namespace: global.meshNamespace } });
     if (!recorded)
@@ -155,7 +155,7 @@ export function newMeshctlVerifyInstallCommand(io: CliIo): Command {
       const global = cmd.optsWithGlobals<MeshctlGlobalFlags>();
       const { buildOperatorConfig, clusterObjectsOf, installedStateName, loadKubeClient, meshOperatorSchema, renderInstallation, verifyInstallation } =
         await loadInstall();
-      const cluster = clusterObjectsOf(loadKubeClient(global));
+      const cluster = clusterObjectsOf(await loadKubeClient(global));
       let config;
       if ((flags.filename ?? []).length > 0) {
         config = buildOperatorConfig({ manifestsDir: manifestsOf(flags), files: flags.filename ?? [], sets: [], revision: flags.revision });

@@ -44,7 +44,7 @@ export function newAddWorkloadCommands(io: CliIo): Command[] {
           throw new UsageError('--injectConfigFile and --injectConfigMapName cannot be used together');
         }
         const meshctl = await import('../../meshctl/index.js');
-        const kubeConfig = meshctl.loadKubeClient(flags);
+        const kubeConfig = await meshctl.loadKubeClient(flags);
         const request = {
           namespace: meshctl.namespaceOf(kubeConfig, flags.namespace),
           name,
@@ -71,7 +71,7 @@ export function newRemoveWorkloadCommands(io: CliIo): Command[] {
         if (name === undefined) throw new UsageError(`expecting ${kind} name`);
         const flags = sub.optsWithGlobals<MeshctlGlobalFlags>();
         const meshctl = await import('../../meshctl/index.js');
-        const kubeConfig = meshctl.loadKubeClient(flags);
+        const kubeConfig = await meshctl.loadKubeClient(flags);
         const request = { namespace: meshctl.namespaceOf(kubeConfig, flags.namespace), name, meshNamespace: flags.meshNamespace };
         await (kind === 'service' ? meshctl.removeServiceFromMesh : meshctl.removeDeploymentFromMesh)(kubeConfig, request, io);
       });

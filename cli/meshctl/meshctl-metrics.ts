@@ -20,7 +20,7 @@ export function newMeshctlMetricsCommand(io: CliIo): Command {
       const meshctl = await import('../../meshctl/index.js');
       const targets = workloads.map((label) => ({ label, target: meshctl.parseWorkloadTarget(label) }));
       const flags = command.optsWithGlobals<MeshctlGlobalFlags>();
-      const rows = await meshctl.gatherWorkloadMetrics(meshctl.loadKubeClient(flags), { meshNamespace: flags.meshNamespace, workloads: targets });
+      const rows = await meshctl.gatherWorkloadMetrics(await meshctl.loadKubeClient(flags), { meshNamespace: flags.meshNamespace, workloads: targets });
       io.stdout(meshctl.renderWorkloadMetrics(rows));
     });
 }

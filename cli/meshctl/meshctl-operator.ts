@@ -47,7 +47,7 @@ export function newMeshctlOperatorCommand(io: CliIo): Command {
   });
   const cluster = async (command: Command) => {
     const install = await loadInstall();
-    return { ...install, cluster: install.clusterObjectsOf(install.loadKubeClient(command.optsWithGlobals<MeshctlGlobalFlags>())) };
+    return { ...install, cluster: install.clusterObjectsOf(await install.loadKubeClient(command.optsWithGlobals<MeshctlGlobalFlags>())) };
   };
 
   operator.addCommand(
@@ -105,7 +105,7 @@ export function newMeshctlOperatorCommand(io: CliIo): Command {
       try {
         await runOperatorServer(
           {
-            kubeConfig: loadKubeClient(command.optsWithGlobals<MeshctlGlobalFlags>()),
+            kubeConfig: await loadKubeClient(command.optsWithGlobals<MeshctlGlobalFlags>()),
             watchedNamespaces: flags.watchedNamespaces.split(',').filter((ns) => ns !== ''),
             manifestsDir: manifestsOf({ ...flags }),
             revision: flags.revision,

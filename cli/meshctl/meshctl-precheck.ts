@@ -15,7 +15,7 @@ export function newMeshctlPrecheckCommand(io: CliIo): Command {
     .action(async (flags: { revision: string; skipControlplane: boolean }, command: Command) => {
       const globals = command.optsWithGlobals<MeshctlGlobalFlags>();
       const { loadKubeClient, precheck, renderPrecheck } = await import('../../meshctl/index.js');
-      const messages = await precheck(loadKubeClient(globals), {
+      const messages = await precheck(await loadKubeClient(globals), {
         revision: flags.revision,
         meshNamespace: globals.meshNamespace,
         skipControlPlane: flags.skipControlplane,

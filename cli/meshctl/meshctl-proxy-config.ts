@@ -134,7 +134,7 @@ export function newMeshctlProxyConfigCommand(io: CliIo): Command {
       .action(async (target: string | undefined, flags: { level?: string; reset: boolean; selector?: string }, command: Command) => {
         const meshctl = await import('../../meshctl/index.js');
         const global = command.optsWithGlobals<MeshctlGlobalFlags>();
-        const kubeConfig = meshctl.loadKubeClient(global);
+        const kubeConfig = await meshctl.loadKubeClient(global);
         const namespace = meshctl.namespaceOf(kubeConfig, global.namespace);
         if ((target === undefined) === (flags.selector === undefined)) throw new UsageError('log requires pod name or --selector', { exitCode: 64 });
         const proxies =
@@ -171,7 +171,7 @@ async function adminFor(meshctl: Meshctl, kind: string, target: string | undefin
   if ((target === undefined) === (file === undefined)) throw new UsageError(`${kind} requires pod name or --file parameter`, { exitCode: 64 });
   if (file !== undefined) return meshctl.fileAdmin(file);
   const global = command.optsWithGlobals<MeshctlGlobalFlags>();
-  const kubeConfig = meshctl.loadKubeClient(global);
+  const kubeConfig = await meshctl.loadKubeClient(global);
   const proxy = await meshctl.resolveProxyTarget(kubeConfig, target ?? '', meshctl.namespaceOf(kubeConfig, global.namespace), global.meshNamespace);
   return meshctl.targetAdmin(kubeConfig, proxy, global.meshNamespace, { includeEds });
 }

@@ -20,7 +20,7 @@ export function newMeshctlProxyStatusCommand(io: CliIo): Command {
       const meshctl = await import('../../meshctl/index.js');
       const global = command.optsWithGlobals<MeshctlGlobalFlags>();
       if (flags.file !== undefined && target === undefined) throw new UsageError('--file can only be used when pod-name is specified', { exitCode: 64 });
-      const kubeConfig = meshctl.loadKubeClient(global);
+      const kubeConfig = await meshctl.loadKubeClient(global);
       const query = { meshNamespace: global.meshNamespace, revision: flags.revision, timeoutMs: PER_DAEMON_TIMEOUT_MS };
       const reportFailures = (failures: ReadonlyMap<string, string>): void => {
         for (const [pod, why] of failures) io.stderr(`meshd pod ${pod} did not answer: ${why}\n`);

@@ -32,7 +32,7 @@ export function newMeshctlRevisionCommand(io: CliIo): Command {
       .option('--webhook-name <string>', "Name to use for a revision tag's mutating webhook configuration", '');
   const client = async (command: Command) => {
     const { loadKubeClient, ...meshctl } = await import('../../meshctl/index.js');
-    return { kubeConfig: loadKubeClient(command.optsWithGlobals<MeshctlGlobalFlags>()), ...meshctl };
+    return { kubeConfig: await loadKubeClient(command.optsWithGlobals<MeshctlGlobalFlags>()), ...meshctl };
   };
   tag.addCommand(
     tagFlags(new Command('set').argument('<revision-tag>').description('Create or modify revision tags')).action(

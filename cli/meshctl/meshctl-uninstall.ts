@@ -44,7 +44,7 @@ export function newMeshctlUninstallCommand(io: CliIo, readLine: () => Promise<st
             revision: flags.revision,
             ...forceOf(io, flags.force),
           }).spec?.revision ?? '';
-      const cluster = clusterObjectsOf(loadKubeClient(global));
+      const cluster = clusterObjectsOf(await loadKubeClient(global));
       if (flags.verbose && !flags.purge) io.stdout(await prunedResourcesNotice(cluster, revision));
       io.stdout(await orphanedProxiesWarning(cluster, revision, flags.purge));
       if (!flags.skipConfirmation && !flags.dryRun) {

@@ -40,7 +40,7 @@ export function newMeshctlValidateCommand(io: CliIo, deps: MeshctlValidateDeps =
     .action(async (options: ValidateFlags) => {
       const inputs = options.filename ?? [];
       if (inputs.length === 0) throw new UsageError('expected resources to validate: give files or directories with -f (or -f - for stdin)');
-      const { validateFiles } = await import('../../meshctl/index.js');
+      const { validateFiles } = await import('../../meshctl/validate/index.js');
       await validateFiles(inputs, options.referential, { io, readStdin: deps.readStdin ?? readProcessStdin });
     });
 }

@@ -57,7 +57,7 @@ async function clusterVersion(io: CliIo, client: BuildInfo, options: MeshctlVers
   let servers: readonly import('../../meshctl/index.js').ServerInfo[] | undefined;
   let dataPlane: readonly import('../../meshctl/index.js').ProxyInfo[] | undefined;
   try {
-    const kubeConfig = meshctl.loadKubeClient(global);
+    const kubeConfig = await meshctl.loadKubeClient(global);
     const versions = await meshctl.fetchMeshVersions(kubeConfig, query);
     for (const failure of versions.failures) io.stderr(`${failure}\n`);
     if (versions.servers === undefined) io.stderr(`mesh is not present in the cluster with namespace "${global.meshNamespace}"\n`);

@@ -28,7 +28,7 @@ export function newMeshctlWaitCommand(io: CliIo): Command {
           throw new UsageError(`--threshold ${flags.threshold}: must be above 0 and at most 1`, { exitCode: 64 });
         const meshctl = await import('../../meshctl/index.js');
         const global = command.optsWithGlobals<MeshctlGlobalFlags>();
-        const kubeConfig = meshctl.loadKubeClient(global);
+        const kubeConfig = await meshctl.loadKubeClient(global);
         io.stdout(
           await meshctl.waitForDistribution(kubeConfig, type, name, meshctl.namespaceOf(kubeConfig, global.namespace), {
             for: flags.for,

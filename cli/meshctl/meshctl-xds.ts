@@ -3,7 +3,6 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { MeshError, type BuildInfo } from '../../runtime/index.js';
 import type { MeshctlFlagDefaults } from './meshctl-defaults.js';
 import type { XdsAnswers, XdsDeps, XdsQuery } from '../../meshctl/index.js';
-import { DEBUG_SYNCZ_TYPE, DEBUG_TYPE, loadEnvoyProtos } from '../../xds/envoy/index.js';
 import { boolOption } from '../flags.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import { addXdsFlags, xdsQueryOf, type XdsFlags } from './meshctl-xds-flags.js';
@@ -19,15 +18,21 @@ export interface MeshctlXdsDeps {
   readonly buildInfo: () => BuildInfo;
 }
 
-async function xdsContext(
-  command: Command,
-): Promise<{ meshctl: typeof import('../../meshctl/index.js'); global: MeshctlGlobalFlags; query: XdsQuery; deps: XdsDeps }> {
+// The Envoy plumbing (gRPC, protobufjs) is imported here, by the commands that speak xDS, not by every start.
+async function xdsContext(command: Command): Promise<{
+  meshctl: typeof import('../../meshctl/index.js');
+  envoy: typeof import('../../xds/envoy/index.js');
+  global: MeshctlGlobalFlags;
+  query: XdsQuery;
+  deps: XdsDeps;
+}> {
   const meshctl = await import('../../meshctl/index.js');
+  const envoy = await import('../../xds/envoy/index.js');
   const global = command.optsWithGlobals<MeshctlGlobalFlags>();
   const query = xdsQueryOf(command.opts<XdsFlags>(), global.meshNamespace);
-  let kubeConfig: KubeConfig | undefined;
-  const deps: XdsDeps = { protos: loadEnvoyProtos({ files: XDS_PROTO_FILES }), kubeConfig: () => (kubeConfig ??= meshctl.loadKubeClient(global)) };
-  return { meshctl, global, query, deps };
+  let kubeConfig: Promise<KubeConfig> | undefined;
+  const deps: XdsDeps = { protos: envoy.loadEnvoyProtos({ files: XDS_PROTO_FILES }), kubeConfig: () => (kubeConfig ??= meshctl.loadKubeClient(global)) };
+  return { meshctl, envoy, global, query, deps };
 }
 
 /** Names each daemon that did not answer; fails when none did. */
@@ -45,20 +50,20 @@ function newXdsProxyStatusCommand(deps: MeshctlXdsDeps): Command {
       "Retrieves the synchronization status of each proxy in the mesh from the control plane over xDS, or compares one proxy's config with what the control plane sent it",
     );
   return addXdsFlags(command, deps.defaults).action(async (target: string | undefined, _flags: unknown, self: Command) => {
-    const { meshctl, global, query, deps: xds } = await xdsContext(self);
+    const { meshctl, envoy, global, query, deps: xds } = await xdsContext(self);
     if (target === undefined) {
-      const result = await meshctl.queryXds(xds, query, { typeUrl: DEBUG_SYNCZ_TYPE });
+      const result = await meshctl.queryXds(xds, query, { typeUrl: envoy.DEBUG_SYNCZ_TYPE });
       reportFailures(deps.io, result);
       deps.io.stdout(meshctl.statusTable(meshctl.proxiesByControlPlane(xds.protos, result.answers)));
       return;
     }
-    const kubeConfig = xds.kubeConfig();
+    const kubeConfig = await xds.kubeConfig();
     const pod = await meshctl.resolvePodTarget(kubeConfig, target, meshctl.namespaceOf(kubeConfig, global.namespace));
     const proxyDump = await meshctl.podAdmin(kubeConfig, pod.namespace, pod.name).configDump();
     const result = await meshctl.queryXds(
       xds,
       { ...query, firstOnly: true },
-      { typeUrl: DEBUG_TYPE, resourceNames: [`config_dump?proxyID=${pod.name}.${pod.namespace}`] },
+      { typeUrl: envoy.DEBUG_TYPE, resourceNames: [`config_dump?proxyID=${pod.name}.${pod.namespace}`] },
     );
     reportFailures(deps.io, result);
     const [daemon, response] = [...result.answers][0] ?? [];
@@ -80,10 +85,10 @@ function newXdsVersionCommand(deps: MeshctlXdsDeps): Command {
     .addOption(boolOption('--remote', 'Use --remote=false to suppress control plane check', true));
   return addXdsFlags(command, deps.defaults).action(async (flags: VersionOptions & { remote: boolean }, self: Command) => {
     const client = deps.buildInfo();
-    const { meshctl, query, deps: xds } = await xdsContext(self);
+    const { meshctl, envoy, query, deps: xds } = await xdsContext(self);
     let answers: XdsAnswers['answers'] | undefined;
     if (flags.remote) {
-      const result = await meshctl.queryXds(xds, query, { typeUrl: DEBUG_SYNCZ_TYPE });
+      const result = await meshctl.queryXds(xds, query, { typeUrl: envoy.DEBUG_SYNCZ_TYPE });
       reportFailures(deps.io, result);
       answers = result.answers;
     }
@@ -104,17 +109,17 @@ function newXdsInternalDebugCommand(deps: MeshctlXdsDeps): Command {
       '\nExamples:\n  meshctl x internal-debug syncz\n  meshctl x internal-debug --all adsz\n  meshctl x internal-debug config_dump?proxyID=productpage-v1-1.default productpage-v1-1.default\n',
     );
   return addXdsFlags(command, deps.defaults).action(async (type: string, target: string | undefined, flags: { all: boolean }, self: Command) => {
-    const { meshctl, global, query, deps: xds } = await xdsContext(self);
+    const { meshctl, envoy, global, query, deps: xds } = await xdsContext(self);
     let tokenSubject: XdsQuery['tokenSubject'];
     if (target !== undefined) {
-      const kubeConfig = xds.kubeConfig();
+      const kubeConfig = await xds.kubeConfig();
       const pod = await meshctl.resolvePodTarget(kubeConfig, target, meshctl.namespaceOf(kubeConfig, global.namespace));
       tokenSubject = { namespace: pod.namespace, serviceAccount: pod.pod.spec?.serviceAccountName || 'default' };
     }
     const result = await meshctl.queryXds(
       xds,
       { ...query, firstOnly: !flags.all, ...(tokenSubject ? { tokenSubject } : {}) },
-      { typeUrl: DEBUG_TYPE, resourceNames: [type] },
+      { typeUrl: envoy.DEBUG_TYPE, resourceNames: [type] },
     );
     if (result.answers.size === 0) {
       const hint = [...result.failures.values()].map(meshctl.internalDebugHint).find((h) => h !== undefined);

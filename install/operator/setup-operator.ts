@@ -1,4 +1,4 @@
-import { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions, type KubeConfig } from '@kubernetes/client-node';
+import type { CustomObjectsApi, KubeConfig } from '@kubernetes/client-node';
 import { LABELS } from '../../names/index.js';
 import { clusterObjectsOf } from '../cluster-objects.js';
 import {
@@ -83,9 +83,12 @@ function unionStore(sources: readonly Source<KubeObject>[]): Store<KubeObject> {
 
 /** JSON merge patch of `/status`; fields no longer set are cleared (null), a vanished resource ignored. */
 function statusWriter(kubeConfig: KubeConfig): (key: ObjectKey, status: MeshOperatorStatus) => Promise<void> {
-  const api = kubeConfig.makeApiClient(CustomObjectsApi);
-  const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
+  // client-node is loaded with the first write (the offline install commands never load it).
+  let api: CustomObjectsApi | undefined;
   return async (key, status) => {
+    const { ApiException, CustomObjectsApi, PatchStrategy, setHeaderOptions } = await import('@kubernetes/client-node');
+    api ??= kubeConfig.makeApiClient(CustomObjectsApi);
+    const mergePatch = setHeaderOptions('Content-Type', PatchStrategy.MergePatch);
     const components = Object.fromEntries(
       Object.entries(status.componentStatus ?? {}).map(([name, component]) => [name, { status: component.status, message: component.message ?? null }]),
     );

@@ -1,6 +1,7 @@
-import { ApiException, CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Service } from '@kubernetes/client-node';
+import type { CustomObjectsApi, KubeConfig, V1Service } from '@kubernetes/client-node';
 import { apiVersionOf, KINDS } from '../../crds/index.js';
 import { errorMessage, MeshError, UsageError } from '../../runtime/index.js';
+import type { KubeApi } from '../kube/kube-client.js';
 
 /** What `x add-to-mesh external-service <name> <ip>[,<ip>…] [<protocol>:]<port>…` is given. */
 export interface ExternalServiceInput {
@@ -85,40 +86,41 @@ export function externalServiceObjects(input: ExternalServiceInput, domain = 'cl
   return { serviceEntry, service };
 }
 
-const notFound = (error: unknown): boolean => error instanceof ApiException && error.code === 404;
+const notFound = (k8s: KubeApi, error: unknown): boolean => error instanceof k8s.ApiException && error.code === 404;
 
-async function exists(read: () => Promise<unknown>): Promise<boolean> {
+async function exists(k8s: KubeApi, read: () => Promise<unknown>): Promise<boolean> {
   try {
     await read();
     return true;
   } catch (error) {
-    if (notFound(error)) return false;
+    if (notFound(k8s, error)) return false;
     throw error;
   }
 }
 
-function entryApi(kubeConfig: KubeConfig): { api: CustomObjectsApi; group: string; version: string; plural: string } {
+function entryApi(k8s: KubeApi, kubeConfig: KubeConfig): { api: CustomObjectsApi; group: string; version: string; plural: string } {
   const { group, version, plural } = KINDS.ServiceEntry;
-  return { api: kubeConfig.makeApiClient(CustomObjectsApi), group, version, plural };
+  return { api: kubeConfig.makeApiClient(k8s.CustomObjectsApi), group, version, plural };
 }
 
 /** Creates both objects, refusing when either exists; returns the lines the reference prints. */
 export async function addExternalService(kubeConfig: KubeConfig, input: ExternalServiceInput): Promise<string> {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  const { api, group, version, plural } = entryApi(kubeConfig);
+  const k8s = await import('@kubernetes/client-node');
+  const core = kubeConfig.makeApiClient(k8s.CoreV1Api);
+  const { api, group, version, plural } = entryApi(k8s, kubeConfig);
   const { namespace, name } = input;
   const entryName = externalServiceEntryName(name);
-  if (await exists(() => core.readNamespacedService({ name, namespace })))
+  if (await exists(k8s, () => core.readNamespacedService({ name, namespace })))
     throw new MeshError('external-service-exists', `service "${name}" already exists, skip`);
-  if (await exists(() => api.getNamespacedCustomObject({ group, version, namespace, plural, name: entryName })))
+  if (await exists(k8s, () => api.getNamespacedCustomObject({ group, version, namespace, plural, name: entryName })))
     throw new MeshError('external-service-exists', `service entry "${entryName}" already exists, skip`);
   const { serviceEntry, service } = externalServiceObjects(input);
   await api.createNamespacedCustomObject({ group, version, namespace, plural, body: serviceEntry }).catch((error: unknown) => {
-    throw new MeshError('external-service-write-failed', `failed to create service entry ${describeApiError(error)}`, { cause: error });
+    throw new MeshError('external-service-write-failed', `failed to create service entry ${describeApiError(k8s, error)}`, { cause: error });
   });
   let out = `ServiceEntry "${entryName}.${namespace}" has been created in the mesh for the external service "${name}"\n`;
   await core.createNamespacedService({ namespace, body: service }).catch((error: unknown) => {
-    throw new MeshError('external-service-write-failed', `failed to create Kubernetes service ${describeApiError(error)}`, { cause: error });
+    throw new MeshError('external-service-write-failed', `failed to create Kubernetes service ${describeApiError(k8s, error)}`, { cause: error });
   });
   out += `Kubernetes Service "${name}.${namespace}" has been created in the mesh for the external service "${name}"\n`;
   return out;
@@ -126,27 +128,32 @@ export async function addExternalService(kubeConfig: KubeConfig, input: External
 
 /** Deletes the Service, then the ServiceEntry, refusing when either is missing; returns the lines printed. */
 export async function removeExternalService(kubeConfig: KubeConfig, namespace: string, name: string): Promise<string> {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  const { api, group, version, plural } = entryApi(kubeConfig);
+  const k8s = await import('@kubernetes/client-node');
+  const core = kubeConfig.makeApiClient(k8s.CoreV1Api);
+  const { api, group, version, plural } = entryApi(k8s, kubeConfig);
   const entryName = externalServiceEntryName(name);
-  if (!(await exists(() => core.readNamespacedService({ name, namespace }))))
+  if (!(await exists(k8s, () => core.readNamespacedService({ name, namespace }))))
     throw new MeshError('external-service-not-found', `service "${name}" does not exist, skip`);
-  if (!(await exists(() => api.getNamespacedCustomObject({ group, version, namespace, plural, name: entryName }))))
+  if (!(await exists(k8s, () => api.getNamespacedCustomObject({ group, version, namespace, plural, name: entryName }))))
     throw new MeshError('external-service-not-found', `service entry "${entryName}" does not exist, skip`);
   await core.deleteNamespacedService({ name, namespace }).catch((error: unknown) => {
-    throw new MeshError('external-service-write-failed', `failed to delete Kubernetes service "${name}" due to ${describeApiError(error)}`, { cause: error });
+    throw new MeshError('external-service-write-failed', `failed to delete Kubernetes service "${name}" due to ${describeApiError(k8s, error)}`, {
+      cause: error,
+    });
   });
   let out = `Kubernetes Service "${name}.${namespace}" has been deleted for external service "${name}"\n`;
   await api.deleteNamespacedCustomObject({ group, version, namespace, plural, name: entryName }).catch((error: unknown) => {
-    throw new MeshError('external-service-write-failed', `failed to delete service entry "${entryName}" due to ${describeApiError(error)}`, { cause: error });
+    throw new MeshError('external-service-write-failed', `failed to delete service entry "${entryName}" due to ${describeApiError(k8s, error)}`, {
+      cause: error,
+    });
   });
   out += `Service Entry "${entryName}" has been deleted for external service "${name}"\n`;
   return out;
 }
 
 /** The API server's own message (a Status body), else the HTTP code. */
-function describeApiError(error: unknown): string {
-  if (!(error instanceof ApiException)) return errorMessage(error);
+function describeApiError(k8s: KubeApi, error: unknown): string {
+  if (!(error instanceof k8s.ApiException)) return errorMessage(error);
   const body: unknown = typeof error.body === 'string' ? parseJson(error.body) : error.body;
   const message = (body as { message?: unknown } | undefined)?.message;
   return typeof message === 'string' ? message : `HTTP ${error.code}`;

@@ -1,4 +1,4 @@
-import { AppsV1Api, CoreV1Api, type KubeConfig, type V1Deployment } from '@kubernetes/client-node';
+import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
 import { MeshError, errorMessage } from '../../runtime/index.js';
 import type { Pod } from '../../webhook/inject/index.js';
 import { kubeMessage } from '../kube/port-forward.js';
@@ -19,6 +19,7 @@ export interface MeshWorkloadTarget {
 
 /** The Deployment, or the reference's error for any failure to read it. */
 export async function readDeployment(kubeConfig: KubeConfig, target: MeshWorkloadTarget): Promise<V1Deployment> {
+  const { AppsV1Api } = await import('@kubernetes/client-node');
   try {
     return await kubeConfig.makeApiClient(AppsV1Api).readNamespacedDeployment(target);
   } catch (error) {
@@ -32,6 +33,7 @@ export async function readDeployment(kubeConfig: KubeConfig, target: MeshWorkloa
  * consulted. A missing Service is the API server's error.
  */
 export async function deploymentsOfService(kubeConfig: KubeConfig, target: MeshWorkloadTarget): Promise<V1Deployment[]> {
+  const { AppsV1Api, CoreV1Api } = await import('@kubernetes/client-node');
   let selector: Record<string, string>;
   try {
     selector = (await kubeConfig.makeApiClient(CoreV1Api).readNamespacedService(target)).spec?.selector ?? {};
@@ -67,6 +69,7 @@ export function deploymentName(deployment: V1Deployment): string {
  * it): the Deployment controller then rolls its pods. `failure` words the error.
  */
 export async function replacePodTemplate(kubeConfig: KubeConfig, deployment: V1Deployment, template: Pod, failure: (cause: string) => string): Promise<void> {
+  const { AppsV1Api } = await import('@kubernetes/client-node');
   const body: V1Deployment = { ...deployment, spec: { ...(deployment.spec ?? { selector: {}, template: {} }), template } };
   try {
     await kubeConfig

@@ -1,4 +1,4 @@
-import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { join, resolve } from 'node:path';
 import { errorMessage, formatDuration, type BuildInfo } from '../../runtime/index.js';
 import { kubeMessage } from '../kube/port-forward.js';
@@ -53,7 +53,8 @@ export async function runBugReport(deps: BugReportDeps, options: BugReportOption
   const note = (line: string): void => void log.push(`${deps.now().toISOString()} ${line}`);
   const tree = newReportTree();
   const selection = newSelection(options.include, options.exclude, options.meshNamespace);
-  const core = deps.kubeConfig.makeApiClient(CoreV1Api);
+  const k8s = await import('@kubernetes/client-node');
+  const core = deps.kubeConfig.makeApiClient(k8s.CoreV1Api);
   deps.progress(`Target cluster context: ${deps.kubeConfig.getCurrentContext()}`);
   note(`bug-report started; context ${clusterContext(deps.kubeConfig).trim().replace(/\n/g, ', ')}`);
   note(`settings: ${describeOptions(options)}`);
@@ -66,7 +67,7 @@ export async function runBugReport(deps: BugReportDeps, options: BugReportOption
   const podTargets: PodTarget[] = [...daemons.map((pod) => targetOf('meshd', pod)), ...proxies.map((pod) => targetOf('proxies', pod))];
   note(`namespaces selected: ${namespaces.join(', ') || '(none)'}; daemons: ${daemons.length}; proxies: ${proxies.length}`);
   if (daemons.length === 0) note(`no running meshd pod (label ${DAEMON_POD_SELECTOR}) in namespace ${options.meshNamespace}`);
-  const cluster = clusterTargets(deps.kubeConfig, namespaces, options.fullSecrets);
+  const cluster = clusterTargets(k8s, deps.kubeConfig, namespaces, options.fullSecrets);
 
   if (options.dryRun) {
     deps.progress('Dry run: nothing is gathered or written. Would gather:');

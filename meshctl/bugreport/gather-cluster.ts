@@ -1,6 +1,7 @@
-import { KubernetesObjectApi, VersionApi, type KubeConfig, type KubernetesObject } from '@kubernetes/client-node';
+import type { KubeConfig, KubernetesObject } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { KINDS, KIND_NAMES } from '../../crds/index.js';
+import type { KubeApi } from '../kube/kube-client.js';
 import { kubeMessage } from '../kube/port-forward.js';
 import { MeshError } from '../../runtime/index.js';
 
@@ -42,8 +43,8 @@ export interface ClusterTarget {
  * `--full-secrets`), events; once: the webhook configurations, the nodes, the kubeconfig context
  * (its name and server, never credentials) and the API server's version.
  */
-export function clusterTargets(kubeConfig: KubeConfig, namespaces: readonly string[], fullSecrets: boolean): ClusterTarget[] {
-  const objects = kubeConfig.makeApiClient(KubernetesObjectApi);
+export function clusterTargets(k8s: KubeApi, kubeConfig: KubeConfig, namespaces: readonly string[], fullSecrets: boolean): ClusterTarget[] {
+  const objects = kubeConfig.makeApiClient(k8s.KubernetesObjectApi);
   const list = async (apiVersion: string, kind: string, namespace?: string): Promise<KubernetesObject[]> => {
     try {
       const items = (await objects.list(apiVersion, kind, namespace)).items;
@@ -97,7 +98,7 @@ export function clusterTargets(kubeConfig: KubeConfig, namespaces: readonly stri
     what: 'API server version',
     read: async () => {
       try {
-        return stringify(await kubeConfig.makeApiClient(VersionApi).getCode());
+        return stringify(await kubeConfig.makeApiClient(k8s.VersionApi).getCode());
       } catch (error) {
         throw new MeshError('bugreport-gather-failed', `reading the API server version: ${kubeMessage(error)}`, { cause: error });
       }

@@ -1,4 +1,4 @@
-import { Log, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { request } from 'node:http';
 import { Writable } from 'node:stream';
 import { MeshError, errorMessage } from '../../runtime/index.js';
@@ -92,6 +92,7 @@ export async function gatherPod(kubeConfig: KubeConfig, target: PodTarget, windo
 
 /** `GET pods/<pod>/log?container=…&timestamps=true[&sinceTime=…]`, whole. */
 async function readPodLog(kubeConfig: KubeConfig, target: PodTarget, container: string, since: Date | undefined): Promise<string> {
+  const { Log } = await import('@kubernetes/client-node');
   const chunks: Buffer[] = [];
   const sink = new Writable({
     write(chunk: Buffer, _encoding, done) {

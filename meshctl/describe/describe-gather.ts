@@ -1,4 +1,4 @@
-import { CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod, type V1Service } from '@kubernetes/client-node';
+import type { CustomObjectsApi, KubeConfig, V1Pod, V1Service } from '@kubernetes/client-node';
 import { KINDS, type ServiceEntry, type WorkloadEntry } from '../../crds/index.js';
 import type { ProxyAdmin } from '../proxyconfig/proxy-config.js';
 import { resolveProxyTarget } from '../vmproxy/proxy-target.js';
@@ -63,8 +63,9 @@ export async function gatherPodFacts(
   pod: V1Pod,
   options: { readonly meshNamespace: string; readonly services?: readonly V1Service[]; readonly vm?: { readonly view: VmView; readonly admin: ProxyAdmin } },
 ): Promise<PodFacts> {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
-  const custom = kubeConfig.makeApiClient(CustomObjectsApi);
+  const k8s = await import('@kubernetes/client-node');
+  const core = kubeConfig.makeApiClient(k8s.CoreV1Api);
+  const custom = kubeConfig.makeApiClient(k8s.CustomObjectsApi);
   const namespace = pod.metadata?.namespace ?? 'default';
   const services = options.services ?? (await core.listNamespacedService({ namespace })).items.filter((service) => selects(service, pod));
   const serviceEntries = options.services ? [] : await selectingServiceEntries(custom, namespace, pod.metadata?.labels ?? {});
@@ -140,6 +141,7 @@ export async function gatherServiceTarget(
   namespace: string,
   meshNamespace: string,
 ): Promise<{ readonly facts: PodFacts } | { readonly unmeshed: string }> {
+  const { CoreV1Api } = await import('@kubernetes/client-node');
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const [svcName = name, svcNamespace = namespace] = name.includes('.') ? [name.slice(0, name.indexOf('.')), name.slice(name.indexOf('.') + 1)] : [name];
   const service = await core.readNamespacedService({ name: svcName, namespace: svcNamespace });

@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { ApiException, CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { UsageError, errorMessage } from '../../runtime/index.js';
 import { MESH_CONFIG_MAP_KEY, buildMeshConfig, type MeshConfig } from '../../crds/index.js';
 import {
@@ -45,6 +45,7 @@ export async function resolveInjectSources(flags: InjectSourceFlags, context: In
   const suffixed = (name: string): string => (revision === '' ? name : `${name}-${revision}`);
   const readConfigMap = async (name: string, key: string): Promise<{ text: string; origin: string } | undefined> => {
     if (!context.kubeConfig) return undefined;
+    const { ApiException, CoreV1Api } = await import('@kubernetes/client-node');
     try {
       const configMap = await context.kubeConfig.makeApiClient(CoreV1Api).readNamespacedConfigMap({ name, namespace: context.meshNamespace });
       const text = configMap.data?.[key];

@@ -1,5 +1,5 @@
 import { request } from 'node:https';
-import { AdmissionregistrationV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import fastJsonPatch, { type Operation } from 'fast-json-patch';
 import { LABELS, revisionLabelValue } from '../../names/index.js';
 import { MeshError, errorMessage } from '../../runtime/index.js';
@@ -21,6 +21,7 @@ export interface LiveInjector {
  * else says why, and the caller falls back to the ConfigMaps.
  */
 export async function findLiveInjector(kubeConfig: KubeConfig, revision: string): Promise<LiveInjector | { reason: string }> {
+  const { AdmissionregistrationV1Api } = await import('@kubernetes/client-node');
   const label = `${LABELS.revision}=${revisionLabelValue(revision)}`;
   let configurations;
   try {

@@ -1,12 +1,4 @@
-import {
-  AdmissionregistrationV1Api,
-  CoreV1Api,
-  type KubeConfig,
-  type V1ConfigMap,
-  type V1MutatingWebhookConfiguration,
-  type V1Namespace,
-  type V1Pod,
-} from '@kubernetes/client-node';
+import type { KubeConfig, V1ConfigMap, V1MutatingWebhookConfiguration, V1Namespace, V1Pod } from '@kubernetes/client-node';
 import { IGNORED_NAMESPACES, LABELS, selectorMatches, type UncheckedLabelSelector } from '../../names/index.js';
 import { readInjectionStatus } from '../../webhook/inject/index.js';
 import { formatTable } from '../kube/table.js';
@@ -23,6 +15,7 @@ export interface InjectorInventory {
 }
 
 export async function readInjectorInventory(kubeConfig: KubeConfig): Promise<InjectorInventory> {
+  const { AdmissionregistrationV1Api, CoreV1Api } = await import('@kubernetes/client-node');
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const admission = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const [namespaces, hooks, pods, configMaps] = await Promise.all([

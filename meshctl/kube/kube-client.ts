@@ -1,4 +1,4 @@
-import { KubeConfig, ServerConfiguration, createConfiguration, type ApiType, type Configuration } from '@kubernetes/client-node';
+import type { ApiType, Configuration, KubeConfig } from '@kubernetes/client-node';
 import { MeshError, UsageError, errorMessage } from '../../runtime/index.js';
 
 export interface KubeClientFlags {
@@ -13,39 +13,44 @@ export interface KubeClientFlags {
 /** Where `--vklog` request lines go. */
 export type RequestLog = (line: string) => void;
 
-/** A KubeConfig whose API clients log each request (method, URL) and each response status. */
-class RequestLoggingKubeConfig extends KubeConfig {
-  constructor(private readonly requestLog: RequestLog) {
-    super();
-  }
+/** client-node's module, as `await import('@kubernetes/client-node')` gives it: loaded where a command first talks to a cluster. */
+export type KubeApi = typeof import('@kubernetes/client-node');
 
-  override makeApiClient<T extends ApiType>(apiClientType: new (config: Configuration) => T): T {
-    const cluster = this.getCurrentCluster();
-    if (!cluster) throw new MeshError('kube-no-cluster', 'No active cluster!');
-    const log = this.requestLog;
-    const config = createConfiguration({
-      baseServer: new ServerConfiguration(cluster.server, {}),
-      authMethods: { default: this },
-      promiseMiddleware: [
-        {
-          pre: (context) => {
-            log(`${context.getHttpMethod()} ${context.getUrl()}`);
-            return Promise.resolve(context);
+/** A KubeConfig whose API clients log each request (method, URL) and each response status. */
+function requestLoggingKubeConfig(k8s: KubeApi, requestLog: RequestLog): KubeConfig {
+  class RequestLoggingKubeConfig extends k8s.KubeConfig {
+    override makeApiClient<T extends ApiType>(apiClientType: new (config: Configuration) => T): T {
+      const cluster = this.getCurrentCluster();
+      if (!cluster) throw new MeshError('kube-no-cluster', 'No active cluster!');
+      const config = k8s.createConfiguration({
+        baseServer: new k8s.ServerConfiguration(cluster.server, {}),
+        authMethods: { default: this },
+        promiseMiddleware: [
+          {
+            pre: (context) => {
+              requestLog(`${context.getHttpMethod()} ${context.getUrl()}`);
+              return Promise.resolve(context);
+            },
+            post: (response) => {
+              requestLog(`Response Status: ${response.httpStatusCode}`);
+              return Promise.resolve(response);
+            },
           },
-          post: (response) => {
-            log(`Response Status: ${response.httpStatusCode}`);
-            return Promise.resolve(response);
-          },
-        },
-      ],
-    });
-    return new apiClientType(config);
+        ],
+      });
+      return new apiClientType(config);
+    }
   }
+  return new RequestLoggingKubeConfig();
 }
 
-/** The Kubernetes client configuration from meshctl's global flags. */
-export function loadKubeClient(flags: KubeClientFlags, requestLog: RequestLog = (line) => process.stderr.write(`${line}\n`)): KubeConfig {
-  const config = (flags.vklog ?? 0) >= 6 ? new RequestLoggingKubeConfig(requestLog) : new KubeConfig();
+/**
+ * The Kubernetes client configuration from meshctl's global flags. client-node (a 14 MB module)
+ * is loaded here, by the first command that talks to a cluster, never by the offline ones.
+ */
+export async function loadKubeClient(flags: KubeClientFlags, requestLog: RequestLog = (line) => process.stderr.write(`${line}\n`)): Promise<KubeConfig> {
+  const k8s = await import('@kubernetes/client-node');
+  const config = (flags.vklog ?? 0) >= 6 ? requestLoggingKubeConfig(k8s, requestLog) : new k8s.KubeConfig();
   try {
     if (flags.orchconfig === '') config.loadFromDefault();
     else config.loadFromFile(flags.orchconfig);

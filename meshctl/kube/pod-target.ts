@@ -1,4 +1,4 @@
-import { AppsV1Api, CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { MeshError, UsageError } from '../../runtime/index.js';
 
 const POD_TYPES = new Set(['pod', 'pods', 'po']);
@@ -27,6 +27,7 @@ export async function resolvePodTarget(
   const name = dot >= 0 ? rest.slice(0, dot) : rest;
   const namespace = dot >= 0 ? rest.slice(dot + 1) : defaultNamespace;
   if (name === '') throw new UsageError(`"${target}": no name`, { exitCode: 64 });
+  const { AppsV1Api, CoreV1Api } = await import('@kubernetes/client-node');
   const core = kubeConfig.makeApiClient(CoreV1Api);
   if (POD_TYPES.has(type)) {
     try {
@@ -66,6 +67,7 @@ export async function podsBySelector(
   namespace: string,
   labelSelector: string,
 ): Promise<{ name: string; namespace: string; pod: V1Pod }[]> {
+  const { CoreV1Api } = await import('@kubernetes/client-node');
   const pods = (await kubeConfig.makeApiClient(CoreV1Api).listNamespacedPod({ namespace, labelSelector })).items.filter(
     (pod) => pod.status?.phase === 'Running',
   );

@@ -1,4 +1,3 @@
-import { CoreV1Api, PortForward } from '@kubernetes/client-node';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { createServer } from 'node:net';
 import type { AddressInfo, Socket } from 'node:net';
@@ -44,6 +43,7 @@ export function portForwardFailure(cause: unknown): MeshError<'port-forward-fail
  * one WebSocket per connection), after checking, as the reference does, that the pod runs.
  */
 export async function forwardToPod(kubeConfig: KubeConfig, target: PodForwardTarget): Promise<PodForward> {
+  const { CoreV1Api, PortForward } = await import('@kubernetes/client-node');
   try {
     const pod = await kubeConfig.makeApiClient(CoreV1Api).readNamespacedPod({ name: target.pod, namespace: target.namespace });
     const phase = pod.status?.phase ?? '';

@@ -1,4 +1,4 @@
-import { AdmissionregistrationV1Api, AppsV1Api, AuthorizationV1Api, CoreV1Api, CustomObjectsApi, VersionApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { MeshError, errorMessage } from '../../runtime/index.js';
 import { installedStateName, type MeshOperatorSpec } from '../../install/index.js';
 import {
@@ -55,6 +55,7 @@ export async function precheck(kubeConfig: KubeConfig, options: PrecheckOptions)
 
 /** As the reference's upgrade precheck: the alpha annotations (MSH0136) of the cluster's Namespaces, Services, Pods and Deployments. */
 async function checkAlphaAnnotations(kubeConfig: KubeConfig, meshNamespace: string): Promise<AnalysisMessage[]> {
+  const { AppsV1Api, CoreV1Api } = await import('@kubernetes/client-node');
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const lists = await Promise.all([
     core.listNamespace().then((l) => l.items.map((o) => ({ ...o, apiVersion: 'v1', kind: 'Namespace' }))),
@@ -74,6 +75,7 @@ async function checkAlphaAnnotations(kubeConfig: KubeConfig, meshNamespace: stri
 }
 
 async function checkServerVersion(kubeConfig: KubeConfig): Promise<AnalysisMessage[]> {
+  const { VersionApi } = await import('@kubernetes/client-node');
   let info: { major: string; minor: string; gitVersion: string };
   try {
     info = await kubeConfig.makeApiClient(VersionApi).getCode();
@@ -94,6 +96,7 @@ async function checkServerVersion(kubeConfig: KubeConfig): Promise<AnalysisMessa
 }
 
 async function checkInstallPermissions(kubeConfig: KubeConfig, meshNamespace: string): Promise<AnalysisMessage[]> {
+  const { AuthorizationV1Api } = await import('@kubernetes/client-node');
   const api = kubeConfig.makeApiClient(AuthorizationV1Api);
   const results = await Promise.all(
     INSTALL_RESOURCES.map(async ({ group, resource, namespaced }) => {
@@ -129,6 +132,7 @@ interface InstallationRecord {
  * its name (both conflicts: the new webhooks would overlap the old ones).
  */
 async function checkRevision(kubeConfig: KubeConfig, revision: string): Promise<AnalysisMessage[]> {
+  const { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi } = await import('@kubernetes/client-node');
   const records = await kubeConfig
     .makeApiClient(CustomObjectsApi)
     .listClusterCustomObject({ group: 'install.mesh.io', version: 'v1alpha1', plural: 'meshoperators' })

@@ -1,4 +1,4 @@
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { DAEMON_POD_SELECTOR, LABELS } from '../../names/index.js';
 import { MeshError, errorMessage } from '../../runtime/index.js';
 import { podHttp } from '../kube/pod-http.js';
@@ -31,6 +31,7 @@ export interface DaemonAnswers {
  * not everyone's, and the others' answers are still returned.
  */
 export async function queryDaemons(kubeConfig: KubeConfig, query: DaemonQuery): Promise<DaemonAnswers> {
+  const { CoreV1Api } = await import('@kubernetes/client-node');
   const selector = [query.selector ?? DAEMON_POD_SELECTOR, ...(query.revision !== '' ? [`${LABELS.revision}=${query.revision}`] : [])].join(',');
   const pods = (
     await kubeConfig

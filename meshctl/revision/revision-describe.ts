@@ -1,4 +1,4 @@
-import { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { MeshError } from '../../runtime/index.js';
 import type { MeshOperatorSpec } from '../../install/index.js';
 import { customizationsOf } from './customizations.js';
@@ -51,6 +51,7 @@ export async function describeRevision(kubeConfig: KubeConfig, revision: string,
 
 /** The descriptions of the revisions that exist among `revisions`, in that order. */
 export async function describeRevisions(kubeConfig: KubeConfig, revisions: readonly string[], options: DescribeOptions): Promise<RevisionDescription[]> {
+  const { AdmissionregistrationV1Api, CoreV1Api, CustomObjectsApi } = await import('@kubernetes/client-node');
   const core = kubeConfig.makeApiClient(CoreV1Api);
   const [records, webhooks, pods, namespaces] = await Promise.all([
     kubeConfig

@@ -1,4 +1,4 @@
-import { AdmissionregistrationV1Api, CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { COMPONENTS, type MeshOperatorSpec } from '../../install/index.js';
 import { formatTable } from '../kube/table.js';
 import { customizationsOf } from './customizations.js';
@@ -20,6 +20,7 @@ export interface RevisionSummary {
  * With `manifestsDir` (`-v`), each installation's customizations against the profiles there.
  */
 export async function listRevisions(kubeConfig: KubeConfig, manifestsDir?: string): Promise<RevisionSummary[]> {
+  const { AdmissionregistrationV1Api, CustomObjectsApi } = await import('@kubernetes/client-node');
   const records = await kubeConfig
     .makeApiClient(CustomObjectsApi)
     .listClusterCustomObject({ group: 'install.mesh.io', version: 'v1alpha1', plural: 'meshoperators' })

@@ -1,4 +1,4 @@
-import { AdmissionregistrationV1Api, CoreV1Api, type KubeConfig, type V1MutatingWebhook, type V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
+import type { KubeConfig, V1MutatingWebhook, V1MutatingWebhookConfiguration } from '@kubernetes/client-node';
 import { stringify } from 'yaml';
 import { MeshError } from '../../runtime/index.js';
 import { formatTable } from '../kube/table.js';
@@ -22,6 +22,7 @@ export interface TagOptions {
  * the revision's label), selecting namespaces and pods labelled `mesh.io/rev=<tag>`.
  */
 export async function buildTagWebhook(kubeConfig: KubeConfig, options: TagOptions): Promise<V1MutatingWebhookConfiguration> {
+  const { AdmissionregistrationV1Api } = await import('@kubernetes/client-node');
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const revision = revisionLabelValue(options.revision);
   const all = (await api.listMutatingWebhookConfiguration({ labelSelector: LABELS.revision })).items;
@@ -65,6 +66,7 @@ function retarget(webhook: V1MutatingWebhook, tag: string): V1MutatingWebhook {
 
 /** `x revision tag set`: creates (or with `--overwrite` replaces) the tag's webhook configuration. */
 export async function setTag(kubeConfig: KubeConfig, options: TagOptions): Promise<string> {
+  const { AdmissionregistrationV1Api } = await import('@kubernetes/client-node');
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const webhook = await buildTagWebhook(kubeConfig, options);
   const conflict = await tagConflict(kubeConfig, webhook, options.tag);
@@ -78,6 +80,7 @@ export async function setTag(kubeConfig: KubeConfig, options: TagOptions): Promi
 
 /** Why the tag's webhook would inject pods another webhook also injects (MSH0139), or undefined. */
 async function tagConflict(kubeConfig: KubeConfig, webhook: V1MutatingWebhookConfiguration, tag: string): Promise<string | undefined> {
+  const { AdmissionregistrationV1Api } = await import('@kubernetes/client-node');
   const others = (await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration()).items.filter(
     (c) => c.metadata?.labels?.[LABELS.tag] !== tag,
   );
@@ -99,6 +102,7 @@ export async function generateTag(kubeConfig: KubeConfig, options: TagOptions): 
 
 /** `x revision tag list`: each tag, its revision and the namespaces using it. */
 export async function listTags(kubeConfig: KubeConfig): Promise<string> {
+  const { AdmissionregistrationV1Api, CoreV1Api } = await import('@kubernetes/client-node');
   const configurations = (await kubeConfig.makeApiClient(AdmissionregistrationV1Api).listMutatingWebhookConfiguration({ labelSelector: LABELS.tag })).items;
   if (configurations.length === 0) return 'No mesh revision tag MutatingWebhookConfigurations to list\n';
   const namespaces = (await kubeConfig.makeApiClient(CoreV1Api).listNamespace()).items;
@@ -114,6 +118,7 @@ export async function listTags(kubeConfig: KubeConfig): Promise<string> {
 
 /** `x revision tag remove`: deletes the tag's webhook configurations; refuses while namespaces use it unless `skipConfirmation`. */
 export async function removeTag(kubeConfig: KubeConfig, tag: string, skipConfirmation: boolean): Promise<string> {
+  const { AdmissionregistrationV1Api, CoreV1Api } = await import('@kubernetes/client-node');
   const api = kubeConfig.makeApiClient(AdmissionregistrationV1Api);
   const configurations = (await api.listMutatingWebhookConfiguration({ labelSelector: `${LABELS.tag}=${tag}` })).items;
   if (configurations.length === 0) throw new MeshError('tag-refused', `cannot remove tag "${tag}": cannot find MutatingWebhookConfiguration for tag`);

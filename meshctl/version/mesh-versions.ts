@@ -1,4 +1,4 @@
-import { CoreV1Api, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig, V1Pod } from '@kubernetes/client-node';
 import { MeshError, errorMessage, type BuildInfo } from '../../runtime/index.js';
 import { podHttp } from '../kube/pod-http.js';
 import { kubeMessage } from '../kube/port-forward.js';
@@ -44,7 +44,8 @@ function daemonSelector(revision: string): string {
  * same port when the proxy fails. All pods in parallel, each bounded by its own timeout.
  */
 export async function fetchMeshVersions(kubeConfig: KubeConfig, query: MeshVersionQuery): Promise<MeshVersions> {
-  const core = kubeConfig.makeApiClient(CoreV1Api);
+  const k8s = await import('@kubernetes/client-node');
+  const core = kubeConfig.makeApiClient(k8s.CoreV1Api);
   const pods = (
     await core.listNamespacedPod({ namespace: query.meshNamespace, labelSelector: daemonSelector(query.revision), fieldSelector: 'status.phase=Running' })
   ).items;

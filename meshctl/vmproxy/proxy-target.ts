@@ -1,4 +1,4 @@
-import { CustomObjectsApi, type KubeConfig, type V1Pod } from '@kubernetes/client-node';
+import type { KubeConfig, V1Pod } from '@kubernetes/client-node';
 import type { WorkloadEntry } from '../../crds/index.js';
 import { KINDS } from '../../crds/index.js';
 import { MeshError, UsageError } from '../../runtime/index.js';
@@ -43,6 +43,7 @@ async function findEntry(kubeConfig: KubeConfig, rest: string, defaultNamespace:
 
 async function listEntries(kubeConfig: KubeConfig, namespace: string): Promise<WorkloadEntry[]> {
   const { group, version, plural } = KINDS.WorkloadEntry;
+  const { CustomObjectsApi } = await import('@kubernetes/client-node');
   const list = (await kubeConfig.makeApiClient(CustomObjectsApi).listNamespacedCustomObject({ group, version, namespace, plural })) as {
     items?: WorkloadEntry[];
   };

@@ -1,4 +1,4 @@
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { KINDS, KIND_NAMES, UNTRANSLATED_KINDS, type KindName } from '../../crds/index.js';
 import { MeshError, UsageError } from '../../runtime/index.js';
 import { queryDaemons } from '../proxystatus/daemon-query.js';
@@ -50,6 +50,7 @@ export async function waitForDistribution(kubeConfig: KubeConfig, type: string, 
   const key = `${kind}/${ns}/${name}`;
   let generation = options.generation;
   if (options.for === 'distribution' && generation === undefined) {
+    const { CustomObjectsApi } = await import('@kubernetes/client-node');
     const info = KINDS[kind];
     const object = (await kubeConfig
       .makeApiClient(CustomObjectsApi)

@@ -1,7 +1,7 @@
 import { isIP } from 'node:net';
 import { chmod, mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { CoreV1Api, KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { MESH_CONFIG_MAP_KEY, parseMeshConfigYaml, parseProxyConfigInput, type MeshConfigInput } from '../../crds/mesh-config/index.js';
 import { ANNOTATIONS, MESH_CONFIG_MAP_NAME, revisionedName } from '../../names/index.js';
@@ -126,12 +126,17 @@ async function ingressAddress(core: CoreV1Api, options: EntryConfigureOptions): 
  * and a token from the cluster, then writes the VM's files into `-o` (all of them, or none when a
  * read fails). Warnings (the token written, no ingress address) go to `warn`. Returns the line printed.
  */
-export async function configureWorkloadEntry(kubeConfig: () => KubeConfig, options: EntryConfigureOptions, warn: (line: string) => void): Promise<string> {
+export async function configureWorkloadEntry(
+  kubeConfig: () => Promise<KubeConfig>,
+  options: EntryConfigureOptions,
+  warn: (line: string) => void,
+): Promise<string> {
   checkEntryConfigureFlags(options);
   const group = options.file !== '' ? await readGroupFile(options.file, options.namespace) : undefined;
-  const cluster = kubeConfig();
+  const cluster = await kubeConfig();
   const resolved = group ?? (await readGroupFromCluster(cluster, options.name, options.namespace));
-  const core = cluster.makeApiClient(CoreV1Api);
+  const k8s = await import('@kubernetes/client-node');
+  const core = cluster.makeApiClient(k8s.CoreV1Api);
   const meshConfig = await readMeshConfig(core, options);
   const overlays = proxyConfigOverlays(resolved);
   const rootCert = await readRootCert(core, resolved.namespace);

@@ -1,5 +1,5 @@
 import { readFile } from 'node:fs/promises';
-import { CustomObjectsApi, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { parse } from 'yaml';
 import { apiVersionOf, KINDS, validateResource } from '../../crds/index.js';
 import { errorMessage, MeshError, UsageError } from '../../runtime/index.js';
@@ -70,6 +70,7 @@ export async function readGroupFile(file: string, namespaceFlag: string): Promis
 /** The WorkloadGroup `--name` in `-n`, from the API server. */
 export async function readGroupFromCluster(kubeConfig: KubeConfig, name: string, namespace: string): Promise<EntryGroup> {
   const { group, version, plural } = KINDS.WorkloadGroup;
+  const { CustomObjectsApi } = await import('@kubernetes/client-node');
   try {
     return entryGroupOf(await kubeConfig.makeApiClient(CustomObjectsApi).getNamespacedCustomObject({ group, version, namespace, plural, name }));
   } catch (error) {

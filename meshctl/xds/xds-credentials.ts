@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { credentials, Metadata, type ChannelCredentials, type ChannelOptions } from '@grpc/grpc-js';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { MeshError, UsageError, errorMessage } from '../../runtime/index.js';
 import { DAEMON_NAME, revisionedName } from '../../names/index.js';
 
@@ -42,6 +42,7 @@ export function defaultAuthority(meshNamespace: string, revision: string): strin
 
 /** A bound token of the service account for the daemons (a TokenRequest). */
 export async function requestXdsToken(kubeConfig: KubeConfig, subject: TokenSubject): Promise<string> {
+  const { CoreV1Api } = await import('@kubernetes/client-node');
   try {
     const answer = await kubeConfig.makeApiClient(CoreV1Api).createNamespacedServiceAccountToken({
       name: subject.serviceAccount,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { CoreV1Api, type KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
 import { LABELS } from '../../names/index.js';
 import { MeshError, errorMessage, formatDuration } from '../../runtime/index.js';
 import { jsonToStruct, newDiscoveryClient, type DiscoveryResponse, type EnvoyProtos } from '../../xds/envoy/index.js';
@@ -50,7 +50,7 @@ export interface XdsAnswers {
 export interface XdsDeps {
   readonly protos: EnvoyProtos;
   /** The orchestrator client, loaded only when needed (pods, tokens). */
-  readonly kubeConfig: () => KubeConfig;
+  readonly kubeConfig: () => Promise<KubeConfig>;
 }
 
 interface Target {
@@ -60,7 +60,8 @@ interface Target {
 
 async function daemonTargets(deps: XdsDeps, query: XdsQuery): Promise<Target[]> {
   if (query.xdsAddress !== '') return [{ name: query.xdsAddress, dial: () => Promise.resolve({ address: query.xdsAddress, close: () => Promise.resolve() }) }];
-  const kubeConfig = deps.kubeConfig();
+  const kubeConfig = await deps.kubeConfig();
+  const { CoreV1Api } = await import('@kubernetes/client-node');
   const selector = [query.xdsLabel, ...(query.revision !== '' ? [`${LABELS.revision}=${query.revision}`] : [])].filter((s) => s !== '').join(',');
   const pods = (
     await kubeConfig
@@ -140,7 +141,7 @@ export async function queryXds(deps: XdsDeps, query: XdsQuery, request: XdsReque
   const targets = await daemonTargets(deps, query);
   const subject = query.tokenSubject ?? { namespace: query.meshNamespace, serviceAccount: 'default' };
   const authority = query.security.authority || defaultAuthority(query.meshNamespace, query.revision);
-  const channel = await xdsChannel(query.security, authority, () => requestXdsToken(deps.kubeConfig(), subject));
+  const channel = await xdsChannel(query.security, authority, async () => requestXdsToken(await deps.kubeConfig(), subject));
   const answers = new Map<string, XdsResponse>();
   const failures = new Map<string, string>();
   await Promise.all(
