@@ -35,6 +35,11 @@ export interface ServiceRegistry {
   namespaces(): readonly NamespaceInfo[];
   /** An EndpointSlice as stored (kept whatever the endpoint source, used only with `endpoint-slices`). */
   endpointSlice(namespace: string, name: string): EndpointSliceInfo | undefined;
+  /**
+   * Endpoint addresses of EndpointSlices that name a pod the registry does not know yet (the slice
+   * came before its pod): counted once per namespace and address, 0 unless endpoints come from slices.
+   */
+  endpointsPendingPod(): number;
   /** Grows with every change. */
   version(): number;
 }
@@ -295,6 +300,20 @@ export function newServiceRegistry(options: ServiceRegistryOptions): ServiceRegi
     namespaces: () => [...namespaces.keys()].sort().map((name) => (namespaces.get(name) as { info: NamespaceInfo }).info),
 
     endpointSlice: (namespace, name) => slices.get(namespace, name),
+
+    endpointsPendingPod() {
+      if (!useSlices) return 0;
+      const pending = new Set<string>();
+      for (const [namespace, byName] of slices.byNamespace) {
+        for (const slice of byName.values()) {
+          for (const endpoint of slice.endpoints) {
+            if (endpoint.podName === undefined || workloads.get(namespace, endpoint.podName)) continue;
+            for (const address of endpoint.addresses) pending.add(keyOf(namespace, address));
+          }
+        }
+      }
+      return pending.size;
+    },
 
     version: () => version,
 

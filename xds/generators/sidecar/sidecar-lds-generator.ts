@@ -5,6 +5,7 @@ import type { PushContext } from '../../model/push-context.js';
 import { serviceVisibilityScope } from '../../model/service-visibility.js';
 import { autoAllocationKey, usesAutoAllocation } from '../../model/auto-allocation.js';
 import type { Proxy } from '../../proxy.js';
+import type { PushFindings } from '../../push/push-findings.js';
 import { accessLogOf, withAccessLog } from '../access-log.js';
 import { buildSidecarInboundListener, buildSidecarOutboundListeners, type BuildSidecarListenersOptions } from './sidecar-listeners.js';
 
@@ -15,9 +16,9 @@ import { buildSidecarInboundListener, buildSidecarOutboundListeners, type BuildS
  */
 export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {}): Generator<PushContext> {
   // Shared by every sidecar, or by those of a namespace when a ServiceEntry's exportTo hides it from some.
-  const outbound = (push: PushContext, memo: PushMemo, scope: string, proxy: Proxy): readonly NamedResource[] =>
+  const outbound = (push: PushContext, memo: PushMemo, scope: string, proxy: Proxy, findings?: PushFindings): readonly NamedResource[] =>
     memo.get(`sidecar-lds/outbound/${scope}`, () =>
-      buildSidecarOutboundListeners(push, proxy.configNamespace, usesAutoAllocation(proxy) ? proxy : undefined).map((listener) => ({
+      buildSidecarOutboundListeners(push, proxy.configNamespace, usesAutoAllocation(proxy) ? proxy : undefined, findings).map((listener) => ({
         name: listener.name,
         resource: withAccessLog(listener, accessLogOf(push, memo)),
         cacheKey: `${listener.name}@${scope}`,
@@ -28,11 +29,11 @@ export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {
     typeUrl: LISTENER_TYPE,
     generate(proxy, push, request) {
       if (!request.full) return undefined;
-      const inbound = withAccessLog(buildSidecarInboundListener(proxy, push, options), accessLogOf(push, memoOf(request)));
+      const inbound = withAccessLog(buildSidecarInboundListener(proxy, push, options, request.findings), accessLogOf(push, memoOf(request)));
       // Proxies that use allocated addresses (DNS capture) get them in their TCP chains: shared by family.
       const allocation = autoAllocationKey(proxy);
       const scope = `${serviceVisibilityScope(push, proxy.configNamespace)}${allocation === '' ? '' : `|${allocation}`}`;
-      return { resources: [...outbound(push, memoOf(request), scope, proxy), { name: inbound.name, resource: inbound }] };
+      return { resources: [...outbound(push, memoOf(request), scope, proxy, request.findings), { name: inbound.name, resource: inbound }] };
     },
   };
 }

@@ -46,7 +46,11 @@ export function newSidecarRdsGenerator(): Generator<PushContext> {
       return {
         resources: [...new Set(names)]
           .sort()
-          .map((name) => ({ name, cacheKey: `${name}@${key}`, resource: () => buildSidecarRouteConfiguration(proxy, push, name, sharedHosts) })),
+          .map((name) => ({
+            name,
+            cacheKey: `${name}@${key}`,
+            resource: () => buildSidecarRouteConfiguration(proxy, push, name, sharedHosts, request.findings),
+          })),
       };
     },
   };
