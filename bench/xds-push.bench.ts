@@ -240,6 +240,7 @@ async function main(): Promise<void> {
         enableCache: true,
         cacheSize: 200_000,
         sendTimeoutMs: 0,
+        cacheStats: true,
       },
       transport: { keepaliveIntervalMs: 30_000, keepaliveTimeoutMs: 10_000, maxConnectionAgeMs: 2 ** 53, maxRecvMsgSize: 4 * 1024 * 1024, maxStreams: 100_000 },
       grpcAddr: '127.0.0.1:0',

@@ -150,6 +150,10 @@ export function newHttpRequestHandler(options: HttpRequestHandlerOptions): HttpR
       req.socket.destroy();
       return;
     }
+    if (req.httpVersionMajor === 1 && req.httpVersionMinor === 0 && !chain.acceptHttp10) {
+      // Envoy's HTTP/1 codec refuses HTTP/1.0 unless the connection manager accepts it.
+      return respond(res, 426, '', { connection: 'close' });
+    }
     const received = requestHeaderFacts(req.rawHeaders);
     const protocol = req.httpVersionMajor === 2 ? 'HTTP/2' : `HTTP/${req.httpVersion}`;
     const facts = {

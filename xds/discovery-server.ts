@@ -37,6 +37,8 @@ export interface XdsTuning {
   readonly cacheSize: number;
   /** PILOT_XDS_SEND_TIMEOUT; 0 waits forever. */
   readonly sendTimeoutMs: number;
+  /** PILOT_XDS_CACHE_STATS: the cache's reads, evictions and size are recorded (xds_cache_*); off by default, as the reference. */
+  readonly cacheStats: boolean;
 }
 
 export interface DiscoveryServerOptions<C> {
@@ -84,7 +86,7 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
     this.options = options;
     this.protos = options.protos;
     this.log = log;
-    const callbacks = buildMetricsCallbacks(options.metrics);
+    const callbacks = buildMetricsCallbacks(options.metrics, { cacheStats: tuning.cacheStats });
     this.callbacks = callbacks;
     this.registry = newConnectionRegistry({ clock, callbacks, log });
     const sender = newResponseSender<C>({

@@ -19,6 +19,7 @@ import {
   type GatewayRdsOptions,
   type GatewaySecretGeneratorOptions,
   type BuildSidecarListenersOptions,
+  type VirtualServiceRouteOptions,
 } from './generators/index.js';
 import { type PushContext } from './model/index.js';
 
@@ -37,13 +38,21 @@ export interface MeshGeneratorsOptions
     BuildGatewayListenersOptions,
     BuildGatewayClustersOptions,
     GatewayRdsOptions,
-    GatewaySecretGeneratorOptions {}
+    GatewaySecretGeneratorOptions,
+    VirtualServiceRouteOptions {}
 
 /** The generators' switches that the settings registry sets (`xds-settings.ts` maps them). */
 export type MeshGeneratorSettings = Required<
   Pick<
     MeshGeneratorsOptions,
-    'skipValidateTrustDomain' | 'scopeToNamespace' | 'useTargetPortForRoutes' | 'filterGatewayClusters' | 'collapseRoutes' | 'stripHostPort'
+    | 'skipValidateTrustDomain'
+    | 'scopeToNamespace'
+    | 'useTargetPortForRoutes'
+    | 'filterGatewayClusters'
+    | 'collapseRoutes'
+    | 'stripHostPort'
+    | 'defaultRequestTimeoutMs'
+    | 'acceptHttp10'
   >
 >;
 
@@ -81,9 +90,10 @@ function ignoringSecretOnlyPushes(generator: Generator<PushContext>): Generator<
  */
 export function newMeshGenerators(options: MeshGeneratorsOptions = {}): Generator<PushContext>[] {
   const withTls = { ...options, clusterTransportSocket: options.clusterTransportSocket ?? newMeshClientTlsHook() };
+  const routes = options.defaultRequestTimeoutMs !== undefined ? { defaultRequestTimeoutMs: options.defaultRequestTimeoutMs } : {};
   const secrets = newGatewaySecretGenerator(options.onRefused ? { onRefused: options.onRefused } : {});
   const names = newNameTableGenerator();
-  const sidecar = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newSidecarLdsGenerator(withTls), newSidecarRdsGenerator(), secrets, names];
+  const sidecar = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newSidecarLdsGenerator(withTls), newSidecarRdsGenerator(routes), secrets, names];
   const router = [newGatewayCdsGenerator(withTls), newSidecarEdsGenerator(), newGatewayLdsGenerator(options), newGatewayRdsGenerator(options), secrets, names];
-  return byProxyKind({ sidecar, router, grpc: newGrpcGenerators() }).map(ignoringSecretOnlyPushes);
+  return byProxyKind({ sidecar, router, grpc: newGrpcGenerators(routes) }).map(ignoringSecretOnlyPushes);
 }

@@ -5,7 +5,7 @@ import type { PushCondition } from './push/push-findings.js';
 import type { XdsCallbacks } from './xds-callbacks.js';
 
 /** The xDS metrics of the daemon (pilot_xds*, pilot_push_triggers, pilot_proxy_*, xds_cache_*), recorded from the callbacks. */
-export function buildMetricsCallbacks(metrics: MeshMetrics<'pilot-discovery'>): XdsCallbacks {
+export function buildMetricsCallbacks(metrics: MeshMetrics<'pilot-discovery'>, options: { readonly cacheStats: boolean }): XdsCallbacks {
   const seconds = (ms: number): number => Math.max(0, ms) / 1000;
   return {
     onStreamOpen: (con) => metrics.gauge('pilot_xds').inc({ version: versionLabel(con.proxy) }),
@@ -48,9 +48,13 @@ export function buildMetricsCallbacks(metrics: MeshMetrics<'pilot-discovery'>): 
     onSendDone: (_con, _typeUrl, durationMs) => metrics.histogram('pilot_xds_send_time').observe(durationMs / 1000),
     onGeneratorError: () => metrics.counter('pilot_total_xds_internal_errors').inc(),
     onFinding: (condition, count) => metrics.gauge(FINDING_GAUGES[condition]).set(count),
-    onCacheRead: (result) => metrics.counter('xds_cache_reads').inc({ type: result }),
-    onCacheEvicted: (count) => metrics.counter('xds_cache_evictions').inc(count),
-    onCacheSize: (entries) => metrics.gauge('xds_cache_size').set(entries),
+    ...(options.cacheStats
+      ? {
+          onCacheRead: (result: 'hit' | 'miss') => metrics.counter('xds_cache_reads').inc({ type: result }),
+          onCacheEvicted: (count: number) => metrics.counter('xds_cache_evictions').inc(count),
+          onCacheSize: (entries: number) => metrics.gauge('xds_cache_size').set(entries),
+        }
+      : {}),
   };
 }
 

@@ -6,13 +6,19 @@ const daemon = (env: Record<string, string>) => loadSettings('pilot-discovery', 
 
 describe('the xDS settings', () => {
   test("the generators' switches", () => {
-    expect(meshGeneratorSettingsFromSettings(daemon({ PILOT_SCOPE_GATEWAY_TO_NAMESPACE: 'true', PILOT_USE_TARGET_PORT_FOR_GATEWAY_ROUTES: 'false' }))).toEqual({
+    expect(
+      meshGeneratorSettingsFromSettings(
+        daemon({ PILOT_SCOPE_GATEWAY_TO_NAMESPACE: 'true', PILOT_USE_TARGET_PORT_FOR_GATEWAY_ROUTES: 'false', MESH_DEFAULT_REQUEST_TIMEOUT: '2.5s' }),
+      ),
+    ).toEqual({
       skipValidateTrustDomain: false,
       scopeToNamespace: true,
       useTargetPortForRoutes: false,
       filterGatewayClusters: false,
       collapseRoutes: true,
       stripHostPort: false,
+      defaultRequestTimeoutMs: 2500,
+      acceptHttp10: false,
     });
   });
 

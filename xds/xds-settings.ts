@@ -17,6 +17,7 @@ export function xdsTuningFromSettings(settings: Settings<'pilot-discovery'>): Xd
     enableCache: settings.get('PILOT_ENABLE_XDS_CACHE'),
     cacheSize: settings.get('PILOT_XDS_CACHE_SIZE'),
     sendTimeoutMs: settings.get('PILOT_XDS_SEND_TIMEOUT'),
+    cacheStats: settings.get('PILOT_XDS_CACHE_STATS'),
   };
 }
 
@@ -54,6 +55,8 @@ export function meshGeneratorSettingsFromSettings(settings: Settings<'pilot-disc
     filterGatewayClusters: settings.get('PILOT_FILTER_GATEWAY_CLUSTER_CONFIG'),
     collapseRoutes: settings.get('PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION'),
     stripHostPort: settings.get('MESH_GATEWAY_STRIP_HOST_PORT'),
+    defaultRequestTimeoutMs: settings.get('MESH_DEFAULT_REQUEST_TIMEOUT'),
+    acceptHttp10: settings.get('PILOT_HTTP10'),
   };
 }
 

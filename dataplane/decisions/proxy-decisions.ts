@@ -72,6 +72,8 @@ export interface AcceptedChain {
   readonly downstreamTls?: DownstreamTls;
   /** The access logs of its HTTP connection manager or TCP proxy. */
   readonly accessLogs: readonly AccessLogSink[];
+  /** `http_protocol_options.accept_http_10`: HTTP/1.0 requests are served (Envoy answers them 426 Upgrade Required otherwise). */
+  readonly acceptHttp10: boolean;
   http(request: HttpRequestFacts, context: RequestContext): Promise<HttpDecision>;
   tcp(context: RequestContext): Promise<TcpDecision>;
 }
@@ -119,6 +121,7 @@ const HCM_FIELDS = new Set([
   'path_with_escaped_slashes_action',
   'codec_type',
   'access_log',
+  'http_protocol_options',
 ]);
 const CLUSTER_FIELDS = new Set([
   'name',
@@ -326,7 +329,27 @@ function compileChain(
     `${hcm ? 'http_connection_manager' : 'tcp_proxy'}.access_log`,
     last?.typed_config?.['access_log'] as TypedConfig[] | undefined,
   );
-  return { kind: 'accept', listener, chain: chainName, protocol: hcm ? 'http' : 'tcp', ...(downstreamTls ? { downstreamTls } : {}), accessLogs, http, tcp };
+  const acceptHttp10 = hcm ? compileHttp1Options(where, last.typed_config?.['http_protocol_options']) : false;
+  return {
+    kind: 'accept',
+    listener,
+    chain: chainName,
+    protocol: hcm ? 'http' : 'tcp',
+    ...(downstreamTls ? { downstreamTls } : {}),
+    accessLogs,
+    acceptHttp10,
+    http,
+    tcp,
+  };
+}
+
+/** `http_protocol_options` (Http1ProtocolOptions): `accept_http_10` only; anything else is refused by name. */
+function compileHttp1Options(where: string, options: unknown): boolean {
+  if (options === undefined || options === null) return false;
+  const fields = options as Record<string, unknown>;
+  const unknown = Object.keys(fields).find((key) => key !== 'accept_http_10');
+  if (unknown !== undefined) throw new ConfigRejection(where, `http_connection_manager.http_protocol_options.${unknown}`, 'is not supported');
+  return flag(fields['accept_http_10'] as boolean | { value: boolean } | undefined, false);
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   CLUSTER_TYPE,
   LISTENER_TYPE,
   loadEnvoyProtos,
+  ROUTE_TYPE,
   newInboundSecurityFilters,
   newMeshGenerators,
   type EnvoyProtos,
@@ -85,6 +86,10 @@ export type SidecarSide = 'server' | 'client';
 export interface DaemonConfig {
   readonly meshConfig?: Partial<MeshConfig>;
   readonly skipValidateTrustDomain?: boolean;
+  /** MESH_DEFAULT_REQUEST_TIMEOUT. */
+  readonly defaultRequestTimeoutMs?: number;
+  /** PILOT_HTTP10. */
+  readonly acceptHttp10?: boolean;
 }
 
 /** The config the daemon's sidecar generators give one side, as it travels. */
@@ -101,6 +106,8 @@ function generatedConfig(
   const generators = newMeshGenerators({
     securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: (rule) => rule.jwks ?? '{"keys":[]}' } }),
     skipValidateTrustDomain: daemon.skipValidateTrustDomain ?? false,
+    ...(daemon.defaultRequestTimeoutMs !== undefined ? { defaultRequestTimeoutMs: daemon.defaultRequestTimeoutMs } : {}),
+    ...(daemon.acceptHttp10 !== undefined ? { acceptHttp10: daemon.acceptHttp10 } : {}),
   });
   const node = side === 'server' ? proxyNode(serverPod, 'httpbin-1', 'bar', 'httpbin') : proxyNode(clientPod, 'sleep-1', 'foo', 'sleep');
   const { model, proxy } = buildCase([...meshObjects(subnet, mode, policies), node], 'the two-sidecar mesh');
@@ -116,6 +123,11 @@ function generatedConfig(
 export function serverListeners(mode: ServerMode, policies: readonly object[] = [], daemon: DaemonConfig = {}): Record<string, unknown>[] {
   // A sidecar's listeners do not name its pod address: any subnet gives the same.
   return generatedConfig(loadEnvoyProtos(), 0, mode, policies, 'server', daemon).get(LISTENER_TYPE) ?? [];
+}
+
+/** The client sidecar's route configurations as generated (they do not name pod addresses either). */
+export function clientRoutes(mode: ServerMode, policies: readonly object[] = [], daemon: DaemonConfig = {}): Record<string, unknown>[] {
+  return generatedConfig(loadEnvoyProtos(), 0, mode, policies, 'client', daemon).get(ROUTE_TYPE) ?? [];
 }
 
 /**
@@ -258,6 +270,7 @@ export function proxyUrlOf(client: Sidecar): string {
 export interface TwoSidecars {
   readonly serverState: ConfigState;
   readonly serverPlane: EmbeddedDataPlane;
+  readonly clientState: ConfigState;
   readonly clientPlane: EmbeddedDataPlane;
   /** `http://<client pod>:<outbound port>`: the client sidecar's HTTP proxy. */
   readonly proxyUrl: string;
@@ -282,6 +295,7 @@ export async function startTwoSidecars(options: TwoSidecarsOptions): Promise<Two
   return {
     serverState: server.state,
     serverPlane: server.plane,
+    clientState: client.state,
     clientPlane: client.plane,
     proxyUrl: proxyUrlOf(client),
     directUrl,

@@ -3,6 +3,7 @@ import type { PushMemo } from '../generator.js';
 import type { PushContext } from '../model/push-context.js';
 import { jsonToStruct, type JsonValue } from '../envoy/struct-json.js';
 import { HCM_TYPE, TCP_PROXY_TYPE } from './http-connection-manager.js';
+import { editNetworkFilters } from './listener-edits.js';
 
 export const FILE_ACCESS_LOG_NAME = 'envoy.access_loggers.file';
 export const FILE_ACCESS_LOG_TYPE = 'type.googleapis.com/envoy.extensions.access_loggers.file.v3.FileAccessLog';
@@ -70,29 +71,12 @@ export function fileAccessLogOf(meshConfig: Pick<MeshConfig, 'accessLogFile' | '
   return [{ name: FILE_ACCESS_LOG_NAME, typed_config: { '@type': FILE_ACCESS_LOG_TYPE, path, log_format: logFormat } }];
 }
 
-type Filter = { typed_config?: Record<string, unknown> } & Record<string, unknown>;
-type Chain = { filters?: readonly Filter[] } & Record<string, unknown>;
-
-function withLogOnFilters(chain: Chain, accessLog: readonly object[]): Chain {
-  if (!chain.filters) return chain;
-  return {
-    ...chain,
-    filters: chain.filters.map((filter) => {
-      const type = filter.typed_config?.['@type'];
-      return type === HCM_TYPE || type === TCP_PROXY_TYPE ? { ...filter, typed_config: { ...filter.typed_config, access_log: accessLog } } : filter;
-    }),
-  };
-}
+const LOGGING_FILTERS: ReadonlySet<string> = new Set([HCM_TYPE, TCP_PROXY_TYPE]);
 
 /** A listener whose HTTP connection managers and TCP proxies write the access log; itself when there is none. */
 export function withAccessLog<L extends object>(listener: L, accessLog: readonly object[]): L {
   if (accessLog.length === 0) return listener;
-  const shaped = listener as { filter_chains?: readonly Chain[]; default_filter_chain?: Chain };
-  return {
-    ...listener,
-    ...(shaped.filter_chains ? { filter_chains: shaped.filter_chains.map((chain) => withLogOnFilters(chain, accessLog)) } : {}),
-    ...(shaped.default_filter_chain ? { default_filter_chain: withLogOnFilters(shaped.default_filter_chain, accessLog) } : {}),
-  };
+  return editNetworkFilters(listener, LOGGING_FILTERS, (config) => ({ ...config, access_log: accessLog }));
 }
 
 /** The mesh config's access log, built once per push. */

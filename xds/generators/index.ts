@@ -16,7 +16,7 @@ export {
   parseSidecarRouteName,
   type RouteConfigurationResource,
 } from './sidecar/sidecar-route-configuration.js';
-export { buildVirtualServiceRoutes, type RouteResource, type VirtualServiceRouteInput } from './virtual-service-routes.js';
+export { buildVirtualServiceRoutes, type RouteResource, type VirtualServiceRouteInput, type VirtualServiceRouteOptions } from './virtual-service-routes.js';
 export { buildVirtualHostDomains } from './virtual-host-domains.js';
 export { buildRouteMatch, envoyHeaderMatcher, envoyStringMatcher, matchAppliesTo } from './route-match.js';
 export { buildRetryPolicy, defaultRetryPolicy } from './route-retry-policy.js';

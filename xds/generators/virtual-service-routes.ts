@@ -10,7 +10,12 @@ import { buildRetryPolicy } from './route-retry-policy.js';
 /** An Envoy `Route` message in snake_case. */
 export type RouteResource = Readonly<Record<string, unknown>>;
 
-const NO_TIMEOUT = { seconds: 0 } as const;
+/** An Envoy Duration of whole milliseconds. */
+function durationOfMs(ms: number): { seconds: number; nanos?: number } {
+  const seconds = Math.floor(ms / 1000);
+  const nanos = (ms % 1000) * 1_000_000;
+  return nanos === 0 ? { seconds } : { seconds, nanos };
+}
 const UNKNOWN_SERVICE = 'UnknownService';
 const REDIRECT_CODES: Readonly<Record<number, string>> = {
   301: 'MOVED_PERMANENTLY',
@@ -21,7 +26,13 @@ const REDIRECT_CODES: Readonly<Record<number, string>> = {
 };
 
 /** What `buildVirtualServiceRoutes` needs besides the VirtualService. */
-export interface VirtualServiceRouteInput {
+/** The route defaults the settings registry sets. */
+export interface VirtualServiceRouteOptions {
+  /** MESH_DEFAULT_REQUEST_TIMEOUT: the timeout of a VirtualService route that sets none (0: none, Envoy's default turned off). */
+  readonly defaultRequestTimeoutMs?: number;
+}
+
+export interface VirtualServiceRouteInput extends VirtualServiceRouteOptions {
   readonly proxy: Proxy;
   readonly push: PushContext;
   readonly virtualService: IndexedVirtualService;
@@ -116,7 +127,7 @@ function buildRouteAction(input: VirtualServiceRouteInput, http: HttpRoute): Rec
     };
   }
 
-  const timeout = (http.timeout === undefined ? undefined : envoyDuration(http.timeout)) ?? NO_TIMEOUT;
+  const timeout = (http.timeout === undefined ? undefined : envoyDuration(http.timeout)) ?? durationOfMs(input.defaultRequestTimeoutMs ?? 0);
   action['timeout'] = timeout;
   const retry = buildRetryPolicy(http.retries);
   if (retry) action['retry_policy'] = retry;

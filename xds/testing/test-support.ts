@@ -195,6 +195,7 @@ export const DEFAULT_TUNING: XdsTuning = {
   enableCache: true,
   cacheSize: 100,
   sendTimeoutMs: 0,
+  cacheStats: true,
 };
 
 export interface TestXds {

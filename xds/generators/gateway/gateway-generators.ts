@@ -10,6 +10,7 @@ import { buildGatewayListenerSpecs, type BuildGatewayListenersOptions } from './
 import { buildGatewayRouteConfiguration, type BuildGatewayRoutesOptions } from './gateway-routes.js';
 import { workloadOfProxy } from '../proxy-workload.js';
 import { accessLogOf, withAccessLog } from '../access-log.js';
+import { acceptsHttp10, withHttp10 } from '../http10.js';
 import type { PushContext } from '../../model/push-context.js';
 
 /** What a gateway's output depends on besides the push context and its servers: its namespace and labels (policies, exportTo, source matches). */
@@ -29,11 +30,12 @@ export function newGatewayLdsGenerator(options: BuildGatewayListenersOptions = {
       if (!request.full) return undefined;
       const key = proxyKey(push, proxy);
       const topology = JSON.stringify(proxy.metadata.raw['PROXY_CONFIG'] ?? null);
+      const http10 = acceptsHttp10(proxy, options);
       return {
         resources: buildGatewayListenerSpecs(proxy, push, options).map(({ spec, listener }) => ({
           name: listener.name,
-          resource: withAccessLog(listener, accessLogOf(push, memoOf(request))),
-          cacheKey: `${listener.name}@${serversKey(spec.servers)}@${key}@${topology}`,
+          resource: withHttp10(withAccessLog(listener, accessLogOf(push, memoOf(request))), http10),
+          cacheKey: `${listener.name}@${serversKey(spec.servers)}@${key}@${topology}${http10 ? '@http10' : ''}`,
         })),
       };
     },

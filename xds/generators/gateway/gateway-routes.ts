@@ -3,9 +3,9 @@ import { gatewayKey, type GatewayServerEntry } from './gateway-config.js';
 import { intersectingHosts, virtualServiceForGateway, virtualServicesForGateway } from './gateway-virtual-services.js';
 import type { PushContext } from '../../model/push-context.js';
 import type { RouteConfigurationResource } from '../sidecar/sidecar-route-configuration.js';
-import { buildVirtualServiceRoutes, type RouteResource } from '../virtual-service-routes.js';
+import { buildVirtualServiceRoutes, type RouteResource, type VirtualServiceRouteOptions } from '../virtual-service-routes.js';
 
-export interface BuildGatewayRoutesOptions {
+export interface BuildGatewayRoutesOptions extends VirtualServiceRouteOptions {
   /** PILOT_ENABLE_ROUTE_COLLAPSE_OPTIMIZATION (default true): hosts with identical routes share one virtual host. */
   readonly collapseRoutes?: boolean;
 }
@@ -56,7 +56,13 @@ export function buildGatewayRouteConfiguration(
     for (const bound of virtualServicesForGateway(push, proxy, key)) {
       const hosts = intersectingHosts(entry, bound);
       if (hosts.length === 0) continue;
-      const routes = buildVirtualServiceRoutes({ proxy, push, virtualService: virtualServiceForGateway(bound, key), port });
+      const routes = buildVirtualServiceRoutes({
+        ...(options.defaultRequestTimeoutMs !== undefined ? { defaultRequestTimeoutMs: options.defaultRequestTimeoutMs } : {}),
+        proxy,
+        push,
+        virtualService: virtualServiceForGateway(bound, key),
+        port,
+      });
       for (const host of hosts) {
         const draft = drafts.get(host);
         if (draft) {

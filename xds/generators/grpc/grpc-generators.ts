@@ -10,7 +10,7 @@ import { workloadOfProxy } from '../proxy-workload.js';
 import { resolveRuleHost, type PushContext } from '../../model/push-context.js';
 import { buildSidecarClusters } from '../sidecar/sidecar-clusters.js';
 import { buildDefaultRoute } from '../sidecar/sidecar-route-configuration.js';
-import { buildVirtualServiceRoutes } from '../virtual-service-routes.js';
+import { buildVirtualServiceRoutes, type VirtualServiceRouteOptions } from '../virtual-service-routes.js';
 import { virtualServiceFor } from '../../model/virtual-service-selection.js';
 
 /** The server listener names proxyless gRPC servers ask for (the bootstrap's `server_listener_resource_name_template`). */
@@ -93,14 +93,14 @@ function grpcListeners(proxy: Proxy, push: PushContext, names: readonly string[]
   return out;
 }
 
-function grpcRoute(proxy: Proxy, push: PushContext, name: string): object | undefined {
+function grpcRoute(proxy: Proxy, push: PushContext, name: string, options: VirtualServiceRouteOptions): object | undefined {
   const parsed = parseClusterName(name);
   if (!parsed || parsed.direction !== 'outbound') return undefined;
   const service = push.serviceByHost.get(parsed.hostname);
   if (!service) return undefined;
   const virtualService = virtualServiceFor(push, proxy, service.hostname);
   const routes = virtualService
-    ? buildVirtualServiceRoutes({ proxy, push, virtualService, port: parsed.port })
+    ? buildVirtualServiceRoutes({ ...options, proxy, push, virtualService, port: parsed.port })
     : [buildDefaultRoute(service.hostname, parsed.port)];
   const shortName = `${service.name}.${service.namespace}`;
   const domains = [
@@ -120,7 +120,7 @@ function grpcRoute(proxy: Proxy, push: PushContext, name: string): object | unde
  * EDS clusters for the requested names (round robin unless a DestinationRule says otherwise),
  * localities with a weight.
  */
-export function newGrpcGenerators(): Generator<PushContext>[] {
+export function newGrpcGenerators(options: VirtualServiceRouteOptions = {}): Generator<PushContext>[] {
   return [
     {
       typeUrl: LISTENER_TYPE,
@@ -132,7 +132,7 @@ export function newGrpcGenerators(): Generator<PushContext>[] {
         if (!request.full) return undefined;
         return {
           resources: request.names.flatMap((name) => {
-            const route = grpcRoute(proxy, push, name);
+            const route = grpcRoute(proxy, push, name, options);
             return route ? [{ name, resource: route }] : [];
           }),
         };

@@ -1,3 +1,4 @@
+import type { Http10Options } from '../http10.js';
 import type { Service, ServicePort } from '../../../controllers/index.js';
 import type { Proxy } from '../../proxy.js';
 import { composePeerAuthentication, mtlsModeForPort, type EffectiveMtlsMode } from '../../model/peer-authentication.js';
@@ -20,7 +21,7 @@ export const VIRTUAL_INBOUND = 'virtualInbound';
 export const OUTBOUND_PORT = 15001;
 export const INBOUND_PORT = 15006;
 
-export interface BuildSidecarListenersOptions {
+export interface BuildSidecarListenersOptions extends Http10Options {
   /** jwt_authn and RBAC on inbound ports; none without it. */
   readonly securityFilters?: SecurityFilters;
   /** PILOT_SKIP_VALIDATE_TRUST_DOMAIN: accept client certificates of any trust domain. */

@@ -95,6 +95,29 @@ describe('sidecar RDS generator', () => {
     for (const config of configs) protos.encodeAny(ROUTE_TYPE, config);
   });
 
+  test('MESH_DEFAULT_REQUEST_TIMEOUT: VirtualService routes without a timeout take it (gRPC header max too); routes with one, and hosts without a VirtualService, keep theirs', () => {
+    const rds = newSidecarRdsGenerator({ defaultRequestTimeoutMs: 1500 });
+    const timeoutsOf = (name: string, routeName: string): unknown[][] => {
+      const { proxy, push } = load(name);
+      const config = (rds.generate(proxy, push, full([routeName]))?.resources[0]?.resource as () => Record<string, unknown>)();
+      protos.encodeAny(ROUTE_TYPE, config);
+      return (config['virtual_hosts'] as VirtualHost[])
+        .flatMap((host) => host.routes)
+        .map((route) => route['route'] as Record<string, unknown>)
+        .map((action) => [action['timeout'], action['max_grpc_timeout']]);
+    };
+    const defaulted = { seconds: 1, nanos: 500_000_000 };
+    expect(timeoutsOf('rewrite-timeout-retries', '80')).toEqual([
+      [{ seconds: 5 }, { seconds: 5 }],
+      [
+        { seconds: 0, nanos: 250_000_000 },
+        { seconds: 0, nanos: 250_000_000 },
+      ],
+      [defaulted, defaulted],
+    ]);
+    expect(new Set(timeoutsOf('default-routes', '8000').map(([timeout]) => JSON.stringify(timeout)))).toEqual(new Set(['{"seconds":0}']));
+  });
+
   test('the second port of a service has its own virtual host and cluster', () => {
     const { proxy, push } = load('default-routes');
     const [config] = routeConfigs(proxy, push, ['9000']);

@@ -1,3 +1,4 @@
+import type { VirtualServiceRouteOptions } from '../virtual-service-routes.js';
 import type { Generator, PushMemo } from '../../generator.js';
 import { memoOf } from '../../encoding/index.js';
 import type { Proxy } from '../../proxy.js';
@@ -25,7 +26,7 @@ function routeCacheKey(proxy: Proxy, usesSourceLabels: boolean): string {
  * request naming nothing gets nothing); endpoint-only pushes leave it alone. Encoded routes are
  * shared by the sidecars of a namespace.
  */
-export function newSidecarRdsGenerator(): Generator<PushContext> {
+export function newSidecarRdsGenerator(options: VirtualServiceRouteOptions = {}): Generator<PushContext> {
   const usesSourceLabels = (push: PushContext, memo: PushMemo): boolean =>
     memo.get('sidecar-rds/source-labels', () =>
       push.virtualServices.some((entry) =>
@@ -49,7 +50,7 @@ export function newSidecarRdsGenerator(): Generator<PushContext> {
           .map((name) => ({
             name,
             cacheKey: `${name}@${key}`,
-            resource: () => buildSidecarRouteConfiguration(proxy, push, name, sharedHosts, request.findings),
+            resource: () => buildSidecarRouteConfiguration(proxy, push, name, sharedHosts, options, request.findings),
           })),
       };
     },

@@ -6,7 +6,7 @@ import type { PushFindings } from '../../push/push-findings.js';
 import { defaultRetryPolicy } from '../route-retry-policy.js';
 import { isHttpRoutable } from '../../model/service-port-protocol.js';
 import { buildVirtualHostDomains } from '../virtual-host-domains.js';
-import { buildVirtualServiceRoutes, type RouteResource } from '../virtual-service-routes.js';
+import { buildVirtualServiceRoutes, type RouteResource, type VirtualServiceRouteOptions } from '../virtual-service-routes.js';
 import { virtualServiceFor } from '../../model/virtual-service-selection.js';
 import { visibleServices } from '../../model/service-visibility.js';
 
@@ -35,6 +35,7 @@ export function buildSidecarRouteConfiguration(
   push: PushContext,
   routeName: string,
   sharedHosts: Map<string, object> = new Map(),
+  options: VirtualServiceRouteOptions = {},
   findings?: PushFindings,
 ): RouteConfigurationResource {
   const port = parseSidecarRouteName(routeName);
@@ -54,7 +55,7 @@ export function buildSidecarRouteConfiguration(
         virtualHosts.push(defaultVirtualHost(service.hostname, port, domains, sharedHosts));
         continue;
       }
-      const routes = buildVirtualServiceRoutes({ proxy, push, virtualService, port });
+      const routes = buildVirtualServiceRoutes({ ...options, proxy, push, virtualService, port });
       if (routes.length === 0) continue;
       for (const domain of domains) served.add(domain);
       virtualHosts.push({ name: `${service.hostname}:${port}`, domains, routes, include_request_attempt_count: true });
