@@ -78,6 +78,16 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
     for (const [condition, count] of snapshot.findings.counts()) callbacks.onFinding?.(condition, count);
   };
 
+  /** A failing check is a bug: logged, and the push goes on without its findings. */
+  const contextFindings = (context: C): Iterable<readonly [PushCondition, string]> => {
+    try {
+      return [...(options.findingsOf?.(context) ?? [])];
+    } catch (error) {
+      log.error({ error: errorMessage(error) }, 'cannot check the push context; its health gauges miss this push');
+      return [];
+    }
+  };
+
   const nextVersion = (): string => {
     const time = new Date(clock.now()).toISOString().replace(/\.\d+Z$/, 'Z');
     return `${time}/${++versionCounter}`;
@@ -89,7 +99,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
       const previous = current;
       const context = await options.buildPushContext(previous?.context, request);
       const full = request.full || !previous;
-      const fromContext = options.findingsOf?.(context) ?? [];
+      const fromContext = contextFindings(context);
       const findings: PushFindingsLedger = previous ? previous.findings.next(full, fromContext) : newPushFindingsLedger(fromContext, onNewFinding);
       const snapshot: PushSnapshot<C> = {
         seq: ++seq,
