@@ -11,12 +11,13 @@ import type { EnvoyProtos } from './envoy/envoy-protos.js';
 import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from './envoy/type-urls.js';
 import type { Generator } from './generator.js';
 import type { ConfigUpdater, PushRequest } from './push/push-request.js';
-import { newPushPipeline, type PushPipeline } from './push/push-pipeline.js';
+import { newPushPipeline, type PushPipeline, type PushPipelineOptions } from './push/push-pipeline.js';
 import type { PushSnapshot, PushStatus } from './push/push-snapshot.js';
 import { newRequestHandler, type HealthReport, type RequestHandler } from './request-handler.js';
 import { newResponseSender } from './response-sender.js';
 import type { DeltaRequestView, SotwRequestView } from './should-respond.js';
 import { buildClientConfig } from './sync-status.js';
+import type { XdsCallbacks } from './xds-callbacks.js';
 import type { XdsConnection, XdsConnectionOptions } from './xds-connection.js';
 import { buildMetricsCallbacks } from './xds-metrics.js';
 
@@ -45,6 +46,8 @@ export interface DiscoveryServerOptions<C> {
   generators: readonly Generator<C>[];
   /** Builds the immutable push context of a push from the previous one (undefined at first). */
   buildPushContext: (previous: C | undefined, request: PushRequest) => C | Promise<C>;
+  /** The conditions a push context holds whatever the proxy: they seed each push's findings (push/push-findings.ts). */
+  findingsOf?: PushPipelineOptions<C>['findingsOf'];
   /** False until the model has synced: new streams are refused with UNAVAILABLE meanwhile. */
   isReady?: () => boolean;
   tuning: XdsTuning;
@@ -76,6 +79,7 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
   private readonly pipeline: PushPipeline<C>;
   private readonly requests: RequestHandler;
   private readonly ledger: DistributionLedger | undefined;
+  private readonly callbacks: XdsCallbacks;
 
   constructor(options: DiscoveryServerOptions<C>) {
     const { tuning, clock, log } = options;
@@ -83,6 +87,7 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
     this.protos = options.protos;
     this.log = log;
     const callbacks = buildMetricsCallbacks(options.metrics, { cacheStats: tuning.cacheStats });
+    this.callbacks = callbacks;
     this.registry = newConnectionRegistry({ clock, callbacks, log });
     const sender = newResponseSender<C>({
       protos: options.protos,
@@ -99,6 +104,7 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
     this.ledger = distribution ? newDistributionLedger(distribution, clock) : undefined;
     this.pipeline = newPushPipeline<C>({
       buildPushContext: options.buildPushContext,
+      ...(options.findingsOf ? { findingsOf: options.findingsOf } : {}),
       ...(distribution
         ? { onNewVersion: (snapshot: PushSnapshot<C>) => this.ledger?.record(snapshot.version, distribution.generationsOf(snapshot.context)) }
         : {}),
@@ -135,6 +141,7 @@ export class DiscoveryServer<C = unknown> implements ConfigUpdater, DebugSource 
   // ---- The ConfigUpdater seam and the push pipeline.
 
   configUpdate(request: PushRequest): void {
+    this.callbacks.onConfigUpdate?.(request);
     this.pipeline.configUpdate(request);
   }
 

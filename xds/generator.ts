@@ -1,5 +1,6 @@
 import type { EncodedAny } from './envoy/envoy-protos.js';
 import type { Proxy } from './proxy.js';
+import type { PushFindings } from './push/push-findings.js';
 import type { ConfigKey, PushRequest } from './push/push-request.js';
 
 /**
@@ -16,6 +17,8 @@ export interface GenerateRequest extends PushRequest {
   readonly delta?: { readonly subscribed: readonly string[]; readonly unsubscribed: readonly string[] };
   /** The push's memo, one per push and type; without it a generator shares nothing between calls. */
   readonly memo?: PushMemo;
+  /** Where the generator reports what it found wrong and left out (a conflicting listener, a duplicate domain); nowhere without it. */
+  readonly findings?: PushFindings;
 }
 
 /**

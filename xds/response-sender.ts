@@ -89,7 +89,7 @@ export function newResponseSender<C>(options: ResponseSenderOptions<C>): Respons
   ): GenerateResult | undefined => {
     let result: GenerateResult | undefined;
     try {
-      result = generator.generate(con.proxy, push.context, { ...request, memo: encoder.memo(push, generator.typeUrl) });
+      result = generator.generate(con.proxy, push.context, { ...request, memo: encoder.memo(push, generator.typeUrl), findings: push.findings });
     } catch (error) {
       internalError(con, generator.typeUrl, error);
       return undefined;

@@ -3,6 +3,7 @@ import { pushRequestOf, type MeshModel, type WorkloadEntryController } from '../
 import { runnableOf, type Logging, type Manager, type MeshMetrics, type Settings } from '../runtime/index.js';
 import { loadEnvoyProtos } from './envoy/index.js';
 import { newPushContextBuilder, type PushContext } from './model/index.js';
+import { buildContextFindings } from './generators/index.js';
 import { newMeshGenerators } from './mesh-generators.js';
 import { newSecretRefusalReporter } from './secret-refusal-reporter.js';
 import { newCustomProblemReporter, newInboundSecurityFilters, newJwksResolver } from './security/index.js';
@@ -99,6 +100,7 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
       metrics.gauge('pilot_virt_services').set(push.virtualServices.length);
       return push;
     },
+    findingsOf: buildContextFindings,
     isReady: options.isReady,
     tuning: xdsTuningFromSettings(settings),
     ...(distribution ? { distribution: { ...distribution, generationsOf: (push: PushContext) => push.configGenerations } } : {}),

@@ -1,3 +1,4 @@
+import type { PushCondition } from './push/push-findings.js';
 import type { PushRequest } from './push/push-request.js';
 import type { RequestEvent } from './should-respond.js';
 import type { XdsConnection } from './xds-connection.js';
@@ -17,6 +18,8 @@ export interface XdsCallbacks {
   onStreamResponse?(con: XdsConnection, typeUrl: string, response: { readonly bytes: number; readonly durationMs: number }): void;
   /** The stream started (+1) or stopped (-1) rejecting the type's config. */
   onRejectingChange?(typeUrl: string, delta: 1 | -1): void;
+  /** The model reported a change (before debouncing): the reference's inbound config update. */
+  onConfigUpdate?(request: PushRequest): void;
   /** A debounced push begins, before its context is built. */
   onPush?(request: PushRequest): void;
   /** A push context could not be built. */
@@ -32,6 +35,8 @@ export interface XdsCallbacks {
   onSendDone?(con: XdsConnection, typeUrl: string, durationMs: number): void;
   /** A generator threw, or a resource of it could not be encoded. */
   onGeneratorError?(con: XdsConnection, typeUrl: string, error: unknown): void;
+  /** How many distinct keys the push in effect holds for a condition (see push/push-findings.ts). */
+  onFinding?(condition: PushCondition, count: number): void;
   onCacheRead?(result: 'hit' | 'miss'): void;
   onCacheEvicted?(count: number): void;
   onCacheSize?(entries: number): void;

@@ -1,6 +1,7 @@
 import type { MeshMetrics } from '../runtime/index.js';
 import { metricType } from './envoy/type-urls.js';
 import type { Proxy } from './proxy.js';
+import type { PushCondition } from './push/push-findings.js';
 import type { XdsCallbacks } from './xds-callbacks.js';
 
 /** The xDS metrics of the daemon (pilot_xds*, pilot_push_triggers, pilot_proxy_*, xds_cache_*), recorded from the callbacks. */
@@ -35,6 +36,7 @@ export function buildMetricsCallbacks(metrics: MeshMetrics<'pilot-discovery'>, o
           break;
       }
     },
+    onConfigUpdate: () => metrics.counter('pilot_inbound_updates').inc({ type: 'config' }),
     onPush(request) {
       for (const [reason, count] of request.reasons) metrics.counter('pilot_push_triggers').inc({ type: reason }, count);
     },
@@ -45,6 +47,7 @@ export function buildMetricsCallbacks(metrics: MeshMetrics<'pilot-discovery'>, o
     onSendError: (_con, typeUrl) => metrics.counter('pilot_xds_pushes').inc({ type: `${metricType(typeUrl)}_senderr` }),
     onSendDone: (_con, _typeUrl, durationMs) => metrics.histogram('pilot_xds_send_time').observe(durationMs / 1000),
     onGeneratorError: () => metrics.counter('pilot_total_xds_internal_errors').inc(),
+    onFinding: (condition, count) => metrics.gauge(FINDING_GAUGES[condition]).set(count),
     ...(options.cacheStats
       ? {
           onCacheRead: (result: 'hit' | 'miss') => metrics.counter('xds_cache_reads').inc({ type: result }),
@@ -54,6 +57,21 @@ export function buildMetricsCallbacks(metrics: MeshMetrics<'pilot-discovery'>, o
       : {}),
   };
 }
+
+/** The reference's gauge of each push condition. */
+const FINDING_GAUGES = {
+  'inbound-listener-conflict': 'pilot_conflict_inbound_listener',
+  'outbound-http-over-tcp': 'pilot_conflict_outbound_listener_http_over_current_tcp',
+  'outbound-tcp-over-http': 'pilot_conflict_outbound_listener_tcp_over_current_http',
+  'outbound-tcp-over-tcp': 'pilot_conflict_outbound_listener_tcp_over_current_tcp',
+  'duplicate-subset': 'pilot_destrule_subsets',
+  'duplicate-cluster': 'pilot_duplicate_proxy_clusters',
+  'cluster-without-instances': 'pilot_eds_no_instances',
+  'proxy-endpoint-not-ready': 'pilot_endpoint_not_ready',
+  'proxy-without-workload': 'pilot_no_ip',
+  'endpoint-without-pod': 'endpoint_no_pod',
+  'duplicate-domain': 'pilot_vservice_dup_domain',
+} as const satisfies Record<PushCondition, string>;
 
 function versionLabel(proxy: Proxy): string {
   return proxy.metadata.meshVersion ?? 'unknown';

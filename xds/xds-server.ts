@@ -20,6 +20,8 @@ export interface XdsServerOptions<C> {
   protos: EnvoyProtos;
   generators: readonly Generator<C>[];
   buildPushContext: (previous: C | undefined, request: PushRequest) => C | Promise<C>;
+  /** The conditions a push context holds whatever the proxy (the health gauges' share of the model). */
+  findingsOf?: DiscoveryServerOptions<C>['findingsOf'];
   /** The model has synced; until then new streams get UNAVAILABLE. */
   isReady?: () => boolean;
   tuning: XdsTuning;
@@ -80,6 +82,7 @@ export function newXdsServer<C>(options: XdsServerOptions<C>): XdsServer<C> {
     protos: options.protos,
     generators: options.generators,
     buildPushContext: options.buildPushContext,
+    ...(options.findingsOf ? { findingsOf: options.findingsOf } : {}),
     ...(options.isReady ? { isReady: options.isReady } : {}),
     tuning: options.tuning,
     clock: options.clock,

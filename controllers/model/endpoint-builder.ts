@@ -82,6 +82,7 @@ function endpointOf(
     servicePortName: servicePort.name,
     ready,
     ...(podName !== undefined ? { workload: { namespace: service.namespace, name: podName } } : {}),
+    ...(podName !== undefined && workload === undefined ? { podPending: true as const } : {}),
     labels: workload?.labels ?? {},
     serviceAccount: workload?.serviceAccount ?? '',
     hasSidecar: workload?.hasSidecar ?? false,

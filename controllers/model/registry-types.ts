@@ -84,6 +84,8 @@ export interface Endpoint {
   readonly ready: boolean;
   /** The pod or WorkloadEntry behind the address, when known. */
   readonly workload?: { readonly namespace: string; readonly name: string };
+  /** Set when an EndpointSlice names the endpoint's pod and the registry does not know that pod yet. */
+  readonly podPending?: true;
   /** A WorkloadEntry's or ServiceEntry endpoint's `weight`; 1 when absent. */
   readonly weight?: number;
   readonly labels: Readonly<Record<string, string>>;

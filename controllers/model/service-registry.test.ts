@@ -295,4 +295,23 @@ describe('service registry with EndpointSlices', () => {
     expect(registry.deleteEndpointSlice('foo', 'web-def').endpointsChanged).toEqual([{ namespace: 'foo', name: 'web' }]);
     expect(registry.endpoints('foo', 'web')).toEqual([]);
   });
+
+  test('addresses whose pod is not known yet are pending, once per address, until the pod arrives or the slice goes', () => {
+    const registry = newServiceRegistry({ endpointSource: 'endpoint-slices', clusterId: CLUSTER });
+    registry.applyService(service('foo', 'web', { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] }));
+    registry.applyService(service('foo', 'web-alias', { selector: { app: 'web' }, ports: [{ name: 'http', port: 80, targetPort: 8080 }] }));
+    const late = { addresses: ['10.0.0.7'], targetRef: { kind: 'Pod', name: 'web-7' } };
+    registry.applyEndpointSlice(slice('web-abc', 'web', [late, { addresses: ['10.0.0.8'] }])!);
+    registry.applyEndpointSlice(slice('alias-abc', 'web-alias', [late])!);
+    expect(registry.endpointsPendingPod()).toBe(1);
+    expect(registry.endpoints('foo', 'web').map((e) => `${e.address} ${e.podPending ?? false}`)).toEqual(['10.0.0.7 true', '10.0.0.8 false']);
+    registry.applyWorkload(pod('foo', 'web-7', { labels: { app: 'web' }, ip: '10.0.0.7' }));
+    expect(registry.endpointsPendingPod()).toBe(0);
+    registry.deleteWorkload('foo', 'web-7');
+    expect(registry.endpointsPendingPod()).toBe(1);
+    registry.deleteEndpointSlice('foo', 'web-abc');
+    expect(registry.endpointsPendingPod()).toBe(1);
+    registry.deleteService('foo', 'web-alias');
+    expect(registry.endpointsPendingPod()).toBe(0);
+  });
 });

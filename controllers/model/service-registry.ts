@@ -35,6 +35,12 @@ export interface ServiceRegistry {
   namespaces(): readonly NamespaceInfo[];
   /** An EndpointSlice as stored (kept whatever the endpoint source, used only with `endpoint-slices`). */
   endpointSlice(namespace: string, name: string): EndpointSliceInfo | undefined;
+  /**
+   * Endpoint addresses of Services' EndpointSlices that name a pod the registry does not know yet
+   * (the slice came before its pod): counted once per namespace and address, kept as endpoints are
+   * rebuilt; 0 unless endpoints come from slices.
+   */
+  endpointsPendingPod(): number;
   /** Grows with every change. */
   version(): number;
 }
@@ -136,6 +142,24 @@ export function newServiceRegistry(options: ServiceRegistryOptions): ServiceRegi
     sortedWorkloads = undefined;
   };
 
+  /** By service key: the `<namespace>/<address>` of its endpoints whose pod is not known yet. */
+  const pendingOfService = new Map<string, Set<string>>();
+  /** `<namespace>/<address>` → how many services have it pending. */
+  const pendingAddresses = new Map<string, number>();
+  const trackPending = (key: string, namespace: string, list: readonly Endpoint[]): void => {
+    const now = new Set(list.filter((endpoint) => endpoint.podPending).map((endpoint) => keyOf(namespace, endpoint.address)));
+    const before = pendingOfService.get(key) ?? new Set<string>();
+    for (const address of before) {
+      if (now.has(address)) continue;
+      const refs = (pendingAddresses.get(address) ?? 1) - 1;
+      if (refs === 0) pendingAddresses.delete(address);
+      else pendingAddresses.set(address, refs);
+    }
+    for (const address of now) if (!before.has(address)) pendingAddresses.set(address, (pendingAddresses.get(address) ?? 0) + 1);
+    if (now.size === 0) pendingOfService.delete(key);
+    else pendingOfService.set(key, now);
+  };
+
   /** Rebuilds one Service's endpoints; true when they changed. */
   const recompute = (namespace: string, name: string): boolean => {
     const key = keyOf(namespace, name);
@@ -150,6 +174,7 @@ export function newServiceRegistry(options: ServiceRegistryOptions): ServiceRegi
         list = buildPodEndpoints(service, workloads.values(namespace));
       }
     }
+    trackPending(key, namespace, list);
     const content = list.length === 0 ? '' : stableJson(list);
     const before = endpoints.get(key);
     if ((before?.content ?? '') === content) return false;
@@ -295,6 +320,8 @@ export function newServiceRegistry(options: ServiceRegistryOptions): ServiceRegi
     namespaces: () => [...namespaces.keys()].sort().map((name) => (namespaces.get(name) as { info: NamespaceInfo }).info),
 
     endpointSlice: (namespace, name) => slices.get(namespace, name),
+
+    endpointsPendingPod: () => pendingAddresses.size,
 
     version: () => version,
 

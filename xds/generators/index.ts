@@ -4,6 +4,7 @@
 // golden cases in testdata/<area>/.
 export { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName, parseClusterName, type ParsedClusterName } from './cluster-names.js';
 export { inboundPortsOf, workloadOfProxy, type InboundPort } from './proxy-workload.js';
+export { buildContextFindings } from './context-findings.js';
 export { buildSidecarClusters, isEdsCluster, type BuildSidecarClustersOptions, type ClusterResource } from './sidecar/sidecar-clusters.js';
 export { buildClusterLoadAssignment, endpointsForCluster, type ClusterLoadAssignmentResource } from './cluster-load-assignment.js';
 export { newSidecarCdsGenerator } from './sidecar/sidecar-cds-generator.js';

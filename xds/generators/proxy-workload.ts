@@ -1,6 +1,7 @@
 import { resolveTargetPort, selectsWorkload, type Service, type ServicePort, type Workload } from '../../controllers/index.js';
 import type { Proxy } from '../proxy.js';
 import type { PushContext } from '../model/push-context.js';
+import { servicePortProtocol } from '../model/service-port-protocol.js';
 
 /**
  * The proxy's own workload: the pod its id names (`<pod>.<namespace>`), else the workload at one
@@ -28,16 +29,23 @@ export interface InboundPort {
 
 /**
  * The container ports the Services selecting the workload reach, sorted by target port; on a
- * port two Services share, the first Service by hostname wins.
+ * port two Services share, the first Service by hostname wins. `onConflict` hears of a port that
+ * another Service reaches with another protocol, as the reference reports an inbound listener
+ * conflict (the same protocol is no conflict: one chain serves both).
  */
-export function inboundPortsOf(push: PushContext, workload: Workload): InboundPort[] {
+export function inboundPortsOf(push: PushContext, workload: Workload, onConflict?: (targetPort: number) => void): InboundPort[] {
   const byPort = new Map<number, InboundPort>();
   // A Service selects pods of its own namespace only.
   for (const service of push.servicesByNamespace.get(workload.namespace) ?? []) {
     if (!selectsWorkload(service, workload)) continue;
     for (const servicePort of service.ports) {
       const targetPort = resolveTargetPort(servicePort, workload);
-      if (targetPort === undefined || byPort.has(targetPort)) continue;
+      if (targetPort === undefined) continue;
+      const taken = byPort.get(targetPort);
+      if (taken) {
+        if (taken.service !== service && servicePortProtocol(taken.servicePort) !== servicePortProtocol(servicePort)) onConflict?.(targetPort);
+        continue;
+      }
       byPort.set(targetPort, { targetPort, service, servicePort });
     }
   }

@@ -3,7 +3,7 @@ import type { AuthorizationPolicy, DestinationRule, Gateway, PeerAuthentication,
 import { selectsWorkload, type Credential, type Endpoint, type MeshModel, type Service, type Workload } from '../../controllers/index.js';
 import { KIND_NAMES, UNTRANSLATED_KINDS, type InboundTrafficMode, type MeshConfig } from '../../crds/index.js';
 import { newPolicyIndex, type PolicyIndex } from './policy-index.js';
-import { buildServiceEntryServices, compareEndpoints, workloadOfEntry } from './service-entries.js';
+import { buildServiceEntryServices, compareEndpoints, workloadOfEntry, type ServicePortRef } from './service-entries.js';
 
 /** A DestinationRule as the push context holds it: the resolved host and where it came from. */
 export interface IndexedDestinationRule {
@@ -62,6 +62,8 @@ export interface PushContext {
   readonly destinationRulesByHost: ReadonlyMap<string, readonly IndexedDestinationRule[]>;
   /** The rules of wildcard hosts, the most specific (longest) host first. */
   readonly wildcardDestinationRules: readonly IndexedDestinationRule[];
+  /** Ports a ServiceEntry declares again for a host another Service already has there: their clusters are made once. */
+  readonly duplicateServicePorts: readonly ServicePortRef[];
   /** By `<namespace>/<name>`. */
   readonly workloads: ReadonlyMap<string, Workload>;
   /** By service hostname: the sorted service accounts of the workloads it selects (the SANs clients check). */
@@ -94,7 +96,14 @@ export function resolveRuleHost(host: string, namespace: string, domain: string)
 /** What a push context holds of the registry: rebuilt for every push. */
 type RegistryPart = Pick<
   PushContext,
-  'services' | 'serviceByHost' | 'servicesByNamespace' | 'endpointsByServicePort' | 'workloads' | 'serviceAccountsByHost' | 'workloadsByAddress'
+  | 'services'
+  | 'serviceByHost'
+  | 'servicesByNamespace'
+  | 'endpointsByServicePort'
+  | 'duplicateServicePorts'
+  | 'workloads'
+  | 'serviceAccountsByHost'
+  | 'workloadsByAddress'
 >;
 
 /** What a push context holds of the config, the mesh config and the credentials: kept by an endpoint-only push. */
@@ -200,6 +209,7 @@ function buildRegistryPart(model: MeshModel): RegistryPart {
     serviceByHost,
     servicesByNamespace,
     endpointsByServicePort,
+    duplicateServicePorts: Object.freeze([...entries.duplicateServicePorts]),
     workloads,
     serviceAccountsByHost,
     workloadsByAddress,

@@ -11,6 +11,17 @@ export interface ServiceEntryServices {
   readonly endpoints: ReadonlyMap<string, readonly Endpoint[]>;
   /** By hostname: the service accounts of the pods and WorkloadEntries behind an entry's host. */
   readonly serviceAccounts: ReadonlyMap<string, readonly string[]>;
+  /**
+   * The ports an entry declares for a host that a Kubernetes Service or an earlier entry already
+   * has on the same port: the one cluster both would make is kept once (the first).
+   */
+  readonly duplicateServicePorts: readonly ServicePortRef[];
+}
+
+/** A service port by host and number. */
+export interface ServicePortRef {
+  readonly hostname: string;
+  readonly port: number;
 }
 
 /**
@@ -25,7 +36,8 @@ export interface ServiceEntryServices {
  */
 export function buildServiceEntryServices(model: MeshModel, kubernetesServices: readonly Service[], workloads: Iterable<Workload>): ServiceEntryServices {
   const { selection } = model;
-  const taken = new Set(kubernetesServices.map((service) => service.hostname));
+  const taken = new Map(kubernetesServices.map((service) => [service.hostname, service]));
+  const duplicateServicePorts: ServicePortRef[] = [];
   const workloadEntries = sortedEntries(model.configStore.list('WorkloadEntry'));
   const pods = [...workloads];
   const services: Service[] = [];
@@ -43,9 +55,15 @@ export function buildServiceEntryServices(model: MeshModel, kubernetesServices: 
         ? pods.filter((pod) => pod.namespace === entry.namespace && pod.active && pod.address !== '' && labelsMatch(selector, pod.labels))
         : [];
     for (const host of spec.hosts) {
-      if (taken.has(host)) continue;
-      taken.add(host);
+      const kept = taken.get(host);
+      if (kept) {
+        for (const port of spec.ports ?? []) {
+          if (kept.ports.some((keptPort) => keptPort.port === port.number)) duplicateServicePorts.push({ hostname: host, port: port.number });
+        }
+        continue;
+      }
       const service = serviceOf(entry, host, selection.serviceEntriesSelectPods);
+      taken.set(host, service);
       services.push(service);
       const accounts = new Set<string>();
       for (const port of service.ports) {
@@ -89,7 +107,7 @@ export function buildServiceEntryServices(model: MeshModel, kubernetesServices: 
       );
     }
   }
-  return { services, endpoints, serviceAccounts };
+  return { services, endpoints, serviceAccounts, duplicateServicePorts };
 }
 
 function serviceOf(entry: ConfigEntry<'ServiceEntry'>, host: string, selectsPods: boolean): Service {

@@ -2,6 +2,7 @@ import type { Clock, Logger } from '../../runtime/index.js';
 import { newDebouncer } from '../debouncer.js';
 import { ENDPOINT_TYPE, PUSH_ORDER } from '../envoy/type-urls.js';
 import { mergePushRequests, pushRequestOf, type PushRequest } from './push-request.js';
+import { newPushFindingsLedger, type PushCondition, type PushFindingsLedger } from './push-findings.js';
 import { newPushQueue } from './push-queue.js';
 import type { PushSnapshot, PushStatus } from './push-snapshot.js';
 import { startPushWorkers, type PushWorkers } from './push-workers.js';
@@ -16,6 +17,8 @@ export interface PushPipelineOptions<C> {
   buildPushContext: (previous: C | undefined, request: PushRequest) => C | Promise<C>;
   /** The streams a push goes to. */
   connections: () => readonly XdsConnection[];
+  /** The conditions a context holds whatever the proxy: they seed each snapshot's findings. */
+  findingsOf?: (context: C) => Iterable<readonly [PushCondition, string]>;
   /** Called with each context built under a new version (full pushes). */
   onNewVersion?: (snapshot: PushSnapshot<C>) => void;
   sender: ResponseSender<C>;
@@ -69,6 +72,22 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
     enqueuedAt: Math.min(older.enqueuedAt, newer.enqueuedAt),
   }));
 
+  /** A condition found for a new key counts at once; those that went count once the push has reached the proxies. */
+  const onNewFinding = (condition: PushCondition, count: number): void => callbacks.onFinding?.(condition, count);
+  const publishFindings = (snapshot: PushSnapshot<C>): void => {
+    for (const [condition, count] of snapshot.findings.counts()) callbacks.onFinding?.(condition, count);
+  };
+
+  /** A failing check is a bug: logged, and the push goes on without its findings. */
+  const contextFindings = (context: C): Iterable<readonly [PushCondition, string]> => {
+    try {
+      return [...(options.findingsOf?.(context) ?? [])];
+    } catch (error) {
+      log.error({ error: errorMessage(error) }, 'cannot check the push context; its health gauges miss this push');
+      return [];
+    }
+  };
+
   const nextVersion = (): string => {
     const time = new Date(clock.now()).toISOString().replace(/\.\d+Z$/, 'Z');
     return `${time}/${++versionCounter}`;
@@ -80,12 +99,15 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
       const previous = current;
       const context = await options.buildPushContext(previous?.context, request);
       const full = request.full || !previous;
+      const fromContext = contextFindings(context);
+      const findings: PushFindingsLedger = previous ? previous.findings.next(full, fromContext) : newPushFindingsLedger(fromContext, onNewFinding);
       const snapshot: PushSnapshot<C> = {
         seq: ++seq,
         version: full ? nextVersion() : previous.version,
         context,
         request,
         builtAt: clock.now(),
+        findings,
       };
       sender.invalidate(full ? 'all' : request.configsUpdated);
       current = snapshot;
@@ -108,6 +130,7 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
     }
     const enqueuedAt = clock.now();
     const connections = [...options.connections()];
+    if (connections.length === 0) publishFindings(snapshot);
     for (const con of connections) queue.enqueue(con, { request, push: snapshot, enqueuedAt });
     lastPushStatus = {
       version: snapshot.version,
@@ -143,6 +166,8 @@ export function newPushPipeline<C>(options: PushPipelineOptions<C>): PushPipelin
       }
       con.recordPushVersion(snapshot.version);
       callbacks.onPushDone?.(con, clock.now() - item.request.startedAt);
+      // Once the queue has drained, every proxy has had this push: what it no longer finds has gone.
+      if (snapshot === current && queue.pending() === 0) publishFindings(snapshot);
     });
   };
 

@@ -1,3 +1,4 @@
+import type { PushFindingsLedger } from './push-findings.js';
 import type { ConfigKey, PushRequest } from './push-request.js';
 
 /** One immutable push context with its version. */
@@ -9,6 +10,8 @@ export interface PushSnapshot<C> {
   readonly context: C;
   readonly request: PushRequest;
   readonly builtAt: number;
+  /** What the context and the generators of this push found wrong (the health gauges). */
+  readonly findings: PushFindingsLedger;
 }
 
 /** What `/debug/push_status` shows about the last push. */

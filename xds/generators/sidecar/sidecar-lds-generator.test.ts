@@ -50,6 +50,16 @@ describe('sidecar LDS golden files', () => {
     expect(prefixes(plain)).toEqual(['192.0.2.20']);
   });
 
+  test('what the listeners leave out is reported as the push findings: a TCP chain matching an earlier one, a proxy without a workload', () => {
+    const { model, proxy } = loadCase(TESTDATA, 'tcp-conflict.in.yaml');
+    const found: string[] = [];
+    const findings = { add: (condition: string, key: string) => found.push(`${condition} ${key}`) };
+    const result = newSidecarLdsGenerator().generate(proxy, buildPushContext(model), { ...FULL, findings });
+    const listener = result?.resources.find((resource) => resource.name === '0.0.0.0_5432')?.resource as { filter_chains: { name: string }[] };
+    expect(listener.filter_chains.map((chain) => chain.name)).toEqual(['outbound|5432||billing.db.example.com']);
+    expect(found.sort()).toEqual(['outbound-tcp-over-tcp 0.0.0.0_5432', 'proxy-without-workload sleep-1.foo']);
+  });
+
   test('listeners do not depend on anything but the push for the outbound side: cached, inbound not', () => {
     const { model, proxy } = loadCase(TESTDATA, 'no-policy.in.yaml');
     const result = newSidecarLdsGenerator().generate(proxy, buildPushContext(model), FULL);

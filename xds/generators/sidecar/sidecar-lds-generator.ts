@@ -5,6 +5,7 @@ import type { PushContext } from '../../model/push-context.js';
 import { serviceVisibilityScope } from '../../model/service-visibility.js';
 import { autoAllocationKey, usesAutoAllocation } from '../../model/auto-allocation.js';
 import type { Proxy } from '../../proxy.js';
+import type { PushFindings } from '../../push/push-findings.js';
 import { accessLogOf, withAccessLog } from '../access-log.js';
 import { acceptsHttp10, withHttp10 } from '../http10.js';
 import { buildSidecarInboundListener, buildSidecarOutboundListeners, type BuildSidecarListenersOptions } from './sidecar-listeners.js';
@@ -16,9 +17,9 @@ import { buildSidecarInboundListener, buildSidecarOutboundListeners, type BuildS
  */
 export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {}): Generator<PushContext> {
   // Shared by every sidecar, or by those of a namespace when a ServiceEntry's exportTo hides it from some.
-  const outbound = (push: PushContext, memo: PushMemo, scope: string, proxy: Proxy, http10: boolean): readonly NamedResource[] =>
+  const outbound = (push: PushContext, memo: PushMemo, scope: string, proxy: Proxy, http10: boolean, findings?: PushFindings): readonly NamedResource[] =>
     memo.get(`sidecar-lds/outbound/${scope}`, () =>
-      buildSidecarOutboundListeners(push, proxy.configNamespace, usesAutoAllocation(proxy) ? proxy : undefined).map((listener) => ({
+      buildSidecarOutboundListeners(push, proxy.configNamespace, usesAutoAllocation(proxy) ? proxy : undefined, findings).map((listener) => ({
         name: listener.name,
         resource: withHttp10(withAccessLog(listener, accessLogOf(push, memo)), http10),
         cacheKey: `${listener.name}@${scope}`,
@@ -30,11 +31,14 @@ export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {
     generate(proxy, push, request) {
       if (!request.full) return undefined;
       const http10 = acceptsHttp10(proxy, options);
-      const inbound = withHttp10(withAccessLog(buildSidecarInboundListener(proxy, push, options), accessLogOf(push, memoOf(request))), http10);
+      const inbound = withHttp10(
+        withAccessLog(buildSidecarInboundListener(proxy, push, options, request.findings), accessLogOf(push, memoOf(request))),
+        http10,
+      );
       // Proxies that use allocated addresses (DNS capture) get them in their TCP chains: shared by family.
       const allocation = autoAllocationKey(proxy);
       const scope = `${serviceVisibilityScope(push, proxy.configNamespace)}${allocation === '' ? '' : `|${allocation}`}${http10 ? '|http10' : ''}`;
-      return { resources: [...outbound(push, memoOf(request), scope, proxy, http10), { name: inbound.name, resource: inbound }] };
+      return { resources: [...outbound(push, memoOf(request), scope, proxy, http10, request.findings), { name: inbound.name, resource: inbound }] };
     },
   };
 }

@@ -11,6 +11,7 @@ import { allocatedAddressesFor, usesAutoAllocation } from '../../model/auto-allo
 import type { PushContext } from '../../model/push-context.js';
 import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from '../../model/security-filters.js';
 import { isHttpRoutable } from '../../model/service-port-protocol.js';
+import type { PushFindings } from '../../push/push-findings.js';
 
 /** An Envoy `Listener` in snake_case. */
 export type ListenerResource = { readonly name: string } & Readonly<Record<string, unknown>>;
@@ -118,10 +119,13 @@ function chainsForMode(push: PushContext, options: BuildSidecarListenersOptions,
   return [tls, plain];
 }
 
-function virtualInbound(proxy: Proxy, push: PushContext, options: BuildSidecarListenersOptions): ListenerResource {
+function virtualInbound(proxy: Proxy, push: PushContext, options: BuildSidecarListenersOptions, findings?: PushFindings): ListenerResource {
   const security = options.securityFilters ?? NO_SECURITY_FILTERS;
   const workload = workloadOfProxy(push, proxy);
-  const ports = workload ? inboundPortsOf(push, workload) : [];
+  const ports = workload ? inboundPortsOf(push, workload, () => findings?.add('inbound-listener-conflict', proxy.id)) : [];
+  // The reference's proxy status: no workload at the proxy's addresses, or one its Services select that is not ready.
+  if (!workload) findings?.add('proxy-without-workload', proxy.id);
+  else if (ports.length > 0 && !workload.ready) findings?.add('proxy-endpoint-not-ready', proxy.id);
   const bound = new Set(ports.map((port) => port.targetPort));
   const namespace = workload?.namespace ?? proxy.configNamespace;
   const labels = workload?.labels ?? proxy.metadata.labels;
@@ -178,10 +182,13 @@ function outboundHttpChain(port: number): object {
   };
 }
 
-function outboundTcpChain(service: Service, port: ServicePort, allocated: readonly string[]): object | undefined {
+/** The addresses a TCP service port's chain matches: its cluster IP and, for proxies that use them, the addresses allocated to it. */
+function tcpChainAddresses(service: Service, allocated: readonly string[]): string[] {
+  return [service.clusterIp ?? '', ...allocated].filter((address) => address !== '' && address !== 'None');
+}
+
+function outboundTcpChain(service: Service, port: ServicePort, addresses: readonly string[]): object {
   const cluster = outboundClusterName(port.port, '', service.hostname);
-  const addresses = [service.clusterIp ?? '', ...allocated].filter((address) => address !== '' && address !== 'None');
-  if (addresses.length === 0) return undefined;
   return {
     name: cluster,
     filter_chain_match: { prefix_ranges: addresses.map((address) => ({ address_prefix: address, prefix_len: { value: address.includes(':') ? 128 : 32 } })) },
@@ -189,30 +196,67 @@ function outboundTcpChain(service: Service, port: ServicePort, allocated: readon
   };
 }
 
+interface OutboundPort {
+  /** Some HTTP (or sniffed) service has the port: the listener's last chain routes by RDS. */
+  http: boolean;
+  /** The cluster IPs of those HTTP services. */
+  readonly httpAddresses: string[];
+  readonly tcp: object[];
+  /** The address sets of the TCP chains, as match keys. */
+  readonly tcpMatches: Set<string>;
+  /** Every address a TCP chain matches. */
+  readonly tcpAddresses: Set<string>;
+  /** A TCP service port without an address: no chain can tell its traffic apart. */
+  tcpWithoutAddress: boolean;
+}
+
 /**
  * Per service port `0.0.0.0_<port>`: HTTP ports route by RDS `<port>`; TCP services get a chain per
- * VIP (an entry without addresses: the ones allocated to it, for proxies that use them).
+ * VIP (an entry without addresses: the ones allocated to it, for proxies that use them). What
+ * cannot be told apart is left out and reported, as the reference's listener conflicts: a TCP
+ * chain matching the same addresses as an earlier one (TCP over TCP), a TCP service without an
+ * address on a port HTTP services hold (TCP over HTTP), an HTTP service whose cluster IP a TCP
+ * chain of the port takes (HTTP over TCP).
  */
-function outboundListeners(push: PushContext, namespace: string, allocation: Proxy | undefined): ListenerResource[] {
-  const byPort = new Map<number, { http: boolean; tcp: object[] }>();
+function outboundListeners(push: PushContext, namespace: string, allocation: Proxy | undefined, findings?: PushFindings): ListenerResource[] {
+  const byPort = new Map<number, OutboundPort>();
   for (const service of visibleServices(push, namespace)) {
     for (const port of service.ports) {
       if (port.port === OUTBOUND_PORT || port.port === INBOUND_PORT) continue;
       let entry = byPort.get(port.port);
-      if (!entry) byPort.set(port.port, (entry = { http: false, tcp: [] }));
-      if (isHttpRoutable(port)) entry.http = true;
-      else {
-        const chain = outboundTcpChain(service, port, allocation ? allocatedAddressesFor(push, allocation, service) : []);
-        if (chain) entry.tcp.push(chain);
+      if (!entry) {
+        entry = { http: false, httpAddresses: [], tcp: [], tcpMatches: new Set(), tcpAddresses: new Set(), tcpWithoutAddress: false };
+        byPort.set(port.port, entry);
       }
+      if (isHttpRoutable(port)) {
+        entry.http = true;
+        if (service.clusterIp && service.clusterIp !== 'None') entry.httpAddresses.push(service.clusterIp);
+        continue;
+      }
+      const addresses = tcpChainAddresses(service, allocation ? allocatedAddressesFor(push, allocation, service) : []);
+      if (addresses.length === 0) {
+        entry.tcpWithoutAddress = true;
+        continue;
+      }
+      const match = [...addresses].sort().join(',');
+      if (entry.tcpMatches.has(match)) {
+        findings?.add('outbound-tcp-over-tcp', `0.0.0.0_${port.port}`);
+        continue;
+      }
+      entry.tcpMatches.add(match);
+      for (const address of addresses) entry.tcpAddresses.add(address);
+      entry.tcp.push(outboundTcpChain(service, port, addresses));
     }
   }
   const listeners: ListenerResource[] = [];
   for (const [port, entry] of [...byPort.entries()].sort(([a], [b]) => a - b)) {
+    const name = `0.0.0.0_${port}`;
+    if (entry.http && entry.tcpWithoutAddress) findings?.add('outbound-tcp-over-http', name);
+    if (entry.httpAddresses.some((address) => entry.tcpAddresses.has(address))) findings?.add('outbound-http-over-tcp', name);
     const chains = [...entry.tcp, ...(entry.http ? [outboundHttpChain(port)] : [])];
     if (chains.length === 0) continue;
     listeners.push({
-      name: `0.0.0.0_${port}`,
+      name,
       address: socketAddress('0.0.0.0', port),
       bind_to_port: { value: false },
       traffic_direction: 'OUTBOUND',
@@ -247,12 +291,18 @@ export function buildSidecarListeners(proxy: Proxy, push: PushContext, options: 
 /**
  * The listeners sidecars of a push share: `virtualOutbound` and the `0.0.0.0_<port>` ones. With
  * `allocation`, a proxy that uses allocated addresses: those of its address families are added.
+ * The conflicts left out go to `findings`.
  */
-export function buildSidecarOutboundListeners(push: PushContext, namespace: string, allocation?: Proxy): ListenerResource[] {
-  return [virtualOutbound(push), ...outboundListeners(push, namespace, allocation)];
+export function buildSidecarOutboundListeners(push: PushContext, namespace: string, allocation?: Proxy, findings?: PushFindings): ListenerResource[] {
+  return [virtualOutbound(push), ...outboundListeners(push, namespace, allocation, findings)];
 }
 
-/** The sidecar's own listener: `virtualInbound`. */
-export function buildSidecarInboundListener(proxy: Proxy, push: PushContext, options: BuildSidecarListenersOptions = {}): ListenerResource {
-  return virtualInbound(proxy, push, options);
+/** The sidecar's own listener: `virtualInbound`; what it finds wrong goes to `findings`. */
+export function buildSidecarInboundListener(
+  proxy: Proxy,
+  push: PushContext,
+  options: BuildSidecarListenersOptions = {},
+  findings?: PushFindings,
+): ListenerResource {
+  return virtualInbound(proxy, push, options, findings);
 }

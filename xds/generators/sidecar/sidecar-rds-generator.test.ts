@@ -77,6 +77,20 @@ describe('sidecar RDS generator', () => {
     return { ...loaded, push: buildPushContext(loaded.model) };
   }
 
+  test('a domain another virtual host already serves is left out and reported as a push finding', () => {
+    const { proxy, push } = load('duplicate-domains');
+    const found: string[] = [];
+    const findings = { add: (condition: string, key: string) => found.push(`${condition} ${key}`) };
+    const result = newSidecarRdsGenerator().generate(proxy, push, { ...full(['8080']), findings });
+    const named = result?.resources[0];
+    const config = (typeof named?.resource === 'function' ? named.resource() : named?.resource) as { virtual_hosts: VirtualHost[] };
+    expect(config.virtual_hosts.map((host) => [host.name, host.domains])).toEqual([
+      ['cart.shop.example:8080', ['cart.shop.example', 'cart.shop.example:8080', '192.0.2.40', '192.0.2.40:8080']],
+      ['catalog.shop.example:8080', ['catalog.shop.example', 'catalog.shop.example:8080']],
+    ]);
+    expect(found).toEqual(['duplicate-domain catalog.shop.example:8080']);
+  });
+
   test('ignores endpoint-only pushes and answers nothing for a request naming nothing', () => {
     const { proxy, push } = load('default-routes');
     const rds = newSidecarRdsGenerator();

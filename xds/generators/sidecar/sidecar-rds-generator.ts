@@ -47,7 +47,11 @@ export function newSidecarRdsGenerator(options: VirtualServiceRouteOptions = {})
       return {
         resources: [...new Set(names)]
           .sort()
-          .map((name) => ({ name, cacheKey: `${name}@${key}`, resource: () => buildSidecarRouteConfiguration(proxy, push, name, sharedHosts, options) })),
+          .map((name) => ({
+            name,
+            cacheKey: `${name}@${key}`,
+            resource: () => buildSidecarRouteConfiguration(proxy, push, name, sharedHosts, options, request.findings),
+          })),
       };
     },
   };

@@ -2,6 +2,7 @@ import type { Proxy } from '../../proxy.js';
 import { withPartKey } from '../../envoy/encoded-parts.js';
 import { outboundClusterName } from '../cluster-names.js';
 import type { PushContext } from '../../model/push-context.js';
+import type { PushFindings } from '../../push/push-findings.js';
 import { defaultRetryPolicy } from '../route-retry-policy.js';
 import { isHttpRoutable } from '../../model/service-port-protocol.js';
 import { buildVirtualHostDomains } from '../virtual-host-domains.js';
@@ -26,7 +27,8 @@ export function parseSidecarRouteName(name: string): number | undefined {
  * `"<port>"`): one virtual host `<fqdn>:<port>` per service with an HTTP (or sniffed) port of that
  * number, sorted by host. A mesh VirtualService for the host replaces the default route with its
  * own http routes; one that yields no route for this port leaves the host out, as the reference.
- * A name that is no port gets an empty configuration.
+ * A domain an earlier virtual host serves is left out (reported to `findings`). A name that is no
+ * port gets an empty configuration.
  */
 export function buildSidecarRouteConfiguration(
   proxy: Proxy,
@@ -34,20 +36,28 @@ export function buildSidecarRouteConfiguration(
   routeName: string,
   sharedHosts: Map<string, object> = new Map(),
   options: VirtualServiceRouteOptions = {},
+  findings?: PushFindings,
 ): RouteConfigurationResource {
   const port = parseSidecarRouteName(routeName);
   const virtualHosts: object[] = [];
+  // Envoy refuses a domain served by two virtual hosts: the first keeps it, as the reference.
+  const served = new Set<string>();
   if (port !== undefined) {
     for (const service of visibleServices(push, proxy.configNamespace)) {
       if (!service.ports.some((servicePort) => servicePort.port === port && isHttpRoutable(servicePort))) continue;
       const virtualService = virtualServiceFor(push, proxy, service.hostname);
-      const domains = buildVirtualHostDomains(service, port, proxy);
+      const all = buildVirtualHostDomains(service, port, proxy);
+      const domains = all.filter((domain) => !served.has(domain));
+      if (domains.length < all.length) findings?.add('duplicate-domain', `${service.hostname}:${port}`);
+      if (domains.length === 0) continue;
       if (!virtualService) {
+        for (const domain of domains) served.add(domain);
         virtualHosts.push(defaultVirtualHost(service.hostname, port, domains, sharedHosts));
         continue;
       }
       const routes = buildVirtualServiceRoutes({ ...options, proxy, push, virtualService, port });
       if (routes.length === 0) continue;
+      for (const domain of domains) served.add(domain);
       virtualHosts.push({ name: `${service.hostname}:${port}`, domains, routes, include_request_attempt_count: true });
     }
   }
