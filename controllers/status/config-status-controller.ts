@@ -43,6 +43,8 @@ export function newConfigStatusController(options: ConfigStatusControllerOptions
   const info = KINDS[kind];
   const outcomes = new Map<string, ConfigOutcome>();
   const analysis = new Map<string, readonly ValidationMessage[]>();
+  /** By object, the last status written: from which version of the object, and what (times aside). */
+  const written = new Map<string, { fromResourceVersion: string | undefined; shape: string }>();
   let client: Promise<(key: ObjectKey, status: unknown, signal: AbortSignal) => Promise<'written' | 'gone'>> | undefined;
 
   const patcher = async (): Promise<(key: ObjectKey, status: unknown, signal: AbortSignal) => Promise<'written' | 'gone'>> => {
@@ -80,10 +82,19 @@ export function newConfigStatusController(options: ConfigStatusControllerOptions
     if (!current) return;
     const patch = buildConfigStatus(outcome, object['status'], timestamp(clock.now()), options.status, analysis.get(formatObjectKey(key)));
     if (!patch) return;
+    // The store may not have seen our last write yet (its watch event lags under load): the same
+    // patch computed from the same version of the object is that write again; its event comes back.
+    const id = formatObjectKey(key);
+    const sameAsLast = written.get(id);
+    const shape = patchShape(patch);
+    if (sameAsLast && sameAsLast.fromResourceVersion === object.metadata?.resourceVersion && sameAsLast.shape === shape) return;
     for (const throttle of options.throttles) await throttle.wait(signal);
     client ??= patcher();
     const result = await (await client)(key, patch, signal);
-    if (result === 'written') bound.debug({ kind, accepted: outcome.accepted }, 'status written');
+    if (result === 'written') {
+      written.set(id, { fromResourceVersion: object.metadata?.resourceVersion, shape });
+      bound.debug({ kind, accepted: outcome.accepted }, 'status written');
+    } else written.delete(id);
   });
 
   const sink: ConfigOutcomeSink & AnalysisMessageSink = {
@@ -98,9 +109,15 @@ export function newConfigStatusController(options: ConfigStatusControllerOptions
     },
     forget(key) {
       outcomes.delete(formatObjectKey(key));
+      written.delete(formatObjectKey(key));
     },
   };
   return { controller, sink };
+}
+
+/** A status patch as JSON without its condition times, which differ between two computations of the same status. */
+function patchShape(patch: object): string {
+  return JSON.stringify(patch, (name, value: unknown) => (name === 'lastTransitionTime' ? undefined : value));
 }
 
 /** RFC 3339 in whole seconds, as Kubernetes writes condition times. */
