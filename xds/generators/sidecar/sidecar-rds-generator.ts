@@ -45,13 +45,11 @@ export function newSidecarRdsGenerator(options: VirtualServiceRouteOptions = {})
       // Virtual hosts without a VirtualService, shared by the proxies of a push (see buildSidecarRouteConfiguration).
       const sharedHosts = memo.get('sidecar-rds/shared-hosts', () => new Map<string, object>());
       return {
-        resources: [...new Set(names)]
-          .sort()
-          .map((name) => ({
-            name,
-            cacheKey: `${name}@${key}`,
-            resource: () => buildSidecarRouteConfiguration(proxy, push, name, sharedHosts, options, request.findings),
-          })),
+        resources: [...new Set(names)].sort().map((name) => ({
+          name,
+          cacheKey: `${name}@${key}`,
+          resource: () => buildSidecarRouteConfiguration(proxy, push, name, sharedHosts, options, request.findings),
+        })),
       };
     },
   };
