@@ -1,5 +1,6 @@
 import type { AccessLogEntry, HttpDecision, RbacVerdict } from './decisions/index.js';
 import type { ConnectionContext } from './connection-context.js';
+import { formatHostPort } from '../runtime/index.js';
 
 /** Envoy's `replaceAllEmptySpace`: details carry no whitespace. */
 const noSpace = (text: string): string => text.replace(/\s/g, '_');
@@ -37,9 +38,8 @@ export function forwardedDetails(flags: string): string {
   return 'via_upstream';
 }
 
-/** `address:port`, an IPv6 address in brackets. */
-export const hostPort = (address: string, port: number | undefined): string =>
-  port === undefined ? address : address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+/** `address:port`, an IPv6 address in brackets; the address alone without a port. */
+export const hostPort = (address: string, port: number | undefined): string => (port === undefined ? address : formatHostPort(address, port));
 
 /** What every entry of a downstream connection shares: its addresses, SNI and peer identity. */
 export function connectionEntryFacts(

@@ -113,7 +113,8 @@ export function newFastifyRunnable(options: FastifyRunnableOptions): HttpServerR
   };
 }
 
-function formatHostPort(host: string, port: number): string {
+/** `host:port`, an IPv6 address in brackets. */
+export function formatHostPort(host: string, port: number): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 

@@ -6,6 +6,9 @@ import { podHttp } from '../kube/pod-http.js';
 /** The daemon's monitoring port, where its `/debug/` views are served. */
 export const DAEMON_MONITORING_PORT = 15014;
 
+/** Each daemon's own deadline for one debug view: one unreachable daemon must not hold the others' answers. */
+export const DAEMON_QUERY_TIMEOUT_MS = 10_000;
+
 export interface DaemonQuery {
   readonly meshNamespace: string;
   /** `-r/--revision`: only that revision's daemons ('' for all). */

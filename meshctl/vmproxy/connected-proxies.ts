@@ -1,6 +1,6 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { MeshError } from '../../runtime/index.js';
-import { queryDaemons } from '../proxystatus/daemon-query.js';
+import { DAEMON_QUERY_TIMEOUT_MS, queryDaemons } from '../proxystatus/daemon-query.js';
 
 /** One proxy connected to a daemon, as the daemon's `/debug/adsz` lists it. */
 export interface ConnectedProxy {
@@ -13,11 +13,9 @@ export interface ConnectedProxy {
   readonly daemon: string;
 }
 
-const PER_DAEMON_TIMEOUT_MS = 10_000;
-
 /** Every proxy connected to any daemon of the mesh namespace (each once: the first daemon that lists it). */
 export async function connectedProxies(kubeConfig: KubeConfig, meshNamespace: string): Promise<ConnectedProxy[]> {
-  const { answers, failures } = await queryDaemons(kubeConfig, { meshNamespace, revision: '', path: '/debug/adsz', timeoutMs: PER_DAEMON_TIMEOUT_MS });
+  const { answers, failures } = await queryDaemons(kubeConfig, { meshNamespace, revision: '', path: '/debug/adsz', timeoutMs: DAEMON_QUERY_TIMEOUT_MS });
   if (answers.size === 0)
     throw new MeshError('proxy-config-failed', `no meshd instance answered: ${[...failures].map(([pod, why]) => `${pod}: ${why}`).join('; ')}`);
   const proxies = new Map<string, ConnectedProxy>();

@@ -2,10 +2,8 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { MeshError, UsageError } from '../../runtime/index.js';
 import { parseConfigDump, type EnvoyConfigDump } from '../proxyconfig/config-dump.js';
 import type { ProxyAdmin } from '../proxyconfig/proxy-config.js';
-import { queryDaemons } from '../proxystatus/daemon-query.js';
+import { DAEMON_QUERY_TIMEOUT_MS, queryDaemons } from '../proxystatus/daemon-query.js';
 import { clusterStatusesOf } from './cluster-statuses.js';
-
-const PER_DAEMON_TIMEOUT_MS = 10_000;
 
 /** The config a daemon last sent to a proxy (`/debug/config_dump?proxyID=`), as a config dump. */
 export async function daemonConfigDump(kubeConfig: KubeConfig, meshNamespace: string, proxyId: string): Promise<{ daemon: string; dump: EnvoyConfigDump }> {
@@ -13,7 +11,7 @@ export async function daemonConfigDump(kubeConfig: KubeConfig, meshNamespace: st
     meshNamespace,
     revision: '',
     path: `/debug/config_dump?proxyID=${encodeURIComponent(proxyId)}`,
-    timeoutMs: PER_DAEMON_TIMEOUT_MS,
+    timeoutMs: DAEMON_QUERY_TIMEOUT_MS,
   });
   const [daemon, body] = [...answers][0] ?? [];
   if (daemon === undefined || body === undefined)
