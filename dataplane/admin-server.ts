@@ -6,6 +6,7 @@ import type { EnvoyLoggers } from './admin-loggers.js';
 import type { ConfigState } from './config-state.js';
 import type { DataPlaneStats } from './data-plane-stats.js';
 import type { SecretSet } from './sds-subscriber.js';
+import type { TrafficRecordView } from './traffic-record.js';
 
 export interface AdminServerOptions {
   state: ConfigState;
@@ -24,6 +25,8 @@ export interface AdminServerOptions {
   quit?: () => void;
   /** `POST /drain_listeners[?inboundonly]`. */
   drain?: (inboundOnly: boolean) => void;
+  /** `/recent_requests`: the traffic record, when it is on. */
+  recentRequests?: () => TrafficRecordView | undefined;
 }
 
 export interface AdminServer {
@@ -100,6 +103,10 @@ export function newAdminServer(options: AdminServerOptions, paths: 'admin' | 'pr
           if (error) return send(res, 404, `${error}\n${loggers.text()}`);
         }
         return send(res, 200, loggers.text());
+      }
+      case '/recent_requests': {
+        const view = options.recentRequests?.();
+        return view ? send(res, 200, JSON.stringify(view), 'application/json') : send(res, 404, 'the traffic record is off\n');
       }
       case '/drain_listeners':
         if (!post) return send(res, 405, 'POST only\n');

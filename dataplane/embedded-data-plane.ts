@@ -18,6 +18,8 @@ import { newRequestTelemetry, newServiceHostIndex } from './request-telemetry.js
 import type { SecretSet } from './sds-subscriber.js';
 import { newTcpProxy } from './tcp-proxy.js';
 import { newUpstreamAgents } from './upstream-connector.js';
+import type { TrafficRecordLimits, TrafficRecordView } from './traffic-record.js';
+import { newTrafficRecorder } from './traffic-recorder.js';
 
 export { MAX_HEADER_BYTES } from './downstream-http.js';
 
@@ -46,12 +48,16 @@ export interface EmbeddedDataPlaneOptions {
   /** This proxy's workload and node id, for the request metrics and the peer-metadata exchange. */
   workload?: WorkloadFacts;
   nodeId?: string;
+  /** What the traffic record keeps (`/recent_requests`); off without. */
+  trafficRecord?: TrafficRecordLimits;
   /** The Envoy protos the process loaded: the ext_authz gRPC client's service definition (loaded on first use when absent). */
   protos?: EnvoyProtos;
 }
 
 export interface EmbeddedDataPlane {
   start(): Promise<void>;
+  /** The recent requests and their verdicts, when the traffic record is on. */
+  recentRequests(): TrafficRecordView | undefined;
   /** Bound addresses by listener key (`inbound:<port>`, `outbound`, or a listener name). */
   addresses(): ReadonlyMap<string, { address: string; port: number }>;
   readonly stats: DataPlaneStats;
@@ -92,9 +98,22 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
   });
 
   const accessLogs = newAccessLogWriter(log);
+  const recorder = options.trafficRecord ? newTrafficRecorder(state, options.trafficRecord) : undefined;
   const http = newDownstreamHttp({
     contexts,
-    handle: newHttpRequestHandler({ state, contexts, inputs, telemetry, stats, agents, secrets, appAddress: options.appAddress, accessLogs, log }),
+    handle: newHttpRequestHandler({
+      state,
+      contexts,
+      inputs,
+      telemetry,
+      stats,
+      agents,
+      secrets,
+      appAddress: options.appAddress,
+      accessLogs,
+      ...(recorder ? { recorder } : {}),
+      log,
+    }),
     log,
   });
   const accept = newConnectionAcceptor({
@@ -133,6 +152,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
   return {
     stats,
     start: () => binding.start(),
+    recentRequests: () => recorder?.view(),
     addresses: () => listeners.addresses(),
     async drain(graceMs, drainOptions = {}) {
       binding.stopAccepting(drainOptions.inboundOnly);

@@ -14,6 +14,7 @@ import { newSdsSubscriber, type SdsSubscriber } from './sds-subscriber.js';
 import { newEnvoyLoggers, type EnvoyLevel } from './admin-loggers.js';
 import { newXdsSubscriber, type XdsSubscriber } from './xds-subscriber.js';
 import { errorMessage } from '../runtime/index.js';
+import { trafficRecordLimitsOf } from './traffic-record-limits.js';
 
 /** Node metadata naming the app's private address in local mode (where captured inbound traffic is delivered). */
 export const APP_ADDRESS_METADATA = 'APP_ADDRESS';
@@ -81,6 +82,7 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
     workload: workloadFromNodeMetadata(view.node.metadata),
     nodeId: view.node.id,
     protos,
+    trafficRecord: trafficRecordLimitsOf(view.node.metadata, (message) => log.warn(message)),
   });
   dataPlane.stats.attach(processMemoryStats());
   const newXds = (channelCredentials: ChannelCredentials, channelOptions: ChannelOptions = {}): XdsSubscriber =>
@@ -124,6 +126,7 @@ export function newEmbeddedRunner(options: EmbeddedRunnerOptions): EmbeddedRunne
     loggers: newEnvoyLoggers(options.logLevel ?? 'warning', (level) => options.setLogLevel?.(level)),
     ...(options.quit ? { quit: options.quit } : {}),
     drain: (inboundOnly: boolean) => void dataPlane.drain(0, { inboundOnly }),
+    recentRequests: () => dataPlane.recentRequests(),
   };
   const admins: AdminServer[] = [];
   return {

@@ -17,6 +17,7 @@ import type { AccessLogWriter } from './access-log-writer.js';
 import { connectionEntryFacts, forwardedDetails, hostPort, localReplyDetails } from './access-log-entry.js';
 import { bodyBytesOf } from './counted-response.js';
 import { errorMessage } from '../runtime/index.js';
+import type { TrafficRecorder } from './traffic-recorder.js';
 
 export interface HttpRequestHandlerOptions {
   state: ConfigState;
@@ -29,6 +30,8 @@ export interface HttpRequestHandlerOptions {
   /** Where ORIGINAL_DST inbound traffic goes. */
   appAddress?: string;
   accessLogs: AccessLogWriter;
+  /** Keeps the facts and verdict of recent requests (`/recent_requests`). */
+  recorder?: TrafficRecorder;
   log: Logger;
 }
 
@@ -178,6 +181,7 @@ export function newHttpRequestHandler(options: HttpRequestHandlerOptions): HttpR
     }
     inputs.countExtAuthz(decision, httpExtAuthzCounters);
     if (logged) logged.decided(decision);
+    options.recorder?.record(context, facts, decision);
     if (decision.kind === 'respond') {
       countLocalReply(decision, exchange);
       return respond(res, decision.status, decision.body, decision.headers);

@@ -3,6 +3,7 @@ import type { ConnectionFacts, DynamicMetadata } from './facts.js';
 import type { JwtVerdict } from './jwt-authn.js';
 import type { RbacVerdict } from './rbac.js';
 import type { RouteDecision } from './route-configuration.js';
+import type { RecordedTokenVerifier } from './recorded-traffic.js';
 import type { UpstreamTls } from './upstream-tls.js';
 
 export type UpstreamDecision =
@@ -71,4 +72,6 @@ export interface RequestContext {
   readonly extAuthz?: ExtAuthzTransport;
   /** Buffers the request body for a check that asks for it; without one the body reads as empty. */
   readonly requestBody?: RequestBodyReader;
+  /** Replays only: the traffic record's stand-in tokens, checked by their recorded claims instead of a signature. */
+  readonly recordedTokens?: RecordedTokenVerifier;
 }

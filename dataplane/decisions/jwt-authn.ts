@@ -1,6 +1,7 @@
 import { createLocalJWKSet, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import type { HttpRequestFacts } from './facts.js';
 import { compileRouteMatch, type RouteMatchConfig } from './route-match.js';
+import type { RecordedToken, RecordedTokenVerifier } from './recorded-traffic.js';
 
 /** `envoy.extensions.filters.http.jwt_authn.v3.JwtProvider` (the fields the data plane implements). */
 export interface JwtProviderConfig {
@@ -155,9 +156,11 @@ function timeFailure(payload: JWTPayload, now: Date, skewSeconds: number): JwtFa
   return undefined;
 }
 
-async function verify(provider: CompiledProvider, token: Token, now: Date, audiences?: string[]): Promise<Outcome> {
+async function verify(provider: CompiledProvider, token: Token, now: Date, audiences?: string[], recorded?: RecordedTokenVerifier): Promise<Outcome> {
   const wanted = audiences ?? provider.config.audiences ?? [];
   const skew = provider.config.clock_skew_seconds ?? DEFAULT_SKEW_SECONDS;
+  const stoodFor = recorded?.(token.value);
+  if (stoodFor) return verifyRecorded(provider, token, stoodFor, { wanted, skew, now });
   const cacheKey = `${wanted.join(',')}\0${token.value}`;
   const cached = provider.verified.get(cacheKey);
   if (cached) {
@@ -182,6 +185,26 @@ async function verify(provider: CompiledProvider, token: Token, now: Date, audie
   } catch (error) {
     return { ok: false, failure: failureOf(error) };
   }
+}
+
+/**
+ * A replayed token: its recorded claims checked as the signature check would check them (issuer,
+ * audiences, time); a recorded signature or key failure stays one. Key rotation is not replayed.
+ */
+function verifyRecorded(
+  provider: CompiledProvider,
+  token: Token,
+  recorded: RecordedToken,
+  check: { wanted: readonly string[]; skew: number; now: Date },
+): Outcome {
+  if (recorded.failure) return { ok: false, failure: recorded.failure };
+  const { claims } = recorded;
+  if (provider.config.issuer && claims.iss !== provider.config.issuer) return { ok: false, failure: 'unknown-issuer' };
+  const audiences = typeof claims.aud === 'string' ? [claims.aud] : (claims.aud ?? []);
+  if (check.wanted.length > 0 && !audiences.some((audience) => check.wanted.includes(audience))) return { ok: false, failure: 'audience-not-allowed' };
+  const failure = timeFailure(claims, check.now, check.skew);
+  if (failure) return { ok: false, failure };
+  return { ok: true, provider, payload: { ...claims }, token };
 }
 
 /**
@@ -210,7 +233,7 @@ function worst(outcomes: Outcome[]): Outcome {
   return failures.find((f) => f.failure !== 'missing') ?? failures[0] ?? { ok: false, failure: 'missing' };
 }
 
-type CompiledRequirement = (request: HttpRequestFacts, now: Date) => Promise<Outcome>;
+type CompiledRequirement = (request: HttpRequestFacts, now: Date, recorded?: RecordedTokenVerifier) => Promise<Outcome>;
 
 function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap<string, CompiledProvider>): CompiledRequirement {
   const providerNamed = (name: string): CompiledProvider => {
@@ -222,12 +245,12 @@ function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap
   // refused, so that no backend reads the bad one as if it had been checked.
   const one =
     (provider: CompiledProvider, audiences?: string[]): CompiledRequirement =>
-    async (request, now) => {
+    async (request, now, recorded) => {
       const tokens = provider.extract(request);
       if (tokens.length === 0) return { ok: false, failure: 'missing' };
       let first: Outcome | undefined;
       for (const token of tokens) {
-        const outcome = await verify(provider, token, now, audiences);
+        const outcome = await verify(provider, token, now, audiences, recorded);
         if (!outcome.ok) return outcome;
         first ??= outcome;
       }
@@ -239,10 +262,10 @@ function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap
   }
   if ('requires_any' in config) {
     const children = config.requires_any.requirements.map((child) => compileRequirement(child, providers));
-    return async (request, now) => {
+    return async (request, now, recorded) => {
       const outcomes: Outcome[] = [];
       for (const child of children) {
-        const outcome = await child(request, now);
+        const outcome = await child(request, now, recorded);
         if (outcome.ok) return outcome;
         outcomes.push(outcome);
       }
@@ -251,10 +274,10 @@ function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap
   }
   if ('requires_all' in config) {
     const children = config.requires_all.requirements.map((child) => compileRequirement(child, providers));
-    return async (request, now) => {
+    return async (request, now, recorded) => {
       let last: Outcome = { ok: true };
       for (const child of children) {
-        last = await child(request, now);
+        last = await child(request, now, recorded);
         if (!last.ok) return last;
       }
       return last;
@@ -264,7 +287,7 @@ function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap
   if (!allowFailed && !('allow_missing' in config)) throw new Error(`unsupported requirement ${JSON.stringify(Object.keys(config))}`);
   // Every token any provider finds is tried against the providers that found it; each must be
   // accepted by one of them, unless failures are allowed.
-  return async (request, now) => {
+  return async (request, now, recorded) => {
     const finders = new Map<string, { token: Token; providers: CompiledProvider[] }>();
     for (const provider of providers.values()) {
       for (const token of provider.extract(request)) {
@@ -278,7 +301,7 @@ function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap
     for (const { token, providers: candidates } of finders.values()) {
       const outcomes: Outcome[] = [];
       for (const provider of candidates) {
-        const outcome = await verify(provider, token, now);
+        const outcome = await verify(provider, token, now, undefined, recorded);
         outcomes.push(outcome);
         if (outcome.ok) break;
       }
@@ -317,19 +340,21 @@ function claimText(value: unknown): string | undefined {
  * requirement; no rule, no requirement. The verdict carries the verified payload for RBAC and the
  * header edits (`forward: false` removes the token header, `claim_to_headers`, `forward_payload_header`).
  */
-export function compileJwtAuthn(config: JwtAuthenticationConfig): (request: HttpRequestFacts, now: Date) => Promise<JwtVerdict> {
+export function compileJwtAuthn(
+  config: JwtAuthenticationConfig,
+): (request: HttpRequestFacts, now: Date, recorded?: RecordedTokenVerifier) => Promise<JwtVerdict> {
   const providers = new Map(Object.entries(config.providers ?? {}).map(([name, provider]) => [name, compileProvider(name, provider)]));
   const rules = (config.rules ?? []).map((rule) => ({
     matches: compileRouteMatch(rule.match),
     requires: rule.requires ? compileRequirement(rule.requires, providers) : undefined,
   }));
   const bypassCors = config.bypass_cors_preflight === true;
-  return async (request, now) => {
+  return async (request, now, recorded) => {
     const allowNothingVerified: JwtVerdict = { kind: 'allow', metadata: {}, headersToSet: {}, headersToRemove: [] };
     if (bypassCors && isCorsPreflight(request)) return allowNothingVerified;
     const requires = rules.find((rule) => rule.matches(request))?.requires;
     if (!requires) return allowNothingVerified;
-    const outcome = await requires(request, now);
+    const outcome = await requires(request, now, recorded);
     if (!outcome.ok) {
       return { kind: 'deny', status: outcome.failure === 'audience-not-allowed' ? 403 : 401, failure: outcome.failure, message: MESSAGES[outcome.failure] };
     }

@@ -20,6 +20,7 @@ import {
 import { buildCase, type CaseObject } from '../../xds/generators/testing/test-cases.js';
 import { newConfigState, type ConfigState } from '../config-state.js';
 import { newEmbeddedDataPlane, type EmbeddedDataPlane } from '../embedded-data-plane.js';
+import type { TrafficRecordLimits } from '../traffic-record.js';
 import type { SecretSet } from '../sds-subscriber.js';
 import type { MeshConfig } from '../../crds/index.js';
 import type { WorkloadFacts } from '../peer-metadata.js';
@@ -224,6 +225,8 @@ export interface SidecarOptions {
   readonly serverPolicies?: readonly object[];
   /** Ports the server sidecar captures on its pod address; default 8000 (add the ports of extra Services given as policies). */
   readonly serverPorts?: readonly number[];
+  /** Both sidecars keep a traffic record with these limits. */
+  readonly trafficRecord?: TrafficRecordLimits;
 }
 
 export interface Sidecar {
@@ -239,7 +242,7 @@ export async function startSidecar(side: SidecarSide, options: SidecarOptions, s
     throw new Error(`the client sidecar has no cluster ${SERVER_CLUSTER}`);
   const state = newConfigState();
   applyProxyConfig(state, config, '1');
-  const common = { state, secrets: () => secrets, log: newNopLogger('dataplane') };
+  const common = { state, secrets: () => secrets, log: newNopLogger('dataplane'), ...(options.trafficRecord ? { trafficRecord: options.trafficRecord } : {}) };
   const plane =
     side === 'server'
       ? newEmbeddedDataPlane({
