@@ -30,6 +30,7 @@ export type {
   Workload,
 } from './model/registry-types.js';
 export { endpointSliceFromObject, namespaceFromObject, serviceFromObject, workloadFromPod } from './model/registry-conversion.js';
+export { modelFromObjects, type ObjectsModelOptions, type RejectedObject } from './model/model-from-objects.js';
 export { buildPodEndpoints, buildSliceEndpoints, resolveTargetPort, selectsWorkload } from './model/endpoint-builder.js';
 export {
   newServiceRegistry,

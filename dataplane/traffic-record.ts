@@ -1,4 +1,4 @@
-import type { RecordedRequest } from './decisions/index.js';
+import type { RecordedRequest, RecordedSightings } from './decisions/index.js';
 
 /** How much a traffic record keeps: distinct requests, bytes, age, and the share of requests looked at. */
 export interface TrafficRecordLimits {
@@ -15,11 +15,7 @@ export interface TrafficRecordLimits {
 export const DEFAULT_TRAFFIC_RECORD_LIMITS: TrafficRecordLimits = { maxEntries: 2000, maxBytes: 2 * 1024 * 1024, maxAgeMs: 3_600_000, sampling: 1 };
 
 /** One distinct request with how often and when it was seen. */
-export interface TrafficRecordEntry extends RecordedRequest {
-  readonly count: number;
-  readonly firstSeen: string;
-  readonly lastSeen: string;
-}
+export type TrafficRecordEntry = RecordedSightings;
 
 /** The record as the admin API serves it (`/recent_requests`). */
 export interface TrafficRecordView {

@@ -1,7 +1,7 @@
 import type { ChannelCredentials, ChannelOptions, Metadata } from '@grpc/grpc-js';
 import type { Logger } from '../runtime/index.js';
 import type { EnvoyProtos } from '../xds/envoy/index.js';
-import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE, shortType } from '../xds/envoy/index.js';
+import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE, SECRET_TYPE, routeNamesOf, shortType } from '../xds/envoy/index.js';
 import type { AdsSecrets } from './ads-secrets.js';
 import { newAdsFeed, type AdsFeed, type AdsUpdate } from './ads-feed.js';
 import type { ConfigState } from './config-state.js';
@@ -49,21 +49,6 @@ function edsNamesOf(clusters: ReadonlyMap<string, Record<string, unknown>>): str
     const service = (cluster['eds_cluster_config'] as { service_name?: string } | undefined)?.service_name;
     names.add(service || name);
   }
-  return [...names].sort();
-}
-
-/** The RDS names of the listeners' HTTP connection managers. */
-export function routeNamesOf(listeners: readonly Record<string, unknown>[]): string[] {
-  const names = new Set<string>();
-  const visit = (value: unknown): void => {
-    if (Array.isArray(value)) value.forEach(visit);
-    else if (value !== null && typeof value === 'object') {
-      const rds = (value as { rds?: { route_config_name?: unknown } }).rds;
-      if (typeof rds?.route_config_name === 'string') names.add(rds.route_config_name);
-      Object.values(value).forEach(visit);
-    }
-  };
-  visit(listeners);
   return [...names].sort();
 }
 

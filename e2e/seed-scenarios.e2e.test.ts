@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { curl, type CurlResult } from '../testing/curl.js';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { KubeConfig } from '@kubernetes/client-node';
-import { explainPod, loadKubeClient, type ExplainPodInput } from '../meshctl/index.js';
+import { explainPod, loadKubeClient, previewAuthzChange, type ExplainPodInput } from '../meshctl/index.js';
 import { kubectl as runKubectl } from '../testing/kubectl.js';
 import { runBin } from '../testing/run-bin.js';
 import { runMeshctlInProcess } from '../cli/testing/run-meshctl.js';
@@ -181,6 +181,38 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
         for (const to of SERVERS) expect({ from, to, code: (await observed(from, to)).code }).toEqual({ from, to, code: '200' });
       }
     });
+
+    if (orchestrator === 'kubernetes') {
+      test('x authz preview replays the recorded traffic: a DENY names the requests it would cut, namespace STRICT the plain-text caller', async () => {
+        for (let i = 0; i < 2; i++) expect((await call('bar', 'foo', '/headers')).code).toBe('200');
+        const denyFile = join(workDir, 'preview-deny-headers.yaml');
+        writeFileSync(
+          denyFile,
+          'apiVersion: security.mesh.io/v1beta1\nkind: AuthorizationPolicy\nmetadata: { name: deny-headers, namespace: foo }\nspec:\n  selector: { matchLabels: { app: httpbin } }\n  action: DENY\n  rules: [{ to: [{ operation: { paths: ["/headers"] } }] }]\n',
+        );
+        // Once through the built CLI (its wiring and exit status), then in process.
+        const built = await runBin('meshctl', ['x', 'authz', 'preview', '-f', denyFile], {
+          env: { HOME: '/nonexistent', KUBECONFIG: mesh.kubeconfigPath ?? '' },
+          timeoutMs: 60_000,
+        });
+        expect([built.code, built.stderr]).toEqual([3, '']);
+        expect(built.stdout).toMatch(/allowed → 403 +spiffe:\/\/cluster\.local\/ns\/bar\/sa\/sleep +httpbin-foo\.foo:8080 +GET \/headers +2 /);
+        const kubeConfig = await loadKubeClient({ orchconfig: mesh.kubeconfigPath ?? '', context: '' }, () => undefined);
+        const preview = (file: string) =>
+          previewAuthzChange({ kubeConfig, files: [file], namespace: 'default', meshNamespace: 'mesh-system', readStdin: () => Promise.resolve('') });
+        const denied = await preview(denyFile);
+        expect(denied.workloads).toEqual(['httpbin-foo.foo']);
+        expect(denied.changes.map((change) => [change.source, change.method, change.path, change.calls, change.to.policy])).toEqual([
+          ['spiffe://cluster.local/ns/bar/sa/sleep', 'GET', '/headers', 2, 'ns[foo]-policy[deny-headers]-rule[0]'],
+        ]);
+        const strictFile = join(workDir, 'preview-strict-foo.yaml');
+        writeFileSync(strictFile, peerAuthentication('foo', 'STRICT'));
+        const strict = await preview(strictFile);
+        expect(strict.changes.length).toBeGreaterThan(0);
+        for (const change of strict.changes) expect([change.source, change.to.outcome]).toEqual([expect.stringMatching(/^plaintext /), 'reset']);
+        expect(strict.changes.map((change) => change.path)).toContain('/ip');
+      });
+    }
 
     test('mesh-wide STRICT: unmeshed → meshed fails (000, exit 56); unmeshed → unmeshed and meshed → anything succeed', async () => {
       await applyAndWait(

@@ -118,3 +118,7 @@ export {
 export { addDeploymentToMesh, addServiceToMesh, type AddToMeshRequest } from './addtomesh/add-deployments.js';
 export { removeDeploymentFromMesh, removeServiceFromMesh, type RemoveFromMeshRequest } from './addtomesh/remove-deployments.js';
 export { keyValueMap } from './key-value-items.js';
+export { previewAuthzChange, type AuthzPreviewInput } from './preview/authz-preview.js';
+export { renderPreview, VERDICTS_WOULD_CHANGE } from './preview/render-preview.js';
+export { compareVerdicts, describeSourceBy, type VerdictChange, type VerdictReport, type WorkloadReplay } from './preview/verdict-changes.js';
+export { newOfflineMesh, type OfflineMesh, type ProxyNodeFacts } from './preview/offline-decisions.js';

@@ -47,5 +47,6 @@ export { grpcTransportFromSettings, xdsAuthPolicyFromSettings, xdsTuningFromSett
 export { newXdsServer, type XdsServer, type XdsServerOptions, type XdsTlsMaterial } from './xds-server.js';
 export { buildPushContext, type PushContext } from './model/index.js';
 export { newMeshGenerators } from './mesh-generators.js';
+export { generateProxyConfig } from './offline-proxy-config.js';
 export { newInboundSecurityFilters, newJwksResolver } from './security/index.js';
 export { setupXdsWithManager, type XdsSetupOptions, type XdsTlsEndpoint } from './setup.js';

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { UsageError } from '../../runtime/index.js';
 import { newMeshctlAuthzExplainCommand } from './meshctl-authz-explain.js';
+import { newMeshctlAuthzPreviewCommand } from './meshctl-authz-preview.js';
 import type { MeshctlGlobalFlags } from './meshctl-global-flags.js';
 import type { CliIo } from '../run-cli.js';
 
@@ -41,7 +42,7 @@ export function newMeshctlDescribeCommand(io: CliIo): Command {
 }
 
 /** `meshctl x authz check <pod>` (or `-f`): the AuthorizationPolicies a proxy enforces. */
-export function newMeshctlAuthzCommand(io: CliIo): Command {
+export function newMeshctlAuthzCommand(io: CliIo, readStdin: () => Promise<string>): Command {
   const authz = new Command('authz').description('Inspect mesh AuthorizationPolicy');
   authz.addCommand(
     new Command('check')
@@ -63,5 +64,6 @@ export function newMeshctlAuthzCommand(io: CliIo): Command {
       }),
   );
   authz.addCommand(newMeshctlAuthzExplainCommand(io));
+  authz.addCommand(newMeshctlAuthzPreviewCommand(io, readStdin));
   return authz;
 }

@@ -39,7 +39,7 @@ export function newMeshctlExperimentalCommand(
   experimental.addCommand(newMeshctlRevisionCommand(io));
   experimental.addCommand(newMeshctlPrecheckCommand(io));
   experimental.addCommand(newMeshctlDescribeCommand(io));
-  experimental.addCommand(newMeshctlAuthzCommand(io));
+  experimental.addCommand(newMeshctlAuthzCommand(io, readStdin));
   experimental.addCommand(newMeshctlWaitCommand(io));
   experimental.addCommand(newMeshctlCheckInjectCommand(io));
   experimental.addCommand(newMeshctlMetricsCommand(io));

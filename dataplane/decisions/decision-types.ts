@@ -3,7 +3,7 @@ import type { ConnectionFacts, DynamicMetadata } from './facts.js';
 import type { JwtVerdict } from './jwt-authn.js';
 import type { RbacVerdict } from './rbac.js';
 import type { RouteDecision } from './route-configuration.js';
-import type { RecordedTokenVerifier } from './recorded-traffic.js';
+import type { RecordedTokenVerifier } from './recorded-request.js';
 import type { UpstreamTls } from './upstream-tls.js';
 
 export type UpstreamDecision =

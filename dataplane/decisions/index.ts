@@ -78,16 +78,14 @@ export {
   type UpstreamChooser,
   type UpstreamDecision,
 } from './proxy-decisions.js';
-export {
-  recordedTokenValue,
-  replayFacts,
-  sameVerdict,
-  verdictOf,
-  type RecordedConnection,
-  type RecordedHttp,
-  type RecordedRequest,
-  type RecordedToken,
-  type RecordedTokenVerifier,
-  type RequestVerdict,
-} from './recorded-traffic.js';
+export { recordedTokenValue, replayFacts, sameVerdict, verdictOf } from './recorded-traffic.js';
+export type {
+  RecordedConnection,
+  RecordedHttp,
+  RecordedRequest,
+  RecordedSightings,
+  RecordedToken,
+  RecordedTokenVerifier,
+  RequestVerdict,
+} from './recorded-request.js';
 export { NEVER_KEPT_HEADERS, policyReadable, type PolicyReadable } from './policy-readable.js';

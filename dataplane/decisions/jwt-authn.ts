@@ -1,7 +1,8 @@
 import { createLocalJWKSet, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import type { HttpRequestFacts } from './facts.js';
 import { compileRouteMatch, type RouteMatchConfig } from './route-match.js';
-import type { RecordedToken, RecordedTokenVerifier } from './recorded-traffic.js';
+import type { RecordedToken, RecordedTokenVerifier } from './recorded-request.js';
+import type { JwtFailure } from './jwt-failure.js';
 
 /** `envoy.extensions.filters.http.jwt_authn.v3.JwtProvider` (the fields the data plane implements). */
 export interface JwtProviderConfig {
@@ -35,9 +36,7 @@ export interface JwtAuthenticationConfig {
   bypass_cors_preflight?: boolean;
 }
 
-/** Why a token was refused, as Envoy's status names it. */
-export type JwtFailure =
-  'missing' | 'expired' | 'not-yet-valid' | 'audience-not-allowed' | 'unknown-issuer' | 'no-matching-key' | 'verification-failed' | 'malformed';
+export type { JwtFailure } from './jwt-failure.js';
 
 export type JwtVerdict =
   | {

@@ -35,3 +35,4 @@ export {
   type DeltaDiscoveryResponse,
   type DeltaResource,
 } from './delta-discovery-client.js';
+export { routeNamesOf } from './route-names.js';

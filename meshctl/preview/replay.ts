@@ -1,0 +1,37 @@
+import {
+  replayFacts,
+  verdictOf,
+  type ExtAuthzTransport,
+  type ProxyDecisions,
+  type RecordedRequest,
+  type RequestVerdict,
+} from '../../dataplane/decisions/index.js';
+
+/**
+ * An authorizer that allows: a replay cannot ask the external authorizers what they would answer,
+ * so CUSTOM policies are replayed as if they allowed (what follows them still decides).
+ */
+const ALLOWING_AUTHORIZER: ExtAuthzTransport = {
+  http: async () => ({ kind: 'response', status: 200, headers: {}, body: new Uint8Array() }),
+  grpc: async () => ({ kind: 'response', response: { status: { code: 0 } } }),
+};
+
+/**
+ * One recorded request through a proxy's decisions, as the data plane would decide it: the
+ * listener and filter chain (a refused connection is a reset), the client certificate's SAN, then
+ * the HTTP filters and route. Tokens are checked by their recorded claims at the time they were seen.
+ */
+export async function replayRequest(decisions: ProxyDecisions, recorded: RecordedRequest, at: Date): Promise<RequestVerdict> {
+  const { connection, request, tokens } = replayFacts(recorded);
+  const listener = decisions.listenerFor(recorded.direction === 'inbound' ? 'inbound' : 'outbound', connection.destinationAddress, connection.destinationPort);
+  if (listener === undefined) return { outcome: 'reset', by: 'listener' };
+  const chain = decisions.connection(listener, connection);
+  if (chain.kind === 'reset') return { outcome: 'reset', by: recorded.connection.transportProtocol === 'raw_buffer' ? 'STRICT mutual TLS' : 'filter chain' };
+  const san = connection.peerCertificate?.uriSans[0];
+  const verify = chain.downstreamTls?.verifySubjectAltName;
+  if (san !== undefined && verify && !verify(san)) return { outcome: 'reset', by: 'tls' };
+  // A TLS connection a chain now passes through untouched: its requests reach the application.
+  if (chain.protocol !== 'http') return { outcome: 'forwarded', by: 'tcp' };
+  const decision = await chain.http(request, { connection, now: at, random: 0, pick: 0, extAuthz: ALLOWING_AUTHORIZER, recordedTokens: tokens });
+  return verdictOf(decision);
+}
