@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, test } from '@jest/globals';
 import { curl, type CurlResult } from '../testing/curl.js';
 import { CoreV1Api } from '@kubernetes/client-node';
 import { KubeConfig } from '@kubernetes/client-node';
-import { explainPod, loadKubeClient, previewAuthzChange, type ExplainPodInput } from '../meshctl/index.js';
+import { explainPod, loadKubeClient, mtlsReadiness, previewAuthzChange, type ExplainPodInput } from '../meshctl/index.js';
 import { kubectl as runKubectl } from '../testing/kubectl.js';
 import { runBin } from '../testing/run-bin.js';
 import { runMeshctlInProcess } from '../cli/testing/run-meshctl.js';
@@ -183,7 +183,7 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
     });
 
     if (orchestrator === 'kubernetes') {
-      test('x authz preview replays the recorded traffic: a DENY names the requests it would cut, namespace STRICT the plain-text caller', async () => {
+      test('x authz preview and x mtls readiness replay the recorded traffic: a DENY names what it would cut, STRICT the plain-text caller', async () => {
         for (let i = 0; i < 2; i++) expect((await call('bar', 'foo', '/headers')).code).toBe('200');
         const denyFile = join(workDir, 'preview-deny-headers.yaml');
         writeFileSync(
@@ -211,6 +211,21 @@ function scenarios(orchestrator: 'folder' | 'kubernetes'): void {
         expect(strict.changes.length).toBeGreaterThan(0);
         for (const change of strict.changes) expect([change.source, change.to.outcome]).toEqual([expect.stringMatching(/^plaintext /), 'reset']);
         expect(strict.changes.map((change) => change.path)).toContain('/ip');
+
+        // Readiness for STRICT: foo's backend took plain text from the legacy client; bar's sleep spoke mutual TLS.
+        const readiness = await runBin('meshctl', ['x', 'mtls', 'readiness', '-n', 'foo'], {
+          env: { HOME: '/nonexistent', KUBECONFIG: mesh.kubeconfigPath ?? '' },
+          timeoutMs: 60_000,
+        });
+        expect([readiness.code, readiness.stderr]).toEqual([3, '']);
+        expect(readiness.stdout).toMatch(/^foo +httpbin-foo\.foo +8080 +127\.0\.0\.1\b.* +\d+ +20\d\d-/m);
+        expect(readiness.stdout).toMatch(/^foo: NOT READY \(1 workload port takes plain text/m);
+        const ready = (now: Date) => mtlsReadiness({ kubeConfig, namespace: 'foo', sinceMs: 5 * 60_000, now });
+        const notReady = await ready(new Date());
+        const lastPlaintext = Math.max(...notReady.plaintext.flatMap((row) => row.callers.map((caller) => Date.parse(caller.lastSeen))));
+        // Once the legacy client has not called for longer than the window, the namespace is ready.
+        const later = await ready(new Date(lastPlaintext + 5 * 60_000 + 1));
+        expect(later.namespaces).toEqual([{ namespace: 'foo', ready: true, workloads: 2 }]);
       });
     }
 

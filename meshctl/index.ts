@@ -122,3 +122,4 @@ export { previewAuthzChange, type AuthzPreviewInput } from './preview/authz-prev
 export { renderPreview, VERDICTS_WOULD_CHANGE } from './preview/render-preview.js';
 export { compareVerdicts, describeSourceBy, type VerdictChange, type VerdictReport, type WorkloadReplay } from './preview/verdict-changes.js';
 export { newOfflineMesh, type OfflineMesh, type ProxyNodeFacts } from './preview/offline-decisions.js';
+export { mtlsReadiness, renderReadiness, type ReadinessReport } from './preview/mtls-readiness.js';

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { newMeshctlCheckInjectCommand } from './meshctl-check-inject.js';
 import { newMeshctlAuthzCommand, newMeshctlDescribeCommand } from './meshctl-describe.js';
+import { newMeshctlMtlsCommand } from './meshctl-mtls.js';
 import { newMeshctlKubeUninjectCommand } from './meshctl-inject.js';
 import { newMeshctlMetricsCommand } from './meshctl-metrics.js';
 import { newMeshctlUninstallCommand } from './meshctl-uninstall.js';
@@ -40,6 +41,7 @@ export function newMeshctlExperimentalCommand(
   experimental.addCommand(newMeshctlPrecheckCommand(io));
   experimental.addCommand(newMeshctlDescribeCommand(io));
   experimental.addCommand(newMeshctlAuthzCommand(io, readStdin));
+  experimental.addCommand(newMeshctlMtlsCommand(io));
   experimental.addCommand(newMeshctlWaitCommand(io));
   experimental.addCommand(newMeshctlCheckInjectCommand(io));
   experimental.addCommand(newMeshctlMetricsCommand(io));

@@ -1,15 +1,12 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { buildMeshConfig, KIND_NAMES, validateResource, type MeshConfig } from '../../crds/index.js';
-import type { RecordedSightings } from '../../dataplane/decisions/index.js';
 import { ANNOTATIONS } from '../../names/index.js';
-import { errorMessage, MeshError, UsageError, type KubeObject } from '../../runtime/index.js';
+import { errorMessage, UsageError, type KubeObject } from '../../runtime/index.js';
 import { readClusterState } from '../analyze/read-cluster.js';
 import { readAnalysisFiles } from '../analyze/read-files.js';
-import { podHttp } from '../kube/pod-http.js';
-import { dumpOf, parseConfigDump } from '../proxyconfig/config-dump.js';
-import { PROXY_ADMIN_PORT } from '../proxyconfig/pod-admin.js';
 import { loadEnvoyProtos } from '../../xds/envoy/index.js';
-import { newOfflineMesh, type ProxyNodeFacts } from './offline-decisions.js';
+import { newOfflineMesh } from './offline-decisions.js';
+import { podNamesByAddress, recentTrafficOf } from './recent-traffic.js';
 import { compareVerdicts, describeSourceBy, newlyReadHeaders, type VerdictReport, type WorkloadReplay } from './verdict-changes.js';
 
 /** Kinds whose change a preview replays: what a sidecar's inbound decisions read. */
@@ -45,9 +42,7 @@ export async function previewAuthzChange(input: AuthzPreviewInput): Promise<Verd
   const current = newOfflineMesh(clusterObjects, options);
   const proposed = newOfflineMesh(proposedObjects, options);
   const pods = clusterObjects.filter((object): object is Pod => object.kind === 'Pod');
-  const podByAddress = new Map(
-    pods.flatMap((pod) => (pod.status?.podIP ? [[pod.status.podIP, `${pod.metadata?.name}.${pod.metadata?.namespace}`] as const] : [])),
-  );
+  const podByAddress = podNamesByAddress(pods);
   const selected = pods.filter((pod) => isMeshedAndRunning(pod) && changed.some((object) => selects(object, pod, meshConfig)));
   const caveats: string[] = [];
   const workloads: WorkloadReplay[] = [];
@@ -108,18 +103,4 @@ function selects(object: KubeObject, pod: Pod, meshConfig: MeshConfig): boolean 
   const matchLabels = (object['spec'] as { selector?: { matchLabels?: Record<string, string> } } | undefined)?.selector?.matchLabels ?? {};
   const labels = pod.metadata?.labels ?? {};
   return Object.entries(matchLabels).every(([key, value]) => labels[key] === value);
-}
-
-/** A pod's proxy node (from its bootstrap) and its traffic record, through port-forwards. */
-async function recentTrafficOf(kubeConfig: KubeConfig, namespace: string, pod: string): Promise<{ node: ProxyNodeFacts; entries: RecordedSightings[] }> {
-  const get = async (path: string): Promise<string> => {
-    const response = await podHttp(kubeConfig, { namespace, pod, port: PROXY_ADMIN_PORT, method: 'GET', path });
-    if (response.status >= 400) throw new MeshError('proxy-config-failed', `GET ${path}: ${response.status} ${response.body.trim()}`);
-    return response.body;
-  };
-  const dump = parseConfigDump(await get('/config_dump'), `the config dump of ${pod}.${namespace}`);
-  const node = (dumpOf(dump, 'BootstrapConfigDump')['bootstrap'] as { node?: { id?: string; metadata?: Record<string, unknown> } } | undefined)?.node;
-  if (!node?.id) throw new MeshError('proxy-config-failed', 'its config dump names no node');
-  const record = JSON.parse(await get('/recent_requests')) as { entries?: RecordedSightings[] };
-  return { node: { id: node.id, metadata: node.metadata ?? {} }, entries: record.entries ?? [] };
 }
