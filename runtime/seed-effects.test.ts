@@ -37,10 +37,8 @@ const WAITING: readonly { readonly why: string; readonly settings?: readonly str
     why: 'listener and filter settings (issue 39 item 4)',
     settings: [
       'PILOT_ENABLE_DESTINATION_RULE_INHERITANCE',
-      'PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES',
       'PILOT_ENABLE_FLOW_CONTROL',
       'PILOT_FLOW_CONTROL_TIMEOUT',
-      'PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS',
       'PILOT_ENABLE_INBOUND_PASSTHROUGH',
       'PILOT_ENABLE_LEGACY_AUTO_PASSTHROUGH',
       'PILOT_ENABLE_MONGO_FILTER',

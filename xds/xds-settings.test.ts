@@ -19,6 +19,8 @@ describe('the xDS settings', () => {
       stripHostPort: false,
       defaultRequestTimeoutMs: 2500,
       acceptHttp10: false,
+      edsForHeadless: false,
+      headlessPodListeners: true,
     });
   });
 

@@ -57,6 +57,8 @@ export function meshGeneratorSettingsFromSettings(settings: Settings<'pilot-disc
     stripHostPort: settings.get('MESH_GATEWAY_STRIP_HOST_PORT'),
     defaultRequestTimeoutMs: settings.get('MESH_DEFAULT_REQUEST_TIMEOUT'),
     acceptHttp10: settings.get('PILOT_HTTP10'),
+    edsForHeadless: settings.get('PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES'),
+    headlessPodListeners: settings.get('PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS'),
   };
 }
 

@@ -18,6 +18,8 @@ export type ClusterResource = { readonly name: string } & Readonly<Record<string
 export interface BuildSidecarClustersOptions {
   /** Adds TLS (or any transport socket) to service clusters; none without it. */
   readonly clusterTransportSocket?: ClusterTransportSocketHook;
+  /** PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES: a headless Service's clusters load-balance over EDS, not ORIGINAL_DST. */
+  readonly edsForHeadless?: boolean;
 }
 
 const ADS_CONFIG_SOURCE = { ads: {}, resource_api_version: 'V3' } as const;
@@ -68,7 +70,11 @@ export function outboundClusters(proxy: Proxy, push: PushContext, options: Build
       for (const subset of variants) {
         const name = outboundClusterName(servicePort.port, subset?.name ?? '', service.hostname);
         const lb = loadBalancerFor(rule, servicePort.port, subset);
-        const resolved = service.entry ? entryDiscoveryOf(push, proxy, service, servicePort, name, lb) : undefined;
+        const resolved = service.entry
+          ? entryDiscoveryOf(push, proxy, service, servicePort, name, lb)
+          : isPassthroughHeadless(service, proxy, options)
+            ? HEADLESS_PASSTHROUGH
+            : undefined;
         // A DNS cluster without an endpoint is left out, as the reference does.
         if (resolved === null) continue;
         const build = (): ClusterResource => {
@@ -189,6 +195,18 @@ function entryDiscoveryOf(
     load_assignment: assignment,
   };
   return { discovery, contentKey: `${shape}|${discovery.dns_lookup_family}|${push.meshConfig.dnsRefreshRate ?? ''}|${JSON.stringify(assignment)}` };
+}
+
+const HEADLESS_PASSTHROUGH = { discovery: { type: 'ORIGINAL_DST', lb_policy: 'CLUSTER_PROVIDED' }, contentKey: 'headless' } as const;
+
+/**
+ * Whether a Kubernetes Service's clusters pass traffic through to the address the client dialled,
+ * as the reference's `convertResolution` decides for a headless Service (`clusterIP: None`) on a
+ * sidecar: a gateway has no original destination (EDS), and PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES
+ * keeps EDS, for clients that reach every Service through the sidecar's HTTP proxy port.
+ */
+function isPassthroughHeadless(service: Service, proxy: Proxy, options: BuildSidecarClustersOptions): boolean {
+  return service.clusterIp === 'None' && proxy.type !== 'router' && options.edsForHeadless !== true;
 }
 
 /** A proxy with IPv6 addresses only: its DNS clusters resolve AAAA records. */
