@@ -18,6 +18,8 @@ export interface DecisionInputsOptions {
   /** The ext_authz gRPC client's service definition comes from these (loaded on first use when absent). */
   protos?: EnvoyProtos;
   log: Logger;
+  /** The pod address this proxy runs on. */
+  localAddress?: string;
 }
 
 /**
@@ -62,6 +64,7 @@ export function newDecisionInputs(options: DecisionInputsOptions): DecisionInput
       return {
         connection: context.facts,
         ...(uri ? { localUriSan: uri } : {}),
+        ...(options.localAddress !== undefined ? { localAddress: options.localAddress } : {}),
         now: new Date(),
         random: Math.random(),
         pick: pick++,

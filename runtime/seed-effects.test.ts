@@ -52,7 +52,6 @@ const WAITING: readonly { readonly why: string; readonly settings?: readonly str
       'PILOT_PROXY_FILTER_STATS',
       'PILOT_HTTP_DELAYED_CLOSE_TIMEOUT',
       'PILOT_JWT_ENABLE_REMOTE_JWKS',
-      'PILOT_SIDECAR_USE_REMOTE_ADDRESS',
     ],
     metrics: ['pilot_xds_delayed_pushes_total', 'pilot_xds_delayed_push_timeouts_total'],
   },

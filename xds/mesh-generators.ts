@@ -55,6 +55,7 @@ export type MeshGeneratorSettings = Required<
     | 'acceptHttp10'
     | 'edsForHeadless'
     | 'headlessPodListeners'
+    | 'sidecarUseRemoteAddress'
   >
 >;
 

@@ -21,6 +21,7 @@ describe('the xDS settings', () => {
       acceptHttp10: false,
       edsForHeadless: false,
       headlessPodListeners: true,
+      sidecarUseRemoteAddress: false,
     });
   });
 

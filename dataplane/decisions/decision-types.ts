@@ -58,6 +58,8 @@ export interface RequestContext {
   readonly connection: ConnectionFacts;
   /** The URI SAN of this proxy's own certificate (XFCC `By`). */
   readonly localUriSan?: string;
+  /** This proxy's own address (the pod's): what `x-forwarded-for` gets in place of a loopback peer. */
+  readonly localAddress?: string;
   readonly now: Date;
   /** Uniform in [0, 1): weighted clusters. */
   readonly random: number;

@@ -9,6 +9,7 @@ import { compileHttpFilterChain } from './http-filter-chain.js';
 import { compilePathNormalization, type PathNormalizationConfig } from './path-normalization.js';
 import { compileRouteConfiguration, type RouteConfigurationConfig } from './route-configuration.js';
 import { compileTcpChain } from './tcp-chain.js';
+import { compileForwardedFor, type ForwardedForConfig } from './forwarded-for.js';
 import { compileUpstreamTls, decodeCommonTlsContext, type ClusterTlsConfig, type CommonTlsContext, type TlsContextSettings } from './upstream-tls.js';
 
 export type { HttpDecision, RequestContext, TcpDecision, UpstreamChooser, UpstreamDecision } from './decision-types.js';
@@ -114,6 +115,7 @@ const HCM_FIELDS = new Set([
   'http_filters',
   'use_remote_address',
   'internal_address_config',
+  'xff_num_trusted_hops',
   'forward_client_cert_details',
   'set_current_client_cert_details',
   'normalize_path',
@@ -208,18 +210,17 @@ function compileDownstreamTls(where: string, socket: TypedConfig | undefined): D
   return { ...decodeCommonTlsContext(config.common_tls_context ?? {}), requireClientCertificate: flag(config.require_client_certificate, false) };
 }
 
-interface HcmConfig extends PathNormalizationConfig, ClientCertHeaderConfig {
+interface HcmConfig extends PathNormalizationConfig, ClientCertHeaderConfig, ForwardedForConfig {
   rds?: { route_config_name: string };
   route_config?: RouteConfigurationConfig;
   http_filters?: TypedConfig[];
-  use_remote_address?: boolean | { value: boolean };
 }
 
 function compileHcm(where: string, config: HcmConfig, resources: ProxyResources, upstreams: UpstreamChooser, terminatesTls: boolean): AcceptedChain['http'] {
   const filters = compileHttpFilterChain(where, config.http_filters ?? []);
   const normalize = compilePathNormalization(config);
   const clientCert = compileClientCertHeader(config);
-  const edge = flag(config.use_remote_address, false);
+  const forwardedFor = compileForwardedFor(config);
   const inline = config.route_config
     ? compiling(where, 'route_config', () => compileRouteConfiguration(config.route_config as RouteConfigurationConfig))
     : undefined;
@@ -232,20 +233,19 @@ function compileHcm(where: string, config: HcmConfig, resources: ProxyResources,
     const normalized = normalize(incoming.path);
     if (!normalized.ok) return { kind: 'respond', status: 400, body: 'Bad Request', by: 'path', rbac: [] };
     const headers: Record<string, string> = { ...incoming.headers };
-    const headersToRemove: string[] = [];
-    if (edge) {
-      for (const name of Object.keys(headers)) {
-        if (name.startsWith('x-envoy-')) {
-          delete headers[name];
-          headersToRemove.push(name);
-        }
-      }
-    }
+    const forwarded = forwardedFor({
+      headers,
+      remoteAddress: context.connection.sourceAddress,
+      localAddress: context.localAddress ?? context.connection.destinationAddress,
+    });
+    const headersToRemove: string[] = [...forwarded.remove];
+    for (const name of forwarded.remove) delete headers[name];
+    Object.assign(headers, forwarded.set);
     const xfcc = clientCert(incoming.headers[XFCC_HEADER], {
       ...(context.connection.peerCertificate ? { peerCertificate: context.connection.peerCertificate } : {}),
       ...(context.localUriSan ? { localUriSan: context.localUriSan } : {}),
     });
-    const headersToSet: Record<string, string> = {};
+    const headersToSet: Record<string, string> = { ...forwarded.set };
     if (xfcc === undefined) {
       if (headers[XFCC_HEADER] !== undefined) headersToRemove.push(XFCC_HEADER);
       delete headers[XFCC_HEADER];

@@ -37,6 +37,11 @@ export interface BuildSidecarListenersOptions extends Http10Options {
    * outbound listener per pod address; off, one catch-all chain on `0.0.0.0_<port>`.
    */
   readonly headlessPodListeners?: boolean;
+  /**
+   * PILOT_SIDECAR_USE_REMOTE_ADDRESS: outbound connection managers take the app's connection as the
+   * client (appended to `x-forwarded-for`); inbound ones never do.
+   */
+  readonly sidecarUseRemoteAddress?: boolean;
 }
 
 const TLS_INSPECTOR = {
@@ -173,7 +178,7 @@ function virtualInbound(proxy: Proxy, push: PushContext, options: BuildSidecarLi
   };
 }
 
-function outboundHttpChain(port: number): object {
+function outboundHttpChain(port: number, useRemoteAddress: boolean): object {
   return {
     filters: [
       httpConnectionManager({
@@ -182,7 +187,7 @@ function outboundHttpChain(port: number): object {
         http_filters: [...telemetryFilters('outbound'), ROUTER_FILTER],
         // What the app sent is not trusted: the server side sets the header from the connection.
         forward_client_cert_details: 'SANITIZE',
-        use_remote_address: { value: false },
+        use_remote_address: { value: useRemoteAddress },
       }),
     ],
   };
@@ -259,9 +264,10 @@ function outboundListeners(
   push: PushContext,
   namespace: string,
   allocation: Proxy | undefined,
-  headlessPodListeners: boolean,
+  switches: { readonly headlessPodListeners: boolean; readonly useRemoteAddress: boolean },
   findings?: PushFindings,
 ): ListenerResource[] {
+  const { headlessPodListeners, useRemoteAddress } = switches;
   const byPort = new Map<number, OutboundPort>();
   const perPod = new Map<string, ListenerResource>();
   for (const service of visibleServices(push, namespace)) {
@@ -305,7 +311,7 @@ function outboundListeners(
     const name = `0.0.0.0_${port}`;
     if (entry.http && entry.tcpWithoutAddress) findings?.add('outbound-tcp-over-http', name);
     if (entry.httpAddresses.some((address) => entry.tcpAddresses.has(address))) findings?.add('outbound-http-over-tcp', name);
-    const chains = [...entry.tcp, ...(entry.http ? [outboundHttpChain(port)] : entry.tcpCatchAll ? [entry.tcpCatchAll] : [])];
+    const chains = [...entry.tcp, ...(entry.http ? [outboundHttpChain(port, useRemoteAddress)] : entry.tcpCatchAll ? [entry.tcpCatchAll] : [])];
     if (chains.length === 0) continue;
     listeners.push({
       name,
@@ -363,9 +369,10 @@ export function buildSidecarOutboundListeners(
   namespace: string,
   allocation?: Proxy,
   findings?: PushFindings,
-  options: Pick<BuildSidecarListenersOptions, 'headlessPodListeners'> = {},
+  options: Pick<BuildSidecarListenersOptions, 'headlessPodListeners' | 'sidecarUseRemoteAddress'> = {},
 ): ListenerResource[] {
-  return [virtualOutbound(push), ...outboundListeners(push, namespace, allocation, options.headlessPodListeners !== false, findings)];
+  const switches = { headlessPodListeners: options.headlessPodListeners !== false, useRemoteAddress: options.sidecarUseRemoteAddress === true };
+  return [virtualOutbound(push), ...outboundListeners(push, namespace, allocation, switches, findings)];
 }
 
 /** The sidecar's own listener: `virtualInbound`; what it finds wrong goes to `findings`. */
