@@ -56,6 +56,7 @@ export type MeshGeneratorSettings = Required<
     | 'edsForHeadless'
     | 'headlessPodListeners'
     | 'sidecarUseRemoteAddress'
+    | 'inboundPassthrough'
   >
 >;
 

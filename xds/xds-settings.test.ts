@@ -22,6 +22,7 @@ describe('the xDS settings', () => {
       edsForHeadless: false,
       headlessPodListeners: true,
       sidecarUseRemoteAddress: false,
+      inboundPassthrough: true,
     });
   });
 

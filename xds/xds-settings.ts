@@ -60,6 +60,7 @@ export function meshGeneratorSettingsFromSettings(settings: Settings<'pilot-disc
     edsForHeadless: settings.get('PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES'),
     headlessPodListeners: settings.get('PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS'),
     sidecarUseRemoteAddress: settings.get('PILOT_SIDECAR_USE_REMOTE_ADDRESS'),
+    inboundPassthrough: settings.get('PILOT_ENABLE_INBOUND_PASSTHROUGH'),
   };
 }
 

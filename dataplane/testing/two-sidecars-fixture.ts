@@ -92,6 +92,8 @@ export interface DaemonConfig {
   readonly acceptHttp10?: boolean;
   /** PILOT_SIDECAR_USE_REMOTE_ADDRESS. */
   readonly sidecarUseRemoteAddress?: boolean;
+  /** PILOT_ENABLE_INBOUND_PASSTHROUGH. */
+  readonly inboundPassthrough?: boolean;
 }
 
 /** The config the daemon's sidecar generators give one side, as it travels. */
@@ -111,6 +113,7 @@ function generatedConfig(
     ...(daemon.defaultRequestTimeoutMs !== undefined ? { defaultRequestTimeoutMs: daemon.defaultRequestTimeoutMs } : {}),
     ...(daemon.acceptHttp10 !== undefined ? { acceptHttp10: daemon.acceptHttp10 } : {}),
     ...(daemon.sidecarUseRemoteAddress !== undefined ? { sidecarUseRemoteAddress: daemon.sidecarUseRemoteAddress } : {}),
+    ...(daemon.inboundPassthrough !== undefined ? { inboundPassthrough: daemon.inboundPassthrough } : {}),
   });
   const node = side === 'server' ? proxyNode(serverPod, 'httpbin-1', 'bar', 'httpbin') : proxyNode(clientPod, 'sleep-1', 'foo', 'sleep');
   const { model, proxy } = buildCase([...meshObjects(subnet, mode, policies), node], 'the two-sidecar mesh');
@@ -126,6 +129,11 @@ function generatedConfig(
 export function serverListeners(mode: ServerMode, policies: readonly object[] = [], daemon: DaemonConfig = {}): Record<string, unknown>[] {
   // A sidecar's listeners do not name its pod address: any subnet gives the same.
   return generatedConfig(loadEnvoyProtos(), 0, mode, policies, 'server', daemon).get(LISTENER_TYPE) ?? [];
+}
+
+/** The server sidecar's clusters as generated (its inbound ones name no pod address either). */
+export function serverClusters(mode: ServerMode, policies: readonly object[] = [], daemon: DaemonConfig = {}): Record<string, unknown>[] {
+  return generatedConfig(loadEnvoyProtos(), 0, mode, policies, 'server', daemon).get(CLUSTER_TYPE) ?? [];
 }
 
 /** The client sidecar's listeners as generated (they do not name pod addresses either). */

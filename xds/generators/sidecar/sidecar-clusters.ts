@@ -20,6 +20,11 @@ export interface BuildSidecarClustersOptions {
   readonly clusterTransportSocket?: ClusterTransportSocketHook;
   /** PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES: a headless Service's clusters load-balance over EDS, not ORIGINAL_DST. */
   readonly edsForHeadless?: boolean;
+  /**
+   * PILOT_ENABLE_INBOUND_PASSTHROUGH (default on): inbound clusters pass traffic to the pod address it
+   * came for (ORIGINAL_DST); off, to localhost (STATIC), as mesh config `inboundTrafficPolicy` LOCALHOST does.
+   */
+  readonly inboundPassthrough?: boolean;
 }
 
 const ADS_CONFIG_SOURCE = { ads: {}, resource_api_version: 'V3' } as const;
@@ -117,7 +122,11 @@ export function outboundClusters(proxy: Proxy, push: PushContext, options: Build
   return clusters;
 }
 
-/** The proxy's own inbound clusters: one per container port its workload serves (ORIGINAL_DST, or STATIC in LOCALHOST mode). */
+/**
+ * The proxy's own inbound clusters: one per container port its workload serves, ORIGINAL_DST; or,
+ * in LOCALHOST mode or without inbound passthrough, STATIC to the loopback address of the proxy's
+ * family (an app bound to localhost only is reached, one bound to the pod address only is not).
+ */
 export function buildInboundClusters(proxy: Proxy, push: PushContext, options: BuildSidecarClustersOptions = {}): ClusterResource[] {
   const connectTimeout = envoyDuration(push.connectTimeout) ?? DEFAULT_CONNECT_TIMEOUT;
   const hook = options.clusterTransportSocket;
@@ -128,14 +137,14 @@ export function buildInboundClusters(proxy: Proxy, push: PushContext, options: B
     for (const { targetPort, service, servicePort } of inboundPortsOf(push, workload)) {
       const name = inboundClusterName(targetPort);
       const cluster: Record<string, unknown> =
-        push.inboundTrafficMode === 'LOCALHOST'
+        push.inboundTrafficMode === 'LOCALHOST' || options.inboundPassthrough === false
           ? {
               name,
               type: 'STATIC',
               connect_timeout: connectTimeout,
               load_assignment: {
                 cluster_name: name,
-                endpoints: [{ lb_endpoints: [{ endpoint: { address: socketAddress('127.0.0.1', targetPort) } }] }],
+                endpoints: [{ lb_endpoints: [{ endpoint: { address: socketAddress(bindAddress === '::6' ? '::1' : '127.0.0.1', targetPort) } }] }],
               },
             }
           : {
