@@ -57,6 +57,7 @@ export type MeshGeneratorSettings = Required<
     | 'headlessPodListeners'
     | 'sidecarUseRemoteAddress'
     | 'inboundPassthrough'
+    | 'delayedCloseTimeoutMs'
   >
 >;
 

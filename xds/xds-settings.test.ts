@@ -23,6 +23,7 @@ describe('the xDS settings', () => {
       headlessPodListeners: true,
       sidecarUseRemoteAddress: false,
       inboundPassthrough: true,
+      delayedCloseTimeoutMs: 1000,
     });
   });
 

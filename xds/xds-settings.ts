@@ -61,6 +61,7 @@ export function meshGeneratorSettingsFromSettings(settings: Settings<'pilot-disc
     headlessPodListeners: settings.get('PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS'),
     sidecarUseRemoteAddress: settings.get('PILOT_SIDECAR_USE_REMOTE_ADDRESS'),
     inboundPassthrough: settings.get('PILOT_ENABLE_INBOUND_PASSTHROUGH'),
+    delayedCloseTimeoutMs: settings.get('PILOT_HTTP_DELAYED_CLOSE_TIMEOUT'),
   };
 }
 

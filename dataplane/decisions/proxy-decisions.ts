@@ -10,6 +10,7 @@ import { compilePathNormalization, type PathNormalizationConfig } from './path-n
 import { compileRouteConfiguration, type RouteConfigurationConfig } from './route-configuration.js';
 import { compileTcpChain } from './tcp-chain.js';
 import { compileForwardedFor, type ForwardedForConfig } from './forwarded-for.js';
+import { timeoutMs, type DurationConfig } from './duration.js';
 import { compileUpstreamTls, decodeCommonTlsContext, type ClusterTlsConfig, type CommonTlsContext, type TlsContextSettings } from './upstream-tls.js';
 
 export type { HttpDecision, RequestContext, TcpDecision, UpstreamChooser, UpstreamDecision } from './decision-types.js';
@@ -124,6 +125,9 @@ const HCM_FIELDS = new Set([
   'codec_type',
   'access_log',
   'http_protocol_options',
+  // Accepted and checked; Node closes a downstream connection once its last response is written,
+  // without Envoy's grace period for the client to close first (as 0s would).
+  'delayed_close_timeout',
 ]);
 const CLUSTER_FIELDS = new Set([
   'name',
@@ -330,6 +334,8 @@ function compileChain(
     last?.typed_config?.['access_log'] as TypedConfig[] | undefined,
   );
   const acceptHttp10 = hcm ? compileHttp1Options(where, last.typed_config?.['http_protocol_options']) : false;
+  const delayedClose = hcm ? (last.typed_config?.['delayed_close_timeout'] as DurationConfig | undefined) : undefined;
+  if (delayedClose !== undefined) compiling(where, 'http_connection_manager.delayed_close_timeout', () => timeoutMs(delayedClose));
   return {
     kind: 'accept',
     listener,

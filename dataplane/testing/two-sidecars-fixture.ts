@@ -94,6 +94,8 @@ export interface DaemonConfig {
   readonly sidecarUseRemoteAddress?: boolean;
   /** PILOT_ENABLE_INBOUND_PASSTHROUGH. */
   readonly inboundPassthrough?: boolean;
+  /** PILOT_HTTP_DELAYED_CLOSE_TIMEOUT. */
+  readonly delayedCloseTimeoutMs?: number;
 }
 
 /** The config the daemon's sidecar generators give one side, as it travels. */
@@ -114,6 +116,7 @@ function generatedConfig(
     ...(daemon.acceptHttp10 !== undefined ? { acceptHttp10: daemon.acceptHttp10 } : {}),
     ...(daemon.sidecarUseRemoteAddress !== undefined ? { sidecarUseRemoteAddress: daemon.sidecarUseRemoteAddress } : {}),
     ...(daemon.inboundPassthrough !== undefined ? { inboundPassthrough: daemon.inboundPassthrough } : {}),
+    ...(daemon.delayedCloseTimeoutMs !== undefined ? { delayedCloseTimeoutMs: daemon.delayedCloseTimeoutMs } : {}),
   });
   const node = side === 'server' ? proxyNode(serverPod, 'httpbin-1', 'bar', 'httpbin') : proxyNode(clientPod, 'sleep-1', 'foo', 'sleep');
   const { model, proxy } = buildCase([...meshObjects(subnet, mode, policies), node], 'the two-sidecar mesh');

@@ -8,6 +8,7 @@ import type { Proxy } from '../../proxy.js';
 import type { PushFindings } from '../../push/push-findings.js';
 import { accessLogOf, withAccessLog } from '../access-log.js';
 import { acceptsHttp10, withHttp10 } from '../http10.js';
+import { withDelayedClose } from '../delayed-close.js';
 import { buildSidecarInboundListener, buildSidecarOutboundListeners, ownPodListener, type BuildSidecarListenersOptions } from './sidecar-listeners.js';
 
 /**
@@ -21,7 +22,7 @@ export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {
     memo.get(`sidecar-lds/outbound/${scope}`, () =>
       buildSidecarOutboundListeners(push, proxy.configNamespace, usesAutoAllocation(proxy) ? proxy : undefined, findings, options).map((listener) => ({
         name: listener.name,
-        resource: withHttp10(withAccessLog(listener, accessLogOf(push, memo)), http10),
+        resource: withDelayedClose(withHttp10(withAccessLog(listener, accessLogOf(push, memo)), http10), options),
         cacheKey: `${listener.name}@${scope}`,
         sharedKey: `sidecar-lds/${scope}/${listener.name}`,
       })),
@@ -31,9 +32,9 @@ export function newSidecarLdsGenerator(options: BuildSidecarListenersOptions = {
     generate(proxy, push, request) {
       if (!request.full) return undefined;
       const http10 = acceptsHttp10(proxy, options);
-      const inbound = withHttp10(
-        withAccessLog(buildSidecarInboundListener(proxy, push, options, request.findings), accessLogOf(push, memoOf(request))),
-        http10,
+      const inbound = withDelayedClose(
+        withHttp10(withAccessLog(buildSidecarInboundListener(proxy, push, options, request.findings), accessLogOf(push, memoOf(request))), http10),
+        options,
       );
       // Proxies that use allocated addresses (DNS capture) get them in their TCP chains: shared by family.
       const allocation = autoAllocationKey(proxy);

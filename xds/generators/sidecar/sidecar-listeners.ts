@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
 import type { Http10Options } from '../http10.js';
+import type { DelayedCloseOptions } from '../delayed-close.js';
 import type { Service, ServicePort } from '../../../controllers/index.js';
 import type { Proxy } from '../../proxy.js';
 import { composePeerAuthentication, mtlsModeForPort, type EffectiveMtlsMode } from '../../model/peer-authentication.js';
@@ -22,7 +23,7 @@ export const VIRTUAL_INBOUND = 'virtualInbound';
 export const OUTBOUND_PORT = 15001;
 export const INBOUND_PORT = 15006;
 
-export interface BuildSidecarListenersOptions extends Http10Options {
+export interface BuildSidecarListenersOptions extends Http10Options, DelayedCloseOptions {
   /** jwt_authn and RBAC on inbound ports; none without it. */
   readonly securityFilters?: SecurityFilters;
   /** PILOT_SKIP_VALIDATE_TRUST_DOMAIN: accept client certificates of any trust domain. */
