@@ -49,7 +49,6 @@ const WAITING: readonly { readonly why: string; readonly settings?: readonly str
       'PILOT_ENABLE_VIRTUAL_SERVICE_DELEGATE',
       'PILOT_ENDPOINT_TELEMETRY_LABEL',
       'PILOT_PROXY_FILTER_STATS',
-      'PILOT_JWT_ENABLE_REMOTE_JWKS',
     ],
     metrics: ['pilot_xds_delayed_pushes_total', 'pilot_xds_delayed_push_timeouts_total'],
   },

@@ -3,7 +3,7 @@ import type { XdsAuthPolicy } from './ads-service.js';
 import type { XdsTuning } from './discovery-server.js';
 import type { GrpcTransportOptions } from './grpc-listener.js';
 import type { MeshGeneratorSettings } from './mesh-generators.js';
-import type { JwksResolverOptions } from './security/index.js';
+import type { JwksResolverOptions, JwtAuthnOptions } from './security/index.js';
 import type { XdsAuthenticator } from './xds-auth.js';
 import type { XdsServerOptions } from './xds-server.js';
 
@@ -63,6 +63,11 @@ export function meshGeneratorSettingsFromSettings(settings: Settings<'pilot-disc
     inboundPassthrough: settings.get('PILOT_ENABLE_INBOUND_PASSTHROUGH'),
     delayedCloseTimeoutMs: settings.get('PILOT_HTTP_DELAYED_CLOSE_TIMEOUT'),
   };
+}
+
+/** PILOT_JWT_ENABLE_REMOTE_JWKS: whether proxies fetch the key sets of mesh Services themselves. */
+export function jwksRemoteFromSettings(settings: Settings<'pilot-discovery'>): Required<JwtAuthnOptions> {
+  return { remoteJwks: settings.get('PILOT_JWT_ENABLE_REMOTE_JWKS') };
 }
 
 /** How often the key sets of RequestAuthentication issuers are fetched again. */

@@ -96,6 +96,8 @@ export interface DaemonConfig {
   readonly inboundPassthrough?: boolean;
   /** PILOT_HTTP_DELAYED_CLOSE_TIMEOUT. */
   readonly delayedCloseTimeoutMs?: number;
+  /** PILOT_JWT_ENABLE_REMOTE_JWKS. */
+  readonly remoteJwks?: boolean;
 }
 
 /** The config the daemon's sidecar generators give one side, as it travels. */
@@ -108,9 +110,12 @@ function generatedConfig(
   daemon: DaemonConfig = {},
 ): Map<string, Record<string, unknown>[]> {
   const { serverPod, clientPod } = podsOf(subnet);
-  // Policies carry their JWKS inline (nothing is fetched).
+  // Policies carry their JWKS inline: the daemon fetches nothing (a `jwksUri` it would fetch gets an empty set).
   const generators = newMeshGenerators({
-    securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: (rule) => rule.jwks ?? '{"keys":[]}' } }),
+    securityFilters: newInboundSecurityFilters({
+      jwks: { keySetFor: (rule) => rule.jwks ?? '{"keys":[]}' },
+      ...(daemon.remoteJwks !== undefined ? { remoteJwks: daemon.remoteJwks } : {}),
+    }),
     skipValidateTrustDomain: daemon.skipValidateTrustDomain ?? false,
     ...(daemon.defaultRequestTimeoutMs !== undefined ? { defaultRequestTimeoutMs: daemon.defaultRequestTimeoutMs } : {}),
     ...(daemon.acceptHttp10 !== undefined ? { acceptHttp10: daemon.acceptHttp10 } : {}),
