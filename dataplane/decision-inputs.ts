@@ -8,6 +8,7 @@ import type { HttpDecision, httpExtAuthzCounters, RequestBodyReader, RequestCont
 import { authorizationServiceOf, newExtAuthzTransport } from './ext-authz-transport.js';
 import type { SecretSet } from './sds-subscriber.js';
 import { leafUriSan } from './tls-material.js';
+import { newJwksFetcher } from './jwks-fetch.js';
 import type { UpstreamAgents } from './upstream-connector.js';
 
 export interface DecisionInputsOptions {
@@ -18,6 +19,8 @@ export interface DecisionInputsOptions {
   /** The ext_authz gRPC client's service definition comes from these (loaded on first use when absent). */
   protos?: EnvoyProtos;
   log: Logger;
+  /** The pod address this proxy runs on. */
+  localAddress?: string;
 }
 
 /**
@@ -47,6 +50,12 @@ export function newDecisionInputs(options: DecisionInputsOptions): DecisionInput
     authorizationService: () => (authorization ??= authorizationServiceOf(options.protos)),
   });
 
+  const fetchJwks = newJwksFetcher({
+    upstream: (cluster) => state.current().decisions.upstream(cluster, pick++),
+    secrets: options.secrets,
+    agents: options.agents,
+  });
+
   let uriCache: { chain: string; uri: string | undefined } | undefined;
   const localUriSan = (): string | undefined => {
     const certificate = options.secrets().certificates.get('default');
@@ -62,10 +71,12 @@ export function newDecisionInputs(options: DecisionInputsOptions): DecisionInput
       return {
         connection: context.facts,
         ...(uri ? { localUriSan: uri } : {}),
+        ...(options.localAddress !== undefined ? { localAddress: options.localAddress } : {}),
         now: new Date(),
         random: Math.random(),
         pick: pick++,
         extAuthz,
+        fetchJwks,
         ...(requestBody ? { requestBody } : {}),
       };
     },

@@ -84,7 +84,7 @@ export function newEmbeddedDataPlane(options: EmbeddedDataPlaneOptions): Embedde
   const agents = newUpstreamAgents();
   const sockets = newOpenSockets();
   const contexts = newConnectionContexts();
-  const inputs = newDecisionInputs({ state, secrets, agents, stats, protos: options.protos, log });
+  const inputs = newDecisionInputs({ state, secrets, agents, stats, protos: options.protos, log, localAddress: options.podAddress });
 
   const serviceHosts = newServiceHostIndex();
   const metrics = newMeshMetrics();

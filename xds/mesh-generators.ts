@@ -53,6 +53,11 @@ export type MeshGeneratorSettings = Required<
     | 'stripHostPort'
     | 'defaultRequestTimeoutMs'
     | 'acceptHttp10'
+    | 'edsForHeadless'
+    | 'headlessPodListeners'
+    | 'sidecarUseRemoteAddress'
+    | 'inboundPassthrough'
+    | 'delayedCloseTimeoutMs'
   >
 >;
 
@@ -93,7 +98,8 @@ export function newMeshGenerators(options: MeshGeneratorsOptions = {}): Generato
   const routes = options.defaultRequestTimeoutMs !== undefined ? { defaultRequestTimeoutMs: options.defaultRequestTimeoutMs } : {};
   const secrets = newGatewaySecretGenerator(options.onRefused ? { onRefused: options.onRefused } : {});
   const names = newNameTableGenerator();
-  const sidecar = [newSidecarCdsGenerator(withTls), newSidecarEdsGenerator(), newSidecarLdsGenerator(withTls), newSidecarRdsGenerator(routes), secrets, names];
-  const router = [newGatewayCdsGenerator(withTls), newSidecarEdsGenerator(), newGatewayLdsGenerator(options), newGatewayRdsGenerator(options), secrets, names];
+  const eds = newSidecarEdsGenerator(options.edsForHeadless !== undefined ? { edsForHeadless: options.edsForHeadless } : {});
+  const sidecar = [newSidecarCdsGenerator(withTls), eds, newSidecarLdsGenerator(withTls), newSidecarRdsGenerator(routes), secrets, names];
+  const router = [newGatewayCdsGenerator(withTls), eds, newGatewayLdsGenerator(options), newGatewayRdsGenerator(options), secrets, names];
   return byProxyKind({ sidecar, router, grpc: newGrpcGenerators(routes) }).map(ignoringSecretOnlyPushes);
 }

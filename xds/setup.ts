@@ -14,6 +14,7 @@ import {
   grpcTransportFromSettings,
   jwksBlockedCidrsFromSettings,
   jwksRefreshFromSettings,
+  jwksRemoteFromSettings,
   meshGeneratorSettingsFromSettings,
   xdsAuthPolicyFromSettings,
   xdsTuningFromSettings,
@@ -87,6 +88,7 @@ export function setupXdsWithManager(manager: Manager, options: XdsSetupOptions):
     generators: newMeshGenerators({
       securityFilters: newInboundSecurityFilters({
         jwks,
+        ...jwksRemoteFromSettings(settings),
         ...(options.plugins ? { plugins: options.plugins } : {}),
         onCustomProblem: newCustomProblemReporter(options.logging.scope('authorization')),
       }),

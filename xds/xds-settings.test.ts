@@ -1,6 +1,12 @@
 import { describe, expect, test } from '@jest/globals';
 import { loadSettings } from '../runtime/index.js';
-import { adminEndpointsFromSettings, jwksBlockedCidrsFromSettings, jwksRefreshFromSettings, meshGeneratorSettingsFromSettings } from './xds-settings.js';
+import {
+  adminEndpointsFromSettings,
+  jwksBlockedCidrsFromSettings,
+  jwksRefreshFromSettings,
+  jwksRemoteFromSettings,
+  meshGeneratorSettingsFromSettings,
+} from './xds-settings.js';
 
 const daemon = (env: Record<string, string>) => loadSettings('pilot-discovery', env);
 
@@ -19,6 +25,11 @@ describe('the xDS settings', () => {
       stripHostPort: false,
       defaultRequestTimeoutMs: 2500,
       acceptHttp10: false,
+      edsForHeadless: false,
+      headlessPodListeners: true,
+      sidecarUseRemoteAddress: false,
+      inboundPassthrough: true,
+      delayedCloseTimeoutMs: 1000,
     });
   });
 
@@ -26,6 +37,11 @@ describe('the xDS settings', () => {
     const settings = daemon({ PILOT_JWT_PUB_KEY_REFRESH_INTERVAL: '5m', UNSAFE_ENABLE_ADMIN_ENDPOINTS: 'true' });
     expect(jwksRefreshFromSettings(settings)).toEqual({ refreshIntervalMs: 300_000 });
     expect(adminEndpointsFromSettings(settings)).toEqual({ unsafeAdminEndpoints: true });
+  });
+
+  test('who fetches the key sets of mesh Services: the daemon by default, the proxies with PILOT_JWT_ENABLE_REMOTE_JWKS', () => {
+    expect(jwksRemoteFromSettings(daemon({}))).toEqual({ remoteJwks: false });
+    expect(jwksRemoteFromSettings(daemon({ PILOT_JWT_ENABLE_REMOTE_JWKS: 'true' }))).toEqual({ remoteJwks: true });
   });
 
   test('the ranges no key set is fetched from: none by default', () => {

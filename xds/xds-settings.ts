@@ -3,7 +3,7 @@ import type { XdsAuthPolicy } from './ads-service.js';
 import type { XdsTuning } from './discovery-server.js';
 import type { GrpcTransportOptions } from './grpc-listener.js';
 import type { MeshGeneratorSettings } from './mesh-generators.js';
-import type { JwksResolverOptions } from './security/index.js';
+import type { JwksResolverOptions, JwtAuthnOptions } from './security/index.js';
 import type { XdsAuthenticator } from './xds-auth.js';
 import type { XdsServerOptions } from './xds-server.js';
 
@@ -57,7 +57,17 @@ export function meshGeneratorSettingsFromSettings(settings: Settings<'pilot-disc
     stripHostPort: settings.get('MESH_GATEWAY_STRIP_HOST_PORT'),
     defaultRequestTimeoutMs: settings.get('MESH_DEFAULT_REQUEST_TIMEOUT'),
     acceptHttp10: settings.get('PILOT_HTTP10'),
+    edsForHeadless: settings.get('PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES'),
+    headlessPodListeners: settings.get('PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS'),
+    sidecarUseRemoteAddress: settings.get('PILOT_SIDECAR_USE_REMOTE_ADDRESS'),
+    inboundPassthrough: settings.get('PILOT_ENABLE_INBOUND_PASSTHROUGH'),
+    delayedCloseTimeoutMs: settings.get('PILOT_HTTP_DELAYED_CLOSE_TIMEOUT'),
   };
+}
+
+/** PILOT_JWT_ENABLE_REMOTE_JWKS: whether proxies fetch the key sets of mesh Services themselves. */
+export function jwksRemoteFromSettings(settings: Settings<'pilot-discovery'>): Required<JwtAuthnOptions> {
+  return { remoteJwks: settings.get('PILOT_JWT_ENABLE_REMOTE_JWKS') };
 }
 
 /** How often the key sets of RequestAuthentication issuers are fetched again. */

@@ -1,3 +1,4 @@
+import type { JwksFetcher } from './jwt-authn.js';
 import type { ExtAuthzTransport, ExtAuthzVerdict, HeaderMutation, RequestBodyReader } from './ext-authz-types.js';
 import type { ConnectionFacts, DynamicMetadata } from './facts.js';
 import type { JwtVerdict } from './jwt-authn.js';
@@ -59,6 +60,10 @@ export interface RequestContext {
   readonly connection: ConnectionFacts;
   /** The URI SAN of this proxy's own certificate (XFCC `By`). */
   readonly localUriSan?: string;
+  /** This proxy's own address (the pod's): what `x-forwarded-for` gets in place of a loopback peer. */
+  readonly localAddress?: string;
+  /** Fetches remote JWKS (jwt_authn `remote_jwks`); without it such a provider refuses every token. */
+  readonly fetchJwks?: JwksFetcher;
   readonly now: Date;
   /** Uniform in [0, 1): weighted clusters. */
   readonly random: number;

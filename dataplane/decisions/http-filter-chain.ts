@@ -94,7 +94,10 @@ export function compileHttpFilterChain(where: string, filters: readonly TypedCon
     });
     for (const stage of stages) {
       if (stage.kind === 'jwt') {
-        jwt = await stage.run(request, context.now, context.recordedTokens);
+        jwt = await stage.run(request, context.now, {
+          ...(context.fetchJwks ? { fetchJwks: context.fetchJwks } : {}),
+          ...(context.recordedTokens ? { recorded: context.recordedTokens } : {}),
+        });
         if (jwt.kind === 'deny') return { kind: 'respond', status: jwt.status, body: jwt.message, by: 'jwt', ...reached() };
         metadata = { ...metadata, 'envoy.filters.http.jwt_authn': { ...jwt.metadata } };
         // `headers` is this request's own copy (`request.headers`): the later filters see the edits.

@@ -10,7 +10,7 @@ export { compileCidrRanges, type CidrRangeConfig } from './cidr.js';
 export { compileUriTemplate } from './uri-template.js';
 export { compileRbacFilter, RbacConfigError, type RbacFilterConfig, type RbacInput, type RbacVerdict } from './rbac.js';
 export { selectFilterChain, type FilterChainLike, type FilterChainMatchConfig } from './filter-chain-match.js';
-export { compileJwtAuthn, type JwtAuthenticationConfig, type JwtFailure, type JwtProviderConfig, type JwtVerdict } from './jwt-authn.js';
+export { compileJwtAuthn, type JwtAuthenticationConfig, type JwtFailure, type JwtProviderConfig, type JwtVerdict, type JwksFetcher } from './jwt-authn.js';
 export { compileRouteMatch, splitPath, type RouteMatchConfig } from './route-match.js';
 export { compileRouteConfiguration, type RouteConfigurationConfig, type RouteContext, type RouteDecision } from './route-configuration.js';
 export { compilePathNormalization, type NormalizedPath, type PathNormalizationConfig } from './path-normalization.js';

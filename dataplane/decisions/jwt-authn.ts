@@ -1,15 +1,16 @@
 import { createLocalJWKSet, errors, jwtVerify, type CryptoKey, type JWTPayload, type JWTVerifyGetKey, type JWTVerifyOptions } from 'jose';
 import type { HttpRequestFacts } from './facts.js';
 import { compileRouteMatch, type RouteMatchConfig } from './route-match.js';
-import type { RecordedToken, RecordedTokenVerifier } from './recorded-request.js';
 import type { JwtFailure } from './jwt-failure.js';
+import type { RecordedToken, RecordedTokenVerifier } from './recorded-request.js';
+import { timeoutMs as timeoutMsOf, type DurationConfig } from './duration.js';
 
 /** `envoy.extensions.filters.http.jwt_authn.v3.JwtProvider` (the fields the data plane implements). */
 export interface JwtProviderConfig {
   issuer?: string;
   audiences?: string[];
   local_jwks?: { inline_string?: string };
-  remote_jwks?: unknown;
+  remote_jwks?: RemoteJwksConfig;
   from_headers?: { name: string; value_prefix?: string }[];
   from_params?: string[];
   from_cookies?: string[];
@@ -19,6 +20,29 @@ export interface JwtProviderConfig {
   claim_to_headers?: { header_name: string; claim_name: string }[];
   clock_skew_seconds?: number;
   normalize_payload_in_metadata?: unknown;
+}
+
+/** `envoy.extensions.filters.http.jwt_authn.v3.RemoteJwks`: the key set fetched from a cluster and kept `cache_duration`. */
+export interface RemoteJwksConfig {
+  http_uri?: { uri?: string; cluster?: string; timeout?: DurationConfig };
+  cache_duration?: DurationConfig;
+}
+
+/** A remote key set's fetch: the text of `uri` from an endpoint of `cluster`; rejects when there is none. */
+export type JwksFetcher = (call: { readonly cluster: string; readonly uri: string; readonly timeoutMs: number }) => Promise<string>;
+
+/** What verifying a token needs besides the request: the time, and the fetch of remote key sets. */
+interface JwtEnv {
+  readonly now: Date;
+  readonly fetchJwks?: JwksFetcher;
+  /** Replays only: the traffic record's stand-in tokens, checked by their recorded claims. */
+  readonly recorded?: RecordedTokenVerifier;
+}
+
+/** What a jwt_authn filter may be given besides the request and the time. */
+export interface JwtExtras {
+  readonly fetchJwks?: JwksFetcher;
+  readonly recorded?: RecordedTokenVerifier;
 }
 
 export type JwtRequirementConfig =
@@ -61,7 +85,8 @@ type Outcome = { ok: true; provider?: CompiledProvider; payload?: JWTPayload; to
 interface CompiledProvider {
   readonly name: string;
   readonly config: JwtProviderConfig;
-  readonly keys: JWTVerifyGetKey;
+  /** The key set: inline, or fetched and cached; undefined when a remote fetch failed. */
+  keysFor(env: JwtEnv): Promise<JWTVerifyGetKey | undefined>;
   /**
    * Tokens whose signature, issuer and audience were verified, by the whole token and the audiences
    * asked (Envoy's jwt_cache): a token differing in any byte misses. A hit is checked against the
@@ -84,8 +109,15 @@ function cookieValue(header: string | undefined, name: string): string | undefin
 
 function compileProvider(name: string, config: JwtProviderConfig): CompiledProvider {
   const inline = config.local_jwks?.inline_string;
-  if (inline === undefined) throw new Error(`providers["${name}"]: only local_jwks.inline_string is supported`);
-  const keys = createLocalJWKSet(JSON.parse(inline) as Parameters<typeof createLocalJWKSet>[0]);
+  let keysFor: CompiledProvider['keysFor'];
+  if (inline !== undefined) {
+    const keys = createLocalJWKSet(JSON.parse(inline) as Parameters<typeof createLocalJWKSet>[0]);
+    keysFor = async () => keys;
+  } else if (config.remote_jwks) {
+    keysFor = compileRemoteJwks(name, config.remote_jwks);
+  } else {
+    throw new Error(`providers["${name}"]: needs local_jwks.inline_string or remote_jwks`);
+  }
   const useDefaults = (config.from_headers ?? []).length === 0 && (config.from_params ?? []).length === 0 && (config.from_cookies ?? []).length === 0;
   const headers = useDefaults ? [{ name: 'authorization', value_prefix: 'Bearer ' }] : (config.from_headers ?? []);
   const params = useDefaults ? ['access_token'] : (config.from_params ?? []);
@@ -93,7 +125,7 @@ function compileProvider(name: string, config: JwtProviderConfig): CompiledProvi
   return {
     name,
     config,
-    keys,
+    keysFor,
     verified: new Map(),
     extract(request) {
       const tokens: Token[] = [];
@@ -120,6 +152,41 @@ function compileProvider(name: string, config: JwtProviderConfig): CompiledProvi
       }
       return tokens;
     },
+  };
+}
+
+/** Envoy's `RemoteJwks.cache_duration` default. */
+const DEFAULT_JWKS_CACHE_MS = 600_000;
+const DEFAULT_JWKS_TIMEOUT_MS = 1000;
+
+/**
+ * A remote key set, as Envoy's jwks cache keeps it: fetched on the first token that needs it, kept
+ * `cache_duration`, fetched once for requests that wait for it together; a failed fetch is not
+ * kept, so the next token tries again (and its request is refused meanwhile).
+ */
+function compileRemoteJwks(name: string, config: RemoteJwksConfig): CompiledProvider['keysFor'] {
+  const uri = config.http_uri?.uri;
+  const cluster = config.http_uri?.cluster;
+  if (!uri || !cluster) throw new Error(`providers["${name}"].remote_jwks.http_uri: needs uri and cluster`);
+  const timeoutMs = config.http_uri?.timeout === undefined ? DEFAULT_JWKS_TIMEOUT_MS : timeoutMsOf(config.http_uri.timeout);
+  const cacheMs = config.cache_duration === undefined ? DEFAULT_JWKS_CACHE_MS : timeoutMsOf(config.cache_duration);
+  let cached: { keys: JWTVerifyGetKey; until: number } | undefined;
+  let pending: Promise<JWTVerifyGetKey> | undefined;
+  return async (env) => {
+    const at = env.now.getTime();
+    if (cached && at < cached.until) return cached.keys;
+    if (!env.fetchJwks) return undefined;
+    const fetch = env.fetchJwks;
+    pending ??= (async () => createLocalJWKSet(JSON.parse(await fetch({ cluster, uri, timeoutMs })) as Parameters<typeof createLocalJWKSet>[0]))().finally(
+      () => (pending = undefined),
+    );
+    try {
+      const keys = await pending;
+      cached = { keys, until: at + cacheMs };
+      return keys;
+    } catch {
+      return undefined;
+    }
   };
 }
 
@@ -155,10 +222,11 @@ function timeFailure(payload: JWTPayload, now: Date, skewSeconds: number): JwtFa
   return undefined;
 }
 
-async function verify(provider: CompiledProvider, token: Token, now: Date, audiences?: string[], recorded?: RecordedTokenVerifier): Promise<Outcome> {
+async function verify(provider: CompiledProvider, token: Token, env: JwtEnv, audiences?: string[]): Promise<Outcome> {
+  const { now } = env;
   const wanted = audiences ?? provider.config.audiences ?? [];
   const skew = provider.config.clock_skew_seconds ?? DEFAULT_SKEW_SECONDS;
-  const stoodFor = recorded?.(token.value);
+  const stoodFor = env.recorded?.(token.value);
   if (stoodFor) return verifyRecorded(provider, token, stoodFor, { wanted, skew, now });
   const cacheKey = `${wanted.join(',')}\0${token.value}`;
   const cached = provider.verified.get(cacheKey);
@@ -176,8 +244,10 @@ async function verify(provider: CompiledProvider, token: Token, now: Date, audie
     clockTolerance: skew,
     currentDate: now,
   };
+  const keys = await provider.keysFor(env);
+  if (!keys) return { ok: false, failure: 'jwks-fetch-failed' };
   try {
-    const { payload } = await verifyWithAnyKey(token.value, provider.keys, options);
+    const { payload } = await verifyWithAnyKey(token.value, keys, options);
     if (provider.verified.size >= JWT_CACHE_SIZE) provider.verified.delete(provider.verified.keys().next().value as string);
     provider.verified.set(cacheKey, payload);
     return { ok: true, provider, payload, token };
@@ -232,7 +302,7 @@ function worst(outcomes: Outcome[]): Outcome {
   return failures.find((f) => f.failure !== 'missing') ?? failures[0] ?? { ok: false, failure: 'missing' };
 }
 
-type CompiledRequirement = (request: HttpRequestFacts, now: Date, recorded?: RecordedTokenVerifier) => Promise<Outcome>;
+type CompiledRequirement = (request: HttpRequestFacts, env: JwtEnv) => Promise<Outcome>;
 
 function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap<string, CompiledProvider>): CompiledRequirement {
   const providerNamed = (name: string): CompiledProvider => {
@@ -244,12 +314,12 @@ function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap
   // refused, so that no backend reads the bad one as if it had been checked.
   const one =
     (provider: CompiledProvider, audiences?: string[]): CompiledRequirement =>
-    async (request, now, recorded) => {
+    async (request, env) => {
       const tokens = provider.extract(request);
       if (tokens.length === 0) return { ok: false, failure: 'missing' };
       let first: Outcome | undefined;
       for (const token of tokens) {
-        const outcome = await verify(provider, token, now, audiences, recorded);
+        const outcome = await verify(provider, token, env, audiences);
         if (!outcome.ok) return outcome;
         first ??= outcome;
       }
@@ -261,10 +331,10 @@ function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap
   }
   if ('requires_any' in config) {
     const children = config.requires_any.requirements.map((child) => compileRequirement(child, providers));
-    return async (request, now, recorded) => {
+    return async (request, env) => {
       const outcomes: Outcome[] = [];
       for (const child of children) {
-        const outcome = await child(request, now, recorded);
+        const outcome = await child(request, env);
         if (outcome.ok) return outcome;
         outcomes.push(outcome);
       }
@@ -273,10 +343,10 @@ function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap
   }
   if ('requires_all' in config) {
     const children = config.requires_all.requirements.map((child) => compileRequirement(child, providers));
-    return async (request, now, recorded) => {
+    return async (request, env) => {
       let last: Outcome = { ok: true };
       for (const child of children) {
-        last = await child(request, now, recorded);
+        last = await child(request, env);
         if (!last.ok) return last;
       }
       return last;
@@ -286,7 +356,7 @@ function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap
   if (!allowFailed && !('allow_missing' in config)) throw new Error(`unsupported requirement ${JSON.stringify(Object.keys(config))}`);
   // Every token any provider finds is tried against the providers that found it; each must be
   // accepted by one of them, unless failures are allowed.
-  return async (request, now, recorded) => {
+  return async (request, env) => {
     const finders = new Map<string, { token: Token; providers: CompiledProvider[] }>();
     for (const provider of providers.values()) {
       for (const token of provider.extract(request)) {
@@ -300,7 +370,7 @@ function compileRequirement(config: JwtRequirementConfig, providers: ReadonlyMap
     for (const { token, providers: candidates } of finders.values()) {
       const outcomes: Outcome[] = [];
       for (const provider of candidates) {
-        const outcome = await verify(provider, token, now, undefined, recorded);
+        const outcome = await verify(provider, token, env);
         outcomes.push(outcome);
         if (outcome.ok) break;
       }
@@ -322,6 +392,7 @@ const MESSAGES: Readonly<Record<JwtFailure, string>> = {
   'no-matching-key': "Jwks doesn't have key to match kid or alg from Jwt",
   'verification-failed': 'Jwt verification fails',
   malformed: 'Jwt is not in the form of Header.Payload.Signature with two dots and 3 sections',
+  'jwks-fetch-failed': 'Jwks remote fetch is failed',
 };
 
 function isCorsPreflight(request: HttpRequestFacts): boolean {
@@ -339,21 +410,19 @@ function claimText(value: unknown): string | undefined {
  * requirement; no rule, no requirement. The verdict carries the verified payload for RBAC and the
  * header edits (`forward: false` removes the token header, `claim_to_headers`, `forward_payload_header`).
  */
-export function compileJwtAuthn(
-  config: JwtAuthenticationConfig,
-): (request: HttpRequestFacts, now: Date, recorded?: RecordedTokenVerifier) => Promise<JwtVerdict> {
+export function compileJwtAuthn(config: JwtAuthenticationConfig): (request: HttpRequestFacts, now: Date, extras?: JwtExtras) => Promise<JwtVerdict> {
   const providers = new Map(Object.entries(config.providers ?? {}).map(([name, provider]) => [name, compileProvider(name, provider)]));
   const rules = (config.rules ?? []).map((rule) => ({
     matches: compileRouteMatch(rule.match),
     requires: rule.requires ? compileRequirement(rule.requires, providers) : undefined,
   }));
   const bypassCors = config.bypass_cors_preflight === true;
-  return async (request, now, recorded) => {
+  return async (request, now, extras = {}) => {
     const allowNothingVerified: JwtVerdict = { kind: 'allow', metadata: {}, headersToSet: {}, headersToRemove: [] };
     if (bypassCors && isCorsPreflight(request)) return allowNothingVerified;
     const requires = rules.find((rule) => rule.matches(request))?.requires;
     if (!requires) return allowNothingVerified;
-    const outcome = await requires(request, now, recorded);
+    const outcome = await requires(request, { ...extras, now });
     if (!outcome.ok) {
       return { kind: 'deny', status: outcome.failure === 'audience-not-allowed' ? 403 : 401, failure: outcome.failure, message: MESSAGES[outcome.failure] };
     }

@@ -195,9 +195,9 @@ describe('proxy decisions', () => {
     expect(() => compileProxyDecisions(resources([withField({ filter_chains: [chain] })]))).toThrow(
       'filter chain c: filter_chain_match.direct_source_prefix_ranges: is not supported',
     );
-    const fault = { name: 'c', filters: [hcm({ xff_num_trusted_hops: 2 })] };
+    const fault = { name: 'c', filters: [hcm({ skip_xff_append: true })] };
     expect(() => compileProxyDecisions(resources([withField({ filter_chains: [fault] })]))).toThrow(
-      'http_connection_manager.xff_num_trusted_hops: is not supported',
+      'http_connection_manager.skip_xff_append: is not supported',
     );
     const breakers: ProxyResources = { ...resources(), clusters: new Map([['c', { name: 'c', type: 'EDS', circuit_breakers: {} } as never]]) };
     expect(() => compileProxyDecisions(breakers)).toThrow('Cluster c: circuit_breakers: is not supported');

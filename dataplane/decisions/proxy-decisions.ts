@@ -9,6 +9,8 @@ import { compileHttpFilterChain } from './http-filter-chain.js';
 import { compilePathNormalization, type PathNormalizationConfig } from './path-normalization.js';
 import { compileRouteConfiguration, type RouteConfigurationConfig } from './route-configuration.js';
 import { compileTcpChain } from './tcp-chain.js';
+import { compileForwardedFor, type ForwardedForConfig } from './forwarded-for.js';
+import { timeoutMs, type DurationConfig } from './duration.js';
 import { compileUpstreamTls, decodeCommonTlsContext, type ClusterTlsConfig, type CommonTlsContext, type TlsContextSettings } from './upstream-tls.js';
 
 export type { HttpDecision, RequestContext, TcpDecision, UpstreamChooser, UpstreamDecision } from './decision-types.js';
@@ -114,6 +116,7 @@ const HCM_FIELDS = new Set([
   'http_filters',
   'use_remote_address',
   'internal_address_config',
+  'xff_num_trusted_hops',
   'forward_client_cert_details',
   'set_current_client_cert_details',
   'normalize_path',
@@ -122,6 +125,9 @@ const HCM_FIELDS = new Set([
   'codec_type',
   'access_log',
   'http_protocol_options',
+  // Accepted and checked; Node closes a downstream connection once its last response is written,
+  // without Envoy's grace period for the client to close first (as 0s would).
+  'delayed_close_timeout',
 ]);
 const CLUSTER_FIELDS = new Set([
   'name',
@@ -208,18 +214,17 @@ function compileDownstreamTls(where: string, socket: TypedConfig | undefined): D
   return { ...decodeCommonTlsContext(config.common_tls_context ?? {}), requireClientCertificate: flag(config.require_client_certificate, false) };
 }
 
-interface HcmConfig extends PathNormalizationConfig, ClientCertHeaderConfig {
+interface HcmConfig extends PathNormalizationConfig, ClientCertHeaderConfig, ForwardedForConfig {
   rds?: { route_config_name: string };
   route_config?: RouteConfigurationConfig;
   http_filters?: TypedConfig[];
-  use_remote_address?: boolean | { value: boolean };
 }
 
 function compileHcm(where: string, config: HcmConfig, resources: ProxyResources, upstreams: UpstreamChooser, terminatesTls: boolean): AcceptedChain['http'] {
   const filters = compileHttpFilterChain(where, config.http_filters ?? []);
   const normalize = compilePathNormalization(config);
   const clientCert = compileClientCertHeader(config);
-  const edge = flag(config.use_remote_address, false);
+  const forwardedFor = compileForwardedFor(config);
   const inline = config.route_config
     ? compiling(where, 'route_config', () => compileRouteConfiguration(config.route_config as RouteConfigurationConfig))
     : undefined;
@@ -232,20 +237,19 @@ function compileHcm(where: string, config: HcmConfig, resources: ProxyResources,
     const normalized = normalize(incoming.path);
     if (!normalized.ok) return { kind: 'respond', status: 400, body: 'Bad Request', by: 'path', rbac: [] };
     const headers: Record<string, string> = { ...incoming.headers };
-    const headersToRemove: string[] = [];
-    if (edge) {
-      for (const name of Object.keys(headers)) {
-        if (name.startsWith('x-envoy-')) {
-          delete headers[name];
-          headersToRemove.push(name);
-        }
-      }
-    }
+    const forwarded = forwardedFor({
+      headers,
+      remoteAddress: context.connection.sourceAddress,
+      localAddress: context.localAddress ?? context.connection.destinationAddress,
+    });
+    const headersToRemove: string[] = [...forwarded.remove];
+    for (const name of forwarded.remove) delete headers[name];
+    Object.assign(headers, forwarded.set);
     const xfcc = clientCert(incoming.headers[XFCC_HEADER], {
       ...(context.connection.peerCertificate ? { peerCertificate: context.connection.peerCertificate } : {}),
       ...(context.localUriSan ? { localUriSan: context.localUriSan } : {}),
     });
-    const headersToSet: Record<string, string> = {};
+    const headersToSet: Record<string, string> = { ...forwarded.set };
     if (xfcc === undefined) {
       if (headers[XFCC_HEADER] !== undefined) headersToRemove.push(XFCC_HEADER);
       delete headers[XFCC_HEADER];
@@ -330,6 +334,8 @@ function compileChain(
     last?.typed_config?.['access_log'] as TypedConfig[] | undefined,
   );
   const acceptHttp10 = hcm ? compileHttp1Options(where, last.typed_config?.['http_protocol_options']) : false;
+  const delayedClose = hcm ? (last.typed_config?.['delayed_close_timeout'] as DurationConfig | undefined) : undefined;
+  if (delayedClose !== undefined) compiling(where, 'http_connection_manager.delayed_close_timeout', () => timeoutMs(delayedClose));
   return {
     kind: 'accept',
     listener,

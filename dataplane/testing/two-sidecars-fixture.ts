@@ -91,6 +91,14 @@ export interface DaemonConfig {
   readonly defaultRequestTimeoutMs?: number;
   /** PILOT_HTTP10. */
   readonly acceptHttp10?: boolean;
+  /** PILOT_SIDECAR_USE_REMOTE_ADDRESS. */
+  readonly sidecarUseRemoteAddress?: boolean;
+  /** PILOT_ENABLE_INBOUND_PASSTHROUGH. */
+  readonly inboundPassthrough?: boolean;
+  /** PILOT_HTTP_DELAYED_CLOSE_TIMEOUT. */
+  readonly delayedCloseTimeoutMs?: number;
+  /** PILOT_JWT_ENABLE_REMOTE_JWKS. */
+  readonly remoteJwks?: boolean;
 }
 
 /** The config the daemon's sidecar generators give one side, as it travels. */
@@ -103,12 +111,18 @@ function generatedConfig(
   daemon: DaemonConfig = {},
 ): Map<string, Record<string, unknown>[]> {
   const { serverPod, clientPod } = podsOf(subnet);
-  // Policies carry their JWKS inline (nothing is fetched).
+  // Policies carry their JWKS inline: the daemon fetches nothing (a `jwksUri` it would fetch gets an empty set).
   const generators = newMeshGenerators({
-    securityFilters: newInboundSecurityFilters({ jwks: { keySetFor: (rule) => rule.jwks ?? '{"keys":[]}' } }),
+    securityFilters: newInboundSecurityFilters({
+      jwks: { keySetFor: (rule) => rule.jwks ?? '{"keys":[]}' },
+      ...(daemon.remoteJwks !== undefined ? { remoteJwks: daemon.remoteJwks } : {}),
+    }),
     skipValidateTrustDomain: daemon.skipValidateTrustDomain ?? false,
     ...(daemon.defaultRequestTimeoutMs !== undefined ? { defaultRequestTimeoutMs: daemon.defaultRequestTimeoutMs } : {}),
     ...(daemon.acceptHttp10 !== undefined ? { acceptHttp10: daemon.acceptHttp10 } : {}),
+    ...(daemon.sidecarUseRemoteAddress !== undefined ? { sidecarUseRemoteAddress: daemon.sidecarUseRemoteAddress } : {}),
+    ...(daemon.inboundPassthrough !== undefined ? { inboundPassthrough: daemon.inboundPassthrough } : {}),
+    ...(daemon.delayedCloseTimeoutMs !== undefined ? { delayedCloseTimeoutMs: daemon.delayedCloseTimeoutMs } : {}),
   });
   const node = side === 'server' ? proxyNode(serverPod, 'httpbin-1', 'bar', 'httpbin') : proxyNode(clientPod, 'sleep-1', 'foo', 'sleep');
   const { model, proxy } = buildCase([...meshObjects(subnet, mode, policies), node], 'the two-sidecar mesh');
@@ -124,6 +138,16 @@ function generatedConfig(
 export function serverListeners(mode: ServerMode, policies: readonly object[] = [], daemon: DaemonConfig = {}): Record<string, unknown>[] {
   // A sidecar's listeners do not name its pod address: any subnet gives the same.
   return generatedConfig(loadEnvoyProtos(), 0, mode, policies, 'server', daemon).get(LISTENER_TYPE) ?? [];
+}
+
+/** The server sidecar's clusters as generated (its inbound ones name no pod address either). */
+export function serverClusters(mode: ServerMode, policies: readonly object[] = [], daemon: DaemonConfig = {}): Record<string, unknown>[] {
+  return generatedConfig(loadEnvoyProtos(), 0, mode, policies, 'server', daemon).get(CLUSTER_TYPE) ?? [];
+}
+
+/** The client sidecar's listeners as generated (they do not name pod addresses either). */
+export function clientListeners(mode: ServerMode, policies: readonly object[] = [], daemon: DaemonConfig = {}): Record<string, unknown>[] {
+  return generatedConfig(loadEnvoyProtos(), 0, mode, policies, 'client', daemon).get(LISTENER_TYPE) ?? [];
 }
 
 /** The client sidecar's route configurations as generated (they do not name pod addresses either). */
@@ -182,11 +206,12 @@ export interface MeshAddresses {
   /** `http://<server app>:8000`: the backend without sidecars. */
   readonly directUrl: string;
   readonly serverPod: string;
+  readonly clientPod: string;
 }
 
 export function meshAddresses(subnet: number): MeshAddresses {
-  const { serverPod, serverApp } = podsOf(subnet);
-  return { directUrl: `http://${serverApp}:${SERVER_PORT}`, serverPod };
+  const { serverPod, serverApp, clientPod } = podsOf(subnet);
+  return { directUrl: `http://${serverApp}:${SERVER_PORT}`, serverPod, clientPod };
 }
 
 /** The app behind the server sidecar: echoes the request's headers and body as JSON; `/delay/<ms>` answers late, `/status/<code>` with that code. */
@@ -280,6 +305,7 @@ export interface TwoSidecars {
   /** `http://<server app>:8000`: the backend without sidecars. */
   readonly directUrl: string;
   readonly serverPod: string;
+  readonly clientPod: string;
   /** Issues a workload certificate's secrets (for SAN tests). */
   secretsFor(identity: string): SecretSet;
   close(): Promise<void>;
@@ -294,7 +320,7 @@ export async function startTwoSidecars(options: TwoSidecarsOptions): Promise<Two
     startSidecar('server', options, secretsFor(SIDECAR_IDENTITIES.server)),
     startSidecar('client', options, secretsFor(SIDECAR_IDENTITIES.client)),
   ]);
-  const { directUrl, serverPod } = meshAddresses(options.subnet);
+  const { directUrl, serverPod, clientPod } = meshAddresses(options.subnet);
   return {
     serverState: server.state,
     serverPlane: server.plane,
@@ -303,6 +329,7 @@ export async function startTwoSidecars(options: TwoSidecarsOptions): Promise<Two
     proxyUrl: proxyUrlOf(client),
     directUrl,
     serverPod,
+    clientPod,
     secretsFor,
     async close() {
       await Promise.all([server.plane.stop(), client.plane.stop()]);

@@ -2,14 +2,14 @@ import { resolveExtAuthzProvider, type ExtAuthzProviderResolution } from '../../
 import type { PushContext } from '../model/push-context.js';
 import type { SecurityFilterInput, SecurityFilters, TypedFilter } from '../model/security-filters.js';
 import { buildCustomAuthz, type CustomProblem } from './ext-authz-builder.js';
-import { buildJwtAuthnFilter, type JwksSource } from './jwt-authn-builder.js';
+import { buildJwtAuthnFilter, type JwksSource, type JwtAuthnOptions } from './jwt-authn-builder.js';
 import { buildRbac } from './rbac-builder.js';
 
 /** `--plugins`: the security filters the daemon generates (a plugin left out is not generated, as the reference does). */
 export const SECURITY_PLUGINS = ['ext_authz', 'authn', 'authz'] as const;
 export type SecurityPlugin = (typeof SECURITY_PLUGINS)[number];
 
-export interface InboundSecurityFiltersOptions {
+export interface InboundSecurityFiltersOptions extends JwtAuthnOptions {
   readonly jwks: JwksSource;
   /** Default: all of them. */
   readonly plugins?: readonly string[];
@@ -78,7 +78,7 @@ export function newInboundSecurityFilters(options: InboundSecurityFiltersOptions
   return {
     http(input) {
       const { custom, local } = authorizationFor(input, false);
-      const jwt = plugins.has('authn') ? buildJwtAuthnFilter(input, input.push.requestAuthentications, options.jwks) : undefined;
+      const jwt = plugins.has('authn') ? buildJwtAuthnFilter(input, input.push.requestAuthentications, options.jwks, options) : undefined;
       return [...custom, ...(jwt ? [jwt] : []), ...local];
     },
     tcp(input) {

@@ -22,7 +22,7 @@ export type { CidrRange, HeaderMatcher, MetadataMatcher, StringMatcher, ValueMat
 export { newClientTlsHook, newMeshClientTlsHook, clientTlsSettingsFor, meshSni, type ClientTlsHookOptions } from './client-tls.js';
 export { adsSecretConfig, sdsSecretConfig, SDS_CLUSTER, WORKLOAD_SECRET, ROOT_SECRET } from './sds-secret-config.js';
 export { credentialResourceName, isAgentSecret, parseCredentialResource, KUBERNETES_SECRET_PREFIX, type CredentialResource } from './credential-names.js';
-export { buildJwtAuthnFilter, JWT_AUTHN_TYPE, type JwksSource } from './jwt-authn-builder.js';
+export { buildJwtAuthnFilter, JWT_AUTHN_TYPE, type JwksSource, type JwtAuthnOptions } from './jwt-authn-builder.js';
 export { newInboundSecurityFilters, SECURITY_PLUGINS, type InboundSecurityFiltersOptions, type SecurityPlugin } from './inbound-security-filters.js';
 export {
   BAD_CUSTOM_ACTION_SUFFIX,

@@ -6,6 +6,8 @@ import { loadCase } from '../generators/testing/test-cases.js';
 import { workloadOfProxy } from '../generators/proxy-workload.js';
 import { loadEnvoyProtos, type EnvoyProtos } from '../index.js';
 import { buildJwtAuthnFilter, JWT_AUTHN_TYPE } from './jwt-authn-builder.js';
+import { loadSettings } from '../../runtime/index.js';
+import { jwksRemoteFromSettings } from '../xds-settings.js';
 
 const JWT = fileURLToPath(new URL('./testdata/jwt/', import.meta.url));
 
@@ -16,7 +18,8 @@ beforeAll(() => {
 
 describe('jwt_authn from RequestAuthentication (golden)', () => {
   test.each(goldenCases(JWT))('%s', (name) => {
-    const { model, proxy } = loadCase(JWT, `${name}.in.yaml`);
+    const loaded = loadCase(JWT, `${name}.in.yaml`);
+    const { model, proxy } = loaded;
     const push = buildPushContext(model);
     const workload = workloadOfProxy(push, proxy);
     const filter = buildJwtAuthnFilter(
@@ -31,6 +34,7 @@ describe('jwt_authn from RequestAuthentication (golden)', () => {
       },
       push.requestAuthentications,
       { keySetFor: (rule) => rule.jwks ?? `{"keys":[{"kty":"RSA","kid":"fetched-for-${rule.issuer}","n":"AQAB","e":"AQAB"}]}` },
+      loaded.daemonEnv ? jwksRemoteFromSettings(loadSettings('pilot-discovery', loaded.daemonEnv)) : {},
     );
     if (filter) {
       const { '@type': type, ...config } = filter.typed_config;

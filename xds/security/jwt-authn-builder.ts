@@ -2,6 +2,9 @@ import type { JwtRule, RequestAuthentication } from '../../crds/index.js';
 import type { SecurityFilterInput, TypedFilter } from '../model/security-filters.js';
 import { JWT_FILTER_NAME, JWT_PAYLOAD_KEY } from './authz-rule-model.js';
 import type { PolicyIndex } from '../model/policy-index.js';
+import type { PushContext } from '../model/push-context.js';
+import { envoyDuration } from '../envoy/envoy-duration.js';
+import { outboundClusterName } from '../generators/cluster-names.js';
 
 export const JWT_AUTHN_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication';
 
@@ -11,14 +14,48 @@ export interface JwksSource {
   keySetFor(rule: JwtRule): string;
 }
 
-const DEFAULT_SPACE_DELIMITED = ['permission', 'scope'];
+/** PILOT_JWT_ENABLE_REMOTE_JWKS: key sets of mesh Services are fetched by the proxy, the others by the daemon. */
+export interface JwtAuthnOptions {
+  readonly remoteJwks?: boolean;
+}
 
-function provider(rule: JwtRule, jwks: JwksSource): Record<string, unknown> {
+const DEFAULT_SPACE_DELIMITED = ['permission', 'scope'];
+const DEFAULT_FETCH_TIMEOUT = { seconds: 5 } as const;
+/** The reference's remote key set lifetime at the proxy. */
+const REMOTE_CACHE_DURATION = { seconds: 300 } as const;
+
+/**
+ * Where a rule's key set comes from, as the reference's hybrid mode decides: with `jwksUri` whose
+ * host is a mesh Service, the proxy fetches it through that Service's cluster
+ * (`outbound|<port>||<host>`, the URI's port or its scheme's) and keeps it 5 minutes; otherwise
+ * the daemon's fetched (or the rule's inline) set is inlined.
+ */
+function jwksSourceOf(rule: JwtRule, push: PushContext, jwks: JwksSource, options: JwtAuthnOptions): Record<string, unknown> {
+  const cluster = options.remoteJwks && rule.jwksUri ? meshClusterOf(rule.jwksUri, push) : undefined;
+  if (!cluster || !rule.jwksUri) return { local_jwks: { inline_string: jwks.keySetFor(rule) } };
+  const timeout = (rule.timeout === undefined ? undefined : envoyDuration(rule.timeout)) ?? DEFAULT_FETCH_TIMEOUT;
+  return { remote_jwks: { http_uri: { uri: rule.jwksUri, cluster, timeout }, cache_duration: REMOTE_CACHE_DURATION } };
+}
+
+function meshClusterOf(uri: string, push: PushContext): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(uri);
+  } catch {
+    return undefined;
+  }
+  const service = push.serviceByHost.get(url.hostname);
+  if (!service) return undefined;
+  const port = url.port !== '' ? Number(url.port) : url.protocol === 'https:' ? 443 : 80;
+  return outboundClusterName(port, '', service.hostname);
+}
+
+function provider(rule: JwtRule, push: PushContext, jwks: JwksSource, options: JwtAuthnOptions): Record<string, unknown> {
   const headers = (rule.fromHeaders ?? []).map((header) => ({ name: header.name, ...(header.prefix ? { value_prefix: header.prefix } : {}) }));
   return {
     ...(rule.issuer ? { issuer: rule.issuer } : {}),
     ...(rule.audiences && rule.audiences.length > 0 ? { audiences: rule.audiences } : {}),
-    local_jwks: { inline_string: jwks.keySetFor(rule) },
+    ...jwksSourceOf(rule, push, jwks, options),
     ...(rule.forwardOriginalToken ? { forward: true } : {}),
     ...(headers.length > 0 ? { from_headers: headers } : {}),
     ...(rule.fromParams && rule.fromParams.length > 0 ? { from_params: rule.fromParams } : {}),
@@ -38,13 +75,18 @@ function provider(rule: JwtRule, jwks: JwksSource): Record<string, unknown> {
  * refused by the filter itself (401); requiring a token is left to AuthorizationPolicy. Undefined
  * when no rule applies.
  */
-export function buildJwtAuthnFilter(input: SecurityFilterInput, policies: PolicyIndex<RequestAuthentication>, jwks: JwksSource): TypedFilter | undefined {
+export function buildJwtAuthnFilter(
+  input: SecurityFilterInput,
+  policies: PolicyIndex<RequestAuthentication>,
+  jwks: JwksSource,
+  options: JwtAuthnOptions = {},
+): TypedFilter | undefined {
   const rules = policies
     .forWorkload(input.namespace, input.labels)
     .flatMap((policy) => policy.spec.jwtRules ?? [])
     .sort((a, b) => ((a.issuer ?? '') < (b.issuer ?? '') ? -1 : (a.issuer ?? '') > (b.issuer ?? '') ? 1 : 0));
   if (rules.length === 0) return undefined;
-  const providers = Object.fromEntries(rules.map((rule, index) => [`origins-${index}`, provider(rule, jwks)]));
+  const providers = Object.fromEntries(rules.map((rule, index) => [`origins-${index}`, provider(rule, input.push, jwks, options)]));
   const names = Object.keys(providers);
   const requirement =
     names.length === 1

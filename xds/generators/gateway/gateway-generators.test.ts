@@ -16,7 +16,7 @@ import {
   type JsonValue,
   type Proxy,
 } from '../../index.js';
-import { generateSnapshot, loadCase, valuesOf } from '../testing/test-cases.js';
+import { caseGeneratorOptions, generateSnapshot, loadCase, valuesOf } from '../testing/test-cases.js';
 import {
   buildSidecarClusters,
   mergeGateways,
@@ -79,10 +79,11 @@ interface Generated {
 }
 
 function generateCase(file: string): Generated {
-  const { model, proxy } = loadCase(TESTDATA, file);
+  const loaded = loadCase(TESTDATA, file);
+  const { model, proxy } = loaded;
   const push = buildPushContext(model);
   const generators = {
-    lds: newGatewayLdsGenerator({ securityFilters: MARKER }),
+    lds: newGatewayLdsGenerator({ ...caseGeneratorOptions(loaded), securityFilters: MARKER }),
     rds: newGatewayRdsGenerator(),
     cds: newGatewayCdsGenerator(),
     eds: newSidecarEdsGenerator(),

@@ -11,6 +11,7 @@ import { buildGatewayRouteConfiguration, type BuildGatewayRoutesOptions } from '
 import { workloadOfProxy } from '../proxy-workload.js';
 import { accessLogOf, withAccessLog } from '../access-log.js';
 import { acceptsHttp10, withHttp10 } from '../http10.js';
+import { withDelayedClose } from '../delayed-close.js';
 import type { PushContext } from '../../model/push-context.js';
 
 /** What a gateway's output depends on besides the push context and its servers: its namespace and labels (policies, exportTo, source matches). */
@@ -34,7 +35,7 @@ export function newGatewayLdsGenerator(options: BuildGatewayListenersOptions = {
       return {
         resources: buildGatewayListenerSpecs(proxy, push, options).map(({ spec, listener }) => ({
           name: listener.name,
-          resource: withHttp10(withAccessLog(listener, accessLogOf(push, memoOf(request))), http10),
+          resource: withDelayedClose(withHttp10(withAccessLog(listener, accessLogOf(push, memoOf(request))), http10), options),
           cacheKey: `${listener.name}@${serversKey(spec.servers)}@${key}@${topology}${http10 ? '@http10' : ''}`,
         })),
       };

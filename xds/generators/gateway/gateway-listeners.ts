@@ -1,4 +1,5 @@
 import type { Http10Options } from '../http10.js';
+import type { DelayedCloseOptions } from '../delayed-close.js';
 import type { RouteDestination } from '../../../crds/index.js';
 import type { Proxy } from '../../proxy.js';
 import { gatewayLabelsOf, mergeGateways, type GatewayListenerSpec, type GatewaySelectionOptions, type GatewayServerEntry } from './gateway-config.js';
@@ -20,7 +21,7 @@ import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, ty
 import type { ListenerResource } from '../sidecar/sidecar-listeners.js';
 import { destinationCluster } from '../virtual-service-routes.js';
 
-export interface BuildGatewayListenersOptions extends GatewaySelectionOptions, Http10Options {
+export interface BuildGatewayListenersOptions extends GatewaySelectionOptions, Http10Options, DelayedCloseOptions {
   /** jwt_authn and RBAC in every HTTP connection manager of the gateway, network RBAC before every tcp_proxy. */
   readonly securityFilters?: SecurityFilters;
   /** MESH_GATEWAY_STRIP_HOST_PORT: drop the port of Host/:authority before filters and routing. */

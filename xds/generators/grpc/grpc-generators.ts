@@ -143,7 +143,8 @@ export function newGrpcGenerators(options: VirtualServiceRouteOptions = {}): Gen
       generate(proxy, push, request) {
         if (!request.full) return undefined;
         const wanted = new Set(request.names);
-        const clusters = buildSidecarClusters(proxy, push, { clusterTransportSocket: grpcClusterTransportSocket })
+        // Proxyless clients resolve every cluster over EDS, a headless Service's too: there is no original destination.
+        const clusters = buildSidecarClusters(proxy, push, { clusterTransportSocket: grpcClusterTransportSocket, edsForHeadless: true })
           .filter((cluster) => cluster['type'] === 'EDS' && (wanted.size === 0 || wanted.has(cluster.name)))
           .map((cluster) => ({ ...cluster, lb_policy: cluster['lb_policy'] === 'LEAST_REQUEST' ? 'ROUND_ROBIN' : cluster['lb_policy'] }));
         return { resources: clusters.map((cluster) => ({ name: cluster.name, resource: cluster })) };

@@ -18,6 +18,13 @@ export type ClusterResource = { readonly name: string } & Readonly<Record<string
 export interface BuildSidecarClustersOptions {
   /** Adds TLS (or any transport socket) to service clusters; none without it. */
   readonly clusterTransportSocket?: ClusterTransportSocketHook;
+  /** PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES: a headless Service's clusters load-balance over EDS, not ORIGINAL_DST. */
+  readonly edsForHeadless?: boolean;
+  /**
+   * PILOT_ENABLE_INBOUND_PASSTHROUGH (default on): inbound clusters pass traffic to the pod address it
+   * came for (ORIGINAL_DST); off, to localhost (STATIC), as mesh config `inboundTrafficPolicy` LOCALHOST does.
+   */
+  readonly inboundPassthrough?: boolean;
 }
 
 const ADS_CONFIG_SOURCE = { ads: {}, resource_api_version: 'V3' } as const;
@@ -68,7 +75,11 @@ export function outboundClusters(proxy: Proxy, push: PushContext, options: Build
       for (const subset of variants) {
         const name = outboundClusterName(servicePort.port, subset?.name ?? '', service.hostname);
         const lb = loadBalancerFor(rule, servicePort.port, subset);
-        const resolved = service.entry ? entryDiscoveryOf(push, proxy, service, servicePort, name, lb) : undefined;
+        const resolved = service.entry
+          ? entryDiscoveryOf(push, proxy, service, servicePort, name, lb)
+          : isPassthroughHeadless(service, proxy, options)
+            ? HEADLESS_PASSTHROUGH
+            : undefined;
         // A DNS cluster without an endpoint is left out, as the reference does.
         if (resolved === null) continue;
         const build = (): ClusterResource => {
@@ -111,7 +122,11 @@ export function outboundClusters(proxy: Proxy, push: PushContext, options: Build
   return clusters;
 }
 
-/** The proxy's own inbound clusters: one per container port its workload serves (ORIGINAL_DST, or STATIC in LOCALHOST mode). */
+/**
+ * The proxy's own inbound clusters: one per container port its workload serves, ORIGINAL_DST; or,
+ * in LOCALHOST mode or without inbound passthrough, STATIC to the loopback address of the proxy's
+ * family (an app bound to localhost only is reached, one bound to the pod address only is not).
+ */
 export function buildInboundClusters(proxy: Proxy, push: PushContext, options: BuildSidecarClustersOptions = {}): ClusterResource[] {
   const connectTimeout = envoyDuration(push.connectTimeout) ?? DEFAULT_CONNECT_TIMEOUT;
   const hook = options.clusterTransportSocket;
@@ -122,14 +137,14 @@ export function buildInboundClusters(proxy: Proxy, push: PushContext, options: B
     for (const { targetPort, service, servicePort } of inboundPortsOf(push, workload)) {
       const name = inboundClusterName(targetPort);
       const cluster: Record<string, unknown> =
-        push.inboundTrafficMode === 'LOCALHOST'
+        push.inboundTrafficMode === 'LOCALHOST' || options.inboundPassthrough === false
           ? {
               name,
               type: 'STATIC',
               connect_timeout: connectTimeout,
               load_assignment: {
                 cluster_name: name,
-                endpoints: [{ lb_endpoints: [{ endpoint: { address: socketAddress('127.0.0.1', targetPort) } }] }],
+                endpoints: [{ lb_endpoints: [{ endpoint: { address: socketAddress(bindAddress === '::6' ? '::1' : '127.0.0.1', targetPort) } }] }],
               },
             }
           : {
@@ -189,6 +204,18 @@ function entryDiscoveryOf(
     load_assignment: assignment,
   };
   return { discovery, contentKey: `${shape}|${discovery.dns_lookup_family}|${push.meshConfig.dnsRefreshRate ?? ''}|${JSON.stringify(assignment)}` };
+}
+
+const HEADLESS_PASSTHROUGH = { discovery: { type: 'ORIGINAL_DST', lb_policy: 'CLUSTER_PROVIDED' }, contentKey: 'headless' } as const;
+
+/**
+ * Whether a Kubernetes Service's clusters pass traffic through to the address the client dialled,
+ * as the reference's `convertResolution` decides for a headless Service (`clusterIP: None`) on a
+ * sidecar: a gateway has no original destination (EDS), and PILOT_ENABLE_EDS_FOR_HEADLESS_SERVICES
+ * keeps EDS, for clients that reach every Service through the sidecar's HTTP proxy port.
+ */
+function isPassthroughHeadless(service: Service, proxy: Proxy, options: BuildSidecarClustersOptions): boolean {
+  return service.clusterIp === 'None' && proxy.type !== 'router' && options.edsForHeadless !== true;
 }
 
 /** A proxy with IPv6 addresses only: its DNS clusters resolve AAAA records. */

@@ -7,19 +7,19 @@ import { buildClusterLoadAssignment } from '../cluster-load-assignment.js';
 import { parseClusterName } from '../cluster-names.js';
 import { destinationRuleKey } from '../../model/destination-rule-policy.js';
 import type { PushContext } from '../../model/push-context.js';
-import { buildSidecarClusters, isEdsCluster } from './sidecar-clusters.js';
+import { buildSidecarClusters, isEdsCluster, type BuildSidecarClustersOptions } from './sidecar-clusters.js';
 
 /**
  * EDS for sidecars: a load assignment per requested cluster (every EDS cluster of the proxy on
  * a wildcard request). An endpoint-only push naming Services answers only their clusters, and
  * nothing when the proxy holds none of them.
  */
-export function newSidecarEdsGenerator(): Generator<PushContext> {
+export function newSidecarEdsGenerator(options: Pick<BuildSidecarClustersOptions, 'edsForHeadless'> = {}): Generator<PushContext> {
   return {
     typeUrl: ENDPOINT_TYPE,
     generate(proxy, push, request) {
       const memo = memoOf(request);
-      let names = request.names.length > 0 ? request.names : edsClusterNames(proxy, push);
+      let names = request.names.length > 0 ? request.names : edsClusterNames(proxy, push, options);
       if (!request.full && request.configsUpdated.length > 0) {
         const hosts = request.configsUpdated.filter((key) => key.kind === 'Service').map((key) => `${key.name}.${key.namespace}.svc.${push.domain}`);
         names = clustersOfHosts(names, request.names.length > 0 ? request.namesKey : undefined, hosts, memo);
@@ -102,8 +102,8 @@ function indexByHost(names: readonly string[]): Map<string, string[]> {
   return index;
 }
 
-function edsClusterNames(proxy: Proxy, push: PushContext): string[] {
-  return buildSidecarClusters(proxy, push)
+function edsClusterNames(proxy: Proxy, push: PushContext, options: Pick<BuildSidecarClustersOptions, 'edsForHeadless'>): string[] {
+  return buildSidecarClusters(proxy, push, options)
     .filter(isEdsCluster)
     .map((cluster) => cluster.name);
 }

@@ -4,7 +4,16 @@ import { expectGolden, goldenCases } from '../../../testing/golden.js';
 import { consistent } from '../../testing/consistent.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest } from '../../index.js';
 import { serviceFromObject } from '../../../controllers/index.js';
-import { buildCase, generateSnapshot, loadCase, required, TEST_DOMAIN, type CaseObject, type GeneratorCase } from '../testing/test-cases.js';
+import {
+  buildCase,
+  caseGeneratorOptions,
+  generateSnapshot,
+  loadCase,
+  required,
+  TEST_DOMAIN,
+  type CaseObject,
+  type GeneratorCase,
+} from '../testing/test-cases.js';
 import { newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../index.js';
 import { buildPushContext, type PushContext } from '../../model/index.js';
 import { generateRequest } from '../../testing/generate-request.js';
@@ -34,9 +43,16 @@ describe('sidecar CDS and EDS golden files', () => {
   });
 
   test.each(cases)('%s', (name) => {
-    const { model, proxy } = loadCase(TESTDATA, `${name}.in.yaml`);
+    const loaded = loadCase(TESTDATA, `${name}.in.yaml`);
+    const { model, proxy } = loaded;
+    const options = caseGeneratorOptions(loaded);
     const push = buildPushContext(model);
-    const generators = { lds: newSidecarLdsGenerator(), rds: newSidecarRdsGenerator(), cds: newSidecarCdsGenerator(), eds: newSidecarEdsGenerator() };
+    const generators = {
+      lds: newSidecarLdsGenerator(options),
+      rds: newSidecarRdsGenerator(options),
+      cds: newSidecarCdsGenerator(options),
+      eds: newSidecarEdsGenerator(options),
+    };
     const snapshot = generateSnapshot(proxy, push, generators, protos);
     expect(consistent(snapshot)).toEqual([]);
     const { clusters, endpoints } = snapshot;

@@ -4,7 +4,7 @@ import { expectGolden, goldenCases } from '../../../testing/golden.js';
 import { consistent } from '../../testing/consistent.js';
 import { jsonToStruct, loadEnvoyProtos, parseProxy, type EnvoyProtos, type GenerateRequest } from '../../index.js';
 import { PushMemoMap } from '../../encoding/index.js';
-import { generateSnapshot, loadCase } from '../testing/test-cases.js';
+import { caseGeneratorOptions, generateSnapshot, loadCase } from '../testing/test-cases.js';
 import { newSidecarCdsGenerator, newSidecarEdsGenerator, newSidecarLdsGenerator, newSidecarRdsGenerator } from '../index.js';
 import { buildPushContext } from '../../model/index.js';
 import { generateRequest } from '../../testing/generate-request.js';
@@ -24,8 +24,15 @@ describe('sidecar LDS golden files', () => {
   });
 
   test.each(cases)('%s', (name) => {
-    const { model, proxy } = loadCase(TESTDATA, `${name}.in.yaml`);
-    const generators = { lds: newSidecarLdsGenerator(), rds: newSidecarRdsGenerator(), cds: newSidecarCdsGenerator(), eds: newSidecarEdsGenerator() };
+    const loaded = loadCase(TESTDATA, `${name}.in.yaml`);
+    const { model, proxy } = loaded;
+    const options = caseGeneratorOptions(loaded);
+    const generators = {
+      lds: newSidecarLdsGenerator(options),
+      rds: newSidecarRdsGenerator(options),
+      cds: newSidecarCdsGenerator(options),
+      eds: newSidecarEdsGenerator(options),
+    };
     const snapshot = generateSnapshot(proxy, buildPushContext(model), generators, protos);
     expect(consistent(snapshot)).toEqual([]);
     expectGolden(TESTDATA, name, snapshot.listeners);

@@ -1,4 +1,6 @@
+import { isIP } from 'node:net';
 import type { Http10Options } from '../http10.js';
+import type { DelayedCloseOptions } from '../delayed-close.js';
 import type { Service, ServicePort } from '../../../controllers/index.js';
 import type { Proxy } from '../../proxy.js';
 import { composePeerAuthentication, mtlsModeForPort, type EffectiveMtlsMode } from '../../model/peer-authentication.js';
@@ -8,7 +10,7 @@ import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FIL
 import { inboundPortsOf, workloadOfProxy, type InboundPort } from '../proxy-workload.js';
 import { visibleServices } from '../../model/service-visibility.js';
 import { allocatedAddressesFor, usesAutoAllocation } from '../../model/auto-allocation.js';
-import type { PushContext } from '../../model/push-context.js';
+import { servicePortKey, type PushContext } from '../../model/push-context.js';
 import { NO_SECURITY_FILTERS, type SecurityFilterInput, type SecurityFilters, type TypedFilter } from '../../model/security-filters.js';
 import { isHttpRoutable } from '../../model/service-port-protocol.js';
 import type { PushFindings } from '../../push/push-findings.js';
@@ -21,7 +23,7 @@ export const VIRTUAL_INBOUND = 'virtualInbound';
 export const OUTBOUND_PORT = 15001;
 export const INBOUND_PORT = 15006;
 
-export interface BuildSidecarListenersOptions extends Http10Options {
+export interface BuildSidecarListenersOptions extends Http10Options, DelayedCloseOptions {
   /** jwt_authn and RBAC on inbound ports; none without it. */
   readonly securityFilters?: SecurityFilters;
   /** PILOT_SKIP_VALIDATE_TRUST_DOMAIN: accept client certificates of any trust domain. */
@@ -31,6 +33,16 @@ export interface BuildSidecarListenersOptions extends Http10Options {
    * `--plugins` turns it off, as the reference: inbound ports take plain text only.
    */
   readonly peerAuthentication?: boolean;
+  /**
+   * PILOT_ENABLE_HEADLESS_SERVICE_POD_LISTENERS (default on): a headless Service's TCP port gets an
+   * outbound listener per pod address; off, one catch-all chain on `0.0.0.0_<port>`.
+   */
+  readonly headlessPodListeners?: boolean;
+  /**
+   * PILOT_SIDECAR_USE_REMOTE_ADDRESS: outbound connection managers take the app's connection as the
+   * client (appended to `x-forwarded-for`); inbound ones never do.
+   */
+  readonly sidecarUseRemoteAddress?: boolean;
 }
 
 const TLS_INSPECTOR = {
@@ -167,7 +179,7 @@ function virtualInbound(proxy: Proxy, push: PushContext, options: BuildSidecarLi
   };
 }
 
-function outboundHttpChain(port: number): object {
+function outboundHttpChain(port: number, useRemoteAddress: boolean): object {
   return {
     filters: [
       httpConnectionManager({
@@ -176,7 +188,7 @@ function outboundHttpChain(port: number): object {
         http_filters: [...telemetryFilters('outbound'), ROUTER_FILTER],
         // What the app sent is not trusted: the server side sets the header from the connection.
         forward_client_cert_details: 'SANITIZE',
-        use_remote_address: { value: false },
+        use_remote_address: { value: useRemoteAddress },
       }),
     ],
   };
@@ -187,13 +199,42 @@ function tcpChainAddresses(service: Service, allocated: readonly string[]): stri
   return [service.clusterIp ?? '', ...allocated].filter((address) => address !== '' && address !== 'None');
 }
 
+/** A TCP service port's chain: matching its addresses, or everything (a listener of its own, a headless Service's catch-all). */
 function outboundTcpChain(service: Service, port: ServicePort, addresses: readonly string[]): object {
   const cluster = outboundClusterName(port.port, '', service.hostname);
   return {
     name: cluster,
-    filter_chain_match: { prefix_ranges: addresses.map((address) => ({ address_prefix: address, prefix_len: { value: address.includes(':') ? 128 : 32 } })) },
+    ...(addresses.length > 0
+      ? {
+          filter_chain_match: {
+            prefix_ranges: addresses.map((address) => ({ address_prefix: address, prefix_len: { value: address.includes(':') ? 128 : 32 } })),
+          },
+        }
+      : {}),
     filters: [tcpProxy(cluster, cluster)],
   };
+}
+
+/** A Kubernetes Service without a cluster IP: clients dial its pods' addresses. */
+function isHeadless(service: Service): boolean {
+  return service.clusterIp === 'None' && !service.entry;
+}
+
+/**
+ * The reference's listeners for a headless Service's TCP port: one per pod address,
+ * `<podIP>_<port>`, whose one chain takes whatever reaches that address and port (a StatefulSet's
+ * members each reached on the port every other Service may hold on 0.0.0.0).
+ */
+function podListeners(push: PushContext, service: Service, port: ServicePort): ListenerResource[] {
+  const endpoints = push.endpointsByServicePort.get(servicePortKey(service.hostname, port.port)) ?? [];
+  const addresses = [...new Set(endpoints.map((endpoint) => endpoint.address).filter((address) => isIP(address) !== 0))].sort();
+  return addresses.map((address) => ({
+    name: `${address}_${port.port}`,
+    address: socketAddress(address, port.port),
+    bind_to_port: { value: false },
+    traffic_direction: 'OUTBOUND',
+    filter_chains: [outboundTcpChain(service, port, [])],
+  }));
 }
 
 interface OutboundPort {
@@ -208,6 +249,8 @@ interface OutboundPort {
   readonly tcpAddresses: Set<string>;
   /** A TCP service port without an address: no chain can tell its traffic apart. */
   tcpWithoutAddress: boolean;
+  /** The first headless Service's chain for what no other chain matches (pod listeners off). */
+  tcpCatchAll?: object;
 }
 
 /**
@@ -218,11 +261,26 @@ interface OutboundPort {
  * address on a port HTTP services hold (TCP over HTTP), an HTTP service whose cluster IP a TCP
  * chain of the port takes (HTTP over TCP).
  */
-function outboundListeners(push: PushContext, namespace: string, allocation: Proxy | undefined, findings?: PushFindings): ListenerResource[] {
+function outboundListeners(
+  push: PushContext,
+  namespace: string,
+  allocation: Proxy | undefined,
+  switches: { readonly headlessPodListeners: boolean; readonly useRemoteAddress: boolean },
+  findings?: PushFindings,
+): ListenerResource[] {
+  const { headlessPodListeners, useRemoteAddress } = switches;
   const byPort = new Map<number, OutboundPort>();
+  const perPod = new Map<string, ListenerResource>();
   for (const service of visibleServices(push, namespace)) {
     for (const port of service.ports) {
       if (port.port === OUTBOUND_PORT || port.port === INBOUND_PORT) continue;
+      if (headlessPodListeners && isHeadless(service) && !isHttpRoutable(port)) {
+        for (const listener of podListeners(push, service, port)) {
+          if (perPod.has(listener.name)) findings?.add('outbound-tcp-over-tcp', listener.name);
+          else perPod.set(listener.name, listener);
+        }
+        continue;
+      }
       let entry = byPort.get(port.port);
       if (!entry) {
         entry = { http: false, httpAddresses: [], tcp: [], tcpMatches: new Set(), tcpAddresses: new Set(), tcpWithoutAddress: false };
@@ -236,6 +294,7 @@ function outboundListeners(push: PushContext, namespace: string, allocation: Pro
       const addresses = tcpChainAddresses(service, allocation ? allocatedAddressesFor(push, allocation, service) : []);
       if (addresses.length === 0) {
         entry.tcpWithoutAddress = true;
+        if (isHeadless(service) && entry.tcpCatchAll === undefined) entry.tcpCatchAll = outboundTcpChain(service, port, []);
         continue;
       }
       const match = [...addresses].sort().join(',');
@@ -253,7 +312,7 @@ function outboundListeners(push: PushContext, namespace: string, allocation: Pro
     const name = `0.0.0.0_${port}`;
     if (entry.http && entry.tcpWithoutAddress) findings?.add('outbound-tcp-over-http', name);
     if (entry.httpAddresses.some((address) => entry.tcpAddresses.has(address))) findings?.add('outbound-http-over-tcp', name);
-    const chains = [...entry.tcp, ...(entry.http ? [outboundHttpChain(port)] : [])];
+    const chains = [...entry.tcp, ...(entry.http ? [outboundHttpChain(port, useRemoteAddress)] : entry.tcpCatchAll ? [entry.tcpCatchAll] : [])];
     if (chains.length === 0) continue;
     listeners.push({
       name,
@@ -263,7 +322,7 @@ function outboundListeners(push: PushContext, namespace: string, allocation: Pro
       filter_chains: chains,
     });
   }
-  return listeners;
+  return [...listeners, ...[...perPod.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0))];
 }
 
 function virtualOutbound(push: PushContext): ListenerResource {
@@ -285,7 +344,20 @@ function virtualOutbound(push: PushContext): ListenerResource {
  */
 export function buildSidecarListeners(proxy: Proxy, push: PushContext, options: BuildSidecarListenersOptions = {}): ListenerResource[] {
   const allocation = usesAutoAllocation(proxy) ? proxy : undefined;
-  return [...buildSidecarOutboundListeners(push, proxy.configNamespace, allocation), virtualInbound(proxy, push, options)];
+  const own = ownPodListener(proxy);
+  return [
+    ...buildSidecarOutboundListeners(push, proxy.configNamespace, allocation, undefined, options).filter((listener) => !own(listener.name)),
+    virtualInbound(proxy, push, options),
+  ];
+}
+
+/**
+ * Whether a listener is a headless Service's listener for the proxy's own address: its app
+ * reaching itself does not pass the outbound side, and the inbound side has the port.
+ */
+export function ownPodListener(proxy: Proxy): (name: string) => boolean {
+  const [first] = proxy.ipAddresses;
+  return (name) => first !== undefined && name.startsWith(`${first}_`);
 }
 
 /**
@@ -293,8 +365,15 @@ export function buildSidecarListeners(proxy: Proxy, push: PushContext, options: 
  * `allocation`, a proxy that uses allocated addresses: those of its address families are added.
  * The conflicts left out go to `findings`.
  */
-export function buildSidecarOutboundListeners(push: PushContext, namespace: string, allocation?: Proxy, findings?: PushFindings): ListenerResource[] {
-  return [virtualOutbound(push), ...outboundListeners(push, namespace, allocation, findings)];
+export function buildSidecarOutboundListeners(
+  push: PushContext,
+  namespace: string,
+  allocation?: Proxy,
+  findings?: PushFindings,
+  options: Pick<BuildSidecarListenersOptions, 'headlessPodListeners' | 'sidecarUseRemoteAddress'> = {},
+): ListenerResource[] {
+  const switches = { headlessPodListeners: options.headlessPodListeners !== false, useRemoteAddress: options.sidecarUseRemoteAddress === true };
+  return [virtualOutbound(push), ...outboundListeners(push, namespace, allocation, switches, findings)];
 }
 
 /** The sidecar's own listener: `virtualInbound`; what it finds wrong goes to `findings`. */

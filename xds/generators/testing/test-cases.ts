@@ -4,7 +4,9 @@ import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { applyMeshConfig, parseMeshConfigInput, validateResource, type TypedResource } from '../../../crds/index.js';
 import { newMeshModel, parseSecretCredential, serviceFromObject, workloadFromPod, type MeshModelWriter } from '../../../controllers/index.js';
-import type { KubeObject } from '../../../runtime/index.js';
+import { loadSettings, type KubeObject } from '../../../runtime/index.js';
+import type { MeshGeneratorSettings } from '../../mesh-generators.js';
+import { meshGeneratorSettingsFromSettings } from '../../xds-settings.js';
 import {
   CLUSTER_TYPE,
   ENDPOINT_TYPE,
@@ -30,6 +32,13 @@ export interface GeneratorCase {
   proxy: Proxy;
   /** The routes the `ProxyNode` document asks for (RDS cases). */
   routeNames: string[];
+  /** The daemon's environment a `DaemonSettings` document gives (`env:`), when the case has one. */
+  daemonEnv?: Record<string, string>;
+}
+
+/** The generator switches of the case's daemon settings, read through the settings registry; none without them. */
+export function caseGeneratorOptions(loaded: Pick<GeneratorCase, 'daemonEnv'>): Partial<MeshGeneratorSettings> {
+  return loaded.daemonEnv ? meshGeneratorSettingsFromSettings(loadSettings('pilot-discovery', loaded.daemonEnv)) : {};
 }
 
 /** Fills a model through its own writers, as the reconcilers do; the `ProxyNode` document names the proxy. */
@@ -40,16 +49,23 @@ export function loadCase(folder: string, file: string): GeneratorCase {
   );
 }
 
-/** A case document: a Kubernetes object, the `ProxyNode` naming the proxy, or a `MeshConfig` (fields under `spec`). */
-export type CaseObject = KubeObject & { id?: string; metadata?: Record<string, JsonValue>; routeNames?: string[] };
+/**
+ * A case document: a Kubernetes object, the `ProxyNode` naming the proxy, a `MeshConfig` (fields
+ * under `spec`), or `DaemonSettings` (the daemon's environment under `env`).
+ */
+export type CaseObject = KubeObject & { id?: string; metadata?: Record<string, JsonValue>; routeNames?: string[]; env?: Record<string, string> };
 
 /** `loadCase` over objects already parsed (`label` names them in errors). */
 export function buildCase(objects: readonly CaseObject[], label: string): GeneratorCase {
   const model = newMeshModel({ domain: TEST_DOMAIN, clusterId: CLUSTER_ID, useEndpointSlices: false });
   let proxy: Proxy | undefined;
   let routeNames: string[] = [];
+  let daemonEnv: Record<string, string> | undefined;
   for (const object of objects) {
     switch (object.kind) {
+      case 'DaemonSettings':
+        daemonEnv = { ...daemonEnv, ...object.env };
+        break;
       case 'ProxyNode':
         proxy = parseProxy({ id: object.id ?? '', metadata: jsonToStruct((object.metadata ?? {}) as Record<string, JsonValue>) });
         routeNames = object.routeNames ?? [];
@@ -80,7 +96,7 @@ export function buildCase(objects: readonly CaseObject[], label: string): Genera
       }
     }
   }
-  return { model, proxy: proxy ?? fail(`${label} has no ProxyNode`), routeNames };
+  return { model, proxy: proxy ?? fail(`${label} has no ProxyNode`), routeNames, ...(daemonEnv ? { daemonEnv } : {}) };
 }
 
 function fail(message: string): never {
