@@ -18,6 +18,8 @@ export interface RecordedRequestInput {
   readonly request: HttpRequestFacts;
   readonly decision: HttpDecision;
   readonly readable: PolicyReadable;
+  /** A token's payload, decoded (not verified); `decodedClaims` without a cache. */
+  readonly claimsOf?: (token: string) => JWTPayload | undefined;
 }
 
 /**
@@ -32,10 +34,8 @@ export function recordedRequestOf(input: RecordedRequestInput): RecordedRequest 
     if (value !== undefined && !readable.tokenHeaders.has(name) && !NEVER_KEPT_HEADERS.has(name)) headers[name] = value;
   }
   const query = pathWithoutTokens(r.path, readable.tokenParams);
-  const tokens = [
-    ...tokensOf(r, input.decision, readable),
-    ...query.tokens.map(({ param, value }) => recordedToken({ param }, value, input.decision, readable)),
-  ];
+  const seen: TokenContext = { decision: input.decision, readable, claimsOf: input.claimsOf ?? decodedClaims };
+  const tokens = [...tokensOf(r, seen), ...query.tokens.map(({ param, value }) => recordedToken({ param }, value, seen))];
   return {
     listener: input.listener,
     direction: input.direction,
@@ -55,9 +55,16 @@ export function recordedRequestOf(input: RecordedRequestInput): RecordedRequest 
   };
 }
 
-function tokensOf(request: HttpRequestFacts, decision: HttpDecision, readable: PolicyReadable): RecordedToken[] {
+/** What recording a request's tokens reads: the decision, what policies read, and the payload decoder. */
+interface TokenContext {
+  readonly decision: HttpDecision;
+  readonly readable: PolicyReadable;
+  readonly claimsOf: (token: string) => JWTPayload | undefined;
+}
+
+function tokensOf(request: HttpRequestFacts, seen: TokenContext): RecordedToken[] {
   const tokens: RecordedToken[] = [];
-  for (const [header, prefixes] of readable.tokenHeaders) {
+  for (const [header, prefixes] of seen.readable.tokenHeaders) {
     const value = request.headers[header];
     if (value === undefined) continue;
     for (const prefix of prefixes) {
@@ -67,7 +74,7 @@ function tokensOf(request: HttpRequestFacts, decision: HttpDecision, readable: P
       // As the data plane extracts it: the first run of base64url characters and dots, else the rest.
       const token = TOKEN_RUN.exec(rest)?.[0] ?? rest;
       if (token === '') continue;
-      tokens.push(recordedToken({ header, prefix: value.slice(0, at + prefix.length) }, token, decision, readable));
+      tokens.push(recordedToken({ header, prefix: value.slice(0, at + prefix.length) }, token, seen));
       break;
     }
   }
@@ -75,19 +82,14 @@ function tokensOf(request: HttpRequestFacts, decision: HttpDecision, readable: P
 }
 
 /** A token by its claims, with why the data plane refused it when no claim explains it, and whether it checked its signature. */
-function recordedToken(
-  where: Pick<RecordedToken, 'header' | 'prefix' | 'param'>,
-  token: string,
-  decision: HttpDecision,
-  readable: PolicyReadable,
-): RecordedToken {
-  const jwt = decision.jwt;
+function recordedToken(where: Pick<RecordedToken, 'header' | 'prefix' | 'param'>, token: string, seen: TokenContext): RecordedToken {
+  const jwt = seen.decision.jwt;
   const shaped = JWT_SHAPE.test(token);
   const failure = !shaped ? 'malformed' : jwt?.kind === 'deny' && SIGNATURE_FAILURES.has(jwt.failure) ? jwt.failure : undefined;
   const verified = jwt?.kind === 'allow' && Object.keys(jwt.metadata).length > 0;
   return {
     ...where,
-    claims: shaped ? keptClaims(token, readable.claims) : {},
+    claims: shaped ? keptClaims(seen.claimsOf(token), seen.readable.claims) : {},
     ...(failure ? { failure } : {}),
     ...(verified ? { verified: true } : {}),
   };
@@ -110,13 +112,29 @@ function pathWithoutTokens(path: string, params: ReadonlySet<string>): { path: s
   return { path: rest === '' ? path.slice(0, query) : `${path.slice(0, query)}?${rest}`, tokens };
 }
 
-function keptClaims(token: string, named: ReadonlySet<string>): JWTPayload {
-  let payload: JWTPayload;
+/** A token's payload as it reads, without checking anything; undefined when it does not decode. */
+export function decodedClaims(token: string): JWTPayload | undefined {
   try {
-    payload = decodeJwt(token);
+    return decodeJwt(token);
   } catch {
-    return {};
+    return undefined;
   }
+}
+
+/** `decodedClaims` remembering the last `size` tokens: a client sends the same token many times. */
+export function newClaimsCache(size = 256): (token: string) => JWTPayload | undefined {
+  const cache = new Map<string, JWTPayload | undefined>();
+  return (token) => {
+    if (cache.has(token)) return cache.get(token);
+    const claims = decodedClaims(token);
+    if (cache.size >= size) cache.delete(cache.keys().next().value as string);
+    cache.set(token, claims);
+    return claims;
+  };
+}
+
+function keptClaims(payload: JWTPayload | undefined, named: ReadonlySet<string>): JWTPayload {
+  if (!payload) return {};
   const kept: Record<string, unknown> = {};
   for (const [claim, value] of Object.entries(payload)) {
     if (!ALWAYS_KEPT_CLAIMS.includes(claim) && !named.has(claim)) continue;

@@ -1,7 +1,7 @@
 import type { ConfigSnapshot, ConfigState } from './config-state.js';
 import type { ConnectionContext } from './connection-context.js';
 import { policyReadable, type HttpDecision, type HttpRequestFacts, type PolicyReadable } from './decisions/index.js';
-import { recordedRequestOf } from './recorded-request-of.js';
+import { newClaimsCache, recordedRequestOf } from './recorded-request-of.js';
 import { newTrafficRecord, type TrafficRecordLimits, type TrafficRecordView } from './traffic-record.js';
 
 /** The data plane's side of the traffic record: what each decided request leaves in it. */
@@ -12,6 +12,7 @@ export interface TrafficRecorder {
 
 export function newTrafficRecorder(state: ConfigState, limits: TrafficRecordLimits): TrafficRecorder {
   const record = newTrafficRecord(limits);
+  const claimsOf = newClaimsCache();
   // What the policies read changes only with the config: worked out once per snapshot.
   let readable: { snapshot: ConfigSnapshot; names: PolicyReadable } | undefined;
   const readableNow = (): PolicyReadable => {
@@ -23,7 +24,15 @@ export function newTrafficRecorder(state: ConfigState, limits: TrafficRecordLimi
     record(context, request, decision) {
       if (!record.sampled()) return;
       record.add(
-        recordedRequestOf({ listener: context.listener, direction: context.direction, connection: context.facts, request, decision, readable: readableNow() }),
+        recordedRequestOf({
+          listener: context.listener,
+          direction: context.direction,
+          connection: context.facts,
+          request,
+          decision,
+          readable: readableNow(),
+          claimsOf,
+        }),
       );
     },
     view: () => record.view(),
