@@ -48,7 +48,12 @@ export interface LocalMeshOptions {
   readonly orchestrator?: 'folder' | 'kubernetes';
   /** Further settings of every agent (PROXY_XDS_VIA_AGENT, for example). */
   readonly agentEnv?: Readonly<Record<string, string>>;
-  /** Config-folder mode: further proxy config of every agent (`terminationDrainDuration: 0s` for a quick stop, for example). */
+  /**
+   * Further proxy config of every agent: its PROXY_CONFIG in config-folder mode, the mesh config's
+   * `defaultConfig` in Kubernetes mode. `terminationDrainDuration` defaults to 1ms here (the
+   * product's 5s): nobody's traffic is left to drain when the whole mesh stops, and every agent
+   * would otherwise hold `stop()` for the full drain.
+   */
   readonly proxyConfig?: Readonly<Record<string, unknown>>;
   /**
    * The second octet of every pod address (`127.0.1.10` becomes `127.<block>.1.10`), so that
@@ -267,13 +272,14 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   const workloads = readWorkloads(configDir);
   const ports = options.fixedPorts ? { grpcPort: 15010, securePort: 15012, httpPort: 8080, monitoringPort: 15014, httpsPort: 15017 } : await daemonPorts();
   const containerLogs = newContainerLogs();
+  const proxyConfigOfAgents = { terminationDrainDuration: '1ms', ...options.proxyConfig };
   const kubernetes =
     options.orchestrator === 'kubernetes'
       ? await startKubernetesOrchestrator(
           options.workDir,
           configDir,
           PROJECT_ROOT,
-          { ...ports, debounce: options.debounce ?? '50ms', env: options.daemonEnv ?? {} },
+          { ...ports, debounce: options.debounce ?? '50ms', env: options.daemonEnv ?? {}, proxyConfig: proxyConfigOfAgents },
           (namespace, pod, container) => containerLogs.read(`${namespace}/${pod}/${container}`),
           options.extraPods,
         )
@@ -374,7 +380,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       writeFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), await issuer.workloadToken(workload.namespace, workload.serviceAccount));
       writeFileSync(join(dir, 'var/run/secrets/mesh/root-cert.pem'), root);
       const proxyConfig = {
-        ...options.proxyConfig,
+        ...proxyConfigOfAgents,
         discoveryAddress: `127.0.0.1:${ports.securePort}`,
         proxyMetadata: { POD_NAME: workload.name, ...(workload.kind === 'sidecar' ? { MESH_META_APP_ADDRESS: workload.appIp } : {}) },
       };
