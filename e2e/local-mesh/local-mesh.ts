@@ -35,6 +35,12 @@ export interface LocalMeshOptions {
   readonly workDir: string;
   /** The config folder to start from; default `deploy/samples/config`. */
   readonly samples?: string;
+  /**
+   * Only these files of `samples` (`namespaces.yaml`, `workloads-foo.yaml`, …); all by default. Each
+   * meshed pod costs an agent and its data plane, two programs to start: a test leaves out the
+   * pods it never calls.
+   */
+  readonly sampleFiles?: readonly string[];
   /** The token issuer's port; default a free one (the sample policies name 15080). */
   readonly issuerPort?: number;
   /** Fixed daemon ports (15010, 15012, 8080, 15014 by hand); free ones by default. */
@@ -267,7 +273,10 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   const log = options.log ?? (() => undefined);
   const configDir = join(options.workDir, 'config');
   const samples = options.samples ?? join(PROJECT_ROOT, 'deploy/samples/config');
-  cpSync(samples, configDir, { recursive: true });
+  if (options.sampleFiles) {
+    mkdirSync(configDir, { recursive: true });
+    for (const file of options.sampleFiles) cpSync(join(samples, file), join(configDir, file));
+  } else cpSync(samples, configDir, { recursive: true });
   if (options.addressBlock) moveToAddressBlock(configDir, options.addressBlock);
   const workloads = readWorkloads(configDir);
   const ports = options.fixedPorts ? { grpcPort: 15010, securePort: 15012, httpPort: 8080, monitoringPort: 15014, httpsPort: 15017 } : await daemonPorts();
