@@ -25,6 +25,8 @@ beforeAll(async () => {
   mesh = await startLocalMesh({
     workDir,
     addressBlock: ADDRESS_BLOCK,
+    // sleep-foo calls httpbin-bar: the gateway and the unmeshed pods are left out.
+    sampleFiles: ['namespaces.yaml', 'workloads-foo.yaml', 'workloads-bar.yaml'],
     agentEnv: { SECRET_TTL: '40s', SECRET_GRACE_PERIOD_RATIO: '0.75' },
     log: (line) => void (line.startsWith(`[${CLIENT}]`) && agentLines.push(line)),
   });

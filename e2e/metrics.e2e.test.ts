@@ -62,7 +62,14 @@ describeReal('meshctl x metrics against a real Prometheus scraping the local mes
     prometheusPort = await freePort();
     const extraPods = (namespace: string, pod: string, port: number): { host: string; port: number } | undefined =>
       namespace === 'mesh-system' && pod === 'prometheus' && port === 9090 ? { host: '127.0.0.1', port: prometheusPort } : undefined;
-    mesh = await startLocalMesh({ workDir, orchestrator: 'kubernetes', addressBlock: ADDRESS_BLOCK, extraPods });
+    // sleep-foo and httpbin-foo, the pair the test measures: the other pods would be scraped, never called.
+    mesh = await startLocalMesh({
+      workDir,
+      orchestrator: 'kubernetes',
+      addressBlock: ADDRESS_BLOCK,
+      extraPods,
+      sampleFiles: ['namespaces.yaml', 'workloads-foo.yaml'],
+    });
     await mesh.waitReady(30_000);
 
     // The add-on as the double stores it: a running pod labelled app=prometheus in mesh-system.

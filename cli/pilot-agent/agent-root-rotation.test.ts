@@ -128,7 +128,12 @@ beforeAll(async () => {
       OUTPUT_CERTS: join(podDir(), 'certs'),
       // Short-lived certificates: renewals during the test go through the CA connection too.
       SECRET_TTL: '4s',
-      PROXY_CONFIG: JSON.stringify({ discoveryAddress: `127.0.0.1:${ports.secure}`, proxyMetadata: { POD_NAME: 'rotating-1' } }),
+      // No drain when the suite ends the agent: the product's 5 s would only hold afterAll.
+      PROXY_CONFIG: JSON.stringify({
+        discoveryAddress: `127.0.0.1:${ports.secure}`,
+        terminationDrainDuration: '1ms',
+        proxyMetadata: { POD_NAME: 'rotating-1' },
+      }),
     },
     podDir(),
   );

@@ -130,6 +130,10 @@ function generatedConfig(
   return generateProxyConfig(protos, generators, proxy, buildPushContext(model));
 }
 
+/** The Envoy protos, loaded once per test file: half a second or more each time, and only read by the generators. */
+let protos: EnvoyProtos | undefined;
+const envoyProtos = (): EnvoyProtos => (protos ??= loadEnvoyProtos());
+
 /**
  * The server sidecar's listeners as generated: `virtualInbound` with a mutual TLS chain on port
  * 8000 (and a plain one in PERMISSIVE), carrying the HTTP filters of `policies`
@@ -137,7 +141,7 @@ function generatedConfig(
  */
 export function serverListeners(mode: ServerMode, policies: readonly object[] = [], daemon: DaemonConfig = {}): Record<string, unknown>[] {
   // A sidecar's listeners do not name its pod address: any subnet gives the same.
-  return generatedConfig(loadEnvoyProtos(), 0, mode, policies, 'server', daemon).get(LISTENER_TYPE) ?? [];
+  return generatedConfig(envoyProtos(), 0, mode, policies, 'server', daemon).get(LISTENER_TYPE) ?? [];
 }
 
 /** The server sidecar's clusters as generated (its inbound ones name no pod address either). */
@@ -152,7 +156,7 @@ export function clientListeners(mode: ServerMode, policies: readonly object[] = 
 
 /** The client sidecar's route configurations as generated (they do not name pod addresses either). */
 export function clientRoutes(mode: ServerMode, policies: readonly object[] = [], daemon: DaemonConfig = {}): Record<string, unknown>[] {
-  return generatedConfig(loadEnvoyProtos(), 0, mode, policies, 'client', daemon).get(ROUTE_TYPE) ?? [];
+  return generatedConfig(envoyProtos(), 0, mode, policies, 'client', daemon).get(ROUTE_TYPE) ?? [];
 }
 
 /**
@@ -262,7 +266,7 @@ export interface Sidecar {
 /** One side's sidecar with the config the generators give it, started; the client's outbound port is free, found in `plane.addresses()`. */
 export async function startSidecar(side: SidecarSide, options: SidecarOptions, secrets: SecretSet): Promise<Sidecar> {
   const { serverPod, serverApp, clientPod } = podsOf(options.subnet);
-  const config = generatedConfig(loadEnvoyProtos(), options.subnet, options.mode ?? 'STRICT', options.serverPolicies ?? [], side);
+  const config = generatedConfig(envoyProtos(), options.subnet, options.mode ?? 'STRICT', options.serverPolicies ?? [], side);
   if (side === 'client' && !config.get(CLUSTER_TYPE)?.some((cluster) => cluster['name'] === SERVER_CLUSTER))
     throw new Error(`the client sidecar has no cluster ${SERVER_CLUSTER}`);
   const state = newConfigState();

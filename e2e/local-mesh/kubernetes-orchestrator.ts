@@ -69,6 +69,8 @@ export interface DaemonAddresses {
   readonly debounce: string;
   /** Further env of the daemon, given to the chart too. */
   readonly env?: Readonly<Record<string, string>>;
+  /** Further proxy config of every proxy: the mesh config's `defaultConfig`, given to the chart too. */
+  readonly proxyConfig?: Readonly<Record<string, unknown>>;
   /** The other listeners, reached through the daemon pod's ports (port-forwards, the pod proxy). */
   readonly grpcPort?: number;
   readonly httpPort?: number;
@@ -323,7 +325,9 @@ function asAppliedBeforeInjection(pod: SampleObject, appAddress: string): void {
 function meshdValuesYaml(daemon: DaemonAddresses): string {
   return stringify({
     pilot: { autoscaleEnabled: false, env: { PILOT_DEBOUNCE_AFTER: daemon.debounce, ...daemon.env } },
-    meshConfig: { defaultConfig: { discoveryAddress: `127.0.0.1:${daemon.securePort}`, proxyMetadata: { ECC_SIGNATURE_ALGORITHM: 'ECDSA' } } },
+    meshConfig: {
+      defaultConfig: { ...daemon.proxyConfig, discoveryAddress: `127.0.0.1:${daemon.securePort}`, proxyMetadata: { ECC_SIGNATURE_ALGORITHM: 'ECDSA' } },
+    },
     global: { caAddress: `127.0.0.1:${daemon.securePort}` },
   });
 }

@@ -35,6 +35,12 @@ export interface LocalMeshOptions {
   readonly workDir: string;
   /** The config folder to start from; default `deploy/samples/config`. */
   readonly samples?: string;
+  /**
+   * Only these files of `samples` (`namespaces.yaml`, `workloads-foo.yaml`, …); all by default. Each
+   * meshed pod costs an agent and its data plane, two programs to start: a test leaves out the
+   * pods it never calls.
+   */
+  readonly sampleFiles?: readonly string[];
   /** The token issuer's port; default a free one (the sample policies name 15080). */
   readonly issuerPort?: number;
   /** Fixed daemon ports (15010, 15012, 8080, 15014 by hand); free ones by default. */
@@ -48,7 +54,12 @@ export interface LocalMeshOptions {
   readonly orchestrator?: 'folder' | 'kubernetes';
   /** Further settings of every agent (PROXY_XDS_VIA_AGENT, for example). */
   readonly agentEnv?: Readonly<Record<string, string>>;
-  /** Config-folder mode: further proxy config of every agent (`terminationDrainDuration: 0s` for a quick stop, for example). */
+  /**
+   * Further proxy config of every agent: its PROXY_CONFIG in config-folder mode, the mesh config's
+   * `defaultConfig` in Kubernetes mode. `terminationDrainDuration` defaults to 1ms here (the
+   * product's 5s): nobody's traffic is left to drain when the whole mesh stops, and every agent
+   * would otherwise hold `stop()` for the full drain.
+   */
   readonly proxyConfig?: Readonly<Record<string, unknown>>;
   /**
    * The second octet of every pod address (`127.0.1.10` becomes `127.<block>.1.10`), so that
@@ -262,18 +273,22 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
   const log = options.log ?? (() => undefined);
   const configDir = join(options.workDir, 'config');
   const samples = options.samples ?? join(PROJECT_ROOT, 'deploy/samples/config');
-  cpSync(samples, configDir, { recursive: true });
+  if (options.sampleFiles) {
+    mkdirSync(configDir, { recursive: true });
+    for (const file of options.sampleFiles) cpSync(join(samples, file), join(configDir, file));
+  } else cpSync(samples, configDir, { recursive: true });
   if (options.addressBlock) moveToAddressBlock(configDir, options.addressBlock);
   const workloads = readWorkloads(configDir);
   const ports = options.fixedPorts ? { grpcPort: 15010, securePort: 15012, httpPort: 8080, monitoringPort: 15014, httpsPort: 15017 } : await daemonPorts();
   const containerLogs = newContainerLogs();
+  const proxyConfigOfAgents = { terminationDrainDuration: '1ms', ...options.proxyConfig };
   const kubernetes =
     options.orchestrator === 'kubernetes'
       ? await startKubernetesOrchestrator(
           options.workDir,
           configDir,
           PROJECT_ROOT,
-          { ...ports, debounce: options.debounce ?? '50ms', env: options.daemonEnv ?? {} },
+          { ...ports, debounce: options.debounce ?? '50ms', env: options.daemonEnv ?? {}, proxyConfig: proxyConfigOfAgents },
           (namespace, pod, container) => containerLogs.read(`${namespace}/${pod}/${container}`),
           options.extraPods,
         )
@@ -374,7 +389,7 @@ export async function startLocalMesh(options: LocalMeshOptions): Promise<LocalMe
       writeFileSync(join(dir, 'var/run/secrets/tokens/mesh-token'), await issuer.workloadToken(workload.namespace, workload.serviceAccount));
       writeFileSync(join(dir, 'var/run/secrets/mesh/root-cert.pem'), root);
       const proxyConfig = {
-        ...options.proxyConfig,
+        ...proxyConfigOfAgents,
         discoveryAddress: `127.0.0.1:${ports.securePort}`,
         proxyMetadata: { POD_NAME: workload.name, ...(workload.kind === 'sidecar' ? { MESH_META_APP_ADDRESS: workload.appIp } : {}) },
       };

@@ -58,18 +58,14 @@ export interface CompileOptions {
 /** A template's overlay for the data, remembered by what the template read (see render-memo.ts); frozen. */
 type RenderTemplate = (data: TemplateData) => JsonObject;
 
-/** Compiles every template up front, each injector with its own Handlebars environment and helpers. */
+/** Compiles every template up front (or takes it as compiled before for the same text and `env`). */
 export function compileInjector(given: InjectorConfig, options: CompileOptions = {}): Injector {
   // The injector's own values, frozen: templates read them as one unchanging object (render-memo.ts).
   const config: InjectorConfig = { ...given, values: deepFreeze(clone(given.values)) };
-  const handlebars = Handlebars.create();
-  for (const [name, helper] of Object.entries(templateHelpers(options.env ?? {}))) handlebars.registerHelper(name, helper);
   const templates = new Map<string, RenderTemplate>();
   for (const [name, text] of Object.entries(config.templates)) {
     try {
-      // Parsing now finds syntax errors at load; not strict, because templates test optional
-      // fields (a pod without annotations) that strict mode would refuse to look up.
-      const compiled = handlebars.compile<TemplateData>(handlebars.parse(text), { noEscape: true, strict: false });
+      const compiled = compiledTemplate(options.env ?? {}, text);
       // Overlays are only read (merges copy what they take): frozen, so that a write would throw, and shared.
       const reader = newRenderedYamlReader();
       const memo = newRenderMemo((data: TemplateData) => deepFreeze(renderOverlay(compiled, data, reader)));
@@ -85,6 +81,36 @@ export function compileInjector(given: InjectorConfig, options: CompileOptions =
     required: (pod, namespace) => injectionRequired(config, pod, namespace),
     inject: (params) => injectPod(config, compiled, params),
   };
+}
+
+/**
+ * Compiled templates, by their text and the `env` their helpers read: an injector built again (a
+ * reload of the injector config whose values changed, one per revision) parses and compiles only
+ * templates it has not seen before, where a large template takes a few hundred milliseconds.
+ * Handlebars' compiled function is a pure function of the text, the options and the helpers; what
+ * an injector remembers of its renders stays its own (its render memos). The least recently used
+ * go first beyond this many.
+ */
+const COMPILED_TEMPLATES_KEPT = 64;
+const compiledTemplates = new Map<string, HandlebarsTemplateDelegate<TemplateData>>();
+
+function compiledTemplate(env: Readonly<Record<string, string>>, text: string): HandlebarsTemplateDelegate<TemplateData> {
+  const key = JSON.stringify([Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), text]);
+  const known = compiledTemplates.get(key);
+  if (known) {
+    compiledTemplates.delete(key);
+    compiledTemplates.set(key, known);
+    return known;
+  }
+  // Its own Handlebars environment and helpers: what it compiles is shared only with the same `env`.
+  const handlebars = Handlebars.create();
+  for (const [name, helper] of Object.entries(templateHelpers(env))) handlebars.registerHelper(name, helper);
+  // Parsing now finds syntax errors at load; not strict, because templates test optional
+  // fields (a pod without annotations) that strict mode would refuse to look up.
+  const compiled = handlebars.compile<TemplateData>(handlebars.parse(text), { noEscape: true, strict: false });
+  compiledTemplates.set(key, compiled);
+  if (compiledTemplates.size > COMPILED_TEMPLATES_KEPT) compiledTemplates.delete(compiledTemplates.keys().next().value as string);
+  return compiled;
 }
 
 /**
