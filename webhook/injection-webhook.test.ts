@@ -2,8 +2,10 @@ import { describe, expect, test } from '@jest/globals';
 import { newMetrics, newNopLogger } from '../runtime/index.js';
 import { DEFAULT_MESH_CONFIG, type MeshConfig } from '../crds/index.js';
 import type { AdmissionRequest } from './admission-review.js';
-import { BUILTIN_INJECTOR_CONFIG, compileInjector, type Injector, type InjectorConfig } from './inject/index.js';
+import { BUILTIN_INJECTOR_CONFIG, compileInjector, newTemplateCompiler, type Injector, type InjectorConfig } from './inject/index.js';
 import { injectEnvsOfPath, newInjectionWebhook } from './injection-webhook.js';
+
+const templates = newTemplateCompiler();
 
 const settings = {
   injectEnabled: true,
@@ -86,7 +88,7 @@ describe('the injection webhook', () => {
       const counts = { compiled: 0, injected: 0 };
       const compile = (config: InjectorConfig): Injector => {
         counts.compiled++;
-        const injector = compileInjector(config);
+        const injector = compileInjector(config, { templates });
         return { ...injector, inject: (params) => (counts.injected++, injector.inject(params)) };
       };
       return { counts, compile };

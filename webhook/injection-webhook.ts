@@ -3,7 +3,7 @@ import type { MeshConfig } from '../crds/index.js';
 import { errorMessage, type Logger, type MeshMetrics } from '../runtime/index.js';
 import type { AdmissionRoute } from './admission-http.js';
 import { isRecord, type AdmissionResponse } from './admission-review.js';
-import { compileInjector, injectionPatch, parseInjectorConfig, type Injector, type InjectorConfig } from './inject/index.js';
+import { compileInjector, injectionPatch, newTemplateCompiler, parseInjectorConfig, type Injector, type InjectorConfig } from './inject/index.js';
 import { injectionCacheKey, newInjectionCache } from './injection-cache.js';
 import { newPatchEncoder } from './patch-encoder.js';
 import type { InjectorConfigVersion } from './injector-config-source.js';
@@ -42,7 +42,9 @@ const DEFAULT_CACHE_ENTRIES = 1024;
 
 export function newInjectionWebhook(options: InjectionWebhookOptions): InjectionWebhook {
   const { metrics, log, settings } = options;
-  const compile = options.compile ?? compileInjector;
+  // One compiler for the webhook's life: a reload recompiles only the templates that changed.
+  const templates = newTemplateCompiler();
+  const compile = options.compile ?? ((config: InjectorConfig) => compileInjector(config, { templates }));
   let active: ActiveInjector | undefined;
   // Answers of successful injections (patch and its wire encoding) under the active injector and `patchesMeshConfig`.
   const patches = newInjectionCache<InjectedAnswer>(options.cacheEntries ?? DEFAULT_CACHE_ENTRIES);

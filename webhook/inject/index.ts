@@ -5,6 +5,7 @@
 // kube-inject's multi-document processing. No I/O: the webhook server and meshctl wrap it.
 export { BUILTIN_INJECTOR_CONFIG } from './builtin-injector-config.js';
 export { compileInjector, type CompileOptions, type InjectParams, type Injector } from './injector.js';
+export { newTemplateCompiler, type TemplateCompiler } from './template-compiler.js';
 export { InjectionError, type InjectionErrorCode } from './injection-error.js';
 export { injectionPatch } from './injection-patch.js';
 export type { InjectionDecision } from './injection-required.js';

@@ -1,4 +1,3 @@
-import Handlebars from 'handlebars';
 import { errorMessage } from '../../runtime/index.js';
 import type { MeshConfig } from '../../crds/index.js';
 import { applyStrategicMergePatch, builtinListStrategy, clone, deepFreeze, isPlainObject, type StrippedValues } from '../../kube-patch/index.js';
@@ -12,7 +11,7 @@ import { postProcessPod, type ProxyEnvMemo } from './post-process.js';
 import { newRenderedYamlReader, type RenderedYamlReader } from './rendered-yaml-reader.js';
 import { newRenderMemo } from './render-memo.js';
 import { buildTemplateData, type TemplateData } from './template-data.js';
-import { templateHelpers } from './template-helpers.js';
+import { newTemplateCompiler, type TemplateCompiler } from './template-compiler.js';
 import { appPodOf } from './uninject.js';
 import { parseBool, validateAnnotations } from './validate-annotations.js';
 import type { WorkloadMeta } from './workload-meta.js';
@@ -53,6 +52,8 @@ export interface Injector {
 export interface CompileOptions {
   /** What the templates' `env` function reads (no process environment here). */
   readonly env?: Readonly<Record<string, string>>;
+  /** Compiles the templates, keeping what it compiled for injectors built later (a fresh one when absent). */
+  readonly templates?: TemplateCompiler;
 }
 
 /** A template's overlay for the data, remembered by what the template read (see render-memo.ts); frozen. */
@@ -63,9 +64,10 @@ export function compileInjector(given: InjectorConfig, options: CompileOptions =
   // The injector's own values, frozen: templates read them as one unchanging object (render-memo.ts).
   const config: InjectorConfig = { ...given, values: deepFreeze(clone(given.values)) };
   const templates = new Map<string, RenderTemplate>();
+  const compiler = options.templates ?? newTemplateCompiler();
   for (const [name, text] of Object.entries(config.templates)) {
     try {
-      const compiled = compiledTemplate(options.env ?? {}, text);
+      const compiled = compiler.compile(options.env ?? {}, text);
       // Overlays are only read (merges copy what they take): frozen, so that a write would throw, and shared.
       const reader = newRenderedYamlReader();
       const memo = newRenderMemo((data: TemplateData) => deepFreeze(renderOverlay(compiled, data, reader)));
@@ -81,36 +83,6 @@ export function compileInjector(given: InjectorConfig, options: CompileOptions =
     required: (pod, namespace) => injectionRequired(config, pod, namespace),
     inject: (params) => injectPod(config, compiled, params),
   };
-}
-
-/**
- * Compiled templates, by their text and the `env` their helpers read: an injector built again (a
- * reload of the injector config whose values changed, one per revision) parses and compiles only
- * templates it has not seen before, where a large template takes a few hundred milliseconds.
- * Handlebars' compiled function is a pure function of the text, the options and the helpers; what
- * an injector remembers of its renders stays its own (its render memos). The least recently used
- * go first beyond this many.
- */
-const COMPILED_TEMPLATES_KEPT = 64;
-const compiledTemplates = new Map<string, HandlebarsTemplateDelegate<TemplateData>>();
-
-function compiledTemplate(env: Readonly<Record<string, string>>, text: string): HandlebarsTemplateDelegate<TemplateData> {
-  const key = JSON.stringify([Object.entries(env).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)), text]);
-  const known = compiledTemplates.get(key);
-  if (known) {
-    compiledTemplates.delete(key);
-    compiledTemplates.set(key, known);
-    return known;
-  }
-  // Its own Handlebars environment and helpers: what it compiles is shared only with the same `env`.
-  const handlebars = Handlebars.create();
-  for (const [name, helper] of Object.entries(templateHelpers(env))) handlebars.registerHelper(name, helper);
-  // Parsing now finds syntax errors at load; not strict, because templates test optional
-  // fields (a pod without annotations) that strict mode would refuse to look up.
-  const compiled = handlebars.compile<TemplateData>(handlebars.parse(text), { noEscape: true, strict: false });
-  compiledTemplates.set(key, compiled);
-  if (compiledTemplates.size > COMPILED_TEMPLATES_KEPT) compiledTemplates.delete(compiledTemplates.keys().next().value as string);
-  return compiled;
 }
 
 /**

@@ -5,9 +5,12 @@ import { fuzzParameters } from '../../testing/fuzz.js';
 import { BUILTIN_INJECTOR_CONFIG } from './builtin-injector-config.js';
 import { parseInjectorConfig } from './injector-config.js';
 import { compileInjector } from './injector.js';
+import { newTemplateCompiler } from './template-compiler.js';
 import type { Pod } from './pod.js';
 import { newRenderMemo } from './render-memo.js';
 import { errorMessage } from '../../runtime/index.js';
+
+const templates = newTemplateCompiler();
 
 describe('newRenderMemo', () => {
   const counting = <D extends object, R>(render: (data: D) => R): { memo: ReturnType<typeof newRenderMemo<D, R>>; renders: () => number } => {
@@ -180,10 +183,10 @@ describe('the injector with its render memo', () => {
     };
     fc.assert(
       fc.property(variantsArb, (pods) => {
-        const warm = compileInjector(config);
+        const warm = compileInjector(config, { templates });
         for (const pod of pods) {
           const params = { pod, namespace: 'foo', meshConfig: DEFAULT_MESH_CONFIG };
-          expect(outcome(() => warm.inject(params))).toEqual(outcome(() => compileInjector(config).inject(params)));
+          expect(outcome(() => warm.inject(params))).toEqual(outcome(() => compileInjector(config, { templates }).inject(params)));
         }
       }),
       { ...fuzzParameters(), numRuns: 30 },

@@ -1,7 +1,11 @@
 import { applyMeshConfig, DEFAULT_MESH_CONFIG, parseMeshConfigYaml, type MeshConfig } from '../../../crds/index.js';
 import { BUILTIN_INJECTOR_CONFIG } from '../builtin-injector-config.js';
 import { compileInjector, type Injector } from '../injector.js';
+import { newTemplateCompiler } from '../template-compiler.js';
 import { parseInjectorConfig, type InjectorConfig } from '../injector-config.js';
+
+/** One compiler for the test file: every injector it builds compiles the built-in templates once. */
+export const templates = newTemplateCompiler();
 
 /** The built-in injector config, with values laid over the defaults (a deep merge of plain objects). */
 export function builtinConfig(valuesOverlay: Record<string, unknown> = {}): InjectorConfig {
@@ -10,7 +14,7 @@ export function builtinConfig(valuesOverlay: Record<string, unknown> = {}): Inje
 }
 
 export function builtinInjector(valuesOverlay: Record<string, unknown> = {}): Injector {
-  return compileInjector(builtinConfig(valuesOverlay));
+  return compileInjector(builtinConfig(valuesOverlay), { templates });
 }
 
 /** The default mesh config with `overlay` (mesh config YAML) applied. */
