@@ -2,7 +2,7 @@ import { labelsMatch } from '../../names/index.js';
 import { type Endpoint } from '../../controllers/index.js';
 import { jsonToStruct } from '../envoy/struct-json.js';
 import type { Proxy } from '../proxy.js';
-import { parseClusterName } from './cluster-names.js';
+import { parseClusterName } from '../model/cluster-names.js';
 import { destinationRuleFor, subsetOf } from '../model/destination-rule-policy.js';
 import { servicePortKey, type PushContext } from '../model/push-context.js';
 import { endpointMeshTlsOf, MESH_TLS_MODE, TRANSPORT_SOCKET_MATCH_KEY } from '../model/endpoint-mesh-tls.js';

@@ -1,7 +1,7 @@
 import type { PushCondition } from '../push/push-findings.js';
 import { servicePortKey, type PushContext } from '../model/push-context.js';
 import { labelsMatch } from '../../names/index.js';
-import { outboundClusterName } from './cluster-names.js';
+import { outboundClusterName } from '../model/cluster-names.js';
 
 type Finding = readonly [PushCondition, string];
 

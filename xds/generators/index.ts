@@ -2,7 +2,14 @@
 // context, one folder per proxy type: sidecar/ (LDS, RDS, CDS, EDS), gateway/ (the ingress
 // gateway's listeners, routes and clusters) and grpc/ (proxyless gRPC). Each folder keeps its
 // golden cases in testdata/<area>/.
-export { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName, parseClusterName, type ParsedClusterName } from './cluster-names.js';
+export {
+  BLACKHOLE_CLUSTER,
+  PASSTHROUGH_CLUSTER,
+  inboundClusterName,
+  outboundClusterName,
+  parseClusterName,
+  type ParsedClusterName,
+} from '../model/cluster-names.js';
 export { inboundPortsOf, workloadOfProxy, type InboundPort } from './proxy-workload.js';
 export { buildContextFindings } from './context-findings.js';
 export { buildSidecarClusters, isEdsCluster, type BuildSidecarClustersOptions, type ClusterResource } from './sidecar/sidecar-clusters.js';

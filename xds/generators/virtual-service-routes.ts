@@ -1,7 +1,7 @@
 import { configMetadata } from './config-metadata.js';
 import type { HttpMatchRequest, HttpRoute } from '../../crds/index.js';
 import type { Proxy } from '../proxy.js';
-import { outboundClusterName, parseClusterName } from './cluster-names.js';
+import { outboundClusterName, parseClusterName } from '../model/cluster-names.js';
 import { envoyDuration } from '../envoy/envoy-duration.js';
 import { resolveRuleHost, type IndexedVirtualService, type PushContext } from '../model/push-context.js';
 import { buildRouteMatch, matchAppliesTo } from './route-match.js';

@@ -4,7 +4,7 @@ import { JWT_FILTER_NAME, JWT_PAYLOAD_KEY } from './authz-rule-model.js';
 import type { PolicyIndex } from '../model/policy-index.js';
 import type { PushContext } from '../model/push-context.js';
 import { envoyDuration } from '../envoy/envoy-duration.js';
-import { outboundClusterName } from '../generators/cluster-names.js';
+import { outboundClusterName } from '../model/cluster-names.js';
 
 export const JWT_AUTHN_TYPE = 'type.googleapis.com/envoy.extensions.filters.http.jwt_authn.v3.JwtAuthentication';
 

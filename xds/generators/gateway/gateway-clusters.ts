@@ -1,5 +1,5 @@
 import type { Proxy } from '../../proxy.js';
-import { BLACKHOLE_CLUSTER, parseClusterName } from '../cluster-names.js';
+import { BLACKHOLE_CLUSTER, parseClusterName } from '../../model/cluster-names.js';
 import { gatewayKey, selectedGateways, type GatewaySelectionOptions } from './gateway-config.js';
 import { virtualServicesForGateway } from './gateway-virtual-services.js';
 import { resolveRuleHost, type PushContext } from '../../model/push-context.js';

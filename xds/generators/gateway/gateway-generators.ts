@@ -2,7 +2,7 @@ import type { Generator } from '../../generator.js';
 import type { Proxy } from '../../proxy.js';
 import { CLUSTER_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../envoy/type-urls.js';
 import { memoOf } from '../../encoding/index.js';
-import { parseClusterName } from '../cluster-names.js';
+import { parseClusterName } from '../../model/cluster-names.js';
 import { destinationRuleKey } from '../../model/destination-rule-policy.js';
 import { buildGatewayClusters, type BuildGatewayClustersOptions } from './gateway-clusters.js';
 import { gatewayLabelsOf, labelsKey, mergeGateways, serversKey, type GatewaySelectionOptions } from './gateway-config.js';

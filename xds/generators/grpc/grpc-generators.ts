@@ -3,7 +3,7 @@ import type { Proxy } from '../../proxy.js';
 import { composePeerAuthentication, mtlsModeForPort } from '../../model/peer-authentication.js';
 import { CLUSTER_TYPE, ENDPOINT_TYPE, LISTENER_TYPE, ROUTE_TYPE } from '../../envoy/type-urls.js';
 import { buildClusterLoadAssignment } from '../cluster-load-assignment.js';
-import { outboundClusterName, parseClusterName } from '../cluster-names.js';
+import { outboundClusterName, parseClusterName } from '../../model/cluster-names.js';
 import { ADS_SOURCE, httpConnectionManager, ROUTER_FILTER } from '../http-connection-manager.js';
 import { grpcAuthorizationFilters, grpcClusterTransportSocket, grpcServerMtlsMode, grpcServerTlsSocket } from './grpc-security.js';
 import { workloadOfProxy } from '../proxy-workload.js';

@@ -1,7 +1,7 @@
 import { isIPv6 } from 'node:net';
 import type { LoadBalancerSettings, Subset } from '../../../crds/index.js';
 import type { Proxy } from '../../proxy.js';
-import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName } from '../cluster-names.js';
+import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName } from '../../model/cluster-names.js';
 import { configMetadata } from '../config-metadata.js';
 import { destinationRuleFor, loadBalancerFor } from '../../model/destination-rule-policy.js';
 import { envoyDuration } from '../../envoy/envoy-duration.js';

@@ -4,7 +4,7 @@ import { sortedUnique } from '../../watch-state.js';
 import type { Proxy } from '../../proxy.js';
 import { ENDPOINT_TYPE } from '../../envoy/type-urls.js';
 import { buildClusterLoadAssignment } from '../cluster-load-assignment.js';
-import { parseClusterName } from '../cluster-names.js';
+import { parseClusterName } from '../../model/cluster-names.js';
 import { destinationRuleKey } from '../../model/destination-rule-policy.js';
 import type { PushContext } from '../../model/push-context.js';
 import { buildSidecarClusters, isEdsCluster, type BuildSidecarClustersOptions } from './sidecar-clusters.js';

@@ -5,7 +5,7 @@ import type { Service, ServicePort } from '../../../controllers/index.js';
 import type { Proxy } from '../../proxy.js';
 import { composePeerAuthentication, mtlsModeForPort, type EffectiveMtlsMode } from '../../model/peer-authentication.js';
 import { ROOT_SECRET, sdsSecretConfig, WORKLOAD_SECRET } from '../../security/sds-secret-config.js';
-import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName } from '../cluster-names.js';
+import { BLACKHOLE_CLUSTER, PASSTHROUGH_CLUSTER, inboundClusterName, outboundClusterName } from '../../model/cluster-names.js';
 import { ADS_SOURCE, httpConnectionManager, pathNormalizationOptions, ROUTER_FILTER, tcpProxy, telemetryFilters } from '../http-connection-manager.js';
 import { inboundPortsOf, workloadOfProxy, type InboundPort } from '../proxy-workload.js';
 import { visibleServices } from '../../model/service-visibility.js';

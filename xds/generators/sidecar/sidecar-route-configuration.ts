@@ -1,6 +1,6 @@
 import type { Proxy } from '../../proxy.js';
 import { withPartKey } from '../../envoy/encoded-parts.js';
-import { outboundClusterName } from '../cluster-names.js';
+import { outboundClusterName } from '../../model/cluster-names.js';
 import type { PushContext } from '../../model/push-context.js';
 import type { PushFindings } from '../../push/push-findings.js';
 import { defaultRetryPolicy } from '../route-retry-policy.js';
