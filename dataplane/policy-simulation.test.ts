@@ -140,6 +140,27 @@ spec:
     expect(status(await request(snapshot, '/headers', bearer(await token({ exp: nowSeconds + 600 }))))).toBe(200);
   });
 
+  test('a DENY on one scope matches it inside a space-delimited scope claim, as Envoy normalizes it; a look-alike does not', async () => {
+    const denyAdmin = `
+---
+apiVersion: security.mesh.io/v1beta1
+kind: AuthorizationPolicy
+metadata: { name: deny-admin-scope, namespace: foo }
+spec:
+  selector: { matchLabels: { app: httpbin } }
+  action: DENY
+  rules: [{ when: [{ key: "request.auth.claims[scope]", values: ["admin"] }] }]
+`;
+    const snapshot = simulate('deny-scope', WORKLOADS + requestAuthentication() + denyAdmin + SERVER_NODE);
+    const scoped = (scope: string): Promise<string> =>
+      new SignJWT({ sub: 'alice', scope, exp: nowSeconds + 600 }).setProtectedHeader({ alg: 'RS256', kid: 'k1' }).setIssuer(ISSUER).sign(privateKey);
+    expect(await request(snapshot, '/ip', bearer(await scoped('read admin')))).toMatchObject({ kind: 'respond', status: 403, by: 'rbac' });
+    expect(status(await request(snapshot, '/ip', bearer(await scoped('admin'))))).toBe(403);
+    expect(status(await request(snapshot, '/ip', bearer(await scoped('  admin  read'))))).toBe(403);
+    expect(status(await request(snapshot, '/ip', bearer(await scoped('read administrator'))))).toBe(200);
+    expect(status(await request(snapshot, '/ip', bearer(await scoped('read'))))).toBe(200);
+  });
+
   test('with to.operation.paths ["/headers"]: /headers 403 and /ip 200 without a token', async () => {
     const snapshot = simulate('deny-path', WORKLOADS + requestAuthentication() + denyWithoutToken('/headers') + SERVER_NODE);
     expect(status(await request(snapshot, '/headers'))).toBe(403);

@@ -19,7 +19,7 @@ export interface JwtProviderConfig {
   payload_in_metadata?: string;
   claim_to_headers?: { header_name: string; claim_name: string }[];
   clock_skew_seconds?: number;
-  normalize_payload_in_metadata?: unknown;
+  normalize_payload_in_metadata?: { space_delimited_claims?: string[] };
 }
 
 /** `envoy.extensions.filters.http.jwt_authn.v3.RemoteJwks`: the key set fetched from a cluster and kept `cache_duration`. */
@@ -399,6 +399,19 @@ function isCorsPreflight(request: HttpRequestFacts): boolean {
   return request.method === 'OPTIONS' && request.headers['origin'] !== undefined && request.headers['access-control-request-method'] !== undefined;
 }
 
+/**
+ * The payload as the metadata carries it: each space-delimited claim that is a string becomes the
+ * list of its words (empty ones skipped), as Envoy's `normalize_payload_in_metadata` does, so
+ * that a rule on `scope` matches one scope of `"read admin"`. Headers still get the claim as sent.
+ */
+function normalizedPayload(payload: JWTPayload, spaceDelimited: readonly string[]): JWTPayload {
+  const split = spaceDelimited.filter((claim) => typeof payload[claim] === 'string');
+  if (split.length === 0) return payload;
+  const out: JWTPayload = { ...payload };
+  for (const claim of split) out[claim] = (payload[claim] as string).split(' ').filter((word) => word !== '');
+  return out;
+}
+
 function claimText(value: unknown): string | undefined {
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean') return String(value);
@@ -439,7 +452,7 @@ export function compileJwtAuthn(config: JwtAuthenticationConfig): (request: Http
     const key = provider.config.payload_in_metadata;
     return {
       kind: 'allow',
-      metadata: key ? { [key]: payload } : {},
+      metadata: key ? { [key]: normalizedPayload(payload, provider.config.normalize_payload_in_metadata?.space_delimited_claims ?? []) } : {},
       headersToSet,
       headersToRemove: provider.config.forward !== true && token.header ? [token.header] : [],
     };
