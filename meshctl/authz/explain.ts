@@ -135,7 +135,7 @@ export async function explainRequest(dump: EnvoyConfigDump, request: ExplainRequ
  * The external authorizers' stand-in: explain cannot know their answers, so it records which
  * cluster each check would go to and answers as an authorizer that allows, to show what follows.
  */
-function newAllowingTransport(): { transport: ExtAuthzTransport; clusters: string[] } {
+export function newAllowingTransport(): { transport: ExtAuthzTransport; clusters: string[] } {
   const clusters: string[] = [];
   return {
     clusters,

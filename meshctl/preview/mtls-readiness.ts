@@ -3,7 +3,7 @@ import type { RecordedSightings } from '../../dataplane/decisions/index.js';
 import { ANNOTATIONS } from '../../names/index.js';
 import { errorMessage, type KubeObject } from '../../runtime/index.js';
 import { formatTable } from '../kube/table.js';
-import { podNamesByAddress, recentTrafficOf } from './recent-traffic.js';
+import { podNamesByAddress, recentRequestsOf } from './recent-traffic.js';
 
 type Pod = KubeObject & { status?: { podIP?: string; phase?: string } };
 
@@ -56,7 +56,7 @@ export async function mtlsReadiness(input: ReadinessInput): Promise<ReadinessRep
     const name = pod.metadata?.name ?? '';
     let entries: RecordedSightings[];
     try {
-      entries = (await recentTrafficOf(input.kubeConfig, input.namespace, name)).entries;
+      entries = await recentRequestsOf(input.kubeConfig, input.namespace, name);
     } catch (error) {
       caveats.push(`${name}.${input.namespace}: no recent traffic: ${errorMessage(error)}`);
       continue;

@@ -2,22 +2,23 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import type { RecordedSightings } from '../../dataplane/decisions/index.js';
 import { MeshError, type KubeObject } from '../../runtime/index.js';
 import { podHttp } from '../kube/pod-http.js';
-import { dumpOf, parseConfigDump } from '../proxyconfig/config-dump.js';
-import { PROXY_ADMIN_PORT } from '../proxyconfig/pod-admin.js';
+import { dumpOf } from '../proxyconfig/config-dump.js';
+import { podAdmin, PROXY_ADMIN_PORT } from '../proxyconfig/pod-admin.js';
 import type { ProxyNodeFacts } from './offline-decisions.js';
 
-/** A pod's proxy node (from its bootstrap) and its traffic record, through port-forwards. */
+/** A pod's traffic record (`/recent_requests` of its proxy), through a port-forward. */
+export async function recentRequestsOf(kubeConfig: KubeConfig, namespace: string, pod: string): Promise<RecordedSightings[]> {
+  const response = await podHttp(kubeConfig, { namespace, pod, port: PROXY_ADMIN_PORT, method: 'GET', path: '/recent_requests' });
+  if (response.status >= 400) throw new MeshError('proxy-config-failed', `GET /recent_requests: ${response.status} ${response.body.trim()}`);
+  return (JSON.parse(response.body) as { entries?: RecordedSightings[] }).entries ?? [];
+}
+
+/** A pod's proxy node, as its bootstrap names it, and its traffic record. */
 export async function recentTrafficOf(kubeConfig: KubeConfig, namespace: string, pod: string): Promise<{ node: ProxyNodeFacts; entries: RecordedSightings[] }> {
-  const get = async (path: string): Promise<string> => {
-    const response = await podHttp(kubeConfig, { namespace, pod, port: PROXY_ADMIN_PORT, method: 'GET', path });
-    if (response.status >= 400) throw new MeshError('proxy-config-failed', `GET ${path}: ${response.status} ${response.body.trim()}`);
-    return response.body;
-  };
-  const dump = parseConfigDump(await get('/config_dump'), `the config dump of ${pod}.${namespace}`);
+  const dump = await podAdmin(kubeConfig, namespace, pod).configDump();
   const node = (dumpOf(dump, 'BootstrapConfigDump')['bootstrap'] as { node?: { id?: string; metadata?: Record<string, unknown> } } | undefined)?.node;
   if (!node?.id) throw new MeshError('proxy-config-failed', 'its config dump names no node');
-  const record = JSON.parse(await get('/recent_requests')) as { entries?: RecordedSightings[] };
-  return { node: { id: node.id, metadata: node.metadata ?? {} }, entries: record.entries ?? [] };
+  return { node: { id: node.id, metadata: node.metadata ?? {} }, entries: await recentRequestsOf(kubeConfig, namespace, pod) };
 }
 
 /**

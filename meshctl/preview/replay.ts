@@ -1,25 +1,11 @@
-import {
-  replayFacts,
-  verdictOf,
-  type ExtAuthzTransport,
-  type ProxyDecisions,
-  type RecordedRequest,
-  type RequestVerdict,
-} from '../../dataplane/decisions/index.js';
-
-/**
- * An authorizer that allows: a replay cannot ask the external authorizers what they would answer,
- * so CUSTOM policies are replayed as if they allowed (what follows them still decides).
- */
-const ALLOWING_AUTHORIZER: ExtAuthzTransport = {
-  http: async () => ({ kind: 'response', status: 200, headers: {}, body: new Uint8Array() }),
-  grpc: async () => ({ kind: 'response', response: { status: { code: 0 } } }),
-};
+import { newAllowingTransport } from '../authz/explain.js';
+import { replayFacts, verdictOf, type ProxyDecisions, type RecordedRequest, type RequestVerdict } from '../../dataplane/decisions/index.js';
 
 /**
  * One recorded request through a proxy's decisions, as the data plane would decide it: the
  * listener and filter chain (a refused connection is a reset), the client certificate's SAN, then
- * the HTTP filters and route. Tokens are checked by their recorded claims at the time they were seen.
+ * the HTTP filters and route. Tokens are checked by their recorded claims at the time they were seen;
+ * an external authorizer (CUSTOM) cannot be asked, so it is taken to allow, as `x authz explain` does.
  */
 export async function replayRequest(decisions: ProxyDecisions, recorded: RecordedRequest, at: Date): Promise<RequestVerdict> {
   const { connection, request, tokens } = replayFacts(recorded);
@@ -32,6 +18,6 @@ export async function replayRequest(decisions: ProxyDecisions, recorded: Recorde
   if (san !== undefined && verify && !verify(san)) return { outcome: 'reset', by: 'tls' };
   // A TLS connection a chain now passes through untouched: its requests reach the application.
   if (chain.protocol !== 'http') return { outcome: 'forwarded', by: 'tcp' };
-  const decision = await chain.http(request, { connection, now: at, random: 0, pick: 0, extAuthz: ALLOWING_AUTHORIZER, recordedTokens: tokens });
+  const decision = await chain.http(request, { connection, now: at, random: 0, pick: 0, extAuthz: newAllowingTransport().transport, recordedTokens: tokens });
   return verdictOf(decision);
 }
