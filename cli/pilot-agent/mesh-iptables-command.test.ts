@@ -312,6 +312,8 @@ describeReal(`in a private network namespace, for real${unavailable ? ` (skipped
   const agentIn = (run: CommandRunner, args: string[]): Promise<CommandResult> =>
     run(['sh', '-c', `cd "$0" && exec "$@"`, projectRoot, process.execPath, '--import', register, '--input-type=module', '-e', script, ...args]);
 
+  // Each agent run is a node process that transpiles the command as it starts: the suite takes 11 s
+  // quiet and 29 s with two busy loops beside it, against Jest's 30 s default; three times that.
   test('mesh-iptables applies the rules, the redirect really happens, and mesh-clean-iptables removes them', async () => {
     const netns = await newPrivateNetns();
     try {
@@ -336,5 +338,5 @@ describeReal(`in a private network namespace, for real${unavailable ? ` (skipped
     } finally {
       await netns.close();
     }
-  });
+  }, 90_000);
 });
